@@ -1,0 +1,5 @@
+//! The book's `consumer` package: committed consumer-group offsets (E8).
+
+pub mod offsets;
+
+pub use offsets::OffsetStore;

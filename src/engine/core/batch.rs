@@ -1,0 +1,259 @@
+//! `RecordBatch` (E1): the unit of append, replication and on-disk framing.
+
+use crate::engine::core::record::{ConsumerRecord, Record};
+use crate::engine::error::{MiniKafkaError, Result};
+
+/// The type of a control marker (E1, E10).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum ControlType {
+    Commit,
+    Abort,
+}
+
+impl ControlType {
+    /// Lowercase name, as in the state JSON (`"commit"` / `"abort"`).
+    pub fn name(self) -> &'static str {
+        match self {
+            ControlType::Commit => "commit",
+            ControlType::Abort => "abort",
+        }
+    }
+}
+
+/// "None" for producer id, epoch and sequence, as on disk.
+pub const NO_PRODUCER_ID: i64 = -1;
+/// "None" for producer epoch and base sequence.
+pub const NO_SEQUENCE: i32 = -1;
+
+/// A batch of records with the producer and transaction fields of E1.
+///
+/// `base_offset` and `leader_epoch` are assigned by the leader on append; the
+/// rest comes from the producer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RecordBatch {
+    pub base_offset: i64,
+    pub leader_epoch: u32,
+    pub producer_id: i64,
+    pub producer_epoch: i32,
+    pub base_sequence: i32,
+    pub transactional_id: Option<String>,
+    pub control: Option<ControlType>,
+    pub last_offset_delta: i32,
+    pub records: Vec<Record>,
+}
+
+impl RecordBatch {
+    /// A plain (non-idempotent, non-transactional) batch. Offset deltas are
+    /// renumbered 0..n.
+    pub fn new(records: Vec<Record>) -> Self {
+        let mut batch = Self {
+            base_offset: 0,
+            leader_epoch: 0,
+            producer_id: NO_PRODUCER_ID,
+            producer_epoch: NO_SEQUENCE,
+            base_sequence: NO_SEQUENCE,
+            transactional_id: None,
+            control: None,
+            last_offset_delta: 0,
+            records,
+        };
+        batch.renumber();
+        batch
+    }
+
+    /// A batch of values only.
+    pub fn of_values<V: Into<Vec<u8>>>(values: impl IntoIterator<Item = V>) -> Self {
+        Self::new(values.into_iter().map(Record::value).collect())
+    }
+
+    /// The same batch stamped with an idempotent producer's identity (E7).
+    pub fn with_producer(
+        mut self,
+        producer_id: i64,
+        producer_epoch: i32,
+        base_sequence: i32,
+    ) -> Self {
+        self.producer_id = producer_id;
+        self.producer_epoch = producer_epoch;
+        self.base_sequence = base_sequence;
+        self
+    }
+
+    /// The same batch marked transactional for `transactional_id` (E10).
+    pub fn with_transactional_id(mut self, transactional_id: impl Into<String>) -> Self {
+        self.transactional_id = Some(transactional_id.into());
+        self
+    }
+
+    /// A COMMIT or ABORT control marker for a transaction (the book's
+    /// `RecordBatch.control_marker`): no records, one offset.
+    pub fn control_marker(control: ControlType, transactional_id: impl Into<String>) -> Self {
+        Self {
+            base_offset: 0,
+            leader_epoch: 0,
+            producer_id: NO_PRODUCER_ID,
+            producer_epoch: NO_SEQUENCE,
+            base_sequence: NO_SEQUENCE,
+            transactional_id: Some(transactional_id.into()),
+            control: Some(control),
+            last_offset_delta: 0,
+            records: Vec::new(),
+        }
+    }
+
+    /// Sets every record's timestamp (the leader stamps them from its clock
+    /// when a producer left them at 0).
+    pub fn stamp_timestamps(&mut self, now_ms: i64) {
+        for record in &mut self.records {
+            if record.timestamp_ms == 0 {
+                record.timestamp_ms = now_ms;
+            }
+        }
+    }
+
+    fn renumber(&mut self) {
+        for (i, record) in self.records.iter_mut().enumerate() {
+            record.offset_delta = i as i32;
+        }
+        self.last_offset_delta = self.records.len().saturating_sub(1) as i32;
+    }
+
+    /// The offset of the last record (or of the marker).
+    pub fn last_offset(&self) -> i64 {
+        self.base_offset + i64::from(self.last_offset_delta)
+    }
+
+    /// The offset after this batch.
+    pub fn next_offset(&self) -> i64 {
+        self.last_offset() + 1
+    }
+
+    /// How many offsets the batch takes.
+    pub fn offset_count(&self) -> i64 {
+        i64::from(self.last_offset_delta) + 1
+    }
+
+    /// True for COMMIT/ABORT markers.
+    pub fn is_control(&self) -> bool {
+        self.control.is_some()
+    }
+
+    /// True when a transactional id is set (data or marker).
+    pub fn is_transactional(&self) -> bool {
+        self.transactional_id.is_some()
+    }
+
+    /// True when the batch carries an idempotent producer's identity.
+    pub fn has_producer_id(&self) -> bool {
+        self.producer_id >= 0
+    }
+
+    /// The sequence of the last record, as the producer numbered it.
+    pub fn last_sequence(&self) -> i32 {
+        if self.base_sequence < 0 {
+            NO_SEQUENCE
+        } else {
+            self.base_sequence.wrapping_add(self.last_offset_delta)
+        }
+    }
+
+    /// Records with absolute offsets, from `from_offset` on.
+    pub fn consumer_records(&self, from_offset: i64) -> impl Iterator<Item = ConsumerRecord> + '_ {
+        self.records.iter().filter_map(move |r| {
+            let offset = self.base_offset + i64::from(r.offset_delta);
+            (offset >= from_offset).then(|| ConsumerRecord {
+                offset,
+                timestamp_ms: r.timestamp_ms,
+                key: r.key.clone(),
+                value: r.value.clone(),
+                headers: r.headers.clone(),
+            })
+        })
+    }
+
+    /// Checks the structural rules of FORMATS.md "Batch frame".
+    pub fn validate(&self) -> Result<()> {
+        let invalid = |why: &str| Err(MiniKafkaError::InvalidBatch(why.to_string()));
+        if self.base_offset < 0 {
+            return invalid("negative base offset");
+        }
+        if self.last_offset_delta < 0 {
+            return invalid("negative last_offset_delta");
+        }
+        if let Some(tid) = &self.transactional_id {
+            if tid.len() > usize::from(u16::MAX) {
+                return invalid("transactional id longer than 65535 bytes");
+            }
+        }
+        if self.is_control() {
+            if !self.records.is_empty() {
+                return invalid("a control batch has no records");
+            }
+            if self.transactional_id.is_none() {
+                return invalid("a control batch must carry a transactional id");
+            }
+            if self.last_offset_delta != 0 {
+                return invalid("a control batch takes exactly one offset");
+            }
+            return Ok(());
+        }
+        if self.records.is_empty() {
+            return invalid("a data batch needs at least one record");
+        }
+        let mut previous = -1;
+        for record in &self.records {
+            if record.offset_delta <= previous || record.offset_delta > self.last_offset_delta {
+                return invalid("record offset deltas must increase within last_offset_delta");
+            }
+            previous = record.offset_delta;
+            if record
+                .headers
+                .iter()
+                .any(|h| h.key.len() > usize::from(u16::MAX))
+            {
+                return invalid("header key longer than 65535 bytes");
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn offsets_of_a_data_batch_and_a_marker() {
+        let mut b = RecordBatch::of_values(["a", "b", "c"]);
+        b.base_offset = 10;
+        assert_eq!(
+            (b.last_offset(), b.next_offset(), b.offset_count()),
+            (12, 13, 3)
+        );
+        let mut m = RecordBatch::control_marker(ControlType::Commit, "tx");
+        m.base_offset = 13;
+        assert_eq!((m.last_offset(), m.offset_count()), (13, 1));
+        assert!(m.validate().is_ok() && m.is_control() && m.is_transactional());
+    }
+
+    #[test]
+    fn structural_rules_are_enforced() {
+        assert!(RecordBatch::new(vec![]).validate().is_err());
+        let mut m = RecordBatch::control_marker(ControlType::Abort, "tx");
+        m.transactional_id = None;
+        assert!(m.validate().is_err());
+        let mut m = RecordBatch::control_marker(ControlType::Abort, "tx");
+        m.records.push(Record::value("x"));
+        assert!(m.validate().is_err());
+        let mut b = RecordBatch::of_values(["a", "b"]);
+        b.records[1].offset_delta = 0;
+        assert!(b.validate().is_err());
+    }
+
+    #[test]
+    fn last_sequence_follows_the_batch() {
+        let b = RecordBatch::of_values(["a", "b", "c"]).with_producer(7, 0, 5);
+        assert_eq!(b.last_sequence(), 7);
+        assert_eq!(RecordBatch::of_values(["a"]).last_sequence(), NO_SEQUENCE);
+    }
+}

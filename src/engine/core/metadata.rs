@@ -1,0 +1,351 @@
+//! Topic metadata (E3): round-robin replica assignment over the configured
+//! broker ids, persisted atomically as `metadata.json` in the book's format:
+//!
+//! ```json
+//! {"topics":{"out":{"partitions":{"0":{"leader_epoch":0,"leader_id":1,"replicas":[1,2]}}}},"version":1}
+//! ```
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use crate::engine::config::BrokerId;
+use crate::engine::error::{MiniKafkaError, Result};
+use crate::engine::fsutil;
+
+/// The metadata file's name under the data directory.
+pub const METADATA_FILE: &str = "metadata.json";
+/// The only metadata format version.
+pub const METADATA_VERSION: u32 = 1;
+/// Kafka's limit on topic name length.
+pub const MAX_TOPIC_NAME_LEN: usize = 249;
+
+/// A topic and a partition number; displayed as `<topic>-<partition>`.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct TopicPartition {
+    pub topic: String,
+    pub partition: u32,
+}
+
+impl TopicPartition {
+    pub fn new(topic: impl Into<String>, partition: u32) -> Self {
+        Self {
+            topic: topic.into(),
+            partition,
+        }
+    }
+}
+
+impl fmt::Display for TopicPartition {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}-{}", self.topic, self.partition)
+    }
+}
+
+/// One partition's replicas, leader and leader epoch.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PartitionMetadata {
+    pub leader_epoch: u32,
+    pub leader_id: BrokerId,
+    pub replicas: Vec<BrokerId>,
+}
+
+/// One topic's partitions, keyed by the partition number as a string (the
+/// book's JSON; keys sort as strings, like Python's `sort_keys`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+pub struct TopicMetadata {
+    pub partitions: BTreeMap<String, PartitionMetadata>,
+}
+
+impl TopicMetadata {
+    /// Partition metadata in partition-number order.
+    pub fn partitions(&self) -> Vec<(u32, &PartitionMetadata)> {
+        let mut parts: Vec<(u32, &PartitionMetadata)> = self
+            .partitions
+            .iter()
+            .filter_map(|(k, v)| k.parse().ok().map(|p| (p, v)))
+            .collect();
+        parts.sort_by_key(|(p, _)| *p);
+        parts
+    }
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+struct MetadataFile {
+    topics: BTreeMap<String, TopicMetadata>,
+    version: u32,
+}
+
+/// The cluster's topic metadata and the file that holds it.
+#[derive(Debug, Clone)]
+pub struct MetadataStore {
+    path: PathBuf,
+    topics: BTreeMap<String, TopicMetadata>,
+}
+
+impl MetadataStore {
+    /// Loads `metadata.json` from `data_dir`, or starts empty if there is none.
+    /// A corrupt file is an error naming it.
+    pub fn open(data_dir: &Path) -> Result<Self> {
+        let path = data_dir.join(METADATA_FILE);
+        let topics = match fsutil::read_json_file::<MetadataFile>(&path)? {
+            None => BTreeMap::new(),
+            Some(file) if file.version != METADATA_VERSION => {
+                return Err(MiniKafkaError::corrupt(
+                    &path,
+                    format!(
+                        "format version {} is not supported (this build reads version {METADATA_VERSION})",
+                        file.version
+                    ),
+                ));
+            }
+            Some(file) => file.topics,
+        };
+        let store = Self { path, topics };
+        store.check()?;
+        Ok(store)
+    }
+
+    fn check(&self) -> Result<()> {
+        for (name, topic) in &self.topics {
+            validate_topic_name(name)
+                .map_err(|e| MiniKafkaError::corrupt(&self.path, e.to_string()))?;
+            for (key, partition) in &topic.partitions {
+                let ok = key.parse::<u32>().is_ok_and(|p| p.to_string() == *key)
+                    && !partition.replicas.is_empty()
+                    && partition.replicas.contains(&partition.leader_id);
+                if !ok {
+                    return Err(MiniKafkaError::corrupt(
+                        &self.path,
+                        format!(
+                            "topic {name:?} partition {key:?}: needs a numeric key, replicas, and a leader among them"
+                        ),
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The file this store writes.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// All topics by name.
+    pub fn topics(&self) -> &BTreeMap<String, TopicMetadata> {
+        &self.topics
+    }
+
+    /// One partition's metadata.
+    pub fn partition(&self, tp: &TopicPartition) -> Option<&PartitionMetadata> {
+        self.topics
+            .get(&tp.topic)?
+            .partitions
+            .get(&tp.partition.to_string())
+    }
+
+    /// Adds a topic with round-robin assignment and persists.
+    pub fn create_topic(
+        &mut self,
+        name: &str,
+        partitions: u32,
+        replication_factor: u32,
+        broker_ids: &[BrokerId],
+    ) -> Result<&TopicMetadata> {
+        validate_topic_name(name)?;
+        if self.topics.contains_key(name) {
+            return Err(MiniKafkaError::TopicAlreadyExists(name.to_string()));
+        }
+        if partitions == 0 {
+            return Err(MiniKafkaError::InvalidPartitions(partitions));
+        }
+        let topic = TopicMetadata {
+            partitions: (0..partitions)
+                .map(|p| {
+                    let replicas = assign_replicas(p, replication_factor, broker_ids)?;
+                    Ok((
+                        p.to_string(),
+                        PartitionMetadata {
+                            leader_epoch: 0,
+                            leader_id: replicas[0],
+                            replicas,
+                        },
+                    ))
+                })
+                .collect::<Result<_>>()?,
+        };
+        self.topics.insert(name.to_string(), topic);
+        if let Err(e) = self.persist() {
+            self.topics.remove(name);
+            return Err(e);
+        }
+        Ok(&self.topics[name])
+    }
+
+    /// Records a new leader and epoch for a partition and persists.
+    pub fn set_leader(&mut self, tp: &TopicPartition, leader: BrokerId, epoch: u32) -> Result<()> {
+        let entry = self
+            .topics
+            .get_mut(&tp.topic)
+            .and_then(|t| t.partitions.get_mut(&tp.partition.to_string()))
+            .ok_or_else(|| MiniKafkaError::UnknownTopicOrPartition(tp.to_string()))?;
+        let previous = (entry.leader_id, entry.leader_epoch);
+        entry.leader_id = leader;
+        entry.leader_epoch = epoch;
+        if let Err(e) = self.persist() {
+            let entry = self
+                .topics
+                .get_mut(&tp.topic)
+                .and_then(|t| t.partitions.get_mut(&tp.partition.to_string()))
+                .expect("entry present above");
+            (entry.leader_id, entry.leader_epoch) = previous;
+            return Err(e);
+        }
+        Ok(())
+    }
+
+    fn persist(&self) -> Result<()> {
+        let file = MetadataFile {
+            topics: self.topics.clone(),
+            version: METADATA_VERSION,
+        };
+        fsutil::atomic_write(&self.path, fsutil::to_book_json(&file).as_bytes())
+    }
+}
+
+/// Partition `p` gets `factor` replicas starting at broker index `p`, wrapping;
+/// the first is the leader (FORMATS.md).
+pub fn assign_replicas(p: u32, factor: u32, broker_ids: &[BrokerId]) -> Result<Vec<BrokerId>> {
+    let n = broker_ids.len();
+    if factor == 0 || factor as usize > n {
+        return Err(MiniKafkaError::InvalidReplicationFactor { factor, brokers: n });
+    }
+    Ok((0..factor as usize)
+        .map(|i| broker_ids[(p as usize + i) % n])
+        .collect())
+}
+
+/// Kafka's topic name rules: 1..=249 characters of `[a-zA-Z0-9._-]`, not `.`
+/// or `..`. These also keep the name safe as a directory name.
+pub fn validate_topic_name(name: &str) -> Result<()> {
+    let invalid = |reason| {
+        Err(MiniKafkaError::InvalidTopicName {
+            name: name.to_string(),
+            reason,
+        })
+    };
+    if name.is_empty() {
+        return invalid("must not be empty");
+    }
+    if name.len() > MAX_TOPIC_NAME_LEN {
+        return invalid("longer than 249 characters");
+    }
+    if name == "." || name == ".." {
+        return invalid("'.' and '..' are reserved");
+    }
+    if !name
+        .bytes()
+        .all(|b| b.is_ascii_alphanumeric() || b == b'.' || b == b'_' || b == b'-')
+    {
+        return invalid("only ASCII letters, digits, '.', '_' and '-' are allowed");
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn round_robin_assignment_starts_at_partition_index() {
+        let brokers = [1, 2, 3];
+        assert_eq!(assign_replicas(0, 2, &brokers).unwrap(), vec![1, 2]);
+        assert_eq!(assign_replicas(1, 2, &brokers).unwrap(), vec![2, 3]);
+        assert_eq!(assign_replicas(2, 3, &brokers).unwrap(), vec![3, 1, 2]);
+        assert_eq!(assign_replicas(4, 1, &brokers).unwrap(), vec![2]);
+        assert!(matches!(
+            assign_replicas(0, 4, &brokers),
+            Err(MiniKafkaError::InvalidReplicationFactor {
+                factor: 4,
+                brokers: 3
+            })
+        ));
+        assert!(assign_replicas(0, 0, &brokers).is_err());
+    }
+
+    #[test]
+    fn topic_names_follow_kafka_rules() {
+        for ok in ["out", "a.b_c-9", &"x".repeat(249)] {
+            assert!(validate_topic_name(ok).is_ok(), "{ok}");
+        }
+        for bad in ["", ".", "..", "a/b", "a b", "é", &"x".repeat(250)] {
+            assert!(validate_topic_name(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn persisted_in_the_books_exact_format_and_reopened() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = MetadataStore::open(dir.path()).unwrap();
+        store.create_topic("out", 1, 2, &[1, 2]).unwrap();
+        let text = std::fs::read_to_string(dir.path().join(METADATA_FILE)).unwrap();
+        assert_eq!(
+            text,
+            r#"{"topics":{"out":{"partitions":{"0":{"leader_epoch":0,"leader_id":1,"replicas":[1,2]}}}},"version":1}"#
+        );
+        store
+            .set_leader(&TopicPartition::new("out", 0), 2, 1)
+            .unwrap();
+        let reopened = MetadataStore::open(dir.path()).unwrap();
+        let p = reopened.partition(&TopicPartition::new("out", 0)).unwrap();
+        assert_eq!(
+            (p.leader_id, p.leader_epoch, p.replicas.clone()),
+            (2, 1, vec![1, 2])
+        );
+    }
+
+    #[test]
+    fn partition_keys_sort_as_strings_like_python() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = MetadataStore::open(dir.path()).unwrap();
+        store.create_topic("t", 11, 1, &[1]).unwrap();
+        let text = std::fs::read_to_string(dir.path().join(METADATA_FILE)).unwrap();
+        let i1 = text.find("\"1\":").unwrap();
+        let i10 = text.find("\"10\":").unwrap();
+        let i2 = text.find("\"2\":").unwrap();
+        assert!(i1 < i10 && i10 < i2, "{text}");
+        let parts: Vec<u32> = store.topics()["t"]
+            .partitions()
+            .iter()
+            .map(|(p, _)| *p)
+            .collect();
+        assert_eq!(parts, (0..11).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn corrupt_or_newer_metadata_is_an_error_naming_the_file() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join(METADATA_FILE), "{\"topics\":").unwrap();
+        let err = MetadataStore::open(dir.path()).unwrap_err().to_string();
+        assert!(err.contains("metadata.json"), "{err}");
+        std::fs::write(
+            dir.path().join(METADATA_FILE),
+            r#"{"topics":{},"version":2}"#,
+        )
+        .unwrap();
+        let err = MetadataStore::open(dir.path()).unwrap_err().to_string();
+        assert!(
+            err.contains("metadata.json") && err.contains("version 2"),
+            "{err}"
+        );
+        std::fs::write(
+            dir.path().join(METADATA_FILE),
+            r#"{"topics":{"t":{"partitions":{"0":{"leader_epoch":0,"leader_id":9,"replicas":[1]}}}},"version":1}"#,
+        )
+        .unwrap();
+        assert!(MetadataStore::open(dir.path()).is_err());
+    }
+}

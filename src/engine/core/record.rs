@@ -1,0 +1,58 @@
+//! User records (E1): key, value, timestamp and headers. Keys and values may be
+//! null, as in Kafka.
+
+/// One record header: a UTF-8 key and a nullable byte value.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Header {
+    pub key: String,
+    pub value: Option<Vec<u8>>,
+}
+
+/// One record inside a batch. Its offset is the batch's base offset plus
+/// `offset_delta`.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Record {
+    pub offset_delta: i32,
+    pub timestamp_ms: i64,
+    pub key: Option<Vec<u8>>,
+    pub value: Option<Vec<u8>>,
+    pub headers: Vec<Header>,
+}
+
+impl Record {
+    /// A record with only a value (offset delta and timestamp set by the batch).
+    pub fn value(value: impl Into<Vec<u8>>) -> Self {
+        Self {
+            value: Some(value.into()),
+            ..Self::default()
+        }
+    }
+
+    /// A record with a key and a value.
+    pub fn keyed(key: impl Into<Vec<u8>>, value: impl Into<Vec<u8>>) -> Self {
+        Self {
+            key: Some(key.into()),
+            value: Some(value.into()),
+            ..Self::default()
+        }
+    }
+
+    /// Adds a header.
+    pub fn with_header(mut self, key: impl Into<String>, value: Option<Vec<u8>>) -> Self {
+        self.headers.push(Header {
+            key: key.into(),
+            value,
+        });
+        self
+    }
+}
+
+/// A record as a consumer sees it: with its absolute offset.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConsumerRecord {
+    pub offset: i64,
+    pub timestamp_ms: i64,
+    pub key: Option<Vec<u8>>,
+    pub value: Option<Vec<u8>>,
+    pub headers: Vec<Header>,
+}

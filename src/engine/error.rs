@@ -1,0 +1,122 @@
+//! Typed engine errors. Every variant renders as one line that names what went
+//! wrong and where (a file, a topic-partition, a broker), so the CLI and the
+//! dashboard can show it as is.
+
+use std::path::PathBuf;
+
+use crate::engine::config::BrokerId;
+
+/// Result with [`MiniKafkaError`].
+pub type Result<T, E = MiniKafkaError> = std::result::Result<T, E>;
+
+/// Everything the engine can refuse or fail at.
+#[derive(Debug, thiserror::Error)]
+pub enum MiniKafkaError {
+    #[error("invalid configuration: {0}")]
+    InvalidConfig(String),
+    #[error("invalid topic name {name:?}: {reason}")]
+    InvalidTopicName { name: String, reason: &'static str },
+    #[error("topic {0:?} already exists")]
+    TopicAlreadyExists(String),
+    #[error("invalid partition count {0}: a topic needs at least 1 partition")]
+    InvalidPartitions(u32),
+    #[error(
+        "invalid replication factor {factor}: must be between 1 and the {brokers} configured broker(s)"
+    )]
+    InvalidReplicationFactor { factor: u32, brokers: usize },
+    #[error("unknown topic or partition {0}")]
+    UnknownTopicOrPartition(String),
+    #[error("unknown broker {0}")]
+    UnknownBroker(BrokerId),
+    #[error("offset {offset} out of range for {what}: valid offsets are {start}..={end}")]
+    OffsetOutOfRange {
+        what: String,
+        offset: i64,
+        start: i64,
+        end: i64,
+    },
+    #[error("cannot truncate {what} to offset {offset}: not a batch boundary")]
+    NotABatchBoundary { what: String, offset: i64 },
+    #[error("leader broker {broker} of {tp} is stopped")]
+    LeaderNotAvailable { tp: String, broker: BrokerId },
+    #[error("broker {broker} is stopped")]
+    BrokerStopped { broker: BrokerId },
+    #[error("not enough replicas for {tp}: ISR has {isr}, min.insync.replicas is {min}")]
+    NotEnoughReplicas { tp: String, isr: usize, min: usize },
+    #[error(
+        "not enough replicas after append to {tp} at offset {offset}: ISR shrank to {isr}, min.insync.replicas is {min}"
+    )]
+    NotEnoughReplicasAfterAppend {
+        tp: String,
+        offset: i64,
+        isr: usize,
+        min: usize,
+    },
+    #[error("fenced leader epoch on {tp}: request has epoch {request}, leader epoch is {current}")]
+    FencedLeaderEpoch {
+        tp: String,
+        request: u32,
+        current: u32,
+    },
+    #[error(
+        "append to {tp} at offset {offset} fenced: leader changed (epoch {old} -> {new}) before it was acknowledged"
+    )]
+    NotLeaderOrFenced {
+        tp: String,
+        offset: i64,
+        old: u32,
+        new: u32,
+    },
+    #[error("cannot promote broker {broker} for {tp}: {reason}")]
+    InvalidPromotion {
+        tp: String,
+        broker: BrokerId,
+        reason: String,
+    },
+    #[error(
+        "out of order sequence on {tp} for producer {producer_id}: expected {expected}, got {got}"
+    )]
+    OutOfOrderSequence {
+        tp: String,
+        producer_id: i64,
+        expected: i32,
+        got: i32,
+    },
+    #[error("producer {producer_id} fenced on {tp}: epoch {epoch} is older than {current}")]
+    ProducerFenced {
+        tp: String,
+        producer_id: i64,
+        epoch: i32,
+        current: i32,
+    },
+    #[error("invalid batch: {0}")]
+    InvalidBatch(String),
+    #[error("corrupt {path}: {reason}")]
+    Corrupt { path: PathBuf, reason: String },
+    #[error("{path}: {source}")]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("operation dropped: the cluster crashed before it completed")]
+    Crashed,
+}
+
+impl MiniKafkaError {
+    /// Wraps an I/O error with the path it happened on.
+    pub fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
+        Self::Io {
+            path: path.into(),
+            source,
+        }
+    }
+
+    /// A corrupt file, named.
+    pub fn corrupt(path: impl Into<PathBuf>, reason: impl Into<String>) -> Self {
+        Self::Corrupt {
+            path: path.into(),
+            reason: reason.into(),
+        }
+    }
+}

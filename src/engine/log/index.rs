@@ -1,0 +1,163 @@
+//! The sparse offset index (FORMATS.md "Index"): entries of
+//! `relative_offset u32 | position u64`, one per `index_interval_bytes` of log,
+//! strictly increasing in both fields. It is rebuilt from the log on open.
+
+use std::fs::{File, OpenOptions};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use crate::engine::error::{MiniKafkaError, Result};
+
+/// Bytes per index entry.
+pub const ENTRY_LEN: usize = 12;
+
+/// One index entry: a batch's offset relative to the segment base, and the
+/// byte position of its frame in the segment file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct IndexEntry {
+    pub relative_offset: u32,
+    pub position: u64,
+}
+
+/// A segment's sparse index, in memory and in its `.index` file.
+#[derive(Debug)]
+pub struct OffsetIndex {
+    path: PathBuf,
+    file: File,
+    entries: Vec<IndexEntry>,
+}
+
+impl OffsetIndex {
+    /// Writes a fresh index file holding `entries` (the rebuild on open).
+    pub fn create(path: &Path, entries: Vec<IndexEntry>) -> Result<Self> {
+        let mut file = OpenOptions::new()
+            .create(true)
+            .truncate(true)
+            .write(true)
+            .read(true)
+            .open(path)
+            .map_err(|e| MiniKafkaError::io(path, e))?;
+        let mut bytes = Vec::with_capacity(entries.len() * ENTRY_LEN);
+        for entry in &entries {
+            bytes.extend_from_slice(&encode_entry(*entry));
+        }
+        file.write_all(&bytes)
+            .map_err(|e| MiniKafkaError::io(path, e))?;
+        Ok(Self {
+            path: path.to_path_buf(),
+            file,
+            entries,
+        })
+    }
+
+    /// Parses index bytes; a partial entry or a non-increasing one is corrupt.
+    pub fn parse(bytes: &[u8]) -> std::result::Result<Vec<IndexEntry>, String> {
+        if bytes.len() % ENTRY_LEN != 0 {
+            return Err(format!(
+                "{} bytes is not a whole number of 12-byte entries",
+                bytes.len()
+            ));
+        }
+        let entries: Vec<IndexEntry> = bytes
+            .chunks_exact(ENTRY_LEN)
+            .map(|c| IndexEntry {
+                relative_offset: u32::from_be_bytes(c[..4].try_into().unwrap()),
+                position: u64::from_be_bytes(c[4..].try_into().unwrap()),
+            })
+            .collect();
+        if entries
+            .windows(2)
+            .any(|w| w[1].relative_offset <= w[0].relative_offset || w[1].position <= w[0].position)
+        {
+            return Err("entries are not strictly increasing".to_string());
+        }
+        Ok(entries)
+    }
+
+    /// Appends one entry to memory and file.
+    pub fn append(&mut self, entry: IndexEntry) -> Result<()> {
+        self.file
+            .write_all(&encode_entry(entry))
+            .map_err(|e| MiniKafkaError::io(&self.path, e))?;
+        self.entries.push(entry);
+        Ok(())
+    }
+
+    /// The position to start scanning from for `relative_offset`: the last
+    /// entry at or below it, else the segment start.
+    pub fn lookup(&self, relative_offset: u32) -> u64 {
+        let idx = self
+            .entries
+            .partition_point(|e| e.relative_offset <= relative_offset);
+        idx.checked_sub(1).map_or(0, |i| self.entries[i].position)
+    }
+
+    /// Drops entries at or past `position` (after a truncation).
+    pub fn truncate_to_position(&mut self, position: u64) -> Result<()> {
+        let keep = self.entries.partition_point(|e| e.position < position);
+        self.entries.truncate(keep);
+        self.file
+            .set_len((keep * ENTRY_LEN) as u64)
+            .map_err(|e| MiniKafkaError::io(&self.path, e))
+    }
+
+    /// Position of the last entry, if any.
+    pub fn last_position(&self) -> Option<u64> {
+        self.entries.last().map(|e| e.position)
+    }
+
+    /// All entries.
+    pub fn entries(&self) -> &[IndexEntry] {
+        &self.entries
+    }
+
+    /// The index file's path.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+}
+
+fn encode_entry(entry: IndexEntry) -> [u8; ENTRY_LEN] {
+    let mut out = [0; ENTRY_LEN];
+    out[..4].copy_from_slice(&entry.relative_offset.to_be_bytes());
+    out[4..].copy_from_slice(&entry.position.to_be_bytes());
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn e(relative_offset: u32, position: u64) -> IndexEntry {
+        IndexEntry {
+            relative_offset,
+            position,
+        }
+    }
+
+    #[test]
+    fn lookup_finds_the_last_entry_at_or_below() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut idx = OffsetIndex::create(&dir.path().join("0.index"), vec![e(10, 4100)]).unwrap();
+        idx.append(e(20, 8200)).unwrap();
+        assert_eq!(idx.lookup(0), 0);
+        assert_eq!(idx.lookup(10), 4100);
+        assert_eq!(idx.lookup(19), 4100);
+        assert_eq!(idx.lookup(500), 8200);
+        let bytes = std::fs::read(idx.path()).unwrap();
+        assert_eq!(
+            OffsetIndex::parse(&bytes).unwrap(),
+            vec![e(10, 4100), e(20, 8200)]
+        );
+        idx.truncate_to_position(8200).unwrap();
+        assert_eq!(std::fs::read(idx.path()).unwrap().len(), ENTRY_LEN);
+    }
+
+    #[test]
+    fn partial_or_unordered_entries_are_corrupt() {
+        assert!(OffsetIndex::parse(&[0; 13]).is_err());
+        let mut bytes = encode_entry(e(5, 100)).to_vec();
+        bytes.extend_from_slice(&encode_entry(e(4, 200)));
+        assert!(OffsetIndex::parse(&bytes).is_err());
+    }
+}

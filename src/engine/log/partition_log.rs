@@ -1,0 +1,535 @@
+//! `PartitionLog` (E2): one replica's log of one partition, as a list of
+//! segments under `broker-<id>/<topic>-<partition>/`.
+//!
+//! Besides the files, the log keeps a compact [`BatchSummary`] per batch (the
+//! fields of a batch header, no records). Producer state, leader-epoch
+//! divergence, the LSO and the dashboard read these without touching disk;
+//! record contents are read from the segments on demand, so memory stays
+//! proportional to the number of batches, not to the bytes logged.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use crate::engine::core::batch::{ControlType, RecordBatch};
+use crate::engine::core::codec::{self, BatchHeader};
+use crate::engine::core::record::ConsumerRecord;
+use crate::engine::error::{MiniKafkaError, Result};
+use crate::engine::log::segment::Segment;
+
+/// The batch-level facts of one logged batch.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BatchSummary {
+    pub base_offset: i64,
+    pub last_offset: i64,
+    pub leader_epoch: u32,
+    pub producer_id: i64,
+    pub producer_epoch: i32,
+    pub base_sequence: i32,
+    pub control: Option<ControlType>,
+    pub transactional_id: Option<String>,
+    pub record_count: u32,
+    pub size_bytes: u32,
+}
+
+impl BatchSummary {
+    fn from_header(h: BatchHeader, size_bytes: u32) -> Self {
+        Self {
+            base_offset: h.base_offset,
+            last_offset: h.last_offset(),
+            leader_epoch: h.leader_epoch,
+            producer_id: h.producer_id,
+            producer_epoch: h.producer_epoch,
+            base_sequence: h.base_sequence,
+            control: h.control,
+            transactional_id: h.transactional_id,
+            record_count: h.record_count,
+            size_bytes,
+        }
+    }
+
+    /// The summary of a batch about to be written as `size_bytes` of frame.
+    pub fn of(batch: &RecordBatch, size_bytes: u32) -> Self {
+        Self {
+            base_offset: batch.base_offset,
+            last_offset: batch.last_offset(),
+            leader_epoch: batch.leader_epoch,
+            producer_id: batch.producer_id,
+            producer_epoch: batch.producer_epoch,
+            base_sequence: batch.base_sequence,
+            control: batch.control,
+            transactional_id: batch.transactional_id.clone(),
+            record_count: batch.records.len() as u32,
+            size_bytes,
+        }
+    }
+
+    /// The sequence of the batch's last record.
+    pub fn last_sequence(&self) -> i32 {
+        self.base_sequence
+            .wrapping_add((self.last_offset - self.base_offset) as i32)
+    }
+}
+
+/// What opening a log repaired.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct LogRecovery {
+    /// Bytes cut from the active segment's bad tail.
+    pub truncated_bytes: u64,
+    /// Why the first cut frame was invalid.
+    pub reason: Option<String>,
+}
+
+/// Settings a log needs from the cluster configuration.
+#[derive(Debug, Clone, Copy)]
+pub struct LogConfig {
+    pub segment_max_bytes: u64,
+    pub index_interval_bytes: u64,
+    pub fsync: bool,
+}
+
+/// One replica's partition log.
+#[derive(Debug)]
+pub struct PartitionLog {
+    dir: PathBuf,
+    config: LogConfig,
+    segments: Vec<Segment>,
+    batches: Vec<BatchSummary>,
+}
+
+impl PartitionLog {
+    /// Opens (or creates) the log in `dir`, checking every frame. A bad tail of
+    /// the active segment is truncated and reported; a bad closed segment is an
+    /// error.
+    pub fn open(dir: &Path, config: LogConfig) -> Result<(Self, LogRecovery)> {
+        fs::create_dir_all(dir).map_err(|e| MiniKafkaError::io(dir, e))?;
+        let mut bases = Vec::new();
+        for entry in fs::read_dir(dir).map_err(|e| MiniKafkaError::io(dir, e))? {
+            let entry = entry.map_err(|e| MiniKafkaError::io(dir, e))?;
+            let name = entry.file_name();
+            let name = name.to_string_lossy();
+            if let Some(stem) = name.strip_suffix(".log") {
+                if stem.len() == 20 && stem.bytes().all(|b| b.is_ascii_digit()) {
+                    bases.push(stem.parse::<i64>().map_err(|_| {
+                        MiniKafkaError::corrupt(entry.path(), "segment base offset out of range")
+                    })?);
+                }
+            }
+        }
+        bases.sort_unstable();
+        let mut log = Self {
+            dir: dir.to_path_buf(),
+            config,
+            segments: Vec::new(),
+            batches: Vec::new(),
+        };
+        let mut recovery = LogRecovery::default();
+        for (i, &base) in bases.iter().enumerate() {
+            let active = i + 1 == bases.len();
+            let min_base = log.batches.last().map_or(0, |b| b.last_offset + 1);
+            let (segment, scan) =
+                Segment::open(dir, base, active, min_base, config.index_interval_bytes)?;
+            log.batches.extend(
+                scan.headers
+                    .into_iter()
+                    .map(|(h, len)| BatchSummary::from_header(h, len)),
+            );
+            if scan.truncated_bytes > 0 {
+                recovery = LogRecovery {
+                    truncated_bytes: scan.truncated_bytes,
+                    reason: scan.reason,
+                };
+            }
+            log.segments.push(segment);
+        }
+        if log.segments.is_empty() {
+            log.segments.push(Segment::create(dir, 0)?);
+        }
+        Ok((log, recovery))
+    }
+
+    /// The directory holding this log's segments.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// The first offset in the log.
+    pub fn log_start_offset(&self) -> i64 {
+        self.batches
+            .first()
+            .map_or_else(|| self.segments[0].base_offset(), |b| b.base_offset)
+    }
+
+    /// The log end offset (LEO): the offset the next batch will get.
+    pub fn log_end_offset(&self) -> i64 {
+        self.batches
+            .last()
+            .map_or_else(|| self.active().base_offset(), |b| b.last_offset + 1)
+    }
+
+    /// Total bytes in all segments.
+    pub fn size_bytes(&self) -> u64 {
+        self.segments.iter().map(Segment::size).sum()
+    }
+
+    /// The segments, oldest first.
+    pub fn segments(&self) -> &[Segment] {
+        &self.segments
+    }
+
+    /// One summary per batch, in offset order.
+    pub fn batch_summaries(&self) -> &[BatchSummary] {
+        &self.batches
+    }
+
+    /// The summary of the batch holding `offset`.
+    pub fn summary_at(&self, offset: i64) -> Option<&BatchSummary> {
+        let i = self.batches.partition_point(|b| b.last_offset < offset);
+        self.batches.get(i).filter(|b| b.base_offset <= offset)
+    }
+
+    fn active(&self) -> &Segment {
+        self.segments.last().expect("a log always has a segment")
+    }
+
+    /// The path of the active segment's `.log` file (the torn-tail target).
+    pub fn active_segment_path(&self) -> &Path {
+        self.active().path()
+    }
+
+    /// Appends a batch whose `base_offset` must be the LEO. Rolls a new
+    /// segment when this frame would take the active one past
+    /// `segment_max_bytes`.
+    pub fn append(&mut self, batch: &RecordBatch) -> Result<&BatchSummary> {
+        batch.validate()?;
+        let leo = self.log_end_offset();
+        if batch.base_offset != leo {
+            return Err(MiniKafkaError::InvalidBatch(format!(
+                "base offset {} is not the log end offset {leo} of {}",
+                batch.base_offset,
+                self.dir.display()
+            )));
+        }
+        let frame = codec::encode(batch);
+        let active = self.active();
+        if active.size() > 0 && active.size() + frame.len() as u64 > self.config.segment_max_bytes {
+            self.segments
+                .push(Segment::create(&self.dir, batch.base_offset)?);
+        }
+        let config = self.config;
+        self.segments
+            .last_mut()
+            .expect("a log always has a segment")
+            .append(
+                &frame,
+                batch.base_offset,
+                config.index_interval_bytes,
+                config.fsync,
+            )?;
+        self.batches
+            .push(BatchSummary::of(batch, frame.len() as u32));
+        Ok(self.batches.last().expect("just pushed"))
+    }
+
+    /// Up to `max_batches` whole batches, starting with the one holding
+    /// `from_offset` (or the first after it), stopping before the first batch
+    /// that starts at or past `end_offset`.
+    fn read_range(
+        &self,
+        from_offset: i64,
+        end_offset: i64,
+        max_batches: usize,
+    ) -> Result<Vec<RecordBatch>> {
+        let mut out = Vec::new();
+        if max_batches == 0 || from_offset >= end_offset {
+            return Ok(out);
+        }
+        let first_segment = self
+            .segments
+            .partition_point(|s| s.base_offset() <= from_offset)
+            .saturating_sub(1);
+        for segment in &self.segments[first_segment..] {
+            let Some(mut pos) = segment.position_of(from_offset)? else {
+                continue;
+            };
+            while pos < segment.size() {
+                let (batch, len) = segment.read_batch_at(pos)?;
+                if batch.base_offset >= end_offset {
+                    return Ok(out);
+                }
+                out.push(batch);
+                if out.len() >= max_batches {
+                    return Ok(out);
+                }
+                pos += len;
+            }
+        }
+        Ok(out)
+    }
+
+    /// Whole batches from the one holding `from_offset`, at most `max_batches`.
+    pub fn read_batches(&self, from_offset: i64, max_batches: usize) -> Result<Vec<RecordBatch>> {
+        self.check_offset(from_offset)?;
+        self.read_range(from_offset, self.log_end_offset(), max_batches)
+    }
+
+    /// Whole batches from `from_offset` up to about `max_bytes` (always at
+    /// least one batch): what a follower fetch returns.
+    pub fn read_batches_bytes(&self, from_offset: i64, max_bytes: u64) -> Result<Vec<RecordBatch>> {
+        self.check_offset(from_offset)?;
+        let first = self
+            .batches
+            .partition_point(|b| b.last_offset < from_offset);
+        let mut bytes = 0u64;
+        let mut count = 0;
+        for b in &self.batches[first..] {
+            if count > 0 && bytes + u64::from(b.size_bytes) > max_bytes {
+                break;
+            }
+            bytes += u64::from(b.size_bytes);
+            count += 1;
+        }
+        self.read_range(from_offset, self.log_end_offset(), count)
+    }
+
+    /// Every batch in the log (the book's `all_batches`).
+    pub fn all_batches(&self) -> Result<Vec<RecordBatch>> {
+        self.read_range(self.log_start_offset(), self.log_end_offset(), usize::MAX)
+    }
+
+    /// Records with offsets in `[offset, end_offset)`, at most `max_records`,
+    /// control batches skipped. `offset` must lie in `log_start..=LEO`.
+    pub fn fetch(
+        &self,
+        offset: i64,
+        max_records: usize,
+        end_offset: i64,
+    ) -> Result<Vec<ConsumerRecord>> {
+        self.check_offset(offset)?;
+        self.fetch_filtered(offset, max_records, end_offset, |_| true)
+    }
+
+    /// As [`Self::fetch`], keeping only data batches for which `keep` is true.
+    pub fn fetch_filtered(
+        &self,
+        offset: i64,
+        max_records: usize,
+        end_offset: i64,
+        mut keep: impl FnMut(&RecordBatch) -> bool,
+    ) -> Result<Vec<ConsumerRecord>> {
+        let end_offset = end_offset.min(self.log_end_offset());
+        let mut out = Vec::new();
+        let mut next = offset;
+        while out.len() < max_records && next < end_offset {
+            let batches = self.read_range(next, end_offset, 16)?;
+            let Some(last) = batches.last() else { break };
+            next = last.next_offset();
+            for batch in batches.iter().filter(|b| !b.is_control() && keep(b)) {
+                for record in batch.consumer_records(offset) {
+                    if record.offset >= end_offset || out.len() >= max_records {
+                        break;
+                    }
+                    out.push(record);
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    fn check_offset(&self, offset: i64) -> Result<()> {
+        let (start, end) = (self.log_start_offset(), self.log_end_offset());
+        if offset < start || offset > end {
+            return Err(MiniKafkaError::OffsetOutOfRange {
+                what: self.dir.display().to_string(),
+                offset,
+                start,
+                end,
+            });
+        }
+        Ok(())
+    }
+
+    /// Removes every batch at or past `offset`, which must be a batch boundary
+    /// (a batch's base offset, or the LEO). Returns the bytes removed.
+    pub fn truncate_to(&mut self, offset: i64) -> Result<u64> {
+        let leo = self.log_end_offset();
+        if offset >= leo {
+            return if offset == leo {
+                Ok(0)
+            } else {
+                self.check_offset(offset).map(|_| 0)
+            };
+        }
+        let keep = self.batches.partition_point(|b| b.base_offset < offset);
+        let boundary = self
+            .batches
+            .get(keep)
+            .is_some_and(|b| b.base_offset == offset);
+        if !boundary {
+            return Err(MiniKafkaError::NotABatchBoundary {
+                what: self.dir.display().to_string(),
+                offset,
+            });
+        }
+        let before = self.size_bytes();
+        while self.segments.len() > 1 && self.active().base_offset() >= offset {
+            let segment = self.segments.pop().expect("len > 1");
+            segment.delete()?;
+        }
+        let segment = self
+            .segments
+            .last_mut()
+            .expect("a log always has a segment");
+        let position = segment.position_of(offset)?.unwrap_or(segment.size());
+        segment.truncate_to_position(position)?;
+        self.batches.truncate(keep);
+        Ok(before - self.size_bytes())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn config(segment_max_bytes: u64) -> LogConfig {
+        LogConfig {
+            segment_max_bytes,
+            index_interval_bytes: 128,
+            fsync: false,
+        }
+    }
+
+    fn append_values(log: &mut PartitionLog, values: &[&str]) {
+        let mut b = RecordBatch::of_values(values.iter().copied());
+        b.base_offset = log.log_end_offset();
+        log.append(&b).unwrap();
+    }
+
+    #[test]
+    fn append_fetch_and_reopen() {
+        let dir = tempfile::tempdir().unwrap();
+        let (mut log, rec) = PartitionLog::open(dir.path(), config(1 << 20)).unwrap();
+        assert_eq!(rec, LogRecovery::default());
+        append_values(&mut log, &["a", "b"]);
+        append_values(&mut log, &["c"]);
+        assert_eq!(log.log_end_offset(), 3);
+        let values: Vec<_> = log
+            .fetch(1, 10, 3)
+            .unwrap()
+            .into_iter()
+            .map(|r| (r.offset, r.value.unwrap()))
+            .collect();
+        assert_eq!(values, vec![(1, b"b".to_vec()), (2, b"c".to_vec())]);
+        drop(log);
+        let (log, rec) = PartitionLog::open(dir.path(), config(1 << 20)).unwrap();
+        assert_eq!(rec.truncated_bytes, 0);
+        assert_eq!(log.log_end_offset(), 3);
+        assert_eq!(log.all_batches().unwrap().len(), 2);
+    }
+
+    #[test]
+    fn rolls_segments_and_reads_across_them() {
+        let dir = tempfile::tempdir().unwrap();
+        let (mut log, _) = PartitionLog::open(dir.path(), config(300)).unwrap();
+        for i in 0..20 {
+            append_values(&mut log, &[&format!("value-{i:02}-{}", "x".repeat(40))]);
+        }
+        assert!(
+            log.segments().len() > 3,
+            "{} segments",
+            log.segments().len()
+        );
+        assert!(log.segments().iter().all(|s| s.size() <= 300));
+        let names: Vec<String> = fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        assert!(names.contains(&"00000000000000000000.log".to_string()));
+        assert!(names.contains(&"00000000000000000000.index".to_string()));
+        let batches = log.read_batches(7, 3).unwrap();
+        assert_eq!(
+            batches.iter().map(|b| b.base_offset).collect::<Vec<_>>(),
+            vec![7, 8, 9]
+        );
+        assert_eq!(log.fetch(0, 100, 20).unwrap().len(), 20);
+        drop(log);
+        let (log, _) = PartitionLog::open(dir.path(), config(300)).unwrap();
+        assert_eq!(log.fetch(0, 100, 20).unwrap().len(), 20);
+    }
+
+    #[test]
+    fn sparse_index_has_one_entry_per_interval_and_is_rebuilt() {
+        let dir = tempfile::tempdir().unwrap();
+        let (mut log, _) = PartitionLog::open(dir.path(), config(1 << 20)).unwrap();
+        for _ in 0..40 {
+            append_values(&mut log, &["0123456789012345678901234567890123456789"]);
+        }
+        let entries = log.segments()[0].index().entries().to_vec();
+        assert!(entries.len() >= 5, "{entries:?}");
+        assert!(
+            entries
+                .windows(2)
+                .all(|w| w[1].position - w[0].position >= 128)
+        );
+        let on_disk = fs::read(log.segments()[0].index().path()).unwrap();
+        fs::write(log.segments()[0].index().path(), b"junk").unwrap();
+        drop(log);
+        let (log, _) = PartitionLog::open(dir.path(), config(1 << 20)).unwrap();
+        assert_eq!(log.segments()[0].index().entries(), entries.as_slice());
+        assert_eq!(fs::read(log.segments()[0].index().path()).unwrap(), on_disk);
+        for offset in [0, 13, 39] {
+            assert_eq!(log.read_batches(offset, 1).unwrap()[0].base_offset, offset);
+        }
+    }
+
+    #[test]
+    fn truncate_to_batch_boundaries_only() {
+        let dir = tempfile::tempdir().unwrap();
+        let (mut log, _) = PartitionLog::open(dir.path(), config(200)).unwrap();
+        for _ in 0..6 {
+            append_values(&mut log, &["aaaaaaaaaaaaaaaaaaaa", "b"]);
+        }
+        assert!(matches!(
+            log.truncate_to(3),
+            Err(MiniKafkaError::NotABatchBoundary { .. })
+        ));
+        let removed = log.truncate_to(4).unwrap();
+        assert!(removed > 0);
+        assert_eq!(log.log_end_offset(), 4);
+        append_values(&mut log, &["new"]);
+        let values: Vec<_> = log
+            .fetch(0, 100, 100)
+            .unwrap()
+            .into_iter()
+            .map(|r| r.value.unwrap())
+            .collect();
+        assert_eq!(values.last().unwrap(), b"new");
+        assert_eq!(values.len(), 5);
+        drop(log);
+        let (log, rec) = PartitionLog::open(dir.path(), config(200)).unwrap();
+        assert_eq!(rec.truncated_bytes, 0);
+        assert_eq!(log.log_end_offset(), 5);
+        let (mut log, _) = (log, ());
+        log.truncate_to(0).unwrap();
+        assert_eq!((log.log_start_offset(), log.log_end_offset()), (0, 0));
+        assert_eq!(log.segments().len(), 1);
+    }
+
+    #[test]
+    fn fetch_out_of_range_is_a_typed_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let (mut log, _) = PartitionLog::open(dir.path(), config(1 << 20)).unwrap();
+        append_values(&mut log, &["a"]);
+        assert!(
+            log.fetch(1, 10, 1).unwrap().is_empty(),
+            "LEO itself is in range and empty"
+        );
+        assert!(matches!(
+            log.fetch(2, 10, 2),
+            Err(MiniKafkaError::OffsetOutOfRange { offset: 2, .. })
+        ));
+        assert!(matches!(
+            log.fetch(-1, 10, 2),
+            Err(MiniKafkaError::OffsetOutOfRange { .. })
+        ));
+    }
+}

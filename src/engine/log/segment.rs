@@ -1,0 +1,278 @@
+//! One log segment (E2): `<20-digit base offset>.log` holding concatenated MKB1
+//! frames, with its sparse `.index`. A segment knows byte positions; offsets
+//! and batches above it belong to [`super::PartitionLog`].
+
+use std::fs::{self, File, OpenOptions};
+use std::io::Write;
+use std::os::unix::fs::FileExt;
+use std::path::{Path, PathBuf};
+
+use crate::engine::core::batch::RecordBatch;
+use crate::engine::core::codec::{self, BatchHeader, FRAME_HEADER_LEN};
+use crate::engine::error::{MiniKafkaError, Result};
+use crate::engine::log::index::{IndexEntry, OffsetIndex};
+
+/// Bytes of a frame needed to learn its offsets: the frame header plus the
+/// payload fields up to and including `last_offset_delta`.
+const OFFSETS_PREFIX_LEN: usize = FRAME_HEADER_LEN + 34;
+
+/// The `.log` file name for a segment starting at `base_offset`.
+pub fn log_file_name(base_offset: i64) -> String {
+    format!("{base_offset:020}.log")
+}
+
+/// The `.index` file name for a segment starting at `base_offset`.
+pub fn index_file_name(base_offset: i64) -> String {
+    format!("{base_offset:020}.index")
+}
+
+/// What opening a segment found: its valid batches, and how many bytes of a
+/// bad tail were cut (active segment only).
+#[derive(Debug)]
+pub struct SegmentScan {
+    pub headers: Vec<(BatchHeader, u32)>,
+    pub truncated_bytes: u64,
+    pub reason: Option<String>,
+}
+
+/// One open segment: file handles, size and index.
+#[derive(Debug)]
+pub struct Segment {
+    base_offset: i64,
+    path: PathBuf,
+    file: File,
+    size: u64,
+    index: OffsetIndex,
+}
+
+impl Segment {
+    /// Creates an empty segment in `dir`.
+    pub fn create(dir: &Path, base_offset: i64) -> Result<Self> {
+        let path = dir.join(log_file_name(base_offset));
+        let file = open_rw(&path, true)?;
+        let index = OffsetIndex::create(&dir.join(index_file_name(base_offset)), Vec::new())?;
+        Ok(Self {
+            base_offset,
+            path,
+            file,
+            size: 0,
+            index,
+        })
+    }
+
+    /// Opens and checks an existing segment, rebuilding its index.
+    ///
+    /// Every frame is validated (magic, length, CRC, payload structure,
+    /// increasing offsets from `min_base_offset`). In the `active` segment the
+    /// first bad frame and everything after it is truncated and reported; in a
+    /// closed segment it is a [`MiniKafkaError::Corrupt`] naming the file and
+    /// the byte position.
+    pub fn open(
+        dir: &Path,
+        base_offset: i64,
+        active: bool,
+        min_base_offset: i64,
+        index_interval_bytes: u64,
+    ) -> Result<(Self, SegmentScan)> {
+        let path = dir.join(log_file_name(base_offset));
+        let bytes = fs::read(&path).map_err(|e| MiniKafkaError::io(&path, e))?;
+        let mut headers = Vec::new();
+        let mut entries = Vec::new();
+        let mut pos = 0usize;
+        let mut next_min = min_base_offset.max(base_offset);
+        let mut failure = None;
+        while pos < bytes.len() {
+            match codec::validate(&bytes[pos..]) {
+                Ok((header, len)) if header.base_offset >= next_min => {
+                    let last_entry = entries.last().map_or(0, |e: &IndexEntry| e.position);
+                    if pos as u64 - last_entry >= index_interval_bytes {
+                        entries.push(IndexEntry {
+                            relative_offset: (header.base_offset - base_offset) as u32,
+                            position: pos as u64,
+                        });
+                    }
+                    next_min = header.last_offset() + 1;
+                    headers.push((header, len as u32));
+                    pos += len;
+                }
+                Ok((header, _)) => {
+                    failure = Some(format!(
+                        "batch at offset {} does not follow offset {}",
+                        header.base_offset,
+                        next_min - 1
+                    ));
+                    break;
+                }
+                Err(e) => {
+                    failure = Some(e.to_string());
+                    break;
+                }
+            }
+        }
+        let mut truncated_bytes = 0;
+        if let Some(reason) = &failure {
+            if !active {
+                return Err(MiniKafkaError::corrupt(
+                    &path,
+                    format!("closed segment has an invalid frame at byte {pos}: {reason}"),
+                ));
+            }
+            truncated_bytes = (bytes.len() - pos) as u64;
+        }
+        let file = open_rw(&path, false)?;
+        if truncated_bytes > 0 {
+            file.set_len(pos as u64)
+                .map_err(|e| MiniKafkaError::io(&path, e))?;
+            file.sync_all().map_err(|e| MiniKafkaError::io(&path, e))?;
+        }
+        let index = OffsetIndex::create(&dir.join(index_file_name(base_offset)), entries)?;
+        let segment = Self {
+            base_offset,
+            path,
+            file,
+            size: pos as u64,
+            index,
+        };
+        Ok((
+            segment,
+            SegmentScan {
+                headers,
+                truncated_bytes,
+                reason: failure,
+            },
+        ))
+    }
+
+    /// The first offset this segment may hold.
+    pub fn base_offset(&self) -> i64 {
+        self.base_offset
+    }
+
+    /// Bytes in the `.log` file.
+    pub fn size(&self) -> u64 {
+        self.size
+    }
+
+    /// The `.log` file's path.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The sparse index.
+    pub fn index(&self) -> &OffsetIndex {
+        &self.index
+    }
+
+    /// Appends one encoded frame whose batch starts at `batch_base_offset`,
+    /// adding an index entry when `index_interval_bytes` have passed since the
+    /// last one.
+    pub fn append(
+        &mut self,
+        frame: &[u8],
+        batch_base_offset: i64,
+        index_interval_bytes: u64,
+        fsync: bool,
+    ) -> Result<()> {
+        let since_entry = self.size - self.index.last_position().unwrap_or(0);
+        if self.size > 0 && since_entry >= index_interval_bytes {
+            self.index.append(IndexEntry {
+                relative_offset: (batch_base_offset - self.base_offset) as u32,
+                position: self.size,
+            })?;
+        }
+        self.file
+            .write_all(frame)
+            .map_err(|e| MiniKafkaError::io(&self.path, e))?;
+        if fsync {
+            self.file
+                .sync_data()
+                .map_err(|e| MiniKafkaError::io(&self.path, e))?;
+        }
+        self.size += frame.len() as u64;
+        Ok(())
+    }
+
+    /// The byte position of the first frame whose last offset is at or past
+    /// `offset`, found through the sparse index and a forward scan of frame
+    /// headers. `None` if every frame in this segment ends before it.
+    pub fn position_of(&self, offset: i64) -> Result<Option<u64>> {
+        let relative = u32::try_from(offset - self.base_offset).unwrap_or(u32::MAX);
+        let mut pos = self.index.lookup(relative);
+        while pos < self.size {
+            let (_, last, len) = self.offsets_at(pos)?;
+            if last >= offset {
+                return Ok(Some(pos));
+            }
+            pos += len;
+        }
+        Ok(None)
+    }
+
+    /// Base offset, last offset and frame length of the frame at `pos`.
+    fn offsets_at(&self, pos: u64) -> Result<(i64, i64, u64)> {
+        let mut buf = [0u8; OFFSETS_PREFIX_LEN];
+        self.read_exact_at(&mut buf, pos)?;
+        let payload_len = u32::from_be_bytes(buf[4..8].try_into().unwrap()) as u64;
+        let p = &buf[FRAME_HEADER_LEN..];
+        let base = i64::from_be_bytes(p[1..9].try_into().unwrap());
+        let last_delta = i32::from_be_bytes(p[30..34].try_into().unwrap());
+        Ok((
+            base,
+            base + i64::from(last_delta),
+            FRAME_HEADER_LEN as u64 + payload_len,
+        ))
+    }
+
+    /// Decodes the frame at `pos`; returns it and its length.
+    pub fn read_batch_at(&self, pos: u64) -> Result<(RecordBatch, u64)> {
+        let mut head = [0u8; FRAME_HEADER_LEN];
+        self.read_exact_at(&mut head, pos)?;
+        let total = FRAME_HEADER_LEN + u32::from_be_bytes(head[4..8].try_into().unwrap()) as usize;
+        let mut frame = vec![0u8; total];
+        self.read_exact_at(&mut frame, pos)?;
+        let (batch, len) = codec::decode(&frame).map_err(|e| {
+            MiniKafkaError::corrupt(
+                &self.path,
+                format!("frame at byte {pos} changed on disk: {e}"),
+            )
+        })?;
+        Ok((batch, len as u64))
+    }
+
+    fn read_exact_at(&self, buf: &mut [u8], pos: u64) -> Result<()> {
+        self.file
+            .read_exact_at(buf, pos)
+            .map_err(|e| MiniKafkaError::io(&self.path, e))
+    }
+
+    /// Cuts the segment at byte `position` (a frame boundary).
+    pub fn truncate_to_position(&mut self, position: u64) -> Result<()> {
+        self.file
+            .set_len(position)
+            .map_err(|e| MiniKafkaError::io(&self.path, e))?;
+        self.index.truncate_to_position(position)?;
+        self.size = position;
+        Ok(())
+    }
+
+    /// Removes the segment's files.
+    pub fn delete(self) -> Result<()> {
+        fs::remove_file(&self.path).map_err(|e| MiniKafkaError::io(&self.path, e))?;
+        let index = self.index.path().to_path_buf();
+        match fs::remove_file(&index) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                Err(MiniKafkaError::io(&index, e))
+            }
+            _ => Ok(()),
+        }
+    }
+}
+
+fn open_rw(path: &Path, create: bool) -> Result<File> {
+    OpenOptions::new()
+        .read(true)
+        .append(true)
+        .create(create)
+        .open(path)
+        .map_err(|e| MiniKafkaError::io(path, e))
+}

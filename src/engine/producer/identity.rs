@@ -1,0 +1,80 @@
+//! Named producer identities: `producer-identities.json` maps a producer name
+//! to `[producer_id, epoch]` (FORMATS.md). Opening a named producer again bumps
+//! its epoch, which fences the older handle (E7).
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use crate::engine::error::Result;
+use crate::engine::fsutil;
+
+/// The identities file's name under the data directory.
+pub const IDENTITIES_FILE: &str = "producer-identities.json";
+
+/// Producer name -> (producer id, epoch), durable in its JSON file.
+#[derive(Debug, Clone)]
+pub struct ProducerIdentities {
+    path: PathBuf,
+    by_name: BTreeMap<String, (i64, i32)>,
+}
+
+impl ProducerIdentities {
+    /// Loads the file from `data_dir`, or starts empty.
+    pub fn open(data_dir: &Path) -> Result<Self> {
+        let path = data_dir.join(IDENTITIES_FILE);
+        let by_name = fsutil::read_json_file(&path)?.unwrap_or_default();
+        Ok(Self { path, by_name })
+    }
+
+    /// Registers `name`: a new name gets the next producer id at epoch 0; a
+    /// known name keeps its id and gets the next epoch. Persisted before it
+    /// returns.
+    pub fn init(&mut self, name: &str) -> Result<(i64, i32)> {
+        let identity = match self.by_name.get(name) {
+            Some(&(id, epoch)) => (id, epoch + 1),
+            None => (
+                self.by_name
+                    .values()
+                    .map(|(id, _)| id + 1)
+                    .max()
+                    .unwrap_or(0),
+                0,
+            ),
+        };
+        let mut next = self.by_name.clone();
+        next.insert(name.to_string(), identity);
+        fsutil::atomic_write(&self.path, fsutil::to_book_json(&next).as_bytes())?;
+        self.by_name = next;
+        Ok(identity)
+    }
+
+    /// The current identity of `name`.
+    pub fn get(&self, name: &str) -> Option<(i64, i32)> {
+        self.by_name.get(name).copied()
+    }
+
+    /// All identities by name.
+    pub fn all(&self) -> &BTreeMap<String, (i64, i32)> {
+        &self.by_name
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn new_names_get_new_ids_and_known_names_new_epochs_across_reopen() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut ids = ProducerIdentities::open(dir.path()).unwrap();
+        assert_eq!(ids.init("a").unwrap(), (0, 0));
+        assert_eq!(ids.init("b").unwrap(), (1, 0));
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join(IDENTITIES_FILE)).unwrap(),
+            r#"{"a":[0,0],"b":[1,0]}"#
+        );
+        let mut ids = ProducerIdentities::open(dir.path()).unwrap();
+        assert_eq!(ids.init("a").unwrap(), (0, 1));
+        assert_eq!(ids.get("b"), Some((1, 0)));
+    }
+}

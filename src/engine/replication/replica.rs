@@ -1,0 +1,62 @@
+//! `Replica`: one broker's copy of one partition: its log, its producer state,
+//! and what the leader knows of it (last fetch time, leader epoch seen).
+
+use crate::engine::config::BrokerId;
+use crate::engine::core::batch::RecordBatch;
+use crate::engine::error::Result;
+use crate::engine::log::{BatchSummary, PartitionLog};
+use crate::engine::producer::ProducerStateManager;
+
+/// One broker's replica of a partition.
+#[derive(Debug)]
+pub struct Replica {
+    pub broker: BrokerId,
+    pub log: PartitionLog,
+    pub producer_state: ProducerStateManager,
+    /// Clock time of the last fetch from the leader (E4 time lag).
+    pub last_fetch_ms: u64,
+    /// The leader epoch this replica last fetched under. A follower whose
+    /// epoch is behind may hold a divergent tail; until it fetches (and
+    /// truncates), the leader counts it as holding no more than the HW.
+    pub leader_epoch_seen: Option<u32>,
+    /// The broker is stopped: it does not fetch, and cannot lead.
+    pub stopped: bool,
+}
+
+impl Replica {
+    /// A replica over an opened log; producer state is rebuilt from it.
+    pub fn new(broker: BrokerId, log: PartitionLog, now_ms: u64) -> Self {
+        let producer_state = ProducerStateManager::rebuild(log.batch_summaries());
+        Self {
+            broker,
+            log,
+            producer_state,
+            last_fetch_ms: now_ms,
+            leader_epoch_seen: None,
+            stopped: false,
+        }
+    }
+
+    /// The log end offset.
+    pub fn log_end_offset(&self) -> i64 {
+        self.log.log_end_offset()
+    }
+
+    /// Appends a batch (already carrying its offsets) and records it in the
+    /// producer state.
+    pub fn append(&mut self, batch: &RecordBatch) -> Result<BatchSummary> {
+        let summary = self.log.append(batch)?.clone();
+        self.producer_state.record(&summary);
+        Ok(summary)
+    }
+
+    /// Truncates the log at a batch boundary and rebuilds producer state.
+    /// Returns the bytes removed.
+    pub fn truncate_to(&mut self, offset: i64) -> Result<u64> {
+        let removed = self.log.truncate_to(offset)?;
+        if removed > 0 {
+            self.producer_state = ProducerStateManager::rebuild(self.log.batch_summaries());
+        }
+        Ok(removed)
+    }
+}

@@ -1,0 +1,518 @@
+//! `PartitionReplicaSet` (E4-E6): the replicas of one partition, its leader
+//! and leader epoch, the ISR, the high watermark and pending `acks=all`
+//! appends.
+//!
+//! Everything is evaluated at an explicit `now_ms` from the cluster's clock, so
+//! the ISR and HW are a pure function of the actions applied.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use tokio::sync::oneshot;
+
+use crate::engine::config::{AcksAllCompletion, BrokerId};
+use crate::engine::core::batch::RecordBatch;
+use crate::engine::core::metadata::TopicPartition;
+use crate::engine::core::record::ConsumerRecord;
+use crate::engine::error::{MiniKafkaError, Result};
+use crate::engine::producer::SequenceCheck;
+use crate::engine::replication::model::{
+    AckMode, AppendFuture, AppendResult, IsolationLevel, PendingAppendView, ReplicaStatus,
+    TransactionVisibility,
+};
+use crate::engine::replication::replica::Replica;
+
+/// The replication settings of MiniKafkaConfig that a replica set applies.
+#[derive(Debug, Clone, Copy)]
+pub struct ReplicationSettings {
+    pub replica_lag_max_offsets: u64,
+    pub replica_lag_time_ms: u64,
+    pub replica_fetch_max_bytes: u64,
+    pub min_insync_replicas: usize,
+    pub acks_all_completion: AcksAllCompletion,
+}
+
+/// An `acks=all` append waiting for replication (E5).
+#[derive(Debug)]
+struct PendingAppend {
+    base_offset: i64,
+    last_offset: i64,
+    leader_epoch: u32,
+    /// The ISR captured at append time.
+    required: BTreeSet<BrokerId>,
+    result: AppendResult,
+    reply: oneshot::Sender<Result<AppendResult>>,
+}
+
+/// What one follower fetch did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct FetchOutcome {
+    /// Batches copied from the leader.
+    pub batches: usize,
+    /// Bytes of a divergent tail removed before fetching (E6).
+    pub truncated_bytes: u64,
+}
+
+/// The replicas of one partition and their replication state.
+#[derive(Debug)]
+pub struct PartitionReplicaSet {
+    tp: TopicPartition,
+    /// Brokers in assignment order; the first was the initial leader.
+    assignment: Vec<BrokerId>,
+    replicas: BTreeMap<BrokerId, Replica>,
+    leader: BrokerId,
+    leader_epoch: u32,
+    isr: BTreeSet<BrokerId>,
+    high_watermark: i64,
+    pending: Vec<PendingAppend>,
+    settings: ReplicationSettings,
+}
+
+impl PartitionReplicaSet {
+    /// Assembles a replica set from opened replicas. Every replica starts in
+    /// the ISR with its last fetch at `now_ms`; followers count as holding no
+    /// more than `high_watermark` until they fetch under this leader epoch.
+    pub fn new(
+        tp: TopicPartition,
+        assignment: Vec<BrokerId>,
+        replicas: Vec<Replica>,
+        leader: BrokerId,
+        leader_epoch: u32,
+        high_watermark: i64,
+        settings: ReplicationSettings,
+    ) -> Self {
+        let mut replicas: BTreeMap<BrokerId, Replica> =
+            replicas.into_iter().map(|r| (r.broker, r)).collect();
+        let leader_replica = replicas.get_mut(&leader).expect("leader is a replica");
+        leader_replica.leader_epoch_seen = Some(leader_epoch);
+        let leo = leader_replica.log_end_offset();
+        let start = leader_replica.log.log_start_offset();
+        Self {
+            tp,
+            isr: replicas.keys().copied().collect(),
+            assignment,
+            replicas,
+            leader,
+            leader_epoch,
+            high_watermark: high_watermark.clamp(start, leo),
+            pending: Vec::new(),
+            settings,
+        }
+    }
+
+    /// The partition.
+    pub fn topic_partition(&self) -> &TopicPartition {
+        &self.tp
+    }
+
+    /// The current leader.
+    pub fn leader(&self) -> BrokerId {
+        self.leader
+    }
+
+    /// The current leader epoch.
+    pub fn leader_epoch(&self) -> u32 {
+        self.leader_epoch
+    }
+
+    /// In-sync replicas, leader included.
+    pub fn isr(&self) -> &BTreeSet<BrokerId> {
+        &self.isr
+    }
+
+    /// The high watermark: consumers read below it.
+    pub fn high_watermark(&self) -> i64 {
+        self.high_watermark
+    }
+
+    /// Brokers in assignment order.
+    pub fn assignment(&self) -> &[BrokerId] {
+        &self.assignment
+    }
+
+    /// One replica.
+    pub fn replica(&self, broker: BrokerId) -> Result<&Replica> {
+        self.replicas
+            .get(&broker)
+            .ok_or_else(|| self.not_a_replica(broker))
+    }
+
+    /// Mutable access to one replica, for fault injection (tear a tail).
+    pub fn replica_mut(&mut self, broker: BrokerId) -> Result<&mut Replica> {
+        let err = self.not_a_replica(broker);
+        self.replicas.get_mut(&broker).ok_or(err)
+    }
+
+    fn not_a_replica(&self, broker: BrokerId) -> MiniKafkaError {
+        MiniKafkaError::UnknownTopicOrPartition(format!("{} on broker {broker}", self.tp))
+    }
+
+    /// The leader's replica.
+    pub fn leader_replica(&self) -> &Replica {
+        &self.replicas[&self.leader]
+    }
+
+    fn leader_leo(&self) -> i64 {
+        self.leader_replica().log_end_offset()
+    }
+
+    /// The LEO the leader may count for `replica`: its real LEO once it has
+    /// fetched under this epoch, else at most the HW (its tail may diverge).
+    fn effective_leo(&self, replica: &Replica) -> i64 {
+        let leo = replica.log_end_offset();
+        if replica.leader_epoch_seen == Some(self.leader_epoch) {
+            leo
+        } else {
+            leo.min(self.high_watermark)
+        }
+    }
+
+    /// E4: a follower is in sync when it is within `replica_lag_max_offsets`,
+    /// has fetched within `replica_lag_time_ms`, and its LEO covers the HW.
+    fn caught_up(&self, replica: &Replica, now_ms: u64) -> bool {
+        if replica.broker == self.leader {
+            return true;
+        }
+        let leo = self.effective_leo(replica);
+        let offset_lag = (self.leader_leo() - leo).max(0) as u64;
+        offset_lag <= self.settings.replica_lag_max_offsets
+            && now_ms.saturating_sub(replica.last_fetch_ms) <= self.settings.replica_lag_time_ms
+            && leo >= self.high_watermark
+    }
+
+    /// Re-evaluates the ISR and the HW at `now_ms` (to a fixed point), then
+    /// settles pending appends. While the leader is stopped nothing moves:
+    /// nobody is there to track the followers.
+    pub fn update(&mut self, now_ms: u64) {
+        if self.leader_replica().stopped {
+            return;
+        }
+        loop {
+            let isr: BTreeSet<BrokerId> = self
+                .replicas
+                .values()
+                .filter(|r| self.caught_up(r, now_ms))
+                .map(|r| r.broker)
+                .collect();
+            let min_leo = isr
+                .iter()
+                .map(|b| self.effective_leo(&self.replicas[b]))
+                .min()
+                .unwrap_or(self.high_watermark);
+            let hw = self.high_watermark.max(min_leo);
+            if isr == self.isr && hw == self.high_watermark {
+                break;
+            }
+            self.isr = isr;
+            self.high_watermark = hw;
+        }
+        self.settle_pending();
+    }
+
+    /// Completes pending appends that replication satisfied, and fails those
+    /// whose ISR dropped below `min_insync_replicas` first (E5).
+    fn settle_pending(&mut self) {
+        let pending = std::mem::take(&mut self.pending);
+        for p in pending {
+            if self.is_satisfied(&p) {
+                let _ = p.reply.send(Ok(p.result));
+            } else if self.isr.len() < self.settings.min_insync_replicas {
+                let _ = p
+                    .reply
+                    .send(Err(MiniKafkaError::NotEnoughReplicasAfterAppend {
+                        tp: self.tp.to_string(),
+                        offset: p.base_offset,
+                        isr: self.isr.len(),
+                        min: self.settings.min_insync_replicas,
+                    }));
+            } else {
+                self.pending.push(p);
+            }
+        }
+    }
+
+    fn has_batch(&self, broker: BrokerId, last_offset: i64) -> bool {
+        self.replicas.get(&broker).is_some_and(|r| {
+            r.leader_epoch_seen == Some(self.leader_epoch) && r.log_end_offset() > last_offset
+        })
+    }
+
+    fn is_satisfied(&self, p: &PendingAppend) -> bool {
+        match self.settings.acks_all_completion {
+            AcksAllCompletion::CapturedIsr => {
+                p.required.iter().all(|&b| self.has_batch(b, p.last_offset))
+            }
+            AcksAllCompletion::HighWatermark => self.high_watermark > p.last_offset,
+        }
+    }
+
+    /// Appends a batch on the leader (E5, E6, E7).
+    ///
+    /// Refused before appending: a stopped leader, a stale `expected_epoch`
+    /// (fencing), `acks=all` with the ISR below the minimum, and idempotent
+    /// sequence errors. An exact idempotent retry answers with the original
+    /// offsets. The leader assigns the base offset and stamps its epoch.
+    pub fn append(
+        &mut self,
+        mut batch: RecordBatch,
+        acks: AckMode,
+        now_ms: u64,
+        expected_epoch: Option<u32>,
+    ) -> Result<AppendFuture> {
+        self.update(now_ms);
+        if self.leader_replica().stopped {
+            return Err(MiniKafkaError::LeaderNotAvailable {
+                tp: self.tp.to_string(),
+                broker: self.leader,
+            });
+        }
+        if let Some(epoch) = expected_epoch.filter(|&e| e != self.leader_epoch) {
+            return Err(MiniKafkaError::FencedLeaderEpoch {
+                tp: self.tp.to_string(),
+                request: epoch,
+                current: self.leader_epoch,
+            });
+        }
+        if acks == AckMode::All && self.isr.len() < self.settings.min_insync_replicas {
+            return Err(MiniKafkaError::NotEnoughReplicas {
+                tp: self.tp.to_string(),
+                isr: self.isr.len(),
+                min: self.settings.min_insync_replicas,
+            });
+        }
+        batch.validate()?;
+        if let SequenceCheck::Duplicate {
+            base_offset,
+            last_offset,
+        } = self
+            .leader_replica()
+            .producer_state
+            .check(&self.tp, &batch)?
+        {
+            return Ok(AppendFuture::ready(Ok(AppendResult {
+                offsets: (acks != AckMode::None).then_some((base_offset, last_offset)),
+                duplicate: true,
+            })));
+        }
+        batch.base_offset = self.leader_leo();
+        batch.leader_epoch = self.leader_epoch;
+        batch.stamp_timestamps(now_ms as i64);
+        let leader = self.leader;
+        let summary = self
+            .replicas
+            .get_mut(&leader)
+            .expect("leader is a replica")
+            .append(&batch)?;
+        let result = AppendResult {
+            offsets: (acks != AckMode::None).then_some((summary.base_offset, summary.last_offset)),
+            duplicate: false,
+        };
+        if acks != AckMode::All {
+            self.update(now_ms);
+            return Ok(AppendFuture::ready(Ok(result)));
+        }
+        let (reply, receiver) = oneshot::channel();
+        self.pending.push(PendingAppend {
+            base_offset: summary.base_offset,
+            last_offset: summary.last_offset,
+            leader_epoch: self.leader_epoch,
+            required: self.isr.clone(),
+            result,
+            reply,
+        });
+        self.update(now_ms);
+        Ok(AppendFuture::waiting(receiver))
+    }
+
+    /// One fetch by one follower (E4). A stopped follower, a stopped leader, or
+    /// the leader itself fetch nothing. A follower that has not fetched under
+    /// the current leader epoch first truncates any tail past the HW, which
+    /// may diverge from the new leader's log (E6).
+    pub fn replicate_follower(&mut self, broker: BrokerId, now_ms: u64) -> Result<FetchOutcome> {
+        let follower = self.replica(broker)?;
+        if broker == self.leader || follower.stopped || self.leader_replica().stopped {
+            return Ok(FetchOutcome::default());
+        }
+        let mut outcome = FetchOutcome::default();
+        let epoch_current = follower.leader_epoch_seen == Some(self.leader_epoch);
+        let leader_leo = self.leader_leo();
+        if !epoch_current || follower.log_end_offset() > leader_leo {
+            let hw = self.high_watermark;
+            let follower = self.replicas.get_mut(&broker).expect("checked above");
+            if follower.log_end_offset() > hw {
+                let boundary = follower.log.summary_at(hw).map_or(hw, |b| b.base_offset);
+                outcome.truncated_bytes = follower.truncate_to(boundary)?;
+            }
+            follower.leader_epoch_seen = Some(self.leader_epoch);
+        }
+        let from = self.replicas[&broker].log_end_offset();
+        let batches = if from < leader_leo {
+            self.leader_replica()
+                .log
+                .read_batches_bytes(from, self.settings.replica_fetch_max_bytes)?
+        } else {
+            Vec::new()
+        };
+        let follower = self.replicas.get_mut(&broker).expect("checked above");
+        for batch in &batches {
+            follower.append(batch)?;
+        }
+        follower.last_fetch_ms = now_ms;
+        outcome.batches = batches.len();
+        self.update(now_ms);
+        Ok(outcome)
+    }
+
+    /// One fetch by every follower, in assignment order.
+    pub fn replicate_once(&mut self, now_ms: u64) -> Result<FetchOutcome> {
+        let mut total = FetchOutcome::default();
+        for broker in self.assignment.clone() {
+            let o = self.replicate_follower(broker, now_ms)?;
+            total.batches += o.batches;
+            total.truncated_bytes += o.truncated_bytes;
+        }
+        Ok(total)
+    }
+
+    /// Marks a broker's replica stopped or running (E6).
+    pub fn set_stopped(&mut self, broker: BrokerId, stopped: bool, now_ms: u64) {
+        if let Some(r) = self.replicas.get_mut(&broker) {
+            r.stopped = stopped;
+        }
+        self.update(now_ms);
+    }
+
+    /// Makes `broker` the leader (E6): only a running ISR member may lead. The
+    /// leader epoch goes up; pending appends of the old epoch are fenced;
+    /// followers must fetch under the new epoch before they count again.
+    pub fn promote(&mut self, broker: BrokerId, now_ms: u64) -> Result<u32> {
+        self.update(now_ms);
+        let refuse = |reason: String| MiniKafkaError::InvalidPromotion {
+            tp: self.tp.to_string(),
+            broker,
+            reason,
+        };
+        let replica = self
+            .replicas
+            .get(&broker)
+            .ok_or_else(|| refuse("not a replica".into()))?;
+        if broker == self.leader {
+            return Err(refuse("already the leader".into()));
+        }
+        if replica.stopped {
+            return Err(refuse("the broker is stopped".into()));
+        }
+        if !self.isr.contains(&broker) {
+            let isr: Vec<String> = self.isr.iter().map(u32::to_string).collect();
+            return Err(refuse(format!("not in the ISR [{}]", isr.join(","))));
+        }
+        let old = self.leader_epoch;
+        self.leader_epoch += 1;
+        self.leader = broker;
+        for p in std::mem::take(&mut self.pending) {
+            let _ = p.reply.send(Err(MiniKafkaError::NotLeaderOrFenced {
+                tp: self.tp.to_string(),
+                offset: p.base_offset,
+                old: p.leader_epoch,
+                new: self.leader_epoch,
+            }));
+        }
+        for r in self.replicas.values_mut() {
+            r.last_fetch_ms = now_ms;
+        }
+        self.replicas
+            .get_mut(&broker)
+            .expect("checked above")
+            .leader_epoch_seen = Some(self.leader_epoch);
+        debug_assert!(old < self.leader_epoch);
+        self.update(now_ms);
+        Ok(self.leader_epoch)
+    }
+
+    /// Consumer fetch through the leader (E4, E11): up to the HW for
+    /// `read_uncommitted`; up to the LSO, without control batches and
+    /// uncommitted transactional data, for `read_committed`.
+    pub fn fetch(
+        &self,
+        offset: i64,
+        max_records: usize,
+        isolation: IsolationLevel,
+        visibility: &dyn TransactionVisibility,
+    ) -> Result<Vec<ConsumerRecord>> {
+        let leader = self.leader_replica();
+        if leader.stopped {
+            return Err(MiniKafkaError::LeaderNotAvailable {
+                tp: self.tp.to_string(),
+                broker: self.leader,
+            });
+        }
+        let log = &leader.log;
+        let (start, leo) = (log.log_start_offset(), log.log_end_offset());
+        if offset < start || offset > leo {
+            return Err(MiniKafkaError::OffsetOutOfRange {
+                what: self.tp.to_string(),
+                offset,
+                start,
+                end: leo,
+            });
+        }
+        match isolation {
+            IsolationLevel::ReadUncommitted => {
+                log.fetch_filtered(offset, max_records, self.high_watermark, |_| true)
+            }
+            IsolationLevel::ReadCommitted => {
+                let lso = visibility
+                    .last_stable_offset(&self.tp, self.high_watermark)
+                    .min(self.high_watermark);
+                log.fetch_filtered(offset, max_records, lso, |b| {
+                    !b.is_transactional() || visibility.is_committed(&self.tp, b)
+                })
+            }
+        }
+    }
+
+    /// Every replica as the dashboard shows it, in assignment order.
+    pub fn replica_statuses(&self, now_ms: u64) -> Vec<ReplicaStatus> {
+        let leader_leo = self.leader_leo();
+        self.assignment
+            .iter()
+            .map(|b| {
+                let r = &self.replicas[b];
+                let is_leader = *b == self.leader;
+                ReplicaStatus {
+                    broker: *b,
+                    is_leader,
+                    log_start_offset: r.log.log_start_offset(),
+                    log_end_offset: r.log_end_offset(),
+                    lag: leader_leo - r.log_end_offset(),
+                    ms_since_fetch: if is_leader {
+                        0
+                    } else {
+                        now_ms.saturating_sub(r.last_fetch_ms)
+                    },
+                    in_sync: self.isr.contains(b),
+                    stopped: r.stopped,
+                    epoch_current: r.leader_epoch_seen == Some(self.leader_epoch),
+                }
+            })
+            .collect()
+    }
+
+    /// Pending `acks=all` appends and the replicas each still waits for.
+    pub fn pending_appends(&self) -> Vec<PendingAppendView> {
+        self.pending
+            .iter()
+            .map(|p| PendingAppendView {
+                tp: self.tp.clone(),
+                base_offset: p.base_offset,
+                last_offset: p.last_offset,
+                leader_epoch: p.leader_epoch,
+                waiting_for: p
+                    .required
+                    .iter()
+                    .copied()
+                    .filter(|&b| !self.has_batch(b, p.last_offset))
+                    .collect(),
+            })
+            .collect()
+    }
+}
