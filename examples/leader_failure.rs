@@ -19,7 +19,11 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
 
     // The leader (broker 1) appends and acknowledges on its own.
     let ack = cluster
-        .append_batch(&tp, RecordBatch::of_values(["acked-by-leader-only"]), AckMode::Leader)
+        .append_batch(
+            &tp,
+            RecordBatch::of_values(["acked-by-leader-only"]),
+            AckMode::Leader,
+        )
         .await?;
     println!("acknowledged offset: {}", ack.base_offset().unwrap_or(-1));
     // The follower has not fetched, so the HW has not moved.

@@ -28,7 +28,10 @@ pub async fn open_demo(data_dir: &Path, clock: ManualClock) -> Result<BrokerClus
     cluster.create_topic("orders", 3, 3)?;
     cluster.create_topic("payments", 2, 2)?;
 
-    for (i, value) in ["order-1", "order-2", "order-3", "order-4"].iter().enumerate() {
+    for (i, value) in ["order-1", "order-2", "order-3", "order-4"]
+        .iter()
+        .enumerate()
+    {
         let tp = TopicPartition::new("orders", (i % 3) as u32);
         let _ = cluster.append_batch(&tp, RecordBatch::of_values([*value]), AckMode::Leader);
     }
@@ -36,7 +39,11 @@ pub async fn open_demo(data_dir: &Path, clock: ManualClock) -> Result<BrokerClus
 
     let mut producer = cluster.producer("checkout")?.with_acks(AckMode::All);
     let mut acks = Vec::new();
-    for (key, value) in [("alice", "paid 10"), ("bob", "paid 25"), ("carol", "paid 7")] {
+    for (key, value) in [
+        ("alice", "paid 10"),
+        ("bob", "paid 25"),
+        ("carol", "paid 7"),
+    ] {
         acks.push(producer.send("payments", None, Some(key.as_bytes()), value)?);
     }
     cluster.replicate_all_once()?;
@@ -94,7 +101,11 @@ pub fn describe(cluster: &BrokerCluster) -> Result<String> {
                 r.log_end_offset,
                 r.lag,
                 r.ms_since_fetch,
-                if r.in_sync { ", in sync" } else { ", out of sync" },
+                if r.in_sync {
+                    ", in sync"
+                } else {
+                    ", out of sync"
+                },
                 if r.stopped { ", stopped" } else { "" },
             );
         }
@@ -102,7 +113,9 @@ pub fn describe(cluster: &BrokerCluster) -> Result<String> {
             Ok(records) => {
                 let values: Vec<String> = records
                     .into_iter()
-                    .map(|r| String::from_utf8_lossy(r.value.as_deref().unwrap_or_default()).into_owned())
+                    .map(|r| {
+                        String::from_utf8_lossy(r.value.as_deref().unwrap_or_default()).into_owned()
+                    })
                     .collect();
                 let _ = writeln!(out, "  read_uncommitted: {values:?}");
             }

@@ -35,7 +35,8 @@ fn run(cli: Cli) -> Result<(), String> {
     let dir = match cli.data_dir {
         Some(dir) => dir,
         None => {
-            temp = tempfile::tempdir().map_err(|e| format!("cannot create a temporary directory: {e}"))?;
+            temp = tempfile::tempdir()
+                .map_err(|e| format!("cannot create a temporary directory: {e}"))?;
             temp.path().to_path_buf()
         }
     };

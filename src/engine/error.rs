@@ -99,6 +99,8 @@ pub enum MiniKafkaError {
         #[source]
         source: std::io::Error,
     },
+    #[error("data directory {0} is in use by another mk-tui (its lock file .mk-tui.lock is held)")]
+    DataDirLocked(PathBuf),
     #[error("operation dropped: the cluster crashed before it completed")]
     Crashed,
 }

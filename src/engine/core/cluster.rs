@@ -282,6 +282,30 @@ fn validate_config(config: &MiniKafkaConfig) -> Result<()> {
 struct Shared {
     clock: Arc<dyn Clock>,
     state: Mutex<ClusterState>,
+    /// The data directory's advisory lock, held for the cluster's lifetime
+    /// (across crashes, which only replace `state`).
+    _lock: fs::File,
+}
+
+/// The advisory lock file under the data directory.
+pub const LOCK_FILE: &str = ".mk-tui.lock";
+
+/// Takes the data directory's exclusive advisory lock, so that two clusters
+/// (two mk-tui processes, or two handles in one) never write one directory.
+fn lock_data_dir(dir: &std::path::Path) -> Result<fs::File> {
+    fs::create_dir_all(dir).map_err(|e| MiniKafkaError::io(dir, e))?;
+    let path = dir.join(LOCK_FILE);
+    let file = fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&path)
+        .map_err(|e| MiniKafkaError::io(&path, e))?;
+    match file.try_lock() {
+        Ok(()) => Ok(file),
+        Err(fs::TryLockError::WouldBlock) => Err(MiniKafkaError::DataDirLocked(dir.to_path_buf())),
+        Err(fs::TryLockError::Error(e)) => Err(MiniKafkaError::io(&path, e)),
+    }
 }
 
 /// A MiniKafka cluster over one data directory. Clones share the cluster.
@@ -303,11 +327,14 @@ impl BrokerCluster {
     /// see [`BrokerCluster::last_recovery`].
     pub fn open(config: MiniKafkaConfig, clock: impl Clock + 'static) -> Result<Self> {
         let clock: Arc<dyn Clock> = Arc::new(clock);
+        validate_config(&config)?;
+        let lock = lock_data_dir(&config.data_dir)?;
         let state = ClusterState::open(config, clock.now_ms())?;
         Ok(Self {
             shared: Arc::new(Shared {
                 clock,
                 state: Mutex::new(state),
+                _lock: lock,
             }),
         })
     }

@@ -1,0 +1,78 @@
+//! Helpers shared by the integration tests.
+#![allow(dead_code)]
+
+use minikafka::engine::core::record::ConsumerRecord;
+use minikafka::engine::{
+    AckMode, BrokerCluster, IsolationLevel, ManualClock, MiniKafkaConfig, RecordBatch,
+    TopicPartition,
+};
+use tempfile::TempDir;
+
+/// A cluster on a fresh temporary directory with a manual clock.
+pub struct TestCluster {
+    pub dir: TempDir,
+    pub clock: ManualClock,
+    pub cluster: BrokerCluster,
+}
+
+impl TestCluster {
+    pub fn new(brokers: &[u32], min_isr: usize) -> Self {
+        Self::with_config(brokers, |c| c.with_min_insync_replicas(min_isr))
+    }
+
+    pub fn with_config(
+        brokers: &[u32],
+        tweak: impl FnOnce(MiniKafkaConfig) -> MiniKafkaConfig,
+    ) -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        let clock = ManualClock::new();
+        let config = tweak(MiniKafkaConfig::new(dir.path()).with_brokers(brokers.iter().copied()));
+        let cluster = BrokerCluster::open(config, clock.clone()).unwrap();
+        Self {
+            dir,
+            clock,
+            cluster,
+        }
+    }
+
+    /// Closes the cluster (drops every handle) and opens it again from disk.
+    pub fn reopen(self) -> Self {
+        let config = self.cluster.config();
+        drop(self.cluster);
+        let cluster = BrokerCluster::open(config, self.clock.clone()).unwrap();
+        Self { cluster, ..self }
+    }
+
+    /// Appends one value and returns the future.
+    pub fn append(
+        &self,
+        tp: &TopicPartition,
+        value: &str,
+        acks: AckMode,
+    ) -> minikafka::engine::replication::model::AppendFuture {
+        self.cluster
+            .append_batch(tp, RecordBatch::of_values([value]), acks)
+    }
+
+    /// The values a read_uncommitted consumer sees from offset 0.
+    pub fn visible(&self, tp: &TopicPartition) -> Vec<String> {
+        values(
+            &self
+                .cluster
+                .fetch(tp, 0, 10_000, IsolationLevel::ReadUncommitted)
+                .unwrap(),
+        )
+    }
+}
+
+/// Record values as UTF-8 strings.
+pub fn values(records: &[ConsumerRecord]) -> Vec<String> {
+    records
+        .iter()
+        .map(|r| String::from_utf8_lossy(r.value.as_deref().unwrap_or_default()).into_owned())
+        .collect()
+}
+
+pub fn tp(topic: &str, partition: u32) -> TopicPartition {
+    TopicPartition::new(topic, partition)
+}

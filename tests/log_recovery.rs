@@ -1,0 +1,185 @@
+//! E2: segmented logs on disk: close and reopen, torn-tail repair of the
+//! active segment at every cut length, and closed-segment corruption.
+
+mod common;
+
+use std::fs::{self, OpenOptions};
+use std::io::Write;
+
+use common::{TestCluster, tp, values};
+use minikafka::engine::core::codec;
+use minikafka::engine::{AckMode, MiniKafkaError};
+
+#[tokio::test]
+async fn logs_survive_close_and_reopen() {
+    let t = TestCluster::new(&[1], 1);
+    t.cluster.create_topic("t", 2, 1).unwrap();
+    for i in 0..5 {
+        t.append(&tp("t", i % 2), &format!("v{i}"), AckMode::Leader)
+            .await
+            .unwrap();
+    }
+    let t = t.reopen();
+    assert!(t.cluster.last_recovery().is_clean());
+    assert_eq!(t.visible(&tp("t", 0)), ["v0", "v2", "v4"]);
+    assert_eq!(t.visible(&tp("t", 1)), ["v1", "v3"]);
+    // appends continue at the right offset after reopening
+    let r = t.append(&tp("t", 0), "v5", AckMode::Leader).await.unwrap();
+    assert_eq!(r.base_offset(), Some(3));
+}
+
+/// Cutting any number of bytes out of the last frame of the active segment
+/// keeps exactly the frames before it and reports the cut.
+#[tokio::test]
+async fn torn_tail_of_the_last_frame_is_truncated_at_every_cut_length() {
+    let t = TestCluster::new(&[1], 1);
+    t.cluster.create_topic("t", 1, 1).unwrap();
+    let p = tp("t", 0);
+    t.append(&p, "first", AckMode::Leader).await.unwrap();
+    t.append(&p, "second", AckMode::Leader).await.unwrap();
+    let segment = t
+        .cluster
+        .leader_log(&p)
+        .unwrap()
+        .segment_paths()
+        .unwrap()
+        .pop()
+        .unwrap();
+    let intact = fs::read(&segment).unwrap();
+    let (_, first_len) = codec::decode(&intact).unwrap();
+    let last_len = intact.len() - first_len;
+    for cut in 1..=last_len {
+        fs::write(&segment, &intact[..intact.len() - cut]).unwrap();
+        let report = t.cluster.crash().unwrap();
+        let expected_cut = (last_len - cut) as u64;
+        if expected_cut == 0 {
+            assert!(
+                report.is_clean(),
+                "cut {cut}: a whole frame removed leaves a clean log"
+            );
+        } else {
+            assert_eq!(report.logs_truncated.len(), 1, "cut {cut}");
+            assert_eq!(
+                report.logs_truncated[0].truncated_bytes, expected_cut,
+                "cut {cut}"
+            );
+            assert_eq!(report.logs_truncated[0].broker, 1);
+        }
+        assert_eq!(
+            fs::read(&segment).unwrap(),
+            intact[..first_len],
+            "cut {cut}"
+        );
+        assert_eq!(t.visible(&p), ["first"], "cut {cut}");
+    }
+}
+
+#[tokio::test]
+async fn garbage_after_the_last_frame_is_truncated_and_reported() {
+    let t = TestCluster::new(&[1], 1);
+    t.cluster.create_topic("t", 1, 1).unwrap();
+    let p = tp("t", 0);
+    t.append(&p, "kept", AckMode::Leader).await.unwrap();
+    let segment = t
+        .cluster
+        .leader_log(&p)
+        .unwrap()
+        .segment_paths()
+        .unwrap()
+        .pop()
+        .unwrap();
+    let intact = fs::read(&segment).unwrap();
+    let mut valid_header_bad_crc = intact.clone();
+    let last = valid_header_bad_crc.len() - 1;
+    valid_header_bad_crc[last] ^= 0xff;
+    for garbage in [
+        b"\x00\x01\x02garbage".to_vec(),
+        b"MKB1".to_vec(),
+        valid_header_bad_crc,
+    ] {
+        let mut f = OpenOptions::new().append(true).open(&segment).unwrap();
+        f.write_all(&garbage).unwrap();
+        drop(f);
+        let report = t.cluster.crash().unwrap();
+        assert_eq!(
+            report.logs_truncated[0].truncated_bytes,
+            garbage.len() as u64
+        );
+        assert_eq!(fs::read(&segment).unwrap(), intact);
+        assert_eq!(t.visible(&p), ["kept"]);
+        // the repaired log accepts appends at the right offset
+        assert_eq!(
+            t.cluster.leader_log(&p).unwrap().log_end_offset().unwrap(),
+            1
+        );
+    }
+}
+
+#[tokio::test]
+async fn corruption_in_a_closed_segment_is_an_error_naming_the_file() {
+    let t = TestCluster::with_config(&[1], |c| with_segment_max_bytes(c, 200));
+    t.cluster.create_topic("t", 1, 1).unwrap();
+    let p = tp("t", 0);
+    for i in 0..10 {
+        t.append(
+            &p,
+            &format!("value-{i}-{}", "x".repeat(50)),
+            AckMode::Leader,
+        )
+        .await
+        .unwrap();
+    }
+    let segments = t.cluster.leader_log(&p).unwrap().segment_paths().unwrap();
+    assert!(segments.len() >= 3, "{segments:?}");
+    let closed = &segments[0];
+    let mut bytes = fs::read(closed).unwrap();
+    bytes[20] ^= 0x55;
+    fs::write(closed, &bytes).unwrap();
+    let before: Vec<Vec<u8>> = segments.iter().map(|s| fs::read(s).unwrap()).collect();
+    let err = t.cluster.crash().unwrap_err();
+    assert!(matches!(err, MiniKafkaError::Corrupt { .. }), "{err}");
+    let message = err.to_string();
+    assert!(message.contains("00000000000000000000.log"), "{message}");
+    assert!(message.contains("closed segment"), "{message}");
+    // nothing was repaired or deleted
+    let after: Vec<Vec<u8>> = segments.iter().map(|s| fs::read(s).unwrap()).collect();
+    assert_eq!(before, after);
+}
+
+fn with_segment_max_bytes(
+    c: minikafka::engine::MiniKafkaConfig,
+    bytes: u64,
+) -> minikafka::engine::MiniKafkaConfig {
+    minikafka::engine::MiniKafkaConfig {
+        segment_max_bytes: bytes,
+        ..c
+    }
+}
+
+#[tokio::test]
+async fn segments_roll_and_reopen_across_many_files() {
+    let t = TestCluster::with_config(&[1], |c| with_segment_max_bytes(c, 256));
+    t.cluster.create_topic("t", 1, 1).unwrap();
+    let p = tp("t", 0);
+    let expected: Vec<String> = (0..50).map(|i| format!("record-{i:03}")).collect();
+    for v in &expected {
+        t.append(&p, v, AckMode::Leader).await.unwrap();
+    }
+    let segments = t.cluster.leader_log(&p).unwrap().segment_paths().unwrap();
+    assert!(segments.len() > 5);
+    for s in &segments {
+        assert!(fs::metadata(s).unwrap().len() <= 256);
+    }
+    let t = t.reopen();
+    assert_eq!(t.visible(&p), expected);
+    let batches = t
+        .cluster
+        .leader_log(&p)
+        .unwrap()
+        .read_batches(25, 2)
+        .unwrap();
+    assert_eq!(
+        values(&batches[0].consumer_records(0).collect::<Vec<_>>()),
+        ["record-025"]
+    );
+}

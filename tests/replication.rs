@@ -1,0 +1,538 @@
+//! E4-E6: follower pull, the ISR rules, a monotonic HW, acks 0/1/all, broker
+//! stop/start, promotion with epochs and fencing, divergent-tail truncation.
+
+mod common;
+
+use common::{TestCluster, tp};
+use minikafka::engine::config::AcksAllCompletion;
+use minikafka::engine::{AckMode, IsolationLevel, MiniKafkaError, RecordBatch};
+
+fn two_replicas(min_isr: usize) -> TestCluster {
+    let t = TestCluster::new(&[1, 2], min_isr);
+    t.cluster.create_topic("t", 1, 2).unwrap();
+    t
+}
+
+#[tokio::test]
+async fn followers_pull_whole_batches_and_the_hw_follows_the_isr() {
+    let t = two_replicas(1);
+    let p = tp("t", 0);
+    t.cluster
+        .append_batch(&p, RecordBatch::of_values(["a", "b"]), AckMode::Leader)
+        .await
+        .unwrap();
+    let set = t.cluster.replica_set(&p).unwrap();
+    assert_eq!(set.high_watermark(), 0, "the follower has not fetched");
+    assert!(t.visible(&p).is_empty(), "read_uncommitted stops at the HW");
+    let outcome = t.cluster.replicate_all_once().unwrap();
+    assert_eq!(outcome.batches, 1);
+    assert_eq!(set.high_watermark(), 2);
+    assert_eq!(t.visible(&p), ["a", "b"]);
+    let leader = t.cluster.leader_log(&p).unwrap().all_batches().unwrap();
+    let follower = t.cluster.replica_log(&p, 2).unwrap().all_batches().unwrap();
+    assert_eq!(
+        leader, follower,
+        "the follower holds the leader's batches byte for byte"
+    );
+}
+
+#[tokio::test]
+async fn one_follower_or_one_partition_at_a_time() {
+    let t = TestCluster::new(&[1, 2, 3], 1);
+    t.cluster.create_topic("t", 2, 3).unwrap();
+    let (p0, p1) = (tp("t", 0), tp("t", 1));
+    t.append(&p0, "x", AckMode::Leader).await.unwrap();
+    t.append(&p1, "y", AckMode::Leader).await.unwrap();
+    // partition 0: replicas [1,2,3]; partition 1: [2,3,1]
+    t.cluster
+        .replica_set(&p0)
+        .unwrap()
+        .replicate_follower(2)
+        .unwrap();
+    let leo = |p, b| {
+        t.cluster
+            .replica_log(p, b)
+            .unwrap()
+            .log_end_offset()
+            .unwrap()
+    };
+    assert_eq!((leo(&p0, 2), leo(&p0, 3)), (1, 0));
+    t.cluster.replicate_partition(&p1).unwrap();
+    assert_eq!((leo(&p1, 3), leo(&p1, 1)), (1, 1));
+    assert_eq!(leo(&p0, 3), 0, "only partition 1 replicated");
+    t.cluster.replicate_broker(3).unwrap();
+    assert_eq!(leo(&p0, 3), 1);
+    assert!(matches!(
+        t.cluster.replicate_broker(9),
+        Err(MiniKafkaError::UnknownBroker(9))
+    ));
+}
+
+#[tokio::test]
+async fn a_follower_leaves_the_isr_by_offset_lag_and_rejoins_when_caught_up() {
+    let t = TestCluster::with_config(&[1, 2], |c| minikafka::engine::MiniKafkaConfig {
+        replica_lag_max_offsets: 3,
+        ..c
+    });
+    t.cluster.create_topic("t", 1, 2).unwrap();
+    let p = tp("t", 0);
+    let set = t.cluster.replica_set(&p).unwrap();
+    for i in 0..3 {
+        t.append(&p, &format!("v{i}"), AckMode::Leader)
+            .await
+            .unwrap();
+    }
+    assert_eq!(
+        set.isr(),
+        [1, 2],
+        "3 behind is within replica_lag_max_offsets"
+    );
+    t.append(&p, "v3", AckMode::Leader).await.unwrap();
+    assert_eq!(set.isr(), [1], "4 behind is out");
+    assert_eq!(
+        set.high_watermark(),
+        4,
+        "the HW moves with the ISR that is left"
+    );
+    let status = &set.replicas()[1];
+    assert_eq!((status.broker, status.lag, status.in_sync), (2, 4, false));
+    t.cluster.replicate_all_once().unwrap();
+    assert_eq!(set.isr(), [1, 2], "caught up and covering the HW: back in");
+}
+
+#[tokio::test]
+async fn a_stopped_follower_leaves_the_isr_by_time_on_the_clock() {
+    let t = two_replicas(1);
+    let p = tp("t", 0);
+    let set = t.cluster.replica_set(&p).unwrap();
+    t.cluster.stop_broker(2).unwrap();
+    t.clock.advance(10_000);
+    assert_eq!(
+        set.isr(),
+        [1, 2],
+        "exactly replica_lag_time_ms is still in sync"
+    );
+    t.clock.advance(1);
+    assert_eq!(set.isr(), [1], "past replica_lag_time_ms it leaves");
+    assert_eq!(set.replicas()[1].ms_since_fetch, 10_001);
+    assert!(set.replicas()[1].stopped);
+    t.cluster.replicate_all_once().unwrap();
+    assert_eq!(set.isr(), [1], "a stopped broker does not fetch");
+    t.cluster.start_broker(2).unwrap();
+    t.cluster.replicate_all_once().unwrap();
+    assert_eq!(set.isr(), [1, 2]);
+}
+
+#[tokio::test]
+async fn a_follower_whose_leo_is_below_the_hw_is_not_in_sync() {
+    let t = TestCluster::new(&[1, 2, 3], 1);
+    t.cluster.create_topic("t", 1, 3).unwrap();
+    let p = tp("t", 0);
+    let set = t.cluster.replica_set(&p).unwrap();
+    t.cluster.stop_broker(3).unwrap();
+    t.clock.advance(10_001);
+    t.append(&p, "a", AckMode::Leader).await.unwrap();
+    t.cluster.replicate_all_once().unwrap();
+    assert_eq!((set.isr(), set.high_watermark()), (vec![1, 2], 1));
+    // broker 3 restarts and fetches, but fetches nothing new while stopped
+    // again: its LEO 0 is below HW 1, so fetching recently is not enough.
+    t.cluster.start_broker(3).unwrap();
+    t.cluster
+        .replica_set(&p)
+        .unwrap()
+        .replicate_follower(3)
+        .unwrap();
+    assert_eq!(set.isr(), [1, 2, 3], "one fetch brought it to the HW");
+    assert_eq!(set.replicas()[2].log_end_offset, 1);
+}
+
+#[tokio::test]
+async fn the_hw_never_goes_back_while_the_leader_runs() {
+    let t = TestCluster::new(&[1, 2, 3], 1);
+    t.cluster.create_topic("t", 1, 3).unwrap();
+    let p = tp("t", 0);
+    let set = t.cluster.replica_set(&p).unwrap();
+    let mut last = 0;
+    // A deterministic mix of appends, partial replication, stops and time.
+    for step in 0..60u32 {
+        match step % 6 {
+            0 | 1 => {
+                let _ = t.append(&p, &format!("v{step}"), AckMode::Leader);
+            }
+            2 => {
+                set.replicate_follower(2 + step % 2).unwrap();
+            }
+            3 if step % 12 == 3 => t.cluster.stop_broker(3).unwrap(),
+            3 => t.cluster.start_broker(3).unwrap(),
+            4 => t.clock.advance(4_000),
+            _ => {
+                t.cluster.replicate_all_once().unwrap();
+            }
+        }
+        let hw = set.high_watermark();
+        assert!(hw >= last, "step {step}: HW went from {last} to {hw}");
+        let min_isr_leo = set
+            .replicas()
+            .iter()
+            .filter(|r| r.in_sync)
+            .map(|r| r.log_end_offset)
+            .min()
+            .unwrap();
+        assert!(
+            hw <= min_isr_leo,
+            "step {step}: HW {hw} above an ISR member's LEO {min_isr_leo}"
+        );
+        last = hw;
+    }
+    assert!(last > 0);
+}
+
+#[tokio::test]
+async fn acks_0_returns_no_offsets_and_acks_1_completes_on_the_leader() {
+    let t = two_replicas(2);
+    let p = tp("t", 0);
+    let r0 = t.append(&p, "zero", AckMode::None).await.unwrap();
+    assert_eq!(r0.offsets, None);
+    let r1 = t.append(&p, "one", AckMode::Leader).await.unwrap();
+    assert_eq!(r1.offsets, Some((1, 1)));
+    assert_eq!(
+        t.cluster.leader_log(&p).unwrap().log_end_offset().unwrap(),
+        2
+    );
+}
+
+#[tokio::test]
+async fn acks_all_stays_pending_until_replicate_all_once() {
+    let t = two_replicas(1);
+    let p = tp("t", 0);
+    let mut pending = t.append(&p, "durable", AckMode::All);
+    tokio::task::yield_now().await;
+    assert!(
+        pending.try_take().is_none(),
+        "pending before the follower fetched"
+    );
+    let views = t.cluster.replica_set(&p).unwrap().pending();
+    assert_eq!(views.len(), 1);
+    assert_eq!(
+        (views[0].base_offset, views[0].waiting_for.clone()),
+        (0, vec![2])
+    );
+    // The same check through a spawned task, as the book does.
+    let task = tokio::spawn(t.append(&p, "second", AckMode::All));
+    tokio::task::yield_now().await;
+    assert!(!task.is_finished());
+    t.cluster.replicate_all_once().unwrap();
+    let first = pending
+        .try_take()
+        .expect("complete after replication")
+        .unwrap();
+    assert_eq!(first.offsets, Some((0, 0)));
+    assert_eq!(task.await.unwrap().unwrap().offsets, Some((1, 1)));
+    assert!(t.cluster.replica_set(&p).unwrap().pending().is_empty());
+}
+
+#[tokio::test]
+async fn acks_all_fails_before_append_when_the_isr_is_below_min() {
+    let t = two_replicas(2);
+    let p = tp("t", 0);
+    t.cluster.stop_broker(2).unwrap();
+    t.clock.advance(10_001);
+    let err = t.append(&p, "refused", AckMode::All).await.unwrap_err();
+    assert!(
+        matches!(
+            err,
+            MiniKafkaError::NotEnoughReplicas { isr: 1, min: 2, .. }
+        ),
+        "{err}"
+    );
+    assert_eq!(
+        t.cluster.leader_log(&p).unwrap().log_end_offset().unwrap(),
+        0,
+        "nothing was appended"
+    );
+    // acks=1 is still accepted
+    t.append(&p, "ok", AckMode::Leader).await.unwrap();
+}
+
+#[tokio::test]
+async fn acks_all_fails_after_append_when_the_isr_shrinks_below_min_first() {
+    let t = two_replicas(2);
+    let p = tp("t", 0);
+    let pending = t.append(&p, "in-flight", AckMode::All);
+    t.cluster.stop_broker(2).unwrap();
+    t.clock.advance(10_001);
+    t.cluster.tick().unwrap();
+    let err = pending.await.unwrap_err();
+    assert!(
+        matches!(
+            err,
+            MiniKafkaError::NotEnoughReplicasAfterAppend {
+                offset: 0,
+                isr: 1,
+                min: 2,
+                ..
+            }
+        ),
+        "{err}"
+    );
+    assert_eq!(
+        t.cluster.leader_log(&p).unwrap().log_end_offset().unwrap(),
+        1,
+        "the batch stays in the leader's log"
+    );
+}
+
+#[tokio::test]
+async fn acks_all_waits_for_the_captured_isr_in_the_books_rules() {
+    let t = TestCluster::new(&[1, 2, 3], 1);
+    t.cluster.create_topic("t", 1, 3).unwrap();
+    let p = tp("t", 0);
+    let mut pending = t.append(&p, "v", AckMode::All);
+    t.cluster.stop_broker(3).unwrap();
+    t.cluster.replicate_all_once().unwrap();
+    t.clock.advance(10_001);
+    t.cluster.replicate_all_once().unwrap();
+    let set = t.cluster.replica_set(&p).unwrap();
+    assert_eq!(set.isr(), [1, 2]);
+    assert_eq!(set.high_watermark(), 1);
+    assert!(
+        pending.try_take().is_none(),
+        "broker 3 was in the captured ISR"
+    );
+    assert_eq!(set.pending()[0].waiting_for, [3]);
+    t.cluster.start_broker(3).unwrap();
+    t.cluster.replicate_all_once().unwrap();
+    assert!(pending.try_take().unwrap().is_ok());
+}
+
+#[tokio::test]
+async fn acks_all_completes_by_hw_under_the_kafka_completion_rule() {
+    let t = TestCluster::with_config(&[1, 2, 3], |c| minikafka::engine::MiniKafkaConfig {
+        acks_all_completion: AcksAllCompletion::HighWatermark,
+        ..c
+    });
+    t.cluster.create_topic("t", 1, 3).unwrap();
+    let p = tp("t", 0);
+    let mut pending = t.append(&p, "v", AckMode::All);
+    t.cluster.stop_broker(3).unwrap();
+    t.cluster.replicate_all_once().unwrap();
+    assert!(
+        pending.try_take().is_none(),
+        "HW is held back while 3 is in the ISR"
+    );
+    t.clock.advance(10_001);
+    t.cluster.tick().unwrap();
+    assert_eq!(pending.try_take().unwrap().unwrap().offsets, Some((0, 0)));
+}
+
+#[tokio::test]
+async fn an_append_to_a_stopped_leader_is_refused() {
+    let t = two_replicas(1);
+    let p = tp("t", 0);
+    t.cluster.stop_broker(1).unwrap();
+    let err = t.append(&p, "x", AckMode::Leader).await.unwrap_err();
+    assert!(
+        matches!(err, MiniKafkaError::LeaderNotAvailable { broker: 1, .. }),
+        "{err}"
+    );
+    assert!(err.to_string().contains("t-0"));
+    assert!(
+        t.cluster
+            .fetch(&p, 0, 1, IsolationLevel::ReadUncommitted)
+            .is_err()
+    );
+}
+
+#[tokio::test]
+async fn promotion_accepts_only_running_isr_members_and_bumps_the_epoch() {
+    let t = TestCluster::new(&[1, 2, 3], 1);
+    t.cluster.create_topic("t", 1, 3).unwrap();
+    let p = tp("t", 0);
+    let refused = |b| t.cluster.promote(&p, b).unwrap_err();
+    assert!(
+        matches!(refused(1), MiniKafkaError::InvalidPromotion { .. }),
+        "already leader"
+    );
+    assert!(refused(7).to_string().contains("not a replica"));
+    t.cluster.stop_broker(3).unwrap();
+    assert!(refused(3).to_string().contains("stopped"));
+    t.cluster.start_broker(3).unwrap();
+    t.append(&p, "a", AckMode::Leader).await.unwrap();
+    t.cluster
+        .replica_set(&p)
+        .unwrap()
+        .replicate_follower(2)
+        .unwrap();
+    let t2 = &t;
+    // broker 3 falls 1 behind: fine for the ISR by lag, but leave by time
+    t2.clock.advance(10_001);
+    t2.cluster
+        .replica_set(&p)
+        .unwrap()
+        .replicate_follower(2)
+        .unwrap();
+    assert!(refused(3).to_string().contains("not in the ISR"));
+    assert_eq!(t.cluster.promote(&p, 2).unwrap(), 1);
+    let set = t.cluster.replica_set(&p).unwrap();
+    assert_eq!((set.leader(), set.leader_epoch()), (2, 1));
+    // the new leader stamps its epoch on new batches
+    t.append(&p, "b", AckMode::Leader).await.unwrap();
+    let batches = t.cluster.leader_log(&p).unwrap().all_batches().unwrap();
+    assert_eq!(
+        batches.iter().map(|b| b.leader_epoch).collect::<Vec<_>>(),
+        [0, 1]
+    );
+    // and the choice is durable
+    drop(set);
+    let t = t.reopen();
+    let set = t.cluster.replica_set(&p).unwrap();
+    assert_eq!((set.leader(), set.leader_epoch()), (2, 1));
+}
+
+#[tokio::test]
+async fn promotion_fences_pending_acks_and_stale_epoch_appends() {
+    let t = two_replicas(1);
+    let p = tp("t", 0);
+    let pending = t.append(&p, "in-flight", AckMode::All);
+    t.cluster.stop_broker(1).unwrap();
+    t.cluster.promote(&p, 2).unwrap();
+    let err = pending.await.unwrap_err();
+    assert!(
+        matches!(
+            err,
+            MiniKafkaError::NotLeaderOrFenced { old: 0, new: 1, .. }
+        ),
+        "{err}"
+    );
+    let stale = t
+        .cluster
+        .try_append(
+            &p,
+            RecordBatch::of_values(["zombie"]),
+            AckMode::Leader,
+            Some(0),
+        )
+        .unwrap_err();
+    assert!(
+        matches!(
+            stale,
+            MiniKafkaError::FencedLeaderEpoch {
+                request: 0,
+                current: 1,
+                ..
+            }
+        ),
+        "{stale}"
+    );
+    let ok = t
+        .cluster
+        .try_append(
+            &p,
+            RecordBatch::of_values(["current"]),
+            AckMode::Leader,
+            Some(1),
+        )
+        .unwrap()
+        .await
+        .unwrap();
+    assert_eq!(
+        ok.offsets,
+        Some((0, 0)),
+        "the new leader never had the fenced batch"
+    );
+}
+
+/// The book's leader-failure lab (E6), with the truncation checked on disk.
+#[tokio::test]
+async fn an_acks_1_write_is_lost_on_failover_and_the_old_leader_truncates() {
+    let t = two_replicas(1);
+    let p = tp("t", 0);
+    let ack = t.append(&p, "lost", AckMode::Leader).await.unwrap();
+    assert_eq!(ack.base_offset(), Some(0));
+    assert_eq!(t.cluster.replica_set(&p).unwrap().high_watermark(), 0);
+    t.cluster.stop_broker(1).unwrap();
+    t.cluster.promote(&p, 2).unwrap();
+    t.append(&p, "after-failover", AckMode::Leader)
+        .await
+        .unwrap();
+    t.cluster.start_broker(1).unwrap();
+    assert_eq!(
+        t.cluster
+            .replica_log(&p, 1)
+            .unwrap()
+            .log_end_offset()
+            .unwrap(),
+        1
+    );
+    let outcome = t.cluster.replicate_all_once().unwrap();
+    assert!(outcome.truncated_bytes > 0, "the divergent tail was cut");
+    let old_leader = t.cluster.replica_log(&p, 1).unwrap().all_batches().unwrap();
+    let new_leader = t.cluster.leader_log(&p).unwrap().all_batches().unwrap();
+    assert_eq!(old_leader, new_leader);
+    assert_eq!(t.visible(&p), ["after-failover"]);
+}
+
+/// A stale follower's tail past the HW is not counted until it fetched under
+/// the new epoch, so a divergent record can never raise the HW.
+#[tokio::test]
+async fn a_divergent_tail_never_counts_toward_the_hw() {
+    let t = TestCluster::new(&[1, 2, 3], 1);
+    t.cluster.create_topic("t", 1, 3).unwrap();
+    let p = tp("t", 0);
+    t.append(&p, "committed", AckMode::Leader).await.unwrap();
+    t.cluster.replicate_all_once().unwrap();
+    // Broker 3 gets two uncommitted records from leader 1; broker 2 does not.
+    t.append(&p, "u1", AckMode::Leader).await.unwrap();
+    t.append(&p, "u2", AckMode::Leader).await.unwrap();
+    t.cluster
+        .replica_set(&p)
+        .unwrap()
+        .replicate_follower(3)
+        .unwrap();
+    t.cluster.stop_broker(1).unwrap();
+    t.cluster.promote(&p, 2).unwrap();
+    // The new leader writes two different records at offsets 1 and 2.
+    t.append(&p, "n1", AckMode::Leader).await.unwrap();
+    t.append(&p, "n2", AckMode::Leader).await.unwrap();
+    let set = t.cluster.replica_set(&p).unwrap();
+    assert_eq!(
+        set.high_watermark(),
+        1,
+        "broker 3's old-epoch LEO 3 must not count"
+    );
+    t.cluster.replicate_all_once().unwrap();
+    assert_eq!(
+        set.high_watermark(),
+        1,
+        "stopped broker 1 is still in the ISR (until the lag time) and has not fetched under epoch 1"
+    );
+    t.clock.advance(10_001);
+    t.cluster.replicate_all_once().unwrap();
+    assert_eq!(set.isr(), [2, 3]);
+    assert_eq!(set.high_watermark(), 3);
+    assert_eq!(t.visible(&p), ["committed", "n1", "n2"]);
+    let follower = t.cluster.replica_log(&p, 3).unwrap().all_batches().unwrap();
+    assert_eq!(
+        follower,
+        t.cluster.leader_log(&p).unwrap().all_batches().unwrap()
+    );
+}
+
+#[tokio::test]
+async fn the_hw_survives_a_restart() {
+    let t = two_replicas(1);
+    let p = tp("t", 0);
+    t.append(&p, "a", AckMode::Leader).await.unwrap();
+    t.cluster.replicate_all_once().unwrap();
+    t.cluster.stop_broker(2).unwrap();
+    t.clock.advance(10_001);
+    t.append(&p, "b", AckMode::Leader).await.unwrap();
+    assert_eq!(t.cluster.replica_set(&p).unwrap().high_watermark(), 2);
+    let t = t.reopen();
+    assert_eq!(t.cluster.replica_set(&p).unwrap().high_watermark(), 2);
+    assert_eq!(
+        t.visible(&p),
+        ["a", "b"],
+        "a crash does not hide what consumers could read"
+    );
+}
