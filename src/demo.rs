@@ -33,7 +33,9 @@ pub async fn open_demo(data_dir: &Path, clock: ManualClock) -> Result<BrokerClus
         .enumerate()
     {
         let tp = TopicPartition::new("orders", (i % 3) as u32);
-        let _ = cluster.append_batch(&tp, RecordBatch::of_values([*value]), AckMode::Leader);
+        cluster
+            .append_batch(&tp, RecordBatch::of_values([*value]), AckMode::Leader)
+            .await?;
     }
     cluster.replicate_all_once()?;
 
@@ -67,11 +69,13 @@ pub async fn open_demo(data_dir: &Path, clock: ManualClock) -> Result<BrokerClus
         }
     }
     clock.advance(cluster.config().replica_lag_time_ms + 1);
-    let _ = cluster.append_batch(
-        &TopicPartition::new("orders", 0),
-        RecordBatch::of_values(["order-5"]),
-        AckMode::Leader,
-    );
+    cluster
+        .append_batch(
+            &TopicPartition::new("orders", 0),
+            RecordBatch::of_values(["order-5"]),
+            AckMode::Leader,
+        )
+        .await?;
     cluster.replicate_all_once()?;
     Ok(cluster)
 }

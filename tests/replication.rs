@@ -157,7 +157,9 @@ async fn the_hw_never_goes_back_while_the_leader_runs() {
     for step in 0..60u32 {
         match step % 6 {
             0 | 1 => {
-                let _ = t.append(&p, &format!("v{step}"), AckMode::Leader);
+                t.append(&p, &format!("v{step}"), AckMode::Leader)
+                    .await
+                    .unwrap();
             }
             2 => {
                 set.replicate_follower(2 + step % 2).unwrap();

@@ -180,10 +180,12 @@ impl RecordBatch {
         if self.last_offset_delta < 0 {
             return invalid("negative last_offset_delta");
         }
-        if let Some(tid) = &self.transactional_id {
-            if tid.len() > usize::from(u16::MAX) {
-                return invalid("transactional id longer than 65535 bytes");
-            }
+        if self
+            .transactional_id
+            .as_ref()
+            .is_some_and(|tid| tid.len() > usize::from(u16::MAX))
+        {
+            return invalid("transactional id longer than 65535 bytes");
         }
         if self.is_control() {
             if !self.records.is_empty() {

@@ -52,7 +52,7 @@ impl OffsetIndex {
 
     /// Parses index bytes; a partial entry or a non-increasing one is corrupt.
     pub fn parse(bytes: &[u8]) -> std::result::Result<Vec<IndexEntry>, String> {
-        if bytes.len() % ENTRY_LEN != 0 {
+        if !bytes.len().is_multiple_of(ENTRY_LEN) {
             return Err(format!(
                 "{} bytes is not a whole number of 12-byte entries",
                 bytes.len()

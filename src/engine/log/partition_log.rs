@@ -107,12 +107,13 @@ impl PartitionLog {
             let entry = entry.map_err(|e| MiniKafkaError::io(dir, e))?;
             let name = entry.file_name();
             let name = name.to_string_lossy();
-            if let Some(stem) = name.strip_suffix(".log") {
-                if stem.len() == 20 && stem.bytes().all(|b| b.is_ascii_digit()) {
-                    bases.push(stem.parse::<i64>().map_err(|_| {
-                        MiniKafkaError::corrupt(entry.path(), "segment base offset out of range")
-                    })?);
-                }
+            let Some(stem) = name.strip_suffix(".log") else {
+                continue;
+            };
+            if stem.len() == 20 && stem.bytes().all(|b| b.is_ascii_digit()) {
+                bases.push(stem.parse::<i64>().map_err(|_| {
+                    MiniKafkaError::corrupt(entry.path(), "segment base offset out of range")
+                })?);
             }
         }
         bases.sort_unstable();
