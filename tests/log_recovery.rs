@@ -183,3 +183,74 @@ async fn segments_roll_and_reopen_across_many_files() {
         ["record-025"]
     );
 }
+
+/// Regression: reads that cross into a later segment must start at that
+/// segment's first frame, whatever its sparse index holds.
+#[tokio::test]
+async fn reads_across_indexed_segments_return_every_batch() {
+    let t = TestCluster::with_config(&[1, 2], |c| minikafka::engine::MiniKafkaConfig {
+        segment_max_bytes: 1000,
+        index_interval_bytes: 100,
+        ..c
+    });
+    t.cluster.create_topic("t", 1, 2).unwrap();
+    let p = tp("t", 0);
+    let expected: Vec<String> = (0..40)
+        .map(|i| format!("record-{i:02}-{}", "y".repeat(40)))
+        .collect();
+    for v in &expected {
+        t.append(&p, v, AckMode::Leader).await.unwrap();
+    }
+    let leader = t.cluster.leader_log(&p).unwrap();
+    assert!(leader.segment_paths().unwrap().len() > 3);
+    assert_eq!(leader.all_batches().unwrap().len(), 40);
+    assert_eq!(values(&leader.fetch(0, 100).unwrap()), expected);
+    t.cluster.replicate_all_once().unwrap();
+    assert_eq!(t.visible(&p), expected);
+    assert_eq!(
+        t.cluster.replica_log(&p, 2).unwrap().all_batches().unwrap(),
+        leader.all_batches().unwrap()
+    );
+    for offset in [0, 9, 10, 17, 25, 39] {
+        assert_eq!(
+            leader.read_batches(offset, 1).unwrap()[0].base_offset,
+            offset
+        );
+    }
+}
+
+/// Regression: after a truncation the `.index` file holds exactly the
+/// entries in memory (no hole from a stale write position).
+#[tokio::test]
+async fn the_index_file_stays_well_formed_after_truncation() {
+    use minikafka::engine::log::index::OffsetIndex;
+    let t = TestCluster::with_config(&[1], |c| minikafka::engine::MiniKafkaConfig {
+        index_interval_bytes: 60,
+        ..c
+    });
+    t.cluster.create_topic("t", 1, 1).unwrap();
+    let p = tp("t", 0);
+    for i in 0..20 {
+        t.append(&p, &format!("v{i}"), AckMode::Leader)
+            .await
+            .unwrap();
+    }
+    // Truncate and append through the log itself.
+    let dir = t.dir.path().join("broker-1/t-0");
+    drop(t.cluster);
+    let config = minikafka::engine::log::partition_log::LogConfig {
+        segment_max_bytes: 1 << 20,
+        index_interval_bytes: 60,
+        fsync: false,
+    };
+    let (mut log, _) = minikafka::engine::log::PartitionLog::open(&dir, config).unwrap();
+    log.truncate_to(5).unwrap();
+    for i in 5..20 {
+        let mut b = minikafka::engine::RecordBatch::of_values([format!("w{i}")]);
+        b.base_offset = log.log_end_offset();
+        log.append(&b).unwrap();
+    }
+    let index = &log.segments()[0].index();
+    let on_disk = OffsetIndex::parse(&fs::read(index.path()).unwrap()).unwrap();
+    assert_eq!(on_disk, index.entries());
+}

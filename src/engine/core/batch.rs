@@ -181,6 +181,13 @@ impl RecordBatch {
             return invalid("negative last_offset_delta");
         }
         if self
+            .base_offset
+            .checked_add(i64::from(self.last_offset_delta) + 1)
+            .is_none()
+        {
+            return invalid("offsets overflow i64");
+        }
+        if self
             .transactional_id
             .as_ref()
             .is_some_and(|tid| tid.len() > usize::from(u16::MAX))

@@ -527,12 +527,16 @@ impl BrokerCluster {
     pub fn replicate_all_once(&self) -> Result<FetchOutcome> {
         self.mutate(|state, now| {
             let mut total = FetchOutcome::default();
+            let mut first_error = None;
             for set in state.partitions.values_mut() {
-                let o = set.replicate_once(now)?;
-                total.batches += o.batches;
-                total.truncated_bytes += o.truncated_bytes;
+                match set.replicate_once(now) {
+                    Ok(o) => total.add(o),
+                    Err(e) => {
+                        first_error.get_or_insert(e);
+                    }
+                }
             }
-            Ok(total)
+            first_error.map_or(Ok(total), Err)
         })
     }
 
@@ -543,9 +547,7 @@ impl BrokerCluster {
             let mut total = FetchOutcome::default();
             for set in state.partitions.values_mut() {
                 if set.assignment().contains(&broker) {
-                    let o = set.replicate_follower(broker, now)?;
-                    total.batches += o.batches;
-                    total.truncated_bytes += o.truncated_bytes;
+                    total.add(set.replicate_follower(broker, now)?);
                 }
             }
             Ok(total)

@@ -55,6 +55,9 @@ pub struct BatchHeader {
     pub last_offset_delta: i32,
     pub record_count: u32,
     pub transactional_id: Option<String>,
+    /// The frame's CRC32: with the offsets and epoch it identifies the batch's
+    /// content, which is how followers find where their log diverges.
+    pub crc: u32,
 }
 
 impl BatchHeader {
@@ -176,6 +179,15 @@ pub fn split_frame(bytes: &[u8]) -> Result<(&[u8], usize), FrameError> {
     Ok((payload, total))
 }
 
+/// The CRC stored in a frame's header (the caller checked the frame).
+pub fn frame_crc(frame: &[u8]) -> u32 {
+    u32::from_be_bytes(
+        frame[8..12]
+            .try_into()
+            .expect("a frame has a 12-byte header"),
+    )
+}
+
 fn magic_of(bytes: &[u8]) -> [u8; 4] {
     let mut m = [0; 4];
     let n = bytes.len().min(4);
@@ -195,7 +207,8 @@ pub fn decode(bytes: &[u8]) -> Result<(RecordBatch, usize), FrameError> {
 pub fn validate(bytes: &[u8]) -> Result<(BatchHeader, usize), FrameError> {
     let (payload, total) = split_frame(bytes)?;
     let mut reader = Reader::new(payload);
-    let header = read_header(&mut reader)?;
+    let mut header = read_header(&mut reader)?;
+    header.crc = frame_crc(bytes);
     let mut previous = -1;
     for _ in 0..header.record_count {
         previous = skip_record(&mut reader, previous, header.last_offset_delta)?;
@@ -287,6 +300,12 @@ fn read_header(reader: &mut Reader<'_>) -> Result<BatchHeader, FrameError> {
     if base_offset < 0 || last_offset_delta < 0 {
         return Err(malformed("negative offset"));
     }
+    if base_offset
+        .checked_add(i64::from(last_offset_delta) + 1)
+        .is_none()
+    {
+        return Err(malformed("offsets overflow i64"));
+    }
     let transactional_id = if flags & FLAG_TRANSACTIONAL != 0 {
         let bytes = reader.take(usize::from(tid_len))?;
         Some(
@@ -327,6 +346,7 @@ fn read_header(reader: &mut Reader<'_>) -> Result<BatchHeader, FrameError> {
         last_offset_delta,
         record_count,
         transactional_id,
+        crc: 0,
     })
 }
 
@@ -538,6 +558,16 @@ mod tests {
         trailing[8..12].copy_from_slice(&crc.to_be_bytes());
         assert!(matches!(decode(&trailing), Err(FrameError::Malformed(_))));
         assert!(matches!(validate(&trailing), Err(FrameError::Malformed(_))));
+    }
+
+    #[test]
+    fn offsets_that_overflow_are_malformed() {
+        let mut b = RecordBatch::of_values(["a", "b"]);
+        b.base_offset = i64::MAX - 1;
+        assert!(b.validate().is_err());
+        let frame = encode(&b);
+        assert!(matches!(decode(&frame), Err(FrameError::Malformed(_))));
+        assert!(matches!(validate(&frame), Err(FrameError::Malformed(_))));
     }
 
     #[test]

@@ -3,7 +3,7 @@
 //! strictly increasing in both fields. It is rebuilt from the log on open.
 
 use std::fs::{File, OpenOptions};
-use std::io::Write;
+use std::io::{Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
 use crate::engine::error::{MiniKafkaError, Result};
@@ -96,8 +96,12 @@ impl OffsetIndex {
     pub fn truncate_to_position(&mut self, position: u64) -> Result<()> {
         let keep = self.entries.partition_point(|e| e.position < position);
         self.entries.truncate(keep);
+        let len = (keep * ENTRY_LEN) as u64;
+        // Move the write position too: the file is not in append mode.
         self.file
-            .set_len((keep * ENTRY_LEN) as u64)
+            .set_len(len)
+            .and_then(|()| self.file.seek(SeekFrom::Start(len)))
+            .map(|_| ())
             .map_err(|e| MiniKafkaError::io(&self.path, e))
     }
 

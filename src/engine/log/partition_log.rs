@@ -29,6 +29,8 @@ pub struct BatchSummary {
     pub transactional_id: Option<String>,
     pub record_count: u32,
     pub size_bytes: u32,
+    /// The frame's CRC32 (see [`BatchHeader::crc`]).
+    pub crc: u32,
 }
 
 impl BatchSummary {
@@ -44,11 +46,12 @@ impl BatchSummary {
             transactional_id: h.transactional_id,
             record_count: h.record_count,
             size_bytes,
+            crc: h.crc,
         }
     }
 
-    /// The summary of a batch about to be written as `size_bytes` of frame.
-    pub fn of(batch: &RecordBatch, size_bytes: u32) -> Self {
+    /// The summary of a batch about to be written as `frame`.
+    pub fn of(batch: &RecordBatch, frame: &[u8]) -> Self {
         Self {
             base_offset: batch.base_offset,
             last_offset: batch.last_offset(),
@@ -59,7 +62,8 @@ impl BatchSummary {
             control: batch.control,
             transactional_id: batch.transactional_id.clone(),
             record_count: batch.records.len() as u32,
-            size_bytes,
+            size_bytes: frame.len() as u32,
+            crc: codec::frame_crc(frame),
         }
     }
 
@@ -182,6 +186,16 @@ impl PartitionLog {
         &self.batches
     }
 
+    /// True when this log holds exactly `batch` (same offsets, epoch and CRC).
+    pub fn holds(&self, batch: &BatchSummary) -> bool {
+        self.summary_at(batch.base_offset).is_some_and(|s| {
+            s.base_offset == batch.base_offset
+                && s.last_offset == batch.last_offset
+                && s.leader_epoch == batch.leader_epoch
+                && s.crc == batch.crc
+        })
+    }
+
     /// The summary of the batch holding `offset`.
     pub fn summary_at(&self, offset: i64) -> Option<&BatchSummary> {
         let i = self.batches.partition_point(|b| b.last_offset < offset);
@@ -212,7 +226,8 @@ impl PartitionLog {
         }
         let frame = codec::encode(batch);
         let active = self.active();
-        if active.size() > 0 && active.size() + frame.len() as u64 > self.config.segment_max_bytes {
+        let full = active.size() + frame.len() as u64 > self.config.segment_max_bytes;
+        if active.size() > 0 && (full || !active.can_hold(batch.last_offset())) {
             self.segments
                 .push(Segment::create(&self.dir, batch.base_offset)?);
         }
@@ -226,8 +241,7 @@ impl PartitionLog {
                 config.index_interval_bytes,
                 config.fsync,
             )?;
-        self.batches
-            .push(BatchSummary::of(batch, frame.len() as u32));
+        self.batches.push(BatchSummary::of(batch, &frame));
         Ok(self.batches.last().expect("just pushed"))
     }
 

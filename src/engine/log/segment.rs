@@ -83,11 +83,19 @@ impl Segment {
         let mut failure = None;
         while pos < bytes.len() {
             match codec::validate(&bytes[pos..]) {
+                Ok((header, _)) if relative_offset(base_offset, header.last_offset()).is_none() => {
+                    failure = Some(format!(
+                        "batch at offset {} is not within 2^32 offsets of the segment base",
+                        header.base_offset
+                    ));
+                    break;
+                }
                 Ok((header, len)) if header.base_offset >= next_min => {
                     let last_entry = entries.last().map_or(0, |e: &IndexEntry| e.position);
                     if pos as u64 - last_entry >= index_interval_bytes {
                         entries.push(IndexEntry {
-                            relative_offset: (header.base_offset - base_offset) as u32,
+                            relative_offset: relative_offset(base_offset, header.base_offset)
+                                .expect("checked above"),
                             position: pos as u64,
                         });
                     }
@@ -163,6 +171,12 @@ impl Segment {
         &self.index
     }
 
+    /// True when a batch ending at `last_offset` can go in this segment: its
+    /// offsets must stay within `u32` of the base for the index.
+    pub fn can_hold(&self, last_offset: i64) -> bool {
+        relative_offset(self.base_offset, last_offset).is_some()
+    }
+
     /// Appends one encoded frame whose batch starts at `batch_base_offset`,
     /// adding an index entry when `index_interval_bytes` have passed since the
     /// last one.
@@ -176,7 +190,8 @@ impl Segment {
         let since_entry = self.size - self.index.last_position().unwrap_or(0);
         if self.size > 0 && since_entry >= index_interval_bytes {
             self.index.append(IndexEntry {
-                relative_offset: (batch_base_offset - self.base_offset) as u32,
+                relative_offset: relative_offset(self.base_offset, batch_base_offset)
+                    .expect("PartitionLog rolls before an offset leaves u32 range"),
                 position: self.size,
             })?;
         }
@@ -196,7 +211,8 @@ impl Segment {
     /// `offset`, found through the sparse index and a forward scan of frame
     /// headers. `None` if every frame in this segment ends before it.
     pub fn position_of(&self, offset: i64) -> Result<Option<u64>> {
-        let relative = u32::try_from(offset - self.base_offset).unwrap_or(u32::MAX);
+        // An offset below this segment's base starts at its first frame.
+        let relative = u32::try_from((offset - self.base_offset).max(0)).unwrap_or(u32::MAX);
         let mut pos = self.index.lookup(relative);
         while pos < self.size {
             let (_, last, len) = self.offsets_at(pos)?;
@@ -218,7 +234,7 @@ impl Segment {
         let last_delta = i32::from_be_bytes(p[30..34].try_into().unwrap());
         Ok((
             base,
-            base + i64::from(last_delta),
+            base.saturating_add(i64::from(last_delta)),
             FRAME_HEADER_LEN as u64 + payload_len,
         ))
     }
@@ -266,6 +282,11 @@ impl Segment {
             _ => Ok(()),
         }
     }
+}
+
+/// `offset - base` as an index's `u32` relative offset, if it fits.
+fn relative_offset(base: i64, offset: i64) -> Option<u32> {
+    offset.checked_sub(base).and_then(|d| u32::try_from(d).ok())
 }
 
 fn open_rw(path: &Path, create: bool) -> Result<File> {

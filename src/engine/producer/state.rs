@@ -152,6 +152,7 @@ impl ProducerStateManager {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::core::codec;
 
     fn tp() -> TopicPartition {
         TopicPartition::new("t", 0)
@@ -165,7 +166,7 @@ mod tests {
     }
 
     fn append(state: &mut ProducerStateManager, b: &RecordBatch) {
-        state.record(&BatchSummary::of(b, 0));
+        state.record(&BatchSummary::of(b, &codec::encode(b)));
     }
 
     #[test]
@@ -240,7 +241,7 @@ mod tests {
         let rebuilt = ProducerStateManager::rebuild(
             batches
                 .iter()
-                .map(|b| BatchSummary::of(b, 0))
+                .map(|b| BatchSummary::of(b, &codec::encode(b)))
                 .collect::<Vec<_>>()
                 .iter(),
         );

@@ -52,6 +52,14 @@ pub struct FetchOutcome {
     pub truncated_bytes: u64,
 }
 
+impl FetchOutcome {
+    /// Adds another fetch's counts.
+    pub fn add(&mut self, other: FetchOutcome) {
+        self.batches += other.batches;
+        self.truncated_bytes += other.truncated_bytes;
+    }
+}
+
 /// The replicas of one partition and their replication state.
 #[derive(Debug)]
 pub struct PartitionReplicaSet {
@@ -172,6 +180,15 @@ impl PartitionReplicaSet {
         if replica.broker == self.leader {
             return true;
         }
+        if replica.stopped
+            && replica
+                .leader_epoch_seen
+                .is_some_and(|e| e < self.leader_epoch)
+        {
+            // A stopped replica of an older epoch (the failed old leader, say)
+            // is known dead to the controller that elected this leader.
+            return false;
+        }
         let leo = self.effective_leo(replica);
         let offset_lag = (self.leader_leo() - leo).max(0) as u64;
         offset_lag <= self.settings.replica_lag_max_offsets
@@ -288,10 +305,16 @@ impl PartitionReplicaSet {
             .producer_state
             .check(&self.tp, &batch)?
         {
-            return Ok(AppendFuture::ready(Ok(AppendResult {
+            let result = AppendResult {
                 offsets: (acks != AckMode::None).then_some((base_offset, last_offset)),
                 duplicate: true,
-            })));
+            };
+            if acks != AckMode::All {
+                return Ok(AppendFuture::ready(Ok(result)));
+            }
+            // An acks=all retry is answered when the original batch satisfies
+            // acks=all, exactly as the original would have been.
+            return Ok(self.wait_for_acks(base_offset, last_offset, result, now_ms));
         }
         batch.base_offset = self.leader_leo();
         batch.leader_epoch = self.leader_epoch;
@@ -310,17 +333,28 @@ impl PartitionReplicaSet {
             self.update(now_ms);
             return Ok(AppendFuture::ready(Ok(result)));
         }
+        Ok(self.wait_for_acks(summary.base_offset, summary.last_offset, result, now_ms))
+    }
+
+    /// Registers an `acks=all` wait on the current ISR for a logged batch.
+    fn wait_for_acks(
+        &mut self,
+        base_offset: i64,
+        last_offset: i64,
+        result: AppendResult,
+        now_ms: u64,
+    ) -> AppendFuture {
         let (reply, receiver) = oneshot::channel();
         self.pending.push(PendingAppend {
-            base_offset: summary.base_offset,
-            last_offset: summary.last_offset,
+            base_offset,
+            last_offset,
             leader_epoch: self.leader_epoch,
             required: self.isr.clone(),
             result,
             reply,
         });
         self.update(now_ms);
-        Ok(AppendFuture::waiting(receiver))
+        AppendFuture::waiting(receiver)
     }
 
     /// One fetch by one follower (E4). A stopped follower, a stopped leader, or
@@ -336,11 +370,10 @@ impl PartitionReplicaSet {
         let epoch_current = follower.leader_epoch_seen == Some(self.leader_epoch);
         let leader_leo = self.leader_leo();
         if !epoch_current || follower.log_end_offset() > leader_leo {
-            let hw = self.high_watermark;
+            let keep = self.divergence_point(broker);
             let follower = self.replicas.get_mut(&broker).expect("checked above");
-            if follower.log_end_offset() > hw {
-                let boundary = follower.log.summary_at(hw).map_or(hw, |b| b.base_offset);
-                outcome.truncated_bytes = follower.truncate_to(boundary)?;
+            if keep < follower.log_end_offset() {
+                outcome.truncated_bytes = follower.truncate_to(keep)?;
             }
             follower.leader_epoch_seen = Some(self.leader_epoch);
         }
@@ -362,15 +395,36 @@ impl PartitionReplicaSet {
         Ok(outcome)
     }
 
+    /// Where `broker`'s log stops agreeing with the leader's: the end of its
+    /// last batch that the leader holds identically (offsets, epoch, CRC).
+    /// Followers check this before their first fetch after a reopen or a
+    /// leader change, so everything before a shared batch is shared too.
+    fn divergence_point(&self, broker: BrokerId) -> i64 {
+        let leader = &self.leader_replica().log;
+        let follower = &self.replicas[&broker].log;
+        follower
+            .batch_summaries()
+            .iter()
+            .rev()
+            .find(|b| leader.holds(b))
+            .map_or(follower.log_start_offset(), |b| b.last_offset + 1)
+    }
+
     /// One fetch by every follower, in assignment order.
+    /// A follower that fails does not stop the others; the first error is
+    /// returned after all have fetched.
     pub fn replicate_once(&mut self, now_ms: u64) -> Result<FetchOutcome> {
         let mut total = FetchOutcome::default();
+        let mut first_error = None;
         for broker in self.assignment.clone() {
-            let o = self.replicate_follower(broker, now_ms)?;
-            total.batches += o.batches;
-            total.truncated_bytes += o.truncated_bytes;
+            match self.replicate_follower(broker, now_ms) {
+                Ok(o) => total.add(o),
+                Err(e) => {
+                    first_error.get_or_insert(e);
+                }
+            }
         }
-        Ok(total)
+        first_error.map_or(Ok(total), Err)
     }
 
     /// Marks a broker's replica stopped or running (E6).
@@ -416,7 +470,7 @@ impl PartitionReplicaSet {
                 new: self.leader_epoch,
             }));
         }
-        for r in self.replicas.values_mut() {
+        for r in self.replicas.values_mut().filter(|r| !r.stopped) {
             r.last_fetch_ms = now_ms;
         }
         self.replicas
