@@ -4,7 +4,7 @@
 mod common;
 
 use common::{TestCluster, tp};
-use minikafka::engine::config::AcksAllCompletion;
+use minikafka::engine::config::RuleSwitches;
 use minikafka::engine::{AckMode, IsolationLevel, MiniKafkaError, RecordBatch};
 
 fn two_replicas(min_isr: usize) -> TestCluster {
@@ -310,7 +310,10 @@ async fn acks_all_waits_for_the_captured_isr_in_the_books_rules() {
 #[tokio::test]
 async fn acks_all_completes_by_hw_under_the_kafka_completion_rule() {
     let t = TestCluster::with_config(&[1, 2, 3], |c| minikafka::engine::MiniKafkaConfig {
-        acks_all_completion: AcksAllCompletion::HighWatermark,
+        rules: RuleSwitches {
+            acks_all_by_high_watermark: true,
+            ..RuleSwitches::default()
+        },
         ..c
     });
     t.cluster.create_topic("t", 1, 3).unwrap();

@@ -6,6 +6,82 @@ use std::path::PathBuf;
 /// Broker identifiers as configured (`broker_ids`).
 pub type BrokerId = u32;
 
+/// The two rule sets of E14. `Minikafka` reproduces the book, including its
+/// stated limits; `Kafka` switches on every real-Kafka behaviour.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum Rules {
+    #[default]
+    Minikafka,
+    Kafka,
+}
+
+impl Rules {
+    /// "minikafka" or "kafka", as on the command line and in recordings.
+    pub fn name(self) -> &'static str {
+        match self {
+            Rules::Minikafka => "minikafka",
+            Rules::Kafka => "kafka",
+        }
+    }
+
+    /// The switches of this rule set.
+    pub fn switches(self) -> RuleSwitches {
+        let on = self == Rules::Kafka;
+        RuleSwitches {
+            resend_markers_on_recovery: on,
+            fence_zombies: on,
+            transaction_timeout: on,
+            acks_all_by_high_watermark: on,
+        }
+    }
+}
+
+impl std::str::FromStr for Rules {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "minikafka" => Ok(Rules::Minikafka),
+            "kafka" => Ok(Rules::Kafka),
+            other => Err(format!(
+                "unknown rules {other:?}: expected \"minikafka\" or \"kafka\""
+            )),
+        }
+    }
+}
+
+/// Each real-Kafka behaviour of E14, switched on or off separately.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub struct RuleSwitches {
+    /// Recovery re-sends missing COMMIT/ABORT markers of PREPARE_* transactions.
+    pub resend_markers_on_recovery: bool,
+    /// Transactional ids get a producer id and epoch; a new `begin` of an open
+    /// id aborts and fences the old instance (zombie fencing).
+    pub fence_zombies: bool,
+    /// Open transactions abort after `transaction_timeout_ms` on the clock.
+    pub transaction_timeout: bool,
+    /// `acks=all` completes when the HW passes the batch, as the ISR changes.
+    pub acks_all_by_high_watermark: bool,
+}
+
+impl RuleSwitches {
+    /// The named rule set these switches equal, if any.
+    pub fn rules(self) -> Option<Rules> {
+        [Rules::Minikafka, Rules::Kafka]
+            .into_iter()
+            .find(|r| r.switches() == self)
+    }
+
+    /// How `acks=all` completes under these switches.
+    pub fn acks_all_completion(self) -> AcksAllCompletion {
+        if self.acks_all_by_high_watermark {
+            AcksAllCompletion::HighWatermark
+        } else {
+            AcksAllCompletion::CapturedIsr
+        }
+    }
+}
+
 /// When a pending `acks=all` append completes (E5, E14).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum AcksAllCompletion {
@@ -39,8 +115,8 @@ pub struct MiniKafkaConfig {
     pub group_session_timeout_ms: u64,
     /// Open transactions time out after this long (kafka rules only, E14).
     pub transaction_timeout_ms: u64,
-    /// When a pending `acks=all` append completes.
-    pub acks_all_completion: AcksAllCompletion,
+    /// The real-Kafka behaviours switched on (E14); all off is the book.
+    pub rules: RuleSwitches,
     /// fsync each log append. The book flushes but does not fsync the log.
     pub fsync_log: bool,
 }
@@ -59,7 +135,7 @@ impl MiniKafkaConfig {
             min_insync_replicas: 1,
             group_session_timeout_ms: 10_000,
             transaction_timeout_ms: 60_000,
-            acks_all_completion: AcksAllCompletion::CapturedIsr,
+            rules: RuleSwitches::default(),
             fsync_log: false,
         }
     }
@@ -67,6 +143,12 @@ impl MiniKafkaConfig {
     /// The same configuration with these broker ids.
     pub fn with_brokers(mut self, ids: impl IntoIterator<Item = BrokerId>) -> Self {
         self.broker_ids = ids.into_iter().collect();
+        self
+    }
+
+    /// The same configuration under a named rule set (E14).
+    pub fn with_rules(mut self, rules: Rules) -> Self {
+        self.rules = rules.switches();
         self
     }
 
@@ -93,5 +175,25 @@ mod tests {
         assert_eq!(c.min_insync_replicas, 1);
         assert_eq!(c.group_session_timeout_ms, 10_000);
         assert!(!c.fsync_log);
+        assert_eq!(c.rules.rules(), Some(Rules::Minikafka));
+    }
+
+    #[test]
+    fn rule_sets_are_all_or_nothing_and_parse_by_name() {
+        let kafka = Rules::Kafka.switches();
+        assert!(
+            kafka.resend_markers_on_recovery && kafka.fence_zombies && kafka.transaction_timeout
+        );
+        assert_eq!(
+            kafka.acks_all_completion(),
+            AcksAllCompletion::HighWatermark
+        );
+        let mixed = RuleSwitches {
+            fence_zombies: true,
+            ..RuleSwitches::default()
+        };
+        assert_eq!(mixed.rules(), None);
+        assert_eq!("kafka".parse::<Rules>().unwrap(), Rules::Kafka);
+        assert!("book".parse::<Rules>().unwrap_err().contains("minikafka"));
     }
 }

@@ -89,6 +89,25 @@ pub enum MiniKafkaError {
         epoch: i32,
         current: i32,
     },
+    #[error("transaction {id:?} is already active ({state}): commit or abort it first")]
+    TransactionAlreadyActive { id: String, state: String },
+    #[error("unknown transaction {0:?}")]
+    UnknownTransaction(String),
+    #[error("cannot {operation} transaction {id:?}: it is {state}, not {expected}")]
+    InvalidTransactionState {
+        id: String,
+        operation: &'static str,
+        state: String,
+        expected: &'static str,
+    },
+    #[error("transaction {id:?} handle fenced: producer epoch {epoch} is older than {current}")]
+    TransactionFenced {
+        id: String,
+        epoch: i32,
+        current: i32,
+    },
+    #[error("a commit or abort of transaction {0:?} is already in progress")]
+    TransactionInProgress(String),
     #[error("invalid batch: {0}")]
     InvalidBatch(String),
     #[error("corrupt {path}: {reason}")]

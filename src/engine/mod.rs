@@ -10,10 +10,12 @@ pub mod config;
 pub mod consumer;
 pub mod core;
 pub mod error;
+pub mod fault;
 pub mod fsutil;
 pub mod log;
 pub mod producer;
 pub mod replication;
+pub mod transaction;
 
 pub use self::clock::{Clock, ManualClock, SystemClock};
 pub use self::config::MiniKafkaConfig;

@@ -23,6 +23,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use crate::engine::clock::Clock;
@@ -35,15 +36,17 @@ use crate::engine::core::partitioner::Partitioner;
 use crate::engine::core::record::ConsumerRecord;
 use crate::engine::core::recovery::{LogTruncation, RecoveryReport};
 use crate::engine::error::{MiniKafkaError, Result};
+use crate::engine::fault::{self, Tear, TearReport, TearTarget};
 use crate::engine::log::partition_log::LogConfig;
 use crate::engine::log::{BatchSummary, PartitionLog};
 use crate::engine::producer::{Producer, ProducerIdentities};
 use crate::engine::replication::checkpoint::HighWatermarkCheckpoint;
 use crate::engine::replication::model::{
-    AppendFuture, NoTransactions, PendingAppendView, ReplicaStatus, TransactionVisibility,
+    AppendFuture, PendingAppendView, ReplicaStatus, TransactionVisibility,
 };
 use crate::engine::replication::replica_set::{FetchOutcome, ReplicationSettings};
 use crate::engine::replication::{AckMode, IsolationLevel, PartitionReplicaSet, Replica};
+use crate::engine::transaction::{TransactionManager, Transactions};
 
 /// The directory of one replica's log: `broker-<id>/<topic>-<partition>`.
 pub fn replica_dir(config: &MiniKafkaConfig, broker: BrokerId, tp: &TopicPartition) -> PathBuf {
@@ -57,15 +60,16 @@ pub fn replica_dir(config: &MiniKafkaConfig, broker: BrokerId, tp: &TopicPartiti
 /// buffered, so everything written so far is on disk.
 #[derive(Debug)]
 pub struct ClusterState {
-    config: MiniKafkaConfig,
-    metadata: MetadataStore,
-    partitions: BTreeMap<TopicPartition, PartitionReplicaSet>,
-    offsets: OffsetStore,
-    identities: ProducerIdentities,
-    partitioner: Partitioner,
-    stopped: BTreeSet<BrokerId>,
-    checkpoint: HighWatermarkCheckpoint,
-    last_recovery: RecoveryReport,
+    pub(crate) config: MiniKafkaConfig,
+    pub(crate) metadata: MetadataStore,
+    pub(crate) partitions: BTreeMap<TopicPartition, PartitionReplicaSet>,
+    pub(crate) offsets: OffsetStore,
+    pub(crate) identities: ProducerIdentities,
+    pub(crate) transactions: TransactionManager,
+    pub(crate) partitioner: Partitioner,
+    pub(crate) stopped: BTreeSet<BrokerId>,
+    pub(crate) checkpoint: HighWatermarkCheckpoint,
+    pub(crate) last_recovery: RecoveryReport,
 }
 
 impl ClusterState {
@@ -79,15 +83,23 @@ impl ClusterState {
         let offsets = OffsetStore::open(dir)?;
         let identities = ProducerIdentities::open(dir)?;
         let checkpoint = HighWatermarkCheckpoint::open(dir)?;
+        let mut last_recovery = RecoveryReport::default();
+        let transactions = TransactionManager::open(
+            dir,
+            config.rules,
+            config.transaction_timeout_ms,
+            &mut last_recovery,
+        )?;
         let mut state = Self {
             metadata,
             offsets,
             identities,
+            transactions,
             checkpoint,
             partitions: BTreeMap::new(),
             partitioner: Partitioner::default(),
             stopped: BTreeSet::new(),
-            last_recovery: RecoveryReport::default(),
+            last_recovery,
             config,
         };
         let existing: Vec<(TopicPartition, PartitionMetadata)> = state
@@ -105,6 +117,15 @@ impl ClusterState {
             let set = state.open_partition(&tp, &meta, now_ms)?;
             state.partitions.insert(tp, set);
         }
+        let Self {
+            transactions,
+            partitions,
+            offsets,
+            last_recovery,
+            ..
+        } = &mut state;
+        transactions.recover(partitions, offsets, now_ms, last_recovery)?;
+        state.update_all(now_ms);
         state.persist_high_watermarks()?;
         Ok(state)
     }
@@ -168,7 +189,7 @@ impl ClusterState {
             replica_lag_time_ms: self.config.replica_lag_time_ms,
             replica_fetch_max_bytes: self.config.replica_fetch_max_bytes,
             min_insync_replicas: self.config.min_insync_replicas,
-            acks_all_completion: self.config.acks_all_completion,
+            acks_all_completion: self.config.rules.acks_all_completion(),
         }
     }
 
@@ -203,7 +224,42 @@ impl ClusterState {
             .ok_or_else(|| MiniKafkaError::UnknownTopicOrPartition(tp.to_string()))
     }
 
-    fn partition_mut(&mut self, tp: &TopicPartition) -> Result<&mut PartitionReplicaSet> {
+    /// The transaction manager (E10-E12).
+    pub fn transactions(&self) -> &TransactionManager {
+        &self.transactions
+    }
+
+    /// The last stable offset of `tp` (E11).
+    pub fn last_stable_offset(&self, tp: &TopicPartition) -> Result<i64> {
+        let hw = self.partition(tp)?.high_watermark();
+        Ok(self.transactions.last_stable_offset(tp, hw))
+    }
+
+    /// Chooses the partition for a record (SPEC §4 defaults): the given one,
+    /// else `crc32(key) mod partitions`, else round-robin per topic.
+    pub(crate) fn choose_partition(
+        &mut self,
+        topic: &str,
+        partition: Option<u32>,
+        key: Option<&[u8]>,
+    ) -> Result<TopicPartition> {
+        let count = self.partition_count(topic)?;
+        let p = match partition {
+            Some(p) if p < count => p,
+            Some(p) => {
+                return Err(MiniKafkaError::UnknownTopicOrPartition(format!(
+                    "{topic}-{p}"
+                )));
+            }
+            None => self.partitioner.choose(topic, key, count),
+        };
+        Ok(TopicPartition::new(topic, p))
+    }
+
+    pub(crate) fn partition_mut(
+        &mut self,
+        tp: &TopicPartition,
+    ) -> Result<&mut PartitionReplicaSet> {
         self.partitions
             .get_mut(tp)
             .ok_or_else(|| MiniKafkaError::UnknownTopicOrPartition(tp.to_string()))
@@ -282,6 +338,9 @@ fn validate_config(config: &MiniKafkaConfig) -> Result<()> {
 struct Shared {
     clock: Arc<dyn Clock>,
     state: Mutex<ClusterState>,
+    /// Bumped by every crash, so a multi-step operation can tell that the
+    /// state it started on is gone.
+    generation: AtomicU64,
     /// The data directory's advisory lock, held for the cluster's lifetime
     /// (across crashes, which only replace `state`).
     _lock: fs::File,
@@ -334,6 +393,7 @@ impl BrokerCluster {
             shared: Arc::new(Shared {
                 clock,
                 state: Mutex::new(state),
+                generation: AtomicU64::new(0),
                 _lock: lock,
             }),
         })
@@ -356,12 +416,38 @@ impl BrokerCluster {
         f(&self.lock())
     }
 
-    /// Runs `f` on the state after bringing ISR, HW and pending acks up to the
-    /// clock, then checkpoints any HW that moved.
-    fn mutate<R>(&self, f: impl FnOnce(&mut ClusterState, u64) -> Result<R>) -> Result<R> {
+    /// Runs `f` on the state, mutably, without the clock bookkeeping.
+    pub(crate) fn with_state_mut<R>(&self, f: impl FnOnce(&mut ClusterState) -> R) -> R {
+        f(&mut self.lock())
+    }
+
+    /// How many times this cluster crashed.
+    pub fn generation(&self) -> u64 {
+        self.shared.generation.load(Ordering::SeqCst)
+    }
+
+    /// Runs `f` on the state after bringing ISR, HW, pending acks and (kafka
+    /// rules) transaction timeouts up to the clock, then checkpoints any HW
+    /// that moved.
+    pub(crate) fn mutate<R>(
+        &self,
+        f: impl FnOnce(&mut ClusterState, u64) -> Result<R>,
+    ) -> Result<R> {
         let now = self.now_ms();
         let mut state = self.lock();
         state.update_all(now);
+        let expired = {
+            let ClusterState {
+                transactions,
+                partitions,
+                offsets,
+                ..
+            } = &mut *state;
+            transactions.expire(partitions, offsets, now)
+        };
+        if let Err(e) = expired {
+            return Err(e);
+        }
         let result = f(&mut state, now);
         state.update_all(now);
         let persisted = state.persist_high_watermarks();
@@ -474,23 +560,21 @@ impl BrokerCluster {
         max_records: usize,
         isolation: IsolationLevel,
     ) -> Result<Vec<ConsumerRecord>> {
-        self.fetch_with(tp, offset, max_records, isolation, &NoTransactions)
-    }
-
-    /// As [`Self::fetch`], with the transaction layer's visibility rules.
-    pub fn fetch_with(
-        &self,
-        tp: &TopicPartition,
-        offset: i64,
-        max_records: usize,
-        isolation: IsolationLevel,
-        visibility: &dyn TransactionVisibility,
-    ) -> Result<Vec<ConsumerRecord>> {
         self.mutate(|state, _| {
             state
                 .partition(tp)?
-                .fetch(offset, max_records, isolation, visibility)
+                .fetch(offset, max_records, isolation, &state.transactions)
         })
+    }
+
+    /// The last stable offset of `tp` (E11): where `read_committed` stops.
+    pub fn last_stable_offset(&self, tp: &TopicPartition) -> Result<i64> {
+        self.mutate(|state, _| state.last_stable_offset(tp))
+    }
+
+    /// The transaction coordinator (E10): `transactions().begin("tx-1")`.
+    pub fn transactions(&self) -> Transactions {
+        Transactions::new(self.clone())
     }
 
     /// The current leader's log of `tp`.
@@ -619,7 +703,31 @@ impl BrokerCluster {
         let config = state.config.clone();
         let reopened = ClusterState::open(config, now)?;
         *state = reopened;
+        self.shared.generation.fetch_add(1, Ordering::SeqCst);
         Ok(state.last_recovery.clone())
+    }
+
+    /// Tears the tail of the journal or of one replica's active segment
+    /// (E13): the cluster crashes, the file is damaged as asked, and the
+    /// cluster reopens and recovers.
+    pub fn tear(&self, target: &TearTarget, tear: &Tear) -> Result<(TearReport, RecoveryReport)> {
+        let now = self.now_ms();
+        let mut state = self.lock();
+        let path = match target {
+            TearTarget::Journal => state.transactions.journal_path().to_path_buf(),
+            TearTarget::Log { tp, broker } => state
+                .partition(tp)?
+                .replica(*broker)?
+                .log
+                .active_segment_path()
+                .to_path_buf(),
+        };
+        let config = state.config.clone();
+        let torn = fault::tear_file(&path, tear)?;
+        let reopened = ClusterState::open(config, now)?;
+        *state = reopened;
+        self.shared.generation.fetch_add(1, Ordering::SeqCst);
+        Ok((torn, state.last_recovery.clone()))
     }
 
     /// What recovery repaired when the cluster was last opened.

@@ -1,0 +1,291 @@
+//! `TransactionJournal` (E9): one line per state change,
+//! `<crc32 of JSON, 8 lowercase hex digits> <JSON>\n`, each written, flushed
+//! and fsynced. `recover` reads lines in order and truncates the file at the
+//! first line whose CRC, split or JSON is bad, or that has no newline (a torn
+//! tail). Like the book, it does not resynchronise past a bad line: every line
+//! after it is cut too, even if valid (E14 keeps this limit in both rules).
+
+use std::fs::{File, OpenOptions};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use crate::engine::error::{MiniKafkaError, Result};
+use crate::engine::transaction::model::{TransactionData, TransactionState};
+
+/// The journal's file name under the data directory.
+pub const JOURNAL_FILE: &str = "transactions.journal";
+
+/// One valid frame (line) of the journal, for the dashboard's journal pane.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct JournalFrame {
+    /// 1-based frame number.
+    pub number: usize,
+    /// Byte offset of the line in the file.
+    pub offset: u64,
+    /// Bytes of the line, newline included.
+    pub len: u64,
+    pub crc: u32,
+    pub id: String,
+    pub state: TransactionState,
+}
+
+/// What opening the journal repaired.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct JournalRecovery {
+    /// Bytes cut from the first bad line on.
+    pub truncated_bytes: u64,
+    /// Why the first cut line was bad.
+    pub reason: Option<String>,
+}
+
+/// The transaction journal file and an index of its frames.
+#[derive(Debug)]
+pub struct TransactionJournal {
+    path: PathBuf,
+    file: File,
+    frames: Vec<JournalFrame>,
+    size: u64,
+}
+
+impl TransactionJournal {
+    /// Opens (or creates) the journal in `data_dir` and recovers it: returns
+    /// the journal, every valid record in file order, and what was cut.
+    pub fn open(data_dir: &Path) -> Result<(Self, Vec<TransactionData>, JournalRecovery)> {
+        let path = data_dir.join(JOURNAL_FILE);
+        let bytes = match std::fs::read(&path) {
+            Ok(b) => b,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
+            Err(e) => return Err(MiniKafkaError::io(&path, e)),
+        };
+        let (records, frames, valid_len, reason) = scan(&bytes);
+        let file = OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&path)
+            .map_err(|e| MiniKafkaError::io(&path, e))?;
+        let recovery = JournalRecovery {
+            truncated_bytes: (bytes.len() - valid_len) as u64,
+            reason,
+        };
+        if recovery.truncated_bytes > 0 {
+            file.set_len(valid_len as u64)
+                .and_then(|()| file.sync_all())
+                .map_err(|e| MiniKafkaError::io(&path, e))?;
+        }
+        let journal = Self {
+            path,
+            file,
+            frames,
+            size: valid_len as u64,
+        };
+        Ok((journal, records, recovery))
+    }
+
+    /// Appends the whole current state of one transaction as a frame: write,
+    /// flush, fsync.
+    pub fn append(&mut self, data: &TransactionData) -> Result<&JournalFrame> {
+        let json = data.to_journal_json();
+        let crc = crc32fast::hash(json.as_bytes());
+        let line = format!("{crc:08x} {json}\n");
+        self.file
+            .write_all(line.as_bytes())
+            .and_then(|()| self.file.flush())
+            .and_then(|()| self.file.sync_data())
+            .map_err(|e| MiniKafkaError::io(&self.path, e))?;
+        self.frames.push(JournalFrame {
+            number: self.frames.len() + 1,
+            offset: self.size,
+            len: line.len() as u64,
+            crc,
+            id: data.id.clone(),
+            state: data.state,
+        });
+        self.size += line.len() as u64;
+        Ok(self.frames.last().expect("just pushed"))
+    }
+
+    /// The file's path.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Every valid frame, oldest first.
+    pub fn frames(&self) -> &[JournalFrame] {
+        &self.frames
+    }
+
+    /// Bytes in the file.
+    pub fn size(&self) -> u64 {
+        self.size
+    }
+}
+
+/// Reads lines until the first bad one. Returns the records, their frames, the
+/// length of the valid prefix, and why the scan stopped early (if it did).
+fn scan(
+    bytes: &[u8],
+) -> (
+    Vec<TransactionData>,
+    Vec<JournalFrame>,
+    usize,
+    Option<String>,
+) {
+    let mut records = Vec::new();
+    let mut frames = Vec::new();
+    let mut pos = 0;
+    while pos < bytes.len() {
+        let Some(newline) = bytes[pos..].iter().position(|&b| b == b'\n') else {
+            let why = format!(
+                "frame {} at byte {pos} has no newline (torn write)",
+                frames.len() + 1
+            );
+            return (records, frames, pos, Some(why));
+        };
+        let line = &bytes[pos..pos + newline];
+        match parse_line(line) {
+            Ok((crc, data)) => {
+                frames.push(JournalFrame {
+                    number: frames.len() + 1,
+                    offset: pos as u64,
+                    len: newline as u64 + 1,
+                    crc,
+                    id: data.id.clone(),
+                    state: data.state,
+                });
+                records.push(data);
+                pos += newline + 1;
+            }
+            Err(why) => {
+                let why = format!("frame {} at byte {pos}: {why}", frames.len() + 1);
+                return (records, frames, pos, Some(why));
+            }
+        }
+    }
+    (records, frames, pos, None)
+}
+
+fn parse_line(line: &[u8]) -> std::result::Result<(u32, TransactionData), String> {
+    let space = line
+        .iter()
+        .position(|&b| b == b' ')
+        .ok_or("no space between CRC and JSON")?;
+    let (hex, json) = (&line[..space], &line[space + 1..]);
+    let hex_ok = hex.len() == 8 && hex.iter().all(|b| b.is_ascii_hexdigit());
+    let stored = std::str::from_utf8(hex)
+        .ok()
+        .filter(|_| hex_ok)
+        .and_then(|h| u32::from_str_radix(h, 16).ok())
+        .ok_or("CRC is not 8 hex digits")?;
+    let computed = crc32fast::hash(json);
+    if stored != computed {
+        return Err(format!(
+            "CRC mismatch: stored {stored:08x}, computed {computed:08x}"
+        ));
+    }
+    let data = TransactionData::from_journal_json(json).map_err(|e| format!("bad JSON: {e}"))?;
+    Ok((stored, data))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::core::metadata::TopicPartition;
+
+    fn sample(state: TransactionState) -> TransactionData {
+        let mut d = TransactionData::begin("tx-1");
+        d.record_write(&TopicPartition::new("out", 0), 0);
+        d.state = state;
+        d
+    }
+
+    #[test]
+    fn frames_are_crc_space_json_newline_and_survive_reopen() {
+        let dir = tempfile::tempdir().unwrap();
+        let (mut j, records, rec) = TransactionJournal::open(dir.path()).unwrap();
+        assert!(records.is_empty() && rec.truncated_bytes == 0);
+        j.append(&sample(TransactionState::Ongoing)).unwrap();
+        j.append(&sample(TransactionState::PrepareCommit)).unwrap();
+        let text = std::fs::read_to_string(dir.path().join(JOURNAL_FILE)).unwrap();
+        let first = text.lines().next().unwrap();
+        let (crc, json) = first.split_once(' ').unwrap();
+        assert_eq!(crc, format!("{:08x}", crc32fast::hash(json.as_bytes())));
+        assert_eq!(json, sample(TransactionState::Ongoing).to_journal_json());
+        drop(j);
+        let (j, records, rec) = TransactionJournal::open(dir.path()).unwrap();
+        assert_eq!(rec, JournalRecovery::default());
+        assert_eq!(records.len(), 2);
+        assert_eq!(records[1].state, TransactionState::PrepareCommit);
+        assert_eq!(j.frames()[1].offset, first.len() as u64 + 1);
+        assert_eq!(j.size(), text.len() as u64);
+    }
+
+    #[test]
+    fn a_torn_last_frame_is_truncated_at_every_cut() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(JOURNAL_FILE);
+        {
+            let (mut j, _, _) = TransactionJournal::open(dir.path()).unwrap();
+            j.append(&sample(TransactionState::Ongoing)).unwrap();
+            j.append(&sample(TransactionState::CompleteCommit)).unwrap();
+        }
+        let intact = std::fs::read(&path).unwrap();
+        let first_len = intact.iter().position(|&b| b == b'\n').unwrap() + 1;
+        for cut in 1..=(intact.len() - first_len) {
+            std::fs::write(&path, &intact[..intact.len() - cut]).unwrap();
+            let (j, records, rec) = TransactionJournal::open(dir.path()).unwrap();
+            let expected_cut = intact.len() - first_len - cut;
+            assert_eq!(rec.truncated_bytes, expected_cut as u64, "cut {cut}");
+            assert_eq!(
+                records.len(),
+                1,
+                "cut {cut}: state falls back to the previous frame"
+            );
+            assert_eq!(records[0].state, TransactionState::Ongoing);
+            assert_eq!(std::fs::read(&path).unwrap(), intact[..first_len]);
+            assert_eq!(j.frames().len(), 1);
+        }
+    }
+
+    #[test]
+    fn no_resynchronisation_past_a_bad_middle_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(JOURNAL_FILE);
+        {
+            let (mut j, _, _) = TransactionJournal::open(dir.path()).unwrap();
+            for s in [
+                TransactionState::Ongoing,
+                TransactionState::PrepareCommit,
+                TransactionState::CompleteCommit,
+            ] {
+                j.append(&sample(s)).unwrap();
+            }
+        }
+        let mut bytes = std::fs::read(&path).unwrap();
+        let second = bytes.iter().position(|&b| b == b'\n').unwrap() + 1;
+        bytes[second] = b'z'; // the second line's CRC is no longer hex
+        std::fs::write(&path, &bytes).unwrap();
+        let (_, records, rec) = TransactionJournal::open(dir.path()).unwrap();
+        assert_eq!(records.len(), 1, "the valid third line is cut too");
+        assert_eq!(rec.truncated_bytes, (bytes.len() - second) as u64);
+        assert!(rec.reason.unwrap().contains("frame 2"));
+    }
+
+    #[test]
+    fn bad_lines_of_every_kind_are_cut() {
+        let good = sample(TransactionState::Ongoing).to_journal_json();
+        let crc = format!("{:08x}", crc32fast::hash(good.as_bytes()));
+        for bad in [
+            format!("{crc}{good}\n"),
+            format!("{crc} {}\n", &good[..good.len() - 1]),
+            format!("00000000 {good}\n"),
+            format!("{:08x} {{\"id\":1}}\n", crc32fast::hash(b"{\"id\":1}")),
+            "\n".to_string(),
+        ] {
+            let (records, _, valid, reason) = scan(bad.as_bytes());
+            assert!(
+                records.is_empty() && valid == 0 && reason.is_some(),
+                "{bad:?}"
+            );
+        }
+    }
+}

@@ -1,0 +1,13 @@
+//! The book's `transaction` package (E9-E14): the journaled transaction state
+//! machine, the LSO and `read_committed`, recovery, and the async
+//! `Transaction` handle.
+
+pub mod handle;
+pub mod journal;
+pub mod manager;
+pub mod model;
+
+pub use handle::{EndOutcome, Transaction, Transactions};
+pub use journal::{JournalFrame, TransactionJournal};
+pub use manager::TransactionManager;
+pub use model::{CutPoint, TransactionData, TransactionState};

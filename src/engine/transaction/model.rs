@@ -1,0 +1,315 @@
+//! `TransactionState` and `TransactionData` (E10), and their journal JSON
+//! (FORMATS.md "Transaction journal"):
+//!
+//! ```json
+//! {"first_offsets":[["out",0,0]],"id":"tx-1","partitions":[["out",0]],
+//!  "staged_offsets":{"workers":[["in",0,7]]},"state":"ongoing"}
+//! ```
+//!
+//! Under the kafka rules a transaction also carries its producer id, epoch and
+//! start time (E14); those keys are written only when set, so a journal
+//! written under the book's rules is exactly the book's.
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+use crate::engine::consumer::offsets::GroupOffsets;
+use crate::engine::core::metadata::TopicPartition;
+
+/// The five states of the book's transaction state machine.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TransactionState {
+    Ongoing,
+    PrepareCommit,
+    CompleteCommit,
+    PrepareAbort,
+    CompleteAbort,
+}
+
+impl TransactionState {
+    /// The journal's lowercase name.
+    pub fn name(self) -> &'static str {
+        match self {
+            TransactionState::Ongoing => "ongoing",
+            TransactionState::PrepareCommit => "prepare_commit",
+            TransactionState::CompleteCommit => "complete_commit",
+            TransactionState::PrepareAbort => "prepare_abort",
+            TransactionState::CompleteAbort => "complete_abort",
+        }
+    }
+
+    /// ONGOING and PREPARE_*: the outcome is not visible yet, so the LSO
+    /// stops at the transaction's first offset (E11).
+    pub fn is_unstable(self) -> bool {
+        !self.is_complete()
+    }
+
+    /// COMPLETE_COMMIT or COMPLETE_ABORT.
+    pub fn is_complete(self) -> bool {
+        matches!(
+            self,
+            TransactionState::CompleteCommit | TransactionState::CompleteAbort
+        )
+    }
+}
+
+impl fmt::Display for TransactionState {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// One transaction's whole current state: what each journal frame holds.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TransactionData {
+    pub id: String,
+    pub state: TransactionState,
+    /// Partitions touched, in the order they were first written.
+    pub partitions: Vec<TopicPartition>,
+    /// The first offset written on each touched partition, in the same order.
+    pub first_offsets: Vec<(TopicPartition, i64)>,
+    /// Consumer offsets staged by `send_offsets`, published only on commit.
+    pub staged_offsets: BTreeMap<String, GroupOffsets>,
+    /// Kafka rules: the producer id and epoch of this transactional id.
+    pub producer: Option<(i64, i32)>,
+    /// Kafka rules: clock time of `begin`, for the transaction timeout.
+    pub started_ms: Option<u64>,
+}
+
+impl TransactionData {
+    /// A new ONGOING transaction.
+    pub fn begin(id: impl Into<String>) -> Self {
+        Self {
+            id: id.into(),
+            state: TransactionState::Ongoing,
+            partitions: Vec::new(),
+            first_offsets: Vec::new(),
+            staged_offsets: BTreeMap::new(),
+            producer: None,
+            started_ms: None,
+        }
+    }
+
+    /// The first offset written on `tp`, if the transaction touched it.
+    pub fn first_offset(&self, tp: &TopicPartition) -> Option<i64> {
+        self.first_offsets
+            .iter()
+            .find(|(p, _)| p == tp)
+            .map(|(_, o)| *o)
+    }
+
+    /// Records a write to `tp` at `offset` (the first one per partition counts).
+    pub fn record_write(&mut self, tp: &TopicPartition, offset: i64) {
+        if self.first_offset(tp).is_none() {
+            self.partitions.push(tp.clone());
+            self.first_offsets.push((tp.clone(), offset));
+        }
+    }
+
+    /// The journal line's JSON: compact, sorted keys, ASCII (the book's).
+    pub fn to_journal_json(&self) -> String {
+        crate::engine::fsutil::to_book_json(&JournalRecord::from(self))
+    }
+
+    /// Parses a journal line's JSON.
+    pub fn from_journal_json(json: &[u8]) -> Result<Self, String> {
+        let record: JournalRecord = serde_json::from_slice(json).map_err(|e| e.to_string())?;
+        Ok(record.into())
+    }
+}
+
+/// The journal's JSON shape; fields in alphabetical order, as Python's
+/// `sort_keys` writes them.
+#[derive(Debug, Serialize, Deserialize)]
+struct JournalRecord {
+    first_offsets: Vec<(String, u32, i64)>,
+    id: String,
+    partitions: Vec<(String, u32)>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    producer_epoch: Option<i32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    producer_id: Option<i64>,
+    staged_offsets: BTreeMap<String, Vec<(String, u32, i64)>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    started_ms: Option<u64>,
+    state: TransactionState,
+}
+
+impl From<&TransactionData> for JournalRecord {
+    fn from(d: &TransactionData) -> Self {
+        Self {
+            first_offsets: d
+                .first_offsets
+                .iter()
+                .map(|(tp, o)| (tp.topic.clone(), tp.partition, *o))
+                .collect(),
+            id: d.id.clone(),
+            partitions: d
+                .partitions
+                .iter()
+                .map(|tp| (tp.topic.clone(), tp.partition))
+                .collect(),
+            producer_epoch: d.producer.map(|(_, e)| e),
+            producer_id: d.producer.map(|(p, _)| p),
+            staged_offsets: d
+                .staged_offsets
+                .iter()
+                .map(|(g, offsets)| {
+                    let list = offsets
+                        .iter()
+                        .map(|(tp, o)| (tp.topic.clone(), tp.partition, *o))
+                        .collect();
+                    (g.clone(), list)
+                })
+                .collect(),
+            started_ms: d.started_ms,
+            state: d.state,
+        }
+    }
+}
+
+impl From<JournalRecord> for TransactionData {
+    fn from(r: JournalRecord) -> Self {
+        Self {
+            id: r.id,
+            state: r.state,
+            partitions: r
+                .partitions
+                .into_iter()
+                .map(|(t, p)| TopicPartition::new(t, p))
+                .collect(),
+            first_offsets: r
+                .first_offsets
+                .into_iter()
+                .map(|(t, p, o)| (TopicPartition::new(t, p), o))
+                .collect(),
+            staged_offsets: r
+                .staged_offsets
+                .into_iter()
+                .map(|(g, list)| {
+                    let offsets = list
+                        .into_iter()
+                        .map(|(t, p, o)| (TopicPartition::new(t, p), o))
+                        .collect();
+                    (g, offsets)
+                })
+                .collect(),
+            producer: r.producer_id.zip(r.producer_epoch),
+            started_ms: r.started_ms,
+        }
+    }
+}
+
+/// Where a commit or abort stops and the process "dies" (E13).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum CutPoint {
+    /// After PREPARE_* is journaled, before any marker.
+    Prepare,
+    /// After the first `k` markers (of the touched partitions, in order). A
+    /// `k` of 0 is [`CutPoint::Prepare`]; `k` at or past the count is
+    /// [`CutPoint::Markers`].
+    Marker(usize),
+    /// After every marker, before offsets are published (or discarded).
+    Markers,
+    /// After offsets are published (or discarded), before COMPLETE_*.
+    Offsets,
+}
+
+impl CutPoint {
+    /// The recording spelling: `prepare`, `marker:N`, `markers`, `offsets`.
+    pub fn name(self) -> String {
+        match self {
+            CutPoint::Prepare => "prepare".into(),
+            CutPoint::Marker(k) => format!("marker:{k}"),
+            CutPoint::Markers => "markers".into(),
+            CutPoint::Offsets => "offsets".into(),
+        }
+    }
+}
+
+impl std::str::FromStr for CutPoint {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let unknown = || {
+            format!(
+                "unknown cut point {s:?}: expected \"prepare\", \"marker:N\", \"markers\" or \"offsets\""
+            )
+        };
+        match s {
+            "prepare" => Ok(CutPoint::Prepare),
+            "markers" => Ok(CutPoint::Markers),
+            "offsets" => Ok(CutPoint::Offsets),
+            _ => s
+                .strip_prefix("marker:")
+                .and_then(|k| k.parse().ok())
+                .map(CutPoint::Marker)
+                .ok_or_else(unknown),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn journal_json_is_the_books_exactly() {
+        let mut d = TransactionData::begin("tx-1");
+        d.record_write(&TopicPartition::new("out", 0), 0);
+        d.record_write(&TopicPartition::new("out", 0), 5);
+        d.staged_offsets
+            .entry("workers".into())
+            .or_default()
+            .insert(TopicPartition::new("in", 0), 7);
+        assert_eq!(
+            d.to_journal_json(),
+            r#"{"first_offsets":[["out",0,0]],"id":"tx-1","partitions":[["out",0]],"staged_offsets":{"workers":[["in",0,7]]},"state":"ongoing"}"#
+        );
+        assert_eq!(
+            TransactionData::from_journal_json(d.to_journal_json().as_bytes()).unwrap(),
+            d
+        );
+    }
+
+    #[test]
+    fn kafka_fields_round_trip_only_when_set() {
+        let mut d = TransactionData::begin("t");
+        d.producer = Some((4, 2));
+        d.started_ms = Some(1500);
+        d.state = TransactionState::PrepareAbort;
+        let json = d.to_journal_json();
+        assert!(
+            json.contains(r#""producer_epoch":2,"producer_id":4"#),
+            "{json}"
+        );
+        assert!(json.contains(r#""state":"prepare_abort""#));
+        assert_eq!(
+            TransactionData::from_journal_json(json.as_bytes()).unwrap(),
+            d
+        );
+    }
+
+    #[test]
+    fn cut_points_parse_and_print() {
+        for s in ["prepare", "marker:2", "markers", "offsets"] {
+            assert_eq!(s.parse::<CutPoint>().unwrap().name(), s);
+        }
+        assert!(
+            "marker:x"
+                .parse::<CutPoint>()
+                .unwrap_err()
+                .contains("marker:N")
+        );
+    }
+
+    #[test]
+    fn states_have_the_journal_names() {
+        assert_eq!(TransactionState::PrepareCommit.name(), "prepare_commit");
+        assert!(TransactionState::PrepareAbort.is_unstable());
+        assert!(TransactionState::CompleteAbort.is_complete());
+    }
+}
