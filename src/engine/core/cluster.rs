@@ -445,9 +445,7 @@ impl BrokerCluster {
             } = &mut *state;
             transactions.expire(partitions, offsets, now)
         };
-        if let Err(e) = expired {
-            return Err(e);
-        }
+        expired?;
         let result = f(&mut state, now);
         state.update_all(now);
         let persisted = state.persist_high_watermarks();
