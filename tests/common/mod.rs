@@ -76,3 +76,38 @@ pub fn values(records: &[ConsumerRecord]) -> Vec<String> {
 pub fn tp(topic: &str, partition: u32) -> TopicPartition {
     TopicPartition::new(topic, partition)
 }
+
+/// Runs `fut` as a task, calling `replicate_all_once` between polls until it
+/// finishes (at most `rounds` rounds): how a test drives a commit whose
+/// markers wait for acks=all.
+pub async fn drive<T: Send + 'static>(
+    cluster: &BrokerCluster,
+    fut: impl std::future::Future<Output = T> + Send + 'static,
+    rounds: usize,
+) -> T {
+    let task = tokio::spawn(fut);
+    for _ in 0..rounds {
+        for _ in 0..4 {
+            tokio::task::yield_now().await;
+        }
+        if task.is_finished() {
+            break;
+        }
+        cluster.replicate_all_once().unwrap();
+    }
+    task.await.unwrap()
+}
+
+/// The values a fresh consumer sees from offset 0 at `isolation`.
+pub fn read(
+    cluster: &BrokerCluster,
+    tp: &TopicPartition,
+    isolation: IsolationLevel,
+) -> Vec<String> {
+    values(&cluster.fetch(tp, 0, 10_000, isolation).unwrap())
+}
+
+/// read_committed values.
+pub fn committed(cluster: &BrokerCluster, tp: &TopicPartition) -> Vec<String> {
+    read(cluster, tp, IsolationLevel::ReadCommitted)
+}
