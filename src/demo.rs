@@ -56,6 +56,36 @@ pub async fn open_demo(data_dir: &Path, clock: ManualClock) -> Result<BrokerClus
         .offsets()
         .commit("billing", &TopicPartition::new("payments", 0), 1)?;
 
+    // A committed transaction that moved input progress, an aborted one, and
+    // one left open, so that the LSO stands below the HW on orders-1.
+    let transactions = cluster.transactions();
+    let done = transactions.begin("tx-ship").await?;
+    let sent = done.send_record("orders", Some(1), None, "shipped-1");
+    let (orders_1, _) = drive(&cluster, sent).await?;
+    done.send_offsets("shipping", [(TopicPartition::new("payments", 0), 2)])
+        .await?;
+    drive(&cluster, done.commit()).await?;
+    let undone = transactions.begin("tx-cancel").await?;
+    drive(
+        &cluster,
+        undone.send_record("orders", Some(1), None, "cancelled"),
+    )
+    .await?;
+    drive(&cluster, undone.abort()).await?;
+    let open = transactions.begin("tx-open").await?;
+    drive(
+        &cluster,
+        open.send_record("orders", Some(1), None, "in-flight"),
+    )
+    .await?;
+    cluster
+        .append_batch(
+            &orders_1,
+            RecordBatch::of_values(["order-6"]),
+            AckMode::Leader,
+        )
+        .await?;
+
     // Broker 3 stops; the partitions it led fail over to the next replica,
     // and after the lag time it leaves every ISR.
     cluster.stop_broker(3)?;
@@ -80,6 +110,24 @@ pub async fn open_demo(data_dir: &Path, clock: ManualClock) -> Result<BrokerClus
     Ok(cluster)
 }
 
+/// Runs `fut` to completion, replicating between polls: transactional writes
+/// and markers wait for acks=all.
+async fn drive<T>(
+    cluster: &BrokerCluster,
+    fut: impl std::future::Future<Output = Result<T>>,
+) -> Result<T> {
+    let mut fut = std::pin::pin!(fut);
+    loop {
+        tokio::select! {
+            biased;
+            result = &mut fut => return result,
+            () = tokio::task::yield_now() => {
+                cluster.replicate_all_once()?;
+            }
+        }
+    }
+}
+
 /// A plain-text description of the cluster's state, partition by partition.
 pub fn describe(cluster: &BrokerCluster) -> Result<String> {
     let mut out = String::new();
@@ -90,11 +138,12 @@ pub fn describe(cluster: &BrokerCluster) -> Result<String> {
         let isr: Vec<String> = set.isr().iter().map(u32::to_string).collect();
         let _ = writeln!(
             out,
-            "{tp}: leader {} (epoch {}), ISR [{}], HW {}",
+            "{tp}: leader {} (epoch {}), ISR [{}], HW {}, LSO {}",
             set.leader(),
             set.leader_epoch(),
             isr.join(","),
-            set.high_watermark()
+            set.high_watermark(),
+            cluster.last_stable_offset(&tp)?
         );
         for r in set.replicas() {
             let _ = writeln!(
@@ -113,20 +162,40 @@ pub fn describe(cluster: &BrokerCluster) -> Result<String> {
                 if r.stopped { ", stopped" } else { "" },
             );
         }
-        match cluster.fetch(&tp, 0, 1000, IsolationLevel::ReadUncommitted) {
-            Ok(records) => {
-                let values: Vec<String> = records
-                    .into_iter()
-                    .map(|r| {
-                        String::from_utf8_lossy(r.value.as_deref().unwrap_or_default()).into_owned()
-                    })
-                    .collect();
-                let _ = writeln!(out, "  read_uncommitted: {values:?}");
-            }
-            Err(e) => {
-                let _ = writeln!(out, "  read_uncommitted: unavailable ({e})");
+        for (label, isolation) in [
+            ("read_uncommitted", IsolationLevel::ReadUncommitted),
+            ("read_committed", IsolationLevel::ReadCommitted),
+        ] {
+            match cluster.fetch(&tp, 0, 1000, isolation) {
+                Ok(records) => {
+                    let values: Vec<String> = records
+                        .into_iter()
+                        .map(|r| {
+                            String::from_utf8_lossy(r.value.as_deref().unwrap_or_default())
+                                .into_owned()
+                        })
+                        .collect();
+                    let _ = writeln!(out, "  {label}: {values:?}");
+                }
+                Err(e) => {
+                    let _ = writeln!(out, "  {label}: unavailable ({e})");
+                }
             }
         }
+    }
+    for tx in cluster.transactions().all() {
+        let parts: Vec<String> = tx
+            .first_offsets
+            .iter()
+            .map(|(tp, o)| format!("{tp}@{o}"))
+            .collect();
+        let _ = writeln!(
+            out,
+            "transaction {}: {} [{}]",
+            tx.id,
+            tx.state,
+            parts.join(", ")
+        );
     }
     for (group, offsets) in cluster.offsets().all() {
         for (tp, offset) in offsets {

@@ -91,6 +91,8 @@ pub enum MiniKafkaError {
     },
     #[error("transaction {id:?} is already active ({state}): commit or abort it first")]
     TransactionAlreadyActive { id: String, state: String },
+    #[error("invalid transactional id {0:?}: it must not be empty")]
+    InvalidTransactionalId(String),
     #[error("unknown transaction {0:?}")]
     UnknownTransaction(String),
     #[error("cannot {operation} transaction {id:?}: it is {state}, not {expected}")]

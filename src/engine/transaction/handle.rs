@@ -51,7 +51,7 @@ impl Transactions {
     /// rules; under the kafka rules the active instance is fenced (E14).
     pub async fn begin(&self, id: &str) -> Result<Transaction> {
         if id.is_empty() {
-            return Err(MiniKafkaError::UnknownTransaction(String::new()));
+            return Err(MiniKafkaError::InvalidTransactionalId(String::new()));
         }
         let handle = self.cluster.mutate(|s, now| {
             let producer = if s.config.rules.fence_zombies {
