@@ -46,7 +46,7 @@ use crate::engine::replication::model::{
 };
 use crate::engine::replication::replica_set::{FetchOutcome, ReplicationSettings};
 use crate::engine::replication::{AckMode, IsolationLevel, PartitionReplicaSet, Replica};
-use crate::engine::transaction::{TransactionManager, Transactions};
+use crate::engine::transaction::{TransactionCoordinator, TransactionManager};
 
 /// The directory of one replica's log: `broker-<id>/<topic>-<partition>`.
 pub fn replica_dir(config: &MiniKafkaConfig, broker: BrokerId, tp: &TopicPartition) -> PathBuf {
@@ -65,7 +65,7 @@ pub struct ClusterState {
     pub(crate) partitions: BTreeMap<TopicPartition, PartitionReplicaSet>,
     pub(crate) offsets: OffsetStore,
     pub(crate) identities: ProducerIdentities,
-    pub(crate) transactions: TransactionManager,
+    pub(crate) transactions: TransactionCoordinator,
     pub(crate) partitioner: Partitioner,
     pub(crate) stopped: BTreeSet<BrokerId>,
     pub(crate) checkpoint: HighWatermarkCheckpoint,
@@ -84,7 +84,7 @@ impl ClusterState {
         let identities = ProducerIdentities::open(dir)?;
         let checkpoint = HighWatermarkCheckpoint::open(dir)?;
         let mut last_recovery = RecoveryReport::default();
-        let transactions = TransactionManager::open(
+        let transactions = TransactionCoordinator::open(
             dir,
             config.rules,
             config.transaction_timeout_ms,
@@ -224,8 +224,8 @@ impl ClusterState {
             .ok_or_else(|| MiniKafkaError::UnknownTopicOrPartition(tp.to_string()))
     }
 
-    /// The transaction manager (E10-E12).
-    pub fn transactions(&self) -> &TransactionManager {
+    /// The transaction coordinator's state (E10-E12).
+    pub fn transactions(&self) -> &TransactionCoordinator {
         &self.transactions
     }
 
@@ -571,8 +571,8 @@ impl BrokerCluster {
     }
 
     /// The transaction coordinator (E10): `transactions().begin("tx-1")`.
-    pub fn transactions(&self) -> Transactions {
-        Transactions::new(self.clone())
+    pub fn transactions(&self) -> TransactionManager {
+        TransactionManager::new(self.clone())
     }
 
     /// The current leader's log of `tp`.

@@ -1,509 +1,282 @@
-//! `TransactionManager` (E10-E12): the journaled state of every transaction,
-//! the LSO, `is_committed`, and recovery's completion of PREPARE_* states.
+//! `TransactionManager` (E10, E13): the book's `cluster.transactions`, with
+//! the async API of its examples:
 //!
-//! The manager keeps every transaction *instance* it has seen, not only the
-//! last state per id: a batch's visibility is decided by the instance that
-//! wrote it (the one whose first offset on the partition is the last at or
-//! below the batch). The book looks the id up instead, so reusing an id after
-//! an abort makes the aborted data visible; that flaw is fixed under both
-//! rules (E14).
+//! ```no_run
+//! # async fn demo(cluster: minikafka::engine::BrokerCluster) -> minikafka::engine::Result<()> {
+//! let tx = cluster.transactions().begin("tx-1").await?;
+//! tx.send("out", b"pending".to_vec()).await?;
+//! tx.commit().await?;
+//! # Ok(()) }
+//! ```
 //!
-//! The async steps of `commit` and `abort` live in [`super::handle`]; the
-//! manager offers the synchronous pieces they are made of, and the
-//! synchronous completion used by recovery, timeouts and zombie fencing.
+//! `commit` runs the chapter's steps in order, each a separate engine step so
+//! other work (replication, reads) can interleave while a marker waits for
+//! `acks=all`: PREPARE_COMMIT (journal) -> a COMMIT marker on each touched
+//! partition, in order, with acks=all -> publish staged offsets ->
+//! COMPLETE_COMMIT (journal). `abort` mirrors it and discards staged offsets.
+//! A [`CutPoint`] stops either after a step and crashes the cluster.
 
-use std::collections::{BTreeMap, BTreeSet};
-use std::path::Path;
-
-use crate::engine::config::RuleSwitches;
-use crate::engine::consumer::OffsetStore;
 use crate::engine::consumer::offsets::GroupOffsets;
 use crate::engine::core::batch::{ControlType, RecordBatch};
+use crate::engine::core::cluster::BrokerCluster;
+use crate::engine::core::cluster::ClusterState;
 use crate::engine::core::metadata::TopicPartition;
-use crate::engine::core::recovery::{CompletedTransaction, RecoveryReport, ResentMarker};
+use crate::engine::core::record::Record;
 use crate::engine::error::{MiniKafkaError, Result};
+use crate::engine::replication::AckMode;
+use crate::engine::transaction::coordinator::{InstanceRef, has_marker};
+use crate::engine::transaction::model::{CutPoint, TransactionData, TransactionState};
+
 use crate::engine::replication::model::TransactionVisibility;
-use crate::engine::replication::{AckMode, PartitionReplicaSet};
-use crate::engine::transaction::journal::{JournalFrame, TransactionJournal};
-use crate::engine::transaction::model::{TransactionData, TransactionState};
+use crate::engine::transaction::handle::{EndOutcome, Transaction};
 
-/// Which instance of a transaction id an operation addresses.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct InstanceRef {
-    /// Index of the instance, in begin order.
-    pub index: usize,
-    /// Kafka rules: the producer epoch the handle holds (for fencing).
-    pub epoch: Option<i32>,
-}
-
-/// The transaction state machine and its journal.
-#[derive(Debug)]
+/// The transaction manager of a cluster (`cluster.transactions()`).
+#[derive(Debug, Clone)]
 pub struct TransactionManager {
-    journal: TransactionJournal,
-    /// Every instance seen, in begin order.
-    instances: Vec<TransactionData>,
-    /// The latest instance of each id.
-    current: BTreeMap<String, usize>,
-    /// For each (id, partition): (first offset, instance) in offset order.
-    owners: BTreeMap<(String, TopicPartition), Vec<(i64, usize)>>,
-    /// Instances whose commit or abort is running now (in memory only).
-    in_flight: BTreeSet<usize>,
-    rules: RuleSwitches,
-    timeout_ms: u64,
+    cluster: BrokerCluster,
 }
 
 impl TransactionManager {
-    /// Opens the journal in `data_dir` and replays it. Returns the manager
-    /// and the journal's repair; call [`Self::recover`] next.
-    pub fn open(
-        data_dir: &Path,
-        rules: RuleSwitches,
-        timeout_ms: u64,
-        report: &mut RecoveryReport,
-    ) -> Result<Self> {
-        let (journal, records, recovery) = TransactionJournal::open(data_dir)?;
-        report.journal_truncated_bytes = recovery.truncated_bytes;
-        report.journal_reason = recovery.reason;
-        let mut manager = Self {
-            journal,
-            instances: Vec::new(),
-            current: BTreeMap::new(),
-            owners: BTreeMap::new(),
-            in_flight: BTreeSet::new(),
-            rules,
-            timeout_ms,
-        };
-        for record in records {
-            manager.apply(record);
+    pub(crate) fn new(cluster: BrokerCluster) -> Self {
+        Self { cluster }
+    }
+
+    /// `begin` (E10): a new ONGOING transaction, journaled. Refused for an
+    /// active id under the book's rules; under the kafka rules the active
+    /// instance is completed and fenced (E14).
+    pub async fn begin(&self, id: &str) -> Result<Transaction> {
+        if id.is_empty() {
+            return Err(MiniKafkaError::InvalidTransactionalId(String::new()));
         }
-        Ok(manager)
-    }
-
-    /// Applies one journal record: an ONGOING record for an id whose latest
-    /// instance is complete (or unknown) starts a new instance; any other
-    /// record replaces the latest instance's state.
-    fn apply(&mut self, record: TransactionData) -> usize {
-        let index = match self.current.get(&record.id) {
-            Some(&i)
-                if !(self.instances[i].state.is_complete()
-                    && record.state == TransactionState::Ongoing) =>
-            {
-                self.instances[i] = record;
-                i
-            }
-            _ => {
-                self.instances.push(record);
-                self.instances.len() - 1
-            }
-        };
-        let data = &self.instances[index];
-        self.current.insert(data.id.clone(), index);
-        for (tp, first) in &data.first_offsets {
-            let owners = self
-                .owners
-                .entry((data.id.clone(), tp.clone()))
-                .or_default();
-            if !owners.iter().any(|&(_, i)| i == index) {
-                let at = owners.partition_point(|&(o, _)| o <= *first);
-                owners.insert(at, (*first, index));
-            }
-        }
-        index
-    }
-
-    /// Journals `data` as the new state of its instance (E9).
-    fn write(&mut self, data: TransactionData) -> Result<usize> {
-        self.journal.append(&data)?;
-        Ok(self.apply(data))
-    }
-
-    /// E12: completes every PREPARE_* transaction found in the journal:
-    /// PREPARE_COMMIT publishes its staged offsets and becomes
-    /// COMPLETE_COMMIT; PREPARE_ABORT becomes COMPLETE_ABORT. Missing markers
-    /// are re-sent only under the kafka rules. ONGOING ones are reported as
-    /// left open.
-    pub fn recover(
-        &mut self,
-        partitions: &mut BTreeMap<TopicPartition, PartitionReplicaSet>,
-        offsets: &mut OffsetStore,
-        now_ms: u64,
-        report: &mut RecoveryReport,
-    ) -> Result<()> {
-        let current: Vec<usize> = self.current.values().copied().collect();
-        for index in current {
-            let data = &self.instances[index];
-            let control = match data.state {
-                TransactionState::PrepareCommit => ControlType::Commit,
-                TransactionState::PrepareAbort => ControlType::Abort,
-                TransactionState::Ongoing => {
-                    report.left_open.push(data.id.clone());
-                    continue;
-                }
-                _ => continue,
+        let handle = self.cluster.mutate(|s, now| {
+            let producer = if s.config.rules.fence_zombies {
+                Some(s.identities.init(&format!("transactional.id:{id}"))?)
+            } else {
+                None
             };
-            let from = data.state;
-            let resend = self.rules.resend_markers_on_recovery;
-            let resent = self.complete_now(index, control, resend, partitions, offsets, now_ms)?;
-            report.markers_resent.extend(resent);
-            report.completed.push(CompletedTransaction {
-                id: self.instances[index].id.clone(),
-                from,
-                to: self.instances[index].state,
-            });
-        }
-        Ok(())
+            s.transactions
+                .begin(id, producer, &mut s.partitions, &mut s.offsets, now)
+        })?;
+        Ok(Transaction::new(self.clone(), id, handle))
     }
 
-    /// Drives an instance to COMPLETE_* at once: PREPARE_* (if not yet), the
-    /// missing markers when `write_markers` (appended on the leader, not
-    /// waited for), offsets published or discarded, COMPLETE_*. Used by
-    /// recovery, the kafka timeout and zombie fencing.
-    fn complete_now(
-        &mut self,
-        index: usize,
-        control: ControlType,
-        write_markers: bool,
-        partitions: &mut BTreeMap<TopicPartition, PartitionReplicaSet>,
-        offsets: &mut OffsetStore,
-        now_ms: u64,
-    ) -> Result<Vec<ResentMarker>> {
-        let (prepare, complete) = states_for(control);
-        let mut data = self.instances[index].clone();
-        if data.state == TransactionState::Ongoing {
-            data.state = prepare;
-            self.write(data.clone())?;
-        }
-        let mut written = Vec::new();
-        if write_markers {
-            for (tp, first) in data.first_offsets.clone() {
-                let Some(set) = partitions.get_mut(&tp) else {
-                    continue;
-                };
-                if has_marker(set, &data.id, first) || set.leader_replica().stopped {
-                    continue;
-                }
-                let marker = RecordBatch::control_marker(control, data.id.clone());
-                let mut ack = set.append(marker, AckMode::Leader, now_ms, None)?;
-                if let Some(Ok(r)) = ack.try_take() {
-                    written.push(ResentMarker {
-                        id: data.id.clone(),
-                        tp: tp.clone(),
-                        control,
-                        offset: r.base_offset().unwrap_or(-1),
-                    });
-                }
-            }
-        }
-        if control == ControlType::Commit {
-            offsets.commit_groups(&data.staged_offsets)?;
-        } else {
-            data.staged_offsets.clear();
-        }
-        data.state = complete;
-        self.write(data)?;
-        self.in_flight.remove(&index);
-        Ok(written)
-    }
-
-    /// Kafka rules: aborts every ONGOING transaction older than the timeout.
-    /// Returns the ids aborted.
-    pub fn expire(
-        &mut self,
-        partitions: &mut BTreeMap<TopicPartition, PartitionReplicaSet>,
-        offsets: &mut OffsetStore,
-        now_ms: u64,
-    ) -> Result<Vec<String>> {
-        if !self.rules.transaction_timeout {
-            return Ok(Vec::new());
-        }
-        let expired: Vec<usize> = self
-            .current
-            .values()
-            .copied()
-            .filter(|&i| {
-                let d = &self.instances[i];
-                d.state == TransactionState::Ongoing
-                    && !self.in_flight.contains(&i)
-                    && d.started_ms
-                        .is_some_and(|s| now_ms.saturating_sub(s) >= self.timeout_ms)
+    /// A handle on the latest instance of `id`: for example an ONGOING
+    /// transaction found after a crash, so that it can be aborted (E14).
+    pub fn resume(&self, id: &str) -> Result<Transaction> {
+        let handle = self.cluster.with_state(|s| {
+            let index = s.transactions.resolve(
+                id,
+                InstanceRef {
+                    index: 0,
+                    epoch: None,
+                },
+            )?;
+            Ok::<_, MiniKafkaError>(InstanceRef {
+                index,
+                epoch: s.transactions.instance(index).producer.map(|(_, e)| e),
             })
-            .collect();
-        let mut ids = Vec::new();
-        for index in expired {
-            self.complete_now(index, ControlType::Abort, true, partitions, offsets, now_ms)?;
-            ids.push(self.instances[index].id.clone());
-        }
-        Ok(ids)
+        })?;
+        Ok(Transaction::new(self.clone(), id, handle))
     }
 
-    /// `begin` (E10): a new ONGOING instance, journaled. An active id is
-    /// refused under the book's rules; under the kafka rules it is fenced: the
-    /// old instance is completed (a PREPARE_COMMIT one commits, anything else
-    /// aborts, markers written) and the new one gets the next epoch.
-    pub fn begin(
-        &mut self,
-        id: &str,
-        producer: Option<(i64, i32)>,
-        partitions: &mut BTreeMap<TopicPartition, PartitionReplicaSet>,
-        offsets: &mut OffsetStore,
-        now_ms: u64,
-    ) -> Result<InstanceRef> {
-        if let Some(&old) = self.current.get(id) {
-            let state = self.instances[old].state;
-            if state.is_unstable() {
-                if !self.rules.fence_zombies {
-                    return Err(MiniKafkaError::TransactionAlreadyActive {
-                        id: id.to_string(),
-                        state: state.name().to_string(),
-                    });
-                }
-                let control = if state == TransactionState::PrepareCommit {
-                    ControlType::Commit
-                } else {
-                    ControlType::Abort
-                };
-                self.complete_now(old, control, true, partitions, offsets, now_ms)?;
+    /// The latest state of `id`.
+    pub fn get(&self, id: &str) -> Option<TransactionData> {
+        self.cluster.with_state(|s| s.transactions.get(id).cloned())
+    }
+
+    /// The latest state of every transaction id, by id.
+    pub fn all(&self) -> Vec<TransactionData> {
+        self.cluster
+            .with_state(|s| s.transactions.current().cloned().collect())
+    }
+
+    /// `last_stable_offset` (E11): the first offset of the earliest
+    /// unstable transaction on `tp`, else the HW.
+    pub fn last_stable_offset(&self, tp: &TopicPartition) -> Result<i64> {
+        self.cluster.last_stable_offset(tp)
+    }
+
+    /// `is_committed` (E11): whether a transactional batch on `tp` belongs to
+    /// a committed transaction instance.
+    pub fn is_committed(&self, tp: &TopicPartition, batch: &RecordBatch) -> bool {
+        self.cluster
+            .with_state(|s| s.transactions.is_committed(tp, batch))
+    }
+
+    /// `send` (E10): requires ONGOING, appends a transactional batch with
+    /// acks=all, and once it is acknowledged journals the partition and its
+    /// first offset. Returns where the record landed.
+    pub async fn send(
+        &self,
+        tx: &Transaction,
+        topic: &str,
+        partition: Option<u32>,
+        key: Option<&[u8]>,
+        value: Vec<u8>,
+    ) -> Result<(TopicPartition, i64)> {
+        let record = Record {
+            key: key.map(<[u8]>::to_vec),
+            value: Some(value),
+            ..Record::default()
+        };
+        let (tp, ack) = self.cluster.mutate(|s, now| {
+            let index = s.transactions.require(
+                tx.id(),
+                tx.instance(),
+                "send",
+                &[TransactionState::Ongoing],
+            )?;
+            let tp = s.choose_partition(topic, partition, record.key.as_deref())?;
+            let mut batch = RecordBatch::new(vec![record]).with_transactional_id(tx.id());
+            if let Some((pid, epoch)) = s.transactions.instance(index).producer {
+                let next = s
+                    .partition(&tp)?
+                    .leader_replica()
+                    .producer_state
+                    .entry(pid)
+                    .filter(|e| e.epoch == epoch)
+                    .and_then(|e| e.batches.back())
+                    .map_or(0, |b| b.last_sequence.wrapping_add(1));
+                batch = batch.with_producer(pid, epoch, next);
             }
-        }
-        let mut data = TransactionData::begin(id);
-        data.producer = producer;
-        if self.rules.transaction_timeout {
-            data.started_ms = Some(now_ms);
-        }
-        let index = self.write(data)?;
-        Ok(InstanceRef {
-            index,
-            epoch: producer.map(|(_, e)| e),
+            let ack = s
+                .partition_mut(&tp)?
+                .append(batch, AckMode::All, now, None)?;
+            Ok((tp, ack))
+        })?;
+        let generation = self.cluster.generation();
+        let offset = ack.await?.base_offset().expect("acks=all returns offsets");
+        self.step(generation, |s| {
+            let index = s.transactions.require(
+                tx.id(),
+                tx.instance(),
+                "send",
+                &[TransactionState::Ongoing],
+            )?;
+            s.transactions.record_send(index, &tp, offset)
+        })?;
+        Ok((tp, offset))
+    }
+
+    /// `send_offsets` (E10): stages consumer offsets for `group`, journaled;
+    /// nothing is published until commit.
+    pub async fn send_offsets(
+        &self,
+        tx: &Transaction,
+        group: &str,
+        offsets: GroupOffsets,
+    ) -> Result<()> {
+        self.cluster.mutate(|s, _| {
+            let index = s.transactions.require(
+                tx.id(),
+                tx.instance(),
+                "send_offsets to",
+                &[TransactionState::Ongoing],
+            )?;
+            s.transactions.stage_offsets(index, group, &offsets)
         })
     }
 
-    /// The instance a handle addresses, checked: under the kafka rules a
-    /// handle of an older epoch is fenced; under the book's rules a handle
-    /// acts on the id's latest instance, whichever it is (no fencing).
-    pub fn resolve(&self, id: &str, handle: InstanceRef) -> Result<usize> {
-        let &latest = self
-            .current
-            .get(id)
-            .ok_or_else(|| MiniKafkaError::UnknownTransaction(id.to_string()))?;
-        if self.rules.fence_zombies {
-            let current = self.instances[latest].producer.map_or(-1, |(_, e)| e);
-            if let Some(epoch) = handle.epoch.filter(|&e| e < current) {
-                return Err(MiniKafkaError::TransactionFenced {
-                    id: id.to_string(),
-                    epoch,
-                    current,
-                });
-            }
-        }
-        Ok(latest)
+    /// `commit` (E10), stopping after `cut` with a crash if one is given
+    /// (E13): PREPARE_COMMIT -> COMMIT markers -> offsets -> COMPLETE_COMMIT.
+    pub async fn commit(&self, tx: &Transaction, cut: Option<CutPoint>) -> Result<EndOutcome> {
+        self.end(tx, ControlType::Commit, cut).await
     }
 
-    /// The instance for `operation`, which must be in one of `allowed`.
-    pub fn require(
+    /// `abort` (E10), stopping after `cut` with a crash if one is given
+    /// (E13): PREPARE_ABORT -> ABORT markers -> offsets discarded ->
+    /// COMPLETE_ABORT.
+    pub async fn abort(&self, tx: &Transaction, cut: Option<CutPoint>) -> Result<EndOutcome> {
+        self.end(tx, ControlType::Abort, cut).await
+    }
+
+    async fn end(
+        &self,
+        tx: &Transaction,
+        control: ControlType,
+        cut: Option<CutPoint>,
+    ) -> Result<EndOutcome> {
+        let (index, marks) = self
+            .cluster
+            .mutate(|s, _| s.transactions.prepare(tx.id(), tx.instance(), control))?;
+        let generation = self.cluster.generation();
+        let n = marks.len();
+        let crash_after_markers = match cut {
+            Some(CutPoint::Prepare) => Some(0),
+            Some(CutPoint::Marker(k)) => Some(k.min(n)),
+            Some(CutPoint::Markers) => Some(n),
+            _ => None,
+        };
+        if crash_after_markers == Some(0) {
+            return self.crash();
+        }
+        for (i, (tp, first)) in marks.iter().enumerate() {
+            if let Err(e) = self.write_marker(tx.id(), control, tp, *first).await {
+                if self.cluster.generation() == generation {
+                    self.cluster
+                        .with_state_mut(|s| s.transactions.release(index));
+                }
+                return Err(e);
+            }
+            if crash_after_markers == Some(i + 1) {
+                return self.crash();
+            }
+        }
+        self.step(generation, |s| {
+            s.transactions
+                .settle_offsets(index, control, &mut s.offsets)
+        })?;
+        if cut == Some(CutPoint::Offsets) {
+            return self.crash();
+        }
+        self.step(generation, |s| s.transactions.complete(index, control))?;
+        Ok(EndOutcome::Completed)
+    }
+
+    /// One later step of a multi-step operation: refused if the cluster
+    /// crashed since the operation started (its state is gone).
+    fn step<R>(
+        &self,
+        generation: u64,
+        f: impl FnOnce(&mut ClusterState) -> Result<R>,
+    ) -> Result<R> {
+        self.cluster.mutate(|s, _| {
+            if self.cluster.generation() != generation {
+                return Err(MiniKafkaError::Crashed);
+            }
+            f(s)
+        })
+    }
+
+    /// Appends the instance's marker to `tp` with acks=all and waits; a
+    /// marker already there (a resumed completion) is not written twice.
+    async fn write_marker(
         &self,
         id: &str,
-        handle: InstanceRef,
-        operation: &'static str,
-        allowed: &[TransactionState],
-    ) -> Result<usize> {
-        let index = self.resolve(id, handle)?;
-        let state = self.instances[index].state;
-        if !allowed.contains(&state) {
-            return Err(MiniKafkaError::InvalidTransactionState {
-                id: id.to_string(),
-                operation,
-                state: state.name().to_string(),
-                expected: allowed[0].name(),
-            });
-        }
-        Ok(index)
-    }
-
-    /// Records a completed transactional write (E10 `send`): the partition
-    /// and its first offset, journaled.
-    pub fn record_send(&mut self, index: usize, tp: &TopicPartition, offset: i64) -> Result<()> {
-        let mut data = self.instances[index].clone();
-        if data.state != TransactionState::Ongoing {
-            return Err(MiniKafkaError::InvalidTransactionState {
-                id: data.id,
-                operation: "send",
-                state: data.state.name().to_string(),
-                expected: "ongoing",
-            });
-        }
-        if data.first_offset(tp).is_none() {
-            data.record_write(tp, offset);
-            self.write(data)?;
-        }
-        Ok(())
-    }
-
-    /// `send_offsets` (E10): stages offsets, journaled; nothing is published.
-    pub fn stage_offsets(
-        &mut self,
-        index: usize,
-        group: &str,
-        offsets: &GroupOffsets,
-    ) -> Result<()> {
-        let mut data = self.instances[index].clone();
-        data.staged_offsets
-            .entry(group.to_string())
-            .or_default()
-            .extend(offsets.iter().map(|(tp, o)| (tp.clone(), *o)));
-        self.write(data)?;
-        Ok(())
-    }
-
-    /// Step 1-2 of commit/abort: require ONGOING (or the same PREPARE_*, to
-    /// resume a completion that failed on a marker), journal PREPARE_*, and
-    /// mark the instance in flight. Returns the partitions to mark.
-    pub fn prepare(
-        &mut self,
-        id: &str,
-        handle: InstanceRef,
         control: ControlType,
-    ) -> Result<(usize, Vec<(TopicPartition, i64)>)> {
-        let (prepare, _) = states_for(control);
-        let operation = match control {
-            ControlType::Commit => "commit",
-            ControlType::Abort => "abort",
-        };
-        let index = self.require(id, handle, operation, &[TransactionState::Ongoing, prepare])?;
-        if self.in_flight.contains(&index) {
-            return Err(MiniKafkaError::TransactionInProgress(id.to_string()));
-        }
-        let mut data = self.instances[index].clone();
-        if data.state == TransactionState::Ongoing {
-            data.state = prepare;
-            self.write(data.clone())?;
-        }
-        self.in_flight.insert(index);
-        Ok((index, data.first_offsets))
-    }
-
-    /// Ends an in-flight completion that failed (a marker was refused): the
-    /// state stays PREPARE_*, and commit/abort may be called again.
-    pub fn release(&mut self, index: usize) {
-        self.in_flight.remove(&index);
-    }
-
-    /// Step 3 of commit: publish staged offsets; of abort: discard them (the
-    /// discard is journaled with COMPLETE_ABORT).
-    pub fn settle_offsets(
-        &mut self,
-        index: usize,
-        control: ControlType,
-        offsets: &mut OffsetStore,
+        tp: &TopicPartition,
+        first: i64,
     ) -> Result<()> {
-        match control {
-            ControlType::Commit => offsets.commit_groups(&self.instances[index].staged_offsets),
-            ControlType::Abort => {
-                self.instances[index].staged_offsets.clear();
-                Ok(())
+        let ack = self.cluster.mutate(|s, now| {
+            let producer = s.transactions.get(id).and_then(|d| d.producer);
+            let set = s.partition_mut(tp)?;
+            if has_marker(set, id, first) {
+                return Ok(None);
             }
+            let mut marker = RecordBatch::control_marker(control, id);
+            if let Some((pid, epoch)) = producer {
+                marker.producer_id = pid;
+                marker.producer_epoch = epoch;
+            }
+            set.append(marker, AckMode::All, now, None).map(Some)
+        })?;
+        if let Some(ack) = ack {
+            ack.await?;
         }
-    }
-
-    /// Step 4: journal COMPLETE_*.
-    pub fn complete(&mut self, index: usize, control: ControlType) -> Result<()> {
-        let mut data = self.instances[index].clone();
-        data.state = states_for(control).1;
-        if control == ControlType::Abort {
-            data.staged_offsets.clear();
-        }
-        self.write(data)?;
-        self.in_flight.remove(&index);
         Ok(())
     }
 
-    /// The current state of `id` (its latest instance).
-    pub fn get(&self, id: &str) -> Option<&TransactionData> {
-        self.current.get(id).map(|&i| &self.instances[i])
+    fn crash(&self) -> Result<EndOutcome> {
+        self.cluster.crash().map(EndOutcome::Crashed)
     }
-
-    /// An instance by index.
-    pub fn instance(&self, index: usize) -> &TransactionData {
-        &self.instances[index]
-    }
-
-    /// The latest instance of every id, by id.
-    pub fn current(&self) -> impl Iterator<Item = &TransactionData> {
-        self.current.values().map(|&i| &self.instances[i])
-    }
-
-    /// Every instance ever seen, in begin order.
-    pub fn instances(&self) -> &[TransactionData] {
-        &self.instances
-    }
-
-    /// The journal's frames, oldest first.
-    pub fn journal_frames(&self) -> &[JournalFrame] {
-        self.journal.frames()
-    }
-
-    /// The journal's size in bytes.
-    pub fn journal_size(&self) -> u64 {
-        self.journal.size()
-    }
-
-    /// The journal file's path (the torn-tail target).
-    pub fn journal_path(&self) -> &Path {
-        self.journal.path()
-    }
-
-    /// The rule switches in force.
-    pub fn rules(&self) -> RuleSwitches {
-        self.rules
-    }
-
-    /// The instance that wrote a transactional batch at `offset` on `tp`.
-    pub fn owner(&self, id: &str, tp: &TopicPartition, offset: i64) -> Option<&TransactionData> {
-        let owners = self.owners.get(&(id.to_string(), tp.clone()))?;
-        let at = owners.partition_point(|&(first, _)| first <= offset);
-        at.checked_sub(1).map(|i| &self.instances[owners[i].1])
-    }
-}
-
-impl TransactionVisibility for TransactionManager {
-    /// E11: the smallest first offset among ONGOING/PREPARE_* transactions on
-    /// `tp`, else the HW; never above the HW.
-    fn last_stable_offset(&self, tp: &TopicPartition, high_watermark: i64) -> i64 {
-        self.current()
-            .filter(|d| d.state.is_unstable())
-            .filter_map(|d| d.first_offset(tp))
-            .min()
-            .map_or(high_watermark, |first| first.min(high_watermark))
-    }
-
-    /// E11, per instance: the batch's own instance must be COMPLETE_COMMIT.
-    fn is_committed(&self, tp: &TopicPartition, batch: &RecordBatch) -> bool {
-        batch.transactional_id.as_deref().is_some_and(|id| {
-            self.owner(id, tp, batch.base_offset)
-                .is_some_and(|d| d.state == TransactionState::CompleteCommit)
-        })
-    }
-}
-
-/// PREPARE_* and COMPLETE_* for a marker type.
-pub fn states_for(control: ControlType) -> (TransactionState, TransactionState) {
-    match control {
-        ControlType::Commit => (
-            TransactionState::PrepareCommit,
-            TransactionState::CompleteCommit,
-        ),
-        ControlType::Abort => (
-            TransactionState::PrepareAbort,
-            TransactionState::CompleteAbort,
-        ),
-    }
-}
-
-/// True when the leader's log holds a marker of `id` at or past `from`: the
-/// marker of the instance whose first offset there is `from`.
-pub fn has_marker(set: &PartitionReplicaSet, id: &str, from: i64) -> bool {
-    let summaries = set.leader_replica().log.batch_summaries();
-    let start = summaries.partition_point(|b| b.base_offset < from);
-    summaries[start..]
-        .iter()
-        .any(|b| b.control.is_some() && b.transactional_id.as_deref() == Some(id))
 }

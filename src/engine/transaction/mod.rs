@@ -2,12 +2,14 @@
 //! machine, the LSO and `read_committed`, recovery, and the async
 //! `Transaction` handle.
 
+pub mod coordinator;
 pub mod handle;
 pub mod journal;
 pub mod manager;
 pub mod model;
 
-pub use handle::{EndOutcome, Transaction, Transactions};
+pub use coordinator::TransactionCoordinator;
+pub use handle::{EndOutcome, Transaction};
 pub use journal::{JournalFrame, TransactionJournal};
 pub use manager::TransactionManager;
 pub use model::{CutPoint, TransactionData, TransactionState};

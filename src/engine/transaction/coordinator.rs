@@ -1,0 +1,511 @@
+//! `TransactionCoordinator` (E10-E12): the journaled state of every
+//! transaction, the LSO, `is_committed`, and recovery's completion of
+//! PREPARE_* states. It lives inside the cluster's state; the async
+//! [`super::TransactionManager`] drives it step by step.
+//!
+//! The coordinator keeps every transaction *instance* it has seen, not only the
+//! last state per id: a batch's visibility is decided by the instance that
+//! wrote it (the one whose first offset on the partition is the last at or
+//! below the batch). The book looks the id up instead, so reusing an id after
+//! an abort makes the aborted data visible; that flaw is fixed under both
+//! rules (E14).
+//!
+//! The async steps of `commit` and `abort` live in [`super::manager`]; the
+//! coordinator offers the synchronous pieces they are made of, and the
+//! synchronous completion used by recovery, timeouts and zombie fencing.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+
+use crate::engine::config::RuleSwitches;
+use crate::engine::consumer::OffsetStore;
+use crate::engine::consumer::offsets::GroupOffsets;
+use crate::engine::core::batch::{ControlType, RecordBatch};
+use crate::engine::core::metadata::TopicPartition;
+use crate::engine::core::recovery::{CompletedTransaction, RecoveryReport, ResentMarker};
+use crate::engine::error::{MiniKafkaError, Result};
+use crate::engine::replication::model::TransactionVisibility;
+use crate::engine::replication::{AckMode, PartitionReplicaSet};
+use crate::engine::transaction::journal::{JournalFrame, TransactionJournal};
+use crate::engine::transaction::model::{TransactionData, TransactionState};
+
+/// Which instance of a transaction id an operation addresses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct InstanceRef {
+    /// Index of the instance, in begin order.
+    pub index: usize,
+    /// Kafka rules: the producer epoch the handle holds (for fencing).
+    pub epoch: Option<i32>,
+}
+
+/// The transaction state machine and its journal.
+#[derive(Debug)]
+pub struct TransactionCoordinator {
+    journal: TransactionJournal,
+    /// Every instance seen, in begin order.
+    instances: Vec<TransactionData>,
+    /// The latest instance of each id.
+    current: BTreeMap<String, usize>,
+    /// For each (id, partition): (first offset, instance) in offset order.
+    owners: BTreeMap<(String, TopicPartition), Vec<(i64, usize)>>,
+    /// Instances whose commit or abort is running now (in memory only).
+    in_flight: BTreeSet<usize>,
+    rules: RuleSwitches,
+    timeout_ms: u64,
+}
+
+impl TransactionCoordinator {
+    /// Opens the journal in `data_dir` and replays it. Returns the coordinator
+    /// and the journal's repair; call [`Self::recover`] next.
+    pub fn open(
+        data_dir: &Path,
+        rules: RuleSwitches,
+        timeout_ms: u64,
+        report: &mut RecoveryReport,
+    ) -> Result<Self> {
+        let (journal, records, recovery) = TransactionJournal::open(data_dir)?;
+        report.journal_truncated_bytes = recovery.truncated_bytes;
+        report.journal_reason = recovery.reason;
+        let mut manager = Self {
+            journal,
+            instances: Vec::new(),
+            current: BTreeMap::new(),
+            owners: BTreeMap::new(),
+            in_flight: BTreeSet::new(),
+            rules,
+            timeout_ms,
+        };
+        for record in records {
+            manager.apply(record);
+        }
+        Ok(manager)
+    }
+
+    /// Applies one journal record: an ONGOING record for an id whose latest
+    /// instance is complete (or unknown) starts a new instance; any other
+    /// record replaces the latest instance's state.
+    fn apply(&mut self, record: TransactionData) -> usize {
+        let index = match self.current.get(&record.id) {
+            Some(&i)
+                if !(self.instances[i].state.is_complete()
+                    && record.state == TransactionState::Ongoing) =>
+            {
+                self.instances[i] = record;
+                i
+            }
+            _ => {
+                self.instances.push(record);
+                self.instances.len() - 1
+            }
+        };
+        let data = &self.instances[index];
+        self.current.insert(data.id.clone(), index);
+        for (tp, first) in &data.first_offsets {
+            let owners = self
+                .owners
+                .entry((data.id.clone(), tp.clone()))
+                .or_default();
+            if !owners.iter().any(|&(_, i)| i == index) {
+                let at = owners.partition_point(|&(o, _)| o <= *first);
+                owners.insert(at, (*first, index));
+            }
+        }
+        index
+    }
+
+    /// Journals `data` as the new state of its instance (E9).
+    fn write(&mut self, data: TransactionData) -> Result<usize> {
+        self.journal.append(&data)?;
+        Ok(self.apply(data))
+    }
+
+    /// E12: completes every PREPARE_* transaction found in the journal:
+    /// PREPARE_COMMIT publishes its staged offsets and becomes
+    /// COMPLETE_COMMIT; PREPARE_ABORT becomes COMPLETE_ABORT. Missing markers
+    /// are re-sent only under the kafka rules. ONGOING ones are reported as
+    /// left open.
+    pub fn recover(
+        &mut self,
+        partitions: &mut BTreeMap<TopicPartition, PartitionReplicaSet>,
+        offsets: &mut OffsetStore,
+        now_ms: u64,
+        report: &mut RecoveryReport,
+    ) -> Result<()> {
+        let current: Vec<usize> = self.current.values().copied().collect();
+        for index in current {
+            let data = &self.instances[index];
+            let control = match data.state {
+                TransactionState::PrepareCommit => ControlType::Commit,
+                TransactionState::PrepareAbort => ControlType::Abort,
+                TransactionState::Ongoing => {
+                    report.left_open.push(data.id.clone());
+                    continue;
+                }
+                _ => continue,
+            };
+            let from = data.state;
+            let resend = self.rules.resend_markers_on_recovery;
+            let resent = self.complete_now(index, control, resend, partitions, offsets, now_ms)?;
+            report.markers_resent.extend(resent);
+            report.completed.push(CompletedTransaction {
+                id: self.instances[index].id.clone(),
+                from,
+                to: self.instances[index].state,
+            });
+        }
+        Ok(())
+    }
+
+    /// Drives an instance to COMPLETE_* at once: PREPARE_* (if not yet), the
+    /// missing markers when `write_markers` (appended on the leader, not
+    /// waited for), offsets published or discarded, COMPLETE_*. Used by
+    /// recovery, the kafka timeout and zombie fencing.
+    fn complete_now(
+        &mut self,
+        index: usize,
+        control: ControlType,
+        write_markers: bool,
+        partitions: &mut BTreeMap<TopicPartition, PartitionReplicaSet>,
+        offsets: &mut OffsetStore,
+        now_ms: u64,
+    ) -> Result<Vec<ResentMarker>> {
+        let (prepare, complete) = states_for(control);
+        let mut data = self.instances[index].clone();
+        if data.state == TransactionState::Ongoing {
+            data.state = prepare;
+            self.write(data.clone())?;
+        }
+        let mut written = Vec::new();
+        if write_markers {
+            for (tp, first) in data.first_offsets.clone() {
+                let Some(set) = partitions.get_mut(&tp) else {
+                    continue;
+                };
+                if has_marker(set, &data.id, first) || set.leader_replica().stopped {
+                    continue;
+                }
+                let marker = RecordBatch::control_marker(control, data.id.clone());
+                let mut ack = set.append(marker, AckMode::Leader, now_ms, None)?;
+                if let Some(Ok(r)) = ack.try_take() {
+                    written.push(ResentMarker {
+                        id: data.id.clone(),
+                        tp: tp.clone(),
+                        control,
+                        offset: r.base_offset().unwrap_or(-1),
+                    });
+                }
+            }
+        }
+        if control == ControlType::Commit {
+            offsets.commit_groups(&data.staged_offsets)?;
+        } else {
+            data.staged_offsets.clear();
+        }
+        data.state = complete;
+        self.write(data)?;
+        self.in_flight.remove(&index);
+        Ok(written)
+    }
+
+    /// Kafka rules: aborts every ONGOING transaction older than the timeout.
+    /// Returns the ids aborted.
+    pub fn expire(
+        &mut self,
+        partitions: &mut BTreeMap<TopicPartition, PartitionReplicaSet>,
+        offsets: &mut OffsetStore,
+        now_ms: u64,
+    ) -> Result<Vec<String>> {
+        if !self.rules.transaction_timeout {
+            return Ok(Vec::new());
+        }
+        let expired: Vec<usize> = self
+            .current
+            .values()
+            .copied()
+            .filter(|&i| {
+                let d = &self.instances[i];
+                d.state == TransactionState::Ongoing
+                    && !self.in_flight.contains(&i)
+                    && d.started_ms
+                        .is_some_and(|s| now_ms.saturating_sub(s) >= self.timeout_ms)
+            })
+            .collect();
+        let mut ids = Vec::new();
+        for index in expired {
+            self.complete_now(index, ControlType::Abort, true, partitions, offsets, now_ms)?;
+            ids.push(self.instances[index].id.clone());
+        }
+        Ok(ids)
+    }
+
+    /// `begin` (E10): a new ONGOING instance, journaled. An active id is
+    /// refused under the book's rules; under the kafka rules it is fenced: the
+    /// old instance is completed (a PREPARE_COMMIT one commits, anything else
+    /// aborts, markers written) and the new one gets the next epoch.
+    pub fn begin(
+        &mut self,
+        id: &str,
+        producer: Option<(i64, i32)>,
+        partitions: &mut BTreeMap<TopicPartition, PartitionReplicaSet>,
+        offsets: &mut OffsetStore,
+        now_ms: u64,
+    ) -> Result<InstanceRef> {
+        if let Some(&old) = self.current.get(id) {
+            let state = self.instances[old].state;
+            if state.is_unstable() {
+                if !self.rules.fence_zombies {
+                    return Err(MiniKafkaError::TransactionAlreadyActive {
+                        id: id.to_string(),
+                        state: state.name().to_string(),
+                    });
+                }
+                let control = if state == TransactionState::PrepareCommit {
+                    ControlType::Commit
+                } else {
+                    ControlType::Abort
+                };
+                self.complete_now(old, control, true, partitions, offsets, now_ms)?;
+            }
+        }
+        let mut data = TransactionData::begin(id);
+        data.producer = producer;
+        if self.rules.transaction_timeout {
+            data.started_ms = Some(now_ms);
+        }
+        let index = self.write(data)?;
+        Ok(InstanceRef {
+            index,
+            epoch: producer.map(|(_, e)| e),
+        })
+    }
+
+    /// The instance a handle addresses, checked: under the kafka rules a
+    /// handle of an older epoch is fenced; under the book's rules a handle
+    /// acts on the id's latest instance, whichever it is (no fencing).
+    pub fn resolve(&self, id: &str, handle: InstanceRef) -> Result<usize> {
+        let &latest = self
+            .current
+            .get(id)
+            .ok_or_else(|| MiniKafkaError::UnknownTransaction(id.to_string()))?;
+        if self.rules.fence_zombies {
+            let current = self.instances[latest].producer.map_or(-1, |(_, e)| e);
+            if let Some(epoch) = handle.epoch.filter(|&e| e < current) {
+                return Err(MiniKafkaError::TransactionFenced {
+                    id: id.to_string(),
+                    epoch,
+                    current,
+                });
+            }
+        }
+        Ok(latest)
+    }
+
+    /// The instance for `operation`, which must be in one of `allowed`.
+    pub fn require(
+        &self,
+        id: &str,
+        handle: InstanceRef,
+        operation: &'static str,
+        allowed: &[TransactionState],
+    ) -> Result<usize> {
+        let index = self.resolve(id, handle)?;
+        let state = self.instances[index].state;
+        if !allowed.contains(&state) {
+            return Err(MiniKafkaError::InvalidTransactionState {
+                id: id.to_string(),
+                operation,
+                state: state.name().to_string(),
+                expected: allowed[0].name(),
+            });
+        }
+        Ok(index)
+    }
+
+    /// Records a completed transactional write (E10 `send`): the partition
+    /// and its first offset, journaled.
+    pub fn record_send(&mut self, index: usize, tp: &TopicPartition, offset: i64) -> Result<()> {
+        let mut data = self.instances[index].clone();
+        if data.state != TransactionState::Ongoing {
+            return Err(MiniKafkaError::InvalidTransactionState {
+                id: data.id,
+                operation: "send",
+                state: data.state.name().to_string(),
+                expected: "ongoing",
+            });
+        }
+        if data.first_offset(tp).is_none() {
+            data.record_write(tp, offset);
+            self.write(data)?;
+        }
+        Ok(())
+    }
+
+    /// `send_offsets` (E10): stages offsets, journaled; nothing is published.
+    pub fn stage_offsets(
+        &mut self,
+        index: usize,
+        group: &str,
+        offsets: &GroupOffsets,
+    ) -> Result<()> {
+        let mut data = self.instances[index].clone();
+        data.staged_offsets
+            .entry(group.to_string())
+            .or_default()
+            .extend(offsets.iter().map(|(tp, o)| (tp.clone(), *o)));
+        self.write(data)?;
+        Ok(())
+    }
+
+    /// Step 1-2 of commit/abort: require ONGOING (or the same PREPARE_*, to
+    /// resume a completion that failed on a marker), journal PREPARE_*, and
+    /// mark the instance in flight. Returns the partitions to mark.
+    pub fn prepare(
+        &mut self,
+        id: &str,
+        handle: InstanceRef,
+        control: ControlType,
+    ) -> Result<(usize, Vec<(TopicPartition, i64)>)> {
+        let (prepare, _) = states_for(control);
+        let operation = match control {
+            ControlType::Commit => "commit",
+            ControlType::Abort => "abort",
+        };
+        let index = self.require(id, handle, operation, &[TransactionState::Ongoing, prepare])?;
+        if self.in_flight.contains(&index) {
+            return Err(MiniKafkaError::TransactionInProgress(id.to_string()));
+        }
+        let mut data = self.instances[index].clone();
+        if data.state == TransactionState::Ongoing {
+            data.state = prepare;
+            self.write(data.clone())?;
+        }
+        self.in_flight.insert(index);
+        Ok((index, data.first_offsets))
+    }
+
+    /// Ends an in-flight completion that failed (a marker was refused): the
+    /// state stays PREPARE_*, and commit/abort may be called again.
+    pub fn release(&mut self, index: usize) {
+        self.in_flight.remove(&index);
+    }
+
+    /// Step 3 of commit: publish staged offsets; of abort: discard them (the
+    /// discard is journaled with COMPLETE_ABORT).
+    pub fn settle_offsets(
+        &mut self,
+        index: usize,
+        control: ControlType,
+        offsets: &mut OffsetStore,
+    ) -> Result<()> {
+        match control {
+            ControlType::Commit => offsets.commit_groups(&self.instances[index].staged_offsets),
+            ControlType::Abort => {
+                self.instances[index].staged_offsets.clear();
+                Ok(())
+            }
+        }
+    }
+
+    /// Step 4: journal COMPLETE_*.
+    pub fn complete(&mut self, index: usize, control: ControlType) -> Result<()> {
+        let mut data = self.instances[index].clone();
+        data.state = states_for(control).1;
+        if control == ControlType::Abort {
+            data.staged_offsets.clear();
+        }
+        self.write(data)?;
+        self.in_flight.remove(&index);
+        Ok(())
+    }
+
+    /// The current state of `id` (its latest instance).
+    pub fn get(&self, id: &str) -> Option<&TransactionData> {
+        self.current.get(id).map(|&i| &self.instances[i])
+    }
+
+    /// An instance by index.
+    pub fn instance(&self, index: usize) -> &TransactionData {
+        &self.instances[index]
+    }
+
+    /// The latest instance of every id, by id.
+    pub fn current(&self) -> impl Iterator<Item = &TransactionData> {
+        self.current.values().map(|&i| &self.instances[i])
+    }
+
+    /// Every instance ever seen, in begin order.
+    pub fn instances(&self) -> &[TransactionData] {
+        &self.instances
+    }
+
+    /// The journal's frames, oldest first.
+    pub fn journal_frames(&self) -> &[JournalFrame] {
+        self.journal.frames()
+    }
+
+    /// The journal's size in bytes.
+    pub fn journal_size(&self) -> u64 {
+        self.journal.size()
+    }
+
+    /// The journal file's path (the torn-tail target).
+    pub fn journal_path(&self) -> &Path {
+        self.journal.path()
+    }
+
+    /// The rule switches in force.
+    pub fn rules(&self) -> RuleSwitches {
+        self.rules
+    }
+
+    /// The instance that wrote a transactional batch at `offset` on `tp`.
+    pub fn owner(&self, id: &str, tp: &TopicPartition, offset: i64) -> Option<&TransactionData> {
+        let owners = self.owners.get(&(id.to_string(), tp.clone()))?;
+        let at = owners.partition_point(|&(first, _)| first <= offset);
+        at.checked_sub(1).map(|i| &self.instances[owners[i].1])
+    }
+}
+
+impl TransactionVisibility for TransactionCoordinator {
+    /// E11: the smallest first offset among ONGOING/PREPARE_* transactions on
+    /// `tp`, else the HW; never above the HW.
+    fn last_stable_offset(&self, tp: &TopicPartition, high_watermark: i64) -> i64 {
+        self.current()
+            .filter(|d| d.state.is_unstable())
+            .filter_map(|d| d.first_offset(tp))
+            .min()
+            .map_or(high_watermark, |first| first.min(high_watermark))
+    }
+
+    /// E11, per instance: the batch's own instance must be COMPLETE_COMMIT.
+    fn is_committed(&self, tp: &TopicPartition, batch: &RecordBatch) -> bool {
+        batch.transactional_id.as_deref().is_some_and(|id| {
+            self.owner(id, tp, batch.base_offset)
+                .is_some_and(|d| d.state == TransactionState::CompleteCommit)
+        })
+    }
+}
+
+/// PREPARE_* and COMPLETE_* for a marker type.
+pub fn states_for(control: ControlType) -> (TransactionState, TransactionState) {
+    match control {
+        ControlType::Commit => (
+            TransactionState::PrepareCommit,
+            TransactionState::CompleteCommit,
+        ),
+        ControlType::Abort => (
+            TransactionState::PrepareAbort,
+            TransactionState::CompleteAbort,
+        ),
+    }
+}
+
+/// True when the leader's log holds a marker of `id` at or past `from`: the
+/// marker of the instance whose first offset there is `from`.
+pub fn has_marker(set: &PartitionReplicaSet, id: &str, from: i64) -> bool {
+    let summaries = set.leader_replica().log.batch_summaries();
+    let start = summaries.partition_point(|b| b.base_offset < from);
+    summaries[start..]
+        .iter()
+        .any(|b| b.control.is_some() && b.transactional_id.as_deref() == Some(id))
+}
