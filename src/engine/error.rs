@@ -110,6 +110,14 @@ pub enum MiniKafkaError {
     },
     #[error("a commit or abort of transaction {0:?} is already in progress")]
     TransactionInProgress(String),
+    #[error(
+        "transaction {id:?} has {count} send(s) still waiting for acks=all: wait for them before commit or abort"
+    )]
+    SendsPending { id: String, count: usize },
+    #[error(
+        "the {operation} of transaction {id:?} was interrupted: another begin or a timeout completed it first"
+    )]
+    TransactionInterrupted { id: String, operation: &'static str },
     #[error("invalid batch: {0}")]
     InvalidBatch(String),
     #[error("corrupt {path}: {reason}")]

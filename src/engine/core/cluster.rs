@@ -124,6 +124,7 @@ impl ClusterState {
             last_recovery,
             ..
         } = &mut state;
+        transactions.attach_markers(partitions);
         transactions.recover(partitions, offsets, now_ms, last_recovery)?;
         state.update_all(now_ms);
         state.persist_high_watermarks()?;

@@ -336,6 +336,22 @@ impl PartitionReplicaSet {
         Ok(self.wait_for_acks(summary.base_offset, summary.last_offset, result, now_ms))
     }
 
+    /// An `acks=all` wait for a batch already in the leader's log (a marker
+    /// found there when a completion resumes): it completes like the
+    /// original append would have.
+    pub fn await_replication(
+        &mut self,
+        base_offset: i64,
+        last_offset: i64,
+        now_ms: u64,
+    ) -> AppendFuture {
+        let result = AppendResult {
+            offsets: Some((base_offset, last_offset)),
+            duplicate: true,
+        };
+        self.wait_for_acks(base_offset, last_offset, result, now_ms)
+    }
+
     /// Registers an `acks=all` wait on the current ISR for a logged batch.
     fn wait_for_acks(
         &mut self,

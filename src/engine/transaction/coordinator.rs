@@ -50,6 +50,13 @@ pub struct TransactionCoordinator {
     owners: BTreeMap<(String, TopicPartition), Vec<(i64, usize)>>,
     /// Instances whose commit or abort is running now (in memory only).
     in_flight: BTreeSet<usize>,
+    /// Transactional writes appended but not yet acknowledged, by instance
+    /// and partition (in memory only): they hold the LSO back already.
+    pending_sends: BTreeMap<(usize, TopicPartition), Vec<i64>>,
+    /// The markers in the log of each instance on each partition, in offset
+    /// order; the first one ends the instance's range there. Rebuilt from the
+    /// logs on open.
+    markers: BTreeMap<(usize, TopicPartition), Vec<(i64, ControlType)>>,
     rules: RuleSwitches,
     timeout_ms: u64,
 }
@@ -72,6 +79,8 @@ impl TransactionCoordinator {
             current: BTreeMap::new(),
             owners: BTreeMap::new(),
             in_flight: BTreeSet::new(),
+            pending_sends: BTreeMap::new(),
+            markers: BTreeMap::new(),
             rules,
             timeout_ms,
         };
@@ -105,10 +114,10 @@ impl TransactionCoordinator {
                 .owners
                 .entry((data.id.clone(), tp.clone()))
                 .or_default();
-            if !owners.iter().any(|&(_, i)| i == index) {
-                let at = owners.partition_point(|&(o, _)| o <= *first);
-                owners.insert(at, (*first, index));
-            }
+            // The first offset can move down (acks completing out of order).
+            owners.retain(|&(_, i)| i != index);
+            let at = owners.partition_point(|&(o, _)| o <= *first);
+            owners.insert(at, (*first, index));
         }
         index
     }
@@ -117,6 +126,44 @@ impl TransactionCoordinator {
     fn write(&mut self, data: TransactionData) -> Result<usize> {
         self.journal.append(&data)?;
         Ok(self.apply(data))
+    }
+
+    /// Finds each instance's markers in the leaders' logs (after open).
+    pub fn attach_markers(&mut self, partitions: &BTreeMap<TopicPartition, PartitionReplicaSet>) {
+        for (tp, set) in partitions {
+            for b in set.leader_replica().log.batch_summaries() {
+                let (Some(control), Some(id)) = (b.control, b.transactional_id.as_deref()) else {
+                    continue;
+                };
+                if let Some(index) = self.candidate(id, tp, b.base_offset) {
+                    self.record_marker(index, tp, b.base_offset, control);
+                }
+            }
+        }
+    }
+
+    /// Notes a marker of instance `index` on `tp` at `offset`.
+    pub fn record_marker(
+        &mut self,
+        index: usize,
+        tp: &TopicPartition,
+        offset: i64,
+        control: ControlType,
+    ) {
+        let list = self.markers.entry((index, tp.clone())).or_default();
+        let at = list.partition_point(|&(o, _)| o < offset);
+        if list.get(at).is_none_or(|&(o, _)| o != offset) {
+            list.insert(at, (offset, control));
+        }
+    }
+
+    /// The offset of instance `index`'s marker of type `control` on `tp`.
+    pub fn marker(&self, index: usize, tp: &TopicPartition, control: ControlType) -> Option<i64> {
+        self.markers
+            .get(&(index, tp.clone()))?
+            .iter()
+            .find(|&&(_, c)| c == control)
+            .map(|&(o, _)| o)
     }
 
     /// E12: completes every PREPARE_* transaction found in the journal:
@@ -177,21 +224,26 @@ impl TransactionCoordinator {
         }
         let mut written = Vec::new();
         if write_markers {
-            for (tp, first) in data.first_offsets.clone() {
+            for tp in data.partitions.clone() {
                 let Some(set) = partitions.get_mut(&tp) else {
                     continue;
                 };
-                if has_marker(set, &data.id, first) || set.leader_replica().stopped {
+                if self.marker(index, &tp, control).is_some() || set.leader_replica().stopped {
                     continue;
                 }
-                let marker = RecordBatch::control_marker(control, data.id.clone());
+                let mut marker = RecordBatch::control_marker(control, data.id.clone());
+                if let Some((pid, epoch)) = data.producer {
+                    (marker.producer_id, marker.producer_epoch) = (pid, epoch);
+                }
+                let offset = set.leader_replica().log_end_offset();
                 let mut ack = set.append(marker, AckMode::Leader, now_ms, None)?;
-                if let Some(Ok(r)) = ack.try_take() {
+                if let Some(Ok(_)) = ack.try_take() {
+                    self.record_marker(index, &tp, offset, control);
                     written.push(ResentMarker {
                         id: data.id.clone(),
                         tp: tp.clone(),
                         control,
-                        offset: r.base_offset().unwrap_or(-1),
+                        offset,
                     });
                 }
             }
@@ -203,7 +255,10 @@ impl TransactionCoordinator {
         }
         data.state = complete;
         self.write(data)?;
+        // An in-flight commit or abort of this instance finds it finished
+        // and stops; its unacknowledged sends are dropped.
         self.in_flight.remove(&index);
+        self.pending_sends.retain(|(i, _), _| *i != index);
         Ok(written)
     }
 
@@ -321,9 +376,31 @@ impl TransactionCoordinator {
         Ok(index)
     }
 
-    /// Records a completed transactional write (E10 `send`): the partition
-    /// and its first offset, journaled.
+    /// Notes a transactional write appended at `offset` and waiting for its
+    /// acks: it holds the LSO back from now on.
+    pub fn start_send(&mut self, index: usize, tp: &TopicPartition, offset: i64) {
+        self.pending_sends
+            .entry((index, tp.clone()))
+            .or_default()
+            .push(offset);
+    }
+
+    /// Forgets a pending write whose acks failed.
+    pub fn abandon_send(&mut self, index: usize, tp: &TopicPartition, offset: i64) {
+        let key = (index, tp.clone());
+        if let Some(list) = self.pending_sends.get_mut(&key) {
+            list.retain(|&o| o != offset);
+            if list.is_empty() {
+                self.pending_sends.remove(&key);
+            }
+        }
+    }
+
+    /// Records an acknowledged transactional write (E10 `send`): the
+    /// partition and its first offset, journaled after every send as in the
+    /// book.
     pub fn record_send(&mut self, index: usize, tp: &TopicPartition, offset: i64) -> Result<()> {
+        self.abandon_send(index, tp, offset);
         let mut data = self.instances[index].clone();
         if data.state != TransactionState::Ongoing {
             return Err(MiniKafkaError::InvalidTransactionState {
@@ -333,10 +410,8 @@ impl TransactionCoordinator {
                 expected: "ongoing",
             });
         }
-        if data.first_offset(tp).is_none() {
-            data.record_write(tp, offset);
-            self.write(data)?;
-        }
+        data.record_write(tp, offset);
+        self.write(data)?;
         Ok(())
     }
 
@@ -374,6 +449,18 @@ impl TransactionCoordinator {
         if self.in_flight.contains(&index) {
             return Err(MiniKafkaError::TransactionInProgress(id.to_string()));
         }
+        let count: usize = self
+            .pending_sends
+            .range((index, TopicPartition::new("", 0))..)
+            .take_while(|((i, _), _)| *i == index)
+            .map(|(_, v)| v.len())
+            .sum();
+        if count > 0 {
+            return Err(MiniKafkaError::SendsPending {
+                id: id.to_string(),
+                count,
+            });
+        }
         let mut data = self.instances[index].clone();
         if data.state == TransactionState::Ongoing {
             data.state = prepare;
@@ -389,6 +476,26 @@ impl TransactionCoordinator {
         self.in_flight.remove(&index);
     }
 
+    /// Checks that the commit or abort of instance `index` is still the one
+    /// running: zombie fencing or a timeout may have completed it meanwhile.
+    pub fn check_in_flight(&self, index: usize, control: ControlType) -> Result<()> {
+        let data = &self.instances[index];
+        let running = self.in_flight.contains(&index)
+            && self.current.get(&data.id) == Some(&index)
+            && data.state == states_for(control).0;
+        if running {
+            Ok(())
+        } else {
+            Err(MiniKafkaError::TransactionInterrupted {
+                id: data.id.clone(),
+                operation: match control {
+                    ControlType::Commit => "commit",
+                    ControlType::Abort => "abort",
+                },
+            })
+        }
+    }
+
     /// Step 3 of commit: publish staged offsets; of abort: discard them (the
     /// discard is journaled with COMPLETE_ABORT).
     pub fn settle_offsets(
@@ -397,6 +504,7 @@ impl TransactionCoordinator {
         control: ControlType,
         offsets: &mut OffsetStore,
     ) -> Result<()> {
+        self.check_in_flight(index, control)?;
         match control {
             ControlType::Commit => offsets.commit_groups(&self.instances[index].staged_offsets),
             ControlType::Abort => {
@@ -408,6 +516,7 @@ impl TransactionCoordinator {
 
     /// Step 4: journal COMPLETE_*.
     pub fn complete(&mut self, index: usize, control: ControlType) -> Result<()> {
+        self.check_in_flight(index, control)?;
         let mut data = self.instances[index].clone();
         data.state = states_for(control).1;
         if control == ControlType::Abort {
@@ -458,21 +567,46 @@ impl TransactionCoordinator {
         self.rules
     }
 
-    /// The instance that wrote a transactional batch at `offset` on `tp`.
-    pub fn owner(&self, id: &str, tp: &TopicPartition, offset: i64) -> Option<&TransactionData> {
+    /// The last instance of `id` whose first offset on `tp` is at or below
+    /// `offset`.
+    fn candidate(&self, id: &str, tp: &TopicPartition, offset: i64) -> Option<usize> {
         let owners = self.owners.get(&(id.to_string(), tp.clone()))?;
         let at = owners.partition_point(|&(first, _)| first <= offset);
-        at.checked_sub(1).map(|i| &self.instances[owners[i].1])
+        at.checked_sub(1).map(|i| owners[i].1)
+    }
+
+    /// The instance that wrote a transactional batch at `offset` on `tp`: the
+    /// candidate by first offset, unless the candidate's first marker there
+    /// comes before the batch (then the batch belongs to an instance whose
+    /// write was never journaled, and to none we know).
+    pub fn owner(&self, id: &str, tp: &TopicPartition, offset: i64) -> Option<&TransactionData> {
+        let index = self.candidate(id, tp, offset)?;
+        let ended_before = self
+            .markers
+            .get(&(index, tp.clone()))
+            .and_then(|m| m.first())
+            .is_some_and(|&(marker, _)| marker < offset);
+        (!ended_before).then(|| &self.instances[index])
     }
 }
 
 impl TransactionVisibility for TransactionCoordinator {
     /// E11: the smallest first offset among ONGOING/PREPARE_* transactions on
     /// `tp`, else the HW; never above the HW.
+    /// Writes appended but not yet acknowledged count too, so a later record
+    /// is never read past a write that may still commit.
     fn last_stable_offset(&self, tp: &TopicPartition, high_watermark: i64) -> i64 {
-        self.current()
+        let journaled = self
+            .current()
             .filter(|d| d.state.is_unstable())
-            .filter_map(|d| d.first_offset(tp))
+            .filter_map(|d| d.first_offset(tp));
+        let pending = self
+            .pending_sends
+            .iter()
+            .filter(|((i, p), _)| p == tp && self.instances[*i].state.is_unstable())
+            .flat_map(|(_, offsets)| offsets.iter().copied());
+        journaled
+            .chain(pending)
             .min()
             .map_or(high_watermark, |first| first.min(high_watermark))
     }
@@ -498,14 +632,4 @@ pub fn states_for(control: ControlType) -> (TransactionState, TransactionState) 
             TransactionState::CompleteAbort,
         ),
     }
-}
-
-/// True when the leader's log holds a marker of `id` at or past `from`: the
-/// marker of the instance whose first offset there is `from`.
-pub fn has_marker(set: &PartitionReplicaSet, id: &str, from: i64) -> bool {
-    let summaries = set.leader_replica().log.batch_summaries();
-    let start = summaries.partition_point(|b| b.base_offset < from);
-    summaries[start..]
-        .iter()
-        .any(|b| b.control.is_some() && b.transactional_id.as_deref() == Some(id))
 }

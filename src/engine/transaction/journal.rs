@@ -170,12 +170,12 @@ fn parse_line(line: &[u8]) -> std::result::Result<(u32, TransactionData), String
         .position(|&b| b == b' ')
         .ok_or("no space between CRC and JSON")?;
     let (hex, json) = (&line[..space], &line[space + 1..]);
-    let hex_ok = hex.len() == 8 && hex.iter().all(|b| b.is_ascii_hexdigit());
+    let hex_ok = hex.len() == 8 && hex.iter().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'));
     let stored = std::str::from_utf8(hex)
         .ok()
         .filter(|_| hex_ok)
         .and_then(|h| u32::from_str_radix(h, 16).ok())
-        .ok_or("CRC is not 8 hex digits")?;
+        .ok_or("CRC is not 8 lowercase hex digits")?;
     let computed = crc32fast::hash(json);
     if stored != computed {
         return Err(format!(
@@ -274,10 +274,16 @@ mod tests {
     fn bad_lines_of_every_kind_are_cut() {
         let good = sample(TransactionState::Ongoing).to_journal_json();
         let crc = format!("{:08x}", crc32fast::hash(good.as_bytes()));
+        assert_ne!(
+            crc,
+            crc.to_uppercase(),
+            "the uppercase case below needs a hex letter"
+        );
         for bad in [
             format!("{crc}{good}\n"),
             format!("{crc} {}\n", &good[..good.len() - 1]),
             format!("00000000 {good}\n"),
+            format!("{} {good}\n", crc.to_uppercase()),
             format!("{:08x} {{\"id\":1}}\n", crc32fast::hash(b"{\"id\":1}")),
             "\n".to_string(),
         ] {

@@ -24,7 +24,7 @@ use crate::engine::core::metadata::TopicPartition;
 use crate::engine::core::record::Record;
 use crate::engine::error::{MiniKafkaError, Result};
 use crate::engine::replication::AckMode;
-use crate::engine::transaction::coordinator::{InstanceRef, has_marker};
+use crate::engine::transaction::coordinator::InstanceRef;
 use crate::engine::transaction::model::{CutPoint, TransactionData, TransactionState};
 
 use crate::engine::replication::model::TransactionVisibility;
@@ -119,7 +119,7 @@ impl TransactionManager {
             value: Some(value),
             ..Record::default()
         };
-        let (tp, ack) = self.cluster.mutate(|s, now| {
+        let (index, tp, offset, ack) = self.cluster.mutate(|s, now| {
             let index = s.transactions.require(
                 tx.id(),
                 tx.instance(),
@@ -139,13 +139,20 @@ impl TransactionManager {
                     .map_or(0, |b| b.last_sequence.wrapping_add(1));
                 batch = batch.with_producer(pid, epoch, next);
             }
-            let ack = s
-                .partition_mut(&tp)?
-                .append(batch, AckMode::All, now, None)?;
-            Ok((tp, ack))
+            let set = s.partition_mut(&tp)?;
+            let offset = set.leader_replica().log_end_offset();
+            let ack = set.append(batch, AckMode::All, now, None)?;
+            s.transactions.start_send(index, &tp, offset);
+            Ok((index, tp, offset, ack))
         })?;
         let generation = self.cluster.generation();
-        let offset = ack.await?.base_offset().expect("acks=all returns offsets");
+        if let Err(e) = ack.await {
+            if self.cluster.generation() == generation {
+                self.cluster
+                    .with_state_mut(|s| s.transactions.abandon_send(index, &tp, offset));
+            }
+            return Err(e);
+        }
         self.step(generation, |s| {
             let index = s.transactions.require(
                 tx.id(),
@@ -208,10 +215,10 @@ impl TransactionManager {
             _ => None,
         };
         if crash_after_markers == Some(0) {
-            return self.crash();
+            return self.crash(index);
         }
-        for (i, (tp, first)) in marks.iter().enumerate() {
-            if let Err(e) = self.write_marker(tx.id(), control, tp, *first).await {
+        for (i, (tp, _)) in marks.iter().enumerate() {
+            if let Err(e) = self.write_marker(index, control, tp, generation).await {
                 if self.cluster.generation() == generation {
                     self.cluster
                         .with_state_mut(|s| s.transactions.release(index));
@@ -219,7 +226,7 @@ impl TransactionManager {
                 return Err(e);
             }
             if crash_after_markers == Some(i + 1) {
-                return self.crash();
+                return self.crash(index);
             }
         }
         self.step(generation, |s| {
@@ -227,7 +234,7 @@ impl TransactionManager {
                 .settle_offsets(index, control, &mut s.offsets)
         })?;
         if cut == Some(CutPoint::Offsets) {
-            return self.crash();
+            return self.crash(index);
         }
         self.step(generation, |s| s.transactions.complete(index, control))?;
         Ok(EndOutcome::Completed)
@@ -248,35 +255,49 @@ impl TransactionManager {
         })
     }
 
-    /// Appends the instance's marker to `tp` with acks=all and waits; a
-    /// marker already there (a resumed completion) is not written twice.
+    /// Appends instance `index`'s marker to `tp` with acks=all and waits. A
+    /// marker of the same type already there (a resumed completion) is not
+    /// written twice; its replication is awaited instead.
     async fn write_marker(
         &self,
-        id: &str,
+        index: usize,
         control: ControlType,
         tp: &TopicPartition,
-        first: i64,
+        generation: u64,
     ) -> Result<()> {
         let ack = self.cluster.mutate(|s, now| {
-            let producer = s.transactions.get(id).and_then(|d| d.producer);
+            if self.cluster.generation() != generation {
+                return Err(MiniKafkaError::Crashed);
+            }
+            s.transactions.check_in_flight(index, control)?;
+            let data = s.transactions.instance(index);
+            let (id, producer) = (data.id.clone(), data.producer);
+            let existing = s.transactions.marker(index, tp, control);
             let set = s.partition_mut(tp)?;
-            if has_marker(set, id, first) {
-                return Ok(None);
+            if let Some(offset) = existing {
+                return Ok(set.await_replication(offset, offset, now));
             }
             let mut marker = RecordBatch::control_marker(control, id);
             if let Some((pid, epoch)) = producer {
-                marker.producer_id = pid;
-                marker.producer_epoch = epoch;
+                (marker.producer_id, marker.producer_epoch) = (pid, epoch);
             }
-            set.append(marker, AckMode::All, now, None).map(Some)
+            let offset = set.leader_replica().log_end_offset();
+            let ack = set.append(marker, AckMode::All, now, None)?;
+            s.transactions.record_marker(index, tp, offset, control);
+            Ok(ack)
         })?;
-        if let Some(ack) = ack {
-            ack.await?;
-        }
-        Ok(())
+        ack.await.map(|_| ())
     }
 
-    fn crash(&self) -> Result<EndOutcome> {
-        self.cluster.crash().map(EndOutcome::Crashed)
+    /// The process "dies" at a cut point. If recovery itself fails, the old
+    /// state stays and the completion is released so it can be retried.
+    fn crash(&self, index: usize) -> Result<EndOutcome> {
+        self.cluster
+            .crash()
+            .map(EndOutcome::Crashed)
+            .inspect_err(|_| {
+                self.cluster
+                    .with_state_mut(|s| s.transactions.release(index));
+            })
     }
 }

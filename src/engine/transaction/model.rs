@@ -101,11 +101,15 @@ impl TransactionData {
             .map(|(_, o)| *o)
     }
 
-    /// Records a write to `tp` at `offset` (the first one per partition counts).
+    /// Records a write to `tp` at `offset`: the lowest offset written on a
+    /// partition is its first offset (acks can complete out of order).
     pub fn record_write(&mut self, tp: &TopicPartition, offset: i64) {
-        if self.first_offset(tp).is_none() {
-            self.partitions.push(tp.clone());
-            self.first_offsets.push((tp.clone(), offset));
+        match self.first_offsets.iter_mut().find(|(p, _)| p == tp) {
+            Some((_, first)) => *first = (*first).min(offset),
+            None => {
+                self.partitions.push(tp.clone());
+                self.first_offsets.push((tp.clone(), offset));
+            }
         }
     }
 
@@ -259,8 +263,9 @@ mod tests {
     #[test]
     fn journal_json_is_the_books_exactly() {
         let mut d = TransactionData::begin("tx-1");
-        d.record_write(&TopicPartition::new("out", 0), 0);
         d.record_write(&TopicPartition::new("out", 0), 5);
+        d.record_write(&TopicPartition::new("out", 0), 0);
+        d.record_write(&TopicPartition::new("out", 0), 3);
         d.staged_offsets
             .entry("workers".into())
             .or_default()
