@@ -7,3 +7,4 @@
 
 pub mod demo;
 pub mod engine;
+pub mod session;

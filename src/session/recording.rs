@@ -1,0 +1,382 @@
+//! Recordings (SPEC §4): JSON Lines, UTF-8. Line 1 is the header; every other
+//! non-blank line is one step. Unknown fields are ignored; an unknown action
+//! or a wrong version is an error naming the file and the line.
+//!
+//! ```text
+//! {"mk_recording":1,"title":"…","rules":"minikafka","cluster":{…},"layout":"transactions","terminal":{"cols":120,"rows":36}}
+//! {"at_ms":0,"action":{"begin":{"txn":"tx-1"}},"caption":{"en":"Open a transaction","zh":"开启事务"}}
+//! ```
+//!
+//! The format is documented with a worked example in `docs/recording-format.md`.
+
+use std::fs::{File, OpenOptions};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use crate::engine::config::Rules;
+use crate::session::action::Action;
+
+/// The recording format version this build reads and writes.
+pub const RECORDING_VERSION: u32 = 1;
+
+/// The header line.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Header {
+    pub mk_recording: u32,
+    #[serde(default)]
+    pub title: String,
+    /// "minikafka" (default) or "kafka".
+    #[serde(default = "default_rules")]
+    pub rules: String,
+    pub cluster: ClusterSpec,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub layout: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub terminal: Option<TerminalSize>,
+}
+
+fn default_rules() -> String {
+    Rules::Minikafka.name().to_string()
+}
+
+/// The cluster a recording starts from (its step 0).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ClusterSpec {
+    pub brokers: Vec<u32>,
+    #[serde(default)]
+    pub topics: Vec<TopicSpec>,
+    #[serde(default)]
+    pub config: ConfigSpec,
+}
+
+/// A topic created before step 1.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TopicSpec {
+    pub name: String,
+    pub partitions: u32,
+    pub replication_factor: u32,
+}
+
+/// Configuration overrides; anything absent keeps the book's default.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct ConfigSpec {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min_insync_replicas: Option<usize>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub replica_lag_time_ms: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub replica_lag_max_offsets: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub segment_max_bytes: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub transaction_timeout_ms: Option<u64>,
+}
+
+/// The terminal size a recording reads well at.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TerminalSize {
+    pub cols: u16,
+    pub rows: u16,
+}
+
+/// A caption: plain text, or English and Chinese.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum Caption {
+    Text(String),
+    Bilingual { en: String, zh: String },
+}
+
+impl Caption {
+    /// The caption in `lang` ("en" or "zh"); plain text serves both.
+    pub fn text(&self, lang: &str) -> &str {
+        match self {
+            Caption::Text(t) => t,
+            Caption::Bilingual { en, zh } => {
+                if lang == "zh" {
+                    zh
+                } else {
+                    en
+                }
+            }
+        }
+    }
+}
+
+/// One step: when to show it (playback pace only), what it does, and what
+/// to say about it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Step {
+    #[serde(default)]
+    pub at_ms: u64,
+    pub action: Action,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub caption: Option<Caption>,
+}
+
+/// A whole recording.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Recording {
+    pub header: Header,
+    pub steps: Vec<Step>,
+}
+
+/// A recording that could not be read: one line naming the file, the line
+/// and the column or field.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{file}:{line}: {message}")]
+pub struct RecordingError {
+    pub file: String,
+    pub line: usize,
+    pub message: String,
+}
+
+impl Recording {
+    /// Reads and checks a recording file.
+    pub fn load(path: &Path) -> Result<Self, RecordingError> {
+        let file = path.display().to_string();
+        let text = std::fs::read(path).map_err(|e| RecordingError {
+            file: file.clone(),
+            line: 0,
+            message: format!("cannot read: {e}"),
+        })?;
+        let text = String::from_utf8(text).map_err(|e| RecordingError {
+            file: file.clone(),
+            line: 0,
+            message: format!("not UTF-8 (byte {})", e.utf8_error().valid_up_to()),
+        })?;
+        Self::parse(&file, &text)
+    }
+
+    /// Parses recording text; `file` names it in errors.
+    pub fn parse(file: &str, text: &str) -> Result<Self, RecordingError> {
+        let err = |line: usize, message: String| RecordingError {
+            file: file.to_string(),
+            line,
+            message,
+        };
+        let mut lines = text
+            .lines()
+            .enumerate()
+            .map(|(i, l)| (i + 1, l))
+            .filter(|(_, l)| !l.trim().is_empty());
+        let (first, header_line) = lines
+            .next()
+            .ok_or_else(|| err(1, "empty recording: line 1 must be the header".into()))?;
+        let value: serde_json::Value = serde_json::from_str(header_line)
+            .map_err(|e| err(first, format!("column {}: {e}", e.column())))?;
+        match value
+            .get("mk_recording")
+            .and_then(serde_json::Value::as_u64)
+        {
+            Some(v) if v == u64::from(RECORDING_VERSION) => {}
+            Some(v) => {
+                return Err(err(
+                    first,
+                    format!(
+                        "recording version {v} is not supported; this build reads version {RECORDING_VERSION}"
+                    ),
+                ));
+            }
+            None => {
+                return Err(err(
+                    first,
+                    "field mk_recording: missing; line 1 must be the header".into(),
+                ));
+            }
+        }
+        let header: Header =
+            serde_json::from_value(value).map_err(|e| err(first, format!("header: {e}")))?;
+        header
+            .rules
+            .parse::<Rules>()
+            .map_err(|e| err(first, format!("field rules: {e}")))?;
+        if header.cluster.brokers.is_empty() {
+            return Err(err(
+                first,
+                "field cluster.brokers: needs at least one broker".into(),
+            ));
+        }
+        let mut steps = Vec::new();
+        for (n, line) in lines {
+            let value: serde_json::Value = serde_json::from_str(line)
+                .map_err(|e| err(n, format!("column {}: {e}", e.column())))?;
+            let action_value = value
+                .get("action")
+                .ok_or_else(|| err(n, "field action: missing".into()))?;
+            let action = Action::from_json(action_value)
+                .map_err(|e| err(n, format!("field action: {e}")))?;
+            let at_ms = match value.get("at_ms") {
+                None => 0,
+                Some(v) => v
+                    .as_u64()
+                    .ok_or_else(|| err(n, "field at_ms: expected a non-negative integer".into()))?,
+            };
+            let caption = match value.get("caption") {
+                None | Some(serde_json::Value::Null) => None,
+                Some(c) => Some(serde_json::from_value(c.clone()).map_err(|_| {
+                    err(
+                        n,
+                        "field caption: expected a string or {\"en\":…,\"zh\":…}".into(),
+                    )
+                })?),
+            };
+            steps.push(Step {
+                at_ms,
+                action,
+                caption,
+            });
+        }
+        Ok(Self { header, steps })
+    }
+
+    /// The recording as JSON Lines.
+    pub fn to_jsonl(&self) -> String {
+        let mut out = serde_json::to_string(&self.header).expect("header serialises");
+        out.push('\n');
+        for step in &self.steps {
+            out.push_str(&serde_json::to_string(step).expect("step serialises"));
+            out.push('\n');
+        }
+        out
+    }
+}
+
+/// Writes a recording as a live session goes: the header at once, then each
+/// step appended and flushed to disk as it is applied, so a crash of the
+/// program loses at most the step in progress.
+#[derive(Debug)]
+pub struct RecordingWriter {
+    path: PathBuf,
+    file: File,
+}
+
+impl RecordingWriter {
+    /// Creates (or replaces) the file and writes the header.
+    pub fn create(path: &Path, header: &Header) -> std::io::Result<Self> {
+        let file = OpenOptions::new()
+            .create(true)
+            .write(true)
+            .truncate(true)
+            .open(path)?;
+        let mut writer = Self {
+            path: path.to_path_buf(),
+            file,
+        };
+        writer.write_line(&serde_json::to_string(header).expect("header serialises"))?;
+        Ok(writer)
+    }
+
+    /// Appends one step and syncs it.
+    pub fn append(&mut self, step: &Step) -> std::io::Result<()> {
+        self.write_line(&serde_json::to_string(step).expect("step serialises"))
+    }
+
+    fn write_line(&mut self, line: &str) -> std::io::Result<()> {
+        self.file.write_all(line.as_bytes())?;
+        self.file.write_all(b"\n")?;
+        self.file.flush()?;
+        self.file.sync_data()
+    }
+
+    /// The file being written.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const HEADER: &str = r#"{"mk_recording":1,"title":"t","rules":"minikafka","cluster":{"brokers":[1,2],"topics":[{"name":"out","partitions":1,"replication_factor":2}],"config":{"min_insync_replicas":1}},"layout":"transactions","terminal":{"cols":120,"rows":36}}"#;
+
+    #[test]
+    fn parses_the_specs_example() {
+        let text = format!(
+            "{HEADER}\n{}\n\n{}\n",
+            r#"{"at_ms":0,"action":{"begin":{"txn":"tx-1"}},"caption":{"en":"Open a transaction","zh":"开启事务"}}"#,
+            r#"{"at_ms":900,"action":{"send":{"txn":"tx-1","topic":"out","partition":0,"value":"pending"}},"caption":"plain"}"#
+        );
+        let r = Recording::parse("r.jsonl", &text).unwrap();
+        assert_eq!(r.header.cluster.brokers, [1, 2]);
+        assert_eq!(
+            r.header.terminal,
+            Some(TerminalSize {
+                cols: 120,
+                rows: 36
+            })
+        );
+        assert_eq!(r.steps.len(), 2);
+        assert_eq!(r.steps[0].caption.as_ref().unwrap().text("zh"), "开启事务");
+        assert_eq!(r.steps[1].caption.as_ref().unwrap().text("zh"), "plain");
+        assert_eq!(r.steps[1].at_ms, 900);
+        assert_eq!(Recording::parse("r.jsonl", &r.to_jsonl()).unwrap(), r);
+    }
+
+    #[test]
+    fn errors_name_file_line_and_column_or_field() {
+        let bad_json = format!("{HEADER}\n{{\"at_ms\":0,\"action\":\n");
+        let e = Recording::parse("r.jsonl", &bad_json)
+            .unwrap_err()
+            .to_string();
+        assert!(e.starts_with("r.jsonl:2: column"), "{e}");
+        let unknown = format!("{HEADER}\n{{\"action\":{{\"explode\":{{}}}}}}\n");
+        let e = Recording::parse("r.jsonl", &unknown)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with("r.jsonl:2: field action: unknown action \"explode\""),
+            "{e}"
+        );
+        assert!(e.contains("create_topic"), "{e}");
+        let version = HEADER.replace("\"mk_recording\":1", "\"mk_recording\":2");
+        let e = Recording::parse("r.jsonl", &version)
+            .unwrap_err()
+            .to_string();
+        assert_eq!(
+            e,
+            "r.jsonl:1: recording version 2 is not supported; this build reads version 1"
+        );
+        let missing = format!("{HEADER}\n{{\"action\":{{\"begin\":{{}}}}}}\n");
+        let e = Recording::parse("r.jsonl", &missing)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("r.jsonl:2") && e.contains("txn"), "{e}");
+        let rules = HEADER.replace("\"minikafka\"", "\"book\"");
+        assert!(
+            Recording::parse("r.jsonl", &rules)
+                .unwrap_err()
+                .to_string()
+                .contains("field rules")
+        );
+        assert!(Recording::parse("r.jsonl", "").is_err());
+        let caption = format!("{HEADER}\n{{\"action\":\"crash\",\"caption\":5}}\n");
+        assert!(
+            Recording::parse("r.jsonl", &caption)
+                .unwrap_err()
+                .to_string()
+                .contains("field caption")
+        );
+    }
+
+    #[test]
+    fn a_writer_flushes_every_step() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("live.jsonl");
+        let header: Header = serde_json::from_str(HEADER).unwrap();
+        let mut w = RecordingWriter::create(&path, &header).unwrap();
+        w.append(&Step {
+            at_ms: 5,
+            action: Action::Crash {},
+            caption: None,
+        })
+        .unwrap();
+        // read while the writer is still open: the step is already on disk
+        let r = Recording::load(&path).unwrap();
+        assert_eq!(r.steps.len(), 1);
+        assert_eq!(r.header, header);
+    }
+}
