@@ -59,6 +59,15 @@ pub fn atomic_write(path: &Path, bytes: &[u8]) -> Result<()> {
     Ok(())
 }
 
+/// Replaces `path` with `bytes` by rename, without fsync: atomic against a
+/// process crash (the page cache survives it), not against power loss. For
+/// files that may lag behind safely, like Kafka's HW checkpoint.
+pub fn replace_without_sync(path: &Path, bytes: &[u8]) -> Result<()> {
+    let tmp = tmp_sibling(path);
+    fs::write(&tmp, bytes).map_err(|e| MiniKafkaError::io(&tmp, e))?;
+    fs::rename(&tmp, path).map_err(|e| MiniKafkaError::io(path, e))
+}
+
 /// The `.tmp` sibling that [`atomic_write`] writes first.
 pub fn tmp_sibling(path: &Path) -> std::path::PathBuf {
     let mut name = path.file_name().unwrap_or_default().to_os_string();
