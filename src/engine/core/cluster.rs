@@ -44,7 +44,7 @@ use crate::engine::replication::checkpoint::HighWatermarkCheckpoint;
 use crate::engine::replication::model::{
     AppendFuture, PendingAppendView, ReplicaStatus, TransactionVisibility,
 };
-use crate::engine::replication::replica_set::{FetchOutcome, ReplicationSettings};
+use crate::engine::replication::replica_set::{FetchOutcome, ReplicaSetMemo, ReplicationSettings};
 use crate::engine::replication::{AckMode, IsolationLevel, PartitionReplicaSet, Replica};
 use crate::engine::transaction::{TransactionCoordinator, TransactionManager};
 
@@ -76,6 +76,12 @@ impl ClusterState {
     /// Opens the data directory: metadata, offsets, identities, every replica
     /// log (repairing bad active-segment tails), and the HW checkpoint.
     fn open(config: MiniKafkaConfig, now_ms: u64) -> Result<Self> {
+        Self::open_with(config, now_ms, true)
+    }
+
+    /// Opens the data directory; `recover` runs the transaction recovery of
+    /// E12 (a time-travel restore skips it: its checkpoint is not a crash).
+    fn open_with(config: MiniKafkaConfig, now_ms: u64, recover: bool) -> Result<Self> {
         validate_config(&config)?;
         let dir = &config.data_dir;
         fs::create_dir_all(dir).map_err(|e| MiniKafkaError::io(dir, e))?;
@@ -125,7 +131,9 @@ impl ClusterState {
             ..
         } = &mut state;
         transactions.attach_markers(partitions);
-        transactions.recover(partitions, offsets, now_ms, last_recovery)?;
+        if recover {
+            transactions.recover(partitions, offsets, now_ms, last_recovery)?;
+        }
         state.update_all(now_ms);
         state.persist_high_watermarks()?;
         Ok(state)
@@ -316,6 +324,17 @@ impl ClusterState {
             set.update(now_ms);
         }
     }
+}
+
+/// The in-memory state of a quiet cluster that its data directory does not
+/// hold: with a copy of the directory, enough to rebuild the cluster exactly
+/// (time-travel checkpoints, SPEC §4).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ClusterMemo {
+    partitions: BTreeMap<TopicPartition, ReplicaSetMemo>,
+    stopped: BTreeSet<BrokerId>,
+    partitioner: Partitioner,
+    last_recovery: RecoveryReport,
 }
 
 fn validate_config(config: &MiniKafkaConfig) -> Result<()> {
@@ -727,6 +746,51 @@ impl BrokerCluster {
         *state = reopened;
         self.shared.generation.fetch_add(1, Ordering::SeqCst);
         Ok((torn, state.last_recovery.clone()))
+    }
+
+    /// The in-memory state a checkpoint needs, if the cluster is quiet (no
+    /// pending `acks=all` append, no commit or send in flight); else `None`.
+    pub fn memo(&self) -> Option<ClusterMemo> {
+        let state = self.lock();
+        let quiet = state.partitions.values().all(PartitionReplicaSet::is_quiet)
+            && state.transactions.is_quiet();
+        quiet.then(|| ClusterMemo {
+            partitions: state
+                .partitions
+                .iter()
+                .map(|(tp, s)| (tp.clone(), s.memo()))
+                .collect(),
+            stopped: state.stopped.clone(),
+            partitioner: state.partitioner.clone(),
+            last_recovery: state.last_recovery.clone(),
+        })
+    }
+
+    /// Opens a copy of a quiet cluster's data directory with the memo taken
+    /// with it: the same cluster, as it was, without recovery.
+    pub fn restore(
+        config: MiniKafkaConfig,
+        clock: impl Clock + 'static,
+        memo: &ClusterMemo,
+    ) -> Result<Self> {
+        let clock: Arc<dyn Clock> = Arc::new(clock);
+        validate_config(&config)?;
+        let lock = lock_data_dir(&config.data_dir)?;
+        let mut state = ClusterState::open_with(config, clock.now_ms(), false)?;
+        for (tp, m) in &memo.partitions {
+            state.partition_mut(tp)?.restore(m);
+        }
+        state.stopped = memo.stopped.clone();
+        state.partitioner = memo.partitioner.clone();
+        state.last_recovery = memo.last_recovery.clone();
+        Ok(Self {
+            shared: Arc::new(Shared {
+                clock,
+                state: Mutex::new(state),
+                generation: AtomicU64::new(0),
+                _lock: lock,
+            }),
+        })
     }
 
     /// What recovery repaired when the cluster was last opened.

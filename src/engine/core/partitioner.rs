@@ -11,7 +11,7 @@ pub fn partition_for_key(key: &[u8], partitions: u32) -> u32 {
 }
 
 /// Per-topic round-robin cursors for keyless records.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Partitioner {
     cursors: BTreeMap<String, u32>,
 }

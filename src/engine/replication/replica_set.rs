@@ -43,6 +43,16 @@ struct PendingAppend {
     reply: oneshot::Sender<Result<AppendResult>>,
 }
 
+/// The in-memory replication state of a partition that is not on disk: what
+/// a time-travel checkpoint keeps besides a copy of the data directory.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReplicaSetMemo {
+    pub isr: BTreeSet<BrokerId>,
+    pub high_watermark: i64,
+    /// Per replica: last fetch time, leader epoch seen, stopped.
+    pub replicas: BTreeMap<BrokerId, (u64, Option<u32>, bool)>,
+}
+
 /// What one follower fetch did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct FetchOutcome {
@@ -170,7 +180,10 @@ impl PartitionReplicaSet {
         if replica.leader_epoch_seen == Some(self.leader_epoch) {
             leo
         } else {
+            // It may have rejoined the ISR without fetching (a reopen, a
+            // restart): count only what provably matches the leader.
             leo.min(self.high_watermark)
+                .min(self.divergence_point(replica.broker))
         }
     }
 
@@ -255,8 +268,12 @@ impl PartitionReplicaSet {
 
     fn is_satisfied(&self, p: &PendingAppend) -> bool {
         match self.settings.acks_all_completion {
+            // The captured ISR must have the batch (the book), and the HW must
+            // have passed it: a replica that joined the ISR since, without
+            // the batch, could otherwise be promoted and lose an acked write.
             AcksAllCompletion::CapturedIsr => {
-                p.required.iter().all(|&b| self.has_batch(b, p.last_offset))
+                self.high_watermark > p.last_offset
+                    && p.required.iter().all(|&b| self.has_batch(b, p.last_offset))
             }
             AcksAllCompletion::HighWatermark => self.high_watermark > p.last_offset,
         }
@@ -565,6 +582,38 @@ impl PartitionReplicaSet {
                 }
             })
             .collect()
+    }
+
+    /// The in-memory state a checkpoint keeps (pending appends excluded: a
+    /// checkpoint is only taken when there are none).
+    pub fn memo(&self) -> ReplicaSetMemo {
+        ReplicaSetMemo {
+            isr: self.isr.clone(),
+            high_watermark: self.high_watermark,
+            replicas: self
+                .replicas
+                .iter()
+                .map(|(b, r)| (*b, (r.last_fetch_ms, r.leader_epoch_seen, r.stopped)))
+                .collect(),
+        }
+    }
+
+    /// Puts back the in-memory state of a checkpoint.
+    pub fn restore(&mut self, memo: &ReplicaSetMemo) {
+        self.isr = memo.isr.clone();
+        self.high_watermark = memo.high_watermark;
+        for (b, &(last_fetch_ms, seen, stopped)) in &memo.replicas {
+            if let Some(r) = self.replicas.get_mut(b) {
+                r.last_fetch_ms = last_fetch_ms;
+                r.leader_epoch_seen = seen;
+                r.stopped = stopped;
+            }
+        }
+    }
+
+    /// True when no `acks=all` append is waiting.
+    pub fn is_quiet(&self) -> bool {
+        self.pending.is_empty()
     }
 
     /// Pending `acks=all` appends and the replicas each still waits for.

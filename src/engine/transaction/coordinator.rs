@@ -527,6 +527,11 @@ impl TransactionCoordinator {
         Ok(())
     }
 
+    /// True when no commit, abort or send is in flight.
+    pub fn is_quiet(&self) -> bool {
+        self.in_flight.is_empty() && self.pending_sends.is_empty()
+    }
+
     /// The current state of `id` (its latest instance).
     pub fn get(&self, id: &str) -> Option<&TransactionData> {
         self.current.get(id).map(|&i| &self.instances[i])
