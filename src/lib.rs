@@ -5,6 +5,7 @@
 //! [`engine`]. The engine is the MiniKafka model; [`demo`] builds the demo
 //! cluster that plain `mk-tui` starts on.
 
+pub mod cli;
 pub mod demo;
 pub mod engine;
 pub mod session;

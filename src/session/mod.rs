@@ -2,7 +2,13 @@
 //! deterministic driver, recordings, time travel and the headless state.
 
 pub mod action;
+pub mod driver;
 pub mod recording;
+pub mod state;
+pub mod timeline;
 
 pub use action::Action;
+pub use driver::{Driver, Outcome};
 pub use recording::{Recording, RecordingError, RecordingWriter, Step};
+pub use state::State;
+pub use timeline::Timeline;

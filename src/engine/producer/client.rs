@@ -44,6 +44,20 @@ impl Producer {
         self
     }
 
+    /// Sets the acks mode for the next sends.
+    pub fn set_acks(&mut self, acks: AckMode) {
+        self.acks = acks;
+    }
+
+    /// The same producer, sending through `cluster` (a time-travel restore
+    /// rebuilds the cluster; the producer's sequences stay).
+    pub fn rebind(&self, cluster: &BrokerCluster) -> Self {
+        Self {
+            cluster: cluster.clone(),
+            ..self.clone()
+        }
+    }
+
     /// The producer's name.
     pub fn name(&self) -> &str {
         &self.name

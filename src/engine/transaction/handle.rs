@@ -27,7 +27,8 @@ pub struct Transaction {
 }
 
 impl Transaction {
-    pub(crate) fn new(manager: TransactionManager, id: &str, instance: InstanceRef) -> Self {
+    /// A handle on instance `instance` of `id` (what `begin` returned).
+    pub fn new(manager: TransactionManager, id: &str, instance: InstanceRef) -> Self {
         Self {
             manager,
             id: id.to_string(),

@@ -1,0 +1,827 @@
+//! The `Driver` (SPEC §2, §4): applies one action at a time to a live
+//! cluster on a single-threaded tokio runtime, runs the work it started to
+//! quiescence, and records the outcome: ok, pending or error.
+//!
+//! Work that waits (an `acks=all` append, a commit whose markers wait for
+//! followers) stays as a pending operation, part of the state, until a later
+//! action lets it finish. Actions on one transaction run in order: one issued
+//! while an earlier one is pending waits behind it (a fair async lock per
+//! transaction id). Nothing here reads the wall clock; the runtime has no
+//! timers and no I/O driver, so a run is a pure function of the actions.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+
+use tokio::runtime::Runtime;
+use tokio::task::JoinHandle;
+
+use crate::engine::config::{BrokerId, Rules};
+use crate::engine::core::cluster::ClusterMemo;
+use crate::engine::core::record::Record;
+use crate::engine::core::recovery::RecoveryReport;
+use crate::engine::fault::{Tear, TearTarget};
+use crate::engine::producer::Producer;
+use crate::engine::transaction::coordinator::InstanceRef;
+use crate::engine::transaction::{EndOutcome, Transaction};
+use crate::engine::{
+    AckMode, BrokerCluster, ManualClock, MiniKafkaConfig, MiniKafkaError, RecordBatch,
+    TopicPartition,
+};
+use crate::session::action::{Action, GarbageSpec, TearTargetSpec};
+use crate::session::recording::Header;
+
+/// Yields given to spawned work after each action: enough for every chain of
+/// ready futures to run, and the same every time.
+const QUIESCE_YIELDS: usize = 64;
+
+/// How an action ended when the driver went quiet after it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Outcome {
+    Ok,
+    Pending,
+    Error(String),
+}
+
+impl Outcome {
+    /// "ok", "pending" or "error".
+    pub fn name(&self) -> &'static str {
+        match self {
+            Outcome::Ok => "ok",
+            Outcome::Pending => "pending",
+            Outcome::Error(_) => "error",
+        }
+    }
+}
+
+/// Something that happened at a step, for the events pane.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Event {
+    pub step: usize,
+    pub text: String,
+}
+
+/// An action that failed, at the step that issued it (a pending operation
+/// that fails later is reported at its own step).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ErrorEvent {
+    pub step: usize,
+    pub message: String,
+}
+
+/// A pending operation as the state shows it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PendingView {
+    pub action_step: usize,
+    pub kind: &'static str,
+    pub txn: Option<String>,
+    pub waiting_for: Vec<BrokerId>,
+}
+
+type OpResult = Result<Option<RecoveryReport>, MiniKafkaError>;
+
+struct PendingOp {
+    step: usize,
+    kind: &'static str,
+    txn: Option<String>,
+    tps: Vec<TopicPartition>,
+    task: JoinHandle<OpResult>,
+}
+
+/// The latest instance each transaction id's client holds.
+type TxnRefs = Arc<Mutex<BTreeMap<String, InstanceRef>>>;
+
+/// What a checkpoint keeps of a quiet driver besides the data directory.
+#[derive(Debug, Clone)]
+pub struct DriverMemo {
+    step: usize,
+    clock_ms: u64,
+    cluster: ClusterMemo,
+    producers: BTreeMap<String, Producer>,
+    txn_refs: BTreeMap<String, InstanceRef>,
+    events: Vec<Event>,
+    errors: Vec<ErrorEvent>,
+    last_recovery: Option<RecoveryReport>,
+}
+
+/// A live cluster driven one action at a time.
+pub struct Driver {
+    runtime: Runtime,
+    clock: ManualClock,
+    cluster: BrokerCluster,
+    config: MiniKafkaConfig,
+    rules: String,
+    _temp: Option<tempfile::TempDir>,
+    step: usize,
+    producers: BTreeMap<String, Producer>,
+    txn_refs: TxnRefs,
+    txn_locks: BTreeMap<String, Arc<tokio::sync::Mutex<()>>>,
+    ops: Vec<PendingOp>,
+    events: Vec<Event>,
+    errors: Vec<ErrorEvent>,
+    last_recovery: Option<RecoveryReport>,
+    /// How this step's own operation ended, if it ended during quiescence.
+    own_outcome: Option<Outcome>,
+}
+
+impl std::fmt::Debug for Driver {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Driver")
+            .field("step", &self.step)
+            .field("data_dir", &self.config.data_dir)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The cluster configuration a recording header asks for, in `data_dir`.
+pub fn config_for(header: &Header, data_dir: &Path) -> Result<MiniKafkaConfig, String> {
+    let rules: Rules = header.rules.parse()?;
+    let mut config = MiniKafkaConfig::new(data_dir)
+        .with_brokers(header.cluster.brokers.iter().copied())
+        .with_rules(rules);
+    let c = &header.cluster.config;
+    if let Some(v) = c.min_insync_replicas {
+        config.min_insync_replicas = v;
+    }
+    if let Some(v) = c.replica_lag_time_ms {
+        config.replica_lag_time_ms = v;
+    }
+    if let Some(v) = c.replica_lag_max_offsets {
+        config.replica_lag_max_offsets = v;
+    }
+    if let Some(v) = c.segment_max_bytes {
+        config.segment_max_bytes = v;
+    }
+    if let Some(v) = c.transaction_timeout_ms {
+        config.transaction_timeout_ms = v;
+    }
+    Ok(config)
+}
+
+impl Driver {
+    /// The cluster of `header` at step 0: opened in `data_dir` (which must be
+    /// empty or absent) or in a fresh temporary directory, with the header's
+    /// topics created.
+    pub fn new(header: &Header, data_dir: Option<&Path>) -> Result<Self, String> {
+        let (temp, dir) = match data_dir {
+            Some(dir) => {
+                let empty = std::fs::read_dir(dir).map_or(true, |mut d| d.next().is_none());
+                if !empty {
+                    return Err(format!(
+                        "{}: data directory must be empty or absent",
+                        dir.display()
+                    ));
+                }
+                (None, dir.to_path_buf())
+            }
+            None => {
+                let temp = tempfile::tempdir()
+                    .map_err(|e| format!("cannot create a temporary directory: {e}"))?;
+                let dir = temp.path().to_path_buf();
+                (Some(temp), dir)
+            }
+        };
+        let config = config_for(header, &dir)?;
+        let clock = ManualClock::new();
+        let cluster =
+            BrokerCluster::open(config.clone(), clock.clone()).map_err(|e| e.to_string())?;
+        for (i, t) in header.cluster.topics.iter().enumerate() {
+            cluster
+                .create_topic(&t.name, t.partitions, t.replication_factor)
+                .map_err(|e| format!("field cluster.topics[{i}]: {e}"))?;
+        }
+        Ok(Self::assemble(
+            cluster,
+            clock,
+            config,
+            header.rules.clone(),
+            temp,
+        ))
+    }
+
+    /// The driver of an existing data directory, opened on a private copy so
+    /// the directory itself is not changed (SPEC §5 `state --data-dir`).
+    /// Broker ids come from the directory; the rules are given.
+    pub fn open_copy(dir: &Path, rules: Rules) -> Result<Self, String> {
+        if !dir.is_dir() {
+            return Err(format!("{}: not a directory", dir.display()));
+        }
+        let temp =
+            tempfile::tempdir().map_err(|e| format!("cannot create a temporary directory: {e}"))?;
+        copy_dir(dir, temp.path()).map_err(|e| format!("{}: cannot copy: {e}", dir.display()))?;
+        let brokers = brokers_in(temp.path())?;
+        let config = MiniKafkaConfig::new(temp.path())
+            .with_brokers(brokers)
+            .with_rules(rules);
+        let clock = ManualClock::new();
+        let cluster = BrokerCluster::open(config.clone(), clock.clone()).map_err(|e| {
+            e.to_string().replace(
+                &temp.path().display().to_string(),
+                &dir.display().to_string(),
+            )
+        })?;
+        let mut driver =
+            Self::assemble(cluster, clock, config, rules.name().to_string(), Some(temp));
+        driver.last_recovery = Some(driver.cluster.last_recovery());
+        Ok(driver)
+    }
+
+    fn assemble(
+        cluster: BrokerCluster,
+        clock: ManualClock,
+        config: MiniKafkaConfig,
+        rules: String,
+        temp: Option<tempfile::TempDir>,
+    ) -> Self {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .expect("a current-thread runtime without drivers always builds");
+        Self {
+            runtime,
+            clock,
+            cluster,
+            config,
+            rules,
+            _temp: temp,
+            step: 0,
+            producers: BTreeMap::new(),
+            txn_refs: Arc::default(),
+            txn_locks: BTreeMap::new(),
+            ops: Vec::new(),
+            events: Vec::new(),
+            errors: Vec::new(),
+            last_recovery: None,
+            own_outcome: None,
+        }
+    }
+
+    /// The number of actions applied.
+    pub fn step(&self) -> usize {
+        self.step
+    }
+
+    /// The cluster.
+    pub fn cluster(&self) -> &BrokerCluster {
+        &self.cluster
+    }
+
+    /// The clock's time.
+    pub fn clock_ms(&self) -> u64 {
+        crate::engine::Clock::now_ms(&self.clock)
+    }
+
+    /// The rule set's name.
+    pub fn rules(&self) -> &str {
+        &self.rules
+    }
+
+    /// The data directory.
+    pub fn data_dir(&self) -> &Path {
+        &self.config.data_dir
+    }
+
+    /// Events so far, oldest first.
+    pub fn events(&self) -> &[Event] {
+        &self.events
+    }
+
+    /// Failed actions so far.
+    pub fn errors(&self) -> &[ErrorEvent] {
+        &self.errors
+    }
+
+    /// What the last crash or tear's recovery did, if one happened.
+    pub fn last_recovery(&self) -> Option<&RecoveryReport> {
+        self.last_recovery.as_ref()
+    }
+
+    /// Operations still pending, and the replicas each waits for.
+    pub fn pending(&self) -> Vec<PendingView> {
+        let appends = self.cluster.with_state(|s| s.pending_appends());
+        let txn_tps = |txn: &str| {
+            self.cluster
+                .transactions()
+                .get(txn)
+                .map(|d| d.partitions)
+                .unwrap_or_default()
+        };
+        self.ops
+            .iter()
+            .map(|op| {
+                let tps = match (op.kind, &op.txn) {
+                    ("commit" | "abort", Some(txn)) => txn_tps(txn),
+                    _ => op.tps.clone(),
+                };
+                let mut waiting_for: Vec<BrokerId> = appends
+                    .iter()
+                    .filter(|a| tps.contains(&a.tp))
+                    .flat_map(|a| a.waiting_for.iter().copied())
+                    .collect();
+                waiting_for.sort_unstable();
+                waiting_for.dedup();
+                PendingView {
+                    action_step: op.step,
+                    kind: op.kind,
+                    txn: op.txn.clone(),
+                    waiting_for,
+                }
+            })
+            .collect()
+    }
+
+    /// Applies one action, runs its work to quiescence, and returns how it
+    /// ended. A failed action is an error event, never a panic.
+    pub fn apply(&mut self, action: &Action) -> Outcome {
+        self.step += 1;
+        let step = self.step;
+        let outcome = match self.start(action) {
+            Err(e) => Outcome::Error(e),
+            Ok(None) => Outcome::Ok,
+            Ok(Some(op)) => {
+                self.ops.push(op);
+                Outcome::Pending
+            }
+        };
+        self.quiesce();
+        let outcome = match outcome {
+            Outcome::Pending => self.take_own_result(step),
+            other => other,
+        };
+        if let Outcome::Error(message) = &outcome {
+            self.errors.push(ErrorEvent {
+                step,
+                message: message.clone(),
+            });
+        }
+        let text = match &outcome {
+            Outcome::Error(m) => format!("{}: error: {m}", action.name()),
+            other => format!("{}: {}", action.name(), other.name()),
+        };
+        self.events.push(Event { step, text });
+        outcome
+    }
+
+    /// Starts an action: synchronous ones finish here; those that wait come
+    /// back as a pending operation.
+    fn start(&mut self, action: &Action) -> Result<Option<PendingOp>, String> {
+        let err = |e: MiniKafkaError| e.to_string();
+        match action {
+            Action::CreateTopic {
+                name,
+                partitions,
+                replication_factor,
+            } => self
+                .cluster
+                .create_topic(name, *partitions, *replication_factor)
+                .map_err(err)?,
+            Action::Produce {
+                topic,
+                partition,
+                key,
+                value,
+                acks,
+                producer,
+            } => {
+                return self
+                    .produce(
+                        topic,
+                        *partition,
+                        key.as_deref(),
+                        value,
+                        acks.as_deref(),
+                        producer.as_deref(),
+                    )
+                    .map(Some);
+            }
+            Action::Begin { .. }
+            | Action::Send { .. }
+            | Action::SendOffsets { .. }
+            | Action::Commit { .. }
+            | Action::Abort { .. } => {
+                return self.start_txn_op(action).map(Some);
+            }
+            Action::Replicate {
+                broker,
+                topic,
+                partition,
+            } => {
+                match (broker, topic, partition) {
+                    (None, None, None) => self.cluster.replicate_all_once(),
+                    (Some(b), None, None) => self.cluster.replicate_broker(*b),
+                    (None, Some(t), Some(p)) => self
+                        .cluster
+                        .replicate_partition(&TopicPartition::new(t, *p)),
+                    (Some(b), Some(t), Some(p)) => self
+                        .cluster
+                        .replica_set(&TopicPartition::new(t, *p))
+                        .and_then(|s| s.replicate_follower(*b)),
+                    _ => return Err("replicate: give topic and partition together".into()),
+                }
+                .map_err(err)?;
+            }
+            Action::AdvanceClock { ms } => {
+                self.clock.advance(*ms);
+                self.cluster.tick().map_err(err)?;
+            }
+            Action::Crash {} => {
+                let report = self.cluster.crash().map_err(err)?;
+                self.last_recovery = Some(report);
+            }
+            Action::Tear {
+                target,
+                cut_bytes,
+                append_garbage,
+            } => {
+                let target = match target {
+                    TearTargetSpec::Named(name) if name == "journal" => TearTarget::Journal,
+                    TearTargetSpec::Named(other) => {
+                        return Err(format!(
+                            "tear: unknown target {other:?}: expected \"journal\" or {{topic, partition, broker}}"
+                        ));
+                    }
+                    TearTargetSpec::Log {
+                        topic,
+                        partition,
+                        broker,
+                    } => TearTarget::Log {
+                        tp: TopicPartition::new(topic, *partition),
+                        broker: *broker,
+                    },
+                };
+                let tear = match (cut_bytes, append_garbage) {
+                    (Some(n), None) => Tear::CutBytes(*n),
+                    (None, Some(GarbageSpec::Default(true))) => Tear::default_garbage(),
+                    (None, Some(GarbageSpec::Text(text))) => {
+                        Tear::AppendGarbage(text.as_bytes().to_vec())
+                    }
+                    _ => return Err("tear: give exactly one of cut_bytes or append_garbage".into()),
+                };
+                let (_, report) = self.cluster.tear(&target, &tear).map_err(err)?;
+                self.last_recovery = Some(report);
+            }
+            Action::StopBroker { broker } => self.cluster.stop_broker(*broker).map_err(err)?,
+            Action::StartBroker { broker } => self.cluster.start_broker(*broker).map_err(err)?,
+            Action::Promote {
+                topic,
+                partition,
+                broker,
+            } => {
+                self.cluster
+                    .promote(&TopicPartition::new(topic, *partition), *broker)
+                    .map_err(err)?;
+            }
+            Action::Note {} | Action::Ui { .. } => {}
+        }
+        Ok(None)
+    }
+
+    fn produce(
+        &mut self,
+        topic: &str,
+        partition: Option<u32>,
+        key: Option<&str>,
+        value: &str,
+        acks: Option<&str>,
+        producer: Option<&str>,
+    ) -> Result<PendingOp, String> {
+        let acks: AckMode = acks.unwrap_or("1").parse()?;
+        let key = key.map(str::as_bytes);
+        let tp = self
+            .cluster
+            .choose_partition(topic, partition, key)
+            .map_err(|e| e.to_string())?;
+        let future = match producer {
+            Some(name) => {
+                if !self.producers.contains_key(name) {
+                    let p = self.cluster.producer(name).map_err(|e| e.to_string())?;
+                    self.producers.insert(name.to_string(), p);
+                }
+                let p = self.producers.get_mut(name).expect("inserted above");
+                p.set_acks(acks);
+                let record = Record {
+                    key: key.map(<[u8]>::to_vec),
+                    value: Some(value.as_bytes().to_vec()),
+                    ..Record::default()
+                };
+                p.send_records(&tp, vec![record])
+                    .map_err(|e| e.to_string())?
+            }
+            None => {
+                let record = Record {
+                    key: key.map(<[u8]>::to_vec),
+                    value: Some(value.as_bytes().to_vec()),
+                    ..Record::default()
+                };
+                self.cluster
+                    .try_append(&tp, RecordBatch::new(vec![record]), acks, None)
+                    .map_err(|e| e.to_string())?
+            }
+        };
+        let task = self
+            .runtime
+            .spawn(async move { future.await.map(|_| None) });
+        Ok(PendingOp {
+            step: self.step,
+            kind: "produce",
+            txn: None,
+            tps: vec![tp],
+            task,
+        })
+    }
+
+    fn start_txn_op(&mut self, action: &Action) -> Result<PendingOp, String> {
+        let txn = action
+            .txn()
+            .expect("transaction actions name one")
+            .to_string();
+        let mut tps = Vec::new();
+        let action = match action {
+            // Choose the partition now: the pending view shows it, and an
+            // unknown topic is refused at once.
+            Action::Send {
+                txn,
+                topic,
+                partition,
+                key,
+                value,
+            } => {
+                let tp = self
+                    .cluster
+                    .choose_partition(topic, *partition, key.as_deref().map(str::as_bytes))
+                    .map_err(|e| e.to_string())?;
+                tps.push(tp.clone());
+                Action::Send {
+                    txn: txn.clone(),
+                    topic: topic.clone(),
+                    partition: Some(tp.partition),
+                    key: key.clone(),
+                    value: value.clone(),
+                }
+            }
+            Action::Commit { crash_after, .. } | Action::Abort { crash_after, .. } => {
+                if let Some(cut) = crash_after {
+                    cut.parse::<crate::engine::transaction::CutPoint>()?;
+                }
+                action.clone()
+            }
+            other => other.clone(),
+        };
+        let txn_name = txn.clone();
+        let lock = self.txn_locks.entry(txn.clone()).or_default().clone();
+        let cluster = self.cluster.clone();
+        let refs = self.txn_refs.clone();
+        let kind = action.name();
+        let task = self.runtime.spawn(async move {
+            let _turn = lock.lock_owned().await;
+            run_txn_op(&cluster, &refs, &txn, action).await
+        });
+        Ok(PendingOp {
+            step: self.step,
+            kind,
+            txn: Some(txn_name),
+            tps,
+            task,
+        })
+    }
+
+    /// The in-memory state a checkpoint keeps, if nothing is pending (a
+    /// pending operation is a running task and cannot be copied).
+    pub fn memo(&self) -> Option<DriverMemo> {
+        if !self.ops.is_empty() {
+            return None;
+        }
+        Some(DriverMemo {
+            step: self.step,
+            clock_ms: self.clock_ms(),
+            cluster: self.cluster.memo()?,
+            producers: self.producers.clone(),
+            txn_refs: self
+                .txn_refs
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .clone(),
+            events: self.events.clone(),
+            errors: self.errors.clone(),
+            last_recovery: self.last_recovery.clone(),
+        })
+    }
+
+    /// Copies the data directory (without its lock file) into `dest`.
+    pub fn copy_data_dir(&self, dest: &Path) -> std::io::Result<()> {
+        copy_dir(self.data_dir(), dest)
+    }
+
+    /// A driver rebuilt from a checkpoint: a copy of `checkpoint_dir` in a
+    /// fresh temporary directory, and the memo taken with it.
+    pub fn restore(
+        header: &Header,
+        checkpoint_dir: &Path,
+        memo: &DriverMemo,
+    ) -> Result<Self, String> {
+        let temp =
+            tempfile::tempdir().map_err(|e| format!("cannot create a temporary directory: {e}"))?;
+        copy_dir(checkpoint_dir, temp.path())
+            .map_err(|e| format!("cannot copy a checkpoint: {e}"))?;
+        let config = config_for(header, temp.path())?;
+        let clock = ManualClock::at(memo.clock_ms);
+        let cluster = BrokerCluster::restore(config.clone(), clock.clone(), &memo.cluster)
+            .map_err(|e| e.to_string())?;
+        let mut driver = Self::assemble(cluster, clock, config, header.rules.clone(), Some(temp));
+        driver.step = memo.step;
+        driver.producers = memo
+            .producers
+            .iter()
+            .map(|(name, p)| (name.clone(), p.rebind(&driver.cluster)))
+            .collect();
+        *driver
+            .txn_refs
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = memo.txn_refs.clone();
+        driver.events = memo.events.clone();
+        driver.errors = memo.errors.clone();
+        driver.last_recovery = memo.last_recovery.clone();
+        Ok(driver)
+    }
+
+    /// How this step's own operation ended: still pending, or what
+    /// [`Self::finish`] recorded.
+    fn take_own_result(&mut self, step: usize) -> Outcome {
+        if self.ops.iter().any(|op| op.step == step) {
+            return Outcome::Pending;
+        }
+        self.own_outcome.take().unwrap_or(Outcome::Ok)
+    }
+
+    /// Lets spawned work run until it can go no further.
+    fn quiesce(&mut self) {
+        self.runtime.block_on(async {
+            for _ in 0..QUIESCE_YIELDS {
+                tokio::task::yield_now().await;
+            }
+        });
+        let ops = std::mem::take(&mut self.ops);
+        for op in ops {
+            if !op.task.is_finished() {
+                self.ops.push(op);
+                continue;
+            }
+            let result = self
+                .runtime
+                .block_on(op.task)
+                .unwrap_or_else(|e| Err(MiniKafkaError::InvalidBatch(format!("task failed: {e}"))));
+            self.finish(op.step, op.kind, result);
+        }
+    }
+
+    /// Records the end of an operation of an earlier step (or of this one,
+    /// which [`Self::take_own_result`] then reads back).
+    fn finish(&mut self, step: usize, kind: &'static str, result: OpResult) {
+        match result {
+            Ok(report) => {
+                if let Some(report) = report {
+                    self.last_recovery = Some(report);
+                }
+                if step == self.step {
+                    self.own_outcome = Some(Outcome::Ok);
+                } else {
+                    self.events.push(Event {
+                        step: self.step,
+                        text: format!("{kind} of step {step} completed"),
+                    });
+                }
+            }
+            Err(e) => {
+                if step != self.step {
+                    self.errors.push(ErrorEvent {
+                        step,
+                        message: e.to_string(),
+                    });
+                    self.events.push(Event {
+                        step: self.step,
+                        text: format!("{kind} of step {step} failed: {e}"),
+                    });
+                } else {
+                    self.own_outcome = Some(Outcome::Error(e.to_string()));
+                }
+            }
+        }
+    }
+}
+
+/// The broker ids of a data directory: every `broker-<id>` folder and every
+/// replica named in `metadata.json`, in increasing order (at least broker 1).
+fn brokers_in(dir: &Path) -> Result<Vec<BrokerId>, String> {
+    let mut ids = std::collections::BTreeSet::new();
+    let entries = std::fs::read_dir(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        if let Some(id) = name
+            .to_str()
+            .and_then(|n| n.strip_prefix("broker-"))
+            .and_then(|n| n.parse().ok())
+        {
+            ids.insert(id);
+        }
+    }
+    if let Ok(store) = crate::engine::core::metadata::MetadataStore::open(dir) {
+        for topic in store.topics().values() {
+            for (_, p) in topic.partitions() {
+                ids.extend(p.replicas.iter().copied());
+            }
+        }
+    }
+    if ids.is_empty() {
+        ids.insert(1);
+    }
+    Ok(ids.into_iter().collect())
+}
+
+/// Copies a directory tree, leaving out the data directory's lock file.
+fn copy_dir(from: &Path, to: &Path) -> std::io::Result<()> {
+    std::fs::create_dir_all(to)?;
+    for entry in std::fs::read_dir(from)? {
+        let entry = entry?;
+        let name = entry.file_name();
+        if name == crate::engine::core::cluster::LOCK_FILE {
+            continue;
+        }
+        let target = to.join(&name);
+        if entry.file_type()?.is_dir() {
+            copy_dir(&entry.path(), &target)?;
+        } else {
+            std::fs::copy(entry.path(), target)?;
+        }
+    }
+    Ok(())
+}
+
+/// A commit or abort that crashed at its cut point reports the recovery.
+fn end_outcome(outcome: EndOutcome) -> OpResult {
+    Ok(match outcome {
+        EndOutcome::Completed => None,
+        EndOutcome::Crashed(report) => Some(report),
+    })
+}
+
+/// Runs one transaction action for the client of `txn`.
+async fn run_txn_op(
+    cluster: &BrokerCluster,
+    refs: &TxnRefs,
+    txn: &str,
+    action: Action,
+) -> OpResult {
+    let manager = cluster.transactions();
+    let handle = || -> Result<Transaction, MiniKafkaError> {
+        let known = refs
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .get(txn)
+            .copied();
+        match known {
+            Some(instance) => Ok(Transaction::new(manager.clone(), txn, instance)),
+            None => manager.resume(txn),
+        }
+    };
+    match action {
+        Action::Begin { .. } => {
+            let tx = manager.begin(txn).await?;
+            refs.lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .insert(txn.to_string(), tx.instance());
+            Ok(None)
+        }
+        Action::Send {
+            topic,
+            partition,
+            key,
+            value,
+            ..
+        } => {
+            handle()?
+                .send_record(
+                    &topic,
+                    partition,
+                    key.as_deref().map(str::as_bytes),
+                    value.into_bytes(),
+                )
+                .await?;
+            Ok(None)
+        }
+        Action::SendOffsets { group, offsets, .. } => {
+            let offsets = offsets
+                .into_iter()
+                .map(|o| (TopicPartition::new(o.topic, o.partition), o.offset));
+            handle()?.send_offsets(&group, offsets).await?;
+            Ok(None)
+        }
+        Action::Commit { crash_after, .. } => {
+            let cut = crash_after.map(|c| c.parse().expect("checked before spawning"));
+            end_outcome(handle()?.commit_until(cut).await?)
+        }
+        Action::Abort { crash_after, .. } => {
+            let cut = crash_after.map(|c| c.parse().expect("checked before spawning"));
+            end_outcome(handle()?.abort_until(cut).await?)
+        }
+        _ => Ok(None),
+    }
+}

@@ -1,0 +1,156 @@
+//! Time travel (SPEC §4, §5): the state at any step of a recording, forward
+//! and back. Going forward applies the next steps; going back restores the
+//! latest checkpoint at or before the target and replays from there. A
+//! checkpoint is a copy of the data directory plus the driver's in-memory
+//! state, taken every `every` steps (at the first step after that where
+//! nothing is pending: a running task cannot be copied), so a step back
+//! replays a bounded number of steps, not the whole history. Each restore
+//! runs in its own temporary directory.
+
+use crate::session::driver::{Driver, DriverMemo, Outcome};
+use crate::session::recording::Recording;
+
+/// The default checkpoint interval.
+pub const DEFAULT_CHECKPOINT_EVERY: usize = 50;
+
+struct Checkpoint {
+    step: usize,
+    dir: tempfile::TempDir,
+    memo: DriverMemo,
+}
+
+/// A recording being played, with checkpoints for going back.
+pub struct Timeline {
+    recording: Recording,
+    every: usize,
+    checkpoints: Vec<Checkpoint>,
+    driver: Driver,
+    outcomes: Vec<Outcome>,
+    replayed: usize,
+}
+
+impl std::fmt::Debug for Timeline {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Timeline")
+            .field("step", &self.driver.step())
+            .field("steps", &self.recording.steps.len())
+            .field("checkpoints", &self.checkpoints.len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Timeline {
+    /// A timeline at step 0 of `recording`, checkpointing every `every`
+    /// steps.
+    pub fn new(recording: Recording, every: usize) -> Result<Self, String> {
+        let driver = Driver::new(&recording.header, None)?;
+        let mut timeline = Self {
+            recording,
+            every: every.max(1),
+            checkpoints: Vec::new(),
+            driver,
+            outcomes: Vec::new(),
+            replayed: 0,
+        };
+        timeline.checkpoint()?;
+        Ok(timeline)
+    }
+
+    /// The recording.
+    pub fn recording(&self) -> &Recording {
+        &self.recording
+    }
+
+    /// The driver at the current step.
+    pub fn driver(&self) -> &Driver {
+        &self.driver
+    }
+
+    /// The current step.
+    pub fn step(&self) -> usize {
+        self.driver.step()
+    }
+
+    /// How many steps the last [`Self::goto`] applied.
+    pub fn replayed(&self) -> usize {
+        self.replayed
+    }
+
+    /// Outcomes of the steps applied so far in this run (since the last
+    /// restore, they start at the checkpoint's step).
+    pub fn last_outcome(&self) -> Option<&Outcome> {
+        self.outcomes.last()
+    }
+
+    /// Moves to `target` (clamped to the recording's length).
+    pub fn goto(&mut self, target: usize) -> Result<&Driver, String> {
+        let target = target.min(self.recording.steps.len());
+        self.replayed = 0;
+        if target < self.driver.step() {
+            let checkpoint = self
+                .checkpoints
+                .iter()
+                .rev()
+                .find(|c| c.step <= target)
+                .expect("step 0 is always checkpointed");
+            self.driver = Driver::restore(
+                &self.recording.header,
+                checkpoint.dir.path(),
+                &checkpoint.memo,
+            )?;
+            self.outcomes.clear();
+        }
+        while self.driver.step() < target {
+            let action = self.recording.steps[self.driver.step()].action.clone();
+            let outcome = self.driver.apply(&action);
+            self.outcomes.push(outcome);
+            self.replayed += 1;
+            let step = self.driver.step();
+            let last = self
+                .checkpoints
+                .iter()
+                .rev()
+                .find(|c| c.step <= step)
+                .map_or(0, |c| c.step);
+            if step >= last + self.every {
+                self.checkpoint()?;
+            }
+        }
+        Ok(&self.driver)
+    }
+
+    /// One step forward.
+    pub fn step_forward(&mut self) -> Result<&Driver, String> {
+        self.goto(self.driver.step() + 1)
+    }
+
+    /// One step back.
+    pub fn step_back(&mut self) -> Result<&Driver, String> {
+        self.goto(self.driver.step().saturating_sub(1))
+    }
+
+    /// Takes a checkpoint of the current step if nothing is pending and
+    /// none exists for it yet.
+    fn checkpoint(&mut self) -> Result<(), String> {
+        let step = self.driver.step();
+        if self.checkpoints.iter().any(|c| c.step == step) {
+            return Ok(());
+        }
+        let Some(memo) = self.driver.memo() else {
+            return Ok(()); // something is pending: try again after the next step
+        };
+        let dir = tempfile::tempdir()
+            .map_err(|e| format!("cannot create a checkpoint directory: {e}"))?;
+        self.driver
+            .copy_data_dir(dir.path())
+            .map_err(|e| format!("cannot copy the data directory for a checkpoint: {e}"))?;
+        let at = self.checkpoints.partition_point(|c| c.step < step);
+        self.checkpoints.insert(at, Checkpoint { step, dir, memo });
+        Ok(())
+    }
+
+    /// Steps that have a checkpoint.
+    pub fn checkpoint_steps(&self) -> Vec<usize> {
+        self.checkpoints.iter().map(|c| c.step).collect()
+    }
+}
