@@ -76,6 +76,9 @@ pub struct PendingView {
     pub kind: &'static str,
     pub txn: Option<String>,
     pub waiting_for: Vec<BrokerId>,
+    /// The step of an earlier pending action on the same transaction that
+    /// this one waits behind.
+    pub queued_behind: Option<usize>,
 }
 
 type OpResult = Result<Option<RecoveryReport>, MiniKafkaError>;
@@ -319,11 +322,24 @@ impl Driver {
                     .collect();
                 waiting_for.sort_unstable();
                 waiting_for.dedup();
+                let queued_behind = self
+                    .ops
+                    .iter()
+                    .take_while(|o| o.step < op.step)
+                    .filter(|o| o.txn.is_some() && o.txn == op.txn)
+                    .map(|o| o.step)
+                    .last();
+                let waiting_for = if queued_behind.is_some() {
+                    Vec::new()
+                } else {
+                    waiting_for
+                };
                 PendingView {
                     action_step: op.step,
                     kind: op.kind,
                     txn: op.txn.clone(),
                     waiting_for,
+                    queued_behind,
                 }
             })
             .collect()

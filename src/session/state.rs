@@ -126,6 +126,7 @@ pub struct PendingJson {
     pub kind: &'static str,
     pub txn: Option<String>,
     pub waiting_for: Vec<u32>,
+    pub queued_behind: Option<usize>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -248,6 +249,7 @@ impl State {
                     kind: p.kind,
                     txn: p.txn,
                     waiting_for: p.waiting_for,
+                    queued_behind: p.queued_behind,
                 })
                 .collect(),
             errors: driver

@@ -1,0 +1,466 @@
+//! The session layer (SPEC §4, §5): every action kind through the driver,
+//! every error event, pending operations and per-transaction order,
+//! determinism, time travel and the live-recording round trip.
+
+use std::path::Path;
+
+use minikafka::session::recording::Header;
+use minikafka::session::{
+    Action, Driver, Outcome, Recording, RecordingWriter, State, Step, Timeline,
+};
+use serde_json::Value;
+
+fn header(brokers: &[u32], topics: &[(&str, u32, u32)], config: Value, rules: &str) -> Header {
+    serde_json::from_value(serde_json::json!({
+        "mk_recording": 1,
+        "title": "test",
+        "rules": rules,
+        "cluster": {
+            "brokers": brokers,
+            "topics": topics.iter().map(|(n, p, rf)| serde_json::json!({"name": n, "partitions": p, "replication_factor": rf})).collect::<Vec<_>>(),
+            "config": config,
+        },
+    }))
+    .unwrap()
+}
+
+fn act(json: &str) -> Action {
+    Action::from_json(&serde_json::from_str(json).unwrap()).unwrap()
+}
+
+fn state(d: &Driver) -> Value {
+    serde_json::from_str(&State::of(d).to_json()).unwrap()
+}
+
+fn recording(h: &Header, actions: &[&str]) -> Recording {
+    Recording {
+        header: h.clone(),
+        steps: actions
+            .iter()
+            .enumerate()
+            .map(|(i, a)| Step {
+                at_ms: i as u64 * 100,
+                action: act(a),
+                caption: None,
+            })
+            .collect(),
+    }
+}
+
+/// Every action kind, through the driver, with its effect in the state.
+#[test]
+fn every_action_kind_applies() {
+    let h = header(
+        &[1, 2],
+        &[("out", 1, 2), ("in", 1, 1)],
+        serde_json::json!({}),
+        "minikafka",
+    );
+    let mut d = Driver::new(&h, None).unwrap();
+    let steps: &[(&str, Outcome)] = &[
+        (
+            r#"{"create_topic":{"name":"extra","partitions":2,"replication_factor":1}}"#,
+            Outcome::Ok,
+        ),
+        (
+            r#"{"produce":{"topic":"extra","partition":1,"key":"k","value":"v1"}}"#,
+            Outcome::Ok,
+        ),
+        (
+            r#"{"produce":{"topic":"out","value":"durable","acks":"all","producer":"p"}}"#,
+            Outcome::Pending,
+        ),
+        (r#"{"replicate":{}}"#, Outcome::Ok),
+        (r#"{"begin":{"txn":"tx"}}"#, Outcome::Ok),
+        (
+            r#"{"send":{"txn":"tx","topic":"out","value":"t1"}}"#,
+            Outcome::Pending,
+        ),
+        (r#"{"replicate":{"broker":2}}"#, Outcome::Ok),
+        (
+            r#"{"send_offsets":{"txn":"tx","group":"g","offsets":[{"topic":"in","partition":0,"offset":7}]}}"#,
+            Outcome::Ok,
+        ),
+        (r#"{"commit":{"txn":"tx"}}"#, Outcome::Pending),
+        (
+            r#"{"replicate":{"topic":"out","partition":0}}"#,
+            Outcome::Ok,
+        ),
+        (r#"{"begin":{"txn":"tx2"}}"#, Outcome::Ok),
+        (r#"{"abort":{"txn":"tx2"}}"#, Outcome::Ok),
+        (r#"{"advance_clock":{"ms":500}}"#, Outcome::Ok),
+        (r#"{"stop_broker":{"broker":2}}"#, Outcome::Ok),
+        (r#"{"start_broker":{"broker":2}}"#, Outcome::Ok),
+        (
+            r#"{"replicate":{"broker":2,"topic":"out","partition":0}}"#,
+            Outcome::Ok,
+        ),
+        (
+            r#"{"promote":{"topic":"out","partition":0,"broker":2}}"#,
+            Outcome::Ok,
+        ),
+        (r#"{"crash":{}}"#, Outcome::Ok),
+        (
+            r#"{"tear":{"target":"journal","cut_bytes":3}}"#,
+            Outcome::Ok,
+        ),
+        (
+            r#"{"tear":{"target":{"topic":"extra","partition":1,"broker":2},"append_garbage":true}}"#,
+            Outcome::Ok,
+        ),
+        (r#"{"note":{}}"#, Outcome::Ok),
+        (r#"{"ui":{"focus":"journal"}}"#, Outcome::Ok),
+    ];
+    for (i, (json, expected)) in steps.iter().enumerate() {
+        assert_eq!(&d.apply(&act(json)), expected, "step {}: {json}", i + 1);
+    }
+    let s = state(&d);
+    assert_eq!(s["step"], 22);
+    assert_eq!(s["clock_ms"], 500);
+    assert!(
+        s["errors"].as_array().unwrap().is_empty(),
+        "{}",
+        s["errors"]
+    );
+    let out = s["partitions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["topic"] == "out")
+        .unwrap();
+    assert_eq!(
+        (out["leader"].as_u64(), out["leader_epoch"].as_u64()),
+        (Some(2), Some(1))
+    );
+    assert_eq!(
+        s["consumers"]["read_committed"]["out-0"],
+        serde_json::json!(["durable", "t1"])
+    );
+    assert_eq!(s["committed_offsets"]["g"]["in-0"], 7);
+    assert_eq!(
+        s["consumers"]["read_uncommitted"]["extra-1"],
+        serde_json::json!(["v1"])
+    );
+    let recovery = &s["last_recovery"];
+    assert_eq!(
+        recovery["logs_truncated"][0]["topic"], "extra",
+        "the tear's recovery: {recovery}"
+    );
+    assert!(
+        recovery["logs_truncated"][0]["truncated_bytes"]
+            .as_u64()
+            .unwrap()
+            > 0
+    );
+}
+
+/// Failed actions are error events; the run goes on.
+#[test]
+fn failures_are_error_events_and_the_run_continues() {
+    let h = header(
+        &[1, 2],
+        &[("out", 1, 2)],
+        serde_json::json!({"min_insync_replicas": 2}),
+        "minikafka",
+    );
+    let mut d = Driver::new(&h, None).unwrap();
+    let cases = [
+        (r#"{"commit":{"txn":"ghost"}}"#, "unknown transaction"),
+        (
+            r#"{"produce":{"topic":"nope","value":"x"}}"#,
+            "unknown topic",
+        ),
+        (r#"{"begin":{"txn":"tx"}}"#, ""),
+        (
+            r#"{"send":{"txn":"tx","topic":"nope","value":"x"}}"#,
+            "unknown topic",
+        ),
+        (r#"{"stop_broker":{"broker":2}}"#, ""),
+        (r#"{"advance_clock":{"ms":10001}}"#, ""),
+        (
+            r#"{"produce":{"topic":"out","value":"x","acks":"all"}}"#,
+            "not enough replicas",
+        ),
+        (r#"{"commit":{"txn":"tx"}}"#, ""),
+        (r#"{"commit":{"txn":"tx"}}"#, "complete_commit"),
+        (
+            r#"{"send":{"txn":"tx","topic":"out","value":"late"}}"#,
+            "complete_commit",
+        ),
+        (
+            r#"{"produce":{"topic":"out","value":"x","acks":"2"}}"#,
+            "unknown acks",
+        ),
+        (
+            r#"{"commit":{"txn":"tx","crash_after":"later"}}"#,
+            "unknown cut point",
+        ),
+        (r#"{"tear":{"target":"journal"}}"#, "exactly one of"),
+        (
+            r#"{"promote":{"topic":"out","partition":0,"broker":9}}"#,
+            "not a replica",
+        ),
+    ];
+    for (i, (json, message)) in cases.iter().enumerate() {
+        let outcome = d.apply(&act(json));
+        match outcome {
+            Outcome::Error(e) => assert!(e.to_lowercase().contains(message), "step {}: {e}", i + 1),
+            other => assert!(message.is_empty(), "step {}: {json} gave {other:?}", i + 1),
+        }
+    }
+    let s = state(&d);
+    let steps: Vec<u64> = s["errors"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["step"].as_u64().unwrap())
+        .collect();
+    assert_eq!(steps, [1, 2, 4, 7, 9, 10, 11, 12, 13, 14]);
+}
+
+/// acks=all waits for named replicas; a later action on the same
+/// transaction waits behind a pending one; both show as pending.
+#[test]
+fn pending_operations_and_transaction_order() {
+    let h = header(
+        &[1, 2],
+        &[("out", 1, 2)],
+        serde_json::json!({}),
+        "minikafka",
+    );
+    let mut d = Driver::new(&h, None).unwrap();
+    assert_eq!(d.apply(&act(r#"{"begin":{"txn":"tx"}}"#)), Outcome::Ok);
+    assert_eq!(
+        d.apply(&act(r#"{"send":{"txn":"tx","topic":"out","value":"a"}}"#)),
+        Outcome::Pending
+    );
+    assert_eq!(
+        d.apply(&act(r#"{"commit":{"txn":"tx"}}"#)),
+        Outcome::Pending,
+        "queued behind the send"
+    );
+    let s = state(&d);
+    assert_eq!(
+        s["pending"],
+        serde_json::json!([
+            {"action_step": 2, "kind": "send", "txn": "tx", "waiting_for": [2], "queued_behind": null},
+            {"action_step": 3, "kind": "commit", "txn": "tx", "waiting_for": [], "queued_behind": 2}
+        ])
+    );
+    assert_eq!(
+        s["transactions"][0]["state"], "ongoing",
+        "the commit has not started"
+    );
+    d.apply(&act(r#"{"replicate":{}}"#));
+    let s = state(&d);
+    assert_eq!(
+        s["transactions"][0]["state"], "prepare_commit",
+        "the send finished, the commit started"
+    );
+    assert_eq!(s["pending"].as_array().unwrap().len(), 1);
+    d.apply(&act(r#"{"replicate":{}}"#));
+    let s = state(&d);
+    assert_eq!(s["transactions"][0]["state"], "complete_commit");
+    assert!(s["pending"].as_array().unwrap().is_empty());
+    let texts: Vec<String> = d.events().iter().map(|e| e.text.clone()).collect();
+    assert!(
+        texts.contains(&"send of step 2 completed".to_string()),
+        "{texts:?}"
+    );
+    assert!(
+        texts.contains(&"commit of step 3 completed".to_string()),
+        "{texts:?}"
+    );
+}
+
+/// A crash fails pending operations: each is an error at its own step.
+#[test]
+fn a_crash_fails_pending_operations_at_their_steps() {
+    let h = header(
+        &[1, 2],
+        &[("out", 1, 2)],
+        serde_json::json!({}),
+        "minikafka",
+    );
+    let mut d = Driver::new(&h, None).unwrap();
+    d.apply(&act(
+        r#"{"produce":{"topic":"out","value":"a","acks":"all"}}"#,
+    ));
+    d.apply(&act(r#"{"crash":{}}"#));
+    let s = state(&d);
+    assert_eq!(s["errors"][0]["step"], 1);
+    assert!(
+        s["errors"][0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("crashed")
+    );
+    assert!(s["pending"].as_array().unwrap().is_empty());
+    assert!(s["last_recovery"].is_object());
+}
+
+/// A commit with a cut point crashes the cluster; the state reports what
+/// recovery completed.
+#[test]
+fn a_cut_point_crash_is_reported_as_recovery() {
+    let h = header(&[1], &[("out", 1, 1)], serde_json::json!({}), "kafka");
+    let mut d = Driver::new(&h, None).unwrap();
+    for a in [
+        r#"{"begin":{"txn":"tx"}}"#,
+        r#"{"send":{"txn":"tx","topic":"out","value":"v"}}"#,
+        r#"{"commit":{"txn":"tx","crash_after":"prepare"}}"#,
+    ] {
+        assert_eq!(d.apply(&act(a)), Outcome::Ok);
+    }
+    let s = state(&d);
+    assert_eq!(s["rules"], "kafka");
+    assert_eq!(s["last_recovery"]["completed"], serde_json::json!(["tx"]));
+    assert_eq!(
+        s["last_recovery"]["markers_resent"][0]["partition"],
+        "out-0"
+    );
+    assert_eq!(
+        s["consumers"]["read_committed"]["out-0"],
+        serde_json::json!(["v"])
+    );
+}
+
+fn long_recording() -> Recording {
+    let h = header(
+        &[1, 2],
+        &[("out", 2, 2)],
+        serde_json::json!({}),
+        "minikafka",
+    );
+    let mut actions = Vec::new();
+    // Cycles of eleven steps; the last steps of each cycle leave nothing
+    // pending (sends queue one behind the other, and markers go out one
+    // partition at a time), so checkpoints can be taken there.
+    for i in 0..44 {
+        let t = i / 11;
+        actions.push(match i % 11 {
+            0 => format!(r#"{{"begin":{{"txn":"t{t}"}}}}"#),
+            1 | 2 => format!(r#"{{"send":{{"txn":"t{t}","topic":"out","value":"v{i}"}}}}"#),
+            3 => format!(r#"{{"produce":{{"topic":"out","value":"p{i}","acks":"all"}}}}"#),
+            6 => format!(r#"{{"commit":{{"txn":"t{t}"}}}}"#),
+            10 => r#"{"advance_clock":{"ms":250}}"#.to_string(),
+            _ => r#"{"replicate":{}}"#.to_string(),
+        });
+    }
+    let refs: Vec<&str> = actions.iter().map(String::as_str).collect();
+    recording(&h, &refs)
+}
+
+/// The same recording replayed twice gives byte-identical state JSON.
+#[test]
+fn replays_are_byte_identical() {
+    let r = long_recording();
+    let run = || {
+        let mut d = Driver::new(&r.header, None).unwrap();
+        let mut all = String::new();
+        for s in &r.steps {
+            d.apply(&s.action);
+            all.push_str(&State::of(&d).to_json());
+            all.push('\n');
+        }
+        all
+    };
+    let (a, b) = (run(), run());
+    assert_eq!(a, b);
+    assert!(a.contains("\"read_committed\""));
+}
+
+/// Stepping back and forward gives the same state as going straight there,
+/// and a step back replays at most the checkpoint interval.
+#[test]
+fn time_travel_matches_going_straight() {
+    let r = long_recording();
+    let straight: Vec<String> = {
+        let mut d = Driver::new(&r.header, None).unwrap();
+        let mut out = vec![State::of(&d).to_json()];
+        for s in &r.steps {
+            d.apply(&s.action);
+            out.push(State::of(&d).to_json());
+        }
+        out
+    };
+    let every = 6;
+    let mut t = Timeline::new(r.clone(), every).unwrap();
+    t.goto(44).unwrap();
+    assert_eq!(State::of(t.driver()).to_json(), straight[44]);
+    for target in [43, 25, 31, 3, 0, 17, 44, 12] {
+        t.goto(target).unwrap();
+        assert_eq!(
+            State::of(t.driver()).to_json(),
+            straight[target],
+            "at step {target}"
+        );
+    }
+    t.goto(44).unwrap();
+    t.step_back().unwrap();
+    let steps = t.checkpoint_steps();
+    assert!(steps.len() >= 5, "checkpoints at {steps:?}");
+    let nearest = steps.iter().rev().find(|&&s| s <= 43).unwrap();
+    assert_eq!(t.replayed(), 43 - nearest);
+    assert!(
+        t.replayed() < 2 * every,
+        "replayed {} with checkpoints {steps:?}",
+        t.replayed()
+    );
+    t.step_forward().unwrap();
+    assert_eq!(State::of(t.driver()).to_json(), straight[44]);
+}
+
+/// A live session recorded as it goes replays to the same state.
+#[test]
+fn a_live_recording_replays_to_the_same_state() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("live.jsonl");
+    let r = long_recording();
+    let mut writer = RecordingWriter::create(&path, &r.header).unwrap();
+    let mut live = Driver::new(&r.header, None).unwrap();
+    for s in &r.steps {
+        live.apply(&s.action);
+        writer.append(s).unwrap();
+    }
+    let replayed = Recording::load(&path).unwrap();
+    assert_eq!(replayed, r);
+    let mut again = Driver::new(&replayed.header, None).unwrap();
+    for s in &replayed.steps {
+        again.apply(&s.action);
+    }
+    assert_eq!(State::of(&again).to_json(), State::of(&live).to_json());
+}
+
+/// The chapter's experiment as a recording: the state at each step matches
+/// the chapter's measured output.
+#[test]
+fn the_chapters_experiment_recording_matches_its_measured_output() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("recordings/ch08-visibility.jsonl");
+    let r = Recording::load(&path).unwrap();
+    let mut d = Driver::new(&r.header, None).unwrap();
+    let mut seen = Vec::new();
+    for s in &r.steps {
+        assert_ne!(matches!(d.apply(&s.action), Outcome::Error(_)), true);
+        let st = state(&d);
+        seen.push((
+            st["consumers"]["read_uncommitted"]["out-0"].clone(),
+            st["consumers"]["read_committed"]["out-0"].clone(),
+        ));
+    }
+    let j = |v: Value| v;
+    // after the send: "before marker, read_uncommitted: ['pending']" and "read_committed: []"
+    assert_eq!(
+        seen[1],
+        (j(serde_json::json!(["pending"])), j(serde_json::json!([])))
+    );
+    // after the commit: "after commit marker: ['pending']"
+    assert_eq!(seen[2].1, serde_json::json!(["pending"]));
+    // after the abort: "after abort marker: ['pending']"
+    assert_eq!(seen[5].1, serde_json::json!(["pending"]));
+    assert_eq!(
+        seen[5].0,
+        serde_json::json!(["pending", "discard-me"]),
+        "aborted data stays in the log"
+    );
+}
