@@ -441,7 +441,8 @@ fn the_chapters_experiment_recording_matches_its_measured_output() {
     let mut d = Driver::new(&r.header, None).unwrap();
     let mut seen = Vec::new();
     for s in &r.steps {
-        assert_ne!(matches!(d.apply(&s.action), Outcome::Error(_)), true);
+        let outcome = d.apply(&s.action);
+        assert!(!matches!(outcome, Outcome::Error(_)), "{outcome:?}");
         let st = state(&d);
         seen.push((
             st["consumers"]["read_uncommitted"]["out-0"].clone(),
