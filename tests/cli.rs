@@ -63,3 +63,191 @@ fn mk_tui_reports_a_locked_or_bad_data_directory_in_one_line() {
     );
     assert_eq!(err.lines().count(), 1, "{err}");
 }
+
+fn mk_tui(args: &[&str]) -> (Option<i32>, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_mk-tui"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .unwrap();
+    (
+        out.status.code(),
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    )
+}
+
+const HEADER: &str = r#"{"mk_recording":1,"title":"t","cluster":{"brokers":[1],"topics":[{"name":"out","partitions":1,"replication_factor":1}]}}"#;
+
+fn write_recording(dir: &std::path::Path, name: &str, lines: &[&str]) -> String {
+    let path = dir.join(name);
+    std::fs::write(&path, lines.join("\n") + "\n").unwrap();
+    path.display().to_string()
+}
+
+#[test]
+fn state_prints_the_spec_json_at_any_step_and_the_same_bytes_twice() {
+    let (code, out, err) = mk_tui(&["state", "recordings/ch08-visibility.jsonl", "--step", "2"]);
+    assert_eq!(code, Some(0), "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["step"], 2);
+    assert_eq!(
+        v["consumers"]["read_uncommitted"]["out-0"],
+        serde_json::json!(["pending"])
+    );
+    assert_eq!(
+        v["consumers"]["read_committed"]["out-0"],
+        serde_json::json!([])
+    );
+    let keys: Vec<&str> = v.as_object().unwrap().keys().map(String::as_str).collect();
+    for key in [
+        "step",
+        "clock_ms",
+        "rules",
+        "partitions",
+        "transactions",
+        "committed_offsets",
+        "journal",
+        "last_recovery",
+        "consumers",
+        "pending",
+        "errors",
+    ] {
+        assert!(keys.contains(&key), "missing {key}");
+    }
+    let (_, again, _) = mk_tui(&["state", "recordings/ch08-visibility.jsonl", "--step", "2"]);
+    assert_eq!(out, again);
+    let (_, last, _) = mk_tui(&["state", "recordings/ch08-visibility.jsonl"]);
+    assert_eq!(
+        serde_json::from_str::<serde_json::Value>(&last).unwrap()["step"],
+        6
+    );
+}
+
+#[test]
+fn bad_recordings_give_one_line_naming_file_and_line_and_exit_2() {
+    let dir = tempfile::tempdir().unwrap();
+    let v7 = HEADER.replace("\"mk_recording\":1", "\"mk_recording\":7");
+    let rf3 = HEADER.replace("\"replication_factor\":1", "\"replication_factor\":3");
+    let cases = [
+        (vec![HEADER, r#"{"at_ms":0,"action":"#], ":2: column"),
+        (
+            vec![HEADER, r#"{"action":{"explode":{}}}"#],
+            "valid actions: create_topic, produce",
+        ),
+        (
+            vec![&v7[..]],
+            "version 7 is not supported; this build reads version 1",
+        ),
+        (
+            vec![HEADER, r#"{"action":{"send":{"txn":"t"}}}"#],
+            ":2: field action",
+        ),
+        (vec![&rf3[..]], ":1: field cluster.topics[0]"),
+    ];
+    for (i, (lines, expected)) in cases.iter().enumerate() {
+        let file = write_recording(dir.path(), &format!("bad{i}.jsonl"), lines);
+        for command in [vec!["state", &file[..]], vec!["check", &file[..]]] {
+            let (code, out, err) = mk_tui(&command);
+            assert_eq!(code, Some(2), "{command:?}: {err}");
+            assert!(
+                out.trim().is_empty() || command[0] == "check",
+                "nothing printed: {out}"
+            );
+            assert_eq!(err.lines().count(), 1, "one line: {err}");
+            assert!(err.starts_with(&format!("mk-tui: {file}")), "{err}");
+            assert!(err.contains(expected), "{command:?}: {err}");
+        }
+    }
+    let (code, _, err) = mk_tui(&["state", "no/such/file.jsonl"]);
+    assert_eq!(code, Some(2));
+    assert!(
+        err.contains("no/such/file.jsonl") && err.contains("cannot read"),
+        "{err}"
+    );
+    let (code, _, err) = mk_tui(&["state", "recordings/ch08-visibility.jsonl", "--step", "99"]);
+    assert_eq!(code, Some(2));
+    assert!(err.contains("past the last step, 6"), "{err}");
+}
+
+#[test]
+fn a_failed_action_inside_a_valid_recording_is_an_error_event_with_exit_0() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = write_recording(
+        dir.path(),
+        "r.jsonl",
+        &[
+            HEADER,
+            r#"{"action":{"commit":{"txn":"ghost"}}}"#,
+            r#"{"action":{"produce":{"topic":"out","value":"v"}}}"#,
+        ],
+    );
+    let (code, out, err) = mk_tui(&["state", &file]);
+    assert_eq!(code, Some(0), "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["errors"][0]["step"], 1);
+    assert!(
+        v["errors"][0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("ghost")
+    );
+    assert_eq!(
+        v["consumers"]["read_uncommitted"]["out-0"],
+        serde_json::json!(["v"]),
+        "the run continued"
+    );
+}
+
+#[test]
+fn check_reports_each_file() {
+    let (code, out, err) = mk_tui(&["check", "recordings/ch08-visibility.jsonl"]);
+    assert_eq!(code, Some(0), "{err}");
+    assert_eq!(out.trim(), "recordings/ch08-visibility.jsonl: ok (6 steps)");
+}
+
+#[test]
+fn state_with_a_data_dir_leaves_the_data_there_and_reads_an_existing_dir_without_changing_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let (code, out, err) = mk_tui(&[
+        "state",
+        "recordings/ch08-visibility.jsonl",
+        "--data-dir",
+        data.to_str().unwrap(),
+    ]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(data.join("transactions.journal").exists());
+    let snapshot = |d: &std::path::Path| {
+        let mut files = Vec::new();
+        let mut stack = vec![d.to_path_buf()];
+        while let Some(p) = stack.pop() {
+            for e in std::fs::read_dir(&p).unwrap() {
+                let e = e.unwrap();
+                if e.file_type().unwrap().is_dir() {
+                    stack.push(e.path());
+                } else {
+                    files.push((e.path(), std::fs::read(e.path()).unwrap()));
+                }
+            }
+        }
+        files.sort();
+        files
+    };
+    let before = snapshot(&data);
+    let (code, existing, err) = mk_tui(&["state", "--data-dir", data.to_str().unwrap()]);
+    assert_eq!(code, Some(0), "{err}");
+    assert_eq!(snapshot(&data), before, "opened on a private copy");
+    let a: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let b: serde_json::Value = serde_json::from_str(&existing).unwrap();
+    assert_eq!(a["consumers"], b["consumers"]);
+    assert_eq!(a["transactions"], b["transactions"]);
+    let (code, _, err) = mk_tui(&[
+        "state",
+        "recordings/ch08-visibility.jsonl",
+        "--data-dir",
+        data.to_str().unwrap(),
+    ]);
+    assert_eq!(code, Some(2));
+    assert!(err.contains("must be empty or absent"), "{err}");
+}
