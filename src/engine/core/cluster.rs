@@ -554,18 +554,7 @@ impl BrokerCluster {
         partition: Option<u32>,
         key: Option<&[u8]>,
     ) -> Result<TopicPartition> {
-        let mut state = self.lock();
-        let count = state.partition_count(topic)?;
-        let p = match partition {
-            Some(p) if p < count => p,
-            Some(p) => {
-                return Err(MiniKafkaError::UnknownTopicOrPartition(format!(
-                    "{topic}-{p}"
-                )));
-            }
-            None => state.partitioner.choose(topic, key, count),
-        };
-        Ok(TopicPartition::new(topic, p))
+        self.lock().choose_partition(topic, partition, key)
     }
 
     /// Reads records from `offset` on (E4, E11). `read_uncommitted` stops at
