@@ -9,3 +9,4 @@ pub mod cli;
 pub mod demo;
 pub mod engine;
 pub mod session;
+pub mod ui;

@@ -1,0 +1,103 @@
+//! Labels in English (default) and Chinese (`--lang zh`), for the book's
+//! Chinese readers. Every label the dashboard prints goes through [`Lang::t`].
+
+/// The interface language.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Lang {
+    #[default]
+    En,
+    Zh,
+}
+
+impl std::str::FromStr for Lang {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "en" => Ok(Lang::En),
+            "zh" => Ok(Lang::Zh),
+            other => Err(format!(
+                "unknown language {other:?}: expected \"en\" or \"zh\""
+            )),
+        }
+    }
+}
+
+impl Lang {
+    /// "en" or "zh" (captions are chosen by it).
+    pub fn code(self) -> &'static str {
+        match self {
+            Lang::En => "en",
+            Lang::Zh => "zh",
+        }
+    }
+
+    /// The label for `key` in this language; an unknown key is itself.
+    pub fn t(self, key: &'static str) -> &'static str {
+        if self == Lang::En {
+            return LABELS
+                .iter()
+                .find(|(k, _, _)| *k == key)
+                .map_or(key, |(_, en, _)| en);
+        }
+        LABELS
+            .iter()
+            .find(|(k, _, _)| *k == key)
+            .map_or(key, |(_, _, zh)| zh)
+    }
+}
+
+/// (key, English, Chinese).
+const LABELS: &[(&str, &str, &str)] = &[
+    ("partitions", "Partitions", "分区"),
+    ("replicas", "Replicas", "副本"),
+    ("watermarks", "Watermarks", "水位"),
+    ("journal", "Transaction journal", "事务日志"),
+    ("offsets", "Consumer offsets", "消费位移"),
+    ("consumers", "Consumers", "消费者"),
+    ("pending", "Pending", "等待中"),
+    ("events", "Events", "事件"),
+    ("caption", "Caption", "说明"),
+    ("help", "Help", "帮助"),
+    ("leader", "leader", "leader"),
+    ("epoch", "epoch", "epoch"),
+    ("in_sync", "in sync", "同步"),
+    ("out_of_sync", "out of sync", "不同步"),
+    ("stopped", "stopped", "已停止"),
+    ("lag", "lag", "延迟"),
+    ("committed", "committed", "已提交"),
+    ("aborted", "aborted", "已中止"),
+    ("open", "open", "未决"),
+    ("control", "control", "控制"),
+    ("above_hw", "above HW", "高于 HW"),
+    ("staged", "staged", "暂存"),
+    ("read_uncommitted", "read_uncommitted", "read_uncommitted"),
+    ("read_committed", "read_committed", "read_committed"),
+    ("waiting_for", "waiting for", "等待"),
+    ("queued_behind", "queued behind step", "排在步骤之后"),
+    ("nothing_pending", "nothing pending", "没有等待中的操作"),
+    ("no_transactions", "no transactions", "没有事务"),
+    ("no_frames", "no journal frames", "journal 为空"),
+    ("last_recovery", "last recovery", "上次恢复"),
+    ("torn", "torn bytes cut", "截断的坏尾字节"),
+    ("step", "step", "步骤"),
+    ("clock", "clock", "时钟"),
+    ("rules", "rules", "规则"),
+    ("too_small", "Terminal too small", "终端太小"),
+    ("keys", "keys", "按键"),
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn labels_in_both_languages() {
+        assert_eq!(Lang::En.t("replicas"), "Replicas");
+        assert_eq!(Lang::Zh.t("replicas"), "副本");
+        assert_eq!(Lang::Zh.t("no-such-key"), "no-such-key");
+        assert!("fr".parse::<Lang>().is_err());
+        let keys: std::collections::BTreeSet<_> = LABELS.iter().map(|(k, _, _)| k).collect();
+        assert_eq!(keys.len(), LABELS.len(), "keys are unique");
+    }
+}
