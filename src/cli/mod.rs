@@ -7,7 +7,6 @@ use std::path::{Path, PathBuf};
 use clap::{Parser, Subcommand};
 
 use crate::demo;
-use crate::engine::ManualClock;
 use crate::engine::config::Rules;
 use crate::session::{Driver, Recording, State};
 
@@ -120,29 +119,27 @@ pub fn check(file: &Path) -> Result<usize, String> {
 }
 
 fn run_demo(data_dir: Option<PathBuf>) -> Result<(), String> {
-    let temp;
-    let dir = match data_dir {
-        Some(dir) => dir,
-        None => {
-            temp = tempfile::tempdir()
-                .map_err(|e| format!("cannot create a temporary directory: {e}"))?;
-            temp.path().to_path_buf()
+    let driver = match &data_dir {
+        Some(dir) if dir.read_dir().is_ok_and(|mut d| d.next().is_some()) => {
+            Driver::open_in_place(dir, Rules::Minikafka)?
         }
+        dir => demo::driver(dir.as_deref())?,
     };
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .build()
-        .map_err(|e| format!("cannot start the runtime: {e}"))?;
-    let cluster = runtime
-        .block_on(demo::open_demo(&dir, ManualClock::new()))
-        .map_err(|e| e.to_string())?;
+    let cluster = driver.cluster();
     let recovery = cluster.last_recovery();
-    println!("MiniKafka demo cluster in {}", dir.display());
+    match &data_dir {
+        Some(dir) => println!("MiniKafka demo cluster in {}", dir.display()),
+        None => println!("MiniKafka demo cluster in a temporary directory"),
+    }
     for t in &recovery.logs_truncated {
         println!(
             "recovery: cut {} bytes from {} on broker {} ({})",
             t.truncated_bytes, t.tp, t.broker, t.reason
         );
     }
-    print!("{}", demo::describe(&cluster).map_err(|e| e.to_string())?);
+    for errors in driver.errors() {
+        println!("step {}: {}", errors.step, errors.message);
+    }
+    print!("{}", demo::describe(cluster).map_err(|e| e.to_string())?);
     Ok(())
 }

@@ -202,6 +202,21 @@ impl Driver {
         ))
     }
 
+    /// The driver of an existing data directory, opened in place (recovery
+    /// runs and may repair it): `mk-tui --data-dir DIR` run again.
+    pub fn open_in_place(dir: &Path, rules: Rules) -> Result<Self, String> {
+        let brokers = brokers_in(dir)?;
+        let config = MiniKafkaConfig::new(dir)
+            .with_brokers(brokers)
+            .with_rules(rules);
+        let clock = ManualClock::new();
+        let cluster =
+            BrokerCluster::open(config.clone(), clock.clone()).map_err(|e| e.to_string())?;
+        let mut driver = Self::assemble(cluster, clock, config, rules.name().to_string(), None);
+        driver.last_recovery = Some(driver.cluster.last_recovery());
+        Ok(driver)
+    }
+
     /// The driver of an existing data directory, opened on a private copy so
     /// the directory itself is not changed (SPEC §5 `state --data-dir`).
     /// Broker ids come from the directory; the rules are given.
