@@ -17,7 +17,15 @@ fn mk_tui_prints_the_demo_cluster() {
     assert!(text.contains("broker 3: LEO"), "{text}");
     assert!(text.contains("out of sync, stopped"), "{text}");
     assert!(
-        text.contains("group billing: payments-0 committed at 1"),
+        text.contains("HW 7, LSO 5"),
+        "an open transaction holds the LSO below the HW: {text}"
+    );
+    assert!(
+        text.contains("transaction tx-open: ongoing [orders-1@5]"),
+        "{text}"
+    );
+    assert!(
+        text.contains("group shipping: payments-0 committed at 2"),
         "{text}"
     );
 }
