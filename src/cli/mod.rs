@@ -6,18 +6,45 @@ use std::path::{Path, PathBuf};
 
 use clap::{Parser, Subcommand};
 
+use std::io::IsTerminal;
+
 use crate::demo;
 use crate::engine::config::Rules;
-use crate::session::{Driver, Recording, State};
+use crate::session::{Driver, Recording, RecordingWriter, State};
+use crate::ui::{
+    self,
+    app::App,
+    headless::{self, Format},
+    i18n::Lang,
+    layout::{self, Layout},
+    theme::Theme,
+};
 
 /// A terminal dashboard for the internals of an embedded MiniKafka cluster.
+///
+/// Without a command, mk-tui starts the dashboard on a built-in demo cluster
+/// in a temporary data directory (when standard output is not a terminal, it
+/// prints the demo cluster's state instead).
 #[derive(Debug, Parser)]
 #[command(name = "mk-tui", version, about)]
 pub struct Cli {
-    /// Keep the demo cluster's data here instead of in a temporary directory.
-    /// Reopening an existing directory shows what recovery found.
+    /// Keep the cluster's data here instead of in a temporary directory.
+    /// Reopening a directory that holds data shows what recovery found.
     #[arg(long, value_name = "DIR")]
     pub data_dir: Option<PathBuf>,
+    /// Engine rules: minikafka (the book) or kafka.
+    #[arg(long, default_value = "minikafka")]
+    pub rules: String,
+    /// Labels and captions: en or zh.
+    #[arg(long, default_value = "en")]
+    pub lang: String,
+    /// Layout: a built-in name (default, transactions, replication, crash),
+    /// a file in layouts/, or a path.
+    #[arg(long)]
+    pub layout: Option<String>,
+    /// Write the session's actions to this recording as they happen.
+    #[arg(long, value_name = "FILE")]
+    pub record: Option<PathBuf>,
     #[command(subcommand)]
     pub command: Option<Command>,
 }
@@ -42,18 +69,115 @@ pub enum Command {
         #[arg(long, default_value = "minikafka")]
         rules: String,
     },
-    /// Check recordings: each is read and its cluster built.
+    /// Check recordings (each is read and its cluster built) and layouts
+    /// (files ending in .json under a layouts folder, or named layout files).
     Check {
-        /// Recording files.
+        /// Recording or layout files.
         #[arg(required = true)]
         files: Vec<PathBuf>,
+    },
+    /// Replay a recording in the dashboard: space/→ next step, ← previous,
+    /// p play/pause at the recorded pace.
+    Replay {
+        /// The recording.
+        file: PathBuf,
+    },
+    /// Print frames of a recording exactly as the dashboard draws them.
+    Render {
+        /// The recording.
+        file: PathBuf,
+        /// The step to draw (default: the last).
+        #[arg(long, conflicts_with = "all")]
+        step: Option<usize>,
+        /// Draw every step from 0 to the last.
+        #[arg(long)]
+        all: bool,
+        /// Terminal size, COLSxROWS (default: the recording's, else 120x36).
+        #[arg(long)]
+        size: Option<String>,
+        /// text or ansi.
+        #[arg(long, default_value = "text")]
+        format: String,
+    },
+    /// Export a recording as an asciinema cast (asciicast v2).
+    Export {
+        /// The recording.
+        file: PathBuf,
+        /// The .cast file to write.
+        #[arg(long, value_name = "OUT")]
+        cast: PathBuf,
+        /// Terminal size, COLSxROWS (default: the recording's, else 120x36).
+        #[arg(long)]
+        size: Option<String>,
     },
 }
 
 /// Runs the command line; the error is the one line to print.
 pub fn run(cli: Cli) -> Result<(), String> {
+    let lang: Lang = cli.lang.parse().map_err(|e| format!("--lang: {e}"))?;
+    let layout_spec = cli.layout.clone();
+    let layout_for = |recording_layout: Option<&str>| -> Result<Layout, String> {
+        match layout_spec.as_deref().or(recording_layout) {
+            Some(spec) => layout::load(spec).map_err(|e| e.to_string()),
+            None => Ok(layout::builtin_default()),
+        }
+    };
     match cli.command {
+        None if std::io::stdout().is_terminal() => {
+            let rules: Rules = cli.rules.parse().map_err(|e| format!("--rules: {e}"))?;
+            run_live(cli.data_dir, rules, cli.record, layout_for(None)?, lang)
+        }
         None => run_demo(cli.data_dir),
+        Some(Command::Replay { file }) => {
+            let recording = Recording::load(&file).map_err(|e| e.to_string())?;
+            let layout = layout_for(recording.header.layout.as_deref())?;
+            let app = App::replay(recording, layout, lang, Theme::from_env())?;
+            ui::run::run(app)
+        }
+        Some(Command::Render {
+            file,
+            step,
+            all,
+            size,
+            format,
+        }) => {
+            let recording = Recording::load(&file).map_err(|e| e.to_string())?;
+            let layout = layout_for(recording.header.layout.as_deref())?;
+            let (cols, rows) = size_of(size.as_deref(), &recording)?;
+            let format = match format.as_str() {
+                "text" => Format::Text,
+                "ansi" => Format::Ansi,
+                other => return Err(format!("--format {other:?}: expected text or ansi")),
+            };
+            let last = recording.steps.len();
+            let steps: Vec<usize> = match (step, all) {
+                (_, true) => (0..=last).collect(),
+                (Some(s), false) if s > last => {
+                    return Err(format!(
+                        "{}: --step {s} is past the last step, {last}",
+                        file.display()
+                    ));
+                }
+                (Some(s), false) => vec![s],
+                (None, false) => vec![last],
+            };
+            let frames = headless::render(recording, &steps, cols, rows, format, layout, lang)?;
+            for (step, frame) in steps.iter().zip(frames) {
+                if all {
+                    println!("── step {step} ──");
+                }
+                print!("{frame}");
+            }
+            Ok(())
+        }
+        Some(Command::Export { file, cast, size }) => {
+            let recording = Recording::load(&file).map_err(|e| e.to_string())?;
+            let layout = layout_for(recording.header.layout.as_deref())?;
+            let (cols, rows) = size_of(size.as_deref(), &recording)?;
+            let mut out = Vec::new();
+            headless::export_cast(recording, cols, rows, layout, lang, &mut out)?;
+            std::fs::write(&cast, out).map_err(|e| format!("{}: {e}", cast.display()))
+        }
         Some(Command::State {
             file,
             step,
@@ -74,6 +198,19 @@ pub fn run(cli: Cli) -> Result<(), String> {
         Some(Command::Check { files }) => {
             let mut failed = Vec::new();
             for file in &files {
+                let is_layout = file.extension().is_some_and(|e| e == "json");
+                if is_layout {
+                    match layout::load(&file.display().to_string()) {
+                        Ok(l) => println!(
+                            "{}: ok (layout {}, {} panes)",
+                            file.display(),
+                            l.name,
+                            l.panes().len()
+                        ),
+                        Err(e) => failed.push(e.to_string()),
+                    }
+                    continue;
+                }
                 match check(file) {
                     Ok(steps) => println!("{}: ok ({steps} steps)", file.display()),
                     Err(e) => failed.push(e),
@@ -116,6 +253,72 @@ pub fn check(file: &Path) -> Result<usize, String> {
     let recording = Recording::load(file).map_err(|e| e.to_string())?;
     Driver::new(&recording.header, None).map_err(|e| format!("{}:1: {e}", file.display()))?;
     Ok(recording.steps.len())
+}
+
+/// `COLSxROWS`, or the recording's terminal size, or 120x36.
+fn size_of(size: Option<&str>, recording: &Recording) -> Result<(u16, u16), String> {
+    match size {
+        Some(s) => {
+            let parsed = s
+                .split_once(['x', 'X'])
+                .and_then(|(c, r)| Some((c.parse().ok()?, r.parse().ok()?)));
+            parsed
+                .filter(|&(c, r): &(u16, u16)| c > 0 && r > 0)
+                .ok_or_else(|| format!("--size {s:?}: expected COLSxROWS, like 120x36"))
+        }
+        None => Ok(recording
+            .header
+            .terminal
+            .map_or((120, 36), |t| (t.cols, t.rows))),
+    }
+}
+
+/// The live dashboard on the demo cluster (or a reopened data directory).
+fn run_live(
+    data_dir: Option<PathBuf>,
+    rules: Rules,
+    record: Option<PathBuf>,
+    layout: Layout,
+    lang: Lang,
+) -> Result<(), String> {
+    let reopen = data_dir
+        .as_deref()
+        .is_some_and(|d| d.read_dir().is_ok_and(|mut e| e.next().is_some()));
+    let mut demo = demo::recording();
+    demo.header.rules = rules.name().to_string();
+    let (driver, header, applied) = if reopen {
+        let dir = data_dir.as_deref().expect("checked above");
+        let driver = Driver::open_in_place(dir, rules)?;
+        let mut header = demo.header.clone();
+        header.title = format!("{} (reopened)", dir.display());
+        (driver, header, Vec::new())
+    } else {
+        let mut driver = Driver::new(&demo.header, data_dir.as_deref())?;
+        for step in &demo.steps {
+            driver.apply(&step.action);
+        }
+        (driver, demo.header.clone(), demo.steps.clone())
+    };
+    let recorder = match record {
+        Some(path) => {
+            let mut w = RecordingWriter::create(&path, &header)
+                .map_err(|e| format!("{}: {e}", path.display()))?;
+            for step in &applied {
+                w.append(step)
+                    .map_err(|e| format!("{}: {e}", path.display()))?;
+            }
+            Some(w)
+        }
+        None => None,
+    };
+    ui::run::run(App::live(
+        driver,
+        header,
+        recorder,
+        layout,
+        lang,
+        Theme::from_env(),
+    ))
 }
 
 fn run_demo(data_dir: Option<PathBuf>) -> Result<(), String> {

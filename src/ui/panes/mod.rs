@@ -3,10 +3,22 @@
 
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Paragraph, Widget};
 
 use crate::ui::i18n::Lang;
 use crate::ui::theme::Theme;
 use crate::ui::view::View;
+
+pub mod caption;
+pub mod consumers;
+pub mod events;
+pub mod journal;
+pub mod offsets;
+pub mod partitions;
+pub mod pending;
+pub mod replicas;
+pub mod watermarks;
 
 /// Every pane a layout can name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -73,5 +85,405 @@ pub struct PaneContext {
 
 /// Draws pane `id`.
 pub fn render(id: PaneId, view: &View, ctx: &PaneContext, area: Rect, buf: &mut Buffer) {
-    let _ = (id, view, ctx, area, buf);
+    let area = area.intersection(buf.area);
+    match id {
+        PaneId::Partitions => partitions::render(view, ctx, area, buf),
+        PaneId::Replicas => replicas::render(view, ctx, area, buf),
+        PaneId::Watermarks => watermarks::render(view, ctx, area, buf),
+        PaneId::Journal => journal::render(view, ctx, area, buf),
+        PaneId::Offsets => offsets::render(view, ctx, area, buf),
+        PaneId::Consumers => consumers::render(view, ctx, area, buf),
+        PaneId::Pending => pending::render(view, ctx, area, buf),
+        PaneId::Events => events::render(view, ctx, area, buf),
+        PaneId::Caption => caption::render(view, ctx, area, buf),
+    }
+}
+
+/// Draws the pane's bordered block titled with its translated name and
+/// returns the area inside it.
+fn frame(ctx: &PaneContext, key: &'static str, area: Rect, buf: &mut Buffer) -> Rect {
+    let block = Block::bordered()
+        .title(ctx.lang.t(key))
+        .border_style(ctx.theme.border(ctx.focused));
+    let inner = block.inner(area);
+    block.render(area, buf);
+    inner
+}
+
+/// The rows `start..end` of a list of `total` rows that follows new data:
+/// the last `height` rows, moved up by `scroll` (clamped at the top).
+fn tail_window(total: usize, height: usize, scroll: usize) -> (usize, usize) {
+    let end = total.saturating_sub(scroll).max(height.min(total));
+    (end.saturating_sub(height), end)
+}
+
+/// `s` padded with spaces to `width` terminal cells (wide characters count
+/// twice).
+fn pad(s: &str, width: usize) -> String {
+    let w = Span::raw(s).width();
+    format!("{s}{}", " ".repeat(width.saturating_sub(w)))
+}
+
+/// Renders `lines` top down into `area`, one row each, clipped.
+fn lines(lines: Vec<Line<'_>>, area: Rect, buf: &mut Buffer) {
+    Paragraph::new(lines).render(area, buf);
+}
+
+/// A small hand-built view and helpers the pane tests share.
+#[cfg(test)]
+mod testkit {
+    use std::collections::BTreeMap;
+
+    use ratatui::buffer::Buffer;
+    use ratatui::layout::Rect;
+
+    use super::{PaneContext, PaneId};
+    use crate::engine::TopicPartition;
+    use crate::engine::core::batch::ControlType;
+    use crate::engine::core::recovery::{CompletedTransaction, RecoveryReport, ResentMarker};
+    use crate::engine::transaction::{JournalFrame, TransactionState};
+    use crate::session::driver::{ErrorEvent, Event, PendingView};
+    use crate::session::recording::Caption;
+    use crate::ui::i18n::Lang;
+    use crate::ui::theme::Theme;
+    use crate::ui::view::{
+        BatchStatus, BatchView, PartitionView, ReplicaView, TransactionView, View,
+    };
+
+    pub fn tp() -> TopicPartition {
+        TopicPartition::new("out", 0)
+    }
+
+    fn batch(
+        base: i64,
+        last: i64,
+        txn: Option<&str>,
+        control: Option<&'static str>,
+        status: BatchStatus,
+        values: &[&str],
+        why: &str,
+    ) -> BatchView {
+        BatchView {
+            base_offset: base,
+            last_offset: last,
+            transactional_id: txn.map(str::to_string),
+            control,
+            producer_id: if txn.is_some() { 7 } else { -1 },
+            leader_epoch: 0,
+            status,
+            values: values.iter().map(|v| v.to_string()).collect(),
+            explanation: why.to_string(),
+        }
+    }
+
+    fn replica(broker: u32, leo: i64, lag: i64, in_sync: bool, stopped: bool) -> ReplicaView {
+        ReplicaView {
+            broker,
+            is_leader: broker == 1,
+            log_end_offset: leo,
+            lag,
+            ms_since_fetch: 40 * u64::from(broker),
+            in_sync,
+            stopped,
+        }
+    }
+
+    /// One partition `out-0`: a committed batch (0), an aborted one (1), its
+    /// ABORT marker (2), an open transaction (3-4) and one above HW (5).
+    pub fn view() -> View {
+        let batches = vec![
+            batch(
+                0,
+                0,
+                None,
+                None,
+                BatchStatus::Committed,
+                &["a"],
+                "offset 0 < LSO 3: plain data",
+            ),
+            batch(
+                1,
+                1,
+                Some("txn-c"),
+                None,
+                BatchStatus::Aborted,
+                &["x"],
+                "aborted by the marker at offset 2",
+            ),
+            batch(
+                2,
+                2,
+                Some("txn-c"),
+                Some("abort"),
+                BatchStatus::Control,
+                &[],
+                "ABORT marker of txn-c",
+            ),
+            batch(
+                3,
+                4,
+                Some("txn-a"),
+                None,
+                BatchStatus::Open,
+                &["b", "c"],
+                "offset 3 >= LSO 3: txn-a is ONGOING",
+            ),
+            batch(
+                5,
+                5,
+                None,
+                None,
+                BatchStatus::AboveHighWatermark,
+                &["d"],
+                "offset 5 >= HW 5",
+            ),
+        ];
+        let staged = BTreeMap::from([("g1".to_string(), BTreeMap::from([(tp(), 4)]))]);
+        let frame = |number: usize, id: &str, state| JournalFrame {
+            number,
+            offset: 60 * (number as u64 - 1),
+            len: 60,
+            crc: 0xab12,
+            id: id.to_string(),
+            state,
+        };
+        View {
+            step: 8,
+            total_steps: Some(12),
+            clock_ms: 1500,
+            rules: "kafka".into(),
+            title: "demo".into(),
+            partitions: vec![PartitionView {
+                tp: tp(),
+                leader: 1,
+                leader_epoch: 0,
+                isr: vec![1, 2],
+                log_start_offset: 0,
+                high_watermark: 5,
+                last_stable_offset: 3,
+                log_end_offset: 6,
+                replicas: vec![
+                    replica(1, 6, 0, true, false),
+                    replica(2, 5, 1, true, false),
+                    replica(3, 2, 4, false, true),
+                ],
+                batch_count: 5,
+                batches,
+            }],
+            transactions: vec![TransactionView {
+                id: "txn-a".into(),
+                state: TransactionState::Ongoing,
+                first_offsets: vec![(tp(), 3)],
+                staged_offsets: staged,
+            }],
+            committed_offsets: BTreeMap::from([("g1".to_string(), BTreeMap::from([(tp(), 1)]))]),
+            journal_tail: vec![
+                frame(1, "txn-c", TransactionState::Ongoing),
+                frame(2, "txn-c", TransactionState::CompleteAbort),
+                frame(3, "txn-a", TransactionState::Ongoing),
+            ],
+            journal_frames: 3,
+            journal_bytes: 180,
+            last_recovery: Some(RecoveryReport {
+                journal_truncated_bytes: 17,
+                completed: vec![CompletedTransaction {
+                    id: "txn-b".into(),
+                    from: TransactionState::PrepareCommit,
+                    to: TransactionState::CompleteCommit,
+                }],
+                markers_resent: vec![ResentMarker {
+                    id: "txn-b".into(),
+                    tp: tp(),
+                    control: ControlType::Commit,
+                    offset: 9,
+                }],
+                ..RecoveryReport::default()
+            }),
+            read_uncommitted: BTreeMap::from([(
+                tp(),
+                vec!["a".into(), "x".into(), "b".into(), "c".into()],
+            )]),
+            read_committed: BTreeMap::from([(tp(), vec!["a".into()])]),
+            pending: vec![
+                PendingView {
+                    action_step: 7,
+                    kind: "commit",
+                    txn: Some("txn-a".into()),
+                    waiting_for: vec![2, 3],
+                    queued_behind: None,
+                },
+                PendingView {
+                    action_step: 8,
+                    kind: "abort",
+                    txn: Some("txn-a".into()),
+                    waiting_for: vec![],
+                    queued_behind: Some(7),
+                },
+            ],
+            events: vec![
+                Event {
+                    step: 5,
+                    text: "produced b, c".into(),
+                },
+                Event {
+                    step: 7,
+                    text: "commit txn-a pending".into(),
+                },
+            ],
+            errors: vec![ErrorEvent {
+                step: 6,
+                message: "broker 3 is stopped".into(),
+            }],
+            caption: Some(Caption::Bilingual {
+                en: "The LSO stops at the open transaction.".into(),
+                zh: "LSO 停在未决事务处。".into(),
+            }),
+        }
+    }
+
+    pub fn ctx() -> PaneContext {
+        PaneContext {
+            lang: Lang::En,
+            theme: Theme::colored(),
+            focused: true,
+            scroll: 0,
+            selected: None,
+        }
+    }
+
+    /// The buffer's rows as text (the cell a wide character hides is
+    /// skipped).
+    pub fn text(buf: &Buffer) -> String {
+        let a = buf.area;
+        let row = |y| {
+            let (mut s, mut x) = (String::new(), a.left());
+            while x < a.right() {
+                let sym = buf[(x, y)].symbol();
+                s.push_str(sym);
+                x += (ratatui::text::Span::raw(sym).width() as u16).max(1);
+            }
+            s
+        };
+        (a.top()..a.bottom())
+            .map(row)
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+
+    /// Pane `id` drawn into a `w` x `h` buffer, as text.
+    pub fn draw(id: PaneId, view: &View, ctx: &PaneContext, w: u16, h: u16) -> String {
+        let mut buf = Buffer::empty(Rect::new(0, 0, w, h));
+        super::render(id, view, ctx, buf.area, &mut buf);
+        text(&buf)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::testkit::{ctx, draw, view};
+    use super::*;
+    use crate::ui::view::BatchStatus;
+
+    #[test]
+    fn tiny_areas_never_panic() {
+        let (v, empty) = (
+            view(),
+            View {
+                partitions: vec![],
+                pending: vec![],
+                events: vec![],
+                errors: vec![],
+                caption: None,
+                last_recovery: None,
+                ..view()
+            },
+        );
+        let mut c = ctx();
+        c.scroll = 1000;
+        c.selected = Some(3);
+        for id in PaneId::ALL {
+            for (w, h) in [
+                (0, 0),
+                (10, 0),
+                (0, 10),
+                (1, 1),
+                (3, 3),
+                (4, 2),
+                (5, 5),
+                (12, 4),
+                (200, 1),
+            ] {
+                draw(id, &v, &ctx(), w, h);
+                draw(id, &v, &c, w, h);
+                draw(id, &empty, &c, w, h);
+            }
+        }
+        // An area outside the buffer is clipped.
+        let mut buf = Buffer::empty(Rect::new(0, 0, 10, 10));
+        render(
+            PaneId::Partitions,
+            &v,
+            &c,
+            Rect::new(5, 5, 40, 40),
+            &mut buf,
+        );
+    }
+
+    #[test]
+    fn every_pane_is_titled_in_both_languages() {
+        let v = view();
+        for id in PaneId::ALL {
+            let en = draw(id, &v, &ctx(), 80, 12);
+            assert!(en.contains(Lang::En.t(id.name())), "{id:?}:\n{en}");
+            let zh = draw(
+                id,
+                &v,
+                &PaneContext {
+                    lang: Lang::Zh,
+                    ..ctx()
+                },
+                80,
+                12,
+            );
+            assert!(zh.contains(Lang::Zh.t(id.name())), "{id:?}:\n{zh}");
+        }
+    }
+
+    #[test]
+    fn no_color_keeps_every_glyph() {
+        let v = view();
+        let plain = PaneContext {
+            theme: Theme { color: false },
+            ..ctx()
+        };
+        let text = draw(PaneId::Partitions, &v, &plain, 80, 12);
+        for s in [
+            BatchStatus::Committed,
+            BatchStatus::Aborted,
+            BatchStatus::Open,
+            BatchStatus::Control,
+            BatchStatus::AboveHighWatermark,
+        ] {
+            assert!(text.contains(Theme::batch_glyph(s)), "{s:?}:\n{text}");
+        }
+        let mut buf = Buffer::empty(Rect::new(0, 0, 80, 12));
+        for id in PaneId::ALL {
+            render(id, &v, &plain, buf.area, &mut buf);
+            assert!(
+                buf.content
+                    .iter()
+                    .all(|c| c.fg == ratatui::style::Color::Reset),
+                "{id:?} coloured"
+            );
+        }
+    }
+
+    #[test]
+    fn tail_window_follows_the_bottom() {
+        assert_eq!(tail_window(10, 4, 0), (6, 10));
+        assert_eq!(tail_window(10, 4, 3), (3, 7));
+        assert_eq!(tail_window(10, 4, 99), (0, 4));
+        assert_eq!(tail_window(2, 4, 1), (0, 2));
+        assert_eq!(tail_window(0, 0, 0), (0, 0));
+    }
 }

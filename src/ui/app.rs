@@ -1,0 +1,559 @@
+//! `App`: focus, selection, mode and prompt of the dashboard, and the one
+//! place key commands become session actions (crates-tui style: keys map to
+//! commands, commands to `Action`s, one `handle` applies them).
+
+use std::collections::BTreeMap;
+
+use crate::session::recording::{Header, Step};
+use crate::session::{Action, Driver, Outcome, Recording, RecordingWriter, Timeline};
+use crate::ui::i18n::Lang;
+use crate::ui::keys::{KeyCommand, PromptKind};
+use crate::ui::layout::Layout;
+use crate::ui::panes::PaneId;
+use crate::ui::theme::Theme;
+use crate::ui::view::View;
+
+/// A live session: keys drive the engine, and are recorded if asked.
+pub struct LiveSession {
+    pub driver: Driver,
+    pub header: Header,
+    pub recorder: Option<RecordingWriter>,
+    /// Time in the session, for the `at_ms` of recorded steps.
+    pub elapsed_ms: u64,
+}
+
+/// Live (keys drive the engine) or replay (keys move through a recording).
+pub enum Mode {
+    Live(Box<LiveSession>),
+    Replay {
+        timeline: Box<Timeline>,
+        playing: bool,
+    },
+}
+
+/// An open prompt: which action, and the text being edited.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Prompt {
+    pub kind: PromptKind,
+    pub text: String,
+}
+
+impl Prompt {
+    /// What the prompt asks for, shown before the input.
+    pub fn label(&self) -> &'static str {
+        match self.kind {
+            PromptKind::Produce => {
+                "produce: topic value [acks=0|1|all] [key=K] [partition=N] [producer=NAME]"
+            }
+            PromptKind::Begin => "begin: transaction id",
+            PromptKind::Send => "send: txn topic value",
+            PromptKind::SendOffsets => "send offsets: txn group topic-partition offset",
+            PromptKind::Commit => "commit: txn",
+            PromptKind::Abort => "abort: txn",
+            PromptKind::CrashAtCut => "commit and crash: txn prepare|marker:N|markers|offsets",
+            PromptKind::ReplicateBroker => "replicate: broker",
+            PromptKind::AdvanceClock => "advance clock: ms",
+            PromptKind::TearJournal => "tear journal: bytes to cut, or 'garbage'",
+            PromptKind::TearLog => "tear log: topic-partition broker bytes|garbage",
+            PromptKind::StopBroker => "stop broker",
+            PromptKind::StartBroker => "start broker",
+            PromptKind::Promote => "promote: topic-partition broker",
+        }
+    }
+}
+
+/// The dashboard's state.
+pub struct App {
+    pub mode: Mode,
+    pub layout: Layout,
+    pub lang: Lang,
+    pub theme: Theme,
+    pub title: String,
+    /// Index into `layout.panes()`.
+    pub focus: usize,
+    pub scroll: BTreeMap<PaneId, usize>,
+    /// The selected batch row in the partitions pane.
+    pub selected: Option<usize>,
+    pub show_help: bool,
+    pub prompt: Option<Prompt>,
+    /// The last message: an outcome or an error.
+    pub status: Option<String>,
+    pub quit: bool,
+}
+
+impl App {
+    /// A live app on a driver.
+    pub fn live(
+        driver: Driver,
+        header: Header,
+        recorder: Option<RecordingWriter>,
+        layout: Layout,
+        lang: Lang,
+        theme: Theme,
+    ) -> Self {
+        let title = header.title.clone();
+        Self::with_mode(
+            Mode::Live(Box::new(LiveSession {
+                driver,
+                header,
+                recorder,
+                elapsed_ms: 0,
+            })),
+            title,
+            layout,
+            lang,
+            theme,
+        )
+    }
+
+    /// A replay of a recording, at step 0.
+    pub fn replay(
+        recording: Recording,
+        layout: Layout,
+        lang: Lang,
+        theme: Theme,
+    ) -> Result<Self, String> {
+        let title = recording.header.title.clone();
+        let timeline = Timeline::new(
+            recording,
+            crate::session::timeline::DEFAULT_CHECKPOINT_EVERY,
+        )?;
+        Ok(Self::with_mode(
+            Mode::Replay {
+                timeline: Box::new(timeline),
+                playing: false,
+            },
+            title,
+            layout,
+            lang,
+            theme,
+        ))
+    }
+
+    fn with_mode(mode: Mode, title: String, layout: Layout, lang: Lang, theme: Theme) -> Self {
+        Self {
+            mode,
+            layout,
+            lang,
+            theme,
+            title,
+            focus: 0,
+            scroll: BTreeMap::new(),
+            selected: None,
+            show_help: false,
+            prompt: None,
+            status: None,
+            quit: false,
+        }
+    }
+
+    /// True in replay mode.
+    pub fn is_replay(&self) -> bool {
+        matches!(self.mode, Mode::Replay { .. })
+    }
+
+    /// The driver behind the current frame.
+    pub fn driver(&self) -> &Driver {
+        match &self.mode {
+            Mode::Live(live) => &live.driver,
+            Mode::Replay { timeline, .. } => timeline.driver(),
+        }
+    }
+
+    /// The focused pane.
+    pub fn focused(&self) -> Option<PaneId> {
+        self.layout.panes().get(self.focus).copied()
+    }
+
+    /// The view for the next frame.
+    pub fn view(&self) -> View {
+        match &self.mode {
+            Mode::Live(live) => View::build(&live.driver, &self.title, None, None),
+            Mode::Replay { timeline, .. } => {
+                let step = timeline.step();
+                let caption = step
+                    .checked_sub(1)
+                    .and_then(|i| timeline.recording().steps.get(i))
+                    .and_then(|s| s.caption.clone());
+                View::build(
+                    timeline.driver(),
+                    &self.title,
+                    Some(timeline.recording().steps.len()),
+                    caption,
+                )
+            }
+        }
+    }
+
+    /// The recorded pace: milliseconds from the current step to the next one,
+    /// if playing and there is a next step.
+    pub fn next_step_delay_ms(&self) -> Option<u64> {
+        let Mode::Replay {
+            timeline,
+            playing: true,
+        } = &self.mode
+        else {
+            return None;
+        };
+        let steps = &timeline.recording().steps;
+        let step = timeline.step();
+        let next = steps.get(step)?;
+        let now = step
+            .checked_sub(1)
+            .and_then(|i| steps.get(i))
+            .map_or(0, |s| s.at_ms);
+        Some(next.at_ms.saturating_sub(now))
+    }
+
+    /// Handles one key command.
+    pub fn handle(&mut self, command: KeyCommand) {
+        let panes = self.layout.panes().len().max(1);
+        match command {
+            KeyCommand::Quit => self.quit = true,
+            KeyCommand::ToggleHelp => self.show_help = !self.show_help,
+            KeyCommand::FocusNext => self.focus = (self.focus + 1) % panes,
+            KeyCommand::FocusPrev => self.focus = (self.focus + panes - 1) % panes,
+            KeyCommand::ScrollUp | KeyCommand::ScrollDown => {
+                if let Some(pane) = self.focused() {
+                    let s = self.scroll.entry(pane).or_default();
+                    *s = if command == KeyCommand::ScrollUp {
+                        s.saturating_add(1)
+                    } else {
+                        s.saturating_sub(1)
+                    };
+                }
+            }
+            KeyCommand::SelectNext => self.selected = Some(self.selected.map_or(0, |s| s + 1)),
+            KeyCommand::SelectPrev => self.selected = self.selected.and_then(|s| s.checked_sub(1)),
+            KeyCommand::Prompt(kind) => {
+                let text = self.default_prompt(kind);
+                self.prompt = Some(Prompt { kind, text });
+            }
+            KeyCommand::ReplicateAll => self.apply(Action::Replicate {
+                broker: None,
+                topic: None,
+                partition: None,
+            }),
+            KeyCommand::Crash => self.apply(Action::Crash {}),
+            KeyCommand::NextStep
+            | KeyCommand::PrevStep
+            | KeyCommand::FirstStep
+            | KeyCommand::LastStep => self.move_replay(command),
+            KeyCommand::PlayPause => {
+                if let Mode::Replay { playing, .. } = &mut self.mode {
+                    *playing = !*playing;
+                }
+            }
+        }
+    }
+
+    fn move_replay(&mut self, command: KeyCommand) {
+        let Mode::Replay { timeline, .. } = &mut self.mode else {
+            return;
+        };
+        let step = timeline.step();
+        let target = match command {
+            KeyCommand::NextStep => step + 1,
+            KeyCommand::PrevStep => step.saturating_sub(1),
+            KeyCommand::FirstStep => 0,
+            _ => timeline.recording().steps.len(),
+        };
+        self.status = timeline.goto(target).err();
+    }
+
+    /// One step forward while playing; stops at the end.
+    pub fn play_tick(&mut self) {
+        self.move_replay(KeyCommand::NextStep);
+        if let Mode::Replay { timeline, playing } = &mut self.mode
+            && timeline.step() >= timeline.recording().steps.len()
+        {
+            *playing = false;
+        }
+    }
+
+    /// Edits the open prompt: a character, backspace, Enter (apply) or Esc.
+    pub fn prompt_key(&mut self, key: crossterm::event::KeyEvent) {
+        use crossterm::event::KeyCode;
+        let Some(prompt) = &mut self.prompt else {
+            return;
+        };
+        match key.code {
+            KeyCode::Esc => self.prompt = None,
+            KeyCode::Backspace => {
+                prompt.text.pop();
+            }
+            KeyCode::Char(c) => prompt.text.push(c),
+            KeyCode::Enter => {
+                let prompt = self.prompt.take().expect("checked above");
+                match parse_prompt(prompt.kind, &prompt.text) {
+                    Ok(action) => self.apply(action),
+                    Err(e) => self.status = Some(e),
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// Applies an action in live mode, records it, and reports the outcome.
+    pub fn apply(&mut self, action: Action) {
+        let Mode::Live(live) = &mut self.mode else {
+            self.status = Some("replay: engine keys are off".into());
+            return;
+        };
+        let LiveSession {
+            driver,
+            recorder,
+            elapsed_ms,
+            ..
+        } = &mut **live;
+        let name = action.name();
+        let outcome = driver.apply(&action);
+        if let Some(w) = recorder {
+            let step = Step {
+                at_ms: *elapsed_ms,
+                action,
+                caption: None,
+            };
+            if let Err(e) = w.append(&step) {
+                self.status = Some(format!("{}: cannot record: {e}", w.path().display()));
+                return;
+            }
+        }
+        *elapsed_ms += 1000;
+        self.status = Some(match outcome {
+            Outcome::Ok => format!("step {}: {name}: ok", driver.step()),
+            Outcome::Pending => format!("step {}: {name}: pending", driver.step()),
+            Outcome::Error(e) => format!("step {}: {name}: error: {e}", driver.step()),
+        });
+    }
+
+    /// A useful default for each prompt, from the current state.
+    fn default_prompt(&self, kind: PromptKind) -> String {
+        let view = self.view();
+        let open_txn = view
+            .transactions
+            .iter()
+            .rev()
+            .find(|t| t.state.is_unstable())
+            .map(|t| t.id.clone());
+        let txn = open_txn.clone().unwrap_or_else(|| "tx-1".into());
+        let topic = view
+            .partitions
+            .first()
+            .map_or_else(|| "out".to_string(), |p| p.tp.topic.clone());
+        let first_tp = view
+            .partitions
+            .first()
+            .map_or_else(|| "out-0".to_string(), |p| p.tp.to_string());
+        let n = view.step + 1;
+        let broker = view
+            .partitions
+            .first()
+            .and_then(|p| p.replicas.iter().find(|r| !r.is_leader))
+            .map_or(1, |r| r.broker);
+        match kind {
+            PromptKind::Produce => format!("{topic} value-{n} acks=1"),
+            PromptKind::Begin => (1..)
+                .map(|i| format!("tx-{i}"))
+                .find(|id| !view.transactions.iter().any(|t| &t.id == id))
+                .expect("some id is free"),
+            PromptKind::Send => format!("{txn} {topic} value-{n}"),
+            PromptKind::SendOffsets => format!("{txn} workers {first_tp} {n}"),
+            PromptKind::Commit | PromptKind::Abort => txn,
+            PromptKind::CrashAtCut => format!("{txn} prepare"),
+            PromptKind::ReplicateBroker => broker.to_string(),
+            PromptKind::AdvanceClock => "1000".into(),
+            PromptKind::TearJournal => "5".into(),
+            PromptKind::TearLog => format!(
+                "{first_tp} {} 5",
+                view.partitions.first().map_or(1, |p| p.leader)
+            ),
+            PromptKind::StopBroker | PromptKind::StartBroker => broker.to_string(),
+            PromptKind::Promote => format!("{first_tp} {broker}"),
+        }
+    }
+}
+
+/// `topic-partition` split at the last '-'.
+fn parse_tp(s: &str) -> Result<(String, u32), String> {
+    let (topic, p) = s
+        .rsplit_once('-')
+        .ok_or_else(|| format!("{s:?}: expected topic-partition, like out-0"))?;
+    let p = p
+        .parse()
+        .map_err(|_| format!("{s:?}: the partition after '-' must be a number"))?;
+    Ok((topic.to_string(), p))
+}
+
+fn number<T: std::str::FromStr>(s: Option<&str>, what: &str) -> Result<T, String> {
+    s.ok_or_else(|| format!("missing {what}"))?
+        .parse()
+        .map_err(|_| format!("{what} must be a number"))
+}
+
+/// Turns a prompt's text into an action.
+pub fn parse_prompt(kind: PromptKind, text: &str) -> Result<Action, String> {
+    let words: Vec<&str> = text.split_whitespace().collect();
+    let word = |i: usize, what: &str| {
+        words
+            .get(i)
+            .map(|w| w.to_string())
+            .ok_or_else(|| format!("missing {what}"))
+    };
+    Ok(match kind {
+        PromptKind::Produce => {
+            let mut fields = BTreeMap::new();
+            let mut plain = Vec::new();
+            for w in &words {
+                match w.split_once('=') {
+                    Some((k, v)) => {
+                        fields.insert(k.to_string(), v.to_string());
+                    }
+                    None => plain.push(w.to_string()),
+                }
+            }
+            let topic = plain.first().cloned().ok_or("missing topic")?;
+            let value = plain.get(1).cloned().ok_or("missing value")?;
+            Action::Produce {
+                topic,
+                partition: fields
+                    .get("partition")
+                    .map(|p| p.parse())
+                    .transpose()
+                    .map_err(|_| "partition must be a number")?,
+                key: fields.get("key").cloned(),
+                value,
+                acks: fields.get("acks").cloned(),
+                producer: fields.get("producer").cloned(),
+            }
+        }
+        PromptKind::Begin => Action::Begin {
+            txn: word(0, "transaction id")?,
+        },
+        PromptKind::Send => Action::Send {
+            txn: word(0, "transaction id")?,
+            topic: word(1, "topic")?,
+            partition: None,
+            key: None,
+            value: word(2, "value")?,
+        },
+        PromptKind::SendOffsets => {
+            let (topic, partition) = parse_tp(&word(2, "topic-partition")?)?;
+            Action::SendOffsets {
+                txn: word(0, "transaction id")?,
+                group: word(1, "group")?,
+                offsets: vec![crate::session::action::OffsetSpec {
+                    topic,
+                    partition,
+                    offset: number(words.get(3).copied(), "offset")?,
+                }],
+            }
+        }
+        PromptKind::Commit => Action::Commit {
+            txn: word(0, "transaction id")?,
+            crash_after: None,
+        },
+        PromptKind::Abort => Action::Abort {
+            txn: word(0, "transaction id")?,
+            crash_after: None,
+        },
+        PromptKind::CrashAtCut => Action::Commit {
+            txn: word(0, "transaction id")?,
+            crash_after: Some(word(1, "cut point")?),
+        },
+        PromptKind::ReplicateBroker => Action::Replicate {
+            broker: Some(number(words.first().copied(), "broker")?),
+            topic: None,
+            partition: None,
+        },
+        PromptKind::AdvanceClock => Action::AdvanceClock {
+            ms: number(words.first().copied(), "milliseconds")?,
+        },
+        PromptKind::TearJournal => tear(
+            crate::session::action::TearTargetSpec::Named("journal".into()),
+            words.first().copied(),
+        )?,
+        PromptKind::TearLog => {
+            let (topic, partition) = parse_tp(&word(0, "topic-partition")?)?;
+            let broker = number(words.get(1).copied(), "broker")?;
+            tear(
+                crate::session::action::TearTargetSpec::Log {
+                    topic,
+                    partition,
+                    broker,
+                },
+                words.get(2).copied(),
+            )?
+        }
+        PromptKind::StopBroker => Action::StopBroker {
+            broker: number(words.first().copied(), "broker")?,
+        },
+        PromptKind::StartBroker => Action::StartBroker {
+            broker: number(words.first().copied(), "broker")?,
+        },
+        PromptKind::Promote => {
+            let (topic, partition) = parse_tp(&word(0, "topic-partition")?)?;
+            Action::Promote {
+                topic,
+                partition,
+                broker: number(words.get(1).copied(), "broker")?,
+            }
+        }
+    })
+}
+
+fn tear(
+    target: crate::session::action::TearTargetSpec,
+    how: Option<&str>,
+) -> Result<Action, String> {
+    Ok(match how {
+        Some("garbage") => Action::Tear {
+            target,
+            cut_bytes: None,
+            append_garbage: Some(crate::session::action::GarbageSpec::Default(true)),
+        },
+        other => Action::Tear {
+            target,
+            cut_bytes: Some(number(other, "bytes to cut")?),
+            append_garbage: None,
+        },
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn prompts_parse_into_actions() {
+        assert_eq!(
+            parse_prompt(PromptKind::Produce, "out hello acks=all key=k").unwrap(),
+            Action::Produce {
+                topic: "out".into(),
+                partition: None,
+                key: Some("k".into()),
+                value: "hello".into(),
+                acks: Some("all".into()),
+                producer: None
+            }
+        );
+        assert!(matches!(
+            parse_prompt(PromptKind::TearLog, "orders-0 1 garbage").unwrap(),
+            Action::Tear { .. }
+        ));
+        assert!(matches!(
+            parse_prompt(PromptKind::Promote, "my-topic-2 3").unwrap(),
+            Action::Promote { ref topic, partition: 2, broker: 3 } if topic == "my-topic"
+        ));
+        assert!(
+            parse_prompt(PromptKind::Send, "tx-1 out")
+                .unwrap_err()
+                .contains("value")
+        );
+        assert!(
+            parse_prompt(PromptKind::AdvanceClock, "soon")
+                .unwrap_err()
+                .contains("number")
+        );
+    }
+}

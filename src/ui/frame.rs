@@ -1,0 +1,134 @@
+//! One frame: a title bar, the layout's panes, and a key bar (or the open
+//! prompt); the help overlay on top; a message instead of a panic when the
+//! terminal is too small for the layout. The live UI, `render` and `export`
+//! all draw through [`draw`].
+
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout as Split, Rect};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Clear, Paragraph, Wrap};
+
+use crate::ui::app::App;
+use crate::ui::keys::{COMMON_KEYS, LIVE_KEYS, REPLAY_KEYS, key_bar};
+use crate::ui::panes::{self, PaneContext};
+use crate::ui::view::View;
+
+/// Draws the whole frame for `view`.
+pub fn draw(app: &App, view: &View, frame: &mut Frame) {
+    let area = frame.area();
+    let [title, body, bottom] = Split::vertical([
+        Constraint::Length(1),
+        Constraint::Fill(1),
+        Constraint::Length(1),
+    ])
+    .areas(area);
+    if !app.layout.fits(area) {
+        too_small(app, frame, area);
+        return;
+    }
+    frame.render_widget(Paragraph::new(title_line(app, view)), title);
+    let focused = app.focused();
+    for (pane, rect) in app.layout.areas(body) {
+        let ctx = PaneContext {
+            lang: app.lang,
+            theme: app.theme,
+            focused: focused == Some(pane),
+            scroll: app.scroll.get(&pane).copied().unwrap_or(0),
+            selected: app.selected,
+        };
+        panes::render(pane, view, &ctx, rect, frame.buffer_mut());
+    }
+    frame.render_widget(Paragraph::new(bottom_line(app)), bottom);
+    if app.show_help {
+        help(app, frame, body);
+    }
+}
+
+fn title_line(app: &App, view: &View) -> Line<'static> {
+    let t = |k| app.lang.t(k);
+    let step = match view.total_steps {
+        Some(total) => format!("{} {}/{total}", t("step"), view.step),
+        None => format!("{} {}", t("step"), view.step),
+    };
+    let mode = if app.is_replay() { "replay" } else { "live" };
+    Line::from(vec![
+        Span::styled(format!(" mk-tui · {} ", view.title), app.theme.strong()),
+        Span::raw(format!(
+            "│ {mode} │ {step} │ {} {} ms │ {} {} ",
+            t("clock"),
+            view.clock_ms,
+            t("rules"),
+            view.rules
+        )),
+    ])
+}
+
+fn bottom_line(app: &App) -> Line<'static> {
+    if let Some(prompt) = &app.prompt {
+        return Line::from(vec![
+            Span::styled(format!(" {} › ", prompt.label()), app.theme.strong()),
+            Span::raw(prompt.text.clone()),
+            Span::styled("▏ Enter=apply Esc=cancel", app.theme.dim()),
+        ]);
+    }
+    let mut spans = Vec::new();
+    for (key, what) in key_bar(app.is_replay()) {
+        spans.push(Span::styled(format!(" {key}"), app.theme.strong()));
+        spans.push(Span::raw(format!(" {what}")));
+    }
+    if let Some(status) = &app.status {
+        let style = if status.contains("error") {
+            app.theme.bad()
+        } else {
+            app.theme.dim()
+        };
+        spans.push(Span::styled(format!("  │ {status}"), style));
+    }
+    Line::from(spans)
+}
+
+fn help(app: &App, frame: &mut Frame, body: Rect) {
+    let keys = if app.is_replay() {
+        REPLAY_KEYS
+    } else {
+        LIVE_KEYS
+    };
+    let mut lines = Vec::new();
+    for k in COMMON_KEYS.iter().chain(keys) {
+        lines.push(Line::from(vec![
+            Span::styled(format!("{:>10}  ", k.keys), app.theme.strong()),
+            Span::raw(k.text(app.lang)),
+        ]));
+    }
+    let width = 60.min(body.width);
+    let height = (lines.len() as u16 + 2).min(body.height);
+    let area = Rect::new(
+        body.x + (body.width - width) / 2,
+        body.y + (body.height - height) / 2,
+        width,
+        height,
+    );
+    frame.render_widget(Clear, area);
+    let block = Block::default()
+        .borders(Borders::ALL)
+        .title(format!(
+            " {} (? {}) ",
+            app.lang.t("help"),
+            app.lang.t("keys")
+        ))
+        .border_style(app.theme.border(true));
+    frame.render_widget(Paragraph::new(lines).block(block), area);
+}
+
+fn too_small(app: &App, frame: &mut Frame, area: Rect) {
+    let text = format!(
+        "{}: {}x{} — the \"{}\" layout needs {}x{}. Enlarge the window, or press q to quit.",
+        app.lang.t("too_small"),
+        area.width,
+        area.height,
+        app.layout.name,
+        app.layout.min_cols,
+        app.layout.min_rows
+    );
+    frame.render_widget(Paragraph::new(text).wrap(Wrap { trim: true }), area);
+}

@@ -1,0 +1,136 @@
+//! The consumers pane (SPEC §6 "consumers (read_uncommitted vs
+//! read_committed side by side)"): what a fresh consumer reads from offset 0
+//! at each isolation level, per partition, in two aligned columns.
+
+use std::collections::BTreeMap;
+
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+
+use super::{PaneContext, frame, lines};
+use crate::engine::TopicPartition;
+use crate::ui::view::View;
+
+/// `values` packed into lines of at most `width` cells, at most `max` lines.
+fn wrap(values: &[String], width: usize, max: usize) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let mut cur = String::new();
+    for v in values {
+        if out.len() >= max {
+            break;
+        }
+        let need = Span::raw(&cur).width() + Span::raw(v).width() + usize::from(!cur.is_empty());
+        if !cur.is_empty() && need > width {
+            out.push(std::mem::take(&mut cur));
+        }
+        if !cur.is_empty() {
+            cur.push(' ');
+        }
+        cur.push_str(v);
+    }
+    if !cur.is_empty() {
+        out.push(cur);
+    }
+    out.truncate(max);
+    out
+}
+
+/// Draws the pane; `ctx.scroll` skips rows below the column headers.
+pub fn render(view: &View, ctx: &PaneContext, area: Rect, buf: &mut Buffer) {
+    let inner = frame(ctx, "consumers", area, buf);
+    if inner.is_empty() {
+        return;
+    }
+    let lw = inner.width.saturating_sub(1) / 2;
+    let rw = inner.width.saturating_sub(lw + 1);
+    let (left, right) = (
+        Rect::new(inner.x, inner.y, lw, inner.height),
+        Rect::new(inner.x + lw + 1, inner.y, rw, inner.height),
+    );
+    let want = usize::from(inner.height) + ctx.scroll;
+    let empty = Vec::new();
+    let column = |map: &BTreeMap<TopicPartition, Vec<String>>, tp, w: u16, max| {
+        let values = map.get(tp).unwrap_or(&empty);
+        let mut rows = wrap(values, usize::from(w), max);
+        if rows.is_empty() {
+            rows.push("-".into());
+        }
+        (values.len(), rows)
+    };
+    let (mut ls, mut rs) = (Vec::new(), Vec::new());
+    for p in &view.partitions {
+        if ls.len() >= want {
+            break;
+        }
+        let max = want - ls.len();
+        let (ln, lrows) = column(&view.read_uncommitted, &p.tp, lw, max);
+        let (rn, rrows) = column(&view.read_committed, &p.tp, rw, max);
+        let style = if rn < ln {
+            ctx.theme.waiting()
+        } else {
+            ctx.theme.good()
+        };
+        ls.push(Line::styled(format!("{} ({ln})", p.tp), ctx.theme.strong()));
+        rs.push(Line::styled(
+            format!("{} ({rn})", p.tp),
+            ctx.theme.strong().patch(style),
+        ));
+        let n = lrows.len().max(rrows.len());
+        ls.extend((0..n).map(|i| Line::raw(lrows.get(i).cloned().unwrap_or_default())));
+        rs.extend((0..n).map(|i| Line::raw(rrows.get(i).cloned().unwrap_or_default())));
+    }
+    let height = usize::from(inner.height).saturating_sub(1);
+    for (rect, key, rows) in [
+        (left, "read_uncommitted", ls),
+        (right, "read_committed", rs),
+    ] {
+        let head = Line::styled(ctx.lang.t(key), ctx.theme.strong().underlined());
+        let body = rows.into_iter().skip(ctx.scroll).take(height);
+        lines(std::iter::once(head).chain(body).collect(), rect, buf);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::testkit::{ctx, draw, view};
+    use super::super::{PaneContext, PaneId};
+    use super::wrap;
+
+    #[test]
+    fn side_by_side_per_partition() {
+        let text = draw(PaneId::Consumers, &view(), &ctx(), 41, 6);
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(
+            lines[1], "│read_uncommitted    read_committed     │",
+            "{text}"
+        );
+        assert_eq!(
+            lines[2], "│out-0 (4)           out-0 (1)          │",
+            "{text}"
+        );
+        assert_eq!(
+            lines[3], "│a x b c             a                  │",
+            "{text}"
+        );
+        let scrolled = draw(
+            PaneId::Consumers,
+            &view(),
+            &PaneContext { scroll: 1, ..ctx() },
+            41,
+            6,
+        );
+        assert!(
+            scrolled.lines().nth(2).unwrap().contains("a x b c"),
+            "{scrolled}"
+        );
+    }
+
+    #[test]
+    fn values_wrap_and_are_bounded() {
+        let v: Vec<String> = (0..100).map(|i| i.to_string()).collect();
+        assert_eq!(wrap(&v, 5, 2), vec!["0 1 2", "3 4 5"]);
+        assert_eq!(wrap(&v[..1], 0, 9), vec!["0"]);
+        assert!(wrap(&v, 5, 0).is_empty());
+    }
+}

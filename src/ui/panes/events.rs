@@ -1,0 +1,93 @@
+//! The events pane (SPEC §6 "events"): the last events and errors merged by
+//! step, newest at the bottom; errors are marked `✗` and styled bad.
+
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::text::Line;
+
+use super::{PaneContext, frame, lines};
+use crate::ui::view::View;
+
+/// Draws the pane; `ctx.scroll` moves up into older events.
+pub fn render(view: &View, ctx: &PaneContext, area: Rect, buf: &mut Buffer) {
+    let inner = frame(ctx, "events", area, buf);
+    let step = ctx.lang.t("step");
+    let want = usize::from(inner.height) + ctx.scroll;
+    // Walk both lists from the end, newest first; at equal steps the error
+    // comes after the event.
+    let (mut events, mut errors) = (
+        view.events.iter().rev().peekable(),
+        view.errors.iter().rev().peekable(),
+    );
+    let mut out = Vec::new();
+    while out.len() < want {
+        let line = match (events.peek(), errors.peek()) {
+            (Some(e), Some(x)) if e.step > x.step => None,
+            (_, Some(_)) => errors.next().map(|x| {
+                Line::styled(
+                    format!("✗ {step} {}: {}", x.step, x.message),
+                    ctx.theme.bad(),
+                )
+            }),
+            (Some(_), None) => None,
+            (None, None) => break,
+        };
+        out.push(line.unwrap_or_else(|| {
+            let e = events.next().expect("peeked");
+            Line::raw(format!("  {step} {}: {}", e.step, e.text))
+        }));
+    }
+    let skip = ctx
+        .scroll
+        .min(out.len().saturating_sub(usize::from(inner.height)));
+    let out = out
+        .into_iter()
+        .skip(skip)
+        .take(usize::from(inner.height))
+        .rev()
+        .collect();
+    lines(out, inner, buf);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::testkit::{ctx, draw, view};
+    use super::super::{PaneContext, PaneId};
+    use crate::ui::i18n::Lang;
+
+    #[test]
+    fn merged_by_step_newest_at_bottom() {
+        let text = draw(PaneId::Events, &view(), &ctx(), 40, 5);
+        let lines: Vec<&str> = text.lines().collect();
+        assert!(lines[1].contains("  step 5: produced b, c"), "{text}");
+        assert!(lines[2].contains("✗ step 6: broker 3 is stopped"), "{text}");
+        assert!(
+            lines[3].contains("  step 7: commit txn-a pending"),
+            "{text}"
+        );
+        let short = draw(PaneId::Events, &view(), &ctx(), 40, 3);
+        assert!(
+            short.contains("step 7") && !short.contains("step 6"),
+            "{short}"
+        );
+        let up = draw(
+            PaneId::Events,
+            &view(),
+            &PaneContext { scroll: 1, ..ctx() },
+            40,
+            3,
+        );
+        assert!(up.contains("step 6") && !up.contains("step 7"), "{up}");
+        let zh = draw(
+            PaneId::Events,
+            &view(),
+            &PaneContext {
+                lang: Lang::Zh,
+                ..ctx()
+            },
+            40,
+            5,
+        );
+        assert!(zh.contains("步骤 7"), "{zh}");
+    }
+}

@@ -1,0 +1,99 @@
+//! The offsets pane (SPEC §6 "offsets (staged vs committed)"): the offsets
+//! each transaction has staged (with its state), then each group's committed
+//! offsets.
+
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+
+use super::{PaneContext, frame, lines};
+use crate::ui::view::View;
+
+/// Draws the pane; `ctx.scroll` skips rows from the top.
+pub fn render(view: &View, ctx: &PaneContext, area: Rect, buf: &mut Buffer) {
+    let inner = frame(ctx, "offsets", area, buf);
+    let (t, theme) = (|k| ctx.lang.t(k), &ctx.theme);
+    let mut staging = view
+        .transactions
+        .iter()
+        .filter(|x| !x.staged_offsets.is_empty())
+        .peekable();
+    let none = staging
+        .peek()
+        .is_none()
+        .then(|| Line::styled(t("no_transactions"), theme.dim()));
+    let staged = staging.flat_map(|x| {
+        let head = Line::from(vec![
+            Span::styled(format!("… {} ", t("staged")), theme.waiting()),
+            Span::styled(x.id.clone(), theme.strong()),
+            Span::raw(format!(" ({})", x.state)),
+        ]);
+        let rows = x.staged_offsets.iter().flat_map(move |(g, m)| {
+            m.iter()
+                .map(move |(tp, o)| Line::styled(format!("  {g} {tp} → {o}"), theme.waiting()))
+        });
+        std::iter::once(head).chain(rows)
+    });
+    let head = Line::styled(format!("✓ {}", t("committed")), theme.good());
+    let committed = view.committed_offsets.iter().flat_map(|(g, m)| {
+        m.iter()
+            .map(move |(tp, o)| Line::raw(format!("  {g} {tp} = {o}")))
+    });
+    let out = none
+        .into_iter()
+        .chain(staged)
+        .chain(std::iter::once(head))
+        .chain(committed)
+        .skip(ctx.scroll)
+        .take(usize::from(inner.height))
+        .collect();
+    lines(out, inner, buf);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::testkit::{ctx, draw, view};
+    use super::super::{PaneContext, PaneId};
+    use crate::ui::i18n::Lang;
+    use crate::ui::view::View;
+
+    #[test]
+    fn staged_then_committed() {
+        let text = draw(PaneId::Offsets, &view(), &ctx(), 40, 7);
+        let lines: Vec<&str> = text.lines().collect();
+        assert!(lines[1].contains("… staged txn-a (ongoing)"), "{text}");
+        assert!(lines[2].contains("  g1 out-0 → 4"), "{text}");
+        assert!(lines[3].contains("✓ committed"), "{text}");
+        assert!(lines[4].contains("  g1 out-0 = 1"), "{text}");
+        let scrolled = draw(
+            PaneId::Offsets,
+            &view(),
+            &PaneContext { scroll: 2, ..ctx() },
+            40,
+            7,
+        );
+        assert!(
+            scrolled.lines().nth(1).unwrap().contains("✓ committed"),
+            "{scrolled}"
+        );
+    }
+
+    #[test]
+    fn nothing_staged_in_zh() {
+        let v = View {
+            transactions: vec![],
+            ..view()
+        };
+        let zh = draw(
+            PaneId::Offsets,
+            &v,
+            &PaneContext {
+                lang: Lang::Zh,
+                ..ctx()
+            },
+            40,
+            7,
+        );
+        assert!(zh.contains("没有事务") && zh.contains("已提交"), "{zh}");
+    }
+}

@@ -1,0 +1,247 @@
+//! The partitions pane (SPEC §6 "partitions (batches)"): per partition a
+//! header with leader, epoch and watermarks, then its batches, newest at the
+//! bottom, each with a status glyph and label; the selected batch's
+//! explanation fills the last lines.
+
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Paragraph, Widget, Wrap};
+
+use super::{PaneContext, frame, lines, pad, tail_window};
+use crate::ui::theme::Theme;
+use crate::ui::view::{BatchStatus, BatchView, PartitionView, View};
+
+/// How many batch rows can be selected (all partitions' windows together).
+pub fn selectable(view: &View) -> usize {
+    view.partitions.iter().map(|p| p.batches.len()).sum()
+}
+
+/// The selected batch `index` as (partition, batch, display row).
+fn locate(view: &View, mut index: usize) -> Option<(usize, usize, usize)> {
+    let mut row = 0;
+    for (p, part) in view.partitions.iter().enumerate() {
+        if index < part.batches.len() {
+            return Some((p, index, row + 1 + index));
+        }
+        index -= part.batches.len();
+        row += 1 + part.batches.len();
+    }
+    None
+}
+
+/// The status label key of a batch.
+fn label(status: BatchStatus) -> &'static str {
+    match status {
+        BatchStatus::Committed => "committed",
+        BatchStatus::Aborted => "aborted",
+        BatchStatus::Open => "open",
+        BatchStatus::Control => "control",
+        BatchStatus::AboveHighWatermark => "above_hw",
+    }
+}
+
+fn header<'a>(p: &PartitionView, ctx: &PaneContext) -> Line<'a> {
+    let mut spans = vec![
+        Span::styled(p.tp.to_string(), ctx.theme.strong()),
+        Span::raw(format!(
+            " {} {} e{} HW {} LSO {} LEO {}",
+            ctx.lang.t("leader"),
+            p.leader,
+            p.leader_epoch,
+            p.high_watermark,
+            p.last_stable_offset,
+            p.log_end_offset
+        )),
+    ];
+    if p.batch_count > p.batches.len() {
+        let shown = format!(" ({}/{})", p.batches.len(), p.batch_count);
+        spans.push(Span::styled(shown, ctx.theme.dim()));
+    }
+    Line::from(spans)
+}
+
+fn row<'a>(b: &BatchView, ctx: &PaneContext, selected: bool) -> Line<'a> {
+    let range = if b.base_offset == b.last_offset {
+        b.base_offset.to_string()
+    } else {
+        format!("{}-{}", b.base_offset, b.last_offset)
+    };
+    let content = match b.control {
+        Some(c) => c.to_uppercase(),
+        None => {
+            let more = b.last_offset - b.base_offset + 1 > b.values.len() as i64;
+            format!("[{}{}]", b.values.join(", "), if more { ", …" } else { "" })
+        }
+    };
+    let text = format!(
+        "{} {} {} {} {content}",
+        Theme::batch_glyph(b.status),
+        pad(&range, 5),
+        pad(ctx.lang.t(label(b.status)), 10),
+        pad(b.transactional_id.as_deref().unwrap_or("-"), 8),
+    );
+    let style = ctx.theme.batch(b.status);
+    Line::styled(
+        text,
+        if selected {
+            style.patch(ctx.theme.selected())
+        } else {
+            style
+        },
+    )
+}
+
+/// Draws the pane.
+pub fn render(view: &View, ctx: &PaneContext, area: Rect, buf: &mut Buffer) {
+    let inner = frame(ctx, "partitions", area, buf);
+    if inner.is_empty() {
+        return;
+    }
+    let selected = ctx.selected.and_then(|i| locate(view, i));
+    // The explanation of the selected batch: at most half the pane.
+    let mut rows_area = inner;
+    if let Some((p, b, _)) = selected {
+        let batch = &view.partitions[p].batches[b];
+        let line = Line::styled(
+            format!("{} {}", Theme::batch_glyph(batch.status), batch.explanation),
+            ctx.theme
+                .batch(batch.status)
+                .remove_modifier(ratatui::style::Modifier::CROSSED_OUT),
+        );
+        let need = line.width().div_ceil(usize::from(inner.width)).max(1);
+        let h = u16::try_from(need)
+            .unwrap_or(u16::MAX)
+            .min(inner.height / 2);
+        rows_area.height -= h;
+        let at = Rect::new(inner.x, rows_area.bottom(), inner.width, h);
+        Paragraph::new(line)
+            .wrap(Wrap { trim: true })
+            .render(at, buf);
+    }
+    let height = usize::from(rows_area.height);
+    let total: usize = view.partitions.iter().map(|p| 1 + p.batches.len()).sum();
+    let (mut start, mut end) = tail_window(total, height, ctx.scroll);
+    // Keep the selected row visible.
+    if let Some((_, _, r)) = selected {
+        if r < start {
+            (start, end) = (r, r + height);
+        } else if r >= end {
+            (start, end) = ((r + 1).saturating_sub(height), r + 1);
+        }
+    }
+    let mut out = Vec::with_capacity(height);
+    let mut first = 0;
+    for (p, part) in view.partitions.iter().enumerate() {
+        let next = first + 1 + part.batches.len();
+        if first >= end {
+            break;
+        }
+        if next > start {
+            if first >= start {
+                out.push(header(part, ctx));
+            }
+            let from = start.max(first + 1) - (first + 1);
+            let to = end.min(next) - (first + 1);
+            for (i, b) in part.batches[from..to].iter().enumerate() {
+                let sel = selected.is_some_and(|(sp, sb, _)| sp == p && sb == from + i);
+                out.push(row(b, ctx, sel));
+            }
+        }
+        first = next;
+    }
+    lines(out, rows_area, buf);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::testkit::{ctx, draw, view};
+    use super::super::{PaneContext, PaneId};
+    use super::*;
+    use crate::ui::i18n::Lang;
+
+    #[test]
+    fn header_and_batches_with_glyphs_and_labels() {
+        let text = draw(PaneId::Partitions, &view(), &ctx(), 70, 10);
+        assert!(
+            text.contains("out-0 leader 1 e0 HW 5 LSO 3 LEO 6"),
+            "{text}"
+        );
+        assert!(text.contains("✓ 0     committed  -        [a]"), "{text}");
+        assert!(text.contains("✗ 1     aborted    txn-c    [x]"), "{text}");
+        assert!(text.contains("◆ 2     control    txn-c    ABORT"), "{text}");
+        assert!(
+            text.contains("… 3-4   open       txn-a    [b, c]"),
+            "{text}"
+        );
+        assert!(text.contains("↑ 5     above HW"), "{text}");
+    }
+
+    #[test]
+    fn selected_batch_is_highlighted_and_explained() {
+        let c = PaneContext {
+            selected: Some(1),
+            ..ctx()
+        };
+        let mut buf = Buffer::empty(Rect::new(0, 0, 70, 10));
+        render(&view(), &c, buf.area, &mut buf);
+        let text = super::super::testkit::text(&buf);
+        let last = text.lines().nth(8).unwrap();
+        assert!(
+            last.contains("✗ aborted by the marker at offset 2"),
+            "{text}"
+        );
+        let y = text
+            .lines()
+            .position(|l| l.contains("txn-c    [x]"))
+            .unwrap();
+        assert!(
+            buf[(3, y as u16)]
+                .modifier
+                .contains(ratatui::style::Modifier::REVERSED)
+        );
+        assert_eq!(selectable(&view()), 5);
+        // Out of range: nothing selected, nothing explained.
+        let text = draw(
+            PaneId::Partitions,
+            &view(),
+            &PaneContext {
+                selected: Some(9),
+                ..ctx()
+            },
+            70,
+            10,
+        );
+        assert!(!text.contains("marker at offset"), "{text}");
+    }
+
+    #[test]
+    fn newest_at_bottom_scroll_up_and_zh() {
+        // 3 rows fit: the newest three batches.
+        let text = draw(PaneId::Partitions, &view(), &ctx(), 60, 5);
+        assert!(
+            text.contains("ABORT") && text.contains("↑ 5") && !text.contains("HW 5 LSO"),
+            "{text}"
+        );
+        let text = draw(
+            PaneId::Partitions,
+            &view(),
+            &PaneContext { scroll: 3, ..ctx() },
+            60,
+            5,
+        );
+        assert!(
+            text.contains("HW 5 LSO") && text.contains("[a]") && !text.contains("↑ 5"),
+            "{text}"
+        );
+        let zh = PaneContext {
+            lang: Lang::Zh,
+            ..ctx()
+        };
+        let text = draw(PaneId::Partitions, &view(), &zh, 60, 10);
+        assert!(
+            text.contains("已提交") && text.contains("高于 HW"),
+            "{text}"
+        );
+    }
+}

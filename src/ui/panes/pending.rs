@@ -1,0 +1,89 @@
+//! The pending pane (SPEC §6 "pending operations"): each operation still
+//! waiting, with the step that issued it, its kind and transaction, and what
+//! it waits for (brokers, or an earlier step on the same transaction).
+
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::text::Line;
+
+use super::{PaneContext, frame, lines};
+use crate::session::driver::PendingView;
+use crate::ui::view::View;
+
+fn row<'a>(p: &PendingView, ctx: &PaneContext) -> Line<'a> {
+    let t = |k| ctx.lang.t(k);
+    let why = match p.queued_behind {
+        Some(step) => format!("{} {step}", t("queued_behind")),
+        None => {
+            let brokers: Vec<String> = p.waiting_for.iter().map(u32::to_string).collect();
+            format!("{} [{}]", t("waiting_for"), brokers.join(","))
+        }
+    };
+    Line::styled(
+        format!(
+            "… {} {} {} {} {why}",
+            t("step"),
+            p.action_step,
+            p.kind,
+            p.txn.as_deref().unwrap_or("-")
+        ),
+        ctx.theme.waiting(),
+    )
+}
+
+/// Draws the pane; `ctx.scroll` skips rows from the top.
+pub fn render(view: &View, ctx: &PaneContext, area: Rect, buf: &mut Buffer) {
+    let inner = frame(ctx, "pending", area, buf);
+    let out = if view.pending.is_empty() {
+        vec![Line::styled(ctx.lang.t("nothing_pending"), ctx.theme.dim())]
+    } else {
+        let skip = ctx.scroll.min(view.pending.len() - 1);
+        view.pending[skip..]
+            .iter()
+            .take(usize::from(inner.height))
+            .map(|p| row(p, ctx))
+            .collect()
+    };
+    lines(out, inner, buf);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::testkit::{ctx, draw, view};
+    use super::super::{PaneContext, PaneId};
+    use crate::ui::i18n::Lang;
+    use crate::ui::view::View;
+
+    #[test]
+    fn waiting_and_queued() {
+        let text = draw(PaneId::Pending, &view(), &ctx(), 60, 4);
+        assert!(
+            text.contains("… step 7 commit txn-a waiting for [2,3]"),
+            "{text}"
+        );
+        assert!(
+            text.contains("… step 8 abort txn-a queued behind step 7"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn nothing_pending_in_both_languages() {
+        let v = View {
+            pending: vec![],
+            ..view()
+        };
+        assert!(draw(PaneId::Pending, &v, &ctx(), 40, 3).contains("nothing pending"));
+        let zh = draw(
+            PaneId::Pending,
+            &v,
+            &PaneContext {
+                lang: Lang::Zh,
+                ..ctx()
+            },
+            40,
+            3,
+        );
+        assert!(zh.contains("没有等待中的操作"), "{zh}");
+    }
+}

@@ -1,0 +1,79 @@
+//! The interactive loop: `ratatui::init()` (which restores the terminal on
+//! panic), a tokio runtime awaiting crossterm's `EventStream` or the next
+//! tick, and the engine work done between awaits. The engine's driver runs
+//! its own single-threaded runtime, which must not be nested in another, so
+//! the UI runtime is entered only to wait for the next event. A frame is
+//! drawn when something changed; nothing spins while idle.
+
+use std::time::Duration;
+
+use crossterm::event::{Event, EventStream, KeyEventKind};
+use futures::StreamExt;
+
+use crate::ui::app::App;
+use crate::ui::frame::draw;
+use crate::ui::keys;
+
+/// How often an idle dashboard wakes up (for play mode pacing).
+const TICK: Duration = Duration::from_millis(250);
+
+/// Runs the dashboard until the user quits. The terminal is restored on
+/// return, on error and on panic.
+pub fn run(mut app: App) -> Result<(), String> {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| format!("cannot start the runtime: {e}"))?;
+    let mut terminal = ratatui::try_init().map_err(|e| format!("cannot open the terminal: {e}"))?;
+    let result = event_loop(&mut app, &mut terminal, &runtime);
+    ratatui::restore();
+    result
+}
+
+fn event_loop(
+    app: &mut App,
+    terminal: &mut ratatui::DefaultTerminal,
+    runtime: &tokio::runtime::Runtime,
+) -> Result<(), String> {
+    let mut events = EventStream::new();
+    let mut dirty = true;
+    while !app.quit {
+        if dirty {
+            let view = app.view();
+            terminal
+                .draw(|f| draw(app, &view, f))
+                .map_err(|e| format!("cannot draw: {e}"))?;
+            dirty = false;
+        }
+        let wait = app
+            .next_step_delay_ms()
+            .map_or(TICK, |ms| Duration::from_millis(ms.clamp(1, 60_000)));
+        let next = runtime.block_on(async {
+            tokio::select! {
+                event = events.next() => Some(event),
+                () = tokio::time::sleep(wait) => None,
+            }
+        });
+        match next {
+            Some(Some(Ok(Event::Key(key)))) if key.kind == KeyEventKind::Press => {
+                if app.prompt.is_some() {
+                    app.prompt_key(key);
+                } else if let Some(command) = keys::command(key, app.is_replay()) {
+                    app.handle(command);
+                }
+                dirty = true;
+            }
+            Some(Some(Ok(Event::Resize(..)))) => dirty = true,
+            Some(Some(Ok(_))) => {}
+            Some(Some(Err(e))) => return Err(format!("terminal input failed: {e}")),
+            Some(None) => return Ok(()),
+            None => {
+                if app.next_step_delay_ms().is_some() {
+                    app.play_tick();
+                    dirty = true;
+                }
+            }
+        }
+    }
+    Ok(())
+}
