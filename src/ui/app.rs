@@ -78,6 +78,8 @@ pub struct App {
     pub prompt: Option<Prompt>,
     /// The last message: an outcome or an error.
     pub status: Option<String>,
+    /// The transaction last begun from a key: the default for send/commit.
+    pub last_txn: Option<String>,
     pub quit: bool,
 }
 
@@ -143,6 +145,7 @@ impl App {
             show_help: false,
             prompt: None,
             status: None,
+            last_txn: None,
             quit: false,
         }
     }
@@ -307,6 +310,9 @@ impl App {
             ..
         } = &mut **live;
         let name = action.name();
+        if let Action::Begin { txn } = &action {
+            self.last_txn = Some(txn.clone());
+        }
         let outcome = driver.apply(&action);
         if let Some(w) = recorder {
             let step = Step {
@@ -336,7 +342,11 @@ impl App {
             .rev()
             .find(|t| t.state.is_unstable())
             .map(|t| t.id.clone());
-        let txn = open_txn.clone().unwrap_or_else(|| "tx-1".into());
+        let txn = self
+            .last_txn
+            .clone()
+            .or(open_txn)
+            .unwrap_or_else(|| "tx-1".into());
         let topic = view
             .partitions
             .first()

@@ -4,7 +4,7 @@
 //! {"layout": 1, "name": "transactions", "min_size": {"cols": 80, "rows": 24},
 //!  "root": {"split": "vertical", "children": [
 //!     {"pane": "journal", "size": {"fill": 1}},
-//!     {"pane": "caption", "size": {"length": 3}}]}}
+//!     {"pane": "caption", "size": {"length": 4}}]}}
 //! ```
 //!
 //! A node is either a pane (`{"pane": NAME, "size": SIZE}`) or a split
@@ -680,7 +680,12 @@ mod tests {
             let areas = layout.areas(area);
             let (pane, rect) = areas.last().copied().expect("panes");
             assert_eq!(pane, PaneId::Caption, "{}", layout.name);
-            assert_eq!(rect, Rect::new(0, 57, 200, 3), "{}", layout.name);
+            assert_eq!(
+                rect,
+                Rect::new(0, 56, 200, 4),
+                "two lines of caption: {}",
+                layout.name
+            );
         }
     }
 

@@ -1,0 +1,299 @@
+//! The dashboard, headless (SPEC §5, §6): frames drawn through the same code
+//! as the live UI into ratatui's TestBackend, snapshotted with insta; keys
+//! and prompts driving a live session; recording and replaying it; casts.
+
+use std::path::Path;
+
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use minikafka::demo;
+use minikafka::session::{Recording, State};
+use minikafka::ui::app::App;
+use minikafka::ui::headless::{self, Format, buffer_text, frame_buffer};
+use minikafka::ui::i18n::Lang;
+use minikafka::ui::keys::{self, KeyCommand};
+use minikafka::ui::layout;
+use minikafka::ui::theme::Theme;
+
+fn ch08() -> Recording {
+    Recording::load(&Path::new(env!("CARGO_MANIFEST_DIR")).join("recordings/ch08-visibility.jsonl"))
+        .unwrap()
+}
+
+fn replay_frame(step: usize, cols: u16, rows: u16, lang: Lang) -> String {
+    let layout = layout::load("transactions").unwrap();
+    headless::render(ch08(), &[step], cols, rows, Format::Text, layout, lang)
+        .unwrap()
+        .remove(0)
+}
+
+#[test]
+fn chapter_8_frames_at_80x24() {
+    for step in [0, 2, 3, 6] {
+        insta::assert_snapshot!(
+            format!("ch08_80x24_step{step}"),
+            replay_frame(step, 80, 24, Lang::En)
+        );
+    }
+}
+
+#[test]
+fn chapter_8_frame_on_a_projector_at_200x60() {
+    insta::assert_snapshot!("ch08_200x60_step6", replay_frame(6, 200, 60, Lang::En));
+}
+
+#[test]
+fn chapter_8_frame_in_chinese() {
+    let frame = replay_frame(2, 120, 36, Lang::Zh);
+    assert!(
+        frame.contains("分区") && frame.contains("事务日志"),
+        "{frame}"
+    );
+    assert!(
+        frame.contains("marker 之前"),
+        "the caption in Chinese: {frame}"
+    );
+    insta::assert_snapshot!("ch08_120x36_step2_zh", frame);
+}
+
+#[test]
+fn the_frame_shows_the_chapters_facts() {
+    let frame = replay_frame(2, 120, 36, Lang::En);
+    assert!(
+        frame.contains("out-0 leader 1 e0 HW 1 LSO 0 LEO 1"),
+        "{frame}"
+    );
+    assert!(frame.contains("tx-1"), "{frame}");
+    assert!(frame.contains("Before the marker"), "{frame}");
+    let after_abort = replay_frame(6, 120, 36, Lang::En);
+    assert!(
+        after_abort.contains("ABORT") && after_abort.contains("COMMIT"),
+        "{after_abort}"
+    );
+}
+
+#[test]
+fn a_terminal_too_small_gets_a_message() {
+    let frame = replay_frame(2, 40, 10, Lang::En);
+    assert!(frame.contains("Terminal too small: 40x10"), "{frame}");
+    assert!(frame.contains("needs 80x24"), "{frame}");
+    // and the tiniest terminals do not panic
+    for (c, r) in [(1, 1), (5, 2), (0, 0)] {
+        let _ = headless::render(
+            ch08(),
+            &[6],
+            c.max(1),
+            r.max(1),
+            Format::Text,
+            layout::builtin_default(),
+            Lang::En,
+        );
+    }
+}
+
+#[test]
+fn the_same_frame_twice_is_the_same_bytes() {
+    let a = headless::render(
+        ch08(),
+        &[0, 3, 6],
+        120,
+        36,
+        Format::Ansi,
+        layout::builtin_default(),
+        Lang::En,
+    )
+    .unwrap();
+    let b = headless::render(
+        ch08(),
+        &[0, 3, 6],
+        120,
+        36,
+        Format::Ansi,
+        layout::builtin_default(),
+        Lang::En,
+    )
+    .unwrap();
+    assert_eq!(a, b);
+    assert!(a[1].contains("\u{1b}["), "ANSI escape sequences");
+}
+
+fn key(c: char) -> KeyEvent {
+    KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE)
+}
+
+fn press(app: &mut App, keys: &str) {
+    for c in keys.chars() {
+        let k = if c == '\n' {
+            KeyEvent::new(KeyCode::Enter, KeyModifiers::NONE)
+        } else {
+            key(c)
+        };
+        if app.prompt.is_some() {
+            app.prompt_key(k);
+        } else if let Some(command) = keys::command(k, app.is_replay()) {
+            app.handle(command);
+        }
+    }
+}
+
+/// One key plus Enter does something useful: the prompts' defaults.
+#[test]
+fn keys_and_prompts_drive_a_live_session_and_record_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("live.jsonl");
+    let demo = demo::recording();
+    let mut driver = minikafka::session::Driver::new(&demo.header, None).unwrap();
+    let mut writer = minikafka::session::RecordingWriter::create(&path, &demo.header).unwrap();
+    for s in &demo.steps {
+        driver.apply(&s.action);
+        writer.append(s).unwrap();
+    }
+    let mut app = App::live(
+        driver,
+        demo.header.clone(),
+        Some(writer),
+        layout::builtin_default(),
+        Lang::En,
+        Theme::colored(),
+    );
+    let start = app.driver().step();
+    press(&mut app, "p\n"); // produce with the default
+    assert!(
+        app.status.as_deref().unwrap().ends_with("produce: ok"),
+        "{:?}",
+        app.status
+    );
+    press(&mut app, "b\n"); // begin tx-1
+    press(&mut app, "s\n"); // send in tx-1 (pending: acks=all on a replicated topic)
+    assert!(
+        app.status.as_deref().unwrap().contains("send: pending"),
+        "{:?}",
+        app.status
+    );
+    press(&mut app, "r"); // replicate
+    press(&mut app, "c\n"); // commit tx-1
+    press(&mut app, "rr");
+    press(&mut app, "t\n"); // advance the clock by the default 1000 ms
+    assert_eq!(app.driver().step(), start + 8);
+    let state = State::of(app.driver());
+    let json = state.to_json();
+    assert!(
+        json.contains(r#""id":"tx-1","state":"complete_commit""#),
+        "{json}"
+    );
+    assert_eq!(state.clock_ms, 11_001);
+    // a bad prompt is an error message, not an action
+    press(&mut app, "t");
+    app.prompt.as_mut().unwrap().text = "soon".into();
+    press(&mut app, "\n");
+    assert!(app.status.as_deref().unwrap().contains("must be a number"));
+    assert_eq!(app.driver().step(), start + 8);
+    // the recording replays to the same state
+    let recorded = Recording::load(&path).unwrap();
+    assert_eq!(recorded.steps.len(), start + 8);
+    let mut again = minikafka::session::Driver::new(&recorded.header, None).unwrap();
+    for s in &recorded.steps {
+        again.apply(&s.action);
+    }
+    assert_eq!(State::of(&again).to_json(), json);
+}
+
+#[test]
+fn replay_keys_move_forward_and_back_and_engine_keys_are_off() {
+    let mut app = App::replay(
+        ch08(),
+        layout::builtin_default(),
+        Lang::En,
+        Theme::colored(),
+    )
+    .unwrap();
+    app.handle(KeyCommand::NextStep);
+    app.handle(KeyCommand::NextStep);
+    assert_eq!(app.driver().step(), 2);
+    app.handle(KeyCommand::PrevStep);
+    assert_eq!(app.driver().step(), 1);
+    app.handle(KeyCommand::LastStep);
+    assert_eq!(app.driver().step(), 6);
+    app.handle(KeyCommand::NextStep);
+    assert_eq!(app.driver().step(), 6, "stays at the end");
+    app.handle(KeyCommand::FirstStep);
+    assert_eq!(app.driver().step(), 0);
+    app.handle(KeyCommand::PlayPause);
+    assert_eq!(app.next_step_delay_ms(), Some(0), "step 1 is at 0 ms");
+    app.play_tick();
+    assert_eq!(app.next_step_delay_ms(), Some(1500), "the recorded pace");
+    app.handle(KeyCommand::ReplicateAll);
+    assert!(
+        app.status
+            .as_deref()
+            .unwrap()
+            .contains("engine keys are off")
+    );
+    let frame = buffer_text(&frame_buffer(&app, 120, 36));
+    assert!(
+        frame.contains("replay") && frame.contains("step 1/6"),
+        "{frame}"
+    );
+}
+
+#[test]
+fn the_help_overlay_lists_the_keys() {
+    let mut app = App::replay(
+        ch08(),
+        layout::builtin_default(),
+        Lang::En,
+        Theme::colored(),
+    )
+    .unwrap();
+    app.handle(KeyCommand::ToggleHelp);
+    let frame = buffer_text(&frame_buffer(&app, 120, 36));
+    assert!(frame.contains("play/pause at recorded pace"), "{frame}");
+    assert!(frame.contains("previous step"), "{frame}");
+}
+
+#[test]
+fn the_cast_is_asciicast_v2_paced_by_at_ms_with_markers() {
+    let mut out = Vec::new();
+    headless::export_cast(
+        ch08(),
+        120,
+        36,
+        layout::builtin_default(),
+        Lang::En,
+        &mut out,
+    )
+    .unwrap();
+    let text = String::from_utf8(out).unwrap();
+    let mut lines = text.lines();
+    let header: serde_json::Value = serde_json::from_str(lines.next().unwrap()).unwrap();
+    assert_eq!(
+        (
+            header["version"].as_u64(),
+            header["width"].as_u64(),
+            header["height"].as_u64()
+        ),
+        (Some(2), Some(120), Some(36))
+    );
+    let events: Vec<serde_json::Value> = lines.map(|l| serde_json::from_str(l).unwrap()).collect();
+    let outputs: Vec<f64> = events
+        .iter()
+        .filter(|e| e[1] == "o")
+        .map(|e| e[0].as_f64().unwrap())
+        .collect();
+    assert_eq!(
+        outputs,
+        [0.0, 0.0, 1.5, 3.0, 4.5, 6.0, 7.5],
+        "step 0 then one frame per step at at_ms"
+    );
+    let markers: Vec<&str> = events
+        .iter()
+        .filter(|e| e[1] == "m")
+        .map(|e| e[2].as_str().unwrap())
+        .collect();
+    assert_eq!(markers.len(), 5, "one marker per captioned step");
+    assert!(markers[0].starts_with("Open transaction tx-1"));
+    assert!(
+        events
+            .iter()
+            .all(|e| e[1] != "o" || e[2].as_str().unwrap().contains('\u{1b}') || e[2] == "")
+    );
+}
