@@ -259,3 +259,98 @@ fn state_with_a_data_dir_leaves_the_data_there_and_reads_an_existing_dir_without
     assert_eq!(code, Some(2));
     assert!(err.contains("must be empty or absent"), "{err}");
 }
+
+#[test]
+fn render_prints_frames_as_the_dashboard_draws_them() {
+    let (code, out, err) = mk_tui(&[
+        "render",
+        "recordings/ch08-visibility.jsonl",
+        "--step",
+        "2",
+        "--size",
+        "100x30",
+    ]);
+    assert_eq!(code, Some(0), "{err}");
+    assert_eq!(out.lines().count(), 30);
+    assert!(out.contains("step 2/6") && out.contains("LSO 0"), "{out}");
+    let (code, all, _) = mk_tui(&[
+        "render",
+        "recordings/ch08-visibility.jsonl",
+        "--all",
+        "--size",
+        "80x24",
+    ]);
+    assert_eq!(code, Some(0));
+    assert_eq!(all.matches("── step ").count(), 7, "steps 0 to 6");
+    let (code, ansi, _) = mk_tui(&[
+        "render",
+        "recordings/ch08-visibility.jsonl",
+        "--format",
+        "ansi",
+    ]);
+    assert_eq!(code, Some(0));
+    assert!(ansi.contains('\u{1b}'));
+    for (args, expected) in [
+        (vec!["--size", "wide"], "expected COLSxROWS"),
+        (vec!["--format", "html"], "expected text or ansi"),
+        (vec!["--step", "9"], "past the last step"),
+        (vec!["--layout", "nope"], "unknown layout \"nope\""),
+    ] {
+        let mut command = vec!["render", "recordings/ch08-visibility.jsonl"];
+        command.extend(args);
+        let (code, out, err) = mk_tui(&command);
+        assert_eq!(code, Some(2), "{command:?}");
+        assert!(out.is_empty());
+        assert!(err.contains(expected), "{command:?}: {err}");
+        assert_eq!(err.lines().count(), 1, "{err}");
+    }
+}
+
+#[test]
+fn export_writes_an_asciicast_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let cast = dir.path().join("ch08.cast");
+    let (code, _, err) = mk_tui(&[
+        "export",
+        "recordings/ch08-visibility.jsonl",
+        "--cast",
+        cast.to_str().unwrap(),
+    ]);
+    assert_eq!(code, Some(0), "{err}");
+    let text = std::fs::read_to_string(&cast).unwrap();
+    let header: serde_json::Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
+    assert_eq!(
+        (
+            header["version"].as_u64(),
+            header["width"].as_u64(),
+            header["height"].as_u64()
+        ),
+        (Some(2), Some(120), Some(36))
+    );
+    assert_eq!(text.lines().filter(|l| l.contains(r#","m","#)).count(), 5);
+}
+
+#[test]
+fn check_validates_layout_files_with_json_paths() {
+    let dir = tempfile::tempdir().unwrap();
+    let bad = dir.path().join("bad.json");
+    std::fs::write(
+        &bad,
+        r#"{"layout":1,"root":{"split":"vertical","children":[{"pane":"jurnal"}]}}"#,
+    )
+    .unwrap();
+    let (code, _, err) = mk_tui(&["check", bad.to_str().unwrap()]);
+    assert_eq!(code, Some(2));
+    assert!(
+        err.contains("bad.json")
+            && err.contains("$.root.children[0].pane")
+            && err.contains("unknown pane \"jurnal\""),
+        "{err}"
+    );
+    let (code, out, err) = mk_tui(&["check", "layouts/default.json", "layouts/crash.json"]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(
+        out.contains("layouts/default.json: ok (layout default, 9 panes)"),
+        "{out}"
+    );
+}

@@ -36,11 +36,11 @@ pub struct Cli {
     #[arg(long, default_value = "minikafka")]
     pub rules: String,
     /// Labels and captions: en or zh.
-    #[arg(long, default_value = "en")]
+    #[arg(long, default_value = "en", global = true)]
     pub lang: String,
     /// Layout: a built-in name (default, transactions, replication, crash),
     /// a file in layouts/, or a path.
-    #[arg(long)]
+    #[arg(long, global = true)]
     pub layout: Option<String>,
     /// Write the session's actions to this recording as they happen.
     #[arg(long, value_name = "FILE")]
