@@ -297,3 +297,38 @@ fn the_cast_is_asciicast_v2_paced_by_at_ms_with_markers() {
             .all(|e| e[1] != "o" || e[2].as_str().unwrap().contains('\u{1b}') || e[2] == "")
     );
 }
+
+#[test]
+fn the_isolation_key_shows_what_read_uncommitted_sees() {
+    let mut app = App::replay(
+        ch08(),
+        layout::builtin_default(),
+        Lang::En,
+        Theme::colored(),
+    )
+    .unwrap();
+    app.handle(KeyCommand::LastStep);
+    let committed = buffer_text(&frame_buffer(&app, 160, 48));
+    assert!(
+        committed.contains("✗ 2") && committed.contains("aborted"),
+        "{committed}"
+    );
+    app.handle(keys::command(key('i'), true).unwrap());
+    let uncommitted = buffer_text(&frame_buffer(&app, 160, 48));
+    assert!(
+        uncommitted.contains("view read_uncommitted"),
+        "{uncommitted}"
+    );
+    assert!(
+        uncommitted.contains("● 2") && uncommitted.contains("visible"),
+        "the aborted batch is visible: {uncommitted}"
+    );
+    app.handle(KeyCommand::SelectNext);
+    app.handle(KeyCommand::SelectNext);
+    app.handle(KeyCommand::SelectNext);
+    let explained = buffer_text(&frame_buffer(&app, 160, 48));
+    assert!(
+        explained.contains("offset 2 < HW 4: read_uncommitted"),
+        "{explained}"
+    );
+}

@@ -4,6 +4,7 @@
 
 use std::collections::BTreeMap;
 
+use crate::engine::IsolationLevel;
 use crate::session::recording::{Header, Step};
 use crate::session::{Action, Driver, Outcome, Recording, RecordingWriter, Timeline};
 use crate::ui::i18n::Lang;
@@ -80,6 +81,8 @@ pub struct App {
     pub status: Option<String>,
     /// The transaction last begun from a key: the default for send/commit.
     pub last_txn: Option<String>,
+    /// The consumer whose eyes the partitions pane uses (`i` toggles).
+    pub isolation: IsolationLevel,
     pub quit: bool,
 }
 
@@ -146,6 +149,7 @@ impl App {
             prompt: None,
             status: None,
             last_txn: None,
+            isolation: IsolationLevel::ReadCommitted,
             quit: false,
         }
     }
@@ -171,7 +175,7 @@ impl App {
     /// The view for the next frame.
     pub fn view(&self) -> View {
         match &self.mode {
-            Mode::Live(live) => View::build(&live.driver, &self.title, None, None),
+            Mode::Live(live) => View::build(&live.driver, &self.title, None, None, self.isolation),
             Mode::Replay { timeline, .. } => {
                 let step = timeline.step();
                 let caption = step
@@ -183,6 +187,7 @@ impl App {
                     &self.title,
                     Some(timeline.recording().steps.len()),
                     caption,
+                    self.isolation,
                 )
             }
         }
@@ -214,6 +219,12 @@ impl App {
         match command {
             KeyCommand::Quit => self.quit = true,
             KeyCommand::ToggleHelp => self.show_help = !self.show_help,
+            KeyCommand::ToggleIsolation => {
+                self.isolation = match self.isolation {
+                    IsolationLevel::ReadCommitted => IsolationLevel::ReadUncommitted,
+                    IsolationLevel::ReadUncommitted => IsolationLevel::ReadCommitted,
+                };
+            }
             KeyCommand::FocusNext => self.focus = (self.focus + 1) % panes,
             KeyCommand::FocusPrev => self.focus = (self.focus + panes - 1) % panes,
             KeyCommand::ScrollUp | KeyCommand::ScrollDown => {

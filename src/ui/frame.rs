@@ -51,14 +51,19 @@ fn title_line(app: &App, view: &View) -> Line<'static> {
         None => format!("{} {}", t("step"), view.step),
     };
     let mode = if app.is_replay() { "replay" } else { "live" };
+    let isolation = match view.isolation {
+        crate::engine::IsolationLevel::ReadCommitted => "read_committed",
+        crate::engine::IsolationLevel::ReadUncommitted => "read_uncommitted",
+    };
     Line::from(vec![
         Span::styled(format!(" mk-tui · {} ", view.title), app.theme.strong()),
         Span::raw(format!(
-            "│ {mode} │ {step} │ {} {} ms │ {} {} ",
+            "│ {mode} │ {step} │ {} {} ms │ {} {} │ {} {isolation} ",
             t("clock"),
             view.clock_ms,
             t("rules"),
-            view.rules
+            view.rules,
+            t("isolation")
         )),
     ])
 }

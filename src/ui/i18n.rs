@@ -70,6 +70,8 @@ const LABELS: &[(&str, &str, &str)] = &[
     ("open", "open", "未决"),
     ("control", "control", "控制"),
     ("above_hw", "above HW", "高于 HW"),
+    ("visible", "visible", "可见"),
+    ("isolation", "view", "视角"),
     ("staged", "staged", "暂存"),
     ("read_uncommitted", "read_uncommitted", "read_uncommitted"),
     ("read_committed", "read_committed", "read_committed"),

@@ -13,6 +13,8 @@ use crate::ui::i18n::Lang;
 pub enum KeyCommand {
     Quit,
     ToggleHelp,
+    /// Show batches as read_committed or as read_uncommitted sees them.
+    ToggleIsolation,
     FocusNext,
     FocusPrev,
     ScrollUp,
@@ -91,6 +93,11 @@ pub const COMMON_KEYS: &[KeyHelp] = &[
         keys: "J/K",
         en: "select next/previous batch",
         zh: "选择批次",
+    },
+    KeyHelp {
+        keys: "i",
+        en: "isolation view: read_committed / read_uncommitted",
+        zh: "隔离级别视角：read_committed / read_uncommitted",
     },
 ];
 
@@ -232,6 +239,7 @@ pub fn command(key: KeyEvent, replay: bool) -> Option<KeyCommand> {
     let common = match key.code {
         KeyCode::Char('q') => Some(C::Quit),
         KeyCode::Char('?') => Some(C::ToggleHelp),
+        KeyCode::Char('i') => Some(C::ToggleIsolation),
         KeyCode::Tab => Some(C::FocusNext),
         KeyCode::BackTab => Some(C::FocusPrev),
         KeyCode::Char('j') | KeyCode::Down => Some(C::ScrollDown),

@@ -40,6 +40,7 @@ impl Theme {
             BatchStatus::Open => self.fg(Color::Yellow),
             BatchStatus::Control => self.fg(Color::Magenta),
             BatchStatus::AboveHighWatermark => self.fg(Color::DarkGray),
+            BatchStatus::Visible => self.fg(Color::Cyan),
         }
     }
 
@@ -51,6 +52,7 @@ impl Theme {
             BatchStatus::Open => "…",
             BatchStatus::Control => "◆",
             BatchStatus::AboveHighWatermark => "↑",
+            BatchStatus::Visible => "●",
         }
     }
 

@@ -45,6 +45,9 @@ pub enum BatchStatus {
     Control,
     /// At or past the high watermark: not yet readable at all.
     AboveHighWatermark,
+    /// In the read_uncommitted view: below the HW, so returned (open and
+    /// aborted transactional data included).
+    Visible,
 }
 
 /// One batch in a partition's window.
@@ -94,6 +97,8 @@ pub struct TransactionView {
 /// Everything one frame can show.
 #[derive(Debug, Clone, PartialEq)]
 pub struct View {
+    /// Whose eyes the partitions pane looks through (the `i` key).
+    pub isolation: IsolationLevel,
     pub step: usize,
     /// Steps in the recording being replayed (None when live).
     pub total_steps: Option<usize>,
@@ -126,6 +131,7 @@ impl View {
         title: &str,
         total_steps: Option<usize>,
         caption: Option<Caption>,
+        isolation: IsolationLevel,
     ) -> Self {
         let cluster = driver.cluster();
         let mut partitions = Vec::new();
@@ -149,7 +155,7 @@ impl View {
             )
         });
         for tp in cluster.topic_partitions() {
-            let Some(view) = partition_view(driver, &tp) else {
+            let Some(view) = partition_view(driver, &tp, isolation) else {
                 continue;
             };
             partitions.push(view);
@@ -171,6 +177,7 @@ impl View {
         }
         let events = driver.events();
         Self {
+            isolation,
             step: driver.step(),
             total_steps,
             clock_ms: driver.clock_ms(),
@@ -193,7 +200,11 @@ impl View {
     }
 }
 
-fn partition_view(driver: &Driver, tp: &TopicPartition) -> Option<PartitionView> {
+fn partition_view(
+    driver: &Driver,
+    tp: &TopicPartition,
+    isolation: IsolationLevel,
+) -> Option<PartitionView> {
     let cluster = driver.cluster();
     let set = cluster.replica_set(tp).ok()?;
     let statuses = set.replicas();
@@ -214,7 +225,10 @@ fn partition_view(driver: &Driver, tp: &TopicPartition) -> Option<PartitionView>
             batches
                 .iter()
                 .map(|b| {
-                    let (status, explanation) = explain(s, tp, b, hw, lso);
+                    let (status, explanation) = match isolation {
+                        IsolationLevel::ReadCommitted => explain(s, tp, b, hw, lso),
+                        IsolationLevel::ReadUncommitted => explain_uncommitted(b, hw),
+                    };
                     BatchView {
                         base_offset: b.base_offset,
                         last_offset: b.last_offset(),
@@ -264,6 +278,36 @@ fn partition_view(driver: &Driver, tp: &TopicPartition) -> Option<PartitionView>
         batch_count: summaries_len,
         batches,
     })
+}
+
+/// A batch as a read_uncommitted consumer sees it: everything below the HW
+/// but markers.
+fn explain_uncommitted(b: &crate::engine::RecordBatch, hw: i64) -> (BatchStatus, String) {
+    if b.is_control() {
+        return (
+            BatchStatus::Control,
+            format!(
+                "marker at offset {}: no consumer ever gets it",
+                b.base_offset
+            ),
+        );
+    }
+    if b.base_offset >= hw {
+        return (
+            BatchStatus::AboveHighWatermark,
+            format!(
+                "offset {} >= HW {hw}: read_uncommitted stops at the HW",
+                b.base_offset
+            ),
+        );
+    }
+    (
+        BatchStatus::Visible,
+        format!(
+            "offset {} < HW {hw}: read_uncommitted returns it, whatever its transaction's fate",
+            b.base_offset
+        ),
+    )
 }
 
 /// A batch's status for read_committed and the reason, in words: what the

@@ -248,6 +248,7 @@ mod testkit {
             state,
         };
         View {
+            isolation: crate::engine::IsolationLevel::ReadCommitted,
             step: 8,
             total_steps: Some(12),
             clock_ms: 1500,

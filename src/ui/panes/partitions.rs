@@ -38,6 +38,7 @@ fn label(status: BatchStatus) -> &'static str {
         BatchStatus::Open => "open",
         BatchStatus::Control => "control",
         BatchStatus::AboveHighWatermark => "above_hw",
+        BatchStatus::Visible => "visible",
     }
 }
 
