@@ -332,3 +332,42 @@ fn the_isolation_key_shows_what_read_uncommitted_sees() {
         "{explained}"
     );
 }
+
+/// Every size from tiny to large, every layout, both languages: no panic,
+/// and every frame has exactly the terminal's rows.
+#[test]
+fn no_size_or_layout_panics() {
+    let demo = demo::recording();
+    let last = demo.steps.len();
+    for name in ["default", "transactions", "replication", "crash"] {
+        for lang in [Lang::En, Lang::Zh] {
+            for (cols, rows) in [
+                (1, 1),
+                (3, 2),
+                (20, 5),
+                (79, 23),
+                (80, 24),
+                (81, 25),
+                (133, 41),
+                (200, 60),
+                (301, 90),
+            ] {
+                let frames = headless::render(
+                    demo.clone(),
+                    &[last],
+                    cols,
+                    rows,
+                    Format::Text,
+                    layout::load(name).unwrap(),
+                    lang,
+                )
+                .unwrap();
+                assert_eq!(
+                    frames[0].lines().count(),
+                    rows as usize,
+                    "{name} {cols}x{rows}"
+                );
+            }
+        }
+    }
+}
