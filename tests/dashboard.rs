@@ -371,3 +371,91 @@ fn no_size_or_layout_panics() {
         }
     }
 }
+
+/// Review findings, as regressions: a committed batch behind the LSO is not
+/// shown as committed; prompt defaults follow the open transaction; the
+/// selection stops at the last batch; play at the end starts over.
+#[test]
+fn review_regressions() {
+    use minikafka::session::Action;
+    let demo = demo::recording();
+    let mut driver = minikafka::session::Driver::new(&demo.header, None).unwrap();
+    for s in &demo.steps {
+        driver.apply(&s.action);
+    }
+    let mut app = App::live(
+        driver,
+        demo.header.clone(),
+        None,
+        layout::builtin_default(),
+        Lang::En,
+        Theme::colored(),
+    );
+    // tx-open holds orders-1's LSO at 5; a transaction committed after it is
+    // not visible to read_committed yet.
+    for a in [
+        r#"{"begin":{"txn":"late"}}"#,
+        r#"{"send":{"txn":"late","topic":"orders","partition":1,"value":"late-1"}}"#,
+        r#"{"replicate":{}}"#,
+        r#"{"commit":{"txn":"late"}}"#,
+        r#"{"replicate":{}}"#,
+        r#"{"replicate":{}}"#,
+    ] {
+        app.apply(Action::from_json(&serde_json::from_str(a).unwrap()).unwrap());
+    }
+    let view = app.view();
+    let orders1 = view
+        .partitions
+        .iter()
+        .find(|p| p.tp.to_string() == "orders-1")
+        .unwrap();
+    let late = orders1
+        .batches
+        .iter()
+        .find(|b| b.values == ["late-1"])
+        .unwrap();
+    assert_eq!(
+        late.status,
+        minikafka::ui::view::BatchStatus::Open,
+        "{}",
+        late.explanation
+    );
+    assert!(
+        late.explanation
+            .contains("waits behind an earlier open transaction")
+    );
+    // prompt defaults: `late` is complete; send defaults to the open tx-open
+    press(&mut app, "s");
+    assert!(
+        app.prompt.as_ref().unwrap().text.starts_with("tx-open "),
+        "{:?}",
+        app.prompt
+    );
+    // Ctrl/Alt characters do not go into a prompt
+    app.prompt_key(KeyEvent::new(KeyCode::Char('x'), KeyModifiers::CONTROL));
+    assert!(!app.prompt.as_ref().unwrap().text.ends_with('x'));
+    app.prompt = None;
+    // start broker defaults to the stopped broker
+    press(&mut app, "Z");
+    assert_eq!(app.prompt.as_ref().unwrap().text, "3");
+    app.prompt = None;
+    // the selection stops at the last batch
+    for _ in 0..500 {
+        app.handle(KeyCommand::SelectNext);
+    }
+    let last = minikafka::ui::panes::partitions::selectable(&app.view()) - 1;
+    assert_eq!(app.selected, Some(last));
+    // play at the end of a replay starts over
+    let mut replay = App::replay(
+        ch08(),
+        layout::builtin_default(),
+        Lang::En,
+        Theme::colored(),
+    )
+    .unwrap();
+    replay.handle(KeyCommand::LastStep);
+    replay.handle(KeyCommand::PlayPause);
+    assert_eq!(replay.driver().step(), 0);
+    let frame = buffer_text(&frame_buffer(&replay, 120, 36));
+    assert!(frame.contains("▶ replay"), "{frame}");
+}

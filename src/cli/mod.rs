@@ -131,7 +131,8 @@ pub fn run(cli: Cli) -> Result<(), String> {
         Some(Command::Replay { file }) => {
             let recording = Recording::load(&file).map_err(|e| e.to_string())?;
             let layout = layout_for(recording.header.layout.as_deref())?;
-            let app = App::replay(recording, layout, lang, Theme::from_env())?;
+            let app = App::replay(recording, layout, lang, Theme::from_env())
+                .map_err(|e| format!("{}:1: {e}", file.display()))?;
             ui::run::run(app)
         }
         Some(Command::Render {
@@ -161,7 +162,8 @@ pub fn run(cli: Cli) -> Result<(), String> {
                 (Some(s), false) => vec![s],
                 (None, false) => vec![last],
             };
-            let frames = headless::render(recording, &steps, cols, rows, format, layout, lang)?;
+            let frames = headless::render(recording, &steps, cols, rows, format, layout, lang)
+                .map_err(|e| format!("{}:1: {e}", file.display()))?;
             for (step, frame) in steps.iter().zip(frames) {
                 if all {
                     println!("── step {step} ──");
@@ -175,7 +177,8 @@ pub fn run(cli: Cli) -> Result<(), String> {
             let layout = layout_for(recording.header.layout.as_deref())?;
             let (cols, rows) = size_of(size.as_deref(), &recording)?;
             let mut out = Vec::new();
-            headless::export_cast(recording, cols, rows, layout, lang, &mut out)?;
+            headless::export_cast(recording, cols, rows, layout, lang, &mut out)
+                .map_err(|e| format!("{}:1: {e}", file.display()))?;
             std::fs::write(&cast, out).map_err(|e| format!("{}: {e}", cast.display()))
         }
         Some(Command::State {

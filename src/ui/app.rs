@@ -14,6 +14,9 @@ use crate::ui::panes::PaneId;
 use crate::ui::theme::Theme;
 use crate::ui::view::View;
 
+/// How far a pane scrolls at most (panes clip what they draw anyway).
+const MAX_SCROLL: usize = 10_000;
+
 /// A live session: keys drive the engine, and are recorded if asked.
 pub struct LiveSession {
     pub driver: Driver,
@@ -43,9 +46,7 @@ impl Prompt {
     /// What the prompt asks for, shown before the input.
     pub fn label(&self) -> &'static str {
         match self.kind {
-            PromptKind::Produce => {
-                "produce: topic value [acks=0|1|all] [key=K] [partition=N] [producer=NAME]"
-            }
+            PromptKind::Produce => "produce: topic value [acks= key= partition= producer=]",
             PromptKind::Begin => "begin: transaction id",
             PromptKind::Send => "send: txn topic value",
             PromptKind::SendOffsets => "send offsets: txn group topic-partition offset",
@@ -229,15 +230,27 @@ impl App {
             KeyCommand::FocusPrev => self.focus = (self.focus + panes - 1) % panes,
             KeyCommand::ScrollUp | KeyCommand::ScrollDown => {
                 if let Some(pane) = self.focused() {
+                    // Panes that follow new data count rows up from the
+                    // bottom; the others count rows down from the top.
+                    let from_bottom =
+                        matches!(pane, PaneId::Partitions | PaneId::Journal | PaneId::Events);
+                    let grow = (command == KeyCommand::ScrollUp) == from_bottom;
                     let s = self.scroll.entry(pane).or_default();
-                    *s = if command == KeyCommand::ScrollUp {
-                        s.saturating_add(1)
+                    *s = if grow {
+                        (*s + 1).min(MAX_SCROLL)
                     } else {
                         s.saturating_sub(1)
                     };
                 }
             }
-            KeyCommand::SelectNext => self.selected = Some(self.selected.map_or(0, |s| s + 1)),
+            KeyCommand::SelectNext => {
+                let last = crate::ui::panes::partitions::selectable(&self.view()).checked_sub(1);
+                self.selected = match (self.selected, last) {
+                    (_, None) => None,
+                    (None, Some(_)) => Some(0),
+                    (Some(s), Some(last)) => Some((s + 1).min(last)),
+                };
+            }
             KeyCommand::SelectPrev => self.selected = self.selected.and_then(|s| s.checked_sub(1)),
             KeyCommand::Prompt(kind) => {
                 let text = self.default_prompt(kind);
@@ -254,8 +267,12 @@ impl App {
             | KeyCommand::FirstStep
             | KeyCommand::LastStep => self.move_replay(command),
             KeyCommand::PlayPause => {
-                if let Mode::Replay { playing, .. } = &mut self.mode {
+                if let Mode::Replay { timeline, playing } = &mut self.mode {
                     *playing = !*playing;
+                    // Playing from the end starts over.
+                    if *playing && timeline.step() >= timeline.recording().steps.len() {
+                        self.status = timeline.goto(0).err();
+                    }
                 }
             }
         }
@@ -296,7 +313,13 @@ impl App {
             KeyCode::Backspace => {
                 prompt.text.pop();
             }
-            KeyCode::Char(c) => prompt.text.push(c),
+            KeyCode::Char(c)
+                if !key.modifiers.intersects(
+                    crossterm::event::KeyModifiers::CONTROL | crossterm::event::KeyModifiers::ALT,
+                ) =>
+            {
+                prompt.text.push(c)
+            }
             KeyCode::Enter => {
                 let prompt = self.prompt.take().expect("checked above");
                 match parse_prompt(prompt.kind, &prompt.text) {
@@ -353,11 +376,19 @@ impl App {
             .rev()
             .find(|t| t.state.is_unstable())
             .map(|t| t.id.clone());
-        let txn = self
-            .last_txn
-            .clone()
-            .or(open_txn)
-            .unwrap_or_else(|| "tx-1".into());
+        // The transaction begun last, while it is open; else the newest open.
+        let last_open = self.last_txn.clone().filter(|id| {
+            view.transactions
+                .iter()
+                .any(|t| &t.id == id && t.state.is_unstable())
+        });
+        let txn = last_open.or(open_txn).unwrap_or_else(|| "tx-1".into());
+        let stopped = view
+            .partitions
+            .iter()
+            .flat_map(|p| p.replicas.iter())
+            .find(|r| r.stopped)
+            .map(|r| r.broker);
         let topic = view
             .partitions
             .first()
@@ -389,7 +420,8 @@ impl App {
                 "{first_tp} {} 5",
                 view.partitions.first().map_or(1, |p| p.leader)
             ),
-            PromptKind::StopBroker | PromptKind::StartBroker => broker.to_string(),
+            PromptKind::StopBroker => broker.to_string(),
+            PromptKind::StartBroker => stopped.unwrap_or(broker).to_string(),
             PromptKind::Promote => format!("{first_tp} {broker}"),
         }
     }

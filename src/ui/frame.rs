@@ -50,7 +50,11 @@ fn title_line(app: &App, view: &View) -> Line<'static> {
         Some(total) => format!("{} {}/{total}", t("step"), view.step),
         None => format!("{} {}", t("step"), view.step),
     };
-    let mode = if app.is_replay() { "replay" } else { "live" };
+    let mode = match &app.mode {
+        crate::ui::app::Mode::Replay { playing: true, .. } => "▶ replay",
+        crate::ui::app::Mode::Replay { .. } => "replay",
+        crate::ui::app::Mode::Live(_) => "live",
+    };
     let isolation = match view.isolation {
         crate::engine::IsolationLevel::ReadCommitted => "read_committed",
         crate::engine::IsolationLevel::ReadUncommitted => "read_uncommitted",
@@ -77,17 +81,21 @@ fn bottom_line(app: &App) -> Line<'static> {
         ]);
     }
     let mut spans = Vec::new();
-    for (key, what) in key_bar(app.is_replay()) {
-        spans.push(Span::styled(format!(" {key}"), app.theme.strong()));
-        spans.push(Span::raw(format!(" {what}")));
-    }
+    // The status comes first: at 80 columns the key bar would hide it.
     if let Some(status) = &app.status {
-        let style = if status.contains("error") {
+        let bad = ["error", "must", "missing", "cannot"]
+            .iter()
+            .any(|w| status.contains(w));
+        let style = if bad {
             app.theme.bad()
         } else {
             app.theme.dim()
         };
-        spans.push(Span::styled(format!("  │ {status}"), style));
+        spans.push(Span::styled(format!(" {status} │"), style));
+    }
+    for (key, what) in key_bar(app.is_replay()) {
+        spans.push(Span::styled(format!(" {key}"), app.theme.strong()));
+        spans.push(Span::raw(format!(" {what}")));
     }
     Line::from(spans)
 }

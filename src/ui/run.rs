@@ -56,7 +56,13 @@ fn event_loop(
         });
         match next {
             Some(Some(Ok(Event::Key(key)))) if key.kind == KeyEventKind::Press => {
-                if app.prompt.is_some() {
+                let ctrl_c = key
+                    .modifiers
+                    .contains(crossterm::event::KeyModifiers::CONTROL)
+                    && key.code == crossterm::event::KeyCode::Char('c');
+                if ctrl_c {
+                    app.quit = true;
+                } else if app.prompt.is_some() {
                     app.prompt_key(key);
                 } else if let Some(command) = keys::command(key, app.is_replay()) {
                     app.handle(command);

@@ -368,6 +368,17 @@ fn explain(
                 state.name().to_uppercase()
             ),
         ),
+        Some(TransactionState::CompleteCommit)
+            if coordinator.is_committed(tp, b) && b.base_offset >= lso =>
+        {
+            (
+                BatchStatus::Open,
+                format!(
+                    "{id} committed, but offset {} >= LSO {lso}: read_committed waits behind an earlier open transaction",
+                    b.base_offset
+                ),
+            )
+        }
         Some(TransactionState::CompleteCommit) if coordinator.is_committed(tp, b) => (
             BatchStatus::Committed,
             match marker_after(s, tp, id, b.base_offset) {
