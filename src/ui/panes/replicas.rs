@@ -32,8 +32,15 @@ fn row<'a>(r: &ReplicaView, ctx: &PaneContext) -> Row<'a> {
     } else {
         Cell::from("")
     };
+    // A stopped broker is marked in its id column too: the label column is
+    // the first to go when the pane is narrow.
+    let broker = if r.stopped {
+        Cell::from(format!("{}■", r.broker)).style(ctx.theme.bad())
+    } else {
+        Cell::from(r.broker.to_string())
+    };
     Row::new(vec![
-        Cell::from(r.broker.to_string()),
+        broker,
         role,
         Cell::from(r.log_end_offset.to_string()),
         lag,
@@ -53,7 +60,7 @@ pub fn render(view: &View, ctx: &PaneContext, area: Rect, buf: &mut Buffer) {
         .max(Span::raw(t("in_sync")).width()) as u16
         + 2;
     let widths = [
-        Constraint::Length(3),
+        Constraint::Length(4),
         Constraint::Length(role_w.max(4)),
         Constraint::Length(5),
         Constraint::Length(5),
@@ -104,7 +111,7 @@ mod tests {
         assert!(text.contains("out-0 leader 1 e0 ISR [1,2]"), "{text}");
         let line = |b: &str| {
             text.lines()
-                .find(|l| l.starts_with(&format!("│{b} ")))
+                .find(|l| l.starts_with(&format!("│{b} ")) || l.starts_with(&format!("│{b}■")))
                 .unwrap()
                 .to_string()
         };
@@ -117,7 +124,9 @@ mod tests {
             "{text}"
         );
         assert!(
-            line("3").contains("✗ out of sync") && line("3").contains("■ stopped"),
+            line("3").starts_with("│3■")
+                && line("3").contains("✗ out of sync")
+                && line("3").contains("■ stopped"),
             "{text}"
         );
         let zh = draw(
