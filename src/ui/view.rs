@@ -18,6 +18,9 @@ use crate::session::state::text;
 pub const BATCH_WINDOW: usize = 64;
 /// How many journal frames, events and consumer values a view carries.
 pub const TAIL: usize = 64;
+/// How many batches from the start of a log the consumers' lists read at
+/// most.
+pub const SCAN_BATCHES: usize = 256;
 
 /// One replica, as the replicas pane shows it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -163,8 +166,18 @@ impl View {
                 (&mut read_uncommitted, IsolationLevel::ReadUncommitted),
                 (&mut read_committed, IsolationLevel::ReadCommitted),
             ] {
+                // Bounded by the first SCAN_BATCHES batches: a frame never
+                // reads more than that, however many batches the isolation
+                // filter skips.
                 let values = cluster
-                    .fetch(&tp, 0, TAIL, isolation)
+                    .with_state(|s| {
+                        let set = s.partition(&tp)?;
+                        let summaries = set.leader_replica().log.batch_summaries();
+                        let cap = summaries
+                            .get(SCAN_BATCHES)
+                            .map_or(i64::MAX, |b| b.base_offset);
+                        set.fetch_until(0, TAIL, isolation, s.transactions(), cap)
+                    })
                     .map(|records| {
                         records
                             .iter()

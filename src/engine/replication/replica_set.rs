@@ -525,6 +525,20 @@ impl PartitionReplicaSet {
         isolation: IsolationLevel,
         visibility: &dyn TransactionVisibility,
     ) -> Result<Vec<ConsumerRecord>> {
+        self.fetch_until(offset, max_records, isolation, visibility, i64::MAX)
+    }
+
+    /// As [`Self::fetch`], reading no batch at or past `end_cap`: a caller
+    /// that draws a screen bounds the scan by what it can show, whatever
+    /// the isolation filter skips.
+    pub fn fetch_until(
+        &self,
+        offset: i64,
+        max_records: usize,
+        isolation: IsolationLevel,
+        visibility: &dyn TransactionVisibility,
+        end_cap: i64,
+    ) -> Result<Vec<ConsumerRecord>> {
         let leader = self.leader_replica();
         if leader.stopped {
             return Err(MiniKafkaError::LeaderNotAvailable {
@@ -543,14 +557,17 @@ impl PartitionReplicaSet {
             });
         }
         match isolation {
-            IsolationLevel::ReadUncommitted => {
-                log.fetch_filtered(offset, max_records, self.high_watermark, |_| true)
-            }
+            IsolationLevel::ReadUncommitted => log.fetch_filtered(
+                offset,
+                max_records,
+                self.high_watermark.min(end_cap),
+                |_| true,
+            ),
             IsolationLevel::ReadCommitted => {
                 let lso = visibility
                     .last_stable_offset(&self.tp, self.high_watermark)
                     .min(self.high_watermark);
-                log.fetch_filtered(offset, max_records, lso, |b| {
+                log.fetch_filtered(offset, max_records, lso.min(end_cap), |b| {
                     !b.is_transactional() || visibility.is_committed(&self.tp, b)
                 })
             }
