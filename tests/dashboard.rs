@@ -459,3 +459,74 @@ fn review_regressions() {
     let frame = buffer_text(&frame_buffer(&replay, 120, 36));
     assert!(frame.contains("▶ replay"), "{frame}");
 }
+
+/// `ui` steps put a replay in the recorded screen state: focus, the selected
+/// batch (its explanation shows), the isolation view.
+#[test]
+fn ui_steps_replay_the_same_screen() {
+    let mut r = ch08();
+    let ui = |json: &str| minikafka::session::Step {
+        at_ms: 8000,
+        action: minikafka::session::Action::from_json(&serde_json::from_str(json).unwrap())
+            .unwrap(),
+        caption: None,
+    };
+    r.steps.push(ui(r#"{"ui":{"select":2}}"#));
+    r.steps.push(ui(r#"{"ui":{"toggle":"isolation"}}"#));
+    let frames = headless::render(
+        r,
+        &[7, 8],
+        120,
+        36,
+        Format::Text,
+        layout::builtin_default(),
+        Lang::En,
+    )
+    .unwrap();
+    assert!(
+        frames[0].contains("aborted by the marker at offset 3"),
+        "{}",
+        frames[0]
+    );
+    assert!(frames[1].contains("view read_uncommitted"), "{}", frames[1]);
+}
+
+/// A crash drops actions queued behind a pending one; they do not run on
+/// the recovered cluster.
+#[test]
+fn a_crash_drops_queued_actions() {
+    use minikafka::session::{Action, Driver, Outcome};
+    let h: minikafka::session::recording::Header = serde_json::from_str(
+        r#"{"mk_recording":1,"cluster":{"brokers":[1,2],"topics":[{"name":"out","partitions":1,"replication_factor":2}]}}"#,
+    )
+    .unwrap();
+    let mut d = Driver::new(&h, None).unwrap();
+    let act = |j: &str| Action::from_json(&serde_json::from_str(j).unwrap()).unwrap();
+    assert_eq!(d.apply(&act(r#"{"begin":{"txn":"t"}}"#)), Outcome::Ok);
+    assert_eq!(
+        d.apply(&act(r#"{"send":{"txn":"t","topic":"out","value":"a"}}"#)),
+        Outcome::Pending
+    );
+    assert_eq!(
+        d.apply(&act(r#"{"commit":{"txn":"t","crash_after":"prepare"}}"#)),
+        Outcome::Pending
+    );
+    assert_eq!(
+        d.apply(&act(r#"{"send":{"txn":"t","topic":"out","value":"b"}}"#)),
+        Outcome::Pending
+    );
+    d.apply(&act(r#"{"crash":{}}"#));
+    let state: serde_json::Value = serde_json::from_str(&State::of(&d).to_json()).unwrap();
+    let failed: Vec<u64> = state["errors"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["step"].as_u64().unwrap())
+        .collect();
+    assert_eq!(failed, [2, 3, 4], "{state}");
+    assert_eq!(
+        state["transactions"][0]["state"], "ongoing",
+        "the queued commit never ran"
+    );
+    assert!(state["pending"].as_array().unwrap().is_empty());
+}

@@ -602,8 +602,14 @@ impl Driver {
         let cluster = self.cluster.clone();
         let refs = self.txn_refs.clone();
         let kind = action.name();
+        let generation = self.cluster.generation();
         let task = self.runtime.spawn(async move {
             let _turn = lock.lock_owned().await;
+            // An action queued behind one that crashed the cluster (a cut
+            // point) is a pending operation the crash drops.
+            if cluster.generation() != generation {
+                return Err(MiniKafkaError::Crashed);
+            }
             run_txn_op(&cluster, &refs, &txn, action).await
         });
         Ok(PendingOp {

@@ -290,6 +290,60 @@ impl App {
             _ => timeline.recording().steps.len(),
         };
         self.status = timeline.goto(target).err();
+        self.apply_recorded_ui();
+    }
+
+    /// Replay: moves to `step` (headless render and export use this).
+    pub fn goto_step(&mut self, step: usize) -> Result<(), String> {
+        if let Mode::Replay { timeline, .. } = &mut self.mode {
+            timeline.goto(step)?;
+        }
+        self.apply_recorded_ui();
+        Ok(())
+    }
+
+    /// Replay: puts the screen in the state the recording's `ui` steps up to
+    /// the current step describe (focus, selected batch, toggles), so a
+    /// replay shows the same screen as the session it recorded.
+    fn apply_recorded_ui(&mut self) {
+        let Mode::Replay { timeline, .. } = &self.mode else {
+            return;
+        };
+        let panes = self.layout.panes();
+        let (mut focus, mut selected, mut isolation, mut help) =
+            (0, None, IsolationLevel::ReadCommitted, false);
+        for step in &timeline.recording().steps[..timeline.step()] {
+            let Action::Ui {
+                focus: f,
+                select,
+                toggle,
+            } = &step.action
+            else {
+                continue;
+            };
+            if let Some(index) = f
+                .as_deref()
+                .and_then(PaneId::from_name)
+                .and_then(|p| panes.iter().position(|q| *q == p))
+            {
+                focus = index;
+            }
+            if let Some(select) = select {
+                selected = select.as_u64().map(|s| s as usize);
+            }
+            match toggle.as_deref() {
+                Some("isolation") => {
+                    isolation = match isolation {
+                        IsolationLevel::ReadCommitted => IsolationLevel::ReadUncommitted,
+                        IsolationLevel::ReadUncommitted => IsolationLevel::ReadCommitted,
+                    }
+                }
+                Some("help") => help = !help,
+                _ => {}
+            }
+        }
+        (self.focus, self.selected, self.isolation, self.show_help) =
+            (focus, selected, isolation, help);
     }
 
     /// One step forward while playing; stops at the end.

@@ -120,9 +120,7 @@ pub fn render(
     let mut app = App::replay(recording, layout, lang, theme)?;
     let mut frames = Vec::new();
     for &step in steps {
-        if let crate::ui::app::Mode::Replay { timeline, .. } = &mut app.mode {
-            timeline.goto(step)?;
-        }
+        app.goto_step(step)?;
         frames.push(match format {
             Format::Text => buffer_text(&frame_buffer(&app, cols, rows)),
             Format::Ansi => {
@@ -161,9 +159,7 @@ pub fn export_cast(
         format!("\u{1b}[2J{}", String::from_utf8_lossy(&first)),
     )?;
     for (i, step) in steps.iter().enumerate() {
-        if let crate::ui::app::Mode::Replay { timeline, .. } = &mut app.mode {
-            timeline.goto(i + 1)?;
-        }
+        app.goto_step(i + 1)?;
         let t = step.at_ms as f64 / 1000.0;
         let bytes = terminal.draw(&app).map_err(io)?;
         emit(t, "o", String::from_utf8_lossy(&bytes).into_owned())?;

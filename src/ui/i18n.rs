@@ -79,6 +79,7 @@ const LABELS: &[(&str, &str, &str)] = &[
     ("queued_behind", "queued behind step", "排在步骤之后"),
     ("nothing_pending", "nothing pending", "没有等待中的操作"),
     ("no_transactions", "no transactions", "没有事务"),
+    ("nothing_staged", "nothing staged", "没有暂存的 offset"),
     ("no_frames", "no journal frames", "journal 为空"),
     ("last_recovery", "last recovery", "上次恢复"),
     ("torn", "torn bytes cut", "截断的坏尾字节"),

@@ -16,12 +16,14 @@ pub fn render(view: &View, ctx: &PaneContext, area: Rect, buf: &mut Buffer) {
     let mut staging = view
         .transactions
         .iter()
-        .filter(|x| !x.staged_offsets.is_empty())
+        // Staged offsets matter while the outcome is open; a completed
+        // transaction's offsets are published (commit) or gone (abort).
+        .filter(|x| x.state.is_unstable() && !x.staged_offsets.is_empty())
         .peekable();
     let none = staging
         .peek()
         .is_none()
-        .then(|| Line::styled(t("no_transactions"), theme.dim()));
+        .then(|| Line::styled(t("nothing_staged"), theme.dim()));
     let staged = staging.flat_map(|x| {
         let head = Line::from(vec![
             Span::styled(format!("… {} ", t("staged")), theme.waiting()),
@@ -94,6 +96,9 @@ mod tests {
             40,
             7,
         );
-        assert!(zh.contains("没有事务") && zh.contains("已提交"), "{zh}");
+        assert!(
+            zh.contains("没有暂存的 offset") && zh.contains("已提交"),
+            "{zh}"
+        );
     }
 }
