@@ -44,7 +44,25 @@ pub struct Prompt {
 
 impl Prompt {
     /// What the prompt asks for, shown before the input.
-    pub fn label(&self) -> &'static str {
+    pub fn label(&self, lang: Lang) -> &'static str {
+        if lang == Lang::Zh {
+            return match self.kind {
+                PromptKind::Produce => "生产：topic value [acks= key= partition= producer=]",
+                PromptKind::Begin => "开启事务：事务 id",
+                PromptKind::Send => "事务内发送：txn topic value",
+                PromptKind::SendOffsets => "暂存 offset：txn group topic-partition offset",
+                PromptKind::Commit => "提交：txn",
+                PromptKind::Abort => "中止：txn",
+                PromptKind::CrashAtCut => "提交并崩溃：txn prepare|marker:N|markers|offsets",
+                PromptKind::ReplicateBroker => "复制：broker",
+                PromptKind::AdvanceClock => "推进时钟：毫秒",
+                PromptKind::TearJournal => "撕裂 journal：截掉的字节数，或 garbage",
+                PromptKind::TearLog => "撕裂日志：topic-partition broker 字节数|garbage",
+                PromptKind::StopBroker => "停止 broker",
+                PromptKind::StartBroker => "启动 broker",
+                PromptKind::Promote => "提升副本：topic-partition broker",
+            };
+        }
         match self.kind {
             PromptKind::Produce => "produce: topic value [acks= key= partition= producer=]",
             PromptKind::Begin => "begin: transaction id",

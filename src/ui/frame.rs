@@ -75,7 +75,10 @@ fn title_line(app: &App, view: &View) -> Line<'static> {
 fn bottom_line(app: &App) -> Line<'static> {
     if let Some(prompt) = &app.prompt {
         return Line::from(vec![
-            Span::styled(format!(" {} › ", prompt.label()), app.theme.strong()),
+            Span::styled(
+                format!(" {} › ", prompt.label(app.lang)),
+                app.theme.strong(),
+            ),
             Span::raw(prompt.text.clone()),
             Span::styled("▏ Enter=apply Esc=cancel", app.theme.dim()),
         ]);
@@ -95,7 +98,7 @@ fn bottom_line(app: &App) -> Line<'static> {
     }
     for (key, what) in key_bar(app.is_replay()) {
         spans.push(Span::styled(format!(" {key}"), app.theme.strong()));
-        spans.push(Span::raw(format!(" {what}")));
+        spans.push(Span::raw(format!(" {}", app.lang.t(what))));
     }
     Line::from(spans)
 }

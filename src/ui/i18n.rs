@@ -88,6 +88,18 @@ const LABELS: &[(&str, &str, &str)] = &[
     ("rules", "rules", "规则"),
     ("too_small", "Terminal too small", "终端太小"),
     ("keys", "keys", "按键"),
+    ("help_short", "help", "帮助"),
+    ("next", "next", "下一步"),
+    ("back", "back", "上一步"),
+    ("play", "play", "播放"),
+    ("quit", "quit", "退出"),
+    ("produce", "produce", "生产"),
+    ("begin", "begin", "开启事务"),
+    ("send", "send", "发送"),
+    ("commit", "commit", "提交"),
+    ("abort", "abort", "中止"),
+    ("replicate", "replicate", "复制"),
+    ("crash", "crash", "崩溃"),
 ];
 
 #[cfg(test)]

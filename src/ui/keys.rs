@@ -211,7 +211,7 @@ pub fn key_bar(replay: bool) -> &'static [(&'static str, &'static str)] {
             ("space", "next"),
             ("←", "back"),
             ("p", "play"),
-            ("?", "help"),
+            ("?", "help_short"),
             ("q", "quit"),
         ]
     } else {
@@ -224,7 +224,7 @@ pub fn key_bar(replay: bool) -> &'static [(&'static str, &'static str)] {
             ("r", "replicate"),
             ("t", "clock"),
             ("x", "crash"),
-            ("?", "help"),
+            ("?", "help_short"),
             ("q", "quit"),
         ]
     }
