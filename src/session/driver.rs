@@ -87,7 +87,9 @@ struct PendingOp {
     step: usize,
     kind: &'static str,
     txn: Option<String>,
-    tps: Vec<TopicPartition>,
+    /// For a produce: the batch it appended (partition and base offset).
+    /// Transaction operations find theirs in the coordinator.
+    appended: Option<(TopicPartition, i64)>,
     task: JoinHandle<OpResult>,
 }
 
@@ -316,23 +318,30 @@ impl Driver {
     /// Operations still pending, and the replicas each waits for.
     pub fn pending(&self) -> Vec<PendingView> {
         let appends = self.cluster.with_state(|s| s.pending_appends());
-        let txn_tps = |txn: &str| {
-            self.cluster
-                .transactions()
-                .get(txn)
-                .map(|d| d.partitions)
-                .unwrap_or_default()
-        };
         self.ops
             .iter()
             .map(|op| {
-                let tps = match (op.kind, &op.txn) {
-                    ("commit" | "abort", Some(txn)) => txn_tps(txn),
-                    _ => op.tps.clone(),
+                // The batches this operation waits on: its own append, or
+                // its transaction's writes and markers awaiting acks.
+                let batches: Vec<(TopicPartition, i64)> = match (&op.appended, &op.txn) {
+                    (Some(appended), _) => vec![appended.clone()],
+                    (None, Some(txn)) => self.cluster.with_state(|s| {
+                        let c = s.transactions();
+                        let mut b = c.pending_sends_of(txn);
+                        if matches!(op.kind, "commit" | "abort") {
+                            b.extend(c.markers_of(txn));
+                        }
+                        b
+                    }),
+                    (None, None) => Vec::new(),
                 };
                 let mut waiting_for: Vec<BrokerId> = appends
                     .iter()
-                    .filter(|a| tps.contains(&a.tp))
+                    .filter(|a| {
+                        batches
+                            .iter()
+                            .any(|(tp, o)| *tp == a.tp && *o == a.base_offset)
+                    })
                     .flat_map(|a| a.waiting_for.iter().copied())
                     .collect();
                 waiting_for.sort_unstable();
@@ -521,6 +530,16 @@ impl Driver {
             .cluster
             .choose_partition(topic, partition, key)
             .map_err(|e| e.to_string())?;
+        let record = Record {
+            key: key.map(<[u8]>::to_vec),
+            value: Some(value.as_bytes().to_vec()),
+            ..Record::default()
+        };
+        let offset = self.cluster.with_state(|s| {
+            s.partition(&tp)
+                .map(|set| set.leader_replica().log_end_offset())
+                .unwrap_or(-1)
+        });
         let future = match producer {
             Some(name) => {
                 if !self.producers.contains_key(name) {
@@ -529,24 +548,13 @@ impl Driver {
                 }
                 let p = self.producers.get_mut(name).expect("inserted above");
                 p.set_acks(acks);
-                let record = Record {
-                    key: key.map(<[u8]>::to_vec),
-                    value: Some(value.as_bytes().to_vec()),
-                    ..Record::default()
-                };
                 p.send_records(&tp, vec![record])
                     .map_err(|e| e.to_string())?
             }
-            None => {
-                let record = Record {
-                    key: key.map(<[u8]>::to_vec),
-                    value: Some(value.as_bytes().to_vec()),
-                    ..Record::default()
-                };
-                self.cluster
-                    .try_append(&tp, RecordBatch::new(vec![record]), acks, None)
-                    .map_err(|e| e.to_string())?
-            }
+            None => self
+                .cluster
+                .try_append(&tp, RecordBatch::new(vec![record]), acks, None)
+                .map_err(|e| e.to_string())?,
         };
         let task = self
             .runtime
@@ -555,7 +563,7 @@ impl Driver {
             step: self.step,
             kind: "produce",
             txn: None,
-            tps: vec![tp],
+            appended: Some((tp, offset)),
             task,
         })
     }
@@ -565,9 +573,9 @@ impl Driver {
             .txn()
             .expect("transaction actions name one")
             .to_string();
-        let mut tps = Vec::new();
         let action = match action {
-            // Choose the partition now: the pending view shows it, and an
+            // Choose the partition now, in issue order: the round-robin cursor
+            // follows the actions, and an
             // unknown topic is refused at once.
             Action::Send {
                 txn,
@@ -580,7 +588,6 @@ impl Driver {
                     .cluster
                     .choose_partition(topic, *partition, key.as_deref().map(str::as_bytes))
                     .map_err(|e| e.to_string())?;
-                tps.push(tp.clone());
                 Action::Send {
                     txn: txn.clone(),
                     topic: topic.clone(),
@@ -616,7 +623,7 @@ impl Driver {
             step: self.step,
             kind,
             txn: Some(txn_name),
-            tps,
+            appended: None,
             task,
         })
     }

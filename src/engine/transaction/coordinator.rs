@@ -527,6 +527,30 @@ impl TransactionCoordinator {
         Ok(())
     }
 
+    /// Where the latest instance of `id` has writes waiting for their acks.
+    pub fn pending_sends_of(&self, id: &str) -> Vec<(TopicPartition, i64)> {
+        let Some(&index) = self.current.get(id) else {
+            return Vec::new();
+        };
+        self.pending_sends
+            .iter()
+            .filter(|((i, _), _)| *i == index)
+            .flat_map(|((_, tp), offsets)| offsets.iter().map(move |o| (tp.clone(), *o)))
+            .collect()
+    }
+
+    /// Where the latest instance of `id` has written markers.
+    pub fn markers_of(&self, id: &str) -> Vec<(TopicPartition, i64)> {
+        let Some(&index) = self.current.get(id) else {
+            return Vec::new();
+        };
+        self.markers
+            .iter()
+            .filter(|((i, _), _)| *i == index)
+            .flat_map(|((_, tp), list)| list.iter().map(move |(o, _)| (tp.clone(), *o)))
+            .collect()
+    }
+
     /// True when no commit, abort or send is in flight.
     pub fn is_quiet(&self) -> bool {
         self.in_flight.is_empty() && self.pending_sends.is_empty()
