@@ -465,3 +465,35 @@ fn the_chapters_experiment_recording_matches_its_measured_output() {
         "aborted data stays in the log"
     );
 }
+
+/// `waiting_for` is per operation: a later append that only needs broker 2
+/// does not list broker 3, which an earlier append on the same partition
+/// still waits for.
+#[test]
+fn waiting_for_is_per_operation() {
+    let h = header(
+        &[1, 2, 3],
+        &[("out", 1, 3)],
+        serde_json::json!({}),
+        "minikafka",
+    );
+    let mut d = Driver::new(&h, None).unwrap();
+    d.apply(&act(r#"{"stop_broker":{"broker":3}}"#));
+    d.apply(&act(
+        r#"{"produce":{"topic":"out","value":"a","acks":"all"}}"#,
+    ));
+    d.apply(&act(r#"{"advance_clock":{"ms":6000}}"#));
+    d.apply(&act(r#"{"replicate":{}}"#)); // broker 2 has "a"; stopped 3 does not
+    d.apply(&act(r#"{"advance_clock":{"ms":4001}}"#)); // 3 leaves the ISR
+    d.apply(&act(
+        r#"{"produce":{"topic":"out","value":"b","acks":"all"}}"#,
+    ));
+    let pending = d.pending();
+    assert_eq!(pending.len(), 2);
+    assert_eq!(
+        pending[0].waiting_for,
+        [3],
+        "captured ISR [1,2,3]; broker 2 has it"
+    );
+    assert_eq!(pending[1].waiting_for, [2], "captured ISR [1,2]");
+}
