@@ -21,9 +21,18 @@ fn state<'a>(s: TransactionState, ctx: &PaneContext) -> Span<'a> {
     Span::styled(s.name(), style)
 }
 
-fn frame_line<'a>(f: &JournalFrame, ctx: &PaneContext) -> Line<'a> {
+/// Width under which a frame line drops its byte offset and CRC, so the
+/// transaction and its state always show.
+const COMPACT_BELOW: u16 = 50;
+
+fn frame_line<'a>(f: &JournalFrame, ctx: &PaneContext, width: u16) -> Line<'a> {
+    let head = if width < COMPACT_BELOW {
+        format!("#{:<3} ", f.number)
+    } else {
+        format!("#{:<4} @{:<7} {:08x} ", f.number, f.offset, f.crc)
+    };
     Line::from(vec![
-        Span::raw(format!("#{:<4} @{:<7} {:08x} ", f.number, f.offset, f.crc)),
+        Span::raw(head),
         Span::styled("✓ ", ctx.theme.good()),
         Span::raw(format!("{} ", f.id)),
         state(f.state, ctx),
@@ -113,7 +122,7 @@ pub fn render(view: &View, ctx: &PaneContext, area: Rect, buf: &mut Buffer) {
     out.extend(
         view.journal_tail[start..end]
             .iter()
-            .map(|f| frame_line(f, ctx)),
+            .map(|f| frame_line(f, ctx, inner.width)),
     );
     lines(out, inner, buf);
 }
