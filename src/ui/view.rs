@@ -213,83 +213,78 @@ impl View {
     }
 }
 
+/// One partition's view, read in one pass over the cluster state without
+/// going through the engine's refresh path: drawing never changes the
+/// engine (no ISR update, no timeout, no checkpoint write).
 fn partition_view(
     driver: &Driver,
     tp: &TopicPartition,
     isolation: IsolationLevel,
 ) -> Option<PartitionView> {
-    let cluster = driver.cluster();
-    let set = cluster.replica_set(tp).ok()?;
-    let statuses = set.replicas();
-    let hw = set.high_watermark();
-    let lso = cluster.last_stable_offset(tp).unwrap_or(hw);
-    // The newest batches: read from the first offset of the window.
-    let (batches, summaries_len, leo) = cluster.with_state(|s| {
+    let now = driver.clock_ms();
+    driver.cluster().with_state(|s| {
         let set = s.partition(tp).ok()?;
+        let hw = set.high_watermark();
+        let lso = s.last_stable_offset(tp).unwrap_or(hw);
         let log = &set.leader_replica().log;
         let summaries = log.batch_summaries();
-        let (count, leo) = (summaries.len(), log.log_end_offset());
+        // The newest batches: read from the first offset of the window.
         let start = summaries.len().saturating_sub(BATCH_WINDOW);
         let from = summaries
             .get(start)
             .map_or(log.log_end_offset(), |b| b.base_offset);
-        let batches = log.read_batches(from, BATCH_WINDOW).ok()?;
-        Some((
-            batches
-                .iter()
-                .map(|b| {
-                    let (status, explanation) = match isolation {
-                        IsolationLevel::ReadCommitted => explain(s, tp, b, hw, lso),
-                        IsolationLevel::ReadUncommitted => explain_uncommitted(b, hw),
-                    };
-                    BatchView {
-                        base_offset: b.base_offset,
-                        last_offset: b.last_offset(),
-                        transactional_id: b.transactional_id.clone(),
-                        control: b.control.map(|c| c.name()),
-                        producer_id: b.producer_id,
-                        leader_epoch: b.leader_epoch,
-                        status,
-                        values: b
-                            .records
-                            .iter()
-                            .take(4)
-                            .map(|r| r.value.as_deref().map_or_else(|| "null".to_string(), text))
-                            .collect(),
-                        explanation,
-                    }
-                })
-                .collect::<Vec<_>>(),
-            count,
-            leo,
-        ))
-    })?;
-    Some(PartitionView {
-        tp: tp.clone(),
-        leader: set.leader(),
-        leader_epoch: set.leader_epoch(),
-        isr: set.isr(),
-        log_start_offset: statuses
+        let batches = log
+            .read_batches(from, BATCH_WINDOW)
+            .ok()?
             .iter()
-            .find(|r| r.is_leader)
-            .map_or(0, |r| r.log_start_offset),
-        high_watermark: hw,
-        last_stable_offset: lso,
-        log_end_offset: leo,
-        replicas: statuses
-            .iter()
-            .map(|r| ReplicaView {
-                broker: r.broker,
-                is_leader: r.is_leader,
-                log_end_offset: r.log_end_offset,
-                lag: r.lag,
-                ms_since_fetch: r.ms_since_fetch,
-                in_sync: r.in_sync,
-                stopped: r.stopped,
+            .map(|b| {
+                let (status, explanation) = match isolation {
+                    IsolationLevel::ReadCommitted => explain(s, tp, b, hw, lso),
+                    IsolationLevel::ReadUncommitted => explain_uncommitted(b, hw),
+                };
+                BatchView {
+                    base_offset: b.base_offset,
+                    last_offset: b.last_offset(),
+                    transactional_id: b.transactional_id.clone(),
+                    control: b.control.map(|c| c.name()),
+                    producer_id: b.producer_id,
+                    leader_epoch: b.leader_epoch,
+                    status,
+                    values: b
+                        .records
+                        .iter()
+                        .take(4)
+                        .map(|r| r.value.as_deref().map_or_else(|| "null".to_string(), text))
+                        .collect(),
+                    explanation,
+                }
             })
-            .collect(),
-        batch_count: summaries_len,
-        batches,
+            .collect();
+        Some(PartitionView {
+            tp: tp.clone(),
+            leader: set.leader(),
+            leader_epoch: set.leader_epoch(),
+            isr: set.isr().iter().copied().collect(),
+            log_start_offset: log.log_start_offset(),
+            high_watermark: hw,
+            last_stable_offset: lso,
+            log_end_offset: log.log_end_offset(),
+            replicas: set
+                .replica_statuses(now)
+                .into_iter()
+                .map(|r| ReplicaView {
+                    broker: r.broker,
+                    is_leader: r.is_leader,
+                    log_end_offset: r.log_end_offset,
+                    lag: r.lag,
+                    ms_since_fetch: r.ms_since_fetch,
+                    in_sync: r.in_sync,
+                    stopped: r.stopped,
+                })
+                .collect(),
+            batch_count: summaries.len(),
+            batches,
+        })
     })
 }
 
