@@ -30,6 +30,16 @@ use crate::engine::transaction::model::{CutPoint, TransactionData, TransactionSt
 use crate::engine::replication::model::TransactionVisibility;
 use crate::engine::transaction::handle::{EndOutcome, Transaction};
 
+/// The instance `tx` addresses, which must be ONGOING for `operation`.
+fn ongoing(s: &ClusterState, tx: &Transaction, operation: &'static str) -> Result<usize> {
+    s.transactions.require(
+        tx.id(),
+        tx.instance(),
+        operation,
+        &[TransactionState::Ongoing],
+    )
+}
+
 /// The transaction manager of a cluster (`cluster.transactions()`).
 #[derive(Debug, Clone)]
 pub struct TransactionManager {
@@ -120,12 +130,7 @@ impl TransactionManager {
             ..Record::default()
         };
         let (index, tp, offset, ack) = self.cluster.mutate(|s, now| {
-            let index = s.transactions.require(
-                tx.id(),
-                tx.instance(),
-                "send",
-                &[TransactionState::Ongoing],
-            )?;
+            let index = ongoing(s, tx, "send")?;
             let tp = s.choose_partition(topic, partition, record.key.as_deref())?;
             let mut batch = RecordBatch::new(vec![record]).with_transactional_id(tx.id());
             if let Some((pid, epoch)) = s.transactions.instance(index).producer {
@@ -154,12 +159,7 @@ impl TransactionManager {
             return Err(e);
         }
         self.step(generation, |s| {
-            let index = s.transactions.require(
-                tx.id(),
-                tx.instance(),
-                "send",
-                &[TransactionState::Ongoing],
-            )?;
+            let index = ongoing(s, tx, "send")?;
             s.transactions.record_send(index, &tp, offset)
         })?;
         Ok((tp, offset))
@@ -174,12 +174,7 @@ impl TransactionManager {
         offsets: GroupOffsets,
     ) -> Result<()> {
         self.cluster.mutate(|s, _| {
-            let index = s.transactions.require(
-                tx.id(),
-                tx.instance(),
-                "send_offsets to",
-                &[TransactionState::Ongoing],
-            )?;
+            let index = ongoing(s, tx, "send_offsets to")?;
             s.transactions.stage_offsets(index, group, &offsets)
         })
     }
