@@ -662,3 +662,42 @@ async fn followers_detect_a_rewritten_tail_by_crc_after_a_restart() {
     );
     assert_eq!(t.visible(&p), ["kept", "rewritten"]);
 }
+
+/// The HW checkpoint is written by `flush` (the driver calls it after every
+/// step), before a crash and on close, not on every append (issue 7, P3): a
+/// crash right after an HW moved still recovers that HW.
+#[tokio::test]
+async fn the_hw_checkpoint_is_written_on_flush_on_crash_and_on_close() {
+    let t = two_replicas(1);
+    let p = tp("t", 0);
+    let checkpoint = t.dir.path().join("replication-offset-checkpoint");
+    let read = || std::fs::read_to_string(&checkpoint).unwrap_or_default();
+    let before = read();
+    t.cluster
+        .append_batch(&p, RecordBatch::of_values(["a"]), AckMode::Leader)
+        .await
+        .unwrap();
+    t.cluster.replicate_all_once().unwrap();
+    assert_eq!(t.cluster.replica_set(&p).unwrap().high_watermark(), 1);
+    assert_eq!(read(), before, "an append only moves the HW in memory");
+    t.cluster.flush().unwrap();
+    assert_eq!(read(), "0\n1\nt 0 1\n");
+
+    t.cluster
+        .append_batch(&p, RecordBatch::of_values(["b"]), AckMode::Leader)
+        .await
+        .unwrap();
+    t.cluster.replicate_all_once().unwrap();
+    t.cluster.crash().unwrap();
+    assert_eq!(read(), "0\n1\nt 0 2\n", "written before the crash");
+    assert_eq!(t.cluster.replica_set(&p).unwrap().high_watermark(), 2);
+
+    t.cluster
+        .append_batch(&p, RecordBatch::of_values(["c"]), AckMode::Leader)
+        .await
+        .unwrap();
+    t.cluster.replicate_all_once().unwrap();
+    let t = t.reopen();
+    assert_eq!(read(), "0\n1\nt 0 3\n", "written when the cluster closed");
+    assert_eq!(t.visible(&p), ["a", "b", "c"]);
+}

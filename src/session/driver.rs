@@ -387,6 +387,13 @@ impl Driver {
             Outcome::Pending => self.take_own_result(step),
             other => other,
         };
+        // The HW checkpoint is written once per step (see
+        // `BrokerCluster::flush`), so the directory on disk matches the step.
+        let outcome = match (outcome, self.cluster.flush()) {
+            (Outcome::Error(e), _) => Outcome::Error(e),
+            (_, Err(e)) => Outcome::Error(e.to_string()),
+            (outcome, Ok(())) => outcome,
+        };
         if let Outcome::Error(message) = &outcome {
             self.errors.push(ErrorEvent {
                 step,

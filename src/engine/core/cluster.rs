@@ -366,6 +366,17 @@ struct Shared {
     _lock: fs::File,
 }
 
+impl Drop for Shared {
+    /// A clean close writes the HW checkpoint (as Kafka's clean shutdown
+    /// does); an error here has no caller to go to, and only leaves the
+    /// checkpoint older, which lowers the HW on the next open.
+    fn drop(&mut self) {
+        if let Ok(state) = self.state.get_mut() {
+            let _ = state.persist_high_watermarks();
+        }
+    }
+}
+
 /// The advisory lock file under the data directory.
 pub const LOCK_FILE: &str = ".mk-tui.lock";
 
@@ -447,8 +458,9 @@ impl BrokerCluster {
     }
 
     /// Runs `f` on the state after bringing ISR, HW, pending acks and (kafka
-    /// rules) transaction timeouts up to the clock, then checkpoints any HW
-    /// that moved.
+    /// rules) transaction timeouts up to the clock. Moved HWs are
+    /// checkpointed by [`Self::flush`], not here: a rename per append would
+    /// cost more than the append itself (issue 7, P3).
     pub(crate) fn mutate<R>(
         &self,
         f: impl FnOnce(&mut ClusterState, u64) -> Result<R>,
@@ -468,10 +480,19 @@ impl BrokerCluster {
         expired?;
         let result = f(&mut state, now);
         state.update_all(now);
-        let persisted = state.persist_high_watermarks();
-        let value = result?;
-        persisted?;
-        Ok(value)
+        result
+    }
+
+    /// Writes the HW checkpoint if an HW moved since it was last written.
+    ///
+    /// Operations only move HWs in memory; the checkpoint is written here, on
+    /// a crash or tear (before the simulated process dies, so recovery reads
+    /// what an immediate write would have left) and when the cluster is
+    /// closed. The session driver calls it after every step. Like Kafka's
+    /// periodic checkpoint, the file may lag inside a burst of operations; a
+    /// lagging HW checkpoint only lowers the HW after a real process kill.
+    pub fn flush(&self) -> Result<()> {
+        self.lock().persist_high_watermarks()
     }
 
     /// The configuration.
@@ -707,6 +728,7 @@ impl BrokerCluster {
     pub fn crash(&self) -> Result<RecoveryReport> {
         let now = self.now_ms();
         let mut state = self.lock();
+        state.persist_high_watermarks()?;
         let config = state.config.clone();
         let reopened = ClusterState::open(config, now)?;
         *state = reopened;
@@ -729,6 +751,7 @@ impl BrokerCluster {
                 .active_segment_path()
                 .to_path_buf(),
         };
+        state.persist_high_watermarks()?;
         let config = state.config.clone();
         let torn = fault::tear_file(&path, tear)?;
         let reopened = ClusterState::open(config, now)?;
