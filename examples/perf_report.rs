@@ -1,0 +1,286 @@
+//! Issue 7's performance report: a short run of each target P1-P6, each
+//! measured side by side with its baseline in alternating rounds (the
+//! machines are shared and noisy, so only ratios within one run are
+//! compared), printed as one table. The full measurements are the criterion
+//! benches under `benches/`; `docs/performance.md` has a full run.
+//!
+//! Run: `cargo run --release --example perf_report`
+
+use std::hint::black_box;
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use minikafka::engine::TopicPartition;
+use minikafka::engine::core::codec;
+use minikafka::perf::{self, DashboardWorkload, FsyncLoop, JournalWorkload, RawLogWriter};
+use minikafka::session::Timeline;
+
+const MIB: f64 = 1024.0 * 1024.0;
+
+struct Row {
+    id: &'static str,
+    what: &'static str,
+    measured: String,
+    baseline: String,
+    ratio: f64,
+    target: &'static str,
+    met: bool,
+}
+
+/// Runs `a` and `b` in alternating rounds and returns the median time of a
+/// round of each.
+fn side_by_side(
+    rounds: usize,
+    mut a: impl FnMut() -> Duration,
+    mut b: impl FnMut() -> Duration,
+) -> (Duration, Duration) {
+    let mut ta = Vec::with_capacity(rounds);
+    let mut tb = Vec::with_capacity(rounds);
+    for _ in 0..rounds {
+        ta.push(a());
+        tb.push(b());
+    }
+    (median(ta), median(tb))
+}
+
+fn median(mut v: Vec<Duration>) -> Duration {
+    v.sort();
+    v[v.len() / 2]
+}
+
+fn timed(f: impl FnOnce()) -> Duration {
+    let start = Instant::now();
+    f();
+    start.elapsed()
+}
+
+fn ms(d: Duration) -> String {
+    format!("{:.3} ms", d.as_secs_f64() * 1e3)
+}
+
+/// P1: a frame at 200x60 over 16 partitions x 64k records vs 100 records.
+fn p1() -> Row {
+    let big = DashboardWorkload::new(16, 65_536);
+    let small = DashboardWorkload::new(16, 100);
+    let (tb, ts) = side_by_side(
+        31,
+        || timed(|| drop(black_box(big.frame(200, 60)))),
+        || timed(|| drop(black_box(small.frame(200, 60)))),
+    );
+    let ratio = tb.as_secs_f64() / ts.as_secs_f64();
+    Row {
+        id: "P1",
+        what: "frame 200x60, 16 x 64k records",
+        measured: ms(tb),
+        baseline: format!("{} (100 records)", ms(ts)),
+        ratio,
+        target: "<= 1.2",
+        met: ratio <= 1.2,
+    }
+}
+
+/// P2: journal appends (fsync per frame) vs a bare write+fsync loop.
+fn p2() -> Row {
+    let mut journal = JournalWorkload::new();
+    let line = journal.line();
+    let mut bare = FsyncLoop::new(journal.dir.path());
+    let per_round = 20;
+    let (tj, tb) = side_by_side(
+        15,
+        || {
+            timed(|| {
+                for _ in 0..per_round {
+                    journal.append();
+                }
+            })
+        },
+        || {
+            timed(|| {
+                for _ in 0..per_round {
+                    bare.write(&line);
+                }
+            })
+        },
+    );
+    let rate = |t: Duration| per_round as f64 / t.as_secs_f64();
+    let ratio = rate(tj) / rate(tb);
+    Row {
+        id: "P2",
+        what: "journal append, fsync per frame",
+        measured: format!("{:.0} frames/s", rate(tj)),
+        baseline: format!("{:.0} writes+fsync/s", rate(tb)),
+        ratio,
+        target: ">= 0.8",
+        met: ratio >= 0.8,
+    }
+}
+
+/// P3: acks=1 appends of 100 x 100 B batches vs buffered writes of the same
+/// encoded frames.
+fn p3() -> Row {
+    let per_round = 200;
+    let batches: Vec<_> = (0..per_round)
+        .map(|i| perf::record_batch(100, 100, i))
+        .collect();
+    let frames: Vec<Vec<u8>> = batches.iter().map(codec::encode).collect();
+    let bytes: usize = frames.iter().map(Vec::len).sum();
+    let (_dir, cluster) = perf::cluster(1, 1);
+    let tp = TopicPartition::new("t", 0);
+    let mut raw = RawLogWriter::new();
+    let (tl, tr) = side_by_side(
+        15,
+        || {
+            let round = batches.clone();
+            timed(|| {
+                for batch in round {
+                    perf::append_acks1(&cluster, &tp, batch);
+                }
+            })
+        },
+        || {
+            timed(|| {
+                for frame in &frames {
+                    raw.write(frame);
+                }
+                raw.flush();
+            })
+        },
+    );
+    let rate = |t: Duration| bytes as f64 / MIB / t.as_secs_f64();
+    let ratio = rate(tl) / rate(tr);
+    Row {
+        id: "P3",
+        what: "log append acks=1, 100 x 100 B",
+        measured: format!("{:.0} MiB/s", rate(tl)),
+        baseline: format!("{:.0} MiB/s buffered", rate(tr)),
+        ratio,
+        target: ">= 0.5",
+        met: ratio >= 0.5,
+    }
+}
+
+/// P4: reopening a data directory (the short run holds 64 MiB; the bench
+/// holds 256 MiB) vs reading and CRC-checking the same bytes.
+fn p4() -> Row {
+    let workload = perf::RecoveryWorkload::new(64 << 20);
+    let (to, tr) = side_by_side(
+        5,
+        || timed(|| drop(black_box(workload.reopen()))),
+        || {
+            timed(|| {
+                black_box(workload.read_and_crc());
+            })
+        },
+    );
+    let rate = |t: Duration| workload.log_bytes as f64 / MIB / t.as_secs_f64();
+    let ratio = rate(to) / rate(tr);
+    Row {
+        id: "P4",
+        what: "reopen 64 MiB of log (recovery scan)",
+        measured: format!("{:.0} MiB/s", rate(to)),
+        baseline: format!("{:.0} MiB/s read+crc32", rate(tr)),
+        ratio,
+        target: ">= 0.5",
+        met: ratio >= 0.5,
+    }
+}
+
+/// P5: one step back at step 10,000 vs one step forward.
+fn p5() -> Row {
+    let steps = 10_000;
+    let mut timeline =
+        Timeline::new(perf::generated_recording(steps), 50).expect("timeline opens");
+    timeline.goto(steps).expect("goto end");
+    let mut worst_replayed = 0;
+    let mut back = Vec::new();
+    let mut forward = Vec::new();
+    for _ in 0..9 {
+        back.push(timed(|| {
+            timeline.goto(steps - 1).expect("back");
+        }));
+        worst_replayed = worst_replayed.max(timeline.replayed());
+        forward.push(timed(|| {
+            timeline.goto(steps).expect("forward");
+        }));
+    }
+    let (tb, tf) = (median(back), median(forward));
+    let met = tb < Duration::from_millis(50) && worst_replayed <= 50;
+    Row {
+        id: "P5",
+        what: "one step back at step 10,000",
+        measured: format!("{} (replayed <= {worst_replayed})", ms(tb)),
+        baseline: format!("{} forward", ms(tf)),
+        ratio: tb.as_secs_f64() / tf.as_secs_f64(),
+        target: "< 50 ms, <= 50 steps",
+        met,
+    }
+}
+
+/// P6, in a child process so that nothing measured before counts: the
+/// resident memory of a live dashboard holding 1M records of 100 B.
+fn p6() -> Row {
+    let exe = std::env::current_exe().expect("own path");
+    let out = Command::new(exe)
+        .arg("--p6-child")
+        .output()
+        .expect("child runs");
+    let text = String::from_utf8_lossy(&out.stdout);
+    let mut fields = text.split_whitespace().map(|f| f.parse::<u64>().unwrap_or(0));
+    let (grown, payload) = (fields.next().unwrap_or(0), fields.next().unwrap_or(1));
+    let limit = 2 * payload + (30 << 20);
+    Row {
+        id: "P6",
+        what: "resident memory, 1M records of 100 B",
+        measured: format!("{:.1} MiB", grown as f64 / MIB),
+        baseline: format!("{:.1} MiB payload", payload as f64 / MIB),
+        ratio: grown as f64 / payload as f64,
+        target: "<= 2x + 30 MiB",
+        met: out.status.success() && grown <= limit,
+    }
+}
+
+fn p6_child() {
+    let before = perf::resident_bytes().expect("/proc/self/statm");
+    let workload = DashboardWorkload::new(16, 65_536);
+    black_box(workload.frame(200, 60));
+    let after = perf::resident_bytes().expect("/proc/self/statm");
+    let payload: u64 = 16 * 65_536 * 100;
+    println!("{} {payload}", after.saturating_sub(before));
+}
+
+fn main() {
+    if std::env::args().nth(1).as_deref() == Some("--p6-child") {
+        p6_child();
+        return;
+    }
+    // `perf_report P3 P4` runs only the named targets.
+    let only: Vec<String> = std::env::args().skip(1).collect();
+    let targets: [(&str, fn() -> Row); 6] = [
+        ("P1", p1),
+        ("P2", p2),
+        ("P3", p3),
+        ("P4", p4),
+        ("P5", p5),
+        ("P6", p6),
+    ];
+    let rows: Vec<Row> = targets
+        .iter()
+        .filter(|(id, _)| only.is_empty() || only.iter().any(|o| o == id))
+        .map(|(_, run)| run())
+        .collect();
+    println!(
+        "| # | what | measured | baseline | ratio | target | met |\n| --- | --- | --- | --- | --- | --- | --- |"
+    );
+    for r in &rows {
+        println!(
+            "| {} | {} | {} | {} | {:.2} | {} | {} |",
+            r.id,
+            r.what,
+            r.measured,
+            r.baseline,
+            r.ratio,
+            r.target,
+            if r.met { "yes" } else { "NO" }
+        );
+    }
+}

@@ -1,0 +1,313 @@
+//! The workloads of the performance targets P1-P6 (issue 7,
+//! `docs/performance.md`), shared by `benches/` and `examples/perf_report.rs`
+//! so that the report and the benches measure the same thing. Each target is
+//! a pair: the engine's path and a baseline that does only the physical work
+//! (the same bytes written, fsynced, read or CRC-checked), measured side by
+//! side in one run because the machines are shared and noisy.
+//!
+//! Nothing here is used by the dashboard itself.
+
+use std::fs::{File, OpenOptions};
+use std::io::{BufWriter, Read, Write};
+use std::path::{Path, PathBuf};
+
+
+use ratatui::buffer::Buffer;
+use tempfile::TempDir;
+
+use crate::engine::core::codec;
+use crate::engine::transaction::journal::TransactionJournal;
+use crate::engine::transaction::model::TransactionData;
+use crate::engine::{
+    AckMode, BrokerCluster, ManualClock, MiniKafkaConfig, Record, RecordBatch, TopicPartition,
+};
+use crate::session::{Driver, Recording};
+use crate::session::recording::Header;
+use crate::ui::app::App;
+use crate::ui::headless::frame_buffer;
+use crate::ui::i18n::Lang;
+use crate::ui::layout;
+use crate::ui::theme::Theme;
+
+/// A batch of `records` records whose values are `value_len` bytes, keyed
+/// `k<i>`: the P3/P4/P6 batch shape (100 records of 100 B).
+pub fn record_batch(records: usize, value_len: usize, seed: usize) -> RecordBatch {
+    RecordBatch::new(
+        (0..records)
+            .map(|i| {
+                let n = seed * records + i;
+                let mut value = format!("value-{n}-").into_bytes();
+                value.resize(value_len, b'.');
+                Record::keyed(format!("k{}", n % 1024), value)
+            })
+            .collect(),
+    )
+}
+
+/// A single-broker cluster on a fresh temporary directory, fsync off (the
+/// book flushes the log but does not fsync it).
+pub fn cluster(partitions: u32, replication_factor: u32) -> (TempDir, BrokerCluster) {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let brokers = 1..=replication_factor.max(1);
+    let mut config = MiniKafkaConfig::new(dir.path()).with_brokers(brokers);
+    config.segment_max_bytes = 1 << 30;
+    let cluster = BrokerCluster::open(config, ManualClock::new()).expect("cluster opens");
+    cluster
+        .create_topic("t", partitions, replication_factor)
+        .expect("topic created");
+    (dir, cluster)
+}
+
+/// Appends `batches` batches of `records` x `value_len` B to every partition
+/// of topic `t` with acks=1.
+pub fn fill(cluster: &BrokerCluster, batches: usize, records: usize, value_len: usize) {
+    for tp in cluster.topic_partitions() {
+        for i in 0..batches {
+            append_acks1(cluster, &tp, record_batch(records, value_len, i));
+        }
+    }
+}
+
+/// One acks=1 append: the P3 measured path (encode, write, index, producer
+/// and replica-set bookkeeping, the future's completion).
+pub fn append_acks1(cluster: &BrokerCluster, tp: &TopicPartition, batch: RecordBatch) -> i64 {
+    let mut future = cluster.append_batch(tp, batch, AckMode::Leader);
+    match future.try_take() {
+        Some(Ok(result)) => result.base_offset().expect("acks=1 reports offsets"),
+        other => panic!("acks=1 append did not complete at once: {other:?}"),
+    }
+}
+
+/// The P3 baseline: the same encoded frames written through a `BufWriter`.
+pub struct RawLogWriter {
+    _dir: TempDir,
+    out: BufWriter<File>,
+}
+
+impl RawLogWriter {
+    pub fn new() -> Self {
+        let dir = tempfile::tempdir().expect("a temporary directory");
+        let file = File::create(dir.path().join("raw.log")).expect("raw file");
+        Self {
+            _dir: dir,
+            out: BufWriter::new(file),
+        }
+    }
+
+    pub fn write(&mut self, frame: &[u8]) {
+        self.out.write_all(frame).expect("raw write");
+    }
+
+    pub fn flush(&mut self) {
+        self.out.flush().expect("raw flush");
+    }
+}
+
+impl Default for RawLogWriter {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// P2: a transaction journal on a fresh directory, and the frame it appends.
+pub struct JournalWorkload {
+    pub dir: TempDir,
+    pub journal: TransactionJournal,
+    pub data: TransactionData,
+}
+
+impl JournalWorkload {
+    pub fn new() -> Self {
+        let dir = tempfile::tempdir().expect("a temporary directory");
+        let (journal, _, _) = TransactionJournal::open(dir.path()).expect("journal opens");
+        let mut data = TransactionData::begin("txn-perf");
+        data.record_write(&TopicPartition::new("out", 0), 42);
+        data.record_write(&TopicPartition::new("out", 1), 17);
+        Self {
+            dir,
+            journal,
+            data,
+        }
+    }
+
+    /// The exact bytes one append writes (the baseline writes these).
+    pub fn line(&self) -> Vec<u8> {
+        let json = self.data.to_journal_json();
+        format!("{:08x} {json}\n", crc32fast::hash(json.as_bytes())).into_bytes()
+    }
+
+    pub fn append(&mut self) {
+        self.journal.append(&self.data).expect("journal append");
+    }
+}
+
+impl Default for JournalWorkload {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// The P2 baseline: a bare write + fsync loop on a file in the same
+/// directory (same file system) as the journal.
+pub struct FsyncLoop {
+    file: File,
+}
+
+impl FsyncLoop {
+    pub fn new(dir: &Path) -> Self {
+        let file = OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(dir.join("bare-fsync.bin"))
+            .expect("baseline file");
+        Self { file }
+    }
+
+    pub fn write(&mut self, bytes: &[u8]) {
+        self.file.write_all(bytes).expect("baseline write");
+        self.file.sync_data().expect("baseline fsync");
+    }
+}
+
+/// P4: a data directory holding about `bytes` of log in one partition, closed.
+pub struct RecoveryWorkload {
+    pub dir: TempDir,
+    pub config: MiniKafkaConfig,
+    /// Every segment file, for the baseline.
+    pub segments: Vec<PathBuf>,
+    pub log_bytes: u64,
+}
+
+impl RecoveryWorkload {
+    pub fn new(bytes: u64) -> Self {
+        let (dir, cluster) = cluster(1, 1);
+        let tp = TopicPartition::new("t", 0);
+        let config = cluster.config();
+        let mut log_bytes = 0;
+        let mut i = 0;
+        while log_bytes < bytes {
+            let batch = record_batch(100, 100, i);
+            log_bytes += frame_len(&batch) as u64;
+            append_acks1(&cluster, &tp, batch);
+            i += 1;
+        }
+        let segments = cluster
+            .leader_log(&tp)
+            .and_then(|log| log.segment_paths())
+            .expect("segment paths");
+        drop(cluster);
+        Self {
+            dir,
+            config,
+            segments,
+            log_bytes,
+        }
+    }
+
+    /// The measured path: open the directory as after a restart (every frame
+    /// CRC-checked and validated, indexes rebuilt, producer state rebuilt,
+    /// journal replayed, recovery run).
+    pub fn reopen(&self) -> BrokerCluster {
+        BrokerCluster::open(self.config.clone(), ManualClock::new()).expect("reopens")
+    }
+
+    /// The baseline: read every segment and CRC all of its bytes.
+    pub fn read_and_crc(&self) -> u32 {
+        let mut hasher = crc32fast::Hasher::new();
+        let mut buf = vec![0u8; 1 << 20];
+        for path in &self.segments {
+            let mut file = File::open(path).expect("segment");
+            loop {
+                let n = file.read(&mut buf).expect("read");
+                if n == 0 {
+                    break;
+                }
+                hasher.update(&buf[..n]);
+            }
+        }
+        hasher.finalize()
+    }
+}
+
+/// P1: the live dashboard on `partitions` partitions holding
+/// `records_per_partition` records each (batches of 100 records of 100 B).
+pub struct DashboardWorkload {
+    pub app: App,
+}
+
+impl DashboardWorkload {
+    pub fn new(partitions: u32, records_per_partition: usize) -> Self {
+        let header: Header = serde_json::from_str(&format!(
+            r#"{{"mk_recording":1,"title":"perf","cluster":{{"brokers":[1],"topics":[{{"name":"t","partitions":{partitions},"replication_factor":1}}]}}}}"#
+        ))
+        .expect("header parses");
+        let driver = Driver::new(&header, None).expect("driver");
+        let batches = records_per_partition.div_ceil(100);
+        fill(driver.cluster(), batches, 100, 100);
+        let app = App::live(
+            driver,
+            header,
+            None,
+            layout::builtin_default(),
+            Lang::En,
+            Theme::colored(),
+        );
+        Self { app }
+    }
+
+    /// One frame of the default layout at `cols` x `rows`: build the View,
+    /// then draw every pane.
+    pub fn frame(&self, cols: u16, rows: u16) -> Buffer {
+        frame_buffer(&self.app, cols, rows)
+    }
+}
+
+/// P5: a 10,000-step recording in cycles of 12 that each end with nothing
+/// pending (a checkpoint can only be taken then): a transaction over two
+/// partitions with staged offsets, an acks=all produce, replication, the
+/// clock, and every 600 steps a crash.
+pub fn generated_recording(steps: usize) -> Recording {
+    let mut lines = vec![
+        r#"{"mk_recording":1,"title":"generated","cluster":{"brokers":[1,2],"topics":[{"name":"out","partitions":2,"replication_factor":2},{"name":"in","partitions":1,"replication_factor":1}]}}"#.to_string(),
+    ];
+    for i in 0..steps {
+        let t = i / 12;
+        let txn = format!("t{}", t % 7);
+        let action = match i % 12 {
+            0 => format!(r#"{{"begin":{{"txn":"{txn}"}}}}"#),
+            1 | 2 => format!(r#"{{"send":{{"txn":"{txn}","topic":"out","value":"value-{i}"}}}}"#),
+            3 => format!(
+                r#"{{"produce":{{"topic":"out","key":"k{i}","value":"p{i}","acks":"all"}}}}"#
+            ),
+            4 => format!(
+                r#"{{"send_offsets":{{"txn":"{txn}","group":"g","offsets":[{{"topic":"in","partition":0,"offset":{i}}}]}}}}"#
+            ),
+            7 => format!(r#"{{"commit":{{"txn":"{txn}"}}}}"#),
+            11 if i % 600 == 599 => r#"{"crash":{}}"#.to_string(),
+            11 => r#"{"advance_clock":{"ms":100}}"#.to_string(),
+            _ => r#"{"replicate":{}}"#.to_string(),
+        };
+        lines.push(format!(r#"{{"at_ms":{},"action":{action}}}"#, i * 100));
+    }
+    Recording::parse("generated.jsonl", &(lines.join("\n") + "\n"))
+        .expect("generated recording parses")
+}
+
+/// The encoded size of `batch`'s frame.
+pub fn frame_len(batch: &RecordBatch) -> usize {
+    codec::encoded_len(batch)
+}
+
+/// The process's resident set size in bytes, from `/proc/self/statm`
+/// (`None` where that file does not exist).
+pub fn resident_bytes() -> Option<u64> {
+    let statm = std::fs::read_to_string("/proc/self/statm").ok()?;
+    let pages: u64 = statm.split_whitespace().nth(1)?.parse().ok()?;
+    Some(pages * page_size())
+}
+
+fn page_size() -> u64 {
+    // The kernel's page size is 4 KiB on every platform we run on; statm
+    // counts in pages.
+    4096
+}
