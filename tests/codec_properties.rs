@@ -89,10 +89,32 @@ proptest! {
         prop_assert!(codec::validate(&frame[..i]).is_err());
     }
 
+    /// `decode_head` (the dashboard's partial read, issue 7's P1) gives the
+    /// batch's header and exactly its first `n` records from any prefix of
+    /// the payload that holds them, and an error from one that does not.
+    #[test]
+    fn a_payload_prefix_decodes_to_the_first_records(b in batch(), n in 0usize..6, cut in any::<prop::sample::Index>()) {
+        let frame = codec::encode(&b);
+        let payload = &frame[codec::FRAME_HEADER_LEN..];
+        let mut want = b.clone();
+        want.records.truncate(n);
+        // The shortest prefix that holds the first n records.
+        let needed = (0..=payload.len())
+            .find(|&len| codec::decode_head(&payload[..len], n).is_ok())
+            .expect("the whole payload holds them");
+        let len = needed + cut.index(payload.len() - needed + 1);
+        prop_assert_eq!(codec::decode_head(&payload[..len], n).unwrap(), want.clone());
+        if needed > 0 {
+            prop_assert!(codec::decode_head(&payload[..needed - 1], n).is_err());
+        }
+        prop_assert_eq!(codec::decode_head(payload, usize::MAX).unwrap(), b);
+    }
+
     #[test]
     fn arbitrary_bytes_never_panic(data in prop::collection::vec(any::<u8>(), 0..200)) {
         let _ = codec::decode(&data);
         let _ = codec::validate(&data);
         let _ = codec::decode_payload(&data);
+        let _ = codec::decode_head(&data, 3);
     }
 }

@@ -403,7 +403,8 @@ fn review_regressions() {
     ] {
         app.apply(Action::from_json(&serde_json::from_str(a).unwrap()).unwrap());
     }
-    let view = app.view();
+    // Values are read for the rows a frame draws: a frame of 200x60.
+    let view = app.view_for(ratatui::layout::Rect::new(0, 0, 200, 60));
     let orders1 = view
         .partitions
         .iter()
@@ -529,4 +530,39 @@ fn a_crash_drops_queued_actions() {
         "the queued commit never ran"
     );
     assert!(state["pending"].as_array().unwrap().is_empty());
+}
+
+/// Issue 7's P1: a frame reads record values only for the batch rows it
+/// draws, while the view still carries the whole window (for selection).
+#[test]
+fn a_frame_reads_record_values_only_for_the_rows_it_draws() {
+    let workload = minikafka::perf::DashboardWorkload::new(4, 2_000);
+    let area = ratatui::layout::Rect::new(0, 0, 80, 24);
+    let view = workload.app.view_for(area);
+    let batches: Vec<_> = view.partitions.iter().flat_map(|p| &p.batches).collect();
+    let loaded: Vec<_> = batches.iter().filter(|b| !b.values.is_empty()).collect();
+    assert_eq!(batches.len(), 4 * 20, "every partition's window is carried");
+    assert!(
+        !loaded.is_empty() && loaded.len() < 24,
+        "{} of {} batches read",
+        loaded.len(),
+        batches.len()
+    );
+    // The newest batches are the ones drawn (the list follows new data),
+    // and each row shows the values read for it.
+    let text = minikafka::ui::headless::buffer_text(&workload.frame(80, 24));
+    for b in &loaded {
+        assert_eq!(b.values.len(), minikafka::ui::view::VALUES_SHOWN);
+        let range = format!("{}-{}", b.base_offset, b.last_offset);
+        assert!(text.contains(&range), "row {range} is drawn:\n{text}");
+    }
+    assert!(app_view_has_no_values(&workload.app));
+}
+
+fn app_view_has_no_values(app: &minikafka::ui::app::App) -> bool {
+    app.view()
+        .partitions
+        .iter()
+        .flat_map(|p| &p.batches)
+        .all(|b| b.values.is_empty())
 }

@@ -212,6 +212,15 @@ impl App {
         }
     }
 
+    /// The view for a frame of `area`: [`Self::view`] with the record values
+    /// of the batch rows that frame draws.
+    pub fn view_for(&self, area: ratatui::layout::Rect) -> View {
+        let mut view = self.view();
+        let wanted = crate::ui::frame::visible_batches(self, &view, area);
+        view.load_values(self.driver(), &wanted);
+        view
+    }
+
     /// The recorded pace: milliseconds from the current step to the next one,
     /// if playing and there is a next step.
     pub fn next_step_delay_ms(&self) -> Option<u64> {

@@ -13,29 +13,58 @@ use crate::ui::keys::{COMMON_KEYS, LIVE_KEYS, REPLAY_KEYS, key_bar};
 use crate::ui::panes::{self, PaneContext};
 use crate::ui::view::View;
 
-/// Draws the whole frame for `view`.
-pub fn draw(app: &App, view: &View, frame: &mut Frame) {
-    let area = frame.area();
-    let [title, body, bottom] = Split::vertical([
+/// The title bar, body and key bar of a frame of `area`.
+fn split(area: Rect) -> [Rect; 3] {
+    Split::vertical([
         Constraint::Length(1),
         Constraint::Fill(1),
         Constraint::Length(1),
     ])
-    .areas(area);
+    .areas(area)
+}
+
+fn pane_context(app: &App, pane: panes::PaneId) -> PaneContext {
+    PaneContext {
+        lang: app.lang,
+        theme: app.theme,
+        focused: app.focused() == Some(pane),
+        scroll: app.scroll.get(&pane).copied().unwrap_or(0),
+        selected: app.selected,
+    }
+}
+
+/// The batches whose rows a frame of `area` draws (see
+/// [`View::load_values`]).
+pub fn visible_batches(app: &App, view: &View, area: Rect) -> Vec<(usize, usize)> {
+    let [_, body, _] = split(area);
+    if !app.layout.fits(area) {
+        return Vec::new();
+    }
+    let mut out: Vec<(usize, usize)> = app
+        .layout
+        .areas(body)
+        .into_iter()
+        .filter(|(pane, _)| *pane == panes::PaneId::Partitions)
+        .flat_map(|(pane, rect)| {
+            panes::partitions::visible_batches(view, &pane_context(app, pane), rect)
+        })
+        .collect();
+    out.sort_unstable();
+    out.dedup();
+    out
+}
+
+/// Draws the whole frame for `view`.
+pub fn draw(app: &App, view: &View, frame: &mut Frame) {
+    let area = frame.area();
+    let [title, body, bottom] = split(area);
     if !app.layout.fits(area) {
         too_small(app, frame, area);
         return;
     }
     frame.render_widget(Paragraph::new(title_line(app, view)), title);
-    let focused = app.focused();
     for (pane, rect) in app.layout.areas(body) {
-        let ctx = PaneContext {
-            lang: app.lang,
-            theme: app.theme,
-            focused: focused == Some(pane),
-            scroll: app.scroll.get(&pane).copied().unwrap_or(0),
-            selected: app.selected,
-        };
+        let ctx = pane_context(app, pane);
         panes::render(pane, view, &ctx, rect, frame.buffer_mut());
     }
     frame.render_widget(Paragraph::new(bottom_line(app)), bottom);

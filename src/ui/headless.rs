@@ -56,7 +56,7 @@ fn unicode_width(s: &str) -> usize {
 pub fn frame_buffer(app: &App, cols: u16, rows: u16) -> Buffer {
     let mut terminal =
         Terminal::new(TestBackend::new(cols, rows)).expect("a test backend always works");
-    let view = app.view();
+    let view = app.view_for(Rect::new(0, 0, cols, rows));
     terminal
         .draw(|f| draw(app, &view, f))
         .expect("drawing into a test backend cannot fail");
@@ -100,7 +100,7 @@ impl AnsiTerminal {
     }
 
     fn draw(&mut self, app: &App) -> std::io::Result<Vec<u8>> {
-        let view = app.view();
+        let view = app.view_for(self.terminal.get_frame().area());
         self.terminal.draw(|f| draw(app, &view, f))?;
         Ok(std::mem::take(&mut *self.bytes.0.borrow_mut()))
     }

@@ -39,7 +39,10 @@ fn event_loop(
     let mut dirty = true;
     while !app.quit {
         if dirty {
-            let view = app.view();
+            let size = terminal
+                .size()
+                .map_err(|e| format!("cannot read the terminal size: {e}"))?;
+            let view = app.view_for(ratatui::layout::Rect::new(0, 0, size.width, size.height));
             terminal
                 .draw(|f| draw(app, &view, f))
                 .map_err(|e| format!("cannot draw: {e}"))?;

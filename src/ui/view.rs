@@ -1,14 +1,16 @@
 //! `View`: a snapshot of engine and session state for one frame (SPEC §2:
 //! panes are pure renderers of a View). Building it reads only what a frame
-//! can show: batch windows come from the logs' batch summaries and a bounded
-//! number of batches read from disk, so the cost follows the screen, not the
-//! log size.
+//! can show: batch windows come from the logs' in-memory batch summaries,
+//! and record values are read from disk only for the rows a frame draws
+//! ([`View::load_values`]), so the cost follows the screen, not the log size
+//! (issue 7's P1).
 
 use std::collections::BTreeMap;
 
 use crate::engine::core::recovery::RecoveryReport;
+use crate::engine::log::partition_log::BatchSummary;
 use crate::engine::transaction::{JournalFrame, TransactionState};
-use crate::engine::{IsolationLevel, TopicPartition};
+use crate::engine::{IsolationLevel, RecordBatch, TopicPartition};
 use crate::session::driver::{Driver, ErrorEvent, Event, PendingView};
 use crate::session::recording::Caption;
 use crate::session::state::text;
@@ -16,6 +18,9 @@ use crate::session::state::text;
 /// How many batches of each partition a view carries (the newest ones, or
 /// from the scroll position).
 pub const BATCH_WINDOW: usize = 64;
+/// How many record values of each batch a view carries: the batch is read
+/// only that far.
+pub const VALUES_SHOWN: usize = 4;
 /// How many journal frames, events and consumer values a view carries.
 pub const TAIL: usize = 64;
 /// How many batches from the start of a log the consumers' lists read at
@@ -213,6 +218,41 @@ impl View {
     }
 }
 
+impl View {
+    /// Reads the first [`VALUES_SHOWN`] record values of the batches
+    /// `wanted` ((partition, batch) indexes into `partitions`): only the
+    /// rows a frame draws, so a frame's reads do not grow with the log or the
+    /// batch window (SPEC §2, issue 7's P1). A batch that cannot be read
+    /// (it is gone after a crash) keeps no values.
+    pub fn load_values(&mut self, driver: &Driver, wanted: &[(usize, usize)]) {
+        let cluster = driver.cluster();
+        for &(p, b) in wanted {
+            let Some(part) = self.partitions.get_mut(p) else {
+                continue;
+            };
+            let Some(batch) = part.batches.get_mut(b) else {
+                continue;
+            };
+            if batch.control.is_some() || !batch.values.is_empty() {
+                continue;
+            }
+            let read = cluster.with_state(|s| {
+                let set = s.partition(&part.tp)?;
+                set.leader_replica()
+                    .log
+                    .read_batch_heads(batch.base_offset, 1, VALUES_SHOWN)
+            });
+            if let Some(head) = read.ok().and_then(|v| v.into_iter().next()) {
+                batch.values = head
+                    .records
+                    .iter()
+                    .map(|r| r.value.as_deref().map_or_else(|| "null".to_string(), text))
+                    .collect();
+            }
+        }
+    }
+}
+
 /// One partition's view, read in one pass over the cluster state without
 /// going through the engine's refresh path: drawing never changes the
 /// engine (no ISR update, no timeout, no checkpoint write).
@@ -228,34 +268,26 @@ fn partition_view(
         let lso = s.last_stable_offset(tp).unwrap_or(hw);
         let log = &set.leader_replica().log;
         let summaries = log.batch_summaries();
-        // The newest batches: read from the first offset of the window.
+        // The newest batches, from the in-memory summaries: no record is
+        // read here; `load_values` reads the values of the rows drawn.
         let start = summaries.len().saturating_sub(BATCH_WINDOW);
-        let from = summaries
-            .get(start)
-            .map_or(log.log_end_offset(), |b| b.base_offset);
-        let batches = log
-            .read_batches(from, BATCH_WINDOW)
-            .ok()?
+        let batches = summaries[start..]
             .iter()
-            .map(|b| {
+            .map(|summary| {
+                let b = header_only(summary);
                 let (status, explanation) = match isolation {
-                    IsolationLevel::ReadCommitted => explain(s, tp, b, hw, lso),
-                    IsolationLevel::ReadUncommitted => explain_uncommitted(b, hw),
+                    IsolationLevel::ReadCommitted => explain(s, tp, &b, hw, lso),
+                    IsolationLevel::ReadUncommitted => explain_uncommitted(&b, hw),
                 };
                 BatchView {
                     base_offset: b.base_offset,
                     last_offset: b.last_offset(),
-                    transactional_id: b.transactional_id.clone(),
+                    transactional_id: b.transactional_id,
                     control: b.control.map(|c| c.name()),
                     producer_id: b.producer_id,
                     leader_epoch: b.leader_epoch,
                     status,
-                    values: b
-                        .records
-                        .iter()
-                        .take(4)
-                        .map(|r| r.value.as_deref().map_or_else(|| "null".to_string(), text))
-                        .collect(),
+                    values: Vec::new(),
                     explanation,
                 }
             })
@@ -286,6 +318,22 @@ fn partition_view(
             batches,
         })
     })
+}
+
+/// A batch without its records, from its summary: all that a batch's status
+/// and explanation depend on.
+fn header_only(s: &BatchSummary) -> RecordBatch {
+    RecordBatch {
+        base_offset: s.base_offset,
+        leader_epoch: s.leader_epoch,
+        producer_id: s.producer_id,
+        producer_epoch: s.producer_epoch,
+        base_sequence: s.base_sequence,
+        transactional_id: s.transactional_id.clone(),
+        control: s.control,
+        last_offset_delta: (s.last_offset - s.base_offset) as i32,
+        records: Vec::new(),
+    }
 }
 
 /// A batch as a read_uncommitted consumer sees it: everything below the HW

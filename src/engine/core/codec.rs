@@ -221,9 +221,33 @@ pub fn validate(bytes: &[u8]) -> Result<(BatchHeader, usize), FrameError> {
 pub fn decode_payload(payload: &[u8]) -> Result<RecordBatch, FrameError> {
     let mut reader = Reader::new(payload);
     let header = read_header(&mut reader)?;
-    let mut records = Vec::with_capacity(header.record_count.min(1 << 16) as usize);
+    let batch = read_records(&mut reader, header, usize::MAX)?;
+    reader.finish()?;
+    Ok(batch)
+}
+
+/// Decodes a batch's header and its first `max_records` records from the
+/// start of its payload, which may stop anywhere after them: what the
+/// dashboard shows of a batch, read without the rest of a large frame (its
+/// cost does not grow with the batch). The CRC is not checked, and a prefix
+/// cut inside those records is an error: the caller reads the whole frame
+/// then. The batch keeps its header's offsets; only `records` is cut short.
+pub fn decode_head(payload_prefix: &[u8], max_records: usize) -> Result<RecordBatch, FrameError> {
+    let mut reader = Reader::new(payload_prefix);
+    let header = read_header(&mut reader)?;
+    read_records(&mut reader, header, max_records)
+}
+
+/// Reads up to `max_records` records after a batch header.
+fn read_records(
+    reader: &mut Reader<'_>,
+    header: BatchHeader,
+    max_records: usize,
+) -> Result<RecordBatch, FrameError> {
+    let count = (header.record_count as usize).min(max_records);
+    let mut records = Vec::with_capacity(count.min(1 << 16));
     let mut previous = -1;
-    for _ in 0..header.record_count {
+    for _ in 0..count {
         let offset_delta = reader.i32()?;
         check_delta(offset_delta, previous, header.last_offset_delta)?;
         previous = offset_delta;
@@ -251,7 +275,6 @@ pub fn decode_payload(payload: &[u8]) -> Result<RecordBatch, FrameError> {
             headers,
         });
     }
-    reader.finish()?;
     Ok(RecordBatch {
         base_offset: header.base_offset,
         leader_epoch: header.leader_epoch,

@@ -16,6 +16,9 @@ use crate::engine::log::index::{IndexEntry, OffsetIndex};
 /// payload fields up to and including `last_offset_delta`.
 const OFFSETS_PREFIX_LEN: usize = FRAME_HEADER_LEN + 34;
 
+/// How much of a large frame [`Segment::read_batch_head_at`] reads first.
+pub const HEAD_READ_BYTES: usize = 4096;
+
 /// The `.log` file name for a segment starting at `base_offset`.
 pub fn log_file_name(base_offset: i64) -> String {
     format!("{base_offset:020}.log")
@@ -253,6 +256,27 @@ impl Segment {
             )
         })?;
         Ok((batch, len as u64))
+    }
+
+    /// The batch at `pos` with at most `max_records` of its records, reading
+    /// only the start of the frame when that holds them (see
+    /// [`codec::decode_head`]); a frame whose first records do not fit in
+    /// [`HEAD_READ_BYTES`] is read whole and checked.
+    pub fn read_batch_head_at(&self, pos: u64, max_records: usize) -> Result<(RecordBatch, u64)> {
+        let mut head = [0u8; FRAME_HEADER_LEN];
+        self.read_exact_at(&mut head, pos)?;
+        let payload_len = u32::from_be_bytes(head[4..8].try_into().unwrap()) as usize;
+        let total = (FRAME_HEADER_LEN + payload_len) as u64;
+        if payload_len > HEAD_READ_BYTES {
+            let mut prefix = vec![0u8; HEAD_READ_BYTES];
+            self.read_exact_at(&mut prefix, pos + FRAME_HEADER_LEN as u64)?;
+            if let Ok(batch) = codec::decode_head(&prefix, max_records) {
+                return Ok((batch, total));
+            }
+        }
+        let (mut batch, len) = self.read_batch_at(pos)?;
+        batch.records.truncate(max_records);
+        Ok((batch, len))
     }
 
     fn read_exact_at(&self, buf: &mut [u8], pos: u64) -> Result<()> {

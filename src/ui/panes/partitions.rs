@@ -6,7 +6,7 @@
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Paragraph, Widget, Wrap};
+use ratatui::widgets::{Block, Paragraph, Widget, Wrap};
 
 use super::{PaneContext, frame, lines, pad, tail_window};
 use crate::ui::theme::Theme;
@@ -93,32 +93,50 @@ fn row<'a>(b: &BatchView, ctx: &PaneContext, selected: bool) -> Line<'a> {
     )
 }
 
-/// Draws the pane.
-pub fn render(view: &View, ctx: &PaneContext, area: Rect, buf: &mut Buffer) {
-    let inner = frame(ctx, "partitions", area, buf);
-    if inner.is_empty() {
-        return;
-    }
+/// One row of the pane's list.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum ListRow {
+    /// Partition `p`'s header.
+    Header(usize),
+    /// Batch `b` of partition `p`.
+    Batch(usize, usize),
+}
+
+/// Where everything goes in the pane's inner area: the rows shown and the
+/// selected batch's explanation.
+struct Plan {
+    rows_area: Rect,
+    explanation: Option<(Rect, usize, usize)>,
+    rows: Vec<ListRow>,
+}
+
+fn explanation_line<'a>(batch: &BatchView, ctx: &PaneContext) -> Line<'a> {
+    Line::styled(
+        format!("{} {}", Theme::batch_glyph(batch.status), batch.explanation),
+        ctx.theme
+            .batch(batch.status)
+            .remove_modifier(ratatui::style::Modifier::CROSSED_OUT),
+    )
+}
+
+/// Lays out the pane's inner area: which rows show, and where the selected
+/// batch's explanation goes (at most half the pane).
+fn plan(view: &View, ctx: &PaneContext, inner: Rect) -> Plan {
     let selected = ctx.selected.and_then(|i| locate(view, i));
-    // The explanation of the selected batch: at most half the pane.
     let mut rows_area = inner;
+    let mut explanation = None;
     if let Some((p, b, _)) = selected {
-        let batch = &view.partitions[p].batches[b];
-        let line = Line::styled(
-            format!("{} {}", Theme::batch_glyph(batch.status), batch.explanation),
-            ctx.theme
-                .batch(batch.status)
-                .remove_modifier(ratatui::style::Modifier::CROSSED_OUT),
-        );
+        let line = explanation_line(&view.partitions[p].batches[b], ctx);
         let need = line.width().div_ceil(usize::from(inner.width)).max(1);
         let h = u16::try_from(need)
             .unwrap_or(u16::MAX)
             .min(inner.height / 2);
         rows_area.height -= h;
-        let at = Rect::new(inner.x, rows_area.bottom(), inner.width, h);
-        Paragraph::new(line)
-            .wrap(Wrap { trim: true })
-            .render(at, buf);
+        explanation = Some((
+            Rect::new(inner.x, rows_area.bottom(), inner.width, h),
+            p,
+            b,
+        ));
     }
     let height = usize::from(rows_area.height);
     let total: usize = view.partitions.iter().map(|p| 1 + p.batches.len()).sum();
@@ -131,7 +149,7 @@ pub fn render(view: &View, ctx: &PaneContext, area: Rect, buf: &mut Buffer) {
             (start, end) = ((r + 1).saturating_sub(height), r + 1);
         }
     }
-    let mut out = Vec::with_capacity(height);
+    let mut rows = Vec::with_capacity(height);
     let mut first = 0;
     for (p, part) in view.partitions.iter().enumerate() {
         let next = first + 1 + part.batches.len();
@@ -140,18 +158,65 @@ pub fn render(view: &View, ctx: &PaneContext, area: Rect, buf: &mut Buffer) {
         }
         if next > start {
             if first >= start {
-                out.push(header(part, ctx));
+                rows.push(ListRow::Header(p));
             }
             let from = start.max(first + 1) - (first + 1);
             let to = end.min(next) - (first + 1);
-            for (i, b) in part.batches[from..to].iter().enumerate() {
-                let sel = selected.is_some_and(|(sp, sb, _)| sp == p && sb == from + i);
-                out.push(row(b, ctx, sel));
-            }
+            rows.extend((from..to).map(|b| ListRow::Batch(p, b)));
         }
         first = next;
     }
-    lines(out, rows_area, buf);
+    Plan {
+        rows_area,
+        explanation,
+        rows,
+    }
+}
+
+/// The batches (partition, batch) a pane in `area` shows: the only ones
+/// whose record values the view needs to read (see
+/// [`View::load_values`](crate::ui::view::View::load_values)).
+pub fn visible_batches(view: &View, ctx: &PaneContext, area: Rect) -> Vec<(usize, usize)> {
+    let inner = Block::bordered().inner(area);
+    if inner.is_empty() {
+        return Vec::new();
+    }
+    plan(view, ctx, inner)
+        .rows
+        .into_iter()
+        .filter_map(|r| match r {
+            ListRow::Batch(p, b) => Some((p, b)),
+            ListRow::Header(_) => None,
+        })
+        .collect()
+}
+
+/// Draws the pane.
+pub fn render(view: &View, ctx: &PaneContext, area: Rect, buf: &mut Buffer) {
+    let inner = frame(ctx, "partitions", area, buf);
+    if inner.is_empty() {
+        return;
+    }
+    let plan = plan(view, ctx, inner);
+    if let Some((at, p, b)) = plan.explanation {
+        Paragraph::new(explanation_line(&view.partitions[p].batches[b], ctx))
+            .wrap(Wrap { trim: true })
+            .render(at, buf);
+    }
+    let selected = plan.explanation.map(|(_, p, b)| (p, b));
+    let out = plan
+        .rows
+        .iter()
+        .map(|r| match *r {
+            ListRow::Header(p) => header(&view.partitions[p], ctx),
+            ListRow::Batch(p, b) => row(
+                &view.partitions[p].batches[b],
+                ctx,
+                selected == Some((p, b)),
+            ),
+        })
+        .collect();
+    lines(out, plan.rows_area, buf);
 }
 
 #[cfg(test)]
