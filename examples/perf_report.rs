@@ -17,6 +17,9 @@ use minikafka::session::Timeline;
 
 const MIB: f64 = 1024.0 * 1024.0;
 
+/// A target's name and its measurement.
+type Target = (&'static str, fn() -> Row);
+
 struct Row {
     id: &'static str,
     what: &'static str,
@@ -115,16 +118,27 @@ fn p2() -> Row {
     }
 }
 
+/// P3 with the book's 1 MiB segments (a segment roll, two file creations,
+/// every 80 batches).
+fn p3() -> Row {
+    p3_with("P3", "log append acks=1, 100 x 100 B", 1 << 20)
+}
+
+/// P3 with Kafka's default 1 GiB segments: the append path without rolls.
+fn p3_kafka_segments() -> Row {
+    p3_with("P3k", "the same, 1 GiB segments", 1 << 30)
+}
+
 /// P3: acks=1 appends of 100 x 100 B batches vs buffered writes of the same
 /// encoded frames.
-fn p3() -> Row {
+fn p3_with(id: &'static str, what: &'static str, segment_max_bytes: u64) -> Row {
     let per_round = 200;
     let batches: Vec<_> = (0..per_round)
         .map(|i| perf::record_batch(100, 100, i))
         .collect();
     let frames: Vec<Vec<u8>> = batches.iter().map(codec::encode).collect();
     let bytes: usize = frames.iter().map(Vec::len).sum();
-    let (_dir, cluster) = perf::cluster(1, 1);
+    let (_dir, cluster) = perf::cluster_with_segments(1, 1, segment_max_bytes);
     let tp = TopicPartition::new("t", 0);
     let mut raw = RawLogWriter::new();
     let (tl, tr) = side_by_side(
@@ -149,8 +163,8 @@ fn p3() -> Row {
     let rate = |t: Duration| bytes as f64 / MIB / t.as_secs_f64();
     let ratio = rate(tl) / rate(tr);
     Row {
-        id: "P3",
-        what: "log append acks=1, 100 x 100 B",
+        id,
+        what,
         measured: format!("{:.0} MiB/s", rate(tl)),
         baseline: format!("{:.0} MiB/s buffered", rate(tr)),
         ratio,
@@ -188,8 +202,7 @@ fn p4() -> Row {
 /// P5: one step back at step 10,000 vs one step forward.
 fn p5() -> Row {
     let steps = 10_000;
-    let mut timeline =
-        Timeline::new(perf::generated_recording(steps), 50).expect("timeline opens");
+    let mut timeline = Timeline::new(perf::generated_recording(steps), 50).expect("timeline opens");
     timeline.goto(steps).expect("goto end");
     let mut worst_replayed = 0;
     let mut back = Vec::new();
@@ -225,7 +238,9 @@ fn p6() -> Row {
         .output()
         .expect("child runs");
     let text = String::from_utf8_lossy(&out.stdout);
-    let mut fields = text.split_whitespace().map(|f| f.parse::<u64>().unwrap_or(0));
+    let mut fields = text
+        .split_whitespace()
+        .map(|f| f.parse::<u64>().unwrap_or(0));
     let (grown, payload) = (fields.next().unwrap_or(0), fields.next().unwrap_or(1));
     let limit = 2 * payload + (30 << 20);
     Row {
@@ -255,10 +270,11 @@ fn main() {
     }
     // `perf_report P3 P4` runs only the named targets.
     let only: Vec<String> = std::env::args().skip(1).collect();
-    let targets: [(&str, fn() -> Row); 6] = [
+    let targets: [Target; 7] = [
         ("P1", p1),
         ("P2", p2),
         ("P3", p3),
+        ("P3k", p3_kafka_segments),
         ("P4", p4),
         ("P5", p5),
         ("P6", p6),

@@ -11,7 +11,6 @@ use std::fs::{File, OpenOptions};
 use std::io::{BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
 
-
 use ratatui::buffer::Buffer;
 use tempfile::TempDir;
 
@@ -21,8 +20,8 @@ use crate::engine::transaction::model::TransactionData;
 use crate::engine::{
     AckMode, BrokerCluster, ManualClock, MiniKafkaConfig, Record, RecordBatch, TopicPartition,
 };
-use crate::session::{Driver, Recording};
 use crate::session::recording::Header;
+use crate::session::{Driver, Recording};
 use crate::ui::app::App;
 use crate::ui::headless::frame_buffer;
 use crate::ui::i18n::Lang;
@@ -44,13 +43,24 @@ pub fn record_batch(records: usize, value_len: usize, seed: usize) -> RecordBatc
     )
 }
 
-/// A single-broker cluster on a fresh temporary directory, fsync off (the
-/// book flushes the log but does not fsync it).
+/// A cluster of `replication_factor` brokers on a fresh temporary directory
+/// with the book's configuration: fsync off (the book flushes the log but
+/// does not fsync it), 1 MiB segments.
 pub fn cluster(partitions: u32, replication_factor: u32) -> (TempDir, BrokerCluster) {
+    cluster_with_segments(partitions, replication_factor, 1 << 20)
+}
+
+/// [`cluster`] with segments of `segment_max_bytes` (Kafka's default
+/// `log.segment.bytes` is 1 GiB; the book's is 1 MiB).
+pub fn cluster_with_segments(
+    partitions: u32,
+    replication_factor: u32,
+    segment_max_bytes: u64,
+) -> (TempDir, BrokerCluster) {
     let dir = tempfile::tempdir().expect("a temporary directory");
     let brokers = 1..=replication_factor.max(1);
     let mut config = MiniKafkaConfig::new(dir.path()).with_brokers(brokers);
-    config.segment_max_bytes = 1 << 30;
+    config.segment_max_bytes = segment_max_bytes;
     let cluster = BrokerCluster::open(config, ManualClock::new()).expect("cluster opens");
     cluster
         .create_topic("t", partitions, replication_factor)
@@ -123,11 +133,7 @@ impl JournalWorkload {
         let mut data = TransactionData::begin("txn-perf");
         data.record_write(&TopicPartition::new("out", 0), 42);
         data.record_write(&TopicPartition::new("out", 1), 17);
-        Self {
-            dir,
-            journal,
-            data,
-        }
+        Self { dir, journal, data }
     }
 
     /// The exact bytes one append writes (the baseline writes these).

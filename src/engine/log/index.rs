@@ -50,6 +50,33 @@ impl OffsetIndex {
         })
     }
 
+    /// Opens the index at `path` for the `entries` a segment scan rebuilt,
+    /// rewriting the file only when its bytes differ: reopening a data
+    /// directory reads indexes instead of rewriting each one (issue 7, P4).
+    pub fn open_rebuilt(path: &Path, entries: Vec<IndexEntry>) -> Result<Self> {
+        let mut bytes = Vec::with_capacity(entries.len() * ENTRY_LEN);
+        for entry in &entries {
+            bytes.extend_from_slice(&encode_entry(*entry));
+        }
+        match std::fs::read(path) {
+            Ok(existing) if existing == bytes => {
+                let mut file = OpenOptions::new()
+                    .write(true)
+                    .read(true)
+                    .open(path)
+                    .map_err(|e| MiniKafkaError::io(path, e))?;
+                file.seek(SeekFrom::End(0))
+                    .map_err(|e| MiniKafkaError::io(path, e))?;
+                Ok(Self {
+                    path: path.to_path_buf(),
+                    file,
+                    entries,
+                })
+            }
+            _ => Self::create(path, entries),
+        }
+    }
+
     /// Parses index bytes; a partial entry or a non-increasing one is corrupt.
     pub fn parse(bytes: &[u8]) -> std::result::Result<Vec<IndexEntry>, String> {
         if !bytes.len().is_multiple_of(ENTRY_LEN) {
