@@ -243,13 +243,22 @@ pub struct DashboardWorkload {
 
 impl DashboardWorkload {
     pub fn new(partitions: u32, records_per_partition: usize) -> Self {
+        Self::with_batches(partitions, records_per_partition, 100)
+    }
+
+    /// [`Self::new`] with `records_per_batch` records in each batch.
+    pub fn with_batches(
+        partitions: u32,
+        records_per_partition: usize,
+        records_per_batch: usize,
+    ) -> Self {
         let header: Header = serde_json::from_str(&format!(
             r#"{{"mk_recording":1,"title":"perf","cluster":{{"brokers":[1],"topics":[{{"name":"t","partitions":{partitions},"replication_factor":1}}]}}}}"#
         ))
         .expect("header parses");
         let driver = Driver::new(&header, None).expect("driver");
-        let batches = records_per_partition.div_ceil(100);
-        fill(driver.cluster(), batches, 100, 100);
+        let batches = records_per_partition.div_ceil(records_per_batch);
+        fill(driver.cluster(), batches, records_per_batch, 100);
         let app = App::live(
             driver,
             header,
