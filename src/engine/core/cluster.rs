@@ -34,7 +34,9 @@ use crate::engine::core::batch::RecordBatch;
 use crate::engine::core::metadata::{MetadataStore, PartitionMetadata, TopicPartition};
 use crate::engine::core::partitioner::Partitioner;
 use crate::engine::core::record::ConsumerRecord;
-use crate::engine::core::recovery::{LogTruncation, RecoveryReport};
+use crate::engine::core::recovery::{
+    LeaderReelection, LogPosition, LogTruncation, RecoveryReport, most_up_to_date,
+};
 use crate::engine::error::{MiniKafkaError, Result};
 use crate::engine::fault::{self, Tear, TearReport, TearTarget};
 use crate::engine::log::partition_log::LogConfig;
@@ -146,6 +148,7 @@ impl ClusterState {
         now_ms: u64,
     ) -> Result<PartitionReplicaSet> {
         let mut replicas = Vec::new();
+        let mut leader_cut = false;
         for &broker in &meta.replicas {
             if !self.config.broker_ids.contains(&broker) {
                 return Err(MiniKafkaError::corrupt(
@@ -156,6 +159,7 @@ impl ClusterState {
             let (log, recovery) =
                 PartitionLog::open(&replica_dir(&self.config, broker, tp), self.log_config())?;
             if recovery.truncated_bytes > 0 {
+                leader_cut |= broker == meta.leader_id;
                 self.last_recovery.logs_truncated.push(LogTruncation {
                     tp: tp.clone(),
                     broker,
@@ -165,8 +169,12 @@ impl ClusterState {
             }
             replicas.push(Replica::new(broker, log, now_ms));
         }
-        // The checkpointed HW, or (for a directory without one) the lowest LEO.
-        let hw = self.checkpoint.get(tp).unwrap_or_else(|| {
+        let checkpointed = self.checkpoint.get(tp);
+        let (leader, leader_epoch) =
+            self.reelect_if_truncated(tp, meta, &replicas, leader_cut, checkpointed)?;
+        // The checkpointed HW, or (for a directory without one) the lowest
+        // LEO; `PartitionReplicaSet::new` clamps it to the leader's log.
+        let hw = checkpointed.unwrap_or_else(|| {
             replicas
                 .iter()
                 .map(Replica::log_end_offset)
@@ -177,11 +185,56 @@ impl ClusterState {
             tp.clone(),
             meta.replicas.clone(),
             replicas,
-            meta.leader_id,
-            meta.leader_epoch,
+            leader,
+            leader_epoch,
             hw,
             self.replication_settings(),
         ))
+    }
+
+    /// E2, E13: a leader whose log recovery truncated (a torn tail cut now,
+    /// or, after a crash during an earlier recovery, a log end below the
+    /// checkpointed HW) may have lost batches its followers hold and that
+    /// were acknowledged with acks=all. The most up-to-date replica leads
+    /// instead (Raft's rule, ties keep the leader), under a new leader epoch
+    /// persisted atomically before anything can be appended, so followers
+    /// truncate to it rather than it to them. Returns the leader and epoch.
+    fn reelect_if_truncated(
+        &mut self,
+        tp: &TopicPartition,
+        meta: &PartitionMetadata,
+        replicas: &[Replica],
+        leader_cut: bool,
+        checkpointed_hw: Option<i64>,
+    ) -> Result<(BrokerId, u32)> {
+        let current = (meta.leader_id, meta.leader_epoch);
+        let leader_leo = replicas
+            .iter()
+            .find(|r| r.broker == meta.leader_id)
+            .map_or(0, Replica::log_end_offset);
+        if !leader_cut && checkpointed_hw.is_none_or(|hw| leader_leo >= hw) {
+            return Ok(current);
+        }
+        let candidates: Vec<(BrokerId, LogPosition)> = replicas
+            .iter()
+            .map(|r| {
+                let last_epoch = r.log.batch_summaries().last().map(|b| b.leader_epoch);
+                (r.broker, (last_epoch, r.log_end_offset()))
+            })
+            .collect();
+        let elected = most_up_to_date(meta.leader_id, &candidates);
+        if elected == meta.leader_id {
+            return Ok(current);
+        }
+        let epoch = meta.leader_epoch + 1;
+        self.metadata.set_leader(tp, elected, epoch)?;
+        self.last_recovery.leaders_reelected.push(LeaderReelection {
+            tp: tp.clone(),
+            old_leader: meta.leader_id,
+            new_leader: elected,
+            leader_epoch: epoch,
+        });
+        Ok((elected, epoch))
     }
 
     fn log_config(&self) -> LogConfig {
