@@ -671,6 +671,10 @@ async fn exhaustive_journal(rules: Rules) -> Counts {
         // The valid prefix is kept and the cut reported, with a reason.
         assert_eq!(report.journal_truncated_bytes, cut, "{label}");
         assert_eq!(report.journal_reason.is_some(), cut > 0, "{label}");
+        if let Some(why) = &report.journal_reason {
+            let at = format!("frame {} at byte {}", k + 1, bounds[k]);
+            assert!(why.contains(&at), "{label}: {why:?} names {at:?}");
+        }
         assert!(
             report.logs_truncated.is_empty() && report.leaders_reelected.is_empty(),
             "{label}"
