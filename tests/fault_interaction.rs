@@ -276,6 +276,63 @@ async fn a_recovery_that_died_before_electing_elects_on_the_next_open() {
     assert!(t.cluster.crash().unwrap().is_clean());
 }
 
+/// A recovery that fails part way (a corrupt closed segment in a later
+/// partition) writes no leader election: `metadata.json` stays as it was
+/// found. Once the damage is repaired, the next recovery elects (the torn
+/// leader's log, already cut, ends below the checkpointed HW).
+#[tokio::test]
+async fn a_recovery_that_fails_part_way_leaves_metadata_as_found() {
+    let t = TestCluster::with_config(&[1, 2], |c| minikafka::engine::MiniKafkaConfig {
+        segment_max_bytes: 200,
+        ..c.with_min_insync_replicas(2)
+    });
+    t.cluster.create_topic("a", 1, 2).unwrap();
+    t.cluster.create_topic("b", 1, 1).unwrap();
+    let (a, b) = (tp("a", 0), tp("b", 0));
+    for i in 0..3 {
+        acked(&t, &a, &format!("a{i}")).await;
+    }
+    for i in 0..10 {
+        t.append(&b, &format!("b{i}-{}", "x".repeat(40)), AckMode::Leader)
+            .await
+            .unwrap();
+    }
+    let closed = t.cluster.leader_log(&b).unwrap().segment_paths().unwrap()[0].clone();
+    let good = fs::read(&closed).unwrap();
+    let mut bad = good.clone();
+    bad[20] ^= 0x55;
+    fs::write(&closed, &bad).unwrap();
+    let metadata = t.dir.path().join("metadata.json");
+    let before = fs::read(&metadata).unwrap();
+    let err = t
+        .cluster
+        .tear(&log_tear(&a, 1), &Tear::CutBytes(2))
+        .unwrap_err();
+    assert!(matches!(err, MiniKafkaError::Corrupt { .. }), "{err}");
+    assert_eq!(fs::read(&metadata).unwrap(), before, "no election written");
+
+    fs::write(&closed, &good).unwrap();
+    let report = t.cluster.crash().unwrap();
+    assert!(
+        report.logs_truncated.is_empty(),
+        "cut by the failed recovery"
+    );
+    assert_eq!(
+        report.leaders_reelected,
+        [LeaderReelection {
+            tp: a.clone(),
+            old_leader: 1,
+            new_leader: 2,
+            leader_epoch: 1
+        }]
+    );
+    assert_eq!(uncommitted(&t.cluster, &a), ["a0", "a1", "a2"]);
+    assert_eq!(
+        t.cluster.leader_log(&b).unwrap().log_end_offset().unwrap(),
+        10
+    );
+}
+
 /// A crash right after a recovery that completed a PREPARE_* transaction
 /// (and, under the kafka rules, re-sent its markers) repairs nothing more;
 /// and if that recovery died after its markers but before journaling

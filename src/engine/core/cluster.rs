@@ -121,9 +121,19 @@ impl ClusterState {
                     .map(|(p, meta)| (TopicPartition::new(name.clone(), p), meta.clone()))
             })
             .collect();
+        let mut reelected = Vec::new();
         for (tp, meta) in existing {
-            let set = state.open_partition(&tp, &meta, now_ms)?;
+            let (set, reelection) = state.open_partition(&tp, &meta, now_ms)?;
             state.partitions.insert(tp, set);
+            reelected.extend(reelection);
+        }
+        // Persisted once every log opened: a recovery that fails part way
+        // leaves metadata.json as it found it.
+        for e in reelected {
+            state
+                .metadata
+                .set_leader(&e.tp, e.new_leader, e.leader_epoch)?;
+            state.last_recovery.leaders_reelected.push(e);
         }
         let Self {
             transactions,
@@ -141,12 +151,15 @@ impl ClusterState {
         Ok(state)
     }
 
+    /// Opens every replica log of `tp` (repairing torn tails) and assembles
+    /// its replica set; also returns the leader re-election recovery chose,
+    /// for the caller to persist.
     fn open_partition(
         &mut self,
         tp: &TopicPartition,
         meta: &PartitionMetadata,
         now_ms: u64,
-    ) -> Result<PartitionReplicaSet> {
+    ) -> Result<(PartitionReplicaSet, Option<LeaderReelection>)> {
         let mut replicas = Vec::new();
         let mut leader_cut = false;
         for &broker in &meta.replicas {
@@ -170,8 +183,12 @@ impl ClusterState {
             replicas.push(Replica::new(broker, log, now_ms));
         }
         let checkpointed = self.checkpoint.get(tp);
-        let (leader, leader_epoch) =
-            self.reelect_if_truncated(tp, meta, &replicas, leader_cut, checkpointed)?;
+        let reelection = reelect_if_truncated(tp, meta, &replicas, leader_cut, checkpointed);
+        let (leader, leader_epoch) = reelection
+            .as_ref()
+            .map_or((meta.leader_id, meta.leader_epoch), |e| {
+                (e.new_leader, e.leader_epoch)
+            });
         // The checkpointed HW, or (for a directory without one) the lowest
         // LEO; `PartitionReplicaSet::new` clamps it to the leader's log.
         let hw = checkpointed.unwrap_or_else(|| {
@@ -181,7 +198,7 @@ impl ClusterState {
                 .min()
                 .unwrap_or(0)
         });
-        Ok(PartitionReplicaSet::new(
+        let set = PartitionReplicaSet::new(
             tp.clone(),
             meta.replicas.clone(),
             replicas,
@@ -189,52 +206,8 @@ impl ClusterState {
             leader_epoch,
             hw,
             self.replication_settings(),
-        ))
-    }
-
-    /// E2, E13: a leader whose log recovery truncated (a torn tail cut now,
-    /// or, after a crash during an earlier recovery, a log end below the
-    /// checkpointed HW) may have lost batches its followers hold and that
-    /// were acknowledged with acks=all. The most up-to-date replica leads
-    /// instead (Raft's rule, ties keep the leader), under a new leader epoch
-    /// persisted atomically before anything can be appended, so followers
-    /// truncate to it rather than it to them. Returns the leader and epoch.
-    fn reelect_if_truncated(
-        &mut self,
-        tp: &TopicPartition,
-        meta: &PartitionMetadata,
-        replicas: &[Replica],
-        leader_cut: bool,
-        checkpointed_hw: Option<i64>,
-    ) -> Result<(BrokerId, u32)> {
-        let current = (meta.leader_id, meta.leader_epoch);
-        let leader_leo = replicas
-            .iter()
-            .find(|r| r.broker == meta.leader_id)
-            .map_or(0, Replica::log_end_offset);
-        if !leader_cut && checkpointed_hw.is_none_or(|hw| leader_leo >= hw) {
-            return Ok(current);
-        }
-        let candidates: Vec<(BrokerId, LogPosition)> = replicas
-            .iter()
-            .map(|r| {
-                let last_epoch = r.log.batch_summaries().last().map(|b| b.leader_epoch);
-                (r.broker, (last_epoch, r.log_end_offset()))
-            })
-            .collect();
-        let elected = most_up_to_date(meta.leader_id, &candidates);
-        if elected == meta.leader_id {
-            return Ok(current);
-        }
-        let epoch = meta.leader_epoch + 1;
-        self.metadata.set_leader(tp, elected, epoch)?;
-        self.last_recovery.leaders_reelected.push(LeaderReelection {
-            tp: tp.clone(),
-            old_leader: meta.leader_id,
-            new_leader: elected,
-            leader_epoch: epoch,
-        });
-        Ok((elected, epoch))
+        );
+        Ok((set, reelection))
     }
 
     fn log_config(&self) -> LogConfig {
@@ -388,6 +361,43 @@ pub struct ClusterMemo {
     stopped: BTreeSet<BrokerId>,
     partitioner: Partitioner,
     last_recovery: RecoveryReport,
+}
+
+/// E2, E13: a leader whose log recovery truncated (a torn tail cut now, or,
+/// after a crash during an earlier recovery, a log end below the
+/// checkpointed HW) may have lost batches its followers hold and that were
+/// acknowledged with acks=all. The most up-to-date replica leads instead
+/// (Raft's rule, ties keep the leader) under the next leader epoch, which
+/// the caller persists atomically before anything can be appended, so
+/// followers truncate to it rather than it to them.
+fn reelect_if_truncated(
+    tp: &TopicPartition,
+    meta: &PartitionMetadata,
+    replicas: &[Replica],
+    leader_cut: bool,
+    checkpointed_hw: Option<i64>,
+) -> Option<LeaderReelection> {
+    let leader_leo = replicas
+        .iter()
+        .find(|r| r.broker == meta.leader_id)
+        .map_or(0, Replica::log_end_offset);
+    if !leader_cut && checkpointed_hw.is_none_or(|hw| leader_leo >= hw) {
+        return None;
+    }
+    let candidates: Vec<(BrokerId, LogPosition)> = replicas
+        .iter()
+        .map(|r| {
+            let last_epoch = r.log.batch_summaries().last().map(|b| b.leader_epoch);
+            (r.broker, (last_epoch, r.log_end_offset()))
+        })
+        .collect();
+    let elected = most_up_to_date(meta.leader_id, &candidates);
+    (elected != meta.leader_id).then(|| LeaderReelection {
+        tp: tp.clone(),
+        old_leader: meta.leader_id,
+        new_leader: elected,
+        leader_epoch: meta.leader_epoch + 1,
+    })
 }
 
 fn validate_config(config: &MiniKafkaConfig) -> Result<()> {
@@ -548,7 +558,13 @@ impl BrokerCluster {
                 .clone();
             for (p, meta) in topic.partitions() {
                 let tp = TopicPartition::new(name, p);
-                let set = state.open_partition(&tp, meta, now)?;
+                let (set, reelection) = state.open_partition(&tp, meta, now)?;
+                if let Some(e) = reelection {
+                    // Logs left in the directory by an earlier incarnation.
+                    state
+                        .metadata
+                        .set_leader(&e.tp, e.new_leader, e.leader_epoch)?;
+                }
                 state.partitions.insert(tp, set);
             }
             Ok(())
