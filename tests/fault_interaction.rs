@@ -278,8 +278,10 @@ async fn a_recovery_that_died_before_electing_elects_on_the_next_open() {
 
 /// A recovery that fails part way (a corrupt closed segment in a later
 /// partition) writes no leader election: `metadata.json` stays as it was
-/// found. Once the damage is repaired, the next recovery elects (the torn
-/// leader's log, already cut, ends below the checkpointed HW).
+/// found, and the cluster is down (every operation refused) rather than
+/// writing through a stale state. Once the damage is repaired, the next
+/// recovery elects (the torn leader's log, already cut, ends below the
+/// checkpointed HW).
 #[tokio::test]
 async fn a_recovery_that_fails_part_way_leaves_metadata_as_found() {
     let t = TestCluster::with_config(&[1, 2], |c| minikafka::engine::MiniKafkaConfig {
@@ -310,6 +312,24 @@ async fn a_recovery_that_fails_part_way_leaves_metadata_as_found() {
         .unwrap_err();
     assert!(matches!(err, MiniKafkaError::Corrupt { .. }), "{err}");
     assert_eq!(fs::read(&metadata).unwrap(), before, "no election written");
+    // The process could not restart: the cluster is down, and nothing is
+    // written through the stale in-memory state (whose view of the logs the
+    // failed recovery may have cut under it).
+    let segment = t.cluster.leader_log(&a).unwrap().segment_paths().unwrap()[0].clone();
+    let cut_by_recovery = fs::read(&segment).unwrap();
+    let refused = t.append(&a, "while down", AckMode::Leader).await;
+    assert!(
+        matches!(refused, Err(MiniKafkaError::ClusterDown { .. })),
+        "{refused:?}"
+    );
+    assert!(
+        refused
+            .unwrap_err()
+            .to_string()
+            .contains("00000000000000000000.log")
+    );
+    assert!(t.cluster.replicate_all_once().is_err());
+    assert_eq!(fs::read(&segment).unwrap(), cut_by_recovery);
 
     fs::write(&closed, &good).unwrap();
     let report = t.cluster.crash().unwrap();

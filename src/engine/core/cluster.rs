@@ -72,6 +72,10 @@ pub struct ClusterState {
     pub(crate) stopped: BTreeSet<BrokerId>,
     pub(crate) checkpoint: HighWatermarkCheckpoint,
     pub(crate) last_recovery: RecoveryReport,
+    /// Set when a crash could not reopen the directory (E13): this state is
+    /// stale (recovery may have cut logs under it), so every operation is
+    /// refused until a crash reopens the directory.
+    pub(crate) down: Option<String>,
 }
 
 impl ClusterState {
@@ -109,6 +113,7 @@ impl ClusterState {
             stopped: BTreeSet::new(),
             last_recovery,
             config,
+            down: None,
         };
         let existing: Vec<(TopicPartition, PartitionMetadata)> = state
             .metadata
@@ -450,6 +455,24 @@ fn lock_data_dir(dir: &std::path::Path) -> Result<fs::File> {
     }
 }
 
+/// Reopens the data directory after a crash. If recovery fails, the process
+/// could not restart: the stale state stays (for the dashboard to show) but
+/// goes down, its pending acks fail with `Crashed`, and the error is
+/// returned. Recovery may already have cut torn tails under the stale
+/// state, so writing through it would corrupt the directory.
+fn reopen_or_go_down(
+    state: &mut ClusterState,
+    config: MiniKafkaConfig,
+    now_ms: u64,
+) -> Result<ClusterState> {
+    ClusterState::open(config, now_ms).inspect_err(|e| {
+        state.down = Some(e.to_string());
+        for set in state.partitions.values_mut() {
+            set.drop_pending();
+        }
+    })
+}
+
 /// A MiniKafka cluster over one data directory. Clones share the cluster.
 #[derive(Clone)]
 pub struct BrokerCluster {
@@ -518,6 +541,11 @@ impl BrokerCluster {
     ) -> Result<R> {
         let now = self.now_ms();
         let mut state = self.lock();
+        if let Some(reason) = &state.down {
+            return Err(MiniKafkaError::ClusterDown {
+                reason: reason.clone(),
+            });
+        }
         state.update_all(now);
         let expired = {
             let ClusterState {
@@ -777,7 +805,7 @@ impl BrokerCluster {
         let now = self.now_ms();
         let mut state = self.lock();
         let config = state.config.clone();
-        let reopened = ClusterState::open(config, now)?;
+        let reopened = reopen_or_go_down(&mut state, config, now)?;
         *state = reopened;
         self.shared.generation.fetch_add(1, Ordering::SeqCst);
         Ok(state.last_recovery.clone())
@@ -800,18 +828,20 @@ impl BrokerCluster {
         };
         let config = state.config.clone();
         let torn = fault::tear_file(&path, tear)?;
-        let reopened = ClusterState::open(config, now)?;
+        let reopened = reopen_or_go_down(&mut state, config, now)?;
         *state = reopened;
         self.shared.generation.fetch_add(1, Ordering::SeqCst);
         Ok((torn, state.last_recovery.clone()))
     }
 
     /// The in-memory state a checkpoint needs, if the cluster is quiet (no
-    /// pending `acks=all` append, no commit or send in flight); else `None`.
+    /// pending `acks=all` append, no commit or send in flight, not down);
+    /// else `None`.
     pub fn memo(&self) -> Option<ClusterMemo> {
         let state = self.lock();
         let quiet = state.partitions.values().all(PartitionReplicaSet::is_quiet)
-            && state.transactions.is_quiet();
+            && state.transactions.is_quiet()
+            && state.down.is_none();
         quiet.then(|| ClusterMemo {
             partitions: state
                 .partitions
