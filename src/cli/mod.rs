@@ -343,6 +343,12 @@ fn run_demo(data_dir: Option<PathBuf>) -> Result<(), String> {
             t.truncated_bytes, t.tp, t.broker, t.reason
         );
     }
+    for e in &recovery.leaders_reelected {
+        println!(
+            "recovery: {} leader broker {} -> broker {} (leader epoch {})",
+            e.tp, e.old_leader, e.new_leader, e.leader_epoch
+        );
+    }
     for errors in driver.errors() {
         println!("step {}: {}", errors.step, errors.message);
     }

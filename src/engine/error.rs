@@ -132,6 +132,10 @@ pub enum MiniKafkaError {
     DataDirLocked(PathBuf),
     #[error("operation dropped: the cluster crashed before it completed")]
     Crashed,
+    #[error(
+        "the cluster is down: its recovery failed ({reason}); repair the data directory and crash again to reopen it"
+    )]
+    ClusterDown { reason: String },
 }
 
 impl MiniKafkaError {

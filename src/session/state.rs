@@ -93,6 +93,7 @@ pub struct JournalState {
 pub struct RecoveryJson {
     pub journal_truncated_bytes: u64,
     pub logs_truncated: Vec<LogTruncationJson>,
+    pub leaders_reelected: Vec<ReelectionJson>,
     pub completed: Vec<String>,
     pub markers_resent: Vec<MarkerJson>,
     pub left_open: Vec<String>,
@@ -104,6 +105,15 @@ pub struct LogTruncationJson {
     pub partition: u32,
     pub broker: u32,
     pub truncated_bytes: u64,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct ReelectionJson {
+    pub topic: String,
+    pub partition: u32,
+    pub old_leader: u32,
+    pub new_leader: u32,
+    pub leader_epoch: u32,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -327,6 +337,17 @@ fn recovery_json(r: &RecoveryReport) -> RecoveryJson {
                 partition: t.tp.partition,
                 broker: t.broker,
                 truncated_bytes: t.truncated_bytes,
+            })
+            .collect(),
+        leaders_reelected: r
+            .leaders_reelected
+            .iter()
+            .map(|e| ReelectionJson {
+                topic: e.tp.topic.clone(),
+                partition: e.tp.partition,
+                old_leader: e.old_leader,
+                new_leader: e.new_leader,
+                leader_epoch: e.leader_epoch,
             })
             .collect(),
         completed: r.completed.iter().map(|c| c.id.clone()).collect(),

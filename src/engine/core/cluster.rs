@@ -34,7 +34,9 @@ use crate::engine::core::batch::RecordBatch;
 use crate::engine::core::metadata::{MetadataStore, PartitionMetadata, TopicPartition};
 use crate::engine::core::partitioner::Partitioner;
 use crate::engine::core::record::ConsumerRecord;
-use crate::engine::core::recovery::{LogTruncation, RecoveryReport};
+use crate::engine::core::recovery::{
+    LeaderReelection, LogPosition, LogTruncation, RecoveryReport, most_up_to_date,
+};
 use crate::engine::error::{MiniKafkaError, Result};
 use crate::engine::fault::{self, Tear, TearReport, TearTarget};
 use crate::engine::log::partition_log::LogConfig;
@@ -70,6 +72,10 @@ pub struct ClusterState {
     pub(crate) stopped: BTreeSet<BrokerId>,
     pub(crate) checkpoint: HighWatermarkCheckpoint,
     pub(crate) last_recovery: RecoveryReport,
+    /// Set when a crash could not reopen the directory (E13): this state is
+    /// stale (recovery may have cut logs under it), so every operation is
+    /// refused until a crash reopens the directory.
+    pub(crate) down: Option<String>,
 }
 
 impl ClusterState {
@@ -107,6 +113,7 @@ impl ClusterState {
             stopped: BTreeSet::new(),
             last_recovery,
             config,
+            down: None,
         };
         let existing: Vec<(TopicPartition, PartitionMetadata)> = state
             .metadata
@@ -119,9 +126,19 @@ impl ClusterState {
                     .map(|(p, meta)| (TopicPartition::new(name.clone(), p), meta.clone()))
             })
             .collect();
+        let mut reelected = Vec::new();
         for (tp, meta) in existing {
-            let set = state.open_partition(&tp, &meta, now_ms)?;
+            let (set, reelection) = state.open_partition(&tp, &meta, now_ms)?;
             state.partitions.insert(tp, set);
+            reelected.extend(reelection);
+        }
+        // Persisted once every log opened: a recovery that fails part way
+        // leaves metadata.json as it found it.
+        for e in reelected {
+            state
+                .metadata
+                .set_leader(&e.tp, e.new_leader, e.leader_epoch)?;
+            state.last_recovery.leaders_reelected.push(e);
         }
         let Self {
             transactions,
@@ -139,13 +156,17 @@ impl ClusterState {
         Ok(state)
     }
 
+    /// Opens every replica log of `tp` (repairing torn tails) and assembles
+    /// its replica set; also returns the leader re-election recovery chose,
+    /// for the caller to persist.
     fn open_partition(
         &mut self,
         tp: &TopicPartition,
         meta: &PartitionMetadata,
         now_ms: u64,
-    ) -> Result<PartitionReplicaSet> {
+    ) -> Result<(PartitionReplicaSet, Option<LeaderReelection>)> {
         let mut replicas = Vec::new();
+        let mut leader_cut = false;
         for &broker in &meta.replicas {
             if !self.config.broker_ids.contains(&broker) {
                 return Err(MiniKafkaError::corrupt(
@@ -156,6 +177,7 @@ impl ClusterState {
             let (log, recovery) =
                 PartitionLog::open(&replica_dir(&self.config, broker, tp), self.log_config())?;
             if recovery.truncated_bytes > 0 {
+                leader_cut |= broker == meta.leader_id;
                 self.last_recovery.logs_truncated.push(LogTruncation {
                     tp: tp.clone(),
                     broker,
@@ -165,23 +187,32 @@ impl ClusterState {
             }
             replicas.push(Replica::new(broker, log, now_ms));
         }
-        // The checkpointed HW, or (for a directory without one) the lowest LEO.
-        let hw = self.checkpoint.get(tp).unwrap_or_else(|| {
+        let checkpointed = self.checkpoint.get(tp);
+        let reelection = reelect_if_truncated(tp, meta, &replicas, leader_cut, checkpointed);
+        let (leader, leader_epoch) = reelection
+            .as_ref()
+            .map_or((meta.leader_id, meta.leader_epoch), |e| {
+                (e.new_leader, e.leader_epoch)
+            });
+        // The checkpointed HW, or (for a directory without one) the lowest
+        // LEO; `PartitionReplicaSet::new` clamps it to the leader's log.
+        let hw = checkpointed.unwrap_or_else(|| {
             replicas
                 .iter()
                 .map(Replica::log_end_offset)
                 .min()
                 .unwrap_or(0)
         });
-        Ok(PartitionReplicaSet::new(
+        let set = PartitionReplicaSet::new(
             tp.clone(),
             meta.replicas.clone(),
             replicas,
-            meta.leader_id,
-            meta.leader_epoch,
+            leader,
+            leader_epoch,
             hw,
             self.replication_settings(),
-        ))
+        );
+        Ok((set, reelection))
     }
 
     fn log_config(&self) -> LogConfig {
@@ -337,6 +368,43 @@ pub struct ClusterMemo {
     last_recovery: RecoveryReport,
 }
 
+/// E2, E13: a leader whose log recovery truncated (a torn tail cut now, or,
+/// after a crash during an earlier recovery, a log end below the
+/// checkpointed HW) may have lost batches its followers hold and that were
+/// acknowledged with acks=all. The most up-to-date replica leads instead
+/// (Raft's rule, ties keep the leader) under the next leader epoch, which
+/// the caller persists atomically before anything can be appended, so
+/// followers truncate to it rather than it to them.
+fn reelect_if_truncated(
+    tp: &TopicPartition,
+    meta: &PartitionMetadata,
+    replicas: &[Replica],
+    leader_cut: bool,
+    checkpointed_hw: Option<i64>,
+) -> Option<LeaderReelection> {
+    let leader_leo = replicas
+        .iter()
+        .find(|r| r.broker == meta.leader_id)
+        .map_or(0, Replica::log_end_offset);
+    if !leader_cut && checkpointed_hw.is_none_or(|hw| leader_leo >= hw) {
+        return None;
+    }
+    let candidates: Vec<(BrokerId, LogPosition)> = replicas
+        .iter()
+        .map(|r| {
+            let last_epoch = r.log.batch_summaries().last().map(|b| b.leader_epoch);
+            (r.broker, (last_epoch, r.log_end_offset()))
+        })
+        .collect();
+    let elected = most_up_to_date(meta.leader_id, &candidates);
+    (elected != meta.leader_id).then(|| LeaderReelection {
+        tp: tp.clone(),
+        old_leader: meta.leader_id,
+        new_leader: elected,
+        leader_epoch: meta.leader_epoch + 1,
+    })
+}
+
 fn validate_config(config: &MiniKafkaConfig) -> Result<()> {
     let invalid = MiniKafkaError::InvalidConfig;
     if config.broker_ids.is_empty() {
@@ -396,6 +464,24 @@ fn lock_data_dir(dir: &std::path::Path) -> Result<fs::File> {
         Err(fs::TryLockError::WouldBlock) => Err(MiniKafkaError::DataDirLocked(dir.to_path_buf())),
         Err(fs::TryLockError::Error(e)) => Err(MiniKafkaError::io(&path, e)),
     }
+}
+
+/// Reopens the data directory after a crash. If recovery fails, the process
+/// could not restart: the stale state stays (for the dashboard to show) but
+/// goes down, its pending acks fail with `Crashed`, and the error is
+/// returned. Recovery may already have cut torn tails under the stale
+/// state, so writing through it would corrupt the directory.
+fn reopen_or_go_down(
+    state: &mut ClusterState,
+    config: MiniKafkaConfig,
+    now_ms: u64,
+) -> Result<ClusterState> {
+    ClusterState::open(config, now_ms).inspect_err(|e| {
+        state.down = Some(e.to_string());
+        for set in state.partitions.values_mut() {
+            set.drop_pending();
+        }
+    })
 }
 
 /// A MiniKafka cluster over one data directory. Clones share the cluster.
@@ -467,6 +553,11 @@ impl BrokerCluster {
     ) -> Result<R> {
         let now = self.now_ms();
         let mut state = self.lock();
+        if let Some(reason) = &state.down {
+            return Err(MiniKafkaError::ClusterDown {
+                reason: reason.clone(),
+            });
+        }
         state.update_all(now);
         let expired = {
             let ClusterState {
@@ -516,7 +607,13 @@ impl BrokerCluster {
                 .clone();
             for (p, meta) in topic.partitions() {
                 let tp = TopicPartition::new(name, p);
-                let set = state.open_partition(&tp, meta, now)?;
+                let (set, reelection) = state.open_partition(&tp, meta, now)?;
+                if let Some(e) = reelection {
+                    // Logs left in the directory by an earlier incarnation.
+                    state
+                        .metadata
+                        .set_leader(&e.tp, e.new_leader, e.leader_epoch)?;
+                }
                 state.partitions.insert(tp, set);
             }
             Ok(())
@@ -730,7 +827,7 @@ impl BrokerCluster {
         let mut state = self.lock();
         state.persist_high_watermarks()?;
         let config = state.config.clone();
-        let reopened = ClusterState::open(config, now)?;
+        let reopened = reopen_or_go_down(&mut state, config, now)?;
         *state = reopened;
         self.shared.generation.fetch_add(1, Ordering::SeqCst);
         Ok(state.last_recovery.clone())
@@ -754,18 +851,20 @@ impl BrokerCluster {
         state.persist_high_watermarks()?;
         let config = state.config.clone();
         let torn = fault::tear_file(&path, tear)?;
-        let reopened = ClusterState::open(config, now)?;
+        let reopened = reopen_or_go_down(&mut state, config, now)?;
         *state = reopened;
         self.shared.generation.fetch_add(1, Ordering::SeqCst);
         Ok((torn, state.last_recovery.clone()))
     }
 
     /// The in-memory state a checkpoint needs, if the cluster is quiet (no
-    /// pending `acks=all` append, no commit or send in flight); else `None`.
+    /// pending `acks=all` append, no commit or send in flight, not down);
+    /// else `None`.
     pub fn memo(&self) -> Option<ClusterMemo> {
         let state = self.lock();
         let quiet = state.partitions.values().all(PartitionReplicaSet::is_quiet)
-            && state.transactions.is_quiet();
+            && state.transactions.is_quiet()
+            && state.down.is_none();
         quiet.then(|| ClusterMemo {
             partitions: state
                 .partitions

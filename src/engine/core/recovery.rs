@@ -16,6 +16,18 @@ pub struct LogTruncation {
     pub reason: String,
 }
 
+/// A partition whose leader lost part of its log to recovery (E2, E13), so
+/// the most up-to-date replica was elected in its place: acknowledged data
+/// that followers hold survives a torn leader tail (docs/engine-decisions.md).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LeaderReelection {
+    pub tp: TopicPartition,
+    pub old_leader: BrokerId,
+    pub new_leader: BrokerId,
+    /// The new leader epoch, persisted in `metadata.json`.
+    pub leader_epoch: u32,
+}
+
 /// A transaction that recovery finished (E12).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CompletedTransaction {
@@ -40,6 +52,8 @@ pub struct ResentMarker {
 pub struct RecoveryReport {
     /// Logs whose active segment had a bad tail, in partition and broker order.
     pub logs_truncated: Vec<LogTruncation>,
+    /// Partitions whose truncated leader was replaced, in partition order.
+    pub leaders_reelected: Vec<LeaderReelection>,
     /// Bytes cut from the transaction journal's bad tail.
     pub journal_truncated_bytes: u64,
     /// Why the first cut journal line was bad.
@@ -53,11 +67,53 @@ pub struct RecoveryReport {
 }
 
 impl RecoveryReport {
-    /// True when recovery repaired and completed nothing.
+    /// True when recovery repaired, elected and completed nothing.
     pub fn is_clean(&self) -> bool {
         self.logs_truncated.is_empty()
+            && self.leaders_reelected.is_empty()
             && self.journal_truncated_bytes == 0
             && self.completed.is_empty()
             && self.markers_resent.is_empty()
+    }
+}
+
+/// How up to date a replica's log is, by Raft's rule: the leader epoch of
+/// its last batch first (`None` for an empty log), then its log end offset.
+pub type LogPosition = (Option<u32>, i64);
+
+/// The replica to lead after the current leader's log was truncated by
+/// recovery: the most up to date of `candidates` (broker, position), given
+/// in assignment order. Ties keep `current`, then the first in assignment
+/// order, so the choice is a pure function of the logs.
+pub fn most_up_to_date(current: BrokerId, candidates: &[(BrokerId, LogPosition)]) -> BrokerId {
+    let start = candidates
+        .iter()
+        .find(|(b, _)| *b == current)
+        .map_or((current, (None, i64::MIN)), |c| *c);
+    candidates
+        .iter()
+        .fold(start, |best, c| if c.1 > best.1 { *c } else { best })
+        .0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_last_epoch_ranks_before_the_log_end_and_ties_keep_the_leader() {
+        // A longer log of an older epoch loses to a shorter one of a newer epoch.
+        let c = [(1, (Some(0), 9)), (2, (Some(1), 5)), (3, (Some(1), 4))];
+        assert_eq!(most_up_to_date(1, &c), 2);
+        // A tie keeps the current leader...
+        let c = [(1, (Some(2), 7)), (2, (Some(2), 7)), (3, (Some(1), 3))];
+        assert_eq!(most_up_to_date(2, &c), 2);
+        assert_eq!(most_up_to_date(1, &c), 1);
+        // ...and among others, the first in assignment order.
+        let c = [(1, (None, 0)), (3, (Some(0), 4)), (2, (Some(0), 4))];
+        assert_eq!(most_up_to_date(1, &c), 3);
+        // An empty log ranks below any batch.
+        let c = [(1, (None, 0)), (2, (Some(0), 1))];
+        assert_eq!(most_up_to_date(1, &c), 2);
     }
 }

@@ -628,6 +628,12 @@ impl PartitionReplicaSet {
         }
     }
 
+    /// Drops every pending `acks=all` append: their futures fail with
+    /// `Crashed` (the process died and could not restart).
+    pub fn drop_pending(&mut self) {
+        self.pending.clear();
+    }
+
     /// True when no `acks=all` append is waiting.
     pub fn is_quiet(&self) -> bool {
         self.pending.is_empty()

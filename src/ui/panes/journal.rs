@@ -1,6 +1,6 @@
 //! The journal pane (SPEC §6 "journal tail"): a summary (frames, bytes),
-//! what the last recovery repaired (torn bytes cut, transactions completed,
-//! markers re-sent, transactions left open), then the newest frames at the
+//! what the last recovery repaired (torn bytes cut, leaders re-elected,
+//! transactions completed, markers re-sent, transactions left open), then the newest frames at the
 //! bottom: number, byte offset, CRC with a check glyph, transaction, state.
 
 use ratatui::buffer::Buffer;
@@ -67,6 +67,16 @@ fn recovery<'a>(r: &'a RecoveryReport, ctx: &'a PaneContext, max: usize) -> Vec<
         );
         Line::styled(text, bad)
     });
+    let reelected = r.leaders_reelected.iter().map(move |e| {
+        Line::raw(format!(
+            "⇄ {}: {} b{} → b{} e{}",
+            t("reelected"),
+            e.tp,
+            e.old_leader,
+            e.new_leader,
+            e.leader_epoch
+        ))
+    });
     let completed = r.completed.iter().map(move |c| {
         Line::from(vec![
             Span::styled("✓ ", ctx.theme.good()),
@@ -94,6 +104,7 @@ fn recovery<'a>(r: &'a RecoveryReport, ctx: &'a PaneContext, max: usize) -> Vec<
     std::iter::once(heading)
         .chain(journal)
         .chain(logs)
+        .chain(reelected)
         .chain(completed)
         .chain(resent)
         .chain(open)
@@ -150,6 +161,36 @@ mod tests {
         );
         let row = |s: &str| text.lines().position(|l| l.contains(s)).unwrap();
         assert!(row("#1 ") < row("#2 ") && row("#2 ") < row("#3 "), "{text}");
+    }
+
+    #[test]
+    fn a_leader_reelection_is_shown_under_its_truncation() {
+        use crate::engine::core::recovery::{LeaderReelection, LogTruncation, RecoveryReport};
+        let tp = crate::engine::TopicPartition::new("out", 0);
+        let report = RecoveryReport {
+            logs_truncated: vec![LogTruncation {
+                tp: tp.clone(),
+                broker: 1,
+                truncated_bytes: 40,
+                reason: "frame incomplete".into(),
+            }],
+            leaders_reelected: vec![LeaderReelection {
+                tp,
+                old_leader: 1,
+                new_leader: 2,
+                leader_epoch: 1,
+            }],
+            ..RecoveryReport::default()
+        };
+        let v = View {
+            last_recovery: Some(report),
+            ..view()
+        };
+        let text = draw(PaneId::Journal, &v, &ctx(), 60, 14);
+        let row = |s: &str| text.lines().position(|l| l.contains(s));
+        let torn = row("✗ torn bytes cut: 40 out-0 b1").expect(&text);
+        let elected = row("⇄ leader re-elected: out-0 b1 → b2 e1").expect(&text);
+        assert_eq!(elected, torn + 1, "{text}");
     }
 
     #[test]
