@@ -233,7 +233,13 @@ impl ClusterState {
         }
     }
 
+    /// Writes the HW checkpoint if an HW moved. A cluster that is down
+    /// writes nothing: its in-memory HWs describe logs its failed recovery
+    /// may already have cut.
     fn persist_high_watermarks(&mut self) -> Result<()> {
+        if self.down.is_some() {
+            return Ok(());
+        }
         let current = self
             .partitions
             .iter()

@@ -132,11 +132,7 @@ fn plan(view: &View, ctx: &PaneContext, inner: Rect) -> Plan {
             .unwrap_or(u16::MAX)
             .min(inner.height / 2);
         rows_area.height -= h;
-        explanation = Some((
-            Rect::new(inner.x, rows_area.bottom(), inner.width, h),
-            p,
-            b,
-        ));
+        explanation = Some((Rect::new(inner.x, rows_area.bottom(), inner.width, h), p, b));
     }
     let height = usize::from(rows_area.height);
     let total: usize = view.partitions.iter().map(|p| 1 + p.batches.len()).sum();
