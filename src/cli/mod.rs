@@ -243,8 +243,17 @@ pub fn state_of_recording(
             file.display()
         ));
     }
-    let mut driver = Driver::new(&recording.header, data_dir)
-        .map_err(|e| format!("{}:1: {e}", file.display()))?;
+    let header_error = |e: String| format!("{}:1: {e}", file.display());
+    if data_dir.is_some() {
+        // Build the cluster once in a temporary directory first, so that a
+        // header the engine refuses leaves DIR as it was (SPEC §5).
+        Driver::new(&recording.header, None).map_err(header_error)?;
+    }
+    let mut driver = match data_dir {
+        // The header is fine: what fails now is about DIR.
+        Some(_) => Driver::new(&recording.header, data_dir)?,
+        None => Driver::new(&recording.header, None).map_err(header_error)?,
+    };
     for s in &recording.steps[..target] {
         driver.apply(&s.action);
     }
