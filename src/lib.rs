@@ -8,5 +8,7 @@
 pub mod cli;
 pub mod demo;
 pub mod engine;
+#[doc(hidden)]
+pub mod fuzzing;
 pub mod session;
 pub mod ui;
