@@ -280,3 +280,24 @@ fn every_bad_input_gets_one_line_exit_2_and_changes_nothing() {
     );
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// A reader that goes away (`mk-tui render --all | head -1`) ends mk-tui
+/// quietly with success, not with a panic about a broken pipe.
+#[test]
+fn a_closed_standard_output_is_not_a_panic() {
+    let mut child = mk_tui()
+        .args(["render", "--all", "--size", "100x30"])
+        .arg(root().join("recordings/ch08-cut-points.jsonl"))
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdout = child.stdout.take().unwrap();
+    let mut first = [0u8; 16];
+    std::io::Read::read_exact(&mut stdout, &mut first).unwrap();
+    drop(stdout);
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.is_empty(), "{stderr}");
+    assert_eq!(out.status.code(), Some(0));
+}

@@ -20,6 +20,28 @@ use crate::ui::{
     theme::Theme,
 };
 
+/// Writes to standard output. When the reader has gone away (`mk-tui render
+/// --all | head`), the program ends quietly with success, as Unix filters do,
+/// instead of panicking the way `print!` would.
+fn emit(args: std::fmt::Arguments<'_>) {
+    use std::io::Write;
+    if let Err(e) = std::io::stdout().lock().write_fmt(args) {
+        if e.kind() == std::io::ErrorKind::BrokenPipe {
+            std::process::exit(0);
+        }
+        eprintln!("mk-tui: standard output: {e}");
+        std::process::exit(2);
+    }
+}
+
+macro_rules! out {
+    ($($arg:tt)*) => { emit(format_args!($($arg)*)) };
+}
+
+macro_rules! outln {
+    ($($arg:tt)*) => { emit(format_args!("{}\n", format_args!($($arg)*))) };
+}
+
 /// A terminal dashboard for the internals of an embedded MiniKafka cluster.
 ///
 /// Without a command, mk-tui starts the dashboard on a built-in demo cluster
@@ -166,9 +188,9 @@ pub fn run(cli: Cli) -> Result<(), String> {
                 .map_err(|e| format!("{}:1: {e}", file.display()))?;
             for (step, frame) in steps.iter().zip(frames) {
                 if all {
-                    println!("── step {step} ──");
+                    outln!("── step {step} ──");
                 }
-                print!("{frame}");
+                out!("{frame}");
             }
             Ok(())
         }
@@ -195,7 +217,7 @@ pub fn run(cli: Cli) -> Result<(), String> {
                 }
                 (None, None) => return Err("state: give a recording FILE or --data-dir DIR".into()),
             };
-            println!("{}", state.to_json());
+            outln!("{}", state.to_json());
             Ok(())
         }
         Some(Command::Check { files }) => {
@@ -204,7 +226,7 @@ pub fn run(cli: Cli) -> Result<(), String> {
                 let is_layout = file.extension().is_some_and(|e| e == "json");
                 if is_layout {
                     match layout::load(&file.display().to_string()) {
-                        Ok(l) => println!(
+                        Ok(l) => outln!(
                             "{}: ok (layout {}, {} panes)",
                             file.display(),
                             l.name,
@@ -215,7 +237,7 @@ pub fn run(cli: Cli) -> Result<(), String> {
                     continue;
                 }
                 match check(file) {
-                    Ok(steps) => println!("{}: ok ({steps} steps)", file.display()),
+                    Ok(steps) => outln!("{}: ok ({steps} steps)", file.display()),
                     Err(e) => failed.push(e),
                 }
             }
@@ -343,18 +365,21 @@ fn run_demo(data_dir: Option<PathBuf>) -> Result<(), String> {
     let cluster = driver.cluster();
     let recovery = cluster.last_recovery();
     match &data_dir {
-        Some(dir) => println!("MiniKafka demo cluster in {}", dir.display()),
-        None => println!("MiniKafka demo cluster in a temporary directory"),
+        Some(dir) => outln!("MiniKafka demo cluster in {}", dir.display()),
+        None => outln!("MiniKafka demo cluster in a temporary directory"),
     }
     for t in &recovery.logs_truncated {
-        println!(
+        outln!(
             "recovery: cut {} bytes from {} on broker {} ({})",
-            t.truncated_bytes, t.tp, t.broker, t.reason
+            t.truncated_bytes,
+            t.tp,
+            t.broker,
+            t.reason
         );
     }
     for errors in driver.errors() {
-        println!("step {}: {}", errors.step, errors.message);
+        outln!("step {}: {}", errors.step, errors.message);
     }
-    print!("{}", demo::describe(cluster).map_err(|e| e.to_string())?);
+    out!("{}", demo::describe(cluster).map_err(|e| e.to_string())?);
     Ok(())
 }
