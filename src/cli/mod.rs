@@ -10,6 +10,7 @@ use std::io::IsTerminal;
 
 use crate::demo;
 use crate::engine::config::Rules;
+use crate::session::recording::MAX_TERMINAL_SIDE;
 use crate::session::{Driver, Recording, RecordingWriter, State};
 use crate::ui::{
     self,
@@ -296,9 +297,14 @@ fn size_of(size: Option<&str>, recording: &Recording) -> Result<(u16, u16), Stri
             let parsed = s
                 .split_once(['x', 'X'])
                 .and_then(|(c, r)| Some((c.parse().ok()?, r.parse().ok()?)));
+            let side = 1..=MAX_TERMINAL_SIDE;
             parsed
-                .filter(|&(c, r): &(u16, u16)| c > 0 && r > 0)
-                .ok_or_else(|| format!("--size {s:?}: expected COLSxROWS, like 120x36"))
+                .filter(|(c, r): &(u16, u16)| side.contains(c) && side.contains(r))
+                .ok_or_else(|| {
+                    format!(
+                        "--size {s:?}: expected COLSxROWS, like 120x36, each from 1 to {MAX_TERMINAL_SIDE}"
+                    )
+                })
         }
         None => Ok(recording
             .header

@@ -74,6 +74,11 @@ pub struct ConfigSpec {
     pub transaction_timeout_ms: Option<u64>,
 }
 
+/// The largest terminal side `render`, `export` and a recording's
+/// `terminal` accept: a frame is drawn in memory, and 1000x1000 cells is
+/// already far past any screen.
+pub const MAX_TERMINAL_SIDE: u16 = 1000;
+
 /// The terminal size a recording reads well at.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TerminalSize {
@@ -237,6 +242,18 @@ impl Recording {
             .rules
             .parse::<Rules>()
             .map_err(|e| err(first, format!("field rules: {e}")))?;
+        let side = 1..=MAX_TERMINAL_SIDE;
+        if let Some(t) = header.terminal
+            && !(side.contains(&t.cols) && side.contains(&t.rows))
+        {
+            return Err(err(
+                first,
+                format!(
+                    "field terminal: {}x{} is not a terminal size: cols and rows go from 1 to {MAX_TERMINAL_SIDE}",
+                    t.cols, t.rows
+                ),
+            ));
+        }
         if header.cluster.brokers.is_empty() {
             return Err(err(
                 first,
