@@ -9,6 +9,8 @@ pub mod cli;
 pub mod demo;
 pub mod engine;
 #[doc(hidden)]
+pub mod fuzzing;
+#[doc(hidden)]
 pub mod perf;
 pub mod session;
 pub mod ui;

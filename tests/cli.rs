@@ -138,7 +138,10 @@ fn bad_recordings_give_one_line_naming_file_and_line_and_exit_2() {
     let v7 = HEADER.replace("\"mk_recording\":1", "\"mk_recording\":7");
     let rf3 = HEADER.replace("\"replication_factor\":1", "\"replication_factor\":3");
     let cases = [
-        (vec![HEADER, r#"{"at_ms":0,"action":"#], ":2: column"),
+        (
+            vec![HEADER, r#"{"at_ms":0,"action":"#],
+            ":2:20: EOF while parsing",
+        ),
         (
             vec![HEADER, r#"{"action":{"explode":{}}}"#],
             "valid actions: create_topic, produce",

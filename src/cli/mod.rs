@@ -10,6 +10,7 @@ use std::io::IsTerminal;
 
 use crate::demo;
 use crate::engine::config::Rules;
+use crate::session::recording::MAX_TERMINAL_SIDE;
 use crate::session::{Driver, Recording, RecordingWriter, State};
 use crate::ui::{
     self,
@@ -19,6 +20,28 @@ use crate::ui::{
     layout::{self, Layout},
     theme::Theme,
 };
+
+/// Writes to standard output. When the reader has gone away (`mk-tui render
+/// --all | head`), the program ends quietly with success, as Unix filters do,
+/// instead of panicking the way `print!` would.
+fn emit(args: std::fmt::Arguments<'_>) {
+    use std::io::Write;
+    if let Err(e) = std::io::stdout().lock().write_fmt(args) {
+        if e.kind() == std::io::ErrorKind::BrokenPipe {
+            std::process::exit(0);
+        }
+        eprintln!("mk-tui: standard output: {e}");
+        std::process::exit(2);
+    }
+}
+
+macro_rules! out {
+    ($($arg:tt)*) => { emit(format_args!($($arg)*)) };
+}
+
+macro_rules! outln {
+    ($($arg:tt)*) => { emit(format_args!("{}\n", format_args!($($arg)*))) };
+}
 
 /// A terminal dashboard for the internals of an embedded MiniKafka cluster.
 ///
@@ -166,9 +189,9 @@ pub fn run(cli: Cli) -> Result<(), String> {
                 .map_err(|e| format!("{}:1: {e}", file.display()))?;
             for (step, frame) in steps.iter().zip(frames) {
                 if all {
-                    println!("── step {step} ──");
+                    outln!("── step {step} ──");
                 }
-                print!("{frame}");
+                out!("{frame}");
             }
             Ok(())
         }
@@ -195,7 +218,7 @@ pub fn run(cli: Cli) -> Result<(), String> {
                 }
                 (None, None) => return Err("state: give a recording FILE or --data-dir DIR".into()),
             };
-            println!("{}", state.to_json());
+            outln!("{}", state.to_json());
             Ok(())
         }
         Some(Command::Check { files }) => {
@@ -204,7 +227,7 @@ pub fn run(cli: Cli) -> Result<(), String> {
                 let is_layout = file.extension().is_some_and(|e| e == "json");
                 if is_layout {
                     match layout::load(&file.display().to_string()) {
-                        Ok(l) => println!(
+                        Ok(l) => outln!(
                             "{}: ok (layout {}, {} panes)",
                             file.display(),
                             l.name,
@@ -215,7 +238,7 @@ pub fn run(cli: Cli) -> Result<(), String> {
                     continue;
                 }
                 match check(file) {
-                    Ok(steps) => println!("{}: ok ({steps} steps)", file.display()),
+                    Ok(steps) => outln!("{}: ok ({steps} steps)", file.display()),
                     Err(e) => failed.push(e),
                 }
             }
@@ -243,8 +266,17 @@ pub fn state_of_recording(
             file.display()
         ));
     }
-    let mut driver = Driver::new(&recording.header, data_dir)
-        .map_err(|e| format!("{}:1: {e}", file.display()))?;
+    let header_error = |e: String| format!("{}:1: {e}", file.display());
+    if data_dir.is_some() {
+        // Build the cluster once in a temporary directory first, so that a
+        // header the engine refuses leaves DIR as it was (SPEC §5).
+        Driver::new(&recording.header, None).map_err(header_error)?;
+    }
+    let mut driver = match data_dir {
+        // The header is fine: what fails now is about DIR.
+        Some(_) => Driver::new(&recording.header, data_dir)?,
+        None => Driver::new(&recording.header, None).map_err(header_error)?,
+    };
     for s in &recording.steps[..target] {
         driver.apply(&s.action);
     }
@@ -265,9 +297,14 @@ fn size_of(size: Option<&str>, recording: &Recording) -> Result<(u16, u16), Stri
             let parsed = s
                 .split_once(['x', 'X'])
                 .and_then(|(c, r)| Some((c.parse().ok()?, r.parse().ok()?)));
+            let side = 1..=MAX_TERMINAL_SIDE;
             parsed
-                .filter(|&(c, r): &(u16, u16)| c > 0 && r > 0)
-                .ok_or_else(|| format!("--size {s:?}: expected COLSxROWS, like 120x36"))
+                .filter(|(c, r): &(u16, u16)| side.contains(c) && side.contains(r))
+                .ok_or_else(|| {
+                    format!(
+                        "--size {s:?}: expected COLSxROWS, like 120x36, each from 1 to {MAX_TERMINAL_SIDE}"
+                    )
+                })
         }
         None => Ok(recording
             .header
@@ -334,13 +371,16 @@ fn run_demo(data_dir: Option<PathBuf>) -> Result<(), String> {
     let cluster = driver.cluster();
     let recovery = cluster.last_recovery();
     match &data_dir {
-        Some(dir) => println!("MiniKafka demo cluster in {}", dir.display()),
-        None => println!("MiniKafka demo cluster in a temporary directory"),
+        Some(dir) => outln!("MiniKafka demo cluster in {}", dir.display()),
+        None => outln!("MiniKafka demo cluster in a temporary directory"),
     }
     for t in &recovery.logs_truncated {
-        println!(
+        outln!(
             "recovery: cut {} bytes from {} on broker {} ({})",
-            t.truncated_bytes, t.tp, t.broker, t.reason
+            t.truncated_bytes,
+            t.tp,
+            t.broker,
+            t.reason
         );
     }
     for e in &recovery.leaders_reelected {
@@ -350,8 +390,8 @@ fn run_demo(data_dir: Option<PathBuf>) -> Result<(), String> {
         );
     }
     for errors in driver.errors() {
-        println!("step {}: {}", errors.step, errors.message);
+        outln!("step {}: {}", errors.step, errors.message);
     }
-    print!("{}", demo::describe(cluster).map_err(|e| e.to_string())?);
+    out!("{}", demo::describe(cluster).map_err(|e| e.to_string())?);
     Ok(())
 }

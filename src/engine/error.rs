@@ -130,6 +130,25 @@ pub enum MiniKafkaError {
     },
     #[error("data directory {0} is in use by another mk-tui (its lock file .mk-tui.lock is held)")]
     DataDirLocked(PathBuf),
+    /// The data directory cannot be created or its lock file written: the
+    /// directory (or a parent) is not writable, or a parent is a file.
+    #[error("cannot {action} data directory {path}: {source}")]
+    DataDirUnwritable {
+        path: PathBuf,
+        action: &'static str,
+        #[source]
+        source: std::io::Error,
+    },
+    /// A file whose format version is newer than this build reads: written
+    /// by a newer mk-tui. Refused before anything is written.
+    #[error(
+        "{path}: written by a newer mk-tui (format version {found}; this build reads version {supported}): upgrade mk-tui to open it"
+    )]
+    NewerFormat {
+        path: PathBuf,
+        found: u64,
+        supported: u32,
+    },
     #[error("operation dropped: the cluster crashed before it completed")]
     Crashed,
     #[error(
@@ -144,6 +163,27 @@ impl MiniKafkaError {
         Self::Io {
             path: path.into(),
             source,
+        }
+    }
+
+    /// The error for a file of format version `found` when this build reads
+    /// `supported`: a newer version is [`Self::NewerFormat`], an older one
+    /// corrupt (version 1 is the first).
+    pub fn unsupported_version(path: impl Into<PathBuf>, found: u64, supported: u32) -> Self {
+        let path = path.into();
+        if found > u64::from(supported) {
+            Self::NewerFormat {
+                path,
+                found,
+                supported,
+            }
+        } else {
+            Self::corrupt(
+                path,
+                format!(
+                    "format version {found} is not supported (this build reads version {supported})"
+                ),
+            )
         }
     }
 

@@ -93,9 +93,13 @@ pub fn read_json_file<T: serde::de::DeserializeOwned>(path: &Path) -> Result<Opt
         Err(e) => return Err(MiniKafkaError::io(path, e)),
     };
     serde_json::from_slice(&bytes).map(Some).map_err(|e| {
+        // serde_json ends its message with the position; say it once, first.
+        let full = e.to_string();
+        let suffix = format!(" at line {} column {}", e.line(), e.column());
+        let message = full.strip_suffix(&suffix).unwrap_or(&full);
         MiniKafkaError::corrupt(
             path,
-            format!("line {} column {}: {e}", e.line(), e.column()),
+            format!("line {} column {}: {message}", e.line(), e.column()),
         )
     })
 }

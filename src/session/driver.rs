@@ -223,6 +223,9 @@ impl Driver {
     /// the directory itself is not changed (SPEC §5 `state --data-dir`).
     /// Broker ids come from the directory; the rules are given.
     pub fn open_copy(dir: &Path, rules: Rules) -> Result<Self, String> {
+        if !dir.exists() {
+            return Err(format!("{}: no such data directory", dir.display()));
+        }
         if !dir.is_dir() {
             return Err(format!("{}: not a directory", dir.display()));
         }

@@ -74,6 +74,11 @@ pub struct ConfigSpec {
     pub transaction_timeout_ms: Option<u64>,
 }
 
+/// The largest terminal side `render`, `export` and a recording's
+/// `terminal` accept: a frame is drawn in memory, and 1000x1000 cells is
+/// already far past any screen.
+pub const MAX_TERMINAL_SIDE: u16 = 1000;
+
 /// The terminal size a recording reads well at.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TerminalSize {
@@ -124,13 +129,42 @@ pub struct Recording {
 }
 
 /// A recording that could not be read: one line naming the file, the line
-/// and the column or field.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{file}:{line}: {message}")]
+/// and the column or field: `FILE:LINE:COLUMN: …` for bad JSON or text,
+/// `FILE:LINE: field …` for a bad value, `FILE: …` when the file cannot be
+/// read at all (`line` 0).
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RecordingError {
     pub file: String,
+    /// 1-based; 0 when the error is about the whole file.
     pub line: usize,
+    /// 1-based, when the error is at one character.
+    pub column: Option<usize>,
     pub message: String,
+}
+
+impl std::fmt::Display for RecordingError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match (self.line, self.column) {
+            (0, _) => write!(f, "{}: {}", self.file, self.message),
+            (line, Some(column)) => write!(f, "{}:{line}:{column}: {}", self.file, self.message),
+            (line, None) => write!(f, "{}:{line}: {}", self.file, self.message),
+        }
+    }
+}
+
+impl std::error::Error for RecordingError {}
+
+/// The error of a JSON line that does not parse, at `line` of the file:
+/// serde_json's message without its own (line-relative) position.
+fn json_error(file: &str, line: usize, e: &serde_json::Error) -> RecordingError {
+    let full = e.to_string();
+    let suffix = format!(" at line {} column {}", e.line(), e.column());
+    RecordingError {
+        file: file.to_string(),
+        line,
+        column: Some(e.column()),
+        message: full.strip_suffix(&suffix).unwrap_or(&full).to_string(),
+    }
 }
 
 impl Recording {
@@ -140,12 +174,26 @@ impl Recording {
         let text = std::fs::read(path).map_err(|e| RecordingError {
             file: file.clone(),
             line: 0,
+            column: None,
             message: format!("cannot read: {e}"),
         })?;
-        let text = String::from_utf8(text).map_err(|e| RecordingError {
-            file: file.clone(),
-            line: 0,
-            message: format!("not UTF-8 (byte {})", e.utf8_error().valid_up_to()),
+        let text = String::from_utf8(text).map_err(|e| {
+            let at = e.utf8_error().valid_up_to();
+            let before = &e.as_bytes()[..at];
+            let line_start = before
+                .iter()
+                .rposition(|&b| b == b'\n')
+                .map_or(0, |i| i + 1);
+            RecordingError {
+                file: file.clone(),
+                line: 1 + before.iter().filter(|&&b| b == b'\n').count(),
+                column: Some(
+                    1 + String::from_utf8_lossy(&before[line_start..])
+                        .chars()
+                        .count(),
+                ),
+                message: "not valid UTF-8".into(),
+            }
         })?;
         Self::parse(&file, &text)
     }
@@ -155,6 +203,7 @@ impl Recording {
         let err = |line: usize, message: String| RecordingError {
             file: file.to_string(),
             line,
+            column: None,
             message,
         };
         let mut lines = text
@@ -165,8 +214,8 @@ impl Recording {
         let (first, header_line) = lines
             .next()
             .ok_or_else(|| err(1, "empty recording: line 1 must be the header".into()))?;
-        let value: serde_json::Value = serde_json::from_str(header_line)
-            .map_err(|e| err(first, format!("column {}: {e}", e.column())))?;
+        let value: serde_json::Value =
+            serde_json::from_str(header_line).map_err(|e| json_error(file, first, &e))?;
         match value
             .get("mk_recording")
             .and_then(serde_json::Value::as_u64)
@@ -193,6 +242,18 @@ impl Recording {
             .rules
             .parse::<Rules>()
             .map_err(|e| err(first, format!("field rules: {e}")))?;
+        let side = 1..=MAX_TERMINAL_SIDE;
+        if let Some(t) = header.terminal
+            && !(side.contains(&t.cols) && side.contains(&t.rows))
+        {
+            return Err(err(
+                first,
+                format!(
+                    "field terminal: {}x{} is not a terminal size: cols and rows go from 1 to {MAX_TERMINAL_SIDE}",
+                    t.cols, t.rows
+                ),
+            ));
+        }
         if header.cluster.brokers.is_empty() {
             return Err(err(
                 first,
@@ -201,8 +262,8 @@ impl Recording {
         }
         let mut steps = Vec::new();
         for (n, line) in lines {
-            let value: serde_json::Value = serde_json::from_str(line)
-                .map_err(|e| err(n, format!("column {}: {e}", e.column())))?;
+            let value: serde_json::Value =
+                serde_json::from_str(line).map_err(|e| json_error(file, n, &e))?;
             let action_value = value
                 .get("action")
                 .ok_or_else(|| err(n, "field action: missing".into()))?;
@@ -322,7 +383,7 @@ mod tests {
         let e = Recording::parse("r.jsonl", &bad_json)
             .unwrap_err()
             .to_string();
-        assert!(e.starts_with("r.jsonl:2: column"), "{e}");
+        assert_eq!(e, "r.jsonl:2:20: EOF while parsing a value");
         let unknown = format!("{HEADER}\n{{\"action\":{{\"explode\":{{}}}}}}\n");
         let e = Recording::parse("r.jsonl", &unknown)
             .unwrap_err()

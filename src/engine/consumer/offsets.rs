@@ -25,7 +25,7 @@ pub type GroupOffsets = BTreeMap<TopicPartition, i64>;
 #[derive(Debug, Serialize, Deserialize)]
 struct OffsetsFile {
     groups: BTreeMap<String, Vec<OffsetEntry>>,
-    version: u32,
+    version: u64,
 }
 
 #[derive(Debug, Serialize, Deserialize)]
@@ -49,13 +49,11 @@ impl OffsetStore {
         let path = data_dir.join(OFFSETS_FILE);
         let mut groups = BTreeMap::new();
         if let Some(file) = fsutil::read_json_file::<OffsetsFile>(&path)? {
-            if file.version != OFFSETS_VERSION {
-                return Err(MiniKafkaError::corrupt(
+            if file.version != u64::from(OFFSETS_VERSION) {
+                return Err(MiniKafkaError::unsupported_version(
                     &path,
-                    format!(
-                        "format version {} is not supported (this build reads version {OFFSETS_VERSION})",
-                        file.version
-                    ),
+                    file.version,
+                    OFFSETS_VERSION,
                 ));
             }
             for (group, entries) in file.groups {
@@ -123,7 +121,7 @@ impl OffsetStore {
                     (g.clone(), entries)
                 })
                 .collect(),
-            version: OFFSETS_VERSION,
+            version: u64::from(OFFSETS_VERSION),
         };
         fsutil::atomic_write(path, fsutil::to_book_json(&file).as_bytes())
     }

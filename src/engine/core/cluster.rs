@@ -456,17 +456,30 @@ pub const LOCK_FILE: &str = ".mk-tui.lock";
 
 /// Takes the data directory's exclusive advisory lock, so that two clusters
 /// (two mk-tui processes, or two handles in one) never write one directory.
-fn lock_data_dir(dir: &std::path::Path) -> Result<fs::File> {
-    fs::create_dir_all(dir).map_err(|e| MiniKafkaError::io(dir, e))?;
+/// Also returns whether this call created the lock file, so that a failed
+/// open can leave the directory as it found it.
+fn lock_data_dir(dir: &std::path::Path) -> Result<(fs::File, bool)> {
+    let unwritable = |action, source| MiniKafkaError::DataDirUnwritable {
+        path: dir.to_path_buf(),
+        action,
+        source,
+    };
+    fs::create_dir_all(dir).map_err(|e| unwritable("create", e))?;
     let path = dir.join(LOCK_FILE);
-    let file = fs::OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open(&path)
-        .map_err(|e| MiniKafkaError::io(&path, e))?;
+    let mut options = fs::OpenOptions::new();
+    options.write(true);
+    let (file, created) = match options.clone().create_new(true).open(&path) {
+        Ok(file) => (file, true),
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => (
+            options
+                .open(&path)
+                .map_err(|e| unwritable("write the lock file of", e))?,
+            false,
+        ),
+        Err(e) => return Err(unwritable("write the lock file of", e)),
+    };
     match file.try_lock() {
-        Ok(()) => Ok(file),
+        Ok(()) => Ok((file, created)),
         Err(fs::TryLockError::WouldBlock) => Err(MiniKafkaError::DataDirLocked(dir.to_path_buf())),
         Err(fs::TryLockError::Error(e)) => Err(MiniKafkaError::io(&path, e)),
     }
@@ -510,8 +523,15 @@ impl BrokerCluster {
     pub fn open(config: MiniKafkaConfig, clock: impl Clock + 'static) -> Result<Self> {
         let clock: Arc<dyn Clock> = Arc::new(clock);
         validate_config(&config)?;
-        let lock = lock_data_dir(&config.data_dir)?;
-        let state = ClusterState::open(config, clock.now_ms())?;
+        let (lock, created) = lock_data_dir(&config.data_dir)?;
+        // Refuse what the open would refuse half-way, before it writes.
+        let state = crate::engine::core::preflight::check_data_dir(&config)
+            .and_then(|()| ClusterState::open(config.clone(), clock.now_ms()))
+            .inspect_err(|_| {
+                if created {
+                    let _ = fs::remove_file(config.data_dir.join(LOCK_FILE));
+                }
+            })?;
         Ok(Self {
             shared: Arc::new(Shared {
                 clock,
@@ -892,7 +912,7 @@ impl BrokerCluster {
     ) -> Result<Self> {
         let clock: Arc<dyn Clock> = Arc::new(clock);
         validate_config(&config)?;
-        let lock = lock_data_dir(&config.data_dir)?;
+        let (lock, _) = lock_data_dir(&config.data_dir)?;
         let mut state = ClusterState::open_with(config, clock.now_ms(), false)?;
         for (tp, m) in &memo.partitions {
             state.partition_mut(tp)?.restore(m);

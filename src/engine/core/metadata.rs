@@ -75,7 +75,9 @@ impl TopicMetadata {
 #[derive(Debug, Serialize, Deserialize)]
 struct MetadataFile {
     topics: BTreeMap<String, TopicMetadata>,
-    version: u32,
+    /// The data directory's format version: a build refuses a directory whose
+    /// version is newer than [`METADATA_VERSION`] before writing anything.
+    version: u64,
 }
 
 /// The cluster's topic metadata and the file that holds it.
@@ -92,13 +94,11 @@ impl MetadataStore {
         let path = data_dir.join(METADATA_FILE);
         let topics = match fsutil::read_json_file::<MetadataFile>(&path)? {
             None => BTreeMap::new(),
-            Some(file) if file.version != METADATA_VERSION => {
-                return Err(MiniKafkaError::corrupt(
+            Some(file) if file.version != u64::from(METADATA_VERSION) => {
+                return Err(MiniKafkaError::unsupported_version(
                     &path,
-                    format!(
-                        "format version {} is not supported (this build reads version {METADATA_VERSION})",
-                        file.version
-                    ),
+                    file.version,
+                    METADATA_VERSION,
                 ));
             }
             Some(file) => file.topics,
@@ -113,15 +113,22 @@ impl MetadataStore {
             validate_topic_name(name)
                 .map_err(|e| MiniKafkaError::corrupt(&self.path, e.to_string()))?;
             for (key, partition) in &topic.partitions {
-                let ok = key.parse::<u32>().is_ok_and(|p| p.to_string() == *key)
-                    && !partition.replicas.is_empty()
-                    && partition.replicas.contains(&partition.leader_id);
-                if !ok {
+                let problem = if key.parse::<u32>().map(|p| p.to_string()) != Ok(key.clone()) {
+                    Some("the key is not a partition number".to_string())
+                } else if partition.replicas.is_empty() {
+                    Some("it has no replicas".to_string())
+                } else if !partition.replicas.contains(&partition.leader_id) {
+                    Some(format!(
+                        "its leader {} is not among its replicas {:?}",
+                        partition.leader_id, partition.replicas
+                    ))
+                } else {
+                    None
+                };
+                if let Some(problem) = problem {
                     return Err(MiniKafkaError::corrupt(
                         &self.path,
-                        format!(
-                            "topic {name:?} partition {key:?}: needs a numeric key, replicas, and a leader among them"
-                        ),
+                        format!("topic {name:?} partition {key:?}: {problem}"),
                     ));
                 }
             }
@@ -210,7 +217,7 @@ impl MetadataStore {
     fn persist(&self) -> Result<()> {
         let file = MetadataFile {
             topics: self.topics.clone(),
-            version: METADATA_VERSION,
+            version: u64::from(METADATA_VERSION),
         };
         fsutil::atomic_write(&self.path, fsutil::to_book_json(&file).as_bytes())
     }

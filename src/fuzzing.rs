@@ -1,0 +1,237 @@
+//! The bodies of the fuzz targets (issue 8, `fuzz/`), shared so that the
+//! nightly cargo-fuzz binaries and the stable `tests/fuzz_corpus.rs` (which
+//! replays the committed corpus in CI) run the same code.
+//!
+//! Each body takes arbitrary bytes. It must never panic on its own: it panics
+//! only when a property of the input's parser fails, with a message saying
+//! which. Not part of the public API.
+
+use std::cell::RefCell;
+use std::path::Path;
+
+use crate::engine::config::Rules;
+use crate::engine::core::codec;
+use crate::engine::transaction::journal::JOURNAL_FILE;
+use crate::engine::{BrokerCluster, ManualClock, MiniKafkaConfig};
+use crate::session::Recording;
+use crate::ui::{app::App, headless, i18n::Lang, layout, theme::Theme};
+
+/// MKB1 frames (FORMATS.md "Batch frame", E1/E2): `decode` and `validate`
+/// agree, and whatever decodes re-encodes to exactly the bytes it was read
+/// from (the format has one encoding per batch). The input is read twice: as
+/// a payload sealed in a frame with its true CRC (so mutations reach the
+/// payload rules instead of dying at the CRC), and as a segment, frame by
+/// frame.
+pub fn mkb1_decode(data: &[u8]) {
+    if let Ok(len) = u32::try_from(data.len()) {
+        let mut frame = Vec::with_capacity(data.len() + codec::FRAME_HEADER_LEN);
+        frame.extend_from_slice(codec::MAGIC);
+        frame.extend_from_slice(&len.to_be_bytes());
+        frame.extend_from_slice(&crc32fast::hash(data).to_be_bytes());
+        frame.extend_from_slice(data);
+        check_frames(&frame);
+    }
+    check_frames(data);
+}
+
+/// Scans `data` as a segment would, checking each frame's properties.
+fn check_frames(data: &[u8]) {
+    let mut pos = 0;
+    while pos < data.len() {
+        let rest = &data[pos..];
+        let decoded = codec::decode(rest);
+        let validated = codec::validate(rest);
+        match (decoded, validated) {
+            (Ok((batch, len)), Ok((header, vlen))) => {
+                assert_eq!(len, vlen, "decode and validate disagree on the length");
+                assert!(len >= codec::FRAME_HEADER_LEN && len <= rest.len());
+                assert_eq!(header.base_offset, batch.base_offset);
+                assert_eq!(header.last_offset(), batch.last_offset());
+                assert_eq!(header.record_count as usize, batch.records.len());
+                assert_eq!(header.control, batch.control);
+                assert_eq!(header.transactional_id, batch.transactional_id);
+                assert_eq!(header.crc, codec::frame_crc(&rest[..len]));
+                let encoded = codec::encode(&batch);
+                assert_eq!(encoded.len(), codec::encoded_len(&batch));
+                assert!(
+                    encoded == rest[..len],
+                    "a decoded frame must re-encode to the same bytes"
+                );
+                pos += len;
+            }
+            (Err(d), Err(v)) => {
+                assert_eq!(d, v, "decode and validate give different errors");
+                assert!(!d.to_string().contains('\n'));
+                // Resynchronise on the next magic, as a reader of a damaged
+                // file might, so that later frames are exercised too.
+                match rest[1..].windows(4).position(|w| w == codec::MAGIC) {
+                    Some(next) => pos += 1 + next,
+                    None => break,
+                }
+            }
+            (d, v) => panic!(
+                "decode and validate disagree: decode {:?}, validate {:?}",
+                d.map(|(_, n)| n),
+                v.map(|(_, n)| n)
+            ),
+        }
+    }
+}
+
+/// The metadata of the cluster that [`journal_recovery`] opens: topic
+/// `out` with two partitions on brokers 1 and 2, topic `in` with one.
+const JOURNAL_METADATA: &str = r#"{"topics":{"in":{"partitions":{"0":{"leader_epoch":0,"leader_id":1,"replicas":[1]}}},"out":{"partitions":{"0":{"leader_epoch":0,"leader_id":1,"replicas":[1,2]},"1":{"leader_epoch":0,"leader_id":2,"replicas":[2,1]}}}},"version":1}"#;
+
+/// The transaction journal (E9, E12): the bytes become a
+/// `transactions.journal` next to a small cluster's metadata, and the cluster
+/// is opened under both rule sets. Opening never panics; when it succeeds the
+/// file starts with the input's valid prefix (recovery only cuts a bad tail,
+/// then may append), and a second recovery of the result is a no-op: nothing
+/// cut, nothing completed, not a byte changed.
+pub fn journal_recovery(data: &[u8]) {
+    for rules in [Rules::Minikafka, Rules::Kafka] {
+        let dir = scratch_dir();
+        let root = dir.path();
+        std::fs::write(root.join("metadata.json"), JOURNAL_METADATA).expect("scratch write");
+        let journal = root.join(JOURNAL_FILE);
+        std::fs::write(&journal, data).expect("scratch write");
+        let open = || {
+            let config = MiniKafkaConfig::new(root)
+                .with_brokers([1, 2])
+                .with_rules(rules);
+            BrokerCluster::open(config, ManualClock::new())
+        };
+        let first = match open() {
+            Ok(cluster) => cluster,
+            Err(e) => {
+                let message = e.to_string();
+                assert!(!message.contains('\n'), "one-line error: {message:?}");
+                continue;
+            }
+        };
+        let report = first.last_recovery();
+        let cut = usize::try_from(report.journal_truncated_bytes).expect("fits");
+        assert!(cut <= data.len(), "cut {cut} of {} bytes", data.len());
+        let after = std::fs::read(&journal).expect("journal exists");
+        let valid = &data[..data.len() - cut];
+        assert!(
+            after.starts_with(valid),
+            "recovery kept the valid prefix ({} bytes)",
+            valid.len()
+        );
+        assert!(
+            report.journal_reason.is_some() == (cut > 0),
+            "a cut has a reason and only a cut has one: {report:?}"
+        );
+        drop(first);
+        let second = open().expect("a recovered directory opens again");
+        let again = second.last_recovery();
+        assert_eq!(again.journal_truncated_bytes, 0, "second recovery cut");
+        assert!(again.completed.is_empty(), "second recovery completed");
+        assert!(again.markers_resent.is_empty(), "second recovery resent");
+        assert_eq!(
+            std::fs::read(&journal).expect("journal exists"),
+            after,
+            "second recovery changed the journal"
+        );
+    }
+}
+
+/// A recording (SPEC §4): parsing arbitrary bytes gives a recording or one
+/// line `FILE:LINE: …` with a line that exists, never a panic; a recording
+/// that parses survives writing it back out as JSON Lines.
+pub fn recording_parse(data: &[u8]) {
+    const FILE: &str = "fuzz.jsonl";
+    let Ok(text) = std::str::from_utf8(data) else {
+        return;
+    };
+    match Recording::parse(FILE, text) {
+        Ok(recording) => {
+            let written = recording.to_jsonl();
+            let again = Recording::parse(FILE, &written)
+                .unwrap_or_else(|e| panic!("a written recording reads back: {e}"));
+            assert_eq!(again, recording, "a written recording reads back equal");
+        }
+        Err(e) => {
+            let message = e.to_string();
+            assert!(!message.contains('\n'), "one-line error: {message:?}");
+            assert!(
+                message.starts_with(&format!("{FILE}:{}:", e.line)),
+                "{message:?}"
+            );
+            assert!(
+                e.line >= 1 && e.line <= text.lines().count().max(1),
+                "line {} of {}: {message:?}",
+                e.line,
+                text.lines().count()
+            );
+        }
+    }
+}
+
+thread_local! {
+    /// One replay app to draw fuzzed layouts with (building a cluster per
+    /// input would dwarf the parse).
+    static LAYOUT_APP: RefCell<Option<App>> = const { RefCell::new(None) };
+}
+
+/// A layout file (SPEC §6): parsing arbitrary bytes gives a layout or one
+/// line naming the file, never a panic; an accepted layout draws at its
+/// minimum size, at 80x24, and far below its minimum (the too-small message)
+/// without a panic.
+pub fn layout_parse(data: &[u8]) {
+    const FILE: &str = "fuzz.json";
+    let Ok(text) = std::str::from_utf8(data) else {
+        return;
+    };
+    let parsed = match layout::parse(FILE, text) {
+        Ok(parsed) => parsed,
+        Err(e) => {
+            let message = e.to_string();
+            assert!(!message.contains('\n'), "one-line error: {message:?}");
+            assert!(message.starts_with(FILE), "{message:?}");
+            return;
+        }
+    };
+    assert!(!parsed.panes().is_empty(), "a layout has panes");
+    LAYOUT_APP.with(|cell| {
+        let mut slot = cell.borrow_mut();
+        let app = slot.get_or_insert_with(|| {
+            let recording =
+                Recording::parse("demo.jsonl", include_str!("../recordings/demo.jsonl"))
+                    .expect("the demo recording parses");
+            let last = recording.steps.len();
+            let mut app = App::replay(
+                recording,
+                layout::builtin_default(),
+                Lang::En,
+                Theme::colored(),
+            )
+            .expect("the demo recording replays");
+            app.goto_step(last).expect("the last step exists");
+            app
+        });
+        app.layout = parsed.clone();
+        app.focus = 0;
+        let sizes = [
+            (parsed.min_cols.clamp(1, 300), parsed.min_rows.clamp(1, 120)),
+            (80, 24),
+            (7, 3),
+        ];
+        for (cols, rows) in sizes {
+            let buffer = headless::frame_buffer(app, cols, rows);
+            assert_eq!(buffer.area.width, cols);
+        }
+    });
+}
+
+/// A temporary directory, in memory when the machine has `/dev/shm`.
+fn scratch_dir() -> tempfile::TempDir {
+    let shm = Path::new("/dev/shm");
+    if shm.is_dir()
+        && let Ok(dir) = tempfile::tempdir_in(shm)
+    {
+        return dir;
+    }
+    tempfile::tempdir().expect("a temporary directory")
+}
