@@ -497,3 +497,40 @@ fn waiting_for_is_per_operation() {
     );
     assert_eq!(pending[1].waiting_for, [2], "captured ISR [1,2]");
 }
+
+/// Issue 7's P5: the newest checkpoints keep the transaction coordinator's
+/// state (a restore does not read the journal), older ones forget it (a
+/// restore reads the journal): both give the state of a straight run.
+#[test]
+fn old_and_new_checkpoints_restore_the_same_state_as_a_straight_run() {
+    let r = minikafka::perf::generated_recording(400);
+    let straight: Vec<String> = {
+        let mut d = Driver::new(&r.header, None).unwrap();
+        let mut out = vec![State::of(&d).to_json()];
+        for s in &r.steps {
+            d.apply(&s.action);
+            out.push(State::of(&d).to_json());
+        }
+        out
+    };
+    let mut t = Timeline::new(r, 10).unwrap();
+    t.goto(400).unwrap();
+    let checkpoints = t.checkpoint_steps();
+    assert!(
+        checkpoints.len() > 2 * minikafka::session::timeline::REMEMBERED,
+        "{checkpoints:?}"
+    );
+    // 399 and 371 restore remembered checkpoints; 95 and 13 forgotten ones.
+    for target in [399, 95, 371, 13, 400, 250] {
+        let back = target < t.step();
+        t.goto(target).unwrap();
+        assert_eq!(
+            State::of(t.driver()).to_json(),
+            straight[target],
+            "at step {target}"
+        );
+        if back {
+            assert!(t.replayed() <= 20, "replayed {}", t.replayed());
+        }
+    }
+}

@@ -45,15 +45,24 @@ pub fn escape_non_ascii(text: &str) -> String {
 /// Replaces `path` with `bytes` atomically: write a `.tmp` sibling, fsync it,
 /// rename it over the target, fsync the directory.
 pub fn atomic_write(path: &Path, bytes: &[u8]) -> Result<()> {
+    write_atomically(path, bytes, true)
+}
+
+/// [`atomic_write`], with the fsyncs only when `sync` (see
+/// `MiniKafkaConfig::sync_writes`): without them the replacement is still
+/// atomic against a process crash, not against power loss.
+pub fn write_atomically(path: &Path, bytes: &[u8], sync: bool) -> Result<()> {
     let tmp = tmp_sibling(path);
     {
         let mut file = File::create(&tmp).map_err(|e| MiniKafkaError::io(&tmp, e))?;
         file.write_all(bytes)
             .map_err(|e| MiniKafkaError::io(&tmp, e))?;
-        file.sync_all().map_err(|e| MiniKafkaError::io(&tmp, e))?;
+        if sync {
+            file.sync_all().map_err(|e| MiniKafkaError::io(&tmp, e))?;
+        }
     }
     fs::rename(&tmp, path).map_err(|e| MiniKafkaError::io(path, e))?;
-    if let Some(dir) = path.parent() {
+    if sync && let Some(dir) = path.parent() {
         sync_dir(dir)?;
     }
     Ok(())

@@ -109,6 +109,13 @@ pub struct DriverMemo {
     last_recovery: Option<RecoveryReport>,
 }
 
+impl DriverMemo {
+    /// See [`ClusterMemo::forget_transactions`].
+    pub fn forget_transactions(&mut self) {
+        self.cluster.forget_transactions();
+    }
+}
+
 /// A live cluster driven one action at a time.
 pub struct Driver {
     runtime: Runtime,
@@ -186,7 +193,10 @@ impl Driver {
                 (Some(temp), dir)
             }
         };
-        let config = config_for(header, &dir)?;
+        let mut config = config_for(header, &dir)?;
+        // A private temporary directory is deleted at exit: no power loss
+        // can reach it, so its writes skip fsync (P5).
+        config.sync_writes = temp.is_none();
         let clock = ManualClock::new();
         let cluster =
             BrokerCluster::open(config.clone(), clock.clone()).map_err(|e| e.to_string())?;
@@ -233,9 +243,11 @@ impl Driver {
             tempfile::tempdir().map_err(|e| format!("cannot create a temporary directory: {e}"))?;
         copy_dir(dir, temp.path()).map_err(|e| format!("{}: cannot copy: {e}", dir.display()))?;
         let brokers = brokers_in(temp.path())?;
-        let config = MiniKafkaConfig::new(temp.path())
+        let mut config = MiniKafkaConfig::new(temp.path())
             .with_brokers(brokers)
             .with_rules(rules);
+        // A private copy, deleted at exit (see `Self::new`).
+        config.sync_writes = false;
         let clock = ManualClock::new();
         let cluster = BrokerCluster::open(config.clone(), clock.clone()).map_err(|e| {
             e.to_string().replace(
@@ -392,7 +404,14 @@ impl Driver {
         };
         // The HW checkpoint is written once per step (see
         // `BrokerCluster::flush`), so the directory on disk matches the step.
-        let outcome = match (outcome, self.cluster.flush()) {
+        // A private temporary directory is read only through
+        // `copy_data_dir` and a crash, which flush first.
+        let flushed = if self.config.sync_writes {
+            self.cluster.flush()
+        } else {
+            Ok(())
+        };
+        let outcome = match (outcome, flushed) {
             (Outcome::Error(e), _) => Outcome::Error(e),
             (_, Err(e)) => Outcome::Error(e.to_string()),
             (outcome, Ok(())) => outcome,
@@ -661,7 +680,19 @@ impl Driver {
     }
 
     /// Copies the data directory (without its lock file) into `dest`.
+    /// Drops the driver, deleting its private temporary directory (if any)
+    /// on a background thread: a step back replaces the driver, and the
+    /// deletion of the old copy's files need not hold up the new frame.
+    pub fn dispose(mut self) {
+        let temp = self._temp.take();
+        drop(self);
+        if let Some(temp) = temp {
+            std::thread::spawn(move || drop(temp));
+        }
+    }
+
     pub fn copy_data_dir(&self, dest: &Path) -> std::io::Result<()> {
+        self.cluster.flush().map_err(std::io::Error::other)?;
         copy_dir(self.data_dir(), dest)
     }
 
@@ -676,7 +707,8 @@ impl Driver {
             tempfile::tempdir().map_err(|e| format!("cannot create a temporary directory: {e}"))?;
         copy_dir(checkpoint_dir, temp.path())
             .map_err(|e| format!("cannot copy a checkpoint: {e}"))?;
-        let config = config_for(header, temp.path())?;
+        let mut config = config_for(header, temp.path())?;
+        config.sync_writes = false;
         let clock = ManualClock::at(memo.clock_ms);
         let cluster = BrokerCluster::restore(config.clone(), clock.clone(), &memo.cluster)
             .map_err(|e| e.to_string())?;

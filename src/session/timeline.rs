@@ -13,6 +13,10 @@ use crate::session::recording::Recording;
 /// The default checkpoint interval.
 pub const DEFAULT_CHECKPOINT_EVERY: usize = 50;
 
+/// How many of the newest checkpoints keep the transaction coordinator's
+/// in-memory state (see `ClusterMemo::forget_transactions`).
+pub const REMEMBERED: usize = 16;
+
 struct Checkpoint {
     step: usize,
     dir: tempfile::TempDir,
@@ -93,11 +97,12 @@ impl Timeline {
                 .rev()
                 .find(|c| c.step <= target)
                 .expect("step 0 is always checkpointed");
-            self.driver = Driver::restore(
+            let restored = Driver::restore(
                 &self.recording.header,
                 checkpoint.dir.path(),
                 &checkpoint.memo,
             )?;
+            std::mem::replace(&mut self.driver, restored).dispose();
             self.outcomes.clear();
         }
         while self.driver.step() < target {
@@ -146,6 +151,14 @@ impl Timeline {
             .map_err(|e| format!("cannot copy the data directory for a checkpoint: {e}"))?;
         let at = self.checkpoints.partition_point(|c| c.step < step);
         self.checkpoints.insert(at, Checkpoint { step, dir, memo });
+        // Only the newest checkpoints keep the transaction coordinator's
+        // state (a restore from them skips reading the journal): stepping
+        // back near the present stays bounded by the interval, and memory
+        // stays bounded by REMEMBERED checkpoints, not by history.
+        let len = self.checkpoints.len();
+        for c in &mut self.checkpoints[..len.saturating_sub(REMEMBERED)] {
+            c.memo.forget_transactions();
+        }
         Ok(())
     }
 

@@ -40,6 +40,8 @@ struct OffsetEntry {
 pub struct OffsetStore {
     path: PathBuf,
     groups: BTreeMap<String, GroupOffsets>,
+    /// fsync replacements (`MiniKafkaConfig::sync_writes`).
+    sync: bool,
 }
 
 impl OffsetStore {
@@ -64,7 +66,11 @@ impl OffsetStore {
                 groups.insert(group, offsets);
             }
         }
-        Ok(Self { path, groups })
+        Ok(Self {
+            path,
+            groups,
+            sync: true,
+        })
     }
 
     /// The file this store writes.
@@ -100,12 +106,17 @@ impl OffsetStore {
             let entry = next.entry(group.clone()).or_default();
             entry.extend(offsets.iter().map(|(tp, o)| (tp.clone(), *o)));
         }
-        Self::persist(&self.path, &next)?;
+        Self::persist(&self.path, &next, self.sync)?;
         self.groups = next;
         Ok(())
     }
 
-    fn persist(path: &Path, groups: &BTreeMap<String, GroupOffsets>) -> Result<()> {
+    /// Whether replacements are fsynced (`MiniKafkaConfig::sync_writes`).
+    pub fn set_sync(&mut self, sync: bool) {
+        self.sync = sync;
+    }
+
+    fn persist(path: &Path, groups: &BTreeMap<String, GroupOffsets>, sync: bool) -> Result<()> {
         let file = OffsetsFile {
             groups: groups
                 .iter()
@@ -123,7 +134,7 @@ impl OffsetStore {
                 .collect(),
             version: u64::from(OFFSETS_VERSION),
         };
-        fsutil::atomic_write(path, fsutil::to_book_json(&file).as_bytes())
+        fsutil::write_atomically(path, fsutil::to_book_json(&file).as_bytes(), sync)
     }
 }
 

@@ -48,6 +48,7 @@ use crate::engine::replication::model::{
 };
 use crate::engine::replication::replica_set::{FetchOutcome, ReplicaSetMemo, ReplicationSettings};
 use crate::engine::replication::{AckMode, IsolationLevel, PartitionReplicaSet, Replica};
+use crate::engine::transaction::coordinator::CoordinatorMemo;
 use crate::engine::transaction::{TransactionCoordinator, TransactionManager};
 
 /// The directory of one replica's log: `broker-<id>/<topic>-<partition>`.
@@ -82,26 +83,49 @@ impl ClusterState {
     /// Opens the data directory: metadata, offsets, identities, every replica
     /// log (repairing bad active-segment tails), and the HW checkpoint.
     fn open(config: MiniKafkaConfig, now_ms: u64) -> Result<Self> {
-        Self::open_with(config, now_ms, true)
+        Self::open_with(config, now_ms, true, None)
     }
 
     /// Opens the data directory; `recover` runs the transaction recovery of
     /// E12 (a time-travel restore skips it: its checkpoint is not a crash).
-    fn open_with(config: MiniKafkaConfig, now_ms: u64, recover: bool) -> Result<Self> {
+    /// A restore passes the coordinator's memo when its checkpoint kept one,
+    /// and the journal is then not read again.
+    fn open_with(
+        config: MiniKafkaConfig,
+        now_ms: u64,
+        recover: bool,
+        coordinator: Option<&CoordinatorMemo>,
+    ) -> Result<Self> {
         validate_config(&config)?;
         let dir = &config.data_dir;
         fs::create_dir_all(dir).map_err(|e| MiniKafkaError::io(dir, e))?;
-        let metadata = MetadataStore::open(dir)?;
-        let offsets = OffsetStore::open(dir)?;
-        let identities = ProducerIdentities::open(dir)?;
+        let mut metadata = MetadataStore::open(dir)?;
+        let mut offsets = OffsetStore::open(dir)?;
+        let mut identities = ProducerIdentities::open(dir)?;
         let checkpoint = HighWatermarkCheckpoint::open(dir)?;
         let mut last_recovery = RecoveryReport::default();
-        let transactions = TransactionCoordinator::open(
-            dir,
-            config.rules,
-            config.transaction_timeout_ms,
-            &mut last_recovery,
-        )?;
+        let remembered = match coordinator {
+            Some(memo) => TransactionCoordinator::open_from_memo(
+                dir,
+                config.rules,
+                config.transaction_timeout_ms,
+                memo,
+            )?,
+            None => None,
+        };
+        let mut transactions = match remembered {
+            Some(transactions) => transactions,
+            None => TransactionCoordinator::open(
+                dir,
+                config.rules,
+                config.transaction_timeout_ms,
+                &mut last_recovery,
+            )?,
+        };
+        metadata.set_sync(config.sync_writes);
+        offsets.set_sync(config.sync_writes);
+        identities.set_sync(config.sync_writes);
+        transactions.set_sync(config.sync_writes);
         let mut state = Self {
             metadata,
             offsets,
@@ -372,6 +396,18 @@ pub struct ClusterMemo {
     stopped: BTreeSet<BrokerId>,
     partitioner: Partitioner,
     last_recovery: RecoveryReport,
+    /// The transaction coordinator's state, so a restore need not read the
+    /// journal again (issue 7, P5); `None` once forgotten to save memory.
+    transactions: Option<Arc<CoordinatorMemo>>,
+}
+
+impl ClusterMemo {
+    /// Drops the coordinator's state: a restore from this memo then reads
+    /// the journal, as a reopen does. A timeline keeps it only in its newest
+    /// checkpoints, so memory does not grow with history squared.
+    pub fn forget_transactions(&mut self) {
+        self.transactions = None;
+    }
 }
 
 /// E2, E13: a leader whose log recovery truncated (a torn tail cut now, or,
@@ -445,7 +481,11 @@ impl Drop for Shared {
     /// does); an error here has no caller to go to, and only leaves the
     /// checkpoint older, which lowers the HW on the next open.
     fn drop(&mut self) {
-        if let Ok(state) = self.state.get_mut() {
+        // A private temporary directory (no `sync_writes`) is deleted
+        // after this: nothing will read its checkpoint.
+        if let Ok(state) = self.state.get_mut()
+            && state.config.sync_writes
+        {
             let _ = state.persist_high_watermarks();
         }
     }
@@ -900,6 +940,7 @@ impl BrokerCluster {
             stopped: state.stopped.clone(),
             partitioner: state.partitioner.clone(),
             last_recovery: state.last_recovery.clone(),
+            transactions: Some(Arc::new(state.transactions.memo())),
         })
     }
 
@@ -913,7 +954,8 @@ impl BrokerCluster {
         let clock: Arc<dyn Clock> = Arc::new(clock);
         validate_config(&config)?;
         let (lock, _) = lock_data_dir(&config.data_dir)?;
-        let mut state = ClusterState::open_with(config, clock.now_ms(), false)?;
+        let mut state =
+            ClusterState::open_with(config, clock.now_ms(), false, memo.transactions.as_deref())?;
         for (tp, m) in &memo.partitions {
             state.partition_mut(tp)?.restore(m);
         }

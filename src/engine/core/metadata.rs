@@ -85,6 +85,8 @@ struct MetadataFile {
 pub struct MetadataStore {
     path: PathBuf,
     topics: BTreeMap<String, TopicMetadata>,
+    /// fsync replacements (`MiniKafkaConfig::sync_writes`).
+    sync: bool,
 }
 
 impl MetadataStore {
@@ -103,7 +105,11 @@ impl MetadataStore {
             }
             Some(file) => file.topics,
         };
-        let store = Self { path, topics };
+        let store = Self {
+            path,
+            topics,
+            sync: true,
+        };
         store.check()?;
         Ok(store)
     }
@@ -214,12 +220,21 @@ impl MetadataStore {
         Ok(())
     }
 
+    /// Whether replacements are fsynced (`MiniKafkaConfig::sync_writes`).
+    pub fn set_sync(&mut self, sync: bool) {
+        self.sync = sync;
+    }
+
     fn persist(&self) -> Result<()> {
         let file = MetadataFile {
             topics: self.topics.clone(),
             version: u64::from(METADATA_VERSION),
         };
-        fsutil::atomic_write(&self.path, fsutil::to_book_json(&file).as_bytes())
+        fsutil::write_atomically(
+            &self.path,
+            fsutil::to_book_json(&file).as_bytes(),
+            self.sync,
+        )
     }
 }
 

@@ -16,6 +16,8 @@ pub const IDENTITIES_FILE: &str = "producer-identities.json";
 pub struct ProducerIdentities {
     path: PathBuf,
     by_name: BTreeMap<String, (i64, i32)>,
+    /// fsync replacements (`MiniKafkaConfig::sync_writes`).
+    sync: bool,
 }
 
 impl ProducerIdentities {
@@ -23,7 +25,16 @@ impl ProducerIdentities {
     pub fn open(data_dir: &Path) -> Result<Self> {
         let path = data_dir.join(IDENTITIES_FILE);
         let by_name = fsutil::read_json_file(&path)?.unwrap_or_default();
-        Ok(Self { path, by_name })
+        Ok(Self {
+            path,
+            by_name,
+            sync: true,
+        })
+    }
+
+    /// Whether replacements are fsynced (`MiniKafkaConfig::sync_writes`).
+    pub fn set_sync(&mut self, sync: bool) {
+        self.sync = sync;
     }
 
     /// Registers `name`: a new name gets the next producer id at epoch 0; a
@@ -43,7 +54,11 @@ impl ProducerIdentities {
         };
         let mut next = self.by_name.clone();
         next.insert(name.to_string(), identity);
-        fsutil::atomic_write(&self.path, fsutil::to_book_json(&next).as_bytes())?;
+        fsutil::write_atomically(
+            &self.path,
+            fsutil::to_book_json(&next).as_bytes(),
+            self.sync,
+        )?;
         self.by_name = next;
         Ok(identity)
     }

@@ -26,7 +26,7 @@ use crate::engine::core::recovery::{CompletedTransaction, RecoveryReport, Resent
 use crate::engine::error::{MiniKafkaError, Result};
 use crate::engine::replication::model::TransactionVisibility;
 use crate::engine::replication::{AckMode, PartitionReplicaSet};
-use crate::engine::transaction::journal::{JournalFrame, TransactionJournal};
+use crate::engine::transaction::journal::{JournalFrame, JournalMemo, TransactionJournal};
 use crate::engine::transaction::model::{TransactionData, TransactionState};
 
 /// Which instance of a transaction id an operation addresses.
@@ -36,6 +36,16 @@ pub struct InstanceRef {
     pub index: usize,
     /// Kafka rules: the producer epoch the handle holds (for fencing).
     pub epoch: Option<i32>,
+}
+
+/// A quiet coordinator's state without its file, kept with a time-travel
+/// checkpoint (see [`TransactionCoordinator::open_from_memo`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CoordinatorMemo {
+    journal: JournalMemo,
+    instances: Vec<TransactionData>,
+    current: BTreeMap<String, usize>,
+    owners: BTreeMap<(String, TopicPartition), Vec<(i64, usize)>>,
 }
 
 /// The transaction state machine and its journal.
@@ -88,6 +98,45 @@ impl TransactionCoordinator {
             manager.apply(record);
         }
         Ok(manager)
+    }
+
+    /// The state a checkpoint keeps (the caller checked [`Self::is_quiet`]:
+    /// nothing in flight, nothing pending). Markers are not kept: they are
+    /// rebuilt from the logs by [`Self::attach_markers`].
+    pub fn memo(&self) -> CoordinatorMemo {
+        CoordinatorMemo {
+            journal: self.journal.memo(),
+            instances: self.instances.clone(),
+            current: self.current.clone(),
+            owners: self.owners.clone(),
+        }
+    }
+
+    /// The coordinator of a checkpoint's copy, from the memo taken with it:
+    /// what [`Self::open`] would rebuild by reading the journal, without
+    /// reading it, so a step back costs the checkpoint interval and not the
+    /// journal's length (issue 7, P5). `None` when the journal file is not
+    /// the one the memo describes.
+    pub fn open_from_memo(
+        data_dir: &Path,
+        rules: RuleSwitches,
+        timeout_ms: u64,
+        memo: &CoordinatorMemo,
+    ) -> Result<Option<Self>> {
+        let Some(journal) = TransactionJournal::open_trusted(data_dir, &memo.journal)? else {
+            return Ok(None);
+        };
+        Ok(Some(Self {
+            journal,
+            instances: memo.instances.clone(),
+            current: memo.current.clone(),
+            owners: memo.owners.clone(),
+            in_flight: BTreeSet::new(),
+            pending_sends: BTreeMap::new(),
+            markers: BTreeMap::new(),
+            rules,
+            timeout_ms,
+        }))
     }
 
     /// Applies one journal record: an ONGOING record for an id whose latest
@@ -584,6 +633,11 @@ impl TransactionCoordinator {
     /// The journal's size in bytes.
     pub fn journal_size(&self) -> u64 {
         self.journal.size()
+    }
+
+    /// Whether journal frames are fsynced (`MiniKafkaConfig::sync_writes`).
+    pub fn set_sync(&mut self, sync: bool) {
+        self.journal.set_sync(sync);
     }
 
     /// The journal file's path (the torn-tail target).

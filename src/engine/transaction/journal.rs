@@ -38,6 +38,15 @@ pub struct JournalRecovery {
     pub reason: Option<String>,
 }
 
+/// The journal's in-memory index, kept with a time-travel checkpoint so a
+/// restore can reopen the checkpoint's copy without reading every frame
+/// again (issue 7, P5).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct JournalMemo {
+    frames: Vec<JournalFrame>,
+    size: u64,
+}
+
 /// The transaction journal file and an index of its frames.
 #[derive(Debug)]
 pub struct TransactionJournal {
@@ -45,6 +54,8 @@ pub struct TransactionJournal {
     file: File,
     frames: Vec<JournalFrame>,
     size: u64,
+    /// fsync each frame (`MiniKafkaConfig::sync_writes`).
+    sync: bool,
 }
 
 impl TransactionJournal {
@@ -77,6 +88,7 @@ impl TransactionJournal {
             file,
             frames,
             size: valid_len as u64,
+            sync: true,
         };
         Ok((journal, records, recovery))
     }
@@ -90,7 +102,13 @@ impl TransactionJournal {
         self.file
             .write_all(line.as_bytes())
             .and_then(|()| self.file.flush())
-            .and_then(|()| self.file.sync_data())
+            .and_then(|()| {
+                if self.sync {
+                    self.file.sync_data()
+                } else {
+                    Ok(())
+                }
+            })
             .map_err(|e| MiniKafkaError::io(&self.path, e))?;
         self.frames.push(JournalFrame {
             number: self.frames.len() + 1,
@@ -102,6 +120,46 @@ impl TransactionJournal {
         });
         self.size += line.len() as u64;
         Ok(self.frames.last().expect("just pushed"))
+    }
+
+    /// The index a restore needs (see [`JournalMemo`]).
+    pub fn memo(&self) -> JournalMemo {
+        JournalMemo {
+            frames: self.frames.clone(),
+            size: self.size,
+        }
+    }
+
+    /// Opens the journal of a checkpoint's copy whose frames `memo` already
+    /// holds, without reading them. `None` when the file is not the size the
+    /// memo says: the caller then opens and recovers it in full.
+    pub fn open_trusted(data_dir: &Path, memo: &JournalMemo) -> Result<Option<Self>> {
+        let path = data_dir.join(JOURNAL_FILE);
+        let size = match std::fs::metadata(&path) {
+            Ok(m) => m.len(),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => 0,
+            Err(e) => return Err(MiniKafkaError::io(&path, e)),
+        };
+        if size != memo.size {
+            return Ok(None);
+        }
+        let file = OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&path)
+            .map_err(|e| MiniKafkaError::io(&path, e))?;
+        Ok(Some(Self {
+            path,
+            file,
+            frames: memo.frames.clone(),
+            size: memo.size,
+            sync: true,
+        }))
+    }
+
+    /// Whether frames are fsynced (`MiniKafkaConfig::sync_writes`).
+    pub fn set_sync(&mut self, sync: bool) {
+        self.sync = sync;
     }
 
     /// The file's path.
@@ -196,6 +254,38 @@ mod tests {
         d.record_write(&TopicPartition::new("out", 0), 0);
         d.state = state;
         d
+    }
+
+    /// A restore trusts the memo only for the file it describes: the same
+    /// frames as a full open, and `None` once the file changed size.
+    #[test]
+    fn a_trusted_open_matches_a_full_open_and_refuses_another_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let (mut journal, _, _) = TransactionJournal::open(dir.path()).unwrap();
+        journal.append(&sample(TransactionState::Ongoing)).unwrap();
+        journal
+            .append(&sample(TransactionState::PrepareCommit))
+            .unwrap();
+        let memo = journal.memo();
+        drop(journal);
+        let mut trusted = TransactionJournal::open_trusted(dir.path(), &memo)
+            .unwrap()
+            .expect("same size");
+        let (full, _, _) = TransactionJournal::open(dir.path()).unwrap();
+        assert_eq!(trusted.frames(), full.frames());
+        assert_eq!(trusted.size(), full.size());
+        // Appends continue at the end, as after a full open.
+        trusted
+            .append(&sample(TransactionState::CompleteCommit))
+            .unwrap();
+        let (reopened, records, _) = TransactionJournal::open(dir.path()).unwrap();
+        assert_eq!(reopened.frames(), trusted.frames());
+        assert_eq!(records.len(), 3);
+        assert!(
+            TransactionJournal::open_trusted(dir.path(), &memo)
+                .unwrap()
+                .is_none()
+        );
     }
 
     #[test]
