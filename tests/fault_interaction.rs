@@ -314,9 +314,9 @@ async fn a_recovery_that_fails_part_way_leaves_metadata_as_found() {
     assert_eq!(fs::read(&metadata).unwrap(), before, "no election written");
     // The process could not restart: the cluster is down, and nothing is
     // written through the stale in-memory state (whose view of the logs the
-    // failed recovery may have cut under it).
+    // tear changed under it); the failed recovery itself wrote nothing.
     let segment = t.cluster.leader_log(&a).unwrap().segment_paths().unwrap()[0].clone();
-    let cut_by_recovery = fs::read(&segment).unwrap();
+    let as_torn = fs::read(&segment).unwrap();
     let refused = t.append(&a, "while down", AckMode::Leader).await;
     assert!(
         matches!(refused, Err(MiniKafkaError::ClusterDown { .. })),
@@ -329,13 +329,20 @@ async fn a_recovery_that_fails_part_way_leaves_metadata_as_found() {
             .contains("00000000000000000000.log")
     );
     assert!(t.cluster.replicate_all_once().is_err());
-    assert_eq!(fs::read(&segment).unwrap(), cut_by_recovery);
+    assert_eq!(fs::read(&segment).unwrap(), as_torn);
 
     fs::write(&closed, &good).unwrap();
     let report = t.cluster.crash().unwrap();
-    assert!(
-        report.logs_truncated.is_empty(),
-        "cut by the failed recovery"
+    // The failed recovery read every log before repairing any, so the torn
+    // tail of `a` on broker 1 is cut only now.
+    assert_eq!(
+        report
+            .logs_truncated
+            .iter()
+            .map(|l| (l.tp.clone(), l.broker))
+            .collect::<Vec<_>>(),
+        [(a.clone(), 1)],
+        "{report:?}"
     );
     assert_eq!(
         report.leaders_reelected,

@@ -254,3 +254,82 @@ async fn the_index_file_stays_well_formed_after_truncation() {
     let on_disk = OffsetIndex::parse(&fs::read(index.path()).unwrap()).unwrap();
     assert_eq!(on_disk, index.entries());
 }
+
+/// Every file under `dir` with its bytes, in path order.
+fn snapshot(dir: &std::path::Path) -> Vec<(std::path::PathBuf, Vec<u8>)> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for entry in fs::read_dir(&d).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                stack.push(path);
+            } else {
+                out.push((path.clone(), fs::read(&path).unwrap()));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// E2 with SPEC §5's "nothing is lost": an open that must refuse a bad
+/// closed segment refuses before it repairs anything, at every corrupted
+/// byte of that segment, even with a torn journal and a torn active segment
+/// of another partition waiting to be cut: every file stays as it was.
+#[tokio::test]
+async fn an_open_refused_for_a_closed_segment_changes_no_file_at_any_corrupted_byte() {
+    let t = TestCluster::with_config(&[1], |c| with_segment_max_bytes(c, 200));
+    t.cluster.create_topic("a", 1, 1).unwrap();
+    t.cluster.create_topic("z", 1, 1).unwrap();
+    let (a, z) = (tp("a", 0), tp("z", 0));
+    for i in 0..6 {
+        t.append(&z, &format!("z{i}-{}", "x".repeat(50)), AckMode::Leader)
+            .await
+            .unwrap();
+        t.append(&a, &format!("a{i}"), AckMode::Leader)
+            .await
+            .unwrap();
+    }
+    let tx = t.cluster.transactions().begin("tx").await.unwrap();
+    tx.send("a", b"in-tx".to_vec()).await.unwrap();
+    let config = t.cluster.config();
+    let closed = t.cluster.leader_log(&z).unwrap().segment_paths().unwrap()[0].clone();
+    let active_a = t.cluster.leader_log(&a).unwrap().segment_paths().unwrap();
+    let active_a = active_a.last().unwrap().clone();
+    drop(tx);
+    drop(t.cluster);
+    // Torn tails that a successful open would cut.
+    let mut file = OpenOptions::new().append(true).open(&active_a).unwrap();
+    file.write_all(b"MKB1\x00\x00").unwrap();
+    let journal = t.dir.path().join("transactions.journal");
+    let mut file = OpenOptions::new().append(true).open(&journal).unwrap();
+    file.write_all(b"deadbeef {\"id\"").unwrap();
+    let intact = fs::read(&closed).unwrap();
+    let mut refused = 0;
+    for at in 0..intact.len() {
+        let mut bytes = intact.clone();
+        bytes[at] ^= 0x5a;
+        fs::write(&closed, &bytes).unwrap();
+        let before = snapshot(t.dir.path());
+        let opened = minikafka::engine::BrokerCluster::open(config.clone(), t.clock.clone());
+        let err = opened.expect_err("a bad closed segment is refused");
+        assert!(
+            matches!(err, MiniKafkaError::Corrupt { .. }),
+            "byte {at}: {err}"
+        );
+        assert!(
+            err.to_string().contains("closed segment"),
+            "byte {at}: {err}"
+        );
+        assert_eq!(snapshot(t.dir.path()), before, "byte {at}: a file changed");
+        refused += 1;
+    }
+    assert_eq!(refused, intact.len());
+    // Repaired by hand, it opens and cuts both torn tails.
+    fs::write(&closed, &intact).unwrap();
+    let cluster = minikafka::engine::BrokerCluster::open(config, t.clock.clone()).unwrap();
+    let report = cluster.last_recovery();
+    assert_eq!(report.logs_truncated.len(), 1, "{report:?}");
+    assert!(report.journal_truncated_bytes > 0, "{report:?}");
+}

@@ -39,7 +39,7 @@ use crate::engine::core::recovery::{
 };
 use crate::engine::error::{MiniKafkaError, Result};
 use crate::engine::fault::{self, Tear, TearReport, TearTarget};
-use crate::engine::log::partition_log::LogConfig;
+use crate::engine::log::partition_log::{LogConfig, ScannedLog};
 use crate::engine::log::{BatchSummary, PartitionLog};
 use crate::engine::producer::{Producer, ProducerIdentities};
 use crate::engine::replication::checkpoint::HighWatermarkCheckpoint;
@@ -103,6 +103,12 @@ impl ClusterState {
         let mut offsets = OffsetStore::open(dir)?;
         let mut identities = ProducerIdentities::open(dir)?;
         let checkpoint = HighWatermarkCheckpoint::open(dir)?;
+        // Every log is read and checked before anything is repaired (the
+        // journal's tail, a segment's tail, an index): what must be refused
+        // (a bad closed segment, a replica on an unconfigured broker) is
+        // refused with the directory as found (SPEC §5), and each log is
+        // read once (P4).
+        let scanned = scan_logs(&config, &metadata)?;
         let mut last_recovery = RecoveryReport::default();
         let remembered = match coordinator {
             Some(memo) => TransactionCoordinator::open_from_memo(
@@ -139,20 +145,9 @@ impl ClusterState {
             config,
             down: None,
         };
-        let existing: Vec<(TopicPartition, PartitionMetadata)> = state
-            .metadata
-            .topics()
-            .iter()
-            .flat_map(|(name, topic)| {
-                topic
-                    .partitions()
-                    .into_iter()
-                    .map(|(p, meta)| (TopicPartition::new(name.clone(), p), meta.clone()))
-            })
-            .collect();
         let mut reelected = Vec::new();
-        for (tp, meta) in existing {
-            let (set, reelection) = state.open_partition(&tp, &meta, now_ms)?;
+        for (tp, meta, logs) in scanned {
+            let (set, reelection) = state.open_partition(&tp, &meta, logs, now_ms)?;
             state.partitions.insert(tp, set);
             reelected.extend(reelection);
         }
@@ -180,26 +175,20 @@ impl ClusterState {
         Ok(state)
     }
 
-    /// Opens every replica log of `tp` (repairing torn tails) and assembles
-    /// its replica set; also returns the leader re-election recovery chose,
-    /// for the caller to persist.
+    /// Opens every scanned replica log of `tp` (repairing torn tails) and
+    /// assembles its replica set; also returns the leader re-election
+    /// recovery chose, for the caller to persist.
     fn open_partition(
         &mut self,
         tp: &TopicPartition,
         meta: &PartitionMetadata,
+        logs: Vec<(BrokerId, ScannedLog)>,
         now_ms: u64,
     ) -> Result<(PartitionReplicaSet, Option<LeaderReelection>)> {
         let mut replicas = Vec::new();
         let mut leader_cut = false;
-        for &broker in &meta.replicas {
-            if !self.config.broker_ids.contains(&broker) {
-                return Err(MiniKafkaError::corrupt(
-                    self.metadata.path(),
-                    format!("{tp} has a replica on broker {broker}, which is not configured"),
-                ));
-            }
-            let (log, recovery) =
-                PartitionLog::open(&replica_dir(&self.config, broker, tp), self.log_config())?;
+        for (broker, scanned) in logs {
+            let (log, recovery) = scanned.open()?;
             if recovery.truncated_bytes > 0 {
                 leader_cut |= broker == meta.leader_id;
                 self.last_recovery.logs_truncated.push(LogTruncation {
@@ -237,14 +226,6 @@ impl ClusterState {
             self.replication_settings(),
         );
         Ok((set, reelection))
-    }
-
-    fn log_config(&self) -> LogConfig {
-        LogConfig {
-            segment_max_bytes: self.config.segment_max_bytes,
-            index_interval_bytes: self.config.index_interval_bytes,
-            fsync: self.config.fsync_log,
-        }
     }
 
     fn replication_settings(&self) -> ReplicationSettings {
@@ -447,6 +428,55 @@ fn reelect_if_truncated(
     })
 }
 
+/// One partition's replica logs, read and checked but not opened.
+type ScannedPartition = (
+    TopicPartition,
+    PartitionMetadata,
+    Vec<(BrokerId, ScannedLog)>,
+);
+
+/// Reads and checks every replica log the metadata names, writing nothing:
+/// the first phase of an open (see `ClusterState::open_with`).
+fn scan_logs(config: &MiniKafkaConfig, metadata: &MetadataStore) -> Result<Vec<ScannedPartition>> {
+    let mut out = Vec::new();
+    for (name, topic) in metadata.topics() {
+        for (p, meta) in topic.partitions() {
+            let tp = TopicPartition::new(name.clone(), p);
+            let logs = scan_partition(config, metadata, &tp, meta)?;
+            out.push((tp, meta.clone(), logs));
+        }
+    }
+    Ok(out)
+}
+
+/// Reads and checks `tp`'s replica logs; a replica on a broker that is not
+/// configured is an error naming `metadata.json`.
+fn scan_partition(
+    config: &MiniKafkaConfig,
+    metadata: &MetadataStore,
+    tp: &TopicPartition,
+    meta: &PartitionMetadata,
+) -> Result<Vec<(BrokerId, ScannedLog)>> {
+    let log_config = LogConfig {
+        segment_max_bytes: config.segment_max_bytes,
+        index_interval_bytes: config.index_interval_bytes,
+        fsync: config.fsync_log,
+    };
+    meta.replicas
+        .iter()
+        .map(|&broker| {
+            if !config.broker_ids.contains(&broker) {
+                return Err(MiniKafkaError::corrupt(
+                    metadata.path(),
+                    format!("{tp} has a replica on broker {broker}, which is not configured"),
+                ));
+            }
+            let scanned = PartitionLog::scan(&replica_dir(config, broker, tp), log_config)?;
+            Ok((broker, scanned))
+        })
+        .collect()
+}
+
 fn validate_config(config: &MiniKafkaConfig) -> Result<()> {
     let invalid = MiniKafkaError::InvalidConfig;
     if config.broker_ids.is_empty() {
@@ -564,14 +594,13 @@ impl BrokerCluster {
         let clock: Arc<dyn Clock> = Arc::new(clock);
         validate_config(&config)?;
         let (lock, created) = lock_data_dir(&config.data_dir)?;
-        // Refuse what the open would refuse half-way, before it writes.
-        let state = crate::engine::core::preflight::check_data_dir(&config)
-            .and_then(|()| ClusterState::open(config.clone(), clock.now_ms()))
-            .inspect_err(|_| {
-                if created {
-                    let _ = fs::remove_file(config.data_dir.join(LOCK_FILE));
-                }
-            })?;
+        // The open refuses before it writes (see `scan_logs`); a lock file
+        // this open created goes with it.
+        let state = ClusterState::open(config.clone(), clock.now_ms()).inspect_err(|_| {
+            if created {
+                let _ = fs::remove_file(config.data_dir.join(LOCK_FILE));
+            }
+        })?;
         Ok(Self {
             shared: Arc::new(Shared {
                 clock,
@@ -673,7 +702,8 @@ impl BrokerCluster {
                 .clone();
             for (p, meta) in topic.partitions() {
                 let tp = TopicPartition::new(name, p);
-                let (set, reelection) = state.open_partition(&tp, meta, now)?;
+                let logs = scan_partition(&state.config, &state.metadata, &tp, meta)?;
+                let (set, reelection) = state.open_partition(&tp, meta, logs, now)?;
                 if let Some(e) = reelection {
                     // Logs left in the directory by an earlier incarnation.
                     state

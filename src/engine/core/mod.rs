@@ -6,6 +6,5 @@ pub mod cluster;
 pub mod codec;
 pub mod metadata;
 pub mod partitioner;
-pub mod preflight;
 pub mod record;
 pub mod recovery;

@@ -14,7 +14,7 @@ use crate::engine::core::batch::{ControlType, RecordBatch};
 use crate::engine::core::codec::{self, BatchHeader};
 use crate::engine::core::record::ConsumerRecord;
 use crate::engine::error::{MiniKafkaError, Result};
-use crate::engine::log::segment::Segment;
+use crate::engine::log::segment::{ScannedSegment, Segment};
 
 /// The batch-level facts of one logged batch.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -91,48 +91,29 @@ pub struct LogConfig {
     pub fsync: bool,
 }
 
-/// One replica's partition log.
+/// A log read and checked by [`PartitionLog::scan`], not yet opened.
 #[derive(Debug)]
-pub struct PartitionLog {
+pub struct ScannedLog {
     dir: PathBuf,
     config: LogConfig,
-    segments: Vec<Segment>,
-    batches: Vec<BatchSummary>,
+    segments: Vec<ScannedSegment>,
 }
 
-impl PartitionLog {
-    /// Opens (or creates) the log in `dir`, checking every frame. A bad tail of
-    /// the active segment is truncated and reported; a bad closed segment is an
-    /// error.
-    pub fn open(dir: &Path, config: LogConfig) -> Result<(Self, LogRecovery)> {
+impl ScannedLog {
+    /// Opens the scanned log: creates its directory if new, cuts the active
+    /// segment's bad tail and reports it, writes indexes that differ.
+    pub fn open(self) -> Result<(PartitionLog, LogRecovery)> {
+        let dir = &self.dir;
         fs::create_dir_all(dir).map_err(|e| MiniKafkaError::io(dir, e))?;
-        let mut bases = Vec::new();
-        for entry in fs::read_dir(dir).map_err(|e| MiniKafkaError::io(dir, e))? {
-            let entry = entry.map_err(|e| MiniKafkaError::io(dir, e))?;
-            let name = entry.file_name();
-            let name = name.to_string_lossy();
-            let Some(stem) = name.strip_suffix(".log") else {
-                continue;
-            };
-            if stem.len() == 20 && stem.bytes().all(|b| b.is_ascii_digit()) {
-                bases.push(stem.parse::<i64>().map_err(|_| {
-                    MiniKafkaError::corrupt(entry.path(), "segment base offset out of range")
-                })?);
-            }
-        }
-        bases.sort_unstable();
-        let mut log = Self {
-            dir: dir.to_path_buf(),
-            config,
-            segments: Vec::new(),
+        let mut log = PartitionLog {
+            dir: dir.clone(),
+            config: self.config,
+            segments: Vec::with_capacity(self.segments.len().max(1)),
             batches: Vec::new(),
         };
         let mut recovery = LogRecovery::default();
-        for (i, &base) in bases.iter().enumerate() {
-            let active = i + 1 == bases.len();
-            let min_base = log.batches.last().map_or(0, |b| b.last_offset + 1);
-            let (segment, scan) =
-                Segment::open(dir, base, active, min_base, config.index_interval_bytes)?;
+        for scanned in self.segments {
+            let (segment, scan) = scanned.open()?;
             log.batches.extend(
                 scan.headers
                     .into_iter()
@@ -150,6 +131,65 @@ impl PartitionLog {
             log.segments.push(Segment::create(dir, 0)?);
         }
         Ok((log, recovery))
+    }
+}
+
+/// One replica's partition log.
+#[derive(Debug)]
+pub struct PartitionLog {
+    dir: PathBuf,
+    config: LogConfig,
+    segments: Vec<Segment>,
+    batches: Vec<BatchSummary>,
+}
+
+impl PartitionLog {
+    /// Opens (or creates) the log in `dir`, checking every frame. A bad tail of
+    /// the active segment is truncated and reported; a bad closed segment is an
+    /// error. A [`Self::scan`] followed by [`ScannedLog::open`].
+    pub fn open(dir: &Path, config: LogConfig) -> Result<(Self, LogRecovery)> {
+        Self::scan(dir, config)?.open()
+    }
+
+    /// Reads and checks every segment of the log in `dir` without writing
+    /// anything (a missing `dir` is an empty log): a bad closed segment is
+    /// an error here, before any repair of this or another log was made.
+    pub fn scan(dir: &Path, config: LogConfig) -> Result<ScannedLog> {
+        let mut bases = Vec::new();
+        let entries = match fs::read_dir(dir) {
+            Ok(entries) => Some(entries),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+            Err(e) => return Err(MiniKafkaError::io(dir, e)),
+        };
+        for entry in entries.into_iter().flatten() {
+            let entry = entry.map_err(|e| MiniKafkaError::io(dir, e))?;
+            let name = entry.file_name();
+            let name = name.to_string_lossy();
+            let Some(stem) = name.strip_suffix(".log") else {
+                continue;
+            };
+            if stem.len() == 20 && stem.bytes().all(|b| b.is_ascii_digit()) {
+                bases.push(stem.parse::<i64>().map_err(|_| {
+                    MiniKafkaError::corrupt(entry.path(), "segment base offset out of range")
+                })?);
+            }
+        }
+        bases.sort_unstable();
+        let mut segments: Vec<ScannedSegment> = Vec::with_capacity(bases.len());
+        let mut min_base = 0;
+        for (i, &base) in bases.iter().enumerate() {
+            let active = i + 1 == bases.len();
+            let scanned = Segment::scan(dir, base, active, min_base, config.index_interval_bytes)?;
+            if let Some(next) = scanned.next_offset() {
+                min_base = next;
+            }
+            segments.push(scanned);
+        }
+        Ok(ScannedLog {
+            dir: dir.to_path_buf(),
+            config,
+            segments,
+        })
     }
 
     /// The directory holding this log's segments.

@@ -70,13 +70,8 @@ impl Segment {
         })
     }
 
-    /// Opens and checks an existing segment, rebuilding its index.
-    ///
-    /// Every frame is validated (magic, length, CRC, payload structure,
-    /// increasing offsets from `min_base_offset`). In the `active` segment the
-    /// first bad frame and everything after it is truncated and reported; in a
-    /// closed segment it is a [`MiniKafkaError::Corrupt`] naming the file and
-    /// the byte position.
+    /// Opens and checks an existing segment, rebuilding its index: a
+    /// [`Self::scan`] followed by [`ScannedSegment::open`].
     pub fn open(
         dir: &Path,
         base_offset: i64,
@@ -84,6 +79,32 @@ impl Segment {
         min_base_offset: i64,
         index_interval_bytes: u64,
     ) -> Result<(Self, SegmentScan)> {
+        Self::scan(
+            dir,
+            base_offset,
+            active,
+            min_base_offset,
+            index_interval_bytes,
+        )?
+        .open()
+    }
+
+    /// Reads and checks an existing segment without writing anything.
+    ///
+    /// Every frame is validated (magic, length, CRC, payload structure,
+    /// increasing offsets from `min_base_offset`). In the `active` segment the
+    /// first bad frame and everything after it is the bad tail that
+    /// [`ScannedSegment::open`] cuts; in a closed segment it is a
+    /// [`MiniKafkaError::Corrupt`] naming the file and the byte position.
+    /// Scanning every log before repairing any is what lets an open that
+    /// must refuse a directory refuse it untouched.
+    pub fn scan(
+        dir: &Path,
+        base_offset: i64,
+        active: bool,
+        min_base_offset: i64,
+        index_interval_bytes: u64,
+    ) -> Result<ScannedSegment> {
         let path = dir.join(log_file_name(base_offset));
         let mut bytes = SCAN_BUFFER.take();
         bytes.clear();
@@ -91,7 +112,7 @@ impl Segment {
         let result = read
             .map_err(|e| MiniKafkaError::io(&path, e))
             .and_then(|_| {
-                Self::open_scanned(
+                scan_frames(
                     dir,
                     path,
                     &bytes,
@@ -103,91 +124,6 @@ impl Segment {
             });
         SCAN_BUFFER.set(bytes);
         result
-    }
-
-    /// [`Self::open`] on the segment's bytes.
-    fn open_scanned(
-        dir: &Path,
-        path: PathBuf,
-        bytes: &[u8],
-        base_offset: i64,
-        active: bool,
-        min_base_offset: i64,
-        index_interval_bytes: u64,
-    ) -> Result<(Self, SegmentScan)> {
-        let mut headers = Vec::new();
-        let mut entries = Vec::new();
-        let mut pos = 0usize;
-        let mut next_min = min_base_offset.max(base_offset);
-        let mut failure = None;
-        while pos < bytes.len() {
-            match codec::validate(&bytes[pos..]) {
-                Ok((header, _)) if relative_offset(base_offset, header.last_offset()).is_none() => {
-                    failure = Some(format!(
-                        "batch at offset {} is not within 2^32 offsets of the segment base",
-                        header.base_offset
-                    ));
-                    break;
-                }
-                Ok((header, len)) if header.base_offset >= next_min => {
-                    let last_entry = entries.last().map_or(0, |e: &IndexEntry| e.position);
-                    if pos as u64 - last_entry >= index_interval_bytes {
-                        entries.push(IndexEntry {
-                            relative_offset: relative_offset(base_offset, header.base_offset)
-                                .expect("checked above"),
-                            position: pos as u64,
-                        });
-                    }
-                    next_min = header.last_offset() + 1;
-                    headers.push((header, len as u32));
-                    pos += len;
-                }
-                Ok((header, _)) => {
-                    failure = Some(format!(
-                        "batch at offset {} does not follow offset {}",
-                        header.base_offset,
-                        next_min - 1
-                    ));
-                    break;
-                }
-                Err(e) => {
-                    failure = Some(e.to_string());
-                    break;
-                }
-            }
-        }
-        let mut truncated_bytes = 0;
-        if let Some(reason) = &failure {
-            if !active {
-                return Err(MiniKafkaError::corrupt(
-                    &path,
-                    format!("closed segment has an invalid frame at byte {pos}: {reason}"),
-                ));
-            }
-            truncated_bytes = (bytes.len() - pos) as u64;
-        }
-        let file = open_rw(&path, false)?;
-        if truncated_bytes > 0 {
-            file.set_len(pos as u64)
-                .map_err(|e| MiniKafkaError::io(&path, e))?;
-            file.sync_all().map_err(|e| MiniKafkaError::io(&path, e))?;
-        }
-        let index = OffsetIndex::open_rebuilt(&dir.join(index_file_name(base_offset)), entries)?;
-        let segment = Self {
-            base_offset,
-            path,
-            file,
-            size: pos as u64,
-            index,
-        };
-        Ok((
-            segment,
-            SegmentScan {
-                headers,
-                truncated_bytes,
-                reason: failure,
-            },
-        ))
     }
 
     /// The first offset this segment may hold.
@@ -342,6 +278,136 @@ impl Segment {
             _ => Ok(()),
         }
     }
+}
+
+/// A segment read and checked by [`Segment::scan`], not yet opened.
+#[derive(Debug)]
+pub struct ScannedSegment {
+    dir: PathBuf,
+    path: PathBuf,
+    base_offset: i64,
+    headers: Vec<(BatchHeader, u32)>,
+    entries: Vec<IndexEntry>,
+    /// Bytes of whole valid frames.
+    valid_len: u64,
+    /// Bytes after them (the bad tail of an active segment).
+    truncated_bytes: u64,
+    reason: Option<String>,
+}
+
+impl ScannedSegment {
+    /// The offset after the last valid batch, or `None` if it has none.
+    pub fn next_offset(&self) -> Option<i64> {
+        self.headers.last().map(|(h, _)| h.last_offset() + 1)
+    }
+
+    /// Opens the scanned segment: cuts its bad tail (active segment only)
+    /// and writes its index if the file on disk differs.
+    pub fn open(self) -> Result<(Segment, SegmentScan)> {
+        let Self {
+            dir,
+            path,
+            base_offset,
+            headers,
+            entries,
+            valid_len,
+            truncated_bytes,
+            reason,
+        } = self;
+        let file = open_rw(&path, false)?;
+        if truncated_bytes > 0 {
+            file.set_len(valid_len)
+                .map_err(|e| MiniKafkaError::io(&path, e))?;
+            file.sync_all().map_err(|e| MiniKafkaError::io(&path, e))?;
+        }
+        let index = OffsetIndex::open_rebuilt(&dir.join(index_file_name(base_offset)), entries)?;
+        let segment = Segment {
+            base_offset,
+            path,
+            file,
+            size: valid_len,
+            index,
+        };
+        Ok((
+            segment,
+            SegmentScan {
+                headers,
+                truncated_bytes,
+                reason,
+            },
+        ))
+    }
+}
+
+/// [`Segment::scan`] on the segment's bytes.
+fn scan_frames(
+    dir: &Path,
+    path: PathBuf,
+    bytes: &[u8],
+    base_offset: i64,
+    active: bool,
+    min_base_offset: i64,
+    index_interval_bytes: u64,
+) -> Result<ScannedSegment> {
+    let mut headers = Vec::new();
+    let mut entries = Vec::new();
+    let mut pos = 0usize;
+    let mut next_min = min_base_offset.max(base_offset);
+    let mut failure = None;
+    while pos < bytes.len() {
+        match codec::validate(&bytes[pos..]) {
+            Ok((header, _)) if relative_offset(base_offset, header.last_offset()).is_none() => {
+                failure = Some(format!(
+                    "batch at offset {} is not within 2^32 offsets of the segment base",
+                    header.base_offset
+                ));
+                break;
+            }
+            Ok((header, len)) if header.base_offset >= next_min => {
+                let last_entry = entries.last().map_or(0, |e: &IndexEntry| e.position);
+                if pos as u64 - last_entry >= index_interval_bytes {
+                    entries.push(IndexEntry {
+                        relative_offset: relative_offset(base_offset, header.base_offset)
+                            .expect("checked above"),
+                        position: pos as u64,
+                    });
+                }
+                next_min = header.last_offset() + 1;
+                headers.push((header, len as u32));
+                pos += len;
+            }
+            Ok((header, _)) => {
+                failure = Some(format!(
+                    "batch at offset {} does not follow offset {}",
+                    header.base_offset,
+                    next_min - 1
+                ));
+                break;
+            }
+            Err(e) => {
+                failure = Some(e.to_string());
+                break;
+            }
+        }
+    }
+    if let Some(reason) = &failure
+        && !active
+    {
+        return Err(MiniKafkaError::corrupt(
+            &path,
+            format!("closed segment has an invalid frame at byte {pos}: {reason}"),
+        ));
+    }
+    Ok(ScannedSegment {
+        dir: dir.to_path_buf(),
+        path,
+        base_offset,
+        headers,
+        entries,
+        valid_len: pos as u64,
+        truncated_bytes: (bytes.len() - pos) as u64,
+        reason: failure,
+    })
 }
 
 /// `offset - base` as an index's `u32` relative offset, if it fits.
