@@ -58,6 +58,34 @@ fn bench(c: &mut Criterion) {
             total
         })
     });
+    // The same replay distance near step 1,000: the two differ only by
+    // history (the data directory's size and the state a restore clones).
+    timeline.goto(steps - 1).unwrap();
+    let distance = timeline.replayed();
+    timeline.goto(steps).unwrap();
+    let mut early = Timeline::new(recording.clone(), 50).unwrap();
+    early.goto(1_000).unwrap();
+    let checkpoint = early
+        .checkpoint_steps()
+        .into_iter()
+        .rev()
+        .find(|&c| c + distance < 1_000)
+        .unwrap();
+    let at = checkpoint + distance + 1;
+    early.goto(at).unwrap();
+    group.bench_function("one_step_back_near_1000_same_replay", |b| {
+        b.iter_custom(|iters| {
+            let mut total = Duration::ZERO;
+            for _ in 0..iters {
+                let start = Instant::now();
+                early.goto(at - 1).unwrap();
+                total += start.elapsed();
+                assert_eq!(early.replayed(), distance);
+                early.goto(at).unwrap();
+            }
+            total
+        })
+    });
     group.finish();
 }
 
