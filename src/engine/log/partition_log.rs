@@ -110,6 +110,7 @@ impl ScannedLog {
             config: self.config,
             segments: Vec::with_capacity(self.segments.len().max(1)),
             batches: Vec::new(),
+            frame: Vec::new(),
         };
         let mut recovery = LogRecovery::default();
         for scanned in self.segments {
@@ -141,6 +142,10 @@ pub struct PartitionLog {
     config: LogConfig,
     segments: Vec<Segment>,
     batches: Vec<BatchSummary>,
+    /// The frame being appended, reused: a fresh frame-sized allocation per
+    /// append made glibc consolidate the caller's freed records each time
+    /// (issue 7, P3).
+    frame: Vec<u8>,
 }
 
 impl PartitionLog {
@@ -264,7 +269,18 @@ impl PartitionLog {
                 self.dir.display()
             )));
         }
-        let frame = codec::encode(batch);
+        let mut frame = std::mem::take(&mut self.frame);
+        frame.clear();
+        codec::encode_into(batch, &mut frame);
+        let appended = self.append_frame(batch, &frame);
+        self.frame = frame;
+        appended?;
+        Ok(self.batches.last().expect("just pushed"))
+    }
+
+    /// Writes `batch`'s encoded `frame` to the active segment (rolling first
+    /// if it is full) and records its summary.
+    fn append_frame(&mut self, batch: &RecordBatch, frame: &[u8]) -> Result<()> {
         let active = self.active();
         let full = active.size() + frame.len() as u64 > self.config.segment_max_bytes;
         if active.size() > 0 && (full || !active.can_hold(batch.last_offset())) {
@@ -276,13 +292,13 @@ impl PartitionLog {
             .last_mut()
             .expect("a log always has a segment")
             .append(
-                &frame,
+                frame,
                 batch.base_offset,
                 config.index_interval_bytes,
                 config.fsync,
             )?;
-        self.batches.push(BatchSummary::of(batch, &frame));
-        Ok(self.batches.last().expect("just pushed"))
+        self.batches.push(BatchSummary::of(batch, frame));
+        Ok(())
     }
 
     /// Up to `max_batches` whole batches, starting with the one holding
