@@ -641,10 +641,18 @@ impl TransactionVisibility for TransactionCoordinator {
     }
 
     /// E11, per instance: the batch's own instance must be COMPLETE_COMMIT.
+    /// Under the kafka rules every instance has its own producer epoch and
+    /// its batches carry it: a batch of another epoch is never the
+    /// candidate's, even when the candidate has no end marker there (its
+    /// completion by a timeout or a fencing begin found the leader stopped).
     fn is_committed(&self, tp: &TopicPartition, batch: &RecordBatch) -> bool {
         batch.transactional_id.as_deref().is_some_and(|id| {
-            self.owner(id, tp, batch.base_offset)
-                .is_some_and(|d| d.state == TransactionState::CompleteCommit)
+            self.owner(id, tp, batch.base_offset).is_some_and(|d| {
+                d.state == TransactionState::CompleteCommit
+                    && d.producer.is_none_or(|producer| {
+                        producer == (batch.producer_id, batch.producer_epoch)
+                    })
+            })
         })
     }
 }
