@@ -469,7 +469,8 @@ impl Stats {
         for (tp, part) in &m.parts {
             for (o, b) in part.leader_log().iter().enumerate() {
                 if let Payload::Data { txn: Some(id), .. } = &b.payload {
-                    self.orphans += u64::from(m.coord.owner(id, tp, o as i64).is_none());
+                    let owner = m.coord.owner(id, tp, o as i64, part.leader_log());
+                    self.orphans += u64::from(owner.is_none());
                 }
             }
         }
@@ -488,6 +489,9 @@ fn data_dir() -> tempfile::TempDir {
     dir.expect("a temporary directory")
 }
 
+/// Record values as the state lists them.
+type Values = Vec<Option<String>>;
+
 /// A driver and the model side by side.
 struct Run {
     _dir: tempfile::TempDir,
@@ -495,6 +499,9 @@ struct Run {
     model: Model,
     sabotage: Sabotage,
     stats: Stats,
+    /// The longest read_uncommitted and read_committed lists seen per
+    /// partition (while its leader ran).
+    seen: BTreeMap<String, (Values, Values)>,
 }
 
 impl Run {
@@ -511,6 +518,7 @@ impl Run {
                 cases: 1,
                 ..Stats::default()
             },
+            seen: BTreeMap::new(),
         }
     }
 
@@ -539,7 +547,37 @@ impl Run {
         let state = State::of(&self.driver);
         compare(&state, &self.model, self.sabotage).map_err(fail)?;
         invariants(&self.model).map_err(fail)?;
+        self.only_grow(&state).map_err(fail)?;
         self.count_state(&state, self.driver.cluster().generation() != generation);
+        Ok(())
+    }
+
+    /// What a consumer reads from offset 0 only grows: a record once
+    /// returned stays, in its place (HW and LSO never go back, data below
+    /// them never changes, a decided transaction stays decided). A
+    /// partition whose leader is stopped reads nothing and is skipped.
+    fn only_grow(&mut self, state: &State) -> Result<(), String> {
+        for p in &state.partitions {
+            let leader_stopped = p.replicas.iter().any(|r| r.broker == p.leader && r.stopped);
+            if leader_stopped {
+                continue;
+            }
+            let name = format!("{}-{}", p.topic, p.partition);
+            let now = (
+                state.consumers.read_uncommitted[&name].clone(),
+                state.consumers.read_committed[&name].clone(),
+            );
+            let before = self.seen.entry(name.clone()).or_default();
+            for (what, old, new) in [
+                ("read_uncommitted", &before.0, &now.0),
+                ("read_committed", &before.1, &now.1),
+            ] {
+                if !new.starts_with(old) {
+                    return Err(format!("{name} {what} went from {old:?} to {new:?}"));
+                }
+            }
+            *before = now;
+        }
         Ok(())
     }
 
@@ -913,7 +951,8 @@ fn invariants(m: &Model) -> Result<(), String> {
             else {
                 continue;
             };
-            if offset >= lso || !m.coord.is_committed(id, tp, offset, b.producer) {
+            let log = part.leader_log();
+            if offset >= lso || !m.coord.is_committed(id, tp, offset, b.producer, log) {
                 continue;
             }
             let writer = b.writer.and_then(|w| m.coord.instances.get(w));
@@ -921,10 +960,10 @@ fn invariants(m: &Model) -> Result<(), String> {
             // The book's documented limit (docs/engine-decisions.md, "Known
             // limits"): a committed instance without an end marker (recovery
             // did not write it) owns a later instance's unjournaled write.
-            let owner = m.coord.owner(id, tp, offset);
+            let owner = m.coord.owner(id, tp, offset, log);
             let book_limit = !m.setup.kafka
                 && owner != b.writer
-                && owner.is_some_and(|o| m.coord.marker(o, tp, true).is_none());
+                && owner.is_some_and(|o| m.coord.marker(o, tp, true, log).is_none());
             if !writer_committed && !book_limit {
                 return Err(format!(
                     "read_committed shows {value:?} at {}@{offset}, written by {id} instance {:?} which is {}",
@@ -1191,6 +1230,227 @@ fn an_aborted_instances_write_is_never_read_as_an_earlier_committed_ones() {
         [Some("v5".to_string())],
         "v11 belongs to the aborted instance"
     );
+}
+
+/// A COMMIT marker waits for a follower when a promotion makes that
+/// follower the leader: the marker never reached it, and the commit fails.
+/// Committing again must write the marker on the new leader (it waited at
+/// the old marker's offset, which the new leader never had, and completed
+/// when an unrelated record filled it: a commit without a marker).
+#[test]
+fn a_commit_resumed_after_a_promotion_writes_the_marker_the_new_leader_lacks() {
+    let state = replay(concat!(
+        r#"{"mk_recording":1,"title":"regression","rules":"minikafka","cluster":{"brokers":[1,2],"topics":[{"name":"t0","partitions":1,"replication_factor":2}],"config":{"min_insync_replicas":1,"replica_lag_time_ms":1000,"transaction_timeout_ms":4000}}}"#,
+        "\n",
+        r#"{"action":{"promote":{"topic":"t0","partition":0,"broker":2}}}"#,
+        "\n",
+        r#"{"action":{"begin":{"txn":"tx-a"}}}"#,
+        "\n",
+        r#"{"action":{"send":{"txn":"tx-a","topic":"t0","value":"v3"}}}"#,
+        "\n",
+        r#"{"action":{"commit":{"txn":"tx-a"}}}"#,
+        "\n",
+        r#"{"action":{"replicate":{}}}"#,
+        "\n",
+        r#"{"action":{"commit":{"txn":"tx-a"}}}"#,
+        "\n",
+        r#"{"action":{"promote":{"topic":"t0","partition":0,"broker":1}}}"#,
+        "\n",
+        r#"{"action":{"produce":{"topic":"t0","value":"unrelated","acks":"1"}}}"#,
+        "\n",
+        r#"{"action":{"replicate":{}}}"#,
+        "\n",
+    ));
+    assert_eq!(state.transactions[0].state, "complete_commit");
+    let kinds: Vec<(i64, Option<&str>)> = state.partitions[0]
+        .batches
+        .iter()
+        .map(|b| (b.base_offset, b.control))
+        .collect();
+    assert_eq!(kinds, [(0, None), (1, Some("commit")), (2, None)]);
+    assert_eq!(state.partitions[0].leader, 1);
+    assert_eq!(
+        state.consumers.read_committed["t0-0"],
+        [Some("v3".to_string()), Some("unrelated".to_string())]
+    );
+}
+
+// ----- the checks themselves -----
+
+/// A transaction that commits output and offsets, one that aborts, and a
+/// plain record, on one single-replica partition.
+fn commit_and_abort() -> (Setup, Vec<Action>) {
+    let setup = Setup {
+        kafka: false,
+        brokers: vec![1, 2],
+        topics: vec![("t0".into(), 1, 1)],
+        min_isr: 1,
+        lag_time_ms: 1000,
+        timeout_ms: 4000,
+    };
+    let actions = [
+        r#"{"begin":{"txn":"tx-a"}}"#,
+        r#"{"send":{"txn":"tx-a","topic":"t0","value":"kept"}}"#,
+        r#"{"send_offsets":{"txn":"tx-a","group":"workers","offsets":[{"topic":"t0","partition":0,"offset":3}]}}"#,
+        r#"{"commit":{"txn":"tx-a"}}"#,
+        r#"{"begin":{"txn":"tx-b"}}"#,
+        r#"{"send":{"txn":"tx-b","topic":"t0","value":"dropped"}}"#,
+        r#"{"abort":{"txn":"tx-b"}}"#,
+        r#"{"produce":{"topic":"t0","value":"plain"}}"#,
+    ]
+    .iter()
+    .map(|a| Action::from_json(&serde_json::from_str(a).unwrap()).unwrap())
+    .collect();
+    (setup, actions)
+}
+
+/// Each deliberate model error is caught, at the step where it first
+/// shows; the honest model passes.
+#[test]
+fn every_comparison_can_fail() {
+    let (setup, actions) = commit_and_abort();
+    run_steps(&setup, &actions, Sabotage::None).expect("the honest model agrees");
+    for (sabotage, step, field) in [
+        (Sabotage::HighWatermarkPlusOne, 2, "high_watermark"),
+        (Sabotage::ForgetCommittedOffsets, 4, "committed_offsets"),
+        (Sabotage::CompleteLooksPrepared, 4, "transactions"),
+        (Sabotage::ShowAbortedData, 7, "read_committed"),
+    ] {
+        let m = run_steps(&setup, &actions, sabotage).expect_err("a sabotaged model must fail");
+        assert_eq!(m.step, step, "{sabotage:?}: {}", m.message);
+        assert!(m.message.contains(field), "{sabotage:?}: {}", m.message);
+    }
+}
+
+/// The ground-truth invariants catch what they are for, on a model whose
+/// truth is doctored after the run.
+#[test]
+fn every_invariant_can_fail() {
+    let (setup, actions) = commit_and_abort();
+    let model = || {
+        let mut m = Model::new(setup.clone());
+        for a in &actions {
+            m.apply(a);
+        }
+        m.observe();
+        invariants(&m).expect("the run keeps every invariant");
+        m
+    };
+    let tp: Tp = ("t0".into(), 0);
+    let aborted = m_instance(&model(), "tx-b");
+
+    let mut m = model();
+    m.truth.acked.push(model::Written {
+        tp: tp.clone(),
+        offset: 9,
+        value: "lost".into(),
+        writer: None,
+    });
+    assert!(invariants(&m).unwrap_err().contains("is gone"));
+
+    let mut m = model();
+    let leader = m.parts[&tp].leader;
+    let log = &mut m
+        .parts
+        .get_mut(&tp)
+        .unwrap()
+        .replicas
+        .get_mut(&leader)
+        .unwrap()
+        .log;
+    log[0].writer = Some(aborted);
+    assert!(invariants(&m).unwrap_err().contains("complete_abort"));
+
+    let mut m = model();
+    m.truth.staged_by.insert(3, aborted);
+    assert!(invariants(&m).unwrap_err().contains("committed offset"));
+
+    // A marker before tx-a's write would end its range: "kept" is hidden.
+    let mut m = model();
+    let committed = m_instance(&m, "tx-a");
+    let leader = m.parts[&tp].leader;
+    let log = &mut m
+        .parts
+        .get_mut(&tp)
+        .unwrap()
+        .replicas
+        .get_mut(&leader)
+        .unwrap()
+        .log;
+    log.insert(0, log[0].clone());
+    log[0].payload = Payload::Marker {
+        txn: "tx-a".into(),
+        commit: true,
+    };
+    m.coord.markers.insert((committed, tp), vec![(0, true)]);
+    for w in &mut m.truth.acked {
+        w.offset += 1;
+    }
+    assert!(
+        invariants(&m)
+            .unwrap_err()
+            .contains("is not read_committed")
+    );
+}
+
+fn m_instance(m: &Model, id: &str) -> usize {
+    m.coord.current[id]
+}
+
+/// The failure path end to end: a deliberately wrong model fails, proptest
+/// shrinks the case, and the recording written for it names the seed,
+/// parses and checks like any recording, replays through the driver to the
+/// state the run saw, and fails the wrong model again at the same step.
+#[test]
+fn a_failing_case_is_shrunk_and_written_as_a_replayable_recording() {
+    let seed = 42;
+    let panic = catch_unwind(|| check_property(false, 200, seed, Sabotage::HighWatermarkPlusOne))
+        .expect_err("a sabotaged model must fail");
+    let message = panic
+        .downcast_ref::<String>()
+        .cloned()
+        .expect("a formatted message");
+    assert!(message.contains("MK_MODEL_SEED=42"), "{message}");
+    assert!(message.contains("high_watermark"), "{message}");
+    let path = message
+        .split("shrunk case written to ")
+        .nth(1)
+        .and_then(|rest| rest.split(" (").next())
+        .map(PathBuf::from)
+        .expect("the message names the file");
+    let text = std::fs::read_to_string(&path).unwrap();
+    assert!(
+        message.ends_with(&text),
+        "the message holds the whole recording"
+    );
+
+    let steps = minikafka::cli::check(&path).expect("mk-tui check accepts it");
+    assert!(
+        (1..=2).contains(&steps),
+        "shrunk to {steps} step(s):\n{text}"
+    );
+    let recording = Recording::load(&path).unwrap();
+    let failing = recording.steps.iter().position(|s| s.caption.is_some());
+    assert_eq!(
+        failing,
+        Some(steps - 1),
+        "the failing step carries the mismatch"
+    );
+
+    // The state `mk-tui state FILE` prints is the one the run saw.
+    let replayed = minikafka::cli::state_of_recording(&path, None, None).unwrap();
+    let setup = setup_of(&recording.header);
+    let actions: Vec<Action> = recording.steps.iter().map(|s| s.action.clone()).collect();
+    let mut run = Run::new(&setup, Sabotage::None);
+    for a in &actions {
+        run.step(a)
+            .expect("the engine agrees with the honest model");
+    }
+    assert_eq!(State::of(&run.driver).to_json(), replayed.to_json());
+
+    let again = run_steps(&setup, &actions, Sabotage::HighWatermarkPlusOne).unwrap_err();
+    assert_eq!(again.step, steps);
+    std::fs::remove_file(&path).unwrap();
 }
 
 /// `MK_MODEL_REPLAY=FILE cargo test --test model_based` re-checks a

@@ -472,7 +472,12 @@ impl Model {
         if write_markers {
             for (tp, _) in data.first.clone() {
                 let stopped = self.parts.get(&tp).is_none_or(Part::leader_stopped);
-                if stopped || self.coord.marker(index, &tp, commit).is_some() {
+                if stopped
+                    || self
+                        .coord
+                        .marker(index, &tp, commit, self.parts[&tp].leader_log())
+                        .is_some()
+                {
                     continue;
                 }
                 let (payload, pid) = self.marker_payload(index, commit);
@@ -1224,7 +1229,8 @@ impl Model {
                 return Err(Failure::Crashed);
             }
             m.check_in_flight(index, commit)?;
-            if let Some(offset) = m.coord.marker(index, &tp, commit) {
+            let log = m.parts.get(&tp).map_or(&[][..], |p| p.leader_log());
+            if let Some(offset) = m.coord.marker(index, &tp, commit, log) {
                 m.coverage.resumed_markers += 1;
                 let id = m.id();
                 let (now, s) = (m.clock, m.settings);
@@ -1385,9 +1391,10 @@ impl Model {
             if offset < part.hw {
                 ru.push(value.clone());
             }
-            let committed = txn
-                .as_ref()
-                .is_none_or(|id| self.coord.is_committed(id, tp, offset, b.producer));
+            let committed = txn.as_ref().is_none_or(|id| {
+                self.coord
+                    .is_committed(id, tp, offset, b.producer, part.leader_log())
+            });
             if offset < lso && committed {
                 rc.push(value.clone());
             }

@@ -5,6 +5,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::Tp;
+use super::replication::{Batch, Payload};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TxState {
@@ -201,12 +202,33 @@ impl Coordinator {
         }
     }
 
-    pub fn marker(&self, index: usize, tp: &Tp, commit: bool) -> Option<i64> {
+    /// Instance `index`'s markers on `tp` that the leader's `log` holds
+    /// (docs: "the markers in the log"; a promotion can drop one).
+    pub fn markers_in(&self, index: usize, tp: &Tp, log: &[Batch]) -> Vec<(i64, bool)> {
+        let id = &self.instances[index].id;
         self.markers
-            .get(&(index, tp.clone()))?
-            .iter()
-            .find(|&&(_, c)| c == commit)
-            .map(|&(o, _)| o)
+            .get(&(index, tp.clone()))
+            .into_iter()
+            .flatten()
+            .copied()
+            .filter(|&(o, commit)| {
+                log.get(o as usize).is_some_and(|b| {
+                    b.payload
+                        == Payload::Marker {
+                            txn: id.clone(),
+                            commit,
+                        }
+                })
+            })
+            .collect()
+    }
+
+    /// Where the leader's log holds instance `index`'s marker of a type.
+    pub fn marker(&self, index: usize, tp: &Tp, commit: bool, log: &[Batch]) -> Option<i64> {
+        self.markers_in(index, tp, log)
+            .into_iter()
+            .find(|&(_, c)| c == commit)
+            .map(|(o, _)| o)
     }
 
     /// The last instance of `id` whose first offset on `tp` is at or below
@@ -222,20 +244,26 @@ impl Coordinator {
 
     /// The instance a transactional batch belongs to: the candidate, unless
     /// the candidate's range on `tp` ended (its first marker) before it.
-    pub fn owner(&self, id: &str, tp: &Tp, offset: i64) -> Option<usize> {
+    pub fn owner(&self, id: &str, tp: &Tp, offset: i64, log: &[Batch]) -> Option<usize> {
         let index = self.candidate(id, tp, offset)?;
         let ended = self
-            .markers
-            .get(&(index, tp.clone()))
-            .and_then(|m| m.first())
+            .markers_in(index, tp, log)
+            .first()
             .is_some_and(|&(marker, _)| marker < offset);
         (!ended).then_some(index)
     }
 
     /// The owner committed; an owner with a producer epoch (kafka rules)
     /// owns only batches of that epoch.
-    pub fn is_committed(&self, id: &str, tp: &Tp, offset: i64, producer: (i64, i32)) -> bool {
-        self.owner(id, tp, offset).is_some_and(|i| {
+    pub fn is_committed(
+        &self,
+        id: &str,
+        tp: &Tp,
+        offset: i64,
+        producer: (i64, i32),
+        log: &[Batch],
+    ) -> bool {
+        self.owner(id, tp, offset, log).is_some_and(|i| {
             let d = &self.instances[i];
             d.state == TxState::CompleteCommit && d.producer.is_none_or(|p| p == producer)
         })

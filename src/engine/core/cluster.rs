@@ -682,6 +682,13 @@ impl BrokerCluster {
         self.mutate(|state, now| {
             let epoch = state.partition_mut(tp)?.promote(broker, now)?;
             state.metadata.set_leader(tp, broker, epoch)?;
+            let ClusterState {
+                transactions,
+                partitions,
+                ..
+            } = state;
+            let leader = &partitions[tp].leader_replica().log;
+            transactions.forget_lost_markers(tp, leader);
             Ok(epoch)
         })
     }

@@ -24,6 +24,7 @@ use crate::engine::core::batch::{ControlType, RecordBatch};
 use crate::engine::core::metadata::TopicPartition;
 use crate::engine::core::recovery::{CompletedTransaction, RecoveryReport, ResentMarker};
 use crate::engine::error::{MiniKafkaError, Result};
+use crate::engine::log::PartitionLog;
 use crate::engine::replication::model::TransactionVisibility;
 use crate::engine::replication::{AckMode, PartitionReplicaSet};
 use crate::engine::transaction::journal::{JournalFrame, TransactionJournal};
@@ -155,6 +156,28 @@ impl TransactionCoordinator {
         if list.get(at).is_none_or(|&(o, _)| o != offset) {
             list.insert(at, (offset, control));
         }
+    }
+
+    /// After a promotion (E6): forgets the markers on `tp` that the new
+    /// leader's log does not hold (they had not reached it), so that a
+    /// resumed commit or abort writes them again instead of waiting at an
+    /// offset the new leader never had.
+    pub fn forget_lost_markers(&mut self, tp: &TopicPartition, leader: &PartitionLog) {
+        let instances = &self.instances;
+        for ((index, p), list) in self.markers.iter_mut() {
+            if p != tp {
+                continue;
+            }
+            let id = instances[*index].id.as_str();
+            list.retain(|&(offset, control)| {
+                leader.summary_at(offset).is_some_and(|b| {
+                    b.base_offset == offset
+                        && b.control == Some(control)
+                        && b.transactional_id.as_deref() == Some(id)
+                })
+            });
+        }
+        self.markers.retain(|_, list| !list.is_empty());
     }
 
     /// The offset of instance `index`'s marker of type `control` on `tp`.
