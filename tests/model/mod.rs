@@ -620,6 +620,8 @@ impl Model {
             report.markers_resent.extend(resent);
             report.completed.push(id);
         }
+        // Kafka rules: one left open past its timeout aborts at once.
+        self.expire();
         self.update_all();
         self.last_recovery = Some(report);
     }

@@ -133,6 +133,10 @@ impl ClusterState {
         transactions.attach_markers(partitions);
         if recover {
             transactions.recover(partitions, offsets, now_ms, last_recovery)?;
+            // Kafka rules: an ONGOING transaction found past its timeout
+            // aborts now, not at whatever engine call comes next (a read of
+            // the state would otherwise change it half way through).
+            transactions.expire(partitions, offsets, now_ms)?;
         }
         state.update_all(now_ms);
         state.persist_high_watermarks()?;
