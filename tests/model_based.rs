@@ -117,25 +117,33 @@ fn op() -> impl Strategy<Value = Op> {
     ]
 }
 
-/// 2-3 brokers, 1-2 topics of 1-3 partitions, min ISR 1 or 2.
+/// 2-3 brokers, 1-2 topics of 1-3 partitions, min ISR 1-3, followers out
+/// of the ISR after 1 s without a fetch or (sometimes) 3 offsets behind,
+/// segments of 1 MiB or (sometimes) 256 bytes.
 fn setup(kafka: bool) -> impl Strategy<Value = Setup> {
     (
         2u32..=3,
         prop::collection::vec((1u32..=3, 1u32..=3), 1..=2),
-        prop_oneof![3 => Just(1usize), 1 => Just(2usize)],
+        prop_oneof![5 => Just(1usize), 3 => Just(2usize), 1 => Just(3usize)],
+        prop_oneof![3 => Just(10_000u64), 1 => Just(3u64)],
+        prop_oneof![3 => Just(1u64 << 20), 1 => Just(256u64)],
     )
-        .prop_map(move |(n, topics, min_isr)| Setup {
-            kafka,
-            brokers: (1..=n).collect(),
-            topics: topics
-                .iter()
-                .enumerate()
-                .map(|(i, &(p, rf))| (format!("t{i}"), p, rf.min(n)))
-                .collect(),
-            min_isr,
-            lag_time_ms: 1000,
-            timeout_ms: 4000,
-        })
+        .prop_map(
+            move |(n, topics, min_isr, lag_max_offsets, segment_max_bytes)| Setup {
+                kafka,
+                brokers: (1..=n).collect(),
+                topics: topics
+                    .iter()
+                    .enumerate()
+                    .map(|(i, &(p, rf))| (format!("t{i}"), p, rf.min(n)))
+                    .collect(),
+                min_isr,
+                lag_time_ms: 1000,
+                lag_max_offsets,
+                segment_max_bytes,
+                timeout_ms: 4000,
+            },
+        )
 }
 
 fn case(kafka: bool) -> impl Strategy<Value = (Setup, Vec<Op>)> {
@@ -315,6 +323,8 @@ fn header(setup: &Setup, title: &str) -> Header {
             config: ConfigSpec {
                 min_insync_replicas: Some(setup.min_isr),
                 replica_lag_time_ms: Some(setup.lag_time_ms),
+                replica_lag_max_offsets: Some(setup.lag_max_offsets),
+                segment_max_bytes: Some(setup.segment_max_bytes),
                 transaction_timeout_ms: Some(setup.timeout_ms),
                 ..ConfigSpec::default()
             },
@@ -338,6 +348,8 @@ fn setup_of(h: &Header) -> Setup {
             .collect(),
         min_isr: c.min_insync_replicas.unwrap_or(1),
         lag_time_ms: c.replica_lag_time_ms.unwrap_or(10_000),
+        lag_max_offsets: c.replica_lag_max_offsets.unwrap_or(10_000),
+        segment_max_bytes: c.segment_max_bytes.unwrap_or(1 << 20),
         timeout_ms: c.transaction_timeout_ms.unwrap_or(60_000),
     }
 }
@@ -418,6 +430,8 @@ struct Stats {
     /// Sends the client saw fail whose record read_committed shows (their
     /// instance committed anyway: see docs/reliability.md).
     failed_sends_visible: u64,
+    /// Leader logs that rolled past one segment.
+    rolled_logs: u64,
 }
 
 impl Stats {
@@ -447,6 +461,7 @@ impl Stats {
         self.acks_failed += o.acks_failed;
         self.orphans += o.orphans;
         self.failed_sends_visible += o.failed_sends_visible;
+        self.rolled_logs += o.rolled_logs;
     }
 
     /// Counts what a finished case's model saw: every error (also those of
@@ -1014,6 +1029,14 @@ fn run_case(
         run.step(&action)?;
     }
     run.stats.finish(&run.model);
+    for tp in run.driver.cluster().topic_partitions() {
+        let segments = run
+            .driver
+            .cluster()
+            .leader_log(&tp)
+            .and_then(|l| l.segment_paths());
+        run.stats.rolled_logs += u64::from(segments.is_ok_and(|s| s.len() > 1));
+    }
     // The recording of this case replays to the same state without a look
     // at every step (`mk-tui state FILE` reads the state once, at the end).
     let dir = data_dir();
@@ -1360,6 +1383,8 @@ fn commit_and_abort() -> (Setup, Vec<Action>) {
         topics: vec![("t0".into(), 1, 1)],
         min_isr: 1,
         lag_time_ms: 1000,
+        lag_max_offsets: 10_000,
+        segment_max_bytes: 1 << 20,
         timeout_ms: 4000,
     };
     let actions = [

@@ -106,6 +106,10 @@ pub struct Setup {
     pub topics: Vec<(String, u32, u32)>,
     pub min_isr: usize,
     pub lag_time_ms: u64,
+    /// A follower further behind than this leaves the ISR.
+    pub lag_max_offsets: u64,
+    /// Segments roll at this size (only the active one can be torn).
+    pub segment_max_bytes: u64,
     pub timeout_ms: u64,
 }
 
@@ -264,7 +268,7 @@ impl Model {
     pub fn new(setup: Setup) -> Self {
         let settings = Settings {
             lag_time_ms: setup.lag_time_ms,
-            lag_max_offsets: 10_000,
+            lag_max_offsets: setup.lag_max_offsets as i64,
             min_isr: setup.min_isr,
             ack_by_hw: setup.kafka,
         };
