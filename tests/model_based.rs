@@ -305,6 +305,16 @@ fn concretize(op: &Op, m: &Model, step: usize) -> Option<Action> {
 // ----- recordings -----
 
 fn header(setup: &Setup, title: &str) -> Header {
+    // Through JSON, as a recording gives it: fields this test does not set
+    // keep their defaults.
+    let config: ConfigSpec = serde_json::from_value(serde_json::json!({
+        "min_insync_replicas": setup.min_isr,
+        "replica_lag_time_ms": setup.lag_time_ms,
+        "replica_lag_max_offsets": setup.lag_max_offsets,
+        "segment_max_bytes": setup.segment_max_bytes,
+        "transaction_timeout_ms": setup.timeout_ms,
+    }))
+    .expect("a valid configuration");
     Header {
         mk_recording: 1,
         title: title.to_string(),
@@ -320,14 +330,7 @@ fn header(setup: &Setup, title: &str) -> Header {
                     replication_factor: *rf,
                 })
                 .collect(),
-            config: ConfigSpec {
-                min_insync_replicas: Some(setup.min_isr),
-                replica_lag_time_ms: Some(setup.lag_time_ms),
-                replica_lag_max_offsets: Some(setup.lag_max_offsets),
-                segment_max_bytes: Some(setup.segment_max_bytes),
-                transaction_timeout_ms: Some(setup.timeout_ms),
-                ..ConfigSpec::default()
-            },
+            config,
         },
         layout: None,
         terminal: None,
