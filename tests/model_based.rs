@@ -154,7 +154,7 @@ fn case(kafka: bool) -> impl Strategy<Value = (Setup, Vec<Op>)> {
 /// apply: a transaction action while another transaction id has work
 /// pending (the model then need not predict which ready work runs first),
 /// or a tear with nothing to tear.
-fn concretize(op: &Op, m: &Model, step: usize) -> Option<Action> {
+fn concretize(op: &Op, m: &Model, driver: &Driver, step: usize) -> Option<Action> {
     let s = &m.setup;
     let topic = |t: u8| &s.topics[t as usize % s.topics.len()];
     let tp = |t: u8, p: u8| {
@@ -274,6 +274,12 @@ fn concretize(op: &Op, m: &Model, step: usize) -> Option<Action> {
             let tp = tp(t, partition);
             let followers = m.parts[&tp].followers();
             let b = *followers.get(follower as usize % followers.len().max(1))?;
+            // A tear cuts the replica's active segment, which a torn tail
+            // cut before can have left empty (small segments): then nothing
+            // would be cut, so no cut is tried.
+            if cut.is_some() && active_segment_empty(driver, &tp, b) {
+                return None;
+            }
             Action::Tear {
                 target: TearTargetSpec::Log {
                     topic: tp.0,
@@ -300,6 +306,19 @@ fn concretize(op: &Op, m: &Model, step: usize) -> Option<Action> {
             }
         }
     })
+}
+
+/// Whether `broker`'s active segment of `tp` is empty (read from its files).
+fn active_segment_empty(driver: &Driver, tp: &Tp, broker: u32) -> bool {
+    let tp = minikafka::engine::TopicPartition::new(tp.0.clone(), tp.1);
+    let segments = driver
+        .cluster()
+        .replica_log(&tp, broker)
+        .and_then(|l| l.segment_paths())
+        .expect("a replica");
+    segments
+        .last()
+        .is_none_or(|p| std::fs::metadata(p).map_or(true, |m| m.len() == 0))
 }
 
 // ----- recordings -----
@@ -1024,7 +1043,7 @@ fn run_case(
     let initial = State::of(&run.driver);
     compare(&initial, &run.model, sabotage).map_err(|message| Mismatch { step: 0, message })?;
     for op in ops {
-        let Some(action) = concretize(op, &run.model, steps.len() + 1) else {
+        let Some(action) = concretize(op, &run.model, &run.driver, steps.len() + 1) else {
             run.stats.skipped += 1;
             continue;
         };
