@@ -9,10 +9,12 @@
 //! (`tests/model/`): what read_uncommitted and read_committed consumers
 //! get, HW, LSO, ISR, each leader's batches, transaction states, committed
 //! offsets, the journal's size, pending operations, errors and the last
-//! recovery. Three invariants are checked on ground truth the model keeps
-//! besides: acknowledged writes stay, read_committed never shows data of an
-//! instance that did not commit, and committed offsets come only from
-//! committed instances.
+//! recovery. Invariants are checked on ground truth the model keeps
+//! besides: acknowledged writes stay, and a committed instance's are
+//! read_committed; read_committed never shows data of an instance that did
+//! not commit; committed offsets come only from committed instances; what
+//! a consumer reads only grows; and the case replays to the same state
+//! without per-step reads.
 //!
 //! Both rule sets run, `MK_MODEL_CASES` cases in all (default 1,000, half
 //! each); `MK_MODEL_SEED` fixes the seed. A failing case is shrunk, written
@@ -39,6 +41,7 @@ use proptest::test_runner::{Config, RngSeed, TestCaseError, TestError, TestRunne
 
 // ----- recordings -----
 
+/// The recording header of a case.
 fn header(setup: &Setup, title: &str) -> Header {
     // Through JSON, as a recording gives it: fields this test does not set
     // keep their defaults.
@@ -403,9 +406,10 @@ fn run_rules(kafka: bool) {
         started.elapsed()
     );
     assert_eq!(stats.cases, u64::from(cases));
-    // The generator reaches what the model is for (checked when the run is
-    // big enough for each to be all but certain).
-    if cases >= 200 {
+    // The generator reaches what the model is for. Checked from the default
+    // 500 cases per rule set on, where the rarest (markers re-sent, about 8
+    // expected) is all but certain.
+    if cases >= 500 {
         assert!(stats.committed_visible > 0, "no committed data was read");
         assert!(stats.aborted_hidden > 0, "no aborted data was hidden");
         assert!(
@@ -420,6 +424,8 @@ fn run_rules(kafka: bool) {
         assert!(stats.offsets_committed > 0, "no offsets were committed");
         if kafka {
             assert!(stats.markers_resent > 0, "recovery re-sent no marker");
+            assert!(stats.expired > 0, "no transaction timed out");
+            assert!(stats.fenced > 0, "no begin fenced an active instance");
         }
     }
 }

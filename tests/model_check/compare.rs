@@ -20,7 +20,7 @@ pub enum Sabotage {
 }
 
 /// Compares one field; the message names it and shows both sides.
-pub fn same<T: PartialEq + std::fmt::Debug>(what: &str, engine: T, model: T) -> Result<(), String> {
+fn same<T: PartialEq + std::fmt::Debug>(what: &str, engine: T, model: T) -> Result<(), String> {
     if engine == model {
         Ok(())
     } else {

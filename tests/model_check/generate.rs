@@ -7,8 +7,11 @@ use proptest::prelude::*;
 
 use crate::model::{Model, Setup, Tp};
 
-pub const TXNS: [&str; 2] = ["tx-a", "tx-b"];
-pub const GROUP: &str = "workers";
+/// The transaction ids a case uses; two, so instances interleave and ids
+/// are reused.
+const TXNS: [&str; 2] = ["tx-a", "tx-b"];
+/// The consumer group of every `send_offsets`.
+const GROUP: &str = "workers";
 
 /// An action before it meets the cluster: indices are taken modulo what
 /// exists, and a few choices (which follower to tear, how many bytes) are
@@ -60,6 +63,8 @@ pub enum Op {
     },
 }
 
+/// One abstract action; the weights favour produces, sends, replication
+/// and transaction ends, the actions most states are made of.
 pub fn op() -> impl Strategy<Value = Op> {
     let txn = 0u8..2;
     prop_oneof![
@@ -115,6 +120,7 @@ pub fn setup(kafka: bool) -> impl Strategy<Value = Setup> {
         )
 }
 
+/// A setup and 5-40 actions under one rule set.
 pub fn case(kafka: bool) -> impl Strategy<Value = (Setup, Vec<Op>)> {
     (setup(kafka), prop::collection::vec(op(), 5..=40))
 }
