@@ -169,6 +169,10 @@ impl ClusterState {
         transactions.attach_markers(partitions);
         if recover {
             transactions.recover(partitions, offsets, now_ms, last_recovery)?;
+            // Kafka rules: an ONGOING transaction found past its timeout
+            // aborts now, not at whatever engine call comes next (a read of
+            // the state would otherwise change it half way through).
+            transactions.expire(partitions, offsets, now_ms)?;
         }
         state.update_all(now_ms);
         state.persist_high_watermarks()?;
@@ -896,6 +900,13 @@ impl BrokerCluster {
         self.mutate(|state, now| {
             let epoch = state.partition_mut(tp)?.promote(broker, now)?;
             state.metadata.set_leader(tp, broker, epoch)?;
+            let ClusterState {
+                transactions,
+                partitions,
+                ..
+            } = state;
+            let leader = &partitions[tp].leader_replica().log;
+            transactions.forget_lost_markers(tp, leader);
             Ok(epoch)
         })
     }

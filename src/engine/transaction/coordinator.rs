@@ -24,6 +24,7 @@ use crate::engine::core::batch::{ControlType, RecordBatch};
 use crate::engine::core::metadata::TopicPartition;
 use crate::engine::core::recovery::{CompletedTransaction, RecoveryReport, ResentMarker};
 use crate::engine::error::{MiniKafkaError, Result};
+use crate::engine::log::PartitionLog;
 use crate::engine::replication::model::TransactionVisibility;
 use crate::engine::replication::{AckMode, PartitionReplicaSet};
 use crate::engine::transaction::journal::{JournalFrame, JournalMemo, TransactionJournal};
@@ -204,6 +205,28 @@ impl TransactionCoordinator {
         if list.get(at).is_none_or(|&(o, _)| o != offset) {
             list.insert(at, (offset, control));
         }
+    }
+
+    /// After a promotion (E6): forgets the markers on `tp` that the new
+    /// leader's log does not hold (they had not reached it), so that a
+    /// resumed commit or abort writes them again instead of waiting at an
+    /// offset the new leader never had.
+    pub fn forget_lost_markers(&mut self, tp: &TopicPartition, leader: &PartitionLog) {
+        let instances = &self.instances;
+        for ((index, p), list) in self.markers.iter_mut() {
+            if p != tp {
+                continue;
+            }
+            let id = instances[*index].id.as_str();
+            list.retain(|&(offset, control)| {
+                leader.summary_at(offset).is_some_and(|b| {
+                    b.base_offset == offset
+                        && b.control == Some(control)
+                        && b.transactional_id.as_deref() == Some(id)
+                })
+            });
+        }
+        self.markers.retain(|_, list| !list.is_empty());
     }
 
     /// The offset of instance `index`'s marker of type `control` on `tp`.
@@ -695,10 +718,18 @@ impl TransactionVisibility for TransactionCoordinator {
     }
 
     /// E11, per instance: the batch's own instance must be COMPLETE_COMMIT.
+    /// Under the kafka rules every instance has its own producer epoch and
+    /// its batches carry it: a batch of another epoch is never the
+    /// candidate's, even when the candidate has no end marker there (its
+    /// completion by a timeout or a fencing begin found the leader stopped).
     fn is_committed(&self, tp: &TopicPartition, batch: &RecordBatch) -> bool {
         batch.transactional_id.as_deref().is_some_and(|id| {
-            self.owner(id, tp, batch.base_offset)
-                .is_some_and(|d| d.state == TransactionState::CompleteCommit)
+            self.owner(id, tp, batch.base_offset).is_some_and(|d| {
+                d.state == TransactionState::CompleteCommit
+                    && d.producer.is_none_or(|producer| {
+                        producer == (batch.producer_id, batch.producer_epoch)
+                    })
+            })
         })
     }
 }
