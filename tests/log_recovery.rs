@@ -333,3 +333,61 @@ async fn an_open_refused_for_a_closed_segment_changes_no_file_at_any_corrupted_b
     assert_eq!(report.logs_truncated.len(), 1, "{report:?}");
     assert!(report.journal_truncated_bytes > 0, "{report:?}");
 }
+
+/// The same promise for `create_topic` over logs an earlier incarnation
+/// left behind: a bad closed segment in partition 1 refuses the topic before
+/// `metadata.json` names it or partition 0's log is touched, and the
+/// directory still opens.
+#[tokio::test]
+async fn create_topic_over_a_bad_leftover_log_refuses_with_nothing_written() {
+    let old = TestCluster::with_config(&[1], |c| with_segment_max_bytes(c, 200));
+    old.cluster.create_topic("t", 2, 1).unwrap();
+    for i in 0..20 {
+        for p in [0, 1] {
+            old.append(
+                &tp("t", p),
+                &format!("v{i}-{}", "x".repeat(40)),
+                AckMode::Leader,
+            )
+            .await
+            .unwrap();
+        }
+    }
+    let config = old.cluster.config();
+    let bad = old
+        .cluster
+        .leader_log(&tp("t", 1))
+        .unwrap()
+        .segment_paths()
+        .unwrap()[0]
+        .clone();
+    let torn = old
+        .cluster
+        .leader_log(&tp("t", 0))
+        .unwrap()
+        .segment_paths()
+        .unwrap();
+    let torn = torn.last().unwrap().clone();
+    drop(old.cluster);
+    // An earlier incarnation's logs without its metadata.
+    fs::remove_file(old.dir.path().join("metadata.json")).unwrap();
+    let mut bytes = fs::read(&bad).unwrap();
+    bytes[0] ^= 0x5a;
+    fs::write(&bad, &bytes).unwrap();
+    OpenOptions::new()
+        .append(true)
+        .open(&torn)
+        .unwrap()
+        .write_all(b"MKB1")
+        .unwrap();
+
+    let cluster =
+        minikafka::engine::BrokerCluster::open(config.clone(), old.clock.clone()).unwrap();
+    let before = snapshot(old.dir.path());
+    let err = cluster.create_topic("t", 2, 1).unwrap_err();
+    assert!(matches!(err, MiniKafkaError::Corrupt { .. }), "{err}");
+    assert_eq!(snapshot(old.dir.path()), before, "nothing written");
+    assert!(cluster.topic_partitions().is_empty());
+    drop(cluster);
+    minikafka::engine::BrokerCluster::open(config, old.clock.clone()).expect("still opens");
+}

@@ -404,12 +404,12 @@ impl Driver {
         };
         // The HW checkpoint is written once per step (see
         // `BrokerCluster::flush`), so the directory on disk matches the step.
-        // A private temporary directory is read only through
-        // `copy_data_dir` and a crash, which flush first.
-        let flushed = if self.config.sync_writes {
-            self.cluster.flush()
-        } else {
+        // A private temporary directory (deleted with the driver) is read
+        // only through `copy_data_dir` and a crash, which flush first.
+        let flushed = if self._temp.is_some() {
             Ok(())
+        } else {
+            self.cluster.flush()
         };
         let outcome = match (outcome, flushed) {
             (Outcome::Error(e), _) => Outcome::Error(e),
@@ -679,18 +679,15 @@ impl Driver {
         })
     }
 
-    /// Copies the data directory (without its lock file) into `dest`.
-    /// Drops the driver, deleting its private temporary directory (if any)
-    /// on a background thread: a step back replaces the driver, and the
-    /// deletion of the old copy's files need not hold up the new frame.
-    pub fn dispose(mut self) {
-        let temp = self._temp.take();
-        drop(self);
-        if let Some(temp) = temp {
-            std::thread::spawn(move || drop(temp));
-        }
+    /// Drops the driver on a background thread (closing its files, deleting
+    /// its private temporary directory): a step back replaces the driver,
+    /// and that work need not hold up the new frame. Join the handle before
+    /// the process exits, or the directory may stay behind.
+    pub fn dispose(self) -> std::thread::JoinHandle<()> {
+        std::thread::spawn(move || drop(self))
     }
 
+    /// Copies the data directory (without its lock file) into `dest`.
     pub fn copy_data_dir(&self, dest: &Path) -> std::io::Result<()> {
         self.cluster.flush().map_err(std::io::Error::other)?;
         copy_dir(self.data_dir(), dest)

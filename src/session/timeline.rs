@@ -31,6 +31,19 @@ pub struct Timeline {
     driver: Driver,
     outcomes: Vec<Outcome>,
     replayed: usize,
+    /// Replaced drivers being dropped in the background (see
+    /// `Driver::dispose`), joined when the timeline goes.
+    disposals: Vec<std::thread::JoinHandle<()>>,
+}
+
+impl Drop for Timeline {
+    /// Waits for the replaced drivers' directories to be deleted, so none
+    /// stays behind when the process exits.
+    fn drop(&mut self) {
+        for handle in self.disposals.drain(..) {
+            let _ = handle.join();
+        }
+    }
 }
 
 impl std::fmt::Debug for Timeline {
@@ -55,6 +68,7 @@ impl Timeline {
             driver,
             outcomes: Vec::new(),
             replayed: 0,
+            disposals: Vec::new(),
         };
         timeline.checkpoint()?;
         Ok(timeline)
@@ -102,7 +116,9 @@ impl Timeline {
                 checkpoint.dir.path(),
                 &checkpoint.memo,
             )?;
-            std::mem::replace(&mut self.driver, restored).dispose();
+            let old = std::mem::replace(&mut self.driver, restored);
+            self.disposals.retain(|h| !h.is_finished());
+            self.disposals.push(old.dispose());
             self.outcomes.clear();
         }
         while self.driver.step() < target {

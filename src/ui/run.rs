@@ -39,12 +39,13 @@ fn event_loop(
     let mut dirty = true;
     while !app.quit {
         if dirty {
-            let size = terminal
-                .size()
-                .map_err(|e| format!("cannot read the terminal size: {e}"))?;
-            let view = app.view_for(ratatui::layout::Rect::new(0, 0, size.width, size.height));
+            // The view is built for the frame's own area, after the
+            // terminal resized itself, so every drawn row has its values.
             terminal
-                .draw(|f| draw(app, &view, f))
+                .draw(|f| {
+                    let view = app.view_for(f.area());
+                    draw(app, &view, f)
+                })
                 .map_err(|e| format!("cannot draw: {e}"))?;
             dirty = false;
         }

@@ -515,11 +515,7 @@ impl Drop for Shared {
     /// does); an error here has no caller to go to, and only leaves the
     /// checkpoint older, which lowers the HW on the next open.
     fn drop(&mut self) {
-        // A private temporary directory (no `sync_writes`) is deleted
-        // after this: nothing will read its checkpoint.
-        if let Ok(state) = self.state.get_mut()
-            && state.config.sync_writes
-        {
+        if let Ok(state) = self.state.get_mut() {
             let _ = state.persist_high_watermarks();
         }
     }
@@ -700,14 +696,21 @@ impl BrokerCluster {
     pub fn create_topic(&self, name: &str, partitions: u32, replication_factor: u32) -> Result<()> {
         self.mutate(|state, now| {
             let brokers = state.config.broker_ids.clone();
-            let topic = state
-                .metadata
-                .create_topic(name, partitions, replication_factor, &brokers)?
-                .clone();
+            let topic =
+                state
+                    .metadata
+                    .plan_topic(name, partitions, replication_factor, &brokers)?;
+            // Logs an earlier incarnation left are scanned before anything
+            // is written: a bad one refuses the topic with nothing changed.
+            let mut scanned = Vec::new();
             for (p, meta) in topic.partitions() {
                 let tp = TopicPartition::new(name, p);
                 let logs = scan_partition(&state.config, &state.metadata, &tp, meta)?;
-                let (set, reelection) = state.open_partition(&tp, meta, logs, now)?;
+                scanned.push((tp, meta.clone(), logs));
+            }
+            state.metadata.add_topic(name, topic)?;
+            for (tp, meta, logs) in scanned {
+                let (set, reelection) = state.open_partition(&tp, &meta, logs, now)?;
                 if let Some(e) = reelection {
                     // Logs left in the directory by an earlier incarnation.
                     state

@@ -168,6 +168,20 @@ impl MetadataStore {
         replication_factor: u32,
         broker_ids: &[BrokerId],
     ) -> Result<&TopicMetadata> {
+        let topic = self.plan_topic(name, partitions, replication_factor, broker_ids)?;
+        self.add_topic(name, topic)
+    }
+
+    /// The metadata `create_topic` would write (checked, replicas assigned),
+    /// without writing it: the cluster scans the new topic's logs (left by an
+    /// earlier incarnation, if any) before anything is written.
+    pub fn plan_topic(
+        &self,
+        name: &str,
+        partitions: u32,
+        replication_factor: u32,
+        broker_ids: &[BrokerId],
+    ) -> Result<TopicMetadata> {
         validate_topic_name(name)?;
         if self.topics.contains_key(name) {
             return Err(MiniKafkaError::TopicAlreadyExists(name.to_string()));
@@ -190,6 +204,14 @@ impl MetadataStore {
                 })
                 .collect::<Result<_>>()?,
         };
+        Ok(topic)
+    }
+
+    /// Adds a planned topic and persists.
+    pub fn add_topic(&mut self, name: &str, topic: TopicMetadata) -> Result<&TopicMetadata> {
+        if self.topics.contains_key(name) {
+            return Err(MiniKafkaError::TopicAlreadyExists(name.to_string()));
+        }
         self.topics.insert(name.to_string(), topic);
         if let Err(e) = self.persist() {
             self.topics.remove(name);

@@ -14,7 +14,7 @@ use crate::engine::core::batch::{ControlType, RecordBatch};
 use crate::engine::core::codec::{self, BatchHeader};
 use crate::engine::core::record::ConsumerRecord;
 use crate::engine::error::{MiniKafkaError, Result};
-use crate::engine::log::segment::{ScannedSegment, Segment};
+use crate::engine::log::segment::{ScannedSegment, Segment, keep_if_small};
 
 /// The batch-level facts of one logged batch.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -273,6 +273,7 @@ impl PartitionLog {
         frame.clear();
         codec::encode_into(batch, &mut frame);
         let appended = self.append_frame(batch, &frame);
+        keep_if_small(&mut frame);
         self.frame = frame;
         appended?;
         Ok(self.batches.last().expect("just pushed"))

@@ -23,6 +23,17 @@ thread_local! {
     static SCAN_BUFFER: std::cell::Cell<Vec<u8>> = const { std::cell::Cell::new(Vec::new()) };
 }
 
+/// Reused buffers (the scan buffer, a log's frame buffer) keep at most this
+/// much between uses: a 1 GiB segment or a huge batch is not held forever.
+pub const REUSED_BUFFER_MAX: usize = 8 << 20;
+
+/// Drops `buffer`'s memory if it grew past [`REUSED_BUFFER_MAX`].
+pub fn keep_if_small(buffer: &mut Vec<u8>) {
+    if buffer.capacity() > REUSED_BUFFER_MAX {
+        *buffer = Vec::new();
+    }
+}
+
 /// How much of a large frame [`Segment::read_batch_head_at`] reads first.
 pub const HEAD_READ_BYTES: usize = 4096;
 
@@ -122,6 +133,7 @@ impl Segment {
                     index_interval_bytes,
                 )
             });
+        keep_if_small(&mut bytes);
         SCAN_BUFFER.set(bytes);
         result
     }
