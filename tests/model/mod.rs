@@ -123,6 +123,9 @@ pub struct Recovery {
     pub journal_truncated_bytes: u64,
     /// (partition, broker) whose log had a bad tail.
     pub logs_truncated: Vec<(String, Broker)>,
+    /// (partition, old leader, new leader, new leader epoch): a torn
+    /// leader replaced by the most up-to-date replica.
+    pub leaders_reelected: Vec<(String, Broker, Broker, u32)>,
     pub completed: Vec<String>,
     /// (txn, partition, control, offset).
     pub markers_resent: Vec<(String, String, &'static str, i64)>,
@@ -162,6 +165,14 @@ pub struct Truth {
     pub staged_by: BTreeMap<i64, usize>,
     /// Instances that lost journal frames to a tear.
     pub torn: std::collections::BTreeSet<usize>,
+    /// Acknowledged writes a leader tear destroyed while no other replica
+    /// held them (acks=all with the leader alone in the ISR): outside the
+    /// promise, so no longer checked.
+    pub lost: Vec<Written>,
+    /// Partitions whose last recovery lost records below the HW (a torn
+    /// leader alone held them; the HW may fall, or the new leader may hold
+    /// other records there): what consumers read may change.
+    pub below_hw_lost: Vec<Tp>,
 }
 
 /// How often the model took its rarer paths (to judge the generator).

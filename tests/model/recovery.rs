@@ -3,6 +3,7 @@
 //! PREPARE_* transactions complete, and (kafka rules) markers are re-sent
 //! and timed-out transactions abort.
 
+use super::replication::{Part, Replica};
 use super::*;
 
 /// What a tear does to a file before the cluster reopens.
@@ -23,6 +24,19 @@ impl Model {
             }
         }
         let mut report = Recovery::default();
+        self.truth.below_hw_lost.clear();
+        // What each partition's consumers could read: the batches below the HW.
+        let readable = |part: &Part| -> Vec<u64> {
+            part.leader_log()[..part.hw as usize]
+                .iter()
+                .map(|b| b.uid)
+                .collect()
+        };
+        let before: BTreeMap<Tp, Vec<u64>> = self
+            .parts
+            .iter()
+            .map(|(tp, p)| (tp.clone(), readable(p)))
+            .collect();
         let mut frames = std::mem::take(&mut self.coord.frames);
         match damage {
             Damage::None => {}
@@ -55,14 +69,25 @@ impl Model {
                     .expect("a replica");
                 if r.log.pop().is_some() {
                     report.logs_truncated.push((tp_name(&tp), b));
+                    self.reelect_if_torn(&tp, b, &mut report);
                 }
             }
-            Damage::LogGarbage(tp, b) => report.logs_truncated.push((tp_name(&tp), b)),
+            Damage::LogGarbage(tp, b) => {
+                report.logs_truncated.push((tp_name(&tp), b));
+                self.reelect_if_torn(&tp, b, &mut report);
+            }
         }
         self.coord = Coordinator::from_frames(frames);
         let now = self.clock;
         for part in self.parts.values_mut() {
             part.reopen(now);
+        }
+        for (tp, part) in &self.parts {
+            let was = &before[tp];
+            let now = readable(part);
+            if now.len() < was.len() || now[..was.len()] != was[..] {
+                self.truth.below_hw_lost.push(tp.clone());
+            }
         }
         self.cursors.clear();
         // Markers found in the leaders' logs belong to the candidate
@@ -101,5 +126,68 @@ impl Model {
         self.expire();
         self.update_all();
         self.last_recovery = Some(report);
+    }
+}
+
+impl Model {
+    /// A torn leader replica (its tail cut, or garbage cut after its last
+    /// frame) is replaced on open by the most up-to-date replica: the
+    /// highest (leader epoch of the last batch, LEO); a tie keeps the
+    /// leader, else the first in assignment order; the winner leads under
+    /// the next epoch (E2, E13, engine-decisions.md). Acknowledged writes
+    /// only the torn leader held are lost, outside the promise.
+    fn reelect_if_torn(&mut self, tp: &Tp, torn: Broker, report: &mut Recovery) {
+        let part = self.parts.get_mut(tp).expect("a partition");
+        if torn != part.leader {
+            return;
+        }
+        let rank = |b: &Broker| {
+            let log = &part.replicas[b].log;
+            (log.last().map(|batch| batch.epoch), log.len())
+        };
+        let best = part.assignment.iter().map(rank).max().expect("a replica");
+        let winner = if rank(&part.leader) == best {
+            part.leader
+        } else {
+            *part
+                .assignment
+                .iter()
+                .find(|b| rank(b) == best)
+                .expect("a best replica")
+        };
+        if winner != part.leader {
+            report
+                .leaders_reelected
+                .push((tp_name(tp), part.leader, winner, part.epoch + 1));
+            part.leader = winner;
+            part.epoch += 1;
+        }
+        let log = part.leader_log();
+        let held = |w: &Written| {
+            log.get(w.offset as usize).is_some_and(
+                |b| matches!(&b.payload, Payload::Data { value, .. } if *value == w.value),
+            )
+        };
+        // What the torn leader alone held before the tear is gone; what a
+        // surviving replica held must be in the new leader's log (checked
+        // by the invariants, not excused here).
+        let others: Vec<&Replica> = part
+            .replicas
+            .iter()
+            .filter(|(b, _)| **b != torn)
+            .map(|(_, r)| r)
+            .collect();
+        let on_other = |w: &Written| {
+            others.iter().any(|r| {
+                r.log.get(w.offset as usize).is_some_and(
+                    |b| matches!(&b.payload, Payload::Data { value, .. } if *value == w.value),
+                )
+            })
+        };
+        let (lost, kept): (Vec<Written>, Vec<Written>) = std::mem::take(&mut self.truth.acked)
+            .into_iter()
+            .partition(|w| w.tp == *tp && !held(w) && !on_other(w));
+        self.truth.acked = kept;
+        self.truth.lost.extend(lost);
     }
 }

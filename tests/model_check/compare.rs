@@ -228,13 +228,24 @@ pub fn compare(state: &State, m: &Model, sabotage: Sabotage) -> Result<(), Strin
         (m.coord.frames.len(), m.coord.journal_bytes()),
     )?;
     same(
-        "last_recovery (journal truncated bytes, logs truncated, completed, markers re-sent, left open)",
+        "last_recovery (journal truncated bytes, logs truncated, leaders re-elected, completed, markers re-sent, left open)",
         state.last_recovery.as_ref().map(|r| {
             (
                 r.journal_truncated_bytes,
                 r.logs_truncated
                     .iter()
                     .map(|l| (format!("{}-{}", l.topic, l.partition), l.broker))
+                    .collect::<Vec<_>>(),
+                r.leaders_reelected
+                    .iter()
+                    .map(|e| {
+                        (
+                            format!("{}-{}", e.topic, e.partition),
+                            e.old_leader,
+                            e.new_leader,
+                            e.leader_epoch,
+                        )
+                    })
                     .collect::<Vec<_>>(),
                 r.completed.clone(),
                 r.markers_resent
@@ -248,6 +259,7 @@ pub fn compare(state: &State, m: &Model, sabotage: Sabotage) -> Result<(), Strin
             (
                 r.journal_truncated_bytes,
                 r.logs_truncated.clone(),
+                r.leaders_reelected.clone(),
                 r.completed.clone(),
                 r.markers_resent.clone(),
                 r.left_open.clone(),

@@ -47,6 +47,12 @@ pub enum Op {
     Crash,
     /// Cut bytes of the journal's last frame, or append garbage (None).
     TearJournal(Option<u16>),
+    /// Tear the leader's log: cut bytes of its last frame, or garbage.
+    TearLeader {
+        topic: u8,
+        partition: u8,
+        cut: Option<u8>,
+    },
     /// Tear a follower's log: cut bytes of its last frame, or garbage.
     TearFollower {
         topic: u8,
@@ -84,6 +90,8 @@ pub fn op() -> impl Strategy<Value = Op> {
         1 => prop::option::weighted(0.7, any::<u16>()).prop_map(Op::TearJournal),
         1 => (any::<u8>(), any::<u8>(), any::<u8>(), prop::option::weighted(0.7, any::<u8>()))
             .prop_map(|(topic, partition, follower, cut)| Op::TearFollower { topic, partition, follower, cut }),
+        1 => (any::<u8>(), any::<u8>(), prop::option::weighted(0.7, any::<u8>()))
+            .prop_map(|(topic, partition, cut)| Op::TearLeader { topic, partition, cut }),
         1 => any::<u8>().prop_map(Op::Stop),
         1 => any::<u8>().prop_map(Op::Start),
         1 => (any::<u8>(), any::<u8>(), any::<u8>())
@@ -236,10 +244,15 @@ pub fn concretize(op: &Op, m: &Model, driver: &Driver, step: usize) -> Option<Ac
                 append_garbage: Some(GarbageSpec::Default(true)),
             },
         },
-        // Only followers' logs are torn: a torn tail on the leader's log can
-        // lose replicated, acknowledged data (the leader stays leader on
-        // reopen), a known bug being fixed separately in
-        // src/engine/core/cluster.rs.
+        Op::TearLeader {
+            topic: t,
+            partition,
+            cut,
+        } => {
+            let tp = tp(t, partition);
+            let leader = m.parts[&tp].leader;
+            tear_log(driver, tp, leader, cut)?
+        }
         Op::TearFollower {
             topic: t,
             partition,
@@ -249,22 +262,7 @@ pub fn concretize(op: &Op, m: &Model, driver: &Driver, step: usize) -> Option<Ac
             let tp = tp(t, partition);
             let followers = m.parts[&tp].followers();
             let b = *followers.get(follower as usize % followers.len().max(1))?;
-            // A tear cuts the replica's active segment, which a torn tail
-            // cut before can have left empty (small segments): then nothing
-            // would be cut, so no cut is tried.
-            if cut.is_some() && active_segment_empty(driver, &tp, b) {
-                return None;
-            }
-            Action::Tear {
-                target: TearTargetSpec::Log {
-                    topic: tp.0,
-                    partition: tp.1,
-                    broker: b,
-                },
-                // Every frame is longer than 40 bytes: the last one is torn.
-                cut_bytes: cut.map(|c| 1 + u64::from(c) % 40),
-                append_garbage: cut.is_none().then_some(GarbageSpec::Default(true)),
-            }
+            tear_log(driver, tp, b, cut)?
         }
         Op::Stop(b) => Action::StopBroker { broker: broker(b) },
         Op::Start(b) => Action::StartBroker { broker: broker(b) },
@@ -280,6 +278,26 @@ pub fn concretize(op: &Op, m: &Model, driver: &Driver, step: usize) -> Option<Ac
                 broker: broker(b),
             }
         }
+    })
+}
+
+/// A tear of `broker`'s replica of `tp`: `cut` bytes (1-40, less than any
+/// frame, so exactly its last batch is torn) or, when None, garbage.
+fn tear_log(driver: &Driver, tp: Tp, broker: u32, cut: Option<u8>) -> Option<Action> {
+    // A tear cuts the replica's active segment, which a torn tail cut
+    // before can have left empty (small segments): then nothing would be
+    // cut, so no cut is tried.
+    if cut.is_some() && active_segment_empty(driver, &tp, broker) {
+        return None;
+    }
+    Some(Action::Tear {
+        target: TearTargetSpec::Log {
+            topic: tp.0,
+            partition: tp.1,
+            broker,
+        },
+        cut_bytes: cut.map(|c| 1 + u64::from(c) % 40),
+        append_garbage: cut.is_none().then_some(GarbageSpec::Default(true)),
     })
 }
 

@@ -36,6 +36,15 @@ pub struct Stats {
     pub failed_sends_visible: u64,
     /// Leader logs that rolled past one segment.
     pub rolled_logs: u64,
+    /// Tears of a leader's log (cut or garbage).
+    pub leader_tears: u64,
+    /// Torn leaders replaced by a more up-to-date replica on open.
+    pub reelections: u64,
+    /// Acknowledged writes lost with a torn leader that alone held them.
+    pub acked_lost: u64,
+    /// Recoveries that lost records below a partition's HW (a torn leader
+    /// alone held them).
+    pub below_hw_lost: u64,
 }
 
 impl Stats {
@@ -66,6 +75,10 @@ impl Stats {
         self.orphans += o.orphans;
         self.failed_sends_visible += o.failed_sends_visible;
         self.rolled_logs += o.rolled_logs;
+        self.leader_tears += o.leader_tears;
+        self.reelections += o.reelections;
+        self.acked_lost += o.acked_lost;
+        self.below_hw_lost += o.below_hw_lost;
     }
 
     /// Counts what a finished case's model saw: every error (also those of
@@ -80,6 +93,7 @@ impl Stats {
         self.fenced += c.fenced;
         self.resumed_markers += c.resumed_markers;
         self.acks_failed += c.acks_failed;
+        self.acked_lost += m.truth.lost.len() as u64;
         for w in &m.truth.failed_sends {
             if !m.parts[&w.tp].leader_stopped() && m.consumers(&w.tp).1.contains(&w.value) {
                 self.failed_sends_visible += 1;
@@ -126,6 +140,7 @@ impl Stats {
             s.markers_resent += r.markers_resent.len() as u64;
             s.journal_cut += u64::from(r.journal_truncated_bytes > 0);
             s.logs_cut += r.logs_truncated.len() as u64;
+            s.reelections += r.leaders_reelected.len() as u64;
         }
         for part in &state.partitions {
             for b in &part.batches {
