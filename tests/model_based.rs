@@ -631,6 +631,39 @@ fn a_transaction_recovery_finds_past_its_timeout_aborts_during_recovery() {
     );
 }
 
+/// Found by the model once leader tears were generated: broker 2 became
+/// leader (epoch 1) before broker 1 replicated v1, then wrote v5 alone
+/// (broker 1 fell out of the ISR). Its tear cuts v5; broker 1, whose last
+/// batch is of epoch 0, is now the most up-to-date replica and leads under
+/// epoch 2. The checkpointed HW 1 stays, so offset 0 reads v1 where v5 was
+/// read: v5 was held by the torn leader alone, outside the promise.
+#[test]
+fn a_torn_leader_alone_in_the_isr_is_replaced_by_an_older_epochs_replica() {
+    let state = replay(concat!(
+        r#"{"mk_recording":1,"title":"regression","rules":"kafka","cluster":{"brokers":[1,2],"topics":[{"name":"t0","partitions":1,"replication_factor":2}],"config":{"min_insync_replicas":1,"replica_lag_time_ms":1000,"transaction_timeout_ms":4000}}}"#,
+        "\n",
+        r#"{"action":{"produce":{"topic":"t0","value":"v1","acks":"0"}}}"#,
+        "\n",
+        r#"{"action":{"promote":{"topic":"t0","partition":0,"broker":2}}}"#,
+        "\n",
+        r#"{"action":{"advance_clock":{"ms":1500}}}"#,
+        "\n",
+        r#"{"action":{"produce":{"topic":"t0","value":"v5","acks":"0"}}}"#,
+        "\n",
+        r#"{"action":{"tear":{"target":{"topic":"t0","partition":0,"broker":2},"cut_bytes":1}}}"#,
+        "\n",
+    ));
+    let p = &state.partitions[0];
+    assert_eq!((p.leader, p.leader_epoch, p.high_watermark), (1, 2, 1));
+    let r = state.last_recovery.as_ref().unwrap();
+    let e = &r.leaders_reelected[0];
+    assert_eq!((e.old_leader, e.new_leader, e.leader_epoch), (2, 1, 2));
+    assert_eq!(
+        state.consumers.read_uncommitted["t0-0"],
+        [Some("v1".to_string())]
+    );
+}
+
 // ----- the checks themselves -----
 
 /// A transaction that commits output and offsets, one that aborts, and a
