@@ -323,10 +323,10 @@ fn p6() -> Row {
 }
 
 fn p6_child(records_per_batch: usize) {
-    let before = perf::resident_bytes().expect("/proc/self/statm");
+    let before = perf::resident_bytes().expect("VmRSS in /proc/self/status");
     let workload = DashboardWorkload::with_batches(16, 65_536, records_per_batch);
     black_box(workload.frame(200, 60));
-    let after = perf::resident_bytes().expect("/proc/self/statm");
+    let after = perf::resident_bytes().expect("VmRSS in /proc/self/status");
     let payload: u64 = 16 * 65_536 * 100;
     println!("{} {payload}", after.saturating_sub(before));
 }

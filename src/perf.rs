@@ -193,7 +193,7 @@ impl RecoveryWorkload {
         let mut i = 0;
         while log_bytes < bytes {
             let batch = record_batch(100, 100, i);
-            log_bytes += frame_len(&batch) as u64;
+            log_bytes += codec::encoded_len(&batch) as u64;
             append_acks1(&cluster, &tp, batch);
             i += 1;
         }
@@ -308,21 +308,17 @@ pub fn generated_recording(steps: usize) -> Recording {
         .expect("generated recording parses")
 }
 
-/// The encoded size of `batch`'s frame.
-pub fn frame_len(batch: &RecordBatch) -> usize {
-    codec::encoded_len(batch)
-}
-
-/// The process's resident set size in bytes, from `/proc/self/statm`
-/// (`None` where that file does not exist).
+/// The process's resident set size in bytes (`VmRSS` in `/proc/self/status`;
+/// `None` where that file does not exist).
 pub fn resident_bytes() -> Option<u64> {
-    let statm = std::fs::read_to_string("/proc/self/statm").ok()?;
-    let pages: u64 = statm.split_whitespace().nth(1)?.parse().ok()?;
-    Some(pages * page_size())
-}
-
-fn page_size() -> u64 {
-    // The kernel's page size is 4 KiB on every platform we run on; statm
-    // counts in pages.
-    4096
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let kib: u64 = status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))?
+        .trim()
+        .strip_suffix("kB")?
+        .trim()
+        .parse()
+        .ok()?;
+    Some(kib * 1024)
 }

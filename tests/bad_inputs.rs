@@ -8,6 +8,8 @@
 //! directory's lock in this process, and a child forked by a parallel test
 //! would share it for a moment.
 
+mod common;
+
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -39,33 +41,12 @@ fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
+use common::dir_snapshot as snapshot;
+
 fn mk_tui() -> Command {
     let mut command = Command::new(env!("CARGO_BIN_EXE_mk-tui"));
     command.env_remove("NO_COLOR");
     command
-}
-
-/// Every file and directory under `dir` (relative path -> contents, `None`
-/// for a directory); empty when `dir` does not exist.
-fn snapshot(dir: &Path) -> BTreeMap<PathBuf, Option<Vec<u8>>> {
-    let mut out = BTreeMap::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(current) = stack.pop() {
-        let Ok(entries) = std::fs::read_dir(&current) else {
-            continue;
-        };
-        for entry in entries {
-            let path = entry.unwrap().path();
-            let relative = path.strip_prefix(dir).unwrap().to_path_buf();
-            if path.is_dir() {
-                out.insert(relative, None);
-                stack.push(path);
-            } else {
-                out.insert(relative, Some(std::fs::read(&path).unwrap()));
-            }
-        }
-    }
-    out
 }
 
 /// What changed between two snapshots, one line per path.

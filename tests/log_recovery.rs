@@ -6,7 +6,7 @@ mod common;
 use std::fs::{self, OpenOptions};
 use std::io::Write;
 
-use common::{TestCluster, tp, values};
+use common::{TestCluster, dir_snapshot as snapshot, tp, values};
 use minikafka::engine::core::codec;
 use minikafka::engine::{AckMode, MiniKafkaError};
 
@@ -253,24 +253,6 @@ async fn the_index_file_stays_well_formed_after_truncation() {
     let index = &log.segments()[0].index();
     let on_disk = OffsetIndex::parse(&fs::read(index.path()).unwrap()).unwrap();
     assert_eq!(on_disk, index.entries());
-}
-
-/// Every file under `dir` with its bytes, in path order.
-fn snapshot(dir: &std::path::Path) -> Vec<(std::path::PathBuf, Vec<u8>)> {
-    let mut out = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for entry in fs::read_dir(&d).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                stack.push(path);
-            } else {
-                out.push((path.clone(), fs::read(&path).unwrap()));
-            }
-        }
-    }
-    out.sort();
-    out
 }
 
 /// E2 with SPEC §5's "nothing is lost": an open that must refuse a bad

@@ -186,7 +186,7 @@ impl View {
                     .map(|records| {
                         records
                             .iter()
-                            .map(|r| r.value.as_deref().map_or_else(|| "null".to_string(), text))
+                            .map(|r| value_text(r.value.as_deref()))
                             .collect()
                     })
                     .unwrap_or_default();
@@ -246,7 +246,7 @@ impl View {
                 batch.values = head
                     .records
                     .iter()
-                    .map(|r| r.value.as_deref().map_or_else(|| "null".to_string(), text))
+                    .map(|r| value_text(r.value.as_deref()))
                     .collect();
             }
         }
@@ -318,6 +318,11 @@ fn partition_view(
             batches,
         })
     })
+}
+
+/// A record's value as a view shows it (`null` for none).
+fn value_text(value: Option<&[u8]>) -> String {
+    value.map_or_else(|| "null".to_string(), text)
 }
 
 /// A batch without its records, from its summary: all that a batch's status

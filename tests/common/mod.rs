@@ -111,3 +111,28 @@ pub fn read(
 pub fn committed(cluster: &BrokerCluster, tp: &TopicPartition) -> Vec<String> {
     read(cluster, tp, IsolationLevel::ReadCommitted)
 }
+
+/// Every file and directory under `dir` (relative path -> contents, `None`
+/// for a directory); empty when `dir` does not exist.
+pub fn dir_snapshot(
+    dir: &std::path::Path,
+) -> std::collections::BTreeMap<std::path::PathBuf, Option<Vec<u8>>> {
+    let mut out = std::collections::BTreeMap::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(current) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&current) else {
+            continue;
+        };
+        for entry in entries {
+            let path = entry.unwrap().path();
+            let relative = path.strip_prefix(dir).unwrap().to_path_buf();
+            if path.is_dir() {
+                out.insert(relative, None);
+                stack.push(path);
+            } else {
+                out.insert(relative, Some(std::fs::read(&path).unwrap()));
+            }
+        }
+    }
+    out
+}

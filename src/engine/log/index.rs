@@ -37,11 +37,7 @@ impl OffsetIndex {
             .read(true)
             .open(path)
             .map_err(|e| MiniKafkaError::io(path, e))?;
-        let mut bytes = Vec::with_capacity(entries.len() * ENTRY_LEN);
-        for entry in &entries {
-            bytes.extend_from_slice(&encode_entry(*entry));
-        }
-        file.write_all(&bytes)
+        file.write_all(&encode_entries(&entries))
             .map_err(|e| MiniKafkaError::io(path, e))?;
         Ok(Self {
             path: path.to_path_buf(),
@@ -54,12 +50,8 @@ impl OffsetIndex {
     /// rewriting the file only when its bytes differ: reopening a data
     /// directory reads indexes instead of rewriting each one (issue 7, P4).
     pub fn open_rebuilt(path: &Path, entries: Vec<IndexEntry>) -> Result<Self> {
-        let mut bytes = Vec::with_capacity(entries.len() * ENTRY_LEN);
-        for entry in &entries {
-            bytes.extend_from_slice(&encode_entry(*entry));
-        }
         match std::fs::read(path) {
-            Ok(existing) if existing == bytes => {
+            Ok(existing) if existing == encode_entries(&entries) => {
                 let mut file = OpenOptions::new()
                     .write(true)
                     .read(true)
@@ -146,6 +138,10 @@ impl OffsetIndex {
     pub fn path(&self) -> &Path {
         &self.path
     }
+}
+
+fn encode_entries(entries: &[IndexEntry]) -> Vec<u8> {
+    entries.iter().flat_map(|e| encode_entry(*e)).collect()
 }
 
 fn encode_entry(entry: IndexEntry) -> [u8; ENTRY_LEN] {

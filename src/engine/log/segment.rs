@@ -81,25 +81,6 @@ impl Segment {
         })
     }
 
-    /// Opens and checks an existing segment, rebuilding its index: a
-    /// [`Self::scan`] followed by [`ScannedSegment::open`].
-    pub fn open(
-        dir: &Path,
-        base_offset: i64,
-        active: bool,
-        min_base_offset: i64,
-        index_interval_bytes: u64,
-    ) -> Result<(Self, SegmentScan)> {
-        Self::scan(
-            dir,
-            base_offset,
-            active,
-            min_base_offset,
-            index_interval_bytes,
-        )?
-        .open()
-    }
-
     /// Reads and checks an existing segment without writing anything.
     ///
     /// Every frame is validated (magic, length, CRC, payload structure,
