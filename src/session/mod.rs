@@ -1,14 +1,15 @@
 //! The session layer (SPEC §2, §4, §5): the action vocabulary, the
-//! deterministic driver, recordings, time travel and the headless state.
+//! deterministic driver, recordings, time travel and the one read-only
+//! [`Snapshot`] every screen and the headless state are made from.
 
 pub mod action;
 pub mod driver;
 pub mod recording;
-pub mod state;
+pub mod snapshot;
 pub mod timeline;
 
 pub use action::Action;
 pub use driver::{Driver, Outcome};
 pub use recording::{Recording, RecordingError, RecordingWriter, Step};
-pub use state::State;
+pub use snapshot::{Snapshot, SnapshotSource};
 pub use timeline::Timeline;
