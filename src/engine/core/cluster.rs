@@ -304,8 +304,9 @@ impl BrokerCluster {
     }
 
     /// The last stable offset of `tp` (E11): where `read_committed` stops.
+    /// A read: it changes nothing (no ISR or timeout re-evaluation).
     pub fn last_stable_offset(&self, tp: &TopicPartition) -> Result<i64> {
-        self.mutate(|state, _| state.last_stable_offset(tp))
+        self.lock().last_stable_offset(tp)
     }
 
     /// The transaction coordinator (E10): `transactions().begin("tx-1")`.

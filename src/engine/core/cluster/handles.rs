@@ -89,13 +89,21 @@ pub struct ReplicaSetHandle {
 }
 
 impl ReplicaSetHandle {
+    /// Reads the replica set as it stands, without the refresh path: a read
+    /// never changes the engine (no ISR update, no transaction timeout; the
+    /// clock's actions do those, issue 12), and it works while the cluster
+    /// is down. Topics are never deleted and the handle was made for an
+    /// existing partition, so the partition is there.
     fn read<R>(&self, f: impl FnOnce(&PartitionReplicaSet, u64) -> R) -> R {
-        self.cluster
-            .mutate(|state, now| Ok(f(state.partition(&self.tp)?, now)))
-            .expect("the partition exists: checked when the handle was made")
+        let now = self.cluster.now_ms();
+        let state = self.cluster.lock();
+        let set = state
+            .partition(&self.tp)
+            .expect("topics are never deleted: the handle's partition exists");
+        f(set, now)
     }
 
-    /// In-sync replicas at the clock's time.
+    /// In-sync replicas as last evaluated (by an operation or the clock).
     pub fn isr(&self) -> Vec<BrokerId> {
         self.read(|s, _| s.isr().iter().copied().collect())
     }
