@@ -22,6 +22,8 @@
 //! path, seed and JSON Lines are in the panic message. `MK_MODEL_REPLAY=FILE`
 //! re-checks a recording against the model.
 
+#[path = "common/fates.rs"]
+mod fates;
 mod model;
 mod model_check;
 
@@ -218,6 +220,10 @@ impl Run {
         self.model.observe();
         let state = Snapshot::of(&self.driver);
         compare(&state, &self.model, self.sabotage).map_err(fail)?;
+        // Every batch's fate agrees with what the consumers read (issue 12).
+        if let Some(wrong) = fates::disagreements(&state).into_iter().next() {
+            return Err(fail(wrong));
+        }
         invariants(&self.model).map_err(fail)?;
         let crashed = self.driver.cluster().generation() != generation;
         if crashed {
