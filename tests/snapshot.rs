@@ -254,3 +254,34 @@ fn render_state_refuses_a_file_that_is_not_a_state_in_one_line() {
     );
     assert!(out.stdout.is_empty());
 }
+
+/// The ui layer draws from the snapshot alone (issue 12): no file under
+/// `src/ui/` names the engine, and the snapshot's types name no engine type.
+#[test]
+fn the_ui_layer_never_names_the_engine() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut stack = vec![root.join("src/ui")];
+    let mut files = 0;
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                stack.push(path);
+                continue;
+            }
+            let text = std::fs::read_to_string(&path).unwrap();
+            for (n, line) in text.lines().enumerate() {
+                assert!(
+                    !line.contains("crate::engine") && !line.contains(".cluster()"),
+                    "{}:{}: {line}",
+                    path.display(),
+                    n + 1
+                );
+            }
+            files += 1;
+        }
+    }
+    assert!(files > 10, "{files} ui files read");
+    let types = std::fs::read_to_string(root.join("src/session/snapshot/mod.rs")).unwrap();
+    assert!(!types.contains("crate::engine"), "the Snapshot's types are its own");
+}
