@@ -283,5 +283,8 @@ fn the_ui_layer_never_names_the_engine() {
     }
     assert!(files > 10, "{files} ui files read");
     let types = std::fs::read_to_string(root.join("src/session/snapshot/mod.rs")).unwrap();
-    assert!(!types.contains("crate::engine"), "the Snapshot's types are its own");
+    assert!(
+        !types.contains("crate::engine"),
+        "the Snapshot's types are its own"
+    );
 }

@@ -98,19 +98,24 @@ pub fn build(driver: &Driver, bounds: &Bounds) -> Snapshot {
             let frames = c.journal_frames();
             let tail = frames[frames.len().saturating_sub(bounds.journal_frames)..]
                 .iter()
-                .map(|f| {
-                    let data = c.read_journal_frame(f).ok();
-                    JournalFrameSnapshot {
-                        number: f.number,
-                        offset: f.offset,
-                        len: f.len,
-                        crc: f.crc,
-                        id: f.id.clone(),
-                        state: txn_state(f.state),
-                        partitions: data.as_ref().map(partition_names).unwrap_or_default(),
-                        first_offsets: data.as_ref().map(first_offsets).unwrap_or_default(),
-                        staged_offsets: data.as_ref().map(staged_offsets).unwrap_or_default(),
-                    }
+                .map(|f| JournalFrameSnapshot {
+                    number: f.number,
+                    offset: f.offset,
+                    len: f.len,
+                    crc: f.crc,
+                    // The index knows id and state; the rest is read back
+                    // from the frame's line (a frame that cannot be read
+                    // keeps only what the index knows).
+                    data: c.read_journal_frame(f).map_or_else(
+                        |_| TransactionSnapshot {
+                            id: f.id.clone(),
+                            state: txn_state(f.state),
+                            partitions: Vec::new(),
+                            first_offsets: BTreeMap::new(),
+                            staged_offsets: BTreeMap::new(),
+                        },
+                        |d| transaction(&d),
+                    ),
                 })
                 .collect();
             let journal = JournalSnapshot {

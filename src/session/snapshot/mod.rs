@@ -260,11 +260,9 @@ pub struct JournalFrameSnapshot {
     pub len: u64,
     /// The stored CRC-32 (verified when the journal was opened or written).
     pub crc: u32,
-    pub id: String,
-    pub state: TxnState,
-    pub partitions: Vec<String>,
-    pub first_offsets: BTreeMap<String, i64>,
-    pub staged_offsets: GroupOffsets,
+    /// The transaction as this frame recorded it.
+    #[serde(flatten)]
+    pub data: TransactionSnapshot,
 }
 
 /// What the last crash or tear's recovery did (SPEC §5 `last_recovery`).

@@ -32,8 +32,8 @@ fn frame_line<'a>(f: &JournalFrameSnapshot, ctx: &PaneContext, width: u16) -> Li
     Line::from(vec![
         Span::raw(head),
         Span::styled("✓ ", ctx.theme.good()),
-        Span::raw(format!("{} ", f.id)),
-        state(f.state, ctx),
+        Span::raw(format!("{} ", f.data.id)),
+        state(f.data.state, ctx),
         Span::styled(frame_contents(f), ctx.theme.dim()),
     ])
 }
@@ -42,13 +42,13 @@ fn frame_line<'a>(f: &JournalFrameSnapshot, ctx: &PaneContext, width: u16) -> Li
 /// offset, and the staged offsets (` out-0@1 +workers`).
 fn frame_contents(f: &JournalFrameSnapshot) -> String {
     let mut out = String::new();
-    for tp in &f.partitions {
-        match f.first_offsets.get(tp) {
+    for tp in &f.data.partitions {
+        match f.data.first_offsets.get(tp) {
             Some(o) => out.push_str(&format!(" {tp}@{o}")),
             None => out.push_str(&format!(" {tp}")),
         }
     }
-    for group in f.staged_offsets.keys() {
+    for group in f.data.staged_offsets.keys() {
         out.push_str(&format!(" +{group}"));
     }
     out

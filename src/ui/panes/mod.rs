@@ -257,11 +257,13 @@ mod testkit {
             offset: 60 * (number as u64 - 1),
             len: 60,
             crc: 0xab12,
-            id: id.to_string(),
-            state,
-            partitions: vec!["out-0".into()],
-            first_offsets: BTreeMap::from([("out-0".into(), 1)]),
-            staged_offsets: BTreeMap::new(),
+            data: TransactionSnapshot {
+                id: id.to_string(),
+                state,
+                partitions: vec!["out-0".into()],
+                first_offsets: BTreeMap::from([("out-0".into(), 1)]),
+                staged_offsets: BTreeMap::new(),
+            },
         };
         Snapshot {
             step: 8,
