@@ -7,6 +7,8 @@ pub mod driver;
 pub mod recording;
 pub mod snapshot;
 pub mod timeline;
+pub mod ui_step;
+pub mod values;
 
 pub use action::Action;
 pub use driver::{Driver, Outcome};
