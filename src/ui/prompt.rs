@@ -95,11 +95,16 @@ pub struct Facts {
 }
 
 impl Facts {
-    /// The facts a snapshot shows. Brokers and stopped brokers are those of
-    /// the partitions' replicas: a broker holding no replica is not in a
-    /// snapshot, so a prompt does not know it.
+    /// The facts a snapshot shows: its brokers (those that hold no replica
+    /// too) and the partitions' replicas.
     pub fn of(snapshot: &Snapshot) -> Self {
         let mut facts = Facts::default();
+        for b in &snapshot.brokers {
+            facts.brokers.insert(b.id);
+            if b.stopped {
+                facts.stopped.insert(b.id);
+            }
+        }
         for p in &snapshot.partitions {
             let count = facts.topics.entry(p.topic.clone()).or_default();
             *count = (*count).max(p.partition + 1);
@@ -514,6 +519,29 @@ mod tests {
         let p = if stopped_replica(0) { 0 } else { 1 };
         let e = parse(PromptKind::Promote, &format!("out-{p} 3"), &facts).unwrap_err();
         assert!(e.starts_with("broker 3 is stopped"), "{e}");
+    }
+
+    #[test]
+    fn a_broker_without_replicas_is_known_from_the_snapshot() {
+        let header: crate::session::recording::Header = serde_json::from_str(
+            r#"{"mk_recording":1,"cluster":{"brokers":[1,2,3,4],"topics":[{"name":"out","partitions":1,"replication_factor":1}]}}"#,
+        )
+        .unwrap();
+        let mut driver = crate::session::Driver::new(&header, None).unwrap();
+        driver.apply(&Action::StopBroker { broker: 4 });
+        let snapshot =
+            crate::session::snapshot::build(&driver, &crate::session::snapshot::Bounds::FRAME);
+        assert!(
+            snapshot.partitions[0]
+                .replicas
+                .iter()
+                .all(|r| r.broker != 4)
+        );
+        let facts = Facts::of(&snapshot);
+        assert_eq!(facts.brokers, [1, 2, 3, 4].into());
+        assert_eq!(facts.stopped, [4].into());
+        assert!(parse(PromptKind::StartBroker, "4", &facts).is_ok());
+        assert!(parse(PromptKind::StartBroker, "5", &facts).is_err());
     }
 
     fn ok(kind: PromptKind, text: &str) -> Action {

@@ -19,8 +19,8 @@ use crate::engine::transaction::{TransactionData, TransactionState};
 use crate::engine::{ControlType, IsolationLevel, RecordBatch, TopicPartition};
 use crate::session::driver::Driver;
 use crate::session::snapshot::{
-    BATCH_WINDOW, BatchKind, BatchSnapshot, CompletionSnapshot, Consumers, ControlKind,
-    ErrorSnapshot, EventSnapshot, GroupOffsets, JournalFrameSnapshot, JournalSnapshot,
+    BATCH_WINDOW, BatchKind, BatchSnapshot, BrokerSnapshot, CompletionSnapshot, Consumers,
+    ControlKind, ErrorSnapshot, EventSnapshot, GroupOffsets, JournalFrameSnapshot, JournalSnapshot,
     LogTruncationSnapshot, MarkerSnapshot, PartitionSnapshot, PendingSnapshot, RecordSnapshot,
     RecoverySnapshot, ReelectionSnapshot, ReplicaSnapshot, Snapshot, TAIL, TransactionSnapshot,
     TxnState, VALUES_SHOWN, fate, text,
@@ -71,8 +71,18 @@ impl Bounds {
 pub fn build(driver: &Driver, bounds: &Bounds) -> Snapshot {
     let now = driver.clock_ms();
     let cluster = driver.cluster();
-    let (partitions, consumers, transactions, journal, committed_offsets) =
-        cluster.with_state(|s| {
+    let (brokers, partitions, consumers, transactions, journal, committed_offsets) = cluster
+        .with_state(|s| {
+            let mut ids = s.config().broker_ids.clone();
+            ids.sort_unstable();
+            ids.dedup();
+            let brokers = ids
+                .into_iter()
+                .map(|id| BrokerSnapshot {
+                    id,
+                    stopped: s.stopped_brokers().contains(&id),
+                })
+                .collect();
             let mut partitions = Vec::new();
             let mut consumers = Consumers {
                 read_uncommitted: BTreeMap::new(),
@@ -132,13 +142,21 @@ pub fn build(driver: &Driver, bounds: &Bounds) -> Snapshot {
                     (g.clone(), o)
                 })
                 .collect();
-            (partitions, consumers, transactions, journal, committed)
+            (
+                brokers,
+                partitions,
+                consumers,
+                transactions,
+                journal,
+                committed,
+            )
         });
     let events = driver.events();
     Snapshot {
         step: driver.step(),
         clock_ms: now,
         rules: driver.rules().to_string(),
+        brokers,
         partitions,
         transactions,
         committed_offsets,

@@ -35,6 +35,10 @@ pub struct Snapshot {
     pub step: usize,
     pub clock_ms: u64,
     pub rules: String,
+    /// Every configured broker, in id order, whether it holds a replica or
+    /// not.
+    #[serde(default)]
+    pub brokers: Vec<BrokerSnapshot>,
     pub partitions: Vec<PartitionSnapshot>,
     /// The latest instance of each transaction id, in id order.
     pub transactions: Vec<TransactionSnapshot>,
@@ -56,6 +60,14 @@ pub struct Snapshot {
     /// The current step's caption.
     #[serde(default)]
     pub caption: Option<Caption>,
+}
+
+/// One broker of the cluster.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BrokerSnapshot {
+    pub id: u32,
+    /// Stopped brokers neither fetch nor lead.
+    pub stopped: bool,
 }
 
 /// One partition, as its leader and replica set stand.

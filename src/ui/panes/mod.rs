@@ -144,10 +144,10 @@ mod testkit {
     use super::{PaneContext, PaneId};
     use crate::session::recording::Caption;
     use crate::session::snapshot::{
-        BatchKind, BatchSnapshot, CompletionSnapshot, Consumers, ControlKind, ErrorSnapshot,
-        EventSnapshot, Fate, Isolation, JournalFrameSnapshot, JournalSnapshot, MarkerSnapshot,
-        PartitionSnapshot, PendingSnapshot, RecordSnapshot, RecoverySnapshot, ReplicaSnapshot,
-        Snapshot, TransactionSnapshot, TxnState,
+        BatchKind, BatchSnapshot, BrokerSnapshot, CompletionSnapshot, Consumers, ControlKind,
+        ErrorSnapshot, EventSnapshot, Fate, Isolation, JournalFrameSnapshot, JournalSnapshot,
+        MarkerSnapshot, PartitionSnapshot, PendingSnapshot, RecordSnapshot, RecoverySnapshot,
+        ReplicaSnapshot, Snapshot, TransactionSnapshot, TxnState,
     };
     use crate::ui::i18n::Lang;
     use crate::ui::theme::Theme;
@@ -271,6 +271,12 @@ mod testkit {
             clock_ms: 1500,
             rules: "kafka".into(),
             title: "demo".into(),
+            brokers: (1..=3)
+                .map(|id| BrokerSnapshot {
+                    id,
+                    stopped: id == 3,
+                })
+                .collect(),
             partitions: vec![PartitionSnapshot {
                 topic: "out".into(),
                 partition: 0,
