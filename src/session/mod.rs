@@ -3,12 +3,16 @@
 
 pub mod action;
 pub mod driver;
+pub mod limits;
+pub mod narrate;
+pub mod outcome;
 pub mod recording;
 pub mod state;
 pub mod timeline;
 
 pub use action::Action;
-pub use driver::{Driver, Outcome};
+pub use driver::Driver;
+pub use outcome::{ActionError, Outcome, OutcomeKind};
 pub use recording::{Recording, RecordingError, RecordingWriter, Step};
 pub use state::State;
 pub use timeline::Timeline;

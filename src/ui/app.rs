@@ -444,6 +444,7 @@ impl App {
         self.status = Some(match outcome {
             Outcome::Ok => format!("step {}: {name}: ok", driver.step()),
             Outcome::Pending => format!("step {}: {name}: pending", driver.step()),
+            Outcome::Recovered(text) => format!("step {}: {text}", driver.step()),
             Outcome::Error(e) => format!("step {}: {name}: error: {e}", driver.step()),
         });
     }
@@ -557,7 +558,7 @@ pub fn parse_prompt(kind: PromptKind, text: &str) -> Result<Action, String> {
                     .map_err(|_| "partition must be a number")?,
                 key: fields.get("key").cloned(),
                 value,
-                acks: fields.get("acks").cloned(),
+                acks: fields.get("acks").map(|a| a.parse()).transpose()?,
                 producer: fields.get("producer").cloned(),
             }
         }
@@ -593,7 +594,7 @@ pub fn parse_prompt(kind: PromptKind, text: &str) -> Result<Action, String> {
         },
         PromptKind::CrashAtCut => Action::Commit {
             txn: word(0, "transaction id")?,
-            crash_after: Some(word(1, "cut point")?),
+            crash_after: Some(word(1, "cut point")?.parse()?),
         },
         PromptKind::ReplicateBroker => Action::Replicate {
             broker: Some(number(words.first().copied(), "broker")?),
@@ -604,7 +605,7 @@ pub fn parse_prompt(kind: PromptKind, text: &str) -> Result<Action, String> {
             ms: number(words.first().copied(), "milliseconds")?,
         },
         PromptKind::TearJournal => tear(
-            crate::session::action::TearTargetSpec::Named("journal".into()),
+            crate::session::action::TearTargetSpec::Journal,
             words.first().copied(),
         )?,
         PromptKind::TearLog => {
@@ -667,7 +668,7 @@ mod tests {
                 partition: None,
                 key: Some("k".into()),
                 value: "hello".into(),
-                acks: Some("all".into()),
+                acks: Some(crate::engine::AckMode::All),
                 producer: None
             }
         );

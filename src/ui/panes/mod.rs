@@ -334,6 +334,7 @@ mod testkit {
             errors: vec![ErrorEvent {
                 step: 6,
                 message: "broker 3 is stopped".into(),
+                code: "BrokerStopped",
             }],
             caption: Some(Caption::Bilingual {
                 en: "The LSO stops at the open transaction.".into(),
