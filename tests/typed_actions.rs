@@ -331,7 +331,18 @@ fn the_driver_refuses_past_the_caps_and_changes_nothing() {
     let mut d = Driver::new(&header("minikafka", &[1], 1), None).unwrap();
     let clock = |ms: u64| Action::AdvanceClock { ms };
     assert_eq!(d.apply(&clock(MAX_CLOCK_MS - 5)), Outcome::Ok);
+    // Asking first (as the live dashboard does, to record only what reads
+    // back) takes no step.
+    assert!(d.refuse(&clock(5)).is_ok());
+    let asked = d.refuse(&clock(10)).unwrap_err();
+    assert_eq!(asked.code(), "InvalidAction");
+    assert_eq!(d.step(), 1);
     let outcome = d.apply(&clock(10));
+    assert_eq!(
+        outcome.error(),
+        Some(&asked),
+        "apply refuses it the same way"
+    );
     let Outcome::Error(ActionError::Invalid(e)) = &outcome else {
         panic!("{outcome:?}");
     };

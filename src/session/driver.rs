@@ -441,11 +441,14 @@ impl Driver {
         }
     }
 
-    /// Refuses an action that is not valid, before anything happens: fields
-    /// that do not go together ([`Action::check`]), and the limits of
+    /// Whether [`Self::apply`] would refuse `action` as invalid: fields that
+    /// do not go together ([`Action::check`]), or the limits of
     /// docs/recording-format.md, which a recording's steps were checked
-    /// against when it was read but a live session's were not.
-    fn refuse(&self, action: &Action) -> Result<(), ActionError> {
+    /// against when it was read but a live session's were not. The live
+    /// dashboard asks first, so that it records only actions a replay of
+    /// its recording can read; `apply` refuses them anyway (an error event
+    /// that changes nothing in the cluster).
+    pub fn refuse(&self, action: &Action) -> Result<(), ActionError> {
         action.check()?;
         limits::check_action(action)?;
         if matches!(

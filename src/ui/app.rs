@@ -425,6 +425,12 @@ impl App {
             ..
         } = &mut **live;
         let name = action.name();
+        // An invalid action (past a limit) is neither applied nor recorded:
+        // the recording would not read back.
+        if let Err(e) = driver.refuse(&action) {
+            self.status = Some(format!("{name}: refused: {e}"));
+            return;
+        }
         if let Action::Begin { txn } = &action {
             self.last_txn = Some(txn.clone());
         }
