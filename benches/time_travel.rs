@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use minikafka::perf::generated_recording;
-use minikafka::session::{State, Timeline};
+use minikafka::session::{Snapshot, Timeline};
 
 fn bench(c: &mut Criterion) {
     let steps = 10_000;
@@ -21,7 +21,7 @@ fn bench(c: &mut Criterion) {
         b.iter(|| {
             let mut t = Timeline::new(recording.clone(), usize::MAX).unwrap();
             t.goto(steps).unwrap();
-            black_box(State::of(t.driver()).to_json().len())
+            black_box(Snapshot::of(t.driver()).to_json().len())
         })
     });
 

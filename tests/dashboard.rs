@@ -6,7 +6,7 @@ use std::path::Path;
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use minikafka::demo;
-use minikafka::session::{Recording, State};
+use minikafka::session::{Recording, Snapshot};
 use minikafka::ui::app::App;
 use minikafka::ui::headless::{self, Format, buffer_text, frame_buffer};
 use minikafka::ui::i18n::Lang;
@@ -155,7 +155,7 @@ fn keys_and_prompts_drive_a_live_session_and_record_it() {
         Lang::En,
         Theme::colored(),
     );
-    let start = app.driver().step();
+    let start = app.driver().unwrap().step();
     press(&mut app, "p\n"); // produce with the default
     assert!(
         app.status.as_deref().unwrap().ends_with("produce: ok"),
@@ -173,8 +173,8 @@ fn keys_and_prompts_drive_a_live_session_and_record_it() {
     press(&mut app, "c\n"); // commit tx-1
     press(&mut app, "rr");
     press(&mut app, "t\n"); // advance the clock by the default 1000 ms
-    assert_eq!(app.driver().step(), start + 8);
-    let state = State::of(app.driver());
+    assert_eq!(app.driver().unwrap().step(), start + 8);
+    let state = Snapshot::of(app.driver().unwrap());
     let json = state.to_json();
     assert!(
         json.contains(r#""id":"tx-1","state":"complete_commit""#),
@@ -186,7 +186,7 @@ fn keys_and_prompts_drive_a_live_session_and_record_it() {
     app.prompt.as_mut().unwrap().text = "soon".into();
     press(&mut app, "\n");
     assert!(app.status.as_deref().unwrap().contains("must be a number"));
-    assert_eq!(app.driver().step(), start + 8);
+    assert_eq!(app.driver().unwrap().step(), start + 8);
     // the recording replays to the same state
     let recorded = Recording::load(&path).unwrap();
     assert_eq!(recorded.steps.len(), start + 8);
@@ -194,7 +194,7 @@ fn keys_and_prompts_drive_a_live_session_and_record_it() {
     for s in &recorded.steps {
         again.apply(&s.action);
     }
-    assert_eq!(State::of(&again).to_json(), json);
+    assert_eq!(Snapshot::of(&again).to_json(), json);
 }
 
 #[test]
@@ -208,15 +208,15 @@ fn replay_keys_move_forward_and_back_and_engine_keys_are_off() {
     .unwrap();
     app.handle(KeyCommand::NextStep);
     app.handle(KeyCommand::NextStep);
-    assert_eq!(app.driver().step(), 2);
+    assert_eq!(app.driver().unwrap().step(), 2);
     app.handle(KeyCommand::PrevStep);
-    assert_eq!(app.driver().step(), 1);
+    assert_eq!(app.driver().unwrap().step(), 1);
     app.handle(KeyCommand::LastStep);
-    assert_eq!(app.driver().step(), 6);
+    assert_eq!(app.driver().unwrap().step(), 6);
     app.handle(KeyCommand::NextStep);
-    assert_eq!(app.driver().step(), 6, "stays at the end");
+    assert_eq!(app.driver().unwrap().step(), 6, "stays at the end");
     app.handle(KeyCommand::FirstStep);
-    assert_eq!(app.driver().step(), 0);
+    assert_eq!(app.driver().unwrap().step(), 0);
     app.handle(KeyCommand::PlayPause);
     assert_eq!(app.next_step_delay_ms(), Some(0), "step 1 is at 0 ms");
     app.play_tick();
@@ -319,16 +319,22 @@ fn the_isolation_key_shows_what_read_uncommitted_sees() {
         uncommitted.contains("view read_uncommitted"),
         "{uncommitted}"
     );
+    // The fate stays "aborted"; the mark says read_uncommitted reads it.
     assert!(
-        uncommitted.contains("● 2") && uncommitted.contains("visible"),
-        "the aborted batch is visible: {uncommitted}"
+        uncommitted.contains("✗ 2     aborted    ● tx-2"),
+        "the aborted batch is read by read_uncommitted: {uncommitted}"
+    );
+    assert!(
+        committed.contains("✗ 2     aborted    · tx-2"),
+        "and not by read_committed: {committed}"
     );
     app.handle(KeyCommand::SelectNext);
     app.handle(KeyCommand::SelectNext);
     app.handle(KeyCommand::SelectNext);
     let explained = buffer_text(&frame_buffer(&app, 160, 48));
     assert!(
-        explained.contains("offset 2 < HW 4: read_uncommitted"),
+        explained.contains("tx-2 aborted: ABORT marker at offset 3 ·")
+            && explained.contains("read_uncommitted: seen"),
         "{explained}"
     );
 }
@@ -404,20 +410,24 @@ fn review_regressions() {
         app.apply(Action::from_json(&serde_json::from_str(a).unwrap()).unwrap());
     }
     // Values are read for the rows a frame draws: a frame of 200x60.
-    let view = app.view_for(ratatui::layout::Rect::new(0, 0, 200, 60));
+    let view = app.snapshot_for(ratatui::layout::Rect::new(0, 0, 200, 60));
     let orders1 = view
         .partitions
         .iter()
-        .find(|p| p.tp.to_string() == "orders-1")
+        .find(|p| p.name() == "orders-1")
         .unwrap();
     let late = orders1
         .batches
         .iter()
-        .find(|b| b.values == ["late-1"])
+        .find(|b| {
+            b.records
+                .iter()
+                .any(|r| r.value.as_deref() == Some("late-1"))
+        })
         .unwrap();
     assert_eq!(
-        late.status,
-        minikafka::ui::view::BatchStatus::Open,
+        late.fate,
+        minikafka::session::snapshot::Fate::HeldBack,
         "{}",
         late.explanation
     );
@@ -444,7 +454,7 @@ fn review_regressions() {
     for _ in 0..500 {
         app.handle(KeyCommand::SelectNext);
     }
-    let last = minikafka::ui::panes::partitions::selectable(&app.view()) - 1;
+    let last = minikafka::ui::panes::partitions::selectable(&app.snapshot()) - 1;
     assert_eq!(app.selected, Some(last));
     // play at the end of a replay starts over
     let mut replay = App::replay(
@@ -456,7 +466,7 @@ fn review_regressions() {
     .unwrap();
     replay.handle(KeyCommand::LastStep);
     replay.handle(KeyCommand::PlayPause);
-    assert_eq!(replay.driver().step(), 0);
+    assert_eq!(replay.driver().unwrap().step(), 0);
     let frame = buffer_text(&frame_buffer(&replay, 120, 36));
     assert!(frame.contains("▶ replay"), "{frame}");
 }
@@ -485,7 +495,7 @@ fn ui_steps_replay_the_same_screen() {
     )
     .unwrap();
     assert!(
-        frames[0].contains("aborted by the marker at offset 3"),
+        frames[0].contains("tx-2 aborted: ABORT marker at offset 3"),
         "{}",
         frames[0]
     );
@@ -517,7 +527,7 @@ fn a_crash_drops_queued_actions() {
         Outcome::Pending
     );
     d.apply(&act(r#"{"crash":{}}"#));
-    let state: serde_json::Value = serde_json::from_str(&State::of(&d).to_json()).unwrap();
+    let state: serde_json::Value = serde_json::from_str(&Snapshot::of(&d).to_json()).unwrap();
     let failed: Vec<u64> = state["errors"]
         .as_array()
         .unwrap()
@@ -538,9 +548,9 @@ fn a_crash_drops_queued_actions() {
 fn a_frame_reads_record_values_only_for_the_rows_it_draws() {
     let workload = minikafka::perf::DashboardWorkload::new(4, 2_000);
     let area = ratatui::layout::Rect::new(0, 0, 80, 24);
-    let view = workload.app.view_for(area);
+    let view = workload.app.snapshot_for(area);
     let batches: Vec<_> = view.partitions.iter().flat_map(|p| &p.batches).collect();
-    let loaded: Vec<_> = batches.iter().filter(|b| !b.values.is_empty()).collect();
+    let loaded: Vec<_> = batches.iter().filter(|b| !b.records.is_empty()).collect();
     assert_eq!(batches.len(), 4 * 20, "every partition's window is carried");
     assert!(
         !loaded.is_empty() && loaded.len() < 24,
@@ -552,7 +562,7 @@ fn a_frame_reads_record_values_only_for_the_rows_it_draws() {
     // and each row shows the values read for it.
     let text = minikafka::ui::headless::buffer_text(&workload.frame(80, 24));
     for b in &loaded {
-        assert_eq!(b.values.len(), minikafka::ui::view::VALUES_SHOWN);
+        assert_eq!(b.records.len(), minikafka::session::snapshot::VALUES_SHOWN);
         let range = format!("{}-{}", b.base_offset, b.last_offset);
         assert!(text.contains(&range), "row {range} is drawn:\n{text}");
     }
@@ -560,9 +570,9 @@ fn a_frame_reads_record_values_only_for_the_rows_it_draws() {
 }
 
 fn app_view_has_no_values(app: &minikafka::ui::app::App) -> bool {
-    app.view()
+    app.snapshot()
         .partitions
         .iter()
         .flat_map(|p| &p.batches)
-        .all(|b| b.values.is_empty())
+        .all(|b| b.records.is_empty())
 }

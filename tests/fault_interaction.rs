@@ -17,7 +17,7 @@ use minikafka::engine::{
     AckMode, BrokerCluster, ControlType, IsolationLevel, MiniKafkaError, RecordBatch,
     TopicPartition,
 };
-use minikafka::session::{Action, Driver, State};
+use minikafka::session::{Action, Driver, Snapshot};
 
 fn cluster(brokers: &[u32], min_isr: usize, rules: Rules) -> TestCluster {
     TestCluster::with_config(brokers, |c| {
@@ -712,7 +712,7 @@ fn the_session_driver_reports_a_reelection_and_a_clean_crash_after_it() {
     ] {
         d.apply(&act(a));
     }
-    let s: serde_json::Value = serde_json::from_str(&State::of(&d).to_json()).unwrap();
+    let s: serde_json::Value = serde_json::from_str(&Snapshot::of(&d).to_json()).unwrap();
     assert!(
         s["errors"].as_array().unwrap().is_empty(),
         "{}",
@@ -739,7 +739,7 @@ fn the_session_driver_reports_a_reelection_and_a_clean_crash_after_it() {
     );
 
     d.apply(&act(r#"{"crash":{}}"#));
-    let s: serde_json::Value = serde_json::from_str(&State::of(&d).to_json()).unwrap();
+    let s: serde_json::Value = serde_json::from_str(&Snapshot::of(&d).to_json()).unwrap();
     let r = &s["last_recovery"];
     assert_eq!(r["leaders_reelected"], serde_json::json!([]));
     assert_eq!(r["logs_truncated"], serde_json::json!([]));

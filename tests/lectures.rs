@@ -5,8 +5,8 @@
 
 use std::path::{Path, PathBuf};
 
-use minikafka::session::state::PartitionState;
-use minikafka::session::{Driver, Outcome, Recording, State};
+use minikafka::session::snapshot::PartitionSnapshot as PartitionState;
+use minikafka::session::{Driver, Outcome, Recording, Snapshot};
 use minikafka::ui::headless::{self, Format};
 use minikafka::ui::i18n::Lang;
 use minikafka::ui::layout;
@@ -43,7 +43,7 @@ fn path_of(name: &str) -> PathBuf {
 struct Lesson {
     name: &'static str,
     recording: Recording,
-    states: Vec<State>,
+    states: Vec<Snapshot>,
     outcomes: Vec<Outcome>,
 }
 
@@ -51,11 +51,11 @@ impl Lesson {
     fn replay(name: &'static str) -> Self {
         let recording = Recording::load(&path_of(name)).unwrap_or_else(|e| panic!("{e}"));
         let mut driver = Driver::new(&recording.header, None).unwrap();
-        let mut states = vec![State::of(&driver)];
+        let mut states = vec![Snapshot::of(&driver)];
         let mut outcomes = vec![Outcome::Ok];
         for step in &recording.steps {
             outcomes.push(driver.apply(&step.action));
-            states.push(State::of(&driver));
+            states.push(Snapshot::of(&driver));
         }
         Self {
             name,
@@ -122,7 +122,7 @@ impl Lesson {
 /// The state at one step, with readers for the facts captions talk about.
 struct At<'a> {
     name: &'a str,
-    s: &'a State,
+    s: &'a Snapshot,
 }
 
 fn values(list: Option<&Vec<Option<String>>>) -> Vec<String> {
@@ -187,7 +187,7 @@ impl At<'_> {
         self.part(tp)
             .batches
             .iter()
-            .filter_map(|b| b.control.map(|c| (b.base_offset, c)))
+            .filter_map(|b| b.control.map(|c| (b.base_offset, c.name())))
             .collect()
     }
 
@@ -209,6 +209,7 @@ impl At<'_> {
             .find(|t| t.id == id)
             .unwrap_or_else(|| panic!("{}: no transaction {id}", self.ctx()))
             .state
+            .name()
     }
 
     fn txn_partitions(&self, id: &str) -> Vec<String> {
@@ -240,14 +241,14 @@ impl At<'_> {
     }
 
     /// Pending operations as (issuing step, kind, waiting for, queued behind).
-    fn pending(&self) -> Vec<(usize, &'static str, Vec<u32>, Option<usize>)> {
+    fn pending(&self) -> Vec<(usize, &str, Vec<u32>, Option<usize>)> {
         self.s
             .pending
             .iter()
             .map(|p| {
                 (
                     p.action_step,
-                    p.kind,
+                    p.kind.as_str(),
                     p.waiting_for.clone(),
                     p.queued_behind,
                 )
@@ -259,7 +260,7 @@ impl At<'_> {
         (self.s.journal.frames, self.s.journal.bytes)
     }
 
-    fn recovery(&self) -> &minikafka::session::state::RecoveryJson {
+    fn recovery(&self) -> &minikafka::session::snapshot::RecoverySnapshot {
         self.s
             .last_recovery
             .as_ref()
@@ -278,7 +279,14 @@ impl At<'_> {
         self.recovery()
             .markers_resent
             .iter()
-            .map(|m| (m.txn.clone(), m.partition.clone(), m.control, m.offset))
+            .map(|m| {
+                (
+                    m.txn.clone(),
+                    m.partition.clone(),
+                    m.control.name(),
+                    m.offset,
+                )
+            })
             .collect()
     }
 

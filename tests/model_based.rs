@@ -22,6 +22,8 @@
 //! path, seed and JSON Lines are in the panic message. `MK_MODEL_REPLAY=FILE`
 //! re-checks a recording against the model.
 
+#[path = "common/fates.rs"]
+mod fates;
 mod model;
 mod model_check;
 
@@ -32,7 +34,7 @@ use std::path::{Path, PathBuf};
 
 use minikafka::session::action::TearTargetSpec;
 use minikafka::session::recording::{ClusterSpec, ConfigSpec, Header, TopicSpec};
-use minikafka::session::{Action, Driver, Outcome, Recording, State, Step};
+use minikafka::session::{Action, Driver, Outcome, Recording, Snapshot, Step};
 use model::replication::Payload;
 use model::{Failure, Model, Setup, Tp};
 use model_check::compare::{Sabotage, compare, invariants};
@@ -220,8 +222,12 @@ impl Run {
         }
         self.stats.count(action, &got);
         self.model.observe();
-        let state = State::of(&self.driver);
+        let state = Snapshot::of(&self.driver);
         compare(&state, &self.model, self.sabotage).map_err(fail)?;
+        // Every batch's fate agrees with what the consumers read (issue 12).
+        if let Some(wrong) = fates::disagreements(&state).into_iter().next() {
+            return Err(fail(wrong));
+        }
         invariants(&self.model).map_err(fail)?;
         let crashed = self.driver.cluster().generation() != generation;
         if crashed {
@@ -241,7 +247,7 @@ impl Run {
     /// returned stays, in its place (HW and LSO never go back, data below
     /// them never changes, a decided transaction stays decided). A
     /// partition whose leader is stopped reads nothing and is skipped.
-    fn only_grow(&mut self, state: &State) -> Result<(), String> {
+    fn only_grow(&mut self, state: &Snapshot) -> Result<(), String> {
         for p in &state.partitions {
             let leader_stopped = p.replicas.iter().any(|r| r.broker == p.leader && r.stopped);
             if leader_stopped {
@@ -276,7 +282,7 @@ fn run_case(
     steps: &mut Vec<Action>,
 ) -> Result<Stats, Mismatch> {
     let mut run = Run::new(setup, sabotage);
-    let initial = State::of(&run.driver);
+    let initial = Snapshot::of(&run.driver);
     compare(&initial, &run.model, sabotage).map_err(|message| Mismatch { step: 0, message })?;
     for op in ops {
         let Some(action) = concretize(op, &run.model, &run.driver, steps.len() + 1) else {
@@ -304,8 +310,8 @@ fn run_case(
         replay.apply(a);
     }
     let (seen, replayed) = (
-        State::of(&run.driver).to_json(),
-        State::of(&replay).to_json(),
+        Snapshot::of(&run.driver).to_json(),
+        Snapshot::of(&replay).to_json(),
     );
     if seen != replayed {
         return Err(Mismatch {
@@ -472,7 +478,7 @@ fn the_kafka_rules_match_the_model() {
 
 /// Replays recording text through the driver and the model; returns the
 /// final state.
-fn replay(text: &str) -> State {
+fn replay(text: &str) -> Snapshot {
     let recording = Recording::parse("regression.jsonl", text).expect("a valid recording");
     let actions: Vec<Action> = recording.steps.iter().map(|s| s.action.clone()).collect();
     let setup = setup_of(&recording.header);
@@ -483,7 +489,7 @@ fn replay(text: &str) -> State {
     for a in &actions {
         driver.apply(a);
     }
-    State::of(&driver)
+    Snapshot::of(&driver)
 }
 
 /// Kafka rules: tx-a's first instance is completed by a fencing begin while
@@ -571,7 +577,7 @@ fn a_commit_resumed_after_a_promotion_writes_the_marker_the_new_leader_lacks() {
     let kinds: Vec<(i64, Option<&str>)> = state.partitions[0]
         .batches
         .iter()
-        .map(|b| (b.base_offset, b.control))
+        .map(|b| (b.base_offset, b.control.map(|c| c.name())))
         .collect();
     assert_eq!(kinds, [(0, None), (1, Some("commit")), (2, None)]);
     assert_eq!(state.partitions[0].leader, 1);
@@ -615,16 +621,20 @@ fn a_transaction_recovery_finds_past_its_timeout_aborts_during_recovery() {
     for s in &recording.steps {
         driver.apply(&s.action);
     }
-    let first = State::of(&driver).to_json();
+    let first = Snapshot::of(&driver).to_json();
     assert_eq!(
         first,
-        State::of(&driver).to_json(),
+        Snapshot::of(&driver).to_json(),
         "reading the state changes nothing"
     );
     assert_eq!(first, state.to_json());
     let p = &state.partitions[0];
     assert_eq!(p.replicas[0].log_end_offset, p.batches.len() as i64);
-    let markers: Vec<Option<&str>> = p.batches.iter().map(|b| b.control).collect();
+    let markers: Vec<Option<&str>> = p
+        .batches
+        .iter()
+        .map(|b| b.control.map(|c| c.name()))
+        .collect();
     assert_eq!(markers, [None, Some("commit"), Some("abort")]);
     let tx_b = state.transactions.iter().find(|t| t.id == "tx-b").unwrap();
     assert_eq!(tx_b.state, "complete_abort");
@@ -833,7 +843,10 @@ fn a_failing_case_is_shrunk_and_written_as_a_replayable_recording() {
     );
 
     // The state `mk-tui state FILE` prints is the one the run saw.
-    let replayed = minikafka::cli::state_of_recording(&path, None, None).unwrap();
+    // (It also names the recording, its length and the step's caption.)
+    let mut replayed = minikafka::cli::state_of_recording(&path, None, None).unwrap();
+    assert_eq!(replayed.total_steps, Some(steps));
+    (replayed.title, replayed.total_steps, replayed.caption) = (String::new(), None, None);
     let setup = setup_of(&recording.header);
     let actions: Vec<Action> = recording.steps.iter().map(|s| s.action.clone()).collect();
     let mut run = Run::new(&setup, Sabotage::None);
@@ -841,7 +854,7 @@ fn a_failing_case_is_shrunk_and_written_as_a_replayable_recording() {
         run.step(a)
             .expect("the engine agrees with the honest model");
     }
-    assert_eq!(State::of(&run.driver).to_json(), replayed.to_json());
+    assert_eq!(Snapshot::of(&run.driver).to_json(), replayed.to_json());
 
     let again = run_steps(&setup, &actions, Sabotage::HighWatermarkPlusOne).unwrap_err();
     assert_eq!(again.step, steps);

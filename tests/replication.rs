@@ -106,13 +106,18 @@ async fn a_stopped_follower_leaves_the_isr_by_time_on_the_clock() {
     let p = tp("t", 0);
     let set = t.cluster.replica_set(&p).unwrap();
     t.cluster.stop_broker(2).unwrap();
+    // Time moves through the clock's action (`advance_clock` ticks the
+    // cluster); reading the ISR never re-evaluates it (issue 12).
     t.clock.advance(10_000);
+    t.cluster.tick().unwrap();
     assert_eq!(
         set.isr(),
         [1, 2],
         "exactly replica_lag_time_ms is still in sync"
     );
     t.clock.advance(1);
+    assert_eq!(set.isr(), [1, 2], "a read does not re-evaluate the ISR");
+    t.cluster.tick().unwrap();
     assert_eq!(set.isr(), [1], "past replica_lag_time_ms it leaves");
     assert_eq!(set.replicas()[1].ms_since_fetch, 10_001);
     assert!(set.replicas()[1].stopped);

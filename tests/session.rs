@@ -6,7 +6,7 @@ use std::path::Path;
 
 use minikafka::session::recording::Header;
 use minikafka::session::{
-    Action, Driver, Outcome, OutcomeKind, Recording, RecordingWriter, State, Step, Timeline,
+    Action, Driver, Outcome, OutcomeKind, Recording, RecordingWriter, Snapshot, Step, Timeline,
 };
 use serde_json::Value;
 
@@ -29,7 +29,7 @@ fn act(json: &str) -> Action {
 }
 
 fn state(d: &Driver) -> Value {
-    serde_json::from_str(&State::of(d).to_json()).unwrap()
+    serde_json::from_str(&Snapshot::of(d).to_json()).unwrap()
 }
 
 fn recording(h: &Header, actions: &[&str]) -> Recording {
@@ -382,7 +382,7 @@ fn replays_are_byte_identical() {
         let mut all = String::new();
         for s in &r.steps {
             d.apply(&s.action);
-            all.push_str(&State::of(&d).to_json());
+            all.push_str(&Snapshot::of(&d).to_json());
             all.push('\n');
         }
         all
@@ -399,21 +399,21 @@ fn time_travel_matches_going_straight() {
     let r = long_recording();
     let straight: Vec<String> = {
         let mut d = Driver::new(&r.header, None).unwrap();
-        let mut out = vec![State::of(&d).to_json()];
+        let mut out = vec![Snapshot::of(&d).to_json()];
         for s in &r.steps {
             d.apply(&s.action);
-            out.push(State::of(&d).to_json());
+            out.push(Snapshot::of(&d).to_json());
         }
         out
     };
     let every = 6;
     let mut t = Timeline::new(r.clone(), every).unwrap();
     t.goto(44).unwrap();
-    assert_eq!(State::of(t.driver()).to_json(), straight[44]);
+    assert_eq!(Snapshot::of(t.driver()).to_json(), straight[44]);
     for target in [43, 25, 31, 3, 0, 17, 44, 12] {
         t.goto(target).unwrap();
         assert_eq!(
-            State::of(t.driver()).to_json(),
+            Snapshot::of(t.driver()).to_json(),
             straight[target],
             "at step {target}"
         );
@@ -430,7 +430,7 @@ fn time_travel_matches_going_straight() {
         t.replayed()
     );
     t.step_forward().unwrap();
-    assert_eq!(State::of(t.driver()).to_json(), straight[44]);
+    assert_eq!(Snapshot::of(t.driver()).to_json(), straight[44]);
 }
 
 /// A live session recorded as it goes replays to the same state.
@@ -451,7 +451,10 @@ fn a_live_recording_replays_to_the_same_state() {
     for s in &replayed.steps {
         again.apply(&s.action);
     }
-    assert_eq!(State::of(&again).to_json(), State::of(&live).to_json());
+    assert_eq!(
+        Snapshot::of(&again).to_json(),
+        Snapshot::of(&live).to_json()
+    );
 }
 
 /// The chapter's experiment as a recording: the state at each step matches
@@ -528,10 +531,10 @@ fn old_and_new_checkpoints_restore_the_same_state_as_a_straight_run() {
     let r = minikafka::perf::generated_recording(400);
     let straight: Vec<String> = {
         let mut d = Driver::new(&r.header, None).unwrap();
-        let mut out = vec![State::of(&d).to_json()];
+        let mut out = vec![Snapshot::of(&d).to_json()];
         for s in &r.steps {
             d.apply(&s.action);
-            out.push(State::of(&d).to_json());
+            out.push(Snapshot::of(&d).to_json());
         }
         out
     };
@@ -547,7 +550,7 @@ fn old_and_new_checkpoints_restore_the_same_state_as_a_straight_run() {
         let back = target < t.step();
         t.goto(target).unwrap();
         assert_eq!(
-            State::of(t.driver()).to_json(),
+            Snapshot::of(t.driver()).to_json(),
             straight[target],
             "at step {target}"
         );

@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use minikafka::engine::{BrokerCluster, ManualClock, MiniKafkaConfig, MiniKafkaError};
 use minikafka::session::limits::{MAX_CLOCK_MS, MAX_NAME_BYTES, MAX_VALUE_BYTES};
 use minikafka::session::recording::Header;
-use minikafka::session::{Action, ActionError, Driver, Outcome, OutcomeKind, State};
+use minikafka::session::{Action, ActionError, Driver, Outcome, OutcomeKind, Snapshot};
 
 const HEADER: &str = r#"{"mk_recording":1,"title":"limits","rules":"minikafka","cluster":{"brokers":[1],"topics":[{"name":"out","partitions":1,"replication_factor":1}]}}"#;
 
@@ -240,7 +240,7 @@ fn a_commit_that_crashes_at_its_cut_point_is_a_recovered_outcome() {
     assert_eq!(completed, ["tx-1"]);
     // What the sentence claims: out-0 has its COMMIT marker (written
     // before the cut), out-1 none (recovery wrote none).
-    let state: serde_json::Value = serde_json::from_str(&State::of(&d).to_json()).unwrap();
+    let state: serde_json::Value = serde_json::from_str(&Snapshot::of(&d).to_json()).unwrap();
     let controls = |p: usize| -> Vec<String> {
         state["partitions"][p]["batches"]
             .as_array()

@@ -11,7 +11,8 @@ use std::io::IsTerminal;
 use crate::demo;
 use crate::engine::config::Rules;
 use crate::session::recording::MAX_TERMINAL_SIDE;
-use crate::session::{Driver, Recording, RecordingWriter, State};
+use crate::session::snapshot::text as state_text;
+use crate::session::{Driver, Recording, RecordingWriter, Snapshot};
 use crate::ui::{
     self,
     app::App,
@@ -105,10 +106,15 @@ pub enum Command {
         /// The recording.
         file: PathBuf,
     },
-    /// Print frames of a recording exactly as the dashboard draws them.
+    /// Print frames of a recording exactly as the dashboard draws them; or,
+    /// with --state, the frame of a state saved by `mk-tui state`.
     Render {
         /// The recording.
-        file: PathBuf,
+        #[arg(required_unless_present = "state", conflicts_with = "state")]
+        file: Option<PathBuf>,
+        /// A state saved by `mk-tui state` (JSON) to draw instead.
+        #[arg(long, value_name = "FILE.json", conflicts_with_all = ["step", "all"])]
+        state: Option<PathBuf>,
         /// The step to draw (default: the last).
         #[arg(long, conflicts_with = "all")]
         step: Option<usize>,
@@ -160,19 +166,32 @@ pub fn run(cli: Cli) -> Result<(), String> {
         }
         Some(Command::Render {
             file,
+            state,
             step,
             all,
             size,
             format,
         }) => {
-            let recording = Recording::load(&file).map_err(|e| e.to_string())?;
-            let layout = layout_for(recording.header.layout.as_deref())?;
-            let (cols, rows) = size_of(size.as_deref(), &recording)?;
             let format = match format.as_str() {
                 "text" => Format::Text,
                 "ansi" => Format::Ansi,
                 other => return Err(format!("--format {other:?}: expected text or ansi")),
             };
+            if let Some(path) = state {
+                let snapshot = load_state(&path)?;
+                let (cols, rows) = match size.as_deref() {
+                    Some(s) => parse_size(s)?,
+                    None => (120, 36),
+                };
+                let frame =
+                    headless::render_saved(snapshot, cols, rows, format, layout_for(None)?, lang)?;
+                out!("{frame}");
+                return Ok(());
+            }
+            let file = file.expect("clap requires FILE without --state");
+            let recording = Recording::load(&file).map_err(|e| e.to_string())?;
+            let layout = layout_for(recording.header.layout.as_deref())?;
+            let (cols, rows) = size_of(size.as_deref(), &recording)?;
             let last = recording.steps.len();
             let steps: Vec<usize> = match (step, all) {
                 (_, true) => (0..=last).collect(),
@@ -214,7 +233,7 @@ pub fn run(cli: Cli) -> Result<(), String> {
                 (Some(file), dir) => state_of_recording(&file, step, dir.as_deref())?,
                 (None, Some(dir)) => {
                     let rules: Rules = rules.parse().map_err(|e| format!("--rules: {e}"))?;
-                    State::of(&Driver::open_copy(&dir, rules)?)
+                    Snapshot::of(&Driver::open_copy(&dir, rules)?)
                 }
                 (None, None) => return Err("state: give a recording FILE or --data-dir DIR".into()),
             };
@@ -256,7 +275,7 @@ pub fn state_of_recording(
     file: &Path,
     step: Option<usize>,
     data_dir: Option<&Path>,
-) -> Result<State, String> {
+) -> Result<Snapshot, String> {
     let recording = Recording::load(file).map_err(|e| e.to_string())?;
     let last = recording.steps.len();
     let target = step.unwrap_or(last);
@@ -280,7 +299,27 @@ pub fn state_of_recording(
     for s in &recording.steps[..target] {
         driver.apply(&s.action);
     }
-    Ok(State::of(&driver))
+    let mut snapshot = Snapshot::of(&driver);
+    snapshot.title = recording.header.title.clone();
+    snapshot.total_steps = Some(last);
+    snapshot.caption = target
+        .checked_sub(1)
+        .and_then(|i| recording.steps[i].caption.clone());
+    Ok(snapshot)
+}
+
+/// A state saved by `mk-tui state`: one JSON object. A file that is not one
+/// is refused with its name and the line and column serde found wrong.
+pub fn load_state(path: &Path) -> Result<Snapshot, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    Snapshot::from_json(&text).map_err(|e| {
+        format!(
+            "{}:{}:{}: not a state written by `mk-tui state`: {e}",
+            path.display(),
+            e.line(),
+            e.column()
+        )
+    })
 }
 
 /// Checks one recording; returns its number of steps.
@@ -293,24 +332,27 @@ pub fn check(file: &Path) -> Result<usize, String> {
 /// `COLSxROWS`, or the recording's terminal size, or 120x36.
 fn size_of(size: Option<&str>, recording: &Recording) -> Result<(u16, u16), String> {
     match size {
-        Some(s) => {
-            let parsed = s
-                .split_once(['x', 'X'])
-                .and_then(|(c, r)| Some((c.parse().ok()?, r.parse().ok()?)));
-            let side = 1..=MAX_TERMINAL_SIDE;
-            parsed
-                .filter(|(c, r): &(u16, u16)| side.contains(c) && side.contains(r))
-                .ok_or_else(|| {
-                    format!(
-                        "--size {s:?}: expected COLSxROWS, like 120x36, each from 1 to {MAX_TERMINAL_SIDE}"
-                    )
-                })
-        }
+        Some(s) => parse_size(s),
         None => Ok(recording
             .header
             .terminal
             .map_or((120, 36), |t| (t.cols, t.rows))),
     }
+}
+
+/// `COLSxROWS`, each side from 1 to [`MAX_TERMINAL_SIDE`].
+fn parse_size(s: &str) -> Result<(u16, u16), String> {
+    let parsed = s
+        .split_once(['x', 'X'])
+        .and_then(|(c, r)| Some((c.parse().ok()?, r.parse().ok()?)));
+    let side = 1..=MAX_TERMINAL_SIDE;
+    parsed
+        .filter(|(c, r): &(u16, u16)| side.contains(c) && side.contains(r))
+        .ok_or_else(|| {
+            format!(
+                "--size {s:?}: expected COLSxROWS, like 120x36, each from 1 to {MAX_TERMINAL_SIDE}"
+            )
+        })
 }
 
 /// The live dashboard on the demo cluster (or a reopened data directory).
@@ -368,8 +410,7 @@ fn run_demo(data_dir: Option<PathBuf>) -> Result<(), String> {
         }
         dir => demo::driver(dir.as_deref())?,
     };
-    let cluster = driver.cluster();
-    let recovery = cluster.last_recovery();
+    let recovery = driver.cluster().last_recovery();
     match &data_dir {
         Some(dir) => outln!("MiniKafka demo cluster in {}", dir.display()),
         None => outln!("MiniKafka demo cluster in a temporary directory"),
@@ -392,6 +433,6 @@ fn run_demo(data_dir: Option<PathBuf>) -> Result<(), String> {
     for errors in driver.errors() {
         outln!("step {}: {}", errors.step, errors.message);
     }
-    out!("{}", demo::describe(cluster).map_err(|e| e.to_string())?);
+    out!("{}", state_text::render(&Snapshot::of(&driver)));
     Ok(())
 }

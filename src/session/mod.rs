@@ -1,5 +1,6 @@
 //! The session layer (SPEC §2, §4, §5): the action vocabulary, the
-//! deterministic driver, recordings, time travel and the headless state.
+//! deterministic driver, recordings, time travel and the one read-only
+//! [`Snapshot`] every screen and the headless state are made from.
 
 pub mod action;
 pub mod driver;
@@ -7,12 +8,12 @@ pub mod limits;
 pub mod narrate;
 pub mod outcome;
 pub mod recording;
-pub mod state;
+pub mod snapshot;
 pub mod timeline;
 
 pub use action::Action;
 pub use driver::Driver;
 pub use outcome::{ActionError, Outcome, OutcomeKind};
 pub use recording::{Recording, RecordingError, RecordingWriter, Step};
-pub use state::State;
+pub use snapshot::{Snapshot, SnapshotSource};
 pub use timeline::Timeline;

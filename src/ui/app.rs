@@ -4,15 +4,14 @@
 
 use std::collections::BTreeMap;
 
-use crate::engine::IsolationLevel;
 use crate::session::recording::{Header, Step};
+use crate::session::snapshot::{Bounds, Isolation, SavedState, Snapshot, SnapshotSource};
 use crate::session::{Action, Driver, Outcome, Recording, RecordingWriter, Timeline};
 use crate::ui::i18n::Lang;
 use crate::ui::keys::{KeyCommand, PromptKind};
 use crate::ui::layout::Layout;
 use crate::ui::panes::PaneId;
 use crate::ui::theme::Theme;
-use crate::ui::view::View;
 
 /// How far a pane scrolls at most (panes clip what they draw anyway).
 const MAX_SCROLL: usize = 10_000;
@@ -26,13 +25,15 @@ pub struct LiveSession {
     pub elapsed_ms: u64,
 }
 
-/// Live (keys drive the engine) or replay (keys move through a recording).
+/// Live (keys drive the engine), replay (keys move through a recording) or
+/// a saved state (`render --state`: one snapshot, nothing to drive).
 pub enum Mode {
     Live(Box<LiveSession>),
     Replay {
         timeline: Box<Timeline>,
         playing: bool,
     },
+    Saved(Box<SavedState>),
 }
 
 /// An open prompt: which action, and the text being edited.
@@ -101,7 +102,7 @@ pub struct App {
     /// The transaction last begun from a key: the default for send/commit.
     pub last_txn: Option<String>,
     /// The consumer whose eyes the partitions pane uses (`i` toggles).
-    pub isolation: IsolationLevel,
+    pub isolation: Isolation,
     pub quit: bool,
 }
 
@@ -168,7 +169,7 @@ impl App {
             prompt: None,
             status: None,
             last_txn: None,
-            isolation: IsolationLevel::ReadCommitted,
+            isolation: Isolation::ReadCommitted,
             quit: false,
         }
     }
@@ -178,11 +179,33 @@ impl App {
         matches!(self.mode, Mode::Replay { .. })
     }
 
-    /// The driver behind the current frame.
-    pub fn driver(&self) -> &Driver {
+    /// A saved state drawn as the dashboard would (`render --state`).
+    pub fn saved(snapshot: Snapshot, layout: Layout, lang: Lang, theme: Theme) -> Self {
+        let title = snapshot.title.clone();
+        Self::with_mode(
+            Mode::Saved(Box::new(SavedState(snapshot))),
+            title,
+            layout,
+            lang,
+            theme,
+        )
+    }
+
+    /// The driver behind the current frame (none for a saved state).
+    pub fn driver(&self) -> Option<&Driver> {
+        match &self.mode {
+            Mode::Live(live) => Some(&live.driver),
+            Mode::Replay { timeline, .. } => Some(timeline.driver()),
+            Mode::Saved(_) => None,
+        }
+    }
+
+    /// Where the frames' snapshots come from.
+    fn source(&self) -> &dyn SnapshotSource {
         match &self.mode {
             Mode::Live(live) => &live.driver,
-            Mode::Replay { timeline, .. } => timeline.driver(),
+            Mode::Replay { timeline, .. } => &**timeline,
+            Mode::Saved(saved) => &**saved,
         }
     }
 
@@ -191,34 +214,23 @@ impl App {
         self.layout.panes().get(self.focus).copied()
     }
 
-    /// The view for the next frame.
-    pub fn view(&self) -> View {
-        match &self.mode {
-            Mode::Live(live) => View::build(&live.driver, &self.title, None, None, self.isolation),
-            Mode::Replay { timeline, .. } => {
-                let step = timeline.step();
-                let caption = step
-                    .checked_sub(1)
-                    .and_then(|i| timeline.recording().steps.get(i))
-                    .and_then(|s| s.caption.clone());
-                View::build(
-                    timeline.driver(),
-                    &self.title,
-                    Some(timeline.recording().steps.len()),
-                    caption,
-                    self.isolation,
-                )
-            }
+    /// The snapshot for the next frame, bounded to what a frame shows
+    /// ([`Bounds::FRAME`]), without record values.
+    pub fn snapshot(&self) -> Snapshot {
+        let mut snapshot = self.source().snapshot(&Bounds::FRAME);
+        if let Mode::Live(_) = self.mode {
+            snapshot.title = self.title.clone();
         }
+        snapshot
     }
 
-    /// The view for a frame of `area`: [`Self::view`] with the record values
-    /// of the batch rows that frame draws.
-    pub fn view_for(&self, area: ratatui::layout::Rect) -> View {
-        let mut view = self.view();
-        let wanted = crate::ui::frame::visible_batches(self, &view, area);
-        view.load_values(self.driver(), &wanted);
-        view
+    /// The snapshot for a frame of `area`: [`Self::snapshot`] with the
+    /// records of the batch rows that frame draws.
+    pub fn snapshot_for(&self, area: ratatui::layout::Rect) -> Snapshot {
+        let mut snapshot = self.snapshot();
+        let wanted = crate::ui::frame::visible_batches(self, &snapshot, area);
+        self.source().load_values(&mut snapshot, &wanted);
+        snapshot
     }
 
     /// The recorded pace: milliseconds from the current step to the next one,
@@ -248,10 +260,7 @@ impl App {
             KeyCommand::Quit => self.quit = true,
             KeyCommand::ToggleHelp => self.show_help = !self.show_help,
             KeyCommand::ToggleIsolation => {
-                self.isolation = match self.isolation {
-                    IsolationLevel::ReadCommitted => IsolationLevel::ReadUncommitted,
-                    IsolationLevel::ReadUncommitted => IsolationLevel::ReadCommitted,
-                };
+                self.isolation = self.isolation.toggled();
             }
             KeyCommand::FocusNext => self.focus = (self.focus + 1) % panes,
             KeyCommand::FocusPrev => self.focus = (self.focus + panes - 1) % panes,
@@ -271,7 +280,8 @@ impl App {
                 }
             }
             KeyCommand::SelectNext => {
-                let last = crate::ui::panes::partitions::selectable(&self.view()).checked_sub(1);
+                let last =
+                    crate::ui::panes::partitions::selectable(&self.snapshot()).checked_sub(1);
                 self.selected = match (self.selected, last) {
                     (_, None) => None,
                     (None, Some(_)) => Some(0),
@@ -338,7 +348,7 @@ impl App {
         };
         let panes = self.layout.panes();
         let (mut focus, mut selected, mut isolation, mut help) =
-            (0, None, IsolationLevel::ReadCommitted, false);
+            (0, None, Isolation::ReadCommitted, false);
         for step in &timeline.recording().steps[..timeline.step()] {
             let Action::Ui {
                 focus: f,
@@ -360,10 +370,7 @@ impl App {
             }
             match toggle.as_deref() {
                 Some("isolation") => {
-                    isolation = match isolation {
-                        IsolationLevel::ReadCommitted => IsolationLevel::ReadUncommitted,
-                        IsolationLevel::ReadUncommitted => IsolationLevel::ReadCommitted,
-                    }
+                    isolation = isolation.toggled();
                 }
                 Some("help") => help = !help,
                 _ => {}
@@ -457,7 +464,7 @@ impl App {
 
     /// A useful default for each prompt, from the current state.
     fn default_prompt(&self, kind: PromptKind) -> String {
-        let view = self.view();
+        let view = self.snapshot();
         let open_txn = view
             .transactions
             .iter()
@@ -480,11 +487,11 @@ impl App {
         let topic = view
             .partitions
             .first()
-            .map_or_else(|| "out".to_string(), |p| p.tp.topic.clone());
+            .map_or_else(|| "out".to_string(), |p| p.topic.clone());
         let first_tp = view
             .partitions
             .first()
-            .map_or_else(|| "out-0".to_string(), |p| p.tp.to_string());
+            .map_or_else(|| "out-0".to_string(), |p| p.name());
         let n = view.step + 1;
         let broker = view
             .partitions
@@ -674,7 +681,7 @@ mod tests {
                 partition: None,
                 key: Some("k".into()),
                 value: "hello".into(),
-                acks: Some(crate::engine::AckMode::All),
+                acks: Some("all".parse().unwrap()),
                 producer: None
             }
         );

@@ -8,10 +8,10 @@ use ratatui::layout::{Constraint, Layout as Split, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Paragraph, Wrap};
 
+use crate::session::snapshot::Snapshot;
 use crate::ui::app::App;
 use crate::ui::keys::{COMMON_KEYS, LIVE_KEYS, REPLAY_KEYS, key_bar};
 use crate::ui::panes::{self, PaneContext};
-use crate::ui::view::View;
 
 /// The title bar, body and key bar of a frame of `area`.
 fn split(area: Rect) -> [Rect; 3] {
@@ -30,12 +30,13 @@ fn pane_context(app: &App, pane: panes::PaneId) -> PaneContext {
         focused: app.focused() == Some(pane),
         scroll: app.scroll.get(&pane).copied().unwrap_or(0),
         selected: app.selected,
+        isolation: app.isolation,
     }
 }
 
 /// The batches whose rows a frame of `area` draws (see
-/// [`View::load_values`]).
-pub fn visible_batches(app: &App, view: &View, area: Rect) -> Vec<(usize, usize)> {
+/// [`SnapshotSource::load_values`](crate::session::SnapshotSource::load_values)).
+pub fn visible_batches(app: &App, view: &Snapshot, area: Rect) -> Vec<(usize, usize)> {
     let [_, body, _] = split(area);
     if !app.layout.fits(area) {
         return Vec::new();
@@ -55,7 +56,7 @@ pub fn visible_batches(app: &App, view: &View, area: Rect) -> Vec<(usize, usize)
 }
 
 /// Draws the whole frame for `view`.
-pub fn draw(app: &App, view: &View, frame: &mut Frame) {
+pub fn draw(app: &App, view: &Snapshot, frame: &mut Frame) {
     let area = frame.area();
     let [title, body, bottom] = split(area);
     if !app.layout.fits(area) {
@@ -73,7 +74,7 @@ pub fn draw(app: &App, view: &View, frame: &mut Frame) {
     }
 }
 
-fn title_line(app: &App, view: &View) -> Line<'static> {
+fn title_line(app: &App, view: &Snapshot) -> Line<'static> {
     let t = |k| app.lang.t(k);
     let step = match view.total_steps {
         Some(total) => format!("{} {}/{total}", t("step"), view.step),
@@ -83,11 +84,9 @@ fn title_line(app: &App, view: &View) -> Line<'static> {
         crate::ui::app::Mode::Replay { playing: true, .. } => "▶ replay",
         crate::ui::app::Mode::Replay { .. } => "replay",
         crate::ui::app::Mode::Live(_) => "live",
+        crate::ui::app::Mode::Saved(_) => "saved state",
     };
-    let isolation = match view.isolation {
-        crate::engine::IsolationLevel::ReadCommitted => "read_committed",
-        crate::engine::IsolationLevel::ReadUncommitted => "read_uncommitted",
-    };
+    let isolation = app.isolation.name();
     Line::from(vec![
         Span::styled(format!(" mk-tui · {} ", view.title), app.theme.strong()),
         Span::raw(format!(

@@ -56,7 +56,7 @@ fn unicode_width(s: &str) -> usize {
 pub fn frame_buffer(app: &App, cols: u16, rows: u16) -> Buffer {
     let mut terminal =
         Terminal::new(TestBackend::new(cols, rows)).expect("a test backend always works");
-    let view = app.view_for(Rect::new(0, 0, cols, rows));
+    let view = app.snapshot_for(Rect::new(0, 0, cols, rows));
     terminal
         .draw(|f| draw(app, &view, f))
         .expect("drawing into a test backend cannot fail");
@@ -100,7 +100,7 @@ impl AnsiTerminal {
     }
 
     fn draw(&mut self, app: &App) -> std::io::Result<Vec<u8>> {
-        let view = app.view_for(self.terminal.get_frame().area());
+        let view = app.snapshot_for(self.terminal.get_frame().area());
         self.terminal.draw(|f| draw(app, &view, f))?;
         Ok(std::mem::take(&mut *self.bytes.0.borrow_mut()))
     }
@@ -130,6 +130,26 @@ pub fn render(
         });
     }
     Ok(frames)
+}
+
+/// The frame of a saved state (`mk-tui render --state FILE.json`), drawn as
+/// the dashboard draws the step it was saved at.
+pub fn render_saved(
+    snapshot: crate::session::Snapshot,
+    cols: u16,
+    rows: u16,
+    format: Format,
+    layout: Layout,
+    lang: Lang,
+) -> Result<String, String> {
+    let app = App::saved(snapshot, layout, lang, Theme::colored());
+    Ok(match format {
+        Format::Text => buffer_text(&frame_buffer(&app, cols, rows)),
+        Format::Ansi => {
+            let mut t = AnsiTerminal::new(cols, rows).map_err(|e| e.to_string())?;
+            String::from_utf8_lossy(&t.draw(&app).map_err(|e| e.to_string())?).into_owned()
+        }
+    })
 }
 
 /// Writes `recording` as an asciicast v2 file to `out`.

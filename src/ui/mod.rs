@@ -1,7 +1,8 @@
-//! The dashboard (SPEC §6): ratatui + crossterm. `View` snapshots the
-//! session; panes render it; layouts arrange panes; `App` holds focus,
-//! selection and mode; `frame::draw` is the one drawing path for the live
-//! UI, `render` and `export`.
+//! The dashboard (SPEC §6): ratatui + crossterm. Panes are pure renderers of
+//! a `session::Snapshot` (nothing here names the engine); layouts arrange
+//! panes; `App` holds focus, selection and mode and asks its
+//! `SnapshotSource` for the snapshot of each frame; `frame::draw` is the one
+//! drawing path for the live UI, `render` and `export`.
 
 pub mod app;
 pub mod frame;
@@ -12,4 +13,3 @@ pub mod layout;
 pub mod panes;
 pub mod run;
 pub mod theme;
-pub mod view;

@@ -43,7 +43,7 @@ fn event_loop(
             // terminal resized itself, so every drawn row has its values.
             terminal
                 .draw(|f| {
-                    let view = app.view_for(f.area());
+                    let view = app.snapshot_for(f.area());
                     draw(app, &view, f)
                 })
                 .map_err(|e| format!("cannot draw: {e}"))?;

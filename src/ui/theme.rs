@@ -3,7 +3,7 @@
 
 use ratatui::style::{Color, Modifier, Style};
 
-use crate::ui::view::BatchStatus;
+use crate::session::snapshot::Fate;
 
 /// The styles of one frame.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -32,27 +32,31 @@ impl Theme {
         }
     }
 
-    /// The style of a batch by status.
-    pub fn batch(&self, status: BatchStatus) -> Style {
-        match status {
-            BatchStatus::Committed => self.fg(Color::Green),
-            BatchStatus::Aborted => self.fg(Color::Red).add_modifier(Modifier::CROSSED_OUT),
-            BatchStatus::Open => self.fg(Color::Yellow),
-            BatchStatus::Control => self.fg(Color::Magenta),
-            BatchStatus::AboveHighWatermark => self.fg(Color::DarkGray),
-            BatchStatus::Visible => self.fg(Color::Cyan),
+    /// The colour of a batch's fate (the table in `docs/dashboard.md`).
+    pub fn fate(&self, fate: Fate) -> Style {
+        match fate {
+            Fate::Committed => self.fg(Color::Green),
+            Fate::Aborted => self.fg(Color::Red).add_modifier(Modifier::CROSSED_OUT),
+            Fate::Ongoing => self.fg(Color::Yellow),
+            Fate::Decided => self.fg(Color::LightYellow).add_modifier(Modifier::ITALIC),
+            Fate::HeldBack => self.fg(Color::Cyan),
+            Fate::AboveHighWatermark => self.fg(Color::DarkGray),
+            Fate::Orphaned => self.fg(Color::LightRed).add_modifier(Modifier::DIM),
+            Fate::Control => self.fg(Color::Magenta),
         }
     }
 
     /// The glyph that says the same as the colour.
-    pub fn batch_glyph(status: BatchStatus) -> &'static str {
-        match status {
-            BatchStatus::Committed => "✓",
-            BatchStatus::Aborted => "✗",
-            BatchStatus::Open => "…",
-            BatchStatus::Control => "◆",
-            BatchStatus::AboveHighWatermark => "↑",
-            BatchStatus::Visible => "●",
+    pub fn fate_glyph(fate: Fate) -> &'static str {
+        match fate {
+            Fate::Committed => "✓",
+            Fate::Aborted => "✗",
+            Fate::Ongoing => "…",
+            Fate::Decided => "⧗",
+            Fate::HeldBack => "‖",
+            Fate::AboveHighWatermark => "↑",
+            Fate::Orphaned => "?",
+            Fate::Control => "◆",
         }
     }
 

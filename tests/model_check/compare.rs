@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 
-use minikafka::session::State;
+use minikafka::session::Snapshot;
 
 use crate::model::replication::Payload;
 use crate::model::txn::TxState;
@@ -29,7 +29,7 @@ fn same<T: PartialEq + std::fmt::Debug>(what: &str, engine: T, model: T) -> Resu
 }
 
 /// The state the engine shows against the model's prediction.
-pub fn compare(state: &State, m: &Model, sabotage: Sabotage) -> Result<(), String> {
+pub fn compare(state: &Snapshot, m: &Model, sabotage: Sabotage) -> Result<(), String> {
     same("clock_ms", state.clock_ms, m.clock)?;
     let tps: Vec<&Tp> = m.parts.keys().collect();
     same(
@@ -76,7 +76,7 @@ pub fn compare(state: &State, m: &Model, sabotage: Sabotage) -> Result<(), Strin
             p.batches
                 .iter()
                 .map(|b| {
-                    let what = match (b.kind, b.control) {
+                    let what = match (b.kind.name(), b.control.map(|c| c.name())) {
                         ("control", Some(c)) => {
                             format!(
                                 "{c} marker of {}",
@@ -250,7 +250,14 @@ pub fn compare(state: &State, m: &Model, sabotage: Sabotage) -> Result<(), Strin
                 r.completed.clone(),
                 r.markers_resent
                     .iter()
-                    .map(|mk| (mk.txn.clone(), mk.partition.clone(), mk.control, mk.offset))
+                    .map(|mk| {
+                        (
+                            mk.txn.clone(),
+                            mk.partition.clone(),
+                            mk.control.name(),
+                            mk.offset,
+                        )
+                    })
                     .collect::<Vec<_>>(),
                 r.left_open.clone(),
             )
@@ -274,7 +281,7 @@ pub fn compare(state: &State, m: &Model, sabotage: Sabotage) -> Result<(), Strin
             .map(|p| {
                 (
                     p.action_step,
-                    p.kind,
+                    p.kind.clone(),
                     p.txn.clone(),
                     p.waiting_for.clone(),
                     p.queued_behind,
@@ -283,7 +290,15 @@ pub fn compare(state: &State, m: &Model, sabotage: Sabotage) -> Result<(), Strin
             .collect::<Vec<_>>(),
         m.pending()
             .into_iter()
-            .map(|p| (p.step, p.kind, p.txn, p.waiting_for, p.queued_behind))
+            .map(|p| {
+                (
+                    p.step,
+                    p.kind.to_string(),
+                    p.txn,
+                    p.waiting_for,
+                    p.queued_behind,
+                )
+            })
             .collect(),
     )?;
     let mut errors: Vec<(usize, Option<Failure>)> = state

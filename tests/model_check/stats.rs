@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 
-use minikafka::session::{Action, Outcome, State};
+use minikafka::session::{Action, Outcome, Snapshot};
 
 use crate::model::Model;
 use crate::model::replication::Payload;
@@ -133,7 +133,7 @@ impl Stats {
 
     /// Counts what the state after a step shows (`crashed`: the step
     /// crashed the cluster, so its recovery report is new).
-    pub fn count_state(&mut self, state: &State, crashed: bool) {
+    pub fn count_state(&mut self, state: &Snapshot, crashed: bool) {
         let s = self;
         if let Some(r) = state.last_recovery.as_ref().filter(|_| crashed) {
             s.recovered += r.completed.len() as u64;

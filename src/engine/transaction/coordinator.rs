@@ -653,6 +653,11 @@ impl TransactionCoordinator {
         self.journal.frames()
     }
 
+    /// The transaction state journal frame `frame` holds (read-only).
+    pub fn read_journal_frame(&self, frame: &JournalFrame) -> Result<TransactionData> {
+        self.journal.read_frame(frame)
+    }
+
     /// The journal's size in bytes.
     pub fn journal_size(&self) -> u64 {
         self.journal.size()

@@ -71,6 +71,7 @@ impl TransactionJournal {
         let (records, frames, valid_len, reason) = scan(&bytes);
         let file = OpenOptions::new()
             .create(true)
+            .read(true)
             .append(true)
             .open(&path)
             .map_err(|e| MiniKafkaError::io(&path, e))?;
@@ -122,6 +123,22 @@ impl TransactionJournal {
         Ok(self.frames.last().expect("just pushed"))
     }
 
+    /// The transaction state frame `frame` holds, read back from the file
+    /// (positioned read: the append position does not move). The snapshot
+    /// decodes only the frames a screen shows, so this reads one line.
+    pub fn read_frame(&self, frame: &JournalFrame) -> Result<TransactionData> {
+        use std::os::unix::fs::FileExt;
+        let len = usize::try_from(frame.len).unwrap_or(usize::MAX);
+        let mut line = vec![0; len];
+        self.file
+            .read_exact_at(&mut line, frame.offset)
+            .map_err(|e| MiniKafkaError::io(&self.path, e))?;
+        let line = line.strip_suffix(b"\n").unwrap_or(&line);
+        parse_line(line).map(|(_, data)| data).map_err(|why| {
+            MiniKafkaError::corrupt(&self.path, format!("frame {}: {why}", frame.number))
+        })
+    }
+
     /// The index a restore needs (see [`JournalMemo`]).
     pub fn memo(&self) -> JournalMemo {
         JournalMemo {
@@ -145,6 +162,7 @@ impl TransactionJournal {
         }
         let file = OpenOptions::new()
             .create(true)
+            .read(true)
             .append(true)
             .open(&path)
             .map_err(|e| MiniKafkaError::io(&path, e))?;

@@ -9,10 +9,10 @@ use ratatui::text::{Line, Span, Text};
 use ratatui::widgets::{Paragraph, Widget, Wrap};
 
 use super::{PaneContext, frame};
-use crate::ui::view::View;
+use crate::session::snapshot::Snapshot;
 
 /// Draws the pane; `ctx.scroll` scrolls the caption.
-pub fn render(view: &View, ctx: &PaneContext, area: Rect, buf: &mut Buffer) {
+pub fn render(view: &Snapshot, ctx: &PaneContext, area: Rect, buf: &mut Buffer) {
     let inner = frame(ctx, "caption", area, buf);
     let t = |k| ctx.lang.t(k);
     let step = match view.total_steps {
@@ -50,8 +50,8 @@ pub fn render(view: &View, ctx: &PaneContext, area: Rect, buf: &mut Buffer) {
 mod tests {
     use super::super::testkit::{ctx, draw, view};
     use super::super::{PaneContext, PaneId};
+    use crate::session::snapshot::Snapshot;
     use crate::ui::i18n::Lang;
-    use crate::ui::view::View;
 
     #[test]
     fn title_line_and_wrapped_caption() {
@@ -66,7 +66,7 @@ mod tests {
         );
         let narrow = draw(PaneId::Caption, &view(), &ctx(), 20, 12);
         assert!(narrow.contains("transaction."), "wrapped:\n{narrow}");
-        let live = View {
+        let live = Snapshot {
             total_steps: None,
             caption: None,
             title: String::new(),

@@ -9,8 +9,7 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 
 use super::{PaneContext, frame, lines};
-use crate::engine::TopicPartition;
-use crate::ui::view::View;
+use crate::session::snapshot::{Snapshot, TAIL};
 
 /// `values` packed into lines of at most `width` cells, at most `max` lines.
 fn wrap(values: &[String], width: usize, max: usize) -> Vec<String> {
@@ -37,7 +36,7 @@ fn wrap(values: &[String], width: usize, max: usize) -> Vec<String> {
 }
 
 /// Draws the pane; `ctx.scroll` skips rows below the column headers.
-pub fn render(view: &View, ctx: &PaneContext, area: Rect, buf: &mut Buffer) {
+pub fn render(view: &Snapshot, ctx: &PaneContext, area: Rect, buf: &mut Buffer) {
     let inner = frame(ctx, "consumers", area, buf);
     if inner.is_empty() {
         return;
@@ -50,9 +49,15 @@ pub fn render(view: &View, ctx: &PaneContext, area: Rect, buf: &mut Buffer) {
     );
     let want = usize::from(inner.height) + ctx.scroll;
     let empty = Vec::new();
-    let column = |map: &BTreeMap<TopicPartition, Vec<String>>, tp, w: u16, max| {
-        let values = map.get(tp).unwrap_or(&empty);
-        let mut rows = wrap(values, usize::from(w), max);
+    let column = |map: &BTreeMap<String, Vec<Option<String>>>, tp: &str, w: u16, max| {
+        let values: Vec<String> = map
+            .get(tp)
+            .unwrap_or(&empty)
+            .iter()
+            .take(TAIL)
+            .map(|v| v.clone().unwrap_or_else(|| "null".into()))
+            .collect();
+        let mut rows = wrap(&values, usize::from(w), max);
         if rows.is_empty() {
             rows.push("-".into());
         }
@@ -64,16 +69,17 @@ pub fn render(view: &View, ctx: &PaneContext, area: Rect, buf: &mut Buffer) {
             break;
         }
         let max = want - ls.len();
-        let (ln, lrows) = column(&view.read_uncommitted, &p.tp, lw, max);
-        let (rn, rrows) = column(&view.read_committed, &p.tp, rw, max);
+        let name = p.name();
+        let (ln, lrows) = column(&view.consumers.read_uncommitted, &name, lw, max);
+        let (rn, rrows) = column(&view.consumers.read_committed, &name, rw, max);
         let style = if rn < ln {
             ctx.theme.waiting()
         } else {
             ctx.theme.good()
         };
-        ls.push(Line::styled(format!("{} ({ln})", p.tp), ctx.theme.strong()));
+        ls.push(Line::styled(format!("{name} ({ln})"), ctx.theme.strong()));
         rs.push(Line::styled(
-            format!("{} ({rn})", p.tp),
+            format!("{name} ({rn})"),
             ctx.theme.strong().patch(style),
         ));
         let n = lrows.len().max(rrows.len());

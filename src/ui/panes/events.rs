@@ -6,10 +6,10 @@ use ratatui::layout::Rect;
 use ratatui::text::Line;
 
 use super::{PaneContext, frame, lines};
-use crate::ui::view::View;
+use crate::session::snapshot::Snapshot;
 
 /// Draws the pane; `ctx.scroll` moves up into older events.
-pub fn render(view: &View, ctx: &PaneContext, area: Rect, buf: &mut Buffer) {
+pub fn render(view: &Snapshot, ctx: &PaneContext, area: Rect, buf: &mut Buffer) {
     let inner = frame(ctx, "events", area, buf);
     let step = ctx.lang.t("step");
     let want = usize::from(inner.height) + ctx.scroll;

@@ -8,14 +8,12 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 
 use super::{PaneContext, frame, lines, tail_window};
-use crate::engine::core::recovery::RecoveryReport;
-use crate::engine::transaction::{JournalFrame, TransactionState};
-use crate::ui::view::View;
+use crate::session::snapshot::{JournalFrameSnapshot, RecoverySnapshot, Snapshot, TAIL, TxnState};
 
-fn state<'a>(s: TransactionState, ctx: &PaneContext) -> Span<'a> {
+fn state<'a>(s: TxnState, ctx: &PaneContext) -> Span<'a> {
     let style = match s {
-        TransactionState::CompleteCommit => ctx.theme.good(),
-        TransactionState::CompleteAbort => ctx.theme.bad(),
+        TxnState::CompleteCommit => ctx.theme.good(),
+        TxnState::CompleteAbort => ctx.theme.bad(),
         _ => ctx.theme.waiting(),
     };
     Span::styled(s.name(), style)
@@ -25,7 +23,7 @@ fn state<'a>(s: TransactionState, ctx: &PaneContext) -> Span<'a> {
 /// transaction and its state always show.
 const COMPACT_BELOW: u16 = 50;
 
-fn frame_line<'a>(f: &JournalFrame, ctx: &PaneContext, width: u16) -> Line<'a> {
+fn frame_line<'a>(f: &JournalFrameSnapshot, ctx: &PaneContext, width: u16) -> Line<'a> {
     let head = if width < COMPACT_BELOW {
         format!("#{:<3} ", f.number)
     } else {
@@ -34,13 +32,30 @@ fn frame_line<'a>(f: &JournalFrame, ctx: &PaneContext, width: u16) -> Line<'a> {
     Line::from(vec![
         Span::raw(head),
         Span::styled("✓ ", ctx.theme.good()),
-        Span::raw(format!("{} ", f.id)),
-        state(f.state, ctx),
+        Span::raw(format!("{} ", f.data.id)),
+        state(f.data.state, ctx),
+        Span::styled(frame_contents(f), ctx.theme.dim()),
     ])
 }
 
+/// What the frame holds besides its state: each partition with its first
+/// offset, and the staged offsets (` out-0@1 +workers`).
+fn frame_contents(f: &JournalFrameSnapshot) -> String {
+    let mut out = String::new();
+    for tp in &f.data.partitions {
+        match f.data.first_offsets.get(tp) {
+            Some(o) => out.push_str(&format!(" {tp}@{o}")),
+            None => out.push_str(&format!(" {tp}")),
+        }
+    }
+    for group in f.data.staged_offsets.keys() {
+        out.push_str(&format!(" +{group}"));
+    }
+    out
+}
+
 /// The recovery lines, at most `max`.
-fn recovery<'a>(r: &'a RecoveryReport, ctx: &'a PaneContext, max: usize) -> Vec<Line<'a>> {
+fn recovery<'a>(r: &'a RecoverySnapshot, ctx: &'a PaneContext, max: usize) -> Vec<Line<'a>> {
     if r.is_clean() && r.left_open.is_empty() {
         return Vec::new();
     }
@@ -59,25 +74,27 @@ fn recovery<'a>(r: &'a RecoveryReport, ctx: &'a PaneContext, max: usize) -> Vec<
     });
     let logs = r.logs_truncated.iter().map(move |l| {
         let text = format!(
-            "✗ {}: {} {} b{}",
+            "✗ {}: {} {}-{} b{}",
             t("torn"),
             l.truncated_bytes,
-            l.tp,
+            l.topic,
+            l.partition,
             l.broker
         );
         Line::styled(text, bad)
     });
     let reelected = r.leaders_reelected.iter().map(move |e| {
         Line::raw(format!(
-            "⇄ {}: {} b{} → b{} e{}",
+            "⇄ {}: {}-{} b{} → b{} e{}",
             t("reelected"),
-            e.tp,
+            e.topic,
+            e.partition,
             e.old_leader,
             e.new_leader,
             e.leader_epoch
         ))
     });
-    let completed = r.completed.iter().map(move |c| {
+    let completed = r.completions.iter().map(move |c| {
         Line::from(vec![
             Span::styled("✓ ", ctx.theme.good()),
             Span::raw(format!("{} {} → ", c.id, c.from)),
@@ -88,18 +105,16 @@ fn recovery<'a>(r: &'a RecoveryReport, ctx: &'a PaneContext, max: usize) -> Vec<
         let text = format!(
             "◆ {} {} {} @{}",
             m.control.name().to_uppercase(),
-            m.id,
-            m.tp,
+            m.txn,
+            m.partition,
             m.offset
         );
         Line::raw(text)
     });
-    let open = r.left_open.iter().map(move |id| {
-        Line::styled(
-            format!("… {id} {}", TransactionState::Ongoing),
-            ctx.theme.waiting(),
-        )
-    });
+    let open = r
+        .left_open
+        .iter()
+        .map(move |id| Line::styled(format!("… {id} {}", TxnState::Ongoing), ctx.theme.waiting()));
     let heading = Line::styled(format!("{}:", t("last_recovery")), ctx.theme.strong());
     std::iter::once(heading)
         .chain(journal)
@@ -113,14 +128,14 @@ fn recovery<'a>(r: &'a RecoveryReport, ctx: &'a PaneContext, max: usize) -> Vec<
 }
 
 /// Draws the pane; `ctx.scroll` moves the frames up.
-pub fn render(view: &View, ctx: &PaneContext, area: Rect, buf: &mut Buffer) {
+pub fn render(view: &Snapshot, ctx: &PaneContext, area: Rect, buf: &mut Buffer) {
     let inner = frame(ctx, "journal", area, buf);
     let height = usize::from(inner.height);
-    let summary = if view.journal_frames == 0 {
+    let summary = if view.journal.frames == 0 {
         Line::styled(ctx.lang.t("no_frames"), ctx.theme.dim())
     } else {
         Line::styled(
-            format!("# {} · {} B", view.journal_frames, view.journal_bytes),
+            format!("# {} · {} B", view.journal.frames, view.journal.bytes),
             ctx.theme.strong(),
         )
     };
@@ -129,9 +144,10 @@ pub fn render(view: &View, ctx: &PaneContext, area: Rect, buf: &mut Buffer) {
         out.extend(recovery(r, ctx, height.saturating_sub(1) / 2));
     }
     let room = height.saturating_sub(out.len());
-    let (start, end) = tail_window(view.journal_tail.len(), room, ctx.scroll);
+    let tail = &view.journal.tail[view.journal.tail.len().saturating_sub(TAIL)..];
+    let (start, end) = tail_window(tail.len(), room, ctx.scroll);
     out.extend(
-        view.journal_tail[start..end]
+        tail[start..end]
             .iter()
             .map(|f| frame_line(f, ctx, inner.width)),
     );
@@ -142,8 +158,8 @@ pub fn render(view: &View, ctx: &PaneContext, area: Rect, buf: &mut Buffer) {
 mod tests {
     use super::super::testkit::{ctx, draw, view};
     use super::super::{PaneContext, PaneId};
+    use crate::session::snapshot::Snapshot;
     use crate::ui::i18n::Lang;
-    use crate::ui::view::View;
 
     #[test]
     fn frames_summary_and_recovery() {
@@ -165,24 +181,32 @@ mod tests {
 
     #[test]
     fn a_leader_reelection_is_shown_under_its_truncation() {
-        use crate::engine::core::recovery::{LeaderReelection, LogTruncation, RecoveryReport};
-        let tp = crate::engine::TopicPartition::new("out", 0);
-        let report = RecoveryReport {
-            logs_truncated: vec![LogTruncation {
-                tp: tp.clone(),
+        use crate::session::snapshot::{
+            LogTruncationSnapshot, RecoverySnapshot, ReelectionSnapshot,
+        };
+        let report = RecoverySnapshot {
+            journal_truncated_bytes: 0,
+            journal_reason: None,
+            logs_truncated: vec![LogTruncationSnapshot {
+                topic: "out".into(),
+                partition: 0,
                 broker: 1,
                 truncated_bytes: 40,
                 reason: "frame incomplete".into(),
             }],
-            leaders_reelected: vec![LeaderReelection {
-                tp,
+            leaders_reelected: vec![ReelectionSnapshot {
+                topic: "out".into(),
+                partition: 0,
                 old_leader: 1,
                 new_leader: 2,
                 leader_epoch: 1,
             }],
-            ..RecoveryReport::default()
+            completed: vec![],
+            completions: vec![],
+            markers_resent: vec![],
+            left_open: vec![],
         };
-        let v = View {
+        let v = Snapshot {
             last_recovery: Some(report),
             ..view()
         };
@@ -197,9 +221,12 @@ mod tests {
     fn small_pane_keeps_newest_frames_and_zh() {
         let text = draw(PaneId::Journal, &view(), &ctx(), 60, 6);
         assert!(text.contains("#3 ") && !text.contains("#1 "), "{text}");
-        let empty = View {
-            journal_tail: vec![],
-            journal_frames: 0,
+        let empty = Snapshot {
+            journal: crate::session::snapshot::JournalSnapshot {
+                frames: 0,
+                bytes: 0,
+                tail: vec![],
+            },
             last_recovery: None,
             ..view()
         };

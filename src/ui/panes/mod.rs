@@ -1,14 +1,15 @@
 //! The panes (SPEC §6). Each is one small file with a `render` function that
-//! draws from the [`View`] into a rectangle, touching only what is visible.
+//! draws from the [`Snapshot`] into a rectangle, touching only what is
+//! visible. No pane names an engine type: the snapshot is all they know.
 
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Paragraph, Widget};
 
+use crate::session::snapshot::{Isolation, Snapshot};
 use crate::ui::i18n::Lang;
 use crate::ui::theme::Theme;
-use crate::ui::view::View;
 
 pub mod caption;
 pub mod consumers;
@@ -69,8 +70,9 @@ impl PaneId {
     }
 }
 
-/// What a pane needs besides the view: language, theme, whether it has the
-/// focus, its scroll position and the selected row.
+/// What a pane needs besides the snapshot: language, theme, whether it has
+/// the focus, its scroll position, the selected row and whose eyes the
+/// batches are seen through.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct PaneContext {
     pub lang: Lang,
@@ -81,10 +83,12 @@ pub struct PaneContext {
     pub scroll: usize,
     /// The selected row, if the pane has a selection.
     pub selected: Option<usize>,
+    /// The consumer the partitions pane marks batches for (the `i` key).
+    pub isolation: Isolation,
 }
 
 /// Draws pane `id`.
-pub fn render(id: PaneId, view: &View, ctx: &PaneContext, area: Rect, buf: &mut Buffer) {
+pub fn render(id: PaneId, view: &Snapshot, ctx: &PaneContext, area: Rect, buf: &mut Buffer) {
     let area = area.intersection(buf.area);
     match id {
         PaneId::Partitions => partitions::render(view, ctx, area, buf),
@@ -129,7 +133,7 @@ fn lines(lines: Vec<Line<'_>>, area: Rect, buf: &mut Buffer) {
     Paragraph::new(lines).render(area, buf);
 }
 
-/// A small hand-built view and helpers the pane tests share.
+/// A small hand-built snapshot and helpers the pane tests share.
 #[cfg(test)]
 mod testkit {
     use std::collections::BTreeMap;
@@ -138,46 +142,55 @@ mod testkit {
     use ratatui::layout::Rect;
 
     use super::{PaneContext, PaneId};
-    use crate::engine::TopicPartition;
-    use crate::engine::core::batch::ControlType;
-    use crate::engine::core::recovery::{CompletedTransaction, RecoveryReport, ResentMarker};
-    use crate::engine::transaction::{JournalFrame, TransactionState};
-    use crate::session::driver::{ErrorEvent, Event, PendingView};
     use crate::session::recording::Caption;
+    use crate::session::snapshot::{
+        BatchKind, BatchSnapshot, CompletionSnapshot, Consumers, ControlKind, ErrorSnapshot,
+        EventSnapshot, Fate, Isolation, JournalFrameSnapshot, JournalSnapshot, MarkerSnapshot,
+        PartitionSnapshot, PendingSnapshot, RecordSnapshot, RecoverySnapshot, ReplicaSnapshot,
+        Snapshot, TransactionSnapshot, TxnState,
+    };
     use crate::ui::i18n::Lang;
     use crate::ui::theme::Theme;
-    use crate::ui::view::{
-        BatchStatus, BatchView, PartitionView, ReplicaView, TransactionView, View,
-    };
-
-    pub fn tp() -> TopicPartition {
-        TopicPartition::new("out", 0)
-    }
 
     fn batch(
         base: i64,
         last: i64,
         txn: Option<&str>,
-        control: Option<&'static str>,
-        status: BatchStatus,
+        control: Option<ControlKind>,
+        fate: Fate,
         values: &[&str],
         why: &str,
-    ) -> BatchView {
-        BatchView {
+    ) -> BatchSnapshot {
+        BatchSnapshot {
             base_offset: base,
             last_offset: last,
-            transactional_id: txn.map(str::to_string),
+            kind: if control.is_some() {
+                BatchKind::Control
+            } else {
+                BatchKind::Data
+            },
             control,
+            transactional_id: txn.map(str::to_string),
             producer_id: if txn.is_some() { 7 } else { -1 },
+            producer_epoch: 0,
+            base_sequence: 0,
             leader_epoch: 0,
-            status,
-            values: values.iter().map(|v| v.to_string()).collect(),
+            fate,
             explanation: why.to_string(),
+            records: values
+                .iter()
+                .zip(base..)
+                .map(|(v, offset)| RecordSnapshot {
+                    offset,
+                    key: None,
+                    value: Some(v.to_string()),
+                })
+                .collect(),
         }
     }
 
-    fn replica(broker: u32, leo: i64, lag: i64, in_sync: bool, stopped: bool) -> ReplicaView {
-        ReplicaView {
+    fn replica(broker: u32, leo: i64, lag: i64, in_sync: bool, stopped: bool) -> ReplicaSnapshot {
+        ReplicaSnapshot {
             broker,
             is_leader: broker == 1,
             log_end_offset: leo,
@@ -189,15 +202,15 @@ mod testkit {
     }
 
     /// One partition `out-0`: a committed batch (0), an aborted one (1), its
-    /// ABORT marker (2), an open transaction (3-4) and one above HW (5).
-    pub fn view() -> View {
+    /// ABORT marker (2), an ongoing transaction (3-4) and one above HW (5).
+    pub fn view() -> Snapshot {
         let batches = vec![
             batch(
                 0,
                 0,
                 None,
                 None,
-                BatchStatus::Committed,
+                Fate::Committed,
                 &["a"],
                 "offset 0 < LSO 3: plain data",
             ),
@@ -206,7 +219,7 @@ mod testkit {
                 1,
                 Some("txn-c"),
                 None,
-                BatchStatus::Aborted,
+                Fate::Aborted,
                 &["x"],
                 "aborted by the marker at offset 2",
             ),
@@ -214,8 +227,8 @@ mod testkit {
                 2,
                 2,
                 Some("txn-c"),
-                Some("abort"),
-                BatchStatus::Control,
+                Some(ControlKind::Abort),
+                Fate::Control,
                 &[],
                 "ABORT marker of txn-c",
             ),
@@ -224,7 +237,7 @@ mod testkit {
                 4,
                 Some("txn-a"),
                 None,
-                BatchStatus::Open,
+                Fate::Ongoing,
                 &["b", "c"],
                 "offset 3 >= LSO 3: txn-a is ONGOING",
             ),
@@ -233,29 +246,34 @@ mod testkit {
                 5,
                 None,
                 None,
-                BatchStatus::AboveHighWatermark,
+                Fate::AboveHighWatermark,
                 &["d"],
                 "offset 5 >= HW 5",
             ),
         ];
-        let staged = BTreeMap::from([("g1".to_string(), BTreeMap::from([(tp(), 4)]))]);
-        let frame = |number: usize, id: &str, state| JournalFrame {
+        let staged = BTreeMap::from([("g1".to_string(), BTreeMap::from([("out-0".into(), 4)]))]);
+        let frame = |number: usize, id: &str, state| JournalFrameSnapshot {
             number,
             offset: 60 * (number as u64 - 1),
             len: 60,
             crc: 0xab12,
-            id: id.to_string(),
-            state,
+            data: TransactionSnapshot {
+                id: id.to_string(),
+                state,
+                partitions: vec!["out-0".into()],
+                first_offsets: BTreeMap::from([("out-0".into(), 1)]),
+                staged_offsets: BTreeMap::new(),
+            },
         };
-        View {
-            isolation: crate::engine::IsolationLevel::ReadCommitted,
+        Snapshot {
             step: 8,
             total_steps: Some(12),
             clock_ms: 1500,
             rules: "kafka".into(),
             title: "demo".into(),
-            partitions: vec![PartitionView {
-                tp: tp(),
+            partitions: vec![PartitionSnapshot {
+                topic: "out".into(),
+                partition: 0,
                 leader: 1,
                 leader_epoch: 0,
                 isr: vec![1, 2],
@@ -271,70 +289,86 @@ mod testkit {
                 batch_count: 5,
                 batches,
             }],
-            transactions: vec![TransactionView {
+            transactions: vec![TransactionSnapshot {
                 id: "txn-a".into(),
-                state: TransactionState::Ongoing,
-                first_offsets: vec![(tp(), 3)],
+                state: TxnState::Ongoing,
+                partitions: vec!["out-0".into()],
+                first_offsets: BTreeMap::from([("out-0".into(), 3)]),
                 staged_offsets: staged,
             }],
-            committed_offsets: BTreeMap::from([("g1".to_string(), BTreeMap::from([(tp(), 1)]))]),
-            journal_tail: vec![
-                frame(1, "txn-c", TransactionState::Ongoing),
-                frame(2, "txn-c", TransactionState::CompleteAbort),
-                frame(3, "txn-a", TransactionState::Ongoing),
-            ],
-            journal_frames: 3,
-            journal_bytes: 180,
-            last_recovery: Some(RecoveryReport {
+            committed_offsets: BTreeMap::from([(
+                "g1".to_string(),
+                BTreeMap::from([("out-0".into(), 1)]),
+            )]),
+            journal: JournalSnapshot {
+                frames: 3,
+                bytes: 180,
+                tail: vec![
+                    frame(1, "txn-c", TxnState::Ongoing),
+                    frame(2, "txn-c", TxnState::CompleteAbort),
+                    frame(3, "txn-a", TxnState::Ongoing),
+                ],
+            },
+            last_recovery: Some(RecoverySnapshot {
                 journal_truncated_bytes: 17,
-                completed: vec![CompletedTransaction {
+                journal_reason: None,
+                logs_truncated: vec![],
+                leaders_reelected: vec![],
+                completed: vec!["txn-b".into()],
+                completions: vec![CompletionSnapshot {
                     id: "txn-b".into(),
-                    from: TransactionState::PrepareCommit,
-                    to: TransactionState::CompleteCommit,
+                    from: TxnState::PrepareCommit,
+                    to: TxnState::CompleteCommit,
                 }],
-                markers_resent: vec![ResentMarker {
-                    id: "txn-b".into(),
-                    tp: tp(),
-                    control: ControlType::Commit,
+                markers_resent: vec![MarkerSnapshot {
+                    txn: "txn-b".into(),
+                    partition: "out-0".into(),
+                    control: ControlKind::Commit,
                     offset: 9,
                 }],
-                ..RecoveryReport::default()
+                left_open: vec![],
             }),
-            read_uncommitted: BTreeMap::from([(
-                tp(),
-                vec!["a".into(), "x".into(), "b".into(), "c".into()],
-            )]),
-            read_committed: BTreeMap::from([(tp(), vec!["a".into()])]),
+            consumers: Consumers {
+                read_uncommitted: BTreeMap::from([(
+                    "out-0".into(),
+                    vec![
+                        Some("a".into()),
+                        Some("x".into()),
+                        Some("b".into()),
+                        Some("c".into()),
+                    ],
+                )]),
+                read_committed: BTreeMap::from([("out-0".into(), vec![Some("a".into())])]),
+            },
             pending: vec![
-                PendingView {
+                PendingSnapshot {
                     action_step: 7,
-                    kind: "commit",
+                    kind: "commit".into(),
                     txn: Some("txn-a".into()),
                     waiting_for: vec![2, 3],
                     queued_behind: None,
                 },
-                PendingView {
+                PendingSnapshot {
                     action_step: 8,
-                    kind: "abort",
+                    kind: "abort".into(),
                     txn: Some("txn-a".into()),
                     waiting_for: vec![],
                     queued_behind: Some(7),
                 },
             ],
             events: vec![
-                Event {
+                EventSnapshot {
                     step: 5,
                     text: "produced b, c".into(),
                 },
-                Event {
+                EventSnapshot {
                     step: 7,
                     text: "commit txn-a pending".into(),
                 },
             ],
-            errors: vec![ErrorEvent {
+            errors: vec![ErrorSnapshot {
                 step: 6,
                 message: "broker 3 is stopped".into(),
-                code: "BrokerStopped",
             }],
             caption: Some(Caption::Bilingual {
                 en: "The LSO stops at the open transaction.".into(),
@@ -350,6 +384,7 @@ mod testkit {
             focused: true,
             scroll: 0,
             selected: None,
+            isolation: Isolation::ReadCommitted,
         }
     }
 
@@ -373,7 +408,7 @@ mod testkit {
     }
 
     /// Pane `id` drawn into a `w` x `h` buffer, as text.
-    pub fn draw(id: PaneId, view: &View, ctx: &PaneContext, w: u16, h: u16) -> String {
+    pub fn draw(id: PaneId, view: &Snapshot, ctx: &PaneContext, w: u16, h: u16) -> String {
         let mut buf = Buffer::empty(Rect::new(0, 0, w, h));
         super::render(id, view, ctx, buf.area, &mut buf);
         text(&buf)
@@ -384,13 +419,13 @@ mod testkit {
 mod tests {
     use super::testkit::{ctx, draw, view};
     use super::*;
-    use crate::ui::view::BatchStatus;
+    use crate::session::snapshot::Fate;
 
     #[test]
     fn tiny_areas_never_panic() {
         let (v, empty) = (
             view(),
-            View {
+            Snapshot {
                 partitions: vec![],
                 pending: vec![],
                 events: vec![],
@@ -460,13 +495,13 @@ mod tests {
         };
         let text = draw(PaneId::Partitions, &v, &plain, 80, 12);
         for s in [
-            BatchStatus::Committed,
-            BatchStatus::Aborted,
-            BatchStatus::Open,
-            BatchStatus::Control,
-            BatchStatus::AboveHighWatermark,
+            Fate::Committed,
+            Fate::Aborted,
+            Fate::Ongoing,
+            Fate::Control,
+            Fate::AboveHighWatermark,
         ] {
-            assert!(text.contains(Theme::batch_glyph(s)), "{s:?}:\n{text}");
+            assert!(text.contains(Theme::fate_glyph(s)), "{s:?}:\n{text}");
         }
         let mut buf = Buffer::empty(Rect::new(0, 0, 80, 12));
         for id in PaneId::ALL {

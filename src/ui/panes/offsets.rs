@@ -7,10 +7,10 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 
 use super::{PaneContext, frame, lines};
-use crate::ui::view::View;
+use crate::session::snapshot::Snapshot;
 
 /// Draws the pane; `ctx.scroll` skips rows from the top.
-pub fn render(view: &View, ctx: &PaneContext, area: Rect, buf: &mut Buffer) {
+pub fn render(view: &Snapshot, ctx: &PaneContext, area: Rect, buf: &mut Buffer) {
     let inner = frame(ctx, "offsets", area, buf);
     let (t, theme) = (|k| ctx.lang.t(k), &ctx.theme);
     let mut staging = view
@@ -56,8 +56,8 @@ pub fn render(view: &View, ctx: &PaneContext, area: Rect, buf: &mut Buffer) {
 mod tests {
     use super::super::testkit::{ctx, draw, view};
     use super::super::{PaneContext, PaneId};
+    use crate::session::snapshot::Snapshot;
     use crate::ui::i18n::Lang;
-    use crate::ui::view::View;
 
     #[test]
     fn staged_then_committed() {
@@ -82,7 +82,7 @@ mod tests {
 
     #[test]
     fn nothing_staged_in_zh() {
-        let v = View {
+        let v = Snapshot {
             transactions: vec![],
             ..view()
         };

@@ -1,7 +1,9 @@
 //! The partitions pane (SPEC §6 "partitions (batches)"): per partition a
 //! header with leader, epoch and watermarks, then its batches, newest at the
-//! bottom, each with a status glyph and label; the selected batch's
-//! explanation fills the last lines.
+//! bottom, each with its fate's glyph and label (one fate per batch, decided
+//! in `session::snapshot::fate`) and a mark saying whether the consumer of
+//! the isolation view (`i`) reads it; the selected batch's explanation fills
+//! the last lines.
 
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
@@ -9,42 +11,36 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Paragraph, Widget, Wrap};
 
 use super::{PaneContext, frame, lines, pad, tail_window};
+use crate::session::snapshot::{BatchSnapshot, PartitionSnapshot, Snapshot, VALUES_SHOWN};
 use crate::ui::theme::Theme;
-use crate::ui::view::{BatchStatus, BatchView, PartitionView, View};
 
 /// How many batch rows can be selected (all partitions' windows together).
-pub fn selectable(view: &View) -> usize {
-    view.partitions.iter().map(|p| p.batches.len()).sum()
+pub fn selectable(view: &Snapshot) -> usize {
+    view.partitions.iter().map(|p| p.window().len()).sum()
 }
 
 /// The selected batch `index` as (partition, batch, display row).
-fn locate(view: &View, mut index: usize) -> Option<(usize, usize, usize)> {
+fn locate(view: &Snapshot, mut index: usize) -> Option<(usize, usize, usize)> {
     let mut row = 0;
     for (p, part) in view.partitions.iter().enumerate() {
-        if index < part.batches.len() {
+        let n = part.window().len();
+        if index < n {
             return Some((p, index, row + 1 + index));
         }
-        index -= part.batches.len();
-        row += 1 + part.batches.len();
+        index -= n;
+        row += 1 + n;
     }
     None
 }
 
-/// The status label key of a batch.
-fn label(status: BatchStatus) -> &'static str {
-    match status {
-        BatchStatus::Committed => "committed",
-        BatchStatus::Aborted => "aborted",
-        BatchStatus::Open => "open",
-        BatchStatus::Control => "control",
-        BatchStatus::AboveHighWatermark => "above_hw",
-        BatchStatus::Visible => "visible",
-    }
+/// Batch `b` of partition `p`'s window.
+fn batch(view: &Snapshot, p: usize, b: usize) -> &BatchSnapshot {
+    &view.partitions[p].window()[b]
 }
 
-fn header<'a>(p: &PartitionView, ctx: &PaneContext) -> Line<'a> {
+fn header<'a>(p: &PartitionSnapshot, ctx: &PaneContext) -> Line<'a> {
     let mut spans = vec![
-        Span::styled(p.tp.to_string(), ctx.theme.strong()),
+        Span::styled(p.name(), ctx.theme.strong()),
         Span::raw(format!(
             " {} {} e{} HW {} LSO {} LEO {}",
             ctx.lang.t("leader"),
@@ -55,34 +51,45 @@ fn header<'a>(p: &PartitionView, ctx: &PaneContext) -> Line<'a> {
             p.log_end_offset
         )),
     ];
-    if p.batch_count > p.batches.len() {
-        let shown = format!(" ({}/{})", p.batches.len(), p.batch_count);
+    if p.batch_count > p.window().len() {
+        let shown = format!(" ({}/{})", p.window().len(), p.batch_count);
         spans.push(Span::styled(shown, ctx.theme.dim()));
     }
     Line::from(spans)
 }
 
-fn row<'a>(b: &BatchView, ctx: &PaneContext, selected: bool) -> Line<'a> {
+fn row<'a>(b: &BatchSnapshot, ctx: &PaneContext, selected: bool) -> Line<'a> {
     let range = if b.base_offset == b.last_offset {
         b.base_offset.to_string()
     } else {
         format!("{}-{}", b.base_offset, b.last_offset)
     };
     let content = match b.control {
-        Some(c) => c.to_uppercase(),
+        Some(c) => c.name().to_uppercase(),
         None => {
-            let more = b.last_offset - b.base_offset + 1 > b.values.len() as i64;
-            format!("[{}{}]", b.values.join(", "), if more { ", …" } else { "" })
+            let values: Vec<&str> = b
+                .records
+                .iter()
+                .take(VALUES_SHOWN)
+                .map(|r| r.value.as_deref().unwrap_or("null"))
+                .collect();
+            let more = b.len() > values.len() as i64;
+            format!("[{}{}]", values.join(", "), if more { ", …" } else { "" })
         }
     };
+    let seen = if ctx.isolation.sees(b.fate) {
+        "●"
+    } else {
+        "·"
+    };
     let text = format!(
-        "{} {} {} {} {content}",
-        Theme::batch_glyph(b.status),
+        "{} {} {} {seen} {} {content}",
+        Theme::fate_glyph(b.fate),
         pad(&range, 5),
-        pad(ctx.lang.t(label(b.status)), 10),
-        pad(b.transactional_id.as_deref().unwrap_or("-"), 8),
+        pad(ctx.lang.t(b.fate.name()), 10),
+        pad(b.transactional_id.as_deref().unwrap_or("-"), 6),
     );
-    let style = ctx.theme.batch(b.status);
+    let style = ctx.theme.fate(b.fate);
     Line::styled(
         text,
         if selected {
@@ -110,23 +117,33 @@ struct Plan {
     rows: Vec<ListRow>,
 }
 
-fn explanation_line<'a>(batch: &BatchView, ctx: &PaneContext) -> Line<'a> {
+fn explanation_line<'a>(batch: &BatchSnapshot, ctx: &PaneContext) -> Line<'a> {
+    let seen = if ctx.isolation.sees(batch.fate) {
+        ctx.lang.t("seen")
+    } else {
+        ctx.lang.t("unseen")
+    };
     Line::styled(
-        format!("{} {}", Theme::batch_glyph(batch.status), batch.explanation),
+        format!(
+            "{} {} · {}: {seen}",
+            Theme::fate_glyph(batch.fate),
+            batch.explanation,
+            ctx.isolation.name()
+        ),
         ctx.theme
-            .batch(batch.status)
+            .fate(batch.fate)
             .remove_modifier(ratatui::style::Modifier::CROSSED_OUT),
     )
 }
 
 /// Lays out the pane's inner area: which rows show, and where the selected
 /// batch's explanation goes (at most half the pane).
-fn plan(view: &View, ctx: &PaneContext, inner: Rect) -> Plan {
+fn plan(view: &Snapshot, ctx: &PaneContext, inner: Rect) -> Plan {
     let selected = ctx.selected.and_then(|i| locate(view, i));
     let mut rows_area = inner;
     let mut explanation = None;
     if let Some((p, b, _)) = selected {
-        let line = explanation_line(&view.partitions[p].batches[b], ctx);
+        let line = explanation_line(batch(view, p, b), ctx);
         let need = line.width().div_ceil(usize::from(inner.width)).max(1);
         let h = u16::try_from(need)
             .unwrap_or(u16::MAX)
@@ -135,7 +152,7 @@ fn plan(view: &View, ctx: &PaneContext, inner: Rect) -> Plan {
         explanation = Some((Rect::new(inner.x, rows_area.bottom(), inner.width, h), p, b));
     }
     let height = usize::from(rows_area.height);
-    let total: usize = view.partitions.iter().map(|p| 1 + p.batches.len()).sum();
+    let total: usize = view.partitions.iter().map(|p| 1 + p.window().len()).sum();
     let (mut start, mut end) = tail_window(total, height, ctx.scroll);
     // Keep the selected row visible.
     if let Some((_, _, r)) = selected {
@@ -148,7 +165,7 @@ fn plan(view: &View, ctx: &PaneContext, inner: Rect) -> Plan {
     let mut rows = Vec::with_capacity(height);
     let mut first = 0;
     for (p, part) in view.partitions.iter().enumerate() {
-        let next = first + 1 + part.batches.len();
+        let next = first + 1 + part.window().len();
         if first >= end {
             break;
         }
@@ -169,10 +186,10 @@ fn plan(view: &View, ctx: &PaneContext, inner: Rect) -> Plan {
     }
 }
 
-/// The batches (partition, batch) a pane in `area` shows: the only ones
-/// whose record values the view needs to read (see
-/// [`View::load_values`](crate::ui::view::View::load_values)).
-pub fn visible_batches(view: &View, ctx: &PaneContext, area: Rect) -> Vec<(usize, usize)> {
+/// The batches (partition, index into the partition's `batches`) a pane in
+/// `area` shows: the only ones whose records a frame needs to read (see
+/// [`SnapshotSource::load_values`](crate::session::SnapshotSource::load_values)).
+pub fn visible_batches(view: &Snapshot, ctx: &PaneContext, area: Rect) -> Vec<(usize, usize)> {
     let inner = Block::bordered().inner(area);
     if inner.is_empty() {
         return Vec::new();
@@ -181,21 +198,24 @@ pub fn visible_batches(view: &View, ctx: &PaneContext, area: Rect) -> Vec<(usize
         .rows
         .into_iter()
         .filter_map(|r| match r {
-            ListRow::Batch(p, b) => Some((p, b)),
+            ListRow::Batch(p, b) => {
+                let part = &view.partitions[p];
+                Some((p, part.batches.len() - part.window().len() + b))
+            }
             ListRow::Header(_) => None,
         })
         .collect()
 }
 
 /// Draws the pane.
-pub fn render(view: &View, ctx: &PaneContext, area: Rect, buf: &mut Buffer) {
+pub fn render(view: &Snapshot, ctx: &PaneContext, area: Rect, buf: &mut Buffer) {
     let inner = frame(ctx, "partitions", area, buf);
     if inner.is_empty() {
         return;
     }
     let plan = plan(view, ctx, inner);
     if let Some((at, p, b)) = plan.explanation {
-        Paragraph::new(explanation_line(&view.partitions[p].batches[b], ctx))
+        Paragraph::new(explanation_line(batch(view, p, b), ctx))
             .wrap(Wrap { trim: true })
             .render(at, buf);
     }
@@ -205,11 +225,7 @@ pub fn render(view: &View, ctx: &PaneContext, area: Rect, buf: &mut Buffer) {
         .iter()
         .map(|r| match *r {
             ListRow::Header(p) => header(&view.partitions[p], ctx),
-            ListRow::Batch(p, b) => row(
-                &view.partitions[p].batches[b],
-                ctx,
-                selected == Some((p, b)),
-            ),
+            ListRow::Batch(p, b) => row(batch(view, p, b), ctx, selected == Some((p, b))),
         })
         .collect();
     lines(out, plan.rows_area, buf);
@@ -229,14 +245,29 @@ mod tests {
             text.contains("out-0 leader 1 e0 HW 5 LSO 3 LEO 6"),
             "{text}"
         );
-        assert!(text.contains("✓ 0     committed  -        [a]"), "{text}");
-        assert!(text.contains("✗ 1     aborted    txn-c    [x]"), "{text}");
-        assert!(text.contains("◆ 2     control    txn-c    ABORT"), "{text}");
+        assert!(text.contains("✓ 0     committed  ● -      [a]"), "{text}");
+        assert!(text.contains("✗ 1     aborted    · txn-c  [x]"), "{text}");
+        assert!(text.contains("◆ 2     control    · txn-c  ABORT"), "{text}");
         assert!(
-            text.contains("… 3-4   open       txn-a    [b, c]"),
+            text.contains("… 3-4   ongoing    · txn-a  [b, c]"),
             "{text}"
         );
-        assert!(text.contains("↑ 5     above HW"), "{text}");
+        assert!(text.contains("↑ 5     above HW   ·"), "{text}");
+    }
+
+    #[test]
+    fn the_isolation_view_marks_what_its_consumer_reads() {
+        let c = PaneContext {
+            isolation: crate::session::snapshot::Isolation::ReadUncommitted,
+            ..ctx()
+        };
+        let text = draw(PaneId::Partitions, &view(), &c, 70, 10);
+        // read_uncommitted reads the aborted and the ongoing data too, but
+        // never a marker or what is above the HW; the fate labels stay.
+        assert!(text.contains("✗ 1     aborted    ● txn-c"), "{text}");
+        assert!(text.contains("… 3-4   ongoing    ● txn-a"), "{text}");
+        assert!(text.contains("◆ 2     control    · txn-c"), "{text}");
+        assert!(text.contains("↑ 5     above HW   ·"), "{text}");
     }
 
     #[test]
@@ -253,10 +284,7 @@ mod tests {
             last.contains("✗ aborted by the marker at offset 2"),
             "{text}"
         );
-        let y = text
-            .lines()
-            .position(|l| l.contains("txn-c    [x]"))
-            .unwrap();
+        let y = text.lines().position(|l| l.contains("txn-c  [x]")).unwrap();
         assert!(
             buf[(3, y as u16)]
                 .modifier

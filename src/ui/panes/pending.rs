@@ -7,10 +7,9 @@ use ratatui::layout::Rect;
 use ratatui::text::Line;
 
 use super::{PaneContext, frame, lines};
-use crate::session::driver::PendingView;
-use crate::ui::view::View;
+use crate::session::snapshot::{PendingSnapshot, Snapshot};
 
-fn row<'a>(p: &PendingView, ctx: &PaneContext) -> Line<'a> {
+fn row<'a>(p: &PendingSnapshot, ctx: &PaneContext) -> Line<'a> {
     let t = |k| ctx.lang.t(k);
     let why = match p.queued_behind {
         Some(step) => format!("{} {step}", t("queued_behind")),
@@ -32,7 +31,7 @@ fn row<'a>(p: &PendingView, ctx: &PaneContext) -> Line<'a> {
 }
 
 /// Draws the pane; `ctx.scroll` skips rows from the top.
-pub fn render(view: &View, ctx: &PaneContext, area: Rect, buf: &mut Buffer) {
+pub fn render(view: &Snapshot, ctx: &PaneContext, area: Rect, buf: &mut Buffer) {
     let inner = frame(ctx, "pending", area, buf);
     let out = if view.pending.is_empty() {
         vec![Line::styled(ctx.lang.t("nothing_pending"), ctx.theme.dim())]
@@ -51,8 +50,8 @@ pub fn render(view: &View, ctx: &PaneContext, area: Rect, buf: &mut Buffer) {
 mod tests {
     use super::super::testkit::{ctx, draw, view};
     use super::super::{PaneContext, PaneId};
+    use crate::session::snapshot::Snapshot;
     use crate::ui::i18n::Lang;
-    use crate::ui::view::View;
 
     #[test]
     fn waiting_and_queued() {
@@ -69,7 +68,7 @@ mod tests {
 
     #[test]
     fn nothing_pending_in_both_languages() {
-        let v = View {
+        let v = Snapshot {
             pending: vec![],
             ..view()
         };

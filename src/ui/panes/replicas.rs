@@ -8,9 +8,9 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Cell, Row, Table, Widget};
 
 use super::{PaneContext, frame};
-use crate::ui::view::{ReplicaView, View};
+use crate::session::snapshot::{ReplicaSnapshot, Snapshot};
 
-fn row<'a>(r: &ReplicaView, ctx: &PaneContext) -> Row<'a> {
+fn row<'a>(r: &ReplicaSnapshot, ctx: &PaneContext) -> Row<'a> {
     let t = |k| ctx.lang.t(k);
     let role = if r.is_leader {
         Cell::from(format!("*{}", t("leader"))).style(ctx.theme.strong())
@@ -51,7 +51,7 @@ fn row<'a>(r: &ReplicaView, ctx: &PaneContext) -> Row<'a> {
 }
 
 /// Draws the pane; `ctx.scroll` skips whole partitions.
-pub fn render(view: &View, ctx: &PaneContext, area: Rect, buf: &mut Buffer) {
+pub fn render(view: &Snapshot, ctx: &PaneContext, area: Rect, buf: &mut Buffer) {
     let inner = frame(ctx, "replicas", area, buf);
     let t = |k| ctx.lang.t(k);
     let role_w = Span::raw(t("leader")).width() as u16 + 1;
@@ -76,7 +76,7 @@ pub fn render(view: &View, ctx: &PaneContext, area: Rect, buf: &mut Buffer) {
         }
         let isr: Vec<String> = p.isr.iter().map(u32::to_string).collect();
         let title = Line::from(vec![
-            Span::styled(p.tp.to_string(), ctx.theme.strong()),
+            Span::styled(p.name(), ctx.theme.strong()),
             Span::raw(format!(
                 " {} {} e{} ISR [{}]",
                 t("leader"),

@@ -11,7 +11,7 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 
 use super::{PaneContext, frame, lines};
-use crate::ui::view::{PartitionView, View};
+use crate::session::snapshot::{PartitionSnapshot, Snapshot};
 
 fn legend<'a>(ctx: &PaneContext) -> Line<'a> {
     let (s, t) = (ctx.theme.strong(), |k| ctx.lang.t(k));
@@ -23,16 +23,16 @@ fn legend<'a>(ctx: &PaneContext) -> Line<'a> {
         Span::styled("1-9", s),
         Span::raw(" LEO  "),
         Span::styled("=", ctx.theme.good()),
-        Span::raw(format!(" {}  ", t("committed"))),
+        Span::raw(format!(" {}  ", t("below_lso"))),
         Span::styled("~", ctx.theme.waiting()),
-        Span::raw(format!(" {}  ", t("open"))),
+        Span::raw(format!(" {}  ", t("lso_to_hw"))),
         Span::styled("-", ctx.theme.dim()),
         Span::raw(format!(" {}", t("above_hw"))),
     ])
 }
 
 /// The ruler of `p`, `width` cells between the bars.
-fn ruler<'a>(p: &PartitionView, ctx: &PaneContext, width: usize) -> Vec<Span<'a>> {
+fn ruler<'a>(p: &PartitionSnapshot, ctx: &PaneContext, width: usize) -> Vec<Span<'a>> {
     let leos = p.replicas.iter().map(|r| r.log_end_offset);
     let hi = leos
         .clone()
@@ -74,7 +74,7 @@ fn ruler<'a>(p: &PartitionView, ctx: &PaneContext, width: usize) -> Vec<Span<'a>
     spans
 }
 
-fn numbers<'a>(p: &PartitionView) -> Line<'a> {
+fn numbers<'a>(p: &PartitionSnapshot) -> Line<'a> {
     let leos: Vec<String> = p
         .replicas
         .iter()
@@ -90,7 +90,7 @@ fn numbers<'a>(p: &PartitionView) -> Line<'a> {
 }
 
 /// Draws the pane; `ctx.scroll` skips whole partitions.
-pub fn render(view: &View, ctx: &PaneContext, area: Rect, buf: &mut Buffer) {
+pub fn render(view: &Snapshot, ctx: &PaneContext, area: Rect, buf: &mut Buffer) {
     let inner = frame(ctx, "watermarks", area, buf);
     let height = usize::from(inner.height);
     let mut out = vec![legend(ctx)];
@@ -98,7 +98,7 @@ pub fn render(view: &View, ctx: &PaneContext, area: Rect, buf: &mut Buffer) {
         if out.len() >= height {
             break;
         }
-        let name = p.tp.to_string();
+        let name = p.name();
         let width = usize::from(inner.width).saturating_sub(Span::raw(&name).width() + 3);
         let mut ruler_line = vec![Span::styled(name, ctx.theme.strong()), Span::raw(" ")];
         if width >= 2 {
@@ -123,10 +123,12 @@ mod tests {
         let text = draw(PaneId::Watermarks, &view(), &ctx(), 23, 5);
         let lines: Vec<&str> = text.lines().collect();
         assert_eq!(lines[2], "│out-0 |[===3=L~~~H-1|│", "{text}");
-        let wide = draw(PaneId::Watermarks, &view(), &ctx(), 80, 5);
+        let wide = draw(PaneId::Watermarks, &view(), &ctx(), 100, 5);
         assert!(wide.contains("  [0 LSO 3 HW 5 LEO 1:6 2:5 3:2"), "{wide}");
         assert!(
-            wide.contains("L LSO  H HW  1-9 LEO  = committed  ~ open  - above HW"),
+            wide.contains(
+                "L LSO  H HW  1-9 LEO  = < LSO: stable  ~ LSO..HW: read_uncommitted only  - above HW"
+            ),
             "{wide}"
         );
         let zh = draw(
@@ -139,7 +141,10 @@ mod tests {
             80,
             5,
         );
-        assert!(zh.contains("已提交") && zh.contains("未决"), "{zh}");
+        assert!(
+            zh.contains("已稳定") && zh.contains("仅 read_uncommitted"),
+            "{zh}"
+        );
     }
 
     #[test]

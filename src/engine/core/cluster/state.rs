@@ -1,0 +1,181 @@
+//! `ClusterState`: the whole in-memory state behind one `BrokerCluster`'s
+//! mutex, with its read-only accessors (what views and tests read through
+//! `BrokerCluster::with_state`). Kept apart from the facade so that what a
+//! cluster *is* can be read without the operations that change it; opening
+//! it from a directory is in `open.rs`.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use crate::engine::config::{BrokerId, MiniKafkaConfig};
+use crate::engine::consumer::OffsetStore;
+use crate::engine::core::metadata::{MetadataStore, TopicPartition};
+use crate::engine::core::partitioner::Partitioner;
+use crate::engine::core::recovery::RecoveryReport;
+use crate::engine::error::{MiniKafkaError, Result};
+use crate::engine::producer::ProducerIdentities;
+use crate::engine::replication::PartitionReplicaSet;
+use crate::engine::replication::checkpoint::HighWatermarkCheckpoint;
+use crate::engine::replication::model::{PendingAppendView, TransactionVisibility};
+use crate::engine::replication::replica_set::ReplicationSettings;
+use crate::engine::transaction::TransactionCoordinator;
+
+/// The whole in-memory state of a cluster. Dropping it is a crash: nothing is
+/// buffered, so everything written so far is on disk.
+#[derive(Debug)]
+pub struct ClusterState {
+    pub(crate) config: MiniKafkaConfig,
+    pub(crate) metadata: MetadataStore,
+    pub(crate) partitions: BTreeMap<TopicPartition, PartitionReplicaSet>,
+    pub(crate) offsets: OffsetStore,
+    pub(crate) identities: ProducerIdentities,
+    pub(crate) transactions: TransactionCoordinator,
+    pub(crate) partitioner: Partitioner,
+    pub(crate) stopped: BTreeSet<BrokerId>,
+    pub(crate) checkpoint: HighWatermarkCheckpoint,
+    pub(crate) last_recovery: RecoveryReport,
+    /// Set when a crash could not reopen the directory (E13): this state is
+    /// stale (recovery may have cut logs under it), so every operation is
+    /// refused until a crash reopens the directory.
+    pub(crate) down: Option<String>,
+}
+
+impl ClusterState {
+    pub(super) fn replication_settings(&self) -> ReplicationSettings {
+        ReplicationSettings {
+            replica_lag_max_offsets: self.config.replica_lag_max_offsets,
+            replica_lag_time_ms: self.config.replica_lag_time_ms,
+            replica_fetch_max_bytes: self.config.replica_fetch_max_bytes,
+            min_insync_replicas: self.config.min_insync_replicas,
+            acks_all_completion: self.config.rules.acks_all_completion(),
+        }
+    }
+
+    /// Writes the HW checkpoint if an HW moved. A cluster that is down
+    /// writes nothing: its in-memory HWs describe logs its failed recovery
+    /// may already have cut.
+    pub(super) fn persist_high_watermarks(&mut self) -> Result<()> {
+        if self.down.is_some() {
+            return Ok(());
+        }
+        let current = self
+            .partitions
+            .iter()
+            .map(|(tp, set)| (tp.clone(), set.high_watermark()))
+            .collect();
+        self.checkpoint.write_if_changed(current)
+    }
+
+    /// The configuration the cluster was opened with.
+    pub fn config(&self) -> &MiniKafkaConfig {
+        &self.config
+    }
+
+    /// Topic metadata.
+    pub fn metadata(&self) -> &MetadataStore {
+        &self.metadata
+    }
+
+    /// Every partition's replica set, in topic-partition order.
+    pub fn partitions(&self) -> &BTreeMap<TopicPartition, PartitionReplicaSet> {
+        &self.partitions
+    }
+
+    /// One partition's replica set.
+    pub fn partition(&self, tp: &TopicPartition) -> Result<&PartitionReplicaSet> {
+        self.partitions
+            .get(tp)
+            .ok_or_else(|| MiniKafkaError::UnknownTopicOrPartition(tp.to_string()))
+    }
+
+    /// The transaction coordinator's state (E10-E12).
+    pub fn transactions(&self) -> &TransactionCoordinator {
+        &self.transactions
+    }
+
+    /// The last stable offset of `tp` (E11).
+    pub fn last_stable_offset(&self, tp: &TopicPartition) -> Result<i64> {
+        let hw = self.partition(tp)?.high_watermark();
+        Ok(self.transactions.last_stable_offset(tp, hw))
+    }
+
+    /// Chooses the partition for a record (SPEC §4 defaults): the given one,
+    /// else `crc32(key) mod partitions`, else round-robin per topic.
+    pub(crate) fn choose_partition(
+        &mut self,
+        topic: &str,
+        partition: Option<u32>,
+        key: Option<&[u8]>,
+    ) -> Result<TopicPartition> {
+        let count = self.partition_count(topic)?;
+        let p = match partition {
+            Some(p) if p < count => p,
+            Some(p) => {
+                return Err(MiniKafkaError::UnknownTopicOrPartition(format!(
+                    "{topic}-{p}"
+                )));
+            }
+            None => self.partitioner.choose(topic, key, count),
+        };
+        Ok(TopicPartition::new(topic, p))
+    }
+
+    pub(crate) fn partition_mut(
+        &mut self,
+        tp: &TopicPartition,
+    ) -> Result<&mut PartitionReplicaSet> {
+        self.partitions
+            .get_mut(tp)
+            .ok_or_else(|| MiniKafkaError::UnknownTopicOrPartition(tp.to_string()))
+    }
+
+    /// Committed consumer offsets.
+    pub fn offsets(&self) -> &OffsetStore {
+        &self.offsets
+    }
+
+    /// Named producer identities.
+    pub fn identities(&self) -> &ProducerIdentities {
+        &self.identities
+    }
+
+    /// Stopped brokers.
+    pub fn stopped_brokers(&self) -> &BTreeSet<BrokerId> {
+        &self.stopped
+    }
+
+    /// What recovery repaired when this state was opened.
+    pub fn last_recovery(&self) -> &RecoveryReport {
+        &self.last_recovery
+    }
+
+    /// Number of partitions of `topic`.
+    pub fn partition_count(&self, topic: &str) -> Result<u32> {
+        self.metadata
+            .topics()
+            .get(topic)
+            .map(|t| t.partitions.len() as u32)
+            .ok_or_else(|| MiniKafkaError::UnknownTopicOrPartition(topic.to_string()))
+    }
+
+    /// Pending `acks=all` appends of every partition.
+    pub fn pending_appends(&self) -> Vec<PendingAppendView> {
+        self.partitions
+            .values()
+            .flat_map(|s| s.pending_appends())
+            .collect()
+    }
+
+    pub(super) fn check_broker(&self, broker: BrokerId) -> Result<()> {
+        if self.config.broker_ids.contains(&broker) {
+            Ok(())
+        } else {
+            Err(MiniKafkaError::UnknownBroker(broker))
+        }
+    }
+
+    pub(super) fn update_all(&mut self, now_ms: u64) {
+        for set in self.partitions.values_mut() {
+            set.update(now_ms);
+        }
+    }
+}

@@ -1,0 +1,430 @@
+//! The one snapshot builder (issue 12, item 1): reads a driver's cluster
+//! under one lock through `BrokerCluster::with_state`, which never runs the
+//! engine's refresh path, so building a snapshot changes nothing: no ISR
+//! update, no transaction timeout, no checkpoint write. Reading the state
+//! twice gives the same bytes and leaves the data directory as it was.
+//!
+//! [`Bounds`] says how much to read. `mk-tui state` reads everything
+//! ([`Bounds::FULL`]); a frame reads what a screen can show
+//! ([`Bounds::FRAME`]): batch windows come from the logs' in-memory
+//! summaries and record values are read only for the rows a frame draws
+//! ([`load_values`]), so a frame's cost follows the screen, not the log size
+//! (issue 7's P1).
+
+use std::collections::BTreeMap;
+
+use crate::engine::core::cluster::ClusterState;
+use crate::engine::core::recovery::RecoveryReport;
+use crate::engine::transaction::{TransactionData, TransactionState};
+use crate::engine::{ControlType, IsolationLevel, RecordBatch, TopicPartition};
+use crate::session::driver::Driver;
+use crate::session::snapshot::{
+    BATCH_WINDOW, BatchKind, BatchSnapshot, CompletionSnapshot, Consumers, ControlKind,
+    ErrorSnapshot, EventSnapshot, GroupOffsets, JournalFrameSnapshot, JournalSnapshot,
+    LogTruncationSnapshot, MarkerSnapshot, PartitionSnapshot, PendingSnapshot, RecordSnapshot,
+    RecoverySnapshot, ReelectionSnapshot, ReplicaSnapshot, Snapshot, TAIL, TransactionSnapshot,
+    TxnState, VALUES_SHOWN, fate, text,
+};
+
+/// How much of the cluster a snapshot reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Bounds {
+    /// Newest batches kept per partition.
+    pub batches: usize,
+    /// Records read per kept batch (0: none; a frame loads the rows it
+    /// draws with [`load_values`]).
+    pub records: usize,
+    /// Newest journal frames decoded.
+    pub journal_frames: usize,
+    /// Values listed per partition and isolation level.
+    pub consumer_values: usize,
+    /// Batches from the start of a log the consumer lists read at most.
+    pub consumer_scan_batches: usize,
+    /// Newest events kept.
+    pub events: usize,
+}
+
+impl Bounds {
+    /// Everything: `mk-tui state`.
+    pub const FULL: Bounds = Bounds {
+        batches: usize::MAX,
+        records: usize::MAX,
+        journal_frames: usize::MAX,
+        consumer_values: usize::MAX,
+        consumer_scan_batches: usize::MAX,
+        events: usize::MAX,
+    };
+
+    /// What one frame can show.
+    pub const FRAME: Bounds = Bounds {
+        batches: BATCH_WINDOW,
+        records: 0,
+        journal_frames: TAIL,
+        consumer_values: TAIL,
+        consumer_scan_batches: 256,
+        events: TAIL,
+    };
+}
+
+/// The snapshot of a driver now (title, total steps and caption empty: the
+/// source that knows them fills them in).
+pub fn build(driver: &Driver, bounds: &Bounds) -> Snapshot {
+    let now = driver.clock_ms();
+    let cluster = driver.cluster();
+    let (partitions, consumers, transactions, journal, committed_offsets) =
+        cluster.with_state(|s| {
+            let mut partitions = Vec::new();
+            let mut consumers = Consumers {
+                read_uncommitted: BTreeMap::new(),
+                read_committed: BTreeMap::new(),
+            };
+            for tp in s.partitions().keys() {
+                let Some(p) = partition(s, tp, now, bounds) else {
+                    continue;
+                };
+                partitions.push(p);
+                for (map, isolation) in [
+                    (
+                        &mut consumers.read_uncommitted,
+                        IsolationLevel::ReadUncommitted,
+                    ),
+                    (&mut consumers.read_committed, IsolationLevel::ReadCommitted),
+                ] {
+                    map.insert(tp.to_string(), consumer_values(s, tp, isolation, bounds));
+                }
+            }
+            let c = s.transactions();
+            let transactions = c.current().map(transaction).collect();
+            let frames = c.journal_frames();
+            let tail = frames[frames.len().saturating_sub(bounds.journal_frames)..]
+                .iter()
+                .map(|f| JournalFrameSnapshot {
+                    number: f.number,
+                    offset: f.offset,
+                    len: f.len,
+                    crc: f.crc,
+                    // The index knows id and state; the rest is read back
+                    // from the frame's line (a frame that cannot be read
+                    // keeps only what the index knows).
+                    data: c.read_journal_frame(f).map_or_else(
+                        |_| TransactionSnapshot {
+                            id: f.id.clone(),
+                            state: txn_state(f.state),
+                            partitions: Vec::new(),
+                            first_offsets: BTreeMap::new(),
+                            staged_offsets: BTreeMap::new(),
+                        },
+                        |d| transaction(&d),
+                    ),
+                })
+                .collect();
+            let journal = JournalSnapshot {
+                frames: frames.len(),
+                bytes: c.journal_size(),
+                tail,
+            };
+            let committed = s
+                .offsets()
+                .groups()
+                .iter()
+                .map(|(g, o)| {
+                    let o = o.iter().map(|(tp, v)| (tp.to_string(), *v)).collect();
+                    (g.clone(), o)
+                })
+                .collect();
+            (partitions, consumers, transactions, journal, committed)
+        });
+    let events = driver.events();
+    Snapshot {
+        step: driver.step(),
+        clock_ms: now,
+        rules: driver.rules().to_string(),
+        partitions,
+        transactions,
+        committed_offsets,
+        journal,
+        last_recovery: driver.last_recovery().map(recovery),
+        consumers,
+        pending: driver
+            .pending()
+            .into_iter()
+            .map(|p| PendingSnapshot {
+                action_step: p.action_step,
+                kind: p.kind.to_string(),
+                txn: p.txn,
+                waiting_for: p.waiting_for,
+                queued_behind: p.queued_behind,
+            })
+            .collect(),
+        errors: driver
+            .errors()
+            .iter()
+            .map(|e| ErrorSnapshot {
+                step: e.step,
+                message: e.message.clone(),
+            })
+            .collect(),
+        events: events[events.len().saturating_sub(bounds.events)..]
+            .iter()
+            .map(|e| EventSnapshot {
+                step: e.step,
+                text: e.text.clone(),
+            })
+            .collect(),
+        title: String::new(),
+        total_steps: None,
+        caption: None,
+    }
+}
+
+/// Reads the first [`VALUES_SHOWN`] records of the batches `wanted`
+/// ((partition, index into the partition's `batches`)): only the rows a
+/// frame draws, so a frame's reads do not grow with the log or the batch
+/// window (SPEC §2, issue 7's P1). A batch that cannot be read (it is gone
+/// after a crash) keeps no records.
+pub fn load_values(driver: &Driver, snapshot: &mut Snapshot, wanted: &[(usize, usize)]) {
+    driver.cluster().with_state(|s| {
+        for &(p, b) in wanted {
+            let Some(part) = snapshot.partitions.get_mut(p) else {
+                continue;
+            };
+            let tp = TopicPartition::new(&part.topic, part.partition);
+            let Some(batch) = part.batches.get_mut(b) else {
+                continue;
+            };
+            if batch.kind == BatchKind::Control || !batch.records.is_empty() {
+                continue;
+            }
+            let read = s.partition(&tp).and_then(|set| {
+                set.leader_replica()
+                    .log
+                    .read_batch_heads(batch.base_offset, 1, VALUES_SHOWN)
+            });
+            if let Some(head) = read.ok().and_then(|v| v.into_iter().next()) {
+                batch.records = records(&head);
+            }
+        }
+    });
+}
+
+/// One partition, read without going through the engine's refresh path.
+fn partition(
+    s: &ClusterState,
+    tp: &TopicPartition,
+    now: u64,
+    bounds: &Bounds,
+) -> Option<PartitionSnapshot> {
+    let set = s.partition(tp).ok()?;
+    let hw = set.high_watermark();
+    // The LSO is the coordinator's (E11), never above the HW: the same
+    // number the read_committed fetch stops at.
+    let lso = s.last_stable_offset(tp).map_or(hw, |l| l.min(hw));
+    let log = &set.leader_replica().log;
+    let summaries = log.batch_summaries();
+    let start = summaries.len().saturating_sub(bounds.batches);
+    let window = &summaries[start..];
+    let mut heads: BTreeMap<i64, RecordBatch> = BTreeMap::new();
+    if bounds.records > 0
+        && let Some(first) = window.first()
+        && let Ok(read) = log.read_batch_heads(first.base_offset, window.len(), bounds.records)
+    {
+        heads = read.into_iter().map(|b| (b.base_offset, b)).collect();
+    }
+    let batches = window
+        .iter()
+        .map(|summary| {
+            let (fate, explanation) = fate::decide(s, tp, summary, hw, lso);
+            BatchSnapshot {
+                base_offset: summary.base_offset,
+                last_offset: summary.last_offset,
+                kind: if summary.control.is_some() {
+                    BatchKind::Control
+                } else {
+                    BatchKind::Data
+                },
+                control: summary.control.map(control_kind),
+                transactional_id: summary.transactional_id.clone(),
+                producer_id: summary.producer_id,
+                producer_epoch: summary.producer_epoch,
+                base_sequence: summary.base_sequence,
+                leader_epoch: summary.leader_epoch,
+                fate,
+                explanation,
+                records: heads
+                    .get(&summary.base_offset)
+                    .map(records)
+                    .unwrap_or_default(),
+            }
+        })
+        .collect();
+    let statuses = set.replica_statuses(now);
+    Some(PartitionSnapshot {
+        topic: tp.topic.clone(),
+        partition: tp.partition,
+        leader: set.leader(),
+        leader_epoch: set.leader_epoch(),
+        isr: set.isr().iter().copied().collect(),
+        log_start_offset: log.log_start_offset(),
+        high_watermark: hw,
+        last_stable_offset: lso,
+        log_end_offset: log.log_end_offset(),
+        replicas: statuses
+            .into_iter()
+            .map(|r| ReplicaSnapshot {
+                broker: r.broker,
+                is_leader: r.is_leader,
+                log_end_offset: r.log_end_offset,
+                in_sync: r.in_sync,
+                stopped: r.stopped,
+                lag: r.lag,
+                ms_since_fetch: r.ms_since_fetch,
+            })
+            .collect(),
+        batch_count: summaries.len(),
+        batches,
+    })
+}
+
+/// The values a fresh consumer at `isolation` reads from offset 0: the
+/// engine's own fetch (E11), read-only, bounded by `bounds`. A partition
+/// whose leader is stopped reads nothing.
+fn consumer_values(
+    s: &ClusterState,
+    tp: &TopicPartition,
+    isolation: IsolationLevel,
+    bounds: &Bounds,
+) -> Vec<Option<String>> {
+    let Ok(set) = s.partition(tp) else {
+        return Vec::new();
+    };
+    let summaries = set.leader_replica().log.batch_summaries();
+    let cap = summaries
+        .get(bounds.consumer_scan_batches)
+        .map_or(i64::MAX, |b| b.base_offset);
+    let start = set.leader_replica().log.log_start_offset();
+    set.fetch_until(
+        start.max(0),
+        bounds.consumer_values,
+        isolation,
+        s.transactions(),
+        cap,
+    )
+    .map(|records| {
+        records
+            .iter()
+            .map(|r| r.value.as_deref().map(text))
+            .collect()
+    })
+    .unwrap_or_default()
+}
+
+fn records(b: &RecordBatch) -> Vec<RecordSnapshot> {
+    b.consumer_records(b.base_offset)
+        .map(|r| RecordSnapshot {
+            offset: r.offset,
+            key: r.key.as_deref().map(text),
+            value: r.value.as_deref().map(text),
+        })
+        .collect()
+}
+
+fn control_kind(c: ControlType) -> ControlKind {
+    match c {
+        ControlType::Commit => ControlKind::Commit,
+        ControlType::Abort => ControlKind::Abort,
+    }
+}
+
+/// The snapshot's own name for a journal state.
+pub(crate) fn txn_state(s: TransactionState) -> TxnState {
+    match s {
+        TransactionState::Ongoing => TxnState::Ongoing,
+        TransactionState::PrepareCommit => TxnState::PrepareCommit,
+        TransactionState::PrepareAbort => TxnState::PrepareAbort,
+        TransactionState::CompleteCommit => TxnState::CompleteCommit,
+        TransactionState::CompleteAbort => TxnState::CompleteAbort,
+    }
+}
+
+fn partition_names(d: &TransactionData) -> Vec<String> {
+    d.partitions.iter().map(TopicPartition::to_string).collect()
+}
+
+fn first_offsets(d: &TransactionData) -> BTreeMap<String, i64> {
+    d.first_offsets
+        .iter()
+        .map(|(tp, o)| (tp.to_string(), *o))
+        .collect()
+}
+
+fn staged_offsets(d: &TransactionData) -> GroupOffsets {
+    d.staged_offsets
+        .iter()
+        .map(|(g, o)| {
+            (
+                g.clone(),
+                o.iter().map(|(tp, v)| (tp.to_string(), *v)).collect(),
+            )
+        })
+        .collect()
+}
+
+fn transaction(d: &TransactionData) -> TransactionSnapshot {
+    TransactionSnapshot {
+        id: d.id.clone(),
+        state: txn_state(d.state),
+        partitions: partition_names(d),
+        first_offsets: first_offsets(d),
+        staged_offsets: staged_offsets(d),
+    }
+}
+
+fn recovery(r: &RecoveryReport) -> RecoverySnapshot {
+    RecoverySnapshot {
+        journal_truncated_bytes: r.journal_truncated_bytes,
+        journal_reason: r.journal_reason.clone(),
+        logs_truncated: r
+            .logs_truncated
+            .iter()
+            .map(|t| LogTruncationSnapshot {
+                topic: t.tp.topic.clone(),
+                partition: t.tp.partition,
+                broker: t.broker,
+                truncated_bytes: t.truncated_bytes,
+                reason: t.reason.clone(),
+            })
+            .collect(),
+        leaders_reelected: r
+            .leaders_reelected
+            .iter()
+            .map(|e| ReelectionSnapshot {
+                topic: e.tp.topic.clone(),
+                partition: e.tp.partition,
+                old_leader: e.old_leader,
+                new_leader: e.new_leader,
+                leader_epoch: e.leader_epoch,
+            })
+            .collect(),
+        completed: r.completed.iter().map(|c| c.id.clone()).collect(),
+        completions: r
+            .completed
+            .iter()
+            .map(|c| CompletionSnapshot {
+                id: c.id.clone(),
+                from: txn_state(c.from),
+                to: txn_state(c.to),
+            })
+            .collect(),
+        markers_resent: r
+            .markers_resent
+            .iter()
+            .map(|m| MarkerSnapshot {
+                txn: m.id.clone(),
+                partition: m.tp.to_string(),
+                control: control_kind(m.control),
+                offset: m.offset,
+            })
+            .collect(),
+        left_open: r.left_open.clone(),
+    }
+}

@@ -1,0 +1,471 @@
+//! `Snapshot`: the one read-only picture of the cluster and the session that
+//! every screen is made from (issue 12). `mk-tui state` prints its serde
+//! form (SPEC §5 keys, and more), the text state is a renderer of it
+//! ([`text`]), and every pane draws from it (SPEC §2: panes are pure
+//! renderers of a snapshot). It is made of plain data types of its own, with
+//! no engine type in it, so the ui layer never names the engine and a saved
+//! state (`render --state FILE.json`) or, later, an observer of a real Kafka
+//! cluster can fill it as well as the embedded cluster does.
+//!
+//! One builder ([`build`]) fills it, reading the engine without changing it:
+//! no ISR or timeout re-evaluation on read; time moves only through the
+//! clock's actions. One function ([`fate`]) decides each batch's fate.
+
+pub mod build;
+pub mod fate;
+pub mod source;
+pub mod text;
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+pub use build::{Bounds, build};
+pub use fate::Fate;
+pub use source::{SavedState, SnapshotSource};
+
+use crate::session::recording::Caption;
+
+/// Offsets keyed by group, then by `<topic>-<partition>`.
+pub type GroupOffsets = BTreeMap<String, BTreeMap<String, i64>>;
+
+/// Everything the screens show after a step.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Snapshot {
+    pub step: usize,
+    pub clock_ms: u64,
+    pub rules: String,
+    pub partitions: Vec<PartitionSnapshot>,
+    /// The latest instance of each transaction id, in id order.
+    pub transactions: Vec<TransactionSnapshot>,
+    pub committed_offsets: GroupOffsets,
+    pub journal: JournalSnapshot,
+    pub last_recovery: Option<RecoverySnapshot>,
+    pub consumers: Consumers,
+    pub pending: Vec<PendingSnapshot>,
+    pub errors: Vec<ErrorSnapshot>,
+    /// The last events, oldest first.
+    #[serde(default)]
+    pub events: Vec<EventSnapshot>,
+    /// The recording's title (empty for a live session until the app names it).
+    #[serde(default)]
+    pub title: String,
+    /// Steps in the recording being replayed (None when live).
+    #[serde(default)]
+    pub total_steps: Option<usize>,
+    /// The current step's caption.
+    #[serde(default)]
+    pub caption: Option<Caption>,
+}
+
+/// One partition, as its leader and replica set stand.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PartitionSnapshot {
+    pub topic: String,
+    pub partition: u32,
+    pub leader: u32,
+    pub leader_epoch: u32,
+    pub isr: Vec<u32>,
+    pub log_start_offset: i64,
+    pub high_watermark: i64,
+    pub last_stable_offset: i64,
+    /// The leader's log end offset.
+    #[serde(default)]
+    pub log_end_offset: i64,
+    pub replicas: Vec<ReplicaSnapshot>,
+    /// Batches in the leader's log, whether or not `batches` holds them all.
+    #[serde(default)]
+    pub batch_count: usize,
+    /// The newest batches (all of them in `mk-tui state`), in offset order.
+    pub batches: Vec<BatchSnapshot>,
+}
+
+impl PartitionSnapshot {
+    /// `<topic>-<partition>`, the key of every per-partition map.
+    pub fn name(&self) -> String {
+        partition_key(&self.topic, self.partition)
+    }
+
+    /// The batches a pane draws: the newest [`BATCH_WINDOW`] of those held,
+    /// so a full snapshot and a frame's bounded one draw the same rows.
+    pub fn window(&self) -> &[BatchSnapshot] {
+        &self.batches[self.batches.len().saturating_sub(BATCH_WINDOW)..]
+    }
+}
+
+/// How many batches of each partition a pane draws at most.
+pub const BATCH_WINDOW: usize = 64;
+/// How many record values of each batch a pane draws at most.
+pub const VALUES_SHOWN: usize = 4;
+/// How many journal frames, events and consumer values a frame carries.
+pub const TAIL: usize = 64;
+
+/// `<topic>-<partition>`.
+pub fn partition_key(topic: &str, partition: u32) -> String {
+    format!("{topic}-{partition}")
+}
+
+/// One replica of a partition.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ReplicaSnapshot {
+    pub broker: u32,
+    #[serde(default)]
+    pub is_leader: bool,
+    pub log_end_offset: i64,
+    pub in_sync: bool,
+    pub stopped: bool,
+    /// Leader LEO minus this replica's LEO.
+    pub lag: i64,
+    /// Milliseconds since the replica last fetched (0 for the leader).
+    #[serde(default)]
+    pub ms_since_fetch: u64,
+}
+
+/// Data or a control marker (SPEC §5 `kind`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BatchKind {
+    Data,
+    Control,
+}
+
+/// A control marker's type (SPEC §5 `control`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ControlKind {
+    Commit,
+    Abort,
+}
+
+impl ControlKind {
+    /// "commit" or "abort".
+    pub fn name(self) -> &'static str {
+        match self {
+            ControlKind::Commit => "commit",
+            ControlKind::Abort => "abort",
+        }
+    }
+}
+
+/// One record batch of a leader's log.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BatchSnapshot {
+    pub base_offset: i64,
+    pub last_offset: i64,
+    pub kind: BatchKind,
+    pub control: Option<ControlKind>,
+    pub transactional_id: Option<String>,
+    pub producer_id: i64,
+    #[serde(default)]
+    pub producer_epoch: i32,
+    #[serde(default)]
+    pub base_sequence: i32,
+    pub leader_epoch: u32,
+    /// What becomes of the batch (one fate, computed in [`fate`]).
+    pub fate: Fate,
+    /// Why, in words: what the dashboard shows when the batch is selected.
+    #[serde(default)]
+    pub explanation: String,
+    /// Its records: all of them in `mk-tui state`; in a frame only the first
+    /// [`VALUES_SHOWN`] of the batches drawn (none for the others).
+    pub records: Vec<RecordSnapshot>,
+}
+
+impl BatchSnapshot {
+    /// Offsets the batch covers.
+    pub fn len(&self) -> i64 {
+        self.last_offset - self.base_offset + 1
+    }
+
+    /// Always false: a batch covers at least one offset.
+    pub fn is_empty(&self) -> bool {
+        false
+    }
+}
+
+/// One record.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RecordSnapshot {
+    pub offset: i64,
+    pub key: Option<String>,
+    pub value: Option<String>,
+}
+
+/// A transaction's state: the journal's lowercase names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TxnState {
+    Ongoing,
+    PrepareCommit,
+    PrepareAbort,
+    CompleteCommit,
+    CompleteAbort,
+}
+
+impl TxnState {
+    /// The journal's lowercase name.
+    pub fn name(self) -> &'static str {
+        match self {
+            TxnState::Ongoing => "ongoing",
+            TxnState::PrepareCommit => "prepare_commit",
+            TxnState::PrepareAbort => "prepare_abort",
+            TxnState::CompleteCommit => "complete_commit",
+            TxnState::CompleteAbort => "complete_abort",
+        }
+    }
+
+    /// ONGOING and PREPARE_*: the LSO stops at the transaction (E11).
+    pub fn is_unstable(self) -> bool {
+        !matches!(self, TxnState::CompleteCommit | TxnState::CompleteAbort)
+    }
+}
+
+impl std::fmt::Display for TxnState {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// One transaction (its latest instance).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TransactionSnapshot {
+    pub id: String,
+    pub state: TxnState,
+    /// Touched partitions, in first-write order.
+    pub partitions: Vec<String>,
+    pub first_offsets: BTreeMap<String, i64>,
+    pub staged_offsets: GroupOffsets,
+}
+
+/// The transaction journal: its size and its newest frames.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct JournalSnapshot {
+    pub frames: usize,
+    pub bytes: u64,
+    /// The newest frames, oldest first, decoded (all of them in
+    /// `mk-tui state`, the last [`TAIL`] in a frame).
+    #[serde(default)]
+    pub tail: Vec<JournalFrameSnapshot>,
+}
+
+/// One journal frame, decoded: the whole state of one transaction instance
+/// at the time it was written.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct JournalFrameSnapshot {
+    /// 1-based frame number.
+    pub number: usize,
+    /// Byte offset of its line in `transactions.journal`.
+    pub offset: u64,
+    /// Bytes of the line, newline included.
+    pub len: u64,
+    /// The stored CRC-32 (verified when the journal was opened or written).
+    pub crc: u32,
+    /// The transaction as this frame recorded it.
+    #[serde(flatten)]
+    pub data: TransactionSnapshot,
+}
+
+/// What the last crash or tear's recovery did (SPEC §5 `last_recovery`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RecoverySnapshot {
+    pub journal_truncated_bytes: u64,
+    #[serde(default)]
+    pub journal_reason: Option<String>,
+    pub logs_truncated: Vec<LogTruncationSnapshot>,
+    pub leaders_reelected: Vec<ReelectionSnapshot>,
+    /// Ids of the transactions recovery finished.
+    pub completed: Vec<String>,
+    /// The same, with the states they went from and to.
+    #[serde(default)]
+    pub completions: Vec<CompletionSnapshot>,
+    pub markers_resent: Vec<MarkerSnapshot>,
+    pub left_open: Vec<String>,
+}
+
+impl RecoverySnapshot {
+    /// True when recovery repaired and finished nothing.
+    pub fn is_clean(&self) -> bool {
+        self.logs_truncated.is_empty()
+            && self.leaders_reelected.is_empty()
+            && self.journal_truncated_bytes == 0
+            && self.completed.is_empty()
+            && self.markers_resent.is_empty()
+    }
+}
+
+/// A replica log whose bad tail recovery cut.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LogTruncationSnapshot {
+    pub topic: String,
+    pub partition: u32,
+    pub broker: u32,
+    pub truncated_bytes: u64,
+    #[serde(default)]
+    pub reason: String,
+}
+
+/// A partition whose torn leader recovery replaced.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ReelectionSnapshot {
+    pub topic: String,
+    pub partition: u32,
+    pub old_leader: u32,
+    pub new_leader: u32,
+    pub leader_epoch: u32,
+}
+
+/// A transaction recovery finished.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CompletionSnapshot {
+    pub id: String,
+    pub from: TxnState,
+    pub to: TxnState,
+}
+
+/// A control marker recovery wrote because it was missing (kafka rules).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MarkerSnapshot {
+    pub txn: String,
+    pub partition: String,
+    pub control: ControlKind,
+    pub offset: i64,
+}
+
+/// What a fresh consumer reads from offset 0, per partition, at each
+/// isolation level (`null` for a record without a value).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Consumers {
+    pub read_uncommitted: BTreeMap<String, Vec<Option<String>>>,
+    pub read_committed: BTreeMap<String, Vec<Option<String>>>,
+}
+
+/// An operation still waiting (SPEC §4: pending operations are state).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PendingSnapshot {
+    pub action_step: usize,
+    pub kind: String,
+    pub txn: Option<String>,
+    /// Replicas whose fetch it waits for.
+    pub waiting_for: Vec<u32>,
+    /// The step of an earlier pending action on the same transaction that
+    /// this one waits behind.
+    pub queued_behind: Option<usize>,
+}
+
+/// Something a step did, in words.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EventSnapshot {
+    pub step: usize,
+    pub text: String,
+}
+
+/// A failed action, at the step that issued it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ErrorSnapshot {
+    pub step: usize,
+    pub message: String,
+}
+
+impl Snapshot {
+    /// Everything about a driver now ([`Bounds::FULL`]): `mk-tui state`.
+    pub fn of(driver: &crate::session::Driver) -> Self {
+        build(driver, &Bounds::FULL)
+    }
+
+    /// The snapshot as one line of JSON (`mk-tui state`).
+    pub fn to_json(&self) -> String {
+        serde_json::to_string(self).expect("a snapshot serialises")
+    }
+
+    /// A snapshot from the JSON `mk-tui state` printed.
+    pub fn from_json(text: &str) -> Result<Self, serde_json::Error> {
+        serde_json::from_str(text)
+    }
+
+    /// The partition named `<topic>-<partition>`.
+    pub fn partition(&self, name: &str) -> Option<&PartitionSnapshot> {
+        self.partitions.iter().find(|p| p.name() == name)
+    }
+}
+
+/// The snapshot's names compare with their JSON spelling, as the state JSON
+/// reads (`state.transactions[0].state == "ongoing"`).
+macro_rules! eq_by_name {
+    ($($t:ty),*) => {$(
+        impl PartialEq<&str> for $t {
+            fn eq(&self, other: &&str) -> bool {
+                self.name() == *other
+            }
+        }
+    )*};
+}
+eq_by_name!(TxnState, ControlKind, BatchKind, Fate);
+
+impl BatchKind {
+    /// "data" or "control".
+    pub fn name(self) -> &'static str {
+        match self {
+            BatchKind::Data => "data",
+            BatchKind::Control => "control",
+        }
+    }
+}
+
+/// Whose eyes a screen looks through: a plain copy of the consumer's
+/// isolation level, so the ui names no engine type.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Isolation {
+    ReadUncommitted,
+    #[default]
+    ReadCommitted,
+}
+
+impl Isolation {
+    /// "read_uncommitted" or "read_committed".
+    pub fn name(self) -> &'static str {
+        match self {
+            Isolation::ReadUncommitted => "read_uncommitted",
+            Isolation::ReadCommitted => "read_committed",
+        }
+    }
+
+    /// The other level (the `i` key).
+    pub fn toggled(self) -> Self {
+        match self {
+            Isolation::ReadUncommitted => Isolation::ReadCommitted,
+            Isolation::ReadCommitted => Isolation::ReadUncommitted,
+        }
+    }
+
+    /// Whether a consumer at this level reads a batch of `fate`.
+    pub fn sees(self, fate: Fate) -> bool {
+        match self {
+            Isolation::ReadUncommitted => fate.read_uncommitted_sees(),
+            Isolation::ReadCommitted => fate.read_committed_sees(),
+        }
+    }
+}
+
+/// Bytes as UTF-8 text; bytes that are not UTF-8 are escaped as `\xNN`.
+pub fn text(bytes: &[u8]) -> String {
+    let mut out = String::with_capacity(bytes.len());
+    for chunk in bytes.utf8_chunks() {
+        out.push_str(chunk.valid());
+        for b in chunk.invalid() {
+            out.push_str(&format!("\\x{b:02x}"));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn values_are_utf8_text_with_other_bytes_escaped() {
+        assert_eq!(text("pending é".as_bytes()), "pending é");
+        assert_eq!(text(&[b'a', 0xff, b'b', 0xc3]), "a\\xffb\\xc3");
+    }
+}

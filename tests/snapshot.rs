@@ -1,0 +1,290 @@
+//! The one Snapshot (issue 12): fates agree with the consumers over every
+//! step of every recording, the partitions pane draws each batch's fate
+//! (label, glyph and colour), building a snapshot changes nothing, and a
+//! saved state draws the same frame as the step it was saved at.
+
+mod common;
+#[path = "common/fates.rs"]
+mod fates;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use minikafka::session::snapshot::{Fate, Isolation, Snapshot};
+use minikafka::session::{Driver, Recording};
+use minikafka::ui::i18n::Lang;
+use minikafka::ui::panes::{self, PaneContext, PaneId};
+use minikafka::ui::theme::Theme;
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+
+fn recordings() -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> =
+        std::fs::read_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("recordings"))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|e| e == "jsonl"))
+            .collect();
+    out.sort();
+    out
+}
+
+/// The partitions pane alone, tall enough for every batch row.
+fn partitions_pane(s: &Snapshot) -> Buffer {
+    let rows: usize = s.partitions.iter().map(|p| 1 + p.window().len()).sum();
+    let area = Rect::new(0, 0, 120, rows as u16 + 2);
+    let mut buf = Buffer::empty(area);
+    let ctx = PaneContext {
+        lang: Lang::En,
+        theme: Theme::colored(),
+        focused: false,
+        scroll: 0,
+        selected: None,
+        isolation: Isolation::ReadCommitted,
+    };
+    panes::render(PaneId::Partitions, s, &ctx, area, &mut buf);
+    buf
+}
+
+fn row_text(buf: &Buffer, y: u16) -> String {
+    (0..buf.area.width).map(|x| buf[(x, y)].symbol()).collect()
+}
+
+/// Checks that the pane draws batch `b` of partition `p` with its fate's
+/// label, glyph and colour, on the row the list gives it.
+fn pane_shows_fates(s: &Snapshot, buf: &Buffer) -> Result<(), String> {
+    let theme = Theme::colored();
+    let mut y = 1u16; // inside the border
+    for p in &s.partitions {
+        y += 1; // the partition's header
+        for b in p.window() {
+            let text = row_text(buf, y);
+            let label = Lang::En.t(b.fate.name());
+            let glyph = Theme::fate_glyph(b.fate);
+            if !text[text.find('│').map_or(0, |i| i + '│'.len_utf8())..].starts_with(glyph)
+                || !text.contains(&format!(" {label} "))
+            {
+                return Err(format!(
+                    "step {}: {} batch {} is {:?}, drawn as {text:?}",
+                    s.step,
+                    p.name(),
+                    b.base_offset,
+                    b.fate
+                ));
+            }
+            // The glyph's cell carries the fate's colour.
+            let cell = &buf[(1, y)];
+            if cell.fg != theme.fate(b.fate).fg.unwrap_or_default() {
+                return Err(format!(
+                    "step {}: {} batch {} ({:?}) coloured {:?}",
+                    s.step,
+                    p.name(),
+                    b.base_offset,
+                    b.fate,
+                    cell.fg
+                ));
+            }
+            y += 1;
+        }
+    }
+    Ok(())
+}
+
+#[test]
+fn fates_agree_with_the_consumers_and_the_pane_at_every_step_of_every_recording() {
+    let mut seen = std::collections::BTreeSet::new();
+    let mut steps = 0;
+    for path in recordings() {
+        let recording = Recording::load(&path).unwrap();
+        let mut driver = Driver::new(&recording.header, None).unwrap();
+        for step in std::iter::once(None).chain(recording.steps.iter().map(Some)) {
+            if let Some(step) = step {
+                driver.apply(&step.action);
+            }
+            let s = Snapshot::of(&driver);
+            let wrong = fates::disagreements(&s);
+            assert!(wrong.is_empty(), "{}: {wrong:#?}", path.display());
+            pane_shows_fates(&s, &partitions_pane(&s))
+                .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+            seen.extend(
+                s.partitions
+                    .iter()
+                    .flat_map(|p| p.batches.iter().map(|b| b.fate)),
+            );
+            steps += 1;
+        }
+    }
+    assert!(steps > 100, "{steps} steps walked");
+    // The recordings reach every fate, so each one was checked somewhere.
+    let missing: Vec<Fate> = Fate::ALL
+        .into_iter()
+        .filter(|f| !seen.contains(f))
+        .collect();
+    assert!(missing.is_empty(), "no recording shows {missing:?}");
+}
+
+#[test]
+fn the_fate_check_catches_a_wrong_fate() {
+    let recording = Recording::load(Path::new(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/recordings/ch08-visibility.jsonl"
+    )))
+    .unwrap();
+    let mut driver = Driver::new(&recording.header, None).unwrap();
+    for step in &recording.steps {
+        driver.apply(&step.action);
+    }
+    let honest = Snapshot::of(&driver);
+    assert!(fates::disagreements(&honest).is_empty());
+    for (from, to) in [
+        (Fate::Committed, Fate::HeldBack),
+        (Fate::Aborted, Fate::Committed),
+    ] {
+        let mut s = honest.clone();
+        let b = s.partitions[0]
+            .batches
+            .iter_mut()
+            .find(|b| b.fate == from)
+            .unwrap();
+        b.fate = to;
+        assert!(
+            !fates::disagreements(&s).is_empty(),
+            "{from:?} -> {to:?} caught"
+        );
+        assert!(pane_shows_fates(&honest, &partitions_pane(&s)).is_err());
+    }
+}
+
+#[test]
+fn building_a_snapshot_changes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let recording = Recording::load(Path::new(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/recordings/ch06-isr-shrink.jsonl"
+    )))
+    .unwrap();
+    let mut driver = Driver::new(&recording.header, Some(&data)).unwrap();
+    for step in &recording.steps {
+        driver.apply(&step.action);
+        let before = common::dir_snapshot(&data);
+        let first = Snapshot::of(&driver).to_json();
+        let frame = minikafka::session::SnapshotSource::snapshot(
+            &driver,
+            &minikafka::session::snapshot::Bounds::FRAME,
+        );
+        let second = Snapshot::of(&driver).to_json();
+        assert_eq!(first, second, "two reads, the same bytes");
+        assert_eq!(
+            frame.partitions.len(),
+            Snapshot::of(&driver).partitions.len()
+        );
+        assert!(
+            common::dir_snapshot(&data) == before,
+            "step {}: the data directory changed on read",
+            driver.step()
+        );
+    }
+}
+
+fn mk_tui(args: &[&str]) -> String {
+    let out = Command::new(env!("CARGO_BIN_EXE_mk-tui"))
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// Every line but the title bar and the key bar.
+fn body(frame: &str) -> Vec<&str> {
+    let lines: Vec<&str> = frame.lines().collect();
+    lines[1..lines.len() - 1].to_vec()
+}
+
+#[test]
+fn render_state_draws_the_frame_of_its_step() {
+    let dir = tempfile::tempdir().unwrap();
+    let cases = [
+        ("recordings/ch08-torn-journal.jsonl", "8", "transactions"),
+        ("recordings/ch08-offsets.jsonl", "4", "default"),
+        ("recordings/ch06-leader-failure.jsonl", "5", "replication"),
+    ];
+    for (rec, step, layout) in cases {
+        let rec = format!("{}/{rec}", env!("CARGO_MANIFEST_DIR"));
+        let state = dir.path().join("state.json");
+        std::fs::write(&state, mk_tui(&["state", &rec, "--step", step])).unwrap();
+        let state = state.to_str().unwrap();
+        for size in ["80x24", "120x36", "200x60"] {
+            let from_state = mk_tui(&[
+                "render", "--state", state, "--size", size, "--layout", layout,
+            ]);
+            let from_step = mk_tui(&[
+                "render", &rec, "--step", step, "--size", size, "--layout", layout,
+            ]);
+            assert_eq!(
+                body(&from_state),
+                body(&from_step),
+                "{rec} step {step} at {size}:\n{from_state}\n{from_step}"
+            );
+            assert!(from_state.lines().count() == from_step.lines().count());
+        }
+    }
+}
+
+#[test]
+fn render_state_refuses_a_file_that_is_not_a_state_in_one_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let bad = dir.path().join("bad.json");
+    std::fs::write(&bad, "{\"step\": \"three\"}\n").unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_mk-tui"))
+        .args(["render", "--state", bad.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.contains("bad.json:1:") && err.contains("not a state"),
+        "{err}"
+    );
+    assert!(out.stdout.is_empty());
+}
+
+/// The ui layer draws from the snapshot alone (issue 12): no file under
+/// `src/ui/` names the engine, and the snapshot's types name no engine type.
+#[test]
+fn the_ui_layer_never_names_the_engine() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut stack = vec![root.join("src/ui")];
+    let mut files = 0;
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                stack.push(path);
+                continue;
+            }
+            let text = std::fs::read_to_string(&path).unwrap();
+            for (n, line) in text.lines().enumerate() {
+                assert!(
+                    !line.contains("crate::engine") && !line.contains(".cluster()"),
+                    "{}:{}: {line}",
+                    path.display(),
+                    n + 1
+                );
+            }
+            files += 1;
+        }
+    }
+    assert!(files > 10, "{files} ui files read");
+    let types = std::fs::read_to_string(root.join("src/session/snapshot/mod.rs")).unwrap();
+    assert!(
+        !types.contains("crate::engine"),
+        "the Snapshot's types are its own"
+    );
+}
