@@ -7,10 +7,10 @@ use std::path::Path;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use minikafka::demo;
 use minikafka::session::{Recording, Snapshot};
-use minikafka::ui::app::App;
+use minikafka::ui::app::{App, Msg};
 use minikafka::ui::headless::{self, Format, buffer_text, frame_buffer};
 use minikafka::ui::i18n::Lang;
-use minikafka::ui::keys::{self, KeyCommand};
+use minikafka::ui::keys::{self, KeyCommand, PromptEdit};
 use minikafka::ui::layout;
 use minikafka::ui::theme::Theme;
 
@@ -120,6 +120,7 @@ fn key(c: char) -> KeyEvent {
     KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE)
 }
 
+/// Presses keys as the event loop does: each key becomes a message.
 fn press(app: &mut App, keys: &str) {
     for c in keys.chars() {
         let k = if c == '\n' {
@@ -127,12 +128,23 @@ fn press(app: &mut App, keys: &str) {
         } else {
             key(c)
         };
-        if app.prompt.is_some() {
-            app.prompt_key(k);
-        } else if let Some(command) = keys::command(k, app.is_replay()) {
-            app.handle(command);
-        }
+        send_key(app, k);
     }
+}
+
+fn send_key(app: &mut App, k: KeyEvent) {
+    let event = crossterm::event::Event::Key(k);
+    if let Some(msg) = minikafka::ui::run::message(app, &event) {
+        app.update(msg).unwrap();
+    }
+}
+
+fn handle(app: &mut App, command: KeyCommand) {
+    app.update(Msg::Command(command)).unwrap();
+}
+
+fn status(app: &App) -> &str {
+    app.status.as_ref().map_or("", |s| s.text.as_str())
 }
 
 /// One key plus Enter does something useful: the prompts' defaults.
@@ -157,18 +169,10 @@ fn keys_and_prompts_drive_a_live_session_and_record_it() {
     );
     let start = app.driver().unwrap().step();
     press(&mut app, "p\n"); // produce with the default
-    assert!(
-        app.status.as_deref().unwrap().ends_with("produce: ok"),
-        "{:?}",
-        app.status
-    );
+    assert!(status(&app).ends_with("produce: ok"), "{:?}", app.status);
     press(&mut app, "b\n"); // begin tx-1
     press(&mut app, "s\n"); // send in tx-1 (pending: acks=all on a replicated topic)
-    assert!(
-        app.status.as_deref().unwrap().contains("send: pending"),
-        "{:?}",
-        app.status
-    );
+    assert!(status(&app).contains("send: pending"), "{:?}", app.status);
     press(&mut app, "r"); // replicate
     press(&mut app, "c\n"); // commit tx-1
     press(&mut app, "rr");
@@ -183,9 +187,24 @@ fn keys_and_prompts_drive_a_live_session_and_record_it() {
     assert_eq!(state.clock_ms, 11_001);
     // a bad prompt is an error message, not an action
     press(&mut app, "t");
-    app.prompt.as_mut().unwrap().text = "soon".into();
-    press(&mut app, "\n");
-    assert!(app.status.as_deref().unwrap().contains("must be a number"));
+    for _ in 0..4 {
+        send_key(
+            &mut app,
+            KeyEvent::new(KeyCode::Backspace, KeyModifiers::NONE),
+        );
+    }
+    press(&mut app, "soon\n");
+    let prompt = app.prompt.as_ref().expect("a refused prompt stays open");
+    assert!(
+        prompt
+            .refusal
+            .as_deref()
+            .unwrap()
+            .contains("must be a whole number"),
+        "{prompt:?}"
+    );
+    send_key(&mut app, KeyEvent::new(KeyCode::Esc, KeyModifiers::NONE));
+    assert!(app.prompt.is_none());
     assert_eq!(app.driver().unwrap().step(), start + 8);
     // the recording replays to the same state
     let recorded = Recording::load(&path).unwrap();
@@ -206,28 +225,23 @@ fn replay_keys_move_forward_and_back_and_engine_keys_are_off() {
         Theme::colored(),
     )
     .unwrap();
-    app.handle(KeyCommand::NextStep);
-    app.handle(KeyCommand::NextStep);
+    handle(&mut app, KeyCommand::NextStep);
+    handle(&mut app, KeyCommand::NextStep);
     assert_eq!(app.driver().unwrap().step(), 2);
-    app.handle(KeyCommand::PrevStep);
+    handle(&mut app, KeyCommand::PrevStep);
     assert_eq!(app.driver().unwrap().step(), 1);
-    app.handle(KeyCommand::LastStep);
+    handle(&mut app, KeyCommand::LastStep);
     assert_eq!(app.driver().unwrap().step(), 6);
-    app.handle(KeyCommand::NextStep);
+    handle(&mut app, KeyCommand::NextStep);
     assert_eq!(app.driver().unwrap().step(), 6, "stays at the end");
-    app.handle(KeyCommand::FirstStep);
+    handle(&mut app, KeyCommand::FirstStep);
     assert_eq!(app.driver().unwrap().step(), 0);
-    app.handle(KeyCommand::PlayPause);
+    handle(&mut app, KeyCommand::PlayPause);
     assert_eq!(app.next_step_delay_ms(), Some(0), "step 1 is at 0 ms");
-    app.play_tick();
+    app.update(Msg::Tick).unwrap();
     assert_eq!(app.next_step_delay_ms(), Some(1500), "the recorded pace");
-    app.handle(KeyCommand::ReplicateAll);
-    assert!(
-        app.status
-            .as_deref()
-            .unwrap()
-            .contains("engine keys are off")
-    );
+    handle(&mut app, KeyCommand::ReplicateAll);
+    assert!(status(&app).contains("engine keys are off"));
     let frame = buffer_text(&frame_buffer(&app, 120, 36));
     assert!(
         frame.contains("replay") && frame.contains("step 1/6"),
@@ -244,7 +258,7 @@ fn the_help_overlay_lists_the_keys() {
         Theme::colored(),
     )
     .unwrap();
-    app.handle(KeyCommand::ToggleHelp);
+    handle(&mut app, KeyCommand::ToggleHelp);
     let frame = buffer_text(&frame_buffer(&app, 120, 36));
     assert!(frame.contains("play/pause at recorded pace"), "{frame}");
     assert!(frame.contains("previous step"), "{frame}");
@@ -307,13 +321,13 @@ fn the_isolation_key_shows_what_read_uncommitted_sees() {
         Theme::colored(),
     )
     .unwrap();
-    app.handle(KeyCommand::LastStep);
+    handle(&mut app, KeyCommand::LastStep);
     let committed = buffer_text(&frame_buffer(&app, 160, 48));
     assert!(
         committed.contains("✗ 2") && committed.contains("aborted"),
         "{committed}"
     );
-    app.handle(keys::command(key('i'), true).unwrap());
+    handle(&mut app, keys::command(key('i'), true).unwrap());
     let uncommitted = buffer_text(&frame_buffer(&app, 160, 48));
     assert!(
         uncommitted.contains("view read_uncommitted"),
@@ -328,9 +342,9 @@ fn the_isolation_key_shows_what_read_uncommitted_sees() {
         committed.contains("✗ 2     aborted    · tx-2"),
         "and not by read_committed: {committed}"
     );
-    app.handle(KeyCommand::SelectNext);
-    app.handle(KeyCommand::SelectNext);
-    app.handle(KeyCommand::SelectNext);
+    handle(&mut app, KeyCommand::SelectNext);
+    handle(&mut app, KeyCommand::SelectNext);
+    handle(&mut app, KeyCommand::SelectNext);
     let explained = buffer_text(&frame_buffer(&app, 160, 48));
     assert!(
         explained.contains("tx-2 aborted: ABORT marker at offset 3 ·")
@@ -407,7 +421,10 @@ fn review_regressions() {
         r#"{"replicate":{}}"#,
         r#"{"replicate":{}}"#,
     ] {
-        app.apply(Action::from_json(&serde_json::from_str(a).unwrap()).unwrap());
+        app.update(Msg::Apply(
+            Action::from_json(&serde_json::from_str(a).unwrap()).unwrap(),
+        ))
+        .unwrap();
     }
     // Values are read for the rows a frame draws: a frame of 200x60.
     let view = app.snapshot_for(ratatui::layout::Rect::new(0, 0, 200, 60));
@@ -443,16 +460,19 @@ fn review_regressions() {
         app.prompt
     );
     // Ctrl/Alt characters do not go into a prompt
-    app.prompt_key(KeyEvent::new(KeyCode::Char('x'), KeyModifiers::CONTROL));
+    send_key(
+        &mut app,
+        KeyEvent::new(KeyCode::Char('x'), KeyModifiers::CONTROL),
+    );
     assert!(!app.prompt.as_ref().unwrap().text.ends_with('x'));
-    app.prompt = None;
+    app.update(Msg::Edit(PromptEdit::Cancel)).unwrap();
     // start broker defaults to the stopped broker
     press(&mut app, "Z");
     assert_eq!(app.prompt.as_ref().unwrap().text, "3");
-    app.prompt = None;
+    app.update(Msg::Edit(PromptEdit::Cancel)).unwrap();
     // the selection stops at the last batch
     for _ in 0..500 {
-        app.handle(KeyCommand::SelectNext);
+        handle(&mut app, KeyCommand::SelectNext);
     }
     let last = minikafka::ui::panes::partitions::selectable(&app.snapshot()) - 1;
     assert_eq!(app.selected, Some(last));
@@ -464,8 +484,8 @@ fn review_regressions() {
         Theme::colored(),
     )
     .unwrap();
-    replay.handle(KeyCommand::LastStep);
-    replay.handle(KeyCommand::PlayPause);
+    handle(&mut replay, KeyCommand::LastStep);
+    handle(&mut replay, KeyCommand::PlayPause);
     assert_eq!(replay.driver().unwrap().step(), 0);
     let frame = buffer_text(&frame_buffer(&replay, 120, 36));
     assert!(frame.contains("▶ replay"), "{frame}");

@@ -10,7 +10,7 @@ use std::io::IsTerminal;
 
 use crate::demo;
 use crate::engine::config::Rules;
-use crate::session::recording::MAX_TERMINAL_SIDE;
+use crate::session::recording::{Header, MAX_TERMINAL_SIDE, Step};
 use crate::session::snapshot::text as state_text;
 use crate::session::{Driver, Recording, RecordingWriter, Snapshot};
 use crate::ui::{
@@ -66,9 +66,13 @@ pub struct Cli {
     /// a file in layouts/, or a path.
     #[arg(long, global = true)]
     pub layout: Option<String>,
-    /// Write the session's actions to this recording as they happen.
+    /// Write the session's actions to this recording as they happen. An
+    /// existing FILE is refused unless --force is given.
     #[arg(long, value_name = "FILE")]
     pub record: Option<PathBuf>,
+    /// With --record: replace FILE if it exists.
+    #[arg(long, requires = "record")]
+    pub force: bool,
     #[command(subcommand)]
     pub command: Option<Command>,
 }
@@ -152,11 +156,21 @@ pub fn run(cli: Cli) -> Result<(), String> {
         }
     };
     match cli.command {
-        None if std::io::stdout().is_terminal() => {
-            let rules: Rules = cli.rules.parse().map_err(|e| format!("--rules: {e}"))?;
-            run_live(cli.data_dir, rules, cli.record, layout_for(None)?, lang)
+        None => {
+            let record = cli.record.map(|path| Record {
+                path,
+                force: cli.force,
+            });
+            if let Some(r) = &record {
+                r.refuse_existing()?;
+            }
+            if std::io::stdout().is_terminal() {
+                let rules: Rules = cli.rules.parse().map_err(|e| format!("--rules: {e}"))?;
+                run_live(cli.data_dir, rules, record, layout_for(None)?, lang)
+            } else {
+                run_demo(cli.data_dir, record)
+            }
         }
-        None => run_demo(cli.data_dir),
         Some(Command::Replay { file }) => {
             let recording = Recording::load(&file).map_err(|e| e.to_string())?;
             let layout = layout_for(recording.header.layout.as_deref())?;
@@ -355,44 +369,90 @@ fn parse_size(s: &str) -> Result<(u16, u16), String> {
         })
 }
 
+/// `--record FILE [--force]`: where a session is recorded.
+struct Record {
+    path: PathBuf,
+    force: bool,
+}
+
+impl Record {
+    /// Refuses an existing file unless `--force`, before anything is
+    /// written anywhere (the data directory included).
+    fn refuse_existing(&self) -> Result<(), String> {
+        if !self.force && std::fs::symlink_metadata(&self.path).is_ok() {
+            return Err(self.exists());
+        }
+        Ok(())
+    }
+
+    fn exists(&self) -> String {
+        format!(
+            "{}: already exists; --record does not replace a file (give --force to replace it)",
+            self.path.display()
+        )
+    }
+
+    /// Creates the recording with `header` and the steps already applied.
+    /// Without `--force` the file is created only if it is still absent,
+    /// so a file that appeared since [`Record::refuse_existing`] is kept.
+    fn open(&self, header: &Header, applied: &[Step]) -> Result<RecordingWriter, String> {
+        let io = |e: std::io::Error| format!("{}: {e}", self.path.display());
+        if !self.force {
+            std::fs::OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .open(&self.path)
+                .map_err(|e| match e.kind() {
+                    std::io::ErrorKind::AlreadyExists => self.exists(),
+                    _ => io(e),
+                })?;
+        }
+        let mut w = RecordingWriter::create(&self.path, header).map_err(io)?;
+        for step in applied {
+            w.append(step).map_err(io)?;
+        }
+        Ok(w)
+    }
+}
+
+/// The session `mk-tui` starts: the demo cluster with the demo's steps
+/// applied, or a data directory that holds data reopened in place (no
+/// steps). Returns the driver, the header a recording of it starts with,
+/// and the steps applied.
+fn start_session(
+    data_dir: Option<&Path>,
+    rules: Rules,
+) -> Result<(Driver, Header, Vec<Step>), String> {
+    let reopen = data_dir.is_some_and(|d| d.read_dir().is_ok_and(|mut e| e.next().is_some()));
+    let mut demo = demo::recording();
+    demo.header.rules = rules.name().to_string();
+    match data_dir {
+        Some(dir) if reopen => {
+            let driver = Driver::open_in_place(dir, rules)?;
+            let mut header = demo.header;
+            header.title = format!("{} (reopened)", dir.display());
+            Ok((driver, header, Vec::new()))
+        }
+        _ => {
+            let mut driver = Driver::new(&demo.header, data_dir)?;
+            for step in &demo.steps {
+                driver.apply(&step.action);
+            }
+            Ok((driver, demo.header, demo.steps))
+        }
+    }
+}
+
 /// The live dashboard on the demo cluster (or a reopened data directory).
 fn run_live(
     data_dir: Option<PathBuf>,
     rules: Rules,
-    record: Option<PathBuf>,
+    record: Option<Record>,
     layout: Layout,
     lang: Lang,
 ) -> Result<(), String> {
-    let reopen = data_dir
-        .as_deref()
-        .is_some_and(|d| d.read_dir().is_ok_and(|mut e| e.next().is_some()));
-    let mut demo = demo::recording();
-    demo.header.rules = rules.name().to_string();
-    let (driver, header, applied) = if reopen {
-        let dir = data_dir.as_deref().expect("checked above");
-        let driver = Driver::open_in_place(dir, rules)?;
-        let mut header = demo.header.clone();
-        header.title = format!("{} (reopened)", dir.display());
-        (driver, header, Vec::new())
-    } else {
-        let mut driver = Driver::new(&demo.header, data_dir.as_deref())?;
-        for step in &demo.steps {
-            driver.apply(&step.action);
-        }
-        (driver, demo.header.clone(), demo.steps.clone())
-    };
-    let recorder = match record {
-        Some(path) => {
-            let mut w = RecordingWriter::create(&path, &header)
-                .map_err(|e| format!("{}: {e}", path.display()))?;
-            for step in &applied {
-                w.append(step)
-                    .map_err(|e| format!("{}: {e}", path.display()))?;
-            }
-            Some(w)
-        }
-        None => None,
-    };
+    let (driver, header, applied) = start_session(data_dir.as_deref(), rules)?;
+    let recorder = record.map(|r| r.open(&header, &applied)).transpose()?;
     ui::run::run(App::live(
         driver,
         header,
@@ -403,13 +463,15 @@ fn run_live(
     ))
 }
 
-fn run_demo(data_dir: Option<PathBuf>) -> Result<(), String> {
-    let driver = match &data_dir {
-        Some(dir) if dir.read_dir().is_ok_and(|mut d| d.next().is_some()) => {
-            Driver::open_in_place(dir, Rules::Minikafka)?
-        }
-        dir => demo::driver(dir.as_deref())?,
-    };
+/// Standard output is not a terminal: print the demo cluster's state. With
+/// `--record`, the session that ran (the demo's steps, or none on a
+/// reopened directory) is written as a recording, as a live session's
+/// recording starts.
+fn run_demo(data_dir: Option<PathBuf>, record: Option<Record>) -> Result<(), String> {
+    let (driver, header, applied) = start_session(data_dir.as_deref(), Rules::Minikafka)?;
+    if let Some(r) = &record {
+        r.open(&header, &applied)?;
+    }
     let recovery = driver.cluster().last_recovery();
     match &data_dir {
         Some(dir) => outln!("MiniKafka demo cluster in {}", dir.display()),

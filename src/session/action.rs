@@ -99,14 +99,8 @@ pub enum Action {
         broker: u32,
     },
     Note {},
-    Ui {
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        focus: Option<String>,
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        select: Option<serde_json::Value>,
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        toggle: Option<String>,
-    },
+    /// Typed in [`crate::session::ui_step`].
+    Ui(crate::session::ui_step::UiStep),
 }
 
 /// The names of every action, in the spec's order (for error messages).

@@ -10,6 +10,7 @@ pub mod outcome;
 pub mod recording;
 pub mod snapshot;
 pub mod timeline;
+pub mod ui_step;
 
 pub use action::Action;
 pub use driver::Driver;

@@ -1,20 +1,96 @@
-//! `App`: focus, selection, mode and prompt of the dashboard, and the one
-//! place key commands become session actions (crates-tui style: keys map to
-//! commands, commands to `Action`s, one `handle` applies them).
+//! `App`: the dashboard's state (mode, focus, selection, toggles, prompt,
+//! status) and [`App::update`], the one place it changes. As in ratatui's
+//! own apps (demo2, crates-tui), the event loop turns terminal events into
+//! [`Msg`]s (`ui::run::message`) and hands each to `update`; tests,
+//! `render` and `export` send the same messages.
+//!
+//! In a live session with `--record`, every screen change (focus, selected
+//! batch, isolation view, help) is also a `ui` step of the session (SPEC §4),
+//! applied through the driver like any action so the step numbers of the
+//! session and of its replay agree. A replay applies the recorded `ui` steps
+//! as the timeline passes over them, forward and back (see
+//! [`App::update`] and docs/dashboard.md).
 
 use std::collections::BTreeMap;
 
 use crate::session::recording::{Header, Step};
 use crate::session::snapshot::{Bounds, Isolation, SavedState, Snapshot, SnapshotSource};
+use crate::session::ui_step::{PaneName, Selection, Toggle, UiScreen, UiStep};
 use crate::session::{Action, Driver, Outcome, Recording, RecordingWriter, Timeline};
 use crate::ui::i18n::Lang;
-use crate::ui::keys::{KeyCommand, PromptKind};
+use crate::ui::keys::{KeyCommand, PromptEdit, PromptKind};
 use crate::ui::layout::Layout;
 use crate::ui::panes::PaneId;
+use crate::ui::prompt::{self, Facts, Prompt};
 use crate::ui::theme::Theme;
 
 /// How far a pane scrolls at most (panes clip what they draw anyway).
 const MAX_SCROLL: usize = 10_000;
+
+/// The pace of a live recording: its steps are this far apart in `at_ms`.
+const LIVE_STEP_MS: u64 = 1000;
+
+/// Everything that can happen to the dashboard.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Msg {
+    /// A key command (no prompt open).
+    Command(KeyCommand),
+    /// A key in the open prompt.
+    Edit(PromptEdit),
+    /// Replay while playing: the next step is due at the recorded pace.
+    Tick,
+    /// The terminal changed size. Nothing in the state depends on it: the
+    /// next frame is built for the new area.
+    Resize,
+    /// Replay: go to this step (headless `render` and `export`).
+    Goto(usize),
+    /// Live: apply this action now, as a key without a prompt does.
+    Apply(Action),
+}
+
+/// How the last thing done ended, which sets the status line's colour.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StatusKind {
+    Ok,
+    Pending,
+    /// The step crashed the cluster on purpose (crash, tear, a cut point)
+    /// and recovery ran.
+    Recovered,
+    Error,
+}
+
+/// The status line's message and its kind.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Status {
+    pub kind: StatusKind,
+    pub text: String,
+}
+
+impl Status {
+    /// An error message.
+    pub fn error(text: impl Into<String>) -> Self {
+        Self {
+            kind: StatusKind::Error,
+            text: text.into(),
+        }
+    }
+
+    /// The status of step `step`, action `name`, ended with `outcome`: the
+    /// one place an [`Outcome`] becomes a status kind and text.
+    pub fn of_outcome(step: usize, name: &str, outcome: &Outcome) -> Self {
+        let (kind, text) = match outcome {
+            Outcome::Ok => (StatusKind::Ok, format!("{name}: ok")),
+            Outcome::Pending => (StatusKind::Pending, format!("{name}: pending")),
+            // The sentence names the action and what recovery did.
+            Outcome::Recovered(sentence) => (StatusKind::Recovered, sentence.clone()),
+            Outcome::Error(e) => (StatusKind::Error, format!("{name}: error: {e}")),
+        };
+        Self {
+            kind,
+            text: format!("step {step}: {text}"),
+        }
+    }
+}
 
 /// A live session: keys drive the engine, and are recorded if asked.
 pub struct LiveSession {
@@ -36,54 +112,8 @@ pub enum Mode {
     Saved(Box<SavedState>),
 }
 
-/// An open prompt: which action, and the text being edited.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Prompt {
-    pub kind: PromptKind,
-    pub text: String,
-}
-
-impl Prompt {
-    /// What the prompt asks for, shown before the input.
-    pub fn label(&self, lang: Lang) -> &'static str {
-        if lang == Lang::Zh {
-            return match self.kind {
-                PromptKind::Produce => "生产：topic value [acks= key= partition= producer=]",
-                PromptKind::Begin => "开启事务：事务 id",
-                PromptKind::Send => "事务内发送：txn topic value",
-                PromptKind::SendOffsets => "暂存 offset：txn group topic-partition offset",
-                PromptKind::Commit => "提交：txn",
-                PromptKind::Abort => "中止：txn",
-                PromptKind::CrashAtCut => "提交并崩溃：txn prepare|marker:N|markers|offsets",
-                PromptKind::ReplicateBroker => "复制：broker",
-                PromptKind::AdvanceClock => "推进时钟：毫秒",
-                PromptKind::TearJournal => "撕裂 journal：截掉的字节数，或 garbage",
-                PromptKind::TearLog => "撕裂日志：topic-partition broker 字节数|garbage",
-                PromptKind::StopBroker => "停止 broker",
-                PromptKind::StartBroker => "启动 broker",
-                PromptKind::Promote => "提升副本：topic-partition broker",
-            };
-        }
-        match self.kind {
-            PromptKind::Produce => "produce: topic value [acks= key= partition= producer=]",
-            PromptKind::Begin => "begin: transaction id",
-            PromptKind::Send => "send: txn topic value",
-            PromptKind::SendOffsets => "send offsets: txn group topic-partition offset",
-            PromptKind::Commit => "commit: txn",
-            PromptKind::Abort => "abort: txn",
-            PromptKind::CrashAtCut => "commit and crash: txn prepare|marker:N|markers|offsets",
-            PromptKind::ReplicateBroker => "replicate: broker",
-            PromptKind::AdvanceClock => "advance clock: ms",
-            PromptKind::TearJournal => "tear journal: bytes to cut, or 'garbage'",
-            PromptKind::TearLog => "tear log: topic-partition broker bytes|garbage",
-            PromptKind::StopBroker => "stop broker",
-            PromptKind::StartBroker => "start broker",
-            PromptKind::Promote => "promote: topic-partition broker",
-        }
-    }
-}
-
-/// The dashboard's state.
+/// The dashboard's state. Fields are public for drawing and for tests to
+/// read; [`App::update`] is what changes them.
 pub struct App {
     pub mode: Mode,
     pub layout: Layout,
@@ -97,8 +127,8 @@ pub struct App {
     pub selected: Option<usize>,
     pub show_help: bool,
     pub prompt: Option<Prompt>,
-    /// The last message: an outcome or an error.
-    pub status: Option<String>,
+    /// The last outcome or error.
+    pub status: Option<Status>,
     /// The transaction last begun from a key: the default for send/commit.
     pub last_txn: Option<String>,
     /// The consumer whose eyes the partitions pane uses (`i` toggles).
@@ -233,6 +263,13 @@ impl App {
         snapshot
     }
 
+    /// What prompts check before they make an action (brokers, stopped
+    /// brokers, topics, partitions and their replicas), from the current
+    /// snapshot: the one read of the state for input checks.
+    pub fn facts(&self) -> Facts {
+        Facts::of(&self.snapshot())
+    }
+
     /// The recorded pace: milliseconds from the current step to the next one,
     /// if playing and there is a next step.
     pub fn next_step_delay_ms(&self) -> Option<u64> {
@@ -253,15 +290,46 @@ impl App {
         Some(next.at_ms.saturating_sub(now))
     }
 
-    /// Handles one key command.
-    pub fn handle(&mut self, command: KeyCommand) {
+    /// The one place the dashboard's state changes. An error (a replay step
+    /// that cannot be restored) is also the status line's message; the
+    /// interactive loop shows it there, headless callers return it.
+    pub fn update(&mut self, msg: Msg) -> Result<(), String> {
+        match msg {
+            Msg::Command(command) => self.command(command),
+            Msg::Edit(edit) => {
+                self.edit(edit);
+                Ok(())
+            }
+            Msg::Tick => {
+                let result = self.move_replay(KeyCommand::NextStep);
+                if let Mode::Replay { timeline, playing } = &mut self.mode
+                    && timeline.step() >= timeline.recording().steps.len()
+                {
+                    *playing = false;
+                }
+                result
+            }
+            Msg::Resize => Ok(()),
+            Msg::Goto(step) => self.goto(step),
+            Msg::Apply(action) => {
+                self.apply(action);
+                Ok(())
+            }
+        }
+    }
+
+    /// Replay: moves to `step` ([`Msg::Goto`]; headless render and export).
+    pub fn goto_step(&mut self, step: usize) -> Result<(), String> {
+        self.update(Msg::Goto(step))
+    }
+
+    fn command(&mut self, command: KeyCommand) -> Result<(), String> {
+        let before = self.screen();
         let panes = self.layout.panes().len().max(1);
         match command {
             KeyCommand::Quit => self.quit = true,
             KeyCommand::ToggleHelp => self.show_help = !self.show_help,
-            KeyCommand::ToggleIsolation => {
-                self.isolation = self.isolation.toggled();
-            }
+            KeyCommand::ToggleIsolation => self.isolation = self.isolation.toggled(),
             KeyCommand::FocusNext => self.focus = (self.focus + 1) % panes,
             KeyCommand::FocusPrev => self.focus = (self.focus + panes - 1) % panes,
             KeyCommand::ScrollUp | KeyCommand::ScrollDown => {
@@ -290,8 +358,12 @@ impl App {
             }
             KeyCommand::SelectPrev => self.selected = self.selected.and_then(|s| s.checked_sub(1)),
             KeyCommand::Prompt(kind) => {
-                let text = self.default_prompt(kind);
-                self.prompt = Some(Prompt { kind, text });
+                if let Some(off) = self.engine_keys_off() {
+                    self.status = Some(Status::error(off));
+                } else {
+                    let text = self.default_prompt(kind);
+                    self.prompt = Some(Prompt::new(kind, text));
+                }
             }
             KeyCommand::ReplicateAll => self.apply(Action::Replicate {
                 broker: None,
@@ -302,22 +374,64 @@ impl App {
             KeyCommand::NextStep
             | KeyCommand::PrevStep
             | KeyCommand::FirstStep
-            | KeyCommand::LastStep => self.move_replay(command),
+            | KeyCommand::LastStep => return self.move_replay(command),
             KeyCommand::PlayPause => {
                 if let Mode::Replay { timeline, playing } = &mut self.mode {
                     *playing = !*playing;
                     // Playing from the end starts over.
                     if *playing && timeline.step() >= timeline.recording().steps.len() {
-                        self.status = timeline.goto(0).err();
+                        return self.goto(0);
                     }
                 }
             }
         }
+        for step in ui_steps(before, self.screen()) {
+            self.record_ui(step);
+        }
+        Ok(())
     }
 
-    fn move_replay(&mut self, command: KeyCommand) {
-        let Mode::Replay { timeline, .. } = &mut self.mode else {
+    /// Edits the open prompt. Enter applies it only if it parses and passes
+    /// its checks; otherwise the prompt stays open with the reason and
+    /// nothing is applied or recorded.
+    fn edit(&mut self, edit: PromptEdit) {
+        let Some(prompt) = &self.prompt else {
             return;
+        };
+        if edit == PromptEdit::Submit {
+            match prompt::parse(prompt.kind, &prompt.text, &self.facts()) {
+                Ok(action) => {
+                    self.prompt = None;
+                    self.apply(action);
+                }
+                Err(reason) => {
+                    if let Some(p) = &mut self.prompt {
+                        p.refusal = Some(reason);
+                    }
+                }
+            }
+            return;
+        }
+        let Some(prompt) = &mut self.prompt else {
+            return;
+        };
+        match edit {
+            PromptEdit::Cancel => self.prompt = None,
+            PromptEdit::Backspace => {
+                prompt.text.pop();
+                prompt.refusal = None;
+            }
+            PromptEdit::Char(c) => {
+                prompt.text.push(c);
+                prompt.refusal = None;
+            }
+            PromptEdit::Submit => {}
+        }
+    }
+
+    fn move_replay(&mut self, command: KeyCommand) -> Result<(), String> {
+        let Mode::Replay { timeline, .. } = &self.mode else {
+            return Ok(());
         };
         let step = timeline.step();
         let target = match command {
@@ -326,104 +440,105 @@ impl App {
             KeyCommand::FirstStep => 0,
             _ => timeline.recording().steps.len(),
         };
-        self.status = timeline.goto(target).err();
-        self.apply_recorded_ui();
+        self.goto(target)
     }
 
-    /// Replay: moves to `step` (headless render and export use this).
-    pub fn goto_step(&mut self, step: usize) -> Result<(), String> {
-        if let Mode::Replay { timeline, .. } = &mut self.mode {
-            timeline.goto(step)?;
-        }
-        self.apply_recorded_ui();
-        Ok(())
-    }
-
-    /// Replay: puts the screen in the state the recording's `ui` steps up to
-    /// the current step describe (focus, selected batch, toggles), so a
-    /// replay shows the same screen as the session it recorded.
-    fn apply_recorded_ui(&mut self) {
-        let Mode::Replay { timeline, .. } = &self.mode else {
-            return;
+    /// Replay: moves the timeline to `step` and the screen to the recorded
+    /// screen of that step. A screen field (focus, selection, isolation,
+    /// help) is set from the fold of the `ui` steps up to `step` when that
+    /// fold differs from the one at the step we leave, so a replay shows
+    /// the recorded screen at every step, forward and back, while a field
+    /// the recording does not change between the two steps keeps what the
+    /// viewer chose with their own keys.
+    fn goto(&mut self, step: usize) -> Result<(), String> {
+        let Mode::Replay { timeline, .. } = &mut self.mode else {
+            return Ok(());
         };
-        let panes = self.layout.panes();
-        let (mut focus, mut selected, mut isolation, mut help) =
-            (0, None, Isolation::ReadCommitted, false);
-        for step in &timeline.recording().steps[..timeline.step()] {
-            let Action::Ui {
-                focus: f,
-                select,
-                toggle,
-            } = &step.action
-            else {
-                continue;
-            };
-            if let Some(index) = f
-                .as_deref()
-                .and_then(PaneId::from_name)
-                .and_then(|p| panes.iter().position(|q| *q == p))
-            {
-                focus = index;
-            }
-            if let Some(select) = select {
-                selected = select.as_u64().map(|s| s as usize);
-            }
-            match toggle.as_deref() {
-                Some("isolation") => {
-                    isolation = isolation.toggled();
-                }
-                Some("help") => help = !help,
-                _ => {}
-            }
-        }
-        (self.focus, self.selected, self.isolation, self.show_help) =
-            (focus, selected, isolation, help);
-    }
-
-    /// One step forward while playing; stops at the end.
-    pub fn play_tick(&mut self) {
-        self.move_replay(KeyCommand::NextStep);
-        if let Mode::Replay { timeline, playing } = &mut self.mode
-            && timeline.step() >= timeline.recording().steps.len()
-        {
-            *playing = false;
-        }
-    }
-
-    /// Edits the open prompt: a character, backspace, Enter (apply) or Esc.
-    pub fn prompt_key(&mut self, key: crossterm::event::KeyEvent) {
-        use crossterm::event::KeyCode;
-        let Some(prompt) = &mut self.prompt else {
-            return;
-        };
-        match key.code {
-            KeyCode::Esc => self.prompt = None,
-            KeyCode::Backspace => {
-                prompt.text.pop();
-            }
-            KeyCode::Char(c)
-                if !key.modifiers.intersects(
-                    crossterm::event::KeyModifiers::CONTROL | crossterm::event::KeyModifiers::ALT,
-                ) =>
-            {
-                prompt.text.push(c)
-            }
-            KeyCode::Enter => {
-                let prompt = self.prompt.take().expect("checked above");
-                match parse_prompt(prompt.kind, &prompt.text) {
-                    Ok(action) => self.apply(action),
-                    Err(e) => self.status = Some(e),
+        let old = recorded_screen(timeline, timeline.step());
+        let moved = timeline.goto(step).map(|_| ());
+        let new = recorded_screen(timeline, timeline.step());
+        if old.focus != new.focus {
+            let panes = self.layout.panes();
+            match new.focus {
+                None => self.focus = 0,
+                Some(name) => {
+                    if let Some(i) = panes.iter().position(|p| pane_name(*p) == name) {
+                        self.focus = i;
+                    }
                 }
             }
-            _ => {}
+        }
+        if old.selected != new.selected {
+            self.selected = new.selected;
+        }
+        if old.isolation != new.isolation {
+            self.isolation = new.isolation;
+        }
+        if old.help != new.help {
+            self.show_help = new.help;
+        }
+        if let Err(e) = &moved {
+            self.status = Some(Status::error(e.clone()));
+        }
+        moved
+    }
+
+    /// The screen as `ui` steps describe it.
+    fn screen(&self) -> UiScreen {
+        UiScreen {
+            focus: self.focused().map(pane_name),
+            selected: self.selected,
+            isolation: self.isolation,
+            help: self.show_help,
+        }
+    }
+
+    /// Live, recording: a screen change becomes a `ui` step. Without a
+    /// recorder a screen change is not a step of the session.
+    fn record_ui(&mut self, ui: UiStep) {
+        let Mode::Live(live) = &self.mode else {
+            return;
+        };
+        if live.recorder.is_none() {
+            return;
+        }
+        // The status keeps the last engine outcome unless recording fails.
+        if let Err(e) = self.step_live(Action::Ui(ui)) {
+            self.status = Some(Status::error(e));
+        }
+    }
+
+    /// Why engine keys do nothing here, outside a live session.
+    fn engine_keys_off(&self) -> Option<&'static str> {
+        match self.mode {
+            Mode::Live(_) => None,
+            Mode::Replay { .. } => Some("replay: engine keys are off"),
+            Mode::Saved(_) => Some("saved state: engine keys are off"),
         }
     }
 
     /// Applies an action in live mode, records it, and reports the outcome.
-    pub fn apply(&mut self, action: Action) {
-        let Mode::Live(live) = &mut self.mode else {
-            self.status = Some("replay: engine keys are off".into());
+    fn apply(&mut self, action: Action) {
+        if let Some(off) = self.engine_keys_off() {
+            self.status = Some(Status::error(off));
             return;
+        }
+        if let Action::Begin { txn } = &action {
+            self.last_txn = Some(txn.clone());
+        }
+        let name = action.name();
+        self.status = Some(match self.step_live(action) {
+            Ok((step, outcome)) => Status::of_outcome(step, name, &outcome),
+            Err(e) => Status::error(e),
+        });
+    }
+
+    /// One live step: applied by the driver, then appended to the
+    /// recording. Returns the step number and outcome, or why the step
+    /// could not be recorded.
+    fn step_live(&mut self, action: Action) -> Result<(usize, Outcome), String> {
+        let Mode::Live(live) = &mut self.mode else {
+            return Err(self.engine_keys_off().unwrap_or_default().into());
         };
         let LiveSession {
             driver,
@@ -431,16 +546,11 @@ impl App {
             elapsed_ms,
             ..
         } = &mut **live;
-        let name = action.name();
-        // An invalid action (past a limit) is neither applied nor recorded:
-        // the recording would not read back.
-        if let Err(e) = driver.refuse(&action) {
-            self.status = Some(format!("{name}: refused: {e}"));
-            return;
-        }
-        if let Action::Begin { txn } = &action {
-            self.last_txn = Some(txn.clone());
-        }
+        // An action past a limit (docs/recording-format.md) is neither
+        // applied nor recorded: the recording would not read back.
+        driver
+            .refuse(&action)
+            .map_err(|e| format!("{}: refused: {e}", action.name()))?;
         let outcome = driver.apply(&action);
         if let Some(w) = recorder {
             let step = Step {
@@ -448,18 +558,11 @@ impl App {
                 action,
                 caption: None,
             };
-            if let Err(e) = w.append(&step) {
-                self.status = Some(format!("{}: cannot record: {e}", w.path().display()));
-                return;
-            }
+            w.append(&step)
+                .map_err(|e| format!("{}: cannot record: {e}", w.path().display()))?;
         }
-        *elapsed_ms += 1000;
-        self.status = Some(match outcome {
-            Outcome::Ok => format!("step {}: {name}: ok", driver.step()),
-            Outcome::Pending => format!("step {}: {name}: pending", driver.step()),
-            Outcome::Recovered(text) => format!("step {}: {text}", driver.step()),
-            Outcome::Error(e) => format!("step {}: {name}: error: {e}", driver.step()),
-        });
+        *elapsed_ms += LIVE_STEP_MS;
+        Ok((driver.step(), outcome))
     }
 
     /// A useful default for each prompt, from the current state.
@@ -522,150 +625,49 @@ impl App {
     }
 }
 
-/// `topic-partition` split at the last '-'.
-fn parse_tp(s: &str) -> Result<(String, u32), String> {
-    let (topic, p) = s
-        .rsplit_once('-')
-        .ok_or_else(|| format!("{s:?}: expected topic-partition, like out-0"))?;
-    let p = p
-        .parse()
-        .map_err(|_| format!("{s:?}: the partition after '-' must be a number"))?;
-    Ok((topic.to_string(), p))
+/// A dashboard pane's name in recordings (the two enums list the same
+/// names; a test checks it).
+pub fn pane_name(pane: PaneId) -> PaneName {
+    PaneName::from_name(pane.name()).expect("every pane has a recording name")
 }
 
-fn number<T: std::str::FromStr>(s: Option<&str>, what: &str) -> Result<T, String> {
-    s.ok_or_else(|| format!("missing {what}"))?
-        .parse()
-        .map_err(|_| format!("{what} must be a number"))
+/// The screen the `ui` steps among a recording's first `step` steps leave.
+fn recorded_screen(timeline: &Timeline, step: usize) -> UiScreen {
+    timeline.recording().steps[..step.min(timeline.recording().steps.len())]
+        .iter()
+        .filter_map(|s| match &s.action {
+            Action::Ui(ui) => Some(ui),
+            _ => None,
+        })
+        .fold(UiScreen::default(), |screen, ui| screen.apply(ui))
 }
 
-/// Turns a prompt's text into an action.
-pub fn parse_prompt(kind: PromptKind, text: &str) -> Result<Action, String> {
-    let words: Vec<&str> = text.split_whitespace().collect();
-    let word = |i: usize, what: &str| {
-        words
-            .get(i)
-            .map(|w| w.to_string())
-            .ok_or_else(|| format!("missing {what}"))
+/// The `ui` steps that take the screen from `before` to `after`: focus and
+/// selection set to their new values, each flipped switch toggled.
+fn ui_steps(before: UiScreen, after: UiScreen) -> Vec<UiStep> {
+    let mut steps = Vec::new();
+    let mut first = UiStep {
+        focus: after.focus.filter(|_| before.focus != after.focus),
+        select: (before.selected != after.selected).then(|| Selection::of(after.selected)),
+        toggle: None,
     };
-    Ok(match kind {
-        PromptKind::Produce => {
-            let mut fields = BTreeMap::new();
-            let mut plain = Vec::new();
-            for w in &words {
-                match w.split_once('=') {
-                    Some((k, v)) => {
-                        fields.insert(k.to_string(), v.to_string());
-                    }
-                    None => plain.push(w.to_string()),
-                }
-            }
-            let topic = plain.first().cloned().ok_or("missing topic")?;
-            let value = plain.get(1).cloned().ok_or("missing value")?;
-            Action::Produce {
-                topic,
-                partition: fields
-                    .get("partition")
-                    .map(|p| p.parse())
-                    .transpose()
-                    .map_err(|_| "partition must be a number")?,
-                key: fields.get("key").cloned(),
-                value,
-                acks: fields.get("acks").map(|a| a.parse()).transpose()?,
-                producer: fields.get("producer").cloned(),
-            }
-        }
-        PromptKind::Begin => Action::Begin {
-            txn: word(0, "transaction id")?,
-        },
-        PromptKind::Send => Action::Send {
-            txn: word(0, "transaction id")?,
-            topic: word(1, "topic")?,
-            partition: None,
-            key: None,
-            value: word(2, "value")?,
-        },
-        PromptKind::SendOffsets => {
-            let (topic, partition) = parse_tp(&word(2, "topic-partition")?)?;
-            Action::SendOffsets {
-                txn: word(0, "transaction id")?,
-                group: word(1, "group")?,
-                offsets: vec![crate::session::action::OffsetSpec {
-                    topic,
-                    partition,
-                    offset: number(words.get(3).copied(), "offset")?,
-                }],
-            }
-        }
-        PromptKind::Commit => Action::Commit {
-            txn: word(0, "transaction id")?,
-            crash_after: None,
-        },
-        PromptKind::Abort => Action::Abort {
-            txn: word(0, "transaction id")?,
-            crash_after: None,
-        },
-        PromptKind::CrashAtCut => Action::Commit {
-            txn: word(0, "transaction id")?,
-            crash_after: Some(word(1, "cut point")?.parse()?),
-        },
-        PromptKind::ReplicateBroker => Action::Replicate {
-            broker: Some(number(words.first().copied(), "broker")?),
-            topic: None,
-            partition: None,
-        },
-        PromptKind::AdvanceClock => Action::AdvanceClock {
-            ms: number(words.first().copied(), "milliseconds")?,
-        },
-        PromptKind::TearJournal => tear(
-            crate::session::action::TearTargetSpec::Journal,
-            words.first().copied(),
-        )?,
-        PromptKind::TearLog => {
-            let (topic, partition) = parse_tp(&word(0, "topic-partition")?)?;
-            let broker = number(words.get(1).copied(), "broker")?;
-            tear(
-                crate::session::action::TearTargetSpec::Log {
-                    topic,
-                    partition,
-                    broker,
-                },
-                words.get(2).copied(),
-            )?
-        }
-        PromptKind::StopBroker => Action::StopBroker {
-            broker: number(words.first().copied(), "broker")?,
-        },
-        PromptKind::StartBroker => Action::StartBroker {
-            broker: number(words.first().copied(), "broker")?,
-        },
-        PromptKind::Promote => {
-            let (topic, partition) = parse_tp(&word(0, "topic-partition")?)?;
-            Action::Promote {
-                topic,
-                partition,
-                broker: number(words.get(1).copied(), "broker")?,
-            }
-        }
-    })
-}
-
-fn tear(
-    target: crate::session::action::TearTargetSpec,
-    how: Option<&str>,
-) -> Result<Action, String> {
-    Ok(match how {
-        Some("garbage") => Action::Tear {
-            target,
-            cut_bytes: None,
-            append_garbage: Some(crate::session::action::GarbageSpec::Default(true)),
-        },
-        other => Action::Tear {
-            target,
-            cut_bytes: Some(number(other, "bytes to cut")?),
-            append_garbage: None,
-        },
-    })
+    let mut toggles = Vec::new();
+    if before.isolation != after.isolation {
+        toggles.push(Toggle::Isolation);
+    }
+    if before.help != after.help {
+        toggles.push(Toggle::Help);
+    }
+    let mut toggles = toggles.into_iter();
+    first.toggle = toggles.next();
+    if first != UiStep::default() {
+        steps.push(first);
+    }
+    steps.extend(toggles.map(|t| UiStep {
+        toggle: Some(t),
+        ..UiStep::default()
+    }));
+    steps
 }
 
 #[cfg(test)]
@@ -673,35 +675,92 @@ mod tests {
     use super::*;
 
     #[test]
-    fn prompts_parse_into_actions() {
+    fn pane_names_are_the_same_in_the_session_and_the_dashboard() {
+        let dashboard: Vec<&str> = PaneId::ALL.iter().map(|p| p.name()).collect();
+        let session: Vec<&str> = PaneName::ALL.iter().map(|p| p.name()).collect();
+        assert_eq!(dashboard, session);
+        for p in PaneId::ALL {
+            assert_eq!(pane_name(p).name(), p.name());
+        }
+    }
+
+    #[test]
+    fn screen_changes_become_the_ui_steps_that_replay_them() {
+        let base = UiScreen {
+            focus: Some(PaneName::Partitions),
+            ..UiScreen::default()
+        };
+        let changed = [
+            UiScreen {
+                focus: Some(PaneName::Journal),
+                ..base
+            },
+            UiScreen {
+                selected: Some(4),
+                ..base
+            },
+            UiScreen {
+                isolation: Isolation::ReadUncommitted,
+                ..base
+            },
+            UiScreen { help: true, ..base },
+            UiScreen {
+                isolation: Isolation::ReadUncommitted,
+                help: true,
+                selected: None,
+                focus: Some(PaneName::Events),
+            },
+        ];
+        for after in changed {
+            let steps = ui_steps(base, after);
+            assert!(!steps.is_empty(), "{after:?}");
+            let replayed = steps.iter().fold(base, |s, step| s.apply(step));
+            assert_eq!(replayed, after);
+        }
+        assert!(ui_steps(base, base).is_empty(), "no change, no step");
+        let from_selected = UiScreen {
+            selected: Some(2),
+            ..base
+        };
         assert_eq!(
-            parse_prompt(PromptKind::Produce, "out hello acks=all key=k").unwrap(),
-            Action::Produce {
-                topic: "out".into(),
-                partition: None,
-                key: Some("k".into()),
-                value: "hello".into(),
-                acks: Some("all".parse().unwrap()),
-                producer: None
+            ui_steps(from_selected, base),
+            [UiStep {
+                select: Some(Selection::Clear),
+                ..UiStep::default()
+            }]
+        );
+    }
+
+    #[test]
+    fn an_outcome_sets_the_status_kind() {
+        assert_eq!(
+            Status::of_outcome(3, "commit", &Outcome::Ok),
+            Status {
+                kind: StatusKind::Ok,
+                text: "step 3: commit: ok".into()
             }
         );
-        assert!(matches!(
-            parse_prompt(PromptKind::TearLog, "orders-0 1 garbage").unwrap(),
-            Action::Tear { .. }
-        ));
-        assert!(matches!(
-            parse_prompt(PromptKind::Promote, "my-topic-2 3").unwrap(),
-            Action::Promote { ref topic, partition: 2, broker: 3 } if topic == "my-topic"
-        ));
-        assert!(
-            parse_prompt(PromptKind::Send, "tx-1 out")
-                .unwrap_err()
-                .contains("value")
+        assert_eq!(
+            Status::of_outcome(4, "send", &Outcome::Pending).kind,
+            StatusKind::Pending
         );
-        assert!(
-            parse_prompt(PromptKind::AdvanceClock, "soon")
-                .unwrap_err()
-                .contains("number")
+        let invalid = crate::session::action::FieldError::new("action.tear", "give one");
+        let e = Status::of_outcome(5, "tear", &Outcome::Error(invalid.into()));
+        assert_eq!(
+            (e.kind, e.text.as_str()),
+            (
+                StatusKind::Error,
+                "step 5: tear: error: field action.tear: give one"
+            )
+        );
+        let sentence = "crash: recovery found nothing to repair";
+        let r = Status::of_outcome(6, "crash", &Outcome::Recovered(sentence.into()));
+        assert_eq!(
+            (r.kind, r.text.as_str()),
+            (
+                StatusKind::Recovered,
+                "step 6: crash: recovery found nothing to repair"
+            )
         );
     }
 }

@@ -5,13 +5,15 @@
 
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout as Split, Rect};
+use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Paragraph, Wrap};
 
 use crate::session::snapshot::Snapshot;
-use crate::ui::app::App;
+use crate::ui::app::{App, StatusKind};
 use crate::ui::keys::{COMMON_KEYS, LIVE_KEYS, REPLAY_KEYS, key_bar};
 use crate::ui::panes::{self, PaneContext};
+use crate::ui::theme::Theme;
 
 /// The title bar, body and key bar of a frame of `area`.
 fn split(area: Rect) -> [Rect; 3] {
@@ -100,29 +102,43 @@ fn title_line(app: &App, view: &Snapshot) -> Line<'static> {
     ])
 }
 
+/// The style of a status of `kind`: its colour comes from the kind, never
+/// from the words in it.
+pub fn status_style(theme: Theme, kind: StatusKind) -> Style {
+    match kind {
+        StatusKind::Ok => theme.dim(),
+        StatusKind::Pending => theme.waiting(),
+        StatusKind::Recovered => theme.strong(),
+        StatusKind::Error => theme.bad(),
+    }
+}
+
 fn bottom_line(app: &App) -> Line<'static> {
     if let Some(prompt) = &app.prompt {
-        return Line::from(vec![
+        let mut spans = vec![
             Span::styled(
                 format!(" {} › ", prompt.label(app.lang)),
                 app.theme.strong(),
             ),
             Span::raw(prompt.text.clone()),
-            Span::styled("▏ Enter=apply Esc=cancel", app.theme.dim()),
-        ]);
+        ];
+        // A refused prompt stays open and says why, as an error.
+        match &prompt.refusal {
+            Some(reason) => spans.push(Span::styled(
+                format!("▏ ✗ {reason} (Esc=cancel)"),
+                status_style(app.theme, StatusKind::Error),
+            )),
+            None => spans.push(Span::styled("▏ Enter=apply Esc=cancel", app.theme.dim())),
+        }
+        return Line::from(spans);
     }
     let mut spans = Vec::new();
     // The status comes first: at 80 columns the key bar would hide it.
     if let Some(status) = &app.status {
-        let bad = ["error", "must", "missing", "cannot"]
-            .iter()
-            .any(|w| status.contains(w));
-        let style = if bad {
-            app.theme.bad()
-        } else {
-            app.theme.dim()
-        };
-        spans.push(Span::styled(format!(" {status} │"), style));
+        spans.push(Span::styled(
+            format!(" {} │", status.text),
+            status_style(app.theme, status.kind),
+        ));
     }
     for (key, what) in key_bar(app.is_replay()) {
         spans.push(Span::styled(format!(" {key}"), app.theme.strong()));

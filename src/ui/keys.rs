@@ -53,6 +53,18 @@ pub enum PromptKind {
     Promote,
 }
 
+/// What a key does while a prompt is open.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PromptEdit {
+    /// Types a character.
+    Char(char),
+    Backspace,
+    /// Enter: apply the prompt, or show why not.
+    Submit,
+    /// Esc: close the prompt, applying nothing.
+    Cancel,
+}
+
 /// One line of the help overlay.
 pub struct KeyHelp {
     pub keys: &'static str,
@@ -233,7 +245,7 @@ pub fn key_bar(replay: bool) -> &'static [(&'static str, &'static str)] {
 /// The command for a key press in a mode.
 pub fn command(key: KeyEvent, replay: bool) -> Option<KeyCommand> {
     use KeyCommand as C;
-    if key.modifiers.contains(KeyModifiers::CONTROL) && key.code == KeyCode::Char('c') {
+    if is_ctrl_c(key) {
         return Some(C::Quit);
     }
     let common = match key.code {
@@ -283,6 +295,29 @@ pub fn command(key: KeyEvent, replay: bool) -> Option<KeyCommand> {
     }
 }
 
+/// The edit for a key press in an open prompt. Control and Alt chords type
+/// nothing (Ctrl-C is [`KeyCommand::Quit`] in [`command`]).
+pub fn prompt_edit(key: KeyEvent) -> Option<PromptEdit> {
+    match key.code {
+        KeyCode::Esc => Some(PromptEdit::Cancel),
+        KeyCode::Enter => Some(PromptEdit::Submit),
+        KeyCode::Backspace => Some(PromptEdit::Backspace),
+        KeyCode::Char(c)
+            if !key
+                .modifiers
+                .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT) =>
+        {
+            Some(PromptEdit::Char(c))
+        }
+        _ => None,
+    }
+}
+
+/// True for Ctrl-C, which quits in every mode, a prompt open or not.
+pub fn is_ctrl_c(key: KeyEvent) -> bool {
+    key.modifiers.contains(KeyModifiers::CONTROL) && key.code == KeyCode::Char('c')
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -317,5 +352,24 @@ mod tests {
         assert_eq!(command(key(KeyCode::Char(' ')), false), None);
         let ctrl_c = KeyEvent::new(KeyCode::Char('c'), KeyModifiers::CONTROL);
         assert_eq!(command(ctrl_c, false), Some(KeyCommand::Quit));
+    }
+
+    #[test]
+    fn prompt_keys_edit_and_chords_type_nothing() {
+        assert_eq!(
+            prompt_edit(key(KeyCode::Char('"'))),
+            Some(PromptEdit::Char('"'))
+        );
+        assert_eq!(prompt_edit(key(KeyCode::Enter)), Some(PromptEdit::Submit));
+        assert_eq!(prompt_edit(key(KeyCode::Esc)), Some(PromptEdit::Cancel));
+        assert_eq!(
+            prompt_edit(key(KeyCode::Backspace)),
+            Some(PromptEdit::Backspace)
+        );
+        let alt_x = KeyEvent::new(KeyCode::Char('x'), KeyModifiers::ALT);
+        assert_eq!(prompt_edit(alt_x), None);
+        let shifted = KeyEvent::new(KeyCode::Char('X'), KeyModifiers::SHIFT);
+        assert_eq!(prompt_edit(shifted), Some(PromptEdit::Char('X')));
+        assert_eq!(prompt_edit(key(KeyCode::Tab)), None);
     }
 }

@@ -11,5 +11,6 @@ pub mod i18n;
 pub mod keys;
 pub mod layout;
 pub mod panes;
+pub mod prompt;
 pub mod run;
 pub mod theme;

@@ -4,13 +4,16 @@
 //! its own single-threaded runtime, which must not be nested in another, so
 //! the UI runtime is entered only to wait for the next event. A frame is
 //! drawn when something changed; nothing spins while idle.
+//!
+//! The loop only translates: [`message`] turns a terminal event into an
+//! [`Msg`], and [`App::update`] is the one place the state changes.
 
 use std::time::Duration;
 
 use crossterm::event::{Event, EventStream, KeyEventKind};
 use futures::StreamExt;
 
-use crate::ui::app::App;
+use crate::ui::app::{App, Msg};
 use crate::ui::frame::draw;
 use crate::ui::keys;
 
@@ -59,31 +62,41 @@ fn event_loop(
             }
         });
         match next {
-            Some(Some(Ok(Event::Key(key)))) if key.kind == KeyEventKind::Press => {
-                let ctrl_c = key
-                    .modifiers
-                    .contains(crossterm::event::KeyModifiers::CONTROL)
-                    && key.code == crossterm::event::KeyCode::Char('c');
-                if ctrl_c {
-                    app.quit = true;
-                } else if app.prompt.is_some() {
-                    app.prompt_key(key);
-                } else if let Some(command) = keys::command(key, app.is_replay()) {
-                    app.handle(command);
+            Some(Some(Ok(event))) => {
+                if let Some(msg) = message(app, &event) {
+                    // An error is on the status line already.
+                    let _ = app.update(msg);
+                    dirty = true;
                 }
-                dirty = true;
             }
-            Some(Some(Ok(Event::Resize(..)))) => dirty = true,
-            Some(Some(Ok(_))) => {}
             Some(Some(Err(e))) => return Err(format!("terminal input failed: {e}")),
             Some(None) => return Ok(()),
             None => {
                 if app.next_step_delay_ms().is_some() {
-                    app.play_tick();
+                    let _ = app.update(Msg::Tick);
                     dirty = true;
                 }
             }
         }
     }
     Ok(())
+}
+
+/// The message for a terminal event, given what is on screen: Ctrl-C quits
+/// everywhere; with a prompt open a key edits it; otherwise the key map of
+/// the mode applies. Key releases and repeats of other kinds are ignored.
+pub fn message(app: &App, event: &Event) -> Option<Msg> {
+    match event {
+        Event::Key(key) if key.kind == KeyEventKind::Press => {
+            if keys::is_ctrl_c(*key) {
+                Some(Msg::Command(keys::KeyCommand::Quit))
+            } else if app.prompt.is_some() {
+                keys::prompt_edit(*key).map(Msg::Edit)
+            } else {
+                keys::command(*key, app.is_replay()).map(Msg::Command)
+            }
+        }
+        Event::Resize(..) => Some(Msg::Resize),
+        _ => None,
+    }
 }

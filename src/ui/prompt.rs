@@ -1,0 +1,732 @@
+//! The bottom-line prompt (SPEC §6: "single keys for produce, begin/send/…"):
+//! its text and what it asks for, and the pure parsing of that text into an
+//! [`Action`].
+//!
+//! Words are separated by spaces; double quotes keep spaces in a value
+//! (`orders "hello world"`), and inside quotes `\"` and `\\` stand for `"`
+//! and `\`. A word with an unquoted `=` is a field (`acks=all`,
+//! `key="a b"`). Parsing refuses, with the reason, anything that would only
+//! make a failed step: a malformed or out-of-range value, an unknown field,
+//! a word too many, an unterminated quote, and — checked against [`Facts`],
+//! what the current snapshot says of the cluster — a broker, topic or partition that
+//! does not exist and a stopped broker to promote. What the engine refuses
+//! by its rules (commit of an unknown transaction, promoting an out-of-sync
+//! replica, acks=all below the minimum ISR) is left to the engine: that
+//! refusal is a lesson, recorded as a failed step (docs/dashboard.md).
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use crate::session::Action;
+use crate::session::action::{GarbageSpec, OffsetSpec, TearTargetSpec};
+use crate::session::snapshot::Snapshot;
+use crate::ui::i18n::Lang;
+use crate::ui::keys::PromptKind;
+
+/// An open prompt: which action, the text being edited, and why the last
+/// Enter was refused (cleared by the next edit).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Prompt {
+    pub kind: PromptKind,
+    pub text: String,
+    pub refusal: Option<String>,
+}
+
+impl Prompt {
+    /// A prompt for `kind` holding `text`.
+    pub fn new(kind: PromptKind, text: String) -> Self {
+        Self {
+            kind,
+            text,
+            refusal: None,
+        }
+    }
+
+    /// What the prompt asks for, shown before the input.
+    pub fn label(&self, lang: Lang) -> &'static str {
+        if lang == Lang::Zh {
+            return match self.kind {
+                PromptKind::Produce => "生产：topic value [acks= key= partition= producer=]",
+                PromptKind::Begin => "开启事务：事务 id",
+                PromptKind::Send => "事务内发送：txn topic value [key= partition=]",
+                PromptKind::SendOffsets => "暂存 offset：txn group topic-partition offset",
+                PromptKind::Commit => "提交：txn",
+                PromptKind::Abort => "中止：txn",
+                PromptKind::CrashAtCut => "提交并崩溃：txn prepare|marker:N|markers|offsets",
+                PromptKind::ReplicateBroker => "复制：broker",
+                PromptKind::AdvanceClock => "推进时钟：毫秒",
+                PromptKind::TearJournal => "撕裂 journal：截掉的字节数，或 garbage",
+                PromptKind::TearLog => "撕裂日志：topic-partition broker 字节数|garbage",
+                PromptKind::StopBroker => "停止 broker",
+                PromptKind::StartBroker => "启动 broker",
+                PromptKind::Promote => "提升副本：topic-partition broker",
+            };
+        }
+        match self.kind {
+            PromptKind::Produce => "produce: topic value [acks= key= partition= producer=]",
+            PromptKind::Begin => "begin: transaction id",
+            PromptKind::Send => "send: txn topic value [key= partition=]",
+            PromptKind::SendOffsets => "send offsets: txn group topic-partition offset",
+            PromptKind::Commit => "commit: txn",
+            PromptKind::Abort => "abort: txn",
+            PromptKind::CrashAtCut => "commit and crash: txn prepare|marker:N|markers|offsets",
+            PromptKind::ReplicateBroker => "replicate: broker",
+            PromptKind::AdvanceClock => "advance clock: ms",
+            PromptKind::TearJournal => "tear journal: bytes to cut, or 'garbage'",
+            PromptKind::TearLog => "tear log: topic-partition broker bytes|garbage",
+            PromptKind::StopBroker => "stop broker",
+            PromptKind::StartBroker => "start broker",
+            PromptKind::Promote => "promote: topic-partition broker",
+        }
+    }
+}
+
+/// What a prompt may check before it makes an action: the cluster's
+/// structure, from a snapshot ([`Facts::of`], `App::facts`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Facts {
+    /// The configured brokers.
+    pub brokers: BTreeSet<u32>,
+    pub stopped: BTreeSet<u32>,
+    /// Topic name -> partition count.
+    pub topics: BTreeMap<String, u32>,
+    /// (topic, partition) -> the brokers holding a replica.
+    pub replicas: BTreeMap<(String, u32), Vec<u32>>,
+}
+
+impl Facts {
+    /// The facts a snapshot shows. Brokers and stopped brokers are those of
+    /// the partitions' replicas: a broker holding no replica is not in a
+    /// snapshot, so a prompt does not know it.
+    pub fn of(snapshot: &Snapshot) -> Self {
+        let mut facts = Facts::default();
+        for p in &snapshot.partitions {
+            let count = facts.topics.entry(p.topic.clone()).or_default();
+            *count = (*count).max(p.partition + 1);
+            let replicas: Vec<u32> = p.replicas.iter().map(|r| r.broker).collect();
+            facts.brokers.extend(&replicas);
+            facts
+                .stopped
+                .extend(p.replicas.iter().filter(|r| r.stopped).map(|r| r.broker));
+            facts
+                .replicas
+                .insert((p.topic.clone(), p.partition), replicas);
+        }
+        facts
+    }
+}
+
+/// One word of a prompt: its text with quotes and escapes resolved, and the
+/// byte position in `text` of its first `=` outside quotes, if any.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Word {
+    pub text: String,
+    pub eq: Option<usize>,
+}
+
+/// Splits a prompt into words (see the module comment for the quoting).
+pub fn words(text: &str) -> Result<Vec<Word>, String> {
+    let mut out = Vec::new();
+    let mut chars = text.chars();
+    let mut current: Option<Word> = None;
+    while let Some(c) = chars.next() {
+        if c.is_whitespace() {
+            out.extend(current.take());
+            continue;
+        }
+        let word = current.get_or_insert_with(|| Word {
+            text: String::new(),
+            eq: None,
+        });
+        match c {
+            '"' => loop {
+                match chars.next() {
+                    None => {
+                        return Err(
+                            "unterminated quote: close the value with \" (write \\\" for a quote inside)"
+                                .into(),
+                        );
+                    }
+                    Some('"') => break,
+                    Some('\\') => match chars.next() {
+                        Some(e @ ('"' | '\\')) => word.text.push(e),
+                        Some(other) => {
+                            return Err(format!(
+                                "unknown escape \\{other} in quotes: only \\\" and \\\\ are escapes"
+                            ));
+                        }
+                        None => {
+                            return Err(
+                                "unterminated quote: close the value with \" (write \\\" for a quote inside)"
+                                    .into(),
+                            );
+                        }
+                    },
+                    Some(other) => word.text.push(other),
+                }
+            },
+            '=' if word.eq.is_none() => {
+                word.eq = Some(word.text.len());
+                word.text.push('=');
+            }
+            other => word.text.push(other),
+        }
+    }
+    out.extend(current);
+    Ok(out)
+}
+
+/// A prompt's words sorted out: the positional values and the fields.
+struct Args {
+    plain: Vec<String>,
+    fields: BTreeMap<String, String>,
+}
+
+impl Args {
+    /// Positional value `i` (there are exactly as many as [`args`] was
+    /// asked for).
+    fn at(&self, i: usize) -> &str {
+        &self.plain[i]
+    }
+
+    fn field(&self, name: &str) -> Option<&str> {
+        self.fields.get(name).map(String::as_str)
+    }
+}
+
+/// Sorts `words` into exactly `positional.len()` values and fields from
+/// `allowed` (a kind without fields reads every word as a value).
+fn args(words: Vec<Word>, positional: &[&str], allowed: &[&str]) -> Result<Args, String> {
+    let mut plain = Vec::new();
+    let mut fields = BTreeMap::new();
+    for w in words {
+        match w.eq {
+            Some(at) if !allowed.is_empty() => {
+                let (name, value) = (&w.text[..at], &w.text[at + 1..]);
+                if !allowed.contains(&name) {
+                    return Err(format!(
+                        "unknown field {name}=: the fields are {} (a value with '=' goes in double quotes)",
+                        allowed
+                            .iter()
+                            .map(|f| format!("{f}="))
+                            .collect::<Vec<_>>()
+                            .join(" ")
+                    ));
+                }
+                fields.insert(name.to_string(), value.to_string());
+            }
+            _ => plain.push(w.text),
+        }
+    }
+    if let Some(missing) = positional.get(plain.len()) {
+        return Err(format!("missing {missing}"));
+    }
+    if let Some(extra) = plain.get(positional.len()) {
+        return Err(format!(
+            "one word too many: {extra:?} (a value with spaces goes in double quotes: \"hello world\")"
+        ));
+    }
+    Ok(Args { plain, fields })
+}
+
+/// `s` as a whole number, or why not.
+fn number<T: std::str::FromStr>(s: &str, what: &str) -> Result<T, String> {
+    s.parse()
+        .map_err(|_| format!("{what} must be a whole number, got {s:?}"))
+}
+
+fn list<T: std::fmt::Display>(items: impl IntoIterator<Item = T>) -> String {
+    let items: Vec<String> = items.into_iter().map(|i| i.to_string()).collect();
+    if items.is_empty() {
+        "none".into()
+    } else {
+        items.join(", ")
+    }
+}
+
+/// A topic of the cluster.
+fn topic(facts: &Facts, name: &str) -> Result<String, String> {
+    if facts.topics.contains_key(name) {
+        Ok(name.to_string())
+    } else {
+        Err(format!(
+            "unknown topic {name:?}: the topics are {}",
+            list(facts.topics.keys())
+        ))
+    }
+}
+
+/// A partition of `topic` (already known).
+fn partition(facts: &Facts, topic: &str, p: &str) -> Result<u32, String> {
+    let p: u32 = number(p, "partition")?;
+    let count = facts.topics.get(topic).copied().unwrap_or(0);
+    if p < count {
+        Ok(p)
+    } else {
+        Err(format!(
+            "unknown partition {topic}-{p}: {topic} has partitions 0 to {}",
+            count.saturating_sub(1)
+        ))
+    }
+}
+
+/// `topic-partition` (split at the last '-') of the cluster.
+fn topic_partition(facts: &Facts, s: &str) -> Result<(String, u32), String> {
+    let (t, p) = s
+        .rsplit_once('-')
+        .ok_or_else(|| format!("{s:?}: expected topic-partition, like out-0"))?;
+    let t = topic(facts, t)?;
+    let p = partition(facts, &t, p)?;
+    Ok((t, p))
+}
+
+/// A configured broker.
+fn broker(facts: &Facts, s: &str) -> Result<u32, String> {
+    let b: u32 = number(s, "broker")?;
+    if facts.brokers.contains(&b) {
+        Ok(b)
+    } else {
+        Err(format!(
+            "unknown broker {b}: the brokers are {}",
+            list(&facts.brokers)
+        ))
+    }
+}
+
+/// A broker holding a replica of `topic-partition`.
+fn replica(facts: &Facts, topic: &str, partition: u32, s: &str) -> Result<u32, String> {
+    let b = broker(facts, s)?;
+    let replicas = facts
+        .replicas
+        .get(&(topic.to_string(), partition))
+        .map_or(&[][..], Vec::as_slice);
+    if replicas.contains(&b) {
+        Ok(b)
+    } else {
+        Err(format!(
+            "broker {b} holds no replica of {topic}-{partition} (its replicas: {})",
+            list(replicas)
+        ))
+    }
+}
+
+/// `cut_bytes` or the default garbage tail.
+fn tear(target: TearTargetSpec, how: &str) -> Result<Action, String> {
+    Ok(if how == "garbage" {
+        Action::Tear {
+            target,
+            cut_bytes: None,
+            append_garbage: Some(GarbageSpec::Default(true)),
+        }
+    } else {
+        Action::Tear {
+            target,
+            cut_bytes: Some(number(how, "bytes to cut")?),
+            append_garbage: None,
+        }
+    })
+}
+
+/// Turns a prompt's text into an action, or says why it cannot.
+pub fn parse(kind: PromptKind, text: &str, facts: &Facts) -> Result<Action, String> {
+    let words = words(text)?;
+    let a = |positional: &[&str], allowed: &[&str]| args(words.clone(), positional, allowed);
+    Ok(match kind {
+        PromptKind::Produce => {
+            let a = a(
+                &["topic", "value"],
+                &["acks", "key", "partition", "producer"],
+            )?;
+            let topic = topic(facts, a.at(0))?;
+            Action::Produce {
+                partition: a
+                    .field("partition")
+                    .map(|p| partition(facts, &topic, p))
+                    .transpose()?,
+                topic,
+                key: a.field("key").map(str::to_string),
+                value: a.at(1).to_string(),
+                // Parsed into the action's typed field, by the same parser a
+                // recording's `acks` goes through: the prompt accepts exactly
+                // what a recording does.
+                acks: a.field("acks").map(str::parse).transpose()?,
+                producer: a.field("producer").map(str::to_string),
+            }
+        }
+        PromptKind::Begin => Action::Begin {
+            txn: a(&["transaction id"], &[])?.at(0).to_string(),
+        },
+        PromptKind::Send => {
+            let a = a(&["transaction id", "topic", "value"], &["key", "partition"])?;
+            let topic = topic(facts, a.at(1))?;
+            Action::Send {
+                txn: a.at(0).to_string(),
+                partition: a
+                    .field("partition")
+                    .map(|p| partition(facts, &topic, p))
+                    .transpose()?,
+                topic,
+                key: a.field("key").map(str::to_string),
+                value: a.at(2).to_string(),
+            }
+        }
+        PromptKind::SendOffsets => {
+            let a = a(
+                &["transaction id", "group", "topic-partition", "offset"],
+                &[],
+            )?;
+            // The offsets are of the input topic the transaction consumed,
+            // which need not be a topic of this cluster.
+            let (topic, p) = a
+                .at(2)
+                .rsplit_once('-')
+                .ok_or_else(|| format!("{:?}: expected topic-partition, like in-0", a.at(2)))?;
+            Action::SendOffsets {
+                txn: a.at(0).to_string(),
+                group: a.at(1).to_string(),
+                offsets: vec![OffsetSpec {
+                    topic: topic.to_string(),
+                    partition: number(p, "partition")?,
+                    offset: number(a.at(3), "offset")?,
+                }],
+            }
+        }
+        PromptKind::Commit => Action::Commit {
+            txn: a(&["transaction id"], &[])?.at(0).to_string(),
+            crash_after: None,
+        },
+        PromptKind::Abort => Action::Abort {
+            txn: a(&["transaction id"], &[])?.at(0).to_string(),
+            crash_after: None,
+        },
+        PromptKind::CrashAtCut => {
+            let a = a(&["transaction id", "cut point"], &[])?;
+            Action::Commit {
+                txn: a.at(0).to_string(),
+                crash_after: Some(a.at(1).parse()?),
+            }
+        }
+        PromptKind::ReplicateBroker => Action::Replicate {
+            broker: Some(broker(facts, a(&["broker"], &[])?.at(0))?),
+            topic: None,
+            partition: None,
+        },
+        PromptKind::AdvanceClock => Action::AdvanceClock {
+            ms: number(a(&["milliseconds"], &[])?.at(0), "milliseconds")?,
+        },
+        PromptKind::TearJournal => tear(
+            TearTargetSpec::Journal,
+            a(&["bytes to cut or garbage"], &[])?.at(0),
+        )?,
+        PromptKind::TearLog => {
+            let a = a(
+                &["topic-partition", "broker", "bytes to cut or garbage"],
+                &[],
+            )?;
+            let (topic, partition) = topic_partition(facts, a.at(0))?;
+            let broker = replica(facts, &topic, partition, a.at(1))?;
+            tear(
+                TearTargetSpec::Log {
+                    topic,
+                    partition,
+                    broker,
+                },
+                a.at(2),
+            )?
+        }
+        PromptKind::StopBroker => Action::StopBroker {
+            broker: broker(facts, a(&["broker"], &[])?.at(0))?,
+        },
+        PromptKind::StartBroker => Action::StartBroker {
+            broker: broker(facts, a(&["broker"], &[])?.at(0))?,
+        },
+        PromptKind::Promote => {
+            let a = a(&["topic-partition", "broker"], &[])?;
+            let (topic, partition) = topic_partition(facts, a.at(0))?;
+            let broker = replica(facts, &topic, partition, a.at(1))?;
+            if facts.stopped.contains(&broker) {
+                return Err(format!(
+                    "broker {broker} is stopped: a stopped broker cannot lead; start it first (Z)"
+                ));
+            }
+            Action::Promote {
+                topic,
+                partition,
+                broker,
+            }
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Brokers 1-3 (3 stopped); `out` with 2 partitions on 1 and 2,
+    /// `my-topic` with 3 partitions on all three.
+    fn facts() -> Facts {
+        let mut f = Facts {
+            brokers: [1, 2, 3].into(),
+            stopped: [3].into(),
+            topics: [("out".to_string(), 2), ("my-topic".to_string(), 3)].into(),
+            replicas: BTreeMap::new(),
+        };
+        for p in 0..2 {
+            f.replicas.insert(("out".into(), p), vec![1, 2]);
+        }
+        for p in 0..3 {
+            f.replicas.insert(("my-topic".into(), p), vec![1, 2, 3]);
+        }
+        f
+    }
+
+    #[test]
+    fn facts_come_from_the_snapshot() {
+        let header: crate::session::recording::Header = serde_json::from_str(
+            r#"{"mk_recording":1,"cluster":{"brokers":[1,2,3],"topics":[{"name":"out","partitions":2,"replication_factor":2}]}}"#,
+        )
+        .unwrap();
+        let mut driver = crate::session::Driver::new(&header, None).unwrap();
+        driver.apply(&Action::StopBroker { broker: 3 });
+        let snapshot =
+            crate::session::snapshot::build(&driver, &crate::session::snapshot::Bounds::FRAME);
+        let facts = Facts::of(&snapshot);
+        assert_eq!(facts.topics, [("out".to_string(), 2)].into());
+        assert_eq!(facts.brokers, [1, 2, 3].into());
+        assert_eq!(facts.stopped, [3].into());
+        let replicas: Vec<u32> = snapshot.partitions[1]
+            .replicas
+            .iter()
+            .map(|r| r.broker)
+            .collect();
+        assert_eq!(facts.replicas[&("out".to_string(), 1)], replicas);
+        assert_eq!(facts.replicas.len(), 2);
+        let stopped_replica = |p: u32| facts.replicas[&("out".to_string(), p)].contains(&3);
+        let p = if stopped_replica(0) { 0 } else { 1 };
+        let e = parse(PromptKind::Promote, &format!("out-{p} 3"), &facts).unwrap_err();
+        assert!(e.starts_with("broker 3 is stopped"), "{e}");
+    }
+
+    fn ok(kind: PromptKind, text: &str) -> Action {
+        parse(kind, text, &facts()).unwrap_or_else(|e| panic!("{text:?}: {e}"))
+    }
+
+    fn refused(kind: PromptKind, text: &str) -> String {
+        match parse(kind, text, &facts()) {
+            Ok(a) => panic!("{text:?} was accepted as {a:?}"),
+            Err(e) => e,
+        }
+    }
+
+    fn texts(text: &str) -> Vec<String> {
+        words(text).unwrap().into_iter().map(|w| w.text).collect()
+    }
+
+    #[test]
+    fn quotes_keep_spaces_and_escapes() {
+        assert_eq!(texts(r#"out "hello world""#), ["out", "hello world"]);
+        assert_eq!(texts(r#"  a   "" b "#), ["a", "", "b"]);
+        assert_eq!(
+            texts(r#""say \"hi\"" "back\\slash""#),
+            [r#"say "hi""#, r"back\slash"]
+        );
+        assert_eq!(texts(r#"key="a b"c"#), ["key=a bc"]);
+        assert_eq!(
+            texts(r"a\b"),
+            [r"a\b"],
+            "outside quotes a backslash is itself"
+        );
+        // an '=' inside quotes is text, outside it makes a field
+        let w = words(r#""a=b" k=v k="=""#).unwrap();
+        assert_eq!(
+            w.iter().map(|w| w.eq).collect::<Vec<_>>(),
+            [None, Some(1), Some(1)]
+        );
+    }
+
+    #[test]
+    fn bad_quoting_is_refused_with_the_reason() {
+        for text in [r#"out "hello"#, r#"out "a\"#, r#"out ""#] {
+            let e = words(text).unwrap_err();
+            assert!(e.starts_with("unterminated quote"), "{text}: {e}");
+        }
+        let e = words(r#"out "a\tb""#).unwrap_err();
+        assert!(e.contains(r"unknown escape \t"), "{e}");
+    }
+
+    #[test]
+    fn a_quoted_value_with_spaces_is_stored_whole() {
+        assert_eq!(
+            ok(
+                PromptKind::Produce,
+                r#"out "hello world" acks=all key="k 1""#
+            ),
+            Action::Produce {
+                topic: "out".into(),
+                partition: None,
+                key: Some("k 1".into()),
+                value: "hello world".into(),
+                acks: Some("all".parse().unwrap()),
+                producer: None
+            }
+        );
+        assert!(matches!(
+            ok(PromptKind::Send, r#"tx-1 out "a b" partition=1"#),
+            Action::Send { ref value, partition: Some(1), .. } if value == "a b"
+        ));
+        assert!(matches!(
+            ok(PromptKind::Begin, r#""tx one""#),
+            Action::Begin { ref txn } if txn == "tx one"
+        ));
+        assert!(matches!(
+            ok(PromptKind::Produce, r#"out "x=1""#),
+            Action::Produce { ref value, .. } if value == "x=1"
+        ));
+    }
+
+    #[test]
+    fn every_prompt_makes_its_action() {
+        assert!(matches!(
+            ok(PromptKind::TearLog, "out-0 2 garbage"),
+            Action::Tear {
+                target: TearTargetSpec::Log { broker: 2, .. },
+                append_garbage: Some(GarbageSpec::Default(true)),
+                ..
+            }
+        ));
+        assert!(matches!(
+            ok(PromptKind::TearJournal, "5"),
+            Action::Tear {
+                cut_bytes: Some(5),
+                ..
+            }
+        ));
+        assert!(matches!(
+            ok(PromptKind::Promote, "my-topic-2 2"),
+            Action::Promote { ref topic, partition: 2, broker: 2 } if topic == "my-topic"
+        ));
+        assert!(matches!(
+            ok(PromptKind::CrashAtCut, "tx-1 marker:1"),
+            Action::Commit { crash_after: Some(c), .. } if c.name() == "marker:1"
+        ));
+        assert!(matches!(
+            ok(PromptKind::SendOffsets, "tx-1 workers in-0 7"),
+            Action::SendOffsets { ref offsets, .. } if offsets[0].topic == "in" && offsets[0].offset == 7
+        ));
+        assert_eq!(
+            ok(PromptKind::AdvanceClock, "1000"),
+            Action::AdvanceClock { ms: 1000 }
+        );
+        assert_eq!(
+            ok(PromptKind::StartBroker, "3"),
+            Action::StartBroker { broker: 3 }
+        );
+        assert_eq!(
+            ok(PromptKind::StopBroker, "1"),
+            Action::StopBroker { broker: 1 }
+        );
+        assert!(matches!(
+            ok(PromptKind::ReplicateBroker, "2"),
+            Action::Replicate {
+                broker: Some(2),
+                ..
+            }
+        ));
+        assert!(
+            matches!(ok(PromptKind::Commit, "tx-9"), Action::Commit { .. }),
+            "an unknown transaction is the engine's to refuse"
+        );
+        assert!(matches!(
+            ok(PromptKind::Abort, "tx-1"),
+            Action::Abort { .. }
+        ));
+    }
+
+    #[test]
+    fn invalid_values_are_refused_with_the_reason() {
+        use PromptKind as K;
+        for (kind, text, reason) in [
+            (
+                K::Produce,
+                "out v acks=2",
+                r#"unknown acks "2": expected "0", "1" or "all""#,
+            ),
+            (
+                K::Produce,
+                "out v colour=red",
+                "unknown field colour=: the fields are acks= key= partition= producer=",
+            ),
+            (
+                K::Produce,
+                "out hello world",
+                r#"one word too many: "world""#,
+            ),
+            (K::Produce, "out", "missing value"),
+            (
+                K::Produce,
+                "nope v",
+                r#"unknown topic "nope": the topics are my-topic, out"#,
+            ),
+            (
+                K::Produce,
+                "out v partition=2",
+                "unknown partition out-2: out has partitions 0 to 1",
+            ),
+            (
+                K::Produce,
+                "out v partition=x",
+                r#"partition must be a whole number, got "x""#,
+            ),
+            (K::Send, "tx-1 out", "missing value"),
+            (K::Send, "tx-1 nope v", r#"unknown topic "nope""#),
+            (
+                K::CrashAtCut,
+                "tx-1 whenever",
+                r#"unknown cut point "whenever": expected "prepare", "marker:N", "markers" or "offsets""#,
+            ),
+            (K::CrashAtCut, "tx-1 marker:x", "unknown cut point"),
+            (
+                K::AdvanceClock,
+                "soon",
+                r#"milliseconds must be a whole number, got "soon""#,
+            ),
+            (K::AdvanceClock, "-5", "milliseconds must be a whole number"),
+            (
+                K::ReplicateBroker,
+                "9",
+                "unknown broker 9: the brokers are 1, 2, 3",
+            ),
+            (
+                K::StopBroker,
+                "two",
+                r#"broker must be a whole number, got "two""#,
+            ),
+            (K::StartBroker, "0", "unknown broker 0"),
+            (
+                K::Promote,
+                "out-0 3",
+                "broker 3 holds no replica of out-0 (its replicas: 1, 2)",
+            ),
+            (K::Promote, "my-topic-0 3", "broker 3 is stopped"),
+            (K::Promote, "my-topic-7 1", "unknown partition my-topic-7"),
+            (K::Promote, "out 1", r#""out": expected topic-partition"#),
+            (K::Promote, "out-0 9", "unknown broker 9"),
+            (
+                K::TearLog,
+                "out-0 1 lots",
+                r#"bytes to cut must be a whole number, got "lots""#,
+            ),
+            (K::TearLog, "gone-0 1 5", r#"unknown topic "gone""#),
+            (K::TearJournal, "", "missing bytes to cut or garbage"),
+            (
+                K::SendOffsets,
+                "tx-1 g in-0 many",
+                r#"offset must be a whole number, got "many""#,
+            ),
+            (K::Begin, "", "missing transaction id"),
+            (K::Begin, r#""tx"#, "unterminated quote"),
+        ] {
+            let e = refused(kind, text);
+            assert!(e.starts_with(reason), "{kind:?} {text:?}: {e}");
+        }
+    }
+}
