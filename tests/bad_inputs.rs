@@ -17,8 +17,9 @@ use std::process::Command;
 use minikafka::engine::config::Rules;
 use minikafka::session::Driver;
 
-/// The cases the issue lists; each must exist (more are welcome).
-const REQUIRED: [&str; 16] = [
+/// The cases the issues list (8, and 12's typed fields and limits); each
+/// must exist (more are welcome).
+const REQUIRED: [&str; 21] = [
     "recording-malformed-json",
     "layout-malformed-json",
     "recording-unknown-action",
@@ -35,6 +36,11 @@ const REQUIRED: [&str; 16] = [
     "data-dir-newer-format",
     "terminal-too-small-1x1",
     "terminal-too-small-20x5",
+    "recording-bad-acks",
+    "recording-bad-cut-point",
+    "recording-bad-tear-target",
+    "recording-too-many-partitions",
+    "recording-clock-past-cap",
 ];
 
 fn root() -> PathBuf {

@@ -192,7 +192,7 @@ fn invalid_prompt_input_records_nothing_and_keeps_the_prompt_open_with_the_reaso
             partition: None,
             key: Some(r#"k "1""#.into()),
             value: "hello world".into(),
-            acks: Some("1".into()),
+            acks: Some("1".parse().unwrap()),
             producer: None,
         }
     );

@@ -32,9 +32,18 @@ impl ManualClock {
         clock
     }
 
-    /// Moves time forward by `ms`.
+    /// Moves time forward by `ms`. The clock saturates at `u64::MAX`
+    /// instead of wrapping: time that wrapped would go backwards, and ISR lag
+    /// and transaction timeouts are measured on it. (Recordings and the
+    /// session refuse to move it past a far smaller cap; see
+    /// docs/recording-format.md, "Limits".)
     pub fn advance(&self, ms: u64) {
-        self.now.fetch_add(ms, Ordering::SeqCst);
+        // `fetch_update` with a closure that always returns `Some` cannot fail.
+        let _ = self
+            .now
+            .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |now| {
+                Some(now.saturating_add(ms))
+            });
     }
 
     /// Sets the time; it may not go backwards (ISR lag is measured on it).
@@ -77,6 +86,18 @@ mod tests {
         assert_eq!(clock.now_ms(), 1500, "time never goes backwards");
         other.set(2000);
         assert_eq!(clock.now_ms(), 2000);
+    }
+
+    #[test]
+    fn manual_clock_saturates_instead_of_wrapping() {
+        let clock = ManualClock::at(5);
+        clock.advance(u64::MAX);
+        assert_eq!(clock.now_ms(), u64::MAX);
+        clock.advance(10);
+        assert_eq!(clock.now_ms(), u64::MAX, "no wrap to 9");
+        let clock = ManualClock::at(u64::MAX - 3);
+        clock.advance(2);
+        assert_eq!(clock.now_ms(), u64::MAX - 1, "below the top it still adds");
     }
 
     #[test]

@@ -5,6 +5,7 @@
 use std::path::PathBuf;
 
 use crate::engine::config::BrokerId;
+use crate::engine::core::metadata::MAX_PARTITIONS;
 
 /// Result with [`MiniKafkaError`].
 pub type Result<T, E = MiniKafkaError> = std::result::Result<T, E>;
@@ -18,7 +19,7 @@ pub enum MiniKafkaError {
     InvalidTopicName { name: String, reason: &'static str },
     #[error("topic {0:?} already exists")]
     TopicAlreadyExists(String),
-    #[error("invalid partition count {0}: a topic needs at least 1 partition")]
+    #[error("invalid partition count {0}: a topic has from 1 to {MAX_PARTITIONS} partitions")]
     InvalidPartitions(u32),
     #[error(
         "invalid replication factor {factor}: must be between 1 and the {brokers} configured broker(s)"
@@ -158,6 +159,48 @@ pub enum MiniKafkaError {
 }
 
 impl MiniKafkaError {
+    /// The variant's name, as a stable machine-readable code: most are
+    /// Kafka's own error names (`NotEnoughReplicas`, `ProducerFenced`), so
+    /// the state JSON and the dashboard can tell errors apart without
+    /// reading their text.
+    pub fn code(&self) -> &'static str {
+        match self {
+            Self::InvalidConfig { .. } => "InvalidConfig",
+            Self::InvalidTopicName { .. } => "InvalidTopicName",
+            Self::TopicAlreadyExists { .. } => "TopicAlreadyExists",
+            Self::InvalidPartitions { .. } => "InvalidPartitions",
+            Self::InvalidReplicationFactor { .. } => "InvalidReplicationFactor",
+            Self::UnknownTopicOrPartition { .. } => "UnknownTopicOrPartition",
+            Self::UnknownBroker { .. } => "UnknownBroker",
+            Self::OffsetOutOfRange { .. } => "OffsetOutOfRange",
+            Self::NotABatchBoundary { .. } => "NotABatchBoundary",
+            Self::LeaderNotAvailable { .. } => "LeaderNotAvailable",
+            Self::BrokerStopped { .. } => "BrokerStopped",
+            Self::NotEnoughReplicas { .. } => "NotEnoughReplicas",
+            Self::NotEnoughReplicasAfterAppend { .. } => "NotEnoughReplicasAfterAppend",
+            Self::FencedLeaderEpoch { .. } => "FencedLeaderEpoch",
+            Self::NotLeaderOrFenced { .. } => "NotLeaderOrFenced",
+            Self::InvalidPromotion { .. } => "InvalidPromotion",
+            Self::OutOfOrderSequence { .. } => "OutOfOrderSequence",
+            Self::ProducerFenced { .. } => "ProducerFenced",
+            Self::TransactionAlreadyActive { .. } => "TransactionAlreadyActive",
+            Self::InvalidTransactionalId { .. } => "InvalidTransactionalId",
+            Self::UnknownTransaction { .. } => "UnknownTransaction",
+            Self::InvalidTransactionState { .. } => "InvalidTransactionState",
+            Self::TransactionFenced { .. } => "TransactionFenced",
+            Self::TransactionInProgress { .. } => "TransactionInProgress",
+            Self::SendsPending { .. } => "SendsPending",
+            Self::TransactionInterrupted { .. } => "TransactionInterrupted",
+            Self::InvalidBatch { .. } => "InvalidBatch",
+            Self::Corrupt { .. } => "Corrupt",
+            Self::Io { .. } => "Io",
+            Self::DataDirLocked { .. } => "DataDirLocked",
+            Self::DataDirUnwritable { .. } => "DataDirUnwritable",
+            Self::NewerFormat { .. } => "NewerFormat",
+            Self::Crashed { .. } => "Crashed",
+            Self::ClusterDown { .. } => "ClusterDown",
+        }
+    }
     /// Wraps an I/O error with the path it happened on.
     pub fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
         Self::Io {

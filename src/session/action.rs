@@ -2,8 +2,19 @@
 //! or a test can do to the cluster. Serialised externally tagged, snake_case:
 //! `{"begin":{"txn":"tx-1"}}`. Unknown fields are ignored; optional fields
 //! have the defaults the spec states.
+//!
+//! `acks`, `crash_after` and the tear target are typed (issue 12): they are
+//! parsed when an action is read, so `mk-tui check` refuses `acks: "2"`
+//! with the field named, and the driver never meets a bad spelling. On disk
+//! they keep the spec's shapes: `"0"`/`"1"`/`"all"`, `"prepare"`/
+//! `"marker:N"`/`"markers"`/`"offsets"`, and `"journal"` or
+//! `{topic, partition, broker}`.
 
-use serde::{Deserialize, Serialize};
+use serde::de::Error as _;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+use crate::engine::AckMode;
+use crate::engine::transaction::CutPoint;
 
 /// One action. Field names are the recording's.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -21,9 +32,9 @@ pub enum Action {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         key: Option<String>,
         value: String,
-        /// "0", "1" (default) or "all".
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        acks: Option<String>,
+        /// "0", "1" (default) or "all" ("-1" is read as "all").
+        #[serde(default, skip_serializing_if = "Option::is_none", with = "spelled")]
+        acks: Option<AckMode>,
         /// A named idempotent producer.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         producer: Option<String>,
@@ -48,13 +59,13 @@ pub enum Action {
     Commit {
         txn: String,
         /// "prepare", "marker:N", "markers" or "offsets".
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        crash_after: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none", with = "spelled")]
+        crash_after: Option<CutPoint>,
     },
     Abort {
         txn: String,
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        crash_after: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none", with = "spelled")]
+        crash_after: Option<CutPoint>,
     },
     Replicate {
         #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -120,16 +131,170 @@ pub struct OffsetSpec {
     pub offset: i64,
 }
 
-/// `tear`'s target: `"journal"` or `{topic, partition, broker}`.
+/// `tear`'s target: `"journal"` or `{topic, partition, broker}` on disk.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(untagged)]
+#[serde(try_from = "serde_json::Value", into = "TearTargetJson")]
 pub enum TearTargetSpec {
+    /// `transactions.journal`.
+    Journal,
+    /// The active segment of one replica's log.
+    Log {
+        topic: String,
+        partition: u32,
+        broker: u32,
+    },
+}
+
+/// The JSON shapes of [`TearTargetSpec`].
+#[derive(Serialize, Deserialize)]
+#[serde(untagged)]
+enum TearTargetJson {
     Named(String),
     Log {
         topic: String,
         partition: u32,
         broker: u32,
     },
+}
+
+impl From<TearTargetSpec> for TearTargetJson {
+    fn from(t: TearTargetSpec) -> Self {
+        match t {
+            TearTargetSpec::Journal => TearTargetJson::Named("journal".into()),
+            TearTargetSpec::Log {
+                topic,
+                partition,
+                broker,
+            } => TearTargetJson::Log {
+                topic,
+                partition,
+                broker,
+            },
+        }
+    }
+}
+
+impl TryFrom<serde_json::Value> for TearTargetSpec {
+    type Error = String;
+
+    fn try_from(value: serde_json::Value) -> Result<Self, String> {
+        const EXPECTED: &str = "expected \"journal\" or {topic, partition, broker}";
+        match value {
+            serde_json::Value::String(name) if name == "journal" => Ok(TearTargetSpec::Journal),
+            serde_json::Value::String(other) => {
+                Err(format!("unknown target {other:?}: {EXPECTED}"))
+            }
+            serde_json::Value::Object(_) => match serde_json::from_value(value) {
+                Ok(TearTargetJson::Log {
+                    topic,
+                    partition,
+                    broker,
+                }) => Ok(TearTargetSpec::Log {
+                    topic,
+                    partition,
+                    broker,
+                }),
+                _ => Err(format!(
+                    "{EXPECTED}: an object needs a topic (text), a partition and a broker (numbers)"
+                )),
+            },
+            other => Err(format!("{EXPECTED}, got {other}")),
+        }
+    }
+}
+
+/// A value with a recording spelling: `"all"`, `"marker:2"`.
+trait Spelled: std::str::FromStr<Err = String> {
+    fn spelling(&self) -> String;
+}
+
+impl Spelled for AckMode {
+    fn spelling(&self) -> String {
+        self.name().to_string()
+    }
+}
+
+impl Spelled for CutPoint {
+    fn spelling(&self) -> String {
+        self.name()
+    }
+}
+
+/// Parses an optional spelled field from its JSON value: absent or null is
+/// `None`; anything but a known spelling is an error saying what is known.
+fn parse_spelled<T: Spelled>(value: Option<serde_json::Value>) -> Result<Option<T>, String> {
+    match value {
+        None | Some(serde_json::Value::Null) => Ok(None),
+        Some(serde_json::Value::String(text)) => text.parse().map(Some),
+        Some(other) => Err(format!("expected a string, got {other}")),
+    }
+}
+
+/// Serde for `Option<T: Spelled>` fields as their spelling.
+mod spelled {
+    use super::*;
+
+    pub fn serialize<T: Spelled, S: Serializer>(
+        value: &Option<T>,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        match value {
+            Some(v) => serializer.serialize_str(&v.spelling()),
+            None => serializer.serialize_none(),
+        }
+    }
+
+    pub fn deserialize<'de, T: Spelled, D: Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Option<T>, D::Error> {
+        let value = Option::<serde_json::Value>::deserialize(deserializer)?;
+        parse_spelled(value).map_err(D::Error::custom)
+    }
+}
+
+/// A field of an action that is missing, malformed or past a limit: shown
+/// as `field action.produce.acks: unknown acks "2": …`, after the file and
+/// line (SPEC §5 "Errors").
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FieldError {
+    /// The path of the field: `action`, `action.tear.target`,
+    /// `cluster.topics[0].partitions`.
+    pub field: String,
+    pub message: String,
+}
+
+impl FieldError {
+    pub fn new(field: impl Into<String>, message: impl Into<String>) -> Self {
+        Self {
+            field: field.into(),
+            message: message.into(),
+        }
+    }
+}
+
+impl std::fmt::Display for FieldError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "field {}: {}", self.field, self.message)
+    }
+}
+
+impl std::error::Error for FieldError {}
+
+/// Checks one typed field of a raw action body, so that a bad value is
+/// reported with its own path rather than as the whole action's.
+type FieldCheck = fn(serde_json::Value) -> Result<(), String>;
+
+/// The typed fields of each action, checked field by field before the
+/// whole action is deserialised (with the same parsers).
+fn typed_fields(action: &str) -> &'static [(&'static str, FieldCheck)] {
+    match action {
+        "produce" => &[("acks", |v| parse_spelled::<AckMode>(Some(v)).map(drop))],
+        "commit" | "abort" => &[("crash_after", |v| {
+            parse_spelled::<CutPoint>(Some(v)).map(drop)
+        })],
+        "tear" => &[("target", |v| TearTargetSpec::try_from(v).map(drop))],
+        _ => &[],
+    }
 }
 
 /// `append_garbage`: `true` (a default garbage tail) or the bytes as text.
@@ -177,8 +342,11 @@ impl Action {
     }
 
     /// Parses one action from JSON. A bare string names an action without
-    /// fields (`"crash"`). Errors name the field or list the valid actions.
-    pub fn from_json(value: &serde_json::Value) -> Result<Self, String> {
+    /// fields (`"crash"`). Errors name the field (`action.produce.acks`), or
+    /// `action` and list the valid actions. The action is also
+    /// [checked](Self::check).
+    pub fn from_json(value: &serde_json::Value) -> Result<Self, FieldError> {
+        let whole = |message: String| FieldError::new("action", message);
         let normalised = match value {
             serde_json::Value::String(name) => serde_json::json!({ name.clone(): {} }),
             other => other.clone(),
@@ -188,22 +356,63 @@ impl Action {
                 map.keys().next().cloned().unwrap_or_default()
             }
             _ => {
-                return Err(
+                return Err(whole(
                     "an action is an object with exactly one key, the action's name".to_string(),
-                );
+                ));
             }
         };
         if !ACTION_NAMES.contains(&name.as_str()) {
-            return Err(format!(
+            return Err(whole(format!(
                 "unknown action {name:?}; valid actions: {}",
                 ACTION_NAMES.join(", ")
-            ));
+            )));
         }
         let mut normalised = normalised;
         if normalised[&name].is_null() {
             normalised[&name] = serde_json::json!({});
         }
-        serde_json::from_value(normalised).map_err(|e| format!("action {name:?}: {e}"))
+        for (field, check) in typed_fields(&name) {
+            if let Some(v) = normalised[&name].get(field) {
+                check(v.clone())
+                    .map_err(|e| FieldError::new(format!("action.{name}.{field}"), e))?;
+            }
+        }
+        let action: Action = serde_json::from_value(normalised)
+            .map_err(|e| whole(format!("action {name:?}: {e}")))?;
+        action.check()?;
+        Ok(action)
+    }
+
+    /// The rules between an action's fields that serde cannot state: a tear
+    /// gives exactly one of `cut_bytes` or `append_garbage` (and
+    /// `append_garbage: false` tears nothing); `replicate` gives `topic` and
+    /// `partition` together. The driver checks the same before applying.
+    pub fn check(&self) -> Result<(), FieldError> {
+        match self {
+            Action::Tear {
+                cut_bytes,
+                append_garbage,
+                ..
+            } => match (cut_bytes, append_garbage) {
+                (Some(_), None) | (None, Some(GarbageSpec::Text(_))) => Ok(()),
+                (None, Some(GarbageSpec::Default(true))) => Ok(()),
+                (None, Some(GarbageSpec::Default(false))) => Err(FieldError::new(
+                    "action.tear.append_garbage",
+                    "false appends nothing: give true (a default garbage tail) or the garbage text",
+                )),
+                _ => Err(FieldError::new(
+                    "action.tear",
+                    "give exactly one of cut_bytes or append_garbage",
+                )),
+            },
+            Action::Replicate {
+                topic, partition, ..
+            } if topic.is_some() != partition.is_some() => Err(FieldError::new(
+                "action.replicate",
+                "give topic and partition together",
+            )),
+            _ => Ok(()),
+        }
     }
 }
 
@@ -279,12 +488,116 @@ mod tests {
     #[test]
     fn errors_name_the_action_or_list_the_valid_ones() {
         let err = Action::from_json(&serde_json::json!({"explode":{}})).unwrap_err();
+        assert_eq!(err.field, "action");
         assert!(
-            err.contains("unknown action \"explode\"") && err.contains("create_topic, produce"),
+            err.message.contains("unknown action \"explode\"")
+                && err.message.contains("create_topic, produce"),
             "{err}"
         );
         let err = Action::from_json(&serde_json::json!({"begin":{}})).unwrap_err();
-        assert!(err.contains("begin") && err.contains("txn"), "{err}");
+        assert_eq!(
+            err.to_string(),
+            "field action: action \"begin\": missing field `txn`"
+        );
         assert!(Action::from_json(&serde_json::json!({"a":{},"b":{}})).is_err());
+    }
+
+    /// The typed fields are parsed when the action is read; a bad value is
+    /// refused with the field's path, and a good one keeps its spelling.
+    #[test]
+    fn typed_fields_are_parsed_on_reading_and_name_their_field() {
+        let bad = |json: serde_json::Value| Action::from_json(&json).unwrap_err().to_string();
+        assert_eq!(
+            bad(serde_json::json!({"produce":{"topic":"t","value":"v","acks":"2"}})),
+            "field action.produce.acks: unknown acks \"2\": expected \"0\", \"1\" or \"all\""
+        );
+        assert_eq!(
+            bad(serde_json::json!({"produce":{"topic":"t","value":"v","acks":1}})),
+            "field action.produce.acks: expected a string, got 1"
+        );
+        assert!(
+            bad(serde_json::json!({"commit":{"txn":"x","crash_after":"whenever"}}))
+                .starts_with("field action.commit.crash_after: unknown cut point \"whenever\"")
+        );
+        assert!(
+            bad(serde_json::json!({"abort":{"txn":"x","crash_after":"marker:x"}}))
+                .starts_with("field action.abort.crash_after: unknown cut point")
+        );
+        assert_eq!(
+            bad(serde_json::json!({"tear":{"target":"jornal","cut_bytes":1}})),
+            "field action.tear.target: unknown target \"jornal\": expected \"journal\" or {topic, partition, broker}"
+        );
+        assert!(
+            bad(serde_json::json!({"tear":{"target":{"topic":"t"},"cut_bytes":1}})).starts_with(
+                "field action.tear.target: expected \"journal\" or {topic, partition, broker}: "
+            )
+        );
+        assert!(
+            bad(serde_json::json!({"tear":{"target":7,"cut_bytes":1}}))
+                .starts_with("field action.tear.target: ")
+        );
+        let a = Action::from_json(
+            &serde_json::json!({"produce":{"topic":"t","value":"v","acks":"-1"}}),
+        )
+        .unwrap();
+        assert!(matches!(
+            a,
+            Action::Produce {
+                acks: Some(AckMode::All),
+                ..
+            }
+        ));
+        assert_eq!(
+            serde_json::to_string(&a).unwrap(),
+            r#"{"produce":{"topic":"t","value":"v","acks":"all"}}"#,
+            "\"-1\" is read as all and written as \"all\""
+        );
+        let a = Action::from_json(&serde_json::json!({"commit":{"txn":"x","crash_after":null}}))
+            .unwrap();
+        assert_eq!(
+            a,
+            Action::Commit {
+                txn: "x".into(),
+                crash_after: None
+            }
+        );
+        let a =
+            Action::from_json(&serde_json::json!({"abort":{"txn":"x","crash_after":"offsets"}}))
+                .unwrap();
+        assert!(matches!(
+            a,
+            Action::Abort {
+                crash_after: Some(CutPoint::Offsets),
+                ..
+            }
+        ));
+        // The same types come through serde directly (a `Step`).
+        let step: serde_json::Result<Action> =
+            serde_json::from_str(r#"{"tear":{"target":"jornal","cut_bytes":1}}"#);
+        assert!(step.is_err());
+    }
+
+    #[test]
+    fn fields_that_do_not_go_together_are_refused() {
+        let bad = |json: serde_json::Value| Action::from_json(&json).unwrap_err().to_string();
+        assert_eq!(
+            bad(serde_json::json!({"tear":{"target":"journal"}})),
+            "field action.tear: give exactly one of cut_bytes or append_garbage"
+        );
+        assert_eq!(
+            bad(
+                serde_json::json!({"tear":{"target":"journal","cut_bytes":1,"append_garbage":true}})
+            ),
+            "field action.tear: give exactly one of cut_bytes or append_garbage"
+        );
+        assert!(
+            bad(serde_json::json!({"tear":{"target":"journal","append_garbage":false}}))
+                .starts_with("field action.tear.append_garbage: false appends nothing")
+        );
+        assert_eq!(
+            bad(serde_json::json!({"replicate":{"topic":"out"}})),
+            "field action.replicate: give topic and partition together"
+        );
+        assert!(Action::from_json(&serde_json::json!({"replicate":{"broker":2}})).is_ok());
     }
 }

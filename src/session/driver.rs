@@ -1,6 +1,8 @@
 //! The `Driver` (SPEC §2, §4): applies one action at a time to a live
 //! cluster on a single-threaded tokio runtime, runs the work it started to
-//! quiescence, and records the outcome: ok, pending or error.
+//! quiescence, and records the outcome: ok, pending, recovered (the step
+//! crashed the cluster on purpose and recovery ran) or error (typed; see
+//! [`crate::session::outcome`]).
 //!
 //! Work that waits (an `acks=all` append, a commit whose markers wait for
 //! followers) stays as a pending operation, part of the state, until a later
@@ -22,37 +24,22 @@ use crate::engine::core::record::Record;
 use crate::engine::core::recovery::RecoveryReport;
 use crate::engine::fault::{Tear, TearTarget};
 use crate::engine::producer::Producer;
+use crate::engine::transaction::CutPoint;
 use crate::engine::transaction::coordinator::InstanceRef;
 use crate::engine::transaction::{EndOutcome, Transaction};
 use crate::engine::{
     AckMode, BrokerCluster, ManualClock, MiniKafkaConfig, MiniKafkaError, RecordBatch,
     TopicPartition,
 };
-use crate::session::action::{Action, GarbageSpec, TearTargetSpec};
+use crate::session::action::{Action, FieldError, GarbageSpec, TearTargetSpec};
+use crate::session::limits;
+use crate::session::narrate;
+pub use crate::session::outcome::{ActionError, Outcome, OutcomeKind};
 use crate::session::recording::Header;
 
 /// Yields given to spawned work after each action: enough for every chain of
 /// ready futures to run, and the same every time.
 const QUIESCE_YIELDS: usize = 64;
-
-/// How an action ended when the driver went quiet after it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Outcome {
-    Ok,
-    Pending,
-    Error(String),
-}
-
-impl Outcome {
-    /// "ok", "pending" or "error".
-    pub fn name(&self) -> &'static str {
-        match self {
-            Outcome::Ok => "ok",
-            Outcome::Pending => "pending",
-            Outcome::Error(_) => "error",
-        }
-    }
-}
 
 /// Something that happened at a step, for the events pane.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -67,6 +54,9 @@ pub struct Event {
 pub struct ErrorEvent {
     pub step: usize,
     pub message: String,
+    /// The kind of failure: the engine error's name (`NotEnoughReplicas`,
+    /// `Crashed`, …) or `InvalidAction`; see [`ActionError::code`].
+    pub code: &'static str,
 }
 
 /// A pending operation as the state shows it.
@@ -87,6 +77,8 @@ struct PendingOp {
     step: usize,
     kind: &'static str,
     txn: Option<String>,
+    /// A commit's or abort's `crash_after`: its result then tells the crash.
+    cut: Option<CutPoint>,
     /// For a produce: the batch it appended (partition and base offset).
     /// Transaction operations find theirs in the coordinator.
     appended: Option<(TopicPartition, i64)>,
@@ -134,6 +126,9 @@ pub struct Driver {
     last_recovery: Option<RecoveryReport>,
     /// How this step's own operation ended, if it ended during quiescence.
     own_outcome: Option<Outcome>,
+    /// The sentence of a cut-point crash of an earlier step's pending
+    /// commit or abort, if one happened during this step.
+    crashed_in_step: Option<String>,
 }
 
 impl std::fmt::Debug for Driver {
@@ -175,6 +170,9 @@ impl Driver {
     /// empty or absent) or in a fresh temporary directory, with the header's
     /// topics created.
     pub fn new(header: &Header, data_dir: Option<&Path>) -> Result<Self, String> {
+        // A header that did not come through `Recording::parse` (the demo,
+        // a test, the live dashboard) is held to the same caps.
+        limits::check_cluster(&header.cluster).map_err(|e| e.to_string())?;
         let (temp, dir) = match data_dir {
             Some(dir) => {
                 let empty = std::fs::read_dir(dir).map_or(true, |mut d| d.next().is_none());
@@ -287,6 +285,7 @@ impl Driver {
             errors: Vec::new(),
             last_recovery: None,
             own_outcome: None,
+            crashed_in_step: None,
         }
     }
 
@@ -385,14 +384,17 @@ impl Driver {
     }
 
     /// Applies one action, runs its work to quiescence, and returns how it
-    /// ended. A failed action is an error event, never a panic.
+    /// ended. A failed action is an error event, never a panic; an invalid
+    /// one (see [`Self::refuse`]) changes nothing.
     pub fn apply(&mut self, action: &Action) -> Outcome {
         self.step += 1;
         let step = self.step;
-        let outcome = match self.start(action) {
+        self.crashed_in_step = None;
+        let outcome = match self.refuse(action).and_then(|()| self.start(action)) {
             Err(e) => Outcome::Error(e),
-            Ok(None) => Outcome::Ok,
-            Ok(Some(op)) => {
+            Ok(Started::Done) => Outcome::Ok,
+            Ok(Started::Recovered(text)) => Outcome::Recovered(text),
+            Ok(Started::Pending(op)) => {
                 self.ops.push(op);
                 Outcome::Pending
             }
@@ -413,27 +415,79 @@ impl Driver {
         };
         let outcome = match (outcome, flushed) {
             (Outcome::Error(e), _) => Outcome::Error(e),
-            (_, Err(e)) => Outcome::Error(e.to_string()),
+            (_, Err(e)) => Outcome::Error(e.into()),
             (outcome, Ok(())) => outcome,
         };
-        if let Outcome::Error(message) = &outcome {
+        if let Outcome::Error(e) = &outcome {
             self.errors.push(ErrorEvent {
                 step,
-                message: message.clone(),
+                message: e.to_string(),
+                code: e.code(),
             });
         }
         let text = match &outcome {
-            Outcome::Error(m) => format!("{}: error: {m}", action.name()),
+            Outcome::Error(e) => format!("{}: error: {e}", action.name()),
+            Outcome::Recovered(text) => text.clone(),
             other => format!("{}: {}", action.name(), other.name()),
         };
         self.events.push(Event { step, text });
-        outcome
+        // A step whose own action went well while an earlier commit or abort
+        // crashed at its cut point is a crash too, for the status line.
+        match (outcome, self.crashed_in_step.take()) {
+            (Outcome::Ok, Some(crash)) => {
+                Outcome::Recovered(format!("{}: ok; {crash}", action.name()))
+            }
+            (outcome, _) => outcome,
+        }
+    }
+
+    /// Whether [`Self::apply`] would refuse `action` as invalid: fields that
+    /// do not go together ([`Action::check`]), or the limits of
+    /// docs/recording-format.md, which a recording's steps were checked
+    /// against when it was read but a live session's were not. The live
+    /// dashboard asks first, so that it records only actions a replay of
+    /// its recording can read; `apply` refuses them anyway (an error event
+    /// that changes nothing in the cluster).
+    pub fn refuse(&self, action: &Action) -> Result<(), ActionError> {
+        action.check()?;
+        limits::check_action(action)?;
+        if matches!(
+            action,
+            Action::CreateTopic { .. } | Action::AdvanceClock { .. }
+        ) {
+            self.budget_used().spend(action)?;
+        }
+        Ok(())
+    }
+
+    /// What this cluster has used of the limits that add up.
+    fn budget_used(&self) -> limits::Budget {
+        let (topics, replicas) = self.cluster.with_state(|s| {
+            let topics = s.metadata().topics();
+            let replicas = topics
+                .values()
+                .flat_map(|t| t.partitions())
+                .map(|(_, p)| p.replicas.len() as u64)
+                .sum();
+            (topics.len(), replicas)
+        });
+        limits::Budget {
+            topics,
+            replicas,
+            clock_ms: self.clock_ms(),
+        }
+    }
+
+    /// Whether recovery re-sends missing markers under this cluster's rules
+    /// (kafka: yes; the book: no).
+    fn resends_markers(&self) -> bool {
+        self.config.rules.resend_markers_on_recovery
     }
 
     /// Starts an action: synchronous ones finish here; those that wait come
     /// back as a pending operation.
-    fn start(&mut self, action: &Action) -> Result<Option<PendingOp>, String> {
-        let err = |e: MiniKafkaError| e.to_string();
+    fn start(&mut self, action: &Action) -> Result<Started, ActionError> {
+        let err = ActionError::from;
         match action {
             Action::CreateTopic {
                 name,
@@ -457,17 +511,17 @@ impl Driver {
                         *partition,
                         key.as_deref(),
                         value,
-                        acks.as_deref(),
+                        acks.unwrap_or_default(),
                         producer.as_deref(),
                     )
-                    .map(Some);
+                    .map(Started::Pending);
             }
             Action::Begin { .. }
             | Action::Send { .. }
             | Action::SendOffsets { .. }
             | Action::Commit { .. }
             | Action::Abort { .. } => {
-                return self.start_txn_op(action).map(Some);
+                return self.start_txn_op(action).map(Started::Pending);
             }
             Action::Replicate {
                 broker,
@@ -484,7 +538,13 @@ impl Driver {
                         .cluster
                         .replica_set(&TopicPartition::new(t, *p))
                         .and_then(|s| s.replicate_follower(*b)),
-                    _ => return Err("replicate: give topic and partition together".into()),
+                    _ => {
+                        return Err(FieldError::new(
+                            "action.replicate",
+                            "give topic and partition together",
+                        )
+                        .into());
+                    }
                 }
                 .map_err(err)?;
             }
@@ -494,20 +554,17 @@ impl Driver {
             }
             Action::Crash {} => {
                 let report = self.cluster.crash().map_err(err)?;
+                let text = narrate::crash(&report, self.resends_markers());
                 self.last_recovery = Some(report);
+                return Ok(Started::Recovered(text));
             }
             Action::Tear {
                 target,
                 cut_bytes,
                 append_garbage,
             } => {
-                let target = match target {
-                    TearTargetSpec::Named(name) if name == "journal" => TearTarget::Journal,
-                    TearTargetSpec::Named(other) => {
-                        return Err(format!(
-                            "tear: unknown target {other:?}: expected \"journal\" or {{topic, partition, broker}}"
-                        ));
-                    }
+                let engine_target = match target {
+                    TearTargetSpec::Journal => TearTarget::Journal,
                     TearTargetSpec::Log {
                         topic,
                         partition,
@@ -523,10 +580,19 @@ impl Driver {
                     (None, Some(GarbageSpec::Text(text))) => {
                         Tear::AppendGarbage(text.as_bytes().to_vec())
                     }
-                    _ => return Err("tear: give exactly one of cut_bytes or append_garbage".into()),
+                    // Refused by `Action::check` before `start`.
+                    _ => {
+                        return Err(FieldError::new(
+                            "action.tear",
+                            "give exactly one of cut_bytes or append_garbage",
+                        )
+                        .into());
+                    }
                 };
-                let (_, report) = self.cluster.tear(&target, &tear).map_err(err)?;
+                let (torn, report) = self.cluster.tear(&engine_target, &tear).map_err(err)?;
+                let text = narrate::tear(target, &torn, &report, self.resends_markers());
                 self.last_recovery = Some(report);
+                return Ok(Started::Recovered(text));
             }
             Action::StopBroker { broker } => self.cluster.stop_broker(*broker).map_err(err)?,
             Action::StartBroker { broker } => self.cluster.start_broker(*broker).map_err(err)?,
@@ -541,7 +607,7 @@ impl Driver {
             }
             Action::Note {} | Action::Ui { .. } => {}
         }
-        Ok(None)
+        Ok(Started::Done)
     }
 
     fn produce(
@@ -550,15 +616,11 @@ impl Driver {
         partition: Option<u32>,
         key: Option<&str>,
         value: &str,
-        acks: Option<&str>,
+        acks: AckMode,
         producer: Option<&str>,
-    ) -> Result<PendingOp, String> {
-        let acks: AckMode = acks.unwrap_or("1").parse()?;
+    ) -> Result<PendingOp, ActionError> {
         let key = key.map(str::as_bytes);
-        let tp = self
-            .cluster
-            .choose_partition(topic, partition, key)
-            .map_err(|e| e.to_string())?;
+        let tp = self.cluster.choose_partition(topic, partition, key)?;
         let record = Record {
             key: key.map(<[u8]>::to_vec),
             value: Some(value.as_bytes().to_vec()),
@@ -572,18 +634,16 @@ impl Driver {
         let future = match producer {
             Some(name) => {
                 if !self.producers.contains_key(name) {
-                    let p = self.cluster.producer(name).map_err(|e| e.to_string())?;
+                    let p = self.cluster.producer(name)?;
                     self.producers.insert(name.to_string(), p);
                 }
                 let p = self.producers.get_mut(name).expect("inserted above");
                 p.set_acks(acks);
-                p.send_records(&tp, vec![record])
-                    .map_err(|e| e.to_string())?
+                p.send_records(&tp, vec![record])?
             }
             None => self
                 .cluster
-                .try_append(&tp, RecordBatch::new(vec![record]), acks, None)
-                .map_err(|e| e.to_string())?,
+                .try_append(&tp, RecordBatch::new(vec![record]), acks, None)?,
         };
         let task = self
             .runtime
@@ -592,12 +652,13 @@ impl Driver {
             step: self.step,
             kind: "produce",
             txn: None,
+            cut: None,
             appended: Some((tp, offset)),
             task,
         })
     }
 
-    fn start_txn_op(&mut self, action: &Action) -> Result<PendingOp, String> {
+    fn start_txn_op(&mut self, action: &Action) -> Result<PendingOp, ActionError> {
         let txn = action
             .txn()
             .expect("transaction actions name one")
@@ -613,10 +674,11 @@ impl Driver {
                 key,
                 value,
             } => {
-                let tp = self
-                    .cluster
-                    .choose_partition(topic, *partition, key.as_deref().map(str::as_bytes))
-                    .map_err(|e| e.to_string())?;
+                let tp = self.cluster.choose_partition(
+                    topic,
+                    *partition,
+                    key.as_deref().map(str::as_bytes),
+                )?;
                 Action::Send {
                     txn: txn.clone(),
                     topic: topic.clone(),
@@ -625,13 +687,11 @@ impl Driver {
                     value: value.clone(),
                 }
             }
-            Action::Commit { crash_after, .. } | Action::Abort { crash_after, .. } => {
-                if let Some(cut) = crash_after {
-                    cut.parse::<crate::engine::transaction::CutPoint>()?;
-                }
-                action.clone()
-            }
             other => other.clone(),
+        };
+        let cut = match &action {
+            Action::Commit { crash_after, .. } | Action::Abort { crash_after, .. } => *crash_after,
+            _ => None,
         };
         let txn_name = txn.clone();
         let lock = self.txn_locks.entry(txn.clone()).or_default().clone();
@@ -652,6 +712,7 @@ impl Driver {
             step: self.step,
             kind,
             txn: Some(txn_name),
+            cut,
             appended: None,
             task,
         })
@@ -752,43 +813,80 @@ impl Driver {
                 .runtime
                 .block_on(op.task)
                 .unwrap_or_else(|e| Err(MiniKafkaError::InvalidBatch(format!("task failed: {e}"))));
-            self.finish(op.step, op.kind, result);
+            let done = Done {
+                step: op.step,
+                kind: op.kind,
+                txn: op.txn,
+                cut: op.cut,
+            };
+            self.finish(done, result);
         }
     }
 
     /// Records the end of an operation of an earlier step (or of this one,
     /// which [`Self::take_own_result`] then reads back).
-    fn finish(&mut self, step: usize, kind: &'static str, result: OpResult) {
+    fn finish(&mut self, op: Done, result: OpResult) {
+        let own = op.step == self.step;
         match result {
-            Ok(report) => {
-                if let Some(report) = report {
-                    self.last_recovery = Some(report);
-                }
-                if step == self.step {
-                    self.own_outcome = Some(Outcome::Ok);
+            Ok(None) if own => self.own_outcome = Some(Outcome::Ok),
+            Ok(None) => self.events.push(Event {
+                step: self.step,
+                text: format!("{} of step {} completed", op.kind, op.step),
+            }),
+            // Only a commit or abort that crashed at its cut point reports
+            // a recovery.
+            Ok(Some(report)) => {
+                let text = narrate::cut_crash(
+                    op.kind == "commit",
+                    op.txn.as_deref().unwrap_or_default(),
+                    op.cut.unwrap_or(CutPoint::Prepare),
+                    (!own).then_some(op.step),
+                    &report,
+                    self.resends_markers(),
+                );
+                self.last_recovery = Some(report);
+                if own {
+                    self.own_outcome = Some(Outcome::Recovered(text));
                 } else {
                     self.events.push(Event {
                         step: self.step,
-                        text: format!("{kind} of step {step} completed"),
+                        text: text.clone(),
                     });
+                    self.crashed_in_step = Some(text);
                 }
             }
+            Err(e) if own => self.own_outcome = Some(Outcome::Error(e.into())),
             Err(e) => {
-                if step != self.step {
-                    self.errors.push(ErrorEvent {
-                        step,
-                        message: e.to_string(),
-                    });
-                    self.events.push(Event {
-                        step: self.step,
-                        text: format!("{kind} of step {step} failed: {e}"),
-                    });
-                } else {
-                    self.own_outcome = Some(Outcome::Error(e.to_string()));
-                }
+                self.events.push(Event {
+                    step: self.step,
+                    text: format!("{} of step {} failed: {e}", op.kind, op.step),
+                });
+                self.errors.push(ErrorEvent {
+                    step: op.step,
+                    message: e.to_string(),
+                    code: e.code(),
+                });
             }
         }
     }
+}
+
+/// How [`Driver::start`] left an action.
+enum Started {
+    /// Finished at once.
+    Done,
+    /// Crashed the cluster on purpose; recovery ran (the sentence).
+    Recovered(String),
+    /// Waiting: finishes at this step's quiescence or later.
+    Pending(PendingOp),
+}
+
+/// What [`Driver::finish`] needs of a finished operation.
+struct Done {
+    step: usize,
+    kind: &'static str,
+    txn: Option<String>,
+    cut: Option<CutPoint>,
 }
 
 /// The broker ids of a data directory: every `broker-<id>` folder and every
@@ -898,13 +996,9 @@ async fn run_txn_op(
             Ok(None)
         }
         Action::Commit { crash_after, .. } => {
-            let cut = crash_after.map(|c| c.parse().expect("checked before spawning"));
-            end_outcome(handle()?.commit_until(cut).await?)
+            end_outcome(handle()?.commit_until(crash_after).await?)
         }
-        Action::Abort { crash_after, .. } => {
-            let cut = crash_after.map(|c| c.parse().expect("checked before spawning"));
-            end_outcome(handle()?.abort_until(cut).await?)
-        }
+        Action::Abort { crash_after, .. } => end_outcome(handle()?.abort_until(crash_after).await?),
         _ => Ok(None),
     }
 }

@@ -4,14 +4,17 @@
 
 pub mod action;
 pub mod driver;
+pub mod limits;
+pub mod narrate;
+pub mod outcome;
 pub mod recording;
 pub mod snapshot;
 pub mod timeline;
 pub mod ui_step;
-pub mod values;
 
 pub use action::Action;
-pub use driver::{Driver, Outcome};
+pub use driver::Driver;
+pub use outcome::{ActionError, Outcome, OutcomeKind};
 pub use recording::{Recording, RecordingError, RecordingWriter, Step};
 pub use snapshot::{Snapshot, SnapshotSource};
 pub use timeline::Timeline;

@@ -1,6 +1,10 @@
 //! Recordings (SPEC §4): JSON Lines, UTF-8. Line 1 is the header; every other
 //! non-blank line is one step. Unknown fields are ignored; an unknown action
-//! or a wrong version is an error naming the file and the line.
+//! or a wrong version is an error naming the file and the line. Typed fields
+//! (`acks`, `crash_after`, the tear target) are parsed here, and every
+//! header and step is held to the caps of [`crate::session::limits`], so a
+//! recording that reads is one the driver can apply without allocating
+//! absurd amounts or wrapping the clock (issue 12, SPEC §5 "Errors").
 //!
 //! ```text
 //! {"mk_recording":1,"title":"…","rules":"minikafka","cluster":{…},"layout":"transactions","terminal":{"cols":120,"rows":36}}
@@ -17,6 +21,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::engine::config::Rules;
 use crate::session::action::Action;
+use crate::session::limits;
 
 /// The recording format version this build reads and writes.
 pub const RECORDING_VERSION: u32 = 1;
@@ -260,6 +265,8 @@ impl Recording {
                 "field cluster.brokers: needs at least one broker".into(),
             ));
         }
+        let mut budget =
+            limits::check_cluster(&header.cluster).map_err(|e| err(first, e.to_string()))?;
         let mut steps = Vec::new();
         for (n, line) in lines {
             let value: serde_json::Value =
@@ -268,7 +275,9 @@ impl Recording {
                 .get("action")
                 .ok_or_else(|| err(n, "field action: missing".into()))?;
             let action = Action::from_json(action_value)
-                .map_err(|e| err(n, format!("field action: {e}")))?;
+                .and_then(|a| limits::check_action(&a).map(|()| a))
+                .map_err(|e| err(n, e.to_string()))?;
+            budget.spend(&action).map_err(|e| err(n, e.to_string()))?;
             let at_ms = match value.get("at_ms") {
                 None => 0,
                 Some(v) => v
@@ -421,6 +430,53 @@ mod tests {
                 .to_string()
                 .contains("field caption")
         );
+    }
+
+    #[test]
+    fn typed_fields_and_limits_are_checked_on_reading_with_line_and_field() {
+        let parse = |steps: &[&str]| {
+            Recording::parse("r.jsonl", &format!("{HEADER}\n{}\n", steps.join("\n")))
+                .map_err(|e| e.to_string())
+        };
+        assert_eq!(
+            parse(&[
+                r#"{"action":"note"}"#,
+                r#"{"action":{"produce":{"topic":"out","value":"v","acks":"2"}}}"#
+            ])
+            .unwrap_err(),
+            "r.jsonl:3: field action.produce.acks: unknown acks \"2\": expected \"0\", \"1\" or \"all\""
+        );
+        assert!(
+            parse(&[r#"{"action":{"abort":{"txn":"t","crash_after":"later"}}}"#])
+                .unwrap_err()
+                .starts_with("r.jsonl:2: field action.abort.crash_after: unknown cut point")
+        );
+        // The clock's total counts across steps; the line is the one past it.
+        assert!(
+            parse(&[
+                r#"{"action":{"advance_clock":{"ms":9007199254740000}}}"#,
+                r#"{"action":{"advance_clock":{"ms":991}}}"#,
+                r#"{"action":{"advance_clock":{"ms":1}}}"#
+            ])
+            .unwrap_err()
+            .starts_with("r.jsonl:4: field action.advance_clock.ms: ")
+        );
+        let header = HEADER.replace("\"partitions\":1", "\"partitions\":257");
+        assert_eq!(
+            Recording::parse("r.jsonl", &header)
+                .unwrap_err()
+                .to_string(),
+            "r.jsonl:1: field cluster.topics[0].partitions: 257 partitions; the cap is 256 partitions per topic"
+        );
+        let r = parse(&[
+            r#"{"action":{"produce":{"topic":"out","value":"v","acks":"0"}}}"#,
+            r#"{"action":{"commit":{"txn":"t","crash_after":"marker:2"}}}"#,
+            r#"{"action":{"tear":{"target":{"topic":"out","partition":0,"broker":1},"cut_bytes":3}}}"#,
+        ])
+        .unwrap();
+        assert_eq!(Recording::parse("r.jsonl", &r.to_jsonl()).unwrap(), r);
+        assert!(r.to_jsonl().contains(r#""acks":"0""#));
+        assert!(r.to_jsonl().contains(r#""crash_after":"marker:2""#));
     }
 
     #[test]

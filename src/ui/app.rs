@@ -53,6 +53,9 @@ pub enum Msg {
 pub enum StatusKind {
     Ok,
     Pending,
+    /// The step crashed the cluster on purpose (crash, tear, a cut point)
+    /// and recovery ran.
+    Recovered,
     Error,
 }
 
@@ -75,14 +78,16 @@ impl Status {
     /// The status of step `step`, action `name`, ended with `outcome`: the
     /// one place an [`Outcome`] becomes a status kind and text.
     pub fn of_outcome(step: usize, name: &str, outcome: &Outcome) -> Self {
-        let (kind, how) = match outcome {
-            Outcome::Ok => (StatusKind::Ok, "ok".to_string()),
-            Outcome::Pending => (StatusKind::Pending, "pending".to_string()),
-            Outcome::Error(e) => (StatusKind::Error, format!("error: {e}")),
+        let (kind, text) = match outcome {
+            Outcome::Ok => (StatusKind::Ok, format!("{name}: ok")),
+            Outcome::Pending => (StatusKind::Pending, format!("{name}: pending")),
+            // The sentence names the action and what recovery did.
+            Outcome::Recovered(sentence) => (StatusKind::Recovered, sentence.clone()),
+            Outcome::Error(e) => (StatusKind::Error, format!("{name}: error: {e}")),
         };
         Self {
             kind,
-            text: format!("step {step}: {name}: {how}"),
+            text: format!("step {step}: {text}"),
         }
     }
 }
@@ -541,6 +546,11 @@ impl App {
             elapsed_ms,
             ..
         } = &mut **live;
+        // An action past a limit (docs/recording-format.md) is neither
+        // applied nor recorded: the recording would not read back.
+        driver
+            .refuse(&action)
+            .map_err(|e| format!("{}: refused: {e}", action.name()))?;
         let outcome = driver.apply(&action);
         if let Some(w) = recorder {
             let step = Step {
@@ -734,12 +744,22 @@ mod tests {
             Status::of_outcome(4, "send", &Outcome::Pending).kind,
             StatusKind::Pending
         );
-        let e = Status::of_outcome(5, "commit", &Outcome::Error("unknown transaction".into()));
+        let invalid = crate::session::action::FieldError::new("action.tear", "give one");
+        let e = Status::of_outcome(5, "tear", &Outcome::Error(invalid.into()));
         assert_eq!(
             (e.kind, e.text.as_str()),
             (
                 StatusKind::Error,
-                "step 5: commit: error: unknown transaction"
+                "step 5: tear: error: field action.tear: give one"
+            )
+        );
+        let sentence = "crash: recovery found nothing to repair";
+        let r = Status::of_outcome(6, "crash", &Outcome::Recovered(sentence.into()));
+        assert_eq!(
+            (r.kind, r.text.as_str()),
+            (
+                StatusKind::Recovered,
+                "step 6: crash: recovery found nothing to repair"
             )
         );
     }

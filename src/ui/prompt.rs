@@ -19,7 +19,6 @@ use std::collections::{BTreeMap, BTreeSet};
 use crate::session::Action;
 use crate::session::action::{GarbageSpec, OffsetSpec, TearTargetSpec};
 use crate::session::snapshot::Snapshot;
-use crate::session::values::{check_acks, check_cut_point};
 use crate::ui::i18n::Lang;
 use crate::ui::keys::PromptKind;
 
@@ -315,18 +314,6 @@ fn replica(facts: &Facts, topic: &str, partition: u32, s: &str) -> Result<u32, S
     }
 }
 
-/// `acks` and a cut point as the engine reads them, so the prompt accepts
-/// exactly what the driver does.
-fn acks(s: &str) -> Result<String, String> {
-    check_acks(s)?;
-    Ok(s.to_string())
-}
-
-fn cut_point(s: &str) -> Result<String, String> {
-    check_cut_point(s)?;
-    Ok(s.to_string())
-}
-
 /// `cut_bytes` or the default garbage tail.
 fn tear(target: TearTargetSpec, how: &str) -> Result<Action, String> {
     Ok(if how == "garbage" {
@@ -363,7 +350,10 @@ pub fn parse(kind: PromptKind, text: &str, facts: &Facts) -> Result<Action, Stri
                 topic,
                 key: a.field("key").map(str::to_string),
                 value: a.at(1).to_string(),
-                acks: a.field("acks").map(acks).transpose()?,
+                // Parsed into the action's typed field, by the same parser a
+                // recording's `acks` goes through: the prompt accepts exactly
+                // what a recording does.
+                acks: a.field("acks").map(str::parse).transpose()?,
                 producer: a.field("producer").map(str::to_string),
             }
         }
@@ -417,7 +407,7 @@ pub fn parse(kind: PromptKind, text: &str, facts: &Facts) -> Result<Action, Stri
             let a = a(&["transaction id", "cut point"], &[])?;
             Action::Commit {
                 txn: a.at(0).to_string(),
-                crash_after: Some(cut_point(a.at(1))?),
+                crash_after: Some(a.at(1).parse()?),
             }
         }
         PromptKind::ReplicateBroker => Action::Replicate {
@@ -429,7 +419,7 @@ pub fn parse(kind: PromptKind, text: &str, facts: &Facts) -> Result<Action, Stri
             ms: number(a(&["milliseconds"], &[])?.at(0), "milliseconds")?,
         },
         PromptKind::TearJournal => tear(
-            TearTargetSpec::Named("journal".into()),
+            TearTargetSpec::Journal,
             a(&["bytes to cut or garbage"], &[])?.at(0),
         )?,
         PromptKind::TearLog => {
@@ -603,7 +593,7 @@ mod tests {
                 partition: None,
                 key: Some("k 1".into()),
                 value: "hello world".into(),
-                acks: Some("all".into()),
+                acks: Some("all".parse().unwrap()),
                 producer: None
             }
         );
@@ -644,7 +634,7 @@ mod tests {
         ));
         assert!(matches!(
             ok(PromptKind::CrashAtCut, "tx-1 marker:1"),
-            Action::Commit { crash_after: Some(ref c), .. } if c == "marker:1"
+            Action::Commit { crash_after: Some(c), .. } if c.name() == "marker:1"
         ));
         assert!(matches!(
             ok(PromptKind::SendOffsets, "tx-1 workers in-0 7"),

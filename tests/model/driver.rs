@@ -107,7 +107,7 @@ impl Model {
                 key: None,
                 producer: None,
             } => {
-                let acks = acks.as_deref().unwrap_or("1");
+                let acks_all = *acks == Some(minikafka::engine::AckMode::All);
                 let tp = self.choose(topic, *partition)?;
                 let (offset, ack) = self.mutate(|m| {
                     m.append(
@@ -116,7 +116,7 @@ impl Model {
                             value: value.clone(),
                             txn: None,
                         },
-                        acks == "all",
+                        acks_all,
                         (-1, -1),
                         None,
                     )
@@ -219,8 +219,8 @@ impl Model {
                     GarbageSpec::Default(false) => panic!("not generated"),
                 };
                 let damage = match (target, cut_bytes, append_garbage) {
-                    (TearTargetSpec::Named(_), Some(n), None) => Damage::JournalCut(*n),
-                    (TearTargetSpec::Named(_), None, Some(g)) => Damage::JournalGarbage(garbage(g)),
+                    (TearTargetSpec::Journal, Some(n), None) => Damage::JournalCut(*n),
+                    (TearTargetSpec::Journal, None, Some(g)) => Damage::JournalGarbage(garbage(g)),
                     (
                         TearTargetSpec::Log {
                             topic,

@@ -153,13 +153,12 @@ impl Model {
                     Err(e) => return Progress::Finished(Err(e)),
                 };
                 let n = marks.len();
-                let cut = crash_after.as_deref();
+                use minikafka::engine::transaction::CutPoint;
+                let cut = *crash_after;
                 let crash_after = match cut {
-                    Some("prepare") => Some(0),
-                    Some("markers") => Some(n),
-                    Some(c) if c.starts_with("marker:") => {
-                        Some(c["marker:".len()..].parse::<usize>().expect("N").min(n))
-                    }
+                    Some(CutPoint::Prepare) => Some(0),
+                    Some(CutPoint::Markers) => Some(n),
+                    Some(CutPoint::Marker(k)) => Some(k.min(n)),
                     _ => None,
                 };
                 if crash_after == Some(0) {
@@ -174,7 +173,7 @@ impl Model {
                     marks,
                     0,
                     crash_after,
-                    cut == Some("offsets"),
+                    cut == Some(CutPoint::Offsets),
                     generation,
                 )
             }

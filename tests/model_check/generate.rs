@@ -172,7 +172,11 @@ pub fn concretize(op: &Op, m: &Model, driver: &Driver, step: usize) -> Option<Ac
             partition: partition.map(|p| tp(t, p).1),
             key: None,
             value,
-            acks: Some(["0", "1", "all"][acks as usize].to_string()),
+            acks: Some(
+                ["0", "1", "all"][acks as usize]
+                    .parse()
+                    .expect("a spelling"),
+            ),
             producer: None,
         },
         Op::Begin(txn) if txn_free(txn) => Action::Begin {
@@ -209,7 +213,9 @@ pub fn concretize(op: &Op, m: &Model, driver: &Driver, step: usize) -> Option<Ac
         Op::End { txn, commit, cut } if txn_free(txn) => {
             let txn = TXNS[txn as usize].to_string();
             let crash_after = cut.map(|c| {
-                ["prepare", "marker:1", "marker:2", "markers", "offsets"][c as usize].to_string()
+                ["prepare", "marker:1", "marker:2", "markers", "offsets"][c as usize]
+                    .parse()
+                    .expect("a spelling")
             });
             if commit {
                 Action::Commit { txn, crash_after }
@@ -234,12 +240,12 @@ pub fn concretize(op: &Op, m: &Model, driver: &Driver, step: usize) -> Option<Ac
         Op::TearJournal(cut) => match cut {
             // A torn last write: at most the last frame's bytes.
             Some(c) => Action::Tear {
-                target: TearTargetSpec::Named("journal".into()),
+                target: TearTargetSpec::Journal,
                 cut_bytes: Some(1 + u64::from(c) % m.last_frame_len()?),
                 append_garbage: None,
             },
             None => Action::Tear {
-                target: TearTargetSpec::Named("journal".into()),
+                target: TearTargetSpec::Journal,
                 cut_bytes: None,
                 append_garbage: Some(GarbageSpec::Default(true)),
             },

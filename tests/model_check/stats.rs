@@ -125,7 +125,7 @@ impl Stats {
             | Action::Abort {
                 crash_after: Some(_),
                 ..
-            } if *outcome == Outcome::Ok => s.cut_crashes += 1,
+            } if matches!(outcome, Outcome::Recovered(_)) => s.cut_crashes += 1,
             Action::Promote { .. } if *outcome == Outcome::Ok => s.promotions += 1,
             _ => {}
         }

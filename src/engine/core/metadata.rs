@@ -21,6 +21,11 @@ pub const METADATA_FILE: &str = "metadata.json";
 pub const METADATA_VERSION: u32 = 1;
 /// Kafka's limit on topic name length.
 pub const MAX_TOPIC_NAME_LEN: usize = 249;
+/// The most partitions one topic may have. Every partition's replicas are
+/// allocated and their files opened when the topic is created, so a count
+/// of 2^32 would ask for gigabytes before failing; 256 is far past what a
+/// dashboard can show (docs/recording-format.md, "Limits").
+pub const MAX_PARTITIONS: u32 = 256;
 
 /// A topic and a partition number; displayed as `<topic>-<partition>`.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -186,7 +191,7 @@ impl MetadataStore {
         if self.topics.contains_key(name) {
             return Err(MiniKafkaError::TopicAlreadyExists(name.to_string()));
         }
-        if partitions == 0 {
+        if partitions == 0 || partitions > MAX_PARTITIONS {
             return Err(MiniKafkaError::InvalidPartitions(partitions));
         }
         let topic = TopicMetadata {
