@@ -447,6 +447,23 @@ fn the_status_colour_comes_from_the_outcome_kind_not_its_words() {
             .iter()
             .all(|s| s.fg == theme.waiting().fg)
     );
+    // A commit crashed at a cut point is news of its own colour: neither
+    // the ok grey nor the error red.
+    app.update(Msg::Apply(Action::Commit {
+        txn: "tx-open".into(),
+        crash_after: Some("prepare".parse().unwrap()),
+    }))
+    .unwrap();
+    assert_eq!(app.status.as_ref().unwrap().kind, StatusKind::Recovered);
+    let frame = frame_buffer(&app, 200, 40);
+    let styles = styles_of(&frame, "crashed after PREPARE_COMMIT");
+    assert!(
+        !styles.is_empty()
+            && styles.iter().all(|s| s.fg == theme.recovered().fg
+                && s.fg != theme.bad().fg
+                && s.fg != theme.dim().fg),
+        "{styles:?}"
+    );
     // a prompt left with Esc changes nothing
     app.update(Msg::Command(KeyCommand::Prompt(
         minikafka::ui::keys::PromptKind::Begin,
@@ -510,10 +527,22 @@ fn check_refuses_a_bad_ui_field_naming_file_line_and_field() {
     let dir = tempfile::tempdir().unwrap();
     let header = r#"{"mk_recording":1,"cluster":{"brokers":[1],"topics":[{"name":"out","partitions":1,"replication_factor":1}]}}"#;
     for (step, field) in [
-        (r#"{"action":{"ui":{"focus":"jornal"}}}"#, "field focus"),
-        (r#"{"action":{"ui":{"select":-1}}}"#, "field select"),
-        (r#"{"action":{"ui":{"select":"2"}}}"#, "field select"),
-        (r#"{"action":{"ui":{"toggle":"colour"}}}"#, "field toggle"),
+        (
+            r#"{"action":{"ui":{"focus":"jornal"}}}"#,
+            "field action.ui.focus: ",
+        ),
+        (
+            r#"{"action":{"ui":{"select":-1}}}"#,
+            "field action.ui.select: ",
+        ),
+        (
+            r#"{"action":{"ui":{"select":"2"}}}"#,
+            "field action.ui.select: ",
+        ),
+        (
+            r#"{"action":{"ui":{"toggle":"colour"}}}"#,
+            "field action.ui.toggle: ",
+        ),
     ] {
         let file = dir.path().join("bad.jsonl");
         let text = format!("{header}\n{{\"action\":\"note\"}}\n{step}\n");

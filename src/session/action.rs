@@ -293,8 +293,20 @@ fn typed_fields(action: &str) -> &'static [(&'static str, FieldCheck)] {
             parse_spelled::<CutPoint>(Some(v)).map(drop)
         })],
         "tear" => &[("target", |v| TearTargetSpec::try_from(v).map(drop))],
+        "ui" => &[
+            ("focus", |v| typed::<crate::session::ui_step::PaneName>(v)),
+            ("select", |v| typed::<crate::session::ui_step::Selection>(v)),
+            ("toggle", |v| typed::<crate::session::ui_step::Toggle>(v)),
+        ],
         _ => &[],
     }
+}
+
+/// A field read with its type's own deserialiser, for [`typed_fields`].
+fn typed<T: serde::de::DeserializeOwned>(v: serde_json::Value) -> Result<(), String> {
+    serde_json::from_value::<T>(v)
+        .map(drop)
+        .map_err(|e| e.to_string())
 }
 
 /// `append_garbage`: `true` (a default garbage tail) or the bytes as text.

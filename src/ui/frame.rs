@@ -108,7 +108,7 @@ pub fn status_style(theme: Theme, kind: StatusKind) -> Style {
     match kind {
         StatusKind::Ok => theme.dim(),
         StatusKind::Pending => theme.waiting(),
-        StatusKind::Recovered => theme.strong(),
+        StatusKind::Recovered => theme.recovered(),
         StatusKind::Error => theme.bad(),
     }
 }

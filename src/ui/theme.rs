@@ -79,6 +79,11 @@ impl Theme {
         self.fg(Color::Red)
     }
 
+    /// A crash or tear and what recovery did: news of its own kind.
+    pub fn recovered(&self) -> Style {
+        self.fg(Color::LightMagenta).add_modifier(Modifier::BOLD)
+    }
+
     /// Something waiting (pending, open).
     pub fn waiting(&self) -> Style {
         self.fg(Color::Yellow)

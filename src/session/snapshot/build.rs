@@ -180,6 +180,7 @@ pub fn build(driver: &Driver, bounds: &Bounds) -> Snapshot {
             .map(|e| ErrorSnapshot {
                 step: e.step,
                 message: e.message.clone(),
+                code: e.code.to_string(),
             })
             .collect(),
         events: events[events.len().saturating_sub(bounds.events)..]

@@ -376,6 +376,11 @@ pub struct EventSnapshot {
 pub struct ErrorSnapshot {
     pub step: usize,
     pub message: String,
+    /// The error's name: Kafka's for an engine error (`NotEnoughReplicas`,
+    /// `InvalidTxnState`, …), `InvalidAction` for an action refused before
+    /// it ran.
+    #[serde(default)]
+    pub code: String,
 }
 
 impl Snapshot {

@@ -375,6 +375,7 @@ mod testkit {
             errors: vec![ErrorSnapshot {
                 step: 6,
                 message: "broker 3 is stopped".into(),
+                code: "BrokerNotAvailable".into(),
             }],
             caption: Some(Caption::Bilingual {
                 en: "The LSO stops at the open transaction.".into(),
