@@ -19,7 +19,7 @@ use crate::ui::{
     headless::{self, Format},
     i18n::Lang,
     layout::{self, Layout},
-    theme::Theme,
+    theme::{Palette, Theme},
 };
 
 /// Writes to standard output. When the reader has gone away (`mk-tui render
@@ -62,6 +62,11 @@ pub struct Cli {
     /// Labels and captions: en or zh.
     #[arg(long, default_value = "en", global = true)]
     pub lang: String,
+    /// Colours: dark (the terminal's own ground), light (black on white) or
+    /// high-contrast (bold and bright on black). NO_COLOR=1 still turns
+    /// colour off.
+    #[arg(long, default_value = "dark", global = true)]
+    pub theme: String,
     /// Layout: a built-in name (default, transactions, replication, crash),
     /// a file in layouts/, or a path.
     #[arg(long, global = true)]
@@ -148,6 +153,8 @@ pub enum Command {
 /// Runs the command line; the error is the one line to print.
 pub fn run(cli: Cli) -> Result<(), String> {
     let lang: Lang = cli.lang.parse().map_err(|e| format!("--lang: {e}"))?;
+    let palette: Palette = cli.theme.parse().map_err(|e| format!("--theme: {e}"))?;
+    let theme = Theme::from_env(palette);
     let layout_spec = cli.layout.clone();
     let layout_for = |recording_layout: Option<&str>| -> Result<Layout, String> {
         match layout_spec.as_deref().or(recording_layout) {
@@ -166,7 +173,7 @@ pub fn run(cli: Cli) -> Result<(), String> {
             }
             if std::io::stdout().is_terminal() {
                 let rules: Rules = cli.rules.parse().map_err(|e| format!("--rules: {e}"))?;
-                run_live(cli.data_dir, rules, record, layout_for(None)?, lang)
+                run_live(cli.data_dir, rules, record, layout_for(None)?, lang, theme)
             } else {
                 run_demo(cli.data_dir, record)
             }
@@ -174,7 +181,7 @@ pub fn run(cli: Cli) -> Result<(), String> {
         Some(Command::Replay { file }) => {
             let recording = Recording::load(&file).map_err(|e| e.to_string())?;
             let layout = layout_for(recording.header.layout.as_deref())?;
-            let app = App::replay(recording, layout, lang, Theme::from_env())
+            let app = App::replay(recording, layout, lang, theme)
                 .map_err(|e| format!("{}:1: {e}", file.display()))?;
             ui::run::run(app)
         }
@@ -197,8 +204,12 @@ pub fn run(cli: Cli) -> Result<(), String> {
                     Some(s) => parse_size(s)?,
                     None => (120, 36),
                 };
-                let frame =
-                    headless::render_saved(snapshot, cols, rows, format, layout_for(None)?, lang)?;
+                let look = headless::Look {
+                    layout: layout_for(None)?,
+                    lang,
+                    theme,
+                };
+                let frame = headless::render_saved_in(snapshot, cols, rows, format, look)?;
                 out!("{frame}");
                 return Ok(());
             }
@@ -218,7 +229,12 @@ pub fn run(cli: Cli) -> Result<(), String> {
                 (Some(s), false) => vec![s],
                 (None, false) => vec![last],
             };
-            let frames = headless::render(recording, &steps, cols, rows, format, layout, lang)
+            let look = headless::Look {
+                layout,
+                lang,
+                theme,
+            };
+            let frames = headless::render_in(recording, &steps, cols, rows, format, look)
                 .map_err(|e| format!("{}:1: {e}", file.display()))?;
             for (step, frame) in steps.iter().zip(frames) {
                 if all {
@@ -233,7 +249,12 @@ pub fn run(cli: Cli) -> Result<(), String> {
             let layout = layout_for(recording.header.layout.as_deref())?;
             let (cols, rows) = size_of(size.as_deref(), &recording)?;
             let mut out = Vec::new();
-            headless::export_cast(recording, cols, rows, layout, lang, &mut out)
+            let look = headless::Look {
+                layout,
+                lang,
+                theme,
+            };
+            headless::export_cast_in(recording, cols, rows, look, &mut out)
                 .map_err(|e| format!("{}:1: {e}", file.display()))?;
             std::fs::write(&cast, out).map_err(|e| format!("{}: {e}", cast.display()))
         }
@@ -450,17 +471,11 @@ fn run_live(
     record: Option<Record>,
     layout: Layout,
     lang: Lang,
+    theme: Theme,
 ) -> Result<(), String> {
     let (driver, header, applied) = start_session(data_dir.as_deref(), rules)?;
     let recorder = record.map(|r| r.open(&header, &applied)).transpose()?;
-    ui::run::run(App::live(
-        driver,
-        header,
-        recorder,
-        layout,
-        lang,
-        Theme::from_env(),
-    ))
+    ui::run::run(App::live(driver, header, recorder, layout, lang, theme))
 }
 
 /// Standard output is not a terminal: print the demo cluster's state. With

@@ -10,11 +10,17 @@
 //! session and of its replay agree. A replay applies the recorded `ui` steps
 //! as the timeline passes over them, forward and back (see
 //! [`App::update`] and docs/dashboard.md).
+//!
+//! Zoom (`f`), presentation (`P`) and scrolling are the room's view, not the
+//! lesson's screen: they are not `ui` steps and a replay leaves them as the
+//! viewer set them. The help overlay is modal: while it is open only
+//! closing it, scrolling it and quitting do anything (see
+//! [`App::update`]).
 
 use std::collections::BTreeMap;
 
 use crate::session::recording::{Header, Step};
-use crate::session::snapshot::{Bounds, Isolation, SavedState, Snapshot, SnapshotSource};
+use crate::session::snapshot::{Bounds, Isolation, SavedState, Snapshot, SnapshotSource, TAIL};
 use crate::session::ui_step::{PaneName, Selection, Toggle, UiScreen, UiStep};
 use crate::session::{Action, Driver, Outcome, Recording, RecordingWriter, Timeline};
 use crate::ui::i18n::Lang;
@@ -24,8 +30,20 @@ use crate::ui::panes::PaneId;
 use crate::ui::prompt::{self, Facts, Prompt};
 use crate::ui::theme::Theme;
 
-/// How far a pane scrolls at most (panes clip what they draw anyway).
+/// How far a pane whose content has no cheap count scrolls at most (panes
+/// clip what they draw anyway).
 const MAX_SCROLL: usize = 10_000;
+
+/// A snapshot with no batches, frames, values or events: enough to see
+/// which partition's log a step changed.
+const LOGS_ONLY: Bounds = Bounds {
+    batches: 0,
+    records: 0,
+    journal_frames: 0,
+    consumer_values: 0,
+    consumer_scan_batches: 0,
+    events: 0,
+};
 
 /// The pace of a live recording: its steps are this far apart in `at_ms`.
 const LIVE_STEP_MS: u64 = 1000;
@@ -126,6 +144,12 @@ pub struct App {
     /// The selected batch row in the partitions pane.
     pub selected: Option<usize>,
     pub show_help: bool,
+    /// The help overlay's first line shown.
+    pub help_scroll: usize,
+    /// `f`: the focused pane fills the body.
+    pub zoomed: bool,
+    /// `P`: the focused pane above a large caption.
+    pub presenting: bool,
     pub prompt: Option<Prompt>,
     /// The last outcome or error.
     pub status: Option<Status>,
@@ -196,6 +220,9 @@ impl App {
             scroll: BTreeMap::new(),
             selected: None,
             show_help: false,
+            help_scroll: 0,
+            zoomed: false,
+            presenting: false,
             prompt: None,
             status: None,
             last_txn: None,
@@ -207,6 +234,21 @@ impl App {
     /// True in replay mode.
     pub fn is_replay(&self) -> bool {
         matches!(self.mode, Mode::Replay { .. })
+    }
+
+    /// True while a replay plays at the recorded pace.
+    pub fn is_playing(&self) -> bool {
+        matches!(self.mode, Mode::Replay { playing: true, .. })
+    }
+
+    /// What the key bar shows.
+    pub fn bar_state(&self) -> crate::ui::keys::BarState {
+        crate::ui::keys::BarState {
+            replay: self.is_replay(),
+            playing: self.is_playing(),
+            zoomed: self.zoomed,
+            presenting: self.presenting,
+        }
     }
 
     /// A saved state drawn as the dashboard would (`render --state`).
@@ -323,27 +365,70 @@ impl App {
         self.update(Msg::Goto(step))
     }
 
+    /// The commands the modal help lets through: everything else is
+    /// dropped, so no key reaches the engine or the screen behind it.
+    fn help_allows(command: KeyCommand) -> bool {
+        matches!(
+            command,
+            KeyCommand::Quit
+                | KeyCommand::ToggleHelp
+                | KeyCommand::Back
+                | KeyCommand::ScrollUp
+                | KeyCommand::ScrollDown
+        )
+    }
+
     fn command(&mut self, command: KeyCommand) -> Result<(), String> {
+        if self.show_help && !Self::help_allows(command) {
+            return Ok(());
+        }
         let before = self.screen();
         let panes = self.layout.panes().len().max(1);
         match command {
             KeyCommand::Quit => self.quit = true,
-            KeyCommand::ToggleHelp => self.show_help = !self.show_help,
+            KeyCommand::ToggleHelp => {
+                self.show_help = !self.show_help;
+                self.help_scroll = 0;
+            }
+            KeyCommand::Back => {
+                if self.show_help {
+                    self.show_help = false;
+                    self.help_scroll = 0;
+                } else if self.zoomed {
+                    self.zoomed = false;
+                } else {
+                    self.presenting = false;
+                }
+            }
+            KeyCommand::ToggleZoom => self.zoomed = !self.zoomed,
+            KeyCommand::TogglePresentation => {
+                self.presenting = !self.presenting;
+                // Presentation shows the focused pane, not the zoomed one.
+                self.zoomed = false;
+            }
             KeyCommand::ToggleIsolation => self.isolation = self.isolation.toggled(),
             KeyCommand::FocusNext => self.focus = (self.focus + 1) % panes,
             KeyCommand::FocusPrev => self.focus = (self.focus + panes - 1) % panes,
+            KeyCommand::ScrollUp | KeyCommand::ScrollDown if self.show_help => {
+                self.help_scroll = if command == KeyCommand::ScrollDown {
+                    (self.help_scroll + 1).min(crate::ui::help::entries(self).saturating_sub(1))
+                } else {
+                    self.help_scroll.saturating_sub(1)
+                };
+            }
             KeyCommand::ScrollUp | KeyCommand::ScrollDown => {
                 if let Some(pane) = self.focused() {
                     // Panes that follow new data count rows up from the
-                    // bottom; the others count rows down from the top.
-                    let from_bottom =
-                        matches!(pane, PaneId::Partitions | PaneId::Journal | PaneId::Events);
+                    // bottom; the others count down from the top (the
+                    // partitions pane: which partition gets the rows).
+                    let from_bottom = matches!(pane, PaneId::Journal | PaneId::Events);
                     let grow = (command == KeyCommand::ScrollUp) == from_bottom;
+                    let limit = scroll_limit(pane, &self.snapshot());
                     let s = self.scroll.entry(pane).or_default();
                     *s = if grow {
-                        (*s + 1).min(MAX_SCROLL)
+                        (*s + 1).min(limit)
                     } else {
-                        s.saturating_sub(1)
+                        (*s).min(limit).saturating_sub(1)
                     };
                 }
             }
@@ -415,17 +500,10 @@ impl App {
         let Some(prompt) = &mut self.prompt else {
             return;
         };
-        match edit {
-            PromptEdit::Cancel => self.prompt = None,
-            PromptEdit::Backspace => {
-                prompt.text.pop();
-                prompt.refusal = None;
-            }
-            PromptEdit::Char(c) => {
-                prompt.text.push(c);
-                prompt.refusal = None;
-            }
-            PromptEdit::Submit => {}
+        if edit == PromptEdit::Cancel {
+            self.prompt = None;
+        } else if prompt.edit(edit) {
+            prompt.refusal = None;
         }
     }
 
@@ -455,8 +533,10 @@ impl App {
             return Ok(());
         };
         let old = recorded_screen(timeline, timeline.step());
+        let logs = logs_of(&**timeline);
         let moved = timeline.goto(step).map(|_| ());
         let new = recorded_screen(timeline, timeline.step());
+        let changed = changed_partition(&logs, &logs_of(&**timeline));
         if old.focus != new.focus {
             let panes = self.layout.panes();
             match new.focus {
@@ -477,10 +557,20 @@ impl App {
         if old.help != new.help {
             self.show_help = new.help;
         }
+        self.follow(changed);
         if let Err(e) = &moved {
             self.status = Some(Status::error(e.clone()));
         }
         moved
+    }
+
+    /// After a step that changed partition `changed`'s log, the partitions
+    /// pane gives that partition its rows first, so the batch just written
+    /// (or, stepping back, just gone) is on screen.
+    fn follow(&mut self, changed: Option<usize>) {
+        if let Some(p) = changed {
+            self.scroll.insert(PaneId::Partitions, p);
+        }
     }
 
     /// The screen as `ui` steps describe it.
@@ -527,10 +617,13 @@ impl App {
             self.last_txn = Some(txn.clone());
         }
         let name = action.name();
+        let logs = logs_of(self.source());
         self.status = Some(match self.step_live(action) {
             Ok((step, outcome)) => Status::of_outcome(step, name, &outcome),
             Err(e) => Status::error(e),
         });
+        let changed = changed_partition(&logs, &logs_of(self.source()));
+        self.follow(changed);
     }
 
     /// One live step: applied by the driver, then appended to the
@@ -629,6 +722,74 @@ impl App {
 /// names; a test checks it).
 pub fn pane_name(pane: PaneId) -> PaneName {
     PaneName::from_name(pane.name()).expect("every pane has a recording name")
+}
+
+/// Each partition's name and log bounds (log start, LEO, batch count): what
+/// tells that a step wrote to, truncated or rolled back a log.
+fn logs_of(source: &dyn SnapshotSource) -> Vec<(String, i64, i64, usize)> {
+    source
+        .snapshot(&LOGS_ONLY)
+        .partitions
+        .iter()
+        .map(|p| {
+            (
+                p.name(),
+                p.log_start_offset,
+                p.log_end_offset,
+                p.batch_count,
+            )
+        })
+        .collect()
+}
+
+/// The first partition whose log differs between `before` and `after` (none
+/// if the partitions themselves changed, or no log did).
+fn changed_partition(
+    before: &[(String, i64, i64, usize)],
+    after: &[(String, i64, i64, usize)],
+) -> Option<usize> {
+    if before.len() != after.len() || before.iter().zip(after).any(|(a, b)| a.0 != b.0) {
+        return None;
+    }
+    before.iter().zip(after).position(|(a, b)| a != b)
+}
+
+/// How far pane `pane` scrolls in its own unit (partitions, frames, rows),
+/// from what `view` holds: past it the pane would show nothing new.
+fn scroll_limit(pane: PaneId, view: &Snapshot) -> usize {
+    let last = |n: usize| n.saturating_sub(1);
+    match pane {
+        PaneId::Partitions | PaneId::Replicas | PaneId::Watermarks => last(view.partitions.len()),
+        PaneId::Journal => last(view.journal.tail.len().min(TAIL)),
+        PaneId::Events => last(view.events.len() + view.errors.len()),
+        PaneId::Pending => last(view.pending.len()),
+        PaneId::Offsets => {
+            let staged: usize = view
+                .transactions
+                .iter()
+                .filter(|t| t.state.is_unstable() && !t.staged_offsets.is_empty())
+                .map(|t| 1 + t.staged_offsets.values().map(|m| m.len()).sum::<usize>())
+                .sum();
+            let committed: usize = view.committed_offsets.values().map(|m| m.len()).sum();
+            last(staged.max(1) + 1 + committed)
+        }
+        // Wrapped rows: at most one row per value or character.
+        PaneId::Consumers => last(
+            view.consumers
+                .read_uncommitted
+                .values()
+                .map(|v| 1 + v.len())
+                .sum(),
+        ),
+        PaneId::Caption => view.caption.as_ref().map_or(0, |c| {
+            c.text("en")
+                .chars()
+                .count()
+                .max(c.text("zh").chars().count())
+        }),
+        #[allow(unreachable_patterns)]
+        _ => MAX_SCROLL,
+    }
 }
 
 /// The screen the `ui` steps among a recording's first `step` steps leave.

@@ -5,11 +5,11 @@
 
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
-use ratatui::text::{Line, Span, Text};
-use ratatui::widgets::{Paragraph, Widget, Wrap};
+use ratatui::text::{Line, Span};
 
-use super::{PaneContext, frame};
+use super::{PaneContext, frame, lines, marks};
 use crate::session::snapshot::Snapshot;
+use crate::ui::wrap::wrap;
 
 /// Draws the pane; `ctx.scroll` scrolls the caption.
 pub fn render(view: &Snapshot, ctx: &PaneContext, area: Rect, buf: &mut Buffer) {
@@ -34,16 +34,33 @@ pub fn render(view: &Snapshot, ctx: &PaneContext, area: Rect, buf: &mut Buffer) 
         t("rules"),
         view.rules
     )));
-    let mut text = Text::default();
-    if let Some(c) = &view.caption {
-        text.extend(c.text(ctx.lang.code()).lines().map(Line::raw));
+    // Wrapped here, by display width (CJK too), so the rows out of view
+    // can be counted for the border.
+    let width = usize::from(inner.width);
+    let mut rows: Vec<Line> = view
+        .caption
+        .as_ref()
+        .map(|c| wrap(c.text(ctx.lang.code()), width))
+        .unwrap_or_default()
+        .into_iter()
+        .map(Line::raw)
+        .collect();
+    let title = Line::from(title).style(ctx.theme.dim());
+    if title.width() <= width {
+        rows.push(title);
+    } else {
+        let text: String = title.spans.iter().map(|s| s.content.as_ref()).collect();
+        rows.extend(
+            wrap(&text, width)
+                .into_iter()
+                .map(|l| Line::styled(l, ctx.theme.dim())),
+        );
     }
-    text.push_line(Line::from(title).style(ctx.theme.dim()));
-    let scroll = u16::try_from(ctx.scroll).unwrap_or(u16::MAX);
-    Paragraph::new(text)
-        .wrap(Wrap { trim: false })
-        .scroll((scroll, 0))
-        .render(inner, buf);
+    let skip = ctx.scroll.min(rows.len());
+    let shown = (rows.len() - skip).min(usize::from(inner.height));
+    marks(ctx, area, skip, rows.len() - skip - shown, buf);
+    let out = rows.into_iter().skip(skip).take(shown).collect();
+    lines(out, inner, buf);
 }
 
 #[cfg(test)]

@@ -8,7 +8,7 @@ use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 
-use super::{PaneContext, frame, lines};
+use super::{PaneContext, frame, lines, marks};
 use crate::session::snapshot::{Snapshot, TAIL};
 
 /// `values` packed into lines of at most `width` cells, at most `max` lines.
@@ -47,7 +47,9 @@ pub fn render(view: &Snapshot, ctx: &PaneContext, area: Rect, buf: &mut Buffer) 
         Rect::new(inner.x, inner.y, lw, inner.height),
         Rect::new(inner.x + lw + 1, inner.y, rw, inner.height),
     );
-    let want = usize::from(inner.height) + ctx.scroll;
+    // Every row is built (a few values per partition at most), so the
+    // border can say how many are out of view.
+    let want = usize::MAX;
     let empty = Vec::new();
     let column = |map: &BTreeMap<String, Vec<Option<String>>>, tp: &str, w: u16, max| {
         let values: Vec<String> = map
@@ -87,12 +89,15 @@ pub fn render(view: &Snapshot, ctx: &PaneContext, area: Rect, buf: &mut Buffer) 
         rs.extend((0..n).map(|i| Line::raw(rrows.get(i).cloned().unwrap_or_default())));
     }
     let height = usize::from(inner.height).saturating_sub(1);
+    let skip = ctx.scroll.min(ls.len());
+    let shown = (ls.len() - skip).min(height);
+    marks(ctx, area, skip, ls.len() - skip - shown, buf);
     for (rect, key, rows) in [
         (left, "read_uncommitted", ls),
         (right, "read_committed", rs),
     ] {
         let head = Line::styled(ctx.lang.t(key), ctx.theme.strong().underlined());
-        let body = rows.into_iter().skip(ctx.scroll).take(height);
+        let body = rows.into_iter().skip(skip).take(height);
         lines(std::iter::once(head).chain(body).collect(), rect, buf);
     }
 }

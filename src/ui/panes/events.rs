@@ -5,7 +5,7 @@ use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::text::Line;
 
-use super::{PaneContext, frame, lines};
+use super::{PaneContext, frame, lines, marks};
 use crate::session::snapshot::Snapshot;
 
 /// Draws the pane; `ctx.scroll` moves up into older events.
@@ -40,6 +40,12 @@ pub fn render(view: &Snapshot, ctx: &PaneContext, area: Rect, buf: &mut Buffer) 
     let skip = ctx
         .scroll
         .min(out.len().saturating_sub(usize::from(inner.height)));
+    let total = view.events.len() + view.errors.len();
+    let shown = out
+        .len()
+        .saturating_sub(skip)
+        .min(usize::from(inner.height));
+    marks(ctx, area, total - skip - shown, skip, buf);
     let out = out
         .into_iter()
         .skip(skip)

@@ -7,7 +7,7 @@ use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 
-use super::{PaneContext, frame, lines, tail_window};
+use super::{PaneContext, frame, lines, marks, tail_window};
 use crate::session::snapshot::{JournalFrameSnapshot, RecoverySnapshot, Snapshot, TAIL, TxnState};
 
 fn state<'a>(s: TxnState, ctx: &PaneContext) -> Span<'a> {
@@ -152,6 +152,9 @@ pub fn render(view: &Snapshot, ctx: &PaneContext, area: Rect, buf: &mut Buffer) 
             .map(|f| frame_line(f, ctx, inner.width)),
     );
     lines(out, inner, buf);
+    // Frames older than the snapshot's tail are out of view too.
+    let older = view.journal.frames.saturating_sub(tail.len()) + start;
+    marks(ctx, area, older, tail.len() - end, buf);
 }
 
 #[cfg(test)]

@@ -7,7 +7,7 @@ use ratatui::layout::{Constraint, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Cell, Row, Table, Widget};
 
-use super::{PaneContext, frame};
+use super::{PaneContext, frame, marks};
 use crate::session::snapshot::{ReplicaSnapshot, Snapshot};
 
 fn row<'a>(r: &ReplicaSnapshot, ctx: &PaneContext) -> Row<'a> {
@@ -70,10 +70,13 @@ pub fn render(view: &Snapshot, ctx: &PaneContext, area: Rect, buf: &mut Buffer) 
     ];
     let header = Row::new(vec!["#", "", "LEO", t("lag"), "ms", "ISR", ""]).style(ctx.theme.dim());
     let mut y = inner.y;
-    for p in view.partitions.iter().skip(ctx.scroll) {
+    let skip = ctx.scroll.min(view.partitions.len());
+    let mut drawn = 0;
+    for p in view.partitions.iter().skip(skip) {
         if y >= inner.bottom() {
             break;
         }
+        drawn += 1;
         let isr: Vec<String> = p.isr.iter().map(u32::to_string).collect();
         let title = Line::from(vec![
             Span::styled(p.name(), ctx.theme.strong()),
@@ -97,6 +100,8 @@ pub fn render(view: &Snapshot, ctx: &PaneContext, area: Rect, buf: &mut Buffer) 
             .render(Rect::new(inner.x, y, inner.width, h), buf);
         y += h;
     }
+    let below = view.partitions.len() - skip - drawn;
+    marks(ctx, area, skip, below, buf);
 }
 
 #[cfg(test)]
