@@ -57,9 +57,11 @@ pub enum Msg {
     Edit(PromptEdit),
     /// Replay while playing: the next step is due at the recorded pace.
     Tick,
-    /// The terminal changed size. Nothing in the state depends on it: the
-    /// next frame is built for the new area.
-    Resize,
+    /// The terminal is this many columns and rows (sent at start and on
+    /// every resize). Frames are built for their own area whatever this
+    /// says; it only bounds scrolling the help, so that no key press is
+    /// spent scrolling past its last page.
+    Resize(u16, u16),
     /// Replay: go to this step (headless `render` and `export`).
     Goto(usize),
     /// Live: apply this action now, as a key without a prompt does.
@@ -146,6 +148,8 @@ pub struct App {
     pub show_help: bool,
     /// The help overlay's first line shown.
     pub help_scroll: usize,
+    /// The terminal's size, from [`Msg::Resize`] (none headless).
+    pub size: Option<(u16, u16)>,
     /// `f`: the focused pane fills the body.
     pub zoomed: bool,
     /// `P`: the focused pane above a large caption.
@@ -221,6 +225,7 @@ impl App {
             selected: None,
             show_help: false,
             help_scroll: 0,
+            size: None,
             zoomed: false,
             presenting: false,
             prompt: None,
@@ -239,6 +244,15 @@ impl App {
     /// True while a replay plays at the recorded pace.
     pub fn is_playing(&self) -> bool {
         matches!(self.mode, Mode::Replay { playing: true, .. })
+    }
+
+    /// The help's last useful scroll position: its last page at the
+    /// terminal's size, or (size unknown) its last entry.
+    fn help_scroll_limit(&self) -> usize {
+        match self.size {
+            Some((cols, rows)) => crate::ui::help::last_first(self, cols, rows),
+            None => crate::ui::help::entries(self).saturating_sub(1),
+        }
     }
 
     /// What the key bar shows.
@@ -351,7 +365,11 @@ impl App {
                 }
                 result
             }
-            Msg::Resize => Ok(()),
+            Msg::Resize(cols, rows) => {
+                self.size = Some((cols, rows));
+                self.help_scroll = self.help_scroll.min(self.help_scroll_limit());
+                Ok(())
+            }
             Msg::Goto(step) => self.goto(step),
             Msg::Apply(action) => {
                 self.apply(action);
@@ -411,7 +429,7 @@ impl App {
             KeyCommand::FocusPrev => self.focus = (self.focus + panes - 1) % panes,
             KeyCommand::ScrollUp | KeyCommand::ScrollDown if self.show_help => {
                 self.help_scroll = if command == KeyCommand::ScrollDown {
-                    (self.help_scroll + 1).min(crate::ui::help::entries(self).saturating_sub(1))
+                    (self.help_scroll + 1).min(self.help_scroll_limit())
                 } else {
                     self.help_scroll.saturating_sub(1)
                 };

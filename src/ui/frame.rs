@@ -22,7 +22,7 @@ use crate::ui::presentation;
 use crate::ui::theme::Theme;
 
 /// The title bar, body and key bar of a frame of `area`.
-fn split(area: Rect) -> [Rect; 3] {
+pub fn split(area: Rect) -> [Rect; 3] {
     Split::vertical([
         Constraint::Length(1),
         Constraint::Fill(1),

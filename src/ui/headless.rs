@@ -11,7 +11,7 @@ use ratatui::layout::Rect;
 use ratatui::{Terminal, TerminalOptions, Viewport};
 
 use crate::session::Recording;
-use crate::ui::app::App;
+use crate::ui::app::{App, Msg};
 use crate::ui::frame::draw;
 use crate::ui::i18n::Lang;
 use crate::ui::layout::Layout;
@@ -157,6 +157,7 @@ pub fn render_in(
     look: Look,
 ) -> Result<Vec<String>, String> {
     let mut app = App::replay(recording, look.layout, look.lang, look.theme)?;
+    app.update(Msg::Resize(cols, rows))?;
     let mut frames = Vec::new();
     for &step in steps {
         app.goto_step(step)?;
@@ -192,7 +193,8 @@ pub fn render_saved_in(
     format: Format,
     look: Look,
 ) -> Result<String, String> {
-    let app = App::saved(snapshot, look.layout, look.lang, look.theme);
+    let mut app = App::saved(snapshot, look.layout, look.lang, look.theme);
+    app.update(Msg::Resize(cols, rows))?;
     Ok(match format {
         Format::Text => buffer_text(&frame_buffer(&app, cols, rows)),
         Format::Ansi => {
@@ -227,6 +229,7 @@ pub fn export_cast_in(
     let steps = recording.steps.clone();
     let title = recording.header.title.clone();
     let mut app = App::replay(recording, look.layout, look.lang, look.theme)?;
+    app.update(Msg::Resize(cols, rows))?;
     let mut terminal = AnsiTerminal::new(cols, rows).map_err(|e| e.to_string())?;
     let io = |e: std::io::Error| e.to_string();
     let header = serde_json::json!({"version": 2, "width": cols, "height": rows, "title": title, "env": {"TERM": "xterm-256color"}});

@@ -77,12 +77,14 @@ fn rows(app: &App, entry: &Entry, text_w: usize) -> Vec<Line<'static>> {
     }
 }
 
-/// Draws the overlay in the middle of `body`.
-pub fn draw(app: &App, frame: &mut Frame, body: Rect) {
-    let entries = entries_of(app);
+/// The overlay's rectangle in `body` and its entries' rows.
+fn geometry(app: &App, body: Rect) -> (Rect, Vec<Vec<Line<'static>>>) {
     let w = MAX_WIDTH.min(body.width);
     let text_w = usize::from(w.saturating_sub(2)).saturating_sub(KEY_COLUMN + GAP);
-    let per_entry: Vec<Vec<Line>> = entries.iter().map(|e| rows(app, e, text_w)).collect();
+    let per_entry: Vec<Vec<Line>> = entries_of(app)
+        .iter()
+        .map(|e| rows(app, e, text_w))
+        .collect();
     let total: usize = per_entry.iter().map(Vec::len).sum();
     let h = u16::try_from(total + 2)
         .unwrap_or(u16::MAX)
@@ -93,9 +95,42 @@ pub fn draw(app: &App, frame: &mut Frame, body: Rect) {
         w,
         h,
     );
-    frame.render_widget(Clear, area);
+    (area, per_entry)
+}
+
+/// The first entry of the last page: from it on, every entry fits in
+/// `height` rows (the last entry is shown however tall it is).
+fn last_page(per_entry: &[Vec<Line>], height: usize) -> usize {
+    let mut used = 0;
+    let mut first = per_entry.len();
+    while first > 0 && used + per_entry[first - 1].len() <= height {
+        first -= 1;
+        used += per_entry[first].len();
+    }
+    first.min(per_entry.len().saturating_sub(1))
+}
+
+/// The help's last useful scroll position in a `cols` x `rows` terminal:
+/// scrolling further would show nothing new.
+pub fn last_first(app: &App, cols: u16, rows: u16) -> usize {
+    let [_, body, _] = crate::ui::frame::split(Rect::new(0, 0, cols, rows));
+    let (area, per_entry) = geometry(app, body);
+    last_page(&per_entry, usize::from(area.height.saturating_sub(2)))
+}
+
+/// Draws the overlay in the middle of `body`.
+pub fn draw(app: &App, frame: &mut Frame, body: Rect) {
+    let (area, per_entry) = geometry(app, body);
+    // One column more on each side is cleared: a wide character there
+    // would otherwise cover the overlay's border on a real terminal.
+    let margin = Rect {
+        x: area.x.saturating_sub(1).max(body.x),
+        width: (area.width + 2).min(body.right() - area.x.saturating_sub(1).max(body.x)),
+        ..area
+    };
+    frame.render_widget(Clear, margin);
     let buf = frame.buffer_mut();
-    buf.set_style(area, app.theme.base());
+    buf.set_style(margin, app.theme.base());
     let block = Block::default()
         .borders(Borders::ALL)
         .title(format!(
@@ -108,9 +143,10 @@ pub fn draw(app: &App, frame: &mut Frame, body: Rect) {
         .border_style(app.theme.border(true));
     let inner = block.inner(area);
     block.render(area, buf);
-    // Whole entries from the first one scrolled to, as many as fit.
-    let first = app.help_scroll.min(entries.len().saturating_sub(1));
+    // Whole entries from the first one scrolled to, as many as fit; the
+    // last page is always full.
     let height = usize::from(inner.height);
+    let first = app.help_scroll.min(last_page(&per_entry, height));
     let mut lines = Vec::new();
     let mut shown = first;
     for entry in &per_entry[first..] {

@@ -1,12 +1,12 @@
 //! Presentation mode (`P`; issue 13 item 5): for a lecture on a projector,
 //! the body shows only the focused pane and, under it, the step's caption
 //! large. A terminal cannot draw a bigger font, so "large" means what a room
-//! can read from the back: bold text set on a short measure (at most
-//! [`MEASURE`] columns, centred, with margins), a line of space between the
-//! lines when they fit, and the recording's title and step above it. The
-//! caption's box grows with its text, between [`MIN_ROWS`] rows and
-//! [`MAX_SHARE`] of the body; text that still does not fit is marked
-//! "↓ N more".
+//! can read from the back, set like a slide: bold text on a short measure
+//! (at most [`MEASURE`] columns, centred, with margins), a line of space
+//! between the lines when they fit, the recording's title and step above
+//! it, the whole block centred in a box that takes a third of the body
+//! ([`MIN_SHARE`]) and grows with its text up to [`MAX_SHARE`]; text that
+//! still does not fit is marked "↓ N more".
 
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
@@ -20,10 +20,12 @@ use crate::ui::wrap::{width, wrap};
 
 /// The longest caption line, in columns: longer lines are hard to follow
 /// on a wall.
-pub const MEASURE: usize = 96;
+pub const MEASURE: usize = 64;
 /// The caption's box is never lower than this (borders included)...
 pub const MIN_ROWS: u16 = 6;
-/// ...nor higher than this share of the body, in percent.
+/// ...nor lower than this share of the body, in percent...
+pub const MIN_SHARE: u16 = 33;
+/// ...nor higher than this one (unless the minimum rows need more).
 pub const MAX_SHARE: u16 = 45;
 
 /// Columns left free on each side of the text.
@@ -70,8 +72,10 @@ pub fn caption_height(app: &App, view: &Snapshot, width: u16) -> u16 {
 /// The box's height in a body of `body_h` rows: what it wants, within the
 /// bounds.
 pub fn clamp_height(want: u16, body_h: u16) -> u16 {
-    let max = (body_h * MAX_SHARE / 100).max(MIN_ROWS.min(body_h));
-    want.min(max)
+    let floor = MIN_ROWS.min(body_h);
+    let max = (body_h * MAX_SHARE / 100).max(floor);
+    let min = (body_h * MIN_SHARE / 100).max(floor);
+    want.clamp(min, max)
 }
 
 /// Draws the large caption into `area`.
@@ -119,6 +123,13 @@ pub fn draw_caption(app: &App, view: &Snapshot, area: Rect, buf: &mut Buffer) {
         lines.push(Line::styled(centre(line), theme.strong()));
         shown += 1;
     }
+    // The block sits in the middle of the box, as on a slide.
+    let used = u16::try_from(lines.len()).unwrap_or(u16::MAX);
+    let text = Rect {
+        y: text.y + text.height.saturating_sub(used) / 2,
+        height: used.min(text.height),
+        ..text
+    };
     Paragraph::new(lines).render(text, buf);
     panes::scroll_marks(app.lang, theme, area, 0, caption.len() - shown, buf);
 }
@@ -138,7 +149,8 @@ mod tests {
     #[test]
     fn the_box_stays_within_its_share() {
         assert_eq!(clamp_height(30, 46), 20);
-        assert_eq!(clamp_height(8, 46), 8);
+        assert_eq!(clamp_height(8, 46), 15, "a third of the body at least");
+        assert_eq!(clamp_height(17, 46), 17);
         assert_eq!(clamp_height(30, 10), 6, "never below the minimum that fits");
         assert_eq!(clamp_height(30, 4), 4);
     }

@@ -40,6 +40,10 @@ fn event_loop(
 ) -> Result<(), String> {
     let mut events = EventStream::new();
     let mut dirty = true;
+    let size = terminal
+        .size()
+        .map_err(|e| format!("cannot read the terminal's size: {e}"))?;
+    let _ = app.update(Msg::Resize(size.width, size.height));
     while !app.quit {
         if dirty {
             // The view is built for the frame's own area, after the
@@ -99,7 +103,7 @@ pub fn message(app: &App, event: &Event) -> Option<Msg> {
                 keys::command(*key, app.is_replay()).map(Msg::Command)
             }
         }
-        Event::Resize(..) => Some(Msg::Resize),
+        Event::Resize(cols, rows) => Some(Msg::Resize(*cols, *rows)),
         _ => None,
     }
 }
