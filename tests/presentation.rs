@@ -5,7 +5,6 @@
 //! the live UI into ratatui's TestBackend; text frames and style maps are
 //! insta snapshots, and styles are also asserted cell by cell.
 
-use std::collections::BTreeMap;
 use std::path::Path;
 
 use crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
@@ -690,4 +689,37 @@ fn a_replay_step_keeps_its_batch_on_screen_too() {
         "payments-1 was written: {anchors:?}"
     );
     assert!(anchors.contains(&Some(0)), "{anchors:?}");
+}
+
+#[test]
+fn scrolling_stops_at_the_end_of_what_a_pane_holds() {
+    use minikafka::ui::panes::PaneId;
+    let mut app = replay(6, Lang::En, Theme::colored());
+    app.update(Msg::Resize(80, 24)).unwrap();
+    // The caption: two wrapped rows and its title line, in two rows.
+    press(&mut app, "\t\t\t\t");
+    assert_eq!(app.focused(), Some(PaneId::Caption));
+    let top = text(&app, 80, 24);
+    assert!(top.contains("↓ 1 more"), "{top}");
+    press(&mut app, "jjjjjjjjjj");
+    assert_eq!(app.scroll[&PaneId::Caption], 2, "the last row, not ten");
+    let end = text(&app, 80, 24);
+    assert!(
+        end.contains("↑ 2 more") && end.contains("step 6/6 · clock"),
+        "{end}"
+    );
+    press(&mut app, "k");
+    assert_eq!(app.scroll[&PaneId::Caption], 1, "one k comes back at once");
+    // Replicas and watermarks scroll by partition: one here.
+    let mut app = App::replay(
+        ch08(),
+        layout::load("replication").unwrap(),
+        Lang::En,
+        Theme::colored(),
+    )
+    .unwrap();
+    let panes = app.layout.panes();
+    app.focus = panes.iter().position(|p| *p == PaneId::Replicas).unwrap();
+    press(&mut app, "jjj");
+    assert_eq!(app.scroll.get(&PaneId::Replicas).copied().unwrap_or(0), 0);
 }

@@ -255,6 +255,41 @@ impl App {
         }
     }
 
+    /// Where pane `pane` is drawn at the terminal's size, if the size is
+    /// known and the pane is on screen.
+    fn pane_area(&self, pane: PaneId, view: &Snapshot) -> Option<ratatui::layout::Rect> {
+        let (cols, rows) = self.size?;
+        let [_, body, _] = crate::ui::frame::split(ratatui::layout::Rect::new(0, 0, cols, rows));
+        crate::ui::frame::body(self, view, body)
+            .panes
+            .into_iter()
+            .find(|(p, _)| *p == pane)
+            .map(|(_, r)| r)
+    }
+
+    /// How far pane `pane` scrolls, in its own unit (partitions, frames,
+    /// rows): past it the pane would show nothing new. Panes whose rows
+    /// wrap count them at their width on screen when the terminal's size is
+    /// known; otherwise they get a bound that is never too short.
+    fn scroll_limit(&self, pane: PaneId) -> usize {
+        let view = self.snapshot();
+        let wrapped = |count: fn(
+            &Snapshot,
+            &crate::ui::panes::PaneContext,
+            ratatui::layout::Rect,
+        ) -> usize| {
+            self.pane_area(pane, &view).map(|area| {
+                count(&view, &crate::ui::frame::pane_context(self, pane), area).saturating_sub(1)
+            })
+        };
+        let exact = match pane {
+            PaneId::Caption => wrapped(crate::ui::panes::caption::row_count),
+            PaneId::Consumers => wrapped(crate::ui::panes::consumers::row_count),
+            _ => None,
+        };
+        exact.unwrap_or_else(|| scroll_limit(pane, &view))
+    }
+
     /// What the key bar shows.
     pub fn bar_state(&self) -> crate::ui::keys::BarState {
         crate::ui::keys::BarState {
@@ -441,7 +476,7 @@ impl App {
                     // partitions pane: which partition gets the rows).
                     let from_bottom = matches!(pane, PaneId::Journal | PaneId::Events);
                     let grow = (command == KeyCommand::ScrollUp) == from_bottom;
-                    let limit = scroll_limit(pane, &self.snapshot());
+                    let limit = self.scroll_limit(pane);
                     let s = self.scroll.entry(pane).or_default();
                     *s = if grow {
                         (*s + 1).min(limit)
@@ -805,6 +840,8 @@ fn scroll_limit(pane: PaneId, view: &Snapshot) -> usize {
                 .count()
                 .max(c.text("zh").chars().count())
         }),
+        // A pane added to `PaneId` scrolls freely until it says its limit
+        // here (panes clip what they draw).
         #[allow(unreachable_patterns)]
         _ => MAX_SCROLL,
     }

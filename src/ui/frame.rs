@@ -31,7 +31,8 @@ pub fn split(area: Rect) -> [Rect; 3] {
     .areas(area)
 }
 
-fn pane_context(app: &App, pane: panes::PaneId) -> PaneContext {
+/// What pane `pane` is drawn with.
+pub fn pane_context(app: &App, pane: panes::PaneId) -> PaneContext {
     PaneContext {
         lang: app.lang,
         theme: app.theme,

@@ -7,6 +7,7 @@ use std::collections::BTreeMap;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
+use ratatui::widgets::Block;
 
 use super::{PaneContext, frame, lines, marks};
 use crate::session::snapshot::{Snapshot, TAIL};
@@ -35,20 +36,28 @@ fn wrap(values: &[String], width: usize, max: usize) -> Vec<String> {
     out
 }
 
-/// Draws the pane; `ctx.scroll` skips rows below the column headers.
-pub fn render(view: &Snapshot, ctx: &PaneContext, area: Rect, buf: &mut Buffer) {
-    let inner = frame(ctx, "consumers", area, buf);
-    if inner.is_empty() {
-        return;
-    }
-    let lw = inner.width.saturating_sub(1) / 2;
-    let rw = inner.width.saturating_sub(lw + 1);
-    let (left, right) = (
-        Rect::new(inner.x, inner.y, lw, inner.height),
-        Rect::new(inner.x + lw + 1, inner.y, rw, inner.height),
-    );
-    // Every row is built (a few values per partition at most), so the
-    // border can say how many are out of view.
+/// The widths of the two columns in an inner area `width` wide.
+fn widths(width: u16) -> (u16, u16) {
+    let lw = width.saturating_sub(1) / 2;
+    (lw, width.saturating_sub(lw + 1))
+}
+
+/// How many rows the pane's columns have below their headings in `area`
+/// (the whole pane): what its scrolling can reach.
+pub fn row_count(view: &Snapshot, ctx: &PaneContext, area: Rect) -> usize {
+    let (lw, rw) = widths(Block::bordered().inner(area).width);
+    columns(view, ctx, lw, rw).0.len()
+}
+
+/// Both columns' rows: per partition a heading with the count, then the
+/// values wrapped. Every row is built (at most [`TAIL`] values per
+/// partition), so the border can say how many are out of view.
+fn columns<'a>(
+    view: &Snapshot,
+    ctx: &PaneContext,
+    lw: u16,
+    rw: u16,
+) -> (Vec<Line<'a>>, Vec<Line<'a>>) {
     let want = usize::MAX;
     let empty = Vec::new();
     let column = |map: &BTreeMap<String, Vec<Option<String>>>, tp: &str, w: u16, max| {
@@ -88,6 +97,21 @@ pub fn render(view: &Snapshot, ctx: &PaneContext, area: Rect, buf: &mut Buffer) 
         ls.extend((0..n).map(|i| Line::raw(lrows.get(i).cloned().unwrap_or_default())));
         rs.extend((0..n).map(|i| Line::raw(rrows.get(i).cloned().unwrap_or_default())));
     }
+    (ls, rs)
+}
+
+/// Draws the pane; `ctx.scroll` skips rows below the column headers.
+pub fn render(view: &Snapshot, ctx: &PaneContext, area: Rect, buf: &mut Buffer) {
+    let inner = frame(ctx, "consumers", area, buf);
+    if inner.is_empty() {
+        return;
+    }
+    let (lw, rw) = widths(inner.width);
+    let (left, right) = (
+        Rect::new(inner.x, inner.y, lw, inner.height),
+        Rect::new(inner.x + lw + 1, inner.y, rw, inner.height),
+    );
+    let (ls, rs) = columns(view, ctx, lw, rw);
     let height = usize::from(inner.height).saturating_sub(1);
     let skip = ctx.scroll.min(ls.len());
     let shown = (ls.len() - skip).min(height);

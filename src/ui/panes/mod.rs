@@ -152,7 +152,7 @@ pub fn scroll_marks(
                 let w = Span::raw(t.as_str()).width();
                 (t, w)
             })
-            .find(|(_, w)| w + 1 <= free)
+            .find(|(_, w)| *w < free)
         else {
             continue;
         };
