@@ -14,6 +14,7 @@
 use std::collections::BTreeMap;
 
 use crate::session::recording::{Header, Step};
+use crate::session::snapshot::source::with_changes;
 use crate::session::snapshot::{Bounds, Isolation, SavedState, Snapshot, SnapshotSource};
 use crate::session::ui_step::{PaneName, Selection, Toggle, UiScreen, UiStep};
 use crate::session::{Action, Driver, Outcome, Recording, RecordingWriter, Timeline};
@@ -99,6 +100,9 @@ pub struct LiveSession {
     pub recorder: Option<RecordingWriter>,
     /// Time in the session, for the `at_ms` of recorded steps.
     pub elapsed_ms: u64,
+    /// A frame's snapshot taken just before the last action: what that
+    /// step changed is the difference.
+    pub before: Option<Snapshot>,
 }
 
 /// Live (keys drive the engine), replay (keys move through a recording) or
@@ -153,6 +157,7 @@ impl App {
                 header,
                 recorder,
                 elapsed_ms: 0,
+                before: None,
             })),
             title,
             layout,
@@ -209,6 +214,16 @@ impl App {
         matches!(self.mode, Mode::Replay { .. })
     }
 
+    /// A live app that knows the snapshot before its driver's last step
+    /// (see `session::snapshot::source::apply_all`), so its first frame
+    /// shows what that step changed.
+    pub fn with_before(mut self, before: Option<Snapshot>) -> Self {
+        if let Mode::Live(live) = &mut self.mode {
+            live.before = before;
+        }
+        self
+    }
+
     /// A saved state drawn as the dashboard would (`render --state`).
     pub fn saved(snapshot: Snapshot, layout: Layout, lang: Lang, theme: Theme) -> Self {
         let title = snapshot.title.clone();
@@ -248,7 +263,8 @@ impl App {
     /// ([`Bounds::FRAME`]), without record values.
     pub fn snapshot(&self) -> Snapshot {
         let mut snapshot = self.source().snapshot(&Bounds::FRAME);
-        if let Mode::Live(_) = self.mode {
+        if let Mode::Live(live) = &self.mode {
+            snapshot = with_changes(&live.driver, live.before.as_ref(), snapshot);
             snapshot.title = self.title.clone();
         }
         snapshot
@@ -544,6 +560,7 @@ impl App {
             driver,
             recorder,
             elapsed_ms,
+            before,
             ..
         } = &mut **live;
         // An action past a limit (docs/recording-format.md) is neither
@@ -551,6 +568,7 @@ impl App {
         driver
             .refuse(&action)
             .map_err(|e| format!("{}: refused: {e}", action.name()))?;
+        *before = Some(driver.snapshot(&Bounds::FRAME));
         let outcome = driver.apply(&action);
         if let Some(w) = recorder {
             let step = Step {

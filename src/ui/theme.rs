@@ -79,6 +79,20 @@ impl Theme {
         self.fg(Color::Red)
     }
 
+    /// The mark of what the last step changed (issue 13): a glyph in the
+    /// gutter, so `NO_COLOR` keeps it, and this style on the changed row.
+    pub const CHANGED_GLYPH: &'static str = "▸";
+
+    /// The style added to what the last step changed.
+    pub fn changed(&self) -> Style {
+        Style::new().add_modifier(Modifier::BOLD)
+    }
+
+    /// The style of the changed-mark glyph itself.
+    pub fn changed_mark(&self) -> Style {
+        self.fg(Color::LightYellow).add_modifier(Modifier::BOLD)
+    }
+
     /// A crash or tear and what recovery did: news of its own kind.
     pub fn recovered(&self) -> Style {
         self.fg(Color::LightMagenta).add_modifier(Modifier::BOLD)

@@ -12,6 +12,7 @@
 //! clock's actions. One function ([`fate`]) decides each batch's fate.
 
 pub mod build;
+pub mod diff;
 pub mod fate;
 pub mod source;
 pub mod text;
@@ -21,6 +22,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 pub use build::{Bounds, build};
+pub use diff::{Changes, PartitionChanges, diff};
 pub use fate::Fate;
 pub use source::{SavedState, SnapshotSource};
 
@@ -60,6 +62,10 @@ pub struct Snapshot {
     /// The current step's caption.
     #[serde(default)]
     pub caption: Option<Caption>,
+    /// What the step changed, from the snapshot before it (empty at step 0
+    /// or when the source does not know the step before).
+    #[serde(default)]
+    pub changes: Changes,
 }
 
 /// One broker of the cluster.
