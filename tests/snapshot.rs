@@ -32,18 +32,7 @@ fn recordings() -> Vec<PathBuf> {
 /// The partitions pane alone, tall enough for every batch row.
 fn partitions_pane(s: &Snapshot) -> Buffer {
     let rows: usize = s.partitions.iter().map(|p| 1 + p.window().len()).sum();
-    let area = Rect::new(0, 0, 120, rows as u16 + 2);
-    let mut buf = Buffer::empty(area);
-    let ctx = PaneContext {
-        lang: Lang::En,
-        theme: Theme::colored(),
-        focused: false,
-        scroll: 0,
-        selected: None,
-        isolation: Isolation::ReadCommitted,
-    };
-    panes::render(PaneId::Partitions, s, &ctx, area, &mut buf);
-    buf
+    pane(PaneId::Partitions, s, rows as u16 + 2)
 }
 
 fn row_text(buf: &Buffer, y: u16) -> String {
@@ -294,7 +283,7 @@ fn the_ui_layer_never_names_the_engine() {
 
 /// Draws pane `id` alone, tall enough for everything it lists.
 fn pane(id: PaneId, s: &Snapshot, rows: u16) -> Buffer {
-    let area = Rect::new(0, 0, 140, rows);
+    let area = Rect::new(0, 0, 120, rows);
     let mut buf = Buffer::empty(area);
     let ctx = PaneContext {
         lang: Lang::En,

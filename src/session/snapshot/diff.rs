@@ -14,7 +14,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde::{Deserialize, Serialize};
 
-use super::{Fate, PartitionSnapshot, Snapshot, TxnState, VALUES_SHOWN};
+use super::{Fate, PartitionSnapshot, Snapshot, TxnState};
 
 /// What changed in one partition.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -392,20 +392,7 @@ fn partition_sentences(
             .map(|&o| match at(o) {
                 // The first values a frame reads of a batch, so a frame and
                 // `mk-tui state` say the same words.
-                Some(b) if !b.records.is_empty() => {
-                    let values: Vec<&str> = b
-                        .records
-                        .iter()
-                        .take(VALUES_SHOWN)
-                        .map(|r| r.value.as_deref().unwrap_or("null"))
-                        .collect();
-                    let more = if b.len() > values.len() as i64 {
-                        ", …"
-                    } else {
-                        ""
-                    };
-                    format!("{}{more}", values.join(", "))
-                }
+                Some(b) if !b.records.is_empty() => b.values_text(),
                 _ => format!("{name}@{o}"),
             })
             .collect();

@@ -199,6 +199,24 @@ impl BatchSnapshot {
     pub fn is_empty(&self) -> bool {
         false
     }
+
+    /// Its first [`VALUES_SHOWN`] values, `null` for none, and `…` when the
+    /// batch holds more: what a frame reads of it, so a frame and
+    /// `mk-tui state` show the same words.
+    pub fn values_text(&self) -> String {
+        let values: Vec<&str> = self
+            .records
+            .iter()
+            .take(VALUES_SHOWN)
+            .map(|r| r.value.as_deref().unwrap_or("null"))
+            .collect();
+        let more = if self.len() > values.len() as i64 {
+            ", …"
+        } else {
+            ""
+        };
+        format!("{}{more}", values.join(", "))
+    }
 }
 
 /// One record.

@@ -11,7 +11,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Paragraph, Widget, Wrap};
 
 use super::{PaneContext, frame, lines, pad, tail_window};
-use crate::session::snapshot::{BatchSnapshot, PartitionSnapshot, Snapshot, VALUES_SHOWN};
+use crate::session::snapshot::{BatchSnapshot, PartitionSnapshot, Snapshot};
 use crate::ui::theme::Theme;
 
 /// How many batch rows can be selected (all partitions' windows together).
@@ -69,16 +69,7 @@ fn row<'a>(b: &BatchSnapshot, ctx: &PaneContext, selected: bool, changed: bool) 
     };
     let content = match b.control {
         Some(c) => c.name().to_uppercase(),
-        None => {
-            let values: Vec<&str> = b
-                .records
-                .iter()
-                .take(VALUES_SHOWN)
-                .map(|r| r.value.as_deref().unwrap_or("null"))
-                .collect();
-            let more = b.len() > values.len() as i64;
-            format!("[{}{}]", values.join(", "), if more { ", …" } else { "" })
-        }
+        None => format!("[{}]", b.values_text()),
     };
     let seen = if ctx.isolation.sees(b.fate) {
         "●"
