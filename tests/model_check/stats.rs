@@ -101,8 +101,8 @@ impl Stats {
         }
         for (tp, part) in &m.parts {
             for (o, b) in part.leader_log().iter().enumerate() {
-                if let Payload::Data { txn: Some(id), .. } = &b.payload {
-                    let owner = m.coord.owner(id, tp, o as i64, part.leader_log());
+                if let Payload::Data { txn: Some(_), .. } = &b.payload {
+                    let owner = m.coord.owner(tp, o as i64, part.leader_log());
                     self.orphans += u64::from(owner.is_none());
                 }
             }
