@@ -775,7 +775,8 @@ fn the_ownership_rule_can_fail() {
         let (setup, steps) = &after_marker;
         let mut run = Run::new(setup, Sabotage::None);
         for a in steps {
-            run.step(a).expect("the engine agrees with the honest model");
+            run.step(a)
+                .expect("the engine agrees with the honest model");
         }
         Snapshot::of(&run.driver)
     };
@@ -796,7 +797,11 @@ fn the_ownership_rule_can_fail() {
         run_steps(setup, steps, Sabotage::None).expect("the honest model agrees");
         let m = run_steps(setup, steps, sabotage).expect_err("a wrong rule must fail");
         assert_eq!(m.step, step, "{sabotage:?}: {}", m.message);
-        assert!(m.message.contains("read_committed"), "{sabotage:?}: {}", m.message);
+        assert!(
+            m.message.contains("read_committed"),
+            "{sabotage:?}: {}",
+            m.message
+        );
     }
     // Where the wrong rules give the same answer, they pass: each check
     // above fails for its rule's own reason.

@@ -512,7 +512,10 @@ mod tests {
         let committed: Vec<bool> = (0..4).map(|o| c.is_committed(&tp(), o, &log)).collect();
         assert_eq!(committed, [true, false, false, false]);
         // The book's lookup by id would call offset 0 aborted.
-        assert_eq!(c.instance(c.latest("a").unwrap()).state, TxState::CompleteAbort);
+        assert_eq!(
+            c.instance(c.latest("a").unwrap()).state,
+            TxState::CompleteAbort
+        );
         assert_eq!(c.markers_of(0, &tp(), &log), [(1, true)]);
         assert_eq!(c.markers_of(2, &tp(), &log), [(4, false)]);
         assert_eq!(c.marker(0, &tp(), false, &log), None);
@@ -581,7 +584,11 @@ mod tests {
         c.write(frame("b", TxState::PrepareCommit, &[6]));
         assert_eq!(c.lso(&tp(), 9), 5);
         c.write(frame("b", TxState::CompleteCommit, &[6]));
-        assert_eq!(c.lso(&tp(), 9), 9, "a complete instance's writes hold nothing");
+        assert_eq!(
+            c.lso(&tp(), 9),
+            9,
+            "a complete instance's writes hold nothing"
+        );
         assert_eq!(c.lso(&("t0".to_string(), 1), 3), 3);
     }
 }

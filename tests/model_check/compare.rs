@@ -424,11 +424,7 @@ pub fn invariants(m: &Model) -> Result<(), String> {
     // Committed offsets come from committed instances only.
     for (group, offsets) in &m.offsets {
         for (tp, value) in offsets {
-            let by = m
-                .truth
-                .staged_by
-                .get(value)
-                .and_then(|&i| m.coord.get(i));
+            let by = m.truth.staged_by.get(value).and_then(|&i| m.coord.get(i));
             if by.is_none_or(|d| d.state != TxState::CompleteCommit) {
                 return Err(format!(
                     "committed offset {group} {} = {value} was staged by an instance that is {}",
