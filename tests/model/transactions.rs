@@ -74,14 +74,15 @@ impl Model {
         if write_markers {
             for (tp, _) in data.first.clone() {
                 let stopped = self.parts.get(&tp).is_none_or(Part::leader_stopped);
-                if stopped
-                    || self
-                        .coord
-                        .marker(index, &tp, commit, self.parts[&tp].leader_log())
-                        .is_some()
-                {
+                if stopped {
                     continue;
                 }
+                let log = self.parts[&tp].leader_log();
+                if self.coord.marker(index, &tp, commit, log).is_some() {
+                    continue;
+                }
+                self.coverage.forgotten_markers_rewritten +=
+                    u64::from(self.coord.only_forgotten_marker(index, &tp, commit, log));
                 let (payload, pid) = self.marker_payload(index, commit);
                 let (offset, _) = self
                     .append(&tp, payload, false, pid, Some(index))

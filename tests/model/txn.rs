@@ -52,7 +52,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::Tp;
-use super::replication::{Batch, Payload};
+use super::replication::{Batch, Part, Payload};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TxState {
@@ -188,6 +188,17 @@ pub struct Coordinator {
     /// Transactional writes appended and waiting for their acks (memory
     /// only).
     pub pending_sends: BTreeMap<(usize, Tp), Vec<i64>>,
+    /// KNOWN DISAGREEMENT, not the documented rule (`docs/reliability.md`,
+    /// "What it found"; regression test
+    /// `known_disagreement_a_marker_a_promotion_forgot_is_written_again`):
+    /// the markers (by batch uid) that a promotion's new leader lacked. The
+    /// engine forgets them then and does not find them again when a later
+    /// promotion makes a replica that holds them the leader, although
+    /// engine-decisions.md counts as missing only what is "missing from the
+    /// current leader's log"; until a reopen it writes them again. The
+    /// model follows the engine here so that the property stays exact
+    /// elsewhere (memory only).
+    pub forgotten_markers: BTreeSet<u64>,
 }
 
 impl Coordinator {
@@ -248,6 +259,19 @@ impl Coordinator {
         }
         self.in_flight.clear();
         self.pending_sends.clear();
+        self.forgotten_markers.clear();
+    }
+
+    /// After a promotion: the known disagreement of `forgotten_markers`.
+    pub fn forget_markers_not_in(&mut self, part: &Part) {
+        let held: BTreeSet<u64> = part.leader_log().iter().map(|b| b.uid).collect();
+        for r in part.replicas.values() {
+            for b in &r.log {
+                if matches!(b.payload, Payload::Marker { .. }) && !held.contains(&b.uid) {
+                    self.forgotten_markers.insert(b.uid);
+                }
+            }
+        }
     }
 
     pub fn journal_bytes(&self) -> u64 {
@@ -326,10 +350,9 @@ impl Coordinator {
             .is_some_and(|i| self.instance(i).state == TxState::CompleteCommit)
     }
 
-    /// Instance `index`'s markers on `tp`, (offset, commit) in offset
-    /// order: the markers of its id in the leader's `log` whose candidate
-    /// (rule 2) it is.
-    pub fn markers_of(&self, index: usize, tp: &Tp, log: &[Batch]) -> Vec<(i64, bool)> {
+    /// The markers of instance `index`'s id in the leader's `log` whose
+    /// candidate (rule 2) it is: (offset, commit, batch uid).
+    fn markers_held(&self, index: usize, tp: &Tp, log: &[Batch]) -> Vec<(i64, bool, u64)> {
         let id = &self.instance(index).id;
         log.iter()
             .enumerate()
@@ -337,11 +360,39 @@ impl Coordinator {
                 Payload::Marker { txn, commit }
                     if txn == id && self.candidate(id, tp, o as i64) == Some(index) =>
                 {
-                    Some((o as i64, *commit))
+                    Some((o as i64, *commit, b.uid))
                 }
                 _ => None,
             })
             .collect()
+    }
+
+    /// Instance `index`'s markers on `tp`, (offset, commit) in offset
+    /// order: those the leader's `log` holds, less the known disagreement
+    /// of `forgotten_markers`.
+    pub fn markers_of(&self, index: usize, tp: &Tp, log: &[Batch]) -> Vec<(i64, bool)> {
+        self.markers_held(index, tp, log)
+            .into_iter()
+            .filter(|(_, _, uid)| !self.forgotten_markers.contains(uid))
+            .map(|(o, commit, _)| (o, commit))
+            .collect()
+    }
+
+    /// Whether the known disagreement decides: the leader's `log` holds
+    /// instance `index`'s marker of a type, but only one the engine forgot
+    /// (so it writes the marker again).
+    pub fn only_forgotten_marker(
+        &self,
+        index: usize,
+        tp: &Tp,
+        commit: bool,
+        log: &[Batch],
+    ) -> bool {
+        self.marker(index, tp, commit, log).is_none()
+            && self
+                .markers_held(index, tp, log)
+                .iter()
+                .any(|&(_, c, uid)| c == commit && self.forgotten_markers.contains(&uid))
     }
 
     /// Where the leader's `log` holds instance `index`'s marker of a type.
