@@ -6,7 +6,9 @@
 //! ("Transactions", "Known limits") state them, not from the engine's
 //! `TransactionCoordinator`: the only data are the journal itself (a list
 //! of frames), a list of instance records scanned linearly, and the
-//! leader's log; nothing is indexed. Each rule, and the function that is it:
+//! leader's log, besides what only memory holds (commits in flight, sends
+//! waiting for acks, and one known disagreement: `forgotten_markers`);
+//! nothing is indexed. Each rule, and the function that is it:
 //!
 //! 1. **Instances** ([`Coordinator::write`]). E9: every state change
 //!    journals the whole state. engine-decisions "Visibility is per
