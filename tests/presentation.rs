@@ -255,11 +255,17 @@ fn three_themes_style_maps() {
     }
 }
 
-/// The cells of the first row of batch `needle` in the partitions pane.
+/// The cell of the fate glyph that starts the batch row `needle` (one
+/// column wide characters only, as in the partitions pane).
 fn glyph_cell<'a>(buf: &'a Buffer, needle: &str) -> &'a ratatui::buffer::Cell {
     let text = buffer_text(buf);
-    let y = text.lines().position(|l| l.contains(needle)).unwrap();
-    &buf[(1, y as u16)]
+    let (y, line) = text
+        .lines()
+        .enumerate()
+        .find(|(_, l)| l.contains(needle))
+        .unwrap();
+    let x = line[..line.find(needle).unwrap()].chars().count();
+    &buf[(x as u16, y as u16)]
 }
 
 #[test]

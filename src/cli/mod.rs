@@ -11,6 +11,7 @@ use std::io::IsTerminal;
 use crate::demo;
 use crate::engine::config::Rules;
 use crate::session::recording::{Header, MAX_TERMINAL_SIDE, Step};
+use crate::session::snapshot::source::{apply_all, with_changes};
 use crate::session::snapshot::text as state_text;
 use crate::session::{Driver, Recording, RecordingWriter, Snapshot};
 use crate::ui::{
@@ -331,10 +332,14 @@ pub fn state_of_recording(
         Some(_) => Driver::new(&recording.header, data_dir)?,
         None => Driver::new(&recording.header, None).map_err(header_error)?,
     };
-    for s in &recording.steps[..target] {
+    let mut before = None;
+    for (i, s) in recording.steps[..target].iter().enumerate() {
+        if i + 1 == target {
+            before = Some(Snapshot::of(&driver));
+        }
         driver.apply(&s.action);
     }
-    let mut snapshot = Snapshot::of(&driver);
+    let mut snapshot = with_changes(&driver, before.as_ref(), Snapshot::of(&driver));
     snapshot.title = recording.header.title.clone();
     snapshot.total_steps = Some(last);
     snapshot.caption = target
@@ -440,10 +445,11 @@ impl Record {
 /// applied, or a data directory that holds data reopened in place (no
 /// steps). Returns the driver, the header a recording of it starts with,
 /// and the steps applied.
-fn start_session(
-    data_dir: Option<&Path>,
-    rules: Rules,
-) -> Result<(Driver, Header, Vec<Step>), String> {
+/// The driver of a live session, its header, the steps already applied,
+/// and the frame snapshot before the last of them (what it changed).
+type Session = (Driver, Header, Vec<Step>, Option<Snapshot>);
+
+fn start_session(data_dir: Option<&Path>, rules: Rules) -> Result<Session, String> {
     let reopen = data_dir.is_some_and(|d| d.read_dir().is_ok_and(|mut e| e.next().is_some()));
     let mut demo = demo::recording();
     demo.header.rules = rules.name().to_string();
@@ -452,14 +458,12 @@ fn start_session(
             let driver = Driver::open_in_place(dir, rules)?;
             let mut header = demo.header;
             header.title = format!("{} (reopened)", dir.display());
-            Ok((driver, header, Vec::new()))
+            Ok((driver, header, Vec::new(), None))
         }
         _ => {
             let mut driver = Driver::new(&demo.header, data_dir)?;
-            for step in &demo.steps {
-                driver.apply(&step.action);
-            }
-            Ok((driver, demo.header, demo.steps))
+            let before = apply_all(&mut driver, demo.steps.iter().map(|s| &s.action));
+            Ok((driver, demo.header, demo.steps, before))
         }
     }
 }
@@ -473,9 +477,9 @@ fn run_live(
     lang: Lang,
     theme: Theme,
 ) -> Result<(), String> {
-    let (driver, header, applied) = start_session(data_dir.as_deref(), rules)?;
+    let (driver, header, applied, before) = start_session(data_dir.as_deref(), rules)?;
     let recorder = record.map(|r| r.open(&header, &applied)).transpose()?;
-    ui::run::run(App::live(driver, header, recorder, layout, lang, theme))
+    ui::run::run(App::live(driver, header, recorder, layout, lang, theme).with_before(before))
 }
 
 /// Standard output is not a terminal: print the demo cluster's state. With
@@ -483,7 +487,7 @@ fn run_live(
 /// reopened directory) is written as a recording, as a live session's
 /// recording starts.
 fn run_demo(data_dir: Option<PathBuf>, record: Option<Record>) -> Result<(), String> {
-    let (driver, header, applied) = start_session(data_dir.as_deref(), Rules::Minikafka)?;
+    let (driver, header, applied, _) = start_session(data_dir.as_deref(), Rules::Minikafka)?;
     if let Some(r) = &record {
         r.open(&header, &applied)?;
     }

@@ -20,6 +20,7 @@
 use std::collections::BTreeMap;
 
 use crate::session::recording::{Header, Step};
+use crate::session::snapshot::source::with_changes;
 use crate::session::snapshot::{Bounds, Isolation, SavedState, Snapshot, SnapshotSource, TAIL};
 use crate::session::ui_step::{PaneName, Selection, Toggle, UiScreen, UiStep};
 use crate::session::{Action, Driver, Outcome, Recording, RecordingWriter, Timeline};
@@ -33,17 +34,6 @@ use crate::ui::theme::Theme;
 /// How far a pane whose content has no cheap count scrolls at most (panes
 /// clip what they draw anyway).
 const MAX_SCROLL: usize = 10_000;
-
-/// A snapshot with no batches, frames, values or events: enough to see
-/// which partition's log a step changed.
-const LOGS_ONLY: Bounds = Bounds {
-    batches: 0,
-    records: 0,
-    journal_frames: 0,
-    consumer_values: 0,
-    consumer_scan_batches: 0,
-    events: 0,
-};
 
 /// The pace of a live recording: its steps are this far apart in `at_ms`.
 const LIVE_STEP_MS: u64 = 1000;
@@ -119,6 +109,9 @@ pub struct LiveSession {
     pub recorder: Option<RecordingWriter>,
     /// Time in the session, for the `at_ms` of recorded steps.
     pub elapsed_ms: u64,
+    /// A frame's snapshot taken just before the last action: what that
+    /// step changed is the difference.
+    pub before: Option<Snapshot>,
 }
 
 /// Live (keys drive the engine), replay (keys move through a recording) or
@@ -181,6 +174,7 @@ impl App {
                 header,
                 recorder,
                 elapsed_ms: 0,
+                before: None,
             })),
             title,
             layout,
@@ -300,6 +294,16 @@ impl App {
         }
     }
 
+    /// A live app that knows the snapshot before its driver's last step
+    /// (see `session::snapshot::source::apply_all`), so its first frame
+    /// shows what that step changed.
+    pub fn with_before(mut self, before: Option<Snapshot>) -> Self {
+        if let Mode::Live(live) = &mut self.mode {
+            live.before = before;
+        }
+        self
+    }
+
     /// A saved state drawn as the dashboard would (`render --state`).
     pub fn saved(snapshot: Snapshot, layout: Layout, lang: Lang, theme: Theme) -> Self {
         let title = snapshot.title.clone();
@@ -339,7 +343,8 @@ impl App {
     /// ([`Bounds::FRAME`]), without record values.
     pub fn snapshot(&self) -> Snapshot {
         let mut snapshot = self.source().snapshot(&Bounds::FRAME);
-        if let Mode::Live(_) = self.mode {
+        if let Mode::Live(live) = &self.mode {
+            snapshot = with_changes(&live.driver, live.before.as_ref(), snapshot);
             snapshot.title = self.title.clone();
         }
         snapshot
@@ -586,10 +591,8 @@ impl App {
             return Ok(());
         };
         let old = recorded_screen(timeline, timeline.step());
-        let logs = logs_of(&**timeline);
         let moved = timeline.goto(step).map(|_| ());
         let new = recorded_screen(timeline, timeline.step());
-        let changed = changed_partition(&logs, &logs_of(&**timeline));
         if old.focus != new.focus {
             let panes = self.layout.panes();
             match new.focus {
@@ -610,18 +613,28 @@ impl App {
         if old.help != new.help {
             self.show_help = new.help;
         }
-        self.follow(changed);
+        self.follow();
         if let Err(e) = &moved {
             self.status = Some(Status::error(e.clone()));
         }
         moved
     }
 
-    /// After a step that changed partition `changed`'s log, the partitions
-    /// pane gives that partition its rows first, so the batch just written
-    /// (or, stepping back, just gone) is on screen.
-    fn follow(&mut self, changed: Option<usize>) {
-        if let Some(p) = changed {
+    /// After a step that changed a partition's log (appended a batch,
+    /// removed one, moved its start), the partitions pane gives that
+    /// partition its rows first, so the batch just written is on screen.
+    /// The step's changes are the snapshot's (`Snapshot::changes`, the
+    /// same diff the panes mark with ▸), so at a step that wrote to a
+    /// log a replay anchors where the live session did, however it got
+    /// there (forward, back or by a jump).
+    fn follow(&mut self) {
+        let view = self.snapshot();
+        let wrote = view.partitions.iter().position(|p| {
+            view.changes.partition(&p.name()).is_some_and(|c| {
+                !c.new_batches.is_empty() || !c.removed.is_empty() || c.log_start_offset.is_some()
+            })
+        });
+        if let Some(p) = wrote {
             self.scroll.insert(PaneId::Partitions, p);
         }
     }
@@ -670,13 +683,11 @@ impl App {
             self.last_txn = Some(txn.clone());
         }
         let name = action.name();
-        let logs = logs_of(self.source());
         self.status = Some(match self.step_live(action) {
             Ok((step, outcome)) => Status::of_outcome(step, name, &outcome),
             Err(e) => Status::error(e),
         });
-        let changed = changed_partition(&logs, &logs_of(self.source()));
-        self.follow(changed);
+        self.follow();
     }
 
     /// One live step: applied by the driver, then appended to the
@@ -690,6 +701,7 @@ impl App {
             driver,
             recorder,
             elapsed_ms,
+            before,
             ..
         } = &mut **live;
         // An action past a limit (docs/recording-format.md) is neither
@@ -697,6 +709,7 @@ impl App {
         driver
             .refuse(&action)
             .map_err(|e| format!("{}: refused: {e}", action.name()))?;
+        *before = Some(driver.snapshot(&Bounds::FRAME));
         let outcome = driver.apply(&action);
         if let Some(w) = recorder {
             let step = Step {
@@ -777,36 +790,6 @@ pub fn pane_name(pane: PaneId) -> PaneName {
     PaneName::from_name(pane.name()).expect("every pane has a recording name")
 }
 
-/// Each partition's name and log bounds (log start, LEO, batch count): what
-/// tells that a step wrote to, truncated or rolled back a log.
-fn logs_of(source: &dyn SnapshotSource) -> Vec<(String, i64, i64, usize)> {
-    source
-        .snapshot(&LOGS_ONLY)
-        .partitions
-        .iter()
-        .map(|p| {
-            (
-                p.name(),
-                p.log_start_offset,
-                p.log_end_offset,
-                p.batch_count,
-            )
-        })
-        .collect()
-}
-
-/// The first partition whose log differs between `before` and `after` (none
-/// if the partitions themselves changed, or no log did).
-fn changed_partition(
-    before: &[(String, i64, i64, usize)],
-    after: &[(String, i64, i64, usize)],
-) -> Option<usize> {
-    if before.len() != after.len() || before.iter().zip(after).any(|(a, b)| a.0 != b.0) {
-        return None;
-    }
-    before.iter().zip(after).position(|(a, b)| a != b)
-}
-
 /// How far pane `pane` scrolls in its own unit (partitions, frames, rows),
 /// from what `view` holds: past it the pane would show nothing new.
 fn scroll_limit(pane: PaneId, view: &Snapshot) -> usize {
@@ -814,7 +797,9 @@ fn scroll_limit(pane: PaneId, view: &Snapshot) -> usize {
     match pane {
         PaneId::Partitions | PaneId::Replicas | PaneId::Watermarks => last(view.partitions.len()),
         PaneId::Journal => last(view.journal.tail.len().min(TAIL)),
-        PaneId::Events => last(view.events.len() + view.errors.len()),
+        PaneId::Events => {
+            last(view.events.len() + view.errors.len() + view.changes.sentences.len())
+        }
         PaneId::Pending => last(view.pending.len()),
         PaneId::Offsets => {
             let staged: usize = view

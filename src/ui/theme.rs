@@ -85,6 +85,8 @@ mod light {
     pub const PURPLE: Color = Color::Indexed(90);
     pub const VIOLET: Color = Color::Indexed(127);
     pub const BLUE: Color = Color::Indexed(25);
+    /// The changed-mark: a loud orange, apart from the fates' shades.
+    pub const FLAME: Color = Color::Indexed(166);
     /// The ground the frame paints: xterm's white (231), not ANSI 15,
     /// which some light terminal themes map to a grey.
     pub const GROUND: Color = Color::Indexed(231);
@@ -240,6 +242,21 @@ impl Theme {
         self.fg3(Color::Red, light::RED, Color::LightRed)
     }
 
+    /// The mark of what the last step changed (issue 13): a glyph in the
+    /// gutter, so `NO_COLOR` keeps it, and this style on the changed row.
+    pub const CHANGED_GLYPH: &'static str = "▸";
+
+    /// The style added to what the last step changed.
+    pub fn changed(&self) -> Style {
+        Style::new().add_modifier(Modifier::BOLD)
+    }
+
+    /// The style of the changed-mark glyph itself.
+    pub fn changed_mark(&self) -> Style {
+        self.fg3(Color::LightYellow, light::FLAME, Color::LightYellow)
+            .add_modifier(Modifier::BOLD)
+    }
+
     /// A crash or tear and what recovery did: news of its own kind.
     pub fn recovered(&self) -> Style {
         self.fg3(Color::LightMagenta, light::VIOLET, Color::LightMagenta)
@@ -336,6 +353,7 @@ mod tests {
             theme.waiting(),
             theme.recovered(),
             theme.dim(),
+            theme.changed_mark(),
         ]);
         for s in styles {
             let fg = s.fg.expect("every light style names its colour");

@@ -193,6 +193,7 @@ pub fn build(driver: &Driver, bounds: &Bounds) -> Snapshot {
         title: String::new(),
         total_steps: None,
         caption: None,
+        changes: Default::default(),
     }
 }
 

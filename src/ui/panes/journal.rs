@@ -5,7 +5,10 @@
 
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
+use ratatui::style::Style;
 use ratatui::text::{Line, Span};
+
+use crate::ui::theme::Theme;
 
 use super::{PaneContext, frame, lines, marks, tail_window};
 use crate::session::snapshot::{JournalFrameSnapshot, RecoverySnapshot, Snapshot, TAIL, TxnState};
@@ -23,14 +26,25 @@ fn state<'a>(s: TxnState, ctx: &PaneContext) -> Span<'a> {
 /// transaction and its state always show.
 const COMPACT_BELOW: u16 = 50;
 
-fn frame_line<'a>(f: &JournalFrameSnapshot, ctx: &PaneContext, width: u16) -> Line<'a> {
+/// A frame's line: the changed mark (`▸` for a frame the last step wrote),
+/// number, byte offset, CRC, transaction, state and contents.
+fn frame_line<'a>(f: &JournalFrameSnapshot, ctx: &PaneContext, width: u16, new: bool) -> Line<'a> {
     let head = if width < COMPACT_BELOW {
         format!("#{:<3} ", f.number)
     } else {
         format!("#{:<4} @{:<7} {:08x} ", f.number, f.offset, f.crc)
     };
+    let (mark, head_style) = if new {
+        (
+            Span::styled(Theme::CHANGED_GLYPH, ctx.theme.changed_mark()),
+            ctx.theme.changed(),
+        )
+    } else {
+        (Span::raw(" "), Style::new())
+    };
     Line::from(vec![
-        Span::raw(head),
+        mark,
+        Span::styled(head, head_style),
         Span::styled("✓ ", ctx.theme.good()),
         Span::raw(format!("{} ", f.data.id)),
         state(f.data.state, ctx),
@@ -146,11 +160,10 @@ pub fn render(view: &Snapshot, ctx: &PaneContext, area: Rect, buf: &mut Buffer) 
     let room = height.saturating_sub(out.len());
     let tail = &view.journal.tail[view.journal.tail.len().saturating_sub(TAIL)..];
     let (start, end) = tail_window(tail.len(), room, ctx.scroll);
-    out.extend(
-        tail[start..end]
-            .iter()
-            .map(|f| frame_line(f, ctx, inner.width)),
-    );
+    out.extend(tail[start..end].iter().map(|f| {
+        let new = view.changes.journal_frames.contains(&f.number);
+        frame_line(f, ctx, inner.width, new)
+    }));
     lines(out, inner, buf);
     // Frames older than the snapshot's tail are out of view too.
     let older = view.journal.frames.saturating_sub(tail.len()) + start;

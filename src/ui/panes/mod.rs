@@ -433,6 +433,7 @@ mod testkit {
                 en: "The LSO stops at the open transaction.".into(),
                 zh: "LSO 停在未决事务处。".into(),
             }),
+            changes: Default::default(),
         }
     }
 

@@ -8,6 +8,7 @@ use ratatui::text::{Line, Span};
 
 use super::{PaneContext, frame, lines, marks};
 use crate::session::snapshot::Snapshot;
+use crate::ui::theme::Theme;
 
 /// Draws the pane; `ctx.scroll` skips rows from the top.
 pub fn render(view: &Snapshot, ctx: &PaneContext, area: Rect, buf: &mut Buffer) {
@@ -37,9 +38,19 @@ pub fn render(view: &Snapshot, ctx: &PaneContext, area: Rect, buf: &mut Buffer) 
         std::iter::once(head).chain(rows)
     });
     let head = Line::styled(format!("✓ {}", t("committed")), theme.good());
-    let committed = view.committed_offsets.iter().flat_map(|(g, m)| {
-        m.iter()
-            .map(move |(tp, o)| Line::raw(format!("  {g} {tp} = {o}")))
+    // An offset the last step published is marked `▸`.
+    let published = &view.changes.published;
+    let committed = view.committed_offsets.iter().flat_map(move |(g, m)| {
+        m.iter().map(move |(tp, o)| {
+            if published.iter().any(|(pg, ptp, _)| pg == g && ptp == tp) {
+                Line::from(vec![
+                    Span::styled(format!("{} ", Theme::CHANGED_GLYPH), theme.changed_mark()),
+                    Span::styled(format!("{g} {tp} = {o}"), theme.changed()),
+                ])
+            } else {
+                Line::raw(format!("  {g} {tp} = {o}"))
+            }
+        })
     });
     let all: Vec<Line> = none
         .into_iter()

@@ -20,7 +20,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Paragraph, Widget, Wrap};
 
 use super::{PaneContext, frame, lines, marks, pad};
-use crate::session::snapshot::{BatchSnapshot, PartitionSnapshot, Snapshot, VALUES_SHOWN};
+use crate::session::snapshot::{BatchSnapshot, PartitionSnapshot, Snapshot};
 use crate::ui::theme::Theme;
 
 /// How many batch rows can be selected (all partitions' windows together).
@@ -78,7 +78,10 @@ fn header<'a>(p: &PartitionSnapshot, ctx: &PaneContext, window: Window, anchor: 
     Line::from(spans)
 }
 
-fn row<'a>(b: &BatchSnapshot, ctx: &PaneContext, selected: bool) -> Line<'a> {
+/// A batch row: the changed mark (`▸` when the last step appended the batch
+/// or changed its fate), the fate's glyph, offsets, label, whether the
+/// isolation view's consumer reads it, the transaction and the values.
+fn row<'a>(b: &BatchSnapshot, ctx: &PaneContext, selected: bool, changed: bool) -> Line<'a> {
     let range = if b.base_offset == b.last_offset {
         b.base_offset.to_string()
     } else {
@@ -86,16 +89,7 @@ fn row<'a>(b: &BatchSnapshot, ctx: &PaneContext, selected: bool) -> Line<'a> {
     };
     let content = match b.control {
         Some(c) => c.name().to_uppercase(),
-        None => {
-            let values: Vec<&str> = b
-                .records
-                .iter()
-                .take(VALUES_SHOWN)
-                .map(|r| r.value.as_deref().unwrap_or("null"))
-                .collect();
-            let more = b.len() > values.len() as i64;
-            format!("[{}{}]", values.join(", "), if more { ", …" } else { "" })
-        }
+        None => format!("[{}]", b.values_text()),
     };
     let seen = if ctx.isolation.sees(b.fate) {
         "●"
@@ -109,15 +103,19 @@ fn row<'a>(b: &BatchSnapshot, ctx: &PaneContext, selected: bool) -> Line<'a> {
         pad(ctx.lang.t(b.fate.name()), 10),
         pad(b.transactional_id.as_deref().unwrap_or("-"), 6),
     );
-    let style = ctx.theme.fate(b.fate);
-    Line::styled(
-        text,
-        if selected {
-            style.patch(ctx.theme.selected())
-        } else {
-            style
-        },
-    )
+    let mut style = ctx.theme.fate(b.fate);
+    if changed {
+        style = style.patch(ctx.theme.changed());
+    }
+    if selected {
+        style = style.patch(ctx.theme.selected());
+    }
+    let mark = if changed {
+        Span::styled(Theme::CHANGED_GLYPH, ctx.theme.changed_mark())
+    } else {
+        Span::raw(" ")
+    };
+    Line::from(vec![mark, Span::styled(text, style)])
 }
 
 /// One row of the pane's list.
@@ -313,7 +311,14 @@ pub fn render(view: &Snapshot, ctx: &PaneContext, area: Rect, buf: &mut Buffer) 
                 plan.windows[p],
                 anchored && p == plan.anchor,
             ),
-            ListRow::Batch(p, b) => row(batch(view, p, b), ctx, selected == Some((p, b))),
+            ListRow::Batch(p, b) => {
+                let batch = batch(view, p, b);
+                let changed = view
+                    .changes
+                    .partition(&view.partitions[p].name())
+                    .is_some_and(|c| c.touches_batch(batch.base_offset));
+                row(batch, ctx, selected == Some((p, b)), changed)
+            }
         })
         .collect();
     lines(out, plan.rows_area, buf);

@@ -9,8 +9,11 @@ use ratatui::widgets::{Cell, Row, Table, Widget};
 
 use super::{PaneContext, frame, marks};
 use crate::session::snapshot::{ReplicaSnapshot, Snapshot};
+use crate::ui::theme::Theme;
 
-fn row<'a>(r: &ReplicaSnapshot, ctx: &PaneContext) -> Row<'a> {
+/// A replica's row; `changed` (its LEO moved, it joined or left the ISR, or
+/// it became or stopped being the leader at the last step) marks it `▸`.
+fn row<'a>(r: &ReplicaSnapshot, ctx: &PaneContext, changed: bool) -> Row<'a> {
     let t = |k| ctx.lang.t(k);
     let role = if r.is_leader {
         Cell::from(format!("*{}", t("leader"))).style(ctx.theme.strong())
@@ -34,10 +37,16 @@ fn row<'a>(r: &ReplicaSnapshot, ctx: &PaneContext) -> Row<'a> {
     };
     // A stopped broker is marked in its id column too: the label column is
     // the first to go when the pane is narrow.
+    let mark = if changed { Theme::CHANGED_GLYPH } else { "" };
     let broker = if r.stopped {
-        Cell::from(format!("{}■", r.broker)).style(ctx.theme.bad())
+        Cell::from(format!("{mark}{}■", r.broker)).style(ctx.theme.bad())
     } else {
-        Cell::from(r.broker.to_string())
+        Cell::from(format!("{mark}{}", r.broker))
+    };
+    let row_style = if changed {
+        ctx.theme.changed()
+    } else {
+        ratatui::style::Style::new()
     };
     Row::new(vec![
         broker,
@@ -48,6 +57,7 @@ fn row<'a>(r: &ReplicaSnapshot, ctx: &PaneContext) -> Row<'a> {
         isr,
         stopped,
     ])
+    .style(row_style)
 }
 
 /// Draws the pane; `ctx.scroll` skips whole partitions.
@@ -93,7 +103,10 @@ pub fn render(view: &Snapshot, ctx: &PaneContext, area: Rect, buf: &mut Buffer) 
         let room = usize::from(inner.bottom() - y);
         let n = p.replicas.len().min(room.saturating_sub(1));
         let h = if room == 0 { 0 } else { n as u16 + 1 };
-        let rows = p.replicas[..n].iter().map(|r| row(r, ctx));
+        let changes = view.changes.partition(&p.name());
+        let rows = p.replicas[..n]
+            .iter()
+            .map(|r| row(r, ctx, changes.is_some_and(|c| c.touches_replica(r.broker))));
         Table::new(rows, widths)
             .header(header.clone())
             .column_spacing(1)
