@@ -143,6 +143,12 @@ pub enum Command {
         /// Terminal size, COLSxROWS (default: the recording's, else 120x36).
         #[arg(long)]
         size: Option<String>,
+        /// The first step shown (its state is the first frame; default 0).
+        #[arg(long, value_name = "N")]
+        from: Option<usize>,
+        /// The last step shown (default: the recording's last).
+        #[arg(long, value_name = "M")]
+        to: Option<usize>,
     },
 }
 
@@ -229,12 +235,26 @@ pub fn run(cli: Cli) -> Result<(), String> {
             }
             Ok(())
         }
-        Some(Command::Export { file, cast, size }) => {
+        Some(Command::Export {
+            file,
+            cast,
+            size,
+            from,
+            to,
+        }) => {
             let recording = Recording::load(&file).map_err(|e| e.to_string())?;
             let layout = layout_for(recording.header.layout.as_deref())?;
             let (cols, rows) = size_of(size.as_deref(), &recording)?;
+            let last = recording.steps.len();
+            let (from, to) = (from.unwrap_or(0), to.unwrap_or(last));
+            if from > to || to > last {
+                return Err(format!(
+                    "{}: --from {from} --to {to}: expected 0 <= from <= to <= {last}, the last step",
+                    file.display()
+                ));
+            }
             let mut out = Vec::new();
-            headless::export_cast(recording, cols, rows, layout, lang, &mut out)
+            headless::export_cast(recording, cols, rows, layout, lang, (from, to), &mut out)
                 .map_err(|e| format!("{}:1: {e}", file.display()))?;
             std::fs::write(&cast, out).map_err(|e| format!("{}: {e}", cast.display()))
         }
