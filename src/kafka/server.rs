@@ -232,6 +232,8 @@ async fn ask(
         version,
         body,
     };
-    commands.send(Command::Request(request, tx)).ok()?;
+    commands
+        .send(Command::Request(Box::new(request), tx))
+        .ok()?;
     rx.await.ok()
 }

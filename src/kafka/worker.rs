@@ -60,7 +60,7 @@ impl Answer {
 /// What a connection asks of the driver thread.
 #[derive(Debug)]
 pub enum Command {
-    Request(Request, oneshot::Sender<Answer>),
+    Request(Box<Request>, oneshot::Sender<Answer>),
     Shutdown,
 }
 
@@ -254,7 +254,7 @@ impl Worker {
     pub fn run(mut self, commands: mpsc::Receiver<Command>) -> Driver {
         loop {
             match commands.recv_timeout(self.sleep_for()) {
-                Ok(Command::Request(request, reply)) => self.handle(request, reply),
+                Ok(Command::Request(request, reply)) => self.handle(*request, reply),
                 Ok(Command::Shutdown) | Err(mpsc::RecvTimeoutError::Disconnected) => break,
                 Err(mpsc::RecvTimeoutError::Timeout) => {}
             }
