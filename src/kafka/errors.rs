@@ -57,8 +57,8 @@ pub fn name_of(code: i16) -> String {
         return "NONE".into();
     }
     match ResponseError::try_from_code(code) {
+        Some(ResponseError::Unknown(_)) | None => format!("error {code}"),
         Some(e) => screaming(&format!("{e:?}")),
-        None => format!("error {code}"),
     }
 }
 
