@@ -116,8 +116,16 @@ pub fn serve(options: ServeOptions) -> Result<(), String> {
         });
     }
     let _ = adv_tx.send(advertised);
+    let signals = {
+        let _inside = runtime.enter();
+        server::Signals::install()?
+    };
     println!("ready");
-    let signal = runtime.block_on(server::serve_until_signal(listeners, commands.clone()));
+    let signal = runtime.block_on(server::serve_until_signal(
+        listeners,
+        commands.clone(),
+        signals,
+    ));
     eprintln!("mk-tui serve: {signal}: closing");
     runtime.shutdown_timeout(std::time::Duration::from_secs(2));
     let _ = commands.send(Command::Shutdown);

@@ -30,40 +30,64 @@ const MAX_FETCH_WAIT: Duration = Duration::from_secs(30);
 /// How often a waiting fetch asks again.
 const FETCH_POLL: Duration = Duration::from_millis(20);
 
+/// SIGTERM and Ctrl-C (SIGINT), listened for from the moment this is made:
+/// made before `ready` is printed, so a signal sent right after it is not
+/// the default kill.
+pub struct Signals {
+    #[cfg(unix)]
+    term: tokio::signal::unix::Signal,
+    #[cfg(unix)]
+    int: tokio::signal::unix::Signal,
+}
+
+impl Signals {
+    /// Installs the handlers (inside the runtime).
+    pub fn install() -> Result<Self, String> {
+        #[cfg(unix)]
+        {
+            use tokio::signal::unix::{SignalKind, signal};
+            let term = signal(SignalKind::terminate())
+                .map_err(|e| format!("cannot catch SIGTERM: {e}"))?;
+            let int =
+                signal(SignalKind::interrupt()).map_err(|e| format!("cannot catch Ctrl-C: {e}"))?;
+            Ok(Self { term, int })
+        }
+        #[cfg(not(unix))]
+        {
+            Ok(Self {})
+        }
+    }
+
+    /// Waits for one; returns its name.
+    async fn next(&mut self) -> &'static str {
+        #[cfg(unix)]
+        {
+            tokio::select! {
+                _ = self.int.recv() => "Ctrl-C",
+                _ = self.term.recv() => "SIGTERM",
+            }
+        }
+        #[cfg(not(unix))]
+        {
+            let _ = tokio::signal::ctrl_c().await;
+            "Ctrl-C"
+        }
+    }
+}
+
 /// Serves every listener until SIGTERM or Ctrl-C; returns which one came.
 pub async fn serve_until_signal(
     listeners: Vec<(BrokerId, TcpListener)>,
     commands: mpsc::Sender<Command>,
+    mut signals: Signals,
 ) -> &'static str {
     let mut tasks = JoinSet::new();
     for (broker, listener) in listeners {
         tasks.spawn(accept_loop(broker, listener, commands.clone()));
     }
-    let signal = wait_for_signal().await;
+    let signal = signals.next().await;
     tasks.abort_all();
     signal
-}
-
-async fn wait_for_signal() -> &'static str {
-    #[cfg(unix)]
-    {
-        use tokio::signal::unix::{SignalKind, signal};
-        match signal(SignalKind::terminate()) {
-            Ok(mut term) => tokio::select! {
-                _ = tokio::signal::ctrl_c() => "Ctrl-C",
-                _ = term.recv() => "SIGTERM",
-            },
-            Err(_) => {
-                let _ = tokio::signal::ctrl_c().await;
-                "Ctrl-C"
-            }
-        }
-    }
-    #[cfg(not(unix))]
-    {
-        let _ = tokio::signal::ctrl_c().await;
-        "Ctrl-C"
-    }
 }
 
 async fn accept_loop(broker: BrokerId, listener: TcpListener, commands: mpsc::Sender<Command>) {
