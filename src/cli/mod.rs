@@ -6,6 +6,9 @@ use std::path::{Path, PathBuf};
 
 use clap::{Parser, Subcommand};
 
+#[cfg(feature = "serve")]
+mod serve;
+
 use std::io::IsTerminal;
 
 use crate::demo;
@@ -133,6 +136,9 @@ pub enum Command {
         #[arg(long, default_value = "text")]
         format: String,
     },
+    /// Serve the cluster to real Kafka clients on loopback (docs/kafka-protocol.md).
+    #[cfg(feature = "serve")]
+    Serve(serve::ServeArgs),
     /// Export a recording as an asciinema cast (asciicast v2).
     Export {
         /// The recording.
@@ -235,6 +241,8 @@ pub fn run(cli: Cli) -> Result<(), String> {
             }
             Ok(())
         }
+        #[cfg(feature = "serve")]
+        Some(Command::Serve(args)) => serve::run(args),
         Some(Command::Export {
             file,
             cast,
