@@ -273,6 +273,7 @@ fn the_cast_is_asciicast_v2_paced_by_at_ms_with_markers() {
         36,
         layout::builtin_default(),
         Lang::En,
+        (0, 6),
         &mut out,
     )
     .unwrap();
@@ -295,16 +296,25 @@ fn the_cast_is_asciicast_v2_paced_by_at_ms_with_markers() {
         .collect();
     assert_eq!(
         outputs,
-        [0.0, 0.0, 1.5, 3.0, 4.5, 6.0, 7.5],
-        "step 0 then one frame per step at at_ms"
+        [0.0, 2.0, 3.5, 5.0, 6.5, 8.0, 9.5],
+        "step 0 held under the title, then one frame per step at at_ms"
     );
     let markers: Vec<&str> = events
         .iter()
         .filter(|e| e[1] == "m")
         .map(|e| e[2].as_str().unwrap())
         .collect();
-    assert_eq!(markers.len(), 5, "one marker per captioned step");
-    assert!(markers[0].starts_with("Open transaction tx-1"));
+    assert_eq!(
+        markers.len(),
+        6,
+        "the title, then one marker per captioned step"
+    );
+    assert_eq!(markers[0], "Chapter 8: the visibility boundary");
+    assert!(
+        markers[1].starts_with("step 1: Open transaction tx-1"),
+        "{markers:?}"
+    );
+    assert!(markers[1..].iter().all(|m| m.starts_with("step ")));
     assert!(
         events
             .iter()

@@ -6,6 +6,9 @@ use std::path::{Path, PathBuf};
 
 use clap::{Parser, Subcommand};
 
+#[cfg(feature = "serve")]
+mod serve;
+
 use std::io::IsTerminal;
 
 use crate::demo;
@@ -138,6 +141,9 @@ pub enum Command {
         #[arg(long, default_value = "text")]
         format: String,
     },
+    /// Serve the cluster to real Kafka clients on loopback (docs/kafka-protocol.md).
+    #[cfg(feature = "serve")]
+    Serve(serve::ServeArgs),
     /// Export a recording as an asciinema cast (asciicast v2).
     Export {
         /// The recording.
@@ -148,6 +154,12 @@ pub enum Command {
         /// Terminal size, COLSxROWS (default: the recording's, else 120x36).
         #[arg(long)]
         size: Option<String>,
+        /// The first step shown (its state is the first frame; default 0).
+        #[arg(long, value_name = "N")]
+        from: Option<usize>,
+        /// The last step shown (default: the recording's last).
+        #[arg(long, value_name = "M")]
+        to: Option<usize>,
     },
 }
 
@@ -245,17 +257,33 @@ pub fn run(cli: Cli) -> Result<(), String> {
             }
             Ok(())
         }
-        Some(Command::Export { file, cast, size }) => {
+        #[cfg(feature = "serve")]
+        Some(Command::Serve(args)) => serve::run(args),
+        Some(Command::Export {
+            file,
+            cast,
+            size,
+            from,
+            to,
+        }) => {
             let recording = Recording::load(&file).map_err(|e| e.to_string())?;
             let layout = layout_for(recording.header.layout.as_deref())?;
             let (cols, rows) = size_of(size.as_deref(), &recording)?;
+            let last = recording.steps.len();
+            let (from, to) = (from.unwrap_or(0), to.unwrap_or(last));
+            if from > to || to > last {
+                return Err(format!(
+                    "{}: --from {from} --to {to}: expected 0 <= from <= to <= {last}, the last step",
+                    file.display()
+                ));
+            }
             let mut out = Vec::new();
             let look = headless::Look {
                 layout,
                 lang,
                 theme,
             };
-            headless::export_cast_in(recording, cols, rows, look, &mut out)
+            headless::export_cast_in(recording, cols, rows, look, (from, to), &mut out)
                 .map_err(|e| format!("{}:1: {e}", file.display()))?;
             std::fs::write(&cast, out).map_err(|e| format!("{}: {e}", cast.display()))
         }

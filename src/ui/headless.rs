@@ -204,17 +204,33 @@ pub fn render_saved_in(
     })
 }
 
-/// Writes `recording` as an asciicast v2 file to `out`, in the default
-/// theme.
+/// How long a cast holds its first frame (the recording's title and the
+/// state it starts from) before the first step plays.
+pub const TITLE_HOLD_S: f64 = 2.0;
+
+/// Writes the steps `from..=to` of `recording` as an asciicast v2 file to
+/// `out`, in the default theme ([`export_cast_in`] picks one). The first
+/// frame is the state at step `from` (step 0: the fresh cluster), held for
+/// [`TITLE_HOLD_S`] under a marker with the recording's title; each later
+/// step follows at its `at_ms` (relative to `from`'s), and a captioned step
+/// adds a marker labelled "step N: caption".
 pub fn export_cast(
     recording: Recording,
     cols: u16,
     rows: u16,
     layout: Layout,
     lang: Lang,
+    (from, to): (usize, usize),
     out: &mut impl Write,
 ) -> Result<(), String> {
-    export_cast_in(recording, cols, rows, Look::new(layout, lang), out)
+    export_cast_in(
+        recording,
+        cols,
+        rows,
+        Look::new(layout, lang),
+        (from, to),
+        out,
+    )
 }
 
 /// [`export_cast`] as `look` says.
@@ -223,9 +239,16 @@ pub fn export_cast_in(
     cols: u16,
     rows: u16,
     look: Look,
+    (from, to): (usize, usize),
     out: &mut impl Write,
 ) -> Result<(), String> {
     let lang = look.lang;
+    let last = recording.steps.len();
+    if from > to || to > last {
+        return Err(format!(
+            "steps {from} to {to}: expected 0 <= from <= to <= {last}, the last step"
+        ));
+    }
     let steps = recording.steps.clone();
     let title = recording.header.title.clone();
     let mut app = App::replay(recording, look.layout, look.lang, look.theme)?;
@@ -237,20 +260,33 @@ pub fn export_cast_in(
     let mut emit = |t: f64, kind: &str, data: String| {
         writeln!(out, "{}", serde_json::json!([t, kind, data])).map_err(io)
     };
-    // Clear the screen and draw step 0.
+    // Clear the screen and draw the first frame; say what it is.
+    app.goto_step(from)?;
     let first = terminal.draw(&app).map_err(io)?;
     emit(
         0.0,
         "o",
         format!("\u{1b}[2J{}", String::from_utf8_lossy(&first)),
     )?;
-    for (i, step) in steps.iter().enumerate() {
+    let label = match (from, title.is_empty()) {
+        (0, false) => title.clone(),
+        (0, true) => "step 0".to_string(),
+        (n, false) => format!("step {n}: {title}"),
+        (n, true) => format!("step {n}"),
+    };
+    emit(0.0, "m", label)?;
+    let start_ms = from.checked_sub(1).map_or(0, |i| steps[i].at_ms);
+    for (i, step) in steps.iter().enumerate().take(to).skip(from) {
         app.goto_step(i + 1)?;
-        let t = step.at_ms as f64 / 1000.0;
+        let t = TITLE_HOLD_S + step.at_ms.saturating_sub(start_ms) as f64 / 1000.0;
         let bytes = terminal.draw(&app).map_err(io)?;
         emit(t, "o", String::from_utf8_lossy(&bytes).into_owned())?;
         if let Some(caption) = &step.caption {
-            emit(t, "m", caption.text(lang.code()).to_string())?;
+            emit(
+                t,
+                "m",
+                format!("step {}: {}", i + 1, caption.text(lang.code())),
+            )?;
         }
     }
     Ok(())
