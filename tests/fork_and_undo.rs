@@ -256,3 +256,49 @@ fn brackets_jump_between_captioned_steps() {
     want.truncate(captioned.len());
     assert_eq!(back, want, "and back");
 }
+
+/// The mouse (issue 13, item 8): a click focuses the pane under it, the
+/// wheel scrolls the pane under it, and both wait while the help is open.
+#[test]
+fn a_click_focuses_the_pane_under_it_and_the_wheel_scrolls_it() {
+    let (_, rec) = recording("ch08-offsets.jsonl");
+    let mut app = App::replay(rec, layout::builtin_default(), Lang::En, theme()).unwrap();
+    app.update(Msg::Resize(120, 36)).unwrap();
+    app.update(Msg::Goto(18)).unwrap();
+    let view = app.snapshot();
+    let area = ratatui::layout::Rect::new(0, 0, 120, 36);
+    // One cell inside each pane of the layout.
+    let mut found = Vec::new();
+    for pane in app.layout.panes() {
+        let cell = (0..36u16)
+            .flat_map(|y| (0..120u16).map(move |x| (x, y)))
+            .find(|&(x, y)| minikafka::ui::frame::pane_at(&app, &view, area, x, y) == Some(pane));
+        found.push((pane, cell.expect("every pane is somewhere on screen")));
+    }
+    for (pane, (x, y)) in &found {
+        app.update(Msg::Click(*x, *y)).unwrap();
+        assert_eq!(app.focused(), Some(*pane), "click at {x},{y}");
+    }
+    // The title bar and the key bar are no pane: a click there changes nothing.
+    let focus = app.focus;
+    app.update(Msg::Click(5, 0)).unwrap();
+    app.update(Msg::Click(5, 35)).unwrap();
+    assert_eq!(app.focus, focus);
+    // The wheel focuses and scrolls the pane under it.
+    let (pane, (x, y)) = found
+        .iter()
+        .find(|(p, _)| *p == minikafka::ui::panes::PaneId::Events)
+        .copied()
+        .unwrap();
+    app.update(Msg::Click(found[0].1.0, found[0].1.1)).unwrap();
+    let scroll = |app: &App| app.scroll.get(&pane).copied().unwrap_or(0);
+    let before = scroll(&app);
+    app.update(Msg::Wheel(x, y, true)).unwrap();
+    assert_eq!(app.focused(), Some(pane));
+    assert_ne!(scroll(&app), before, "the wheel scrolled the events back");
+    // With the help open the mouse waits, as the keys do.
+    press(&mut app, '?');
+    let (other, (ox, oy)) = found.iter().find(|(p, _)| *p != pane).copied().unwrap();
+    app.update(Msg::Click(ox, oy)).unwrap();
+    assert_ne!(app.focused(), Some(other));
+}

@@ -82,6 +82,10 @@ pub struct Cli {
     /// With --record: replace FILE if it exists.
     #[arg(long, requires = "record")]
     pub force: bool,
+    /// Leave the mouse to the terminal (its own text selection) instead of
+    /// clicking to focus panes and scrolling them with the wheel.
+    #[arg(long, global = true)]
+    pub no_mouse: bool,
     #[command(subcommand)]
     pub command: Option<Command>,
 }
@@ -194,7 +198,15 @@ pub fn run(cli: Cli) -> Result<(), String> {
             }
             if std::io::stdout().is_terminal() {
                 let rules: Rules = cli.rules.parse().map_err(|e| format!("--rules: {e}"))?;
-                run_live(cli.data_dir, rules, record, layout_for(None)?, lang, theme)
+                run_live(
+                    cli.data_dir,
+                    rules,
+                    record,
+                    layout_for(None)?,
+                    lang,
+                    theme,
+                    !cli.no_mouse,
+                )
             } else {
                 run_demo(cli.data_dir, record)
             }
@@ -216,7 +228,7 @@ pub fn run(cli: Cli) -> Result<(), String> {
                 app =
                     app.with_branch_recorder(Box::new(move |header, steps| r.open(header, steps)));
             }
-            ui::run::run(app)
+            ui::run::run(app, !cli.no_mouse)
         }
         Some(Command::Render {
             file,
@@ -524,6 +536,7 @@ fn run_live(
     layout: Layout,
     lang: Lang,
     theme: Theme,
+    mouse: bool,
 ) -> Result<(), String> {
     let (driver, header, applied, before) = start_session(data_dir.as_deref(), rules)?;
     let recorder = record.map(|r| r.open(&header, &applied)).transpose()?;
@@ -531,6 +544,7 @@ fn run_live(
         App::live(driver, header, recorder, layout, lang, theme)
             .with_before(before)
             .with_history(applied),
+        mouse,
     )
 }
 

@@ -56,6 +56,11 @@ pub enum Msg {
     Goto(usize),
     /// Live: apply this action now, as a key without a prompt does.
     Apply(Action),
+    /// A left click at this terminal cell: focuses the pane there.
+    Click(u16, u16),
+    /// The mouse wheel at this cell: focuses the pane there and scrolls it
+    /// (up when true).
+    Wheel(u16, u16, bool),
 }
 
 /// How the last thing done ended, which sets the status line's colour.
@@ -445,7 +450,47 @@ impl App {
                 self.apply(action);
                 Ok(())
             }
+            Msg::Click(col, row) => {
+                self.focus_at(col, row);
+                Ok(())
+            }
+            Msg::Wheel(col, row, up) => {
+                if !self.focus_at(col, row) {
+                    return Ok(());
+                }
+                self.command(if up {
+                    KeyCommand::ScrollUp
+                } else {
+                    KeyCommand::ScrollDown
+                })
+            }
         }
+    }
+
+    /// Focuses the pane drawn at (`col`, `row`), recorded as a `ui` step
+    /// like Tab; false when no pane is there (or the help or a prompt is
+    /// open: they are modal).
+    fn focus_at(&mut self, col: u16, row: u16) -> bool {
+        let Some((cols, rows)) = self.size else {
+            return false;
+        };
+        if self.show_help || self.prompt.is_some() {
+            return false;
+        }
+        let view = self.snapshot();
+        let area = ratatui::layout::Rect::new(0, 0, cols, rows);
+        let Some(pane) = crate::ui::frame::pane_at(self, &view, area, col, row) else {
+            return false;
+        };
+        let Some(index) = self.layout.panes().iter().position(|p| *p == pane) else {
+            return false;
+        };
+        let before = self.screen();
+        self.focus = index;
+        for step in ui_steps(before, self.screen()) {
+            self.record_ui(step);
+        }
+        true
     }
 
     /// Replay: moves to `step` ([`Msg::Goto`]; headless render and export).

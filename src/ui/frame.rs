@@ -51,6 +51,20 @@ pub struct Body {
     pub caption: Option<Rect>,
 }
 
+/// The pane drawn at the terminal cell (`col`, `row`) of a frame of `area`
+/// (the same layout `draw` uses, zoom and presentation included).
+pub fn pane_at(app: &App, view: &Snapshot, area: Rect, col: u16, row: u16) -> Option<PaneId> {
+    if !app.layout.fits(area) {
+        return None;
+    }
+    let [_, rect, _] = split(area);
+    body(app, view, rect)
+        .panes
+        .into_iter()
+        .find(|(_, r)| r.contains(ratatui::layout::Position { x: col, y: row }))
+        .map(|(pane, _)| pane)
+}
+
 /// The body's panes: the layout's; zoomed, the focused pane over the whole
 /// body; presenting, the focused pane (or, when the caption pane has the
 /// focus, the layout's first other pane) above the large caption.
