@@ -49,6 +49,7 @@ impl Lang {
 
 /// (key, English, Chinese).
 const LABELS: &[(&str, &str, &str)] = &[
+    ("log", "Log", "分区日志"),
     ("partitions", "Partitions", "分区"),
     ("replicas", "Replicas", "副本"),
     ("watermarks", "Watermarks", "水位"),
@@ -107,6 +108,15 @@ const LABELS: &[(&str, &str, &str)] = &[
     ("abort", "abort", "中止"),
     ("replicate", "replicate", "复制"),
     ("crash", "crash", "崩溃"),
+    ("log_leader", "ldr", "主"),
+    ("log_in_sync", "isr", "同步"),
+    ("log_out_of_sync", "out", "不同步"),
+    ("divergent", "divergent", "分叉"),
+    ("log_per_batch", "1 cell = 1 batch", "一格一批"),
+    ("log_per_batch_short", "batches", "按批"),
+    ("log_earlier", "earlier offsets", "个更早的 offset"),
+    ("log_more", "more below (j/k)", "个分区在下面 (j/k)"),
+    ("log_start", "log start", "日志起点"),
 ];
 
 #[cfg(test)]

@@ -60,6 +60,17 @@ impl Theme {
         }
     }
 
+    /// A replica's batch the leader does not hold (the log pane): a
+    /// divergent tail that the replica's next fetch truncates (E6). Bold
+    /// and underlined, so it is told from every fate without colour too.
+    pub fn divergent(&self) -> Style {
+        self.fg(Color::LightRed)
+            .add_modifier(Modifier::BOLD | Modifier::UNDERLINED)
+    }
+
+    /// The glyph of a divergent batch (see [`Theme::divergent`]).
+    pub const DIVERGENT_GLYPH: &'static str = "≠";
+
     /// Borders: the focused pane stands out.
     pub fn border(&self, focused: bool) -> Style {
         if focused {

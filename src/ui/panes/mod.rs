@@ -15,6 +15,7 @@ pub mod caption;
 pub mod consumers;
 pub mod events;
 pub mod journal;
+pub mod log;
 pub mod offsets;
 pub mod partitions;
 pub mod pending;
@@ -28,6 +29,7 @@ pub enum PaneId {
     Replicas,
     Watermarks,
     Journal,
+    Log,
     Offsets,
     Consumers,
     Pending,
@@ -37,11 +39,12 @@ pub enum PaneId {
 
 impl PaneId {
     /// Every pane, in focus order.
-    pub const ALL: [PaneId; 9] = [
+    pub const ALL: [PaneId; 10] = [
         PaneId::Partitions,
         PaneId::Replicas,
         PaneId::Watermarks,
         PaneId::Journal,
+        PaneId::Log,
         PaneId::Offsets,
         PaneId::Consumers,
         PaneId::Pending,
@@ -55,6 +58,7 @@ impl PaneId {
             PaneId::Partitions => "partitions",
             PaneId::Replicas => "replicas",
             PaneId::Watermarks => "watermarks",
+            PaneId::Log => "log",
             PaneId::Journal => "journal",
             PaneId::Offsets => "offsets",
             PaneId::Consumers => "consumers",
@@ -91,6 +95,7 @@ pub struct PaneContext {
 pub fn render(id: PaneId, view: &Snapshot, ctx: &PaneContext, area: Rect, buf: &mut Buffer) {
     let area = area.intersection(buf.area);
     match id {
+        PaneId::Log => log::render(view, ctx, area, buf),
         PaneId::Partitions => partitions::render(view, ctx, area, buf),
         PaneId::Replicas => replicas::render(view, ctx, area, buf),
         PaneId::Watermarks => watermarks::render(view, ctx, area, buf),
@@ -147,12 +152,12 @@ mod testkit {
         BatchKind, BatchSnapshot, BrokerSnapshot, CompletionSnapshot, Consumers, ControlKind,
         ErrorSnapshot, EventSnapshot, Fate, Isolation, JournalFrameSnapshot, JournalSnapshot,
         MarkerSnapshot, PartitionSnapshot, PendingSnapshot, RecordSnapshot, RecoverySnapshot,
-        ReplicaSnapshot, Snapshot, TransactionSnapshot, TxnState,
+        ReplicaBatch, ReplicaSnapshot, Snapshot, TransactionSnapshot, TxnState,
     };
     use crate::ui::i18n::Lang;
     use crate::ui::theme::Theme;
 
-    fn batch(
+    pub fn batch(
         base: i64,
         last: i64,
         txn: Option<&str>,
@@ -189,7 +194,15 @@ mod testkit {
         }
     }
 
-    fn replica(broker: u32, leo: i64, lag: i64, in_sync: bool, stopped: bool) -> ReplicaSnapshot {
+    /// A replica holding the leader's `batches` below its LEO.
+    pub fn replica(
+        broker: u32,
+        leo: i64,
+        lag: i64,
+        in_sync: bool,
+        stopped: bool,
+        batches: &[BatchSnapshot],
+    ) -> ReplicaSnapshot {
         ReplicaSnapshot {
             broker,
             is_leader: broker == 1,
@@ -198,6 +211,19 @@ mod testkit {
             ms_since_fetch: 40 * u64::from(broker),
             in_sync,
             stopped,
+            log: batches
+                .iter()
+                .filter(|b| b.last_offset < leo)
+                .map(|b| ReplicaBatch {
+                    base_offset: b.base_offset,
+                    last_offset: b.last_offset,
+                    leader_epoch: b.leader_epoch,
+                    control: b.control,
+                    crc: b.base_offset as u32,
+                    divergent: false,
+                    records: Vec::new(),
+                })
+                .collect(),
         }
     }
 
@@ -288,9 +314,9 @@ mod testkit {
                 last_stable_offset: 3,
                 log_end_offset: 6,
                 replicas: vec![
-                    replica(1, 6, 0, true, false),
-                    replica(2, 5, 1, true, false),
-                    replica(3, 2, 4, false, true),
+                    replica(1, 6, 0, true, false, &batches),
+                    replica(2, 5, 1, true, false, &batches),
+                    replica(3, 2, 4, false, true, &batches),
                 ],
                 batch_count: 5,
                 batches,
