@@ -82,6 +82,9 @@ const LABELS: &[(&str, &str, &str)] = &[
     ("staged", "staged", "暂存"),
     ("read_uncommitted", "read_uncommitted", "read_uncommitted"),
     ("read_committed", "read_committed", "read_committed"),
+    ("ru_short", "uncommitted", "读未提交"),
+    ("rc_short", "committed", "读已提交"),
+    ("nothing_pending_short", "none", "无"),
     ("waiting_for", "waiting for", "等待"),
     ("queued_behind", "queued behind step", "排在步骤之后"),
     ("nothing_pending", "nothing pending", "没有等待中的操作"),
@@ -117,6 +120,7 @@ const LABELS: &[(&str, &str, &str)] = &[
     ("log_earlier", "earlier offsets", "个更早的 offset"),
     ("log_more", "more below (j/k)", "个分区在下面 (j/k)"),
     ("log_start", "log start", "日志起点"),
+    ("log_start_short", "start", "起点"),
 ];
 
 #[cfg(test)]

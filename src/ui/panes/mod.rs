@@ -133,9 +133,64 @@ fn pad(s: &str, width: usize) -> String {
     format!("{s}{}", " ".repeat(width.saturating_sub(w)))
 }
 
-/// Renders `lines` top down into `area`, one row each, clipped.
+/// Renders `lines` top down into `area`, one row each; a line too wide is
+/// [`shorten`]ed, never cut in the middle of a word.
 fn lines(lines: Vec<Line<'_>>, area: Rect, buf: &mut Buffer) {
+    let width = usize::from(area.width);
+    let lines: Vec<Line<'_>> = lines.into_iter().map(|l| shorten(l, width)).collect();
     Paragraph::new(lines).render(area, buf);
+}
+
+/// `line` in `width` columns, shortened on purpose: it ends at the last
+/// word that fits, followed by `…`, so a narrow pane (80x24) never shows
+/// half a word without saying so. A first word longer than the line is
+/// cut with `…` too (a long value). Styles are kept.
+pub fn shorten<'a>(line: Line<'a>, width: usize) -> Line<'a> {
+    if line.width() <= width {
+        return line;
+    }
+    if width == 0 {
+        return Line::default();
+    }
+    let chars: Vec<(char, ratatui::style::Style)> = line
+        .spans
+        .iter()
+        .flat_map(|s| s.content.chars().map(move |c| (c, s.style)))
+        .collect();
+    // The characters that fit before the `…`.
+    let (mut keep, mut used) = (0, 0);
+    for (c, _) in &chars {
+        let w = Span::raw(c.to_string()).width();
+        if used + w > width - 1 {
+            break;
+        }
+        used += w;
+        keep += 1;
+    }
+    // Back to the end of the last whole word, if the cut falls in one.
+    if chars.get(keep).is_some_and(|(c, _)| *c != ' ')
+        && let Some(space) = chars[..keep].iter().rposition(|(c, _)| *c == ' ')
+        && chars[..space].iter().any(|(c, _)| *c != ' ')
+    {
+        keep = space;
+    }
+    while keep > 0 && chars[keep - 1].0 == ' ' {
+        keep -= 1;
+    }
+    let mut spans: Vec<Span<'static>> = Vec::new();
+    for &(c, style) in &chars[..keep] {
+        match spans.last_mut() {
+            Some(last) if last.style == style => last.content.to_mut().push(c),
+            _ => spans.push(Span::styled(c.to_string(), style)),
+        }
+    }
+    let style = chars
+        .get(keep.saturating_sub(1))
+        .map_or_else(Default::default, |c| c.1);
+    spans.push(Span::styled("…", style));
+    let mut out = Line::from(spans).style(line.style);
+    out.alignment = line.alignment;
+    out
 }
 
 /// A small hand-built snapshot and helpers the pane tests share.

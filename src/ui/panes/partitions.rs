@@ -38,19 +38,30 @@ fn batch(view: &Snapshot, p: usize, b: usize) -> &BatchSnapshot {
     &view.partitions[p].window()[b]
 }
 
-fn header<'a>(p: &PartitionSnapshot, ctx: &PaneContext) -> Line<'a> {
-    let mut spans = vec![
-        Span::styled(p.name(), ctx.theme.strong()),
-        Span::raw(format!(
-            " {} {} e{} HW {} LSO {} LEO {}",
-            ctx.lang.t("leader"),
-            p.leader,
-            p.leader_epoch,
-            p.high_watermark,
-            p.last_stable_offset,
-            p.log_end_offset
-        )),
-    ];
+/// Rows narrower than this drop the fate's label (the glyph says it).
+const LABEL_BELOW: usize = 44;
+
+/// A partition's header in `width` columns: in words, or in the short
+/// words chosen for 80x24 (`ldr`, `H=4 L=4`), so its numbers always show.
+fn header<'a>(p: &PartitionSnapshot, ctx: &PaneContext, width: usize) -> Line<'a> {
+    let (h, l, e) = (p.high_watermark, p.last_stable_offset, p.log_end_offset);
+    let long = format!(
+        " {} {} e{} HW {h} LSO {l} LEO {e}",
+        ctx.lang.t("leader"),
+        p.leader,
+        p.leader_epoch,
+    );
+    let short = format!(
+        " {} {} e{} H={h} L={l} LEO {e}",
+        ctx.lang.t("log_leader"),
+        p.leader,
+        p.leader_epoch
+    );
+    let shortest = format!(" {} {} H={h} L={l}", ctx.lang.t("log_leader"), p.leader);
+    let name = p.name();
+    let fits = |s: &String| Span::raw(&name).width() + Span::raw(s).width() <= width;
+    let text = [long, short].into_iter().find(fits).unwrap_or(shortest);
+    let mut spans = vec![Span::styled(name, ctx.theme.strong()), Span::raw(text)];
     if p.batch_count > p.window().len() {
         let shown = format!(" ({}/{})", p.window().len(), p.batch_count);
         spans.push(Span::styled(shown, ctx.theme.dim()));
@@ -58,7 +69,7 @@ fn header<'a>(p: &PartitionSnapshot, ctx: &PaneContext) -> Line<'a> {
     Line::from(spans)
 }
 
-fn row<'a>(b: &BatchSnapshot, ctx: &PaneContext, selected: bool) -> Line<'a> {
+fn row<'a>(b: &BatchSnapshot, ctx: &PaneContext, selected: bool, width: usize) -> Line<'a> {
     let range = if b.base_offset == b.last_offset {
         b.base_offset.to_string()
     } else {
@@ -82,11 +93,15 @@ fn row<'a>(b: &BatchSnapshot, ctx: &PaneContext, selected: bool) -> Line<'a> {
     } else {
         "·"
     };
+    let label = if width < LABEL_BELOW {
+        String::new()
+    } else {
+        format!("{} ", pad(ctx.lang.t(b.fate.name()), 10))
+    };
     let text = format!(
-        "{} {} {} {seen} {} {content}",
+        "{} {} {label}{seen} {} {content}",
         Theme::fate_glyph(b.fate),
         pad(&range, 5),
-        pad(ctx.lang.t(b.fate.name()), 10),
         pad(b.transactional_id.as_deref().unwrap_or("-"), 6),
     );
     let style = ctx.theme.fate(b.fate);
@@ -220,12 +235,13 @@ pub fn render(view: &Snapshot, ctx: &PaneContext, area: Rect, buf: &mut Buffer) 
             .render(at, buf);
     }
     let selected = plan.explanation.map(|(_, p, b)| (p, b));
+    let width = usize::from(inner.width);
     let out = plan
         .rows
         .iter()
         .map(|r| match *r {
-            ListRow::Header(p) => header(&view.partitions[p], ctx),
-            ListRow::Batch(p, b) => row(batch(view, p, b), ctx, selected == Some((p, b))),
+            ListRow::Header(p) => header(&view.partitions[p], ctx, width),
+            ListRow::Batch(p, b) => row(batch(view, p, b), ctx, selected == Some((p, b)), width),
         })
         .collect();
     lines(out, plan.rows_area, buf);
@@ -253,6 +269,19 @@ mod tests {
             "{text}"
         );
         assert!(text.contains("↑ 5     above HW   ·"), "{text}");
+    }
+
+    #[test]
+    fn a_narrow_pane_says_less_on_purpose() {
+        // 32 columns: the header in short words, rows without the fate's
+        // label (the glyph says it), a long value ended with `…`.
+        let text = draw(PaneId::Partitions, &view(), &ctx(), 32, 10);
+        assert!(text.contains("out-0 ldr 1 e0 H=5 L=3 LEO 6"), "{text}");
+        assert!(text.contains("✗ 1     · txn-c  [x]"), "{text}");
+        assert!(!text.contains("aborted"), "{text}");
+        let text = draw(PaneId::Partitions, &view(), &ctx(), 22, 10);
+        assert!(text.contains("out-0 ldr 1 H=5 L=3"), "{text}");
+        assert!(text.contains("… 3-4   · txn-a…"), "{text}");
     }
 
     #[test]

@@ -30,10 +30,15 @@ fn band(p: &PartitionSnapshot, s: Slot, ctx: &PaneContext) -> (char, Style) {
 }
 
 /// The watermarks of `p` in order: (letter, short label, long label, offset).
-fn marks(p: &PartitionSnapshot) -> [(&'static str, String, String, i64); 3] {
+fn marks(p: &PartitionSnapshot, ctx: &PaneContext) -> [(&'static str, String, String, i64); 3] {
     let (s, l, h) = (p.log_start_offset, p.last_stable_offset, p.high_watermark);
     [
-        ("[", format!("[{s}"), format!("start {s}"), s),
+        (
+            "[",
+            format!("[{s}"),
+            format!("{} {s}", ctx.lang.t("log_start_short")),
+            s,
+        ),
         ("L", format!("L={l}"), format!("LSO {l}"), l),
         ("H", format!("H={h}"), format!("HW {h}"), h),
     ]
@@ -62,7 +67,7 @@ pub fn scale(
             free = x + number.len() + 1;
         }
     }
-    for (letter, _, _, offset) in marks(p) {
+    for (letter, _, _, offset) in marks(p, ctx) {
         if let Some(k) = win.boundary(offset) {
             put(buf, bx + k * win.cell, y, right, letter, ctx.theme.strong());
         }
@@ -83,7 +88,7 @@ pub fn numbers(
 ) {
     let place = |long: bool| -> Vec<(usize, String)> {
         let mut at = bx;
-        marks(p)
+        marks(p, ctx)
             .into_iter()
             .map(|(_, short, full, offset)| {
                 let text = if long { full } else { short };
@@ -102,7 +107,7 @@ pub fn numbers(
     };
     let long = place(true);
     let fits = long.iter().all(|(x, t)| x + width(t) <= right)
-        && marks(p)
+        && marks(p, ctx)
             .iter()
             .zip(&long)
             .all(|((_, _, _, o), (x, _))| win.boundary(*o).is_none_or(|k| *x == bx + k * win.cell));
