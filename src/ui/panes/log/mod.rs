@@ -428,6 +428,10 @@ impl Canvas<'_, '_> {
             &label(r, leader, ctx),
             name_style,
         );
+        self.present.push(role(r, leader));
+        if r.stopped {
+            self.present.push("stopped");
+        }
         let selected = selected_in(self.view, ctx, block.index);
         let bx = self.bx;
         let col = |i: usize| bx + i * win.cell;

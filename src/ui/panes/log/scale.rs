@@ -144,6 +144,19 @@ pub fn legend(
             ctx.theme.divergent(),
         ));
     }
+    // The rows' short labels, in words (where the words differ).
+    for (short, long) in [
+        ("log_leader", "leader"),
+        ("log_in_sync", "in_sync"),
+        ("log_out_of_sync", "out_of_sync"),
+    ] {
+        if present.contains(&short) && t(short) != t(long) {
+            items.push((format!("{} {}", t(short), t(long)), Style::new()));
+        }
+    }
+    if present.contains(&"stopped") {
+        items.push((format!("■ {}", t("stopped")), ctx.theme.bad()));
+    }
     if readers {
         items.push((
             format!(
