@@ -301,7 +301,7 @@ fn check(s: &Snapshot, placed: &Placed, buf: &Buffer) -> Result<usize, String> {
         let end = placed.x as usize + win.slots.len() * win.cell;
         for x in placed.x as usize..=end.min(buf.area.width as usize - 1) {
             let sym = buf[(x as u16, y)].symbol();
-            if matches!(sym, "│" | "┊") && (x - placed.x as usize) % win.cell != 0 {
+            if matches!(sym, "│" | "┊") && !(x - placed.x as usize).is_multiple_of(win.cell) {
                 return Err(format!(
                     "{} b{broker}: boundary off the grid at {x}",
                     p.name()

@@ -123,12 +123,24 @@ fn lines_for(cell: usize, ctx: &PaneContext) -> usize {
 }
 
 fn plan<'a>(view: &'a Snapshot, ctx: &PaneContext, inner: Rect) -> Plan<'a> {
+    // Only the partitions that can show at one line per row (header, rows,
+    // scale, numbers, a blank line), so the cost follows the pane.
+    let mut room = usize::from(inner.height) + 1;
     let parts: Vec<(usize, &PartitionSnapshot)> = view
         .partitions
         .iter()
         .enumerate()
         .skip(ctx.scroll)
+        .take_while(|(_, p)| {
+            let fits = room > 0;
+            room = room.saturating_sub(p.replicas.len() + 4);
+            fits
+        })
         .collect();
+    let unseen = view
+        .partitions
+        .len()
+        .saturating_sub(ctx.scroll + parts.len());
     let all_rows: Vec<Vec<&ReplicaSnapshot>> = parts.iter().map(|(_, p)| rows(p)).collect();
     let label_w = all_rows
         .iter()
@@ -178,7 +190,7 @@ fn plan<'a>(view: &'a Snapshot, ctx: &PaneContext, inner: Rect) -> Plan<'a> {
             break;
         }
     }
-    let mut more = 0;
+    let mut more = unseen;
     while blocks.len() > 1 && total(&blocks) + usize::from(more > 0) > height {
         blocks.pop();
         more += 1;
