@@ -8,6 +8,8 @@
 //! Cargo features (`docs/build.md`): `ui`, `cli` and the binary need the
 //! default `tui` feature, which brings the terminal and argument-parsing
 //! crates; without it the library is the engine and session layers alone.
+//! The `serve` feature (default) adds [`kafka`], the Kafka wire protocol
+//! server of `mk-tui serve`.
 //! `perf` and `fuzzing` exist only with `testkit`, which the crate's own
 //! tests, benches, examples and `fuzz/` turn on.
 
@@ -18,6 +20,8 @@ pub mod engine;
 #[cfg(feature = "testkit")]
 #[doc(hidden)]
 pub mod fuzzing;
+#[cfg(feature = "serve")]
+pub mod kafka;
 #[cfg(feature = "testkit")]
 #[doc(hidden)]
 pub mod perf;

@@ -330,7 +330,68 @@ fn export_writes_an_asciicast_file() {
         ),
         (Some(2), Some(120), Some(36))
     );
-    assert_eq!(text.lines().filter(|l| l.contains(r#","m","#)).count(), 5);
+    assert_eq!(text.lines().filter(|l| l.contains(r#","m","#)).count(), 6);
+}
+
+#[test]
+fn export_cuts_a_cast_to_a_chapter() {
+    let dir = tempfile::tempdir().unwrap();
+    let cast = dir.path().join("part.cast");
+    let (code, _, err) = mk_tui(&[
+        "export",
+        "recordings/ch08-visibility.jsonl",
+        "--cast",
+        cast.to_str().unwrap(),
+        "--from",
+        "2",
+        "--to",
+        "4",
+    ]);
+    assert_eq!(code, Some(0), "{err}");
+    let text = std::fs::read_to_string(&cast).unwrap();
+    let events: Vec<serde_json::Value> = text
+        .lines()
+        .skip(1)
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let frames = events.iter().filter(|e| e[1] == "o").count();
+    assert_eq!(frames, 3, "step 2 (held), then steps 3 and 4");
+    let markers: Vec<&str> = events
+        .iter()
+        .filter(|e| e[1] == "m")
+        .map(|e| e[2].as_str().unwrap())
+        .collect();
+    assert!(markers[0].starts_with("step 2: Chapter 8"), "{markers:?}");
+    assert!(
+        markers[1..]
+            .iter()
+            .all(|m| m.starts_with("step 3") || m.starts_with("step 4"))
+    );
+    assert_eq!(
+        events.last().unwrap()[0].as_f64(),
+        Some(2.0 + 3.0),
+        "paced from step 2"
+    );
+    // A range past the end, or backwards, is one line and exit 2.
+    for (from, to) in [("3", "2"), ("0", "99")] {
+        let (code, out, err) = mk_tui(&[
+            "export",
+            "recordings/ch08-visibility.jsonl",
+            "--cast",
+            dir.path().join("bad.cast").to_str().unwrap(),
+            "--from",
+            from,
+            "--to",
+            to,
+        ]);
+        assert_eq!(code, Some(2), "{err}");
+        assert!(out.is_empty() && err.lines().count() == 1, "{err}");
+        assert!(
+            err.contains("--from") && err.contains("the last step"),
+            "{err}"
+        );
+        assert!(!dir.path().join("bad.cast").exists());
+    }
 }
 
 #[test]
@@ -356,4 +417,55 @@ fn check_validates_layout_files_with_json_paths() {
         out.contains("layouts/default.json: ok (layout default, 9 panes)"),
         "{out}"
     );
+}
+
+/// `--theme` (issue 13 item 5): a bad name is one line and exit 2, nothing
+/// printed; `light` paints its white ground in `render --format ansi`, and
+/// `NO_COLOR` still turns every colour off; `high-contrast` draws the
+/// focused pane thick.
+#[test]
+fn the_theme_flag_picks_the_palette_and_no_color_still_wins() {
+    let (code, out, err) = mk_tui(&[
+        "--theme",
+        "pastel",
+        "render",
+        "recordings/ch08-visibility.jsonl",
+    ]);
+    assert_eq!(code, Some(2));
+    assert!(out.is_empty(), "{out}");
+    assert_eq!(
+        err.trim_end(),
+        r#"mk-tui: --theme: unknown theme "pastel": expected "dark", "light" or "high-contrast""#
+    );
+    let render = |theme: &str, no_color: bool| {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_mk-tui"));
+        cmd.args([
+            "render",
+            "recordings/ch08-visibility.jsonl",
+            "--format",
+            "ansi",
+        ])
+        .args(["--size", "80x24", "--theme", theme])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env_remove("NO_COLOR");
+        if no_color {
+            cmd.env("NO_COLOR", "1");
+        }
+        let out = cmd.output().unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let ground = "48;5;231m";
+    assert!(render("light", false).contains(ground));
+    assert!(!render("dark", false).contains(ground));
+    let plain = render("light", true);
+    assert!(
+        !plain.contains("48;5;") && !plain.contains("38;5;"),
+        "NO_COLOR"
+    );
+    assert!(render("high-contrast", false).contains('┏'));
 }

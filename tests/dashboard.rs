@@ -273,6 +273,7 @@ fn the_cast_is_asciicast_v2_paced_by_at_ms_with_markers() {
         36,
         layout::builtin_default(),
         Lang::En,
+        (0, 6),
         &mut out,
     )
     .unwrap();
@@ -295,16 +296,25 @@ fn the_cast_is_asciicast_v2_paced_by_at_ms_with_markers() {
         .collect();
     assert_eq!(
         outputs,
-        [0.0, 0.0, 1.5, 3.0, 4.5, 6.0, 7.5],
-        "step 0 then one frame per step at at_ms"
+        [0.0, 2.0, 3.5, 5.0, 6.5, 8.0, 9.5],
+        "step 0 held under the title, then one frame per step at at_ms"
     );
     let markers: Vec<&str> = events
         .iter()
         .filter(|e| e[1] == "m")
         .map(|e| e[2].as_str().unwrap())
         .collect();
-    assert_eq!(markers.len(), 5, "one marker per captioned step");
-    assert!(markers[0].starts_with("Open transaction tx-1"));
+    assert_eq!(
+        markers.len(),
+        6,
+        "the title, then one marker per captioned step"
+    );
+    assert_eq!(markers[0], "Chapter 8: the visibility boundary");
+    assert!(
+        markers[1].starts_with("step 1: Open transaction tx-1"),
+        "{markers:?}"
+    );
+    assert!(markers[1..].iter().all(|m| m.starts_with("step ")));
     assert!(
         events
             .iter()
@@ -599,12 +609,23 @@ fn a_frame_reads_record_values_only_for_the_rows_it_draws() {
     // The newest batches are the ones drawn (the list follows new data),
     // and each row shows the values read for it.
     let text = minikafka::ui::headless::buffer_text(&workload.frame(80, 24));
-    let rows: Vec<_> = loaded
+    let rows = loaded
         .iter()
         .map(|&(p, i)| &view.partitions[p].batches[i])
         .filter(|b| text.contains(&format!("{}-{}", b.base_offset, b.last_offset)))
-        .collect();
-    assert!(!rows.is_empty(), "{text}");
+        .count();
+    // The log pane draws the newest batches of t-0, one cell each.
+    let cells = text
+        .lines()
+        .find(|l| l.contains("1 ldr│"))
+        .map_or(0, |l| l.matches("│✓").count());
+    assert!(cells > 0, "{text}");
+    assert_eq!(
+        cells,
+        loaded.iter().filter(|(p, _)| *p == 0).count(),
+        "{text}"
+    );
+    assert!(rows <= loaded.len());
     for &(p, i) in &loaded {
         let b = &view.partitions[p].batches[i];
         assert_eq!(b.records.len(), minikafka::session::snapshot::VALUES_SHOWN);

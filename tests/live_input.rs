@@ -8,6 +8,7 @@ use std::process::Command;
 
 use crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
 use minikafka::demo;
+use minikafka::session::snapshot::source::apply_all;
 use minikafka::session::ui_step::{PaneName, Selection, Toggle, UiStep};
 use minikafka::session::{Action, Driver, Recording, RecordingWriter};
 use minikafka::ui::app::{App, Msg, Status, StatusKind};
@@ -40,9 +41,9 @@ fn live_recording(path: &Path, layout: Layout) -> App {
     let mut driver = Driver::new(&demo.header, None).unwrap();
     let mut writer = RecordingWriter::create(path, &demo.header).unwrap();
     for s in &demo.steps {
-        driver.apply(&s.action);
         writer.append(s).unwrap();
     }
+    let before = apply_all(&mut driver, demo.steps.iter().map(|s| &s.action));
     App::live(
         driver,
         demo.header.clone(),
@@ -51,6 +52,7 @@ fn live_recording(path: &Path, layout: Layout) -> App {
         Lang::En,
         Theme::colored(),
     )
+    .with_before(before)
 }
 
 fn send_key(app: &mut App, k: KeyEvent) {

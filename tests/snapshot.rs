@@ -32,18 +32,7 @@ fn recordings() -> Vec<PathBuf> {
 /// The partitions pane alone, tall enough for every batch row.
 fn partitions_pane(s: &Snapshot) -> Buffer {
     let rows: usize = s.partitions.iter().map(|p| 1 + p.window().len()).sum();
-    let area = Rect::new(0, 0, 120, rows as u16 + 2);
-    let mut buf = Buffer::empty(area);
-    let ctx = PaneContext {
-        lang: Lang::En,
-        theme: Theme::colored(),
-        focused: false,
-        scroll: 0,
-        selected: None,
-        isolation: Isolation::ReadCommitted,
-    };
-    panes::render(PaneId::Partitions, s, &ctx, area, &mut buf);
-    buf
+    pane(PaneId::Partitions, s, rows as u16 + 2)
 }
 
 fn row_text(buf: &Buffer, y: u16) -> String {
@@ -61,9 +50,12 @@ fn pane_shows_fates(s: &Snapshot, buf: &Buffer) -> Result<(), String> {
             let text = row_text(buf, y);
             let label = Lang::En.t(b.fate.name());
             let glyph = Theme::fate_glyph(b.fate);
-            if !text[text.find('│').map_or(0, |i| i + '│'.len_utf8())..].starts_with(glyph)
-                || !text.contains(&format!(" {label} "))
-            {
+            // After the border and the changed-mark gutter.
+            let row = &text[text.find('│').map_or(0, |i| i + '│'.len_utf8())..];
+            let row = row
+                .strip_prefix(Theme::CHANGED_GLYPH)
+                .or_else(|| row.strip_prefix(' '));
+            if !row.is_some_and(|r| r.starts_with(glyph)) || !text.contains(&format!(" {label} ")) {
                 return Err(format!(
                     "step {}: {} batch {} is {:?}, drawn as {text:?}",
                     s.step,
@@ -73,7 +65,7 @@ fn pane_shows_fates(s: &Snapshot, buf: &Buffer) -> Result<(), String> {
                 ));
             }
             // The glyph's cell carries the fate's colour.
-            let cell = &buf[(1, y)];
+            let cell = &buf[(2, y)];
             if cell.fg != theme.fate(b.fate).fg.unwrap_or_default() {
                 return Err(format!(
                     "step {}: {} batch {} ({:?}) coloured {:?}",
@@ -287,4 +279,165 @@ fn the_ui_layer_never_names_the_engine() {
         !types.contains("crate::engine"),
         "the Snapshot's types are its own"
     );
+}
+
+/// Draws pane `id` alone, tall enough for everything it lists.
+fn pane(id: PaneId, s: &Snapshot, rows: u16) -> Buffer {
+    let area = Rect::new(0, 0, 120, rows);
+    let mut buf = Buffer::empty(area);
+    let ctx = PaneContext {
+        lang: Lang::En,
+        theme: Theme::colored(),
+        focused: false,
+        scroll: 0,
+        selected: None,
+        isolation: Isolation::ReadCommitted,
+    };
+    panes::render(id, s, &ctx, area, &mut buf);
+    buf
+}
+
+/// Whether row `y` carries the changed mark in its gutter (x = 1), drawn
+/// in the mark's style, with the rest of the row bold.
+fn marked(buf: &Buffer, y: u16) -> bool {
+    let theme = Theme::colored();
+    let cell = &buf[(1, y)];
+    let is_mark = cell.symbol() == Theme::CHANGED_GLYPH;
+    if is_mark {
+        assert_eq!(
+            cell.fg,
+            theme.changed_mark().fg.unwrap(),
+            "the mark's colour"
+        );
+        assert!(
+            buf[(2, y)]
+                .modifier
+                .contains(ratatui::style::Modifier::BOLD),
+            "a marked row is bold: {}",
+            row_text(buf, y)
+        );
+    } else {
+        assert!(
+            !buf[(2, y)]
+                .modifier
+                .contains(ratatui::style::Modifier::BOLD),
+            "an unmarked row is not bold: {}",
+            row_text(buf, y)
+        );
+    }
+    is_mark
+}
+
+/// What a step changed is the diff of the snapshots before and after it,
+/// whatever bounds they were read with, and the partitions and journal
+/// panes mark exactly the batches and frames it names: at every step of
+/// every recording.
+#[test]
+fn the_highlight_marks_exactly_what_the_step_changed() {
+    use minikafka::session::snapshot::{Bounds, diff};
+    use minikafka::session::{SnapshotSource, Timeline};
+    let mut marked_rows = 0;
+    for path in recordings() {
+        let recording = Recording::load(&path).unwrap();
+        let steps = recording.steps.len();
+        let mut timeline = Timeline::new(recording, 50).unwrap();
+        let mut before = timeline.snapshot(&Bounds::FULL);
+        assert!(before.changes.is_empty() && before.changes.since_step.is_none());
+        for step in 1..=steps {
+            timeline.goto(step).unwrap();
+            let after = timeline.snapshot(&Bounds::FULL);
+            let at = format!("{} step {step}", path.display());
+            // A frame's snapshot before (what the timeline keeps) and a
+            // full one give the same changes.
+            let mut want = diff(&before, &after);
+            let mut got = after.changes.clone();
+            (want.sentences, got.sentences) = (Vec::new(), Vec::new());
+            assert_eq!(got, want, "{at}");
+            // The partitions pane: a row is marked iff its batch is new or
+            // changed its fate.
+            let buf = partitions_pane(&after);
+            let mut y = 1u16;
+            for p in &after.partitions {
+                y += 1;
+                for b in p.window() {
+                    let changed = after
+                        .changes
+                        .partition(&p.name())
+                        .is_some_and(|c| c.touches_batch(b.base_offset));
+                    assert_eq!(
+                        marked(&buf, y),
+                        changed,
+                        "{at}: {} @{}",
+                        p.name(),
+                        b.base_offset
+                    );
+                    marked_rows += usize::from(changed);
+                    y += 1;
+                }
+            }
+            // The journal pane: a frame is marked iff the step wrote it.
+            let jbuf = pane(PaneId::Journal, &after, 200);
+            for yy in 1..jbuf.area.height - 1 {
+                let text = row_text(&jbuf, yy);
+                let Some(n) = text
+                    .split('#')
+                    .nth(1)
+                    .and_then(|t| t.split_whitespace().next())
+                    .and_then(|n| n.parse::<usize>().ok())
+                else {
+                    continue;
+                };
+                if !text.contains(" @") {
+                    continue; // a summary or recovery line
+                }
+                assert_eq!(
+                    marked(&jbuf, yy),
+                    after.changes.journal_frames.contains(&n),
+                    "{at}: frame {n}: {text}"
+                );
+            }
+            before = after;
+        }
+    }
+    assert!(marked_rows > 20, "{marked_rows} rows marked in all");
+}
+
+/// The commit step of chapter 8's experiment, in words: the marker, the
+/// batch it commits, the marks that move, what read_committed now reads,
+/// the journal frames it wrote.
+#[test]
+fn the_commit_step_of_chapter_8_says_what_it_did() {
+    let rec = format!(
+        "{}/recordings/ch08-visibility.jsonl",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let s = Snapshot::from_json(&mk_tui(&["state", &rec, "--step", "3"])).unwrap();
+    assert_eq!(s.changes.since_step, Some(2));
+    let out0 = s.changes.partition("out-0").unwrap();
+    assert_eq!(out0.new_batches, [1], "the COMMIT marker");
+    assert_eq!(out0.fate_changed, [0], "the data it commits");
+    assert_eq!(out0.high_watermark, Some((1, 2)));
+    assert_eq!(out0.last_stable_offset, Some((0, 2)));
+    assert_eq!(out0.read_committed_gained, [0]);
+    assert!(
+        out0.read_uncommitted_gained.is_empty(),
+        "read_uncommitted read it already"
+    );
+    assert_eq!(s.changes.journal_frames, [3, 4]);
+    assert_eq!(
+        s.changes.sentences,
+        [
+            "COMMIT marker of tx-1 at out-0@1",
+            "out-0@0 now committed",
+            "out-0 HW 1 → 2",
+            "out-0 LSO 0 → 2",
+            "out-0 broker 1 LEO 1 → 2",
+            "read_committed now reads pending",
+            "tx-1 ongoing → complete_commit",
+            "journal: 2 new frames (212 B → 459 B)",
+        ]
+    );
+    // Step 0 compares with nothing.
+    let s0 = Snapshot::from_json(&mk_tui(&["state", &rec, "--step", "0"])).unwrap();
+    assert!(s0.changes.since_step.is_none() && s0.changes.is_empty());
 }

@@ -6,11 +6,15 @@ use std::path::{Path, PathBuf};
 
 use clap::{Parser, Subcommand};
 
+#[cfg(feature = "serve")]
+mod serve;
+
 use std::io::IsTerminal;
 
 use crate::demo;
 use crate::engine::config::Rules;
 use crate::session::recording::{Header, MAX_TERMINAL_SIDE, Step};
+use crate::session::snapshot::source::{apply_all, with_changes};
 use crate::session::snapshot::text as state_text;
 use crate::session::{Driver, Recording, RecordingWriter, Snapshot};
 use crate::ui::{
@@ -19,7 +23,7 @@ use crate::ui::{
     headless::{self, Format},
     i18n::Lang,
     layout::{self, Layout},
-    theme::Theme,
+    theme::{Palette, Theme},
 };
 
 /// Writes to standard output. When the reader has gone away (`mk-tui render
@@ -62,6 +66,11 @@ pub struct Cli {
     /// Labels and captions: en or zh.
     #[arg(long, default_value = "en", global = true)]
     pub lang: String,
+    /// Colours: dark (the terminal's own ground), light (black on white) or
+    /// high-contrast (bold and bright on black). NO_COLOR=1 still turns
+    /// colour off.
+    #[arg(long, default_value = "dark", global = true)]
+    pub theme: String,
     /// Layout: a built-in name (default, transactions, replication, crash),
     /// a file in layouts/, or a path.
     #[arg(long, global = true)]
@@ -132,6 +141,9 @@ pub enum Command {
         #[arg(long, default_value = "text")]
         format: String,
     },
+    /// Serve the cluster to real Kafka clients on loopback (docs/kafka-protocol.md).
+    #[cfg(feature = "serve")]
+    Serve(serve::ServeArgs),
     /// Export a recording as an asciinema cast (asciicast v2).
     Export {
         /// The recording.
@@ -142,12 +154,20 @@ pub enum Command {
         /// Terminal size, COLSxROWS (default: the recording's, else 120x36).
         #[arg(long)]
         size: Option<String>,
+        /// The first step shown (its state is the first frame; default 0).
+        #[arg(long, value_name = "N")]
+        from: Option<usize>,
+        /// The last step shown (default: the recording's last).
+        #[arg(long, value_name = "M")]
+        to: Option<usize>,
     },
 }
 
 /// Runs the command line; the error is the one line to print.
 pub fn run(cli: Cli) -> Result<(), String> {
     let lang: Lang = cli.lang.parse().map_err(|e| format!("--lang: {e}"))?;
+    let palette: Palette = cli.theme.parse().map_err(|e| format!("--theme: {e}"))?;
+    let theme = Theme::from_env(palette);
     let layout_spec = cli.layout.clone();
     let layout_for = |recording_layout: Option<&str>| -> Result<Layout, String> {
         match layout_spec.as_deref().or(recording_layout) {
@@ -166,7 +186,7 @@ pub fn run(cli: Cli) -> Result<(), String> {
             }
             if std::io::stdout().is_terminal() {
                 let rules: Rules = cli.rules.parse().map_err(|e| format!("--rules: {e}"))?;
-                run_live(cli.data_dir, rules, record, layout_for(None)?, lang)
+                run_live(cli.data_dir, rules, record, layout_for(None)?, lang, theme)
             } else {
                 run_demo(cli.data_dir, record)
             }
@@ -174,7 +194,7 @@ pub fn run(cli: Cli) -> Result<(), String> {
         Some(Command::Replay { file }) => {
             let recording = Recording::load(&file).map_err(|e| e.to_string())?;
             let layout = layout_for(recording.header.layout.as_deref())?;
-            let app = App::replay(recording, layout, lang, Theme::from_env())
+            let app = App::replay(recording, layout, lang, theme)
                 .map_err(|e| format!("{}:1: {e}", file.display()))?;
             ui::run::run(app)
         }
@@ -197,8 +217,12 @@ pub fn run(cli: Cli) -> Result<(), String> {
                     Some(s) => parse_size(s)?,
                     None => (120, 36),
                 };
-                let frame =
-                    headless::render_saved(snapshot, cols, rows, format, layout_for(None)?, lang)?;
+                let look = headless::Look {
+                    layout: layout_for(None)?,
+                    lang,
+                    theme,
+                };
+                let frame = headless::render_saved_in(snapshot, cols, rows, format, look)?;
                 out!("{frame}");
                 return Ok(());
             }
@@ -218,7 +242,12 @@ pub fn run(cli: Cli) -> Result<(), String> {
                 (Some(s), false) => vec![s],
                 (None, false) => vec![last],
             };
-            let frames = headless::render(recording, &steps, cols, rows, format, layout, lang)
+            let look = headless::Look {
+                layout,
+                lang,
+                theme,
+            };
+            let frames = headless::render_in(recording, &steps, cols, rows, format, look)
                 .map_err(|e| format!("{}:1: {e}", file.display()))?;
             for (step, frame) in steps.iter().zip(frames) {
                 if all {
@@ -228,12 +257,33 @@ pub fn run(cli: Cli) -> Result<(), String> {
             }
             Ok(())
         }
-        Some(Command::Export { file, cast, size }) => {
+        #[cfg(feature = "serve")]
+        Some(Command::Serve(args)) => serve::run(args),
+        Some(Command::Export {
+            file,
+            cast,
+            size,
+            from,
+            to,
+        }) => {
             let recording = Recording::load(&file).map_err(|e| e.to_string())?;
             let layout = layout_for(recording.header.layout.as_deref())?;
             let (cols, rows) = size_of(size.as_deref(), &recording)?;
+            let last = recording.steps.len();
+            let (from, to) = (from.unwrap_or(0), to.unwrap_or(last));
+            if from > to || to > last {
+                return Err(format!(
+                    "{}: --from {from} --to {to}: expected 0 <= from <= to <= {last}, the last step",
+                    file.display()
+                ));
+            }
             let mut out = Vec::new();
-            headless::export_cast(recording, cols, rows, layout, lang, &mut out)
+            let look = headless::Look {
+                layout,
+                lang,
+                theme,
+            };
+            headless::export_cast_in(recording, cols, rows, look, (from, to), &mut out)
                 .map_err(|e| format!("{}:1: {e}", file.display()))?;
             std::fs::write(&cast, out).map_err(|e| format!("{}: {e}", cast.display()))
         }
@@ -310,10 +360,14 @@ pub fn state_of_recording(
         Some(_) => Driver::new(&recording.header, data_dir)?,
         None => Driver::new(&recording.header, None).map_err(header_error)?,
     };
-    for s in &recording.steps[..target] {
+    let mut before = None;
+    for (i, s) in recording.steps[..target].iter().enumerate() {
+        if i + 1 == target {
+            before = Some(Snapshot::of(&driver));
+        }
         driver.apply(&s.action);
     }
-    let mut snapshot = Snapshot::of(&driver);
+    let mut snapshot = with_changes(&driver, before.as_ref(), Snapshot::of(&driver));
     snapshot.title = recording.header.title.clone();
     snapshot.total_steps = Some(last);
     snapshot.caption = target
@@ -419,10 +473,11 @@ impl Record {
 /// applied, or a data directory that holds data reopened in place (no
 /// steps). Returns the driver, the header a recording of it starts with,
 /// and the steps applied.
-fn start_session(
-    data_dir: Option<&Path>,
-    rules: Rules,
-) -> Result<(Driver, Header, Vec<Step>), String> {
+/// The driver of a live session, its header, the steps already applied,
+/// and the frame snapshot before the last of them (what it changed).
+type Session = (Driver, Header, Vec<Step>, Option<Snapshot>);
+
+fn start_session(data_dir: Option<&Path>, rules: Rules) -> Result<Session, String> {
     let reopen = data_dir.is_some_and(|d| d.read_dir().is_ok_and(|mut e| e.next().is_some()));
     let mut demo = demo::recording();
     demo.header.rules = rules.name().to_string();
@@ -431,14 +486,12 @@ fn start_session(
             let driver = Driver::open_in_place(dir, rules)?;
             let mut header = demo.header;
             header.title = format!("{} (reopened)", dir.display());
-            Ok((driver, header, Vec::new()))
+            Ok((driver, header, Vec::new(), None))
         }
         _ => {
             let mut driver = Driver::new(&demo.header, data_dir)?;
-            for step in &demo.steps {
-                driver.apply(&step.action);
-            }
-            Ok((driver, demo.header, demo.steps))
+            let before = apply_all(&mut driver, demo.steps.iter().map(|s| &s.action));
+            Ok((driver, demo.header, demo.steps, before))
         }
     }
 }
@@ -450,17 +503,11 @@ fn run_live(
     record: Option<Record>,
     layout: Layout,
     lang: Lang,
+    theme: Theme,
 ) -> Result<(), String> {
-    let (driver, header, applied) = start_session(data_dir.as_deref(), rules)?;
+    let (driver, header, applied, before) = start_session(data_dir.as_deref(), rules)?;
     let recorder = record.map(|r| r.open(&header, &applied)).transpose()?;
-    ui::run::run(App::live(
-        driver,
-        header,
-        recorder,
-        layout,
-        lang,
-        Theme::from_env(),
-    ))
+    ui::run::run(App::live(driver, header, recorder, layout, lang, theme).with_before(before))
 }
 
 /// Standard output is not a terminal: print the demo cluster's state. With
@@ -468,7 +515,7 @@ fn run_live(
 /// reopened directory) is written as a recording, as a live session's
 /// recording starts.
 fn run_demo(data_dir: Option<PathBuf>, record: Option<Record>) -> Result<(), String> {
-    let (driver, header, applied) = start_session(data_dir.as_deref(), Rules::Minikafka)?;
+    let (driver, header, applied, _) = start_session(data_dir.as_deref(), Rules::Minikafka)?;
     if let Some(r) = &record {
         r.open(&header, &applied)?;
     }

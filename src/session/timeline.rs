@@ -9,6 +9,7 @@
 
 use crate::session::driver::{Driver, DriverMemo, Outcome};
 use crate::session::recording::Recording;
+use crate::session::snapshot::{Bounds, Snapshot, build};
 
 /// The default checkpoint interval.
 pub const DEFAULT_CHECKPOINT_EVERY: usize = 50;
@@ -34,6 +35,10 @@ pub struct Timeline {
     /// Replaced drivers being dropped in the background (see
     /// `Driver::dispose`), joined when the timeline goes.
     disposals: Vec<std::thread::JoinHandle<()>>,
+    /// A frame's snapshot of the step before the current one, taken just
+    /// before the current step was applied: what the step changed is the
+    /// difference (issue 13). None at step 0.
+    before: Option<Snapshot>,
 }
 
 impl Drop for Timeline {
@@ -69,6 +74,7 @@ impl Timeline {
             outcomes: Vec::new(),
             replayed: 0,
             disposals: Vec::new(),
+            before: None,
         };
         timeline.checkpoint()?;
         Ok(timeline)
@@ -100,16 +106,27 @@ impl Timeline {
         self.outcomes.last()
     }
 
-    /// Moves to `target` (clamped to the recording's length).
+    /// The frame snapshot of the step before the current one (see
+    /// [`SnapshotSource`](crate::session::SnapshotSource) for the timeline).
+    pub fn before_step(&self) -> Option<&Snapshot> {
+        self.before.as_ref()
+    }
+
+    /// Moves to `target` (clamped to the recording's length). The target's
+    /// own step is always applied last (from a checkpoint before it), so the
+    /// snapshot just before it is at hand.
     pub fn goto(&mut self, target: usize) -> Result<&Driver, String> {
         let target = target.min(self.recording.steps.len());
         self.replayed = 0;
+        if target == self.driver.step() {
+            return Ok(&self.driver);
+        }
         if target < self.driver.step() {
             let checkpoint = self
                 .checkpoints
                 .iter()
                 .rev()
-                .find(|c| c.step <= target)
+                .find(|c| c.step < target.max(1))
                 .expect("step 0 is always checkpointed");
             let restored = Driver::restore(
                 &self.recording.header,
@@ -120,8 +137,12 @@ impl Timeline {
             self.disposals.retain(|h| !h.is_finished());
             self.disposals.push(old.dispose());
             self.outcomes.clear();
+            self.before = None;
         }
         while self.driver.step() < target {
+            if self.driver.step() + 1 == target {
+                self.before = Some(build(&self.driver, &Bounds::FRAME));
+            }
             let action = self.recording.steps[self.driver.step()].action.clone();
             let outcome = self.driver.apply(&action);
             self.outcomes.push(outcome);

@@ -11,7 +11,7 @@ use ratatui::layout::Rect;
 use ratatui::{Terminal, TerminalOptions, Viewport};
 
 use crate::session::Recording;
-use crate::ui::app::App;
+use crate::ui::app::{App, Msg};
 use crate::ui::frame::draw;
 use crate::ui::i18n::Lang;
 use crate::ui::layout::Layout;
@@ -106,7 +106,28 @@ impl AnsiTerminal {
     }
 }
 
-/// Frames of `recording` at `steps`, at `cols`x`rows`.
+/// How a headless frame looks: the layout, the language and the theme
+/// (`--layout`, `--lang`, `--theme`).
+#[derive(Debug, Clone)]
+pub struct Look {
+    pub layout: Layout,
+    pub lang: Lang,
+    pub theme: Theme,
+}
+
+impl Look {
+    /// `layout` and `lang` in the default (dark, coloured) theme.
+    pub fn new(layout: Layout, lang: Lang) -> Self {
+        Self {
+            layout,
+            lang,
+            theme: Theme::colored(),
+        }
+    }
+}
+
+/// Frames of `recording` at `steps`, at `cols`x`rows`, in the default
+/// theme ([`render_in`] picks one).
 pub fn render(
     recording: Recording,
     steps: &[usize],
@@ -116,8 +137,27 @@ pub fn render(
     layout: Layout,
     lang: Lang,
 ) -> Result<Vec<String>, String> {
-    let theme = Theme::colored();
-    let mut app = App::replay(recording, layout, lang, theme)?;
+    render_in(
+        recording,
+        steps,
+        cols,
+        rows,
+        format,
+        Look::new(layout, lang),
+    )
+}
+
+/// Frames of `recording` at `steps`, at `cols`x`rows`, as `look` says.
+pub fn render_in(
+    recording: Recording,
+    steps: &[usize],
+    cols: u16,
+    rows: u16,
+    format: Format,
+    look: Look,
+) -> Result<Vec<String>, String> {
+    let mut app = App::replay(recording, look.layout, look.lang, look.theme)?;
+    app.update(Msg::Resize(cols, rows))?;
     let mut frames = Vec::new();
     for &step in steps {
         app.goto_step(step)?;
@@ -133,7 +173,7 @@ pub fn render(
 }
 
 /// The frame of a saved state (`mk-tui render --state FILE.json`), drawn as
-/// the dashboard draws the step it was saved at.
+/// the dashboard draws the step it was saved at, in the default theme.
 pub fn render_saved(
     snapshot: crate::session::Snapshot,
     cols: u16,
@@ -142,7 +182,19 @@ pub fn render_saved(
     layout: Layout,
     lang: Lang,
 ) -> Result<String, String> {
-    let app = App::saved(snapshot, layout, lang, Theme::colored());
+    render_saved_in(snapshot, cols, rows, format, Look::new(layout, lang))
+}
+
+/// [`render_saved`] as `look` says.
+pub fn render_saved_in(
+    snapshot: crate::session::Snapshot,
+    cols: u16,
+    rows: u16,
+    format: Format,
+    look: Look,
+) -> Result<String, String> {
+    let mut app = App::saved(snapshot, look.layout, look.lang, look.theme);
+    app.update(Msg::Resize(cols, rows))?;
     Ok(match format {
         Format::Text => buffer_text(&frame_buffer(&app, cols, rows)),
         Format::Ansi => {
@@ -152,18 +204,55 @@ pub fn render_saved(
     })
 }
 
-/// Writes `recording` as an asciicast v2 file to `out`.
+/// How long a cast holds its first frame (the recording's title and the
+/// state it starts from) before the first step plays.
+pub const TITLE_HOLD_S: f64 = 2.0;
+
+/// Writes the steps `from..=to` of `recording` as an asciicast v2 file to
+/// `out`, in the default theme ([`export_cast_in`] picks one). The first
+/// frame is the state at step `from` (step 0: the fresh cluster), held for
+/// [`TITLE_HOLD_S`] under a marker with the recording's title; each later
+/// step follows at its `at_ms` (relative to `from`'s), and a captioned step
+/// adds a marker labelled "step N: caption".
 pub fn export_cast(
     recording: Recording,
     cols: u16,
     rows: u16,
     layout: Layout,
     lang: Lang,
+    (from, to): (usize, usize),
     out: &mut impl Write,
 ) -> Result<(), String> {
+    export_cast_in(
+        recording,
+        cols,
+        rows,
+        Look::new(layout, lang),
+        (from, to),
+        out,
+    )
+}
+
+/// [`export_cast`] as `look` says.
+pub fn export_cast_in(
+    recording: Recording,
+    cols: u16,
+    rows: u16,
+    look: Look,
+    (from, to): (usize, usize),
+    out: &mut impl Write,
+) -> Result<(), String> {
+    let lang = look.lang;
+    let last = recording.steps.len();
+    if from > to || to > last {
+        return Err(format!(
+            "steps {from} to {to}: expected 0 <= from <= to <= {last}, the last step"
+        ));
+    }
     let steps = recording.steps.clone();
     let title = recording.header.title.clone();
-    let mut app = App::replay(recording, layout, lang, Theme::colored())?;
+    let mut app = App::replay(recording, look.layout, look.lang, look.theme)?;
+    app.update(Msg::Resize(cols, rows))?;
     let mut terminal = AnsiTerminal::new(cols, rows).map_err(|e| e.to_string())?;
     let io = |e: std::io::Error| e.to_string();
     let header = serde_json::json!({"version": 2, "width": cols, "height": rows, "title": title, "env": {"TERM": "xterm-256color"}});
@@ -171,20 +260,33 @@ pub fn export_cast(
     let mut emit = |t: f64, kind: &str, data: String| {
         writeln!(out, "{}", serde_json::json!([t, kind, data])).map_err(io)
     };
-    // Clear the screen and draw step 0.
+    // Clear the screen and draw the first frame; say what it is.
+    app.goto_step(from)?;
     let first = terminal.draw(&app).map_err(io)?;
     emit(
         0.0,
         "o",
         format!("\u{1b}[2J{}", String::from_utf8_lossy(&first)),
     )?;
-    for (i, step) in steps.iter().enumerate() {
+    let label = match (from, title.is_empty()) {
+        (0, false) => title.clone(),
+        (0, true) => "step 0".to_string(),
+        (n, false) => format!("step {n}: {title}"),
+        (n, true) => format!("step {n}"),
+    };
+    emit(0.0, "m", label)?;
+    let start_ms = from.checked_sub(1).map_or(0, |i| steps[i].at_ms);
+    for (i, step) in steps.iter().enumerate().take(to).skip(from) {
         app.goto_step(i + 1)?;
-        let t = step.at_ms as f64 / 1000.0;
+        let t = TITLE_HOLD_S + step.at_ms.saturating_sub(start_ms) as f64 / 1000.0;
         let bytes = terminal.draw(&app).map_err(io)?;
         emit(t, "o", String::from_utf8_lossy(&bytes).into_owned())?;
         if let Some(caption) = &step.caption {
-            emit(t, "m", caption.text(lang.code()).to_string())?;
+            emit(
+                t,
+                "m",
+                format!("step {}: {}", i + 1, caption.text(lang.code())),
+            )?;
         }
     }
     Ok(())

@@ -40,6 +40,10 @@ fn event_loop(
 ) -> Result<(), String> {
     let mut events = EventStream::new();
     let mut dirty = true;
+    let size = terminal
+        .size()
+        .map_err(|e| format!("cannot read the terminal's size: {e}"))?;
+    let _ = app.update(Msg::Resize(size.width, size.height));
     while !app.quit {
         if dirty {
             // The view is built for the frame's own area, after the
@@ -83,8 +87,9 @@ fn event_loop(
 }
 
 /// The message for a terminal event, given what is on screen: Ctrl-C quits
-/// everywhere; with a prompt open a key edits it; otherwise the key map of
-/// the mode applies. Key releases and repeats of other kinds are ignored.
+/// everywhere; with a prompt open a key edits it; with the help open only
+/// its own keys do anything (it is modal); otherwise the key map of the
+/// mode applies. Key releases and repeats of other kinds are ignored.
 pub fn message(app: &App, event: &Event) -> Option<Msg> {
     match event {
         Event::Key(key) if key.kind == KeyEventKind::Press => {
@@ -92,11 +97,13 @@ pub fn message(app: &App, event: &Event) -> Option<Msg> {
                 Some(Msg::Command(keys::KeyCommand::Quit))
             } else if app.prompt.is_some() {
                 keys::prompt_edit(*key).map(Msg::Edit)
+            } else if app.show_help {
+                keys::help_command(*key).map(Msg::Command)
             } else {
                 keys::command(*key, app.is_replay()).map(Msg::Command)
             }
         }
-        Event::Resize(..) => Some(Msg::Resize),
+        Event::Resize(cols, rows) => Some(Msg::Resize(*cols, *rows)),
         _ => None,
     }
 }

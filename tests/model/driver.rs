@@ -266,10 +266,13 @@ impl Model {
             } => {
                 self.mutate(|m| {
                     let (now, s) = (m.clock, m.settings);
-                    m.parts
+                    let part = m
+                        .parts
                         .get_mut(&(topic.clone(), *partition))
-                        .ok_or(Failure::UnknownTopicOrPartition)?
-                        .promote(*broker, now, &s, &mut m.mailbox)
+                        .ok_or(Failure::UnknownTopicOrPartition)?;
+                    part.promote(*broker, now, &s, &mut m.mailbox)?;
+                    m.coord.forget_markers_not_in(part);
+                    Ok(())
                 })?;
                 Ok(None)
             }

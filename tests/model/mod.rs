@@ -186,6 +186,10 @@ pub struct Coverage {
     pub resumed_markers: u64,
     /// Sends and markers whose acks=all wait failed after the append.
     pub acks_failed: u64,
+    /// Markers written again although the leader held one that a promotion
+    /// made the engine forget (the known disagreement of
+    /// `Coordinator::forgotten_markers`).
+    pub forgotten_markers_rewritten: u64,
 }
 
 pub struct Model {
@@ -359,6 +363,18 @@ impl Model {
 
     /// The values each isolation level returns from offset 0 on `tp`.
     pub fn consumers(&self, tp: &Tp) -> (Vec<String>, Vec<String>) {
+        let log = self.parts[tp].leader_log();
+        self.consumers_by(tp, |offset| self.coord.is_committed(tp, offset, log))
+    }
+
+    /// The same, with `committed` deciding whether the transactional data
+    /// batch at an offset of the leader's log is committed (the sabotage
+    /// checks pass deliberately wrong rules).
+    pub fn consumers_by(
+        &self,
+        tp: &Tp,
+        committed: impl Fn(i64) -> bool,
+    ) -> (Vec<String>, Vec<String>) {
         let part = &self.parts[tp];
         if part.leader_stopped() {
             return (Vec::new(), Vec::new());
@@ -374,10 +390,7 @@ impl Model {
             if offset < part.hw {
                 ru.push(value.clone());
             }
-            let committed = txn.as_ref().is_none_or(|id| {
-                self.coord
-                    .is_committed(id, tp, offset, b.producer, part.leader_log())
-            });
+            let committed = txn.is_none() || committed(offset);
             if offset < lso && committed {
                 rc.push(value.clone());
             }
@@ -411,9 +424,9 @@ impl Model {
                     .next_back();
                 let batches: Vec<(Tp, i64)> = match &op.work {
                     Work::Produce { tp, offset, .. } => vec![(tp.clone(), *offset)],
-                    Work::Txn { id, .. } => match self.coord.current.get(id) {
+                    Work::Txn { id, .. } => match self.coord.latest(id) {
                         None => Vec::new(),
-                        Some(&index) => {
+                        Some(index) => {
                             let mut b: Vec<(Tp, i64)> = self
                                 .coord
                                 .pending_sends
@@ -422,15 +435,11 @@ impl Model {
                                 .flat_map(|((_, tp), o)| o.iter().map(move |o| (tp.clone(), *o)))
                                 .collect();
                             if matches!(op.kind, "commit" | "abort") {
-                                b.extend(
-                                    self.coord
-                                        .markers
-                                        .iter()
-                                        .filter(|((i, _), _)| *i == index)
-                                        .flat_map(|((_, tp), m)| {
-                                            m.iter().map(move |(o, _)| (tp.clone(), *o))
-                                        }),
-                                );
+                                for (tp, part) in &self.parts {
+                                    let markers =
+                                        self.coord.markers_of(index, tp, part.leader_log());
+                                    b.extend(markers.into_iter().map(|(o, _)| (tp.clone(), o)));
+                                }
                             }
                             b
                         }

@@ -37,22 +37,23 @@ impl Model {
             .iter()
             .map(|(tp, p)| (tp.clone(), readable(p)))
             .collect();
-        let mut frames = std::mem::take(&mut self.coord.frames);
+        // The journal frames that survive.
+        let mut kept = self.coord.frames.len();
         match damage {
             Damage::None => {}
             Damage::JournalCut(n) => {
+                let frames = &self.coord.frames;
                 let total: u64 = frames.iter().map(TxData::line_len).sum();
                 let len = total.saturating_sub(n);
                 let mut end = 0;
-                let mut kept = 0;
-                for f in &frames {
+                kept = 0;
+                for f in frames {
                     if end + f.line_len() > len {
                         break;
                     }
                     end += f.line_len();
                     kept += 1;
                 }
-                frames.truncate(kept);
                 self.truth
                     .torn
                     .extend(self.coord.frame_instance[kept..].iter().copied());
@@ -77,7 +78,7 @@ impl Model {
                 self.reelect_if_torn(&tp, b, &mut report);
             }
         }
-        self.coord = Coordinator::from_frames(frames);
+        self.coord.reopen(kept);
         let now = self.clock;
         for part in self.parts.values_mut() {
             part.reopen(now);
@@ -90,24 +91,11 @@ impl Model {
             }
         }
         self.cursors.clear();
-        // Markers found in the leaders' logs belong to the candidate
-        // instance of their id.
-        let mut found = Vec::new();
-        for (tp, part) in &self.parts {
-            for (offset, b) in part.leader_log().iter().enumerate() {
-                if let Payload::Marker { txn, commit } = &b.payload
-                    && let Some(i) = self.coord.candidate(txn, tp, offset as i64)
-                {
-                    found.push((i, tp.clone(), offset as i64, *commit));
-                }
-            }
-        }
-        for (i, tp, offset, commit) in found {
-            self.coord.record_marker(i, &tp, offset, commit);
-        }
-        let current: Vec<usize> = self.coord.current.values().copied().collect();
+        // Markers are found in the leaders' logs whenever they are asked
+        // for (`txn.rs`): nothing to rebuild.
+        let current: Vec<usize> = self.coord.current().into_values().collect();
         for index in current {
-            let d = &self.coord.instances[index];
+            let d = self.coord.instance(index);
             let id = d.id.clone();
             let commit = match d.state {
                 TxState::PrepareCommit => true,

@@ -8,13 +8,9 @@ impl Model {
     /// The latest instance of `id`, for a handle: under the kafka rules a
     /// handle of an older producer epoch is fenced.
     pub(super) fn resolve(&self, id: &str, handle: Option<i32>) -> Result<usize, Failure> {
-        let &latest = self
-            .coord
-            .current
-            .get(id)
-            .ok_or(Failure::UnknownTransaction)?;
+        let latest = self.coord.latest(id).ok_or(Failure::UnknownTransaction)?;
         if self.setup.kafka {
-            let current = self.coord.instances[latest].producer.map_or(-1, |p| p.1);
+            let current = self.coord.instance(latest).producer.map_or(-1, |p| p.1);
             if handle.is_some_and(|e| e < current) {
                 return Err(Failure::TransactionFenced);
             }
@@ -29,7 +25,7 @@ impl Model {
         allowed: &[TxState],
     ) -> Result<usize, Failure> {
         let index = self.resolve(id, handle)?;
-        if allowed.contains(&self.coord.instances[index].state) {
+        if allowed.contains(&self.coord.instance(index).state) {
             Ok(index)
         } else {
             Err(Failure::InvalidTransactionState)
@@ -42,18 +38,14 @@ impl Model {
         match self.refs.get(id) {
             Some(h) => Ok(*h),
             None => {
-                let &i = self
-                    .coord
-                    .current
-                    .get(id)
-                    .ok_or(Failure::UnknownTransaction)?;
-                Ok(self.coord.instances[i].producer.map(|p| p.1))
+                let i = self.coord.latest(id).ok_or(Failure::UnknownTransaction)?;
+                Ok(self.coord.instance(i).producer.map(|p| p.1))
             }
         }
     }
 
     pub(super) fn marker_payload(&self, index: usize, commit: bool) -> (Payload, (i64, i32)) {
-        let d = &self.coord.instances[index];
+        let d = self.coord.instance(index);
         (
             Payload::Marker {
                 txn: d.id.clone(),
@@ -73,7 +65,7 @@ impl Model {
         commit: bool,
         write_markers: bool,
     ) -> Vec<(String, String, &'static str, i64)> {
-        let mut data = self.coord.instances[index].clone();
+        let mut data = self.coord.instance(index).clone();
         if data.state == TxState::Ongoing {
             data.state = TxState::prepare(commit);
             self.coord.write(data.clone());
@@ -82,19 +74,19 @@ impl Model {
         if write_markers {
             for (tp, _) in data.first.clone() {
                 let stopped = self.parts.get(&tp).is_none_or(Part::leader_stopped);
-                if stopped
-                    || self
-                        .coord
-                        .marker(index, &tp, commit, self.parts[&tp].leader_log())
-                        .is_some()
-                {
+                if stopped {
                     continue;
                 }
+                let log = self.parts[&tp].leader_log();
+                if self.coord.marker(index, &tp, commit, log).is_some() {
+                    continue;
+                }
+                self.coverage.forgotten_markers_rewritten +=
+                    u64::from(self.coord.only_forgotten_marker(index, &tp, commit, log));
                 let (payload, pid) = self.marker_payload(index, commit);
                 let (offset, _) = self
                     .append(&tp, payload, false, pid, Some(index))
                     .expect("a running leader takes an acks=1 append");
-                self.coord.record_marker(index, &tp, offset, commit);
                 written.push((
                     data.id.clone(),
                     tp_name(&tp),
@@ -129,11 +121,10 @@ impl Model {
         }
         let expired: Vec<usize> = self
             .coord
-            .current
-            .values()
-            .copied()
+            .current()
+            .into_values()
             .filter(|&i| {
-                let d = &self.coord.instances[i];
+                let d = self.coord.instance(i);
                 d.state == TxState::Ongoing
                     && !self.coord.in_flight.contains(&i)
                     && d.started

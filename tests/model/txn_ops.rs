@@ -31,8 +31,8 @@ impl Model {
                     } else {
                         None
                     };
-                    if let Some(&old) = m.coord.current.get(id) {
-                        let state = m.coord.instances[old].state;
+                    if let Some(old) = m.coord.latest(id) {
+                        let state = m.coord.instance(old).state;
                         if !state.complete() {
                             if !m.setup.kafka {
                                 return Err(Failure::TransactionAlreadyActive);
@@ -68,7 +68,7 @@ impl Model {
                 };
                 let r = self.mutate(|m| {
                     let index = m.require(id, handle, &[TxState::Ongoing])?;
-                    let pid = m.coord.instances[index].producer.unwrap_or((-1, -1));
+                    let pid = m.coord.instance(index).producer.unwrap_or((-1, -1));
                     let payload = Payload::Data {
                         value: value.clone(),
                         txn: Some(id.to_string()),
@@ -107,7 +107,7 @@ impl Model {
                 let r = self.handle(id).and_then(|handle| {
                     self.mutate(|m| {
                         let index = m.require(id, handle, &[TxState::Ongoing])?;
-                        let mut data = m.coord.instances[index].clone();
+                        let mut data = m.coord.instance(index).clone();
                         let staged = data.staged.entry(group.clone()).or_default();
                         for o in offsets {
                             staged.insert((o.topic.clone(), o.partition), o.offset);
@@ -134,7 +134,7 @@ impl Model {
                     if m.coord.sends_pending(index) > 0 {
                         return Err(Failure::SendsPending);
                     }
-                    let mut data = m.coord.instances[index].clone();
+                    let mut data = m.coord.instance(index).clone();
                     if data.state == TxState::Ongoing {
                         data.state = TxState::prepare(commit);
                         m.coord.write(data.clone());
@@ -211,9 +211,8 @@ impl Model {
         }
         let handle = self.refs.get(id).copied().flatten().or_else(|| {
             self.coord
-                .current
-                .get(id)
-                .and_then(|&i| self.coord.instances[i].producer.map(|p| p.1))
+                .latest(id)
+                .and_then(|i| self.coord.instance(i).producer.map(|p| p.1))
         });
         let r = self.mutate(|m| {
             if m.generation != generation {
@@ -221,7 +220,7 @@ impl Model {
             }
             let index = m.require(id, handle, &[TxState::Ongoing])?;
             m.coord.abandon_send(index, &tp, offset);
-            let mut data = m.coord.instances[index].clone();
+            let mut data = m.coord.instance(index).clone();
             data.record_write(&tp, offset);
             m.coord.write(data);
             Ok(())
@@ -243,9 +242,9 @@ impl Model {
     }
 
     pub(super) fn check_in_flight(&self, index: usize, commit: bool) -> Result<(), Failure> {
-        let d = &self.coord.instances[index];
+        let d = self.coord.instance(index);
         let running = self.coord.in_flight.contains(&index)
-            && self.coord.current.get(&d.id) == Some(&index)
+            && self.coord.latest(&d.id) == Some(index)
             && d.state == TxState::prepare(commit);
         if running {
             Ok(())
@@ -285,9 +284,10 @@ impl Model {
                 let part = m.parts.get_mut(&tp).expect("a partition");
                 return Ok(part.wait(offset, id, now, &s, &mut m.mailbox));
             }
+            m.coverage.forgotten_markers_rewritten +=
+                u64::from(m.coord.only_forgotten_marker(index, &tp, commit, log));
             let (payload, pid) = m.marker_payload(index, commit);
-            let (offset, ack) = m.append(&tp, payload, true, pid, Some(index))?;
-            m.coord.record_marker(index, &tp, offset, commit);
+            let (_, ack) = m.append(&tp, payload, true, pid, Some(index))?;
             Ok(ack.expect("acks=all"))
         });
         let ack = match r {
@@ -379,11 +379,11 @@ impl Model {
                 return Err(Failure::Crashed);
             }
             m.check_in_flight(index, commit)?;
+            // An abort's discard is journaled with COMPLETE_ABORT next (E10);
+            // nothing reads the staged offsets in between.
             if commit {
-                let staged = m.coord.instances[index].staged.clone();
+                let staged = m.coord.instance(index).staged.clone();
                 m.publish(&staged);
-            } else {
-                m.coord.instances[index].staged.clear();
             }
             Ok(())
         });
@@ -399,7 +399,7 @@ impl Model {
                 return Err(Failure::Crashed);
             }
             m.check_in_flight(index, commit)?;
-            let mut data = m.coord.instances[index].clone();
+            let mut data = m.coord.instance(index).clone();
             data.state = TxState::completed(commit);
             if !commit {
                 data.staged.clear();

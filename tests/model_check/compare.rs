@@ -17,6 +17,12 @@ pub enum Sabotage {
     ShowAbortedData,
     ForgetCommittedOffsets,
     CompleteLooksPrepared,
+    /// Ownership without end markers: the candidate instance owns every
+    /// later batch of its id.
+    RangesNeverEnd,
+    /// Ownership by id: the id's latest instance decides (the book's
+    /// `is_committed(transaction_id)`, the flaw SPEC E14 fixes).
+    OwnerIsLatestOfId,
 }
 
 /// Compares one field; the message names it and shows both sides.
@@ -143,6 +149,33 @@ pub fn compare(state: &Snapshot, m: &Model, sabotage: Sabotage) -> Result<(), St
                 })
                 .collect();
         }
+        let log = part.leader_log();
+        let id_at = |o: i64| match &log[o as usize].payload {
+            Payload::Data { txn: Some(id), .. } => Some(id.as_str()),
+            _ => None,
+        };
+        let committed = |i: usize| m.coord.instance(i).state == TxState::CompleteCommit;
+        match sabotage {
+            Sabotage::RangesNeverEnd => {
+                rc = m
+                    .consumers_by(tp, |o| {
+                        id_at(o)
+                            .and_then(|id| m.coord.candidate(id, tp, o))
+                            .is_some_and(committed)
+                    })
+                    .1;
+            }
+            Sabotage::OwnerIsLatestOfId => {
+                rc = m
+                    .consumers_by(tp, |o| {
+                        id_at(o)
+                            .and_then(|id| m.coord.latest(id))
+                            .is_some_and(committed)
+                    })
+                    .1;
+            }
+            _ => {}
+        }
         let values = |v: Option<&Vec<Option<String>>>| -> Vec<String> {
             v.map(|v| v.iter().map(|x| x.clone().unwrap_or_default()).collect())
                 .unwrap_or_default()
@@ -161,10 +194,10 @@ pub fn compare(state: &Snapshot, m: &Model, sabotage: Sabotage) -> Result<(), St
     type TxnRow = (String, String, Vec<String>, BTreeMap<String, i64>, String);
     let transactions: Vec<TxnRow> = m
         .coord
-        .current
-        .iter()
-        .map(|(id, &i)| {
-            let d = &m.coord.instances[i];
+        .current()
+        .into_iter()
+        .map(|(id, i)| {
+            let d = m.coord.instance(i);
             let mut state = d.state.name();
             if sabotage == Sabotage::CompleteLooksPrepared && d.state == TxState::CompleteCommit {
                 state = TxState::PrepareCommit.name();
@@ -336,7 +369,7 @@ pub fn invariants(m: &Model) -> Result<(), String> {
         let committed = w
             .writer
             .filter(|i| !m.truth.torn.contains(i))
-            .and_then(|i| m.coord.instances.get(i))
+            .and_then(|i| m.coord.get(i))
             .is_some_and(|d| d.state == TxState::CompleteCommit);
         if committed && w.offset < m.lso(&w.tp) && !m.parts[&w.tp].leader_stopped() {
             let (_, rc) = m.consumers(&w.tp);
@@ -366,15 +399,15 @@ pub fn invariants(m: &Model) -> Result<(), String> {
                 continue;
             };
             let log = part.leader_log();
-            if offset >= lso || !m.coord.is_committed(id, tp, offset, b.producer, log) {
+            if offset >= lso || !m.coord.is_committed(tp, offset, log) {
                 continue;
             }
-            let writer = b.writer.and_then(|w| m.coord.instances.get(w));
+            let writer = b.writer.and_then(|w| m.coord.get(w));
             let writer_committed = writer.is_some_and(|w| w.state == TxState::CompleteCommit);
             // The book's documented limit (docs/engine-decisions.md, "Known
             // limits"): a committed instance without an end marker (recovery
             // did not write it) owns a later instance's unjournaled write.
-            let owner = m.coord.owner(id, tp, offset, log);
+            let owner = m.coord.owner(tp, offset, log);
             let book_limit = !m.setup.kafka
                 && owner != b.writer
                 && owner.is_some_and(|o| m.coord.marker(o, tp, true, log).is_none());
@@ -391,11 +424,7 @@ pub fn invariants(m: &Model) -> Result<(), String> {
     // Committed offsets come from committed instances only.
     for (group, offsets) in &m.offsets {
         for (tp, value) in offsets {
-            let by = m
-                .truth
-                .staged_by
-                .get(value)
-                .and_then(|&i| m.coord.instances.get(i));
+            let by = m.truth.staged_by.get(value).and_then(|&i| m.coord.get(i));
             if by.is_none_or(|d| d.state != TxState::CompleteCommit) {
                 return Err(format!(
                     "committed offset {group} {} = {value} was staged by an instance that is {}",

@@ -152,7 +152,7 @@ pub fn concretize(op: &Op, m: &Model, driver: &Driver, step: usize) -> Option<Ac
     };
     // A transaction action on an id never begun becomes its begin, most of
     // the time: otherwise most would only be refused.
-    let unknown = |txn: u8| !m.coord.current.contains_key(TXNS[txn as usize]);
+    let unknown = |txn: u8| m.coord.latest(TXNS[txn as usize]).is_none();
     let op = match *op {
         Op::Send { txn, topic, .. } | Op::SendOffsets { txn, topic, .. }
             if unknown(txn) && topic % 4 != 0 =>

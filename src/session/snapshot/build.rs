@@ -194,6 +194,7 @@ pub fn build(driver: &Driver, bounds: &Bounds) -> Snapshot {
         title: String::new(),
         total_steps: None,
         caption: None,
+        changes: Default::default(),
     }
 }
 

@@ -68,6 +68,20 @@ impl Fate {
         }
     }
 
+    /// The fate in a few words, for sentences ("above the HW").
+    pub fn words(self) -> &'static str {
+        match self {
+            Fate::Committed => "committed",
+            Fate::Aborted => "aborted",
+            Fate::Ongoing => "ongoing",
+            Fate::Decided => "decided, markers missing",
+            Fate::HeldBack => "held back by the LSO",
+            Fate::AboveHighWatermark => "above the HW",
+            Fate::Orphaned => "orphaned",
+            Fate::Control => "a marker",
+        }
+    }
+
     /// Whether a fresh read_committed consumer gets the batch's records.
     pub fn read_committed_sees(self) -> bool {
         self == Fate::Committed

@@ -12,6 +12,7 @@
 //! clock's actions. One function ([`fate`]) decides each batch's fate.
 
 pub mod build;
+pub mod diff;
 pub mod fate;
 pub mod source;
 pub mod text;
@@ -21,6 +22,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 pub use build::{Bounds, build};
+pub use diff::{Changes, PartitionChanges, diff};
 pub use fate::Fate;
 pub use source::{SavedState, SnapshotSource};
 
@@ -60,6 +62,10 @@ pub struct Snapshot {
     /// The current step's caption.
     #[serde(default)]
     pub caption: Option<Caption>,
+    /// What the step changed, from the snapshot before it (empty at step 0
+    /// or when the source does not know the step before).
+    #[serde(default)]
+    pub changes: Changes,
 }
 
 /// One broker of the cluster.
@@ -236,6 +242,24 @@ impl BatchSnapshot {
     /// Always false: a batch covers at least one offset.
     pub fn is_empty(&self) -> bool {
         false
+    }
+
+    /// Its first [`VALUES_SHOWN`] values, `null` for none, and `…` when the
+    /// batch holds more: what a frame reads of it, so a frame and
+    /// `mk-tui state` show the same words.
+    pub fn values_text(&self) -> String {
+        let values: Vec<&str> = self
+            .records
+            .iter()
+            .take(VALUES_SHOWN)
+            .map(|r| r.value.as_deref().unwrap_or("null"))
+            .collect();
+        let more = if self.len() > values.len() as i64 {
+            ", …"
+        } else {
+            ""
+        };
+        format!("{}{more}", values.join(", "))
     }
 }
 

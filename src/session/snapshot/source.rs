@@ -5,7 +5,7 @@
 //! and never asks the source anything else.
 
 use crate::session::driver::Driver;
-use crate::session::snapshot::{Bounds, Snapshot, build, build::load_values};
+use crate::session::snapshot::{Bounds, Snapshot, build, build::load_values, diff};
 use crate::session::timeline::Timeline;
 
 /// A source of snapshots.
@@ -32,10 +32,14 @@ impl SnapshotSource for Driver {
 }
 
 impl SnapshotSource for Timeline {
-    /// The driver's snapshot with the recording's title, its length and the
-    /// current step's caption.
+    /// The driver's snapshot with the recording's title, its length, the
+    /// current step's caption and what the step changed.
     fn snapshot(&self, bounds: &Bounds) -> Snapshot {
-        let mut snapshot = build(self.driver(), bounds);
+        let mut snapshot = with_changes(
+            self.driver(),
+            self.before_step(),
+            build(self.driver(), bounds),
+        );
         let recording = self.recording();
         snapshot.title = recording.header.title.clone();
         snapshot.total_steps = Some(recording.steps.len());
@@ -50,6 +54,42 @@ impl SnapshotSource for Timeline {
     fn load_values(&self, snapshot: &mut Snapshot, wanted: &[(usize, usize)]) {
         load_values(self.driver(), snapshot, wanted);
     }
+}
+
+/// `after` with what changed since `before`: the diff, then the values of
+/// the batches its sentences name (a frame's snapshot reads none), then the
+/// diff again so its sentences say them.
+pub fn with_changes(driver: &Driver, before: Option<&Snapshot>, mut after: Snapshot) -> Snapshot {
+    let Some(before) = before else {
+        return after;
+    };
+    let changes = diff(before, &after);
+    let named = changes.batches_named(&after);
+    if named.is_empty() {
+        after.changes = changes;
+        return after;
+    }
+    load_values(driver, &mut after, &named);
+    after.changes = diff(before, &after);
+    after
+}
+
+/// Applies `actions` in order and returns a frame's snapshot taken just
+/// before the last one: what a live session started from a recording
+/// (the demo) needs to show what its last step changed.
+pub fn apply_all<'a>(
+    driver: &mut Driver,
+    actions: impl IntoIterator<Item = &'a crate::session::Action>,
+) -> Option<Snapshot> {
+    let mut before = None;
+    let mut actions = actions.into_iter().peekable();
+    while let Some(action) = actions.next() {
+        if actions.peek().is_none() {
+            before = Some(build(driver, &Bounds::FRAME));
+        }
+        driver.apply(action);
+    }
+    before
 }
 
 /// A state saved by `mk-tui state`: it holds every record already.

@@ -3,10 +3,11 @@
 
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
-use ratatui::text::Line;
+use ratatui::text::{Line, Span};
 
-use super::{PaneContext, frame, lines};
+use super::{PaneContext, frame, lines, marks};
 use crate::session::snapshot::Snapshot;
+use crate::ui::theme::Theme;
 
 /// Panes narrower than this write `#5` for "step 5:".
 const NARROW: u16 = 30;
@@ -31,7 +32,22 @@ pub fn render(view: &Snapshot, ctx: &PaneContext, area: Rect, buf: &mut Buffer) 
         view.events.iter().rev().peekable(),
         view.errors.iter().rev().peekable(),
     );
-    let mut out = Vec::new();
+    // What the last step changed, in words, comes last (newest), marked.
+    let mut out: Vec<Line> = view
+        .changes
+        .sentences
+        .iter()
+        .rev()
+        .map(|s| {
+            Line::from(vec![
+                Span::styled(
+                    format!("{} ", Theme::CHANGED_GLYPH),
+                    ctx.theme.changed_mark(),
+                ),
+                Span::styled(s.clone(), ctx.theme.changed()),
+            ])
+        })
+        .collect();
     while out.len() < want {
         let line = match (events.peek(), errors.peek()) {
             (Some(e), Some(x)) if e.step > x.step => None,
@@ -50,6 +66,12 @@ pub fn render(view: &Snapshot, ctx: &PaneContext, area: Rect, buf: &mut Buffer) 
     let skip = ctx
         .scroll
         .min(out.len().saturating_sub(usize::from(inner.height)));
+    let total = view.events.len() + view.errors.len() + view.changes.sentences.len();
+    let shown = out
+        .len()
+        .saturating_sub(skip)
+        .min(usize::from(inner.height));
+    marks(ctx, area, total.saturating_sub(skip + shown), skip, buf);
     let out = out
         .into_iter()
         .skip(skip)

@@ -5,9 +5,12 @@
 
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
+use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 
-use super::{PaneContext, frame, lines, tail_window};
+use crate::ui::theme::Theme;
+
+use super::{PaneContext, frame, lines, marks, tail_window};
 use crate::session::snapshot::{JournalFrameSnapshot, RecoverySnapshot, Snapshot, TAIL, TxnState};
 
 fn state<'a>(s: TxnState, ctx: &PaneContext) -> Span<'a> {
@@ -23,33 +26,72 @@ fn state<'a>(s: TxnState, ctx: &PaneContext) -> Span<'a> {
 /// transaction and its state always show.
 const COMPACT_BELOW: u16 = 50;
 
-fn frame_line<'a>(f: &JournalFrameSnapshot, ctx: &PaneContext, width: u16) -> Line<'a> {
+/// A frame's line: the changed mark (`▸` for a frame the last step wrote),
+/// number, byte offset, CRC, transaction, state and contents.
+fn frame_line<'a>(
+    f: &JournalFrameSnapshot,
+    what: String,
+    ctx: &PaneContext,
+    width: u16,
+    new: bool,
+) -> Line<'a> {
     let head = if width < COMPACT_BELOW {
         format!("#{:<3} ", f.number)
     } else {
         format!("#{:<4} @{:<7} {:08x} ", f.number, f.offset, f.crc)
     };
+    let (mark, head_style) = if new {
+        (
+            Span::styled(Theme::CHANGED_GLYPH, ctx.theme.changed_mark()),
+            ctx.theme.changed(),
+        )
+    } else {
+        (Span::raw(" "), Style::new())
+    };
     Line::from(vec![
-        Span::raw(head),
+        mark,
+        Span::styled(head, head_style),
         Span::styled("✓ ", ctx.theme.good()),
         Span::raw(format!("{} ", f.data.id)),
         state(f.data.state, ctx),
-        Span::styled(frame_contents(f), ctx.theme.dim()),
+        Span::styled(what, ctx.theme.dim()),
     ])
 }
 
-/// What the frame holds besides its state: each partition with its first
-/// offset, and the staged offsets (` out-0@1 +workers`).
-fn frame_contents(f: &JournalFrameSnapshot) -> String {
+/// What frame `i` of `frames` changed, so that two "tx-1 ongoing" lines are
+/// told apart: against the previous frame of the same transaction instance
+/// in the list, the partitions it added (`+out-0@0`) and the offsets it
+/// staged (`staged workers in-0=7`); a frame that starts an instance says
+/// `begin`; one whose previous frame is not in the list says all it holds.
+fn frame_delta(frames: &[JournalFrameSnapshot], i: usize) -> String {
+    let f = &frames[i].data;
+    let prev = frames[..i]
+        .iter()
+        .rev()
+        .find(|p| p.data.id == f.id)
+        .map(|p| &p.data)
+        // A complete instance followed by an ONGOING frame: a new instance.
+        .filter(|p| p.state.is_unstable() || !f.state.is_unstable());
     let mut out = String::new();
-    for tp in &f.data.partitions {
-        match f.data.first_offsets.get(tp) {
-            Some(o) => out.push_str(&format!(" {tp}@{o}")),
-            None => out.push_str(&format!(" {tp}")),
+    if prev.is_none() && f.state == TxnState::Ongoing && f.partitions.is_empty() {
+        return " begin".into();
+    }
+    for tp in &f.partitions {
+        if prev.is_some_and(|p| p.partitions.contains(tp)) {
+            continue;
+        }
+        match f.first_offsets.get(tp) {
+            Some(o) => out.push_str(&format!(" +{tp}@{o}")),
+            None => out.push_str(&format!(" +{tp}")),
         }
     }
-    for group in f.data.staged_offsets.keys() {
-        out.push_str(&format!(" +{group}"));
+    for (group, offsets) in &f.staged_offsets {
+        for (tp, o) in offsets {
+            let before = prev.and_then(|p| p.staged_offsets.get(group)?.get(tp));
+            if before != Some(o) {
+                out.push_str(&format!(" staged {group} {tp}={o}"));
+            }
+        }
     }
     out
 }
@@ -144,14 +186,19 @@ pub fn render(view: &Snapshot, ctx: &PaneContext, area: Rect, buf: &mut Buffer) 
         out.extend(recovery(r, ctx, height.saturating_sub(1) / 2));
     }
     let room = height.saturating_sub(out.len());
-    let tail = &view.journal.tail[view.journal.tail.len().saturating_sub(TAIL)..];
-    let (start, end) = tail_window(tail.len(), room, ctx.scroll);
-    out.extend(
-        tail[start..end]
-            .iter()
-            .map(|f| frame_line(f, ctx, inner.width)),
-    );
+    let frames = &view.journal.tail;
+    let first = frames.len().saturating_sub(TAIL);
+    let (start, end) = tail_window(frames.len() - first, room, ctx.scroll);
+    out.extend((first + start..first + end).map(|i| {
+        let f = &frames[i];
+        let new = view.changes.journal_frames.contains(&f.number);
+        frame_line(f, frame_delta(frames, i), ctx, inner.width, new)
+    }));
     lines(out, inner, buf);
+    // Frames older than the shown tail are out of view too.
+    let shown = frames.len() - first;
+    let older = view.journal.frames.saturating_sub(shown) + start;
+    marks(ctx, area, older, shown - end, buf);
 }
 
 #[cfg(test)]
@@ -160,6 +207,77 @@ mod tests {
     use super::super::{PaneContext, PaneId};
     use crate::session::snapshot::Snapshot;
     use crate::ui::i18n::Lang;
+
+    #[test]
+    fn each_frame_says_what_it_changed() {
+        use crate::session::snapshot::{JournalFrameSnapshot, TransactionSnapshot, TxnState};
+        use std::collections::BTreeMap;
+        let frame = |number, id: &str, state, parts: &[(&str, i64)], staged: &[(&str, i64)]| {
+            JournalFrameSnapshot {
+                number,
+                offset: 0,
+                len: 0,
+                crc: 0,
+                data: TransactionSnapshot {
+                    id: id.into(),
+                    state,
+                    partitions: parts.iter().map(|(p, _)| p.to_string()).collect(),
+                    first_offsets: parts.iter().map(|(p, o)| (p.to_string(), *o)).collect(),
+                    staged_offsets: if staged.is_empty() {
+                        BTreeMap::new()
+                    } else {
+                        BTreeMap::from([(
+                            "g".to_string(),
+                            staged.iter().map(|(p, o)| (p.to_string(), *o)).collect(),
+                        )])
+                    },
+                },
+            }
+        };
+        use TxnState::*;
+        let frames = [
+            frame(1, "tx", Ongoing, &[], &[]),
+            frame(2, "tx", Ongoing, &[("out-0", 0)], &[]),
+            frame(3, "tx", Ongoing, &[("out-0", 0), ("out-1", 4)], &[]),
+            frame(
+                4,
+                "tx",
+                Ongoing,
+                &[("out-0", 0), ("out-1", 4)],
+                &[("in-0", 7)],
+            ),
+            frame(
+                5,
+                "tx",
+                CompleteCommit,
+                &[("out-0", 0), ("out-1", 4)],
+                &[("in-0", 7)],
+            ),
+            // The id reused: a new instance.
+            frame(6, "tx", Ongoing, &[], &[]),
+            frame(7, "tx", Ongoing, &[("out-0", 9)], &[]),
+        ];
+        let said: Vec<String> = (0..frames.len())
+            .map(|i| super::frame_delta(&frames, i))
+            .collect();
+        assert_eq!(
+            said,
+            [
+                " begin",
+                " +out-0@0",
+                " +out-1@4",
+                " staged g in-0=7",
+                "",
+                " begin",
+                " +out-0@9"
+            ]
+        );
+        // A frame whose previous one is not in the list says all it holds.
+        assert_eq!(
+            super::frame_delta(&frames[3..], 0),
+            " +out-0@0 +out-1@4 staged g in-0=7"
+        );
+    }
 
     #[test]
     fn frames_summary_and_recovery() {

@@ -113,10 +113,62 @@ pub fn render(id: PaneId, view: &Snapshot, ctx: &PaneContext, area: Rect, buf: &
 fn frame(ctx: &PaneContext, key: &'static str, area: Rect, buf: &mut Buffer) -> Rect {
     let block = Block::bordered()
         .title(ctx.lang.t(key))
+        .title_style(ctx.theme.title(ctx.focused))
+        .border_type(ctx.theme.border_type(ctx.focused))
         .border_style(ctx.theme.border(ctx.focused));
     let inner = block.inner(area);
     block.render(area, buf);
     inner
+}
+
+/// Says that a list has content out of view: "↑ N more" on the top border
+/// of `area` (the pane's whole rectangle, borders included) and "↓ N more"
+/// on its bottom border, right-aligned, so no content row is spent on it.
+/// It is drawn over border line only, never over the title: where the words
+/// do not fit it shortens to "↑N", and where that does not fit either it is
+/// left out. Zero draws nothing.
+pub fn scroll_marks(
+    lang: Lang,
+    theme: Theme,
+    area: Rect,
+    above: usize,
+    below: usize,
+    buf: &mut Buffer,
+) {
+    let area = area.intersection(buf.area);
+    if area.height < 2 || area.width < 4 {
+        return;
+    }
+    let style = theme.title(false);
+    for (n, arrow, y) in [(above, "↑", area.top()), (below, "↓", area.bottom() - 1)] {
+        if n == 0 {
+            continue;
+        }
+        // The run of plain border line left of the corner.
+        let free = (area.left() + 1..area.right() - 1)
+            .rev()
+            .take_while(|&x| matches!(buf[(x, y)].symbol(), "─" | "━" | "═"))
+            .count();
+        let long = format!(" {arrow} {}{n}{} ", lang.t("more_pre"), lang.t("more_post"));
+        let short = format!("{arrow}{n}");
+        let Some((text, w)) = [long, short]
+            .into_iter()
+            .map(|t| {
+                let w = Span::raw(t.as_str()).width();
+                (t, w)
+            })
+            .find(|(_, w)| *w < free)
+        else {
+            continue;
+        };
+        let x = area.right() - 1 - u16::try_from(w).unwrap_or(u16::MAX);
+        buf.set_stringn(x, y, &text, w, style);
+    }
+}
+
+/// [`scroll_marks`] for a pane.
+fn marks(ctx: &PaneContext, area: Rect, above: usize, below: usize, buf: &mut Buffer) {
+    scroll_marks(ctx.lang, ctx.theme, area, above, below, buf);
 }
 
 /// The rows `start..end` of a list of `total` rows that follows new data:
@@ -462,6 +514,7 @@ mod testkit {
                 en: "The LSO stops at the open transaction.".into(),
                 zh: "LSO 停在未决事务处。".into(),
             }),
+            changes: Default::default(),
         }
     }
 
@@ -578,7 +631,7 @@ mod tests {
     fn no_color_keeps_every_glyph() {
         let v = view();
         let plain = PaneContext {
-            theme: Theme { color: false },
+            theme: Theme::plain(),
             ..ctx()
         };
         let text = draw(PaneId::Partitions, &v, &plain, 80, 12);
@@ -601,6 +654,42 @@ mod tests {
                 "{id:?} coloured"
             );
         }
+    }
+
+    #[test]
+    fn scroll_marks_sit_on_the_border_and_never_cover_the_title() {
+        let mark = |w: u16, above, below| {
+            let mut buf = Buffer::empty(Rect::new(0, 0, w, 4));
+            let inner = frame(&ctx(), "journal", buf.area, &mut buf);
+            assert_eq!(inner.height, 2);
+            scroll_marks(Lang::En, Theme::colored(), buf.area, above, below, &mut buf);
+            super::testkit::text(&buf)
+        };
+        let wide = mark(40, 3, 12);
+        assert!(
+            wide.lines().next().unwrap().ends_with("─ ↑ 3 more ┐"),
+            "{wide}"
+        );
+        assert!(
+            wide.lines().last().unwrap().ends_with("─ ↓ 12 more ┘"),
+            "{wide}"
+        );
+        // "Transaction journal" is 19 columns: 7 left in 28 is room for "↑3".
+        let narrow = mark(28, 3, 0);
+        let top = narrow.lines().next().unwrap();
+        assert!(
+            top.contains("Transaction journal") && top.ends_with("↑3┐"),
+            "{narrow}"
+        );
+        assert!(
+            !narrow.lines().last().unwrap().contains('↓'),
+            "zero draws nothing"
+        );
+        let tiny = mark(21, 3, 0);
+        assert!(
+            tiny.contains("Transaction journal") && !tiny.contains('↑'),
+            "{tiny}"
+        );
     }
 
     #[test]

@@ -6,8 +6,9 @@ use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 
-use super::{PaneContext, frame, lines};
+use super::{PaneContext, frame, lines, marks};
 use crate::session::snapshot::Snapshot;
+use crate::ui::theme::Theme;
 
 /// Draws the pane; `ctx.scroll` skips rows from the top.
 pub fn render(view: &Snapshot, ctx: &PaneContext, area: Rect, buf: &mut Buffer) {
@@ -37,18 +38,30 @@ pub fn render(view: &Snapshot, ctx: &PaneContext, area: Rect, buf: &mut Buffer) 
         std::iter::once(head).chain(rows)
     });
     let head = Line::styled(format!("✓ {}", t("committed")), theme.good());
-    let committed = view.committed_offsets.iter().flat_map(|(g, m)| {
-        m.iter()
-            .map(move |(tp, o)| Line::raw(format!("  {g} {tp} = {o}")))
+    // An offset the last step published is marked `▸`.
+    let published = &view.changes.published;
+    let committed = view.committed_offsets.iter().flat_map(move |(g, m)| {
+        m.iter().map(move |(tp, o)| {
+            if published.iter().any(|(pg, ptp, _)| pg == g && ptp == tp) {
+                Line::from(vec![
+                    Span::styled(format!("{} ", Theme::CHANGED_GLYPH), theme.changed_mark()),
+                    Span::styled(format!("{g} {tp} = {o}"), theme.changed()),
+                ])
+            } else {
+                Line::raw(format!("  {g} {tp} = {o}"))
+            }
+        })
     });
-    let out = none
+    let all: Vec<Line> = none
         .into_iter()
         .chain(staged)
         .chain(std::iter::once(head))
         .chain(committed)
-        .skip(ctx.scroll)
-        .take(usize::from(inner.height))
         .collect();
+    let skip = ctx.scroll.min(all.len());
+    let shown = (all.len() - skip).min(usize::from(inner.height));
+    marks(ctx, area, skip, all.len() - skip - shown, buf);
+    let out = all.into_iter().skip(skip).take(shown).collect();
     lines(out, inner, buf);
 }
 

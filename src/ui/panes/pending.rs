@@ -6,7 +6,7 @@ use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::text::Line;
 
-use super::{PaneContext, frame, lines};
+use super::{PaneContext, frame, lines, marks};
 use crate::session::snapshot::{PendingSnapshot, Snapshot};
 
 fn row<'a>(p: &PendingSnapshot, ctx: &PaneContext) -> Line<'a> {
@@ -45,6 +45,8 @@ pub fn render(view: &Snapshot, ctx: &PaneContext, area: Rect, buf: &mut Buffer) 
         vec![Line::styled(text, ctx.theme.dim())]
     } else {
         let skip = ctx.scroll.min(view.pending.len() - 1);
+        let shown = (view.pending.len() - skip).min(usize::from(inner.height));
+        marks(ctx, area, skip, view.pending.len() - skip - shown, buf);
         view.pending[skip..]
             .iter()
             .take(usize::from(inner.height))

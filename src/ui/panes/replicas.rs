@@ -7,8 +7,9 @@ use ratatui::layout::{Constraint, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Cell, Row, Table, Widget};
 
-use super::{PaneContext, frame, shorten};
+use super::{PaneContext, frame, marks, shorten};
 use crate::session::snapshot::{ReplicaSnapshot, Snapshot};
+use crate::ui::theme::Theme;
 
 /// How much of a row a pane's width allows: everything in words; the
 /// short words chosen for 80x24 (`ldr`, `✓ isr`, `✗ out`, stopped as the
@@ -21,7 +22,10 @@ enum Fit {
     Tiny,
 }
 
-fn row<'a>(r: &ReplicaSnapshot, ctx: &PaneContext, fit: Fit) -> Row<'a> {
+/// A replica's row in `fit`; `changed` (its LEO moved, it joined or left
+/// the ISR, or it became or stopped being the leader at the last step)
+/// marks it `▸`.
+fn row<'a>(r: &ReplicaSnapshot, ctx: &PaneContext, fit: Fit, changed: bool) -> Row<'a> {
     let t = |k| ctx.lang.t(k);
     let role = match (r.is_leader, fit) {
         (false, _) => Cell::from(""),
@@ -56,10 +60,16 @@ fn row<'a>(r: &ReplicaSnapshot, ctx: &PaneContext, fit: Fit) -> Row<'a> {
     };
     // A stopped broker is marked in its id column too: the label column is
     // the first to go when the pane is narrow.
+    let mark = if changed { Theme::CHANGED_GLYPH } else { "" };
     let broker = if r.stopped {
-        Cell::from(format!("{}■", r.broker)).style(ctx.theme.bad())
+        Cell::from(format!("{mark}{}■", r.broker)).style(ctx.theme.bad())
     } else {
-        Cell::from(r.broker.to_string())
+        Cell::from(format!("{mark}{}", r.broker))
+    };
+    let row_style = if changed {
+        ctx.theme.changed()
+    } else {
+        ratatui::style::Style::new()
     };
     let mut cells = vec![broker, role, Cell::from(r.log_end_offset.to_string()), lag];
     if fit < Fit::Tiny {
@@ -69,7 +79,7 @@ fn row<'a>(r: &ReplicaSnapshot, ctx: &PaneContext, fit: Fit) -> Row<'a> {
     if fit == Fit::Words {
         cells.push(stopped);
     }
-    Row::new(cells)
+    Row::new(cells).style(row_style)
 }
 
 fn width(s: &str) -> u16 {
@@ -95,7 +105,8 @@ fn columns(
     let leo = numbers(|r| r.log_end_offset.to_string()).max(3);
     let lag = numbers(|r| r.lag.to_string()).max(width(t("lag")));
     let ms = numbers(|r| format!("{}ms", r.ms_since_fetch)).max(2);
-    let broker = numbers(|r| format!("{}■", r.broker)).max(1);
+    // Room for the changed mark and the stopped mark.
+    let broker = numbers(|r| format!("▸{}■", r.broker)).max(1);
     let (role, isr) = match fit {
         Fit::Words => (
             width(t("leader")) + 1,
@@ -138,10 +149,13 @@ pub fn render(view: &Snapshot, ctx: &PaneContext, area: Rect, buf: &mut Buffer) 
         .unwrap_or_else(|| (Fit::Tiny, columns(view, ctx, Fit::Tiny)));
     let header = Row::new(header).style(ctx.theme.dim());
     let mut y = inner.y;
-    for p in view.partitions.iter().skip(ctx.scroll) {
+    let skip = ctx.scroll.min(view.partitions.len());
+    let mut drawn = 0;
+    for p in view.partitions.iter().skip(skip) {
         if y >= inner.bottom() {
             break;
         }
+        drawn += 1;
         let isr: Vec<String> = p.isr.iter().map(u32::to_string).collect();
         // In words, in short words, or only the ISR (the rows say who leads).
         let isr = isr.join(",");
@@ -173,13 +187,23 @@ pub fn render(view: &Snapshot, ctx: &PaneContext, area: Rect, buf: &mut Buffer) 
         let room = usize::from(inner.bottom() - y);
         let n = p.replicas.len().min(room.saturating_sub(1));
         let h = if room == 0 { 0 } else { n as u16 + 1 };
-        let rows = p.replicas[..n].iter().map(|r| row(r, ctx, fit));
+        let changes = view.changes.partition(&p.name());
+        let rows = p.replicas[..n].iter().map(|r| {
+            row(
+                r,
+                ctx,
+                fit,
+                changes.is_some_and(|c| c.touches_replica(r.broker)),
+            )
+        });
         Table::new(rows, widths.clone())
             .header(header.clone())
             .column_spacing(1)
             .render(Rect::new(inner.x, y, inner.width, h), buf);
         y += h;
     }
+    let below = view.partitions.len() - skip - drawn;
+    marks(ctx, area, skip, below, buf);
 }
 
 #[cfg(test)]

@@ -11,8 +11,9 @@ use ratatui::layout::Rect;
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 
-use super::{PaneContext, frame, lines};
+use super::{PaneContext, frame, lines, marks};
 use crate::session::snapshot::{PartitionSnapshot, Snapshot};
+use crate::ui::theme::Theme;
 
 fn legend<'a>(ctx: &PaneContext) -> Line<'a> {
     let (s, t) = (ctx.theme.strong(), |k| ctx.lang.t(k));
@@ -75,19 +76,32 @@ fn ruler<'a>(p: &PartitionSnapshot, ctx: &PaneContext, width: usize) -> Vec<Span
     spans
 }
 
-fn numbers<'a>(p: &PartitionSnapshot) -> Line<'a> {
+/// The numbers under a ruler; `▸` (and bold) when a mark moved at the last
+/// step.
+fn numbers<'a>(p: &PartitionSnapshot, ctx: &PaneContext, moved: bool) -> Line<'a> {
     let leos: Vec<String> = p
         .replicas
         .iter()
         .map(|r| format!("{}:{}", r.broker, r.log_end_offset))
         .collect();
-    Line::raw(format!(
-        "  [{} LSO {} HW {} LEO {}",
+    let text = format!(
+        "[{} LSO {} HW {} LEO {}",
         p.log_start_offset,
         p.last_stable_offset,
         p.high_watermark,
         leos.join(" ")
-    ))
+    );
+    if moved {
+        Line::from(vec![
+            Span::styled(
+                format!("{} ", Theme::CHANGED_GLYPH),
+                ctx.theme.changed_mark(),
+            ),
+            Span::styled(text, ctx.theme.changed()),
+        ])
+    } else {
+        Line::raw(format!("  {text}"))
+    }
 }
 
 /// Draws the pane; `ctx.scroll` skips whole partitions.
@@ -95,10 +109,13 @@ pub fn render(view: &Snapshot, ctx: &PaneContext, area: Rect, buf: &mut Buffer) 
     let inner = frame(ctx, "watermarks", area, buf);
     let height = usize::from(inner.height);
     let mut out = vec![legend(ctx)];
-    for p in view.partitions.iter().skip(ctx.scroll) {
+    let skip = ctx.scroll.min(view.partitions.len());
+    let mut drawn = 0;
+    for p in view.partitions.iter().skip(skip) {
         if out.len() >= height {
             break;
         }
+        drawn += 1;
         let name = p.name();
         let width = usize::from(inner.width).saturating_sub(Span::raw(&name).width() + 3);
         let mut ruler_line = vec![Span::styled(name, ctx.theme.strong()), Span::raw(" ")];
@@ -106,10 +123,15 @@ pub fn render(view: &Snapshot, ctx: &PaneContext, area: Rect, buf: &mut Buffer) 
             ruler_line.extend(ruler(p, ctx, width));
         }
         out.push(Line::from(ruler_line));
-        out.push(numbers(p));
+        let moved = view
+            .changes
+            .partition(&p.name())
+            .is_some_and(|c| c.moves_marks());
+        out.push(numbers(p, ctx, moved));
     }
     out.truncate(height);
     lines(out, inner, buf);
+    marks(ctx, area, skip, view.partitions.len() - skip - drawn, buf);
 }
 
 #[cfg(test)]

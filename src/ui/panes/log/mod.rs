@@ -37,7 +37,7 @@ use ratatui::style::Style;
 
 use self::cell::{Line, MAX_LINES, cut, drawn, fit, row_lines, width};
 use self::window::{Cell, Window, cell, leader_batch, rows, same_batch, window};
-use super::{PaneContext, frame};
+use super::{PaneContext, frame, marks};
 use crate::session::snapshot::{Fate, PartitionSnapshot, ReplicaSnapshot, Snapshot};
 
 /// One partition as the pane draws it.
@@ -191,7 +191,7 @@ fn plan<'a>(view: &'a Snapshot, ctx: &PaneContext, inner: Rect) -> Plan<'a> {
         }
     }
     let mut more = unseen;
-    while blocks.len() > 1 && total(&blocks) + usize::from(more > 0) > height {
+    while blocks.len() > 1 && total(&blocks) > height {
         blocks.pop();
         more += 1;
     }
@@ -325,11 +325,10 @@ pub fn render(view: &Snapshot, ctx: &PaneContext, area: Rect, buf: &mut Buffer) 
         y = canvas.block(block, block.y) + 1;
     }
     y = y.saturating_sub(1).max(inner.y).min(inner.bottom());
-    if plan.more > 0 && y < inner.bottom() {
-        let text = format!("↓ {} {}", plan.more, ctx.lang.t("log_more"));
-        canvas.put(usize::from(inner.x), y, &text, ctx.theme.dim());
-        y += 1;
-    }
+    // Partitions out of view are counted on the border, as every
+    // scrolling pane does (docs/dashboard.md, "Scrolling").
+    let above = ctx.scroll.min(view.partitions.len());
+    marks(ctx, area, above, plan.more, canvas.buf);
     let readers = plan
         .blocks
         .iter()
@@ -672,7 +671,7 @@ mod tests {
         assert_eq!(leader.symbol(), Theme::fate_glyph(Fate::Control));
         // Without colour the glyph and the underline still tell it.
         let plain = PaneContext {
-            theme: Theme { color: false },
+            theme: Theme::plain(),
             ..c
         };
         let buf = buffer(&v, &plain, 80, 20);
@@ -761,7 +760,8 @@ mod tests {
         v.partitions.push(second);
         let text = draw(PaneId::Log, &v, &ctx(), 80, 12);
         assert!(text.contains("out-0") && !text.contains("out-1"), "{text}");
-        assert!(text.contains("↓ 1 more below"), "{text}");
+        assert!(text.contains("↓ 1 more"), "on the border: {text}");
+        assert!(text.lines().last().unwrap().contains("↓ 1 more"), "{text}");
         let scrolled = draw(PaneId::Log, &v, &PaneContext { scroll: 1, ..ctx() }, 80, 12);
         assert!(
             scrolled.contains("out-1") && !scrolled.contains("out-0"),

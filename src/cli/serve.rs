@@ -1,0 +1,46 @@
+//! `mk-tui serve`'s arguments (issue 14): the clap side of
+//! [`crate::kafka::serve`].
+
+use std::path::PathBuf;
+
+use clap::Args;
+
+use crate::kafka::{self, ServeOptions};
+
+/// Serve the cluster to real Kafka clients on loopback (headless; one log
+/// line per request on standard error). Unauthenticated: see
+/// docs/kafka-protocol.md.
+#[derive(Debug, Args)]
+pub struct ServeArgs {
+    /// A recording: its header gives the cluster and its steps are applied
+    /// first. Without one: 3 brokers, no topics.
+    pub recording: Option<PathBuf>,
+    /// The first broker's address; broker N listens on the port + N - 1.
+    #[arg(long, default_value = kafka::DEFAULT_LISTEN, value_name = "ADDR")]
+    pub listen: String,
+    /// Allow a non-loopback --listen address (the server is unauthenticated).
+    #[arg(long)]
+    pub allow_remote: bool,
+    /// Keep the data here (reopened if it holds data and no recording is
+    /// given); read it afterwards with `mk-tui state --data-dir DIR`.
+    #[arg(long, value_name = "DIR")]
+    pub data_dir: Option<PathBuf>,
+    /// Engine rules: minikafka or kafka (default: the recording's, else minikafka).
+    #[arg(long)]
+    pub rules: Option<String>,
+    /// Replicate every MS milliseconds (0: never, so acks=all waits).
+    #[arg(long, default_value_t = 50, value_name = "MS")]
+    pub auto_replicate: u64,
+}
+
+/// Runs the server.
+pub fn run(args: ServeArgs) -> Result<(), String> {
+    kafka::serve(ServeOptions {
+        recording: args.recording,
+        listen: args.listen,
+        data_dir: args.data_dir,
+        rules: args.rules,
+        auto_replicate_ms: args.auto_replicate,
+        allow_remote: args.allow_remote,
+    })
+}

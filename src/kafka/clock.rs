@@ -1,0 +1,59 @@
+//! The one place `mk-tui serve` reads the wall clock (SPEC §2
+//! "Determinism", issue 14 item 1). The engine's clock is still the
+//! driver's manual clock: the real time that passed since the last step is
+//! applied as an `advance_clock` action, so a served session is a plain
+//! action list and replays without the wall clock.
+
+use std::time::Instant;
+
+/// Real time since the server started, minus what was already applied.
+#[derive(Debug)]
+pub struct RealTime {
+    started: Instant,
+    applied_ms: u64,
+}
+
+impl RealTime {
+    /// Starts counting now.
+    pub fn start() -> Self {
+        Self {
+            started: Instant::now(),
+            applied_ms: 0,
+        }
+    }
+
+    /// Whole milliseconds that passed and are not applied yet; counted as
+    /// applied once returned. Fractions carry over to the next call, so the
+    /// applied total never drifts from real time.
+    pub fn take_elapsed_ms(&mut self) -> u64 {
+        let now = self.started.elapsed().as_millis() as u64;
+        let due = now.saturating_sub(self.applied_ms);
+        self.applied_ms += due;
+        due
+    }
+
+    /// The wall-clock instant, for the server's own deadlines (request
+    /// timeouts, replication ticks); never reaches the engine.
+    pub fn now() -> Instant {
+        Instant::now()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn elapsed_time_is_handed_out_once() {
+        let mut t = RealTime::start();
+        std::thread::sleep(std::time::Duration::from_millis(5));
+        let first = t.take_elapsed_ms();
+        assert!(first >= 5, "{first}");
+        let second = t.take_elapsed_ms();
+        assert!(
+            second < first,
+            "the first call took the time: {first} then {second}"
+        );
+        assert_eq!(t.applied_ms, first + second);
+    }
+}

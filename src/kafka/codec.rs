@@ -1,0 +1,199 @@
+//! Kafka frames on a socket (issue 14, docs/kafka-protocol.md): a 4-byte
+//! big-endian size, then the request header and body. A frame larger than
+//! [`MAX_REQUEST_BYTES`] or shorter than a header closes the connection.
+//!
+//! Only the frame and the header are read here; bodies are decoded by the
+//! `kafka-protocol` crate at the header's version.
+
+use bytes::{Buf, Bytes, BytesMut};
+use kafka_protocol::messages::{ApiKey, RequestHeader, ResponseHeader};
+use kafka_protocol::protocol::{Decodable, Encodable};
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
+
+/// The largest request accepted: 8 MiB. Kafka's own default
+/// (`socket.request.max.bytes`) is 100 MiB; a teaching cluster with
+/// one-record engine batches needs far less, and a smaller cap bounds what
+/// one bad client can make the server allocate.
+pub const MAX_REQUEST_BYTES: usize = 8 * 1024 * 1024;
+
+/// Why a connection is closed while reading a frame.
+#[derive(Debug)]
+pub enum FrameError {
+    /// The peer closed the connection between frames (not an error).
+    Closed,
+    /// The peer closed the connection inside a frame.
+    Truncated,
+    /// The size prefix is negative or past [`MAX_REQUEST_BYTES`].
+    Oversized(i64),
+    /// A socket error.
+    Io(std::io::Error),
+}
+
+impl std::fmt::Display for FrameError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            FrameError::Closed => write!(f, "closed by the client"),
+            FrameError::Truncated => write!(f, "closed by the client inside a request"),
+            FrameError::Oversized(n) => write!(
+                f,
+                "request size {n} is not between 1 and the cap of {MAX_REQUEST_BYTES} bytes"
+            ),
+            FrameError::Io(e) => write!(f, "socket error: {e}"),
+        }
+    }
+}
+
+/// Reads one frame's payload (without its size prefix).
+pub async fn read_frame<R: AsyncRead + Unpin>(reader: &mut R) -> Result<Bytes, FrameError> {
+    let mut size = [0u8; 4];
+    let mut got = 0;
+    while got < 4 {
+        match reader.read(&mut size[got..]).await {
+            Ok(0) if got == 0 => return Err(FrameError::Closed),
+            Ok(0) => return Err(FrameError::Truncated),
+            Ok(n) => got += n,
+            Err(e) => return Err(FrameError::Io(e)),
+        }
+    }
+    let size = i32::from_be_bytes(size);
+    if size <= 0 || size as usize > MAX_REQUEST_BYTES {
+        return Err(FrameError::Oversized(i64::from(size)));
+    }
+    let mut payload = BytesMut::zeroed(size as usize);
+    match reader.read_exact(&mut payload).await {
+        Ok(_) => Ok(payload.freeze()),
+        Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => Err(FrameError::Truncated),
+        Err(e) => Err(FrameError::Io(e)),
+    }
+}
+
+/// Writes one response frame: size, header (at the version the API and
+/// version call for), body.
+pub async fn write_frame<W: AsyncWrite + Unpin>(
+    writer: &mut W,
+    frame: &[u8],
+) -> std::io::Result<()> {
+    writer.write_all(frame).await?;
+    writer.flush().await
+}
+
+/// The start every request header shares (versions 1 and 2): API key,
+/// version, correlation id and client id. Read without knowing the API, so
+/// an unknown one can still be named in the log and answered.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HeaderPrefix {
+    pub api_key: i16,
+    pub api_version: i16,
+    pub correlation_id: i32,
+    pub client_id: Option<String>,
+}
+
+/// Reads the [`HeaderPrefix`] of a frame, or says why it is not one.
+pub fn peek_header(frame: &Bytes) -> Result<HeaderPrefix, String> {
+    let mut b = frame.clone();
+    if b.remaining() < 10 {
+        return Err(format!(
+            "a request of {} bytes is shorter than a request header",
+            frame.len()
+        ));
+    }
+    let api_key = b.get_i16();
+    let api_version = b.get_i16();
+    let correlation_id = b.get_i32();
+    let len = b.get_i16();
+    let client_id = if len < 0 {
+        None
+    } else if b.remaining() < len as usize {
+        return Err("the client id runs past the end of the request".into());
+    } else {
+        Some(String::from_utf8_lossy(&b[..len as usize]).into_owned())
+    };
+    Ok(HeaderPrefix {
+        api_key,
+        api_version,
+        correlation_id,
+        client_id,
+    })
+}
+
+/// Decodes the full header of a known API and returns the body after it.
+pub fn split_header(
+    api_key: ApiKey,
+    version: i16,
+    frame: &Bytes,
+) -> Result<(RequestHeader, Bytes), String> {
+    let mut b = frame.clone();
+    let header_version = api_key.request_header_version(version);
+    let header = RequestHeader::decode(&mut b, header_version)
+        .map_err(|e| format!("bad request header: {e}"))?;
+    Ok((header, b))
+}
+
+/// A whole response frame: size prefix, response header, `body`.
+pub fn response_frame(
+    api_key: ApiKey,
+    version: i16,
+    correlation_id: i32,
+    body: impl FnOnce(&mut BytesMut) -> Result<(), String>,
+) -> Result<Vec<u8>, String> {
+    let mut buf = BytesMut::new();
+    buf.extend_from_slice(&[0; 4]);
+    let header = ResponseHeader::default().with_correlation_id(correlation_id);
+    // ApiVersions answers with header version 0 whatever its version, so a
+    // client that sent a version this server does not know can read it.
+    let header_version = if api_key == ApiKey::ApiVersions {
+        0
+    } else {
+        api_key.response_header_version(version)
+    };
+    header
+        .encode(&mut buf, header_version)
+        .map_err(|e| format!("cannot encode the response header: {e}"))?;
+    body(&mut buf).map_err(|e| format!("cannot encode the response: {e}"))?;
+    let size = (buf.len() - 4) as i32;
+    buf[..4].copy_from_slice(&size.to_be_bytes());
+    Ok(buf.to_vec())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn frames_past_the_cap_or_cut_short_are_refused() {
+        let mut oversized: &[u8] = &((MAX_REQUEST_BYTES as i32) + 1).to_be_bytes();
+        assert!(matches!(
+            read_frame(&mut oversized).await,
+            Err(FrameError::Oversized(_))
+        ));
+        let mut negative: &[u8] = &(-5i32).to_be_bytes();
+        assert!(matches!(
+            read_frame(&mut negative).await,
+            Err(FrameError::Oversized(-5))
+        ));
+        let mut cut: &[u8] = &[0, 0, 0, 10, 1, 2];
+        assert!(matches!(
+            read_frame(&mut cut).await,
+            Err(FrameError::Truncated)
+        ));
+        let mut empty: &[u8] = &[];
+        assert!(matches!(
+            read_frame(&mut empty).await,
+            Err(FrameError::Closed)
+        ));
+        let mut ok: &[u8] = &[0, 0, 0, 2, 7, 8];
+        assert_eq!(&read_frame(&mut ok).await.unwrap()[..], &[7, 8]);
+    }
+
+    #[test]
+    fn the_header_prefix_is_read_without_knowing_the_api() {
+        let mut frame = vec![0x03, 0xe7, 0, 1, 0, 0, 0, 42, 0, 3];
+        frame.extend_from_slice(b"abc");
+        let h = peek_header(&Bytes::from(frame)).unwrap();
+        assert_eq!((h.api_key, h.api_version, h.correlation_id), (999, 1, 42));
+        assert_eq!(h.client_id.as_deref(), Some("abc"));
+        assert!(peek_header(&Bytes::from_static(&[0, 1, 2])).is_err());
+        let past = Bytes::from_static(&[0, 18, 0, 3, 0, 0, 0, 1, 0, 9, b'x']);
+        assert!(peek_header(&past).is_err());
+    }
+}

@@ -1,0 +1,123 @@
+//! ListOffsets (versions 1-7): earliest (-2) is the log start offset;
+//! latest (-1) is the HW for read_uncommitted and the LSO for
+//! read_committed, as Kafka answers. A timestamp at or above 0 finds the
+//! first record stamped at or after it; the engine stamps records with its
+//! own clock (milliseconds since the cluster started), so a wall-clock
+//! timestamp finds nothing (-1), as on a broker whose records are older.
+//! The max-timestamp query (-3) is refused with INVALID_REQUEST.
+
+use kafka_protocol::messages::list_offsets_response::{
+    ListOffsetsPartitionResponse, ListOffsetsTopicResponse,
+};
+use kafka_protocol::messages::{ListOffsetsRequest, ListOffsetsResponse, ResponseKind};
+
+use super::{leader_check, topic_partition};
+use crate::engine::TopicPartition;
+use crate::engine::core::cluster::ClusterState;
+use crate::kafka::errors::{code, name_of};
+use crate::kafka::worker::{Answer, Worker};
+
+/// Kafka's special timestamps.
+const LATEST: i64 = -1;
+const EARLIEST: i64 = -2;
+
+pub fn handle(
+    worker: &mut Worker,
+    broker: u32,
+    request: &ListOffsetsRequest,
+    _version: i16,
+) -> Answer {
+    let committed = request.isolation_level == 1;
+    let mut notes = Vec::new();
+    let topics = worker.driver.cluster().with_state(|s| {
+        request
+            .topics
+            .iter()
+            .map(|t| {
+                let name = t.name.0.to_string();
+                let partitions = t
+                    .partitions
+                    .iter()
+                    .map(|p| {
+                        let r = ListOffsetsPartitionResponse::default()
+                            .with_partition_index(p.partition_index);
+                        let found = topic_partition(&name, p.partition_index)
+                            .ok_or(code::UNKNOWN_TOPIC_OR_PARTITION)
+                            .and_then(|tp| {
+                                leader_check(s, &tp, broker)?;
+                                offset_for(s, &tp, p.timestamp, committed)
+                            });
+                        match found {
+                            Ok((offset, timestamp, epoch)) => {
+                                notes.push(format!(
+                                    "{name}-{} {} -> {offset}",
+                                    p.partition_index, p.timestamp
+                                ));
+                                r.with_offset(offset)
+                                    .with_timestamp(timestamp)
+                                    .with_leader_epoch(epoch)
+                            }
+                            Err(error) => {
+                                notes.push(format!(
+                                    "{name}-{}: {}",
+                                    p.partition_index,
+                                    name_of(error)
+                                ));
+                                r.with_error_code(error).with_offset(-1).with_timestamp(-1)
+                            }
+                        }
+                    })
+                    .collect();
+                ListOffsetsTopicResponse::default()
+                    .with_name(t.name.clone())
+                    .with_partitions(partitions)
+            })
+            .collect::<Vec<_>>()
+    });
+    let response = ListOffsetsResponse::default().with_topics(topics);
+    Answer::now(ResponseKind::ListOffsets(response), notes.join(", "))
+}
+
+/// (offset, timestamp, leader epoch) for one partition.
+fn offset_for(
+    s: &ClusterState,
+    tp: &TopicPartition,
+    timestamp: i64,
+    committed: bool,
+) -> Result<(i64, i64, i32), i16> {
+    let set = s
+        .partition(tp)
+        .map_err(|_| code::UNKNOWN_TOPIC_OR_PARTITION)?;
+    let epoch = set.leader_epoch() as i32;
+    let hw = set.high_watermark();
+    let log = &set.leader_replica().log;
+    match timestamp {
+        EARLIEST => Ok((log.log_start_offset(), -1, epoch)),
+        LATEST if committed => {
+            let lso = s.last_stable_offset(tp).map_or(hw, |l| l.min(hw));
+            Ok((lso, -1, epoch))
+        }
+        LATEST => Ok((hw, -1, epoch)),
+        t if t >= 0 => {
+            let count = log
+                .batch_summaries()
+                .iter()
+                .take_while(|b| b.last_offset < hw)
+                .count();
+            if count == 0 {
+                return Ok((-1, -1, epoch));
+            }
+            let batches = log
+                .read_batches(log.log_start_offset(), count)
+                .map_err(|_| code::UNKNOWN_SERVER_ERROR)?;
+            let found = batches.iter().find_map(|b| {
+                b.records
+                    .iter()
+                    .find(|r| r.timestamp_ms >= t)
+                    .map(|r| (b.base_offset + i64::from(r.offset_delta), r.timestamp_ms))
+            });
+            Ok(found.map_or((-1, -1, epoch), |(o, ts)| (o, ts, epoch)))
+        }
+        _ => Err(code::INVALID_REQUEST),
+    }
+}

@@ -1,0 +1,86 @@
+//! One handler per Kafka API (docs/kafka-protocol.md). Each runs on the
+//! driver thread with the [`Worker`], reads the cluster without changing it,
+//! and changes it only through actions applied by the driver.
+//!
+//! [`SUPPORTED`] is what ApiVersions advertises: exactly the APIs and
+//! versions handled here. Versions are capped below the newest where the
+//! newer ones need what this server does not keep (topic ids from Fetch
+//! v13 and Produce v13, batched FindCoordinator).
+
+pub mod api_versions;
+pub mod create_topics;
+pub mod fetch;
+pub mod list_offsets;
+pub mod metadata;
+pub mod produce;
+pub mod unsupported;
+
+use kafka_protocol::messages::{ApiKey, RequestKind};
+
+use crate::engine::TopicPartition;
+use crate::engine::core::cluster::ClusterState;
+use crate::kafka::errors::code;
+use crate::kafka::worker::{Answer, Handled, Request, Worker};
+
+/// The APIs this server answers, with the versions it handles.
+pub const SUPPORTED: &[(ApiKey, i16, i16)] = &[
+    (ApiKey::Produce, 3, 9),
+    (ApiKey::Fetch, 4, 12),
+    (ApiKey::ListOffsets, 1, 7),
+    (ApiKey::Metadata, 1, 12),
+    (ApiKey::ApiVersions, 0, 4),
+    (ApiKey::CreateTopics, 2, 7),
+];
+
+/// The versions of `api` this server handles, if it handles it.
+pub fn supported(api: ApiKey) -> Option<(i16, i16)> {
+    SUPPORTED
+        .iter()
+        .find(|(k, _, _)| *k == api)
+        .map(|&(_, min, max)| (min, max))
+}
+
+/// Handles one decoded request of a supported API and version.
+pub fn handle(worker: &mut Worker, request: Request) -> Handled {
+    let Request {
+        broker,
+        version,
+        body,
+        ..
+    } = request;
+    match body {
+        RequestKind::Metadata(r) => Handled::Now(metadata::handle(worker, &r, version)),
+        RequestKind::CreateTopics(r) => Handled::Now(create_topics::handle(worker, &r, version)),
+        RequestKind::Produce(r) => produce::handle(worker, broker, r, version),
+        RequestKind::Fetch(r) => Handled::Now(fetch::handle(worker, broker, &r, version)),
+        RequestKind::ListOffsets(r) => {
+            Handled::Now(list_offsets::handle(worker, broker, &r, version))
+        }
+        RequestKind::ApiVersions(r) => Handled::Now(api_versions::handle(&r, version)),
+        other => Handled::Now(Answer {
+            body: None,
+            outcome: format!("no handler for {other:?}"),
+            empty_fetch: false,
+        }),
+    }
+}
+
+/// Why a partition cannot be served by `broker` now, as a Kafka code: it
+/// does not exist, its leader is another broker, or its leader is stopped.
+pub fn leader_check(s: &ClusterState, tp: &TopicPartition, broker: u32) -> Result<(), i16> {
+    let set = s
+        .partition(tp)
+        .map_err(|_| code::UNKNOWN_TOPIC_OR_PARTITION)?;
+    if set.leader() != broker || set.leader_replica().stopped {
+        return Err(code::NOT_LEADER_OR_FOLLOWER);
+    }
+    Ok(())
+}
+
+/// A topic-partition from a request's topic name and partition index (a
+/// negative index names no partition).
+pub fn topic_partition(topic: &str, partition: i32) -> Option<TopicPartition> {
+    u32::try_from(partition)
+        .ok()
+        .map(|p| TopicPartition::new(topic, p))
+}

@@ -1,0 +1,211 @@
+//! Produce (versions 3-9): acks 0, 1 and -1 (all).
+//!
+//! Each record becomes one `produce` action with its partition, key, value
+//! and acks, applied in order, so the records of one request take
+//! consecutive offsets and the response's base offset is the first one's.
+//! In this slice each record is its own engine batch: the `produce` action
+//! carries one text record (docs/kafka-protocol.md). Refusals a broker
+//! gives before appending are found first, from the cluster as it is:
+//! UNKNOWN_TOPIC_OR_PARTITION, NOT_LEADER_OR_FOLLOWER (this broker is not
+//! the leader, or the leader is stopped), NOT_ENOUGH_REPLICAS (acks=all
+//! with the ISR below `min.insync.replicas`), INVALID_REQUIRED_ACKS, and
+//! what the record decoder refuses.
+//!
+//! An acks=all partition whose appends are pending is answered when the
+//! driver reports them done (see `worker`). acks=0 gets no response, as in
+//! Kafka.
+
+use std::time::Duration;
+
+use kafka_protocol::messages::produce_request::PartitionProduceData;
+use kafka_protocol::messages::produce_response::{PartitionProduceResponse, TopicProduceResponse};
+use kafka_protocol::messages::{ProduceRequest, ProduceResponse, ResponseKind};
+use kafka_protocol::protocol::StrBytes;
+
+use super::{leader_check, topic_partition};
+use crate::engine::MiniKafkaError;
+use crate::kafka::clock::RealTime;
+use crate::kafka::errors::{code, code_of, name_of};
+use crate::kafka::records::{self, IncomingRecord};
+use crate::kafka::worker::{Answer, Handled, WaitingProduce, Worker};
+use crate::session::{Action, Outcome};
+
+/// The longest a produce waits for acks=all, whatever the client asks.
+const MAX_TIMEOUT: Duration = Duration::from_secs(300);
+
+pub fn handle(worker: &mut Worker, broker: u32, request: ProduceRequest, _version: i16) -> Handled {
+    let acks = match request.acks {
+        0 => Some("0"),
+        1 => Some("1"),
+        -1 => Some("all"),
+        _ => None,
+    };
+    let mut response = ProduceResponse::default();
+    let mut parts = Vec::new();
+    let mut notes = Vec::new();
+    for (ti, topic) in request.topic_data.iter().enumerate() {
+        let name = topic.name.0.to_string();
+        let mut tr = TopicProduceResponse::default().with_name(topic.name.clone());
+        for (pi, data) in topic.partition_data.iter().enumerate() {
+            let result = match acks {
+                Some(acks) => partition(worker, broker, &name, data, acks),
+                None => Err((
+                    code::INVALID_REQUIRED_ACKS,
+                    format!("acks={}: expected 0, 1 or -1", request.acks),
+                )),
+            };
+            let mut pr = PartitionProduceResponse::default()
+                .with_index(data.index)
+                .with_log_append_time_ms(-1);
+            match result {
+                Ok(done) => {
+                    pr = pr
+                        .with_base_offset(done.base_offset)
+                        .with_log_start_offset(done.log_start_offset);
+                    let state = if done.pending.is_empty() {
+                        ""
+                    } else {
+                        ", pending"
+                    };
+                    notes.push(format!(
+                        "{name}-{} offset {} ({} record(s){state})",
+                        data.index, done.base_offset, done.count
+                    ));
+                    if !done.pending.is_empty() {
+                        parts.push((ti, pi, done.pending));
+                    }
+                }
+                Err((error, message)) => {
+                    notes.push(format!(
+                        "{name}-{}: {}: {message}",
+                        data.index,
+                        name_of(error)
+                    ));
+                    pr = pr
+                        .with_error_code(error)
+                        .with_base_offset(-1)
+                        .with_error_message(Some(StrBytes::from_string(message)));
+                }
+            }
+            tr.partition_responses.push(pr);
+        }
+        response.responses.push(tr);
+    }
+    let outcome = format!("acks={} {}", acks.unwrap_or("?"), notes.join(", "));
+    if request.acks == 0 {
+        return Handled::Now(Answer {
+            body: None,
+            outcome: format!("{outcome}; no response (acks=0)"),
+            empty_fetch: false,
+        });
+    }
+    if parts.is_empty() {
+        return Handled::Now(Answer::now(ResponseKind::Produce(response), outcome));
+    }
+    let timeout = Duration::from_millis(request.timeout_ms.max(0) as u64).min(MAX_TIMEOUT);
+    Handled::Wait(WaitingProduce {
+        response,
+        parts,
+        deadline: RealTime::now() + timeout,
+        outcome,
+    })
+}
+
+/// What one partition's appends did.
+struct Appended {
+    base_offset: i64,
+    log_start_offset: i64,
+    count: usize,
+    /// The steps of appends still waiting for acks=all.
+    pending: Vec<usize>,
+}
+
+fn partition(
+    worker: &mut Worker,
+    broker: u32,
+    topic: &str,
+    data: &PartitionProduceData,
+    acks: &str,
+) -> Result<Appended, (i16, String)> {
+    let tp = topic_partition(topic, data.index).ok_or_else(|| {
+        (
+            code::UNKNOWN_TOPIC_OR_PARTITION,
+            format!("no partition {} of {topic}", data.index),
+        )
+    })?;
+    let cluster = worker.driver.cluster().clone();
+    let min_isr = cluster.config().min_insync_replicas;
+    let (base_offset, log_start_offset) = cluster.with_state(|s| {
+        leader_check(s, &tp, broker)
+            .map_err(|c| (c, format!("{tp}: broker {broker} cannot take it")))?;
+        let set = s.partition(&tp).map_err(|e| (code_of(&e), e.to_string()))?;
+        if acks == "all" && set.isr().len() < min_isr {
+            let e = MiniKafkaError::NotEnoughReplicas {
+                tp: tp.to_string(),
+                isr: set.isr().len(),
+                min: min_isr,
+            };
+            return Err((code_of(&e), e.to_string()));
+        }
+        let log = &set.leader_replica().log;
+        Ok((log.log_end_offset(), log.log_start_offset()))
+    })?;
+    let empty = bytes::Bytes::new();
+    let incoming = records::decode_produce(data.records.as_ref().unwrap_or(&empty))
+        .map_err(|r| (r.code, r.message))?;
+    let count = incoming.len();
+    let mut pending = Vec::new();
+    for (i, record) in incoming.iter().enumerate() {
+        let action = produce_action(topic, tp.partition, record, acks);
+        match worker.apply(&action) {
+            Outcome::Error(e) => {
+                return Err((
+                    code::UNKNOWN_SERVER_ERROR,
+                    format!("{e} ({i} of {count} record(s) appended before it)"),
+                ));
+            }
+            Outcome::Pending => pending.push(worker.driver.step()),
+            _ => {}
+        }
+    }
+    Ok(Appended {
+        base_offset,
+        log_start_offset,
+        count,
+        pending,
+    })
+}
+
+/// The `produce` action of one record, built from its recording form
+/// (SPEC §4), the format that stays stable.
+fn produce_action(topic: &str, partition: u32, record: &IncomingRecord, acks: &str) -> Action {
+    let mut fields = serde_json::json!({
+        "topic": topic,
+        "partition": partition,
+        "value": record.value,
+        "acks": acks,
+    });
+    if let Some(key) = &record.key {
+        fields["key"] = serde_json::Value::String(key.clone());
+    }
+    Action::from_json(&serde_json::json!({ "produce": fields }))
+        .expect("a produce action from its own fields always parses")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_record_becomes_the_produce_action_of_a_recording() {
+        let record = IncomingRecord {
+            key: Some("k".into()),
+            value: "v".into(),
+        };
+        let action = produce_action("t", 2, &record, "all");
+        assert_eq!(
+            serde_json::to_value(&action).unwrap(),
+            serde_json::json!({"produce":{"topic":"t","partition":2,"key":"k","value":"v","acks":"all"}})
+        );
+    }
+}

@@ -1,0 +1,256 @@
+//! `mk-tui serve`: the embedded cluster speaks the Kafka wire protocol on
+//! loopback, so real clients (confluent-kafka, kcat, kafka-python) drive it
+//! (issue 14; docs/kafka-protocol.md lists each API and what differs from a
+//! real broker).
+//!
+//! Threads: one driver thread owns the [`Driver`](crate::session::Driver)
+//! and applies every change as an action ([`worker`]); a tokio runtime
+//! runs the listeners and connections ([`server`]). Frames and headers are
+//! read in [`codec`], bodies decoded by the `kafka-protocol` crate, answered
+//! by one handler per API ([`handlers`]); [`records`] translates Kafka's v2
+//! record batches at the edge and [`errors`] gives engine errors their
+//! Kafka codes. The wall clock is read in [`clock`] only.
+//!
+//! Behind the `serve` cargo feature (on by default; docs/build.md).
+
+pub mod clock;
+pub mod codec;
+pub mod errors;
+pub mod handlers;
+pub mod records;
+pub mod server;
+pub mod worker;
+
+use std::net::{SocketAddr, ToSocketAddrs};
+use std::path::{Path, PathBuf};
+use std::sync::mpsc;
+
+use crate::engine::config::{BrokerId, Rules};
+use crate::session::recording::Header;
+use crate::session::{Driver, Recording};
+use worker::{Advertised, Command, Worker};
+
+/// The default listen address: the first broker's.
+pub const DEFAULT_LISTEN: &str = "127.0.0.1:9092";
+
+/// What `mk-tui serve` was asked for.
+#[derive(Debug, Clone)]
+pub struct ServeOptions {
+    /// A recording whose header gives the cluster and whose steps are
+    /// applied before the listeners open.
+    pub recording: Option<PathBuf>,
+    /// The first broker's address; broker N listens on its port + N - 1
+    /// (port 0: every broker on a port of the system's choosing).
+    pub listen: String,
+    /// Keep the data here (reopened when it holds data and no recording is
+    /// given); else a temporary directory deleted at exit.
+    pub data_dir: Option<PathBuf>,
+    /// Rules: the recording's, else minikafka.
+    pub rules: Option<String>,
+    /// Replicate every this many ms; 0: never.
+    pub auto_replicate_ms: u64,
+    /// Allow a non-loopback listen address.
+    pub allow_remote: bool,
+}
+
+/// Runs the server until SIGTERM or Ctrl-C. Listening addresses are
+/// printed on standard output, one line per broker, then `ready`.
+pub fn serve(options: ServeOptions) -> Result<(), String> {
+    let listen = listen_address(&options.listen, options.allow_remote)?;
+    let (ids_tx, ids_rx) = mpsc::channel::<Result<Vec<BrokerId>, String>>();
+    let (adv_tx, adv_rx) = mpsc::channel::<Vec<Advertised>>();
+    let (commands, command_rx) = mpsc::channel::<Command>();
+    let opts = options.clone();
+    // The driver is built, used and dropped on its own thread.
+    let thread = std::thread::Builder::new()
+        .name("mk-tui-driver".into())
+        .spawn(move || -> Option<(usize, PathBuf)> {
+            let driver = match open_driver(&opts) {
+                Ok(d) => d,
+                Err(e) => {
+                    let _ = ids_tx.send(Err(e));
+                    return None;
+                }
+            };
+            let _ = ids_tx.send(Ok(driver.cluster().config().broker_ids.clone()));
+            let advertised = adv_rx.recv().ok()?;
+            let worker = Worker::new(driver, advertised, opts.auto_replicate_ms);
+            let driver = worker.run(command_rx);
+            let done = (driver.step(), driver.data_dir().to_path_buf());
+            drop(driver);
+            Some(done)
+        })
+        .map_err(|e| format!("cannot start the driver thread: {e}"))?;
+    let brokers = match ids_rx.recv() {
+        Ok(Ok(ids)) => ids,
+        Ok(Err(e)) => {
+            let _ = thread.join();
+            return Err(e);
+        }
+        Err(_) => return Err("the driver thread stopped before the cluster opened".into()),
+    };
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .map_err(|e| format!("cannot start the network runtime: {e}"))?;
+    let bound = runtime.block_on(bind_all(listen, &brokers));
+    let listeners = match bound {
+        Ok(l) => l,
+        Err(e) => {
+            drop(adv_tx);
+            let _ = thread.join();
+            return Err(e);
+        }
+    };
+    let mut advertised = Vec::new();
+    for (broker, listener) in &listeners {
+        let addr = listener
+            .local_addr()
+            .map_err(|e| format!("broker {broker}: {e}"))?;
+        println!("broker {broker} listening on {addr}");
+        advertised.push(Advertised {
+            broker: *broker,
+            host: addr.ip().to_string(),
+            port: addr.port(),
+        });
+    }
+    let _ = adv_tx.send(advertised);
+    let signals = {
+        let _inside = runtime.enter();
+        server::Signals::install()?
+    };
+    println!("ready");
+    let signal = runtime.block_on(server::serve_until_signal(
+        listeners,
+        commands.clone(),
+        signals,
+    ));
+    eprintln!("mk-tui serve: {signal}: closing");
+    runtime.shutdown_timeout(std::time::Duration::from_secs(2));
+    let _ = commands.send(Command::Shutdown);
+    match thread.join() {
+        Ok(Some((steps, dir))) => {
+            let kept = if options.data_dir.is_some() {
+                format!("data in {}", dir.display())
+            } else {
+                "temporary data directory removed".to_string()
+            };
+            eprintln!("mk-tui serve: stopped after {steps} steps; {kept}");
+            Ok(())
+        }
+        Ok(None) => Ok(()),
+        Err(_) => Err("the driver thread panicked".into()),
+    }
+}
+
+/// Parses the listen address and refuses a non-loopback one unless asked.
+fn listen_address(text: &str, allow_remote: bool) -> Result<SocketAddr, String> {
+    let addr = text
+        .to_socket_addrs()
+        .map_err(|e| format!("--listen {text:?}: {e}"))?
+        .next()
+        .ok_or_else(|| format!("--listen {text:?}: no address"))?;
+    if !addr.ip().is_loopback() && !allow_remote {
+        return Err(format!(
+            "--listen {text:?}: not a loopback address; the server is unauthenticated, so binding {} needs --allow-remote",
+            addr.ip()
+        ));
+    }
+    Ok(addr)
+}
+
+/// One listener per broker: the first on the given port, the next on
+/// port + 1, and so on (port 0: each on a port the system picks).
+async fn bind_all(
+    listen: SocketAddr,
+    brokers: &[BrokerId],
+) -> Result<Vec<(BrokerId, tokio::net::TcpListener)>, String> {
+    let mut out = Vec::new();
+    for (i, broker) in brokers.iter().enumerate() {
+        let port = if listen.port() == 0 {
+            0
+        } else {
+            u16::try_from(usize::from(listen.port()) + i).map_err(|_| {
+                format!("--listen {listen}: broker {broker}'s port would pass 65535")
+            })?
+        };
+        let addr = SocketAddr::new(listen.ip(), port);
+        let listener = tokio::net::TcpListener::bind(addr)
+            .await
+            .map_err(|e| format!("broker {broker}: cannot listen on {addr}: {e}"))?;
+        out.push((*broker, listener));
+    }
+    Ok(out)
+}
+
+/// The cluster to serve: the recording's (its steps applied), a reopened
+/// data directory, or 3 brokers with no topics.
+fn open_driver(options: &ServeOptions) -> Result<Driver, String> {
+    let rules = options.rules.as_deref();
+    if let Some(rules) = rules {
+        rules
+            .parse::<Rules>()
+            .map_err(|e| format!("--rules: {e}"))?;
+    }
+    let dir = options.data_dir.as_deref();
+    if let Some(file) = &options.recording {
+        let recording = Recording::load(file).map_err(|e| e.to_string())?;
+        let mut header = recording.header.clone();
+        if let Some(rules) = rules {
+            header.rules = rules.to_string();
+        }
+        let mut driver =
+            Driver::new(&header, dir).map_err(|e| format!("{}:1: {e}", file.display()))?;
+        for step in &recording.steps {
+            driver.apply(&step.action);
+        }
+        return Ok(driver);
+    }
+    let rules = rules.unwrap_or("minikafka");
+    if let Some(dir) = dir.filter(|d| holds_data(d)) {
+        return Driver::open_in_place(dir, rules.parse()?);
+    }
+    Driver::new(&default_header(rules)?, dir)
+}
+
+fn holds_data(dir: &Path) -> bool {
+    dir.read_dir().is_ok_and(|mut e| e.next().is_some())
+}
+
+/// Three brokers, no topics: clients create them with CreateTopics.
+fn default_header(rules: &str) -> Result<Header, String> {
+    serde_json::from_value(serde_json::json!({
+        "mk_recording": 1,
+        "title": "mk-tui serve",
+        "rules": rules,
+        "cluster": {"brokers": [1, 2, 3], "topics": []},
+    }))
+    .map_err(|e| format!("the default cluster: {e}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_loopback_unless_asked() {
+        assert!(listen_address("127.0.0.1:9092", false).is_ok());
+        assert!(listen_address("[::1]:9092", false).is_ok());
+        let err = listen_address("0.0.0.0:9092", false).unwrap_err();
+        assert!(
+            err.contains("--allow-remote") && err.contains("unauthenticated"),
+            "{err}"
+        );
+        assert!(listen_address("0.0.0.0:9092", true).is_ok());
+        assert!(listen_address("nonsense", false).is_err());
+    }
+
+    #[test]
+    fn the_default_cluster_is_three_brokers_without_topics() {
+        let h = default_header("kafka").unwrap();
+        assert_eq!(h.cluster.brokers, vec![1, 2, 3]);
+        assert!(h.cluster.topics.is_empty());
+        assert_eq!(h.rules, "kafka");
+    }
+}

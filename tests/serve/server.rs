@@ -1,0 +1,166 @@
+//! A `mk-tui serve` child process for one test: started on loopback with
+//! ports the system picks, stopped with SIGTERM, killed on drop. Every wait
+//! is bounded.
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+/// How long the server may take to open its listeners.
+const START_TIMEOUT: Duration = Duration::from_secs(30);
+/// How long it may take to close after SIGTERM.
+const STOP_TIMEOUT: Duration = Duration::from_secs(20);
+
+pub struct Server {
+    child: Option<Child>,
+    /// Broker id and port, in broker order.
+    pub brokers: Vec<(u32, u16)>,
+    pub data_dir: PathBuf,
+    log: PathBuf,
+    _temp: tempfile::TempDir,
+}
+
+impl Server {
+    /// `mk-tui serve --listen 127.0.0.1:0 --data-dir D EXTRA...`.
+    pub fn start(extra: &[&str]) -> Self {
+        let temp = tempfile::tempdir().unwrap();
+        let data_dir = temp.path().join("data");
+        let mut args = vec!["serve", "--listen", "127.0.0.1:0"];
+        args.extend_from_slice(extra);
+        Self::start_with(temp, data_dir, &args)
+    }
+
+    /// Starts the binary with exactly `args` plus `--data-dir`.
+    pub fn start_with(temp: tempfile::TempDir, data_dir: PathBuf, args: &[&str]) -> Self {
+        let log = temp.path().join("serve.log");
+        let mut child = Command::new(env!("CARGO_BIN_EXE_mk-tui"))
+            .args(args)
+            .arg("--data-dir")
+            .arg(&data_dir)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(std::fs::File::create(&log).unwrap())
+            .spawn()
+            .expect("mk-tui starts");
+        let stdout = child.stdout.take().unwrap();
+        let (tx, rx) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        let deadline = Instant::now() + START_TIMEOUT;
+        let mut brokers = Vec::new();
+        let mut server = Self {
+            child: Some(child),
+            brokers: Vec::new(),
+            data_dir,
+            log,
+            _temp: temp,
+        };
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match rx.recv_timeout(left) {
+                Ok(line) if line == "ready" => break,
+                Ok(line) => {
+                    // "broker 1 listening on 127.0.0.1:PORT"
+                    let words: Vec<&str> = line.split_whitespace().collect();
+                    if let ["broker", id, "listening", "on", addr] = words[..] {
+                        let port = addr.rsplit(':').next().unwrap().parse().unwrap();
+                        brokers.push((id.parse().unwrap(), port));
+                    }
+                }
+                Err(_) => panic!(
+                    "mk-tui serve did not print ready in time; its log:\n{}",
+                    server.log()
+                ),
+            }
+        }
+        server.brokers = brokers;
+        server
+    }
+
+    /// The bootstrap address: the first broker.
+    pub fn bootstrap(&self) -> String {
+        format!("127.0.0.1:{}", self.brokers[0].1)
+    }
+
+    /// The port of `broker`.
+    pub fn port(&self, broker: u32) -> u16 {
+        self.brokers.iter().find(|(b, _)| *b == broker).unwrap().1
+    }
+
+    /// What the server logged so far (standard error).
+    pub fn log(&self) -> String {
+        std::fs::read_to_string(&self.log).unwrap_or_default()
+    }
+
+    /// Sends SIGTERM and waits for a clean exit; returns the log.
+    pub fn stop(&mut self) -> String {
+        let mut child = self.child.take().expect("running");
+        let status = Command::new("kill")
+            .arg("-TERM")
+            .arg(child.id().to_string())
+            .status()
+            .unwrap();
+        assert!(status.success());
+        let deadline = Instant::now() + STOP_TIMEOUT;
+        loop {
+            if let Some(status) = child.try_wait().unwrap() {
+                assert!(
+                    status.success(),
+                    "serve exited with {status}; log:\n{}",
+                    self.log()
+                );
+                return self.log();
+            }
+            if Instant::now() > deadline {
+                let _ = child.kill();
+                panic!("serve did not stop after SIGTERM; log:\n{}", self.log());
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    /// `mk-tui state --data-dir D` as JSON (after [`Self::stop`]).
+    pub fn state(&self) -> serde_json::Value {
+        state_of(&self.data_dir)
+    }
+}
+
+pub fn state_of(dir: &Path) -> serde_json::Value {
+    let out = Command::new(env!("CARGO_BIN_EXE_mk-tui"))
+        .args(["state", "--data-dir"])
+        .arg(dir)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "state failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+}
+
+/// The partition `topic-partition` of a state.
+pub fn partition<'a>(state: &'a serde_json::Value, topic: &str, p: u64) -> &'a serde_json::Value {
+    state["partitions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|x| x["topic"] == topic && x["partition"] == p)
+        .unwrap_or_else(|| panic!("no {topic}-{p} in {state}"))
+}
