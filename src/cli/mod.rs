@@ -118,6 +118,14 @@ pub enum Command {
     Replay {
         /// The recording.
         file: PathBuf,
+        /// Branching (`b`) records the new live session here: the
+        /// replay's steps up to the branch, then every step after it. An
+        /// existing FILE is refused unless --force is given.
+        #[arg(long, value_name = "FILE")]
+        record: Option<PathBuf>,
+        /// With --record: replace FILE if it exists.
+        #[arg(long, requires = "record")]
+        force: bool,
     },
     /// Print frames of a recording exactly as the dashboard draws them; or,
     /// with --state, the frame of a state saved by `mk-tui state`.
@@ -191,11 +199,23 @@ pub fn run(cli: Cli) -> Result<(), String> {
                 run_demo(cli.data_dir, record)
             }
         }
-        Some(Command::Replay { file }) => {
+        Some(Command::Replay {
+            file,
+            record,
+            force,
+        }) => {
             let recording = Recording::load(&file).map_err(|e| e.to_string())?;
             let layout = layout_for(recording.header.layout.as_deref())?;
-            let app = App::replay(recording, layout, lang, theme)
+            let record = record.map(|path| Record { path, force });
+            if let Some(r) = &record {
+                r.refuse_existing()?;
+            }
+            let mut app = App::replay(recording, layout, lang, theme)
                 .map_err(|e| format!("{}:1: {e}", file.display()))?;
+            if let Some(r) = record {
+                app =
+                    app.with_branch_recorder(Box::new(move |header, steps| r.open(header, steps)));
+            }
             ui::run::run(app)
         }
         Some(Command::Render {
@@ -507,7 +527,11 @@ fn run_live(
 ) -> Result<(), String> {
     let (driver, header, applied, before) = start_session(data_dir.as_deref(), rules)?;
     let recorder = record.map(|r| r.open(&header, &applied)).transpose()?;
-    ui::run::run(App::live(driver, header, recorder, layout, lang, theme).with_before(before))
+    ui::run::run(
+        App::live(driver, header, recorder, layout, lang, theme)
+            .with_before(before)
+            .with_history(applied),
+    )
 }
 
 /// Standard output is not a terminal: print the demo cluster's state. With

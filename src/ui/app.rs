@@ -20,7 +20,7 @@
 use std::collections::BTreeMap;
 
 use crate::session::recording::{Header, Step};
-use crate::session::snapshot::source::with_changes;
+use crate::session::snapshot::source::{apply_all, with_changes};
 use crate::session::snapshot::{Bounds, Isolation, SavedState, Snapshot, SnapshotSource, TAIL};
 use crate::session::ui_step::{PaneName, Selection, Toggle, UiScreen, UiStep};
 use crate::session::{Action, Driver, Outcome, Recording, RecordingWriter, Timeline};
@@ -112,7 +112,15 @@ pub struct LiveSession {
     /// A frame's snapshot taken just before the last action: what that
     /// step changed is the difference.
     pub before: Option<Snapshot>,
+    /// Every step applied since the header, in order (the demo's, or a
+    /// branched replay's, first): what undo replays, and what a recording
+    /// of the session holds.
+    pub history: Vec<Step>,
 }
+
+/// Opens the recording a branch writes (`replay FILE --record OUT`): given
+/// the header and the replay's steps up to the branch.
+pub type BranchRecorder = Box<dyn FnOnce(&Header, &[Step]) -> Result<RecordingWriter, String>>;
 
 /// Live (keys drive the engine), replay (keys move through a recording) or
 /// a saved state (`render --state`: one snapshot, nothing to drive).
@@ -155,6 +163,8 @@ pub struct App {
     /// The consumer whose eyes the partitions pane uses (`i` toggles).
     pub isolation: Isolation,
     pub quit: bool,
+    /// Replay: how a branch records its live session (`--record`).
+    branch_recorder: Option<BranchRecorder>,
 }
 
 impl App {
@@ -175,6 +185,7 @@ impl App {
                 recorder,
                 elapsed_ms: 0,
                 before: None,
+                history: Vec::new(),
             })),
             title,
             layout,
@@ -227,6 +238,7 @@ impl App {
             last_txn: None,
             isolation: Isolation::ReadCommitted,
             quit: false,
+            branch_recorder: None,
         }
     }
 
@@ -301,6 +313,24 @@ impl App {
         if let Mode::Live(live) = &mut self.mode {
             live.before = before;
         }
+        self
+    }
+
+    /// A live app that knows the steps its driver has applied (the demo's):
+    /// undo can then go back into them, and new steps are paced after the
+    /// last one's `at_ms`.
+    pub fn with_history(mut self, steps: Vec<Step>) -> Self {
+        if let Mode::Live(live) = &mut self.mode {
+            live.elapsed_ms = steps.last().map_or(0, |s| s.at_ms + LIVE_STEP_MS);
+            live.history = steps;
+        }
+        self
+    }
+
+    /// A replay that can branch into a recorded live session: `open` makes
+    /// the recording when `b` is pressed.
+    pub fn with_branch_recorder(mut self, open: BranchRecorder) -> Self {
+        self.branch_recorder = Some(open);
         self
     }
 
@@ -517,7 +547,11 @@ impl App {
             KeyCommand::NextStep
             | KeyCommand::PrevStep
             | KeyCommand::FirstStep
-            | KeyCommand::LastStep => return self.move_replay(command),
+            | KeyCommand::LastStep
+            | KeyCommand::NextCaption
+            | KeyCommand::PrevCaption => return self.move_replay(command),
+            KeyCommand::Branch => return self.branch(),
+            KeyCommand::Undo => self.undo(),
             KeyCommand::PlayPause => {
                 if let Mode::Replay { timeline, playing } = &mut self.mode {
                     *playing = !*playing;
@@ -570,13 +604,105 @@ impl App {
             return Ok(());
         };
         let step = timeline.step();
+        let steps = &timeline.recording().steps;
+        // Step n's caption is on line n of the recording (steps[n - 1]).
+        let captioned = |n: &usize| steps[*n - 1].caption.is_some();
         let target = match command {
             KeyCommand::NextStep => step + 1,
             KeyCommand::PrevStep => step.saturating_sub(1),
             KeyCommand::FirstStep => 0,
-            _ => timeline.recording().steps.len(),
+            KeyCommand::NextCaption => (step + 1..=steps.len())
+                .find(captioned)
+                .unwrap_or(steps.len()),
+            KeyCommand::PrevCaption => (1..step).rev().find(captioned).unwrap_or(0),
+            _ => steps.len(),
         };
         self.goto(target)
+    }
+
+    /// Replay: branch here. A new live session starts from this exact
+    /// step: its driver replays the recording's steps up to here (the
+    /// engine is a pure function of them, so it is the same state), its
+    /// history and its recording (if `--record` was given) start with
+    /// those steps, and keys now drive the engine. RaftScope's fork: "what
+    /// if we crash here instead?"
+    fn branch(&mut self) -> Result<(), String> {
+        let Mode::Replay { timeline, .. } = &self.mode else {
+            return Ok(());
+        };
+        let step = timeline.step();
+        let recording = timeline.recording();
+        let header = recording.header.clone();
+        let steps = recording.steps[..step].to_vec();
+        let mut driver = Driver::new(&header, None)?;
+        let before = apply_all(&mut driver, steps.iter().map(|s| &s.action));
+        let recorder = match self.branch_recorder.take() {
+            Some(open) => Some(open(&header, &steps)?),
+            None => None,
+        };
+        self.title = format!("{} (branched at step {step})", header.title);
+        self.mode = Mode::Live(Box::new(LiveSession {
+            driver,
+            header,
+            recorder,
+            elapsed_ms: steps.last().map_or(0, |s| s.at_ms + LIVE_STEP_MS),
+            before,
+            history: steps,
+        }));
+        self.status = Some(Status {
+            kind: StatusKind::Ok,
+            text: format!("branched at step {step}: keys now drive the engine"),
+        });
+        Ok(())
+    }
+
+    /// Live: undo the last step, by replaying the session's steps but the
+    /// last into a fresh driver (the engine is a pure function of its
+    /// steps) and, when recording, rewriting the recording without it. A
+    /// session whose data directory the user keeps (`--data-dir`) is not
+    /// undone: that directory has the step on disk.
+    fn undo(&mut self) {
+        let Mode::Live(live) = &mut self.mode else {
+            return;
+        };
+        let Some(last) = live.history.last() else {
+            self.status = Some(Status::error("undo: nothing to undo"));
+            return;
+        };
+        if !live.driver.is_private() {
+            self.status = Some(Status::error(format!(
+                "undo: {} keeps this session's data on disk; undo needs a session in a temporary directory",
+                live.driver.data_dir().display()
+            )));
+            return;
+        }
+        let undone = (live.driver.step(), last.action.name());
+        let keep = &live.history[..live.history.len() - 1];
+        let mut driver = match Driver::new(&live.header, None) {
+            Ok(d) => d,
+            Err(e) => {
+                self.status = Some(Status::error(format!("undo: {e}")));
+                return;
+            }
+        };
+        let before = apply_all(&mut driver, keep.iter().map(|s| &s.action));
+        if let Some(w) = &mut live.recorder
+            && let Err(e) = w.rewrite(&live.header, keep)
+        {
+            self.status = Some(Status::error(format!(
+                "undo: {}: cannot rewrite the recording: {e}",
+                w.path().display()
+            )));
+            return;
+        }
+        let old = std::mem::replace(&mut live.driver, driver);
+        drop(old.dispose());
+        live.history.pop();
+        live.before = before;
+        self.status = Some(Status {
+            kind: StatusKind::Ok,
+            text: format!("undid step {} ({})", undone.0, undone.1),
+        });
     }
 
     /// Replay: moves the timeline to `step` and the screen to the recorded
@@ -702,6 +828,7 @@ impl App {
             recorder,
             elapsed_ms,
             before,
+            history,
             ..
         } = &mut **live;
         // An action past a limit (docs/recording-format.md) is neither
@@ -711,16 +838,19 @@ impl App {
             .map_err(|e| format!("{}: refused: {e}", action.name()))?;
         *before = Some(driver.snapshot(&Bounds::FRAME));
         let outcome = driver.apply(&action);
+        let step = Step {
+            at_ms: *elapsed_ms,
+            action,
+            caption: None,
+        };
+        *elapsed_ms += LIVE_STEP_MS;
+        // The step is applied: it is history whether or not it records.
+        history.push(step);
         if let Some(w) = recorder {
-            let step = Step {
-                at_ms: *elapsed_ms,
-                action,
-                caption: None,
-            };
-            w.append(&step)
+            let step = history.last().expect("pushed above");
+            w.append(step)
                 .map_err(|e| format!("{}: cannot record: {e}", w.path().display()))?;
         }
-        *elapsed_ms += LIVE_STEP_MS;
         Ok((driver.step(), outcome))
     }
 

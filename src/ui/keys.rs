@@ -38,6 +38,13 @@ pub enum KeyCommand {
     PlayPause,
     FirstStep,
     LastStep,
+    /// Replay: the next / previous step that has a caption.
+    NextCaption,
+    PrevCaption,
+    /// Replay: take over live from this exact step (RaftScope's fork).
+    Branch,
+    /// Live: undo the last step.
+    Undo,
 }
 
 /// Engine actions that take a value from a prompt.
@@ -241,6 +248,11 @@ pub const LIVE_KEYS: &[KeyHelp] = &[
         zh: "崩溃并恢复",
     },
     KeyHelp {
+        keys: "u",
+        en: "undo the last step",
+        zh: "撤销上一步",
+    },
+    KeyHelp {
         keys: "X",
         en: "commit, crash at a cut point",
         zh: "在切点崩溃的提交",
@@ -288,6 +300,16 @@ pub const REPLAY_KEYS: &[KeyHelp] = &[
         keys: "Home/End",
         en: "first/last step",
         zh: "第一步/最后一步",
+    },
+    KeyHelp {
+        keys: "]/[",
+        en: "next/previous captioned step",
+        zh: "下一个/上一个有说明的步骤",
+    },
+    KeyHelp {
+        keys: "b",
+        en: "branch here: go live from this step",
+        zh: "从此分叉：从这一步起实时操作",
     },
 ];
 
@@ -372,6 +394,9 @@ pub fn command(key: KeyEvent, replay: bool) -> Option<KeyCommand> {
             KeyCode::Char('p') => Some(C::PlayPause),
             KeyCode::Home => Some(C::FirstStep),
             KeyCode::End => Some(C::LastStep),
+            KeyCode::Char(']') => Some(C::NextCaption),
+            KeyCode::Char('[') => Some(C::PrevCaption),
+            KeyCode::Char('b') => Some(C::Branch),
             _ => None,
         };
     }
@@ -393,6 +418,7 @@ pub fn command(key: KeyEvent, replay: bool) -> Option<KeyCommand> {
         KeyCode::Char('e') => prompt(PromptKind::Promote),
         KeyCode::Char('r') => Some(C::ReplicateAll),
         KeyCode::Char('x') => Some(C::Crash),
+        KeyCode::Char('u') => Some(C::Undo),
         _ => None,
     }
 }
