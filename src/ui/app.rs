@@ -970,7 +970,9 @@ pub fn pane_name(pane: PaneId) -> PaneName {
 fn scroll_limit(pane: PaneId, view: &Snapshot) -> usize {
     let last = |n: usize| n.saturating_sub(1);
     match pane {
-        PaneId::Partitions | PaneId::Replicas | PaneId::Watermarks => last(view.partitions.len()),
+        PaneId::Partitions | PaneId::Replicas | PaneId::Watermarks | PaneId::Log => {
+            last(view.partitions.len())
+        }
         PaneId::Journal => last(view.journal.tail.len().min(TAIL)),
         PaneId::Events => {
             last(view.events.len() + view.errors.len() + view.changes.sentences.len())

@@ -118,9 +118,13 @@ pub fn visible_batches(app: &App, view: &Snapshot, area: Rect) -> Vec<(usize, us
     let mut out: Vec<(usize, usize)> = body(app, view, rect)
         .panes
         .into_iter()
-        .filter(|(pane, _)| *pane == panes::PaneId::Partitions)
         .flat_map(|(pane, rect)| {
-            panes::partitions::visible_batches(view, &pane_context(app, pane), rect)
+            let ctx = pane_context(app, pane);
+            match pane {
+                panes::PaneId::Partitions => panes::partitions::visible_batches(view, &ctx, rect),
+                panes::PaneId::Log => panes::log::visible_batches(view, &ctx, rect),
+                _ => Vec::new(),
+            }
         })
         .collect();
     out.sort_unstable();

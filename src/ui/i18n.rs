@@ -49,6 +49,7 @@ impl Lang {
 
 /// (key, English, Chinese).
 const LABELS: &[(&str, &str, &str)] = &[
+    ("log", "Log", "分区日志"),
     ("partitions", "Partitions", "分区"),
     ("replicas", "Replicas", "副本"),
     ("watermarks", "Watermarks", "水位"),
@@ -81,6 +82,9 @@ const LABELS: &[(&str, &str, &str)] = &[
     ("staged", "staged", "暂存"),
     ("read_uncommitted", "read_uncommitted", "read_uncommitted"),
     ("read_committed", "read_committed", "read_committed"),
+    ("ru_short", "uncommitted", "读未提交"),
+    ("rc_short", "committed", "读已提交"),
+    ("nothing_pending_short", "none", "无"),
     ("waiting_for", "waiting for", "等待"),
     ("queued_behind", "queued behind step", "排在步骤之后"),
     ("nothing_pending", "nothing pending", "没有等待中的操作"),
@@ -124,6 +128,15 @@ const LABELS: &[(&str, &str, &str)] = &[
     ("abort", "abort", "中止"),
     ("replicate", "replicate", "复制"),
     ("crash", "crash", "崩溃"),
+    ("log_leader", "ldr", "主"),
+    ("log_in_sync", "isr", "同步"),
+    ("log_out_of_sync", "out", "不同步"),
+    ("divergent", "divergent", "分叉"),
+    ("log_per_batch", "1 cell = 1 batch", "一格一批"),
+    ("log_per_batch_short", "batches", "按批"),
+    ("log_earlier", "earlier offsets", "个更早的 offset"),
+    ("log_start", "log start", "日志起点"),
+    ("log_start_short", "start", "起点"),
 ];
 
 #[cfg(test)]

@@ -200,6 +200,18 @@ impl Theme {
         }
     }
 
+    /// A replica's batch the leader does not hold (the log pane): a
+    /// divergent tail that the replica's next fetch truncates (E6). Bold
+    /// and underlined in every palette, so it is told from every fate
+    /// without colour too.
+    pub fn divergent(&self) -> Style {
+        self.fg3(Color::LightRed, Color::Indexed(161), Color::Indexed(203))
+            .add_modifier(Modifier::BOLD | Modifier::UNDERLINED)
+    }
+
+    /// The glyph of a divergent batch (see [`Theme::divergent`]).
+    pub const DIVERGENT_GLYPH: &'static str = "≠";
+
     /// Borders: the focused pane stands out. ANSI 7 (grey) is the dark
     /// palette's only: it vanishes on white.
     pub fn border(&self, focused: bool) -> Style {

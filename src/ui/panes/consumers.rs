@@ -116,10 +116,20 @@ pub fn render(view: &Snapshot, ctx: &PaneContext, area: Rect, buf: &mut Buffer) 
     let skip = ctx.scroll.min(ls.len());
     let shown = (ls.len() - skip).min(height);
     marks(ctx, area, skip, ls.len() - skip - shown, buf);
-    for (rect, key, rows) in [
-        (left, "read_uncommitted", ls),
-        (right, "read_committed", rs),
-    ] {
+    // The isolation levels in words, or in the short words chosen for
+    // narrow columns (`uncommitted`, then `RU`), the same for both, never
+    // cut.
+    let names = [
+        ["read_uncommitted", "read_committed"],
+        ["ru_short", "rc_short"],
+        ["RU", "RC"],
+    ];
+    let fits = |[l, r]: &[&'static str; 2]| {
+        Span::raw(ctx.lang.t(l)).width() <= usize::from(lw)
+            && Span::raw(ctx.lang.t(r)).width() <= usize::from(rw)
+    };
+    let [lkey, rkey] = names.into_iter().find(fits).unwrap_or(names[2]);
+    for (rect, key, rows) in [(left, lkey, ls), (right, rkey, rs)] {
         let head = Line::styled(ctx.lang.t(key), ctx.theme.strong().underlined());
         let body = rows.into_iter().skip(skip).take(height);
         lines(std::iter::once(head).chain(body).collect(), rect, buf);
@@ -159,6 +169,19 @@ mod tests {
             scrolled.lines().nth(2).unwrap().contains("a x b c"),
             "{scrolled}"
         );
+    }
+
+    #[test]
+    fn narrow_columns_name_the_isolation_levels_in_short() {
+        let text = draw(PaneId::Consumers, &view(), &ctx(), 28, 6);
+        assert!(
+            text.contains("uncommitted") && text.contains("committed"),
+            "{text}"
+        );
+        assert!(!text.contains("read_unc"), "{text}");
+        let text = draw(PaneId::Consumers, &view(), &ctx(), 18, 6);
+        let head = text.lines().nth(1).unwrap();
+        assert!(head.contains("RU") && head.contains("RC"), "{text}");
     }
 
     #[test]

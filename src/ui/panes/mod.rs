@@ -15,6 +15,7 @@ pub mod caption;
 pub mod consumers;
 pub mod events;
 pub mod journal;
+pub mod log;
 pub mod offsets;
 pub mod partitions;
 pub mod pending;
@@ -28,6 +29,7 @@ pub enum PaneId {
     Replicas,
     Watermarks,
     Journal,
+    Log,
     Offsets,
     Consumers,
     Pending,
@@ -37,11 +39,12 @@ pub enum PaneId {
 
 impl PaneId {
     /// Every pane, in focus order.
-    pub const ALL: [PaneId; 9] = [
+    pub const ALL: [PaneId; 10] = [
         PaneId::Partitions,
         PaneId::Replicas,
         PaneId::Watermarks,
         PaneId::Journal,
+        PaneId::Log,
         PaneId::Offsets,
         PaneId::Consumers,
         PaneId::Pending,
@@ -55,6 +58,7 @@ impl PaneId {
             PaneId::Partitions => "partitions",
             PaneId::Replicas => "replicas",
             PaneId::Watermarks => "watermarks",
+            PaneId::Log => "log",
             PaneId::Journal => "journal",
             PaneId::Offsets => "offsets",
             PaneId::Consumers => "consumers",
@@ -91,6 +95,7 @@ pub struct PaneContext {
 pub fn render(id: PaneId, view: &Snapshot, ctx: &PaneContext, area: Rect, buf: &mut Buffer) {
     let area = area.intersection(buf.area);
     match id {
+        PaneId::Log => log::render(view, ctx, area, buf),
         PaneId::Partitions => partitions::render(view, ctx, area, buf),
         PaneId::Replicas => replicas::render(view, ctx, area, buf),
         PaneId::Watermarks => watermarks::render(view, ctx, area, buf),
@@ -180,9 +185,64 @@ fn pad(s: &str, width: usize) -> String {
     format!("{s}{}", " ".repeat(width.saturating_sub(w)))
 }
 
-/// Renders `lines` top down into `area`, one row each, clipped.
+/// Renders `lines` top down into `area`, one row each; a line too wide is
+/// [`shorten`]ed, never cut in the middle of a word.
 fn lines(lines: Vec<Line<'_>>, area: Rect, buf: &mut Buffer) {
+    let width = usize::from(area.width);
+    let lines: Vec<Line<'_>> = lines.into_iter().map(|l| shorten(l, width)).collect();
     Paragraph::new(lines).render(area, buf);
+}
+
+/// `line` in `width` columns, shortened on purpose: it ends at the last
+/// word that fits, followed by `…`, so a narrow pane (80x24) never shows
+/// half a word without saying so. A first word longer than the line is
+/// cut with `…` too (a long value). Styles are kept.
+pub fn shorten<'a>(line: Line<'a>, width: usize) -> Line<'a> {
+    if line.width() <= width {
+        return line;
+    }
+    if width == 0 {
+        return Line::default();
+    }
+    let chars: Vec<(char, ratatui::style::Style)> = line
+        .spans
+        .iter()
+        .flat_map(|s| s.content.chars().map(move |c| (c, s.style)))
+        .collect();
+    // The characters that fit before the `…`.
+    let (mut keep, mut used) = (0, 0);
+    for (c, _) in &chars {
+        let w = Span::raw(c.to_string()).width();
+        if used + w > width - 1 {
+            break;
+        }
+        used += w;
+        keep += 1;
+    }
+    // Back to the end of the last whole word, if the cut falls in one.
+    if chars.get(keep).is_some_and(|(c, _)| *c != ' ')
+        && let Some(space) = chars[..keep].iter().rposition(|(c, _)| *c == ' ')
+        && chars[..space].iter().any(|(c, _)| *c != ' ')
+    {
+        keep = space;
+    }
+    while keep > 0 && chars[keep - 1].0 == ' ' {
+        keep -= 1;
+    }
+    let mut spans: Vec<Span<'static>> = Vec::new();
+    for &(c, style) in &chars[..keep] {
+        match spans.last_mut() {
+            Some(last) if last.style == style => last.content.to_mut().push(c),
+            _ => spans.push(Span::styled(c.to_string(), style)),
+        }
+    }
+    let style = chars
+        .get(keep.saturating_sub(1))
+        .map_or_else(Default::default, |c| c.1);
+    spans.push(Span::styled("…", style));
+    let mut out = Line::from(spans).style(line.style);
+    out.alignment = line.alignment;
+    out
 }
 
 /// A small hand-built snapshot and helpers the pane tests share.
@@ -199,12 +259,12 @@ mod testkit {
         BatchKind, BatchSnapshot, BrokerSnapshot, CompletionSnapshot, Consumers, ControlKind,
         ErrorSnapshot, EventSnapshot, Fate, Isolation, JournalFrameSnapshot, JournalSnapshot,
         MarkerSnapshot, PartitionSnapshot, PendingSnapshot, RecordSnapshot, RecoverySnapshot,
-        ReplicaSnapshot, Snapshot, TransactionSnapshot, TxnState,
+        ReplicaBatch, ReplicaSnapshot, Snapshot, TransactionSnapshot, TxnState,
     };
     use crate::ui::i18n::Lang;
     use crate::ui::theme::Theme;
 
-    fn batch(
+    pub fn batch(
         base: i64,
         last: i64,
         txn: Option<&str>,
@@ -241,7 +301,15 @@ mod testkit {
         }
     }
 
-    fn replica(broker: u32, leo: i64, lag: i64, in_sync: bool, stopped: bool) -> ReplicaSnapshot {
+    /// A replica holding the leader's `batches` below its LEO.
+    pub fn replica(
+        broker: u32,
+        leo: i64,
+        lag: i64,
+        in_sync: bool,
+        stopped: bool,
+        batches: &[BatchSnapshot],
+    ) -> ReplicaSnapshot {
         ReplicaSnapshot {
             broker,
             is_leader: broker == 1,
@@ -250,6 +318,19 @@ mod testkit {
             ms_since_fetch: 40 * u64::from(broker),
             in_sync,
             stopped,
+            log: batches
+                .iter()
+                .filter(|b| b.last_offset < leo)
+                .map(|b| ReplicaBatch {
+                    base_offset: b.base_offset,
+                    last_offset: b.last_offset,
+                    leader_epoch: b.leader_epoch,
+                    control: b.control,
+                    crc: b.base_offset as u32,
+                    divergent: false,
+                    records: Vec::new(),
+                })
+                .collect(),
         }
     }
 
@@ -340,9 +421,9 @@ mod testkit {
                 last_stable_offset: 3,
                 log_end_offset: 6,
                 replicas: vec![
-                    replica(1, 6, 0, true, false),
-                    replica(2, 5, 1, true, false),
-                    replica(3, 2, 4, false, true),
+                    replica(1, 6, 0, true, false, &batches),
+                    replica(2, 5, 1, true, false, &batches),
+                    replica(3, 2, 4, false, true, &batches),
                 ],
                 batch_count: 5,
                 batches,

@@ -45,9 +45,20 @@ fn batch(view: &Snapshot, p: usize, b: usize) -> &BatchSnapshot {
     &view.partitions[p].window()[b]
 }
 
-/// A partition's header; `window` is the part of its batches shown, and
-/// `anchor` marks the partition `j`/`k` give the spare rows to.
-fn header<'a>(p: &PartitionSnapshot, ctx: &PaneContext, window: Window, anchor: bool) -> Line<'a> {
+/// Rows narrower than this drop the fate's label (the glyph says it).
+const LABEL_BELOW: usize = 44;
+
+/// A partition's header in `width` columns; `window` is the part of its
+/// batches shown, and `anchor` marks the partition `j`/`k` give the spare
+/// rows to. The numbers are in words, or in the short words chosen for
+/// 80x24 (`ldr`, `H=4 L=4`), so they always show.
+fn header<'a>(
+    p: &PartitionSnapshot,
+    ctx: &PaneContext,
+    window: Window,
+    anchor: bool,
+    width: usize,
+) -> Line<'a> {
     let name = if anchor {
         ctx.theme.strong().underlined()
     } else {
@@ -62,15 +73,24 @@ fn header<'a>(p: &PartitionSnapshot, ctx: &PaneContext, window: Window, anchor: 
     if window.newer > 0 {
         spans.push(Span::styled(format!(" ↓{}", window.newer), more));
     }
-    spans.push(Span::raw(format!(
-        " {} {} e{} HW {} LSO {} LEO {}",
+    let (h, l, e) = (p.high_watermark, p.last_stable_offset, p.log_end_offset);
+    let long = format!(
+        " {} {} e{} HW {h} LSO {l} LEO {e}",
         ctx.lang.t("leader"),
         p.leader,
         p.leader_epoch,
-        p.high_watermark,
-        p.last_stable_offset,
-        p.log_end_offset
-    )));
+    );
+    let short = format!(
+        " {} {} e{} H={h} L={l} LEO {e}",
+        ctx.lang.t("log_leader"),
+        p.leader,
+        p.leader_epoch
+    );
+    let shortest = format!(" {} {} H={h} L={l}", ctx.lang.t("log_leader"), p.leader);
+    let used: usize = spans.iter().map(Span::width).sum();
+    let fits = |s: &String| used + Span::raw(s).width() <= width;
+    let text = [long, short].into_iter().find(fits).unwrap_or(shortest);
+    spans.push(Span::raw(text));
     if p.batch_count > p.window().len() {
         let shown = format!(" ({}/{})", p.window().len(), p.batch_count);
         spans.push(Span::styled(shown, ctx.theme.dim()));
@@ -79,9 +99,16 @@ fn header<'a>(p: &PartitionSnapshot, ctx: &PaneContext, window: Window, anchor: 
 }
 
 /// A batch row: the changed mark (`▸` when the last step appended the batch
-/// or changed its fate), the fate's glyph, offsets, label, whether the
-/// isolation view's consumer reads it, the transaction and the values.
-fn row<'a>(b: &BatchSnapshot, ctx: &PaneContext, selected: bool, changed: bool) -> Line<'a> {
+/// or changed its fate), the fate's glyph, offsets, label (not under
+/// [`LABEL_BELOW`] columns), whether the isolation view's consumer reads
+/// it, the transaction and the values.
+fn row<'a>(
+    b: &BatchSnapshot,
+    ctx: &PaneContext,
+    selected: bool,
+    changed: bool,
+    width: usize,
+) -> Line<'a> {
     let range = if b.base_offset == b.last_offset {
         b.base_offset.to_string()
     } else {
@@ -96,11 +123,15 @@ fn row<'a>(b: &BatchSnapshot, ctx: &PaneContext, selected: bool, changed: bool) 
     } else {
         "·"
     };
+    let label = if width < LABEL_BELOW {
+        String::new()
+    } else {
+        format!("{} ", pad(ctx.lang.t(b.fate.name()), 10))
+    };
     let text = format!(
-        "{} {} {} {seen} {} {content}",
+        "{} {} {label}{seen} {} {content}",
         Theme::fate_glyph(b.fate),
         pad(&range, 5),
-        pad(ctx.lang.t(b.fate.name()), 10),
         pad(b.transactional_id.as_deref().unwrap_or("-"), 6),
     );
     let mut style = ctx.theme.fate(b.fate);
@@ -301,6 +332,7 @@ pub fn render(view: &Snapshot, ctx: &PaneContext, area: Rect, buf: &mut Buffer) 
             .render(at, buf);
     }
     let selected = plan.explanation.map(|(_, p, b)| (p, b));
+    let width = usize::from(inner.width);
     let out = plan
         .rows
         .iter()
@@ -310,6 +342,7 @@ pub fn render(view: &Snapshot, ctx: &PaneContext, area: Rect, buf: &mut Buffer) 
                 ctx,
                 plan.windows[p],
                 anchored && p == plan.anchor,
+                width,
             ),
             ListRow::Batch(p, b) => {
                 let batch = batch(view, p, b);
@@ -317,7 +350,7 @@ pub fn render(view: &Snapshot, ctx: &PaneContext, area: Rect, buf: &mut Buffer) 
                     .changes
                     .partition(&view.partitions[p].name())
                     .is_some_and(|c| c.touches_batch(batch.base_offset));
-                row(batch, ctx, selected == Some((p, b)), changed)
+                row(batch, ctx, selected == Some((p, b)), changed, width)
             }
         })
         .collect();
@@ -346,6 +379,19 @@ mod tests {
             "{text}"
         );
         assert!(text.contains("↑ 5     above HW   ·"), "{text}");
+    }
+
+    #[test]
+    fn a_narrow_pane_says_less_on_purpose() {
+        // 32 columns: the header in short words, rows without the fate's
+        // label (the glyph says it), a long value ended with `…`.
+        let text = draw(PaneId::Partitions, &view(), &ctx(), 32, 10);
+        assert!(text.contains("out-0 ldr 1 e0 H=5 L=3 LEO 6"), "{text}");
+        assert!(text.contains("✗ 1     · txn-c  [x]"), "{text}");
+        assert!(!text.contains("aborted"), "{text}");
+        let text = draw(PaneId::Partitions, &view(), &ctx(), 22, 10);
+        assert!(text.contains("out-0 ldr 1 H=5 L=3"), "{text}");
+        assert!(text.contains("… 3-4   · txn-a…"), "{text}");
     }
 
     #[test]

@@ -34,7 +34,15 @@ fn row<'a>(p: &PendingSnapshot, ctx: &PaneContext) -> Line<'a> {
 pub fn render(view: &Snapshot, ctx: &PaneContext, area: Rect, buf: &mut Buffer) {
     let inner = frame(ctx, "pending", area, buf);
     let out = if view.pending.is_empty() {
-        vec![Line::styled(ctx.lang.t("nothing_pending"), ctx.theme.dim())]
+        // In words, or in one word where the words do not fit.
+        let words = ctx.lang.t("nothing_pending");
+        let fits = ratatui::text::Span::raw(words).width() <= usize::from(inner.width);
+        let text = if fits {
+            words
+        } else {
+            ctx.lang.t("nothing_pending_short")
+        };
+        vec![Line::styled(text, ctx.theme.dim())]
     } else {
         let skip = ctx.scroll.min(view.pending.len() - 1);
         let shown = (view.pending.len() - skip).min(usize::from(inner.height));
