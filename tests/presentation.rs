@@ -558,17 +558,17 @@ fn the_prompt_edits_at_a_drawn_cursor() {
     let key = |code| KeyEvent::new(code, KeyModifiers::NONE);
     let prompt = |app: &App| app.prompt.clone().unwrap();
     let default = prompt(&app).text;
-    assert!(default.starts_with("orders "), "{default}");
-    // Home, past "orders", Ctrl-U: the topic is gone; type another.
+    assert!(default.starts_with("out "), "chapter 8's topic: {default}");
+    // Home, past "out", Ctrl-U: the topic is gone; type another.
     send(&mut app, key(KeyCode::Home));
-    for _ in 0.."orders".len() {
+    for _ in 0.."out".len() {
         send(&mut app, key(KeyCode::Right));
     }
     send(
         &mut app,
         KeyEvent::new(KeyCode::Char('u'), KeyModifiers::CONTROL),
     );
-    assert_eq!(prompt(&app).text, default["orders".len()..]);
+    assert_eq!(prompt(&app).text, default["out".len()..]);
     press(&mut app, "payments");
     assert!(
         prompt(&app).text.starts_with("payments "),
@@ -667,10 +667,11 @@ fn the_partitions_pane_shows_every_partition_and_what_was_just_written() {
     press(&mut app, "orders again partition=0\n");
     assert!(text(&app, 80, 24).contains("[again]"));
     // j/k stop at the partitions there are: no presses lost past the end.
+    // (The demo has six partitions: orders-0..2, out-0, payments-0..1.)
     press(&mut app, "jjjjjjjjjj");
-    assert_eq!(app.scroll[&minikafka::ui::panes::PaneId::Partitions], 4);
+    assert_eq!(app.scroll[&minikafka::ui::panes::PaneId::Partitions], 5);
     press(&mut app, "k");
-    assert_eq!(app.scroll[&minikafka::ui::panes::PaneId::Partitions], 3);
+    assert_eq!(app.scroll[&minikafka::ui::panes::PaneId::Partitions], 4);
 }
 
 #[test]

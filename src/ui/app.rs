@@ -921,14 +921,16 @@ impl App {
             .flat_map(|p| p.replicas.iter())
             .find(|r| r.stopped)
             .map(|r| r.broker);
-        let topic = view
+        // Chapter 8's topic `out` when there is one (the demo has it, so
+        // the chapter's experiment is a few presses of Enter), else the
+        // first topic.
+        let lesson = view
             .partitions
-            .first()
-            .map_or_else(|| "out".to_string(), |p| p.topic.clone());
-        let first_tp = view
-            .partitions
-            .first()
-            .map_or_else(|| "out-0".to_string(), |p| p.name());
+            .iter()
+            .find(|p| p.topic == "out")
+            .or(view.partitions.first());
+        let topic = lesson.map_or_else(|| "out".to_string(), |p| p.topic.clone());
+        let first_tp = lesson.map_or_else(|| "out-0".to_string(), |p| p.name());
         let n = view.step + 1;
         let broker = view
             .partitions
