@@ -418,7 +418,7 @@ impl BrokerCluster {
                 ..
             } = state;
             let leader = &partitions[tp].leader_replica().log;
-            transactions.forget_lost_markers(tp, leader);
+            transactions.markers_after_promotion(tp, leader);
             Ok(epoch)
         })
     }
