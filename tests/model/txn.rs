@@ -7,7 +7,8 @@
 //! `TransactionCoordinator`: the only data are the journal itself (a list
 //! of frames), a list of instance records scanned linearly, and the
 //! leader's log, besides what only memory holds (commits in flight and
-//! sends waiting for acks); nothing is indexed. Each rule, and the function that is it:
+//! sends waiting for acks); nothing is indexed. Each rule, and the
+//! function that is it:
 //!
 //! 1. **Instances** ([`Coordinator::write`]). E9: every state change
 //!    journals the whole state. engine-decisions "Visibility is per
