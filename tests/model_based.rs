@@ -725,7 +725,7 @@ fn a_marker_a_promotion_forgot_is_found_again_when_its_holder_leads() {
     };
     let tx_b = |state: &Snapshot| {
         let t = state.transactions.iter().find(|t| t.id == "tx-b").unwrap();
-        t.state.clone()
+        t.state
     };
     let one_marker = [
         (0, None, Some("tx-b".to_string())),

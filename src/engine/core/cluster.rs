@@ -407,7 +407,8 @@ impl BrokerCluster {
     }
 
     /// Makes `broker` the leader of `tp` (E6) and persists the new leader and
-    /// epoch. Returns the new leader epoch.
+    /// epoch; the coordinator's markers on `tp` become those the new leader
+    /// holds. Returns the new leader epoch.
     pub fn promote(&self, tp: &TopicPartition, broker: BrokerId) -> Result<u32> {
         self.mutate(|state, now| {
             let epoch = state.partition_mut(tp)?.promote(broker, now)?;

@@ -66,7 +66,7 @@ pub struct TransactionCoordinator {
     pending_sends: BTreeMap<(usize, TopicPartition), Vec<i64>>,
     /// The markers in the log of each instance on each partition, in offset
     /// order; the first one ends the instance's range there. Rebuilt from the
-    /// logs on open.
+    /// leaders' logs on open, and from the new leader's log on a promotion.
     markers: BTreeMap<(usize, TopicPartition), Vec<(i64, ControlType)>>,
     rules: RuleSwitches,
     timeout_ms: u64,
