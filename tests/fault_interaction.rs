@@ -2,7 +2,8 @@
 //! flight. A crash while acks=all appends are pending; a crash right after a
 //! recovery (and a recovery interrupted half way), which must be idempotent;
 //! and a tear followed by another tear (journal then journal, log then log,
-//! journal then log), each keeping the valid prefix.
+//! journal then log), each keeping the valid prefix; and a promotion away
+//! from a leader holding a waiting marker, then back to it.
 
 mod common;
 
@@ -677,6 +678,227 @@ async fn journal_tear_then_log_tear() {
             .unwrap();
         assert_eq!(old, leader, "{cell}: the old leader caught up");
     }
+}
+
+// ---------------------------------------------------------------------------
+// A promotion, then another, while a marker waits.
+
+/// How the transaction whose marker a promotion forgot is finished.
+#[derive(Debug, Clone, Copy)]
+enum Finish {
+    /// `commit` called again.
+    Resume,
+    /// Kafka rules: a fencing `begin` completes the PREPARE_COMMIT instance.
+    Fence,
+}
+
+/// A COMMIT marker waits on broker 2, the leader, for broker 1 when a
+/// promotion makes broker 1 the leader: its log lacks the marker, the
+/// commit fails, and the coordinator forgets the marker. Broker 2, which
+/// still holds it (it has not fetched since), is promoted back: "missing"
+/// means missing from the current leader's log (engine-decisions.md), so
+/// the coordinator knows the marker again and finishing the commit writes
+/// no second one, whether `commit` is called again (both rules) or a
+/// fencing `begin` completes it (kafka rules). The model-based tests found
+/// it (`tests/model_based.rs::a_marker_a_promotion_forgot_is_found_again_when_its_holder_leads`).
+#[tokio::test]
+async fn a_marker_a_promotion_forgot_counts_again_once_its_holder_leads() {
+    for (rules, finish) in [
+        (Rules::Minikafka, Finish::Resume),
+        (Rules::Kafka, Finish::Resume),
+        (Rules::Kafka, Finish::Fence),
+    ] {
+        promoted_away_and_back(rules, finish).await;
+    }
+}
+
+async fn promoted_away_and_back(rules: Rules, finish: Finish) {
+    let cell = format!("{} {finish:?}", rules.name());
+    let t = cluster(&[1, 2], 1, rules);
+    t.cluster.create_topic("out", 1, 2).unwrap();
+    let out = tp("out", 0);
+    t.cluster.promote(&out, 2).unwrap();
+    let tx = t.cluster.transactions().begin("tx-b").await.unwrap();
+    let sent = drive(
+        &t.cluster,
+        {
+            let tx = tx.clone();
+            async move { tx.send("out", b"v3".to_vec()).await }
+        },
+        5,
+    )
+    .await
+    .unwrap();
+    assert_eq!(sent, (out.clone(), 0), "{cell}");
+
+    let commit = tokio::spawn({
+        let tx = tx.clone();
+        async move { tx.commit().await }
+    });
+    for _ in 0..4 {
+        tokio::task::yield_now().await;
+    }
+    assert!(
+        !commit.is_finished(),
+        "{cell}: the marker waits for broker 1"
+    );
+    let held = |broker: u32| -> Vec<Option<ControlType>> {
+        let log = t.cluster.replica_log(&out, broker).unwrap();
+        log.all_batches()
+            .unwrap()
+            .iter()
+            .map(|b| b.control)
+            .collect()
+    };
+    assert_eq!(held(2), [None, Some(ControlType::Commit)], "{cell}");
+    assert_eq!(held(1), [None], "{cell}");
+
+    t.cluster.promote(&out, 1).unwrap();
+    let failed = commit.await.unwrap();
+    assert!(failed.is_err(), "{cell}: the marker never reached broker 1");
+    assert_eq!(
+        t.cluster.transactions().get("tx-b").unwrap().state,
+        TransactionState::PrepareCommit,
+        "{cell}"
+    );
+    t.cluster.promote(&out, 2).unwrap();
+    assert_eq!(leader_and_epoch(&t.cluster, &out).0, 2, "{cell}");
+    let known = t
+        .cluster
+        .with_state(|s| s.transactions().markers_of("tx-b"));
+    assert_eq!(
+        known,
+        [(out.clone(), 1)],
+        "{cell}: the marker is known again"
+    );
+
+    match finish {
+        Finish::Resume => drive(
+            &t.cluster,
+            {
+                let tx = tx.clone();
+                async move { tx.commit().await }
+            },
+            5,
+        )
+        .await
+        .unwrap(),
+        Finish::Fence => {
+            t.cluster.transactions().begin("tx-b").await.unwrap();
+        }
+    }
+    let states: Vec<TransactionState> = t.cluster.with_state(|s| {
+        s.transactions()
+            .instances()
+            .iter()
+            .map(|d| d.state)
+            .collect()
+    });
+    let expected: &[TransactionState] = match finish {
+        Finish::Resume => &[TransactionState::CompleteCommit],
+        Finish::Fence => &[TransactionState::CompleteCommit, TransactionState::Ongoing],
+    };
+    assert_eq!(states, expected, "{cell}");
+    assert_eq!(
+        held(2),
+        [None, Some(ControlType::Commit)],
+        "{cell}: one marker"
+    );
+    assert_eq!(markers(&t.cluster, &out), 1, "{cell}");
+    assert_eq!(committed(&t.cluster, &out), ["v3"], "{cell}");
+
+    // A reopen finds the same single marker and writes nothing.
+    let report = t.cluster.crash().unwrap();
+    assert!(report.markers_resent.is_empty(), "{cell}: {report:?}");
+    assert_eq!(markers(&t.cluster, &out), 1, "{cell}");
+    assert_eq!(committed(&t.cluster, &out), ["v3"], "{cell}");
+}
+
+/// A marker after the instance's first one on a partition is still its
+/// own when a promotion finds it again. A journal tear cuts tx's
+/// PREPARE_ABORT after its ABORT marker reached the leader's log: tx is
+/// ONGOING again, and its commit writes a COMMIT marker after the ABORT
+/// one, which waits for broker 2. A promotion to broker 2 (which holds
+/// neither marker) and back to broker 1 must find the COMMIT marker again
+/// although the ABORT marker ended tx's range: the resumed commit waits for
+/// it and writes no third marker. Giving a promotion's scan only each
+/// instance's first marker wrote one (the model-based tests caught the
+/// model doing so).
+#[tokio::test]
+async fn a_promotion_finds_again_a_marker_after_the_instances_first() {
+    let t = cluster(&[1, 2], 1, Rules::Minikafka);
+    t.cluster.create_topic("out", 1, 2).unwrap();
+    let out = tp("out", 0);
+    let tx = t.cluster.transactions().begin("tx").await.unwrap();
+    drive(
+        &t.cluster,
+        {
+            let tx = tx.clone();
+            async move { tx.send("out", b"v7".to_vec()).await }
+        },
+        5,
+    )
+    .await
+    .unwrap();
+    let held = |broker: u32| -> Vec<Option<ControlType>> {
+        let log = t.cluster.replica_log(&out, broker).unwrap();
+        log.all_batches()
+            .unwrap()
+            .iter()
+            .map(|b| b.control)
+            .collect()
+    };
+    let abort = tokio::spawn({
+        let tx = tx.clone();
+        async move { tx.abort().await }
+    });
+    for _ in 0..4 {
+        tokio::task::yield_now().await;
+    }
+    assert_eq!(held(1), [None, Some(ControlType::Abort)]);
+    let prepare = journal_frames(&t.cluster).last().unwrap().clone();
+    assert_eq!(prepare.state, TransactionState::PrepareAbort);
+    let (_, report) = t
+        .cluster
+        .tear(&TearTarget::Journal, &Tear::CutBytes(prepare.len))
+        .unwrap();
+    assert_eq!(report.left_open, ["tx"]);
+    assert!(matches!(abort.await.unwrap(), Err(MiniKafkaError::Crashed)));
+
+    let tx = t.cluster.transactions().resume("tx").unwrap();
+    let commit = tokio::spawn({
+        let tx = tx.clone();
+        async move { tx.commit().await }
+    });
+    for _ in 0..4 {
+        tokio::task::yield_now().await;
+    }
+    assert!(!commit.is_finished(), "the marker waits for broker 2");
+    let both = [None, Some(ControlType::Abort), Some(ControlType::Commit)];
+    assert_eq!(held(1), both);
+    assert_eq!(held(2), [None]);
+    t.cluster.promote(&out, 2).unwrap();
+    assert!(commit.await.unwrap().is_err(), "broker 2 lacks the marker");
+    t.cluster.promote(&out, 1).unwrap();
+    let known = t.cluster.with_state(|s| s.transactions().markers_of("tx"));
+    assert_eq!(known, [(out.clone(), 1), (out.clone(), 2)]);
+
+    drive(
+        &t.cluster,
+        {
+            let tx = tx.clone();
+            async move { tx.commit().await }
+        },
+        5,
+    )
+    .await
+    .unwrap();
+    assert_eq!(
+        t.cluster.transactions().get("tx").unwrap().state,
+        TransactionState::CompleteCommit
+    );
+    assert_eq!(held(1), both, "no third marker");
+    assert_eq!(held(2), both, "broker 2 caught up");
 }
 
 // ---------------------------------------------------------------------------

@@ -678,22 +678,21 @@ fn a_torn_leader_alone_in_the_isr_is_replaced_by_an_older_epochs_replica() {
     );
 }
 
-/// KNOWN DISAGREEMENT between the engine and `engine-decisions.md`, found
-/// by the transaction model written from the rules (kafka rules, seed 77,
-/// `MK_MODEL_CASES=100000`; the shrunk case). tx-b's COMMIT marker waits on
-/// broker 2, the leader, for broker 1 when a promotion makes broker 1 the
-/// leader: its log lacks the marker, the commit fails, and the coordinator
-/// forgets the marker. Broker 2, which still holds it (it has not fetched
-/// since), is promoted back. The docs count as missing only what is
-/// "missing from the current leader's log", so committing again should
-/// wait for the marker at offset 1; the engine does not find it again and
-/// writes a second COMMIT marker at offset 2. The model follows the engine
-/// there (`Coordinator::forgotten_markers`, counted as
-/// `forgotten_markers_rewritten`). When the engine follows the documented
-/// rule this test fails: remove the exemption with it.
+/// Found by the transaction model written from the rules (kafka rules,
+/// seed 77, `MK_MODEL_CASES=100000`; the shrunk case). tx-b's COMMIT marker
+/// waits on broker 2, the leader, for broker 1 when a promotion makes
+/// broker 1 the leader: its log lacks the marker, the commit fails, and
+/// the coordinator forgets the marker. Broker 2, which still holds it (it
+/// has not fetched since), is promoted back. "Missing" means missing from
+/// the current leader's log (`engine-decisions.md`), so the promotion makes
+/// the coordinator know the marker at offset 1 again, and committing again
+/// waits for it instead of writing a second COMMIT marker at offset 2 (the
+/// engine did, and the model followed it as a marked exemption). The same
+/// sequence through the engine's API, also with a fencing `begin`:
+/// `tests/fault_interaction.rs::a_marker_a_promotion_forgot_counts_again_once_its_holder_leads`.
 #[test]
-fn known_disagreement_a_marker_a_promotion_forgot_is_written_again() {
-    let state = replay(concat!(
+fn a_marker_a_promotion_forgot_is_found_again_when_its_holder_leads() {
+    let shrunk = concat!(
         r#"{"mk_recording":1,"title":"regression","rules":"kafka","cluster":{"brokers":[1,2,3],"topics":[{"name":"t0","partitions":1,"replication_factor":2}],"config":{"min_insync_replicas":1,"replica_lag_time_ms":1000,"replica_lag_max_offsets":10000,"segment_max_bytes":1048576,"transaction_timeout_ms":4000}}}"#,
         "\n",
         r#"{"action":{"begin":{"txn":"tx-b"}}}"#,
@@ -712,18 +711,47 @@ fn known_disagreement_a_marker_a_promotion_forgot_is_written_again() {
         "\n",
         r#"{"action":{"commit":{"txn":"tx-b"}}}"#,
         "\n",
-    ));
-    let p = &state.partitions[0];
-    let kinds: Vec<(i64, Option<&str>)> = p
-        .batches
+    );
+    let batches = |state: &Snapshot| -> Vec<(i64, Option<&'static str>, Option<String>)> {
+        let p = &state.partitions[0];
+        assert_eq!(p.leader, 2);
+        p.batches
+            .iter()
+            .map(|b| {
+                let txn = b.transactional_id.clone();
+                (b.base_offset, b.control.map(|c| c.name()), txn)
+            })
+            .collect()
+    };
+    let tx_b = |state: &Snapshot| {
+        let t = state.transactions.iter().find(|t| t.id == "tx-b").unwrap();
+        t.state
+    };
+    let one_marker = [
+        (0, None, Some("tx-b".to_string())),
+        (1, Some("commit"), Some("tx-b".to_string())),
+    ];
+
+    // The resumed commit waits for broker 1 to fetch the marker broker 2
+    // holds, and writes none.
+    let resumed = replay(shrunk);
+    assert_eq!(batches(&resumed), one_marker, "no second COMMIT marker");
+    assert_eq!(tx_b(&resumed), "prepare_commit");
+    let waits: Vec<(&str, Option<&str>, &[u32])> = resumed
+        .pending
         .iter()
-        .map(|b| (b.base_offset, b.control.map(|c| c.name())))
+        .map(|p| (p.kind.as_str(), p.txn.as_deref(), &p.waiting_for[..]))
         .collect();
-    assert_eq!(p.leader, 2);
+    assert_eq!(waits, [("commit", Some("tx-b"), &[1][..])]);
+
+    // One replication round completes it: one marker, and v3 committed.
+    let done = replay(&format!("{shrunk}{}\n", r#"{"action":{"replicate":{}}}"#));
+    assert_eq!(batches(&done), one_marker, "no second COMMIT marker");
+    assert_eq!(tx_b(&done), "complete_commit");
+    assert!(done.pending.is_empty());
     assert_eq!(
-        kinds,
-        [(0, None), (1, Some("commit")), (2, Some("commit"))],
-        "the documented rule writes no second marker: [(0, None), (1, Some(\"commit\"))]"
+        done.consumers.read_committed["t0-0"],
+        [Some("v3".to_string())]
     );
 }
 

@@ -271,7 +271,6 @@ impl Model {
                         .get_mut(&(topic.clone(), *partition))
                         .ok_or(Failure::UnknownTopicOrPartition)?;
                     part.promote(*broker, now, &s, &mut m.mailbox)?;
-                    m.coord.forget_markers_not_in(part);
                     Ok(())
                 })?;
                 Ok(None)

@@ -186,10 +186,6 @@ pub struct Coverage {
     pub resumed_markers: u64,
     /// Sends and markers whose acks=all wait failed after the append.
     pub acks_failed: u64,
-    /// Markers written again although the leader held one that a promotion
-    /// made the engine forget (the known disagreement of
-    /// `Coordinator::forgotten_markers`).
-    pub forgotten_markers_rewritten: u64,
 }
 
 pub struct Model {

@@ -81,8 +81,6 @@ impl Model {
                 if self.coord.marker(index, &tp, commit, log).is_some() {
                     continue;
                 }
-                self.coverage.forgotten_markers_rewritten +=
-                    u64::from(self.coord.only_forgotten_marker(index, &tp, commit, log));
                 let (payload, pid) = self.marker_payload(index, commit);
                 let (offset, _) = self
                     .append(&tp, payload, false, pid, Some(index))

@@ -6,9 +6,9 @@
 //! ("Transactions", "Known limits") state them, not from the engine's
 //! `TransactionCoordinator`: the only data are the journal itself (a list
 //! of frames), a list of instance records scanned linearly, and the
-//! leader's log, besides what only memory holds (commits in flight, sends
-//! waiting for acks, and one known disagreement: `forgotten_markers`);
-//! nothing is indexed. Each rule, and the function that is it:
+//! leader's log, besides what only memory holds (commits in flight and
+//! sends waiting for acks); nothing is indexed. Each rule, and the
+//! function that is it:
 //!
 //! 1. **Instances** ([`Coordinator::write`]). E9: every state change
 //!    journals the whole state. engine-decisions "Visibility is per
@@ -43,9 +43,12 @@
 //! `docs/reliability.md`, "Model-based tests"):
 //! - Markers are not journaled, so an instance's markers are found in the
 //!   leader's log: a marker is a transactional batch of its id, and it is
-//!   the marker of the instance rule 2 makes its candidate. A marker the
-//!   leader does not hold counts for nothing (engine-decisions: "'Missing'
-//!   means missing from the current leader's log").
+//!   the marker of the instance rule 2 makes its candidate (also after
+//!   the candidate's first marker, which ends its range: see
+//!   [`Coordinator::markers_of`]). A marker the current leader does not
+//!   hold counts for nothing, and one it holds counts whichever leaders
+//!   came between (engine-decisions: "'Missing' means missing from the
+//!   current leader's log").
 //! - Two instances of an id with the same first offset on a partition
 //!   (possible only when a log lost a journaled write and the offset was
 //!   written again): the later instance is the candidate, since what the
@@ -54,7 +57,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::Tp;
-use super::replication::{Batch, Part, Payload};
+use super::replication::{Batch, Payload};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TxState {
@@ -190,17 +193,6 @@ pub struct Coordinator {
     /// Transactional writes appended and waiting for their acks (memory
     /// only).
     pub pending_sends: BTreeMap<(usize, Tp), Vec<i64>>,
-    /// KNOWN DISAGREEMENT, not the documented rule (`docs/reliability.md`,
-    /// "What it found"; regression test
-    /// `known_disagreement_a_marker_a_promotion_forgot_is_written_again`):
-    /// the markers (by batch uid) that a promotion's new leader lacked. The
-    /// engine forgets them then and does not find them again when a later
-    /// promotion makes a replica that holds them the leader, although
-    /// engine-decisions.md counts as missing only what is "missing from the
-    /// current leader's log"; until a reopen it writes them again. The
-    /// model follows the engine here so that the property stays exact
-    /// elsewhere (memory only).
-    pub forgotten_markers: BTreeSet<u64>,
 }
 
 impl Coordinator {
@@ -261,19 +253,6 @@ impl Coordinator {
         }
         self.in_flight.clear();
         self.pending_sends.clear();
-        self.forgotten_markers.clear();
-    }
-
-    /// After a promotion: the known disagreement of `forgotten_markers`.
-    pub fn forget_markers_not_in(&mut self, part: &Part) {
-        let held: BTreeSet<u64> = part.leader_log().iter().map(|b| b.uid).collect();
-        for r in part.replicas.values() {
-            for b in &r.log {
-                if matches!(b.payload, Payload::Marker { .. }) && !held.contains(&b.uid) {
-                    self.forgotten_markers.insert(b.uid);
-                }
-            }
-        }
     }
 
     pub fn journal_bytes(&self) -> u64 {
@@ -352,9 +331,16 @@ impl Coordinator {
             .is_some_and(|i| self.instance(i).state == TxState::CompleteCommit)
     }
 
-    /// The markers of instance `index`'s id in the leader's `log` whose
-    /// candidate (rule 2) it is: (offset, commit, batch uid).
-    fn markers_held(&self, index: usize, tp: &Tp, log: &[Batch]) -> Vec<(i64, bool, u64)> {
+    /// Instance `index`'s markers on `tp`, (offset, commit) in offset
+    /// order: the markers of its id in the leader's `log` whose candidate
+    /// (rule 2) it is. Not only the first: the range ends there, but the
+    /// instance may still write one (a journal tear cut its PREPARE_ABORT
+    /// after its ABORT marker was written; ONGOING again, it commits and
+    /// writes a COMMIT marker after it). A marker the leader does not hold
+    /// counts for nothing, whichever leader held it before, and one it
+    /// holds counts whichever leaders came between (engine-decisions:
+    /// "'Missing' means missing from the current leader's log").
+    pub fn markers_of(&self, index: usize, tp: &Tp, log: &[Batch]) -> Vec<(i64, bool)> {
         let id = &self.instance(index).id;
         log.iter()
             .enumerate()
@@ -362,39 +348,11 @@ impl Coordinator {
                 Payload::Marker { txn, commit }
                     if txn == id && self.candidate(id, tp, o as i64) == Some(index) =>
                 {
-                    Some((o as i64, *commit, b.uid))
+                    Some((o as i64, *commit))
                 }
                 _ => None,
             })
             .collect()
-    }
-
-    /// Instance `index`'s markers on `tp`, (offset, commit) in offset
-    /// order: those the leader's `log` holds, less the known disagreement
-    /// of `forgotten_markers`.
-    pub fn markers_of(&self, index: usize, tp: &Tp, log: &[Batch]) -> Vec<(i64, bool)> {
-        self.markers_held(index, tp, log)
-            .into_iter()
-            .filter(|(_, _, uid)| !self.forgotten_markers.contains(uid))
-            .map(|(o, commit, _)| (o, commit))
-            .collect()
-    }
-
-    /// Whether the known disagreement decides: the leader's `log` holds
-    /// instance `index`'s marker of a type, but only one the engine forgot
-    /// (so it writes the marker again).
-    pub fn only_forgotten_marker(
-        &self,
-        index: usize,
-        tp: &Tp,
-        commit: bool,
-        log: &[Batch],
-    ) -> bool {
-        self.marker(index, tp, commit, log).is_none()
-            && self
-                .markers_held(index, tp, log)
-                .iter()
-                .any(|&(_, c, uid)| c == commit && self.forgotten_markers.contains(&uid))
     }
 
     /// Where the leader's `log` holds instance `index`'s marker of a type.
@@ -586,6 +544,28 @@ mod tests {
         assert_eq!(c.marker(0, &tp(), true, &log), None);
         // Data of another id, and non-transactional data, have no owner.
         assert_eq!(c.owner(&tp(), 1, &log), None);
+    }
+
+    /// An instance's markers are those of its id the leader's log holds
+    /// where it is the candidate, a function of that log alone: a marker an
+    /// earlier leader lacked counts as soon as the current leader holds it,
+    /// and one after the instance's first marker (which ended its range)
+    /// is still its own.
+    #[test]
+    fn an_instances_markers_are_the_current_leaders() {
+        let mut c = Coordinator::default();
+        c.write(frame("a", TxState::Ongoing, &[0]));
+        c.write(frame("a", TxState::PrepareCommit, &[0]));
+        let lacking = [data("a")];
+        assert_eq!(c.marker(0, &tp(), true, &lacking), None);
+        let holding = [data("a"), marker("a", true)];
+        assert_eq!(c.marker(0, &tp(), true, &holding), Some(1));
+        let after_an_abort = [data("a"), marker("a", false), marker("a", true)];
+        assert_eq!(
+            c.markers_of(0, &tp(), &after_an_abort),
+            [(1, false), (2, true)]
+        );
+        assert_eq!(c.marker(0, &tp(), true, &after_an_abort), Some(2));
     }
 
     /// Kafka rules: a batch of another producer epoch is not the

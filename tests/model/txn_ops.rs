@@ -284,8 +284,6 @@ impl Model {
                 let part = m.parts.get_mut(&tp).expect("a partition");
                 return Ok(part.wait(offset, id, now, &s, &mut m.mailbox));
             }
-            m.coverage.forgotten_markers_rewritten +=
-                u64::from(m.coord.only_forgotten_marker(index, &tp, commit, log));
             let (payload, pid) = m.marker_payload(index, commit);
             let (_, ack) = m.append(&tp, payload, true, pid, Some(index))?;
             Ok(ack.expect("acks=all"))

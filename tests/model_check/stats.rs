@@ -31,9 +31,6 @@ pub struct Stats {
     pub resumed_markers: u64,
     pub acks_failed: u64,
     pub orphans: u64,
-    /// Markers written again although the leader held one a promotion
-    /// had made the engine forget (a known disagreement with the docs).
-    pub forgotten_markers_rewritten: u64,
     /// Sends the client saw fail whose record read_committed shows (their
     /// instance committed anyway: see docs/reliability.md).
     pub failed_sends_visible: u64,
@@ -75,7 +72,6 @@ impl Stats {
         self.fenced += o.fenced;
         self.resumed_markers += o.resumed_markers;
         self.acks_failed += o.acks_failed;
-        self.forgotten_markers_rewritten += o.forgotten_markers_rewritten;
         self.orphans += o.orphans;
         self.failed_sends_visible += o.failed_sends_visible;
         self.rolled_logs += o.rolled_logs;
@@ -97,7 +93,6 @@ impl Stats {
         self.fenced += c.fenced;
         self.resumed_markers += c.resumed_markers;
         self.acks_failed += c.acks_failed;
-        self.forgotten_markers_rewritten += c.forgotten_markers_rewritten;
         self.acked_lost += m.truth.lost.len() as u64;
         for w in &m.truth.failed_sends {
             if !m.parts[&w.tp].leader_stopped() && m.consumers(&w.tp).1.contains(&w.value) {

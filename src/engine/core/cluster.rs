@@ -407,7 +407,8 @@ impl BrokerCluster {
     }
 
     /// Makes `broker` the leader of `tp` (E6) and persists the new leader and
-    /// epoch. Returns the new leader epoch.
+    /// epoch; the coordinator's markers on `tp` become those the new leader
+    /// holds. Returns the new leader epoch.
     pub fn promote(&self, tp: &TopicPartition, broker: BrokerId) -> Result<u32> {
         self.mutate(|state, now| {
             let epoch = state.partition_mut(tp)?.promote(broker, now)?;
@@ -418,7 +419,7 @@ impl BrokerCluster {
                 ..
             } = state;
             let leader = &partitions[tp].leader_replica().log;
-            transactions.forget_lost_markers(tp, leader);
+            transactions.markers_after_promotion(tp, leader);
             Ok(epoch)
         })
     }

@@ -66,7 +66,7 @@ pub struct TransactionCoordinator {
     pending_sends: BTreeMap<(usize, TopicPartition), Vec<i64>>,
     /// The markers in the log of each instance on each partition, in offset
     /// order; the first one ends the instance's range there. Rebuilt from the
-    /// logs on open.
+    /// leaders' logs on open, and from the new leader's log on a promotion.
     markers: BTreeMap<(usize, TopicPartition), Vec<(i64, ControlType)>>,
     rules: RuleSwitches,
     timeout_ms: u64,
@@ -181,13 +181,31 @@ impl TransactionCoordinator {
     /// Finds each instance's markers in the leaders' logs (after open).
     pub fn attach_markers(&mut self, partitions: &BTreeMap<TopicPartition, PartitionReplicaSet>) {
         for (tp, set) in partitions {
-            for b in set.leader_replica().log.batch_summaries() {
-                let (Some(control), Some(id)) = (b.control, b.transactional_id.as_deref()) else {
-                    continue;
-                };
-                if let Some(index) = self.candidate(id, tp, b.base_offset) {
-                    self.record_marker(index, tp, b.base_offset, control);
-                }
+            self.learn_markers(tp, &set.leader_replica().log);
+        }
+    }
+
+    /// Makes the markers known on `tp` exactly those `leader`'s log holds,
+    /// each given to its id's candidate at its offset (the instance whose
+    /// first offset there is the last at or below it: engine-decisions.md,
+    /// "Visibility is per transaction instance"); the first one ends the
+    /// candidate's range ([`Self::owner`]).
+    ///
+    /// A marker after the candidate's first one is the candidate's too,
+    /// not no one's: an instance whose range a marker ended can still write
+    /// one (a journal tear cut its PREPARE_ABORT after the ABORT marker was
+    /// written; it is ONGOING again and commits), and that marker must be
+    /// found again, or a resumed commit writes it twice.
+    ///
+    /// Reads only the log's in-memory batch summaries, no disk.
+    fn learn_markers(&mut self, tp: &TopicPartition, leader: &PartitionLog) {
+        self.markers.retain(|(_, p), _| p != tp);
+        for b in leader.batch_summaries() {
+            let (Some(control), Some(id)) = (b.control, b.transactional_id.as_deref()) else {
+                continue;
+            };
+            if let Some(index) = self.candidate(id, tp, b.base_offset) {
+                self.record_marker(index, tp, b.base_offset, control);
             }
         }
     }
@@ -207,26 +225,17 @@ impl TransactionCoordinator {
         }
     }
 
-    /// After a promotion (E6): forgets the markers on `tp` that the new
-    /// leader's log does not hold (they had not reached it), so that a
-    /// resumed commit or abort writes them again instead of waiting at an
-    /// offset the new leader never had.
-    pub fn forget_lost_markers(&mut self, tp: &TopicPartition, leader: &PartitionLog) {
-        let instances = &self.instances;
-        for ((index, p), list) in self.markers.iter_mut() {
-            if p != tp {
-                continue;
-            }
-            let id = instances[*index].id.as_str();
-            list.retain(|&(offset, control)| {
-                leader.summary_at(offset).is_some_and(|b| {
-                    b.base_offset == offset
-                        && b.control == Some(control)
-                        && b.transactional_id.as_deref() == Some(id)
-                })
-            });
-        }
-        self.markers.retain(|_, list| !list.is_empty());
+    /// After a promotion (E6): the markers known on `tp` become those the
+    /// new leader's log holds (engine-decisions.md: "missing" means missing
+    /// from the current leader's log). Markers it lacks are forgotten (they
+    /// had not reached it), so a resumed commit or abort writes them again
+    /// instead of waiting at an offset the new leader never had; markers it
+    /// holds are known again, also those an earlier promotion forgot (a
+    /// leader that lacked them, then one that still held them), so a
+    /// resumed commit or abort waits for them instead of writing a second
+    /// one. The same scan as on open ([`Self::attach_markers`]).
+    pub fn markers_after_promotion(&mut self, tp: &TopicPartition, leader: &PartitionLog) {
+        self.learn_markers(tp, leader);
     }
 
     /// The offset of instance `index`'s marker of type `control` on `tp`.
