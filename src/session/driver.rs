@@ -291,7 +291,9 @@ impl Driver {
         // Every crash path of the engine calls this at the crash's instant,
         // under the cluster's lock and before recovery: it only reads.
         cluster.set_crash_observer(Some(Arc::new(move |state, now, torn| {
-            let mut slot = slot.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+            let mut slot = slot
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
             slot.moment = Some(build::moment(state, now, torn, &slot.bounds));
         })));
         Self {

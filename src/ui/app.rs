@@ -320,6 +320,7 @@ impl App {
                 let result = self.move_replay(KeyCommand::NextStep);
                 if let Mode::Replay { timeline, playing } = &mut self.mode
                     && timeline.step() >= timeline.recording().steps.len()
+                    && !timeline.at_moment()
                 {
                     *playing = false;
                 }
@@ -445,18 +446,37 @@ impl App {
         }
     }
 
+    /// A step that crashed the cluster is two sub-steps (docs/dashboard.md
+    /// "Crashes as moments"): forward onto it shows its moment of death
+    /// first and the next forward its recovery; back goes the same way in
+    /// reverse. Neither sub-step move touches the engine.
     fn move_replay(&mut self, command: KeyCommand) -> Result<(), String> {
-        let Mode::Replay { timeline, .. } = &self.mode else {
+        let Mode::Replay { timeline, .. } = &mut self.mode else {
             return Ok(());
         };
         let step = timeline.step();
+        match command {
+            KeyCommand::NextStep if timeline.at_moment() => {
+                timeline.show_moment(false);
+                return Ok(());
+            }
+            KeyCommand::PrevStep if timeline.show_moment(true) => return Ok(()),
+            _ => {}
+        }
         let target = match command {
             KeyCommand::NextStep => step + 1,
             KeyCommand::PrevStep => step.saturating_sub(1),
             KeyCommand::FirstStep => 0,
             _ => timeline.recording().steps.len(),
         };
-        self.goto(target)
+        let moved = self.goto(target);
+        if command == KeyCommand::NextStep
+            && let Mode::Replay { timeline, .. } = &mut self.mode
+            && timeline.step() == step + 1
+        {
+            timeline.show_moment(true);
+        }
+        moved
     }
 
     /// Replay: moves the timeline to `step` and the screen to the recorded

@@ -21,10 +21,10 @@ use crate::engine::{ControlType, IsolationLevel, RecordBatch, TopicPartition};
 use crate::session::driver::Driver;
 use crate::session::snapshot::{
     BATCH_WINDOW, BatchKind, BatchSnapshot, BrokerSnapshot, CompletionSnapshot, Consumers,
-    ControlKind, ErrorSnapshot, EventSnapshot, GroupOffsets, JournalFrameSnapshot, JournalSnapshot,
-    LogTruncationSnapshot, MarkerSnapshot, PartitionSnapshot, PendingSnapshot, RecordSnapshot,
-    Moment, RecoverySnapshot, ReelectionSnapshot, ReplicaSnapshot, Snapshot, TAIL, TornSnapshot,
-    TransactionSnapshot, TxnState, VALUES_SHOWN, fate, text,
+    ControlKind, ErrorSnapshot, EventSnapshot, GroupOffsets, JOURNAL_FILE, JournalFrameSnapshot,
+    JournalSnapshot, LogTruncationSnapshot, MarkerSnapshot, Moment, PartitionSnapshot,
+    PendingSnapshot, RecordSnapshot, RecoverySnapshot, ReelectionSnapshot, ReplicaSnapshot,
+    Snapshot, TAIL, TornSnapshot, TransactionSnapshot, TxnState, VALUES_SHOWN, fate, text,
 };
 
 /// How much of the cluster a snapshot reads.
@@ -71,7 +71,9 @@ impl Bounds {
 /// source that knows them fills them in).
 pub fn build(driver: &Driver, bounds: &Bounds) -> Snapshot {
     let now = driver.clock_ms();
-    let parts = driver.cluster().with_state(|s| cluster_parts(s, now, bounds));
+    let parts = driver
+        .cluster()
+        .with_state(|s| cluster_parts(s, now, bounds));
     let events = driver.events();
     Snapshot {
         step: driver.step(),
@@ -144,13 +146,18 @@ pub fn moment(s: &ClusterState, now: u64, torn: Option<&TearReport>, bounds: &Bo
         size_before: t.size_before,
         size_after: t.size_after,
     });
+    let mut journal = parts.journal;
+    // The journal's size is the index's; a tear changed the file under it.
+    if let Some(t) = torn.as_ref().filter(|t| t.file == JOURNAL_FILE) {
+        journal.bytes = t.size_after;
+    }
     Moment {
         clock_ms: now,
         brokers: parts.brokers,
         partitions: parts.partitions,
         transactions: parts.transactions,
         committed_offsets: parts.committed_offsets,
-        journal: parts.journal,
+        journal,
         consumers: parts.consumers,
         torn,
     }

@@ -122,15 +122,16 @@ impl TornSnapshot {
         self.size_after.saturating_sub(self.size_before)
     }
 
-    /// In words: "transactions.journal: 24 bytes cut (310 → 286 B)".
+    /// In short, the bytes first so a narrow pane keeps them:
+    /// "−30 B transactions.journal (641→611 B)", "+16 B … (…)" for garbage.
     pub fn describe(&self) -> String {
-        let (n, what) = if self.size_after < self.size_before {
-            (self.cut_bytes(), "cut")
+        let change = if self.size_after < self.size_before {
+            format!("−{}", self.cut_bytes())
         } else {
-            (self.appended_bytes(), "appended")
+            format!("+{}", self.appended_bytes())
         };
         format!(
-            "{}: {n} bytes {what} ({} → {} B)",
+            "{change} B {} ({}→{} B)",
             self.file, self.size_before, self.size_after
         )
     }
@@ -508,7 +509,8 @@ impl Snapshot {
     /// The view of the moment of death of this step, if it crashed: this
     /// snapshot with the disk as it was at the instant of the crash in
     /// place of the state after recovery, no recovery report (none ran
-    /// yet), no pending operations (the crash dropped them) and
+    /// yet), no pending operations (the crash dropped them), no events of
+    /// this step (they tell the recovery) and
     /// `before_recovery` set. Its `changes` are left to the caller (what
     /// the step did up to the crash is a diff against the step before).
     pub fn at_moment(&self) -> Option<Snapshot> {
@@ -524,6 +526,13 @@ impl Snapshot {
             last_recovery: None,
             pending: Vec::new(),
             changes: Changes::default(),
+            // The step's own sentence tells its recovery: not yet.
+            events: self
+                .events
+                .iter()
+                .filter(|e| e.step < self.step)
+                .cloned()
+                .collect(),
             before_recovery: true,
             ..self.clone()
         })

@@ -15,10 +15,7 @@ use crate::session::snapshot::Snapshot;
 pub fn render(view: &Snapshot, ctx: &PaneContext, area: Rect, buf: &mut Buffer) {
     let inner = frame(ctx, "caption", area, buf);
     let t = |k| ctx.lang.t(k);
-    let step = match view.total_steps {
-        Some(total) => format!("{} {}/{total}", t("step"), view.step),
-        None => format!("{} {}", t("step"), view.step),
-    };
+    let step = format!("{} {}", t("step"), view.step_label());
     let mut title = Vec::new();
     if !view.title.is_empty() {
         title.push(Span::styled(
