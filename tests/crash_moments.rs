@@ -80,7 +80,7 @@ fn a_commit_cut_after_prepare_dies_with_prepare_commit_last_and_nothing_publishe
     }
     // The staged offsets are in the frame, not yet published.
     assert_eq!(last.data.staged_offsets["workers"]["in-0"], 1);
-    assert!(moment.committed_offsets.get("workers").is_none());
+    assert!(!moment.committed_offsets.contains_key("workers"));
     assert!(moment.torn.is_none(), "a crash tears nothing");
 
     // The state itself is the one after recovery: COMPLETE_COMMIT written
@@ -327,4 +327,18 @@ fn playing_does_not_stop_on_the_last_steps_moment() {
     }
     assert_eq!(at(&app), (last, false));
     assert!(!playing(&app));
+}
+
+#[test]
+fn the_banner_is_translated() {
+    let recording = load("ch08-cut-points.jsonl");
+    let layout = layout::load(recording.header.layout.as_deref().unwrap_or("default")).unwrap();
+    let mut app = App::replay(recording, layout, Lang::Zh, Theme::colored()).unwrap();
+    let n = step_of("ch08-cut-points.jsonl", "\"crash_after\":\"prepare\"");
+    app.update(Msg::Goto(n - 1)).unwrap();
+    assert_eq!(go(&mut app, KeyCommand::NextStep), (n, true));
+    let frame = buffer_text(&frame_buffer(&app, 120, 36));
+    let title = frame.lines().next().unwrap();
+    assert!(title.contains("✝ 崩溃瞬间：恢复之前"), "{title}");
+    assert!(title.contains(&format!("{n}✝/")), "{title}");
 }
