@@ -342,3 +342,37 @@ fn the_banner_is_translated() {
     assert!(title.contains("✝ 崩溃瞬间：恢复之前"), "{title}");
     assert!(title.contains(&format!("{n}✝/")), "{title}");
 }
+
+#[test]
+fn a_torn_log_dies_with_the_garbage_on_its_segment_and_the_batches_it_held() {
+    let text = r#"{"mk_recording":1,"title":"log tear","rules":"minikafka","cluster":{"brokers":[1,2],"topics":[{"name":"out","partitions":1,"replication_factor":2}]}}
+{"at_ms":0,"action":{"produce":{"topic":"out","partition":0,"value":"a","acks":"all"}}}
+{"at_ms":0,"action":{"replicate":{}}}
+{"at_ms":0,"action":{"tear":{"target":{"topic":"out","partition":0,"broker":1},"append_garbage":"xyzw"}}}
+"#;
+    let recording = Recording::parse("log-tear.jsonl", text).unwrap();
+    let after = Snapshot::of(&driver_at(&recording, 3));
+    let m = after
+        .moment_of_death
+        .as_deref()
+        .expect("a tear is a moment");
+    let torn = m.torn.as_ref().unwrap();
+    assert!(
+        torn.file.starts_with("broker-1/") && torn.file.ends_with(".log"),
+        "{}",
+        torn.file
+    );
+    assert_eq!((torn.appended_bytes(), torn.cut_bytes()), (4, 0));
+    assert!(
+        torn.describe().starts_with("+4 B broker-1/"),
+        "{}",
+        torn.describe()
+    );
+    // The batch is there at the moment, with its value read before recovery.
+    let batch = &m.partitions[0].batches[0];
+    assert_eq!(batch.values_text(), "a");
+    // Recovery cut exactly the garbage.
+    let cut = &after.last_recovery.as_ref().unwrap().logs_truncated;
+    assert_eq!(cut.len(), 1);
+    assert_eq!((cut[0].broker, cut[0].truncated_bytes), (1, 4));
+}
