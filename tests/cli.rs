@@ -418,3 +418,54 @@ fn check_validates_layout_files_with_json_paths() {
         "{out}"
     );
 }
+
+/// `--theme` (issue 13 item 5): a bad name is one line and exit 2, nothing
+/// printed; `light` paints its white ground in `render --format ansi`, and
+/// `NO_COLOR` still turns every colour off; `high-contrast` draws the
+/// focused pane thick.
+#[test]
+fn the_theme_flag_picks_the_palette_and_no_color_still_wins() {
+    let (code, out, err) = mk_tui(&[
+        "--theme",
+        "pastel",
+        "render",
+        "recordings/ch08-visibility.jsonl",
+    ]);
+    assert_eq!(code, Some(2));
+    assert!(out.is_empty(), "{out}");
+    assert_eq!(
+        err.trim_end(),
+        r#"mk-tui: --theme: unknown theme "pastel": expected "dark", "light" or "high-contrast""#
+    );
+    let render = |theme: &str, no_color: bool| {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_mk-tui"));
+        cmd.args([
+            "render",
+            "recordings/ch08-visibility.jsonl",
+            "--format",
+            "ansi",
+        ])
+        .args(["--size", "80x24", "--theme", theme])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env_remove("NO_COLOR");
+        if no_color {
+            cmd.env("NO_COLOR", "1");
+        }
+        let out = cmd.output().unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let ground = "48;5;231m";
+    assert!(render("light", false).contains(ground));
+    assert!(!render("dark", false).contains(ground));
+    let plain = render("light", true);
+    assert!(
+        !plain.contains("48;5;") && !plain.contains("38;5;"),
+        "NO_COLOR"
+    );
+    assert!(render("high-contrast", false).contains('┏'));
+}

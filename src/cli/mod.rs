@@ -24,7 +24,7 @@ use crate::ui::{
     headless::{self, Format},
     i18n::Lang,
     layout::{self, Layout},
-    theme::Theme,
+    theme::{Palette, Theme},
 };
 
 /// Writes to standard output. When the reader has gone away (`mk-tui render
@@ -67,6 +67,11 @@ pub struct Cli {
     /// Labels and captions: en or zh.
     #[arg(long, default_value = "en", global = true)]
     pub lang: String,
+    /// Colours: dark (the terminal's own ground), light (black on white) or
+    /// high-contrast (bold and bright on black). NO_COLOR=1 still turns
+    /// colour off.
+    #[arg(long, default_value = "dark", global = true)]
+    pub theme: String,
     /// Layout: a built-in name (default, transactions, replication, crash),
     /// a file in layouts/, or a path.
     #[arg(long, global = true)]
@@ -78,6 +83,10 @@ pub struct Cli {
     /// With --record: replace FILE if it exists.
     #[arg(long, requires = "record")]
     pub force: bool,
+    /// Leave the mouse to the terminal (its own text selection) instead of
+    /// clicking to focus panes and scrolling them with the wheel.
+    #[arg(long, global = true)]
+    pub no_mouse: bool,
     #[command(subcommand)]
     pub command: Option<Command>,
 }
@@ -114,6 +123,14 @@ pub enum Command {
     Replay {
         /// The recording.
         file: PathBuf,
+        /// Branching (`b`) records the new live session here: the
+        /// replay's steps up to the branch, then every step after it. An
+        /// existing FILE is refused unless --force is given.
+        #[arg(long, value_name = "FILE")]
+        record: Option<PathBuf>,
+        /// With --record: replace FILE if it exists.
+        #[arg(long, requires = "record")]
+        force: bool,
     },
     /// Print frames of a recording exactly as the dashboard draws them; or,
     /// with --state, the frame of a state saved by `mk-tui state`.
@@ -162,6 +179,8 @@ pub enum Command {
 /// Runs the command line; the error is the one line to print.
 pub fn run(cli: Cli) -> Result<(), String> {
     let lang: Lang = cli.lang.parse().map_err(|e| format!("--lang: {e}"))?;
+    let palette: Palette = cli.theme.parse().map_err(|e| format!("--theme: {e}"))?;
+    let theme = Theme::from_env(palette);
     let layout_spec = cli.layout.clone();
     let layout_for = |recording_layout: Option<&str>| -> Result<Layout, String> {
         match layout_spec.as_deref().or(recording_layout) {
@@ -180,17 +199,37 @@ pub fn run(cli: Cli) -> Result<(), String> {
             }
             if std::io::stdout().is_terminal() {
                 let rules: Rules = cli.rules.parse().map_err(|e| format!("--rules: {e}"))?;
-                run_live(cli.data_dir, rules, record, layout_for(None)?, lang)
+                run_live(
+                    cli.data_dir,
+                    rules,
+                    record,
+                    layout_for(None)?,
+                    lang,
+                    theme,
+                    !cli.no_mouse,
+                )
             } else {
                 run_demo(cli.data_dir, record)
             }
         }
-        Some(Command::Replay { file }) => {
+        Some(Command::Replay {
+            file,
+            record,
+            force,
+        }) => {
             let recording = Recording::load(&file).map_err(|e| e.to_string())?;
             let layout = layout_for(recording.header.layout.as_deref())?;
-            let app = App::replay(recording, layout, lang, Theme::from_env())
+            let record = record.map(|path| Record { path, force });
+            if let Some(r) = &record {
+                r.refuse_existing()?;
+            }
+            let mut app = App::replay(recording, layout, lang, theme)
                 .map_err(|e| format!("{}:1: {e}", file.display()))?;
-            ui::run::run(app)
+            if let Some(r) = record {
+                app =
+                    app.with_branch_recorder(Box::new(move |header, steps| r.open(header, steps)));
+            }
+            ui::run::run(app, !cli.no_mouse)
         }
         Some(Command::Render {
             file,
@@ -211,8 +250,12 @@ pub fn run(cli: Cli) -> Result<(), String> {
                     Some(s) => parse_size(s)?,
                     None => (120, 36),
                 };
-                let frame =
-                    headless::render_saved(snapshot, cols, rows, format, layout_for(None)?, lang)?;
+                let look = headless::Look {
+                    layout: layout_for(None)?,
+                    lang,
+                    theme,
+                };
+                let frame = headless::render_saved_in(snapshot, cols, rows, format, look)?;
                 out!("{frame}");
                 return Ok(());
             }
@@ -232,7 +275,12 @@ pub fn run(cli: Cli) -> Result<(), String> {
                 (Some(s), false) => vec![s],
                 (None, false) => vec![last],
             };
-            let frames = headless::render(recording, &steps, cols, rows, format, layout, lang)
+            let look = headless::Look {
+                layout,
+                lang,
+                theme,
+            };
+            let frames = headless::render_in(recording, &steps, cols, rows, format, look)
                 .map_err(|e| format!("{}:1: {e}", file.display()))?;
             for (step, frame) in steps.iter().zip(frames) {
                 if all {
@@ -263,7 +311,12 @@ pub fn run(cli: Cli) -> Result<(), String> {
                 ));
             }
             let mut out = Vec::new();
-            headless::export_cast(recording, cols, rows, layout, lang, (from, to), &mut out)
+            let look = headless::Look {
+                layout,
+                lang,
+                theme,
+            };
+            headless::export_cast_in(recording, cols, rows, look, (from, to), &mut out)
                 .map_err(|e| format!("{}:1: {e}", file.display()))?;
             std::fs::write(&cast, out).map_err(|e| format!("{}: {e}", cast.display()))
         }
@@ -486,11 +539,16 @@ fn run_live(
     record: Option<Record>,
     layout: Layout,
     lang: Lang,
+    theme: Theme,
+    mouse: bool,
 ) -> Result<(), String> {
     let (driver, header, applied, before) = start_session(data_dir.as_deref(), rules)?;
     let recorder = record.map(|r| r.open(&header, &applied)).transpose()?;
     ui::run::run(
-        App::live(driver, header, recorder, layout, lang, Theme::from_env()).with_before(before),
+        App::live(driver, header, recorder, layout, lang, theme)
+            .with_before(before)
+            .with_history(applied),
+        mouse,
     )
 }
 

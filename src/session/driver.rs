@@ -354,6 +354,13 @@ impl Driver {
         &self.rules
     }
 
+    /// Whether the data directory is the driver's own temporary one (deleted
+    /// with it): such a session can be rebuilt elsewhere (undo) without
+    /// touching anything a user keeps.
+    pub fn is_private(&self) -> bool {
+        self._temp.is_some()
+    }
+
     /// The data directory.
     pub fn data_dir(&self) -> &Path {
         &self.config.data_dir

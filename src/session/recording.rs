@@ -351,6 +351,30 @@ impl RecordingWriter {
         self.file.sync_data()
     }
 
+    /// Replaces the whole file with `header` and `steps` (an undone step
+    /// leaves the recording): written to a temporary sibling, synced, then
+    /// renamed over the file, so a failed write leaves the old recording
+    /// whole. Later steps append to the new file.
+    pub fn rewrite(&mut self, header: &Header, steps: &[Step]) -> std::io::Result<()> {
+        let dir = self
+            .path
+            .parent()
+            .filter(|d| !d.as_os_str().is_empty())
+            .unwrap_or(Path::new("."));
+        let tmp = tempfile::NamedTempFile::new_in(dir)?;
+        let mut next = Self {
+            path: self.path.clone(),
+            file: tmp.reopen()?,
+        };
+        next.write_line(&serde_json::to_string(header).expect("header serialises"))?;
+        for step in steps {
+            next.append(step)?;
+        }
+        tmp.persist(&self.path).map_err(|e| e.error)?;
+        self.file = OpenOptions::new().append(true).open(&self.path)?;
+        Ok(())
+    }
+
     /// The file being written.
     pub fn path(&self) -> &Path {
         &self.path

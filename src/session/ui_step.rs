@@ -24,6 +24,7 @@ pub enum PaneName {
     Replicas,
     Watermarks,
     Journal,
+    Log,
     Offsets,
     Consumers,
     Pending,
@@ -33,11 +34,12 @@ pub enum PaneName {
 
 impl PaneName {
     /// Every pane, in the dashboard's focus order.
-    pub const ALL: [PaneName; 9] = [
+    pub const ALL: [PaneName; 10] = [
         PaneName::Partitions,
         PaneName::Replicas,
         PaneName::Watermarks,
         PaneName::Journal,
+        PaneName::Log,
         PaneName::Offsets,
         PaneName::Consumers,
         PaneName::Pending,
@@ -51,6 +53,7 @@ impl PaneName {
             PaneName::Partitions => "partitions",
             PaneName::Replicas => "replicas",
             PaneName::Watermarks => "watermarks",
+            PaneName::Log => "log",
             PaneName::Journal => "journal",
             PaneName::Offsets => "offsets",
             PaneName::Consumers => "consumers",

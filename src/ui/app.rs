@@ -10,12 +10,18 @@
 //! session and of its replay agree. A replay applies the recorded `ui` steps
 //! as the timeline passes over them, forward and back (see
 //! [`App::update`] and docs/dashboard.md).
+//!
+//! Zoom (`f`), presentation (`P`) and scrolling are the room's view, not the
+//! lesson's screen: they are not `ui` steps and a replay leaves them as the
+//! viewer set them. The help overlay is modal: while it is open only
+//! closing it, scrolling it and quitting do anything (see
+//! [`App::update`]).
 
 use std::collections::BTreeMap;
 
 use crate::session::recording::{Header, Step};
-use crate::session::snapshot::source::with_changes;
-use crate::session::snapshot::{Bounds, Isolation, SavedState, Snapshot, SnapshotSource};
+use crate::session::snapshot::source::{apply_all, with_changes};
+use crate::session::snapshot::{Bounds, Isolation, SavedState, Snapshot, SnapshotSource, TAIL};
 use crate::session::ui_step::{PaneName, Selection, Toggle, UiScreen, UiStep};
 use crate::session::{Action, Driver, Outcome, Recording, RecordingWriter, Timeline};
 use crate::ui::i18n::Lang;
@@ -25,7 +31,8 @@ use crate::ui::panes::PaneId;
 use crate::ui::prompt::{self, Facts, Prompt};
 use crate::ui::theme::Theme;
 
-/// How far a pane scrolls at most (panes clip what they draw anyway).
+/// How far a pane whose content has no cheap count scrolls at most (panes
+/// clip what they draw anyway).
 const MAX_SCROLL: usize = 10_000;
 
 /// The pace of a live recording: its steps are this far apart in `at_ms`.
@@ -40,13 +47,20 @@ pub enum Msg {
     Edit(PromptEdit),
     /// Replay while playing: the next step is due at the recorded pace.
     Tick,
-    /// The terminal changed size. Nothing in the state depends on it: the
-    /// next frame is built for the new area.
-    Resize,
+    /// The terminal is this many columns and rows (sent at start and on
+    /// every resize). Frames are built for their own area whatever this
+    /// says; it only bounds scrolling the help, so that no key press is
+    /// spent scrolling past its last page.
+    Resize(u16, u16),
     /// Replay: go to this step (headless `render` and `export`).
     Goto(usize),
     /// Live: apply this action now, as a key without a prompt does.
     Apply(Action),
+    /// A left click at this terminal cell: focuses the pane there.
+    Click(u16, u16),
+    /// The mouse wheel at this cell: focuses the pane there and scrolls it
+    /// (up when true).
+    Wheel(u16, u16, bool),
 }
 
 /// How the last thing done ended, which sets the status line's colour.
@@ -103,7 +117,15 @@ pub struct LiveSession {
     /// A frame's snapshot taken just before the last action: what that
     /// step changed is the difference.
     pub before: Option<Snapshot>,
+    /// Every step applied since the header, in order (the demo's, or a
+    /// branched replay's, first): what undo replays, and what a recording
+    /// of the session holds.
+    pub history: Vec<Step>,
 }
+
+/// Opens the recording a branch writes (`replay FILE --record OUT`): given
+/// the header and the replay's steps up to the branch.
+pub type BranchRecorder = Box<dyn FnOnce(&Header, &[Step]) -> Result<RecordingWriter, String>>;
 
 /// Live (keys drive the engine), replay (keys move through a recording) or
 /// a saved state (`render --state`: one snapshot, nothing to drive).
@@ -130,6 +152,14 @@ pub struct App {
     /// The selected batch row in the partitions pane.
     pub selected: Option<usize>,
     pub show_help: bool,
+    /// The help overlay's first line shown.
+    pub help_scroll: usize,
+    /// The terminal's size, from [`Msg::Resize`] (none headless).
+    pub size: Option<(u16, u16)>,
+    /// `f`: the focused pane fills the body.
+    pub zoomed: bool,
+    /// `P`: the focused pane above a large caption.
+    pub presenting: bool,
     pub prompt: Option<Prompt>,
     /// The last outcome or error.
     pub status: Option<Status>,
@@ -138,6 +168,8 @@ pub struct App {
     /// The consumer whose eyes the partitions pane uses (`i` toggles).
     pub isolation: Isolation,
     pub quit: bool,
+    /// Replay: how a branch records its live session (`--record`).
+    branch_recorder: Option<BranchRecorder>,
 }
 
 impl App {
@@ -158,6 +190,7 @@ impl App {
                 recorder,
                 elapsed_ms: 0,
                 before: None,
+                history: Vec::new(),
             })),
             title,
             layout,
@@ -201,17 +234,81 @@ impl App {
             scroll: BTreeMap::new(),
             selected: None,
             show_help: false,
+            help_scroll: 0,
+            size: None,
+            zoomed: false,
+            presenting: false,
             prompt: None,
             status: None,
             last_txn: None,
             isolation: Isolation::ReadCommitted,
             quit: false,
+            branch_recorder: None,
         }
     }
 
     /// True in replay mode.
     pub fn is_replay(&self) -> bool {
         matches!(self.mode, Mode::Replay { .. })
+    }
+
+    /// True while a replay plays at the recorded pace.
+    pub fn is_playing(&self) -> bool {
+        matches!(self.mode, Mode::Replay { playing: true, .. })
+    }
+
+    /// The help's last useful scroll position: its last page at the
+    /// terminal's size, or (size unknown) its last entry.
+    fn help_scroll_limit(&self) -> usize {
+        match self.size {
+            Some((cols, rows)) => crate::ui::help::last_first(self, cols, rows),
+            None => crate::ui::help::entries(self).saturating_sub(1),
+        }
+    }
+
+    /// Where pane `pane` is drawn at the terminal's size, if the size is
+    /// known and the pane is on screen.
+    fn pane_area(&self, pane: PaneId, view: &Snapshot) -> Option<ratatui::layout::Rect> {
+        let (cols, rows) = self.size?;
+        let [_, body, _] = crate::ui::frame::split(ratatui::layout::Rect::new(0, 0, cols, rows));
+        crate::ui::frame::body(self, view, body)
+            .panes
+            .into_iter()
+            .find(|(p, _)| *p == pane)
+            .map(|(_, r)| r)
+    }
+
+    /// How far pane `pane` scrolls, in its own unit (partitions, frames,
+    /// rows): past it the pane would show nothing new. Panes whose rows
+    /// wrap count them at their width on screen when the terminal's size is
+    /// known; otherwise they get a bound that is never too short.
+    fn scroll_limit(&self, pane: PaneId) -> usize {
+        let view = self.snapshot();
+        let wrapped = |count: fn(
+            &Snapshot,
+            &crate::ui::panes::PaneContext,
+            ratatui::layout::Rect,
+        ) -> usize| {
+            self.pane_area(pane, &view).map(|area| {
+                count(&view, &crate::ui::frame::pane_context(self, pane), area).saturating_sub(1)
+            })
+        };
+        let exact = match pane {
+            PaneId::Caption => wrapped(crate::ui::panes::caption::row_count),
+            PaneId::Consumers => wrapped(crate::ui::panes::consumers::row_count),
+            _ => None,
+        };
+        exact.unwrap_or_else(|| scroll_limit(pane, &view))
+    }
+
+    /// What the key bar shows.
+    pub fn bar_state(&self) -> crate::ui::keys::BarState {
+        crate::ui::keys::BarState {
+            replay: self.is_replay(),
+            playing: self.is_playing(),
+            zoomed: self.zoomed,
+            presenting: self.presenting,
+        }
     }
 
     /// A live app that knows the snapshot before its driver's last step
@@ -221,6 +318,24 @@ impl App {
         if let Mode::Live(live) = &mut self.mode {
             live.before = before;
         }
+        self
+    }
+
+    /// A live app that knows the steps its driver has applied (the demo's):
+    /// undo can then go back into them, and new steps are paced after the
+    /// last one's `at_ms`.
+    pub fn with_history(mut self, steps: Vec<Step>) -> Self {
+        if let Mode::Live(live) = &mut self.mode {
+            live.elapsed_ms = steps.last().map_or(0, |s| s.at_ms + LIVE_STEP_MS);
+            live.history = steps;
+        }
+        self
+    }
+
+    /// A replay that can branch into a recorded live session: `open` makes
+    /// the recording when `b` is pressed.
+    pub fn with_branch_recorder(mut self, open: BranchRecorder) -> Self {
+        self.branch_recorder = Some(open);
         self
     }
 
@@ -326,13 +441,57 @@ impl App {
                 }
                 result
             }
-            Msg::Resize => Ok(()),
+            Msg::Resize(cols, rows) => {
+                self.size = Some((cols, rows));
+                self.help_scroll = self.help_scroll.min(self.help_scroll_limit());
+                Ok(())
+            }
             Msg::Goto(step) => self.goto(step),
             Msg::Apply(action) => {
                 self.apply(action);
                 Ok(())
             }
+            Msg::Click(col, row) => {
+                self.focus_at(col, row);
+                Ok(())
+            }
+            Msg::Wheel(col, row, up) => {
+                if !self.focus_at(col, row) {
+                    return Ok(());
+                }
+                self.command(if up {
+                    KeyCommand::ScrollUp
+                } else {
+                    KeyCommand::ScrollDown
+                })
+            }
         }
+    }
+
+    /// Focuses the pane drawn at (`col`, `row`), recorded as a `ui` step
+    /// like Tab; false when no pane is there (or the help or a prompt is
+    /// open: they are modal).
+    fn focus_at(&mut self, col: u16, row: u16) -> bool {
+        let Some((cols, rows)) = self.size else {
+            return false;
+        };
+        if self.show_help || self.prompt.is_some() {
+            return false;
+        }
+        let view = self.snapshot();
+        let area = ratatui::layout::Rect::new(0, 0, cols, rows);
+        let Some(pane) = crate::ui::frame::pane_at(self, &view, area, col, row) else {
+            return false;
+        };
+        let Some(index) = self.layout.panes().iter().position(|p| *p == pane) else {
+            return false;
+        };
+        let before = self.screen();
+        self.focus = index;
+        for step in ui_steps(before, self.screen()) {
+            self.record_ui(step);
+        }
+        true
     }
 
     /// Replay: moves to `step` ([`Msg::Goto`]; headless render and export).
@@ -340,27 +499,70 @@ impl App {
         self.update(Msg::Goto(step))
     }
 
+    /// The commands the modal help lets through: everything else is
+    /// dropped, so no key reaches the engine or the screen behind it.
+    fn help_allows(command: KeyCommand) -> bool {
+        matches!(
+            command,
+            KeyCommand::Quit
+                | KeyCommand::ToggleHelp
+                | KeyCommand::Back
+                | KeyCommand::ScrollUp
+                | KeyCommand::ScrollDown
+        )
+    }
+
     fn command(&mut self, command: KeyCommand) -> Result<(), String> {
+        if self.show_help && !Self::help_allows(command) {
+            return Ok(());
+        }
         let before = self.screen();
         let panes = self.layout.panes().len().max(1);
         match command {
             KeyCommand::Quit => self.quit = true,
-            KeyCommand::ToggleHelp => self.show_help = !self.show_help,
+            KeyCommand::ToggleHelp => {
+                self.show_help = !self.show_help;
+                self.help_scroll = 0;
+            }
+            KeyCommand::Back => {
+                if self.show_help {
+                    self.show_help = false;
+                    self.help_scroll = 0;
+                } else if self.zoomed {
+                    self.zoomed = false;
+                } else {
+                    self.presenting = false;
+                }
+            }
+            KeyCommand::ToggleZoom => self.zoomed = !self.zoomed,
+            KeyCommand::TogglePresentation => {
+                self.presenting = !self.presenting;
+                // Presentation shows the focused pane, not the zoomed one.
+                self.zoomed = false;
+            }
             KeyCommand::ToggleIsolation => self.isolation = self.isolation.toggled(),
             KeyCommand::FocusNext => self.focus = (self.focus + 1) % panes,
             KeyCommand::FocusPrev => self.focus = (self.focus + panes - 1) % panes,
+            KeyCommand::ScrollUp | KeyCommand::ScrollDown if self.show_help => {
+                self.help_scroll = if command == KeyCommand::ScrollDown {
+                    (self.help_scroll + 1).min(self.help_scroll_limit())
+                } else {
+                    self.help_scroll.saturating_sub(1)
+                };
+            }
             KeyCommand::ScrollUp | KeyCommand::ScrollDown => {
                 if let Some(pane) = self.focused() {
                     // Panes that follow new data count rows up from the
-                    // bottom; the others count rows down from the top.
-                    let from_bottom =
-                        matches!(pane, PaneId::Partitions | PaneId::Journal | PaneId::Events);
+                    // bottom; the others count down from the top (the
+                    // partitions pane: which partition gets the rows).
+                    let from_bottom = matches!(pane, PaneId::Journal | PaneId::Events);
                     let grow = (command == KeyCommand::ScrollUp) == from_bottom;
+                    let limit = self.scroll_limit(pane);
                     let s = self.scroll.entry(pane).or_default();
                     *s = if grow {
-                        (*s + 1).min(MAX_SCROLL)
+                        (*s + 1).min(limit)
                     } else {
-                        s.saturating_sub(1)
+                        (*s).min(limit).saturating_sub(1)
                     };
                 }
             }
@@ -391,7 +593,11 @@ impl App {
             KeyCommand::NextStep
             | KeyCommand::PrevStep
             | KeyCommand::FirstStep
-            | KeyCommand::LastStep => return self.move_replay(command),
+            | KeyCommand::LastStep
+            | KeyCommand::NextCaption
+            | KeyCommand::PrevCaption => return self.move_replay(command),
+            KeyCommand::Branch => return self.branch(),
+            KeyCommand::Undo => self.undo(),
             KeyCommand::PlayPause => {
                 if let Mode::Replay { timeline, playing } = &mut self.mode {
                     *playing = !*playing;
@@ -432,17 +638,10 @@ impl App {
         let Some(prompt) = &mut self.prompt else {
             return;
         };
-        match edit {
-            PromptEdit::Cancel => self.prompt = None,
-            PromptEdit::Backspace => {
-                prompt.text.pop();
-                prompt.refusal = None;
-            }
-            PromptEdit::Char(c) => {
-                prompt.text.push(c);
-                prompt.refusal = None;
-            }
-            PromptEdit::Submit => {}
+        if edit == PromptEdit::Cancel {
+            self.prompt = None;
+        } else if prompt.edit(edit) {
+            prompt.refusal = None;
         }
     }
 
@@ -463,11 +662,18 @@ impl App {
             KeyCommand::PrevStep if timeline.show_moment(true) => return Ok(()),
             _ => {}
         }
+        let steps = &timeline.recording().steps;
+        // Step n's caption is on line n of the recording (steps[n - 1]).
+        let captioned = |n: &usize| steps[*n - 1].caption.is_some();
         let target = match command {
             KeyCommand::NextStep => step + 1,
             KeyCommand::PrevStep => step.saturating_sub(1),
             KeyCommand::FirstStep => 0,
-            _ => timeline.recording().steps.len(),
+            KeyCommand::NextCaption => (step + 1..=steps.len())
+                .find(captioned)
+                .unwrap_or(steps.len()),
+            KeyCommand::PrevCaption => (1..step).rev().find(captioned).unwrap_or(0),
+            _ => steps.len(),
         };
         let moved = self.goto(target);
         if command == KeyCommand::NextStep
@@ -477,6 +683,91 @@ impl App {
             timeline.show_moment(true);
         }
         moved
+    }
+
+    /// Replay: branch here. A new live session starts from this exact
+    /// step: its driver replays the recording's steps up to here (the
+    /// engine is a pure function of them, so it is the same state), its
+    /// history and its recording (if `--record` was given) start with
+    /// those steps, and keys now drive the engine. RaftScope's fork: "what
+    /// if we crash here instead?"
+    fn branch(&mut self) -> Result<(), String> {
+        let Mode::Replay { timeline, .. } = &self.mode else {
+            return Ok(());
+        };
+        let step = timeline.step();
+        let recording = timeline.recording();
+        let header = recording.header.clone();
+        let steps = recording.steps[..step].to_vec();
+        let mut driver = Driver::new(&header, None)?;
+        let before = apply_all(&mut driver, steps.iter().map(|s| &s.action));
+        let recorder = match self.branch_recorder.take() {
+            Some(open) => Some(open(&header, &steps)?),
+            None => None,
+        };
+        self.title = format!("{} (branched at step {step})", header.title);
+        self.mode = Mode::Live(Box::new(LiveSession {
+            driver,
+            header,
+            recorder,
+            elapsed_ms: steps.last().map_or(0, |s| s.at_ms + LIVE_STEP_MS),
+            before,
+            history: steps,
+        }));
+        self.status = Some(Status {
+            kind: StatusKind::Ok,
+            text: format!("branched at step {step}: keys now drive the engine"),
+        });
+        Ok(())
+    }
+
+    /// Live: undo the last step, by replaying the session's steps but the
+    /// last into a fresh driver (the engine is a pure function of its
+    /// steps) and, when recording, rewriting the recording without it. A
+    /// session whose data directory the user keeps (`--data-dir`) is not
+    /// undone: that directory has the step on disk.
+    fn undo(&mut self) {
+        let Mode::Live(live) = &mut self.mode else {
+            return;
+        };
+        let Some(last) = live.history.last() else {
+            self.status = Some(Status::error("undo: nothing to undo"));
+            return;
+        };
+        if !live.driver.is_private() {
+            self.status = Some(Status::error(format!(
+                "undo: {} keeps this session's data on disk; undo needs a session in a temporary directory",
+                live.driver.data_dir().display()
+            )));
+            return;
+        }
+        let undone = (live.driver.step(), last.action.name());
+        let keep = &live.history[..live.history.len() - 1];
+        let mut driver = match Driver::new(&live.header, None) {
+            Ok(d) => d,
+            Err(e) => {
+                self.status = Some(Status::error(format!("undo: {e}")));
+                return;
+            }
+        };
+        let before = apply_all(&mut driver, keep.iter().map(|s| &s.action));
+        if let Some(w) = &mut live.recorder
+            && let Err(e) = w.rewrite(&live.header, keep)
+        {
+            self.status = Some(Status::error(format!(
+                "undo: {}: cannot rewrite the recording: {e}",
+                w.path().display()
+            )));
+            return;
+        }
+        let old = std::mem::replace(&mut live.driver, driver);
+        drop(old.dispose());
+        live.history.pop();
+        live.before = before;
+        self.status = Some(Status {
+            kind: StatusKind::Ok,
+            text: format!("undid step {} ({})", undone.0, undone.1),
+        });
     }
 
     /// Replay: moves the timeline to `step` and the screen to the recorded
@@ -513,10 +804,30 @@ impl App {
         if old.help != new.help {
             self.show_help = new.help;
         }
+        self.follow();
         if let Err(e) = &moved {
             self.status = Some(Status::error(e.clone()));
         }
         moved
+    }
+
+    /// After a step that changed a partition's log (appended a batch,
+    /// removed one, moved its start), the partitions pane gives that
+    /// partition its rows first, so the batch just written is on screen.
+    /// The step's changes are the snapshot's (`Snapshot::changes`, the
+    /// same diff the panes mark with ▸), so at a step that wrote to a
+    /// log a replay anchors where the live session did, however it got
+    /// there (forward, back or by a jump).
+    fn follow(&mut self) {
+        let view = self.snapshot();
+        let wrote = view.partitions.iter().position(|p| {
+            view.changes.partition(&p.name()).is_some_and(|c| {
+                !c.new_batches.is_empty() || !c.removed.is_empty() || c.log_start_offset.is_some()
+            })
+        });
+        if let Some(p) = wrote {
+            self.scroll.insert(PaneId::Partitions, p);
+        }
     }
 
     /// The screen as `ui` steps describe it.
@@ -567,6 +878,7 @@ impl App {
             Ok((step, outcome)) => Status::of_outcome(step, name, &outcome),
             Err(e) => Status::error(e),
         });
+        self.follow();
     }
 
     /// One live step: applied by the driver, then appended to the
@@ -581,6 +893,7 @@ impl App {
             recorder,
             elapsed_ms,
             before,
+            history,
             ..
         } = &mut **live;
         // An action past a limit (docs/recording-format.md) is neither
@@ -590,16 +903,19 @@ impl App {
             .map_err(|e| format!("{}: refused: {e}", action.name()))?;
         *before = Some(driver.snapshot(&Bounds::FRAME));
         let outcome = driver.apply(&action);
+        let step = Step {
+            at_ms: *elapsed_ms,
+            action,
+            caption: None,
+        };
+        *elapsed_ms += LIVE_STEP_MS;
+        // The step is applied: it is history whether or not it records.
+        history.push(step);
         if let Some(w) = recorder {
-            let step = Step {
-                at_ms: *elapsed_ms,
-                action,
-                caption: None,
-            };
-            w.append(&step)
+            let step = history.last().expect("pushed above");
+            w.append(step)
                 .map_err(|e| format!("{}: cannot record: {e}", w.path().display()))?;
         }
-        *elapsed_ms += LIVE_STEP_MS;
         Ok((driver.step(), outcome))
     }
 
@@ -667,6 +983,50 @@ impl App {
 /// names; a test checks it).
 pub fn pane_name(pane: PaneId) -> PaneName {
     PaneName::from_name(pane.name()).expect("every pane has a recording name")
+}
+
+/// How far pane `pane` scrolls in its own unit (partitions, frames, rows),
+/// from what `view` holds: past it the pane would show nothing new.
+fn scroll_limit(pane: PaneId, view: &Snapshot) -> usize {
+    let last = |n: usize| n.saturating_sub(1);
+    match pane {
+        PaneId::Partitions | PaneId::Replicas | PaneId::Watermarks | PaneId::Log => {
+            last(view.partitions.len())
+        }
+        PaneId::Journal => last(view.journal.tail.len().min(TAIL)),
+        PaneId::Events => {
+            last(view.events.len() + view.errors.len() + view.changes.sentences.len())
+        }
+        PaneId::Pending => last(view.pending.len()),
+        PaneId::Offsets => {
+            let staged: usize = view
+                .transactions
+                .iter()
+                .filter(|t| t.state.is_unstable() && !t.staged_offsets.is_empty())
+                .map(|t| 1 + t.staged_offsets.values().map(|m| m.len()).sum::<usize>())
+                .sum();
+            let committed: usize = view.committed_offsets.values().map(|m| m.len()).sum();
+            last(staged.max(1) + 1 + committed)
+        }
+        // Wrapped rows: at most one row per value or character.
+        PaneId::Consumers => last(
+            view.consumers
+                .read_uncommitted
+                .values()
+                .map(|v| 1 + v.len())
+                .sum(),
+        ),
+        PaneId::Caption => view.caption.as_ref().map_or(0, |c| {
+            c.text("en")
+                .chars()
+                .count()
+                .max(c.text("zh").chars().count())
+        }),
+        // A pane added to `PaneId` scrolls freely until it says its limit
+        // here (panes clip what they draw).
+        #[allow(unreachable_patterns)]
+        _ => MAX_SCROLL,
+    }
 }
 
 /// The screen the `ui` steps among a recording's first `step` steps leave.

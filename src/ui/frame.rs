@@ -1,22 +1,28 @@
-//! One frame: a title bar, the layout's panes, and a key bar (or the open
-//! prompt); the help overlay on top; a message instead of a panic when the
-//! terminal is too small for the layout. The live UI, `render` and `export`
-//! all draw through [`draw`].
+//! One frame: a title bar, the body, and a key bar (or the open prompt);
+//! the help overlay on top; a message instead of a panic when the terminal
+//! is too small for the layout. The live UI, `render` and `export` all draw
+//! through [`draw`].
+//!
+//! The body is the layout's panes, or, zoomed (`f`), the focused pane alone,
+//! or, presenting (`P`), the focused pane above a large caption
+//! ([`body`]). The theme's ground is painted first, so a light or
+//! high-contrast frame looks the same in any terminal.
 
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout as Split, Rect};
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Borders, Clear, Paragraph, Wrap};
+use ratatui::widgets::{Block, Paragraph, Wrap};
 
 use crate::session::snapshot::Snapshot;
 use crate::ui::app::{App, StatusKind};
-use crate::ui::keys::{COMMON_KEYS, LIVE_KEYS, REPLAY_KEYS, key_bar};
-use crate::ui::panes::{self, PaneContext};
+use crate::ui::keys::key_bar;
+use crate::ui::panes::{self, PaneContext, PaneId};
+use crate::ui::presentation;
 use crate::ui::theme::Theme;
 
 /// The title bar, body and key bar of a frame of `area`.
-fn split(area: Rect) -> [Rect; 3] {
+pub fn split(area: Rect) -> [Rect; 3] {
     Split::vertical([
         Constraint::Length(1),
         Constraint::Fill(1),
@@ -25,7 +31,8 @@ fn split(area: Rect) -> [Rect; 3] {
     .areas(area)
 }
 
-fn pane_context(app: &App, pane: panes::PaneId) -> PaneContext {
+/// What pane `pane` is drawn with.
+pub fn pane_context(app: &App, pane: panes::PaneId) -> PaneContext {
     PaneContext {
         lang: app.lang,
         theme: app.theme,
@@ -36,20 +43,88 @@ fn pane_context(app: &App, pane: panes::PaneId) -> PaneContext {
     }
 }
 
+/// What the body of a frame shows.
+pub struct Body {
+    /// The panes drawn, each with its rectangle.
+    pub panes: Vec<(PaneId, Rect)>,
+    /// Presenting: where the large caption goes.
+    pub caption: Option<Rect>,
+}
+
+/// The pane drawn at the terminal cell (`col`, `row`) of a frame of `area`
+/// (the same layout `draw` uses, zoom and presentation included).
+pub fn pane_at(app: &App, view: &Snapshot, area: Rect, col: u16, row: u16) -> Option<PaneId> {
+    if !app.layout.fits(area) {
+        return None;
+    }
+    let [_, rect, _] = split(area);
+    body(app, view, rect)
+        .panes
+        .into_iter()
+        .find(|(_, r)| r.contains(ratatui::layout::Position { x: col, y: row }))
+        .map(|(pane, _)| pane)
+}
+
+/// The body's panes: the layout's; zoomed, the focused pane over the whole
+/// body; presenting, the focused pane (or, when the caption pane has the
+/// focus, the layout's first other pane) above the large caption.
+pub fn body(app: &App, view: &Snapshot, body: Rect) -> Body {
+    let focused = app.focused();
+    if app.zoomed
+        && let Some(pane) = focused
+    {
+        return Body {
+            panes: vec![(pane, body)],
+            caption: None,
+        };
+    }
+    if app.presenting {
+        let shown = focused.filter(|p| *p != PaneId::Caption).or_else(|| {
+            app.layout
+                .panes()
+                .into_iter()
+                .find(|p| *p != PaneId::Caption)
+        });
+        let want = presentation::clamp_height(
+            presentation::caption_height(app, view, body.width),
+            body.height,
+        );
+        let Some(pane) = shown else {
+            return Body {
+                panes: Vec::new(),
+                caption: Some(body),
+            };
+        };
+        let [top, bottom] =
+            Split::vertical([Constraint::Fill(1), Constraint::Length(want)]).areas(body);
+        return Body {
+            panes: vec![(pane, top)],
+            caption: Some(bottom),
+        };
+    }
+    Body {
+        panes: app.layout.areas(body),
+        caption: None,
+    }
+}
+
 /// The batches whose rows a frame of `area` draws (see
 /// [`SnapshotSource::load_values`](crate::session::SnapshotSource::load_values)).
 pub fn visible_batches(app: &App, view: &Snapshot, area: Rect) -> Vec<(usize, usize)> {
-    let [_, body, _] = split(area);
+    let [_, rect, _] = split(area);
     if !app.layout.fits(area) {
         return Vec::new();
     }
-    let mut out: Vec<(usize, usize)> = app
-        .layout
-        .areas(body)
+    let mut out: Vec<(usize, usize)> = body(app, view, rect)
+        .panes
         .into_iter()
-        .filter(|(pane, _)| *pane == panes::PaneId::Partitions)
         .flat_map(|(pane, rect)| {
-            panes::partitions::visible_batches(view, &pane_context(app, pane), rect)
+            let ctx = pane_context(app, pane);
+            match pane {
+                panes::PaneId::Partitions => panes::partitions::visible_batches(view, &ctx, rect),
+                panes::PaneId::Log => panes::log::visible_batches(view, &ctx, rect),
+                _ => Vec::new(),
+            }
         })
         .collect();
     out.sort_unstable();
@@ -60,19 +135,24 @@ pub fn visible_batches(app: &App, view: &Snapshot, area: Rect) -> Vec<(usize, us
 /// Draws the whole frame for `view`.
 pub fn draw(app: &App, view: &Snapshot, frame: &mut Frame) {
     let area = frame.area();
-    let [title, body, bottom] = split(area);
+    frame.render_widget(Block::new().style(app.theme.base()), area);
+    let [title, rect, bottom] = split(area);
     if !app.layout.fits(area) {
         too_small(app, frame, area);
         return;
     }
     frame.render_widget(Paragraph::new(title_line(app, view)), title);
-    for (pane, rect) in app.layout.areas(body) {
+    let shown = body(app, view, rect);
+    for (pane, rect) in shown.panes {
         let ctx = pane_context(app, pane);
         panes::render(pane, view, &ctx, rect, frame.buffer_mut());
     }
+    if let Some(at) = shown.caption {
+        presentation::draw_caption(app, view, at, frame.buffer_mut());
+    }
     frame.render_widget(Paragraph::new(bottom_line(app)), bottom);
     if app.show_help {
-        help(app, frame, body);
+        crate::ui::help::draw(app, frame, rect);
     }
 }
 
@@ -130,12 +210,17 @@ pub fn status_style(theme: Theme, kind: StatusKind) -> Style {
 
 fn bottom_line(app: &App) -> Line<'static> {
     if let Some(prompt) = &app.prompt {
+        // The cursor is the reversed cell under it (a space at the end), so
+        // it shows in every render and cast without the terminal's cursor.
+        let (before, under, after) = prompt.at_cursor();
         let mut spans = vec![
             Span::styled(
                 format!(" {} › ", prompt.label(app.lang)),
                 app.theme.strong(),
             ),
-            Span::raw(prompt.text.clone()),
+            Span::raw(before.to_string()),
+            Span::styled(under.unwrap_or(' ').to_string(), app.theme.selected()),
+            Span::raw(after.to_string()),
         ];
         // A refused prompt stays open and says why, as an error.
         match &prompt.refusal {
@@ -155,44 +240,11 @@ fn bottom_line(app: &App) -> Line<'static> {
             status_style(app.theme, status.kind),
         ));
     }
-    for (key, what) in key_bar(app.is_replay()) {
+    for (key, what) in key_bar(app.bar_state()) {
         spans.push(Span::styled(format!(" {key}"), app.theme.strong()));
         spans.push(Span::raw(format!(" {}", app.lang.t(what))));
     }
     Line::from(spans)
-}
-
-fn help(app: &App, frame: &mut Frame, body: Rect) {
-    let keys = if app.is_replay() {
-        REPLAY_KEYS
-    } else {
-        LIVE_KEYS
-    };
-    let mut lines = Vec::new();
-    for k in COMMON_KEYS.iter().chain(keys) {
-        lines.push(Line::from(vec![
-            Span::styled(format!("{:>10}  ", k.keys), app.theme.strong()),
-            Span::raw(k.text(app.lang)),
-        ]));
-    }
-    let width = 60.min(body.width);
-    let height = (lines.len() as u16 + 2).min(body.height);
-    let area = Rect::new(
-        body.x + (body.width - width) / 2,
-        body.y + (body.height - height) / 2,
-        width,
-        height,
-    );
-    frame.render_widget(Clear, area);
-    let block = Block::default()
-        .borders(Borders::ALL)
-        .title(format!(
-            " {} (? {}) ",
-            app.lang.t("help"),
-            app.lang.t("keys")
-        ))
-        .border_style(app.theme.border(true));
-    frame.render_widget(Paragraph::new(lines).block(block), area);
 }
 
 fn too_small(app: &App, frame: &mut Frame, area: Rect) {

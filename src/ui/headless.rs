@@ -11,7 +11,7 @@ use ratatui::layout::Rect;
 use ratatui::{Terminal, TerminalOptions, Viewport};
 
 use crate::session::Recording;
-use crate::ui::app::App;
+use crate::ui::app::{App, Msg};
 use crate::ui::frame::draw;
 use crate::ui::i18n::Lang;
 use crate::ui::layout::Layout;
@@ -106,7 +106,28 @@ impl AnsiTerminal {
     }
 }
 
-/// Frames of `recording` at `steps`, at `cols`x`rows`.
+/// How a headless frame looks: the layout, the language and the theme
+/// (`--layout`, `--lang`, `--theme`).
+#[derive(Debug, Clone)]
+pub struct Look {
+    pub layout: Layout,
+    pub lang: Lang,
+    pub theme: Theme,
+}
+
+impl Look {
+    /// `layout` and `lang` in the default (dark, coloured) theme.
+    pub fn new(layout: Layout, lang: Lang) -> Self {
+        Self {
+            layout,
+            lang,
+            theme: Theme::colored(),
+        }
+    }
+}
+
+/// Frames of `recording` at `steps`, at `cols`x`rows`, in the default
+/// theme ([`render_in`] picks one).
 pub fn render(
     recording: Recording,
     steps: &[usize],
@@ -116,8 +137,27 @@ pub fn render(
     layout: Layout,
     lang: Lang,
 ) -> Result<Vec<String>, String> {
-    let theme = Theme::colored();
-    let mut app = App::replay(recording, layout, lang, theme)?;
+    render_in(
+        recording,
+        steps,
+        cols,
+        rows,
+        format,
+        Look::new(layout, lang),
+    )
+}
+
+/// Frames of `recording` at `steps`, at `cols`x`rows`, as `look` says.
+pub fn render_in(
+    recording: Recording,
+    steps: &[usize],
+    cols: u16,
+    rows: u16,
+    format: Format,
+    look: Look,
+) -> Result<Vec<String>, String> {
+    let mut app = App::replay(recording, look.layout, look.lang, look.theme)?;
+    app.update(Msg::Resize(cols, rows))?;
     let mut frames = Vec::new();
     for &step in steps {
         app.goto_step(step)?;
@@ -133,7 +173,7 @@ pub fn render(
 }
 
 /// The frame of a saved state (`mk-tui render --state FILE.json`), drawn as
-/// the dashboard draws the step it was saved at.
+/// the dashboard draws the step it was saved at, in the default theme.
 pub fn render_saved(
     snapshot: crate::session::Snapshot,
     cols: u16,
@@ -142,7 +182,19 @@ pub fn render_saved(
     layout: Layout,
     lang: Lang,
 ) -> Result<String, String> {
-    let app = App::saved(snapshot, layout, lang, Theme::colored());
+    render_saved_in(snapshot, cols, rows, format, Look::new(layout, lang))
+}
+
+/// [`render_saved`] as `look` says.
+pub fn render_saved_in(
+    snapshot: crate::session::Snapshot,
+    cols: u16,
+    rows: u16,
+    format: Format,
+    look: Look,
+) -> Result<String, String> {
+    let mut app = App::saved(snapshot, look.layout, look.lang, look.theme);
+    app.update(Msg::Resize(cols, rows))?;
     Ok(match format {
         Format::Text => buffer_text(&frame_buffer(&app, cols, rows)),
         Format::Ansi => {
@@ -157,10 +209,11 @@ pub fn render_saved(
 pub const TITLE_HOLD_S: f64 = 2.0;
 
 /// Writes the steps `from..=to` of `recording` as an asciicast v2 file to
-/// `out`. The first frame is the state at step `from` (step 0: the fresh
-/// cluster), held for [`TITLE_HOLD_S`] under a marker with the recording's
-/// title; each later step follows at its `at_ms` (relative to `from`'s),
-/// and a captioned step adds a marker labelled "step N: caption".
+/// `out`, in the default theme ([`export_cast_in`] picks one). The first
+/// frame is the state at step `from` (step 0: the fresh cluster), held for
+/// [`TITLE_HOLD_S`] under a marker with the recording's title; each later
+/// step follows at its `at_ms` (relative to `from`'s), and a captioned step
+/// adds a marker labelled "step N: caption".
 pub fn export_cast(
     recording: Recording,
     cols: u16,
@@ -170,6 +223,26 @@ pub fn export_cast(
     (from, to): (usize, usize),
     out: &mut impl Write,
 ) -> Result<(), String> {
+    export_cast_in(
+        recording,
+        cols,
+        rows,
+        Look::new(layout, lang),
+        (from, to),
+        out,
+    )
+}
+
+/// [`export_cast`] as `look` says.
+pub fn export_cast_in(
+    recording: Recording,
+    cols: u16,
+    rows: u16,
+    look: Look,
+    (from, to): (usize, usize),
+    out: &mut impl Write,
+) -> Result<(), String> {
+    let lang = look.lang;
     let last = recording.steps.len();
     if from > to || to > last {
         return Err(format!(
@@ -178,7 +251,8 @@ pub fn export_cast(
     }
     let steps = recording.steps.clone();
     let title = recording.header.title.clone();
-    let mut app = App::replay(recording, layout, lang, Theme::colored())?;
+    let mut app = App::replay(recording, look.layout, look.lang, look.theme)?;
+    app.update(Msg::Resize(cols, rows))?;
     let mut terminal = AnsiTerminal::new(cols, rows).map_err(|e| e.to_string())?;
     let io = |e: std::io::Error| e.to_string();
     let header = serde_json::json!({"version": 2, "width": cols, "height": rows, "title": title, "env": {"TERM": "xterm-256color"}});

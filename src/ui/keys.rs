@@ -21,6 +21,12 @@ pub enum KeyCommand {
     ScrollDown,
     SelectPrev,
     SelectNext,
+    /// `f`: the focused pane fills the screen, and back.
+    ToggleZoom,
+    /// `P`: presentation, the focused pane above a large caption.
+    TogglePresentation,
+    /// `Esc`: close the help, else leave zoom, else leave presentation.
+    Back,
     /// Engine keys (live mode): open the prompt for this action.
     Prompt(PromptKind),
     /// Engine keys without a value.
@@ -32,6 +38,13 @@ pub enum KeyCommand {
     PlayPause,
     FirstStep,
     LastStep,
+    /// Replay: the next / previous step that has a caption.
+    NextCaption,
+    PrevCaption,
+    /// Replay: take over live from this exact step (RaftScope's fork).
+    Branch,
+    /// Live: undo the last step.
+    Undo,
 }
 
 /// Engine actions that take a value from a prompt.
@@ -56,9 +69,19 @@ pub enum PromptKind {
 /// What a key does while a prompt is open.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum PromptEdit {
-    /// Types a character.
+    /// Types a character at the cursor.
     Char(char),
+    /// Deletes the character before the cursor.
     Backspace,
+    /// Deletes the character under the cursor.
+    Delete,
+    /// ←, →, Home (or Ctrl-A), End (or Ctrl-E).
+    Left,
+    Right,
+    Home,
+    End,
+    /// Ctrl-U: deletes from the start of the line to the cursor.
+    ClearToStart,
     /// Enter: apply the prompt, or show why not.
     Submit,
     /// Esc: close the prompt, applying nothing.
@@ -110,6 +133,65 @@ pub const COMMON_KEYS: &[KeyHelp] = &[
         keys: "i",
         en: "isolation view: read_committed / read_uncommitted",
         zh: "隔离级别视角：read_committed / read_uncommitted",
+    },
+    KeyHelp {
+        keys: "f",
+        en: "zoom: the focused pane fills the screen; f again to go back",
+        zh: "放大：当前面板占满屏幕；再按 f 还原",
+    },
+    KeyHelp {
+        keys: "P",
+        en: "presentation: the focused pane above a large caption (Tab picks the pane)",
+        zh: "演示模式：当前面板加大字说明（Tab 选择面板）",
+    },
+    KeyHelp {
+        keys: "Esc",
+        en: "close the help; leave zoom, then presentation",
+        zh: "关闭帮助；退出放大，再退出演示模式",
+    },
+];
+
+/// Keys while a prompt is open.
+pub const PROMPT_KEYS: &[KeyHelp] = &[
+    KeyHelp {
+        keys: "←/→",
+        en: "move the cursor",
+        zh: "移动光标",
+    },
+    KeyHelp {
+        keys: "Home/End",
+        en: "to the start/end (also Ctrl-A/Ctrl-E)",
+        zh: "到行首/行尾（也可 Ctrl-A/Ctrl-E）",
+    },
+    KeyHelp {
+        keys: "Bksp/Del",
+        en: "delete before/under the cursor",
+        zh: "删除光标前/光标处的字符",
+    },
+    KeyHelp {
+        keys: "Ctrl-U",
+        en: "delete from the start to the cursor",
+        zh: "删除行首到光标的内容",
+    },
+    KeyHelp {
+        keys: "Enter/Esc",
+        en: "apply/cancel",
+        zh: "执行/取消",
+    },
+];
+
+/// Keys while the help is open: it is modal, nothing else reaches the
+/// dashboard or the engine.
+pub const HELP_KEYS: &[KeyHelp] = &[
+    KeyHelp {
+        keys: "?/Esc/q",
+        en: "close the help",
+        zh: "关闭帮助",
+    },
+    KeyHelp {
+        keys: "j/k ↓/↑",
+        en: "scroll the help",
+        zh: "滚动帮助",
     },
 ];
 
@@ -166,6 +248,11 @@ pub const LIVE_KEYS: &[KeyHelp] = &[
         zh: "崩溃并恢复",
     },
     KeyHelp {
+        keys: "u",
+        en: "undo the last step",
+        zh: "撤销上一步",
+    },
+    KeyHelp {
         keys: "X",
         en: "commit, crash at a cut point",
         zh: "在切点崩溃的提交",
@@ -214,33 +301,67 @@ pub const REPLAY_KEYS: &[KeyHelp] = &[
         en: "first/last step",
         zh: "第一步/最后一步",
     },
+    KeyHelp {
+        keys: "]/[",
+        en: "next/previous captioned step",
+        zh: "下一个/上一个有说明的步骤",
+    },
+    KeyHelp {
+        keys: "b",
+        en: "branch here: go live from this step",
+        zh: "从此分叉：从这一步起实时操作",
+    },
 ];
 
-/// The key bar: the few keys that matter most now.
-pub fn key_bar(replay: bool) -> &'static [(&'static str, &'static str)] {
-    if replay {
-        &[
-            ("space", "next"),
-            ("←", "back"),
-            ("p", "play"),
-            ("?", "help_short"),
-            ("q", "quit"),
-        ]
-    } else {
-        &[
-            ("p", "produce"),
-            ("b", "begin"),
-            ("s", "send"),
-            ("c", "commit"),
-            ("a", "abort"),
-            ("r", "replicate"),
-            ("t", "clock"),
-            ("x", "crash"),
-            ("?", "help_short"),
-            ("q", "quit"),
-        ]
-    }
+/// What the key bar depends on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct BarState {
+    pub replay: bool,
+    /// Replay is playing: `p` pauses.
+    pub playing: bool,
+    pub zoomed: bool,
+    pub presenting: bool,
 }
+
+/// The key bar: the few keys that matter most now, as (key, label key).
+/// While playing, `p` says "pause"; zoomed or presenting, the way back
+/// comes first.
+pub fn key_bar(state: BarState) -> Vec<(&'static str, &'static str)> {
+    let mut out = Vec::new();
+    if state.zoomed {
+        out.push(("f", "unzoom"));
+    } else if state.presenting {
+        out.push(("P", "end_present"));
+    }
+    if state.replay {
+        let play = if state.playing { "pause" } else { "play" };
+        out.extend([("space", "next"), ("←", "back"), ("p", play)]);
+        if !state.zoomed {
+            out.push(("f", "zoom"));
+        }
+        if !state.presenting {
+            out.push(("P", "present"));
+        }
+        out.extend([("?", "help_short"), ("q", "quit")]);
+    } else {
+        out.extend(LIVE_BAR);
+    }
+    out
+}
+
+/// The live key bar.
+const LIVE_BAR: [(&str, &str); 10] = [
+    ("p", "produce"),
+    ("b", "begin"),
+    ("s", "send"),
+    ("c", "commit"),
+    ("a", "abort"),
+    ("r", "replicate"),
+    ("t", "clock"),
+    ("x", "crash"),
+    ("?", "help_short"),
+    ("q", "quit"),
+];
 
 /// The command for a key press in a mode.
 pub fn command(key: KeyEvent, replay: bool) -> Option<KeyCommand> {
@@ -258,6 +379,9 @@ pub fn command(key: KeyEvent, replay: bool) -> Option<KeyCommand> {
         KeyCode::Char('k') | KeyCode::Up => Some(C::ScrollUp),
         KeyCode::Char('J') => Some(C::SelectNext),
         KeyCode::Char('K') => Some(C::SelectPrev),
+        KeyCode::Char('f') => Some(C::ToggleZoom),
+        KeyCode::Char('P') => Some(C::TogglePresentation),
+        KeyCode::Esc => Some(C::Back),
         _ => None,
     };
     if common.is_some() {
@@ -270,6 +394,9 @@ pub fn command(key: KeyEvent, replay: bool) -> Option<KeyCommand> {
             KeyCode::Char('p') => Some(C::PlayPause),
             KeyCode::Home => Some(C::FirstStep),
             KeyCode::End => Some(C::LastStep),
+            KeyCode::Char(']') => Some(C::NextCaption),
+            KeyCode::Char('[') => Some(C::PrevCaption),
+            KeyCode::Char('b') => Some(C::Branch),
             _ => None,
         };
     }
@@ -291,17 +418,48 @@ pub fn command(key: KeyEvent, replay: bool) -> Option<KeyCommand> {
         KeyCode::Char('e') => prompt(PromptKind::Promote),
         KeyCode::Char('r') => Some(C::ReplicateAll),
         KeyCode::Char('x') => Some(C::Crash),
+        KeyCode::Char('u') => Some(C::Undo),
+        _ => None,
+    }
+}
+
+/// The command for a key press while the help is open: it is modal, so
+/// only closing it, scrolling it and Ctrl-C do anything.
+pub fn help_command(key: KeyEvent) -> Option<KeyCommand> {
+    use KeyCommand as C;
+    if is_ctrl_c(key) {
+        return Some(C::Quit);
+    }
+    match key.code {
+        KeyCode::Char('?') => Some(C::ToggleHelp),
+        KeyCode::Esc | KeyCode::Char('q') => Some(C::Back),
+        KeyCode::Char('j') | KeyCode::Down => Some(C::ScrollDown),
+        KeyCode::Char('k') | KeyCode::Up => Some(C::ScrollUp),
         _ => None,
     }
 }
 
 /// The edit for a key press in an open prompt. Control and Alt chords type
-/// nothing (Ctrl-C is [`KeyCommand::Quit`] in [`command`]).
+/// nothing (Ctrl-C is [`KeyCommand::Quit`] in [`command`]); Ctrl-U, Ctrl-A
+/// and Ctrl-E edit as in a shell.
 pub fn prompt_edit(key: KeyEvent) -> Option<PromptEdit> {
+    if key.modifiers.contains(KeyModifiers::CONTROL) {
+        return match key.code {
+            KeyCode::Char('u') => Some(PromptEdit::ClearToStart),
+            KeyCode::Char('a') => Some(PromptEdit::Home),
+            KeyCode::Char('e') => Some(PromptEdit::End),
+            _ => None,
+        };
+    }
     match key.code {
         KeyCode::Esc => Some(PromptEdit::Cancel),
         KeyCode::Enter => Some(PromptEdit::Submit),
         KeyCode::Backspace => Some(PromptEdit::Backspace),
+        KeyCode::Delete => Some(PromptEdit::Delete),
+        KeyCode::Left => Some(PromptEdit::Left),
+        KeyCode::Right => Some(PromptEdit::Right),
+        KeyCode::Home => Some(PromptEdit::Home),
+        KeyCode::End => Some(PromptEdit::End),
         KeyCode::Char(c)
             if !key
                 .modifiers
@@ -368,8 +526,66 @@ mod tests {
         );
         let alt_x = KeyEvent::new(KeyCode::Char('x'), KeyModifiers::ALT);
         assert_eq!(prompt_edit(alt_x), None);
+        let ctrl = |c| KeyEvent::new(KeyCode::Char(c), KeyModifiers::CONTROL);
+        assert_eq!(prompt_edit(ctrl('u')), Some(PromptEdit::ClearToStart));
+        assert_eq!(prompt_edit(ctrl('a')), Some(PromptEdit::Home));
+        assert_eq!(prompt_edit(ctrl('e')), Some(PromptEdit::End));
+        assert_eq!(prompt_edit(ctrl('x')), None);
+        assert_eq!(prompt_edit(key(KeyCode::Left)), Some(PromptEdit::Left));
+        assert_eq!(prompt_edit(key(KeyCode::Right)), Some(PromptEdit::Right));
+        assert_eq!(prompt_edit(key(KeyCode::Home)), Some(PromptEdit::Home));
+        assert_eq!(prompt_edit(key(KeyCode::End)), Some(PromptEdit::End));
+        assert_eq!(prompt_edit(key(KeyCode::Delete)), Some(PromptEdit::Delete));
         let shifted = KeyEvent::new(KeyCode::Char('X'), KeyModifiers::SHIFT);
         assert_eq!(prompt_edit(shifted), Some(PromptEdit::Char('X')));
         assert_eq!(prompt_edit(key(KeyCode::Tab)), None);
+    }
+
+    #[test]
+    fn the_help_lets_through_only_closing_scrolling_and_quitting() {
+        assert_eq!(
+            help_command(key(KeyCode::Char('?'))),
+            Some(KeyCommand::ToggleHelp)
+        );
+        assert_eq!(help_command(key(KeyCode::Esc)), Some(KeyCommand::Back));
+        assert_eq!(
+            help_command(key(KeyCode::Char('q'))),
+            Some(KeyCommand::Back)
+        );
+        assert_eq!(
+            help_command(key(KeyCode::Char('j'))),
+            Some(KeyCommand::ScrollDown)
+        );
+        assert_eq!(help_command(key(KeyCode::Up)), Some(KeyCommand::ScrollUp));
+        for c in "xXpbscartTLzZeiJKf P\t".chars() {
+            assert_eq!(help_command(key(KeyCode::Char(c))), None, "{c:?}");
+        }
+        for code in [KeyCode::Enter, KeyCode::Tab, KeyCode::Left, KeyCode::Right] {
+            assert_eq!(help_command(key(code)), None, "{code:?}");
+        }
+        let ctrl_c = KeyEvent::new(KeyCode::Char('c'), KeyModifiers::CONTROL);
+        assert_eq!(help_command(ctrl_c), Some(KeyCommand::Quit));
+    }
+
+    #[test]
+    fn the_key_bar_says_pause_while_playing() {
+        let labels =
+            |s: BarState| -> Vec<&str> { key_bar(s).into_iter().map(|(_, l)| l).collect() };
+        let replay = BarState {
+            replay: true,
+            ..BarState::default()
+        };
+        assert!(labels(replay).contains(&"play") && !labels(replay).contains(&"pause"));
+        let playing = BarState {
+            playing: true,
+            ..replay
+        };
+        assert!(labels(playing).contains(&"pause") && !labels(playing).contains(&"play"));
+        let zoomed = BarState {
+            zoomed: true,
+            ..BarState::default()
+        };
+        assert_eq!(key_bar(zoomed)[0], ("f", "unzoom"));
+        assert_eq!(key_bar(BarState::default())[0], ("p", "produce"));
     }
 }

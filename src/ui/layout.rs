@@ -693,18 +693,26 @@ mod tests {
     fn builtin_layouts_show_their_panes() {
         use PaneId::*;
         let expect: [(&str, &[PaneId]); 4] = [
-            ("default", &PaneId::ALL),
+            (
+                "default",
+                &[
+                    Partitions, Replicas, Journal, Log, Offsets, Consumers, Pending, Events,
+                    Caption,
+                ],
+            ),
             (
                 "transactions",
-                &[Partitions, Journal, Offsets, Consumers, Pending, Caption],
+                &[
+                    Partitions, Journal, Log, Consumers, Offsets, Pending, Caption,
+                ],
             ),
             (
                 "replication",
-                &[Partitions, Replicas, Watermarks, Pending, Events, Caption],
+                &[Log, Replicas, Partitions, Pending, Events, Caption],
             ),
             (
                 "crash",
-                &[Journal, Partitions, Watermarks, Pending, Events, Caption],
+                &[Journal, Partitions, Log, Pending, Events, Caption],
             ),
         ];
         for (name, panes) in expect {
@@ -717,10 +725,23 @@ mod tests {
     }
 
     #[test]
-    fn default_contains_every_pane_in_focus_order() {
+    fn default_contains_every_pane_but_the_watermarks_in_focus_order() {
+        // The log pane's scale shows log start, LSO, HW and each LEO on
+        // the cells themselves: the watermarks ruler gives way to it.
         let layout = builtin_default();
         assert_eq!(layout.name, "default");
-        assert_eq!(layout.panes(), PaneId::ALL.to_vec());
+        let mut all = PaneId::ALL.to_vec();
+        all.retain(|p| *p != PaneId::Watermarks);
+        assert_eq!(layout.panes(), all);
+    }
+
+    #[test]
+    fn the_log_pane_is_in_every_builtin_layout() {
+        // Every built-in layout teaches a chapter: each shows the log, with
+        // HW against LSO under its cells (issue 13, item 1).
+        for layout in all_builtins() {
+            assert!(layout.panes().contains(&PaneId::Log), "{}", layout.name);
+        }
     }
 
     #[test]
@@ -815,8 +836,8 @@ mod tests {
         assert_eq!(
             msg,
             "bad.json: at $.root.children[1].pane: unknown pane \"jurnal\"; valid panes: \
-             partitions, replicas, watermarks, journal, offsets, consumers, pending, events, \
-             caption"
+             partitions, replicas, watermarks, journal, log, offsets, consumers, pending, \
+             events, caption"
         );
     }
 

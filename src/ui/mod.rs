@@ -7,10 +7,14 @@
 pub mod app;
 pub mod frame;
 pub mod headless;
+pub mod help;
 pub mod i18n;
 pub mod keys;
 pub mod layout;
 pub mod panes;
+pub mod presentation;
 pub mod prompt;
+pub mod prompt_edit;
 pub mod run;
 pub mod theme;
+pub mod wrap;

@@ -22,20 +22,25 @@ use crate::session::snapshot::Snapshot;
 use crate::ui::i18n::Lang;
 use crate::ui::keys::PromptKind;
 
-/// An open prompt: which action, the text being edited, and why the last
-/// Enter was refused (cleared by the next edit).
+/// An open prompt: which action, the text being edited, where the cursor
+/// is, and why the last Enter was refused (cleared by the next edit). The
+/// editing keys are in `ui::prompt_edit`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Prompt {
     pub kind: PromptKind,
     pub text: String,
+    /// The cursor, as a byte offset into `text` on a character boundary:
+    /// typing inserts there.
+    pub cursor: usize,
     pub refusal: Option<String>,
 }
 
 impl Prompt {
-    /// A prompt for `kind` holding `text`.
+    /// A prompt for `kind` holding `text`, the cursor at its end.
     pub fn new(kind: PromptKind, text: String) -> Self {
         Self {
             kind,
+            cursor: text.len(),
             text,
             refusal: None,
         }

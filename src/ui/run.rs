@@ -10,7 +10,10 @@
 
 use std::time::Duration;
 
-use crossterm::event::{Event, EventStream, KeyEventKind};
+use crossterm::event::{
+    DisableMouseCapture, EnableMouseCapture, Event, EventStream, KeyEventKind, MouseButton,
+    MouseEventKind,
+};
 use futures::StreamExt;
 
 use crate::ui::app::{App, Msg};
@@ -20,17 +23,39 @@ use crate::ui::keys;
 /// How often an idle dashboard wakes up (for play mode pacing).
 const TICK: Duration = Duration::from_millis(250);
 
-/// Runs the dashboard until the user quits. The terminal is restored on
-/// return, on error and on panic.
-pub fn run(mut app: App) -> Result<(), String> {
+/// Runs the dashboard until the user quits, with the mouse captured
+/// (click to focus a pane, the wheel scrolls it) unless `mouse` is false
+/// (`--no-mouse`, so the terminal's own selection works). The terminal is
+/// restored on return, on error and on panic, mouse capture included.
+pub fn run(mut app: App, mouse: bool) -> Result<(), String> {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .map_err(|e| format!("cannot start the runtime: {e}"))?;
     let mut terminal = ratatui::try_init().map_err(|e| format!("cannot open the terminal: {e}"))?;
+    if mouse {
+        // ratatui's panic hook restores the screen, not the mouse: release
+        // it first, then let that hook run.
+        let restore_screen = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            release_mouse();
+            restore_screen(info);
+        }));
+        if let Err(e) = crossterm::execute!(std::io::stdout(), EnableMouseCapture) {
+            ratatui::restore();
+            return Err(format!("cannot capture the mouse: {e} (try --no-mouse)"));
+        }
+    }
     let result = event_loop(&mut app, &mut terminal, &runtime);
+    if mouse {
+        release_mouse();
+    }
     ratatui::restore();
     result
+}
+
+fn release_mouse() {
+    let _ = crossterm::execute!(std::io::stdout(), DisableMouseCapture);
 }
 
 fn event_loop(
@@ -40,6 +65,10 @@ fn event_loop(
 ) -> Result<(), String> {
     let mut events = EventStream::new();
     let mut dirty = true;
+    let size = terminal
+        .size()
+        .map_err(|e| format!("cannot read the terminal's size: {e}"))?;
+    let _ = app.update(Msg::Resize(size.width, size.height));
     while !app.quit {
         if dirty {
             // The view is built for the frame's own area, after the
@@ -83,8 +112,9 @@ fn event_loop(
 }
 
 /// The message for a terminal event, given what is on screen: Ctrl-C quits
-/// everywhere; with a prompt open a key edits it; otherwise the key map of
-/// the mode applies. Key releases and repeats of other kinds are ignored.
+/// everywhere; with a prompt open a key edits it; with the help open only
+/// its own keys do anything (it is modal); otherwise the key map of the
+/// mode applies. Key releases and repeats of other kinds are ignored.
 pub fn message(app: &App, event: &Event) -> Option<Msg> {
     match event {
         Event::Key(key) if key.kind == KeyEventKind::Press => {
@@ -92,11 +122,19 @@ pub fn message(app: &App, event: &Event) -> Option<Msg> {
                 Some(Msg::Command(keys::KeyCommand::Quit))
             } else if app.prompt.is_some() {
                 keys::prompt_edit(*key).map(Msg::Edit)
+            } else if app.show_help {
+                keys::help_command(*key).map(Msg::Command)
             } else {
                 keys::command(*key, app.is_replay()).map(Msg::Command)
             }
         }
-        Event::Resize(..) => Some(Msg::Resize),
+        Event::Resize(cols, rows) => Some(Msg::Resize(*cols, *rows)),
+        Event::Mouse(m) => match m.kind {
+            MouseEventKind::Down(MouseButton::Left) => Some(Msg::Click(m.column, m.row)),
+            MouseEventKind::ScrollUp => Some(Msg::Wheel(m.column, m.row, true)),
+            MouseEventKind::ScrollDown => Some(Msg::Wheel(m.column, m.row, false)),
+            _ => None,
+        },
         _ => None,
     }
 }

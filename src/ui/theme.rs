@@ -1,48 +1,188 @@
 //! Colours and glyphs (SPEC §6): colours carry meaning, and every meaning also
 //! has a glyph or a label, so `NO_COLOR` loses nothing.
+//!
+//! Three palettes (`--theme`, docs/dashboard.md "Themes"):
+//!
+//! - `dark` (the default): the terminal's own colours, ANSI colours on top;
+//!   what the dashboard always drew.
+//! - `light`: black text on a white ground that the frame paints itself, so
+//!   the frame looks the same in a light terminal, a dark one and a cast
+//!   player; borders are black and every colour is a dark 256-colour shade
+//!   (ANSI yellow, cyan and grey vanish on white).
+//! - `high-contrast`: white on a black ground painted by the frame, bright
+//!   colours, everything bold, and thick borders on the focused pane, for a
+//!   washed-out projector.
+//!
+//! With `NO_COLOR` no palette paints anything (no ground, no colour); the
+//! modifiers (bold, italic, struck through, reversed) and the glyphs stay.
 
 use ratatui::style::{Color, Modifier, Style};
+use ratatui::widgets::BorderType;
 
 use crate::session::snapshot::Fate;
+
+/// The palette `--theme` picks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Palette {
+    #[default]
+    Dark,
+    Light,
+    HighContrast,
+}
+
+impl Palette {
+    /// Every palette, in the order the docs list them.
+    pub const ALL: [Palette; 3] = [Palette::Dark, Palette::Light, Palette::HighContrast];
+
+    /// The name `--theme` takes.
+    pub fn name(self) -> &'static str {
+        match self {
+            Palette::Dark => "dark",
+            Palette::Light => "light",
+            Palette::HighContrast => "high-contrast",
+        }
+    }
+}
+
+impl std::str::FromStr for Palette {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Self::ALL
+            .into_iter()
+            .find(|p| p.name() == s)
+            .ok_or_else(|| {
+                format!("unknown theme {s:?}: expected \"dark\", \"light\" or \"high-contrast\"")
+            })
+    }
+}
 
 /// The styles of one frame.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Theme {
+    /// False under `NO_COLOR`: modifiers only.
     pub color: bool,
+    pub palette: Palette,
+}
+
+impl Default for Theme {
+    /// The dark palette with colours.
+    fn default() -> Self {
+        Self::colored()
+    }
+}
+
+/// Dark 256-colour shades that read on white (the `light` palette).
+mod light {
+    use ratatui::style::Color;
+    pub const GREEN: Color = Color::Indexed(28);
+    pub const RED: Color = Color::Indexed(160);
+    pub const ORANGE: Color = Color::Indexed(130);
+    pub const GOLD: Color = Color::Indexed(136);
+    pub const TEAL: Color = Color::Indexed(30);
+    pub const GREY: Color = Color::Indexed(243);
+    pub const ROSE: Color = Color::Indexed(125);
+    pub const PURPLE: Color = Color::Indexed(90);
+    pub const VIOLET: Color = Color::Indexed(127);
+    pub const BLUE: Color = Color::Indexed(25);
+    /// The changed-mark: a loud orange, apart from the fates' shades.
+    pub const FLAME: Color = Color::Indexed(166);
+    /// The ground the frame paints: xterm's white (231), not ANSI 15,
+    /// which some light terminal themes map to a grey.
+    pub const GROUND: Color = Color::Indexed(231);
+    pub const INK: Color = Color::Indexed(16);
 }
 
 impl Theme {
-    /// Colours unless the `NO_COLOR` convention asks for none.
-    pub fn from_env() -> Self {
+    /// The palette `palette`, with colours unless the `NO_COLOR`
+    /// convention asks for none.
+    pub fn from_env(palette: Palette) -> Self {
         Self {
             color: std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()),
+            palette,
         }
     }
 
-    /// A theme with colours (tests and renders pick explicitly).
+    /// The dark palette with colours (tests and renders pick explicitly).
     pub fn colored() -> Self {
-        Self { color: true }
+        Self::of(Palette::Dark)
     }
 
-    fn fg(&self, color: Color) -> Style {
-        if self.color {
-            Style::new().fg(color)
+    /// `palette` with colours.
+    pub fn of(palette: Palette) -> Self {
+        Self {
+            color: true,
+            palette,
+        }
+    }
+
+    /// No colours at all (`NO_COLOR`), dark palette.
+    pub fn plain() -> Self {
+        Self {
+            color: false,
+            palette: Palette::Dark,
+        }
+    }
+
+    fn high_contrast(&self) -> bool {
+        self.palette == Palette::HighContrast
+    }
+
+    /// Bold in the high-contrast palette, nothing otherwise.
+    fn weight(&self) -> Style {
+        if self.high_contrast() {
+            Style::new().add_modifier(Modifier::BOLD)
         } else {
             Style::new()
+        }
+    }
+
+    /// The colour for the dark, light and high-contrast palettes.
+    fn fg3(&self, dark: Color, light: Color, high: Color) -> Style {
+        let style = self.weight();
+        if !self.color {
+            return style;
+        }
+        style.fg(match self.palette {
+            Palette::Dark => dark,
+            Palette::Light => light,
+            Palette::HighContrast => high,
+        })
+    }
+
+    /// The frame's ground: what every cell is painted with before anything
+    /// is drawn. The dark palette keeps the terminal's own colours.
+    pub fn base(&self) -> Style {
+        match (self.color, self.palette) {
+            (false, _) | (true, Palette::Dark) => Style::new(),
+            (true, Palette::Light) => Style::new().fg(light::INK).bg(light::GROUND),
+            (true, Palette::HighContrast) => Style::new().fg(Color::White).bg(Color::Black),
         }
     }
 
     /// The colour of a batch's fate (the table in `docs/dashboard.md`).
     pub fn fate(&self, fate: Fate) -> Style {
         match fate {
-            Fate::Committed => self.fg(Color::Green),
-            Fate::Aborted => self.fg(Color::Red).add_modifier(Modifier::CROSSED_OUT),
-            Fate::Ongoing => self.fg(Color::Yellow),
-            Fate::Decided => self.fg(Color::LightYellow).add_modifier(Modifier::ITALIC),
-            Fate::HeldBack => self.fg(Color::Cyan),
-            Fate::AboveHighWatermark => self.fg(Color::DarkGray),
-            Fate::Orphaned => self.fg(Color::LightRed).add_modifier(Modifier::DIM),
-            Fate::Control => self.fg(Color::Magenta),
+            Fate::Committed => self.fg3(Color::Green, light::GREEN, Color::LightGreen),
+            Fate::Aborted => self
+                .fg3(Color::Red, light::RED, Color::LightRed)
+                .add_modifier(Modifier::CROSSED_OUT),
+            Fate::Ongoing => self.fg3(Color::Yellow, light::ORANGE, Color::LightYellow),
+            Fate::Decided => self
+                .fg3(Color::LightYellow, light::GOLD, Color::Indexed(208))
+                .add_modifier(Modifier::ITALIC),
+            Fate::HeldBack => self.fg3(Color::Cyan, light::TEAL, Color::LightCyan),
+            Fate::AboveHighWatermark => self.fg3(Color::DarkGray, light::GREY, Color::Gray),
+            Fate::Orphaned => {
+                let style = self.fg3(Color::LightRed, light::ROSE, Color::LightMagenta);
+                // Dim fades to nothing on white and on a projector.
+                if self.palette == Palette::Dark {
+                    style.add_modifier(Modifier::DIM)
+                } else {
+                    style.add_modifier(Modifier::UNDERLINED)
+                }
+            }
+            Fate::Control => self.fg3(Color::Magenta, light::PURPLE, Color::LightBlue),
         }
     }
 
@@ -60,23 +200,58 @@ impl Theme {
         }
     }
 
-    /// Borders: the focused pane stands out.
+    /// A replica's batch the leader does not hold (the log pane): a
+    /// divergent tail that the replica's next fetch truncates (E6). Bold
+    /// and underlined in every palette, so it is told from every fate
+    /// without colour too.
+    pub fn divergent(&self) -> Style {
+        self.fg3(Color::LightRed, Color::Indexed(161), Color::Indexed(203))
+            .add_modifier(Modifier::BOLD | Modifier::UNDERLINED)
+    }
+
+    /// The glyph of a divergent batch (see [`Theme::divergent`]).
+    pub const DIVERGENT_GLYPH: &'static str = "≠";
+
+    /// Borders: the focused pane stands out. ANSI 7 (grey) is the dark
+    /// palette's only: it vanishes on white.
     pub fn border(&self, focused: bool) -> Style {
         if focused {
-            self.fg(Color::Cyan).add_modifier(Modifier::BOLD)
+            self.fg3(Color::Cyan, light::BLUE, Color::LightYellow)
+                .add_modifier(Modifier::BOLD)
         } else {
-            self.fg(Color::Gray)
+            self.fg3(Color::Gray, light::INK, Color::White)
+        }
+    }
+
+    /// A pane's title, on its top border.
+    pub fn title(&self, focused: bool) -> Style {
+        let style = self.border(focused).add_modifier(Modifier::BOLD);
+        // The dark palette's unfocused title keeps the terminal's text
+        // colour, as it always did.
+        if !focused && self.palette == Palette::Dark {
+            Style::new().add_modifier(Modifier::BOLD)
+        } else {
+            style
+        }
+    }
+
+    /// The border lines: thick around the focused pane in high contrast.
+    pub fn border_type(&self, focused: bool) -> BorderType {
+        if focused && self.high_contrast() {
+            BorderType::Thick
+        } else {
+            BorderType::Plain
         }
     }
 
     /// Good news (in sync, ok).
     pub fn good(&self) -> Style {
-        self.fg(Color::Green)
+        self.fg3(Color::Green, light::GREEN, Color::LightGreen)
     }
 
     /// Bad news (out of sync, error).
     pub fn bad(&self) -> Style {
-        self.fg(Color::Red)
+        self.fg3(Color::Red, light::RED, Color::LightRed)
     }
 
     /// The mark of what the last step changed (issue 13): a glyph in the
@@ -90,25 +265,31 @@ impl Theme {
 
     /// The style of the changed-mark glyph itself.
     pub fn changed_mark(&self) -> Style {
-        self.fg(Color::LightYellow).add_modifier(Modifier::BOLD)
+        self.fg3(Color::LightYellow, light::FLAME, Color::LightYellow)
+            .add_modifier(Modifier::BOLD)
     }
 
     /// A crash or tear and what recovery did: news of its own kind.
     pub fn recovered(&self) -> Style {
-        self.fg(Color::LightMagenta).add_modifier(Modifier::BOLD)
+        self.fg3(Color::LightMagenta, light::VIOLET, Color::LightMagenta)
+            .add_modifier(Modifier::BOLD)
     }
 
     /// Something waiting (pending, open).
     pub fn waiting(&self) -> Style {
-        self.fg(Color::Yellow)
+        self.fg3(Color::Yellow, light::ORANGE, Color::LightYellow)
     }
 
-    /// Less important text.
+    /// Less important text: dark grey on the terminal's ground, a grey that
+    /// reads on white, light grey (never dark) in high contrast.
     pub fn dim(&self) -> Style {
-        if self.color {
-            Style::new().fg(Color::DarkGray)
-        } else {
-            Style::new()
+        if !self.color {
+            return Style::new();
+        }
+        match self.palette {
+            Palette::Dark => Style::new().fg(Color::DarkGray),
+            Palette::Light => Style::new().fg(light::GREY),
+            Palette::HighContrast => Style::new().fg(Color::Gray),
         }
     }
 
@@ -120,5 +301,111 @@ impl Theme {
     /// The selected row.
     pub fn selected(&self) -> Style {
         Style::new().add_modifier(Modifier::REVERSED)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const FATES: [Fate; 8] = [
+        Fate::Committed,
+        Fate::Aborted,
+        Fate::Ongoing,
+        Fate::Decided,
+        Fate::HeldBack,
+        Fate::AboveHighWatermark,
+        Fate::Orphaned,
+        Fate::Control,
+    ];
+
+    #[test]
+    fn themes_parse_by_name() {
+        for p in Palette::ALL {
+            assert_eq!(p.name().parse::<Palette>(), Ok(p));
+        }
+        let e = "solarized".parse::<Palette>().unwrap_err();
+        assert!(
+            e.contains("\"solarized\"") && e.contains("high-contrast"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn every_fate_has_its_own_colour_in_every_palette() {
+        for p in Palette::ALL {
+            let theme = Theme::of(p);
+            let colours: std::collections::BTreeSet<String> = FATES
+                .iter()
+                .map(|f| format!("{:?}", theme.fate(*f).fg.expect("coloured")))
+                .collect();
+            assert_eq!(colours.len(), FATES.len(), "{p:?}: {colours:?}");
+        }
+    }
+
+    #[test]
+    fn light_avoids_colours_that_vanish_on_white() {
+        let theme = Theme::of(Palette::Light);
+        let faint = [
+            Color::Gray,
+            Color::White,
+            Color::Yellow,
+            Color::LightYellow,
+            Color::Cyan,
+            Color::LightCyan,
+            Color::DarkGray,
+        ];
+        let mut styles: Vec<Style> = FATES.iter().map(|f| theme.fate(*f)).collect();
+        styles.extend([
+            theme.border(false),
+            theme.border(true),
+            theme.title(false),
+            theme.good(),
+            theme.bad(),
+            theme.waiting(),
+            theme.recovered(),
+            theme.dim(),
+            theme.changed_mark(),
+        ]);
+        for s in styles {
+            let fg = s.fg.expect("every light style names its colour");
+            assert!(!faint.contains(&fg), "{fg:?} on white");
+        }
+        assert_eq!(theme.base().bg, Some(light::GROUND));
+    }
+
+    #[test]
+    fn high_contrast_is_bold_bright_and_thick() {
+        let theme = Theme::of(Palette::HighContrast);
+        for f in FATES {
+            let s = theme.fate(f);
+            assert!(s.add_modifier.contains(Modifier::BOLD), "{f:?}");
+            assert_ne!(s.fg, Some(Color::DarkGray), "{f:?}");
+        }
+        assert_eq!(theme.border_type(true), BorderType::Thick);
+        assert_eq!(theme.border_type(false), BorderType::Plain);
+        assert_eq!(theme.base().bg, Some(Color::Black));
+        assert_eq!(Theme::colored().border_type(true), BorderType::Plain);
+    }
+
+    #[test]
+    fn no_color_keeps_modifiers_only() {
+        for p in Palette::ALL {
+            let theme = Theme {
+                color: false,
+                palette: p,
+            };
+            assert_eq!(theme.base(), Style::new());
+            for f in FATES {
+                assert_eq!(theme.fate(f).fg, None);
+            }
+            assert_eq!(theme.border(false).fg, None);
+        }
+        assert!(
+            Theme::plain()
+                .fate(Fate::Aborted)
+                .add_modifier
+                .contains(Modifier::CROSSED_OUT)
+        );
     }
 }

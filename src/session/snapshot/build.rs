@@ -16,6 +16,7 @@ use std::collections::BTreeMap;
 use crate::engine::core::cluster::ClusterState;
 use crate::engine::core::recovery::RecoveryReport;
 use crate::engine::fault::TearReport;
+use crate::engine::log::partition_log::PartitionLog;
 use crate::engine::transaction::{TransactionData, TransactionState};
 use crate::engine::{ControlType, IsolationLevel, RecordBatch, TopicPartition};
 use crate::session::driver::Driver;
@@ -23,8 +24,9 @@ use crate::session::snapshot::{
     BATCH_WINDOW, BatchKind, BatchSnapshot, BrokerSnapshot, CompletionSnapshot, Consumers,
     ControlKind, ErrorSnapshot, EventSnapshot, GroupOffsets, JOURNAL_FILE, JournalFrameSnapshot,
     JournalSnapshot, LogTruncationSnapshot, MarkerSnapshot, Moment, PartitionSnapshot,
-    PendingSnapshot, RecordSnapshot, RecoverySnapshot, ReelectionSnapshot, ReplicaSnapshot,
-    Snapshot, TAIL, TornSnapshot, TransactionSnapshot, TxnState, VALUES_SHOWN, fate, text,
+    PendingSnapshot, RecordSnapshot, RecoverySnapshot, ReelectionSnapshot, ReplicaBatch,
+    ReplicaSnapshot, Snapshot, TAIL, TornSnapshot, TransactionSnapshot, TxnState, VALUES_SHOWN,
+    fate, text,
 };
 
 /// How much of the cluster a snapshot reads.
@@ -259,8 +261,37 @@ fn cluster_parts(s: &ClusterState, now: u64, bounds: &Bounds) -> ClusterParts {
 /// frame draws, so a frame's reads do not grow with the log or the batch
 /// window (SPEC §2, issue 7's P1). A batch that cannot be read (it is gone
 /// after a crash) keeps no records.
+///
+/// For each partition named in `wanted` it also reads the first values of
+/// its replicas' divergent batches (their values are on no other replica,
+/// so the leader's rows cannot stand for them). A divergent tail sits at
+/// the end of a log, the end the log pane follows, and is short: it lasts
+/// only until the replica's next fetch.
 pub fn load_values(driver: &Driver, snapshot: &mut Snapshot, wanted: &[(usize, usize)]) {
     driver.cluster().with_state(|s| {
+        let mut parts: Vec<usize> = wanted.iter().map(|&(p, _)| p).collect();
+        parts.sort_unstable();
+        parts.dedup();
+        for p in parts {
+            let Some(part) = snapshot.partitions.get_mut(p) else {
+                continue;
+            };
+            let tp = TopicPartition::new(&part.topic, part.partition);
+            let Ok(set) = s.partition(&tp) else {
+                continue;
+            };
+            for r in &mut part.replicas {
+                let Ok(replica) = set.replica(r.broker) else {
+                    continue;
+                };
+                let start = r.log.len().saturating_sub(BATCH_WINDOW);
+                for b in &mut r.log[start..] {
+                    if b.divergent && b.control.is_none() && b.records.is_empty() {
+                        b.records = head(&replica.log, b.base_offset, VALUES_SHOWN);
+                    }
+                }
+            }
+        }
         for &(p, b) in wanted {
             let Some(part) = snapshot.partitions.get_mut(p) else {
                 continue;
@@ -355,11 +386,62 @@ fn partition(
                 stopped: r.stopped,
                 lag: r.lag,
                 ms_since_fetch: r.ms_since_fetch,
+                log: set
+                    .replica(r.broker)
+                    .map(|own| replica_log(&own.log, log, bounds))
+                    .unwrap_or_default(),
             })
             .collect(),
         batch_count: summaries.len(),
         batches,
     })
+}
+
+/// A replica's newest `bounds.batches` batches, from its log's in-memory
+/// summaries, each marked divergent when it comes after the newest batch
+/// the leader holds identically (offsets, epoch, CRC): the divergence
+/// point a follower truncates to before it fetches (E6), so what is marked
+/// here is exactly what the next fetch cuts. Only divergent batches' records
+/// are read (`bounds.records` of them; none in a frame, see
+/// [`load_values`]); the others' values are the leader's.
+fn replica_log(own: &PartitionLog, leader: &PartitionLog, bounds: &Bounds) -> Vec<ReplicaBatch> {
+    let summaries = own.batch_summaries();
+    let window = &summaries[summaries.len().saturating_sub(bounds.batches)..];
+    // The leader holds all of its own batches: none of them is divergent.
+    let shared = window
+        .iter()
+        .rposition(|b| leader.holds(b))
+        .map_or(0, |i| i + 1);
+    window
+        .iter()
+        .enumerate()
+        .map(|(i, b)| {
+            let divergent = i >= shared;
+            ReplicaBatch {
+                base_offset: b.base_offset,
+                last_offset: b.last_offset,
+                leader_epoch: b.leader_epoch,
+                control: b.control.map(control_kind),
+                crc: b.crc,
+                divergent,
+                records: if divergent && b.control.is_none() && bounds.records > 0 {
+                    head(own, b.base_offset, bounds.records)
+                } else {
+                    Vec::new()
+                },
+            }
+        })
+        .collect()
+}
+
+/// The first `max` records of the batch at `base` in `log` (none if it
+/// cannot be read).
+fn head(log: &PartitionLog, base: i64, max: usize) -> Vec<RecordSnapshot> {
+    log.read_batch_heads(base, 1, max)
+        .ok()
+        .and_then(|v| v.into_iter().next())
+        .map(|b| records(&b))
+        .unwrap_or_default()
 }
 
 /// The values a fresh consumer at `isolation` reads from offset 0: the

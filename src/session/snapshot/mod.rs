@@ -215,6 +215,50 @@ pub struct ReplicaSnapshot {
     /// Milliseconds since the replica last fetched (0 for the leader).
     #[serde(default)]
     pub ms_since_fetch: u64,
+    /// The replica's own batches, newest last (all of them in `mk-tui
+    /// state`, the newest [`BATCH_WINDOW`] in a frame): what this broker's
+    /// log holds, which for a follower that lags is a shorter log, and for
+    /// an old leader may end in a divergent tail (E6) until it fetches.
+    #[serde(default)]
+    pub log: Vec<ReplicaBatch>,
+}
+
+impl ReplicaSnapshot {
+    /// The batches a pane draws: the newest [`BATCH_WINDOW`] of those held.
+    pub fn window(&self) -> &[ReplicaBatch] {
+        &self.log[self.log.len().saturating_sub(BATCH_WINDOW)..]
+    }
+}
+
+/// One batch of one replica's log: its range and identity (epoch, CRC),
+/// from the log's in-memory summary.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ReplicaBatch {
+    pub base_offset: i64,
+    pub last_offset: i64,
+    pub leader_epoch: u32,
+    pub control: Option<ControlKind>,
+    pub crc: u32,
+    /// The leader does not hold this batch (E6): it comes after the last
+    /// batch the replica shares with the leader (same offsets, epoch and
+    /// CRC), so it sits at offsets the leader wrote differently, or beyond
+    /// the leader's LEO. The replica truncates it when it next fetches; the
+    /// leader's own batches are never divergent.
+    #[serde(default)]
+    pub divergent: bool,
+    /// A divergent batch's records (its values are on no other replica):
+    /// all of them in `mk-tui state`, the first [`VALUES_SHOWN`] of those a
+    /// frame draws. Empty for the other batches, whose values are the
+    /// leader's.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub records: Vec<RecordSnapshot>,
+}
+
+impl ReplicaBatch {
+    /// Whether the batch covers `offset`.
+    pub fn covers(&self, offset: i64) -> bool {
+        (self.base_offset..=self.last_offset).contains(&offset)
+    }
 }
 
 /// Data or a control marker (SPEC §5 `kind`).

@@ -5,15 +5,33 @@
 
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
-use ratatui::text::{Line, Span, Text};
-use ratatui::widgets::{Paragraph, Widget, Wrap};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::Block;
 
-use super::{PaneContext, frame};
+use super::{PaneContext, frame, lines, marks};
 use crate::session::snapshot::Snapshot;
+use crate::ui::wrap::wrap;
+
+/// How many rows the caption and its title line take in `area` (the whole
+/// pane): what its scrolling can reach.
+pub fn row_count(view: &Snapshot, ctx: &PaneContext, area: Rect) -> usize {
+    rows(view, ctx, Block::bordered().inner(area).width).len()
+}
 
 /// Draws the pane; `ctx.scroll` scrolls the caption.
 pub fn render(view: &Snapshot, ctx: &PaneContext, area: Rect, buf: &mut Buffer) {
     let inner = frame(ctx, "caption", area, buf);
+    let rows = rows(view, ctx, inner.width);
+    let skip = ctx.scroll.min(rows.len());
+    let shown = (rows.len() - skip).min(usize::from(inner.height));
+    marks(ctx, area, skip, rows.len() - skip - shown, buf);
+    let out = rows.into_iter().skip(skip).take(shown).collect();
+    lines(out, inner, buf);
+}
+
+/// The caption, then the title line, wrapped by display width (CJK too)
+/// into rows `width` wide, so the rows out of view can be counted.
+fn rows<'a>(view: &Snapshot, ctx: &PaneContext, width: u16) -> Vec<Line<'a>> {
     let t = |k| ctx.lang.t(k);
     let step = format!("{} {}", t("step"), view.step_label());
     let mut title = Vec::new();
@@ -31,16 +49,27 @@ pub fn render(view: &Snapshot, ctx: &PaneContext, area: Rect, buf: &mut Buffer) 
         t("rules"),
         view.rules
     )));
-    let mut text = Text::default();
-    if let Some(c) = &view.caption {
-        text.extend(c.text(ctx.lang.code()).lines().map(Line::raw));
+    let width = usize::from(width);
+    let mut rows: Vec<Line> = view
+        .caption
+        .as_ref()
+        .map(|c| wrap(c.text(ctx.lang.code()), width))
+        .unwrap_or_default()
+        .into_iter()
+        .map(Line::raw)
+        .collect();
+    let title = Line::from(title).style(ctx.theme.dim());
+    if title.width() <= width {
+        rows.push(title);
+    } else {
+        let text: String = title.spans.iter().map(|s| s.content.as_ref()).collect();
+        rows.extend(
+            wrap(&text, width)
+                .into_iter()
+                .map(|l| Line::styled(l, ctx.theme.dim())),
+        );
     }
-    text.push_line(Line::from(title).style(ctx.theme.dim()));
-    let scroll = u16::try_from(ctx.scroll).unwrap_or(u16::MAX);
-    Paragraph::new(text)
-        .wrap(Wrap { trim: false })
-        .scroll((scroll, 0))
-        .render(inner, buf);
+    rows
 }
 
 #[cfg(test)]

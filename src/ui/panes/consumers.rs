@@ -7,8 +7,9 @@ use std::collections::BTreeMap;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
+use ratatui::widgets::Block;
 
-use super::{PaneContext, frame, lines};
+use super::{PaneContext, frame, lines, marks};
 use crate::session::snapshot::{Snapshot, TAIL};
 
 /// `values` packed into lines of at most `width` cells, at most `max` lines.
@@ -35,19 +36,29 @@ fn wrap(values: &[String], width: usize, max: usize) -> Vec<String> {
     out
 }
 
-/// Draws the pane; `ctx.scroll` skips rows below the column headers.
-pub fn render(view: &Snapshot, ctx: &PaneContext, area: Rect, buf: &mut Buffer) {
-    let inner = frame(ctx, "consumers", area, buf);
-    if inner.is_empty() {
-        return;
-    }
-    let lw = inner.width.saturating_sub(1) / 2;
-    let rw = inner.width.saturating_sub(lw + 1);
-    let (left, right) = (
-        Rect::new(inner.x, inner.y, lw, inner.height),
-        Rect::new(inner.x + lw + 1, inner.y, rw, inner.height),
-    );
-    let want = usize::from(inner.height) + ctx.scroll;
+/// The widths of the two columns in an inner area `width` wide.
+fn widths(width: u16) -> (u16, u16) {
+    let lw = width.saturating_sub(1) / 2;
+    (lw, width.saturating_sub(lw + 1))
+}
+
+/// How many rows the pane's columns have below their headings in `area`
+/// (the whole pane): what its scrolling can reach.
+pub fn row_count(view: &Snapshot, ctx: &PaneContext, area: Rect) -> usize {
+    let (lw, rw) = widths(Block::bordered().inner(area).width);
+    columns(view, ctx, lw, rw).0.len()
+}
+
+/// Both columns' rows: per partition a heading with the count, then the
+/// values wrapped. Every row is built (at most [`TAIL`] values per
+/// partition), so the border can say how many are out of view.
+fn columns<'a>(
+    view: &Snapshot,
+    ctx: &PaneContext,
+    lw: u16,
+    rw: u16,
+) -> (Vec<Line<'a>>, Vec<Line<'a>>) {
+    let want = usize::MAX;
     let empty = Vec::new();
     let column = |map: &BTreeMap<String, Vec<Option<String>>>, tp: &str, w: u16, max| {
         let values: Vec<String> = map
@@ -86,13 +97,41 @@ pub fn render(view: &Snapshot, ctx: &PaneContext, area: Rect, buf: &mut Buffer) 
         ls.extend((0..n).map(|i| Line::raw(lrows.get(i).cloned().unwrap_or_default())));
         rs.extend((0..n).map(|i| Line::raw(rrows.get(i).cloned().unwrap_or_default())));
     }
+    (ls, rs)
+}
+
+/// Draws the pane; `ctx.scroll` skips rows below the column headers.
+pub fn render(view: &Snapshot, ctx: &PaneContext, area: Rect, buf: &mut Buffer) {
+    let inner = frame(ctx, "consumers", area, buf);
+    if inner.is_empty() {
+        return;
+    }
+    let (lw, rw) = widths(inner.width);
+    let (left, right) = (
+        Rect::new(inner.x, inner.y, lw, inner.height),
+        Rect::new(inner.x + lw + 1, inner.y, rw, inner.height),
+    );
+    let (ls, rs) = columns(view, ctx, lw, rw);
     let height = usize::from(inner.height).saturating_sub(1);
-    for (rect, key, rows) in [
-        (left, "read_uncommitted", ls),
-        (right, "read_committed", rs),
-    ] {
+    let skip = ctx.scroll.min(ls.len());
+    let shown = (ls.len() - skip).min(height);
+    marks(ctx, area, skip, ls.len() - skip - shown, buf);
+    // The isolation levels in words, or in the short words chosen for
+    // narrow columns (`uncommitted`, then `RU`), the same for both, never
+    // cut.
+    let names = [
+        ["read_uncommitted", "read_committed"],
+        ["ru_short", "rc_short"],
+        ["RU", "RC"],
+    ];
+    let fits = |[l, r]: &[&'static str; 2]| {
+        Span::raw(ctx.lang.t(l)).width() <= usize::from(lw)
+            && Span::raw(ctx.lang.t(r)).width() <= usize::from(rw)
+    };
+    let [lkey, rkey] = names.into_iter().find(fits).unwrap_or(names[2]);
+    for (rect, key, rows) in [(left, lkey, ls), (right, rkey, rs)] {
         let head = Line::styled(ctx.lang.t(key), ctx.theme.strong().underlined());
-        let body = rows.into_iter().skip(ctx.scroll).take(height);
+        let body = rows.into_iter().skip(skip).take(height);
         lines(std::iter::once(head).chain(body).collect(), rect, buf);
     }
 }
@@ -130,6 +169,19 @@ mod tests {
             scrolled.lines().nth(2).unwrap().contains("a x b c"),
             "{scrolled}"
         );
+    }
+
+    #[test]
+    fn narrow_columns_name_the_isolation_levels_in_short() {
+        let text = draw(PaneId::Consumers, &view(), &ctx(), 28, 6);
+        assert!(
+            text.contains("uncommitted") && text.contains("committed"),
+            "{text}"
+        );
+        assert!(!text.contains("read_unc"), "{text}");
+        let text = draw(PaneId::Consumers, &view(), &ctx(), 18, 6);
+        let head = text.lines().nth(1).unwrap();
+        assert!(head.contains("RU") && head.contains("RC"), "{text}");
     }
 
     #[test]

@@ -5,14 +5,26 @@ use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 
-use super::{PaneContext, frame, lines};
+use super::{PaneContext, frame, lines, marks};
 use crate::session::snapshot::Snapshot;
 use crate::ui::theme::Theme;
+
+/// Panes narrower than this write `#5` for "step 5:".
+const NARROW: u16 = 30;
 
 /// Draws the pane; `ctx.scroll` moves up into older events.
 pub fn render(view: &Snapshot, ctx: &PaneContext, area: Rect, buf: &mut Buffer) {
     let inner = frame(ctx, "events", area, buf);
+    // "  step 5: …", or "#5 …" where every column counts (80x24).
+    let narrow = inner.width < NARROW;
     let step = ctx.lang.t("step");
+    let at = |n: usize| {
+        if narrow {
+            format!("#{n}")
+        } else {
+            format!("{step} {n}:")
+        }
+    };
     let want = usize::from(inner.height) + ctx.scroll;
     // Walk both lists from the end, newest first; at equal steps the error
     // comes after the event.
@@ -39,23 +51,27 @@ pub fn render(view: &Snapshot, ctx: &PaneContext, area: Rect, buf: &mut Buffer) 
     while out.len() < want {
         let line = match (events.peek(), errors.peek()) {
             (Some(e), Some(x)) if e.step > x.step => None,
-            (_, Some(_)) => errors.next().map(|x| {
-                Line::styled(
-                    format!("✗ {step} {}: {}", x.step, x.message),
-                    ctx.theme.bad(),
-                )
-            }),
+            (_, Some(_)) => errors
+                .next()
+                .map(|x| Line::styled(format!("✗ {} {}", at(x.step), x.message), ctx.theme.bad())),
             (Some(_), None) => None,
             (None, None) => break,
         };
         out.push(line.unwrap_or_else(|| {
             let e = events.next().expect("peeked");
-            Line::raw(format!("  {step} {}: {}", e.step, e.text))
+            let pad = if narrow { "" } else { "  " };
+            Line::raw(format!("{pad}{} {}", at(e.step), e.text))
         }));
     }
     let skip = ctx
         .scroll
         .min(out.len().saturating_sub(usize::from(inner.height)));
+    let total = view.events.len() + view.errors.len() + view.changes.sentences.len();
+    let shown = out
+        .len()
+        .saturating_sub(skip)
+        .min(usize::from(inner.height));
+    marks(ctx, area, total.saturating_sub(skip + shown), skip, buf);
     let out = out
         .into_iter()
         .skip(skip)
@@ -70,6 +86,13 @@ mod tests {
     use super::super::testkit::{ctx, draw, view};
     use super::super::{PaneContext, PaneId};
     use crate::ui::i18n::Lang;
+
+    #[test]
+    fn a_narrow_pane_numbers_steps_in_short() {
+        let text = draw(PaneId::Events, &view(), &ctx(), 24, 5);
+        assert!(text.contains("│#5 produced b, c"), "{text}");
+        assert!(text.contains("│✗ #6 broker 3 is…"), "{text}");
+    }
 
     #[test]
     fn merged_by_step_newest_at_bottom() {

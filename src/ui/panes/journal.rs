@@ -15,7 +15,7 @@ use ratatui::text::{Line, Span};
 
 use crate::ui::theme::Theme;
 
-use super::{PaneContext, frame, lines, tail_window};
+use super::{PaneContext, frame, lines, marks, tail_window};
 use crate::session::snapshot::{
     JournalFrameSnapshot, MarkerSnapshot, RecoverySnapshot, Snapshot, TAIL, TxnState,
 };
@@ -231,6 +231,10 @@ pub fn render(view: &Snapshot, ctx: &PaneContext, area: Rect, buf: &mut Buffer) 
         frame_line(f, frame_delta(frames, i), ctx, inner.width, new, torn)
     }));
     lines(out, inner, buf);
+    // Frames older than the shown tail are out of view too.
+    let shown = frames.len() - first;
+    let older = view.journal.frames.saturating_sub(shown) + start;
+    marks(ctx, area, older, shown - end, buf);
 }
 
 #[cfg(test)]

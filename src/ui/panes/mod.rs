@@ -15,6 +15,7 @@ pub mod caption;
 pub mod consumers;
 pub mod events;
 pub mod journal;
+pub mod log;
 pub mod offsets;
 pub mod partitions;
 pub mod pending;
@@ -28,6 +29,7 @@ pub enum PaneId {
     Replicas,
     Watermarks,
     Journal,
+    Log,
     Offsets,
     Consumers,
     Pending,
@@ -37,11 +39,12 @@ pub enum PaneId {
 
 impl PaneId {
     /// Every pane, in focus order.
-    pub const ALL: [PaneId; 9] = [
+    pub const ALL: [PaneId; 10] = [
         PaneId::Partitions,
         PaneId::Replicas,
         PaneId::Watermarks,
         PaneId::Journal,
+        PaneId::Log,
         PaneId::Offsets,
         PaneId::Consumers,
         PaneId::Pending,
@@ -55,6 +58,7 @@ impl PaneId {
             PaneId::Partitions => "partitions",
             PaneId::Replicas => "replicas",
             PaneId::Watermarks => "watermarks",
+            PaneId::Log => "log",
             PaneId::Journal => "journal",
             PaneId::Offsets => "offsets",
             PaneId::Consumers => "consumers",
@@ -91,6 +95,7 @@ pub struct PaneContext {
 pub fn render(id: PaneId, view: &Snapshot, ctx: &PaneContext, area: Rect, buf: &mut Buffer) {
     let area = area.intersection(buf.area);
     match id {
+        PaneId::Log => log::render(view, ctx, area, buf),
         PaneId::Partitions => partitions::render(view, ctx, area, buf),
         PaneId::Replicas => replicas::render(view, ctx, area, buf),
         PaneId::Watermarks => watermarks::render(view, ctx, area, buf),
@@ -108,10 +113,62 @@ pub fn render(id: PaneId, view: &Snapshot, ctx: &PaneContext, area: Rect, buf: &
 fn frame(ctx: &PaneContext, key: &'static str, area: Rect, buf: &mut Buffer) -> Rect {
     let block = Block::bordered()
         .title(ctx.lang.t(key))
+        .title_style(ctx.theme.title(ctx.focused))
+        .border_type(ctx.theme.border_type(ctx.focused))
         .border_style(ctx.theme.border(ctx.focused));
     let inner = block.inner(area);
     block.render(area, buf);
     inner
+}
+
+/// Says that a list has content out of view: "↑ N more" on the top border
+/// of `area` (the pane's whole rectangle, borders included) and "↓ N more"
+/// on its bottom border, right-aligned, so no content row is spent on it.
+/// It is drawn over border line only, never over the title: where the words
+/// do not fit it shortens to "↑N", and where that does not fit either it is
+/// left out. Zero draws nothing.
+pub fn scroll_marks(
+    lang: Lang,
+    theme: Theme,
+    area: Rect,
+    above: usize,
+    below: usize,
+    buf: &mut Buffer,
+) {
+    let area = area.intersection(buf.area);
+    if area.height < 2 || area.width < 4 {
+        return;
+    }
+    let style = theme.title(false);
+    for (n, arrow, y) in [(above, "↑", area.top()), (below, "↓", area.bottom() - 1)] {
+        if n == 0 {
+            continue;
+        }
+        // The run of plain border line left of the corner.
+        let free = (area.left() + 1..area.right() - 1)
+            .rev()
+            .take_while(|&x| matches!(buf[(x, y)].symbol(), "─" | "━" | "═"))
+            .count();
+        let long = format!(" {arrow} {}{n}{} ", lang.t("more_pre"), lang.t("more_post"));
+        let short = format!("{arrow}{n}");
+        let Some((text, w)) = [long, short]
+            .into_iter()
+            .map(|t| {
+                let w = Span::raw(t.as_str()).width();
+                (t, w)
+            })
+            .find(|(_, w)| *w < free)
+        else {
+            continue;
+        };
+        let x = area.right() - 1 - u16::try_from(w).unwrap_or(u16::MAX);
+        buf.set_stringn(x, y, &text, w, style);
+    }
+}
+
+/// [`scroll_marks`] for a pane.
+fn marks(ctx: &PaneContext, area: Rect, above: usize, below: usize, buf: &mut Buffer) {
+    scroll_marks(ctx.lang, ctx.theme, area, above, below, buf);
 }
 
 /// The rows `start..end` of a list of `total` rows that follows new data:
@@ -128,9 +185,64 @@ fn pad(s: &str, width: usize) -> String {
     format!("{s}{}", " ".repeat(width.saturating_sub(w)))
 }
 
-/// Renders `lines` top down into `area`, one row each, clipped.
+/// Renders `lines` top down into `area`, one row each; a line too wide is
+/// [`shorten`]ed, never cut in the middle of a word.
 fn lines(lines: Vec<Line<'_>>, area: Rect, buf: &mut Buffer) {
+    let width = usize::from(area.width);
+    let lines: Vec<Line<'_>> = lines.into_iter().map(|l| shorten(l, width)).collect();
     Paragraph::new(lines).render(area, buf);
+}
+
+/// `line` in `width` columns, shortened on purpose: it ends at the last
+/// word that fits, followed by `…`, so a narrow pane (80x24) never shows
+/// half a word without saying so. A first word longer than the line is
+/// cut with `…` too (a long value). Styles are kept.
+pub fn shorten<'a>(line: Line<'a>, width: usize) -> Line<'a> {
+    if line.width() <= width {
+        return line;
+    }
+    if width == 0 {
+        return Line::default();
+    }
+    let chars: Vec<(char, ratatui::style::Style)> = line
+        .spans
+        .iter()
+        .flat_map(|s| s.content.chars().map(move |c| (c, s.style)))
+        .collect();
+    // The characters that fit before the `…`.
+    let (mut keep, mut used) = (0, 0);
+    for (c, _) in &chars {
+        let w = Span::raw(c.to_string()).width();
+        if used + w > width - 1 {
+            break;
+        }
+        used += w;
+        keep += 1;
+    }
+    // Back to the end of the last whole word, if the cut falls in one.
+    if chars.get(keep).is_some_and(|(c, _)| *c != ' ')
+        && let Some(space) = chars[..keep].iter().rposition(|(c, _)| *c == ' ')
+        && chars[..space].iter().any(|(c, _)| *c != ' ')
+    {
+        keep = space;
+    }
+    while keep > 0 && chars[keep - 1].0 == ' ' {
+        keep -= 1;
+    }
+    let mut spans: Vec<Span<'static>> = Vec::new();
+    for &(c, style) in &chars[..keep] {
+        match spans.last_mut() {
+            Some(last) if last.style == style => last.content.to_mut().push(c),
+            _ => spans.push(Span::styled(c.to_string(), style)),
+        }
+    }
+    let style = chars
+        .get(keep.saturating_sub(1))
+        .map_or_else(Default::default, |c| c.1);
+    spans.push(Span::styled("…", style));
+    let mut out = Line::from(spans).style(line.style);
+    out.alignment = line.alignment;
+    out
 }
 
 /// A small hand-built snapshot and helpers the pane tests share.
@@ -147,12 +259,12 @@ mod testkit {
         BatchKind, BatchSnapshot, BrokerSnapshot, CompletionSnapshot, Consumers, ControlKind,
         ErrorSnapshot, EventSnapshot, Fate, Isolation, JournalFrameSnapshot, JournalSnapshot,
         MarkerSnapshot, PartitionSnapshot, PendingSnapshot, RecordSnapshot, RecoverySnapshot,
-        ReplicaSnapshot, Snapshot, TransactionSnapshot, TxnState,
+        ReplicaBatch, ReplicaSnapshot, Snapshot, TransactionSnapshot, TxnState,
     };
     use crate::ui::i18n::Lang;
     use crate::ui::theme::Theme;
 
-    fn batch(
+    pub fn batch(
         base: i64,
         last: i64,
         txn: Option<&str>,
@@ -189,7 +301,15 @@ mod testkit {
         }
     }
 
-    fn replica(broker: u32, leo: i64, lag: i64, in_sync: bool, stopped: bool) -> ReplicaSnapshot {
+    /// A replica holding the leader's `batches` below its LEO.
+    pub fn replica(
+        broker: u32,
+        leo: i64,
+        lag: i64,
+        in_sync: bool,
+        stopped: bool,
+        batches: &[BatchSnapshot],
+    ) -> ReplicaSnapshot {
         ReplicaSnapshot {
             broker,
             is_leader: broker == 1,
@@ -198,6 +318,19 @@ mod testkit {
             ms_since_fetch: 40 * u64::from(broker),
             in_sync,
             stopped,
+            log: batches
+                .iter()
+                .filter(|b| b.last_offset < leo)
+                .map(|b| ReplicaBatch {
+                    base_offset: b.base_offset,
+                    last_offset: b.last_offset,
+                    leader_epoch: b.leader_epoch,
+                    control: b.control,
+                    crc: b.base_offset as u32,
+                    divergent: false,
+                    records: Vec::new(),
+                })
+                .collect(),
         }
     }
 
@@ -288,9 +421,9 @@ mod testkit {
                 last_stable_offset: 3,
                 log_end_offset: 6,
                 replicas: vec![
-                    replica(1, 6, 0, true, false),
-                    replica(2, 5, 1, true, false),
-                    replica(3, 2, 4, false, true),
+                    replica(1, 6, 0, true, false, &batches),
+                    replica(2, 5, 1, true, false, &batches),
+                    replica(3, 2, 4, false, true, &batches),
                 ],
                 batch_count: 5,
                 batches,
@@ -500,7 +633,7 @@ mod tests {
     fn no_color_keeps_every_glyph() {
         let v = view();
         let plain = PaneContext {
-            theme: Theme { color: false },
+            theme: Theme::plain(),
             ..ctx()
         };
         let text = draw(PaneId::Partitions, &v, &plain, 80, 12);
@@ -523,6 +656,42 @@ mod tests {
                 "{id:?} coloured"
             );
         }
+    }
+
+    #[test]
+    fn scroll_marks_sit_on_the_border_and_never_cover_the_title() {
+        let mark = |w: u16, above, below| {
+            let mut buf = Buffer::empty(Rect::new(0, 0, w, 4));
+            let inner = frame(&ctx(), "journal", buf.area, &mut buf);
+            assert_eq!(inner.height, 2);
+            scroll_marks(Lang::En, Theme::colored(), buf.area, above, below, &mut buf);
+            super::testkit::text(&buf)
+        };
+        let wide = mark(40, 3, 12);
+        assert!(
+            wide.lines().next().unwrap().ends_with("─ ↑ 3 more ┐"),
+            "{wide}"
+        );
+        assert!(
+            wide.lines().last().unwrap().ends_with("─ ↓ 12 more ┘"),
+            "{wide}"
+        );
+        // "Transaction journal" is 19 columns: 7 left in 28 is room for "↑3".
+        let narrow = mark(28, 3, 0);
+        let top = narrow.lines().next().unwrap();
+        assert!(
+            top.contains("Transaction journal") && top.ends_with("↑3┐"),
+            "{narrow}"
+        );
+        assert!(
+            !narrow.lines().last().unwrap().contains('↓'),
+            "zero draws nothing"
+        );
+        let tiny = mark(21, 3, 0);
+        assert!(
+            tiny.contains("Transaction journal") && !tiny.contains('↑'),
+            "{tiny}"
+        );
     }
 
     #[test]

@@ -6,7 +6,7 @@ use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 
-use super::{PaneContext, frame, lines};
+use super::{PaneContext, frame, lines, marks};
 use crate::session::snapshot::Snapshot;
 use crate::ui::theme::Theme;
 
@@ -52,14 +52,16 @@ pub fn render(view: &Snapshot, ctx: &PaneContext, area: Rect, buf: &mut Buffer) 
             }
         })
     });
-    let out = none
+    let all: Vec<Line> = none
         .into_iter()
         .chain(staged)
         .chain(std::iter::once(head))
         .chain(committed)
-        .skip(ctx.scroll)
-        .take(usize::from(inner.height))
         .collect();
+    let skip = ctx.scroll.min(all.len());
+    let shown = (all.len() - skip).min(usize::from(inner.height));
+    marks(ctx, area, skip, all.len() - skip - shown, buf);
+    let out = all.into_iter().skip(skip).take(shown).collect();
     lines(out, inner, buf);
 }
 

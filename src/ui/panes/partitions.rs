@@ -4,13 +4,22 @@
 //! in `session::snapshot::fate`) and a mark saying whether the consumer of
 //! the isolation view (`i`) reads it; the selected batch's explanation fills
 //! the last lines.
+//!
+//! When the rows do not all fit, the pane still opens at the top and keeps
+//! every partition's header on screen (issue 13 item 6), then gives each
+//! partition its newest batch, then the spare rows to one partition: the
+//! "anchor", `ctx.scroll`, which `j`/`k` move and which the app sets to the
+//! partition the last step wrote to, so the batch a student just wrote is
+//! always drawn. A header says how many older batches are out of view
+//! (`↑3`); with fewer rows than partitions the headers scroll, and the
+//! border says how many are above and below. See [`plan`].
 
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Paragraph, Widget, Wrap};
 
-use super::{PaneContext, frame, lines, pad, tail_window};
+use super::{PaneContext, frame, lines, marks, pad};
 use crate::session::snapshot::{BatchSnapshot, PartitionSnapshot, Snapshot};
 use crate::ui::theme::Theme;
 
@@ -19,16 +28,14 @@ pub fn selectable(view: &Snapshot) -> usize {
     view.partitions.iter().map(|p| p.window().len()).sum()
 }
 
-/// The selected batch `index` as (partition, batch, display row).
-fn locate(view: &Snapshot, mut index: usize) -> Option<(usize, usize, usize)> {
-    let mut row = 0;
+/// The selected batch `index` as (partition, batch).
+fn locate(view: &Snapshot, mut index: usize) -> Option<(usize, usize)> {
     for (p, part) in view.partitions.iter().enumerate() {
         let n = part.window().len();
         if index < n {
-            return Some((p, index, row + 1 + index));
+            return Some((p, index));
         }
         index -= n;
-        row += 1 + n;
     }
     None
 }
@@ -38,19 +45,52 @@ fn batch(view: &Snapshot, p: usize, b: usize) -> &BatchSnapshot {
     &view.partitions[p].window()[b]
 }
 
-fn header<'a>(p: &PartitionSnapshot, ctx: &PaneContext) -> Line<'a> {
-    let mut spans = vec![
-        Span::styled(p.name(), ctx.theme.strong()),
-        Span::raw(format!(
-            " {} {} e{} HW {} LSO {} LEO {}",
-            ctx.lang.t("leader"),
-            p.leader,
-            p.leader_epoch,
-            p.high_watermark,
-            p.last_stable_offset,
-            p.log_end_offset
-        )),
-    ];
+/// Rows narrower than this drop the fate's label (the glyph says it).
+const LABEL_BELOW: usize = 44;
+
+/// A partition's header in `width` columns; `window` is the part of its
+/// batches shown, and `anchor` marks the partition `j`/`k` give the spare
+/// rows to. The numbers are in words, or in the short words chosen for
+/// 80x24 (`ldr`, `H=4 L=4`), so they always show.
+fn header<'a>(
+    p: &PartitionSnapshot,
+    ctx: &PaneContext,
+    window: Window,
+    anchor: bool,
+    width: usize,
+) -> Line<'a> {
+    let name = if anchor {
+        ctx.theme.strong().underlined()
+    } else {
+        ctx.theme.strong()
+    };
+    let mut spans = vec![Span::styled(p.name(), name)];
+    // Right after the name, so a narrow pane still shows it.
+    let more = ctx.theme.title(false);
+    if window.older > 0 {
+        spans.push(Span::styled(format!(" ↑{}", window.older), more));
+    }
+    if window.newer > 0 {
+        spans.push(Span::styled(format!(" ↓{}", window.newer), more));
+    }
+    let (h, l, e) = (p.high_watermark, p.last_stable_offset, p.log_end_offset);
+    let long = format!(
+        " {} {} e{} HW {h} LSO {l} LEO {e}",
+        ctx.lang.t("leader"),
+        p.leader,
+        p.leader_epoch,
+    );
+    let short = format!(
+        " {} {} e{} H={h} L={l} LEO {e}",
+        ctx.lang.t("log_leader"),
+        p.leader,
+        p.leader_epoch
+    );
+    let shortest = format!(" {} {} H={h} L={l}", ctx.lang.t("log_leader"), p.leader);
+    let used: usize = spans.iter().map(Span::width).sum();
+    let fits = |s: &String| used + Span::raw(s).width() <= width;
+    let text = [long, short].into_iter().find(fits).unwrap_or(shortest);
+    spans.push(Span::raw(text));
     if p.batch_count > p.window().len() {
         let shown = format!(" ({}/{})", p.window().len(), p.batch_count);
         spans.push(Span::styled(shown, ctx.theme.dim()));
@@ -59,9 +99,16 @@ fn header<'a>(p: &PartitionSnapshot, ctx: &PaneContext) -> Line<'a> {
 }
 
 /// A batch row: the changed mark (`▸` when the last step appended the batch
-/// or changed its fate), the fate's glyph, offsets, label, whether the
-/// isolation view's consumer reads it, the transaction and the values.
-fn row<'a>(b: &BatchSnapshot, ctx: &PaneContext, selected: bool, changed: bool) -> Line<'a> {
+/// or changed its fate), the fate's glyph, offsets, label (not under
+/// [`LABEL_BELOW`] columns), whether the isolation view's consumer reads
+/// it, the transaction and the values.
+fn row<'a>(
+    b: &BatchSnapshot,
+    ctx: &PaneContext,
+    selected: bool,
+    changed: bool,
+    width: usize,
+) -> Line<'a> {
     let range = if b.base_offset == b.last_offset {
         b.base_offset.to_string()
     } else {
@@ -76,11 +123,15 @@ fn row<'a>(b: &BatchSnapshot, ctx: &PaneContext, selected: bool, changed: bool) 
     } else {
         "·"
     };
+    let label = if width < LABEL_BELOW {
+        String::new()
+    } else {
+        format!("{} ", pad(ctx.lang.t(b.fate.name()), 10))
+    };
     let text = format!(
-        "{} {} {} {seen} {} {content}",
+        "{} {} {label}{seen} {} {content}",
         Theme::fate_glyph(b.fate),
         pad(&range, 5),
-        pad(ctx.lang.t(b.fate.name()), 10),
         pad(b.transactional_id.as_deref().unwrap_or("-"), 6),
     );
     let mut style = ctx.theme.fate(b.fate);
@@ -107,12 +158,27 @@ enum ListRow {
     Batch(usize, usize),
 }
 
-/// Where everything goes in the pane's inner area: the rows shown and the
+/// The part of a partition's batches that is drawn: `older` batches are
+/// out of view above it, `newer` below it (only to show a selected batch).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+struct Window {
+    start: usize,
+    count: usize,
+    older: usize,
+    newer: usize,
+}
+
+/// Where everything goes in the pane's inner area: the rows shown, each
+/// partition's window, the partitions out of view above and below, and the
 /// selected batch's explanation.
 struct Plan {
     rows_area: Rect,
     explanation: Option<(Rect, usize, usize)>,
     rows: Vec<ListRow>,
+    windows: Vec<Window>,
+    anchor: usize,
+    above: usize,
+    below: usize,
 }
 
 fn explanation_line<'a>(batch: &BatchSnapshot, ctx: &PaneContext) -> Line<'a> {
@@ -134,13 +200,45 @@ fn explanation_line<'a>(batch: &BatchSnapshot, ctx: &PaneContext) -> Line<'a> {
     )
 }
 
+/// How many batch rows each partition gets out of `rows` (at least one per
+/// partition is left for its header): first each partition's newest batch,
+/// the anchor's first, then the anchor's older batches, then the others'
+/// in turn from the anchor on.
+fn share(lens: &[usize], anchor: usize, mut rows: usize) -> Vec<usize> {
+    let order: Vec<usize> = (anchor..lens.len()).chain(0..anchor).collect();
+    let mut count = vec![0; lens.len()];
+    for &p in &order {
+        if rows > 0 && lens[p] > 0 {
+            count[p] = 1;
+            rows -= 1;
+        }
+    }
+    let more = rows.min(lens[anchor] - count[anchor]);
+    count[anchor] += more;
+    rows -= more;
+    while rows > 0 {
+        let before = rows;
+        for &p in &order {
+            if rows > 0 && count[p] < lens[p] {
+                count[p] += 1;
+                rows -= 1;
+            }
+        }
+        if rows == before {
+            break;
+        }
+    }
+    count
+}
+
 /// Lays out the pane's inner area: which rows show, and where the selected
-/// batch's explanation goes (at most half the pane).
+/// batch's explanation goes (at most half the pane). Everything that fits
+/// is drawn from the top; otherwise see the module comment.
 fn plan(view: &Snapshot, ctx: &PaneContext, inner: Rect) -> Plan {
     let selected = ctx.selected.and_then(|i| locate(view, i));
     let mut rows_area = inner;
     let mut explanation = None;
-    if let Some((p, b, _)) = selected {
+    if let Some((p, b)) = selected {
         let line = explanation_line(batch(view, p, b), ctx);
         let need = line.width().div_ceil(usize::from(inner.width)).max(1);
         let h = u16::try_from(need)
@@ -150,37 +248,50 @@ fn plan(view: &Snapshot, ctx: &PaneContext, inner: Rect) -> Plan {
         explanation = Some((Rect::new(inner.x, rows_area.bottom(), inner.width, h), p, b));
     }
     let height = usize::from(rows_area.height);
-    let total: usize = view.partitions.iter().map(|p| 1 + p.window().len()).sum();
-    let (mut start, mut end) = tail_window(total, height, ctx.scroll);
-    // Keep the selected row visible.
-    if let Some((_, _, r)) = selected {
-        if r < start {
-            (start, end) = (r, r + height);
-        } else if r >= end {
-            (start, end) = ((r + 1).saturating_sub(height), r + 1);
-        }
-    }
-    let mut rows = Vec::with_capacity(height);
-    let mut first = 0;
-    for (p, part) in view.partitions.iter().enumerate() {
-        let next = first + 1 + part.window().len();
-        if first >= end {
-            break;
-        }
-        if next > start {
-            if first >= start {
-                rows.push(ListRow::Header(p));
+    let lens: Vec<usize> = view.partitions.iter().map(|p| p.window().len()).collect();
+    let parts = lens.len();
+    // The selected batch's partition is the anchor while there is one.
+    let anchor = selected.map_or(ctx.scroll.min(parts.saturating_sub(1)), |(p, _)| p);
+    let total: usize = lens.iter().map(|n| 1 + n).sum();
+    let (first, last, counts) = if total <= height {
+        (0, parts, lens.clone())
+    } else if height < parts {
+        // Headers only, a window of them around the anchor.
+        let first = (anchor + 1).saturating_sub(height);
+        (first, first + height, vec![0; parts])
+    } else {
+        (0, parts, share(&lens, anchor, height - parts))
+    };
+    let windows: Vec<Window> = lens
+        .iter()
+        .zip(&counts)
+        .enumerate()
+        .map(|(p, (&n, &count))| {
+            let start = match selected {
+                Some((sp, b)) if sp == p => (n - count).min(b),
+                _ => n - count,
+            };
+            Window {
+                start,
+                count,
+                older: start,
+                newer: n - start - count,
             }
-            let from = start.max(first + 1) - (first + 1);
-            let to = end.min(next) - (first + 1);
-            rows.extend((from..to).map(|b| ListRow::Batch(p, b)));
-        }
-        first = next;
+        })
+        .collect();
+    let mut rows = Vec::with_capacity(height);
+    for (p, w) in windows.iter().enumerate().take(last).skip(first) {
+        rows.push(ListRow::Header(p));
+        rows.extend((w.start..w.start + w.count).map(|b| ListRow::Batch(p, b)));
     }
     Plan {
         rows_area,
         explanation,
         rows,
+        windows,
+        anchor,
+        above: first,
+        below: parts - last,
     }
 }
 
@@ -212,24 +323,34 @@ pub fn render(view: &Snapshot, ctx: &PaneContext, area: Rect, buf: &mut Buffer) 
         return;
     }
     let plan = plan(view, ctx, inner);
+    marks(ctx, area, plan.above, plan.below, buf);
+    // The anchor is marked only where j/k have something to move.
+    let anchored = ctx.focused && plan.windows.iter().any(|w| w.older + w.newer > 0);
     if let Some((at, p, b)) = plan.explanation {
         Paragraph::new(explanation_line(batch(view, p, b), ctx))
             .wrap(Wrap { trim: true })
             .render(at, buf);
     }
     let selected = plan.explanation.map(|(_, p, b)| (p, b));
+    let width = usize::from(inner.width);
     let out = plan
         .rows
         .iter()
         .map(|r| match *r {
-            ListRow::Header(p) => header(&view.partitions[p], ctx),
+            ListRow::Header(p) => header(
+                &view.partitions[p],
+                ctx,
+                plan.windows[p],
+                anchored && p == plan.anchor,
+                width,
+            ),
             ListRow::Batch(p, b) => {
                 let batch = batch(view, p, b);
                 let changed = view
                     .changes
                     .partition(&view.partitions[p].name())
                     .is_some_and(|c| c.touches_batch(batch.base_offset));
-                row(batch, ctx, selected == Some((p, b)), changed)
+                row(batch, ctx, selected == Some((p, b)), changed, width)
             }
         })
         .collect();
@@ -258,6 +379,19 @@ mod tests {
             "{text}"
         );
         assert!(text.contains("↑ 5     above HW   ·"), "{text}");
+    }
+
+    #[test]
+    fn a_narrow_pane_says_less_on_purpose() {
+        // 32 columns: the header in short words, rows without the fate's
+        // label (the glyph says it), a long value ended with `…`.
+        let text = draw(PaneId::Partitions, &view(), &ctx(), 32, 10);
+        assert!(text.contains("out-0 ldr 1 e0 H=5 L=3 LEO 6"), "{text}");
+        assert!(text.contains("✗ 1     · txn-c  [x]"), "{text}");
+        assert!(!text.contains("aborted"), "{text}");
+        let text = draw(PaneId::Partitions, &view(), &ctx(), 22, 10);
+        assert!(text.contains("out-0 ldr 1 H=5 L=3"), "{text}");
+        assert!(text.contains("… 3-4   · txn-a…"), "{text}");
     }
 
     #[test]
@@ -310,25 +444,145 @@ mod tests {
         assert!(!text.contains("marker at offset"), "{text}");
     }
 
+    /// The test view with `n` partitions `out-0`..: copies of its one
+    /// partition, each of five batches.
+    fn partitions(n: u32) -> Snapshot {
+        let mut v = view();
+        let one = v.partitions[0].clone();
+        v.partitions = (0..n)
+            .map(|i| crate::session::snapshot::PartitionSnapshot {
+                partition: i,
+                ..one.clone()
+            })
+            .collect();
+        v
+    }
+
+    fn rows(text: &str) -> Vec<String> {
+        text.lines()
+            .map(|l| l.trim_matches(|c| c == '│' || c == ' ').to_string())
+            .collect()
+    }
+
     #[test]
-    fn newest_at_bottom_scroll_up_and_zh() {
-        // 3 rows fit: the newest three batches.
+    fn short_of_rows_the_header_stays_and_the_newest_batches_show() {
+        // 3 rows: the header (saying 3 older batches are out of view) and
+        // the newest two batches.
         let text = draw(PaneId::Partitions, &view(), &ctx(), 60, 5);
+        let r = rows(&text);
         assert!(
-            text.contains("ABORT") && text.contains("↑ 5") && !text.contains("HW 5 LSO"),
+            r[1].starts_with("out-0 ↑3 leader 1 e0 HW 5 LSO 3"),
             "{text}"
         );
-        let text = draw(
-            PaneId::Partitions,
-            &view(),
-            &PaneContext { scroll: 3, ..ctx() },
-            60,
-            5,
-        );
         assert!(
-            text.contains("HW 5 LSO") && text.contains("[a]") && !text.contains("↑ 5"),
+            r[2].starts_with("… 3-4") && r[3].starts_with("↑ 5"),
             "{text}"
         );
+        // Everything fits: from the top, no marks.
+        let text = draw(PaneId::Partitions, &view(), &ctx(), 60, 8);
+        let r = rows(&text);
+        assert!(r[1].starts_with("out-0 leader"), "{text}");
+        assert!(r[2].starts_with("✓ 0") && r[6].starts_with("↑ 5"), "{text}");
+        assert!(!text.contains('↓'), "{text}");
+    }
+
+    #[test]
+    fn every_header_shows_and_the_anchor_gets_the_spare_rows() {
+        let v = partitions(3);
+        // 6 rows: three headers and each partition's newest batch.
+        let text = draw(PaneId::Partitions, &v, &ctx(), 60, 8);
+        let r = rows(&text);
+        for (i, p) in [(1, 0), (3, 1), (5, 2)] {
+            assert!(r[i].starts_with(&format!("out-{p} ↑4 leader")), "{text}");
+            assert!(r[i + 1].starts_with("↑ 5"), "{text}");
+        }
+        // 8 rows and the anchor on out-1: out-1 gets the two spare rows.
+        let anchored = PaneContext { scroll: 1, ..ctx() };
+        let text = draw(PaneId::Partitions, &v, &anchored, 60, 10);
+        let r = rows(&text);
+        assert!(
+            r[1].starts_with("out-0 ↑4") && r[2].starts_with("↑ 5"),
+            "{text}"
+        );
+        assert!(r[3].starts_with("out-1 ↑2"), "{text}");
+        assert!(
+            r[4].starts_with("◆ 2") && r[5].starts_with("… 3-4") && r[6].starts_with("↑ 5"),
+            "{text}"
+        );
+        assert!(
+            r[7].starts_with("out-2 ↑4") && r[8].starts_with("↑ 5"),
+            "{text}"
+        );
+        // Focused, the anchor's name is underlined; the others' are not.
+        let mut buf = Buffer::empty(Rect::new(0, 0, 60, 10));
+        render(&v, &anchored, buf.area, &mut buf);
+        let underlined = |y| {
+            buf[(1, y)]
+                .modifier
+                .contains(ratatui::style::Modifier::UNDERLINED)
+        };
+        assert!(underlined(3) && !underlined(1) && !underlined(7));
+        // An anchor past the end is the last partition.
+        let past = PaneContext { scroll: 9, ..ctx() };
+        let r = rows(&draw(PaneId::Partitions, &v, &past, 60, 10));
+        assert!(r[5].starts_with("out-2 ↑2"), "{r:?}");
+    }
+
+    #[test]
+    fn with_fewer_rows_than_partitions_the_headers_scroll_and_the_border_says_so() {
+        let v = partitions(4);
+        let c = PaneContext { scroll: 2, ..ctx() };
+        let text = draw(PaneId::Partitions, &v, &c, 60, 4);
+        let r = rows(&text);
+        assert!(
+            r[1].starts_with("out-1 ↑5") && r[2].starts_with("out-2 ↑5"),
+            "{text}"
+        );
+        assert!(
+            r[0].contains("↑ 1 more") && r[3].contains("↓ 1 more"),
+            "{text}"
+        );
+        let top = draw(PaneId::Partitions, &v, &ctx(), 60, 4);
+        assert!(!top.lines().next().unwrap().contains('↑'), "{top}");
+        assert!(top.contains("↓ 2 more"), "{top}");
+    }
+
+    #[test]
+    fn a_selected_older_batch_is_shown_and_its_partition_anchored() {
+        let v = partitions(2);
+        // Batch 0 of out-1 (index 5 + 0); 7 rows under the explanation:
+        // out-1 gets the spare rows, from its selected batch on, so its
+        // newest one is out of view below.
+        let c = PaneContext {
+            selected: Some(5),
+            ..ctx()
+        };
+        let mut buf = Buffer::empty(Rect::new(0, 0, 70, 10));
+        render(&v, &c, buf.area, &mut buf);
+        let text = super::super::testkit::text(&buf);
+        let r = rows(&text);
+        assert!(r[1].starts_with("out-0 ↑4"), "{text}");
+        assert!(r[3].starts_with("out-1 ↓1"), "{text}");
+        assert!(
+            r[4].starts_with("✓ 0") && r[7].starts_with("… 3-4"),
+            "{text}"
+        );
+        assert!(r[8].contains("offset 0 < LSO 3"), "{text}");
+        assert!(
+            buf[(3, 4)]
+                .modifier
+                .contains(ratatui::style::Modifier::REVERSED),
+            "the selected row"
+        );
+        assert_eq!(
+            visible_batches(&v, &c, buf.area),
+            [(0, 4), (1, 0), (1, 1), (1, 2), (1, 3)],
+            "values are read for exactly the rows drawn"
+        );
+    }
+
+    #[test]
+    fn labels_in_chinese() {
         let zh = PaneContext {
             lang: Lang::Zh,
             ..ctx()
@@ -338,5 +592,13 @@ mod tests {
             text.contains("已提交") && text.contains("高于 HW"),
             "{text}"
         );
+        let text = draw(
+            PaneId::Partitions,
+            &partitions(4),
+            &PaneContext { scroll: 3, ..zh },
+            60,
+            4,
+        );
+        assert!(text.contains("↑ 还有 2"), "{text}");
     }
 }

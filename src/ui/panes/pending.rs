@@ -6,7 +6,7 @@ use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::text::Line;
 
-use super::{PaneContext, frame, lines};
+use super::{PaneContext, frame, lines, marks};
 use crate::session::snapshot::{PendingSnapshot, Snapshot};
 
 fn row<'a>(p: &PendingSnapshot, ctx: &PaneContext) -> Line<'a> {
@@ -34,9 +34,19 @@ fn row<'a>(p: &PendingSnapshot, ctx: &PaneContext) -> Line<'a> {
 pub fn render(view: &Snapshot, ctx: &PaneContext, area: Rect, buf: &mut Buffer) {
     let inner = frame(ctx, "pending", area, buf);
     let out = if view.pending.is_empty() {
-        vec![Line::styled(ctx.lang.t("nothing_pending"), ctx.theme.dim())]
+        // In words, or in one word where the words do not fit.
+        let words = ctx.lang.t("nothing_pending");
+        let fits = ratatui::text::Span::raw(words).width() <= usize::from(inner.width);
+        let text = if fits {
+            words
+        } else {
+            ctx.lang.t("nothing_pending_short")
+        };
+        vec![Line::styled(text, ctx.theme.dim())]
     } else {
         let skip = ctx.scroll.min(view.pending.len() - 1);
+        let shown = (view.pending.len() - skip).min(usize::from(inner.height));
+        marks(ctx, area, skip, view.pending.len() - skip - shown, buf);
         view.pending[skip..]
             .iter()
             .take(usize::from(inner.height))

@@ -11,7 +11,7 @@ use ratatui::layout::Rect;
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 
-use super::{PaneContext, frame, lines};
+use super::{PaneContext, frame, lines, marks};
 use crate::session::snapshot::{PartitionSnapshot, Snapshot};
 use crate::ui::theme::Theme;
 
@@ -109,10 +109,13 @@ pub fn render(view: &Snapshot, ctx: &PaneContext, area: Rect, buf: &mut Buffer) 
     let inner = frame(ctx, "watermarks", area, buf);
     let height = usize::from(inner.height);
     let mut out = vec![legend(ctx)];
-    for p in view.partitions.iter().skip(ctx.scroll) {
+    let skip = ctx.scroll.min(view.partitions.len());
+    let mut drawn = 0;
+    for p in view.partitions.iter().skip(skip) {
         if out.len() >= height {
             break;
         }
+        drawn += 1;
         let name = p.name();
         let width = usize::from(inner.width).saturating_sub(Span::raw(&name).width() + 3);
         let mut ruler_line = vec![Span::styled(name, ctx.theme.strong()), Span::raw(" ")];
@@ -128,6 +131,7 @@ pub fn render(view: &Snapshot, ctx: &PaneContext, area: Rect, buf: &mut Buffer) 
     }
     out.truncate(height);
     lines(out, inner, buf);
+    marks(ctx, area, skip, view.partitions.len() - skip - drawn, buf);
 }
 
 #[cfg(test)]

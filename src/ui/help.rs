@@ -1,0 +1,177 @@
+//! The help overlay (SPEC §6 `?`; issue 13 item 6). It is modal: while it
+//! is open `App::update` drops every command but closing it (`?`, `Esc`,
+//! `q`), scrolling it (`j`/`k`) and Ctrl-C, so no key reaches the engine or
+//! the screen behind it. Its lines wrap under their key instead of being
+//! cut, and it scrolls by entry, with "↑ N more" / "↓ N more" on its border
+//! when entries are out of view.
+
+use ratatui::Frame;
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Clear, Paragraph, Widget};
+
+use crate::ui::app::App;
+use crate::ui::keys::{COMMON_KEYS, HELP_KEYS, KeyHelp, LIVE_KEYS, PROMPT_KEYS, REPLAY_KEYS};
+use crate::ui::panes;
+use crate::ui::wrap::{width, wrap};
+
+/// The key column's width, and the gap after it.
+const KEY_COLUMN: usize = 10;
+const GAP: usize = 2;
+
+/// The overlay is at most this wide, so its lines stay readable.
+const MAX_WIDTH: u16 = 76;
+
+/// One entry of the help: a section heading or a key.
+enum Entry {
+    Heading(&'static str),
+    Key(&'static KeyHelp),
+}
+
+fn entries_of(app: &App) -> Vec<Entry> {
+    let mode = if app.is_replay() {
+        REPLAY_KEYS
+    } else {
+        LIVE_KEYS
+    };
+    let mut out: Vec<Entry> = COMMON_KEYS.iter().chain(mode).map(Entry::Key).collect();
+    // Prompts exist in a live session only.
+    if !app.is_replay() {
+        out.push(Entry::Heading("prompt_keys"));
+        out.extend(PROMPT_KEYS.iter().map(Entry::Key));
+    }
+    out.push(Entry::Heading("help_keys"));
+    out.extend(HELP_KEYS.iter().map(Entry::Key));
+    out
+}
+
+/// How many entries the help has (what `help_scroll` counts).
+pub fn entries(app: &App) -> usize {
+    entries_of(app).len()
+}
+
+/// The rows of one entry in a text column `text_w` wide.
+fn rows(app: &App, entry: &Entry, text_w: usize) -> Vec<Line<'static>> {
+    let strong = app.theme.strong();
+    match entry {
+        Entry::Heading(key) => vec![Line::styled(
+            app.lang.t(key).to_string(),
+            strong.underlined(),
+        )],
+        Entry::Key(k) => wrap(k.text(app.lang), text_w)
+            .into_iter()
+            .enumerate()
+            .map(|(i, text)| {
+                let key = if i == 0 { k.keys } else { "" };
+                let pad = KEY_COLUMN.saturating_sub(width(key));
+                Line::from(vec![
+                    Span::styled(
+                        format!("{}{key}{}", " ".repeat(pad), " ".repeat(GAP)),
+                        strong,
+                    ),
+                    Span::raw(text),
+                ])
+            })
+            .collect(),
+    }
+}
+
+/// The overlay's rectangle in `body` and its entries' rows.
+fn geometry(app: &App, body: Rect) -> (Rect, Vec<Vec<Line<'static>>>) {
+    let w = MAX_WIDTH.min(body.width);
+    let text_w = usize::from(w.saturating_sub(2)).saturating_sub(KEY_COLUMN + GAP);
+    let per_entry: Vec<Vec<Line>> = entries_of(app)
+        .iter()
+        .map(|e| rows(app, e, text_w))
+        .collect();
+    let total: usize = per_entry.iter().map(Vec::len).sum();
+    let h = u16::try_from(total + 2)
+        .unwrap_or(u16::MAX)
+        .min(body.height);
+    let area = Rect::new(
+        body.x + (body.width - w) / 2,
+        body.y + (body.height - h) / 2,
+        w,
+        h,
+    );
+    (area, per_entry)
+}
+
+/// The first entry of the last page: from it on, every entry fits in
+/// `height` rows (the last entry is shown however tall it is).
+fn last_page(per_entry: &[Vec<Line>], height: usize) -> usize {
+    let mut used = 0;
+    let mut first = per_entry.len();
+    while first > 0 && used + per_entry[first - 1].len() <= height {
+        first -= 1;
+        used += per_entry[first].len();
+    }
+    first.min(per_entry.len().saturating_sub(1))
+}
+
+/// The help's last useful scroll position in a `cols` x `rows` terminal:
+/// scrolling further would show nothing new.
+pub fn last_first(app: &App, cols: u16, rows: u16) -> usize {
+    let [_, body, _] = crate::ui::frame::split(Rect::new(0, 0, cols, rows));
+    let (area, per_entry) = geometry(app, body);
+    last_page(&per_entry, usize::from(area.height.saturating_sub(2)))
+}
+
+/// Draws the overlay in the middle of `body`.
+pub fn draw(app: &App, frame: &mut Frame, body: Rect) {
+    let (area, per_entry) = geometry(app, body);
+    // One column more on each side is cleared: a wide character there
+    // would otherwise cover the overlay's border on a real terminal.
+    let margin = Rect {
+        x: area.x.saturating_sub(1).max(body.x),
+        width: (area.width + 2).min(body.right() - area.x.saturating_sub(1).max(body.x)),
+        ..area
+    };
+    frame.render_widget(Clear, margin);
+    let buf = frame.buffer_mut();
+    buf.set_style(margin, app.theme.base());
+    let block = Block::default()
+        .borders(Borders::ALL)
+        .title(format!(
+            " {} ({}) ",
+            app.lang.t("help"),
+            app.lang.t("help_close")
+        ))
+        .title_style(app.theme.title(true))
+        .border_type(app.theme.border_type(true))
+        .border_style(app.theme.border(true));
+    let inner = block.inner(area);
+    block.render(area, buf);
+    // Whole entries from the first one scrolled to, as many as fit; the
+    // last page is always full.
+    let height = usize::from(inner.height);
+    let first = app.help_scroll.min(last_page(&per_entry, height));
+    let mut lines = Vec::new();
+    let mut shown = first;
+    for entry in &per_entry[first..] {
+        if lines.len() + entry.len() > height {
+            break;
+        }
+        lines.extend(entry.iter().cloned());
+        shown += 1;
+    }
+    // An entry taller than the whole overlay still shows its first rows.
+    if shown == first && first < per_entry.len() {
+        lines.extend(per_entry[first].iter().take(height).cloned());
+        shown += 1;
+    }
+    render_lines(lines, inner, buf);
+    panes::scroll_marks(
+        app.lang,
+        app.theme,
+        area,
+        first,
+        per_entry.len() - shown,
+        buf,
+    );
+}
+
+fn render_lines(lines: Vec<Line<'static>>, area: Rect, buf: &mut Buffer) {
+    Paragraph::new(lines).render(area, buf);
+}

@@ -1,0 +1,165 @@
+//! What a cell of the log pane says: its glyph, style, and the text of
+//! each line of a replica row (value, fate, readers, epoch), in the room a
+//! cell has, with short words chosen on purpose (`C`/`A` for markers,
+//! `RU`/`RC` for the consumers) rather than words cut in the middle.
+
+use ratatui::style::Style;
+use ratatui::text::Span;
+
+use super::window::{Cell, Slot, Window};
+use crate::session::snapshot::{ControlKind, RecordSnapshot};
+use crate::ui::panes::PaneContext;
+use crate::ui::theme::Theme;
+
+/// Lines per replica row at most (see [`Line`]).
+pub const MAX_LINES: usize = 4;
+
+/// What a line of a replica row shows in each cell.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Line {
+    /// The fate's glyph and the value (or marker).
+    Value,
+    /// The fate's label.
+    Fate,
+    /// Whether a read_uncommitted (`RU`) and a read_committed (`RC`)
+    /// consumer read it (`●`) or not (`·`): the leader's row only, since
+    /// consumers fetch from the leader.
+    Readers,
+    /// The batch's leader epoch and transaction.
+    Epoch,
+}
+
+/// The lines of a row, most telling first, at most `cap` of them.
+pub fn row_lines(leader: bool, cap: usize) -> &'static [Line] {
+    const LEADER: [Line; 4] = [Line::Value, Line::Fate, Line::Readers, Line::Epoch];
+    const FOLLOWER: [Line; 3] = [Line::Value, Line::Fate, Line::Epoch];
+    if leader {
+        &LEADER[..cap.min(LEADER.len())]
+    } else {
+        &FOLLOWER[..cap.min(FOLLOWER.len())]
+    }
+}
+
+/// `s` cut to `width` terminal columns (wide characters count twice).
+pub fn fit(s: &str, width: usize) -> String {
+    let mut out = String::new();
+    let mut used = 0;
+    for c in s.chars() {
+        let w = Span::raw(c.to_string()).width();
+        if used + w > width {
+            break;
+        }
+        used += w;
+        out.push(c);
+    }
+    out
+}
+
+/// A value in `room` columns: whole, or its first characters and `…` so
+/// that a cut value (`v1…`) is never mistaken for another (`v1`).
+pub fn cut(s: &str, room: usize) -> String {
+    if width(s) <= room || room < 2 {
+        return fit(s, room);
+    }
+    format!("{}…", fit(s, room - 1))
+}
+
+pub fn width(s: &str) -> usize {
+    Span::raw(s).width()
+}
+
+/// A marker's text in `room` columns: the word when it fits, else its
+/// letter (`C`, `A`), chosen on purpose rather than cut.
+pub fn marker(c: ControlKind, room: usize) -> &'static str {
+    match c {
+        ControlKind::Commit if room >= 6 => "COMMIT",
+        ControlKind::Abort if room >= 5 => "ABORT",
+        ControlKind::Commit => "C",
+        ControlKind::Abort => "A",
+    }
+}
+
+/// The value shown for `slot` from `records`: the record at the slot's
+/// first offset (one cell per offset), or the batch's first (one per
+/// batch); "" when the frame did not read it.
+pub fn value(records: &[RecordSnapshot], slot: Slot, per_batch: bool) -> String {
+    let r = if per_batch {
+        records.first()
+    } else {
+        records.iter().find(|r| r.offset == slot.from)
+    };
+    r.map_or(String::new(), |r| {
+        r.value.clone().unwrap_or_else(|| "null".into())
+    })
+}
+
+/// A cell's glyph, style and the text of each [`Line`].
+pub struct Drawn {
+    pub glyph: &'static str,
+    pub style: Style,
+    value: String,
+    fate: String,
+    readers: String,
+    epoch: String,
+}
+
+impl Drawn {
+    pub fn text(&self, line: Line) -> &str {
+        match line {
+            Line::Value => &self.value,
+            Line::Fate => &self.fate,
+            Line::Readers => &self.readers,
+            Line::Epoch => &self.epoch,
+        }
+    }
+}
+
+/// `●` if a consumer reads it, else `·` (the partitions pane's marks).
+pub fn reads(yes: bool) -> &'static str {
+    if yes { "●" } else { "·" }
+}
+
+pub fn drawn(c: Cell<'_>, slot: Slot, win: &Window, ctx: &PaneContext) -> Option<Drawn> {
+    let room = win.cell.saturating_sub(2);
+    match c {
+        Cell::Empty => None,
+        Cell::Unknown => Some(Drawn {
+            glyph: "·",
+            style: ctx.theme.dim(),
+            value: String::new(),
+            fate: String::new(),
+            readers: String::new(),
+            epoch: String::new(),
+        }),
+        Cell::Batch(_, b) => Some(Drawn {
+            glyph: Theme::fate_glyph(b.fate),
+            style: ctx.theme.fate(b.fate),
+            value: match b.control {
+                Some(k) => marker(k, room).to_string(),
+                None if win.per_batch && b.base_offset < slot.from => "…".into(),
+                None => value(&b.records, slot, win.per_batch),
+            },
+            fate: ctx.lang.t(b.fate.name()).to_string(),
+            readers: format!(
+                "RU{} RC{}",
+                reads(b.fate.read_uncommitted_sees()),
+                reads(b.fate.read_committed_sees())
+            ),
+            epoch: match &b.transactional_id {
+                Some(t) => format!("e{} {t}", b.leader_epoch),
+                None => format!("e{}", b.leader_epoch),
+            },
+        }),
+        Cell::Divergent(b) => Some(Drawn {
+            glyph: Theme::DIVERGENT_GLYPH,
+            style: ctx.theme.divergent(),
+            value: match b.control {
+                Some(k) => marker(k, room).to_string(),
+                None => value(&b.records, slot, win.per_batch),
+            },
+            fate: ctx.lang.t("divergent").to_string(),
+            readers: format!("RU{} RC{}", reads(false), reads(false)),
+            epoch: format!("e{}", b.leader_epoch),
+        }),
+    }
+}

@@ -1,0 +1,192 @@
+//! Under a partition's rows: the offset scale (each cell's first offset on
+//! the band it is in: `=` stable below the LSO, `~` unstable from LSO to
+//! HW, `-` above the HW; `[`, `L`, `H` on the cell boundaries) and the
+//! numbers (`[0 L=3 H=5`, or `start 0 LSO 3 HW 5` where they fit); and the
+//! legend in the lines left over.
+
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::style::Style;
+
+use super::cell::width;
+use super::put;
+use super::window::{Slot, Window};
+use crate::session::snapshot::{Fate, PartitionSnapshot};
+use crate::ui::panes::PaneContext;
+use crate::ui::theme::Theme;
+
+/// The band a slot is in: stable (below the LSO), unstable (LSO to HW),
+/// above the HW, or past the leader's LEO (a divergent tail only).
+fn band(p: &PartitionSnapshot, s: Slot, ctx: &PaneContext) -> (char, Style) {
+    if s.from >= p.log_end_offset {
+        (' ', Style::new())
+    } else if s.from >= p.high_watermark {
+        ('-', ctx.theme.dim())
+    } else if s.from >= p.last_stable_offset {
+        ('~', ctx.theme.waiting())
+    } else {
+        ('=', ctx.theme.good())
+    }
+}
+
+/// The watermarks of `p` in order: (letter, short label, long label, offset).
+fn marks(p: &PartitionSnapshot, ctx: &PaneContext) -> [(&'static str, String, String, i64); 3] {
+    let (s, l, h) = (p.log_start_offset, p.last_stable_offset, p.high_watermark);
+    [
+        (
+            "[",
+            format!("[{s}"),
+            format!("{} {s}", ctx.lang.t("log_start_short")),
+            s,
+        ),
+        ("L", format!("L={l}"), format!("LSO {l}"), l),
+        ("H", format!("H={h}"), format!("HW {h}"), h),
+    ]
+}
+
+/// The offset scale: each cell's first offset on its band, the marks'
+/// letters on the cell boundaries.
+pub fn scale(
+    p: &PartitionSnapshot,
+    win: &Window,
+    ctx: &PaneContext,
+    bx: usize,
+    y: u16,
+    right: usize,
+    buf: &mut Buffer,
+) {
+    let mut free = bx + 1; // the first column a number may start at
+    for (i, s) in win.slots.iter().enumerate() {
+        let x = bx + i * win.cell + 1;
+        let (c, style) = band(p, *s, ctx);
+        let fill: String = std::iter::repeat_n(c, win.cell - 1).collect();
+        put(buf, x, y, right, &fill, style);
+        let number = s.from.to_string();
+        if x >= free && number.len() < win.cell {
+            put(buf, x, y, right, &number, ctx.theme.dim());
+            free = x + number.len() + 1;
+        }
+    }
+    for (letter, _, _, offset) in marks(p, ctx) {
+        if let Some(k) = win.boundary(offset) {
+            put(buf, bx + k * win.cell, y, right, letter, ctx.theme.strong());
+        }
+    }
+}
+
+/// The marks' numbers under their boundaries (`◂` for one left of the
+/// window), pushed right when they would overlap; the long labels when
+/// they all fit where they belong.
+pub fn numbers(
+    p: &PartitionSnapshot,
+    win: &Window,
+    ctx: &PaneContext,
+    bx: usize,
+    y: u16,
+    right: usize,
+    buf: &mut Buffer,
+) {
+    let place = |long: bool| -> Vec<(usize, String)> {
+        let mut at = bx;
+        marks(p, ctx)
+            .into_iter()
+            .map(|(_, short, full, offset)| {
+                let text = if long { full } else { short };
+                let (x, text) = match win.boundary(offset) {
+                    Some(k) => (bx + k * win.cell, text),
+                    None if win.slots.first().is_some_and(|s| offset < s.from) => {
+                        (bx, format!("◂{text}"))
+                    }
+                    None => (bx, text),
+                };
+                let x = x.max(at);
+                at = x + width(&text) + 1;
+                (x, text)
+            })
+            .collect()
+    };
+    let long = place(true);
+    let fits = long.iter().all(|(x, t)| x + width(t) <= right)
+        && marks(p, ctx)
+            .iter()
+            .zip(&long)
+            .all(|((_, _, _, o), (x, _))| win.boundary(*o).is_none_or(|k| *x == bx + k * win.cell));
+    for (x, text) in if fits { long } else { place(false) } {
+        put(buf, x, y, right, &text, ctx.theme.strong());
+    }
+}
+
+/// The glyphs of what was drawn and the scale's signs, in the lines left,
+/// never cutting an item.
+pub fn legend(
+    ctx: &PaneContext,
+    present: &[&'static str],
+    readers: bool,
+    area: Rect,
+    buf: &mut Buffer,
+) {
+    if area.height == 0 {
+        return;
+    }
+    let t = |k| ctx.lang.t(k);
+    let mut items: Vec<(String, Style)> = Vec::new();
+    for f in Fate::ALL {
+        if present.contains(&f.name()) {
+            items.push((
+                format!("{} {}", Theme::fate_glyph(f), t(f.name())),
+                ctx.theme.fate(f),
+            ));
+        }
+    }
+    if present.contains(&"divergent") {
+        items.push((
+            format!("{} {}", Theme::DIVERGENT_GLYPH, t("divergent")),
+            ctx.theme.divergent(),
+        ));
+    }
+    // The rows' short labels, in words (where the words differ).
+    for (short, long) in [
+        ("log_leader", "leader"),
+        ("log_in_sync", "in_sync"),
+        ("log_out_of_sync", "out_of_sync"),
+    ] {
+        if present.contains(&short) && t(short) != t(long) {
+            items.push((format!("{} {}", t(short), t(long)), Style::new()));
+        }
+    }
+    if present.contains(&"stopped") {
+        items.push((format!("■ {}", t("stopped")), ctx.theme.bad()));
+    }
+    if readers {
+        items.push((
+            format!(
+                "RU {}  RC {}  ● {}",
+                t("read_uncommitted"),
+                t("read_committed"),
+                t("seen")
+            ),
+            Style::new(),
+        ));
+    }
+    items.extend([
+        (format!("= {}", t("below_lso")), ctx.theme.good()),
+        (format!("~ {}", t("lso_to_hw")), ctx.theme.waiting()),
+        (format!("- {}", t("above_hw")), ctx.theme.dim()),
+        (format!("[ {}", t("log_start")), ctx.theme.strong()),
+        ("L LSO".to_string(), ctx.theme.strong()),
+        ("H HW".to_string(), ctx.theme.strong()),
+    ]);
+    let right = usize::from(area.right());
+    let (mut x, mut y) = (usize::from(area.x), area.y);
+    for (text, style) in items {
+        let w = width(&text);
+        if x > usize::from(area.x) && x + w > right {
+            y += 1;
+            x = usize::from(area.x);
+        }
+        if y >= area.bottom() || x + w > right {
+            break;
+        }
+        x = put(buf, x, y, right, &text, style) + 2;
+    }
+}

@@ -1,0 +1,136 @@
+//! Editing the prompt's line (SPEC §6 prompts; issue 13 item 6): the cursor
+//! moves with ←/→ and Home/End, typing and deleting happen at the cursor,
+//! and Ctrl-U deletes from the start of the line to the cursor, as in a
+//! shell. The cursor is a byte offset kept on a character boundary, so a
+//! multi-byte character (`é`, `消`) is one step and is never cut.
+
+use crate::ui::keys::PromptEdit;
+use crate::ui::prompt::Prompt;
+
+impl Prompt {
+    /// Applies an editing key (not Enter or Esc, which the app handles).
+    /// Returns whether the text changed, which clears a refusal.
+    pub fn edit(&mut self, edit: PromptEdit) -> bool {
+        let before = self.text.len();
+        self.cursor = self.cursor.min(self.text.len());
+        match edit {
+            PromptEdit::Char(c) => {
+                self.text.insert(self.cursor, c);
+                self.cursor += c.len_utf8();
+                return true;
+            }
+            PromptEdit::Backspace => {
+                if let Some(c) = self.text[..self.cursor].chars().next_back() {
+                    self.cursor -= c.len_utf8();
+                    self.text.remove(self.cursor);
+                }
+            }
+            PromptEdit::Delete => {
+                if self.cursor < self.text.len() {
+                    self.text.remove(self.cursor);
+                }
+            }
+            PromptEdit::Left => {
+                if let Some(c) = self.text[..self.cursor].chars().next_back() {
+                    self.cursor -= c.len_utf8();
+                }
+            }
+            PromptEdit::Right => {
+                if let Some(c) = self.text[self.cursor..].chars().next() {
+                    self.cursor += c.len_utf8();
+                }
+            }
+            PromptEdit::Home => self.cursor = 0,
+            PromptEdit::End => self.cursor = self.text.len(),
+            PromptEdit::ClearToStart => {
+                self.text.drain(..self.cursor);
+                self.cursor = 0;
+            }
+            PromptEdit::Submit | PromptEdit::Cancel => {}
+        }
+        self.text.len() != before
+    }
+
+    /// The text split at the cursor: before it, the character under it (if
+    /// the cursor is not at the end), and after it.
+    pub fn at_cursor(&self) -> (&str, Option<char>, &str) {
+        let at = self.cursor.min(self.text.len());
+        let (before, rest) = self.text.split_at(at);
+        let mut chars = rest.chars();
+        let under = chars.next();
+        (before, under, chars.as_str())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ui::keys::PromptKind;
+
+    fn prompt(text: &str) -> Prompt {
+        Prompt::new(PromptKind::Produce, text.into())
+    }
+
+    fn run(p: &mut Prompt, edits: &[PromptEdit]) {
+        for e in edits {
+            p.edit(*e);
+        }
+    }
+
+    use PromptEdit::*;
+
+    #[test]
+    fn the_cursor_starts_at_the_end_and_typing_inserts_there() {
+        let mut p = prompt("out v");
+        assert_eq!(p.cursor, 5);
+        run(&mut p, &[Left, Left, Char('X')]);
+        assert_eq!((p.text.as_str(), p.cursor), ("outX v", 4));
+        run(&mut p, &[Home, Char('>')]);
+        assert_eq!((p.text.as_str(), p.cursor), (">outX v", 1));
+        run(&mut p, &[End, Char('!')]);
+        assert_eq!(p.text, ">outX v!");
+        assert_eq!(p.cursor, p.text.len());
+    }
+
+    #[test]
+    fn backspace_and_delete_work_around_the_cursor() {
+        let mut p = prompt("abcd");
+        run(&mut p, &[Left, Left, Backspace]);
+        assert_eq!((p.text.as_str(), p.cursor), ("acd", 1));
+        run(&mut p, &[Delete]);
+        assert_eq!((p.text.as_str(), p.cursor), ("ad", 1));
+        run(&mut p, &[Home, Backspace, End, Delete]);
+        assert_eq!((p.text.as_str(), p.cursor), ("ad", 2), "nothing to delete");
+        assert!(!p.edit(Left), "moving changes no text");
+        assert!(p.edit(Char('z')));
+    }
+
+    #[test]
+    fn ctrl_u_clears_to_the_start() {
+        let mut p = prompt("tx-1 out value");
+        run(&mut p, &[Left, Left, Left, Left, Left, ClearToStart]);
+        assert_eq!((p.text.as_str(), p.cursor), ("value", 0));
+        run(&mut p, &[End, ClearToStart]);
+        assert_eq!((p.text.as_str(), p.cursor), ("", 0));
+    }
+
+    #[test]
+    fn multibyte_characters_are_one_step_and_never_cut() {
+        let mut p = prompt("消息é");
+        run(&mut p, &[Left]);
+        assert_eq!(p.at_cursor(), ("消息", Some('é'), ""));
+        run(&mut p, &[Left, Backspace]);
+        assert_eq!(p.text, "息é");
+        run(&mut p, &[Right, Right, Right, Char('!')]);
+        assert_eq!(p.text, "息é!", "→ stops at the end");
+        run(&mut p, &[Home, Left, Char('<')]);
+        assert_eq!(p.text, "<息é!", "← stops at the start");
+        assert_eq!(p.at_cursor(), ("<", Some('息'), "é!"));
+        p.cursor = 999;
+        assert_eq!(
+            p.at_cursor(),
+            ("<息é!", None, ""),
+            "a stale cursor is clamped"
+        );
+    }
+}
