@@ -347,9 +347,24 @@ fn the_highlight_marks_exactly_what_the_step_changed() {
             timeline.goto(step).unwrap();
             let after = timeline.snapshot(&Bounds::FULL);
             let at = format!("{} step {step}", path.display());
+            // A step that crashed the cluster is two sub-steps
+            // (docs/dashboard.md "Crashes as moments"): its moment of death
+            // shows what the step did up to the crash, the recovered state
+            // what recovery changed since the moment.
+            let moment = after.at_moment();
+            if let Some(view) = &moment {
+                assert!(timeline.show_moment(true), "{path:?} step {step}");
+                let mut at_moment = timeline.snapshot(&Bounds::FULL);
+                assert!(at_moment.before_recovery);
+                let mut want = diff(&before, view);
+                (want.sentences, at_moment.changes.sentences) = (Vec::new(), Vec::new());
+                assert_eq!(at_moment.changes, want, "{path:?} step {step}, moment");
+                timeline.show_moment(false);
+            }
+            let base = moment.as_ref().unwrap_or(&before);
             // A frame's snapshot before (what the timeline keeps) and a
             // full one give the same changes.
-            let mut want = diff(&before, &after);
+            let mut want = diff(base, &after);
             let mut got = after.changes.clone();
             (want.sentences, got.sentences) = (Vec::new(), Vec::new());
             assert_eq!(got, want, "{at}");

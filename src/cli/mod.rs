@@ -14,6 +14,7 @@ use std::io::IsTerminal;
 use crate::demo;
 use crate::engine::config::Rules;
 use crate::session::recording::{Header, MAX_TERMINAL_SIDE, Step};
+use crate::session::snapshot::Bounds;
 use crate::session::snapshot::source::{apply_all, with_changes};
 use crate::session::snapshot::text as state_text;
 use crate::session::{Driver, Recording, RecordingWriter, Snapshot};
@@ -396,6 +397,9 @@ pub fn state_of_recording(
     for (i, s) in recording.steps[..target].iter().enumerate() {
         if i + 1 == target {
             before = Some(Snapshot::of(&driver));
+            // The state JSON's `moment_of_death` is read in full, as the
+            // rest of it (docs/recording-format.md).
+            driver.set_moment_bounds(Bounds::FULL);
         }
         driver.apply(&s.action);
     }

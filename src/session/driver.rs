@@ -36,6 +36,8 @@ use crate::session::limits;
 use crate::session::narrate;
 pub use crate::session::outcome::{ActionError, Outcome, OutcomeKind};
 use crate::session::recording::Header;
+use crate::session::snapshot::build::{self, MOMENT_FRAME};
+use crate::session::snapshot::{Bounds, Moment};
 
 /// Yields given to spawned work after each action: enough for every chain of
 /// ready futures to run, and the same every time.
@@ -129,6 +131,18 @@ pub struct Driver {
     /// The sentence of a cut-point crash of an earlier step's pending
     /// commit or abort, if one happened during this step.
     crashed_in_step: Option<String>,
+    /// Where the cluster's crash observer leaves the moment of death of a
+    /// crash during the current step, and how much it reads.
+    moments: Arc<Mutex<MomentSlot>>,
+    /// The moment of death of the current step, if it crashed the cluster
+    /// (cleared by the next step).
+    last_moment: Option<Moment>,
+}
+
+/// What the crash observer shares with its driver.
+struct MomentSlot {
+    bounds: Bounds,
+    moment: Option<Moment>,
 }
 
 impl std::fmt::Debug for Driver {
@@ -269,6 +283,19 @@ impl Driver {
         let runtime = tokio::runtime::Builder::new_current_thread()
             .build()
             .expect("a current-thread runtime without drivers always builds");
+        let moments = Arc::new(Mutex::new(MomentSlot {
+            bounds: MOMENT_FRAME,
+            moment: None,
+        }));
+        let slot = moments.clone();
+        // Every crash path of the engine calls this at the crash's instant,
+        // under the cluster's lock and before recovery: it only reads.
+        cluster.set_crash_observer(Some(Arc::new(move |state, now, torn| {
+            let mut slot = slot
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            slot.moment = Some(build::moment(state, now, torn, &slot.bounds));
+        })));
         Self {
             runtime,
             clock,
@@ -286,7 +313,25 @@ impl Driver {
             last_recovery: None,
             own_outcome: None,
             crashed_in_step: None,
+            moments,
+            last_moment: None,
         }
+    }
+
+    /// The moment of death of the current step: what was on disk at the
+    /// instant it crashed the cluster, before recovery (None for a step
+    /// that did not crash it).
+    pub fn last_moment(&self) -> Option<&Moment> {
+        self.last_moment.as_ref()
+    }
+
+    /// How much a moment of death reads (default: a frame's, with values;
+    /// `mk-tui state` asks for [`Bounds::FULL`]).
+    pub fn set_moment_bounds(&mut self, bounds: Bounds) {
+        self.moments
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .bounds = bounds;
     }
 
     /// The number of actions applied.
@@ -397,6 +442,7 @@ impl Driver {
         self.step += 1;
         let step = self.step;
         self.crashed_in_step = None;
+        self.last_moment = None;
         let outcome = match self.refuse(action).and_then(|()| self.start(action)) {
             Err(e) => Outcome::Error(e),
             Ok(Started::Done) => Outcome::Ok,
@@ -438,6 +484,12 @@ impl Driver {
             other => format!("{}: {}", action.name(), other.name()),
         };
         self.events.push(Event { step, text });
+        self.last_moment = self
+            .moments
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .moment
+            .take();
         // A step whose own action went well while an earlier commit or abort
         // crashed at its cut point is a crash too, for the status line.
         match (outcome, self.crashed_in_step.take()) {

@@ -39,6 +39,10 @@ pub struct Timeline {
     /// before the current step was applied: what the step changed is the
     /// difference (issue 13). None at step 0.
     before: Option<Snapshot>,
+    /// Showing the moment of death of the current step (its first
+    /// sub-step, docs/dashboard.md "Crashes as moments") rather than the
+    /// state after its recovery.
+    at_moment: bool,
 }
 
 impl Drop for Timeline {
@@ -75,6 +79,7 @@ impl Timeline {
             replayed: 0,
             disposals: Vec::new(),
             before: None,
+            at_moment: false,
         };
         timeline.checkpoint()?;
         Ok(timeline)
@@ -112,12 +117,32 @@ impl Timeline {
         self.before.as_ref()
     }
 
-    /// Moves to `target` (clamped to the recording's length). The target's
+    /// Whether the current step is shown at its moment of death (before
+    /// recovery) rather than after its recovery.
+    pub fn at_moment(&self) -> bool {
+        self.at_moment
+    }
+
+    /// Shows the current step's moment of death (`true`) or the state after
+    /// its recovery (`false`). Returns whether the view changed: a step
+    /// that did not crash the cluster has no moment to show. Nothing is
+    /// applied or restored: both sub-steps are read from the driver as it
+    /// is.
+    pub fn show_moment(&mut self, on: bool) -> bool {
+        let on = on && self.driver.last_moment().is_some();
+        let changed = on != self.at_moment;
+        self.at_moment = on;
+        changed
+    }
+
+    /// Moves to `target` (clamped to the recording's length), showing it
+    /// after recovery if it crashed the cluster. The target's
     /// own step is always applied last (from a checkpoint before it), so the
     /// snapshot just before it is at hand.
     pub fn goto(&mut self, target: usize) -> Result<&Driver, String> {
         let target = target.min(self.recording.steps.len());
         self.replayed = 0;
+        self.at_moment = false;
         if target == self.driver.step() {
             return Ok(&self.driver);
         }

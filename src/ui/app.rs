@@ -435,6 +435,7 @@ impl App {
                 let result = self.move_replay(KeyCommand::NextStep);
                 if let Mode::Replay { timeline, playing } = &mut self.mode
                     && timeline.step() >= timeline.recording().steps.len()
+                    && !timeline.at_moment()
                 {
                     *playing = false;
                 }
@@ -644,11 +645,23 @@ impl App {
         }
     }
 
+    /// A step that crashed the cluster is two sub-steps (docs/dashboard.md
+    /// "Crashes as moments"): forward onto it shows its moment of death
+    /// first and the next forward its recovery; back goes the same way in
+    /// reverse. Neither sub-step move touches the engine.
     fn move_replay(&mut self, command: KeyCommand) -> Result<(), String> {
-        let Mode::Replay { timeline, .. } = &self.mode else {
+        let Mode::Replay { timeline, .. } = &mut self.mode else {
             return Ok(());
         };
         let step = timeline.step();
+        match command {
+            KeyCommand::NextStep if timeline.at_moment() => {
+                timeline.show_moment(false);
+                return Ok(());
+            }
+            KeyCommand::PrevStep if timeline.show_moment(true) => return Ok(()),
+            _ => {}
+        }
         let steps = &timeline.recording().steps;
         // Step n's caption is on line n of the recording (steps[n - 1]).
         let captioned = |n: &usize| steps[*n - 1].caption.is_some();
@@ -662,7 +675,14 @@ impl App {
             KeyCommand::PrevCaption => (1..step).rev().find(captioned).unwrap_or(0),
             _ => steps.len(),
         };
-        self.goto(target)
+        let moved = self.goto(target);
+        if command == KeyCommand::NextStep
+            && let Mode::Replay { timeline, .. } = &mut self.mode
+            && timeline.step() == step + 1
+        {
+            timeline.show_moment(true);
+        }
+        moved
     }
 
     /// Replay: branch here. A new live session starts from this exact

@@ -158,10 +158,7 @@ pub fn draw(app: &App, view: &Snapshot, frame: &mut Frame) {
 
 fn title_line(app: &App, view: &Snapshot) -> Line<'static> {
     let t = |k| app.lang.t(k);
-    let step = match view.total_steps {
-        Some(total) => format!("{} {}/{total}", t("step"), view.step),
-        None => format!("{} {}", t("step"), view.step),
-    };
+    let step = format!("{} {}", t("step"), view.step_label());
     let mode = match &app.mode {
         crate::ui::app::Mode::Replay { playing: true, .. } => "▶ replay",
         crate::ui::app::Mode::Replay { .. } => "replay",
@@ -169,8 +166,18 @@ fn title_line(app: &App, view: &Snapshot) -> Line<'static> {
         crate::ui::app::Mode::Saved(_) => "saved state",
     };
     let isolation = app.isolation.name();
+    // At a moment of death the banner takes the recording title's place
+    // (the caption pane still names it): docs/dashboard.md.
+    let head = if view.before_recovery {
+        Span::styled(
+            format!(" ✝ {} ", t("moment_of_death")),
+            moment_banner(app.theme),
+        )
+    } else {
+        Span::styled(format!(" mk-tui · {} ", view.title), app.theme.strong())
+    };
     Line::from(vec![
-        Span::styled(format!(" mk-tui · {} ", view.title), app.theme.strong()),
+        head,
         Span::raw(format!(
             "│ {mode} │ {step} │ {} {} ms │ {} {} │ {} {isolation} ",
             t("clock"),
@@ -180,6 +187,14 @@ fn title_line(app: &App, view: &Snapshot) -> Line<'static> {
             t("isolation")
         )),
     ])
+}
+
+/// The moment-of-death banner: reversed as well as coloured, so it stands
+/// out under `NO_COLOR` and on a light background.
+pub fn moment_banner(theme: Theme) -> Style {
+    theme
+        .recovered()
+        .add_modifier(ratatui::style::Modifier::REVERSED)
 }
 
 /// The style of a status of `kind`: its colour comes from the kind, never

@@ -93,6 +93,12 @@ const LABELS: &[(&str, &str, &str)] = &[
     ("no_frames", "no journal frames", "journal 为空"),
     ("last_recovery", "last recovery", "上次恢复"),
     ("torn", "torn bytes cut", "截断的坏尾字节"),
+    ("torn_now", "torn", "撕裂"),
+    (
+        "moment_of_death",
+        "moment of death: before recovery",
+        "崩溃瞬间：恢复之前",
+    ),
     ("reelected", "leader re-elected", "重新选举 leader"),
     ("step", "step", "步骤"),
     ("clock", "clock", "时钟"),

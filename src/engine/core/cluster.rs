@@ -68,7 +68,17 @@ struct Shared {
     /// The data directory's advisory lock, held for the cluster's lifetime
     /// (across crashes, which only replace `state`).
     _lock: fs::File,
+    /// Called at the instant of every crash (see [`CrashObserver`]).
+    observer: Mutex<Option<CrashObserver>>,
 }
+
+/// Sees the state at the instant of a crash, under the cluster's lock,
+/// before anything is dropped or reopened: the moment of death that a
+/// dashboard shows before the recovery (issue 13, item 3). For a tear it
+/// is called after the tail was torn, with what the tear did. It must only
+/// read (its `u64` is the clock's time): it runs inside every crash path (`crash`, `tear`, and a commit or
+/// abort that crashes at its cut point, which goes through `crash`).
+pub type CrashObserver = Arc<dyn Fn(&ClusterState, u64, Option<&TearReport>) + Send + Sync>;
 
 impl Drop for Shared {
     /// A clean close writes the HW checkpoint (as Kafka's clean shutdown
@@ -115,6 +125,7 @@ impl BrokerCluster {
                 state: Mutex::new(state),
                 generation: AtomicU64::new(0),
                 _lock: lock,
+                observer: Mutex::new(None),
             }),
         })
     }
@@ -139,6 +150,29 @@ impl BrokerCluster {
     /// Runs `f` on the state, mutably, without the clock bookkeeping.
     pub(crate) fn with_state_mut<R>(&self, f: impl FnOnce(&mut ClusterState) -> R) -> R {
         f(&mut self.lock())
+    }
+
+    /// Installs (or, with `None`, removes) the observer every crash calls
+    /// at its instant, before recovery.
+    pub fn set_crash_observer(&self, observer: Option<CrashObserver>) {
+        *self
+            .shared
+            .observer
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner) = observer;
+    }
+
+    /// Calls the crash observer, if any, on `state` as it is now.
+    fn observe_crash(&self, state: &ClusterState, now: u64, torn: Option<&TearReport>) {
+        let observer = self
+            .shared
+            .observer
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone();
+        if let Some(observer) = observer {
+            observer(state, now, torn);
+        }
     }
 
     /// How many times this cluster crashed.
@@ -446,6 +480,7 @@ impl BrokerCluster {
         let now = self.now_ms();
         let mut state = self.lock();
         state.persist_high_watermarks()?;
+        self.observe_crash(&state, now, None);
         let config = state.config.clone();
         let reopened = reopen_or_go_down(&mut state, config, now)?;
         *state = reopened;
@@ -471,6 +506,7 @@ impl BrokerCluster {
         state.persist_high_watermarks()?;
         let config = state.config.clone();
         let torn = fault::tear_file(&path, tear)?;
+        self.observe_crash(&state, now, Some(&torn));
         let reopened = reopen_or_go_down(&mut state, config, now)?;
         *state = reopened;
         self.shared.generation.fetch_add(1, Ordering::SeqCst);

@@ -15,16 +15,18 @@ use std::collections::BTreeMap;
 
 use crate::engine::core::cluster::ClusterState;
 use crate::engine::core::recovery::RecoveryReport;
+use crate::engine::fault::TearReport;
 use crate::engine::log::partition_log::PartitionLog;
 use crate::engine::transaction::{TransactionData, TransactionState};
 use crate::engine::{ControlType, IsolationLevel, RecordBatch, TopicPartition};
 use crate::session::driver::Driver;
 use crate::session::snapshot::{
     BATCH_WINDOW, BatchKind, BatchSnapshot, BrokerSnapshot, CompletionSnapshot, Consumers,
-    ControlKind, ErrorSnapshot, EventSnapshot, GroupOffsets, JournalFrameSnapshot, JournalSnapshot,
-    LogTruncationSnapshot, MarkerSnapshot, PartitionSnapshot, PendingSnapshot, RecordSnapshot,
-    RecoverySnapshot, ReelectionSnapshot, ReplicaBatch, ReplicaSnapshot, Snapshot, TAIL,
-    TransactionSnapshot, TxnState, VALUES_SHOWN, fate, text,
+    ControlKind, ErrorSnapshot, EventSnapshot, GroupOffsets, JOURNAL_FILE, JournalFrameSnapshot,
+    JournalSnapshot, LogTruncationSnapshot, MarkerSnapshot, Moment, PartitionSnapshot,
+    PendingSnapshot, RecordSnapshot, RecoverySnapshot, ReelectionSnapshot, ReplicaBatch,
+    ReplicaSnapshot, Snapshot, TAIL, TornSnapshot, TransactionSnapshot, TxnState, VALUES_SHOWN,
+    fate, text,
 };
 
 /// How much of the cluster a snapshot reads.
@@ -71,99 +73,21 @@ impl Bounds {
 /// source that knows them fills them in).
 pub fn build(driver: &Driver, bounds: &Bounds) -> Snapshot {
     let now = driver.clock_ms();
-    let cluster = driver.cluster();
-    let (brokers, partitions, consumers, transactions, journal, committed_offsets) = cluster
-        .with_state(|s| {
-            let mut ids = s.config().broker_ids.clone();
-            ids.sort_unstable();
-            ids.dedup();
-            let brokers = ids
-                .into_iter()
-                .map(|id| BrokerSnapshot {
-                    id,
-                    stopped: s.stopped_brokers().contains(&id),
-                })
-                .collect();
-            let mut partitions = Vec::new();
-            let mut consumers = Consumers {
-                read_uncommitted: BTreeMap::new(),
-                read_committed: BTreeMap::new(),
-            };
-            for tp in s.partitions().keys() {
-                let Some(p) = partition(s, tp, now, bounds) else {
-                    continue;
-                };
-                partitions.push(p);
-                for (map, isolation) in [
-                    (
-                        &mut consumers.read_uncommitted,
-                        IsolationLevel::ReadUncommitted,
-                    ),
-                    (&mut consumers.read_committed, IsolationLevel::ReadCommitted),
-                ] {
-                    map.insert(tp.to_string(), consumer_values(s, tp, isolation, bounds));
-                }
-            }
-            let c = s.transactions();
-            let transactions = c.current().map(transaction).collect();
-            let frames = c.journal_frames();
-            let tail = frames[frames.len().saturating_sub(bounds.journal_frames)..]
-                .iter()
-                .map(|f| JournalFrameSnapshot {
-                    number: f.number,
-                    offset: f.offset,
-                    len: f.len,
-                    crc: f.crc,
-                    // The index knows id and state; the rest is read back
-                    // from the frame's line (a frame that cannot be read
-                    // keeps only what the index knows).
-                    data: c.read_journal_frame(f).map_or_else(
-                        |_| TransactionSnapshot {
-                            id: f.id.clone(),
-                            state: txn_state(f.state),
-                            partitions: Vec::new(),
-                            first_offsets: BTreeMap::new(),
-                            staged_offsets: BTreeMap::new(),
-                        },
-                        |d| transaction(&d),
-                    ),
-                })
-                .collect();
-            let journal = JournalSnapshot {
-                frames: frames.len(),
-                bytes: c.journal_size(),
-                tail,
-            };
-            let committed = s
-                .offsets()
-                .groups()
-                .iter()
-                .map(|(g, o)| {
-                    let o = o.iter().map(|(tp, v)| (tp.to_string(), *v)).collect();
-                    (g.clone(), o)
-                })
-                .collect();
-            (
-                brokers,
-                partitions,
-                consumers,
-                transactions,
-                journal,
-                committed,
-            )
-        });
+    let parts = driver
+        .cluster()
+        .with_state(|s| cluster_parts(s, now, bounds));
     let events = driver.events();
     Snapshot {
         step: driver.step(),
         clock_ms: now,
         rules: driver.rules().to_string(),
-        brokers,
-        partitions,
-        transactions,
-        committed_offsets,
-        journal,
+        brokers: parts.brokers,
+        partitions: parts.partitions,
+        transactions: parts.transactions,
+        committed_offsets: parts.committed_offsets,
+        journal: parts.journal,
         last_recovery: driver.last_recovery().map(recovery),
-        consumers,
+        consumers: parts.consumers,
         pending: driver
             .pending()
             .into_iter()
@@ -195,6 +119,140 @@ pub fn build(driver: &Driver, bounds: &Bounds) -> Snapshot {
         total_steps: None,
         caption: None,
         changes: Default::default(),
+        moment_of_death: driver.last_moment().cloned().map(Box::new),
+        before_recovery: false,
+    }
+}
+
+/// How much a moment of death reads: a frame's bounds with the values of
+/// the batches it keeps (a frame cannot load them later: by then recovery
+/// has replaced the state they were read from). Taken once per crash.
+pub const MOMENT_FRAME: Bounds = Bounds {
+    records: VALUES_SHOWN,
+    ..Bounds::FRAME
+};
+
+/// The moment of death (docs/dashboard.md "Crashes as moments"): the
+/// cluster's parts of a snapshot of `s` at the instant of a crash, read
+/// without changing anything, and what a tear did. Called by the crash
+/// observer under the cluster's lock, before recovery.
+pub fn moment(s: &ClusterState, now: u64, torn: Option<&TearReport>, bounds: &Bounds) -> Moment {
+    let parts = cluster_parts(s, now, bounds);
+    let torn = torn.map(|t| TornSnapshot {
+        file: t
+            .path
+            .strip_prefix(&s.config().data_dir)
+            .unwrap_or(&t.path)
+            .display()
+            .to_string(),
+        size_before: t.size_before,
+        size_after: t.size_after,
+    });
+    let mut journal = parts.journal;
+    // The journal's size is the index's; a tear changed the file under it.
+    if let Some(t) = torn.as_ref().filter(|t| t.file == JOURNAL_FILE) {
+        journal.bytes = t.size_after;
+    }
+    Moment {
+        clock_ms: now,
+        brokers: parts.brokers,
+        partitions: parts.partitions,
+        transactions: parts.transactions,
+        committed_offsets: parts.committed_offsets,
+        journal,
+        consumers: parts.consumers,
+        torn,
+    }
+}
+
+/// The parts of a snapshot that come from the cluster alone.
+struct ClusterParts {
+    brokers: Vec<BrokerSnapshot>,
+    partitions: Vec<PartitionSnapshot>,
+    consumers: Consumers,
+    transactions: Vec<TransactionSnapshot>,
+    journal: JournalSnapshot,
+    committed_offsets: GroupOffsets,
+}
+
+/// Reads the cluster's parts of a snapshot from `s` (one lock, no refresh).
+fn cluster_parts(s: &ClusterState, now: u64, bounds: &Bounds) -> ClusterParts {
+    let mut ids = s.config().broker_ids.clone();
+    ids.sort_unstable();
+    ids.dedup();
+    let brokers = ids
+        .into_iter()
+        .map(|id| BrokerSnapshot {
+            id,
+            stopped: s.stopped_brokers().contains(&id),
+        })
+        .collect();
+    let mut partitions = Vec::new();
+    let mut consumers = Consumers {
+        read_uncommitted: BTreeMap::new(),
+        read_committed: BTreeMap::new(),
+    };
+    for tp in s.partitions().keys() {
+        let Some(p) = partition(s, tp, now, bounds) else {
+            continue;
+        };
+        partitions.push(p);
+        for (map, isolation) in [
+            (
+                &mut consumers.read_uncommitted,
+                IsolationLevel::ReadUncommitted,
+            ),
+            (&mut consumers.read_committed, IsolationLevel::ReadCommitted),
+        ] {
+            map.insert(tp.to_string(), consumer_values(s, tp, isolation, bounds));
+        }
+    }
+    let c = s.transactions();
+    let transactions = c.current().map(transaction).collect();
+    let frames = c.journal_frames();
+    let tail = frames[frames.len().saturating_sub(bounds.journal_frames)..]
+        .iter()
+        .map(|f| JournalFrameSnapshot {
+            number: f.number,
+            offset: f.offset,
+            len: f.len,
+            crc: f.crc,
+            // The index knows id and state; the rest is read back
+            // from the frame's line (a frame that cannot be read
+            // keeps only what the index knows).
+            data: c.read_journal_frame(f).map_or_else(
+                |_| TransactionSnapshot {
+                    id: f.id.clone(),
+                    state: txn_state(f.state),
+                    partitions: Vec::new(),
+                    first_offsets: BTreeMap::new(),
+                    staged_offsets: BTreeMap::new(),
+                },
+                |d| transaction(&d),
+            ),
+        })
+        .collect();
+    let journal = JournalSnapshot {
+        frames: frames.len(),
+        bytes: c.journal_size(),
+        tail,
+    };
+    let committed_offsets = s
+        .offsets()
+        .groups()
+        .iter()
+        .map(|(g, o)| {
+            let o = o.iter().map(|(tp, v)| (tp.to_string(), *v)).collect();
+            (g.clone(), o)
+        })
+        .collect();
+    ClusterParts {
+        brokers,
+        partitions,
+        consumers,
+        transactions,
+        journal,
+        committed_offsets,
     }
 }
 

@@ -66,7 +66,85 @@ pub struct Snapshot {
     /// or when the source does not know the step before).
     #[serde(default)]
     pub changes: Changes,
+    /// For a step that crashed the cluster (`crash`, `tear`, a commit or
+    /// abort with `crash_after`): what was on disk at the instant of the
+    /// crash, before recovery ran (issue 13, item 3). The rest of the
+    /// snapshot stays the state after recovery (SPEC §5). Absent for every
+    /// other step.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub moment_of_death: Option<Box<Moment>>,
+    /// True for the view of the moment of death itself
+    /// ([`Snapshot::at_moment`]): the panes then draw the state before
+    /// recovery, and the title says so.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub before_recovery: bool,
 }
+
+/// What was on disk at the instant a step crashed the cluster, before
+/// anything was dropped or reopened (docs/dashboard.md "Crashes as
+/// moments"): the partitions' logs and markers, the journal's frames, the
+/// committed offsets (so whether staged offsets were published), and for a
+/// tear the torn bytes. The in-memory state equals the disk here: every
+/// append, frame and offset commit is written through before it returns.
+/// Pending operations are not part of it: the crash drops them.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Moment {
+    pub clock_ms: u64,
+    pub brokers: Vec<BrokerSnapshot>,
+    pub partitions: Vec<PartitionSnapshot>,
+    pub transactions: Vec<TransactionSnapshot>,
+    pub committed_offsets: GroupOffsets,
+    pub journal: JournalSnapshot,
+    pub consumers: Consumers,
+    /// What a tear did to its file before recovery ran (None for a crash).
+    #[serde(default)]
+    pub torn: Option<TornSnapshot>,
+}
+
+/// The bytes a tear cut from or appended to a file's tail.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TornSnapshot {
+    /// The file, relative to the data directory (`transactions.journal`,
+    /// `broker-1/out-0/00000000000000000000.log`).
+    pub file: String,
+    pub size_before: u64,
+    pub size_after: u64,
+}
+
+impl TornSnapshot {
+    /// Bytes cut off the tail (0 for garbage appended).
+    pub fn cut_bytes(&self) -> u64 {
+        self.size_before.saturating_sub(self.size_after)
+    }
+
+    /// Bytes appended to the tail (0 for a cut).
+    pub fn appended_bytes(&self) -> u64 {
+        self.size_after.saturating_sub(self.size_before)
+    }
+
+    /// In short, the bytes first so a narrow pane keeps them:
+    /// "−30 B transactions.journal (641→611 B)", "+16 B … (…)" for garbage.
+    pub fn describe(&self) -> String {
+        let change = if self.size_after < self.size_before {
+            format!("−{}", self.cut_bytes())
+        } else {
+            format!("+{}", self.appended_bytes())
+        };
+        format!(
+            "{change} B {} ({}→{} B)",
+            self.file, self.size_before, self.size_after
+        )
+    }
+
+    /// Whether journal frame `f` lost bytes to this tear (its line reaches
+    /// past the torn end), when the torn file is the journal.
+    pub fn tears_frame(&self, f: &JournalFrameSnapshot) -> bool {
+        self.file == JOURNAL_FILE && f.offset + f.len > self.size_after
+    }
+}
+
+/// The transaction journal's file name in the data directory.
+pub const JOURNAL_FILE: &str = "transactions.journal";
 
 /// One broker of the cluster.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -470,6 +548,53 @@ impl Snapshot {
     /// The partition named `<topic>-<partition>`.
     pub fn partition(&self, name: &str) -> Option<&PartitionSnapshot> {
         self.partitions.iter().find(|p| p.name() == name)
+    }
+
+    /// The view of the moment of death of this step, if it crashed: this
+    /// snapshot with the disk as it was at the instant of the crash in
+    /// place of the state after recovery, no recovery report (none ran
+    /// yet), no pending operations (the crash dropped them), no events of
+    /// this step (they tell the recovery) and
+    /// `before_recovery` set. Its `changes` are left to the caller (what
+    /// the step did up to the crash is a diff against the step before).
+    pub fn at_moment(&self) -> Option<Snapshot> {
+        let m = self.moment_of_death.as_deref()?;
+        Some(Snapshot {
+            clock_ms: m.clock_ms,
+            brokers: m.brokers.clone(),
+            partitions: m.partitions.clone(),
+            transactions: m.transactions.clone(),
+            committed_offsets: m.committed_offsets.clone(),
+            journal: m.journal.clone(),
+            consumers: m.consumers.clone(),
+            last_recovery: None,
+            pending: Vec::new(),
+            changes: Changes::default(),
+            // The step's own sentence tells its recovery: not yet.
+            events: self
+                .events
+                .iter()
+                .filter(|e| e.step < self.step)
+                .cloned()
+                .collect(),
+            before_recovery: true,
+            ..self.clone()
+        })
+    }
+
+    /// The step counter (docs/dashboard.md "Crashes as moments"): `4/9`,
+    /// or for a step that crashed `4✝/9` at its moment of death and `4+/9`
+    /// after its recovery; without the total when live.
+    pub fn step_label(&self) -> String {
+        let mark = match (self.before_recovery, self.moment_of_death.is_some()) {
+            (true, _) => "✝",
+            (false, true) => "+",
+            (false, false) => "",
+        };
+        match self.total_steps {
+            Some(total) => format!("{}{mark}/{total}", self.step),
+            None => format!("{}{mark}", self.step),
+        }
     }
 }
 

@@ -33,13 +33,23 @@ impl SnapshotSource for Driver {
 
 impl SnapshotSource for Timeline {
     /// The driver's snapshot with the recording's title, its length, the
-    /// current step's caption and what the step changed.
+    /// current step's caption and what the step changed. For a step that
+    /// crashed the cluster (docs/dashboard.md "Crashes as moments"): at its
+    /// moment of death, the disk before recovery with what the step did up
+    /// to the crash; after it, the recovered state with what recovery
+    /// changed since the moment.
     fn snapshot(&self, bounds: &Bounds) -> Snapshot {
-        let mut snapshot = with_changes(
-            self.driver(),
-            self.before_step(),
-            build(self.driver(), bounds),
-        );
+        let after = build(self.driver(), bounds);
+        let mut snapshot = match after.at_moment() {
+            Some(mut moment) if self.at_moment() => {
+                if let Some(before) = self.before_step() {
+                    moment.changes = diff(before, &moment);
+                }
+                moment
+            }
+            Some(moment) => with_changes(self.driver(), Some(&moment), after),
+            None => with_changes(self.driver(), self.before_step(), after),
+        };
         let recording = self.recording();
         snapshot.title = recording.header.title.clone();
         snapshot.total_steps = Some(recording.steps.len());
@@ -51,8 +61,12 @@ impl SnapshotSource for Timeline {
         snapshot
     }
 
+    /// A moment of death holds its values already: the driver's logs are
+    /// the recovered ones and must not be read for it.
     fn load_values(&self, snapshot: &mut Snapshot, wanted: &[(usize, usize)]) {
-        load_values(self.driver(), snapshot, wanted);
+        if !snapshot.before_recovery {
+            load_values(self.driver(), snapshot, wanted);
+        }
     }
 }
 

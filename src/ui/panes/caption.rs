@@ -33,10 +33,7 @@ pub fn render(view: &Snapshot, ctx: &PaneContext, area: Rect, buf: &mut Buffer) 
 /// into rows `width` wide, so the rows out of view can be counted.
 fn rows<'a>(view: &Snapshot, ctx: &PaneContext, width: u16) -> Vec<Line<'a>> {
     let t = |k| ctx.lang.t(k);
-    let step = match view.total_steps {
-        Some(total) => format!("{} {}/{total}", t("step"), view.step),
-        None => format!("{} {}", t("step"), view.step),
-    };
+    let step = format!("{} {}", t("step"), view.step_label());
     let mut title = Vec::new();
     if !view.title.is_empty() {
         title.push(Span::styled(

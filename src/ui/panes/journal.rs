@@ -1,7 +1,12 @@
 //! The journal pane (SPEC §6 "journal tail"): a summary (frames, bytes),
-//! what the last recovery repaired (torn bytes cut, leaders re-elected,
-//! transactions completed, markers re-sent, transactions left open), then the newest frames at the
-//! bottom: number, byte offset, CRC with a check glyph, transaction, state.
+//! what the last recovery did, in the order it did it (the journal's torn
+//! tail cut, the logs' torn tails cut, leaders re-elected, then each
+//! PREPARE_* transaction finished: its markers re-sent, its COMPLETE_*
+//! frame; then the transactions it left open), then the newest frames at
+//! the bottom: number, byte offset, CRC with a check glyph, transaction,
+//! state. At a moment of death (docs/dashboard.md "Crashes as moments")
+//! there is no recovery yet: a tear's torn bytes show instead, and the
+//! frames it tore carry `✗`.
 
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
@@ -11,7 +16,9 @@ use ratatui::text::{Line, Span};
 use crate::ui::theme::Theme;
 
 use super::{PaneContext, frame, lines, marks, tail_window};
-use crate::session::snapshot::{JournalFrameSnapshot, RecoverySnapshot, Snapshot, TAIL, TxnState};
+use crate::session::snapshot::{
+    JournalFrameSnapshot, MarkerSnapshot, RecoverySnapshot, Snapshot, TAIL, TxnState,
+};
 
 fn state<'a>(s: TxnState, ctx: &PaneContext) -> Span<'a> {
     let style = match s {
@@ -34,6 +41,7 @@ fn frame_line<'a>(
     ctx: &PaneContext,
     width: u16,
     new: bool,
+    torn: bool,
 ) -> Line<'a> {
     let head = if width < COMPACT_BELOW {
         format!("#{:<3} ", f.number)
@@ -51,7 +59,11 @@ fn frame_line<'a>(
     Line::from(vec![
         mark,
         Span::styled(head, head_style),
-        Span::styled("✓ ", ctx.theme.good()),
+        if torn {
+            Span::styled("✗ ", ctx.theme.bad())
+        } else {
+            Span::styled("✓ ", ctx.theme.good())
+        },
         Span::raw(format!("{} ", f.data.id)),
         state(f.data.state, ctx),
         Span::styled(what, ctx.theme.dim()),
@@ -136,14 +148,7 @@ fn recovery<'a>(r: &'a RecoverySnapshot, ctx: &'a PaneContext, max: usize) -> Ve
             e.leader_epoch
         ))
     });
-    let completed = r.completions.iter().map(move |c| {
-        Line::from(vec![
-            Span::styled("✓ ", ctx.theme.good()),
-            Span::raw(format!("{} {} → ", c.id, c.from)),
-            state(c.to, ctx),
-        ])
-    });
-    let resent = r.markers_resent.iter().map(move |m| {
+    let resent_line = move |m: &MarkerSnapshot| {
         let text = format!(
             "◆ {} {} {} @{}",
             m.control.name().to_uppercase(),
@@ -152,7 +157,26 @@ fn recovery<'a>(r: &'a RecoverySnapshot, ctx: &'a PaneContext, max: usize) -> Ve
             m.offset
         );
         Line::raw(text)
+    };
+    // Recovery finishes one PREPARE_* transaction at a time: its missing
+    // markers re-sent (kafka rules), then its COMPLETE_* frame.
+    let completed = r.completions.iter().flat_map(move |c| {
+        let resent = r
+            .markers_resent
+            .iter()
+            .filter(move |m| m.txn == c.id)
+            .map(resent_line);
+        resent.chain(std::iter::once(Line::from(vec![
+            Span::styled("✓ ", ctx.theme.good()),
+            Span::raw(format!("{} {} → ", c.id, c.from)),
+            state(c.to, ctx),
+        ])))
     });
+    let resent = r
+        .markers_resent
+        .iter()
+        .filter(move |m| !r.completions.iter().any(|c| c.id == m.txn))
+        .map(resent_line);
     let open = r
         .left_open
         .iter()
@@ -185,6 +209,17 @@ pub fn render(view: &Snapshot, ctx: &PaneContext, area: Rect, buf: &mut Buffer) 
     if let Some(r) = &view.last_recovery {
         out.extend(recovery(r, ctx, height.saturating_sub(1) / 2));
     }
+    let torn = view
+        .moment_of_death
+        .as_ref()
+        .and_then(|m| m.torn.as_ref())
+        .filter(|_| view.before_recovery);
+    if let Some(t) = torn {
+        out.push(Line::styled(
+            format!("✗ {}: {}", ctx.lang.t("torn_now"), t.describe()),
+            ctx.theme.bad(),
+        ));
+    }
     let room = height.saturating_sub(out.len());
     let frames = &view.journal.tail;
     let first = frames.len().saturating_sub(TAIL);
@@ -192,7 +227,8 @@ pub fn render(view: &Snapshot, ctx: &PaneContext, area: Rect, buf: &mut Buffer) 
     out.extend((first + start..first + end).map(|i| {
         let f = &frames[i];
         let new = view.changes.journal_frames.contains(&f.number);
-        frame_line(f, frame_delta(frames, i), ctx, inner.width, new)
+        let torn = torn.is_some_and(|t| t.tears_frame(f));
+        frame_line(f, frame_delta(frames, i), ctx, inner.width, new, torn)
     }));
     lines(out, inner, buf);
     // Frames older than the shown tail are out of view too.

@@ -515,6 +515,8 @@ mod testkit {
                 zh: "LSO 停在未决事务处。".into(),
             }),
             changes: Default::default(),
+            moment_of_death: None,
+            before_recovery: false,
         }
     }
 

@@ -90,6 +90,7 @@ impl BrokerCluster {
                 state: Mutex::new(state),
                 generation: AtomicU64::new(0),
                 _lock: lock,
+                observer: Mutex::new(None),
             }),
         })
     }
