@@ -1,0 +1,193 @@
+//! The real dashboard in a real terminal (issue 13, "Done when"): tmux runs
+//! `mk-tui replay … --record OUT`; the test steps through the lesson,
+//! branches at a step, presses a key that changes the engine, quits, and
+//! replays the new recording to the same state and the same screen. Bounded
+//! in time; its own tmux server (`-L`), killed at the end. CI installs tmux
+//! (`.ci/run`); without it the test says so and skips.
+
+use std::path::Path;
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+/// A tmux server of this test's own.
+struct Tmux {
+    socket: String,
+}
+
+impl Tmux {
+    fn new() -> Option<Self> {
+        let ok = Command::new("tmux")
+            .arg("-V")
+            .output()
+            .is_ok_and(|o| o.status.success());
+        ok.then(|| Tmux {
+            socket: format!("mk-e2e-{}", std::process::id()),
+        })
+    }
+
+    fn run(&self, args: &[&str]) -> String {
+        let out = Command::new("tmux")
+            .arg("-L")
+            .arg(&self.socket)
+            .args(args)
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
+    fn keys(&self, keys: &[&str]) {
+        let mut args = vec!["send-keys", "-t", "e2e"];
+        args.extend_from_slice(keys);
+        self.run(&args);
+    }
+
+    fn screen(&self) -> String {
+        self.run(&["capture-pane", "-p", "-t", "e2e"])
+    }
+
+    /// Waits (at most 15 s) until the screen contains `text`.
+    fn wait_for(&self, text: &str) -> String {
+        let start = Instant::now();
+        loop {
+            let screen = self.screen();
+            if screen.contains(text) {
+                return screen;
+            }
+            assert!(
+                start.elapsed() < Duration::from_secs(15),
+                "waited 15 s for {text:?}; the screen:\n{screen}"
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+}
+
+impl Drop for Tmux {
+    fn drop(&mut self) {
+        self.run(&["kill-server"]);
+    }
+}
+
+fn mk_tui(args: &[&str]) -> String {
+    let out = Command::new(env!("CARGO_BIN_EXE_mk-tui"))
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// The panes of a screen: every line but the title bar and the key bar,
+/// trailing spaces trimmed.
+fn panes(screen: &str) -> Vec<String> {
+    let lines: Vec<&str> = screen.lines().collect();
+    lines[1..lines.len().saturating_sub(1)]
+        .iter()
+        .map(|l| l.trim_end().to_string())
+        .filter(|l| !l.contains("Chapter 8: the visibility boundary"))
+        .collect()
+}
+
+#[test]
+fn replay_branch_press_record_and_replay_again_in_a_real_terminal() {
+    let Some(tmux) = Tmux::new() else {
+        if std::env::var_os("CI").is_some() {
+            panic!("CI installs tmux (.ci/run): it must be on the PATH");
+        }
+        eprintln!("skipped: tmux is not installed");
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("what-if.jsonl");
+    let bin = env!("CARGO_BIN_EXE_mk-tui");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let lesson = root.join("recordings/ch08-visibility.jsonl");
+    let command = format!(
+        "{bin} replay {} --record {} --no-mouse",
+        lesson.display(),
+        out.display()
+    );
+    tmux.run(&[
+        "new-session",
+        "-d",
+        "-s",
+        "e2e",
+        "-x",
+        "120",
+        "-y",
+        "36",
+        &command,
+    ]);
+    // Replaying the lesson: two captioned steps forward.
+    tmux.wait_for("step 0/6");
+    tmux.keys(&["]", "]"]);
+    tmux.wait_for("step 2/6");
+    // Branch here, then a key that changes the engine: crash.
+    tmux.keys(&["b"]);
+    tmux.wait_for("branched at step 2");
+    tmux.keys(&["x"]);
+    let crashed = tmux.wait_for("step 3: crash");
+    assert!(crashed.contains("│ live │ step 3"), "{crashed}");
+    tmux.keys(&["q"]);
+    let start = Instant::now();
+    while tmux.run(&["list-sessions"]).contains("e2e") {
+        assert!(
+            start.elapsed() < Duration::from_secs(10),
+            "mk-tui did not quit"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    // The recording holds the lesson's two steps and the crash.
+    let text = std::fs::read_to_string(&out).unwrap();
+    assert_eq!(text.lines().count(), 4, "{text}");
+    assert!(
+        text.lines().last().unwrap().contains(r#""crash""#),
+        "{text}"
+    );
+    // Replayed, it reaches the state the live session had, and the screen.
+    let state = mk_tui(&["state", out.to_str().unwrap()]);
+    let live_state = {
+        let mut s = minikafka::session::Snapshot::from_json(&state).unwrap();
+        s.title.clear();
+        s.total_steps = None;
+        s.caption = None;
+        s
+    };
+    assert_eq!(live_state.step, 3);
+    assert!(live_state.last_recovery.is_some(), "the crash recovered");
+    let replay = format!("{bin} replay {} --no-mouse", out.display());
+    tmux.run(&[
+        "new-session",
+        "-d",
+        "-s",
+        "e2e",
+        "-x",
+        "120",
+        "-y",
+        "36",
+        &replay,
+    ]);
+    tmux.wait_for("step 0/3");
+    tmux.keys(&["End"]);
+    let replayed = tmux.wait_for("step 3");
+    let rendered = mk_tui(&[
+        "render",
+        out.to_str().unwrap(),
+        "--step",
+        "3",
+        "--size",
+        "120x36",
+    ]);
+    assert_eq!(
+        panes(&replayed),
+        panes(&rendered),
+        "the replayed screen is the rendered frame:\n{replayed}\n{rendered}"
+    );
+    assert!(replayed.contains("last recovery"), "{replayed}");
+    tmux.keys(&["q"]);
+}
