@@ -174,7 +174,7 @@ fn replay_branch_press_record_and_replay_again_in_a_real_terminal() {
     ]);
     tmux.wait_for("step 0/3");
     tmux.keys(&["End"]);
-    let replayed = tmux.wait_for("step 3");
+    tmux.wait_for("step 3");
     let rendered = mk_tui(&[
         "render",
         out.to_str().unwrap(),
@@ -183,6 +183,14 @@ fn replay_branch_press_record_and_replay_again_in_a_real_terminal() {
         "--size",
         "120x36",
     ]);
+    // The terminal may still be painting the frame: wait (bounded) until
+    // it holds still on the rendered one.
+    let start = Instant::now();
+    let mut replayed = tmux.screen();
+    while panes(&replayed) != panes(&rendered) && start.elapsed() < Duration::from_secs(10) {
+        std::thread::sleep(Duration::from_millis(100));
+        replayed = tmux.screen();
+    }
     assert_eq!(
         panes(&replayed),
         panes(&rendered),

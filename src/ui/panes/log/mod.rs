@@ -39,6 +39,7 @@ use self::cell::{Line, MAX_LINES, cut, drawn, fit, row_lines, width};
 use self::window::{Cell, Window, cell, leader_batch, rows, same_batch, window};
 use super::{PaneContext, frame, marks};
 use crate::session::snapshot::{Fate, PartitionSnapshot, ReplicaSnapshot, Snapshot};
+use crate::ui::theme::Theme;
 
 /// One partition as the pane draws it.
 struct Block<'a> {
@@ -451,11 +452,27 @@ impl Canvas<'_, '_> {
             .iter()
             .map(|s| cell(p, r, leader, s.from))
             .collect();
+        // What the last step changed: on the leader's row the batches it
+        // appended or whose fate it changed; on a follower's the offsets
+        // its fetch brought (from its old LEO on). Marked `▸` on the cell's
+        // left edge, and bold (docs/dashboard.md "What changed").
+        let changes = self.view.changes.partition(&p.name());
+        let fetched_from = changes
+            .and_then(|pc| pc.replica_leo.get(&r.broker))
+            .map(|&(old, _)| old);
+        let changed = |c: Cell<'_>, from: i64| match c {
+            Cell::Batch(_, b) if leader => {
+                changes.is_some_and(|pc| pc.touches_batch(b.base_offset))
+            }
+            Cell::Batch(..) | Cell::Divergent(_) => fetched_from.is_some_and(|old| from >= old),
+            _ => false,
+        };
         let mut last = None;
         for (i, (&c, slot)) in cells.iter().zip(&win.slots).enumerate() {
             let Some(d) = drawn(c, *slot, win, ctx) else {
                 continue;
             };
+            let new = changed(c, slot.from);
             self.present.push(match c {
                 Cell::Batch(_, b) => b.fate.name(),
                 Cell::Divergent(_) => "divergent",
@@ -467,7 +484,12 @@ impl Canvas<'_, '_> {
                 }
                 _ => d.style,
             };
-            let edge = if i > 0 && same_batch(cells[i - 1], c) {
+            let style = if new {
+                style.patch(ctx.theme.changed())
+            } else {
+                style
+            };
+            let plain_edge = if i > 0 && same_batch(cells[i - 1], c) {
                 "┊"
             } else {
                 "│"
@@ -485,7 +507,12 @@ impl Canvas<'_, '_> {
                     Line::Value | Line::Fate => style,
                     _ => style.patch(ctx.theme.dim()),
                 };
-                self.put(col(i), ly, edge, ctx.theme.dim());
+                // The mark takes the edge of the cell's first line only.
+                if new && n == 0 {
+                    self.put(col(i), ly, Theme::CHANGED_GLYPH, ctx.theme.changed_mark());
+                } else {
+                    self.put(col(i), ly, plain_edge, ctx.theme.dim());
+                }
                 let cell_right = col(i + 1).min(self.right());
                 put(self.buf, col(i) + 1, ly, cell_right, &text, style);
                 self.put(col(i + 1), ly, "│", ctx.theme.dim());
