@@ -141,7 +141,7 @@ pub fn draw(app: &App, view: &Snapshot, frame: &mut Frame) {
         too_small(app, frame, area);
         return;
     }
-    frame.render_widget(Paragraph::new(title_line(app, view)), title);
+    frame.render_widget(Paragraph::new(title_line(app, view, title.width)), title);
     let shown = body(app, view, rect);
     for (pane, rect) in shown.panes {
         let ctx = pane_context(app, pane);
@@ -156,9 +156,14 @@ pub fn draw(app: &App, view: &Snapshot, frame: &mut Frame) {
     }
 }
 
-fn title_line(app: &App, view: &Snapshot) -> Line<'static> {
+/// The title bar for a frame `width` cells wide. The facts (mode, step,
+/// clock, rules, isolation view) come in words when they fit, else in short
+/// forms chosen on purpose (`3/6 · 0 ms · minikafka · RC`); the title then
+/// gets what is left, cut at a word with `…`, or goes. Nothing is cut in
+/// the middle of a word.
+fn title_line(app: &App, view: &Snapshot, width: u16) -> Line<'static> {
     let t = |k| app.lang.t(k);
-    let step = format!("{} {}", t("step"), view.step_label());
+    let width = usize::from(width);
     let mode = match &app.mode {
         crate::ui::app::Mode::Replay { playing: true, .. } => "▶ replay",
         crate::ui::app::Mode::Replay { .. } => "replay",
@@ -166,27 +171,99 @@ fn title_line(app: &App, view: &Snapshot) -> Line<'static> {
         crate::ui::app::Mode::Saved(_) => "saved state",
     };
     let isolation = app.isolation.name();
+    let long = format!(
+        "│ {mode} │ {} {} │ {} {} ms │ {} {} │ {} {isolation} ",
+        t("step"),
+        view.step_label(),
+        t("clock"),
+        view.clock_ms,
+        t("rules"),
+        view.rules,
+        t("isolation")
+    );
+    let short_isolation = match app.isolation {
+        crate::session::snapshot::Isolation::ReadCommitted => "RC",
+        crate::session::snapshot::Isolation::ReadUncommitted => "RU",
+    };
+    let medium = format!(
+        "│ {mode} │ {} {} │ {} ms │ {} │ {short_isolation} ",
+        t("step"),
+        view.step_label(),
+        view.clock_ms,
+        view.rules
+    );
+    let short = format!(
+        "│ {mode} │ {} │ {} ms │ {} │ {short_isolation} ",
+        view.step_label(),
+        view.clock_ms,
+        view.rules
+    );
+    let w = |s: &str| Span::raw(s.to_string()).width();
     // At a moment of death the banner takes the recording title's place
     // (the caption pane still names it): docs/dashboard.md.
-    let head = if view.before_recovery {
-        Span::styled(
-            format!(" ✝ {} ", t("moment_of_death")),
-            moment_banner(app.theme),
-        )
+    if view.before_recovery {
+        let banner = format!(" ✝ {} ", t("moment_of_death"));
+        let facts = [long, medium, short]
+            .into_iter()
+            .find(|f| w(&banner) + w(f) <= width)
+            .unwrap_or_default();
+        return Line::from(vec![
+            Span::styled(banner, moment_banner(app.theme)),
+            Span::raw(facts),
+        ]);
+    }
+    let full_head = format!(" mk-tui · {} ", view.title);
+    for facts in [&long, &medium] {
+        if w(&full_head) + w(facts) <= width {
+            return Line::from(vec![
+                Span::styled(full_head, app.theme.strong()),
+                Span::raw(facts.clone()),
+            ]);
+        }
+    }
+    // A title of at least a few words, with the step still in words.
+    let room = width.saturating_sub(w(&medium) + w(" mk-tui ·  "));
+    let title = cut_at_word(&view.title, room);
+    if w(&title) >= 12 {
+        return Line::from(vec![
+            Span::styled(format!(" mk-tui · {title} "), app.theme.strong()),
+            Span::raw(medium),
+        ]);
+    }
+    let room = width.saturating_sub(w(&short) + w(" mk-tui ·  "));
+    let title = cut_at_word(&view.title, room);
+    let head = if title.is_empty() {
+        " mk-tui ".to_string()
     } else {
-        Span::styled(format!(" mk-tui · {} ", view.title), app.theme.strong())
+        format!(" mk-tui · {title} ")
     };
     Line::from(vec![
-        head,
-        Span::raw(format!(
-            "│ {mode} │ {step} │ {} {} ms │ {} {} │ {} {isolation} ",
-            t("clock"),
-            view.clock_ms,
-            t("rules"),
-            view.rules,
-            t("isolation")
-        )),
+        Span::styled(head, app.theme.strong()),
+        Span::raw(short),
     ])
+}
+
+/// `text` if it fits `room` cells, else its longest prefix ending at a word
+/// that fits with `…` after it (nothing if not even one word does).
+fn cut_at_word(text: &str, room: usize) -> String {
+    let w = |s: &str| Span::raw(s.to_string()).width();
+    if w(text) <= room {
+        return text.to_string();
+    }
+    let mut out = String::new();
+    for word in text.split_inclusive(' ') {
+        let next = format!("{out}{word}");
+        if w(next.trim_end()) + 1 > room {
+            break;
+        }
+        out = next;
+    }
+    let out = out.trim_end().trim_end_matches([':', ',', ';']);
+    if out.is_empty() {
+        String::new()
+    } else {
+        format!("{out}…")
+    }
 }
 
 /// The moment-of-death banner: reversed as well as coloured, so it stands
@@ -258,4 +335,18 @@ fn too_small(app: &App, frame: &mut Frame, area: Rect) {
         app.layout.min_rows
     );
     frame.render_widget(Paragraph::new(text).wrap(Wrap { trim: true }), area);
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_title_is_cut_at_a_word_never_inside_one() {
+        use super::cut_at_word;
+        let t = "Chapter 8: the visibility boundary";
+        assert_eq!(cut_at_word(t, 80), t);
+        assert_eq!(cut_at_word(t, 25), "Chapter 8: the…");
+        assert_eq!(cut_at_word(t, 12), "Chapter 8…");
+        assert_eq!(cut_at_word(t, 5), "");
+        assert_eq!(cut_at_word("分区 日志", 5), "分区…");
+    }
 }
