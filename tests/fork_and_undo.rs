@@ -302,3 +302,58 @@ fn a_click_focuses_the_pane_under_it_and_the_wheel_scrolls_it() {
     app.update(Msg::Click(ox, oy)).unwrap();
     assert_ne!(app.focused(), Some(other));
 }
+
+/// `g` opens a prompt that goes to step N (and refuses a step past the
+/// end, with the reason); `+` and `-` change the play speed, which paces
+/// the next step and shows in the title bar.
+#[test]
+fn go_to_a_step_and_play_faster_or_slower() {
+    let (_, rec) = recording("ch08-visibility.jsonl");
+    let mut app = App::replay(rec.clone(), layout::builtin_default(), Lang::En, theme()).unwrap();
+    let enter = Event::Key(KeyEvent::new(KeyCode::Enter, KeyModifiers::NONE));
+    let ctrl_u = Event::Key(KeyEvent::new(KeyCode::Char('u'), KeyModifiers::CONTROL));
+    let submit = |app: &mut App, text: &str| {
+        press(app, 'g');
+        let msg = minikafka::ui::run::message(app, &ctrl_u).unwrap();
+        app.update(msg).unwrap();
+        for c in text.chars() {
+            press(app, c);
+        }
+        let msg = minikafka::ui::run::message(app, &enter).unwrap();
+        app.update(msg).unwrap();
+    };
+    submit(&mut app, "4");
+    assert_eq!(app.driver().unwrap().step(), 4);
+    assert!(app.prompt.is_none());
+    submit(&mut app, "99");
+    assert_eq!(app.driver().unwrap().step(), 4, "refused");
+    let refusal = app.prompt.as_ref().and_then(|p| p.refusal.clone()).unwrap();
+    assert_eq!(refusal, format!("a step from 0 to {}", rec.steps.len()));
+    let esc = Event::Key(KeyEvent::new(KeyCode::Esc, KeyModifiers::NONE));
+    let msg = minikafka::ui::run::message(&app, &esc).unwrap();
+    app.update(msg).unwrap();
+    assert!(app.prompt.is_none());
+    // Speed: the gap to the next step, at the recorded pace, x2 and x0.5.
+    app.update(Msg::Goto(1)).unwrap();
+    press(&mut app, 'p');
+    let gap = rec.steps[1].at_ms - rec.steps[0].at_ms;
+    assert_eq!(app.next_step_delay_ms(), Some(gap));
+    press(&mut app, '+');
+    assert_eq!(app.next_step_delay_ms(), Some(gap / 2));
+    let title = minikafka::ui::headless::buffer_text(&frame_buffer(&app, 120, 36));
+    assert!(
+        title.lines().next().unwrap().contains("▶ replay ×2"),
+        "{title}"
+    );
+    press(&mut app, '-');
+    press(&mut app, '-');
+    assert_eq!(app.next_step_delay_ms(), Some(gap * 2));
+    for _ in 0..10 {
+        press(&mut app, '+');
+    }
+    assert_eq!(
+        app.next_step_delay_ms(),
+        Some((gap as f64 / 8.0).round() as u64),
+        "x8 at most"
+    );
+}

@@ -170,7 +170,14 @@ pub struct App {
     pub quit: bool,
     /// Replay: how a branch records its live session (`--record`).
     branch_recorder: Option<BranchRecorder>,
+    /// Replay: the play speed, an index into [`SPEEDS`].
+    pub speed: usize,
 }
+
+/// Play speeds, as multiples of the recorded pace (`+` and `-`).
+pub const SPEEDS: [f64; 6] = [0.25, 0.5, 1.0, 2.0, 4.0, 8.0];
+/// The recorded pace.
+const NORMAL_SPEED: usize = 2;
 
 impl App {
     /// A live app on a driver.
@@ -244,6 +251,7 @@ impl App {
             isolation: Isolation::ReadCommitted,
             quit: false,
             branch_recorder: None,
+            speed: NORMAL_SPEED,
         }
     }
 
@@ -418,7 +426,13 @@ impl App {
             .checked_sub(1)
             .and_then(|i| steps.get(i))
             .map_or(0, |s| s.at_ms);
-        Some(next.at_ms.saturating_sub(now))
+        let gap = next.at_ms.saturating_sub(now) as f64 / SPEEDS[self.speed];
+        Some(gap.round() as u64)
+    }
+
+    /// "×2" when playing at another pace than the recorded one.
+    pub fn speed_label(&self) -> Option<String> {
+        (self.speed != NORMAL_SPEED).then(|| format!("×{}", SPEEDS[self.speed]))
     }
 
     /// The one place the dashboard's state changes. An error (a replay step
@@ -576,6 +590,19 @@ impl App {
                 };
             }
             KeyCommand::SelectPrev => self.selected = self.selected.and_then(|s| s.checked_sub(1)),
+            KeyCommand::Faster if self.is_replay() => {
+                self.speed = (self.speed + 1).min(SPEEDS.len() - 1);
+            }
+            KeyCommand::Slower if self.is_replay() => {
+                self.speed = self.speed.saturating_sub(1);
+            }
+            KeyCommand::Faster | KeyCommand::Slower => {}
+            KeyCommand::Prompt(PromptKind::GotoStep) => {
+                if let Mode::Replay { timeline, .. } = &self.mode {
+                    let text = timeline.step().to_string();
+                    self.prompt = Some(Prompt::new(PromptKind::GotoStep, text));
+                }
+            }
             KeyCommand::Prompt(kind) => {
                 if let Some(off) = self.engine_keys_off() {
                     self.status = Some(Status::error(off));
@@ -621,6 +648,27 @@ impl App {
         let Some(prompt) = &self.prompt else {
             return;
         };
+        if edit == PromptEdit::Submit && prompt.kind == PromptKind::GotoStep {
+            let last = match &self.mode {
+                Mode::Replay { timeline, .. } => timeline.recording().steps.len(),
+                _ => 0,
+            };
+            match prompt.text.trim().parse::<usize>() {
+                Ok(n) if n <= last => {
+                    self.prompt = None;
+                    if let Err(e) = self.goto(n) {
+                        self.status = Some(Status::error(e));
+                    }
+                }
+                _ => {
+                    let reason = format!("a step from 0 to {last}");
+                    if let Some(p) = &mut self.prompt {
+                        p.refusal = Some(reason);
+                    }
+                }
+            }
+            return;
+        }
         if edit == PromptEdit::Submit {
             match prompt::parse(prompt.kind, &prompt.text, &self.facts()) {
                 Ok(action) => {
@@ -977,6 +1025,7 @@ impl App {
             PromptKind::StopBroker => broker.to_string(),
             PromptKind::StartBroker => stopped.unwrap_or(broker).to_string(),
             PromptKind::Promote => format!("{first_tp} {broker}"),
+            PromptKind::GotoStep => view.step.to_string(),
         }
     }
 }

@@ -170,6 +170,11 @@ fn title_line(app: &App, view: &Snapshot, width: u16) -> Line<'static> {
         crate::ui::app::Mode::Live(_) => "live",
         crate::ui::app::Mode::Saved(_) => "saved state",
     };
+    // The play speed, when it is not the recorded pace.
+    let mode = match app.speed_label() {
+        Some(speed) if app.is_replay() => format!("{mode} {speed}"),
+        _ => mode.to_string(),
+    };
     let isolation = app.isolation.name();
     let long = format!(
         "│ {mode} │ {} {} │ {} {} ms │ {} {} │ {} {isolation} ",

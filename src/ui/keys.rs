@@ -45,6 +45,9 @@ pub enum KeyCommand {
     Branch,
     /// Live: undo the last step.
     Undo,
+    /// Replay: play faster / slower than the recorded pace.
+    Faster,
+    Slower,
 }
 
 /// Engine actions that take a value from a prompt.
@@ -64,6 +67,8 @@ pub enum PromptKind {
     StopBroker,
     StartBroker,
     Promote,
+    /// Replay: go to step N (no engine action).
+    GotoStep,
 }
 
 /// What a key does while a prompt is open.
@@ -311,6 +316,16 @@ pub const REPLAY_KEYS: &[KeyHelp] = &[
         en: "branch here: go live from this step",
         zh: "从此分叉：从这一步起实时操作",
     },
+    KeyHelp {
+        keys: "g",
+        en: "go to step N",
+        zh: "跳到第 N 步",
+    },
+    KeyHelp {
+        keys: "+/-",
+        en: "play faster/slower (x0.25 to x8)",
+        zh: "播放加快/减慢（x0.25 到 x8）",
+    },
 ];
 
 /// What the key bar depends on.
@@ -397,6 +412,9 @@ pub fn command(key: KeyEvent, replay: bool) -> Option<KeyCommand> {
             KeyCode::Char(']') => Some(C::NextCaption),
             KeyCode::Char('[') => Some(C::PrevCaption),
             KeyCode::Char('b') => Some(C::Branch),
+            KeyCode::Char('g') => Some(C::Prompt(PromptKind::GotoStep)),
+            KeyCode::Char('+') | KeyCode::Char('=') => Some(C::Faster),
+            KeyCode::Char('-') => Some(C::Slower),
             _ => None,
         };
     }

@@ -64,6 +64,7 @@ impl Prompt {
                 PromptKind::StopBroker => "停止 broker",
                 PromptKind::StartBroker => "启动 broker",
                 PromptKind::Promote => "提升副本：topic-partition broker",
+                PromptKind::GotoStep => "跳到步骤：N",
             };
         }
         match self.kind {
@@ -81,6 +82,7 @@ impl Prompt {
             PromptKind::StopBroker => "stop broker",
             PromptKind::StartBroker => "start broker",
             PromptKind::Promote => "promote: topic-partition broker",
+            PromptKind::GotoStep => "go to step: N",
         }
     }
 }
@@ -341,6 +343,9 @@ pub fn parse(kind: PromptKind, text: &str, facts: &Facts) -> Result<Action, Stri
     let words = words(text)?;
     let a = |positional: &[&str], allowed: &[&str]| args(words.clone(), positional, allowed);
     Ok(match kind {
+        PromptKind::GotoStep => {
+            return Err("go to step moves the replay; it is not an engine action".into());
+        }
         PromptKind::Produce => {
             let a = a(
                 &["topic", "value"],
