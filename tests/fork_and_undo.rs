@@ -36,6 +36,7 @@ fn engine_state(mut s: Snapshot) -> String {
     s.title.clear();
     (s.total_steps, s.caption) = (None, None);
     s.changes = Default::default();
+    s.captioned_steps.clear();
     s.to_json()
 }
 

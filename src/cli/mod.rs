@@ -406,6 +406,7 @@ pub fn state_of_recording(
     let mut snapshot = with_changes(&driver, before.as_ref(), Snapshot::of(&driver));
     snapshot.title = recording.header.title.clone();
     snapshot.total_steps = Some(last);
+    snapshot.captioned_steps = crate::session::snapshot::source::captioned_steps(&recording);
     snapshot.caption = target
         .checked_sub(1)
         .and_then(|i| recording.steps[i].caption.clone());

@@ -118,6 +118,7 @@ pub fn build(driver: &Driver, bounds: &Bounds) -> Snapshot {
         title: String::new(),
         total_steps: None,
         caption: None,
+        captioned_steps: Vec::new(),
         changes: Default::default(),
         moment_of_death: driver.last_moment().cloned().map(Box::new),
         before_recovery: false,

@@ -62,6 +62,10 @@ pub struct Snapshot {
     /// The current step's caption.
     #[serde(default)]
     pub caption: Option<Caption>,
+    /// The recording's steps that have a caption (the replay's timeline
+    /// marks them).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub captioned_steps: Vec<usize>,
     /// What the step changed, from the snapshot before it (empty at step 0
     /// or when the source does not know the step before).
     #[serde(default)]

@@ -53,6 +53,7 @@ impl SnapshotSource for Timeline {
         let recording = self.recording();
         snapshot.title = recording.header.title.clone();
         snapshot.total_steps = Some(recording.steps.len());
+        snapshot.captioned_steps = captioned_steps(recording);
         snapshot.caption = self
             .step()
             .checked_sub(1)
@@ -114,4 +115,15 @@ impl SnapshotSource for SavedState {
     fn snapshot(&self, _bounds: &Bounds) -> Snapshot {
         self.0.clone()
     }
+}
+
+/// The steps of `recording` that have a caption (step n is line n + 1).
+pub fn captioned_steps(recording: &crate::session::Recording) -> Vec<usize> {
+    recording
+        .steps
+        .iter()
+        .enumerate()
+        .filter(|(_, s)| s.caption.is_some())
+        .map(|(i, _)| i + 1)
+        .collect()
 }

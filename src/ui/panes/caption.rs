@@ -1,7 +1,8 @@
 //! The caption pane (SPEC §6 "caption"): the current step's caption in the
 //! interface language, wrapped, first (the pane is often a few rows high);
 //! then a line with the recording's title, `step X/Y`, the clock and the
-//! rules.
+//! rules. In a replay the bottom border is a timeline of the steps, with
+//! the captioned ones and the current one marked.
 
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
@@ -27,7 +28,27 @@ pub fn render(view: &Snapshot, ctx: &PaneContext, area: Rect, buf: &mut Buffer) 
     marks(ctx, area, skip, rows.len() - skip - shown, buf);
     let out = rows.into_iter().skip(skip).take(shown).collect();
     lines(out, inner, buf);
+    // A replay's timeline runs along the bottom border, always in view,
+    // leaving the border's right end to the scroll marks.
+    let room = area.width.saturating_sub(2 + TIMELINE_MARGIN);
+    if let Some(total) = view.total_steps
+        && room >= 8
+        && area.height >= 2
+    {
+        let at = Rect::new(area.x + 1, area.bottom() - 1, room, 1);
+        let line = timeline(
+            view.step,
+            total,
+            &view.captioned_steps,
+            usize::from(room),
+            ctx,
+        );
+        ratatui::widgets::Widget::render(line, at, buf);
+    }
 }
+
+/// Cells the timeline leaves at the right end of the bottom border.
+const TIMELINE_MARGIN: u16 = 12;
 
 /// The caption, then the title line, wrapped by display width (CJK too)
 /// into rows `width` wide, so the rows out of view can be counted.
@@ -72,8 +93,54 @@ fn rows<'a>(view: &Snapshot, ctx: &PaneContext, width: u16) -> Vec<Line<'a>> {
     rows
 }
 
+/// A replay's timeline, `width` cells for steps 0 to `total`: `─`, `●` at
+/// each captioned step (what `]` and `[` jump between), `▲` at the current
+/// step. Steps that share a cell show the most telling mark.
+fn timeline<'a>(
+    step: usize,
+    total: usize,
+    captioned: &[usize],
+    width: usize,
+    ctx: &PaneContext,
+) -> Line<'a> {
+    let col = |s: usize| s.min(total) * (width - 1) / total.max(1);
+    let mut cells = vec!['─'; width];
+    for &c in captioned {
+        cells[col(c)] = '●';
+    }
+    let at = col(step);
+    cells[at] = '▲';
+    let text = |r: std::ops::Range<usize>| cells[r].iter().collect::<String>();
+    // Drawn in the border's own style: it is the border.
+    let border = ctx.theme.border(ctx.focused);
+    Line::from(vec![
+        Span::styled(text(0..at), border),
+        Span::styled("▲", border.patch(ctx.theme.strong())),
+        Span::styled(text(at + 1..width), border),
+    ])
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn the_timeline_marks_captions_and_the_current_step() {
+        let ctx = super::super::testkit::ctx();
+        let line = super::timeline(3, 10, &[1, 5, 10], 11, &ctx);
+        let text: String = line.spans.iter().map(|s| s.content.as_ref()).collect();
+        assert_eq!(text, "─●─▲─●────●");
+        let current = line.spans.iter().find(|s| s.content == "▲").unwrap();
+        assert!(
+            current
+                .style
+                .add_modifier
+                .contains(ratatui::style::Modifier::BOLD)
+        );
+        // The current step wins a cell it shares with a caption.
+        let line = super::timeline(5, 10, &[5], 11, &ctx);
+        let text: String = line.spans.iter().map(|s| s.content.as_ref()).collect();
+        assert_eq!(text, "─────▲─────");
+    }
+
     use super::super::testkit::{ctx, draw, view};
     use super::super::{PaneContext, PaneId};
     use crate::session::snapshot::Snapshot;

@@ -514,6 +514,7 @@ mod testkit {
                 en: "The LSO stops at the open transaction.".into(),
                 zh: "LSO 停在未决事务处。".into(),
             }),
+            captioned_steps: vec![2, 5, 8],
             changes: Default::default(),
             moment_of_death: None,
             before_recovery: false,
