@@ -376,3 +376,32 @@ fn a_torn_log_dies_with_the_garbage_on_its_segment_and_the_batches_it_held() {
     assert_eq!(cut.len(), 1);
     assert_eq!((cut[0].broker, cut[0].truncated_bytes), (1, 4));
 }
+
+/// Playing across a crash step keeps the recorded pace: its two sub-steps
+/// (the moment, then the recovery) share the gap to the next step.
+#[test]
+fn the_two_sub_steps_share_the_gap_to_the_next_step() {
+    let mut app = replay("ch08-cut-points.jsonl");
+    let steps = app_recording(&app).steps.clone();
+    // Line 6 of the recording is step 5: a commit crashed after PREPARE_COMMIT.
+    let n = 5;
+    assert!(matches!(
+        steps[n - 1].action,
+        minikafka::session::Action::Commit {
+            crash_after: Some(_),
+            ..
+        }
+    ));
+    let gap = steps[n].at_ms - steps[n - 1].at_ms;
+    app.update(Msg::Goto(n - 1)).unwrap();
+    app.update(Msg::Command(KeyCommand::PlayPause)).unwrap();
+    app.update(Msg::Tick).unwrap();
+    assert_eq!(at(&app), (n, true), "the moment");
+    let first = app.next_step_delay_ms().unwrap();
+    app.update(Msg::Tick).unwrap();
+    assert_eq!(at(&app), (n, false), "the recovery");
+    let second = app.next_step_delay_ms().unwrap();
+    assert_eq!(first + second, gap, "{first} + {second}");
+    app.update(Msg::Tick).unwrap();
+    assert_eq!(at(&app), (n + 1, false));
+}

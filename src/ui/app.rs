@@ -426,7 +426,13 @@ impl App {
             .checked_sub(1)
             .and_then(|i| steps.get(i))
             .map_or(0, |s| s.at_ms);
-        let gap = next.at_ms.saturating_sub(now) as f64 / SPEEDS[self.speed];
+        let mut gap = next.at_ms.saturating_sub(now) as f64 / SPEEDS[self.speed];
+        // A step that crashed shows two sub-steps (the moment of death,
+        // then the recovery): they share its gap, so playing keeps the
+        // recorded pace.
+        if timeline.driver().last_moment().is_some() {
+            gap /= 2.0;
+        }
         Some(gap.round() as u64)
     }
 
