@@ -75,6 +75,15 @@ fn branching_takes_over_live_from_the_exact_replay_step_and_records_from_there()
     press(&mut app, 'x');
     assert_eq!(app.driver().unwrap().step(), 3);
     assert_eq!(app.status.as_ref().unwrap().kind, StatusKind::Recovered);
+    // Live too, a crash first shows its moment of death; space, the recovery.
+    assert!(app.live_at_moment());
+    let title = minikafka::ui::headless::buffer_text(&frame_buffer(&app, 120, 36));
+    assert!(
+        title.lines().next().unwrap().contains("moment of death") && title.contains("step 3✝"),
+        "{title}"
+    );
+    press(&mut app, ' ');
+    assert!(!app.live_at_moment());
     let recorded = Recording::load(&out).unwrap();
     assert_eq!(recorded.steps.len(), 3);
     assert_eq!(recorded.steps[2].action, Action::Crash {});

@@ -21,7 +21,9 @@ use std::collections::BTreeMap;
 
 use crate::session::recording::{Header, Step};
 use crate::session::snapshot::source::{apply_all, with_changes};
-use crate::session::snapshot::{Bounds, Isolation, SavedState, Snapshot, SnapshotSource, TAIL};
+use crate::session::snapshot::{
+    Bounds, Isolation, SavedState, Snapshot, SnapshotSource, TAIL, diff,
+};
 use crate::session::ui_step::{PaneName, Selection, Toggle, UiScreen, UiStep};
 use crate::session::{Action, Driver, Outcome, Recording, RecordingWriter, Timeline};
 use crate::ui::i18n::Lang;
@@ -121,6 +123,10 @@ pub struct LiveSession {
     /// branched replay's, first): what undo replays, and what a recording
     /// of the session holds.
     pub history: Vec<Step>,
+    /// The last step crashed the cluster and its moment of death is on
+    /// screen; `space` shows the recovery (docs/dashboard.md "Crashes as
+    /// moments").
+    pub at_moment: bool,
 }
 
 /// Opens the recording a branch writes (`replay FILE --record OUT`): given
@@ -198,6 +204,7 @@ impl App {
                 elapsed_ms: 0,
                 before: None,
                 history: Vec::new(),
+                at_moment: false,
             })),
             title,
             layout,
@@ -387,7 +394,18 @@ impl App {
     pub fn snapshot(&self) -> Snapshot {
         let mut snapshot = self.source().snapshot(&Bounds::FRAME);
         if let Mode::Live(live) = &self.mode {
-            snapshot = with_changes(&live.driver, live.before.as_ref(), snapshot);
+            // After a crash the moment of death first, then (space) the
+            // recovery with what it changed since the moment, as a replay.
+            snapshot = match snapshot.at_moment() {
+                Some(mut moment) if live.at_moment => {
+                    if let Some(before) = &live.before {
+                        moment.changes = diff(before, &moment);
+                    }
+                    moment
+                }
+                Some(moment) => with_changes(&live.driver, Some(&moment), snapshot),
+                None => with_changes(&live.driver, live.before.as_ref(), snapshot),
+            };
             snapshot.title = self.title.clone();
         }
         snapshot
@@ -434,6 +452,11 @@ impl App {
             gap /= 2.0;
         }
         Some(gap.round() as u64)
+    }
+
+    /// True in a live session whose last step's moment of death is shown.
+    pub fn live_at_moment(&self) -> bool {
+        matches!(&self.mode, Mode::Live(live) if live.at_moment)
     }
 
     /// "×2" when playing at another pace than the recorded one.
@@ -623,6 +646,12 @@ impl App {
                 partition: None,
             }),
             KeyCommand::Crash => self.apply(Action::Crash {}),
+            // Live: from a crash's moment of death to its recovery.
+            KeyCommand::NextStep if self.live_at_moment() => {
+                if let Mode::Live(live) = &mut self.mode {
+                    live.at_moment = false;
+                }
+            }
             KeyCommand::NextStep
             | KeyCommand::PrevStep
             | KeyCommand::FirstStep
@@ -767,6 +796,7 @@ impl App {
             elapsed_ms: steps.last().map_or(0, |s| s.at_ms + LIVE_STEP_MS),
             before,
             history: steps,
+            at_moment: false,
         }));
         self.status = Some(Status {
             kind: StatusKind::Ok,
@@ -818,6 +848,7 @@ impl App {
         drop(old.dispose());
         live.history.pop();
         live.before = before;
+        live.at_moment = false;
         self.status = Some(Status {
             kind: StatusKind::Ok,
             text: format!("undid step {} ({})", undone.0, undone.1),
@@ -948,6 +979,7 @@ impl App {
             elapsed_ms,
             before,
             history,
+            at_moment,
             ..
         } = &mut **live;
         // An action past a limit (docs/recording-format.md) is neither
@@ -957,6 +989,7 @@ impl App {
             .map_err(|e| format!("{}: refused: {e}", action.name()))?;
         *before = Some(driver.snapshot(&Bounds::FRAME));
         let outcome = driver.apply(&action);
+        *at_moment = driver.last_moment().is_some();
         let step = Step {
             at_ms: *elapsed_ms,
             action,

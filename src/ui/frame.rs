@@ -207,7 +207,11 @@ fn title_line(app: &App, view: &Snapshot, width: u16) -> Line<'static> {
     // At a moment of death the banner takes the recording title's place
     // (the caption pane still names it): docs/dashboard.md.
     if view.before_recovery {
-        let banner = format!(" ✝ {} ", t("moment_of_death"));
+        let banner = if app.live_at_moment() {
+            format!(" ✝ {} · space: {} ", t("moment_of_death"), t("recovery"))
+        } else {
+            format!(" ✝ {} ", t("moment_of_death"))
+        };
         let facts = [long, medium, short]
             .into_iter()
             .find(|f| w(&banner) + w(f) <= width)

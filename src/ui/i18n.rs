@@ -76,6 +76,7 @@ const LABELS: &[(&str, &str, &str)] = &[
     ("above_hw", "above HW", "高于 HW"),
     ("below_lso", "stable", "已稳定"),
     ("lso_to_hw", "unstable", "未稳定"),
+    ("recovery", "recovery", "恢复"),
     ("seen", "seen", "可读"),
     ("unseen", "not seen", "不可读"),
     ("isolation", "view", "视角"),

@@ -258,6 +258,11 @@ pub const LIVE_KEYS: &[KeyHelp] = &[
         zh: "撤销上一步",
     },
     KeyHelp {
+        keys: "space",
+        en: "after a crash: from its moment of death to the recovery",
+        zh: "崩溃之后：从崩溃瞬间到恢复之后",
+    },
+    KeyHelp {
         keys: "X",
         en: "commit, crash at a cut point",
         zh: "在切点崩溃的提交",
@@ -437,6 +442,8 @@ pub fn command(key: KeyEvent, replay: bool) -> Option<KeyCommand> {
         KeyCode::Char('r') => Some(C::ReplicateAll),
         KeyCode::Char('x') => Some(C::Crash),
         KeyCode::Char('u') => Some(C::Undo),
+        // After a crash: from its moment of death to the recovery.
+        KeyCode::Char(' ') => Some(C::NextStep),
         _ => None,
     }
 }
@@ -525,7 +532,11 @@ mod tests {
             command(key(KeyCode::Char(' ')), true),
             Some(KeyCommand::NextStep)
         );
-        assert_eq!(command(key(KeyCode::Char(' ')), false), None);
+        // Live, space goes from a crash's moment of death to its recovery.
+        assert_eq!(
+            command(key(KeyCode::Char(' ')), false),
+            Some(KeyCommand::NextStep)
+        );
         let ctrl_c = KeyEvent::new(KeyCode::Char('c'), KeyModifiers::CONTROL);
         assert_eq!(command(ctrl_c, false), Some(KeyCommand::Quit));
     }

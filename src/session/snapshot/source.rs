@@ -26,8 +26,11 @@ impl SnapshotSource for Driver {
         build(self, bounds)
     }
 
+    /// A moment of death holds its values already (see the timeline's).
     fn load_values(&self, snapshot: &mut Snapshot, wanted: &[(usize, usize)]) {
-        load_values(self, snapshot, wanted);
+        if !snapshot.before_recovery {
+            load_values(self, snapshot, wanted);
+        }
     }
 }
 
