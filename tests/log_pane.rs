@@ -7,7 +7,9 @@
 //! HW against LSO; and frames with the pane at 80x24, 160x48 and in Chinese
 //! are snapshotted.
 
-use std::path::{Path, PathBuf};
+mod common;
+
+use std::path::Path;
 
 use minikafka::session::snapshot::{Fate, PartitionSnapshot, Snapshot};
 use minikafka::session::{Driver, Recording};
@@ -20,17 +22,6 @@ use minikafka::ui::theme::Theme;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::Modifier;
-
-fn recordings() -> Vec<PathBuf> {
-    let mut out: Vec<PathBuf> =
-        std::fs::read_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("recordings"))
-            .unwrap()
-            .map(|e| e.unwrap().path())
-            .filter(|p| p.extension().is_some_and(|e| e == "jsonl"))
-            .collect();
-    out.sort();
-    out
-}
 
 fn load(name: &str) -> Recording {
     Recording::load(&Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("recordings/{name}.jsonl")))
@@ -74,7 +65,7 @@ fn row_text(buf: &Buffer, y: u16) -> String {
 #[test]
 fn replica_logs_agree_with_the_leader_and_mark_only_a_divergent_tail() {
     let mut divergent_seen = 0;
-    for path in recordings() {
+    for path in common::recordings() {
         let recording = Recording::load(&path).unwrap();
         for s in states(&recording) {
             let at = format!("{} step {}", path.display(), s.step);
@@ -317,7 +308,7 @@ fn check(s: &Snapshot, placed: &Placed, buf: &Buffer) -> Result<usize, String> {
 fn cells_drawn_are_the_offsets_held_in_the_window_aligned_across_replicas() {
     let mut drawn = 0;
     let mut per_batch = 0;
-    for path in recordings() {
+    for path in common::recordings() {
         let recording = Recording::load(&path).unwrap();
         for s in states(&recording) {
             for (w, h) in [(160, 60), (80, 30), (30, 40)] {
@@ -388,7 +379,7 @@ fn shows_hw_against_lso(frame: &str, p: &PartitionSnapshot) -> bool {
 
 #[test]
 fn every_chapter_8_layout_shows_hw_against_lso() {
-    for path in recordings() {
+    for path in common::recordings() {
         let name = path.file_stem().unwrap().to_string_lossy().to_string();
         if !name.starts_with("ch08") {
             continue;

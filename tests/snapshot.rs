@@ -7,7 +7,7 @@ mod common;
 #[path = "common/fates.rs"]
 mod fates;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
 use minikafka::session::snapshot::{Fate, Isolation, Snapshot};
@@ -17,17 +17,6 @@ use minikafka::ui::panes::{self, PaneContext, PaneId};
 use minikafka::ui::theme::Theme;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
-
-fn recordings() -> Vec<PathBuf> {
-    let mut out: Vec<PathBuf> =
-        std::fs::read_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("recordings"))
-            .unwrap()
-            .map(|e| e.unwrap().path())
-            .filter(|p| p.extension().is_some_and(|e| e == "jsonl"))
-            .collect();
-    out.sort();
-    out
-}
 
 /// The partitions pane alone, tall enough for every batch row.
 fn partitions_pane(s: &Snapshot) -> Buffer {
@@ -86,7 +75,7 @@ fn pane_shows_fates(s: &Snapshot, buf: &Buffer) -> Result<(), String> {
 fn fates_agree_with_the_consumers_and_the_pane_at_every_step_of_every_recording() {
     let mut seen = std::collections::BTreeSet::new();
     let mut steps = 0;
-    for path in recordings() {
+    for path in common::recordings() {
         let recording = Recording::load(&path).unwrap();
         let mut driver = Driver::new(&recording.header, None).unwrap();
         for step in std::iter::once(None).chain(recording.steps.iter().map(Some)) {
@@ -337,7 +326,7 @@ fn the_highlight_marks_exactly_what_the_step_changed() {
     use minikafka::session::snapshot::{Bounds, diff};
     use minikafka::session::{SnapshotSource, Timeline};
     let mut marked_rows = 0;
-    for path in recordings() {
+    for path in common::recordings() {
         let recording = Recording::load(&path).unwrap();
         let steps = recording.steps.len();
         let mut timeline = Timeline::new(recording, 50).unwrap();

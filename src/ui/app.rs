@@ -20,10 +20,8 @@
 use std::collections::BTreeMap;
 
 use crate::session::recording::{Header, Step};
-use crate::session::snapshot::source::{apply_all, with_changes};
-use crate::session::snapshot::{
-    Bounds, Isolation, SavedState, Snapshot, SnapshotSource, TAIL, diff,
-};
+use crate::session::snapshot::source::{apply_all, step_view};
+use crate::session::snapshot::{Bounds, Isolation, SavedState, Snapshot, SnapshotSource, TAIL};
 use crate::session::ui_step::{PaneName, Selection, Toggle, UiScreen, UiStep};
 use crate::session::{Action, Driver, Outcome, Recording, RecordingWriter, Timeline};
 use crate::ui::i18n::Lang;
@@ -395,17 +393,8 @@ impl App {
         let mut snapshot = self.source().snapshot(&Bounds::FRAME);
         if let Mode::Live(live) = &self.mode {
             // After a crash the moment of death first, then (space) the
-            // recovery with what it changed since the moment, as a replay.
-            snapshot = match snapshot.at_moment() {
-                Some(mut moment) if live.at_moment => {
-                    if let Some(before) = &live.before {
-                        moment.changes = diff(before, &moment);
-                    }
-                    moment
-                }
-                Some(moment) => with_changes(&live.driver, Some(&moment), snapshot),
-                None => with_changes(&live.driver, live.before.as_ref(), snapshot),
-            };
+            // recovery, as a replay shows them.
+            snapshot = step_view(&live.driver, live.before.as_ref(), live.at_moment, snapshot);
             snapshot.title = self.title.clone();
         }
         snapshot

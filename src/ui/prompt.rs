@@ -494,16 +494,26 @@ mod tests {
         f
     }
 
-    #[test]
-    fn facts_come_from_the_snapshot() {
-        let header: crate::session::recording::Header = serde_json::from_str(
-            r#"{"mk_recording":1,"cluster":{"brokers":[1,2,3],"topics":[{"name":"out","partitions":2,"replication_factor":2}]}}"#,
-        )
+    /// A frame's snapshot of a cluster with `brokers` and one topic `out`
+    /// of `partitions` x `rf`, after broker `stopped` was stopped.
+    fn snapshot_with_stopped(
+        brokers: &str,
+        partitions: u32,
+        rf: u32,
+        stopped: u32,
+    ) -> crate::session::Snapshot {
+        let header: crate::session::recording::Header = serde_json::from_str(&format!(
+            r#"{{"mk_recording":1,"cluster":{{"brokers":{brokers},"topics":[{{"name":"out","partitions":{partitions},"replication_factor":{rf}}}]}}}}"#
+        ))
         .unwrap();
         let mut driver = crate::session::Driver::new(&header, None).unwrap();
-        driver.apply(&Action::StopBroker { broker: 3 });
-        let snapshot =
-            crate::session::snapshot::build(&driver, &crate::session::snapshot::Bounds::FRAME);
+        driver.apply(&Action::StopBroker { broker: stopped });
+        crate::session::snapshot::build(&driver, &crate::session::snapshot::Bounds::FRAME)
+    }
+
+    #[test]
+    fn facts_come_from_the_snapshot() {
+        let snapshot = snapshot_with_stopped("[1,2,3]", 2, 2, 3);
         let facts = Facts::of(&snapshot);
         assert_eq!(facts.topics, [("out".to_string(), 2)].into());
         assert_eq!(facts.brokers, [1, 2, 3].into());
@@ -523,14 +533,7 @@ mod tests {
 
     #[test]
     fn a_broker_without_replicas_is_known_from_the_snapshot() {
-        let header: crate::session::recording::Header = serde_json::from_str(
-            r#"{"mk_recording":1,"cluster":{"brokers":[1,2,3,4],"topics":[{"name":"out","partitions":1,"replication_factor":1}]}}"#,
-        )
-        .unwrap();
-        let mut driver = crate::session::Driver::new(&header, None).unwrap();
-        driver.apply(&Action::StopBroker { broker: 4 });
-        let snapshot =
-            crate::session::snapshot::build(&driver, &crate::session::snapshot::Bounds::FRAME);
+        let snapshot = snapshot_with_stopped("[1,2,3,4]", 1, 1, 4);
         assert!(
             snapshot.partitions[0]
                 .replicas

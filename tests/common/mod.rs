@@ -136,3 +136,15 @@ pub fn dir_snapshot(
     }
     out
 }
+
+/// Every recording under `recordings/`, in name order.
+pub fn recordings() -> Vec<std::path::PathBuf> {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("recordings");
+    let mut out: Vec<std::path::PathBuf> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "jsonl"))
+        .collect();
+    out.sort();
+    out
+}

@@ -43,16 +43,7 @@ impl SnapshotSource for Timeline {
     /// changed since the moment.
     fn snapshot(&self, bounds: &Bounds) -> Snapshot {
         let after = build(self.driver(), bounds);
-        let mut snapshot = match after.at_moment() {
-            Some(mut moment) if self.at_moment() => {
-                if let Some(before) = self.before_step() {
-                    moment.changes = diff(before, &moment);
-                }
-                moment
-            }
-            Some(moment) => with_changes(self.driver(), Some(&moment), after),
-            None => with_changes(self.driver(), self.before_step(), after),
-        };
+        let mut snapshot = step_view(self.driver(), self.before_step(), self.at_moment(), after);
         let recording = self.recording();
         snapshot.title = recording.header.title.clone();
         snapshot.total_steps = Some(recording.steps.len());
@@ -71,6 +62,31 @@ impl SnapshotSource for Timeline {
         if !snapshot.before_recovery {
             load_values(self.driver(), snapshot, wanted);
         }
+    }
+}
+
+/// What a screen shows of the step just applied (`after`, read from
+/// `driver`; `before`, the snapshot taken just before it). For a step that
+/// crashed the cluster (docs/dashboard.md "Crashes as moments"): at its
+/// moment of death (`at_moment`) the disk before recovery with what the
+/// step did up to the crash; after it, the recovered state with what
+/// recovery changed since the moment. Otherwise `after` with what the step
+/// changed. The replay timeline and a live session both show steps so.
+pub fn step_view(
+    driver: &Driver,
+    before: Option<&Snapshot>,
+    at_moment: bool,
+    after: Snapshot,
+) -> Snapshot {
+    match after.at_moment() {
+        Some(mut moment) if at_moment => {
+            if let Some(before) = before {
+                moment.changes = diff(before, &moment);
+            }
+            moment
+        }
+        Some(moment) => with_changes(driver, Some(&moment), after),
+        None => with_changes(driver, before, after),
     }
 }
 
