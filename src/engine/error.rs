@@ -150,6 +150,18 @@ pub enum MiniKafkaError {
         found: u64,
         supported: u32,
     },
+    /// A write failed and could not be undone (issue 17): the file holds
+    /// bytes nobody acknowledged, so the log or journal that owns it takes
+    /// no more writes until the cluster restarts (a crash reopens it and
+    /// recovery cuts the bad tail), as Kafka takes a log directory offline.
+    #[error(
+        "{path} is offline (KafkaStorageException): {reason}; it takes no more writes until the cluster restarts"
+    )]
+    KafkaStorage { path: PathBuf, reason: String },
+    /// A data file that is a FIFO, a device, a directory or a symlink:
+    /// opening or reading it could block or never end (issue 17, item 4).
+    #[error("{path}: is {kind}, not a regular file")]
+    NotARegularFile { path: PathBuf, kind: &'static str },
     #[error("operation dropped: the cluster crashed before it completed")]
     Crashed,
     #[error(
@@ -197,6 +209,8 @@ impl MiniKafkaError {
             Self::DataDirLocked { .. } => "DataDirLocked",
             Self::DataDirUnwritable { .. } => "DataDirUnwritable",
             Self::NewerFormat { .. } => "NewerFormat",
+            Self::KafkaStorage { .. } => "KafkaStorageException",
+            Self::NotARegularFile { .. } => "NotARegularFile",
             Self::Crashed { .. } => "Crashed",
             Self::ClusterDown { .. } => "ClusterDown",
         }

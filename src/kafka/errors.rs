@@ -46,7 +46,9 @@ pub fn code_of(e: &MiniKafkaError) -> i16 {
         | E::Io { .. }
         | E::DataDirLocked(_)
         | E::DataDirUnwritable { .. }
-        | E::NewerFormat { .. } => ResponseError::KafkaStorageError,
+        | E::NewerFormat { .. }
+        | E::KafkaStorage { .. }
+        | E::NotARegularFile { .. } => ResponseError::KafkaStorageError,
     };
     kafka.code()
 }

@@ -111,6 +111,7 @@ impl ScannedLog {
             segments: Vec::with_capacity(self.segments.len().max(1)),
             batches: Vec::new(),
             frame: Vec::new(),
+            offline: None,
         };
         let mut recovery = LogRecovery::default();
         for scanned in self.segments {
@@ -146,6 +147,10 @@ pub struct PartitionLog {
     /// append made glibc consolidate the caller's freed records each time
     /// (issue 7, P3).
     frame: Vec<u8>,
+    /// Why this log takes no more writes: a write failed and cutting it
+    /// back failed too (see [`MiniKafkaError::KafkaStorage`]). A crash
+    /// reopens the log and recovery cuts what the failed write left.
+    offline: Option<(PathBuf, String)>,
 }
 
 impl PartitionLog {
@@ -259,7 +264,11 @@ impl PartitionLog {
     /// Appends a batch whose `base_offset` must be the LEO. Rolls a new
     /// segment when this frame would take the active one past
     /// `segment_max_bytes`.
+    ///
+    /// A write that fails is cut back: the log holds exactly the batches
+    /// appended with `Ok` (issue 17).
     pub fn append(&mut self, batch: &RecordBatch) -> Result<&BatchSummary> {
+        self.check_online()?;
         batch.validate()?;
         let leo = self.log_end_offset();
         if batch.base_offset != leo {
@@ -289,7 +298,8 @@ impl PartitionLog {
                 .push(Segment::create(&self.dir, batch.base_offset)?);
         }
         let config = self.config;
-        self.segments
+        let appended = self
+            .segments
             .last_mut()
             .expect("a log always has a segment")
             .append(
@@ -297,9 +307,29 @@ impl PartitionLog {
                 batch.base_offset,
                 config.index_interval_bytes,
                 config.fsync,
-            )?;
+            );
+        if let Err(MiniKafkaError::KafkaStorage { path, reason }) = &appended {
+            self.offline = Some((path.clone(), reason.clone()));
+        }
+        appended?;
         self.batches.push(BatchSummary::of(batch, frame));
         Ok(())
+    }
+
+    /// Refuses a write to a log that went offline.
+    fn check_online(&self) -> Result<()> {
+        match &self.offline {
+            None => Ok(()),
+            Some((path, reason)) => Err(MiniKafkaError::KafkaStorage {
+                path: path.clone(),
+                reason: reason.clone(),
+            }),
+        }
+    }
+
+    /// Whether a failed write took this log offline (and why).
+    pub fn offline(&self) -> Option<&str> {
+        self.offline.as_ref().map(|(_, reason)| reason.as_str())
     }
 
     /// Up to `max_batches` whole batches, starting with the one holding
@@ -471,6 +501,7 @@ impl PartitionLog {
     /// Removes every batch at or past `offset`, which must be a batch boundary
     /// (a batch's base offset, or the LEO). Returns the bytes removed.
     pub fn truncate_to(&mut self, offset: i64) -> Result<u64> {
+        self.check_online()?;
         let leo = self.log_end_offset();
         if offset >= leo {
             return if offset == leo {
