@@ -413,7 +413,7 @@ fn a_full_tmpfs_loses_no_acknowledged_write() {
     let Ok(dir) = std::env::var(TMPFS_ENV) else {
         let mount = tempfile::tempdir().unwrap();
         let script = format!(
-            "mount -t tmpfs -o size=1m tmpfs '{}' && exec \"$0\" --exact a_full_tmpfs_loses_no_acknowledged_write --nocapture --test-threads 1",
+            "mount -t tmpfs -o size=1m tmpfs '{}' && echo MOUNTED && exec \"$0\" --exact a_full_tmpfs_loses_no_acknowledged_write --nocapture --test-threads 1",
             mount.path().display()
         );
         let out = std::process::Command::new("unshare")
@@ -430,7 +430,7 @@ fn a_full_tmpfs_loses_no_acknowledged_write() {
                     stdout.lines().find(|l| l.contains("full tmpfs")).unwrap()
                 );
             }
-            Ok(out) if String::from_utf8_lossy(&out.stdout).contains("panicked") => panic!(
+            Ok(out) if String::from_utf8_lossy(&out.stdout).contains("MOUNTED") => panic!(
                 "{}\n{}",
                 String::from_utf8_lossy(&out.stdout),
                 String::from_utf8_lossy(&out.stderr)
