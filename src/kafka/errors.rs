@@ -44,11 +44,12 @@ pub fn code_of(e: &MiniKafkaError) -> i16 {
         E::NotABatchBoundary { .. }
         | E::InvalidPromotion { .. }
         | E::Io { .. }
-        | E::DataDirLocked(_)
+        | E::DataDirLocked { .. }
         | E::DataDirUnwritable { .. }
         | E::NewerFormat { .. }
         | E::KafkaStorage { .. }
-        | E::NotARegularFile { .. } => ResponseError::KafkaStorageError,
+        | E::NotARegularFile { .. }
+        | E::TooLarge { .. } => ResponseError::KafkaStorageError,
     };
     kafka.code()
 }

@@ -34,7 +34,7 @@ mod open;
 mod state;
 
 pub use self::handles::{LogHandle, OffsetsHandle, ReplicaSetHandle};
-pub use self::lock::LOCK_FILE;
+pub use self::lock::{LOCK_FILE, lock_shared};
 pub use self::memo::ClusterMemo;
 pub use self::open::replica_dir;
 pub use self::state::ClusterState;
@@ -43,12 +43,12 @@ use std::fs;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
-use self::lock::lock_data_dir;
+use self::lock::{lock_data_dir, record_holder};
 use self::open::{reopen_or_go_down, scan_partition, validate_config};
 use crate::engine::clock::Clock;
 use crate::engine::config::{BrokerId, MiniKafkaConfig};
 use crate::engine::core::batch::RecordBatch;
-use crate::engine::core::metadata::TopicPartition;
+use crate::engine::core::metadata::{MAX_LEADER_EPOCH, TopicPartition};
 use crate::engine::core::record::ConsumerRecord;
 use crate::engine::core::recovery::RecoveryReport;
 use crate::engine::error::{MiniKafkaError, Result};
@@ -119,6 +119,7 @@ impl BrokerCluster {
                 let _ = fs::remove_file(config.data_dir.join(LOCK_FILE));
             }
         })?;
+        record_holder(&lock);
         Ok(Self {
             shared: Arc::new(Shared {
                 clock,
@@ -445,6 +446,17 @@ impl BrokerCluster {
     /// holds. Returns the new leader epoch.
     pub fn promote(&self, tp: &TopicPartition, broker: BrokerId) -> Result<u32> {
         self.mutate(|state, now| {
+            let current = state.partition(tp)?.leader_epoch();
+            if current >= MAX_LEADER_EPOCH {
+                // Refused, not wrapped to 0 (issue 17, item 3).
+                return Err(MiniKafkaError::InvalidPromotion {
+                    tp: tp.to_string(),
+                    broker,
+                    reason: format!(
+                        "the leader epoch is already the largest, {MAX_LEADER_EPOCH} (Kafka's leader epochs are int32)"
+                    ),
+                });
+            }
             let epoch = state.partition_mut(tp)?.promote(broker, now)?;
             state.metadata.set_leader(tp, broker, epoch)?;
             let ClusterState {

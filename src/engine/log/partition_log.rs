@@ -100,6 +100,11 @@ pub struct ScannedLog {
 }
 
 impl ScannedLog {
+    /// The segments found (an empty log gets one when opened).
+    pub fn segment_count(&self) -> usize {
+        self.segments.len().max(1)
+    }
+
     /// Opens the scanned log: creates its directory if new, cuts the active
     /// segment's bad tail and reports it, writes indexes that differ.
     pub fn open(self) -> Result<(PartitionLog, LogRecovery)> {
