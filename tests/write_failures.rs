@@ -456,17 +456,16 @@ async fn fill_a_tmpfs(root: &Path) {
     let cluster = BrokerCluster::open(config.clone(), ManualClock::new()).unwrap();
     cluster.create_topic("out", 1, 1).unwrap();
     let p = tp("out", 0);
-    // Leave about 40 KiB free.
+    // Fill the file system, then give back about 40 KiB.
     let filler = root.join("filler");
-    let free = |path: &Path| {
-        let mut buf = std::mem::MaybeUninit::<libc::statvfs>::uninit();
-        let c = std::ffi::CString::new(path.as_os_str().as_encoded_bytes()).unwrap();
-        assert_eq!(unsafe { libc::statvfs(c.as_ptr(), buf.as_mut_ptr()) }, 0);
-        let s = unsafe { buf.assume_init() };
-        s.f_bavail as u64 * s.f_frsize as u64
-    };
-    let room = free(root).saturating_sub(40 << 10);
-    fs::write(&filler, vec![0u8; room as usize]).unwrap();
+    {
+        use std::io::Write;
+        let mut file = fs::File::create(&filler).unwrap();
+        let chunk = vec![0u8; 4096];
+        while file.write_all(&chunk).is_ok() {}
+        let len = file.metadata().unwrap().len();
+        file.set_len(len.saturating_sub(40 << 10)).unwrap();
+    }
     let (mut acked, mut txns, mut failed) = (Vec::new(), Vec::new(), 0);
     for i in 0..2000 {
         let value = format!("value-{i:04}-{}", "x".repeat(200));
