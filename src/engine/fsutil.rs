@@ -349,6 +349,52 @@ mod tests {
         assert!(!tmp_sibling(&path).exists());
     }
 
+    /// Issue 17, items 2 and 4: a stale `.tmp` symlink is replaced, not
+    /// written through; a FIFO or a symlink in place of a data file is
+    /// refused naming it, without blocking.
+    #[test]
+    fn tmp_files_never_follow_symlinks_and_reads_refuse_what_is_not_a_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let outside = dir.path().join("outside");
+        fs::write(&outside, b"keep").unwrap();
+        let path = dir.path().join("f.json");
+        std::os::unix::fs::symlink(&outside, tmp_sibling(&path)).unwrap();
+        atomic_write(&path, b"new").unwrap();
+        assert_eq!(fs::read(&outside).unwrap(), b"keep");
+        assert_eq!(fs::read(&path).unwrap(), b"new");
+        let link = dir.path().join("link");
+        std::os::unix::fs::symlink("/dev/zero", &link).unwrap();
+        let err = read_regular(&link, 100).unwrap_err().to_string();
+        assert!(
+            err.ends_with("link: is a symbolic link, not a regular file"),
+            "{err}"
+        );
+        let fifo = dir.path().join("fifo");
+        let c = std::ffi::CString::new(fifo.as_os_str().as_encoded_bytes()).unwrap();
+        // SAFETY: a valid NUL-terminated path.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
+        let err = read_regular(&fifo, 100).unwrap_err().to_string();
+        assert!(
+            err.ends_with("fifo: is a FIFO, not a regular file"),
+            "{err}"
+        );
+        let err = open_data_file(&fifo, OpenOptions::new().write(true))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.ends_with("fifo: is a FIFO, not a regular file"),
+            "{err}"
+        );
+        fs::write(&path, vec![b' '; 101]).unwrap();
+        let err = read_regular(&path, 100).unwrap_err().to_string();
+        assert!(err.contains("101 bytes, more than the 100"), "{err}");
+        assert!(
+            read_regular(&dir.path().join("none"), 100)
+                .unwrap()
+                .is_none()
+        );
+    }
+
     #[test]
     fn unparsable_json_names_file_line_and_column() {
         let dir = tempfile::tempdir().unwrap();

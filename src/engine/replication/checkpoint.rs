@@ -132,4 +132,28 @@ mod tests {
             .to_string();
         assert!(err.contains(CHECKPOINT_FILE), "{err}");
     }
+
+    /// Issue 17, item 6: a negative HW, or a partition listed twice, is an
+    /// error naming the file and line, not a value clamped later.
+    #[test]
+    fn a_negative_or_repeated_high_watermark_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(CHECKPOINT_FILE);
+        for (text, why) in [
+            (
+                "0\n1\nout 0 -3\n",
+                "line 3: the high watermark of out-0 is -3",
+            ),
+            ("0\n2\nout 0 1\nout 0 2\n", "line 4: out-0 is listed twice"),
+        ] {
+            std::fs::write(&path, text).unwrap();
+            let err = HighWatermarkCheckpoint::open(dir.path())
+                .unwrap_err()
+                .to_string();
+            assert!(err.contains(CHECKPOINT_FILE) && err.contains(why), "{err}");
+        }
+        std::fs::write(&path, "0\n1\nout 0 0\n").unwrap();
+        let c = HighWatermarkCheckpoint::open(dir.path()).unwrap();
+        assert_eq!(c.get(&TopicPartition::new("out", 0)), Some(0));
+    }
 }
