@@ -17,9 +17,9 @@ use std::process::Command;
 use minikafka::engine::config::Rules;
 use minikafka::session::Driver;
 
-/// The cases the issues list (8, and 12's typed fields and limits); each
-/// must exist (more are welcome).
-const REQUIRED: [&str; 21] = [
+/// The cases the issues list (8, 12's typed fields and limits, and 17's
+/// files that are not what they seem); each must exist (more are welcome).
+const REQUIRED: [&str; 33] = [
     "recording-malformed-json",
     "layout-malformed-json",
     "recording-unknown-action",
@@ -41,6 +41,18 @@ const REQUIRED: [&str; 21] = [
     "recording-bad-tear-target",
     "recording-too-many-partitions",
     "recording-clock-past-cap",
+    "segment-is-a-fifo",
+    "segment-is-a-fifo-state",
+    "index-is-a-fifo",
+    "index-symlink-to-dev-zero",
+    "index-symlink-to-dev-zero-state",
+    "metadata-json-is-a-fifo",
+    "offsets-json-is-a-fifo",
+    "journal-is-a-fifo",
+    "checkpoint-negative-hw",
+    "metadata-leader-epoch-max",
+    "metadata-too-many-replicas",
+    "state-data-dir-in-use",
 ];
 
 fn root() -> PathBuf {
