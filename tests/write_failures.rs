@@ -542,3 +542,63 @@ async fn fill_a_tmpfs(root: &Path) {
         txns.len()
     );
 }
+
+// ---------------------------------------------------------------------------
+// A completion that fails part way.
+
+/// A commit whose COMPLETE_COMMIT frame, or whose publication of the staged
+/// offsets, fails on a full disk returns the error and stays
+/// PREPARE_COMMIT; committing again resumes it (no second marker) instead
+/// of being refused as "already in progress" until a restart.
+#[tokio::test]
+async fn a_commit_that_failed_after_its_prepare_can_be_committed_again() {
+    for file in ["transactions.journal", OFFSETS_FILE] {
+        let t = TestCluster::new(&[1], 1);
+        t.cluster.create_topic("out", 1, 1).unwrap();
+        let p = tp("out", 0);
+        let tx = t.cluster.transactions().begin("tx").await.unwrap();
+        tx.send_record("out", Some(0), None, "v").await.unwrap();
+        tx.send_offsets("g", [(tp("out", 0), 1)]).await.unwrap();
+        let path = t.dir.path().join(file);
+        // The journal's first write in the commit is PREPARE_COMMIT, its
+        // second COMPLETE_COMMIT; offsets.json is written once.
+        let nth = if file == OFFSETS_FILE { 1 } else { 2 };
+        {
+            let _fault = inject(
+                &path,
+                FileOp::Write,
+                nth,
+                Effect::Short {
+                    written: 3,
+                    errno: Errno::NoSpace,
+                },
+            );
+            let err = tx.commit().await.unwrap_err();
+            assert!(err.to_string().contains(file), "{file}: {err}");
+        }
+        assert_eq!(
+            states(&t.cluster),
+            [("tx".to_string(), TransactionState::PrepareCommit)],
+            "{file}"
+        );
+        tx.commit().await.unwrap();
+        assert_eq!(committed(&t.cluster, &p), ["v"], "{file}");
+        assert_eq!(t.cluster.offsets().get("g", &p), Some(1), "{file}");
+        let markers = t
+            .cluster
+            .leader_log(&p)
+            .unwrap()
+            .all_batches()
+            .unwrap()
+            .iter()
+            .filter(|b| b.is_control())
+            .count();
+        assert_eq!(markers, 1, "{file}: one COMMIT marker");
+        assert!(t.cluster.crash().unwrap().is_clean(), "{file}");
+        assert_eq!(
+            states(&t.cluster),
+            [("tx".to_string(), TransactionState::CompleteCommit)],
+            "{file}"
+        );
+    }
+}
