@@ -602,3 +602,38 @@ async fn a_commit_that_failed_after_its_prepare_can_be_committed_again() {
         );
     }
 }
+
+/// A follower's fetch whose write fails is cut back too: the next fetch
+/// copies the batch again, and the acks=all append completes.
+#[tokio::test]
+async fn a_failed_follower_write_is_cut_back_and_fetched_again() {
+    for (name, op, effect) in failures(true) {
+        let t = TestCluster::with_config(&[1, 2], |mut c| {
+            c.fsync_log = true;
+            c.with_min_insync_replicas(2)
+        });
+        t.cluster.create_topic("out", 1, 2).unwrap();
+        let p = tp("out", 0);
+        let segment = t
+            .cluster
+            .replica_log(&p, 2)
+            .unwrap()
+            .segment_paths()
+            .unwrap()
+            .pop()
+            .unwrap();
+        let ack = t.append(&p, "v1", AckMode::All);
+        {
+            let _fault = inject(&segment, op, 1, effect);
+            let err = t.cluster.replicate_all_once().unwrap_err();
+            assert!(err.to_string().contains("broker-2"), "{name}: {err}");
+        }
+        assert_eq!(size(&segment), 0, "{name}: cut back");
+        t.cluster.replicate_all_once().unwrap();
+        assert_eq!(ack.await.unwrap().base_offset(), Some(0), "{name}");
+        let follower = t.cluster.replica_log(&p, 2).unwrap();
+        assert_eq!(follower.log_end_offset().unwrap(), 1, "{name}");
+        assert!(t.cluster.crash().unwrap().is_clean(), "{name}");
+        assert_eq!(t.visible(&p), ["v1"], "{name}");
+    }
+}
