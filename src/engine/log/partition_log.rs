@@ -527,6 +527,20 @@ impl PartitionLog {
             });
         }
         let before = self.size_bytes();
+        if let Err(e) = self.cut_segments(offset) {
+            // Segments may be gone while their batches are still listed:
+            // nothing more is written until a restart reads the log again.
+            let reason = format!("a truncation to offset {offset} failed part way ({e})");
+            self.offline = Some((self.dir.clone(), reason));
+            self.check_online()?;
+        }
+        self.batches.truncate(keep);
+        Ok(before - self.size_bytes())
+    }
+
+    /// The file half of [`Self::truncate_to`]: drops the segments at or past
+    /// `offset` and cuts the last one left.
+    fn cut_segments(&mut self, offset: i64) -> Result<()> {
         while self.segments.len() > 1 && self.active().base_offset() >= offset {
             let segment = self.segments.pop().expect("len > 1");
             segment.delete()?;
@@ -536,9 +550,7 @@ impl PartitionLog {
             .last_mut()
             .expect("a log always has a segment");
         let position = segment.position_of(offset)?.unwrap_or(segment.size());
-        segment.truncate_to_position(position)?;
-        self.batches.truncate(keep);
-        Ok(before - self.size_bytes())
+        segment.truncate_to_position(position)
     }
 }
 
@@ -668,6 +680,33 @@ mod tests {
         log.truncate_to(0).unwrap();
         assert_eq!((log.log_start_offset(), log.log_end_offset()), (0, 0));
         assert_eq!(log.segments().len(), 1);
+    }
+
+    /// A truncation (a follower cutting a divergent tail) whose file cut
+    /// fails takes the log offline: refused until a reopen, which finds
+    /// the log whole (issue 17).
+    #[test]
+    fn a_truncation_that_fails_takes_the_log_offline() {
+        use crate::engine::io_fault::{Effect, Errno, FileOp, inject};
+        let dir = tempfile::tempdir().unwrap();
+        let (mut log, _) = PartitionLog::open(dir.path(), config(1 << 20)).unwrap();
+        for v in ["a", "b", "c"] {
+            append_values(&mut log, &[v]);
+        }
+        let path = log.active_segment_path().to_path_buf();
+        {
+            let _fault = inject(&path, FileOp::Truncate, 1, Effect::Fail(Errno::Io));
+            let err = log.truncate_to(1).unwrap_err();
+            assert_eq!(err.code(), "KafkaStorageException", "{err}");
+        }
+        assert!(log.offline().is_some());
+        let mut b = RecordBatch::of_values(["d"]);
+        b.base_offset = log.log_end_offset();
+        assert_eq!(log.append(&b).unwrap_err().code(), "KafkaStorageException");
+        drop(log);
+        let (log, recovery) = PartitionLog::open(dir.path(), config(1 << 20)).unwrap();
+        assert_eq!(recovery, LogRecovery::default());
+        assert_eq!(log.log_end_offset(), 3);
     }
 
     #[test]
