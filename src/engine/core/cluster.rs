@@ -44,7 +44,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use self::lock::{lock_data_dir, record_holder};
-use self::open::{reopen_or_go_down, scan_partition, validate_config};
+use self::open::{
+    check_open_files, open_segments, reopen_or_go_down, scan_partition, validate_config,
+};
 use crate::engine::clock::Clock;
 use crate::engine::config::{BrokerId, MiniKafkaConfig};
 use crate::engine::core::batch::RecordBatch;
@@ -251,6 +253,14 @@ impl BrokerCluster {
                 let logs = scan_partition(&state.config, &state.metadata, &tp, meta)?;
                 scanned.push((tp, meta.clone(), logs));
             }
+            // Refused before metadata.json names it: a topic whose files
+            // cannot all be opened would be half created (issue 17).
+            check_open_files(
+                state.metadata.path(),
+                &format!("topic {name:?}: its"),
+                &scanned,
+                open_segments(&state.partitions),
+            )?;
             state.metadata.add_topic(name, topic)?;
             for (tp, meta, logs) in scanned {
                 let (set, reelection) = state.open_partition(&tp, &meta, logs, now)?;

@@ -69,7 +69,7 @@ impl ClusterState {
         // refused with the directory as found (SPEC §5), and each log is
         // read once (P4).
         let scanned = scan_logs(&config, &metadata)?;
-        check_open_files(metadata.path(), &scanned)?;
+        check_open_files(metadata.path(), "its", &scanned, 0)?;
         let mut last_recovery = RecoveryReport::default();
         let remembered = match coordinator {
             Some(memo) => TransactionCoordinator::open_from_memo(
@@ -248,23 +248,44 @@ const OTHER_OPEN_FILES: u64 = 64;
 /// log and its index stay open). Today's alternative was an open that
 /// failed with "Too many open files" after creating thousands of broker
 /// directories (issue 17, item 3).
-fn check_open_files(metadata: &std::path::Path, scanned: &[ScannedPartition]) -> Result<()> {
+///
+/// `subject` names the replicas in the message ("its" for the directory's,
+/// a topic for a new topic's); `open_segments` are those already open.
+pub(super) fn check_open_files(
+    metadata: &std::path::Path,
+    subject: &str,
+    scanned: &[ScannedPartition],
+    open_segments: u64,
+) -> Result<()> {
     let replicas: usize = scanned.iter().map(|(_, _, logs)| logs.len()).sum();
     let segments: u64 = scanned
         .iter()
         .flat_map(|(_, _, logs)| logs.iter().map(|(_, log)| log.segment_count() as u64))
         .sum();
-    let needed = 2 * segments + OTHER_OPEN_FILES;
+    let needed = 2 * (segments + open_segments) + OTHER_OPEN_FILES;
     let limit = open_file_limit();
     if needed > limit {
         return Err(MiniKafkaError::TooLarge {
             path: metadata.to_path_buf(),
             reason: format!(
-                "its {replicas} replicas need {needed} open files (two per segment), more than this process may open ({limit}; see `ulimit -n`)"
+                "{subject} {replicas} replicas need {needed} open files (two per segment), more than this process may open ({limit}; see `ulimit -n`)"
             ),
         });
     }
     Ok(())
+}
+
+/// Segments the open logs of `partitions` hold (each keeps two files open).
+pub(super) fn open_segments(partitions: &BTreeMap<TopicPartition, PartitionReplicaSet>) -> u64 {
+    partitions
+        .values()
+        .flat_map(|set| {
+            set.assignment()
+                .iter()
+                .filter_map(|&b| set.replica(b).ok())
+                .map(|r| r.log.segments().len() as u64)
+        })
+        .sum()
 }
 
 /// The soft `RLIMIT_NOFILE` of this process.
@@ -282,7 +303,7 @@ fn open_file_limit() -> u64 {
 }
 
 /// One partition's replica logs, read and checked but not opened.
-type ScannedPartition = (
+pub(super) type ScannedPartition = (
     TopicPartition,
     PartitionMetadata,
     Vec<(BrokerId, ScannedLog)>,
