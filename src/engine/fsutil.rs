@@ -373,18 +373,24 @@ mod tests {
         let c = std::ffi::CString::new(fifo.as_os_str().as_encoded_bytes()).unwrap();
         // SAFETY: a valid NUL-terminated path.
         assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
-        let err = read_regular(&fifo, 100).unwrap_err().to_string();
-        assert!(
-            err.ends_with("fifo: is a FIFO, not a regular file"),
-            "{err}"
-        );
-        let err = open_data_file(&fifo, OpenOptions::new().write(true))
-            .unwrap_err()
-            .to_string();
-        assert!(
-            err.ends_with("fifo: is a FIFO, not a regular file"),
-            "{err}"
-        );
+        // On a thread, so that a regression that blocks fails the test.
+        let (send, receive) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let read = read_regular(&fifo, 100).unwrap_err().to_string();
+            let write = open_data_file(&fifo, OpenOptions::new().write(true))
+                .unwrap_err()
+                .to_string();
+            let _ = send.send((read, write));
+        });
+        let (read, write) = receive
+            .recv_timeout(std::time::Duration::from_secs(10))
+            .expect("opening a FIFO blocked");
+        for err in [read, write] {
+            assert!(
+                err.ends_with("fifo: is a FIFO, not a regular file"),
+                "{err}"
+            );
+        }
         fs::write(&path, vec![b' '; 101]).unwrap();
         let err = read_regular(&path, 100).unwrap_err().to_string();
         assert!(err.contains("101 bytes, more than the 100"), "{err}");
