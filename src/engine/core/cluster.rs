@@ -43,7 +43,7 @@ use std::fs;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
-use self::lock::{lock_data_dir, record_holder};
+use self::lock::{lock_data_dir, record_holder, restore_holder};
 use self::open::{
     check_open_files, open_segments, reopen_or_go_down, scan_partition, validate_config,
 };
@@ -114,14 +114,17 @@ impl BrokerCluster {
         let clock: Arc<dyn Clock> = Arc::new(clock);
         validate_config(&config)?;
         let (lock, created) = lock_data_dir(&config.data_dir)?;
+        let previous = record_holder(&lock);
         // The open refuses before it writes (see `scan_logs`); a lock file
-        // this open created goes with it.
+        // this open created goes with it, one that was there gets back
+        // what it held.
         let state = ClusterState::open(config.clone(), clock.now_ms()).inspect_err(|_| {
             if created {
                 let _ = fs::remove_file(config.data_dir.join(LOCK_FILE));
+            } else {
+                restore_holder(&lock, &previous);
             }
         })?;
-        record_holder(&lock);
         Ok(Self {
             shared: Arc::new(Shared {
                 clock,

@@ -3,7 +3,8 @@
 //! before any read, and must be undone when an open is refused.
 //!
 //! The writer holds the lock exclusively and writes its pid into the file
-//! once its open succeeded; `state --data-dir` takes it shared while it
+//! as soon as it holds it (putting back what was there if its open is
+//! refused); `state --data-dir` takes it shared while it
 //! copies the directory, so it never copies files a running mk-tui is
 //! writing, and names that mk-tui's pid when it cannot (issue 17, item 5).
 
@@ -61,15 +62,34 @@ pub(super) fn lock_data_dir(dir: &std::path::Path) -> Result<(fs::File, bool)> {
     }
 }
 
-/// Writes this process's pid into the lock file it holds, so that another
-/// mk-tui refused by the lock can name it. Called once the open succeeded:
-/// a refused open leaves the file as it found it.
-pub(super) fn record_holder(mut file: &fs::File) {
-    // Best effort: the lock, not its contents, is what excludes.
+/// Writes this process's pid into the lock file it holds, as soon as it
+/// holds it (an open can take a while), so that another mk-tui refused by
+/// the lock can name it. Returns what the file held before, for
+/// [`restore_holder`] when the open is refused.
+pub(super) fn record_holder(file: &fs::File) -> Vec<u8> {
+    let mut previous = Vec::new();
+    // Best effort: the lock, not its contents, is what excludes. A lock
+    // file holds a pid; 64 bytes is more than any.
+    let _ = rewind(file).and_then(|()| (&mut &*file).take(64).read_to_end(&mut previous));
+    write_contents(file, format!("{}\n", std::process::id()).as_bytes());
+    previous
+}
+
+/// Puts back what the lock file held before [`record_holder`]: a refused
+/// open leaves the directory as it found it.
+pub(super) fn restore_holder(file: &fs::File, previous: &[u8]) {
+    write_contents(file, previous);
+}
+
+fn rewind(mut file: &fs::File) -> std::io::Result<()> {
+    std::io::Seek::seek(&mut file, std::io::SeekFrom::Start(0)).map(|_| ())
+}
+
+fn write_contents(mut file: &fs::File, bytes: &[u8]) {
     let _ = file
         .set_len(0)
-        .and_then(|()| std::io::Seek::seek(&mut file, std::io::SeekFrom::Start(0)))
-        .and_then(|_| writeln!(file, "{}", std::process::id()));
+        .and_then(|()| rewind(file))
+        .and_then(|()| file.write_all(bytes));
 }
 
 /// The pid the holder wrote into the lock file, if it is readable.
