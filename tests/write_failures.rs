@@ -874,7 +874,7 @@ async fn random_write_failures_never_lose_an_acknowledged_write() {
             let record = log.fetch(*offset, 1).unwrap();
             assert_eq!(
                 common::values(&record),
-                [value.clone()],
+                std::slice::from_ref(value),
                 "seed {seed}: {p} offset {offset}"
             );
         }
