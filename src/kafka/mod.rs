@@ -17,8 +17,10 @@ pub mod clock;
 pub mod codec;
 pub mod errors;
 pub mod handlers;
+pub mod producers;
 pub mod records;
 pub mod server;
+pub mod steps;
 pub mod worker;
 
 use std::net::{SocketAddr, ToSocketAddrs};

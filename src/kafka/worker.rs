@@ -78,6 +78,23 @@ pub struct Advertised {
 pub enum Handled {
     Now(Answer),
     Wait(WaitingProduce),
+    /// A request answered after work that takes several steps (a
+    /// transactional produce, an EndTxn waiting for its markers): see
+    /// [`Continue`].
+    Continue(Box<dyn Continue>),
+}
+
+/// A request whose answer waits for the driver (issue 14: transactions).
+/// [`Continue::poll`] is called after every action the worker applies and
+/// on every timer tick; it may apply the request's next action and returns
+/// the answer once it has one.
+pub trait Continue: Send + std::fmt::Debug {
+    /// Moves on if it can: `Some(answer)` when the request is answered.
+    fn poll(&mut self, worker: &mut Worker) -> Option<Answer>;
+    /// When a broker gives up on it.
+    fn deadline(&self) -> Instant;
+    /// The answer at the deadline.
+    fn timed_out(self: Box<Self>, worker: &mut Worker) -> Answer;
 }
 
 /// An `acks=all` produce whose appends are pending.
@@ -101,6 +118,10 @@ pub struct Worker {
     auto_replicate: Option<Duration>,
     next_replicate: Instant,
     waiting: Vec<(WaitingProduce, Instant, oneshot::Sender<Answer>)>,
+    continuing: Vec<(Box<dyn Continue>, oneshot::Sender<Answer>)>,
+    /// The clients' producer ids, epochs and open transactions, as the
+    /// wire protocol sees them (`crate::kafka::producers`).
+    pub producers: crate::kafka::producers::ProducerTable,
 }
 
 impl Worker {
@@ -114,6 +135,8 @@ impl Worker {
             auto_replicate,
             next_replicate: RealTime::now() + auto_replicate.unwrap_or_default(),
             waiting: Vec::new(),
+            continuing: Vec::new(),
+            producers: Default::default(),
         }
     }
 
@@ -163,6 +186,9 @@ impl Worker {
         for (w, _, _) in &self.waiting {
             wake = wake.min(w.deadline);
         }
+        for (c, _) in &self.continuing {
+            wake = wake.min(c.deadline());
+        }
         wake.saturating_duration_since(now)
     }
 
@@ -176,11 +202,35 @@ impl Worker {
                 // It may already be done (a step finished while others ran).
                 self.settle();
             }
+            Handled::Continue(c) => {
+                self.continuing.push((c, reply));
+                self.settle();
+            }
+        }
+    }
+
+    /// Answers every waiting request that can be answered.
+    fn settle(&mut self) {
+        self.settle_produces();
+        self.settle_continuing();
+    }
+
+    /// Polls every continuing request once. A poll may apply an action,
+    /// whose own settle sees only the requests added meanwhile.
+    fn settle_continuing(&mut self) {
+        let continuing = std::mem::take(&mut self.continuing);
+        for (mut c, reply) in continuing {
+            match c.poll(self) {
+                Some(answer) => {
+                    let _ = reply.send(answer);
+                }
+                None => self.continuing.push((c, reply)),
+            }
         }
     }
 
     /// Answers every waiting produce whose steps all finished.
-    fn settle(&mut self) {
+    fn settle_produces(&mut self) {
         if self.waiting.is_empty() {
             return;
         }
@@ -227,6 +277,14 @@ impl Worker {
     /// request's timeout. Their appends stay pending in the driver, as the
     /// record stays in a broker's log.
     fn expire(&mut self, now: Instant) {
+        let continuing = std::mem::take(&mut self.continuing);
+        for (c, reply) in continuing {
+            if now < c.deadline() {
+                self.continuing.push((c, reply));
+            } else {
+                let _ = reply.send(c.timed_out(self));
+            }
+        }
         let waiting = std::mem::take(&mut self.waiting);
         for (mut w, started, reply) in waiting {
             if now < w.deadline {

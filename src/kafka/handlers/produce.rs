@@ -34,6 +34,10 @@ use crate::session::{Action, Outcome};
 const MAX_TIMEOUT: Duration = Duration::from_secs(300);
 
 pub fn handle(worker: &mut Worker, broker: u32, request: ProduceRequest, _version: i16) -> Handled {
+    // Idempotent and transactional producers' batches (issue 14 items 1-2).
+    if let Some(handled) = super::producer_produce::handle(worker, broker, &request) {
+        return handled;
+    }
     let acks = match request.acks {
         0 => Some("0"),
         1 => Some("1"),
