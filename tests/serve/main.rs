@@ -6,6 +6,7 @@
 mod python;
 mod raw;
 mod server;
+mod txn;
 
 use server::{Server, partition};
 
