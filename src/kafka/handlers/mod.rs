@@ -21,6 +21,8 @@ pub mod produce;
 pub mod producer_produce;
 pub mod txn_client;
 pub mod txn_offset_commit;
+#[cfg(test)]
+mod txn_tests;
 pub mod unsupported;
 
 use kafka_protocol::messages::{ApiKey, RequestKind};
