@@ -246,3 +246,41 @@ fn kafka_python_runs_chapter_8_and_the_offsets_exercise() {
         serde_json::json!({"workers": {"in-0": 7}})
     );
 }
+
+/// Under the kafka rules transactional batches carry producer ids, so a
+/// read_committed fetch returns the aborted batch with its ABORT marker
+/// and lists it in `aborted_transactions`, and the clients skip it
+/// themselves, as against Kafka: the chapter's lines are the same.
+#[test]
+fn under_the_kafka_rules_clients_skip_the_aborted_batch_themselves() {
+    let Some(py) = python::with("confluent_kafka") else {
+        return;
+    };
+    let mut server = Server::start(&["--rules", "kafka"]);
+    let out = python::run(&py, "ck_txn_chapter8.py", &[&server.bootstrap()]);
+    assert_eq!(out.lines().collect::<Vec<_>>(), CHAPTER_LINES, "{out}");
+    let log = server.stop();
+    assert!(
+        log.contains("read_committed, ") && log.contains("1 aborted transaction(s) listed"),
+        "the aborted batch went to the client, listed:\n{log}"
+    );
+    let state = server.state();
+    assert_eq!(
+        state["consumers"]["read_committed"]["out-0"],
+        serde_json::json!(["pending"]),
+        "the engine's own read_committed agrees"
+    );
+    let Some(kp) = python::with("kafka") else {
+        return;
+    };
+    let mut server = Server::start(&["--rules", "kafka"]);
+    let out = python::run(&kp, "kp_txn.py", &[&server.bootstrap()]);
+    assert_eq!(
+        out.lines().take(4).collect::<Vec<_>>(),
+        CHAPTER_LINES,
+        "{out}"
+    );
+    assert!(out.contains("committed after commit: 7"), "{out}");
+    let log = server.stop();
+    assert!(log.contains("aborted transaction(s) listed"), "{log}");
+}
