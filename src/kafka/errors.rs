@@ -143,7 +143,11 @@ pub mod code {
     pub const UNSTABLE_OFFSET_COMMIT: i16 = ResponseError::UnstableOffsetCommit.code();
     pub const PRODUCER_FENCED: i16 = ResponseError::ProducerFenced.code();
     pub const INVALID_GROUP_ID: i16 = ResponseError::InvalidGroupId.code();
-    pub const TRANSACTIONAL_ID_NOT_FOUND: i16 = ResponseError::TransactionalIdNotFound.code();
+    pub const UNKNOWN_MEMBER_ID: i16 = ResponseError::UnknownMemberId.code();
+    pub const ILLEGAL_GENERATION: i16 = ResponseError::IllegalGeneration.code();
+    pub const INCONSISTENT_GROUP_PROTOCOL: i16 = ResponseError::InconsistentGroupProtocol.code();
+    pub const MEMBER_ID_REQUIRED: i16 = ResponseError::MemberIdRequired.code();
+    pub const GROUP_MAX_SIZE_REACHED: i16 = ResponseError::GroupMaxSizeReached.code();
 }
 
 #[cfg(test)]

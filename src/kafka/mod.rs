@@ -16,6 +16,7 @@
 pub mod clock;
 pub mod codec;
 pub mod errors;
+pub mod groups;
 pub mod handlers;
 pub mod producers;
 pub mod records;

@@ -122,6 +122,8 @@ pub struct Worker {
     /// The clients' producer ids, epochs and open transactions, as the
     /// wire protocol sees them (`crate::kafka::producers`).
     pub producers: crate::kafka::producers::ProducerTable,
+    /// Consumer groups of one member (`crate::kafka::groups`).
+    pub groups: crate::kafka::groups::Groups,
 }
 
 impl Worker {
@@ -137,6 +139,7 @@ impl Worker {
             waiting: Vec::new(),
             continuing: Vec::new(),
             producers: Default::default(),
+            groups: Default::default(),
         }
     }
 

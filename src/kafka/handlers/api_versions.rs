@@ -60,6 +60,7 @@ mod tests {
             "KIP-890's batched versions 4-5 are not served"
         );
         assert_eq!(txn(ApiKey::OffsetFetch), Some((1, 7)));
-        assert_eq!(txn(ApiKey::JoinGroup), None, "no group membership");
+        assert_eq!(txn(ApiKey::JoinGroup), Some((0, 9)));
+        assert_eq!(txn(ApiKey::DescribeGroups), None, "not served");
     }
 }

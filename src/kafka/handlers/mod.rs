@@ -13,9 +13,11 @@ pub mod create_topics;
 pub mod end_txn;
 pub mod fetch;
 pub mod find_coordinator;
+pub mod groups;
 pub mod init_producer_id;
 pub mod list_offsets;
 pub mod metadata;
+pub mod offset_commit;
 pub mod offset_fetch;
 pub mod produce;
 pub mod producer_produce;
@@ -47,6 +49,11 @@ pub const SUPPORTED: &[(ApiKey, i16, i16)] = &[
     (ApiKey::AddOffsetsToTxn, 0, 3),
     (ApiKey::EndTxn, 0, 3),
     (ApiKey::TxnOffsetCommit, 0, 3),
+    (ApiKey::OffsetCommit, 2, 8),
+    (ApiKey::JoinGroup, 0, 9),
+    (ApiKey::SyncGroup, 0, 5),
+    (ApiKey::Heartbeat, 0, 4),
+    (ApiKey::LeaveGroup, 0, 5),
 ];
 
 /// The versions of `api` this server handles, if it handles it.
@@ -83,6 +90,11 @@ pub fn handle(worker: &mut Worker, request: Request) -> Handled {
         RequestKind::EndTxn(r) => end_txn::handle(worker, &r),
         RequestKind::TxnOffsetCommit(r) => txn_offset_commit::handle(worker, &r),
         RequestKind::OffsetFetch(r) => Handled::Now(offset_fetch::handle(worker, &r, version)),
+        RequestKind::OffsetCommit(r) => Handled::Now(offset_commit::handle(worker, &r)),
+        RequestKind::JoinGroup(r) => Handled::Now(groups::join(worker, &client_id, &r, version)),
+        RequestKind::SyncGroup(r) => Handled::Now(groups::sync(worker, &r, version)),
+        RequestKind::Heartbeat(r) => Handled::Now(groups::heartbeat(worker, &r)),
+        RequestKind::LeaveGroup(r) => Handled::Now(groups::leave(worker, &r, version)),
         other => Handled::Now(Answer {
             body: None,
             outcome: format!("no handler for {other:?}"),
