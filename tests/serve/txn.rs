@@ -284,3 +284,42 @@ fn under_the_kafka_rules_clients_skip_the_aborted_batch_themselves() {
     let log = server.stop();
     assert!(log.contains("aborted transaction(s) listed"), "{log}");
 }
+
+#[test]
+fn kafka_python_is_fenced_as_a_zombie_and_writes_idempotently_once() {
+    let Some(py) = python::with("kafka") else {
+        return;
+    };
+    let mut server = Server::start(&["--rules", "kafka"]);
+    let out = python::run(&py, "kp_txn_zombie.py", &[&server.bootstrap()]);
+    println!("{out}");
+    assert_eq!(
+        out.lines().collect::<Vec<_>>(),
+        [
+            "zombie commit: ProducerFencedError",
+            "read_committed: [b'from-fresh']",
+            "idempotent offsets 0 1 2 3 4",
+        ],
+        "{out}"
+    );
+    let log = server.stop();
+    assert!(
+        log.contains(
+            "EndTxn v3 from client \"kafka-python-producer-1\": commit \"app\": PRODUCER_FENCED"
+        ),
+        "{log}"
+    );
+    let state = server.state();
+    assert_eq!(
+        batches(&state, "out"),
+        pairs(&[
+            ("from-zombie", "aborted"),
+            ("<abort>", "control"),
+            ("from-fresh", "committed"),
+            ("<commit>", "control"),
+        ])
+    );
+    let idem = partition(&state, "idem", 0);
+    assert_eq!(idem["log_end_offset"], 5, "no duplicate: {idem}");
+    assert_eq!(idem["high_watermark"], 5, "acks=all: replicated");
+}
