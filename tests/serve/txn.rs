@@ -323,3 +323,35 @@ fn kafka_python_is_fenced_as_a_zombie_and_writes_idempotently_once() {
     assert_eq!(idem["log_end_offset"], 5, "no duplicate: {idem}");
     assert_eq!(idem["high_watermark"], 5, "acks=all: replicated");
 }
+
+/// The same two producers under the book's rules (E14): nothing fences
+/// the first; the second's init_transactions() is answered
+/// CONCURRENT_TRANSACTIONS until the first commits, and both writes are
+/// committed.
+#[test]
+fn under_the_books_rules_the_second_producer_waits_for_the_first() {
+    let Some(py) = python::with("confluent_kafka") else {
+        return;
+    };
+    let mut server = Server::start(&[]);
+    let out = python::run(&py, "ck_txn_book_zombie.py", &[&server.bootstrap()]);
+    println!("{out}");
+    assert_eq!(
+        out.lines().collect::<Vec<_>>(),
+        [
+            "zombie commit: ok",
+            "fresh init: ok after the zombie's commit",
+            "read_committed: [b'from-zombie', b'from-fresh']",
+        ],
+        "{out}"
+    );
+    let log = server.stop();
+    assert!(
+        log.contains("transactional id \"app\": CONCURRENT_TRANSACTIONS: its transaction is ongoing and the book's rules do not fence it"),
+        "{log}"
+    );
+    assert!(
+        log.contains("transactional id \"app\": producer id 1000 epoch 1"),
+        "{log}"
+    );
+}
