@@ -254,13 +254,13 @@ impl Worker {
                     .errors()
                     .iter()
                     .find(|e| steps.contains(&e.step))
-                    .map(|e| e.message.clone());
-                if let Some(message) = failed {
+                    .map(|e| (e.code, e.message.clone()));
+                if let Some((kind, message)) = failed {
                     let part = &mut w.response.responses[*t].partition_responses[*p];
-                    // The driver keeps a late failure as text; its kind is
-                    // not known here, so the generic code carries the
-                    // engine's sentence (docs/kafka-protocol.md).
-                    part.error_code = code::UNKNOWN_SERVER_ERROR;
+                    // The driver keeps a late failure's kind by name
+                    // (`ErrorEvent::code`): its Kafka code, with the
+                    // engine's sentence as the message.
+                    part.error_code = crate::kafka::errors::code_of_name(kind);
                     part.error_message = Some(message.into());
                     part.base_offset = -1;
                 }

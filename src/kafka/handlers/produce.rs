@@ -164,7 +164,7 @@ fn partition(
         match worker.apply(&action) {
             Outcome::Error(e) => {
                 return Err((
-                    code::UNKNOWN_SERVER_ERROR,
+                    e.engine().map_or(code::UNKNOWN_SERVER_ERROR, code_of),
                     format!("{e} ({i} of {count} record(s) appended before it)"),
                 ));
             }
