@@ -255,3 +255,233 @@ fn the_kafka_rules_fence_an_old_epoch_with_the_engines_ids() {
     assert_eq!(end(&mut w, "a", pid, 0, true), code::PRODUCER_FENCED);
     assert_eq!(end(&mut w, "a", pid, 1, true), 0);
 }
+
+/// Like [`ask`], at `version`, and the response must encode at it: a
+/// field set that the version does not have fails the encoder, which the
+/// client sees as a closed connection.
+fn encodes(w: &mut Worker, version: i16, body: RequestKind) -> ResponseKind {
+    let kind = ask(w, version, body);
+    let mut buf = BytesMut::new();
+    kind.encode(&mut buf, version)
+        .unwrap_or_else(|e| panic!("{kind:?} at v{version}: {e}"));
+    kind
+}
+
+fn versions(api: kafka_protocol::messages::ApiKey) -> std::ops::RangeInclusive<i16> {
+    let (min, max) = super::supported(api).expect("served");
+    min..=max
+}
+
+#[test]
+fn every_served_version_of_the_responses_encodes() {
+    use kafka_protocol::messages::add_offsets_to_txn_request::AddOffsetsToTxnRequest;
+    use kafka_protocol::messages::join_group_request::JoinGroupRequestProtocol;
+    use kafka_protocol::messages::offset_commit_request::{
+        OffsetCommitRequestPartition, OffsetCommitRequestTopic,
+    };
+    use kafka_protocol::messages::txn_offset_commit_request::{
+        TxnOffsetCommitRequestPartition, TxnOffsetCommitRequestTopic,
+    };
+    use kafka_protocol::messages::{
+        ApiKey, FindCoordinatorRequest, GroupId, HeartbeatRequest, JoinGroupRequest,
+        LeaveGroupRequest, ListOffsetsRequest, OffsetCommitRequest, SyncGroupRequest,
+        TxnOffsetCommitRequest,
+    };
+    let mut w = worker("kafka");
+    let s = |t: &str| StrBytes::from_string(t.into());
+    for v in versions(ApiKey::FindCoordinator) {
+        let r = FindCoordinatorRequest::default()
+            .with_key(s("g"))
+            .with_coordinator_keys(vec![s("g")]);
+        encodes(&mut w, v, RequestKind::FindCoordinator(r));
+    }
+    for v in versions(ApiKey::InitProducerId) {
+        let r = InitProducerIdRequest::default()
+            .with_transactional_id(Some(TransactionalId(s("a"))))
+            .with_producer_id(ProducerId(-1))
+            .with_producer_epoch(-1);
+        encodes(&mut w, v, RequestKind::InitProducerId(r));
+    }
+    let (_, pid, epoch) = init(&mut w, Some("a"));
+    for v in versions(ApiKey::AddPartitionsToTxn) {
+        let r = AddPartitionsToTxnRequest::default()
+            .with_v3_and_below_transactional_id(TransactionalId(s("a")))
+            .with_v3_and_below_producer_id(ProducerId(pid))
+            .with_v3_and_below_producer_epoch(epoch)
+            .with_v3_and_below_topics(vec![
+                AddPartitionsToTxnTopic::default()
+                    .with_name(TopicName(s("t")))
+                    .with_partitions(vec![0]),
+            ]);
+        encodes(&mut w, v, RequestKind::AddPartitionsToTxn(r));
+    }
+    for v in versions(ApiKey::AddOffsetsToTxn) {
+        let r = AddOffsetsToTxnRequest::default()
+            .with_transactional_id(TransactionalId(s("a")))
+            .with_producer_id(ProducerId(pid))
+            .with_producer_epoch(epoch)
+            .with_group_id(GroupId(s("g")));
+        encodes(&mut w, v, RequestKind::AddOffsetsToTxn(r));
+    }
+    for v in versions(ApiKey::TxnOffsetCommit) {
+        let r = TxnOffsetCommitRequest::default()
+            .with_transactional_id(TransactionalId(s("a")))
+            .with_group_id(GroupId(s("g")))
+            .with_producer_id(ProducerId(pid))
+            .with_producer_epoch(epoch)
+            .with_topics(vec![
+                TxnOffsetCommitRequestTopic::default()
+                    .with_name(TopicName(s("t")))
+                    .with_partitions(vec![
+                        TxnOffsetCommitRequestPartition::default().with_committed_offset(1),
+                    ]),
+            ]);
+        encodes(&mut w, v, RequestKind::TxnOffsetCommit(r));
+    }
+    for v in versions(ApiKey::OffsetFetch) {
+        let r = OffsetFetchRequest::default()
+            .with_group_id(GroupId(s("g")))
+            .with_require_stable(v >= 7)
+            .with_topics(Some(vec![
+                kafka_protocol::messages::offset_fetch_request::OffsetFetchRequestTopic::default()
+                    .with_name(TopicName(s("t")))
+                    .with_partition_indexes(vec![0]),
+            ]));
+        encodes(&mut w, v, RequestKind::OffsetFetch(r));
+    }
+    for v in versions(ApiKey::EndTxn) {
+        let r = EndTxnRequest::default()
+            .with_transactional_id(TransactionalId(s("a")))
+            .with_producer_id(ProducerId(pid))
+            .with_producer_epoch(epoch)
+            .with_committed(true);
+        encodes(&mut w, v, RequestKind::EndTxn(r));
+    }
+    for v in versions(ApiKey::ListOffsets) {
+        let r = ListOffsetsRequest::default().with_topics(vec![
+            kafka_protocol::messages::list_offsets_request::ListOffsetsTopic::default()
+                .with_name(TopicName(s("t")))
+                .with_partitions(vec![
+                    kafka_protocol::messages::list_offsets_request::ListOffsetsPartition::default()
+                        .with_timestamp(-1),
+                ]),
+        ]);
+        encodes(&mut w, v, RequestKind::ListOffsets(r));
+    }
+    for v in versions(ApiKey::JoinGroup) {
+        let join = |id: &str| {
+            JoinGroupRequest::default()
+                .with_group_id(GroupId(s("g")))
+                .with_session_timeout_ms(10_000)
+                .with_member_id(s(id))
+                .with_protocol_type(s("consumer"))
+                .with_protocols(vec![
+                    JoinGroupRequestProtocol::default()
+                        .with_name(s("range"))
+                        .with_metadata(Bytes::from_static(b"meta")),
+                ])
+        };
+        // A nameless member is named: joined at once before v4, asked
+        // to rejoin with the name from v4 (KIP-394).
+        let first = match encodes(&mut w, v, RequestKind::JoinGroup(join(""))) {
+            ResponseKind::JoinGroup(r) => r,
+            other => panic!("{other:?}"),
+        };
+        let member = first.member_id.to_string();
+        let joined = if v >= 4 {
+            assert_eq!(first.error_code, code::MEMBER_ID_REQUIRED, "v{v}");
+            match encodes(&mut w, v, RequestKind::JoinGroup(join(&member))) {
+                ResponseKind::JoinGroup(r) => r,
+                other => panic!("{other:?}"),
+            }
+        } else {
+            first
+        };
+        assert_eq!(joined.error_code, 0, "v{v}");
+        let generation = joined.generation_id;
+        let sync = SyncGroupRequest::default()
+            .with_group_id(GroupId(s("g")))
+            .with_generation_id(generation)
+            .with_member_id(s(&member));
+        if versions(ApiKey::SyncGroup).contains(&v) {
+            encodes(&mut w, v, RequestKind::SyncGroup(sync));
+        }
+        let beat = HeartbeatRequest::default()
+            .with_group_id(GroupId(s("g")))
+            .with_generation_id(generation)
+            .with_member_id(s(&member));
+        if versions(ApiKey::Heartbeat).contains(&v) {
+            encodes(&mut w, v, RequestKind::Heartbeat(beat));
+        }
+        if versions(ApiKey::OffsetCommit).contains(&v) {
+            let r = OffsetCommitRequest::default()
+                .with_group_id(GroupId(s("g")))
+                .with_generation_id_or_member_epoch(generation)
+                .with_member_id(s(&member))
+                .with_topics(vec![
+                    OffsetCommitRequestTopic::default()
+                        .with_name(TopicName(s("t")))
+                        .with_partitions(vec![
+                            OffsetCommitRequestPartition::default().with_committed_offset(2),
+                        ]),
+                ]);
+            encodes(&mut w, v, RequestKind::OffsetCommit(r));
+        }
+        let leave_version = v.min(*versions(ApiKey::LeaveGroup).end());
+        let leave = LeaveGroupRequest::default()
+            .with_group_id(GroupId(s("g")))
+            .with_member_id(if leave_version < 3 { s(&member) } else { s("") })
+            .with_members(if leave_version >= 3 {
+                vec![
+                    kafka_protocol::messages::leave_group_request::MemberIdentity::default()
+                        .with_member_id(s(&member)),
+                ]
+            } else {
+                Vec::new()
+            });
+        encodes(&mut w, leave_version, RequestKind::LeaveGroup(leave));
+    }
+    for v in versions(ApiKey::Produce) {
+        let r = ProduceRequest::default()
+            .with_acks(1)
+            .with_timeout_ms(1000)
+            .with_topic_data(vec![
+                TopicProduceData::default()
+                    .with_name(TopicName(s("t")))
+                    .with_partition_data(vec![
+                        PartitionProduceData::default()
+                            .with_index(0)
+                            .with_records(Some(batch(-1, -1, -1, &["p"], false))),
+                    ]),
+            ]);
+        encodes(&mut w, v, RequestKind::Produce(r));
+    }
+    for v in versions(ApiKey::Fetch) {
+        use kafka_protocol::messages::fetch_request::{FetchPartition, FetchTopic};
+        let r = kafka_protocol::messages::FetchRequest::default()
+            .with_max_bytes(1 << 20)
+            .with_isolation_level(1)
+            .with_topics(vec![
+                FetchTopic::default()
+                    .with_topic(TopicName(s("t")))
+                    .with_partitions(vec![
+                        FetchPartition::default().with_partition_max_bytes(1 << 20),
+                    ]),
+            ]);
+        encodes(&mut w, v, RequestKind::Fetch(r));
+    }
+    for v in versions(ApiKey::Metadata) {
+        encodes(
+            &mut w,
+            v,
+            RequestKind::Metadata(kafka_protocol::messages::MetadataRequest::default()),
+        );
+    }
+    assert_eq!(
+        w.driver.cluster().with_state(|s| s
+            .offsets()
+            .get("g", &crate::engine::TopicPartition::new("t", 0))),
+        Some(2),
+        "the members' commits are the engine's"
+    );
+}
