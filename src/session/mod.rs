@@ -8,6 +8,7 @@ pub mod limits;
 pub mod narrate;
 pub mod outcome;
 pub mod recording;
+pub mod said;
 pub mod snapshot;
 pub mod timeline;
 pub mod ui_step;

@@ -20,6 +20,7 @@
 use std::collections::BTreeMap;
 
 use crate::session::recording::{Header, Step};
+use crate::session::said::Said;
 use crate::session::snapshot::source::{apply_all, step_view};
 use crate::session::snapshot::{Bounds, Isolation, SavedState, Snapshot, SnapshotSource, TAIL};
 use crate::session::ui_step::{PaneName, Selection, Toggle, UiScreen, UiStep};
@@ -103,6 +104,18 @@ impl Status {
         Self {
             kind,
             text: format!("step {step}: {text}"),
+        }
+    }
+
+    /// [`Self::of_outcome`] in `lang`: the driver's words for the step
+    /// (`Driver::last_said`), whose English half is the same sentence.
+    pub fn of_step(step: usize, outcome: &Outcome, said: &Said, lang: Lang) -> Self {
+        Self {
+            kind: Self::of_outcome(step, "", outcome).kind,
+            text: lang.pick(
+                format!("step {step}: {}", said.en),
+                format!("步骤 {step}：{}", said.zh),
+            ),
         }
     }
 }
@@ -193,7 +206,7 @@ impl App {
         lang: Lang,
         theme: Theme,
     ) -> Self {
-        let title = header.title.clone();
+        let title = header.title_in(lang.code()).to_string();
         Self::with_mode(
             Mode::Live(Box::new(LiveSession {
                 driver,
@@ -218,7 +231,7 @@ impl App {
         lang: Lang,
         theme: Theme,
     ) -> Result<Self, String> {
-        let title = recording.header.title.clone();
+        let title = recording.header.title_in(lang.code()).to_string();
         let timeline = Timeline::new(
             recording,
             crate::session::timeline::DEFAULT_CHECKPOINT_EVERY,
@@ -395,6 +408,10 @@ impl App {
             // After a crash the moment of death first, then (space) the
             // recovery, as a replay shows them.
             snapshot = step_view(&live.driver, live.before.as_ref(), live.at_moment, snapshot);
+        }
+        // The title in the interface's language (the state JSON keeps the
+        // header's `title`); a saved state shows the title it was saved with.
+        if !matches!(self.mode, Mode::Saved(_)) {
             snapshot.title = self.title.clone();
         }
         snapshot
@@ -685,7 +702,10 @@ impl App {
                     }
                 }
                 _ => {
-                    let reason = format!("a step from 0 to {last}");
+                    let reason = self.lang.pick(
+                        format!("a step from 0 to {last}"),
+                        format!("步骤应在 0 到 {last} 之间"),
+                    );
                     if let Some(p) = &mut self.prompt {
                         p.refusal = Some(reason);
                     }
@@ -700,6 +720,7 @@ impl App {
                     self.apply(action);
                 }
                 Err(reason) => {
+                    let reason = reason.get(self.lang.zh()).to_string();
                     if let Some(p) = &mut self.prompt {
                         p.refusal = Some(reason);
                     }
@@ -777,7 +798,10 @@ impl App {
             Some(open) => Some(open(&header, &steps)?),
             None => None,
         };
-        self.title = format!("{} (branched at step {step})", header.title);
+        self.title = self.lang.pick(
+            format!("{} (branched at step {step})", header.title),
+            format!("{}（在步骤 {step} 分支）", header.title_in("zh")),
+        );
         self.mode = Mode::Live(Box::new(LiveSession {
             driver,
             header,
@@ -789,7 +813,10 @@ impl App {
         }));
         self.status = Some(Status {
             kind: StatusKind::Ok,
-            text: format!("branched at step {step}: keys now drive the engine"),
+            text: self.lang.pick(
+                format!("branched at step {step}: keys now drive the engine"),
+                format!("已在步骤 {step} 分支：现在按键驱动引擎"),
+            ),
         });
         Ok(())
     }
@@ -804,7 +831,10 @@ impl App {
             return;
         };
         let Some(last) = live.history.last() else {
-            self.status = Some(Status::error("undo: nothing to undo"));
+            self.status = Some(Status::error(self.lang.pick(
+                "undo: nothing to undo".into(),
+                "撤销：没有可撤销的步骤".into(),
+            )));
             return;
         };
         if !live.driver.is_private() {
@@ -840,7 +870,14 @@ impl App {
         live.at_moment = false;
         self.status = Some(Status {
             kind: StatusKind::Ok,
-            text: format!("undid step {} ({})", undone.0, undone.1),
+            text: self.lang.pick(
+                format!("undid step {} ({})", undone.0, undone.1),
+                format!(
+                    "已撤销步骤 {}（{}）",
+                    undone.0,
+                    crate::session::said::action_zh(undone.1)
+                ),
+            ),
         });
     }
 
@@ -933,8 +970,16 @@ impl App {
     fn engine_keys_off(&self) -> Option<&'static str> {
         match self.mode {
             Mode::Live(_) => None,
-            Mode::Replay { .. } => Some("replay: engine keys are off"),
-            Mode::Saved(_) => Some("saved state: engine keys are off"),
+            Mode::Replay { .. } => Some(if self.lang.zh() {
+                "回放：引擎按键不可用"
+            } else {
+                "replay: engine keys are off"
+            }),
+            Mode::Saved(_) => Some(if self.lang.zh() {
+                "保存的状态：引擎按键不可用"
+            } else {
+                "saved state: engine keys are off"
+            }),
         }
     }
 
@@ -949,7 +994,12 @@ impl App {
         }
         let name = action.name();
         self.status = Some(match self.step_live(action) {
-            Ok((step, outcome)) => Status::of_outcome(step, name, &outcome),
+            Ok((step, outcome)) => match &self.mode {
+                Mode::Live(live) => {
+                    Status::of_step(step, &outcome, live.driver.last_said(), self.lang)
+                }
+                _ => Status::of_outcome(step, name, &outcome),
+            },
             Err(e) => Status::error(e),
         });
         self.follow();
