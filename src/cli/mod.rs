@@ -61,9 +61,10 @@ pub struct Cli {
     /// Reopening a directory that holds data shows what recovery found.
     #[arg(long, value_name = "DIR")]
     pub data_dir: Option<PathBuf>,
-    /// Engine rules: minikafka (the book) or kafka.
-    #[arg(long, default_value = "minikafka")]
-    pub rules: String,
+    /// Engine rules for the dashboard's cluster: minikafka (the book,
+    /// default) or kafka. A recording names its own rules.
+    #[arg(long)]
+    pub rules: Option<String>,
     /// Labels and captions: en or zh.
     #[arg(long, default_value = "en", global = true)]
     pub lang: String,
@@ -176,8 +177,86 @@ pub enum Command {
     },
 }
 
+/// What a command line clap refused gets: `--help` and `--version` print
+/// as clap prints them (exit 0); an error is one line, `mk-tui: …` naming
+/// the argument and the value, with `(see mk-tui --help)`, exit 2 (issue
+/// 17 item 10: clap's own message is 3-5 lines).
+pub fn argument_error(e: &clap::Error) -> std::process::ExitCode {
+    use clap::error::{ContextKind, ContextValue, ErrorKind};
+    match e.kind() {
+        ErrorKind::DisplayHelp
+        | ErrorKind::DisplayVersion
+        | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
+            let _ = e.print();
+            return if e.kind() == ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand {
+                std::process::ExitCode::from(2)
+            } else {
+                std::process::ExitCode::SUCCESS
+            };
+        }
+        _ => {}
+    }
+    let context = |k| match e.get(k) {
+        Some(ContextValue::String(s)) => Some(s.clone()),
+        Some(ContextValue::Strings(v)) => Some(v.join(", ")),
+        _ => None,
+    };
+    let line = match e.kind() {
+        ErrorKind::UnknownArgument => format!(
+            "unknown argument {}",
+            context(ContextKind::InvalidArg).unwrap_or_default()
+        ),
+        ErrorKind::InvalidSubcommand => format!(
+            "unknown command {}",
+            context(ContextKind::InvalidSubcommand).unwrap_or_default()
+        ),
+        ErrorKind::InvalidValue | ErrorKind::ValueValidation => {
+            let arg = context(ContextKind::InvalidArg).unwrap_or_default();
+            match context(ContextKind::InvalidValue).filter(|v| !v.is_empty()) {
+                Some(value) => format!("{arg}: invalid value {value:?}"),
+                None => format!("{arg}: a value is required"),
+            }
+        }
+        ErrorKind::MissingRequiredArgument => format!(
+            "missing {}",
+            context(ContextKind::InvalidArg).unwrap_or_default()
+        ),
+        // Any other: clap's first line, without its `error: `.
+        _ => e
+            .render()
+            .to_string()
+            .lines()
+            .next()
+            .unwrap_or_default()
+            .trim_start_matches("error: ")
+            .to_string(),
+    };
+    eprintln!("mk-tui: {line} (see mk-tui --help)");
+    std::process::ExitCode::from(2)
+}
+
 /// Runs the command line; the error is the one line to print.
 pub fn run(cli: Cli) -> Result<(), String> {
+    // The dashboard and the server wait for signals in their own loops;
+    // every other path gets a watcher that cleans up and exits.
+    let tty = std::io::stdout().is_terminal();
+    let looping = match &cli.command {
+        None => tty,
+        Some(Command::Replay { .. }) => true,
+        #[cfg(feature = "serve")]
+        Some(Command::Serve(_)) => true,
+        Some(_) => false,
+    };
+    if !looping {
+        ui::signals::exit_cleanly_on_signal();
+    }
+    refuse_unused(&cli)?;
+    let rules: Rules = cli
+        .rules
+        .as_deref()
+        .unwrap_or("minikafka")
+        .parse()
+        .map_err(|e| format!("--rules: {e}"))?;
     let lang: Lang = cli.lang.parse().map_err(|e| format!("--lang: {e}"))?;
     let palette: Palette = cli.theme.parse().map_err(|e| format!("--theme: {e}"))?;
     let theme = Theme::from_env(palette);
@@ -197,8 +276,7 @@ pub fn run(cli: Cli) -> Result<(), String> {
             if let Some(r) = &record {
                 r.refuse_existing()?;
             }
-            if std::io::stdout().is_terminal() {
-                let rules: Rules = cli.rules.parse().map_err(|e| format!("--rules: {e}"))?;
+            if tty {
                 run_live(
                     cli.data_dir,
                     rules,
@@ -209,7 +287,7 @@ pub fn run(cli: Cli) -> Result<(), String> {
                     !cli.no_mouse,
                 )
             } else {
-                run_demo(cli.data_dir, record)
+                run_demo(cli.data_dir, rules, record)
             }
         }
         Some(Command::Replay {
@@ -217,6 +295,15 @@ pub fn run(cli: Cli) -> Result<(), String> {
             record,
             force,
         }) => {
+            // A replay draws into a terminal; into a pipe or a file it would
+            // leave the terminal raw and write escape codes nobody reads.
+            if !tty {
+                return Err(format!(
+                    "replay {}: standard output is not a terminal; `mk-tui render {} --all` prints its frames",
+                    file.display(),
+                    file.display()
+                ));
+            }
             let recording = Recording::load(&file).map_err(|e| e.to_string())?;
             let layout = layout_for(recording.header.layout.as_deref())?;
             let record = record.map(|path| Record { path, force });
@@ -229,7 +316,7 @@ pub fn run(cli: Cli) -> Result<(), String> {
                 app =
                     app.with_branch_recorder(Box::new(move |header, steps| r.open(header, steps)));
             }
-            ui::run::run(app, !cli.no_mouse)
+            dashboard(app, !cli.no_mouse)
         }
         Some(Command::Render {
             file,
@@ -545,7 +632,7 @@ fn run_live(
 ) -> Result<(), String> {
     let (driver, header, applied, before) = start_session(data_dir.as_deref(), rules)?;
     let recorder = record.map(|r| r.open(&header, &applied)).transpose()?;
-    ui::run::run(
+    dashboard(
         App::live(driver, header, recorder, layout, lang, theme)
             .with_before(before)
             .with_history(applied),
@@ -553,12 +640,67 @@ fn run_live(
     )
 }
 
+/// The dashboard's own options (`--data-dir`, `--rules`, `--record`,
+/// `--force` before any command) are refused with a command, which would
+/// otherwise ignore them silently (issue 17 item 10): `render`, `export`
+/// and `check` draw from the recording alone, `state` and `serve` have
+/// their own `--data-dir` and `--rules`, and `replay` its own `--record`.
+fn refuse_unused(cli: &Cli) -> Result<(), String> {
+    let Some(command) = &cli.command else {
+        return Ok(());
+    };
+    let name = match command {
+        Command::State { .. } => "state",
+        Command::Check { .. } => "check",
+        Command::Replay { .. } => "replay",
+        Command::Render { .. } => "render",
+        #[cfg(feature = "serve")]
+        Command::Serve(_) => "serve",
+        Command::Export { .. } => "export",
+    };
+    if cli.layout.is_some() && matches!(name, "state" | "check" | "serve") {
+        return Err(format!(
+            "--layout: {name} draws no frames (`mk-tui check LAYOUT.json` checks a layout file)"
+        ));
+    }
+    let given = [
+        ("--data-dir", cli.data_dir.is_some()),
+        ("--rules", cli.rules.is_some()),
+        ("--record", cli.record.is_some()),
+    ];
+    let Some((flag, _)) = given.iter().find(|(_, on)| *on) else {
+        return Ok(());
+    };
+    let own = match (name, *flag) {
+        ("state" | "serve", "--data-dir" | "--rules") | ("replay" | "serve", "--record") => {
+            format!("; give it after the command: mk-tui {name} … {flag}")
+        }
+        _ => format!("; {name} does not use it"),
+    };
+    Err(format!(
+        "{flag} before the command is the dashboard's option{own}"
+    ))
+}
+
+/// Runs the dashboard; after a signal (the terminal restored, the session
+/// closed) removes the private temporary directories and exits with 128 +
+/// the signal's number, as a shell expects of a program a signal ended.
+fn dashboard(app: App, mouse: bool) -> Result<(), String> {
+    match ui::run::run(app, mouse)? {
+        ui::run::Ended::Quit => Ok(()),
+        ui::run::Ended::Signal(number) => {
+            crate::session::scratch::remove_all();
+            std::process::exit(ui::signals::exit_code(number));
+        }
+    }
+}
+
 /// Standard output is not a terminal: print the demo cluster's state. With
 /// `--record`, the session that ran (the demo's steps, or none on a
 /// reopened directory) is written as a recording, as a live session's
 /// recording starts.
-fn run_demo(data_dir: Option<PathBuf>, record: Option<Record>) -> Result<(), String> {
-    let (driver, header, applied, _) = start_session(data_dir.as_deref(), Rules::Minikafka)?;
+fn run_demo(data_dir: Option<PathBuf>, rules: Rules, record: Option<Record>) -> Result<(), String> {
+    let (driver, header, applied, _) = start_session(data_dir.as_deref(), rules)?;
     if let Some(r) = &record {
         r.open(&header, &applied)?;
     }
@@ -567,6 +709,7 @@ fn run_demo(data_dir: Option<PathBuf>, record: Option<Record>) -> Result<(), Str
         Some(dir) => outln!("MiniKafka demo cluster in {}", dir.display()),
         None => outln!("MiniKafka demo cluster in a temporary directory"),
     }
+    outln!("rules: {}", rules.name());
     for t in &recovery.logs_truncated {
         outln!(
             "recovery: cut {} bytes from {} on broker {} ({})",

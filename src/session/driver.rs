@@ -218,7 +218,7 @@ impl Driver {
                 (None, dir.to_path_buf())
             }
             None => {
-                let temp = tempfile::tempdir()
+                let temp = crate::session::scratch::tempdir()
                     .map_err(|e| format!("cannot create a temporary directory: {e}"))?;
                 let dir = temp.path().to_path_buf();
                 (Some(temp), dir)
@@ -270,8 +270,8 @@ impl Driver {
         if !dir.is_dir() {
             return Err(format!("{}: not a directory", dir.display()));
         }
-        let temp =
-            tempfile::tempdir().map_err(|e| format!("cannot create a temporary directory: {e}"))?;
+        let temp = crate::session::scratch::tempdir()
+            .map_err(|e| format!("cannot create a temporary directory: {e}"))?;
         copy_dir(dir, temp.path()).map_err(|e| format!("{}: cannot copy: {e}", dir.display()))?;
         let brokers = brokers_in(temp.path())?;
         let mut config = MiniKafkaConfig::new(temp.path())
@@ -868,8 +868,8 @@ impl Driver {
         checkpoint_dir: &Path,
         memo: &DriverMemo,
     ) -> Result<Self, String> {
-        let temp =
-            tempfile::tempdir().map_err(|e| format!("cannot create a temporary directory: {e}"))?;
+        let temp = crate::session::scratch::tempdir()
+            .map_err(|e| format!("cannot create a temporary directory: {e}"))?;
         copy_dir(checkpoint_dir, temp.path())
             .map_err(|e| format!("cannot copy a checkpoint: {e}"))?;
         let mut config = config_for(header, temp.path())?;

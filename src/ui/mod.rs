@@ -16,5 +16,6 @@ pub mod presentation;
 pub mod prompt;
 pub mod prompt_edit;
 pub mod run;
+pub mod signals;
 pub mod theme;
 pub mod wrap;

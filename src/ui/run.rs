@@ -23,15 +23,29 @@ use crate::ui::keys;
 /// How often an idle dashboard wakes up (for play mode pacing).
 const TICK: Duration = Duration::from_millis(250);
 
+/// How a dashboard run ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ended {
+    /// The user quit (`q`, Ctrl-C) or the terminal closed its input.
+    Quit,
+    /// SIGTERM, SIGINT, SIGHUP or SIGQUIT (its number): the terminal is
+    /// restored and the session closed; the caller exits with 128 + it.
+    Signal(i32),
+}
+
 /// Runs the dashboard until the user quits, with the mouse captured
 /// (click to focus a pane, the wheel scrolls it) unless `mouse` is false
 /// (`--no-mouse`, so the terminal's own selection works). The terminal is
-/// restored on return, on error and on panic, mouse capture included.
-pub fn run(mut app: App, mouse: bool) -> Result<(), String> {
+/// restored on return, on error, on panic and on a signal, mouse capture
+/// included; the app (its driver, its recording) is dropped before this
+/// returns.
+pub fn run(mut app: App, mouse: bool) -> Result<Ended, String> {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .map_err(|e| format!("cannot start the runtime: {e}"))?;
+    // Caught before the terminal goes raw, so none is missed.
+    let mut signals = runtime.block_on(async { crate::ui::signals::Signals::new() })?;
     let mut terminal = ratatui::try_init().map_err(|e| format!("cannot open the terminal: {e}"))?;
     if mouse {
         // ratatui's panic hook restores the screen, not the mouse: release
@@ -46,11 +60,12 @@ pub fn run(mut app: App, mouse: bool) -> Result<(), String> {
             return Err(format!("cannot capture the mouse: {e} (try --no-mouse)"));
         }
     }
-    let result = event_loop(&mut app, &mut terminal, &runtime);
+    let result = event_loop(&mut app, &mut terminal, &runtime, &mut signals);
     if mouse {
         release_mouse();
     }
     ratatui::restore();
+    drop(app);
     result
 }
 
@@ -62,7 +77,8 @@ fn event_loop(
     app: &mut App,
     terminal: &mut ratatui::DefaultTerminal,
     runtime: &tokio::runtime::Runtime,
-) -> Result<(), String> {
+    signals: &mut crate::ui::signals::Signals,
+) -> Result<Ended, String> {
     let mut events = EventStream::new();
     let mut dirty = true;
     let size = terminal
@@ -86,10 +102,15 @@ fn event_loop(
             .map_or(TICK, |ms| Duration::from_millis(ms.clamp(1, 60_000)));
         let next = runtime.block_on(async {
             tokio::select! {
-                event = events.next() => Some(event),
-                () = tokio::time::sleep(wait) => None,
+                event = events.next() => Ok(Some(event)),
+                () = tokio::time::sleep(wait) => Ok(None),
+                number = signals.next() => Err(number),
             }
         });
+        let next = match next {
+            Ok(next) => next,
+            Err(number) => return Ok(Ended::Signal(number)),
+        };
         match next {
             Some(Some(Ok(event))) => {
                 if let Some(msg) = message(app, &event) {
@@ -99,7 +120,7 @@ fn event_loop(
                 }
             }
             Some(Some(Err(e))) => return Err(format!("terminal input failed: {e}")),
-            Some(None) => return Ok(()),
+            Some(None) => return Ok(Ended::Quit),
             None => {
                 if app.next_step_delay_ms().is_some() {
                     let _ = app.update(Msg::Tick);
@@ -108,7 +129,7 @@ fn event_loop(
             }
         }
     }
-    Ok(())
+    Ok(Ended::Quit)
 }
 
 /// The message for a terminal event, given what is on screen: Ctrl-C quits
