@@ -23,9 +23,9 @@ use crate::kafka::registry::Registry;
 use crate::kafka::server::{self, Commands, Net};
 use crate::kafka::worker::{Advertised, Command, ServerState};
 use crate::kafka::{advertise, bind_all, listen_address, network_runtime};
+use crate::session::Driver;
 use crate::session::listeners::{Listeners, Steps};
 use crate::session::snapshot::{ClientSnapshot, ListenerSnapshot};
-use crate::session::Driver;
 
 /// What `--listen` asks for.
 #[derive(Debug, Clone)]

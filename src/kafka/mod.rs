@@ -99,13 +99,7 @@ pub fn serve(options: ServeOptions) -> Result<(), String> {
             };
             let _ = ids_tx.send(Ok(driver.cluster().config().broker_ids.clone()));
             let advertised = adv_rx.recv().ok()?;
-            let state = ServerState::new(
-                advertised,
-                opts.auto_replicate_ms,
-                true,
-                registry,
-                gates,
-            );
+            let state = ServerState::new(advertised, opts.auto_replicate_ms, true, registry, gates);
             let driver = worker::run(driver, state, &mut steps, command_rx);
             let done = (driver.step(), driver.data_dir().to_path_buf(), steps.path());
             drop(driver);
@@ -179,7 +173,9 @@ pub(crate) fn network_runtime() -> Result<tokio::runtime::Runtime, String> {
 }
 
 /// Each bound listener's address, as Metadata advertises it.
-pub(crate) fn advertise(listeners: &[(BrokerId, tokio::net::TcpListener)]) -> Result<Vec<Advertised>, String> {
+pub(crate) fn advertise(
+    listeners: &[(BrokerId, tokio::net::TcpListener)],
+) -> Result<Vec<Advertised>, String> {
     listeners
         .iter()
         .map(|(broker, listener)| {

@@ -155,7 +155,11 @@ mod tests {
         let c = &r.clients()[0];
         assert_eq!((c.requests, c.in_flight.as_deref()), (1, None));
         assert_eq!(
-            (c.producer_id, c.producer_epoch, c.transactional_id.as_deref()),
+            (
+                c.producer_id,
+                c.producer_epoch,
+                c.transactional_id.as_deref()
+            ),
             (Some(7), Some(2), Some("tx-1"))
         );
         r.close(a);

@@ -157,11 +157,7 @@ async fn accept_loop(broker: BrokerId, first: TcpListener, net: Net) {
     loop {
         let stopped = gates.borrow_and_update().contains(&broker);
         if stopped && listener.take().is_some() {
-            log(
-                broker,
-                None,
-                &format!("stopped: listener on {addr} closed"),
-            );
+            log(broker, None, &format!("stopped: listener on {addr} closed"));
         }
         if !stopped && listener.is_none() {
             match TcpListener::bind(addr).await {
@@ -372,7 +368,9 @@ async fn one_request(who: Who, frame: &Bytes, net: &Net) -> Step {
         other => {
             // The producer InitProducerId gives, for the clients pane.
             let txn = match &other {
-                RequestKind::InitProducerId(r) => r.transactional_id.as_ref().map(|t| t.0.to_string()),
+                RequestKind::InitProducerId(r) => {
+                    r.transactional_id.as_ref().map(|t| t.0.to_string())
+                }
                 _ => None,
             };
             let Some(answer) = ask(commands, who, &client, version, other).await else {

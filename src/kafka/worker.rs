@@ -301,9 +301,7 @@ impl Worker<'_> {
                 let _ = reply.send(answer);
             }
             Handled::Wait(produce) => {
-                self.core
-                    .registry
-                    .waiting(connection, "acks=all waiting");
+                self.core.registry.waiting(connection, "acks=all waiting");
                 self.core.waiting.push(Waiting {
                     produce,
                     started: RealTime::now(),

@@ -518,8 +518,8 @@ mod testkit {
             changes: Default::default(),
             moment_of_death: None,
             before_recovery: false,
-        listeners: Vec::new(),
-        clients: Vec::new(),
+            listeners: Vec::new(),
+            clients: Vec::new(),
         }
     }
 
