@@ -72,7 +72,8 @@ pub struct Cli {
     /// colour off.
     #[arg(long, default_value = "dark", global = true)]
     pub theme: String,
-    /// Layout: a built-in name (default, transactions, replication, crash),
+    /// Layout: a built-in name (default, transactions, replication, crash,
+    /// clients; --listen defaults to clients),
     /// a file in layouts/, or a path.
     #[arg(long, global = true)]
     pub layout: Option<String>,
@@ -87,6 +88,18 @@ pub struct Cli {
     /// clicking to focus panes and scrolling them with the wheel.
     #[arg(long, global = true)]
     pub no_mouse: bool,
+    /// Open the Kafka listeners beside the dashboard (docs/kafka-protocol.md):
+    /// broker N on ADDR's port + N - 1. Real clients then drive the same
+    /// cluster as the keys; unauthenticated, loopback unless --allow-remote.
+    #[arg(long, value_name = "ADDR")]
+    pub listen: Option<String>,
+    /// With --listen: allow a non-loopback address.
+    #[arg(long, requires = "listen")]
+    pub allow_remote: bool,
+    /// With --listen: replicate every MS milliseconds by itself (default:
+    /// never; `r` replicates, and an acks=all produce waits for it).
+    #[arg(long, value_name = "MS", requires = "listen")]
+    pub auto_replicate: Option<u64>,
     #[command(subcommand)]
     pub command: Option<Command>,
 }
@@ -197,15 +210,34 @@ pub fn run(cli: Cli) -> Result<(), String> {
             if let Some(r) = &record {
                 r.refuse_existing()?;
             }
+            let listen = cli.listen.map(|listen| Listen {
+                listen,
+                allow_remote: cli.allow_remote,
+                auto_replicate_ms: cli.auto_replicate.unwrap_or(0),
+            });
+            if let Some(l) = &listen {
+                l.check(record.as_ref(), cli.data_dir.as_deref())?;
+                if !std::io::stdout().is_terminal() {
+                    return Err(
+                        "--listen: the dashboard needs a terminal; `mk-tui serve` runs the listeners headless"
+                            .into(),
+                    );
+                }
+            }
             if std::io::stdout().is_terminal() {
                 let rules: Rules = cli.rules.parse().map_err(|e| format!("--rules: {e}"))?;
+                // The clients pane is the point of --listen: its layout
+                // unless another is asked for.
+                let layout = match (&listen, layout_spec.is_none()) {
+                    (Some(_), true) => layout::builtin("clients").expect("built in"),
+                    _ => layout_for(None)?,
+                };
                 run_live(
                     cli.data_dir,
                     rules,
                     record,
-                    layout_for(None)?,
-                    lang,
-                    theme,
+                    listen,
+                    (layout, lang, theme),
                     !cli.no_mouse,
                 )
             } else {
@@ -533,24 +565,95 @@ fn start_session(data_dir: Option<&Path>, rules: Rules) -> Result<Session, Strin
     }
 }
 
-/// The live dashboard on the demo cluster (or a reopened data directory).
+/// The live dashboard on the demo cluster (or a reopened data directory),
+/// with the Kafka listeners open beside it if asked.
 fn run_live(
     data_dir: Option<PathBuf>,
     rules: Rules,
     record: Option<Record>,
-    layout: Layout,
-    lang: Lang,
-    theme: Theme,
+    listen: Option<Listen>,
+    (layout, lang, theme): (Layout, Lang, Theme),
     mouse: bool,
 ) -> Result<(), String> {
     let (driver, header, applied, before) = start_session(data_dir.as_deref(), rules)?;
+    let listeners = listen.map(|l| l.open(&driver)).transpose()?;
     let recorder = record.map(|r| r.open(&header, &applied)).transpose()?;
-    ui::run::run(
-        App::live(driver, header, recorder, layout, lang, theme)
-            .with_before(before)
-            .with_history(applied),
-        mouse,
-    )
+    let mut app = App::live(driver, header, recorder, layout, lang, theme)
+        .with_before(before)
+        .with_history(applied);
+    if let Some((listeners, said)) = listeners {
+        app = app.with_listeners(listeners);
+        app.status = Some(ui::app::Status {
+            kind: ui::app::StatusKind::Ok,
+            text: said,
+        });
+    }
+    ui::run::run(app, mouse)
+}
+
+/// `--listen ADDR [--allow-remote] [--auto-replicate MS]`.
+struct Listen {
+    listen: String,
+    allow_remote: bool,
+    auto_replicate_ms: u64,
+}
+
+impl Listen {
+    /// What is refused before anything opens: a `--record` file inside
+    /// the data directory (as `serve` refuses it), a build without the
+    /// listeners.
+    fn check(&self, record: Option<&Record>, data_dir: Option<&Path>) -> Result<(), String> {
+        #[cfg(feature = "serve")]
+        {
+            if let (Some(r), Some(dir)) = (record, data_dir)
+                && crate::kafka::record::inside(&r.path, dir)
+            {
+                return Err(format!(
+                    "--record {}: inside the data directory {}; record somewhere else",
+                    r.path.display(),
+                    dir.display()
+                ));
+            }
+            Ok(())
+        }
+        #[cfg(not(feature = "serve"))]
+        {
+            let _ = (record, data_dir);
+            Err("--listen: this build has no Kafka listeners (the `serve` feature)".into())
+        }
+    }
+
+    /// Opens the listeners beside `driver`; returns them and the line that
+    /// says where they listen.
+    #[cfg(feature = "serve")]
+    fn open(
+        &self,
+        driver: &Driver,
+    ) -> Result<(Box<dyn crate::session::listeners::Listeners>, String), String> {
+        let l = crate::kafka::live::open(
+            driver,
+            &crate::kafka::live::ListenOptions {
+                listen: self.listen.clone(),
+                allow_remote: self.allow_remote,
+                auto_replicate_ms: self.auto_replicate_ms,
+            },
+        )?;
+        let said = l
+            .addresses()
+            .iter()
+            .map(|a| format!("broker {} on {}:{}", a.broker, a.host, a.port))
+            .collect::<Vec<_>>()
+            .join(", ");
+        Ok((Box::new(l), format!("Kafka listeners open: {said}")))
+    }
+
+    #[cfg(not(feature = "serve"))]
+    fn open(
+        &self,
+        _: &Driver,
+    ) -> Result<(Box<dyn crate::session::listeners::Listeners>, String), String> {
+        Err("--listen: this build has no Kafka listeners (the `serve` feature)".into())
+    }
 }
 
 /// Standard output is not a terminal: print the demo cluster's state. With

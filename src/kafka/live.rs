@@ -80,6 +80,7 @@ pub fn open(driver: &Driver, options: &ListenOptions) -> Result<LiveListeners, S
         commands: Commands::waking(tx, wake.clone()),
         registry,
         gates: gates.clone(),
+        to_stderr: false,
     };
     let tasks = {
         let _inside = runtime.enter();
@@ -131,6 +132,10 @@ impl Listeners for LiveListeners {
 
     fn clients(&self) -> Vec<ClientSnapshot> {
         self.state.registry().clients()
+    }
+
+    fn log(&self, lines: usize) -> Vec<String> {
+        self.state.registry().recent(lines)
     }
 
     fn listeners(&self) -> Vec<ListenerSnapshot> {

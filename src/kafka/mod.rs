@@ -138,6 +138,7 @@ pub fn serve(options: ServeOptions) -> Result<(), String> {
         commands: Commands::new(commands.clone()),
         registry: net_registry,
         gates: gates_rx,
+        to_stderr: true,
     };
     let signal = runtime.block_on(server::serve_until_signal(listeners, net, signals));
     eprintln!("mk-tui serve: {signal}: closing");

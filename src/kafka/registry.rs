@@ -29,7 +29,13 @@ pub struct Registry {
 struct Table {
     next: ConnectionId,
     open: BTreeMap<ConnectionId, ClientSnapshot>,
+    /// The last request log lines, oldest first (the dashboard's, whose
+    /// terminal standard error would draw over).
+    lines: std::collections::VecDeque<String>,
 }
+
+/// How many log lines the registry keeps.
+const KEPT_LINES: usize = 200;
 
 impl Registry {
     fn with<T>(&self, f: impl FnOnce(&mut Table) -> T) -> T {
@@ -125,6 +131,27 @@ impl Registry {
     /// The connection closed.
     pub fn close(&self, id: ConnectionId) {
         self.with(|t| t.open.remove(&id));
+    }
+
+    /// Keeps one request log line (the oldest goes past [`KEPT_LINES`]).
+    pub fn log(&self, line: String) {
+        self.with(|t| {
+            if t.lines.len() == KEPT_LINES {
+                t.lines.pop_front();
+            }
+            t.lines.push_back(line);
+        });
+    }
+
+    /// The last `n` log lines, oldest first.
+    pub fn recent(&self, n: usize) -> Vec<String> {
+        self.with(|t| {
+            t.lines
+                .iter()
+                .skip(t.lines.len().saturating_sub(n))
+                .cloned()
+                .collect()
+        })
     }
 
     /// Every open connection, in accept order.

@@ -118,6 +118,8 @@ pub struct Net {
     pub commands: Commands,
     pub registry: Registry,
     pub gates: watch::Receiver<BTreeSet<BrokerId>>,
+    /// Log each request on standard error (else into the registry).
+    pub to_stderr: bool,
 }
 
 /// Serves every listener until SIGTERM or Ctrl-C; returns which one came.
@@ -149,7 +151,7 @@ const REBIND_RETRY: Duration = Duration::from_millis(500);
 /// same address when it starts again (issue 14 item 1).
 async fn accept_loop(broker: BrokerId, first: TcpListener, net: Net) {
     let Ok(addr) = first.local_addr() else {
-        log(broker, None, "the listener has no address; closed");
+        log(&net, broker, None, "the listener has no address; closed");
         return;
     };
     let mut listener = Some(first);
@@ -157,16 +159,31 @@ async fn accept_loop(broker: BrokerId, first: TcpListener, net: Net) {
     loop {
         let stopped = gates.borrow_and_update().contains(&broker);
         if stopped && listener.take().is_some() {
-            log(broker, None, &format!("stopped: listener on {addr} closed"));
+            log(
+                &net,
+                broker,
+                None,
+                &format!("stopped: listener on {addr} closed"),
+            );
         }
         if !stopped && listener.is_none() {
             match TcpListener::bind(addr).await {
                 Ok(l) => {
-                    log(broker, None, &format!("started: listening on {addr} again"));
+                    log(
+                        &net,
+                        broker,
+                        None,
+                        &format!("started: listening on {addr} again"),
+                    );
                     listener = Some(l);
                 }
                 Err(e) => {
-                    log(broker, None, &format!("cannot listen on {addr} again: {e}"));
+                    log(
+                        &net,
+                        broker,
+                        None,
+                        &format!("cannot listen on {addr} again: {e}"),
+                    );
                     tokio::select! {
                         () = tokio::time::sleep(REBIND_RETRY) => {}
                         changed = gates.changed() => if changed.is_err() { return },
@@ -182,7 +199,7 @@ async fn accept_loop(broker: BrokerId, first: TcpListener, net: Net) {
                         tokio::spawn(connection(broker, stream, peer, net.clone()));
                     }
                     Err(e) => {
-                        log(broker, None, &format!("accept failed: {e}"));
+                        log(&net, broker, None, &format!("accept failed: {e}"));
                         tokio::time::sleep(Duration::from_millis(100)).await;
                     }
                 },
@@ -209,10 +226,17 @@ async fn stopped(broker: BrokerId, gates: &mut watch::Receiver<BTreeSet<BrokerId
     }
 }
 
-fn log(broker: BrokerId, peer: Option<SocketAddr>, line: &str) {
-    match peer {
-        Some(peer) => eprintln!("mk-tui serve: broker {broker} {peer}: {line}"),
-        None => eprintln!("mk-tui serve: broker {broker}: {line}"),
+/// One log line: on standard error (`serve`), or kept in the registry for
+/// the clients pane (the dashboard owns the terminal).
+fn log(net: &Net, broker: BrokerId, peer: Option<SocketAddr>, line: &str) {
+    let line = match peer {
+        Some(peer) => format!("broker {broker} {peer}: {line}"),
+        None => format!("broker {broker}: {line}"),
+    };
+    if net.to_stderr {
+        eprintln!("mk-tui serve: {line}");
+    } else {
+        net.registry.log(line);
     }
 }
 
@@ -252,7 +276,7 @@ async fn connection(broker: BrokerId, stream: TcpStream, peer: SocketAddr, net: 
                 Ok::<_, FrameError>(one_request(who, &frame, &net).await)
             } => served,
             () = stopped(broker, &mut gates) => {
-                log(broker, Some(peer), "the broker stopped; connection closed");
+                log(&net, broker, Some(peer), "the broker stopped; connection closed");
                 return;
             }
         };
@@ -261,7 +285,7 @@ async fn connection(broker: BrokerId, stream: TcpStream, peer: SocketAddr, net: 
             Ok(step) => step,
             Err(FrameError::Closed) => return,
             Err(e) => {
-                log(broker, Some(peer), &format!("{e}; connection closed"));
+                log(&net, broker, Some(peer), &format!("{e}; connection closed"));
                 return;
             }
         };
@@ -269,17 +293,23 @@ async fn connection(broker: BrokerId, stream: TcpStream, peer: SocketAddr, net: 
             Step::Reply(bytes, line) => {
                 if let Err(e) = codec::write_frame(&mut writer, &bytes).await {
                     log(
+                        &net,
                         broker,
                         Some(peer),
                         &format!("{line}; the response could not be sent ({e}); connection closed"),
                     );
                     return;
                 }
-                log(broker, Some(peer), &line);
+                log(&net, broker, Some(peer), &line);
             }
-            Step::Quiet(line) => log(broker, Some(peer), &line),
+            Step::Quiet(line) => log(&net, broker, Some(peer), &line),
             Step::Close(line) => {
-                log(broker, Some(peer), &format!("{line}; connection closed"));
+                log(
+                    &net,
+                    broker,
+                    Some(peer),
+                    &format!("{line}; connection closed"),
+                );
                 return;
             }
         }

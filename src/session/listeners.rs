@@ -56,6 +56,9 @@ pub trait Listeners {
     /// The open connections, in the order they were accepted.
     fn clients(&self) -> Vec<ClientSnapshot>;
 
+    /// The last `lines` lines of the request log, oldest first.
+    fn log(&self, lines: usize) -> Vec<String>;
+
     /// Each broker's listener: its address and whether it is open.
     fn listeners(&self) -> Vec<ListenerSnapshot>;
 }

@@ -19,6 +19,7 @@
 
 use std::collections::BTreeMap;
 
+use crate::session::listeners::Listeners;
 use crate::session::recording::{Header, Step};
 use crate::session::snapshot::source::{apply_all, step_view};
 use crate::session::snapshot::{Bounds, Isolation, SavedState, Snapshot, SnapshotSource, TAIL};
@@ -34,6 +35,9 @@ use crate::ui::theme::Theme;
 /// How far a pane whose content has no cheap count scrolls at most (panes
 /// clip what they draw anyway).
 const MAX_SCROLL: usize = 10_000;
+
+/// How many request log lines a frame's snapshot carries (`--listen`).
+const CLIENT_LOG_LINES: usize = 20;
 
 /// The pace of a live recording: its steps are this far apart in `at_ms`.
 const LIVE_STEP_MS: u64 = 1000;
@@ -61,6 +65,9 @@ pub enum Msg {
     /// The mouse wheel at this cell: focuses the pane there and scrolls it
     /// (up when true).
     Wheel(u16, u16, bool),
+    /// Live with `--listen`: requests came in or a server timer is due;
+    /// handle them ([`App::serve_clients`]).
+    Serve,
 }
 
 /// How the last thing done ended, which sets the status line's colour.
@@ -125,6 +132,9 @@ pub struct LiveSession {
     /// screen; `space` shows the recovery (docs/dashboard.md "Crashes as
     /// moments").
     pub at_moment: bool,
+    /// The Kafka listeners beside the driver (`--listen`): clients drive
+    /// the same driver as the keys, and their actions are steps too.
+    pub listeners: Option<Box<dyn Listeners>>,
 }
 
 /// Opens the recording a branch writes (`replay FILE --record OUT`): given
@@ -203,6 +213,7 @@ impl App {
                 before: None,
                 history: Vec::new(),
                 at_moment: false,
+                listeners: None,
             })),
             title,
             layout,
@@ -309,6 +320,7 @@ impl App {
         let exact = match pane {
             PaneId::Caption => wrapped(crate::ui::panes::caption::row_count),
             PaneId::Consumers => wrapped(crate::ui::panes::consumers::row_count),
+            PaneId::Clients => wrapped(crate::ui::panes::clients::row_count),
             _ => None,
         };
         exact.unwrap_or_else(|| scroll_limit(pane, &view))
@@ -343,6 +355,68 @@ impl App {
             live.history = steps;
         }
         self
+    }
+
+    /// A live app with Kafka listeners beside its driver (`--listen`).
+    pub fn with_listeners(mut self, listeners: Box<dyn Listeners>) -> Self {
+        if let Mode::Live(live) = &mut self.mode {
+            live.listeners = Some(listeners);
+        }
+        self
+    }
+
+    /// With `--listen`: what wakes the loop when a request comes in, and
+    /// how long until a server timer is due (None: no listeners).
+    pub fn serve_wake(
+        &self,
+    ) -> Option<(
+        std::sync::Arc<tokio::sync::Notify>,
+        Option<std::time::Duration>,
+    )> {
+        match &self.mode {
+            Mode::Live(live) => live.listeners.as_ref().map(|l| (l.wake(), l.next_due())),
+            _ => None,
+        }
+    }
+
+    /// Handles what the listeners have (requests, due timers) through the
+    /// session's one driver; each action they apply is a step of the
+    /// session as a key's is ([`crate::ui::client_steps`]). True when the
+    /// engine changed.
+    pub fn serve_clients(&mut self) -> bool {
+        let Mode::Live(live) = &mut self.mode else {
+            return false;
+        };
+        let LiveSession {
+            driver,
+            recorder,
+            elapsed_ms,
+            before,
+            history,
+            at_moment,
+            listeners: Some(listeners),
+            ..
+        } = &mut **live
+        else {
+            return false;
+        };
+        let mut steps = crate::ui::client_steps::ClientSteps {
+            recorder,
+            history,
+            elapsed_ms,
+            before,
+            at_moment,
+            step_ms: LIVE_STEP_MS,
+            status: None,
+        };
+        let changed = listeners.serve(driver, &mut steps);
+        if let Some(status) = steps.status {
+            self.status = Some(status);
+        }
+        if changed {
+            self.follow();
+        }
+        changed
     }
 
     /// A replay that can branch into a recorded live session: `open` makes
@@ -396,6 +470,12 @@ impl App {
             // recovery, as a replay shows them.
             snapshot = step_view(&live.driver, live.before.as_ref(), live.at_moment, snapshot);
             snapshot.title = self.title.clone();
+            if let Some(l) = &live.listeners {
+                // The server's registry, not the engine: the room's view.
+                snapshot.listeners = l.listeners();
+                snapshot.clients = l.clients();
+                snapshot.client_log = l.log(CLIENT_LOG_LINES);
+            }
         }
         snapshot
     }
@@ -485,6 +565,10 @@ impl App {
             }
             Msg::Click(col, row) => {
                 self.focus_at(col, row);
+                Ok(())
+            }
+            Msg::Serve => {
+                self.serve_clients();
                 Ok(())
             }
             Msg::Wheel(col, row, up) => {
@@ -786,6 +870,7 @@ impl App {
             before,
             history: steps,
             at_moment: false,
+            listeners: None,
         }));
         self.status = Some(Status {
             kind: StatusKind::Ok,
@@ -807,6 +892,12 @@ impl App {
             self.status = Some(Status::error("undo: nothing to undo"));
             return;
         };
+        if live.listeners.is_some() {
+            self.status = Some(Status::error(
+                "undo: Kafka clients were answered for these steps (--listen); undo would change what they were told",
+            ));
+            return;
+        }
         if !live.driver.is_private() {
             self.status = Some(Status::error(format!(
                 "undo: {} keeps this session's data on disk; undo needs a session in a temporary directory",
@@ -969,6 +1060,7 @@ impl App {
             before,
             history,
             at_moment,
+            listeners,
             ..
         } = &mut **live;
         // An action past a limit (docs/recording-format.md) is neither
@@ -979,6 +1071,11 @@ impl App {
         *before = Some(driver.snapshot(&Bounds::FRAME));
         let outcome = driver.apply(&action);
         *at_moment = driver.last_moment().is_some();
+        if let Some(l) = listeners {
+            // `r` may finish a client's acks=all produce; a stopped
+            // broker's listener closes.
+            l.after_step(driver);
+        }
         let step = Step {
             at_ms: *elapsed_ms,
             action,

@@ -124,6 +124,7 @@ pub fn build(driver: &Driver, bounds: &Bounds) -> Snapshot {
         before_recovery: false,
         listeners: Vec::new(),
         clients: Vec::new(),
+        client_log: Vec::new(),
     }
 }
 

@@ -92,6 +92,10 @@ pub struct Snapshot {
     /// room's view, not part of what a recording replays.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub clients: Vec<ClientSnapshot>,
+    /// The listeners' last request log lines, oldest first (one line per
+    /// request, as `mk-tui serve` prints them).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub client_log: Vec<String>,
 }
 
 /// One broker's Kafka listener (`mk-tui --listen`): where it listens, and
