@@ -116,7 +116,10 @@ fn a_clients_produce_is_a_step_of_the_dashboards_driver_and_acks_all_waits_for_r
     assert_eq!(out.matches("delivered").count(), 3, "{out}");
     assert_eq!(values(&state(&app)), ["a0", "a1", "a2"]);
     let frame = buffer_text(&frame_buffer(&app, 160, 45));
-    assert!(frame.contains("(Kafka client)"), "the status says who:\n{frame}");
+    assert!(
+        frame.contains("(Kafka client)"),
+        "the status says who:\n{frame}"
+    );
 
     // acks=all: pending until the lecturer's `r`, and the pane says so.
     let (b, p) = (boot.clone(), py.clone());
@@ -125,7 +128,13 @@ fn a_clients_produce_is_a_step_of_the_dashboards_driver_and_acks_all_waits_for_r
     let mut replicated = false;
     let out = serve_while(
         &mut app,
-        move || python::run(&p, "ck_produce.py", &[&b, "t", "0", "all", "1", "w", "20000"]),
+        move || {
+            python::run(
+                &p,
+                "ck_produce.py",
+                &[&b, "t", "0", "all", "1", "w", "20000"],
+            )
+        },
         |app| {
             if replicated {
                 return;
@@ -167,7 +176,11 @@ fn a_clients_produce_is_a_step_of_the_dashboards_driver_and_acks_all_waits_for_r
     drop(app);
     let recording = Recording::load(&file).unwrap();
     let names: Vec<&str> = recording.steps.iter().map(|s| s.action.name()).collect();
-    assert_eq!(names.iter().filter(|n| **n == "produce").count(), 4, "{names:?}");
+    assert_eq!(
+        names.iter().filter(|n| **n == "produce").count(),
+        4,
+        "{names:?}"
+    );
     assert!(names.contains(&"replicate"), "{names:?}");
     let mut replay = Driver::new(&recording.header, None).unwrap();
     for step in &recording.steps {
@@ -206,7 +219,8 @@ fn stopping_a_broker_closes_its_listener_and_starting_it_reopens_the_same_port()
         assert!(Instant::now() < deadline, "never accepted");
         std::thread::sleep(Duration::from_millis(10));
     }
-    app.update(Msg::Apply(Action::StopBroker { broker: 2 })).unwrap();
+    app.update(Msg::Apply(Action::StopBroker { broker: 2 }))
+        .unwrap();
     wait_connect(port, false);
     // Its open connection is closed too, as a stopped broker's are.
     let mut byte = [0u8; 1];
@@ -215,10 +229,14 @@ fn stopping_a_broker_closes_its_listener_and_starting_it_reopens_the_same_port()
     wait_connect(ports[0], true);
     let listeners = app.snapshot().listeners;
     assert_eq!(
-        listeners.iter().map(|l| (l.broker, l.open)).collect::<Vec<_>>(),
+        listeners
+            .iter()
+            .map(|l| (l.broker, l.open))
+            .collect::<Vec<_>>(),
         [(1, true), (2, false), (3, true)]
     );
-    app.update(Msg::Apply(Action::StartBroker { broker: 2 })).unwrap();
+    app.update(Msg::Apply(Action::StartBroker { broker: 2 }))
+        .unwrap();
     wait_connect(port, true);
     assert!(app.snapshot().listeners.iter().all(|l| l.open));
 }
@@ -300,7 +318,8 @@ fn the_clients_pane_frame_and_its_waiting_colour() {
         .lines()
         .enumerate()
         .find_map(|(y, l)| {
-            l.find("Produce v9 acks=all").map(|i| (l[..i].chars().count(), y))
+            l.find("Produce v9 acks=all")
+                .map(|i| (l[..i].chars().count(), y))
         })
         .expect("drawn");
     let cell = &buf[(x as u16, y as u16)];
@@ -309,7 +328,10 @@ fn the_clients_pane_frame_and_its_waiting_colour() {
     let (x, y) = text
         .lines()
         .enumerate()
-        .find_map(|(y, l)| l.find("2 127.0.0.1:9093 closed").map(|i| (l[..i].chars().count(), y)))
+        .find_map(|(y, l)| {
+            l.find("2 127.0.0.1:9093 closed")
+                .map(|i| (l[..i].chars().count(), y))
+        })
         .expect("drawn");
     assert_eq!(buf[(x as u16, y as u16)].fg, theme.bad().fg.unwrap());
 }
