@@ -592,6 +592,7 @@ fn run_live(
 }
 
 /// `--listen ADDR [--allow-remote] [--auto-replicate MS]`.
+#[cfg_attr(not(feature = "serve"), allow(dead_code))]
 struct Listen {
     listen: String,
     allow_remote: bool,
