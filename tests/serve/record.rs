@@ -161,3 +161,33 @@ fn a_recording_is_refused_inside_the_data_directory_or_over_a_file() {
     assert!(err.contains("already exists"), "{err}");
     assert_eq!(std::fs::read_to_string(&taken).unwrap(), "keep me\n");
 }
+
+#[test]
+fn a_recordings_stopped_broker_has_its_listener_closed() {
+    let temp = tempfile::tempdir().unwrap();
+    let rec = temp.path().join("stop.jsonl");
+    std::fs::write(
+        &rec,
+        concat!(
+            r#"{"mk_recording":1,"title":"stop","cluster":{"brokers":[1,2,3],"topics":[{"name":"t","partitions":1,"replication_factor":3}]}}"#,
+            "\n",
+            r#"{"action":{"stop_broker":{"broker":3}}}"#,
+            "\n"
+        ),
+    )
+    .unwrap();
+    let mut server = Server::start(&[rec.to_str().unwrap()]);
+    assert_eq!(server.brokers.len(), 3, "every broker's port is printed");
+    let connect = |port: u16| std::net::TcpStream::connect(("127.0.0.1", port)).is_ok();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while connect(server.port(3)) {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "broker 3 still listens"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    assert!(connect(server.port(1)) && connect(server.port(2)));
+    let log = server.stop();
+    assert!(log.contains("broker 3: stopped: listener on"), "{log}");
+}
