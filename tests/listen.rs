@@ -242,6 +242,51 @@ fn stopping_a_broker_closes_its_listener_and_starting_it_reopens_the_same_port()
 }
 
 #[test]
+fn a_replay_branches_into_a_live_session_with_the_listeners_open() {
+    let recording = Recording::load(Path::new(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/recordings/ch08-visibility.jsonl"
+    )))
+    .unwrap();
+    let mut app = App::replay(
+        recording,
+        layout::builtin("clients").unwrap(),
+        Lang::En,
+        Theme::colored(),
+    )
+    .unwrap()
+    .with_branch_listeners(Box::new(|driver| {
+        let l = live::open(
+            driver,
+            &ListenOptions {
+                listen: "127.0.0.1:0".into(),
+                allow_remote: false,
+                auto_replicate_ms: 0,
+            },
+        )?;
+        Ok((Box::new(l), "Kafka listeners open".to_string()))
+    }));
+    assert!(app.snapshot().listeners.is_empty(), "a replay has none");
+    app.update(Msg::Command(KeyCommand::LastStep)).unwrap();
+    app.update(Msg::Command(KeyCommand::Branch)).unwrap();
+    let status = app.status.clone().unwrap().text;
+    assert!(
+        status.contains("branched at step 6") && status.contains("Kafka listeners open"),
+        "{status}"
+    );
+    let listeners = app.snapshot().listeners;
+    assert_eq!(listeners.len(), 1, "one per broker of the lesson's cluster");
+    let port: u16 = listeners[0]
+        .address
+        .rsplit(':')
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap();
+    wait_connect(port, true);
+}
+
+#[test]
 fn undo_is_refused_while_clients_listen() {
     let (mut app, _) = live_app(None);
     app.update(Msg::Apply(Action::Replicate {

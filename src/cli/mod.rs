@@ -144,6 +144,16 @@ pub enum Command {
         /// With --record: replace FILE if it exists.
         #[arg(long, requires = "record")]
         force: bool,
+        /// Branching (`b`) opens the Kafka listeners beside the new live
+        /// session (see `mk-tui --listen`).
+        #[arg(long, value_name = "ADDR")]
+        listen: Option<String>,
+        /// With --listen: allow a non-loopback address.
+        #[arg(long, requires = "listen")]
+        allow_remote: bool,
+        /// With --listen: replicate every MS milliseconds by itself.
+        #[arg(long, value_name = "MS", requires = "listen")]
+        auto_replicate: Option<u64>,
     },
     /// Print frames of a recording exactly as the dashboard draws them; or,
     /// with --state, the frame of a state saved by `mk-tui state`.
@@ -248,6 +258,9 @@ pub fn run(cli: Cli) -> Result<(), String> {
             file,
             record,
             force,
+            listen,
+            allow_remote,
+            auto_replicate,
         }) => {
             let recording = Recording::load(&file).map_err(|e| e.to_string())?;
             let layout = layout_for(recording.header.layout.as_deref())?;
@@ -257,6 +270,14 @@ pub fn run(cli: Cli) -> Result<(), String> {
             }
             let mut app = App::replay(recording, layout, lang, theme)
                 .map_err(|e| format!("{}:1: {e}", file.display()))?;
+            if let Some(l) = listen.map(|listen| Listen {
+                listen,
+                allow_remote,
+                auto_replicate_ms: auto_replicate.unwrap_or(0),
+            }) {
+                l.check(None, None)?;
+                app = app.with_branch_listeners(Box::new(move |driver| l.open(driver)));
+            }
             if let Some(r) = record {
                 app =
                     app.with_branch_recorder(Box::new(move |header, steps| r.open(header, steps)));
@@ -600,12 +621,13 @@ struct Listen {
 }
 
 impl Listen {
-    /// What is refused before anything opens: a `--record` file inside
-    /// the data directory (as `serve` refuses it), a build without the
-    /// listeners.
+    /// What is refused before anything opens: a non-loopback address
+    /// without `--allow-remote`, a `--record` file inside the data
+    /// directory (as `serve` refuses it), a build without the listeners.
     fn check(&self, record: Option<&Record>, data_dir: Option<&Path>) -> Result<(), String> {
         #[cfg(feature = "serve")]
         {
+            crate::kafka::listen_address(&self.listen, self.allow_remote)?;
             if let (Some(r), Some(dir)) = (record, data_dir)
                 && crate::kafka::record::inside(&r.path, dir)
             {

@@ -141,6 +141,11 @@ pub struct LiveSession {
 /// the header and the replay's steps up to the branch.
 pub type BranchRecorder = Box<dyn FnOnce(&Header, &[Step]) -> Result<RecordingWriter, String>>;
 
+/// Opens the Kafka listeners of a branch (`replay FILE --listen ADDR`):
+/// given the branch's driver; returns them and the line saying where they
+/// listen.
+pub type BranchListeners = Box<dyn FnOnce(&Driver) -> Result<(Box<dyn Listeners>, String), String>>;
+
 /// Live (keys drive the engine), replay (keys move through a recording) or
 /// a saved state (`render --state`: one snapshot, nothing to drive).
 pub enum Mode {
@@ -184,6 +189,8 @@ pub struct App {
     pub quit: bool,
     /// Replay: how a branch records its live session (`--record`).
     branch_recorder: Option<BranchRecorder>,
+    /// Replay: how a branch opens its Kafka listeners (`--listen`).
+    branch_listeners: Option<BranchListeners>,
     /// Replay: the play speed, an index into [`SPEEDS`].
     pub speed: usize,
 }
@@ -267,6 +274,7 @@ impl App {
             isolation: Isolation::ReadCommitted,
             quit: false,
             branch_recorder: None,
+            branch_listeners: None,
             speed: NORMAL_SPEED,
         }
     }
@@ -423,6 +431,14 @@ impl App {
     /// the recording when `b` is pressed.
     pub fn with_branch_recorder(mut self, open: BranchRecorder) -> Self {
         self.branch_recorder = Some(open);
+        self
+    }
+
+    /// A replay whose branch opens Kafka listeners beside its live
+    /// session (`replay FILE --listen ADDR`): the replay itself has none,
+    /// the live session after `b` does.
+    pub fn with_branch_listeners(mut self, open: BranchListeners) -> Self {
+        self.branch_listeners = Some(open);
         self
     }
 
@@ -857,6 +873,13 @@ impl App {
         let steps = recording.steps[..step].to_vec();
         let mut driver = Driver::new(&header, None)?;
         let before = apply_all(&mut driver, steps.iter().map(|s| &s.action));
+        let (listeners, listening) = match self.branch_listeners.take() {
+            Some(open) => {
+                let (l, said) = open(&driver)?;
+                (Some(l), format!("; {said}"))
+            }
+            None => (None, String::new()),
+        };
         let recorder = match self.branch_recorder.take() {
             Some(open) => Some(open(&header, &steps)?),
             None => None,
@@ -870,11 +893,11 @@ impl App {
             before,
             history: steps,
             at_moment: false,
-            listeners: None,
+            listeners,
         }));
         self.status = Some(Status {
             kind: StatusKind::Ok,
-            text: format!("branched at step {step}: keys now drive the engine"),
+            text: format!("branched at step {step}: keys now drive the engine{listening}"),
         });
         Ok(())
     }
