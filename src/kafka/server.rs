@@ -280,9 +280,11 @@ async fn connection(broker: BrokerId, stream: TcpStream, peer: SocketAddr, net: 
                 return;
             }
         };
-        net.registry.end(id);
         let step = match served {
-            Ok(step) => step,
+            Ok(step) => {
+                net.registry.end(id);
+                step
+            }
             Err(FrameError::Closed) => return,
             Err(e) => {
                 log(&net, broker, Some(peer), &format!("{e}; connection closed"));
