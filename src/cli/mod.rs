@@ -276,7 +276,7 @@ pub fn run(cli: Cli) -> Result<(), String> {
                 auto_replicate_ms: auto_replicate.unwrap_or(0),
             }) {
                 l.check(None, None)?;
-                app = app.with_branch_listeners(Box::new(move |driver| l.open(driver)));
+                app = app.with_branch_listeners(Box::new(move |driver| l.open(driver, lang)));
             }
             if let Some(r) = record {
                 app =
@@ -597,7 +597,7 @@ fn run_live(
     mouse: bool,
 ) -> Result<(), String> {
     let (driver, header, applied, before) = start_session(data_dir.as_deref(), rules)?;
-    let listeners = listen.map(|l| l.open(&driver)).transpose()?;
+    let listeners = listen.map(|l| l.open(&driver, lang)).transpose()?;
     let recorder = record.map(|r| r.open(&header, &applied)).transpose()?;
     let mut app = App::live(driver, header, recorder, layout, lang, theme)
         .with_before(before)
@@ -647,11 +647,12 @@ impl Listen {
     }
 
     /// Opens the listeners beside `driver`; returns them and the line that
-    /// says where they listen.
+    /// says where they listen, in `lang`.
     #[cfg(feature = "serve")]
     fn open(
         &self,
         driver: &Driver,
+        lang: Lang,
     ) -> Result<(Box<dyn crate::session::listeners::Listeners>, String), String> {
         let l = crate::kafka::live::open(
             driver,
@@ -667,13 +668,18 @@ impl Listen {
             .map(|a| format!("broker {} on {}:{}", a.broker, a.host, a.port))
             .collect::<Vec<_>>()
             .join(", ");
-        Ok((Box::new(l), format!("Kafka listeners open: {said}")))
+        let said = lang.pick(
+            format!("Kafka listeners open: {said}"),
+            format!("Kafka 监听已打开：{}", said.replace(" on ", " 在 ")),
+        );
+        Ok((Box::new(l), said))
     }
 
     #[cfg(not(feature = "serve"))]
     fn open(
         &self,
         _: &Driver,
+        _: Lang,
     ) -> Result<(Box<dyn crate::session::listeners::Listeners>, String), String> {
         Err("--listen: this build has no Kafka listeners (the `serve` feature)".into())
     }

@@ -9,6 +9,7 @@ pub mod listeners;
 pub mod narrate;
 pub mod outcome;
 pub mod recording;
+pub mod said;
 pub mod snapshot;
 pub mod timeline;
 pub mod ui_step;

@@ -21,6 +21,7 @@ use std::collections::BTreeMap;
 
 use crate::session::listeners::Listeners;
 use crate::session::recording::{Header, Step};
+use crate::session::said::Said;
 use crate::session::snapshot::source::{apply_all, step_view};
 use crate::session::snapshot::{Bounds, Isolation, SavedState, Snapshot, SnapshotSource, TAIL};
 use crate::session::ui_step::{PaneName, Selection, Toggle, UiScreen, UiStep};
@@ -110,6 +111,18 @@ impl Status {
         Self {
             kind,
             text: format!("step {step}: {text}"),
+        }
+    }
+
+    /// [`Self::of_outcome`] in `lang`: the driver's words for the step
+    /// (`Driver::last_said`), whose English half is the same sentence.
+    pub fn of_step(step: usize, outcome: &Outcome, said: &Said, lang: Lang) -> Self {
+        Self {
+            kind: Self::of_outcome(step, "", outcome).kind,
+            text: lang.pick(
+                format!("step {step}: {}", said.en),
+                format!("步骤 {step}：{}", said.zh),
+            ),
         }
     }
 }
@@ -210,7 +223,7 @@ impl App {
         lang: Lang,
         theme: Theme,
     ) -> Self {
-        let title = header.title.clone();
+        let title = header.title_in(lang.code()).to_string();
         Self::with_mode(
             Mode::Live(Box::new(LiveSession {
                 driver,
@@ -236,7 +249,7 @@ impl App {
         lang: Lang,
         theme: Theme,
     ) -> Result<Self, String> {
-        let title = recording.header.title.clone();
+        let title = recording.header.title_in(lang.code()).to_string();
         let timeline = Timeline::new(
             recording,
             crate::session::timeline::DEFAULT_CHECKPOINT_EVERY,
@@ -415,6 +428,7 @@ impl App {
             before,
             at_moment,
             step_ms: LIVE_STEP_MS,
+            lang: self.lang,
             status: None,
         };
         let changed = listeners.serve(driver, &mut steps);
@@ -485,13 +499,17 @@ impl App {
             // After a crash the moment of death first, then (space) the
             // recovery, as a replay shows them.
             snapshot = step_view(&live.driver, live.before.as_ref(), live.at_moment, snapshot);
-            snapshot.title = self.title.clone();
             if let Some(l) = &live.listeners {
                 // The server's registry, not the engine: the room's view.
                 snapshot.listeners = l.listeners();
                 snapshot.clients = l.clients();
                 snapshot.client_log = l.log(CLIENT_LOG_LINES);
             }
+        }
+        // The title in the interface's language (the state JSON keeps the
+        // header's `title`); a saved state shows the title it was saved with.
+        if !matches!(self.mode, Mode::Saved(_)) {
+            snapshot.title = self.title.clone();
         }
         snapshot
     }
@@ -785,7 +803,10 @@ impl App {
                     }
                 }
                 _ => {
-                    let reason = format!("a step from 0 to {last}");
+                    let reason = self.lang.pick(
+                        format!("a step from 0 to {last}"),
+                        format!("步骤应在 0 到 {last} 之间"),
+                    );
                     if let Some(p) = &mut self.prompt {
                         p.refusal = Some(reason);
                     }
@@ -800,6 +821,7 @@ impl App {
                     self.apply(action);
                 }
                 Err(reason) => {
+                    let reason = reason.get(self.lang.zh()).to_string();
                     if let Some(p) = &mut self.prompt {
                         p.refusal = Some(reason);
                     }
@@ -884,7 +906,10 @@ impl App {
             Some(open) => Some(open(&header, &steps)?),
             None => None,
         };
-        self.title = format!("{} (branched at step {step})", header.title);
+        self.title = self.lang.pick(
+            format!("{} (branched at step {step})", header.title),
+            format!("{}（在步骤 {step} 分支）", header.title_in("zh")),
+        );
         self.mode = Mode::Live(Box::new(LiveSession {
             driver,
             header,
@@ -897,7 +922,10 @@ impl App {
         }));
         self.status = Some(Status {
             kind: StatusKind::Ok,
-            text: format!("branched at step {step}: keys now drive the engine{listening}"),
+            text: self.lang.pick(
+                format!("branched at step {step}: keys now drive the engine{listening}"),
+                format!("已在步骤 {step} 分支：现在按键驱动引擎{listening}"),
+            ),
         });
         Ok(())
     }
@@ -912,13 +940,17 @@ impl App {
             return;
         };
         let Some(last) = live.history.last() else {
-            self.status = Some(Status::error("undo: nothing to undo"));
+            self.status = Some(Status::error(self.lang.pick(
+                "undo: nothing to undo".into(),
+                "撤销：没有可撤销的步骤".into(),
+            )));
             return;
         };
         if live.listeners.is_some() {
-            self.status = Some(Status::error(
-                "undo: Kafka clients were answered for these steps (--listen); undo would change what they were told",
-            ));
+            self.status = Some(Status::error(self.lang.pick(
+                "undo: Kafka clients were answered for these steps (--listen); undo would change what they were told".into(),
+                "撤销：这些步骤已经回复了 Kafka 客户端 (--listen)；撤销会改变它们得到的回答".into(),
+            )));
             return;
         }
         if !live.driver.is_private() {
@@ -954,7 +986,14 @@ impl App {
         live.at_moment = false;
         self.status = Some(Status {
             kind: StatusKind::Ok,
-            text: format!("undid step {} ({})", undone.0, undone.1),
+            text: self.lang.pick(
+                format!("undid step {} ({})", undone.0, undone.1),
+                format!(
+                    "已撤销步骤 {}（{}）",
+                    undone.0,
+                    crate::session::said::action_zh(undone.1)
+                ),
+            ),
         });
     }
 
@@ -1047,8 +1086,16 @@ impl App {
     fn engine_keys_off(&self) -> Option<&'static str> {
         match self.mode {
             Mode::Live(_) => None,
-            Mode::Replay { .. } => Some("replay: engine keys are off"),
-            Mode::Saved(_) => Some("saved state: engine keys are off"),
+            Mode::Replay { .. } => Some(if self.lang.zh() {
+                "回放：引擎按键不可用"
+            } else {
+                "replay: engine keys are off"
+            }),
+            Mode::Saved(_) => Some(if self.lang.zh() {
+                "保存的状态：引擎按键不可用"
+            } else {
+                "saved state: engine keys are off"
+            }),
         }
     }
 
@@ -1063,7 +1110,12 @@ impl App {
         }
         let name = action.name();
         self.status = Some(match self.step_live(action) {
-            Ok((step, outcome)) => Status::of_outcome(step, name, &outcome),
+            Ok((step, outcome)) => match &self.mode {
+                Mode::Live(live) => {
+                    Status::of_step(step, &outcome, live.driver.last_said(), self.lang)
+                }
+                _ => Status::of_outcome(step, name, &outcome),
+            },
             Err(e) => Status::error(e),
         });
         self.follow();

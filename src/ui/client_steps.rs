@@ -10,6 +10,7 @@ use crate::session::recording::Step;
 use crate::session::snapshot::{Bounds, SnapshotSource};
 use crate::session::{Action, Driver, Outcome, RecordingWriter, Snapshot};
 use crate::ui::app::Status;
+use crate::ui::i18n::Lang;
 
 /// Borrowed parts of a live session, for the length of one
 /// [`crate::session::listeners::Listeners::serve`].
@@ -21,6 +22,8 @@ pub struct ClientSteps<'a> {
     pub at_moment: &'a mut bool,
     /// The pace of live steps in a recording (`at_ms` apart).
     pub step_ms: u64,
+    /// The status line's language.
+    pub lang: Lang,
     /// The status of the last step applied, if any was.
     pub status: Option<Status>,
 }
@@ -39,8 +42,12 @@ impl Steps for ClientSteps<'_> {
         };
         *self.elapsed_ms += self.step_ms;
         self.history.push(step);
-        let mut status = Status::of_outcome(driver.step(), action.name(), outcome);
-        status.text.push_str(" (Kafka client)");
+        let mut status = Status::of_step(driver.step(), outcome, driver.last_said(), self.lang);
+        status.text.push_str(if self.lang == Lang::Zh {
+            "（Kafka 客户端）"
+        } else {
+            " (Kafka client)"
+        });
         if let Some(w) = self.recorder.as_mut() {
             let step = self.history.last().expect("pushed above");
             if let Err(e) = w.append(step) {

@@ -363,6 +363,9 @@ pub struct BatchSnapshot {
     /// Why, in words: what the dashboard shows when the batch is selected.
     #[serde(default)]
     pub explanation: String,
+    /// The same in Chinese (`--lang zh`).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub explanation_zh: String,
     /// Its records: all of them in `mk-tui state`; in a frame only the first
     /// [`VALUES_SHOWN`] of the batches drawn (none for the others).
     pub records: Vec<RecordSnapshot>,
@@ -572,6 +575,20 @@ pub struct PendingSnapshot {
 pub struct EventSnapshot {
     pub step: usize,
     pub text: String,
+    /// The same in Chinese (`--lang zh`).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub zh: String,
+}
+
+impl EventSnapshot {
+    /// The text in Chinese (`zh`) or English.
+    pub fn text_in(&self, zh: bool) -> &str {
+        if zh && !self.zh.is_empty() {
+            &self.zh
+        } else {
+            &self.text
+        }
+    }
 }
 
 /// A failed action, at the step that issued it.

@@ -294,6 +294,7 @@ mod testkit {
             leader_epoch: 0,
             fate,
             explanation: why.to_string(),
+            explanation_zh: String::new(),
             records: values
                 .iter()
                 .zip(base..)
@@ -504,10 +505,12 @@ mod testkit {
                 EventSnapshot {
                     step: 5,
                     text: "produced b, c".into(),
+                    zh: String::new(),
                 },
                 EventSnapshot {
                     step: 7,
                     text: "commit txn-a pending".into(),
+                    zh: String::new(),
                 },
             ],
             errors: vec![ErrorSnapshot {
