@@ -42,12 +42,17 @@ fn header() -> Header {
 /// A live app on a fresh cluster with listeners on ports the system picks
 /// (no auto-replication); returns it and each broker's port.
 fn live_app(record: Option<&Path>) -> (App, Vec<u16>) {
+    live_app_replicating(record, 0)
+}
+
+/// [`live_app`] replicating by itself every `auto_replicate_ms` (0: never).
+fn live_app_replicating(record: Option<&Path>, auto_replicate_ms: u64) -> (App, Vec<u16>) {
     let header = header();
     let driver = Driver::new(&header, None).unwrap();
     let options = ListenOptions {
         listen: "127.0.0.1:0".into(),
         allow_remote: false,
-        auto_replicate_ms: 0,
+        auto_replicate_ms,
     };
     let listeners = live::open(&driver, &options).unwrap();
     let ports = listeners.addresses().iter().map(|a| a.port).collect();
@@ -188,6 +193,66 @@ fn a_clients_produce_is_a_step_of_the_dashboards_driver_and_acks_all_waits_for_r
     }
     let replayed = Snapshot::of(&replay);
     assert_eq!(replayed.partitions, s.partitions);
+}
+
+#[test]
+fn with_auto_replicate_an_acks_all_produce_completes_without_r() {
+    let Some(py) = python::with("confluent_kafka") else {
+        return;
+    };
+    let temp = tempfile::tempdir().unwrap();
+    let file = temp.path().join("auto.jsonl");
+    let (mut app, ports) = live_app_replicating(Some(&file), 100);
+    let boot = format!("127.0.0.1:{}", ports[0]);
+    let out = serve_while(
+        &mut app,
+        move || {
+            python::run(
+                &py,
+                "ck_produce.py",
+                &[&boot, "t", "0", "all", "2", "z", "20000"],
+            )
+        },
+        |_| {},
+    );
+    assert_eq!(out.matches("delivered").count(), 2, "{out}");
+    assert_eq!(state(&app).partitions[0].high_watermark, 2);
+    drop(app);
+    let recording = Recording::load(&file).unwrap();
+    assert!(
+        recording
+            .steps
+            .iter()
+            .any(|s| s.action.name() == "replicate"),
+        "the ticks are steps of the recording"
+    );
+    assert!(
+        recording
+            .steps
+            .iter()
+            .all(|s| s.action.name() != "advance_clock"),
+        "the dashboard's clock stays the lecturer's"
+    );
+}
+
+#[test]
+fn listen_needs_a_terminal_and_loopback() {
+    for (args, said) in [
+        (
+            &["--listen", "127.0.0.1:0"][..],
+            "the dashboard needs a terminal",
+        ),
+        (&["--listen", "0.0.0.0:0"][..], "--allow-remote"),
+    ] {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_mk-tui"))
+            .args(args)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(said), "{args:?}: {err}");
+        assert!(out.stdout.is_empty(), "{args:?}: nothing else ran");
+    }
 }
 
 /// Connects to `port`, retrying until `want` (true: accepted) or the wait.
