@@ -73,7 +73,8 @@ pub struct Cli {
     /// colour off.
     #[arg(long, default_value = "dark", global = true)]
     pub theme: String,
-    /// Layout: a built-in name (default, transactions, replication, crash),
+    /// Layout: a built-in name (default, transactions, replication, crash,
+    /// clients; --listen defaults to clients),
     /// a file in layouts/, or a path.
     #[arg(long, global = true)]
     pub layout: Option<String>,
@@ -88,6 +89,18 @@ pub struct Cli {
     /// clicking to focus panes and scrolling them with the wheel.
     #[arg(long, global = true)]
     pub no_mouse: bool,
+    /// Open the Kafka listeners beside the dashboard (docs/kafka-protocol.md):
+    /// broker N on ADDR's port + N - 1. Real clients then drive the same
+    /// cluster as the keys; unauthenticated, loopback unless --allow-remote.
+    #[arg(long, value_name = "ADDR")]
+    pub listen: Option<String>,
+    /// With --listen: allow a non-loopback address.
+    #[arg(long, requires = "listen")]
+    pub allow_remote: bool,
+    /// With --listen: replicate every MS milliseconds by itself (default:
+    /// never; `r` replicates, and an acks=all produce waits for it).
+    #[arg(long, value_name = "MS", requires = "listen")]
+    pub auto_replicate: Option<u64>,
     #[command(subcommand)]
     pub command: Option<Command>,
 }
@@ -132,6 +145,16 @@ pub enum Command {
         /// With --record: replace FILE if it exists.
         #[arg(long, requires = "record")]
         force: bool,
+        /// Branching (`b`) opens the Kafka listeners beside the new live
+        /// session (see `mk-tui --listen`).
+        #[arg(long, value_name = "ADDR")]
+        listen: Option<String>,
+        /// With --listen: allow a non-loopback address.
+        #[arg(long, requires = "listen")]
+        allow_remote: bool,
+        /// With --listen: replicate every MS milliseconds by itself.
+        #[arg(long, value_name = "MS", requires = "listen")]
+        auto_replicate: Option<u64>,
     },
     /// Print frames of a recording exactly as the dashboard draws them; or,
     /// with --state, the frame of a state saved by `mk-tui state`.
@@ -276,14 +299,33 @@ pub fn run(cli: Cli) -> Result<(), String> {
             if let Some(r) = &record {
                 r.refuse_existing()?;
             }
+            let listen = cli.listen.map(|listen| Listen {
+                listen,
+                allow_remote: cli.allow_remote,
+                auto_replicate_ms: cli.auto_replicate.unwrap_or(0),
+            });
+            if let Some(l) = &listen {
+                l.check(record.as_ref(), cli.data_dir.as_deref())?;
+                if !tty {
+                    return Err(
+                        "--listen: the dashboard needs a terminal; `mk-tui serve` runs the listeners headless"
+                            .into(),
+                    );
+                }
+            }
             if tty {
+                // The clients pane is the point of --listen: its layout
+                // unless another is asked for.
+                let layout = match (&listen, layout_spec.is_none()) {
+                    (Some(_), true) => layout::builtin("clients").expect("built in"),
+                    _ => layout_for(None)?,
+                };
                 run_live(
                     cli.data_dir,
                     rules,
                     record,
-                    layout_for(None)?,
-                    lang,
-                    theme,
+                    listen,
+                    (layout, lang, theme),
                     !cli.no_mouse,
                 )
             } else {
@@ -294,6 +336,9 @@ pub fn run(cli: Cli) -> Result<(), String> {
             file,
             record,
             force,
+            listen,
+            allow_remote,
+            auto_replicate,
         }) => {
             // A replay draws into a terminal; into a pipe or a file it would
             // leave the terminal raw and write escape codes nobody reads.
@@ -312,6 +357,14 @@ pub fn run(cli: Cli) -> Result<(), String> {
             }
             let mut app = App::replay(recording, layout, lang, theme)
                 .map_err(|e| format!("{}:1: {e}", file.display()))?;
+            if let Some(l) = listen.map(|listen| Listen {
+                listen,
+                allow_remote,
+                auto_replicate_ms: auto_replicate.unwrap_or(0),
+            }) {
+                l.check(None, None)?;
+                app = app.with_branch_listeners(Box::new(move |driver| l.open(driver, lang)));
+            }
             if let Some(r) = record {
                 app =
                     app.with_branch_recorder(Box::new(move |header, steps| r.open(header, steps)));
@@ -620,24 +673,103 @@ fn start_session(data_dir: Option<&Path>, rules: Rules) -> Result<Session, Strin
     }
 }
 
-/// The live dashboard on the demo cluster (or a reopened data directory).
+/// The live dashboard on the demo cluster (or a reopened data directory),
+/// with the Kafka listeners open beside it if asked.
 fn run_live(
     data_dir: Option<PathBuf>,
     rules: Rules,
     record: Option<Record>,
-    layout: Layout,
-    lang: Lang,
-    theme: Theme,
+    listen: Option<Listen>,
+    (layout, lang, theme): (Layout, Lang, Theme),
     mouse: bool,
 ) -> Result<(), String> {
     let (driver, header, applied, before) = start_session(data_dir.as_deref(), rules)?;
+    let listeners = listen.map(|l| l.open(&driver, lang)).transpose()?;
     let recorder = record.map(|r| r.open(&header, &applied)).transpose()?;
-    dashboard(
-        App::live(driver, header, recorder, layout, lang, theme)
-            .with_before(before)
-            .with_history(applied),
-        mouse,
-    )
+    let mut app = App::live(driver, header, recorder, layout, lang, theme)
+        .with_before(before)
+        .with_history(applied);
+    if let Some((listeners, said)) = listeners {
+        app = app.with_listeners(listeners);
+        app.status = Some(ui::app::Status {
+            kind: ui::app::StatusKind::Ok,
+            text: said,
+        });
+    }
+    dashboard(app, mouse)
+}
+
+/// `--listen ADDR [--allow-remote] [--auto-replicate MS]`.
+#[cfg_attr(not(feature = "serve"), allow(dead_code))]
+struct Listen {
+    listen: String,
+    allow_remote: bool,
+    auto_replicate_ms: u64,
+}
+
+impl Listen {
+    /// What is refused before anything opens: a non-loopback address
+    /// without `--allow-remote`, a `--record` file inside the data
+    /// directory (as `serve` refuses it), a build without the listeners.
+    fn check(&self, record: Option<&Record>, data_dir: Option<&Path>) -> Result<(), String> {
+        #[cfg(feature = "serve")]
+        {
+            crate::kafka::listen_address(&self.listen, self.allow_remote)?;
+            if let (Some(r), Some(dir)) = (record, data_dir)
+                && crate::kafka::record::inside(&r.path, dir)
+            {
+                return Err(format!(
+                    "--record {}: inside the data directory {}; record somewhere else",
+                    r.path.display(),
+                    dir.display()
+                ));
+            }
+            Ok(())
+        }
+        #[cfg(not(feature = "serve"))]
+        {
+            let _ = (record, data_dir);
+            Err("--listen: this build has no Kafka listeners (the `serve` feature)".into())
+        }
+    }
+
+    /// Opens the listeners beside `driver`; returns them and the line that
+    /// says where they listen, in `lang`.
+    #[cfg(feature = "serve")]
+    fn open(
+        &self,
+        driver: &Driver,
+        lang: Lang,
+    ) -> Result<(Box<dyn crate::session::listeners::Listeners>, String), String> {
+        let l = crate::kafka::live::open(
+            driver,
+            &crate::kafka::live::ListenOptions {
+                listen: self.listen.clone(),
+                allow_remote: self.allow_remote,
+                auto_replicate_ms: self.auto_replicate_ms,
+            },
+        )?;
+        let said = l
+            .addresses()
+            .iter()
+            .map(|a| format!("broker {} on {}:{}", a.broker, a.host, a.port))
+            .collect::<Vec<_>>()
+            .join(", ");
+        let said = lang.pick(
+            format!("Kafka listeners open: {said}"),
+            format!("Kafka 监听已打开：{}", said.replace(" on ", " 在 ")),
+        );
+        Ok((Box::new(l), said))
+    }
+
+    #[cfg(not(feature = "serve"))]
+    fn open(
+        &self,
+        _: &Driver,
+        _: Lang,
+    ) -> Result<(Box<dyn crate::session::listeners::Listeners>, String), String> {
+        Err("--listen: this build has no Kafka listeners (the `serve` feature)".into())
+    }
 }
 
 /// The dashboard's own options (`--data-dir`, `--rules`, `--record`,
@@ -667,12 +799,15 @@ fn refuse_unused(cli: &Cli) -> Result<(), String> {
         ("--data-dir", cli.data_dir.is_some()),
         ("--rules", cli.rules.is_some()),
         ("--record", cli.record.is_some()),
+        ("--listen", cli.listen.is_some()),
+        ("--auto-replicate", cli.auto_replicate.is_some()),
     ];
     let Some((flag, _)) = given.iter().find(|(_, on)| *on) else {
         return Ok(());
     };
     let own = match (name, *flag) {
-        ("state" | "serve", "--data-dir" | "--rules") | ("replay" | "serve", "--record") => {
+        ("state" | "serve", "--data-dir" | "--rules")
+        | ("replay" | "serve", "--record" | "--listen" | "--auto-replicate") => {
             format!("; give it after the command: mk-tui {name} … {flag}")
         }
         _ => format!("; {name} does not use it"),

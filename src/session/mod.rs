@@ -5,6 +5,7 @@
 pub mod action;
 pub mod driver;
 pub mod limits;
+pub mod listeners;
 pub mod narrate;
 pub mod outcome;
 pub mod recording;

@@ -5,6 +5,7 @@
 //! drawing path for the live UI, `render` and `export`.
 
 pub mod app;
+pub mod client_steps;
 pub mod frame;
 pub mod headless;
 pub mod help;

@@ -6,7 +6,10 @@
 //! drawn when something changed; nothing spins while idle.
 //!
 //! The loop only translates: [`message`] turns a terminal event into an
-//! [`Msg`], and [`App::update`] is the one place the state changes.
+//! [`Msg`], and [`App::update`] is the one place the state changes. With
+//! `--listen` it also wakes when a Kafka request comes in, or a server
+//! timer is due, and sends [`Msg::Serve`]: the requests are handled here,
+//! between keys, by the session's one driver.
 
 use std::time::Duration;
 
@@ -81,6 +84,7 @@ fn event_loop(
 ) -> Result<Ended, String> {
     let mut events = EventStream::new();
     let mut dirty = true;
+    let mut last_draw = std::time::Instant::now();
     let size = terminal
         .size()
         .map_err(|e| format!("cannot read the terminal's size: {e}"))?;
@@ -96,32 +100,46 @@ fn event_loop(
                 })
                 .map_err(|e| format!("cannot draw: {e}"))?;
             dirty = false;
+            last_draw = std::time::Instant::now();
         }
-        let wait = app
+        let served = app.serve_wake();
+        let mut wait = app
             .next_step_delay_ms()
             .map_or(TICK, |ms| Duration::from_millis(ms.clamp(1, 60_000)));
+        if let Some((_, Some(due))) = &served {
+            wait = wait.min(*due);
+        }
+        let wake = served.map(|(wake, _)| wake);
         let next = runtime.block_on(async {
             tokio::select! {
-                event = events.next() => Ok(Some(event)),
-                () = tokio::time::sleep(wait) => Ok(None),
-                number = signals.next() => Err(number),
+                event = events.next() => Wake::Terminal(event),
+                () = notified(wake.as_deref()) => Wake::Clients,
+                () = tokio::time::sleep(wait) => Wake::Timeout,
+                number = signals.next() => Wake::Signal(number),
             }
         });
-        let next = match next {
-            Ok(next) => next,
-            Err(number) => return Ok(Ended::Signal(number)),
-        };
         match next {
-            Some(Some(Ok(event))) => {
+            Wake::Signal(number) => return Ok(Ended::Signal(number)),
+            Wake::Terminal(Some(Ok(event))) => {
                 if let Some(msg) = message(app, &event) {
                     // An error is on the status line already.
                     let _ = app.update(msg);
                     dirty = true;
                 }
             }
-            Some(Some(Err(e))) => return Err(format!("terminal input failed: {e}")),
-            Some(None) => return Ok(Ended::Quit),
-            None => {
+            Wake::Terminal(Some(Err(e))) => return Err(format!("terminal input failed: {e}")),
+            Wake::Terminal(None) => return Ok(Ended::Quit),
+            Wake::Clients | Wake::Timeout if wake.is_some() => {
+                let step = app.driver().map(|d| d.step());
+                let _ = app.update(Msg::Serve);
+                // A new step is drawn at once; the clients pane's counts
+                // (a consumer's fetch every few ms) at most every tick.
+                let moved = app.driver().map(|d| d.step()) != step;
+                if moved || last_draw.elapsed() >= TICK {
+                    dirty = true;
+                }
+            }
+            Wake::Clients | Wake::Timeout => {
                 if app.next_step_delay_ms().is_some() {
                     let _ = app.update(Msg::Tick);
                     dirty = true;
@@ -130,6 +148,24 @@ fn event_loop(
         }
     }
     Ok(Ended::Quit)
+}
+
+/// What ended a wait of the loop.
+enum Wake {
+    Terminal(Option<std::io::Result<Event>>),
+    /// A Kafka request came in (`--listen`).
+    Clients,
+    Timeout,
+    /// SIGTERM, SIGINT, SIGHUP or SIGQUIT (its number).
+    Signal(i32),
+}
+
+/// Resolves when `wake` is notified; never without listeners.
+async fn notified(wake: Option<&tokio::sync::Notify>) {
+    match wake {
+        Some(n) => n.notified().await,
+        None => std::future::pending().await,
+    }
 }
 
 /// The message for a terminal event, given what is on screen: Ctrl-C quits

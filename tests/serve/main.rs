@@ -5,6 +5,7 @@
 
 mod python;
 mod raw;
+mod record;
 mod server;
 
 use server::{Server, partition};

@@ -123,6 +123,9 @@ pub fn build(driver: &Driver, bounds: &Bounds) -> Snapshot {
         changes: Default::default(),
         moment_of_death: driver.last_moment().cloned().map(Box::new),
         before_recovery: false,
+        listeners: Vec::new(),
+        clients: Vec::new(),
+        client_log: Vec::new(),
     }
 }
 
