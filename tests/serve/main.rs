@@ -6,6 +6,7 @@
 mod groups;
 mod python;
 mod raw;
+mod record;
 mod server;
 mod txn;
 

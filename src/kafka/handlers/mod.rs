@@ -71,6 +71,7 @@ pub fn handle(worker: &mut Worker, request: Request) -> Handled {
         client_id,
         version,
         body,
+        ..
     } = request;
     match body {
         RequestKind::Metadata(r) => Handled::Now(metadata::handle(worker, &r, version)),

@@ -15,11 +15,26 @@ use kafka_protocol::records::{
 };
 
 use crate::kafka::errors::code;
-use crate::kafka::worker::{Advertised, Answer, Handled, Request, Worker};
+use crate::kafka::registry::Registry;
+use crate::kafka::worker::{Advertised, Answer, Handled, Request, ServerState, Worker};
 use crate::session::Driver;
+use crate::session::listeners::NoSteps;
 use crate::session::recording::Header;
 
-fn worker(rules: &str) -> Worker {
+/// A one-broker cluster and the server's state beside it.
+struct Harness {
+    driver: Driver,
+    state: ServerState,
+    steps: NoSteps,
+}
+
+impl Harness {
+    fn w(&mut self) -> Worker<'_> {
+        self.state.worker(&mut self.driver, &mut self.steps)
+    }
+}
+
+fn worker(rules: &str) -> Harness {
     let header: Header = serde_json::from_value(serde_json::json!({
         "mk_recording": 1, "title": "t", "rules": rules,
         "cluster": {"brokers": [1], "topics": [{"name": "t", "partitions": 1, "replication_factor": 1}]},
@@ -31,25 +46,32 @@ fn worker(rules: &str) -> Worker {
         host: "127.0.0.1".into(),
         port: 9092,
     }];
-    Worker::new(driver, brokers, 0)
+    let gates = tokio::sync::watch::channel(Default::default()).0;
+    Harness {
+        driver,
+        state: ServerState::new(brokers, 0, false, Registry::default(), gates),
+        steps: NoSteps,
+    }
 }
 
-fn ask(w: &mut Worker, version: i16, body: RequestKind) -> ResponseKind {
+fn ask(h: &mut Harness, version: i16, body: RequestKind) -> ResponseKind {
     let request = Request {
         broker: 1,
         client_id: "test".into(),
         version,
         body,
+        connection: 0,
     };
-    let answer: Answer = match super::handle(w, request) {
+    let mut w = h.w();
+    let answer: Answer = match super::handle(&mut w, request) {
         Handled::Now(a) => a,
-        Handled::Continue(mut c) => c.poll(w).expect("one broker: nothing waits"),
+        Handled::Continue(mut c) => c.poll(&mut w).expect("one broker: nothing waits"),
         Handled::Wait(_) => panic!("one broker: nothing waits"),
     };
     answer.body.expect("a response")
 }
 
-fn init(w: &mut Worker, txn: Option<&str>) -> (i16, i64, i16) {
+fn init(w: &mut Harness, txn: Option<&str>) -> (i16, i64, i16) {
     let r = InitProducerIdRequest::default()
         .with_transactional_id(txn.map(|t| TransactionalId(StrBytes::from_string(t.into()))))
         .with_producer_id(ProducerId(-1))
@@ -90,7 +112,7 @@ fn batch(pid: i64, epoch: i16, seq: i32, values: &[&str], transactional: bool) -
 }
 
 /// Produces `records` to t-0: (error code, base offset).
-fn produce(w: &mut Worker, txn: Option<&str>, records: Bytes) -> (i16, i64) {
+fn produce(w: &mut Harness, txn: Option<&str>, records: Bytes) -> (i16, i64) {
     let r = ProduceRequest::default()
         .with_transactional_id(txn.map(|t| TransactionalId(StrBytes::from_string(t.into()))))
         .with_acks(-1)
@@ -113,7 +135,7 @@ fn produce(w: &mut Worker, txn: Option<&str>, records: Bytes) -> (i16, i64) {
     }
 }
 
-fn add_partition(w: &mut Worker, txn: &str, pid: i64, epoch: i16) -> i16 {
+fn add_partition(w: &mut Harness, txn: &str, pid: i64, epoch: i16) -> i16 {
     let r = AddPartitionsToTxnRequest::default()
         .with_v3_and_below_transactional_id(TransactionalId(StrBytes::from_string(txn.into())))
         .with_v3_and_below_producer_id(ProducerId(pid))
@@ -131,7 +153,7 @@ fn add_partition(w: &mut Worker, txn: &str, pid: i64, epoch: i16) -> i16 {
     }
 }
 
-fn end(w: &mut Worker, txn: &str, pid: i64, epoch: i16, commit: bool) -> i16 {
+fn end(w: &mut Harness, txn: &str, pid: i64, epoch: i16, commit: bool) -> i16 {
     let r = EndTxnRequest::default()
         .with_transactional_id(TransactionalId(StrBytes::from_string(txn.into())))
         .with_producer_id(ProducerId(pid))
@@ -143,7 +165,7 @@ fn end(w: &mut Worker, txn: &str, pid: i64, epoch: i16, commit: bool) -> i16 {
     }
 }
 
-fn log_end(w: &Worker) -> i64 {
+fn log_end(w: &Harness) -> i64 {
     w.driver.cluster().with_state(|s| {
         s.partition(&crate::engine::TopicPartition::new("t", 0))
             .unwrap()
@@ -259,7 +281,7 @@ fn the_kafka_rules_fence_an_old_epoch_with_the_engines_ids() {
 /// Like [`ask`], at `version`, and the response must encode at it: a
 /// field set that the version does not have fails the encoder, which the
 /// client sees as a closed connection.
-fn encodes(w: &mut Worker, version: i16, body: RequestKind) -> ResponseKind {
+fn encodes(w: &mut Harness, version: i16, body: RequestKind) -> ResponseKind {
     let kind = ask(w, version, body);
     let mut buf = BytesMut::new();
     kind.encode(&mut buf, version)
