@@ -386,3 +386,55 @@ fn under_the_books_rules_the_second_producer_waits_for_the_first() {
         "{log}"
     );
 }
+
+/// Every engine change of the transactional path is an action: a served
+/// session of transactions, fencing, idempotent producers and a
+/// subscribed consumer's commits, recorded with `--record`, replays
+/// without the clients to the state the server left.
+#[test]
+fn transactional_sessions_replay_from_their_recordings_without_clients() {
+    let Some(py) = python::with("confluent_kafka") else {
+        return;
+    };
+    let out = tempfile::tempdir().unwrap();
+    for (rules, scripts) in [
+        ("minikafka", ["ck_txn_chapter8.py", "ck_subscribe.py"]),
+        ("kafka", ["ck_txn_zombie.py", "ck_idempotent.py"]),
+    ] {
+        let file = out.path().join(format!("{rules}.jsonl"));
+        let mut server = Server::start(&["--rules", rules, "--record", file.to_str().unwrap()]);
+        let boot = server.bootstrap();
+        python::run(&py, "ck_create_topic.py", &[&boot, "t", "1", "3"]);
+        for script in scripts {
+            let args: &[&str] = match script {
+                "ck_subscribe.py" => &[&boot, "t", "g1"],
+                "ck_idempotent.py" => &[&boot, "t", "4", "v"],
+                _ => &[&boot],
+            };
+            python::run(&py, script, args);
+        }
+        server.stop();
+        let text = std::fs::read_to_string(&file).unwrap();
+        for action in ["begin", "send", "commit"] {
+            assert!(
+                text.contains(&format!("{{\"{action}\":")),
+                "{rules}: no {action} step in:\n{text}"
+            );
+        }
+        let replayed = crate::record::state_of_recording(&file);
+        let left = server.state();
+        assert_eq!(
+            crate::record::comparable(&replayed),
+            crate::record::comparable(&left),
+            "{rules}: the replay is the state the server left"
+        );
+        assert_eq!(
+            replayed["transactions"], left["transactions"],
+            "{rules}: the same transactions"
+        );
+        assert!(
+            !left["transactions"].as_array().unwrap().is_empty(),
+            "{rules}: {left}"
+        );
+    }
+}
