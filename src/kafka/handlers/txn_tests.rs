@@ -507,3 +507,34 @@ fn every_served_version_of_the_responses_encodes() {
         "the members' commits are the engine's"
     );
 }
+
+#[test]
+fn a_transaction_the_cluster_timed_out_fences_its_producer() {
+    let mut h = worker("kafka");
+    let (_, pid, epoch) = init(&mut h, Some("slow"));
+    assert_eq!(add_partition(&mut h, "slow", pid, epoch), 0);
+    assert_eq!(
+        produce(&mut h, Some("slow"), batch(pid, epoch, 0, &["s"], true)),
+        (0, 0)
+    );
+    // The kafka rules' transaction timeout (60 s on the engine's clock).
+    h.w()
+        .apply(&crate::session::Action::AdvanceClock { ms: 60_001 });
+    let state = h
+        .driver
+        .cluster()
+        .transactions()
+        .get("slow")
+        .map(|d| d.state);
+    assert_eq!(
+        state,
+        Some(crate::engine::transaction::TransactionState::CompleteAbort),
+        "the cluster aborted it"
+    );
+    assert_eq!(
+        produce(&mut h, Some("slow"), batch(pid, epoch, 1, &["t"], true)).0,
+        code::INVALID_PRODUCER_EPOCH,
+        "a write into the ended transaction"
+    );
+    assert_eq!(end(&mut h, "slow", pid, epoch, true), code::PRODUCER_FENCED);
+}
