@@ -323,3 +323,30 @@ fn the_live_status_line_in_chinese() {
     assert!(text.contains("mk-tui 演示集群"), "{text}");
     assert!(text.contains("实时"), "{text}");
 }
+
+/// The moment of death (`N✝`) in Chinese: the banner, the torn or cut
+/// state before recovery, in the crash layout at 160x48.
+#[test]
+fn the_moment_of_death_in_chinese() {
+    use minikafka::ui::keys::KeyCommand;
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("recordings/ch08-torn-journal.jsonl");
+    let recording = Recording::load(&path).unwrap();
+    let tear = recording
+        .steps
+        .iter()
+        .position(|s| {
+            serde_json::to_string(&s.action)
+                .unwrap()
+                .contains("\"tear\"")
+        })
+        .expect("a tear step")
+        + 1;
+    let layout = layout::builtin("crash").unwrap();
+    let mut app = App::replay(recording, layout, Lang::Zh, Theme::colored()).unwrap();
+    app.update(Msg::Goto(tear - 1)).unwrap();
+    app.update(Msg::Command(KeyCommand::NextStep)).unwrap();
+    let text = buffer_text(&frame_buffer(&app, 160, 48));
+    assert!(text.contains("崩溃瞬间：恢复之前"), "{text}");
+    assert!(text.contains(&format!("步骤 {tear}✝")), "{text}");
+    insta::assert_snapshot!("torn_journal_moment_160x48_zh", text);
+}
