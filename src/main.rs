@@ -3,10 +3,18 @@
 use std::process::ExitCode;
 
 use clap::Parser;
-use minikafka::cli::{Cli, run};
+use minikafka::cli::{Cli, argument_error, run};
 
 fn main() -> ExitCode {
-    match run(Cli::parse()) {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => return argument_error(&e),
+    };
+    let result = run(cli);
+    // Every private temporary directory is gone with its session by now;
+    // this removes their per-process parent (issue 17 item 9).
+    minikafka::session::scratch::remove_all();
+    match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(message) => {
             eprintln!("mk-tui: {message}");

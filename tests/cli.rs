@@ -469,3 +469,32 @@ fn the_theme_flag_picks_the_palette_and_no_color_still_wins() {
     );
     assert!(render("high-contrast", false).contains('┏'));
 }
+
+/// `--rules` is honoured by the demo without a terminal too (issue 17
+/// item 10: it used to run the book's rules whatever was asked), and the
+/// flags of the dashboard are refused before a command that would ignore
+/// them (the bad-input catalogue has the exact lines).
+#[test]
+fn the_demo_without_a_terminal_runs_the_rules_asked_for() {
+    for (args, rules) in [
+        (&[][..], "minikafka"),
+        (&["--rules", "kafka"][..], "kafka"),
+        (&["--rules", "minikafka"][..], "minikafka"),
+    ] {
+        let out = Command::new(env!("CARGO_BIN_EXE_mk-tui"))
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(out.status.success());
+        let text = String::from_utf8(out.stdout).unwrap();
+        assert_eq!(
+            text.lines().nth(1),
+            Some(format!("rules: {rules}").as_str()),
+            "{args:?}"
+        );
+    }
+    let (code, _, err) = mk_tui(&["--rules", "bogus"]);
+    assert_eq!(code, Some(2));
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.starts_with("mk-tui: --rules: "), "{err}");
+}

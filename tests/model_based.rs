@@ -59,6 +59,7 @@ fn header(setup: &Setup, title: &str) -> Header {
     Header {
         mk_recording: 1,
         title: title.to_string(),
+        title_zh: None,
         rules: if setup.kafka { "kafka" } else { "minikafka" }.into(),
         cluster: ClusterSpec {
             brokers: setup.brokers.clone(),

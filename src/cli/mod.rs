@@ -61,9 +61,10 @@ pub struct Cli {
     /// Reopening a directory that holds data shows what recovery found.
     #[arg(long, value_name = "DIR")]
     pub data_dir: Option<PathBuf>,
-    /// Engine rules: minikafka (the book) or kafka.
-    #[arg(long, default_value = "minikafka")]
-    pub rules: String,
+    /// Engine rules for the dashboard's cluster: minikafka (the book,
+    /// default) or kafka. A recording names its own rules.
+    #[arg(long)]
+    pub rules: Option<String>,
     /// Labels and captions: en or zh.
     #[arg(long, default_value = "en", global = true)]
     pub lang: String,
@@ -72,7 +73,8 @@ pub struct Cli {
     /// colour off.
     #[arg(long, default_value = "dark", global = true)]
     pub theme: String,
-    /// Layout: a built-in name (default, transactions, replication, crash),
+    /// Layout: a built-in name (default, transactions, replication, crash,
+    /// clients; --listen defaults to clients),
     /// a file in layouts/, or a path.
     #[arg(long, global = true)]
     pub layout: Option<String>,
@@ -87,6 +89,18 @@ pub struct Cli {
     /// clicking to focus panes and scrolling them with the wheel.
     #[arg(long, global = true)]
     pub no_mouse: bool,
+    /// Open the Kafka listeners beside the dashboard (docs/kafka-protocol.md):
+    /// broker N on ADDR's port + N - 1. Real clients then drive the same
+    /// cluster as the keys; unauthenticated, loopback unless --allow-remote.
+    #[arg(long, value_name = "ADDR")]
+    pub listen: Option<String>,
+    /// With --listen: allow a non-loopback address.
+    #[arg(long, requires = "listen")]
+    pub allow_remote: bool,
+    /// With --listen: replicate every MS milliseconds by itself (default:
+    /// never; `r` replicates, and an acks=all produce waits for it).
+    #[arg(long, value_name = "MS", requires = "listen")]
+    pub auto_replicate: Option<u64>,
     #[command(subcommand)]
     pub command: Option<Command>,
 }
@@ -131,6 +145,16 @@ pub enum Command {
         /// With --record: replace FILE if it exists.
         #[arg(long, requires = "record")]
         force: bool,
+        /// Branching (`b`) opens the Kafka listeners beside the new live
+        /// session (see `mk-tui --listen`).
+        #[arg(long, value_name = "ADDR")]
+        listen: Option<String>,
+        /// With --listen: allow a non-loopback address.
+        #[arg(long, requires = "listen")]
+        allow_remote: bool,
+        /// With --listen: replicate every MS milliseconds by itself.
+        #[arg(long, value_name = "MS", requires = "listen")]
+        auto_replicate: Option<u64>,
     },
     /// Print frames of a recording exactly as the dashboard draws them; or,
     /// with --state, the frame of a state saved by `mk-tui state`.
@@ -176,8 +200,86 @@ pub enum Command {
     },
 }
 
+/// What a command line clap refused gets: `--help` and `--version` print
+/// as clap prints them (exit 0); an error is one line, `mk-tui: …` naming
+/// the argument and the value, with `(see mk-tui --help)`, exit 2 (issue
+/// 17 item 10: clap's own message is 3-5 lines).
+pub fn argument_error(e: &clap::Error) -> std::process::ExitCode {
+    use clap::error::{ContextKind, ContextValue, ErrorKind};
+    match e.kind() {
+        ErrorKind::DisplayHelp
+        | ErrorKind::DisplayVersion
+        | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
+            let _ = e.print();
+            return if e.kind() == ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand {
+                std::process::ExitCode::from(2)
+            } else {
+                std::process::ExitCode::SUCCESS
+            };
+        }
+        _ => {}
+    }
+    let context = |k| match e.get(k) {
+        Some(ContextValue::String(s)) => Some(s.clone()),
+        Some(ContextValue::Strings(v)) => Some(v.join(", ")),
+        _ => None,
+    };
+    let line = match e.kind() {
+        ErrorKind::UnknownArgument => format!(
+            "unknown argument {}",
+            context(ContextKind::InvalidArg).unwrap_or_default()
+        ),
+        ErrorKind::InvalidSubcommand => format!(
+            "unknown command {}",
+            context(ContextKind::InvalidSubcommand).unwrap_or_default()
+        ),
+        ErrorKind::InvalidValue | ErrorKind::ValueValidation => {
+            let arg = context(ContextKind::InvalidArg).unwrap_or_default();
+            match context(ContextKind::InvalidValue).filter(|v| !v.is_empty()) {
+                Some(value) => format!("{arg}: invalid value {value:?}"),
+                None => format!("{arg}: a value is required"),
+            }
+        }
+        ErrorKind::MissingRequiredArgument => format!(
+            "missing {}",
+            context(ContextKind::InvalidArg).unwrap_or_default()
+        ),
+        // Any other: clap's first line, without its `error: `.
+        _ => e
+            .render()
+            .to_string()
+            .lines()
+            .next()
+            .unwrap_or_default()
+            .trim_start_matches("error: ")
+            .to_string(),
+    };
+    eprintln!("mk-tui: {line} (see mk-tui --help)");
+    std::process::ExitCode::from(2)
+}
+
 /// Runs the command line; the error is the one line to print.
 pub fn run(cli: Cli) -> Result<(), String> {
+    // The dashboard and the server wait for signals in their own loops;
+    // every other path gets a watcher that cleans up and exits.
+    let tty = std::io::stdout().is_terminal();
+    let looping = match &cli.command {
+        None => tty,
+        Some(Command::Replay { .. }) => true,
+        #[cfg(feature = "serve")]
+        Some(Command::Serve(_)) => true,
+        Some(_) => false,
+    };
+    if !looping {
+        ui::signals::exit_cleanly_on_signal();
+    }
+    refuse_unused(&cli)?;
+    let rules: Rules = cli
+        .rules
+        .as_deref()
+        .unwrap_or("minikafka")
+        .parse()
+        .map_err(|e| format!("--rules: {e}"))?;
     let lang: Lang = cli.lang.parse().map_err(|e| format!("--lang: {e}"))?;
     let palette: Palette = cli.theme.parse().map_err(|e| format!("--theme: {e}"))?;
     let theme = Theme::from_env(palette);
@@ -197,26 +299,56 @@ pub fn run(cli: Cli) -> Result<(), String> {
             if let Some(r) = &record {
                 r.refuse_existing()?;
             }
-            if std::io::stdout().is_terminal() {
-                let rules: Rules = cli.rules.parse().map_err(|e| format!("--rules: {e}"))?;
+            let listen = cli.listen.map(|listen| Listen {
+                listen,
+                allow_remote: cli.allow_remote,
+                auto_replicate_ms: cli.auto_replicate.unwrap_or(0),
+            });
+            if let Some(l) = &listen {
+                l.check(record.as_ref(), cli.data_dir.as_deref())?;
+                if !tty {
+                    return Err(
+                        "--listen: the dashboard needs a terminal; `mk-tui serve` runs the listeners headless"
+                            .into(),
+                    );
+                }
+            }
+            if tty {
+                // The clients pane is the point of --listen: its layout
+                // unless another is asked for.
+                let layout = match (&listen, layout_spec.is_none()) {
+                    (Some(_), true) => layout::builtin("clients").expect("built in"),
+                    _ => layout_for(None)?,
+                };
                 run_live(
                     cli.data_dir,
                     rules,
                     record,
-                    layout_for(None)?,
-                    lang,
-                    theme,
+                    listen,
+                    (layout, lang, theme),
                     !cli.no_mouse,
                 )
             } else {
-                run_demo(cli.data_dir, record)
+                run_demo(cli.data_dir, rules, record)
             }
         }
         Some(Command::Replay {
             file,
             record,
             force,
+            listen,
+            allow_remote,
+            auto_replicate,
         }) => {
+            // A replay draws into a terminal; into a pipe or a file it would
+            // leave the terminal raw and write escape codes nobody reads.
+            if !tty {
+                return Err(format!(
+                    "replay {}: standard output is not a terminal; `mk-tui render {} --all` prints its frames",
+                    file.display(),
+                    file.display()
+                ));
+            }
             let recording = Recording::load(&file).map_err(|e| e.to_string())?;
             let layout = layout_for(recording.header.layout.as_deref())?;
             let record = record.map(|path| Record { path, force });
@@ -225,11 +357,19 @@ pub fn run(cli: Cli) -> Result<(), String> {
             }
             let mut app = App::replay(recording, layout, lang, theme)
                 .map_err(|e| format!("{}:1: {e}", file.display()))?;
+            if let Some(l) = listen.map(|listen| Listen {
+                listen,
+                allow_remote,
+                auto_replicate_ms: auto_replicate.unwrap_or(0),
+            }) {
+                l.check(None, None)?;
+                app = app.with_branch_listeners(Box::new(move |driver| l.open(driver, lang)));
+            }
             if let Some(r) = record {
                 app =
                     app.with_branch_recorder(Box::new(move |header, steps| r.open(header, steps)));
             }
-            ui::run::run(app, !cli.no_mouse)
+            dashboard(app, !cli.no_mouse)
         }
         Some(Command::Render {
             file,
@@ -533,32 +673,169 @@ fn start_session(data_dir: Option<&Path>, rules: Rules) -> Result<Session, Strin
     }
 }
 
-/// The live dashboard on the demo cluster (or a reopened data directory).
+/// The live dashboard on the demo cluster (or a reopened data directory),
+/// with the Kafka listeners open beside it if asked.
 fn run_live(
     data_dir: Option<PathBuf>,
     rules: Rules,
     record: Option<Record>,
-    layout: Layout,
-    lang: Lang,
-    theme: Theme,
+    listen: Option<Listen>,
+    (layout, lang, theme): (Layout, Lang, Theme),
     mouse: bool,
 ) -> Result<(), String> {
     let (driver, header, applied, before) = start_session(data_dir.as_deref(), rules)?;
+    let listeners = listen.map(|l| l.open(&driver, lang)).transpose()?;
     let recorder = record.map(|r| r.open(&header, &applied)).transpose()?;
-    ui::run::run(
-        App::live(driver, header, recorder, layout, lang, theme)
-            .with_before(before)
-            .with_history(applied),
-        mouse,
-    )
+    let mut app = App::live(driver, header, recorder, layout, lang, theme)
+        .with_before(before)
+        .with_history(applied);
+    if let Some((listeners, said)) = listeners {
+        app = app.with_listeners(listeners);
+        app.status = Some(ui::app::Status {
+            kind: ui::app::StatusKind::Ok,
+            text: said,
+        });
+    }
+    dashboard(app, mouse)
+}
+
+/// `--listen ADDR [--allow-remote] [--auto-replicate MS]`.
+#[cfg_attr(not(feature = "serve"), allow(dead_code))]
+struct Listen {
+    listen: String,
+    allow_remote: bool,
+    auto_replicate_ms: u64,
+}
+
+impl Listen {
+    /// What is refused before anything opens: a non-loopback address
+    /// without `--allow-remote`, a `--record` file inside the data
+    /// directory (as `serve` refuses it), a build without the listeners.
+    fn check(&self, record: Option<&Record>, data_dir: Option<&Path>) -> Result<(), String> {
+        #[cfg(feature = "serve")]
+        {
+            crate::kafka::listen_address(&self.listen, self.allow_remote)?;
+            if let (Some(r), Some(dir)) = (record, data_dir)
+                && crate::kafka::record::inside(&r.path, dir)
+            {
+                return Err(format!(
+                    "--record {}: inside the data directory {}; record somewhere else",
+                    r.path.display(),
+                    dir.display()
+                ));
+            }
+            Ok(())
+        }
+        #[cfg(not(feature = "serve"))]
+        {
+            let _ = (record, data_dir);
+            Err("--listen: this build has no Kafka listeners (the `serve` feature)".into())
+        }
+    }
+
+    /// Opens the listeners beside `driver`; returns them and the line that
+    /// says where they listen, in `lang`.
+    #[cfg(feature = "serve")]
+    fn open(
+        &self,
+        driver: &Driver,
+        lang: Lang,
+    ) -> Result<(Box<dyn crate::session::listeners::Listeners>, String), String> {
+        let l = crate::kafka::live::open(
+            driver,
+            &crate::kafka::live::ListenOptions {
+                listen: self.listen.clone(),
+                allow_remote: self.allow_remote,
+                auto_replicate_ms: self.auto_replicate_ms,
+            },
+        )?;
+        let said = l
+            .addresses()
+            .iter()
+            .map(|a| format!("broker {} on {}:{}", a.broker, a.host, a.port))
+            .collect::<Vec<_>>()
+            .join(", ");
+        let said = lang.pick(
+            format!("Kafka listeners open: {said}"),
+            format!("Kafka 监听已打开：{}", said.replace(" on ", " 在 ")),
+        );
+        Ok((Box::new(l), said))
+    }
+
+    #[cfg(not(feature = "serve"))]
+    fn open(
+        &self,
+        _: &Driver,
+        _: Lang,
+    ) -> Result<(Box<dyn crate::session::listeners::Listeners>, String), String> {
+        Err("--listen: this build has no Kafka listeners (the `serve` feature)".into())
+    }
+}
+
+/// The dashboard's own options (`--data-dir`, `--rules`, `--record`,
+/// `--force` before any command) are refused with a command, which would
+/// otherwise ignore them silently (issue 17 item 10): `render`, `export`
+/// and `check` draw from the recording alone, `state` and `serve` have
+/// their own `--data-dir` and `--rules`, and `replay` its own `--record`.
+fn refuse_unused(cli: &Cli) -> Result<(), String> {
+    let Some(command) = &cli.command else {
+        return Ok(());
+    };
+    let name = match command {
+        Command::State { .. } => "state",
+        Command::Check { .. } => "check",
+        Command::Replay { .. } => "replay",
+        Command::Render { .. } => "render",
+        #[cfg(feature = "serve")]
+        Command::Serve(_) => "serve",
+        Command::Export { .. } => "export",
+    };
+    if cli.layout.is_some() && matches!(name, "state" | "check" | "serve") {
+        return Err(format!(
+            "--layout: {name} draws no frames (`mk-tui check LAYOUT.json` checks a layout file)"
+        ));
+    }
+    let given = [
+        ("--data-dir", cli.data_dir.is_some()),
+        ("--rules", cli.rules.is_some()),
+        ("--record", cli.record.is_some()),
+        ("--listen", cli.listen.is_some()),
+        ("--auto-replicate", cli.auto_replicate.is_some()),
+    ];
+    let Some((flag, _)) = given.iter().find(|(_, on)| *on) else {
+        return Ok(());
+    };
+    let own = match (name, *flag) {
+        ("state" | "serve", "--data-dir" | "--rules")
+        | ("replay" | "serve", "--record" | "--listen" | "--auto-replicate") => {
+            format!("; give it after the command: mk-tui {name} … {flag}")
+        }
+        _ => format!("; {name} does not use it"),
+    };
+    Err(format!(
+        "{flag} before the command is the dashboard's option{own}"
+    ))
+}
+
+/// Runs the dashboard; after a signal (the terminal restored, the session
+/// closed) removes the private temporary directories and exits with 128 +
+/// the signal's number, as a shell expects of a program a signal ended.
+fn dashboard(app: App, mouse: bool) -> Result<(), String> {
+    match ui::run::run(app, mouse)? {
+        ui::run::Ended::Quit => Ok(()),
+        ui::run::Ended::Signal(number) => {
+            crate::session::scratch::remove_all();
+            std::process::exit(ui::signals::exit_code(number));
+        }
+    }
 }
 
 /// Standard output is not a terminal: print the demo cluster's state. With
 /// `--record`, the session that ran (the demo's steps, or none on a
 /// reopened directory) is written as a recording, as a live session's
 /// recording starts.
-fn run_demo(data_dir: Option<PathBuf>, record: Option<Record>) -> Result<(), String> {
-    let (driver, header, applied, _) = start_session(data_dir.as_deref(), Rules::Minikafka)?;
+fn run_demo(data_dir: Option<PathBuf>, rules: Rules, record: Option<Record>) -> Result<(), String> {
+    let (driver, header, applied, _) = start_session(data_dir.as_deref(), rules)?;
     if let Some(r) = &record {
         r.open(&header, &applied)?;
     }
@@ -567,6 +844,7 @@ fn run_demo(data_dir: Option<PathBuf>, record: Option<Record>) -> Result<(), Str
         Some(dir) => outln!("MiniKafka demo cluster in {}", dir.display()),
         None => outln!("MiniKafka demo cluster in a temporary directory"),
     }
+    outln!("rules: {}", rules.name());
     for t in &recovery.logs_truncated {
         outln!(
             "recovery: cut {} bytes from {} on broker {} ({})",

@@ -31,6 +31,14 @@ pub struct ServeArgs {
     /// Replicate every MS milliseconds (0: never, so acks=all waits).
     #[arg(long, default_value_t = 50, value_name = "MS")]
     pub auto_replicate: u64,
+    /// Record the served session here as it goes (SPEC §4): `mk-tui state
+    /// FILE` replays it without the clients. Not inside --data-dir; an
+    /// existing FILE is refused unless --force is given.
+    #[arg(long, value_name = "FILE")]
+    pub record: Option<PathBuf>,
+    /// With --record: replace FILE if it exists.
+    #[arg(long, requires = "record")]
+    pub force: bool,
 }
 
 /// Runs the server.
@@ -42,5 +50,7 @@ pub fn run(args: ServeArgs) -> Result<(), String> {
         rules: args.rules,
         auto_replicate_ms: args.auto_replicate,
         allow_remote: args.allow_remote,
+        record: args.record,
+        force: args.force,
     })
 }

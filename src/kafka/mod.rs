@@ -16,19 +16,30 @@
 pub mod clock;
 pub mod codec;
 pub mod errors;
+pub mod groups;
 pub mod handlers;
+pub mod live;
+pub mod producers;
+pub mod record;
 pub mod records;
+pub mod registry;
 pub mod server;
+pub mod steps;
 pub mod worker;
 
 use std::net::{SocketAddr, ToSocketAddrs};
 use std::path::{Path, PathBuf};
 use std::sync::mpsc;
 
+use std::collections::BTreeSet;
+
 use crate::engine::config::{BrokerId, Rules};
-use crate::session::recording::Header;
+use crate::session::recording::{Header, Step};
 use crate::session::{Driver, Recording};
-use worker::{Advertised, Command, Worker};
+use record::RecordSteps;
+use registry::Registry;
+use server::{Commands, Net};
+use worker::{Advertised, Command, ServerState};
 
 /// The default listen address: the first broker's.
 pub const DEFAULT_LISTEN: &str = "127.0.0.1:9092";
@@ -51,21 +62,38 @@ pub struct ServeOptions {
     pub auto_replicate_ms: u64,
     /// Allow a non-loopback listen address.
     pub allow_remote: bool,
+    /// Record the session here (`--record`).
+    pub record: Option<PathBuf>,
+    /// With `record`: replace the file if it exists.
+    pub force: bool,
 }
 
 /// Runs the server until SIGTERM or Ctrl-C. Listening addresses are
 /// printed on standard output, one line per broker, then `ready`.
 pub fn serve(options: ServeOptions) -> Result<(), String> {
     let listen = listen_address(&options.listen, options.allow_remote)?;
+    if let Some(file) = &options.record {
+        check_record(file, options.force, options.data_dir.as_deref())?;
+    }
     let (ids_tx, ids_rx) = mpsc::channel::<Result<Vec<BrokerId>, String>>();
     let (adv_tx, adv_rx) = mpsc::channel::<Vec<Advertised>>();
     let (commands, command_rx) = mpsc::channel::<Command>();
+    let registry = Registry::default();
+    let (gates, gates_rx) = tokio::sync::watch::channel(BTreeSet::new());
     let opts = options.clone();
+    let net_registry = registry.clone();
     // The driver is built, used and dropped on its own thread.
     let thread = std::thread::Builder::new()
         .name("mk-tui-driver".into())
-        .spawn(move || -> Option<(usize, PathBuf)> {
-            let driver = match open_driver(&opts) {
+        .spawn(move || -> Option<(usize, PathBuf, Option<PathBuf>)> {
+            let opened = open_driver(&opts).and_then(|(driver, header, applied)| {
+                let steps = match &opts.record {
+                    Some(file) => RecordSteps::create(file, &header, &applied, &driver)?,
+                    None => RecordSteps::none(),
+                };
+                Ok((driver, steps))
+            });
+            let (driver, mut steps) = match opened {
                 Ok(d) => d,
                 Err(e) => {
                     let _ = ids_tx.send(Err(e));
@@ -74,9 +102,9 @@ pub fn serve(options: ServeOptions) -> Result<(), String> {
             };
             let _ = ids_tx.send(Ok(driver.cluster().config().broker_ids.clone()));
             let advertised = adv_rx.recv().ok()?;
-            let worker = Worker::new(driver, advertised, opts.auto_replicate_ms);
-            let driver = worker.run(command_rx);
-            let done = (driver.step(), driver.data_dir().to_path_buf());
+            let state = ServerState::new(advertised, opts.auto_replicate_ms, true, registry, gates);
+            let driver = worker::run(driver, state, &mut steps, command_rx);
+            let done = (driver.step(), driver.data_dir().to_path_buf(), steps.path());
             drop(driver);
             Some(done)
         })
@@ -89,11 +117,7 @@ pub fn serve(options: ServeOptions) -> Result<(), String> {
         }
         Err(_) => return Err("the driver thread stopped before the cluster opened".into()),
     };
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .map_err(|e| format!("cannot start the network runtime: {e}"))?;
+    let runtime = network_runtime()?;
     let bound = runtime.block_on(bind_all(listen, &brokers));
     let listeners = match bound {
         Ok(l) => l,
@@ -103,17 +127,9 @@ pub fn serve(options: ServeOptions) -> Result<(), String> {
             return Err(e);
         }
     };
-    let mut advertised = Vec::new();
-    for (broker, listener) in &listeners {
-        let addr = listener
-            .local_addr()
-            .map_err(|e| format!("broker {broker}: {e}"))?;
-        println!("broker {broker} listening on {addr}");
-        advertised.push(Advertised {
-            broker: *broker,
-            host: addr.ip().to_string(),
-            port: addr.port(),
-        });
+    let advertised = advertise(&listeners)?;
+    for a in &advertised {
+        println!("broker {} listening on {}:{}", a.broker, a.host, a.port);
     }
     let _ = adv_tx.send(advertised);
     let signals = {
@@ -121,22 +137,27 @@ pub fn serve(options: ServeOptions) -> Result<(), String> {
         server::Signals::install()?
     };
     println!("ready");
-    let signal = runtime.block_on(server::serve_until_signal(
-        listeners,
-        commands.clone(),
-        signals,
-    ));
+    let net = Net {
+        commands: Commands::new(commands.clone()),
+        registry: net_registry,
+        gates: gates_rx,
+        to_stderr: true,
+    };
+    let signal = runtime.block_on(server::serve_until_signal(listeners, net, signals));
     eprintln!("mk-tui serve: {signal}: closing");
     runtime.shutdown_timeout(std::time::Duration::from_secs(2));
     let _ = commands.send(Command::Shutdown);
     match thread.join() {
-        Ok(Some((steps, dir))) => {
+        Ok(Some((steps, dir, recorded))) => {
             let kept = if options.data_dir.is_some() {
                 format!("data in {}", dir.display())
             } else {
                 "temporary data directory removed".to_string()
             };
-            eprintln!("mk-tui serve: stopped after {steps} steps; {kept}");
+            let recorded = recorded
+                .map(|f| format!("; recorded in {}", f.display()))
+                .unwrap_or_default();
+            eprintln!("mk-tui serve: stopped after {steps} steps; {kept}{recorded}");
             Ok(())
         }
         Ok(None) => Ok(()),
@@ -144,8 +165,60 @@ pub fn serve(options: ServeOptions) -> Result<(), String> {
     }
 }
 
+/// The runtime the listeners and connections run on (two threads: the
+/// machine's cores are shared with the driver and the dashboard).
+pub(crate) fn network_runtime() -> Result<tokio::runtime::Runtime, String> {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .thread_name("mk-tui-net")
+        .enable_all()
+        .build()
+        .map_err(|e| format!("cannot start the network runtime: {e}"))
+}
+
+/// Each bound listener's address, as Metadata advertises it.
+pub(crate) fn advertise(
+    listeners: &[(BrokerId, tokio::net::TcpListener)],
+) -> Result<Vec<Advertised>, String> {
+    listeners
+        .iter()
+        .map(|(broker, listener)| {
+            let addr = listener
+                .local_addr()
+                .map_err(|e| format!("broker {broker}: {e}"))?;
+            Ok(Advertised {
+                broker: *broker,
+                host: addr.ip().to_string(),
+                port: addr.port(),
+            })
+        })
+        .collect()
+}
+
+/// `--record FILE`: refused when FILE exists (unless `force`) or would be
+/// written inside the data directory (the engine's files; a recording
+/// there would be swept with them), before anything is written.
+pub fn check_record(file: &Path, force: bool, data_dir: Option<&Path>) -> Result<(), String> {
+    if let Some(dir) = data_dir
+        && record::inside(file, dir)
+    {
+        return Err(format!(
+            "--record {}: inside the data directory {}; record somewhere else",
+            file.display(),
+            dir.display()
+        ));
+    }
+    if !force && std::fs::symlink_metadata(file).is_ok() {
+        return Err(format!(
+            "{}: already exists; --record does not replace a file (give --force to replace it)",
+            file.display()
+        ));
+    }
+    Ok(())
+}
+
 /// Parses the listen address and refuses a non-loopback one unless asked.
-fn listen_address(text: &str, allow_remote: bool) -> Result<SocketAddr, String> {
+pub(crate) fn listen_address(text: &str, allow_remote: bool) -> Result<SocketAddr, String> {
     let addr = text
         .to_socket_addrs()
         .map_err(|e| format!("--listen {text:?}: {e}"))?
@@ -162,7 +235,7 @@ fn listen_address(text: &str, allow_remote: bool) -> Result<SocketAddr, String> 
 
 /// One listener per broker: the first on the given port, the next on
 /// port + 1, and so on (port 0: each on a port the system picks).
-async fn bind_all(
+pub(crate) async fn bind_all(
     listen: SocketAddr,
     brokers: &[BrokerId],
 ) -> Result<Vec<(BrokerId, tokio::net::TcpListener)>, String> {
@@ -185,8 +258,9 @@ async fn bind_all(
 }
 
 /// The cluster to serve: the recording's (its steps applied), a reopened
-/// data directory, or 3 brokers with no topics.
-fn open_driver(options: &ServeOptions) -> Result<Driver, String> {
+/// data directory, or 3 brokers with no topics; with the header and steps
+/// a recording of the session starts with.
+fn open_driver(options: &ServeOptions) -> Result<(Driver, Header, Vec<Step>), String> {
     let rules = options.rules.as_deref();
     if let Some(rules) = rules {
         rules
@@ -205,13 +279,23 @@ fn open_driver(options: &ServeOptions) -> Result<Driver, String> {
         for step in &recording.steps {
             driver.apply(&step.action);
         }
-        return Ok(driver);
+        return Ok((driver, header, recording.steps));
     }
     let rules = rules.unwrap_or("minikafka");
     if let Some(dir) = dir.filter(|d| holds_data(d)) {
-        return Driver::open_in_place(dir, rules.parse()?);
+        if options.record.is_some() {
+            // A recording starts from its header's cluster; a reopened
+            // directory's history is not one.
+            return Err(format!(
+                "--record: {} already holds data, and a recording starts from a fresh cluster; give an empty --data-dir",
+                dir.display()
+            ));
+        }
+        let driver = Driver::open_in_place(dir, rules.parse()?)?;
+        return Ok((driver, default_header(rules)?, Vec::new()));
     }
-    Driver::new(&default_header(rules)?, dir)
+    let header = default_header(rules)?;
+    Ok((Driver::new(&header, dir)?, header, Vec::new()))
 }
 
 fn holds_data(dir: &Path) -> bool {

@@ -8,14 +8,15 @@
 //! oversized request, an unknown API or a client that disconnects inside
 //! a request closes that connection with one line; the others go on.
 
+use std::collections::BTreeSet;
 use std::net::SocketAddr;
-use std::sync::mpsc;
+use std::sync::{Arc, mpsc};
 use std::time::Duration;
 
 use bytes::Bytes;
 use kafka_protocol::messages::{ApiKey, RequestKind, ResponseKind};
 use tokio::net::{TcpListener, TcpStream};
-use tokio::sync::oneshot;
+use tokio::sync::{Notify, oneshot, watch};
 use tokio::task::JoinSet;
 
 use crate::engine::config::BrokerId;
@@ -23,6 +24,7 @@ use crate::kafka::clock::RealTime;
 use crate::kafka::codec::{self, FrameError};
 use crate::kafka::errors::code;
 use crate::kafka::handlers::{self, api_versions, unsupported};
+use crate::kafka::registry::{ConnectionId, Registry};
 use crate::kafka::worker::{Answer, Command, Request};
 
 /// The longest a fetch long-poll waits, whatever `max_wait_ms` asks.
@@ -75,39 +77,166 @@ impl Signals {
     }
 }
 
+/// How a connection reaches the driver's side: the command channel, and a
+/// notification for a side that waits on other things too (the dashboard's
+/// loop waits on the terminal and on this).
+#[derive(Debug, Clone)]
+pub struct Commands {
+    tx: mpsc::Sender<Command>,
+    wake: Option<Arc<Notify>>,
+}
+
+impl Commands {
+    /// Commands to a side that only waits on them (`mk-tui serve`).
+    pub fn new(tx: mpsc::Sender<Command>) -> Self {
+        Self { tx, wake: None }
+    }
+
+    /// Commands to a side that is also woken by `wake`.
+    pub fn waking(tx: mpsc::Sender<Command>, wake: Arc<Notify>) -> Self {
+        Self {
+            tx,
+            wake: Some(wake),
+        }
+    }
+
+    /// Sends one command; false once the driver's side is gone.
+    pub fn send(&self, command: Command) -> bool {
+        let sent = self.tx.send(command).is_ok();
+        if let Some(wake) = &self.wake {
+            wake.notify_one();
+        }
+        sent
+    }
+}
+
+/// What every listener and connection task shares: the way to the driver,
+/// the connection registry and the gates (the brokers that are stopped,
+/// whose listeners are closed).
+#[derive(Debug, Clone)]
+pub struct Net {
+    pub commands: Commands,
+    pub registry: Registry,
+    pub gates: watch::Receiver<BTreeSet<BrokerId>>,
+    /// Log each request on standard error (else into the registry).
+    pub to_stderr: bool,
+}
+
 /// Serves every listener until SIGTERM or Ctrl-C; returns which one came.
 pub async fn serve_until_signal(
     listeners: Vec<(BrokerId, TcpListener)>,
-    commands: mpsc::Sender<Command>,
+    net: Net,
     mut signals: Signals,
 ) -> &'static str {
-    let mut tasks = JoinSet::new();
-    for (broker, listener) in listeners {
-        tasks.spawn(accept_loop(broker, listener, commands.clone()));
-    }
+    let mut tasks = spawn_listeners(listeners, net);
     let signal = signals.next().await;
     tasks.abort_all();
     signal
 }
 
-async fn accept_loop(broker: BrokerId, listener: TcpListener, commands: mpsc::Sender<Command>) {
+/// One task per broker's listener (call inside the runtime).
+pub fn spawn_listeners(listeners: Vec<(BrokerId, TcpListener)>, net: Net) -> JoinSet<()> {
+    let mut tasks = JoinSet::new();
+    for (broker, listener) in listeners {
+        tasks.spawn(accept_loop(broker, listener, net.clone()));
+    }
+    tasks
+}
+
+/// How long a listener that cannot be reopened waits before trying again.
+const REBIND_RETRY: Duration = Duration::from_millis(500);
+
+/// A broker's listener: accepts while the broker runs; closed when the
+/// engine stops the broker (its connections close too), reopened on the
+/// same address when it starts again (issue 14 item 1).
+async fn accept_loop(broker: BrokerId, first: TcpListener, net: Net) {
+    let Ok(addr) = first.local_addr() else {
+        log(&net, broker, None, "the listener has no address; closed");
+        return;
+    };
+    let mut listener = Some(first);
+    let mut gates = net.gates.clone();
     loop {
-        match listener.accept().await {
-            Ok((stream, peer)) => {
-                tokio::spawn(connection(broker, stream, peer, commands.clone()));
+        let stopped = gates.borrow_and_update().contains(&broker);
+        if stopped && listener.take().is_some() {
+            log(
+                &net,
+                broker,
+                None,
+                &format!("stopped: listener on {addr} closed"),
+            );
+        }
+        if !stopped && listener.is_none() {
+            match TcpListener::bind(addr).await {
+                Ok(l) => {
+                    log(
+                        &net,
+                        broker,
+                        None,
+                        &format!("started: listening on {addr} again"),
+                    );
+                    listener = Some(l);
+                }
+                Err(e) => {
+                    log(
+                        &net,
+                        broker,
+                        None,
+                        &format!("cannot listen on {addr} again: {e}"),
+                    );
+                    tokio::select! {
+                        () = tokio::time::sleep(REBIND_RETRY) => {}
+                        changed = gates.changed() => if changed.is_err() { return },
+                    }
+                    continue;
+                }
             }
-            Err(e) => {
-                log(broker, None, &format!("accept failed: {e}"));
-                tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        match &listener {
+            Some(l) => tokio::select! {
+                accepted = l.accept() => match accepted {
+                    Ok((stream, peer)) => {
+                        tokio::spawn(connection(broker, stream, peer, net.clone()));
+                    }
+                    Err(e) => {
+                        log(&net, broker, None, &format!("accept failed: {e}"));
+                        tokio::time::sleep(Duration::from_millis(100)).await;
+                    }
+                },
+                changed = gates.changed() => if changed.is_err() { return },
+            },
+            None => {
+                if gates.changed().await.is_err() {
+                    return;
+                }
             }
         }
     }
 }
 
-fn log(broker: BrokerId, peer: Option<SocketAddr>, line: &str) {
-    match peer {
-        Some(peer) => eprintln!("mk-tui serve: broker {broker} {peer}: {line}"),
-        None => eprintln!("mk-tui serve: broker {broker}: {line}"),
+/// Resolves once `broker` is stopped (never, once the gates are gone).
+async fn stopped(broker: BrokerId, gates: &mut watch::Receiver<BTreeSet<BrokerId>>) {
+    loop {
+        if gates.borrow_and_update().contains(&broker) {
+            return;
+        }
+        if gates.changed().await.is_err() {
+            std::future::pending::<()>().await;
+        }
+    }
+}
+
+/// One log line: on standard error (`serve`), or kept in the registry for
+/// the clients pane (the dashboard owns the terminal).
+fn log(net: &Net, broker: BrokerId, peer: Option<SocketAddr>, line: &str) {
+    let line = match peer {
+        Some(peer) => format!("broker {broker} {peer}: {line}"),
+        None => format!("broker {broker}: {line}"),
+    };
+    if net.to_stderr {
+        eprintln!("mk-tui serve: {line}");
+    } else {
+        net.registry.log(line);
     }
 }
 
@@ -121,45 +250,83 @@ enum Step {
     Close(String),
 }
 
-async fn connection(
-    broker: BrokerId,
-    stream: TcpStream,
-    peer: SocketAddr,
-    commands: mpsc::Sender<Command>,
-) {
+/// Removes a connection from the registry however its task ends.
+struct Registered(Registry, ConnectionId);
+
+impl Drop for Registered {
+    fn drop(&mut self) {
+        self.0.close(self.1);
+    }
+}
+
+async fn connection(broker: BrokerId, stream: TcpStream, peer: SocketAddr, net: Net) {
     let _ = stream.set_nodelay(true);
+    let id = net.registry.open(broker, peer);
+    let _registered = Registered(net.registry.clone(), id);
+    let mut gates = net.gates.clone();
     let (mut reader, mut writer) = stream.into_split();
+    let who = Who {
+        broker,
+        connection: id,
+    };
     loop {
-        let frame = match codec::read_frame(&mut reader).await {
-            Ok(frame) => frame,
-            Err(FrameError::Closed) => return,
-            Err(e) => {
-                log(broker, Some(peer), &format!("{e}; connection closed"));
+        let served = tokio::select! {
+            served = async {
+                let frame = codec::read_frame(&mut reader).await?;
+                Ok::<_, FrameError>(one_request(who, &frame, &net).await)
+            } => served,
+            () = stopped(broker, &mut gates) => {
+                log(&net, broker, Some(peer), "the broker stopped; connection closed");
                 return;
             }
         };
-        match one_request(broker, &frame, &commands).await {
+        let step = match served {
+            Ok(step) => {
+                net.registry.end(id);
+                step
+            }
+            Err(FrameError::Closed) => return,
+            Err(e) => {
+                log(&net, broker, Some(peer), &format!("{e}; connection closed"));
+                return;
+            }
+        };
+        match step {
             Step::Reply(bytes, line) => {
                 if let Err(e) = codec::write_frame(&mut writer, &bytes).await {
                     log(
+                        &net,
                         broker,
                         Some(peer),
                         &format!("{line}; the response could not be sent ({e}); connection closed"),
                     );
                     return;
                 }
-                log(broker, Some(peer), &line);
+                log(&net, broker, Some(peer), &line);
             }
-            Step::Quiet(line) => log(broker, Some(peer), &line),
+            Step::Quiet(line) => log(&net, broker, Some(peer), &line),
             Step::Close(line) => {
-                log(broker, Some(peer), &format!("{line}; connection closed"));
+                log(
+                    &net,
+                    broker,
+                    Some(peer),
+                    &format!("{line}; connection closed"),
+                );
                 return;
             }
         }
     }
 }
 
-async fn one_request(broker: BrokerId, frame: &Bytes, commands: &mpsc::Sender<Command>) -> Step {
+/// The broker and connection a request came on.
+#[derive(Debug, Clone, Copy)]
+struct Who {
+    broker: BrokerId,
+    connection: ConnectionId,
+}
+
+async fn one_request(who: Who, frame: &Bytes, net: &Net) -> Step {
+    let commands = &net.commands;
     let prefix = match codec::peek_header(frame) {
         Ok(p) => p,
         Err(e) => return Step::Close(format!("malformed request: {e}")),
@@ -174,6 +341,8 @@ async fn one_request(broker: BrokerId, frame: &Bytes, commands: &mpsc::Sender<Co
         ));
     };
     let what = format!("{api:?} v{version} from client {client:?}");
+    net.registry
+        .begin(who.connection, &client, format!("{api:?} v{version}"));
     let reply = |v: i16, kind: ResponseKind, outcome: String| -> Step {
         match codec::response_frame(api, v, correlation, |buf| {
             kind.encode(buf, v).map_err(|e| e.to_string())
@@ -218,7 +387,7 @@ async fn one_request(broker: BrokerId, frame: &Bytes, commands: &mpsc::Sender<Co
             let deadline = RealTime::now() + wait;
             loop {
                 let request = RequestKind::Fetch(fetch.clone());
-                let Some(answer) = ask(commands, broker, &client, version, request).await else {
+                let Some(answer) = ask(commands, who, &client, version, request).await else {
                     return Step::Close(format!("{what}: the server is stopping"));
                 };
                 let now = RealTime::now();
@@ -228,10 +397,25 @@ async fn one_request(broker: BrokerId, frame: &Bytes, commands: &mpsc::Sender<Co
                 tokio::time::sleep(FETCH_POLL.min(deadline - now)).await;
             }
         }
-        other => match ask(commands, broker, &client, version, other).await {
-            Some(answer) => answer,
-            None => return Step::Close(format!("{what}: the server is stopping")),
-        },
+        other => {
+            // The producer InitProducerId gives, for the clients pane.
+            let txn = match &other {
+                RequestKind::InitProducerId(r) => {
+                    r.transactional_id.as_ref().map(|t| t.0.to_string())
+                }
+                _ => None,
+            };
+            let Some(answer) = ask(commands, who, &client, version, other).await else {
+                return Step::Close(format!("{what}: the server is stopping"));
+            };
+            if let Some(ResponseKind::InitProducerId(r)) = &answer.body
+                && r.error_code == 0
+            {
+                net.registry
+                    .producer(who.connection, r.producer_id.0, r.producer_epoch, txn);
+            }
+            answer
+        }
     };
     let outcome = format!("{what}: {}", answer.outcome);
     match answer.body {
@@ -243,21 +427,22 @@ async fn one_request(broker: BrokerId, frame: &Bytes, commands: &mpsc::Sender<Co
 /// Sends one request to the driver thread and waits for its answer
 /// (`None` once the thread has stopped).
 async fn ask(
-    commands: &mpsc::Sender<Command>,
-    broker: BrokerId,
+    commands: &Commands,
+    who: Who,
     client: &str,
     version: i16,
     body: RequestKind,
 ) -> Option<Answer> {
     let (tx, rx) = oneshot::channel();
     let request = Request {
-        broker,
+        broker: who.broker,
         client_id: client.to_string(),
         version,
         body,
+        connection: who.connection,
     };
-    commands
-        .send(Command::Request(Box::new(request), tx))
-        .ok()?;
+    if !commands.send(Command::Request(Box::new(request), tx)) {
+        return None;
+    }
     rx.await.ok()
 }

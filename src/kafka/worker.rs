@@ -9,6 +9,16 @@
 //! `--auto-replicate` ms). An `acks=all` produce that stays pending is
 //! answered when the driver reports its steps finished, or with
 //! REQUEST_TIMED_OUT at the request's timeout, as a broker does.
+//!
+//! The driver is borrowed, not owned: `mk-tui serve` keeps it on its own
+//! thread ([`run`]), the dashboard with `--listen` keeps it in its live
+//! session ([`crate::kafka::live`]), and both hand it to a [`Worker`] for
+//! each request. Every action applied is told to a [`Steps`], which
+//! records it (`--record`), so a served session replays without clients.
+//!
+//! A request whose answer waits for the driver over several steps (a
+//! transactional produce, an EndTxn whose markers wait for replication) is
+//! a [`Continue`], polled after every action and on every timer tick.
 
 use std::collections::BTreeSet;
 use std::sync::mpsc;
@@ -19,8 +29,12 @@ use tokio::sync::oneshot;
 
 use crate::engine::config::BrokerId;
 use crate::kafka::clock::RealTime;
-use crate::kafka::errors::code;
+use crate::kafka::errors::{code, code_of_name};
+use crate::kafka::groups::Groups;
 use crate::kafka::handlers;
+use crate::kafka::producers::ProducerTable;
+use crate::kafka::registry::{ConnectionId, Registry};
+use crate::session::listeners::Steps;
 use crate::session::{Action, Driver, Outcome};
 
 /// One decoded request, with who sent it where.
@@ -31,6 +45,9 @@ pub struct Request {
     pub client_id: String,
     pub version: i16,
     pub body: RequestKind,
+    /// The connection it came on (the registry's number), so the driver
+    /// side can mark it waiting.
+    pub connection: ConnectionId,
 }
 
 /// The answer to a request.
@@ -78,6 +95,30 @@ pub struct Advertised {
 pub enum Handled {
     Now(Answer),
     Wait(WaitingProduce),
+    /// A request answered after work that takes several steps (a
+    /// transactional produce, an EndTxn waiting for its markers): see
+    /// [`Continue`].
+    Continue(Box<dyn Continue>),
+}
+
+/// A request whose answer waits for the driver (issue 14: transactions).
+/// [`Continue::poll`] is called after every action the worker applies and
+/// on every timer tick; it may apply the request's next action and returns
+/// the answer once it has one.
+pub trait Continue: Send + std::fmt::Debug {
+    /// Moves on if it can: `Some(answer)` when the request is answered.
+    fn poll(&mut self, worker: &mut Worker<'_>) -> Option<Answer>;
+    /// When a broker gives up on it.
+    fn deadline(&self) -> Instant;
+    /// The answer at the deadline.
+    fn timed_out(self: Box<Self>, worker: &mut Worker<'_>) -> Answer;
+}
+
+/// A continuing request and whom to answer.
+#[derive(Debug)]
+struct Continuing {
+    work: Box<dyn Continue>,
+    reply: oneshot::Sender<Answer>,
 }
 
 /// An `acks=all` produce whose appends are pending.
@@ -93,46 +134,227 @@ pub struct WaitingProduce {
     pub outcome: String,
 }
 
-/// The driver and what the server keeps beside it.
-pub struct Worker {
-    pub driver: Driver,
-    pub brokers: Vec<Advertised>,
-    time: RealTime,
-    auto_replicate: Option<Duration>,
-    next_replicate: Instant,
-    waiting: Vec<(WaitingProduce, Instant, oneshot::Sender<Answer>)>,
+/// The brokers whose listeners are closed (stopped in the engine): the
+/// network side watches it and closes or reopens each broker's listener.
+pub type Gates = tokio::sync::watch::Sender<BTreeSet<BrokerId>>;
+
+/// An `acks=all` produce waiting for its appends, and whom to answer.
+#[derive(Debug)]
+struct Waiting {
+    produce: WaitingProduce,
+    started: Instant,
+    reply: oneshot::Sender<Answer>,
 }
 
-impl Worker {
-    pub fn new(driver: Driver, brokers: Vec<Advertised>, auto_replicate_ms: u64) -> Self {
+/// What the server keeps beside the driver between requests: the
+/// advertised brokers, and the rest ([`Core`]).
+#[derive(Debug)]
+pub struct ServerState {
+    pub brokers: Vec<Advertised>,
+    core: Core,
+    /// The clients' producer ids, epochs and open transactions, as the
+    /// wire protocol sees them ([`crate::kafka::producers`]).
+    producers: ProducerTable,
+    /// Consumer groups of one member ([`crate::kafka::groups`]).
+    groups: Groups,
+}
+
+/// The clock policy, the replication tick, the waiting produces, the
+/// connection registry and the listeners' gates.
+#[derive(Debug)]
+struct Core {
+    /// Real time as `advance_clock` steps (serve), or none: the
+    /// dashboard's clock moves only by the lecturer's keys.
+    time: Option<RealTime>,
+    auto_replicate: Option<Duration>,
+    next_replicate: Instant,
+    waiting: Vec<Waiting>,
+    continuing: Vec<Continuing>,
+    registry: Registry,
+    gates: Gates,
+}
+
+/// One request's (or one timer's) view of the server: the borrowed
+/// driver, the state kept beside it, and where applied actions are told.
+/// Handlers read the cluster through `driver` and change it only through
+/// [`Worker::apply`].
+pub struct Worker<'a> {
+    pub driver: &'a mut Driver,
+    pub brokers: &'a [Advertised],
+    pub producers: &'a mut ProducerTable,
+    pub groups: &'a mut Groups,
+    core: &'a mut Core,
+    steps: &'a mut dyn Steps,
+}
+
+impl ServerState {
+    /// `real_time`: apply the wall clock's passing as `advance_clock`
+    /// steps (serve). `auto_replicate_ms` 0: never replicate by itself.
+    pub fn new(
+        brokers: Vec<Advertised>,
+        auto_replicate_ms: u64,
+        real_time: bool,
+        registry: Registry,
+        gates: Gates,
+    ) -> Self {
         let auto_replicate =
             (auto_replicate_ms > 0).then(|| Duration::from_millis(auto_replicate_ms));
         Self {
-            driver,
             brokers,
-            time: RealTime::start(),
-            auto_replicate,
-            next_replicate: RealTime::now() + auto_replicate.unwrap_or_default(),
-            waiting: Vec::new(),
+            core: Core {
+                time: real_time.then(RealTime::start),
+                auto_replicate,
+                next_replicate: RealTime::now() + auto_replicate.unwrap_or_default(),
+                waiting: Vec::new(),
+                continuing: Vec::new(),
+                registry,
+                gates,
+            },
+            producers: ProducerTable::default(),
+            groups: Groups::default(),
         }
     }
 
+    /// A worker for one request or timer (the handlers' tests make one
+    /// too).
+    pub fn worker<'a>(
+        &'a mut self,
+        driver: &'a mut Driver,
+        steps: &'a mut dyn Steps,
+    ) -> Worker<'a> {
+        Worker {
+            driver,
+            brokers: &self.brokers,
+            producers: &mut self.producers,
+            groups: &mut self.groups,
+            core: &mut self.core,
+            steps,
+        }
+    }
+
+    /// The connection registry.
+    pub fn registry(&self) -> &Registry {
+        &self.core.registry
+    }
+
+    /// Handles one request: answers it now, or keeps it waiting.
+    pub fn handle(
+        &mut self,
+        driver: &mut Driver,
+        steps: &mut dyn Steps,
+        request: Request,
+        reply: oneshot::Sender<Answer>,
+    ) {
+        self.worker(driver, steps).handle(request, reply);
+    }
+
+    /// The replication tick and the request timeouts, when due.
+    pub fn on_timer(&mut self, driver: &mut Driver, steps: &mut dyn Steps) {
+        self.worker(driver, steps).on_timer();
+    }
+
+    /// After a step someone else applied (a key, a recording's step before
+    /// serving): answers the produces it finished and opens or closes
+    /// listeners.
+    pub fn after_step(&mut self, driver: &Driver) {
+        settle(driver, &mut self.core.waiting);
+        publish(driver, &self.core.gates);
+    }
+
+    /// The real time up to now as a last `advance_clock` step (serve's
+    /// stop: the time up to it is part of the session too).
+    pub fn finish(&mut self, driver: &mut Driver, steps: &mut dyn Steps) {
+        self.worker(driver, steps).advance_clock();
+    }
+
+    /// How long until [`Self::on_timer`] has work (at most 200 ms).
+    pub fn sleep_for(&self) -> Duration {
+        let now = RealTime::now();
+        let mut wake = now + Duration::from_millis(200);
+        if self.core.auto_replicate.is_some() {
+            wake = wake.min(self.core.next_replicate);
+        }
+        for w in &self.core.waiting {
+            wake = wake.min(w.produce.deadline);
+        }
+        for c in &self.core.continuing {
+            wake = wake.min(c.work.deadline());
+        }
+        wake.saturating_duration_since(now)
+    }
+
+    /// Whether a timer is set at all (a tick, a waiting produce, or a
+    /// continuing request, which moves on at the next timer after a step
+    /// someone else applied).
+    pub fn has_timers(&self) -> bool {
+        self.core.auto_replicate.is_some()
+            || !self.core.waiting.is_empty()
+            || !self.core.continuing.is_empty()
+    }
+}
+
+impl Worker<'_> {
     /// Applies one action for a request or the server: first the real time
-    /// that passed, as `advance_clock`, then the action; then answers the
-    /// waiting produces it finished.
+    /// that passed, as `advance_clock` (serve only), then the action; then
+    /// answers the waiting produces it finished. An action the driver would
+    /// refuse as invalid (past a limit of docs/recording-format.md) is
+    /// neither applied nor recorded, as with a key: the recording must read
+    /// back.
     pub fn apply(&mut self, action: &Action) -> Outcome {
         self.advance_clock();
+        let outcome = self.step(action);
+        settle(self.driver, &mut self.core.waiting);
+        self.settle_continuing();
+        outcome
+    }
+
+    /// Polls every continuing request once. A poll may apply an action,
+    /// whose own settle sees only the requests put back meanwhile.
+    fn settle_continuing(&mut self) {
+        for mut c in std::mem::take(&mut self.core.continuing) {
+            match c.work.poll(self) {
+                Some(answer) => {
+                    let _ = c.reply.send(answer);
+                }
+                None => self.core.continuing.push(c),
+            }
+        }
+    }
+
+    /// Answers the continuing requests whose deadline passed.
+    fn expire_continuing(&mut self, now: Instant) {
+        for c in std::mem::take(&mut self.core.continuing) {
+            if now < c.work.deadline() {
+                self.core.continuing.push(c);
+            } else {
+                let answer = c.work.timed_out(self);
+                let _ = c.reply.send(answer);
+            }
+        }
+    }
+
+    /// One driver step, told to the [`Steps`].
+    fn step(&mut self, action: &Action) -> Outcome {
+        if let Err(e) = self.driver.refuse(action) {
+            return Outcome::Error(e);
+        }
+        self.steps.before(self.driver, action);
         let outcome = self.driver.apply(action);
-        self.settle();
+        self.steps.applied(self.driver, action, &outcome);
+        publish(self.driver, &self.core.gates);
         outcome
     }
 
     /// Applies the real time that passed since the last step as an
-    /// `advance_clock` action (nothing when no whole millisecond passed).
+    /// `advance_clock` action (nothing when no whole millisecond passed,
+    /// or when the clock is the lecturer's).
     fn advance_clock(&mut self) {
-        let ms = self.time.take_elapsed_ms();
+        let Some(time) = &mut self.core.time else {
+            return;
+        };
+        let ms = time.take_elapsed_ms();
         if ms > 0 {
-            self.driver.apply(&Action::AdvanceClock { ms });
+            self.step(&Action::AdvanceClock { ms });
         }
     }
 
@@ -140,128 +362,167 @@ impl Worker {
     /// replication tick and the timeouts run here, between requests.
     fn on_timer(&mut self) {
         let now = RealTime::now();
-        if let Some(every) = self.auto_replicate
-            && now >= self.next_replicate
+        if let Some(every) = self.core.auto_replicate
+            && now >= self.core.next_replicate
         {
             self.apply(&Action::Replicate {
                 broker: None,
                 topic: None,
                 partition: None,
             });
-            self.next_replicate = RealTime::now() + every;
+            self.core.next_replicate = RealTime::now() + every;
         }
-        self.expire(RealTime::now());
-    }
-
-    /// How long the thread may sleep before [`Self::on_timer`] has work.
-    fn sleep_for(&self) -> Duration {
-        let now = RealTime::now();
-        let mut wake = now + Duration::from_millis(200);
-        if self.auto_replicate.is_some() {
-            wake = wake.min(self.next_replicate);
-        }
-        for (w, _, _) in &self.waiting {
-            wake = wake.min(w.deadline);
-        }
-        wake.saturating_duration_since(now)
+        // A step someone else applied (a key) may have let them move on.
+        self.settle_continuing();
+        expire(&mut self.core.waiting, RealTime::now());
+        self.expire_continuing(RealTime::now());
     }
 
     fn handle(&mut self, request: Request, reply: oneshot::Sender<Answer>) {
+        let connection = request.connection;
+        if let Some(txn) = transactional_id(&request.body) {
+            // The clients pane: the transactional id a connection works for.
+            self.core.registry.transactional_id(connection, &txn);
+        }
         match handlers::handle(self, request) {
             Handled::Now(answer) => {
                 let _ = reply.send(answer);
             }
-            Handled::Wait(waiting) => {
-                self.waiting.push((waiting, RealTime::now(), reply));
+            Handled::Wait(produce) => {
+                self.core.registry.waiting(connection, "acks=all waiting");
+                self.core.waiting.push(Waiting {
+                    produce,
+                    started: RealTime::now(),
+                    reply,
+                });
                 // It may already be done (a step finished while others ran).
-                self.settle();
+                settle(self.driver, &mut self.core.waiting);
+            }
+            Handled::Continue(work) => {
+                self.core
+                    .registry
+                    .waiting(connection, "waiting in the cluster");
+                self.core.continuing.push(Continuing { work, reply });
+                self.settle_continuing();
             }
         }
     }
+}
 
-    /// Answers every waiting produce whose steps all finished.
-    fn settle(&mut self) {
-        if self.waiting.is_empty() {
-            return;
-        }
-        let pending: BTreeSet<usize> = self
-            .driver
-            .pending()
-            .iter()
-            .map(|p| p.action_step)
-            .collect();
-        let waiting = std::mem::take(&mut self.waiting);
-        for (mut w, started, reply) in waiting {
-            let driver = &self.driver;
-            w.parts.retain(|(t, p, steps)| {
-                if steps.iter().any(|s| pending.contains(s)) {
-                    return true;
-                }
-                let failed = driver
-                    .errors()
-                    .iter()
-                    .find(|e| steps.contains(&e.step))
-                    .map(|e| e.message.clone());
-                if let Some(message) = failed {
-                    let part = &mut w.response.responses[*t].partition_responses[*p];
-                    // The driver keeps a late failure as text; its kind is
-                    // not known here, so the generic code carries the
-                    // engine's sentence (docs/kafka-protocol.md).
-                    part.error_code = code::UNKNOWN_SERVER_ERROR;
-                    part.error_message = Some(message.into());
-                    part.base_offset = -1;
-                }
-                false
-            });
-            if w.parts.is_empty() {
-                let ms = started.elapsed().as_millis();
-                let outcome = format!("{}; acks=all completed after {ms} ms", w.outcome);
-                let _ = reply.send(Answer::now(ResponseKind::Produce(w.response), outcome));
-            } else {
-                self.waiting.push((w, started, reply));
-            }
-        }
-    }
+/// The transactional id a request works for, if any.
+fn transactional_id(body: &RequestKind) -> Option<String> {
+    let id = match body {
+        RequestKind::Produce(r) => r.transactional_id.as_ref()?,
+        RequestKind::AddPartitionsToTxn(r) => &r.v3_and_below_transactional_id,
+        RequestKind::AddOffsetsToTxn(r) => &r.transactional_id,
+        RequestKind::TxnOffsetCommit(r) => &r.transactional_id,
+        RequestKind::EndTxn(r) => &r.transactional_id,
+        _ => return None,
+    };
+    Some(id.0.to_string()).filter(|t| !t.is_empty())
+}
 
-    /// Answers REQUEST_TIMED_OUT for the partitions still pending at the
-    /// request's timeout. Their appends stay pending in the driver, as the
-    /// record stays in a broker's log.
-    fn expire(&mut self, now: Instant) {
-        let waiting = std::mem::take(&mut self.waiting);
-        for (mut w, started, reply) in waiting {
-            if now < w.deadline {
-                self.waiting.push((w, started, reply));
-                continue;
-            }
-            for (t, p, _) in &w.parts {
-                let part = &mut w.response.responses[*t].partition_responses[*p];
-                part.error_code = code::REQUEST_TIMED_OUT;
-                part.error_message = Some(
-                    "acks=all: the in-sync replicas did not all fetch the batch in time".into(),
-                );
-            }
-            let outcome = format!(
-                "{}; REQUEST_TIMED_OUT after {} ms, still pending in the cluster",
-                w.outcome,
-                started.elapsed().as_millis()
-            );
-            let _ = reply.send(Answer::now(ResponseKind::Produce(w.response), outcome));
+/// Tells the network side which brokers are stopped, when that changed.
+fn publish(driver: &Driver, gates: &Gates) {
+    let stopped: BTreeSet<BrokerId> = driver
+        .cluster()
+        .with_state(|s| s.stopped_brokers().iter().copied().collect());
+    gates.send_if_modified(|now| {
+        let changed = *now != stopped;
+        if changed {
+            *now = stopped;
         }
-    }
+        changed
+    });
+}
 
-    /// The thread's loop: requests as they come, the timer in between,
-    /// until [`Command::Shutdown`] or every sender is gone.
-    pub fn run(mut self, commands: mpsc::Receiver<Command>) -> Driver {
-        loop {
-            match commands.recv_timeout(self.sleep_for()) {
-                Ok(Command::Request(request, reply)) => self.handle(*request, reply),
-                Ok(Command::Shutdown) | Err(mpsc::RecvTimeoutError::Disconnected) => break,
-                Err(mpsc::RecvTimeoutError::Timeout) => {}
-            }
-            self.on_timer();
-        }
-        // The time up to the stop is part of the session too.
-        self.advance_clock();
-        self.driver
+/// Answers every waiting produce whose steps all finished.
+fn settle(driver: &Driver, waiting: &mut Vec<Waiting>) {
+    if waiting.is_empty() {
+        return;
     }
+    let pending: BTreeSet<usize> = driver.pending().iter().map(|p| p.action_step).collect();
+    for mut w in std::mem::take(waiting) {
+        w.produce.parts.retain(|(t, p, steps)| {
+            if steps.iter().any(|s| pending.contains(s)) {
+                return true;
+            }
+            let failed = driver
+                .errors()
+                .iter()
+                .find(|e| steps.contains(&e.step))
+                .map(|e| (e.code, e.message.clone()));
+            if let Some((kind, message)) = failed {
+                let part = &mut w.produce.response.responses[*t].partition_responses[*p];
+                // The driver keeps a late failure's kind by name
+                // (`ErrorEvent::code`): its Kafka code, with the
+                // engine's sentence as the message.
+                part.error_code = code_of_name(kind);
+                part.error_message = Some(message.into());
+                part.base_offset = -1;
+            }
+            false
+        });
+        if w.produce.parts.is_empty() {
+            let ms = w.started.elapsed().as_millis();
+            let outcome = format!("{}; acks=all completed after {ms} ms", w.produce.outcome);
+            let _ = w.reply.send(Answer::now(
+                ResponseKind::Produce(w.produce.response),
+                outcome,
+            ));
+        } else {
+            waiting.push(w);
+        }
+    }
+}
+
+/// Answers REQUEST_TIMED_OUT for the partitions still pending at the
+/// request's timeout. Their appends stay pending in the driver, as the
+/// record stays in a broker's log.
+fn expire(waiting: &mut Vec<Waiting>, now: Instant) {
+    for mut w in std::mem::take(waiting) {
+        if now < w.produce.deadline {
+            waiting.push(w);
+            continue;
+        }
+        for (t, p, _) in &w.produce.parts {
+            let part = &mut w.produce.response.responses[*t].partition_responses[*p];
+            part.error_code = code::REQUEST_TIMED_OUT;
+            part.error_message =
+                Some("acks=all: the in-sync replicas did not all fetch the batch in time".into());
+        }
+        let outcome = format!(
+            "{}; REQUEST_TIMED_OUT after {} ms, still pending in the cluster",
+            w.produce.outcome,
+            w.started.elapsed().as_millis()
+        );
+        let _ = w.reply.send(Answer::now(
+            ResponseKind::Produce(w.produce.response),
+            outcome,
+        ));
+    }
+}
+
+/// `mk-tui serve`'s driver thread: requests as they come, the timer in
+/// between, until [`Command::Shutdown`] or every sender is gone. Returns
+/// the driver, for a clean close.
+pub fn run(
+    mut driver: Driver,
+    mut state: ServerState,
+    steps: &mut dyn Steps,
+    commands: mpsc::Receiver<Command>,
+) -> Driver {
+    state.after_step(&driver);
+    loop {
+        match commands.recv_timeout(state.sleep_for()) {
+            Ok(Command::Request(request, reply)) => {
+                state.handle(&mut driver, steps, *request, reply);
+            }
+            Ok(Command::Shutdown) | Err(mpsc::RecvTimeoutError::Disconnected) => break,
+            Err(mpsc::RecvTimeoutError::Timeout) => {}
+        }
+        state.on_timer(&mut driver, steps);
+    }
+    state.finish(&mut driver, steps);
+    driver
 }

@@ -36,6 +36,7 @@ use crate::session::limits;
 use crate::session::narrate;
 pub use crate::session::outcome::{ActionError, Outcome, OutcomeKind};
 use crate::session::recording::Header;
+use crate::session::said::{self, Said};
 use crate::session::snapshot::build::{self, MOMENT_FRAME};
 use crate::session::snapshot::{Bounds, Moment};
 
@@ -48,6 +49,18 @@ const QUIESCE_YIELDS: usize = 64;
 pub struct Event {
     pub step: usize,
     pub text: String,
+    /// The same in Chinese (`--lang zh`, src/session/said.rs).
+    pub zh: String,
+}
+
+impl Event {
+    fn new(step: usize, said: Said) -> Self {
+        Self {
+            step,
+            text: said.en,
+            zh: said.zh,
+        }
+    }
 }
 
 /// An action that failed, at the step that issued it (a pending operation
@@ -130,7 +143,13 @@ pub struct Driver {
     own_outcome: Option<Outcome>,
     /// The sentence of a cut-point crash of an earlier step's pending
     /// commit or abort, if one happened during this step.
-    crashed_in_step: Option<String>,
+    crashed_in_step: Option<Said>,
+    /// The Chinese sentence of this step's own recovery, when it crashed
+    /// (its English one is the [`Outcome::Recovered`]).
+    recovered_zh: Option<String>,
+    /// The last step's outcome in words, in both languages: what the
+    /// status line says (see [`Self::last_said`]).
+    last_said: Said,
     /// Where the cluster's crash observer leaves the moment of death of a
     /// crash during the current step, and how much it reads.
     moments: Arc<Mutex<MomentSlot>>,
@@ -199,7 +218,7 @@ impl Driver {
                 (None, dir.to_path_buf())
             }
             None => {
-                let temp = tempfile::tempdir()
+                let temp = crate::session::scratch::tempdir()
                     .map_err(|e| format!("cannot create a temporary directory: {e}"))?;
                 let dir = temp.path().to_path_buf();
                 (Some(temp), dir)
@@ -254,8 +273,8 @@ impl Driver {
         // Shared, while the copy is made: never a copy of files a running
         // mk-tui is writing (issue 17, item 5).
         let _shared = crate::engine::core::cluster::lock_shared(dir).map_err(|e| e.to_string())?;
-        let temp =
-            tempfile::tempdir().map_err(|e| format!("cannot create a temporary directory: {e}"))?;
+        let temp = crate::session::scratch::tempdir()
+            .map_err(|e| format!("cannot create a temporary directory: {e}"))?;
         copy_dir(dir, temp.path()).map_err(|e| {
             e.to_string().replace(
                 &temp.path().display().to_string(),
@@ -321,6 +340,8 @@ impl Driver {
             last_recovery: None,
             own_outcome: None,
             crashed_in_step: None,
+            recovered_zh: None,
+            last_said: Said::default(),
             moments,
             last_moment: None,
         }
@@ -375,6 +396,13 @@ impl Driver {
     }
 
     /// Events so far, oldest first.
+    /// The last step's outcome in words ("replicate: ok", "commit:
+    /// error: …", a crash's recovery), in English and Chinese: the English
+    /// is the text of its [`Outcome`] for the status line.
+    pub fn last_said(&self) -> &Said {
+        &self.last_said
+    }
+
     pub fn events(&self) -> &[Event] {
         &self.events
     }
@@ -450,11 +478,15 @@ impl Driver {
         self.step += 1;
         let step = self.step;
         self.crashed_in_step = None;
+        self.recovered_zh = None;
         self.last_moment = None;
         let outcome = match self.refuse(action).and_then(|()| self.start(action)) {
             Err(e) => Outcome::Error(e),
             Ok(Started::Done) => Outcome::Ok,
-            Ok(Started::Recovered(text)) => Outcome::Recovered(text),
+            Ok(Started::Recovered(said)) => {
+                self.recovered_zh = Some(said.zh);
+                Outcome::Recovered(said.en)
+            }
             Ok(Started::Pending(op)) => {
                 self.ops.push(op);
                 Outcome::Pending
@@ -486,12 +518,21 @@ impl Driver {
                 code: e.code(),
             });
         }
-        let text = match &outcome {
-            Outcome::Error(e) => format!("{}: error: {e}", action.name()),
-            Outcome::Recovered(text) => text.clone(),
-            other => format!("{}: {}", action.name(), other.name()),
+        let (name, name_zh) = (action.name(), said::action_zh(action.name()));
+        let said = match &outcome {
+            Outcome::Error(e) => Said::new(
+                format!("{name}: error: {e}"),
+                format!("{name_zh}：错误，{}：{e}", said::error_zh(e.code())),
+            ),
+            Outcome::Recovered(text) => {
+                Said::new(text.clone(), self.recovered_zh.clone().unwrap_or_default())
+            }
+            other => Said::new(
+                format!("{name}: {}", other.name()),
+                format!("{name_zh}：{}", said::outcome_zh(other.name())),
+            ),
         };
-        self.events.push(Event { step, text });
+        self.events.push(Event::new(step, said.clone()));
         self.last_moment = self
             .moments
             .lock()
@@ -502,9 +543,16 @@ impl Driver {
         // crashed at its cut point is a crash too, for the status line.
         match (outcome, self.crashed_in_step.take()) {
             (Outcome::Ok, Some(crash)) => {
-                Outcome::Recovered(format!("{}: ok; {crash}", action.name()))
+                self.last_said = Said::new(
+                    format!("{name}: ok; {}", crash.en),
+                    format!("{name_zh}：完成；{}", crash.zh),
+                );
+                Outcome::Recovered(self.last_said.en.clone())
             }
-            (outcome, _) => outcome,
+            (outcome, _) => {
+                self.last_said = said;
+                outcome
+            }
         }
     }
 
@@ -828,8 +876,8 @@ impl Driver {
         checkpoint_dir: &Path,
         memo: &DriverMemo,
     ) -> Result<Self, String> {
-        let temp =
-            tempfile::tempdir().map_err(|e| format!("cannot create a temporary directory: {e}"))?;
+        let temp = crate::session::scratch::tempdir()
+            .map_err(|e| format!("cannot create a temporary directory: {e}"))?;
         copy_dir(checkpoint_dir, temp.path())
             .map_err(|e| format!("cannot copy a checkpoint: {e}"))?;
         let mut config = config_for(header, temp.path())?;
@@ -896,10 +944,13 @@ impl Driver {
         let own = op.step == self.step;
         match result {
             Ok(None) if own => self.own_outcome = Some(Outcome::Ok),
-            Ok(None) => self.events.push(Event {
-                step: self.step,
-                text: format!("{} of step {} completed", op.kind, op.step),
-            }),
+            Ok(None) => self.events.push(Event::new(
+                self.step,
+                Said::new(
+                    format!("{} of step {} completed", op.kind, op.step),
+                    format!("步骤 {} 的{}已完成", op.step, said::action_zh(op.kind)),
+                ),
+            )),
             // Only a commit or abort that crashed at its cut point reports
             // a recovery.
             Ok(Some(report)) => {
@@ -913,21 +964,27 @@ impl Driver {
                 );
                 self.last_recovery = Some(report);
                 if own {
-                    self.own_outcome = Some(Outcome::Recovered(text));
+                    self.recovered_zh = Some(text.zh);
+                    self.own_outcome = Some(Outcome::Recovered(text.en));
                 } else {
-                    self.events.push(Event {
-                        step: self.step,
-                        text: text.clone(),
-                    });
+                    self.events.push(Event::new(self.step, text.clone()));
                     self.crashed_in_step = Some(text);
                 }
             }
             Err(e) if own => self.own_outcome = Some(Outcome::Error(e.into())),
             Err(e) => {
-                self.events.push(Event {
-                    step: self.step,
-                    text: format!("{} of step {} failed: {e}", op.kind, op.step),
-                });
+                self.events.push(Event::new(
+                    self.step,
+                    Said::new(
+                        format!("{} of step {} failed: {e}", op.kind, op.step),
+                        format!(
+                            "步骤 {} 的{}失败，{}：{e}",
+                            op.step,
+                            said::action_zh(op.kind),
+                            said::error_zh(e.code())
+                        ),
+                    ),
+                ));
                 self.errors.push(ErrorEvent {
                     step: op.step,
                     message: e.to_string(),
@@ -943,7 +1000,7 @@ enum Started {
     /// Finished at once.
     Done,
     /// Crashed the cluster on purpose; recovery ran (the sentence).
-    Recovered(String),
+    Recovered(Said),
     /// Waiting: finishes at this step's quiescence or later.
     Pending(PendingOp),
 }

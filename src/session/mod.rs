@@ -5,9 +5,12 @@
 pub mod action;
 pub mod driver;
 pub mod limits;
+pub mod listeners;
 pub mod narrate;
 pub mod outcome;
 pub mod recording;
+pub mod said;
+pub mod scratch;
 pub mod snapshot;
 pub mod timeline;
 pub mod ui_step;

@@ -15,28 +15,32 @@ use crate::engine::fault::TearReport;
 use crate::engine::transaction::CutPoint;
 use crate::engine::transaction::model::TransactionState;
 use crate::session::action::TearTargetSpec;
+use crate::session::said::Said;
 
 /// What recovery did, as one clause list: "recovery truncated …, completed
 /// tx-1 (…), left tx-2 open (ongoing)". `resend_markers` is the rule
 /// switch: under the book's rules recovery writes no markers.
-pub fn recovery(report: &RecoveryReport, resend_markers: bool) -> String {
+pub fn recovery(report: &RecoveryReport, resend_markers: bool) -> Said {
     let mut clauses = Vec::new();
     if report.journal_truncated_bytes > 0 {
-        clauses.push(format!(
-            "truncated {} journal bytes",
-            report.journal_truncated_bytes
+        let n = report.journal_truncated_bytes;
+        clauses.push(Said::new(
+            format!("truncated {n} journal bytes"),
+            format!("截断事务 journal {n} 字节"),
         ));
     }
     for t in &report.logs_truncated {
-        clauses.push(format!(
-            "truncated {} bytes of {} on broker {}",
-            t.truncated_bytes, t.tp, t.broker
+        let (n, tp, b) = (t.truncated_bytes, &t.tp, t.broker);
+        clauses.push(Said::new(
+            format!("truncated {n} bytes of {tp} on broker {b}"),
+            format!("截断 broker {b} 上 {tp} 的 {n} 字节"),
         ));
     }
     for e in &report.leaders_reelected {
-        clauses.push(format!(
-            "moved the leader of {} from broker {} to broker {} (epoch {})",
-            e.tp, e.old_leader, e.new_leader, e.leader_epoch
+        let (tp, a, b, epoch) = (&e.tp, e.old_leader, e.new_leader, e.leader_epoch);
+        clauses.push(Said::new(
+            format!("moved the leader of {tp} from broker {a} to broker {b} (epoch {epoch})"),
+            format!("把 {tp} 的 leader 从 broker {a} 移到 broker {b}（epoch {epoch}）"),
         ));
     }
     for c in &report.completed {
@@ -49,38 +53,43 @@ pub fn recovery(report: &RecoveryReport, resend_markers: bool) -> String {
         .iter()
         .filter(|m| !report.completed.iter().any(|c| c.id == m.id))
     {
-        clauses.push(format!(
-            "re-sent the {} marker of {} to {} at offset {}",
-            m.control.name().to_uppercase(),
-            m.id,
-            m.tp,
-            m.offset
+        let control = m.control.name().to_uppercase();
+        clauses.push(Said::new(
+            format!(
+                "re-sent the {control} marker of {} to {} at offset {}",
+                m.id, m.tp, m.offset
+            ),
+            format!(
+                "向 {} 补写 {} 的 {control} marker（offset {}）",
+                m.tp, m.id, m.offset
+            ),
         ));
     }
     if !report.left_open.is_empty() {
-        clauses.push(format!(
-            "left {} open (ongoing)",
-            report.left_open.join(", ")
+        clauses.push(Said::new(
+            format!("left {} open (ongoing)", report.left_open.join(", ")),
+            format!("{} 仍为进行中（ongoing）", report.left_open.join("、")),
         ));
     }
     if clauses.is_empty() {
-        "recovery found nothing to repair".to_string()
+        Said::new("recovery found nothing to repair", "恢复：无需修复")
     } else {
-        format!("recovery {}", clauses.join(", "))
+        let all = Said::join(&clauses, ", ", "，");
+        Said::new(format!("recovery {}", all.en), format!("恢复：{}", all.zh))
     }
 }
 
 /// "completed tx-1 (offsets published, COMMIT marker re-sent to out-0 at offset 3)".
-fn completed(c: &CompletedTransaction, resent: &[ResentMarker], resend_markers: bool) -> String {
+fn completed(c: &CompletedTransaction, resent: &[ResentMarker], resend_markers: bool) -> Said {
     let offsets = if c.to == TransactionState::CompleteCommit {
-        "offsets published"
+        Said::new("offsets published", "offset 已发布")
     } else {
-        "offsets discarded"
+        Said::new("offsets discarded", "offset 已丢弃")
     };
     let mine: Vec<&ResentMarker> = resent.iter().filter(|m| m.id == c.id).collect();
     let markers = match mine.as_slice() {
-        [] if resend_markers => "no marker was missing".to_string(),
-        [] => "no markers written: book rules".to_string(),
+        [] if resend_markers => Said::new("no marker was missing", "没有缺失的 marker"),
+        [] => Said::new("no markers written: book rules", "不写 marker：书中规则"),
         list => {
             let control = list[0].control.name().to_uppercase();
             let plural = if list.len() == 1 { "marker" } else { "markers" };
@@ -88,26 +97,49 @@ fn completed(c: &CompletedTransaction, resent: &[ResentMarker], resend_markers: 
                 .iter()
                 .map(|m| format!("{} at offset {}", m.tp, m.offset))
                 .collect();
-            format!("{control} {plural} re-sent to {}", at.join(" and "))
+            let at_zh: Vec<String> = list
+                .iter()
+                .map(|m| format!("{}（offset {}）", m.tp, m.offset))
+                .collect();
+            Said::new(
+                format!("{control} {plural} re-sent to {}", at.join(" and ")),
+                format!("向 {} 补写 {control} marker", at_zh.join("和")),
+            )
         }
     };
-    format!("completed {} ({offsets}, {markers})", c.id)
+    Said::new(
+        format!("completed {} ({}, {})", c.id, offsets.en, markers.en),
+        format!("完成 {}（{}，{}）", c.id, offsets.zh, markers.zh),
+    )
 }
 
 /// Where a commit (`commit` true) or abort stopped: "after PREPARE_COMMIT".
-pub fn cut_point(commit: bool, cut: CutPoint) -> String {
+pub fn cut_point(commit: bool, cut: CutPoint) -> Said {
     let (prepare, control) = if commit {
         ("PREPARE_COMMIT", "COMMIT")
     } else {
         ("PREPARE_ABORT", "ABORT")
     };
     match cut {
-        CutPoint::Prepare | CutPoint::Marker(0) => format!("after {prepare}"),
-        CutPoint::Marker(1) => format!("after its first {control} marker"),
-        CutPoint::Marker(k) => format!("after its first {k} {control} markers (or all, if fewer)"),
-        CutPoint::Markers => format!("after all its {control} markers"),
-        CutPoint::Offsets if commit => "after publishing its offsets".to_string(),
-        CutPoint::Offsets => "after discarding its offsets".to_string(),
+        CutPoint::Prepare | CutPoint::Marker(0) => {
+            Said::new(format!("after {prepare}"), format!("写完 {prepare} 之后"))
+        }
+        CutPoint::Marker(1) => Said::new(
+            format!("after its first {control} marker"),
+            format!("写完第一个 {control} marker 之后"),
+        ),
+        CutPoint::Marker(k) => Said::new(
+            format!("after its first {k} {control} markers (or all, if fewer)"),
+            format!("写完前 {k} 个 {control} marker 之后（不足 {k} 个则全部写完）"),
+        ),
+        CutPoint::Markers => Said::new(
+            format!("after all its {control} markers"),
+            format!("写完全部 {control} marker 之后"),
+        ),
+        CutPoint::Offsets if commit => {
+            Said::new("after publishing its offsets", "发布 offset 之后")
+        }
+        CutPoint::Offsets => Said::new("after discarding its offsets", "丢弃 offset 之后"),
     }
 }
 
@@ -120,20 +152,35 @@ pub fn cut_crash(
     issued_at: Option<usize>,
     report: &RecoveryReport,
     resend_markers: bool,
-) -> String {
-    let kind = if commit { "commit" } else { "abort" };
+) -> Said {
+    let (kind, kind_zh) = if commit {
+        ("commit", "提交")
+    } else {
+        ("abort", "中止")
+    };
     let at = issued_at.map_or_else(String::new, |s| format!(" (step {s})"));
-    format!(
-        "{kind} of {txn}{at} crashed {} (cut point {}); {}",
-        cut_point(commit, cut),
-        cut.name(),
-        recovery(report, resend_markers)
+    let at_zh = issued_at.map_or_else(String::new, |s| format!("（步骤 {s}）"));
+    let (point, recovered) = (cut_point(commit, cut), recovery(report, resend_markers));
+    Said::new(
+        format!(
+            "{kind} of {txn}{at} crashed {} (cut point {}); {}",
+            point.en,
+            cut.name(),
+            recovered.en
+        ),
+        format!(
+            "{txn} 的{kind_zh}{at_zh}在{}崩溃（切点 {}）；{}",
+            point.zh,
+            cut.name(),
+            recovered.zh
+        ),
     )
 }
 
 /// A `crash` step.
-pub fn crash(report: &RecoveryReport, resend_markers: bool) -> String {
-    format!("crash: {}", recovery(report, resend_markers))
+pub fn crash(report: &RecoveryReport, resend_markers: bool) -> Said {
+    let r = recovery(report, resend_markers);
+    Said::new(format!("crash: {}", r.en), format!("崩溃：{}", r.zh))
 }
 
 /// A `tear` step: the file, what was done to its tail, and the recovery.
@@ -142,28 +189,34 @@ pub fn tear(
     torn: &TearReport,
     report: &RecoveryReport,
     resend_markers: bool,
-) -> String {
+) -> Said {
     let file = match target {
-        TearTargetSpec::Journal => "journal".to_string(),
+        TearTargetSpec::Journal => Said::new("journal", "事务 journal"),
         TearTargetSpec::Log {
             topic,
             partition,
             broker,
-        } => format!("{topic}-{partition} on broker {broker}"),
+        } => Said::new(
+            format!("{topic}-{partition} on broker {broker}"),
+            format!("broker {broker} 上的 {topic}-{partition}"),
+        ),
     };
     let damage = if torn.size_after < torn.size_before {
-        format!("cut {} bytes", torn.size_before - torn.size_after)
+        let n = torn.size_before - torn.size_after;
+        Said::new(format!("cut {n} bytes"), format!("截掉 {n} 字节"))
     } else if torn.size_after > torn.size_before {
-        format!(
-            "appended {} garbage bytes",
-            torn.size_after - torn.size_before
+        let n = torn.size_after - torn.size_before;
+        Said::new(
+            format!("appended {n} garbage bytes"),
+            format!("追加 {n} 字节垃圾"),
         )
     } else {
-        "the file was unchanged".to_string()
+        Said::new("the file was unchanged", "文件没有变化")
     };
-    format!(
-        "tear {file}: {damage}; {}",
-        recovery(report, resend_markers)
+    let r = recovery(report, resend_markers);
+    Said::new(
+        format!("tear {}: {}; {}", file.en, damage.en, r.en),
+        format!("撕裂{}：{}；{}", file.zh, damage.zh, r.zh),
     )
 }
 
@@ -193,7 +246,7 @@ mod tests {
             ..RecoveryReport::default()
         };
         assert_eq!(
-            cut_crash(true, "tx-1", CutPoint::Prepare, None, &report, false),
+            cut_crash(true, "tx-1", CutPoint::Prepare, None, &report, false).en,
             "commit of tx-1 crashed after PREPARE_COMMIT (cut point prepare); recovery completed tx-1 (offsets published, no markers written: book rules)"
         );
     }
@@ -238,31 +291,34 @@ mod tests {
             left_open: vec!["tx-b".into(), "tx-c".into()],
         };
         assert_eq!(
-            crash(&report, true),
+            crash(&report, true).en,
             "crash: recovery truncated 12 journal bytes, truncated 11 bytes of out-0 on broker 2, \
              moved the leader of out-0 from broker 1 to broker 2 (epoch 3), \
              completed tx-a (offsets discarded, ABORT markers re-sent to out-0 at offset 4 and out-1 at offset 2), \
              left tx-b, tx-c open (ongoing)"
         );
         assert_eq!(
-            crash(&RecoveryReport::default(), false),
+            crash(&RecoveryReport::default(), false).en,
             "crash: recovery found nothing to repair"
         );
     }
 
     #[test]
     fn cut_points_and_tears_are_named() {
-        assert_eq!(cut_point(false, CutPoint::Prepare), "after PREPARE_ABORT");
         assert_eq!(
-            cut_point(true, CutPoint::Marker(1)),
+            cut_point(false, CutPoint::Prepare).en,
+            "after PREPARE_ABORT"
+        );
+        assert_eq!(
+            cut_point(true, CutPoint::Marker(1)).en,
             "after its first COMMIT marker"
         );
         assert_eq!(
-            cut_point(true, CutPoint::Markers),
+            cut_point(true, CutPoint::Markers).en,
             "after all its COMMIT markers"
         );
         assert_eq!(
-            cut_point(true, CutPoint::Offsets),
+            cut_point(true, CutPoint::Offsets).en,
             "after publishing its offsets"
         );
         let report = RecoveryReport {
@@ -276,7 +332,7 @@ mod tests {
             size_after: 214,
         };
         assert_eq!(
-            tear(&TearTargetSpec::Journal, &torn, &report, false),
+            tear(&TearTargetSpec::Journal, &torn, &report, false).en,
             "tear journal: cut 86 bytes; recovery truncated 86 journal bytes, left tx-2 open (ongoing)"
         );
         let grown = TearReport {
@@ -290,6 +346,7 @@ mod tests {
         };
         assert!(
             tear(&log, &grown, &report, false)
+                .en
                 .starts_with("tear out-1 on broker 3: appended 15 garbage bytes; recovery")
         );
     }

@@ -32,6 +32,10 @@ pub struct Header {
     pub mk_recording: u32,
     #[serde(default)]
     pub title: String,
+    /// The title in Chinese, for `--lang zh` (optional; `title` serves
+    /// both without it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title_zh: Option<String>,
     /// "minikafka" (default) or "kafka".
     #[serde(default = "default_rules")]
     pub rules: String,
@@ -40,6 +44,16 @@ pub struct Header {
     pub layout: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub terminal: Option<TerminalSize>,
+}
+
+impl Header {
+    /// The title in `lang` ("en" or "zh").
+    pub fn title_in(&self, lang: &str) -> &str {
+        match &self.title_zh {
+            Some(zh) if lang == "zh" && !zh.is_empty() => zh,
+            _ => &self.title,
+        }
+    }
 }
 
 fn default_rules() -> String {

@@ -206,7 +206,7 @@ impl Timeline {
         let Some(memo) = self.driver.memo() else {
             return Ok(()); // something is pending: try again after the next step
         };
-        let dir = tempfile::tempdir()
+        let dir = crate::session::scratch::tempdir()
             .map_err(|e| format!("cannot create a checkpoint directory: {e}"))?;
         self.driver
             .copy_data_dir(dir.path())

@@ -30,11 +30,12 @@ pub enum PaneName {
     Pending,
     Events,
     Caption,
+    Clients,
 }
 
 impl PaneName {
     /// Every pane, in the dashboard's focus order.
-    pub const ALL: [PaneName; 10] = [
+    pub const ALL: [PaneName; 11] = [
         PaneName::Partitions,
         PaneName::Replicas,
         PaneName::Watermarks,
@@ -45,6 +46,7 @@ impl PaneName {
         PaneName::Pending,
         PaneName::Events,
         PaneName::Caption,
+        PaneName::Clients,
     ];
 
     /// The name in recordings and layout files.
@@ -60,6 +62,7 @@ impl PaneName {
             PaneName::Pending => "pending",
             PaneName::Events => "events",
             PaneName::Caption => "caption",
+            PaneName::Clients => "clients",
         }
     }
 

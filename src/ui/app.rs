@@ -19,7 +19,9 @@
 
 use std::collections::BTreeMap;
 
+use crate::session::listeners::Listeners;
 use crate::session::recording::{Header, Step};
+use crate::session::said::Said;
 use crate::session::snapshot::source::{apply_all, step_view};
 use crate::session::snapshot::{Bounds, Isolation, SavedState, Snapshot, SnapshotSource, TAIL};
 use crate::session::ui_step::{PaneName, Selection, Toggle, UiScreen, UiStep};
@@ -34,6 +36,9 @@ use crate::ui::theme::Theme;
 /// How far a pane whose content has no cheap count scrolls at most (panes
 /// clip what they draw anyway).
 const MAX_SCROLL: usize = 10_000;
+
+/// How many request log lines a frame's snapshot carries (`--listen`).
+const CLIENT_LOG_LINES: usize = 20;
 
 /// The pace of a live recording: its steps are this far apart in `at_ms`.
 const LIVE_STEP_MS: u64 = 1000;
@@ -61,6 +66,9 @@ pub enum Msg {
     /// The mouse wheel at this cell: focuses the pane there and scrolls it
     /// (up when true).
     Wheel(u16, u16, bool),
+    /// Live with `--listen`: requests came in or a server timer is due;
+    /// handle them ([`App::serve_clients`]).
+    Serve,
 }
 
 /// How the last thing done ended, which sets the status line's colour.
@@ -105,6 +113,18 @@ impl Status {
             text: format!("step {step}: {text}"),
         }
     }
+
+    /// [`Self::of_outcome`] in `lang`: the driver's words for the step
+    /// (`Driver::last_said`), whose English half is the same sentence.
+    pub fn of_step(step: usize, outcome: &Outcome, said: &Said, lang: Lang) -> Self {
+        Self {
+            kind: Self::of_outcome(step, "", outcome).kind,
+            text: lang.pick(
+                format!("step {step}: {}", said.en),
+                format!("步骤 {step}：{}", said.zh),
+            ),
+        }
+    }
 }
 
 /// A live session: keys drive the engine, and are recorded if asked.
@@ -125,11 +145,19 @@ pub struct LiveSession {
     /// screen; `space` shows the recovery (docs/dashboard.md "Crashes as
     /// moments").
     pub at_moment: bool,
+    /// The Kafka listeners beside the driver (`--listen`): clients drive
+    /// the same driver as the keys, and their actions are steps too.
+    pub listeners: Option<Box<dyn Listeners>>,
 }
 
 /// Opens the recording a branch writes (`replay FILE --record OUT`): given
 /// the header and the replay's steps up to the branch.
 pub type BranchRecorder = Box<dyn FnOnce(&Header, &[Step]) -> Result<RecordingWriter, String>>;
+
+/// Opens the Kafka listeners of a branch (`replay FILE --listen ADDR`):
+/// given the branch's driver; returns them and the line saying where they
+/// listen.
+pub type BranchListeners = Box<dyn FnOnce(&Driver) -> Result<(Box<dyn Listeners>, String), String>>;
 
 /// Live (keys drive the engine), replay (keys move through a recording) or
 /// a saved state (`render --state`: one snapshot, nothing to drive).
@@ -174,6 +202,8 @@ pub struct App {
     pub quit: bool,
     /// Replay: how a branch records its live session (`--record`).
     branch_recorder: Option<BranchRecorder>,
+    /// Replay: how a branch opens its Kafka listeners (`--listen`).
+    branch_listeners: Option<BranchListeners>,
     /// Replay: the play speed, an index into [`SPEEDS`].
     pub speed: usize,
 }
@@ -193,7 +223,7 @@ impl App {
         lang: Lang,
         theme: Theme,
     ) -> Self {
-        let title = header.title.clone();
+        let title = header.title_in(lang.code()).to_string();
         Self::with_mode(
             Mode::Live(Box::new(LiveSession {
                 driver,
@@ -203,6 +233,7 @@ impl App {
                 before: None,
                 history: Vec::new(),
                 at_moment: false,
+                listeners: None,
             })),
             title,
             layout,
@@ -218,7 +249,7 @@ impl App {
         lang: Lang,
         theme: Theme,
     ) -> Result<Self, String> {
-        let title = recording.header.title.clone();
+        let title = recording.header.title_in(lang.code()).to_string();
         let timeline = Timeline::new(
             recording,
             crate::session::timeline::DEFAULT_CHECKPOINT_EVERY,
@@ -256,6 +287,7 @@ impl App {
             isolation: Isolation::ReadCommitted,
             quit: false,
             branch_recorder: None,
+            branch_listeners: None,
             speed: NORMAL_SPEED,
         }
     }
@@ -309,6 +341,7 @@ impl App {
         let exact = match pane {
             PaneId::Caption => wrapped(crate::ui::panes::caption::row_count),
             PaneId::Consumers => wrapped(crate::ui::panes::consumers::row_count),
+            PaneId::Clients => wrapped(crate::ui::panes::clients::row_count),
             _ => None,
         };
         exact.unwrap_or_else(|| scroll_limit(pane, &view))
@@ -345,10 +378,81 @@ impl App {
         self
     }
 
+    /// A live app with Kafka listeners beside its driver (`--listen`).
+    pub fn with_listeners(mut self, listeners: Box<dyn Listeners>) -> Self {
+        if let Mode::Live(live) = &mut self.mode {
+            live.listeners = Some(listeners);
+        }
+        self
+    }
+
+    /// With `--listen`: what wakes the loop when a request comes in, and
+    /// how long until a server timer is due (None: no listeners).
+    pub fn serve_wake(
+        &self,
+    ) -> Option<(
+        std::sync::Arc<tokio::sync::Notify>,
+        Option<std::time::Duration>,
+    )> {
+        match &self.mode {
+            Mode::Live(live) => live.listeners.as_ref().map(|l| (l.wake(), l.next_due())),
+            _ => None,
+        }
+    }
+
+    /// Handles what the listeners have (requests, due timers) through the
+    /// session's one driver; each action they apply is a step of the
+    /// session as a key's is ([`crate::ui::client_steps`]). True when the
+    /// engine changed.
+    pub fn serve_clients(&mut self) -> bool {
+        let Mode::Live(live) = &mut self.mode else {
+            return false;
+        };
+        let LiveSession {
+            driver,
+            recorder,
+            elapsed_ms,
+            before,
+            history,
+            at_moment,
+            listeners: Some(listeners),
+            ..
+        } = &mut **live
+        else {
+            return false;
+        };
+        let mut steps = crate::ui::client_steps::ClientSteps {
+            recorder,
+            history,
+            elapsed_ms,
+            before,
+            at_moment,
+            step_ms: LIVE_STEP_MS,
+            lang: self.lang,
+            status: None,
+        };
+        let changed = listeners.serve(driver, &mut steps);
+        if let Some(status) = steps.status {
+            self.status = Some(status);
+        }
+        if changed {
+            self.follow();
+        }
+        changed
+    }
+
     /// A replay that can branch into a recorded live session: `open` makes
     /// the recording when `b` is pressed.
     pub fn with_branch_recorder(mut self, open: BranchRecorder) -> Self {
         self.branch_recorder = Some(open);
+        self
+    }
+
+    /// A replay whose branch opens Kafka listeners beside its live
+    /// session (`replay FILE --listen ADDR`): the replay itself has none,
+    /// the live session after `b` does.
+    pub fn with_branch_listeners(mut self, open: BranchListeners) -> Self {
+        self.branch_listeners = Some(open);
         self
     }
 
@@ -395,6 +499,16 @@ impl App {
             // After a crash the moment of death first, then (space) the
             // recovery, as a replay shows them.
             snapshot = step_view(&live.driver, live.before.as_ref(), live.at_moment, snapshot);
+            if let Some(l) = &live.listeners {
+                // The server's registry, not the engine: the room's view.
+                snapshot.listeners = l.listeners();
+                snapshot.clients = l.clients();
+                snapshot.client_log = l.log(CLIENT_LOG_LINES);
+            }
+        }
+        // The title in the interface's language (the state JSON keeps the
+        // header's `title`); a saved state shows the title it was saved with.
+        if !matches!(self.mode, Mode::Saved(_)) {
             snapshot.title = self.title.clone();
         }
         snapshot
@@ -485,6 +599,10 @@ impl App {
             }
             Msg::Click(col, row) => {
                 self.focus_at(col, row);
+                Ok(())
+            }
+            Msg::Serve => {
+                self.serve_clients();
                 Ok(())
             }
             Msg::Wheel(col, row, up) => {
@@ -685,7 +803,10 @@ impl App {
                     }
                 }
                 _ => {
-                    let reason = format!("a step from 0 to {last}");
+                    let reason = self.lang.pick(
+                        format!("a step from 0 to {last}"),
+                        format!("步骤应在 0 到 {last} 之间"),
+                    );
                     if let Some(p) = &mut self.prompt {
                         p.refusal = Some(reason);
                     }
@@ -700,6 +821,7 @@ impl App {
                     self.apply(action);
                 }
                 Err(reason) => {
+                    let reason = reason.get(self.lang.zh()).to_string();
                     if let Some(p) = &mut self.prompt {
                         p.refusal = Some(reason);
                     }
@@ -773,11 +895,21 @@ impl App {
         let steps = recording.steps[..step].to_vec();
         let mut driver = Driver::new(&header, None)?;
         let before = apply_all(&mut driver, steps.iter().map(|s| &s.action));
+        let (listeners, listening) = match self.branch_listeners.take() {
+            Some(open) => {
+                let (l, said) = open(&driver)?;
+                (Some(l), format!("; {said}"))
+            }
+            None => (None, String::new()),
+        };
         let recorder = match self.branch_recorder.take() {
             Some(open) => Some(open(&header, &steps)?),
             None => None,
         };
-        self.title = format!("{} (branched at step {step})", header.title);
+        self.title = self.lang.pick(
+            format!("{} (branched at step {step})", header.title),
+            format!("{}（在步骤 {step} 分支）", header.title_in("zh")),
+        );
         self.mode = Mode::Live(Box::new(LiveSession {
             driver,
             header,
@@ -786,10 +918,14 @@ impl App {
             before,
             history: steps,
             at_moment: false,
+            listeners,
         }));
         self.status = Some(Status {
             kind: StatusKind::Ok,
-            text: format!("branched at step {step}: keys now drive the engine"),
+            text: self.lang.pick(
+                format!("branched at step {step}: keys now drive the engine{listening}"),
+                format!("已在步骤 {step} 分支：现在按键驱动引擎{listening}"),
+            ),
         });
         Ok(())
     }
@@ -804,9 +940,19 @@ impl App {
             return;
         };
         let Some(last) = live.history.last() else {
-            self.status = Some(Status::error("undo: nothing to undo"));
+            self.status = Some(Status::error(self.lang.pick(
+                "undo: nothing to undo".into(),
+                "撤销：没有可撤销的步骤".into(),
+            )));
             return;
         };
+        if live.listeners.is_some() {
+            self.status = Some(Status::error(self.lang.pick(
+                "undo: Kafka clients were answered for these steps (--listen); undo would change what they were told".into(),
+                "撤销：这些步骤已经回复了 Kafka 客户端 (--listen)；撤销会改变它们得到的回答".into(),
+            )));
+            return;
+        }
         if !live.driver.is_private() {
             self.status = Some(Status::error(format!(
                 "undo: {} keeps this session's data on disk; undo needs a session in a temporary directory",
@@ -840,7 +986,14 @@ impl App {
         live.at_moment = false;
         self.status = Some(Status {
             kind: StatusKind::Ok,
-            text: format!("undid step {} ({})", undone.0, undone.1),
+            text: self.lang.pick(
+                format!("undid step {} ({})", undone.0, undone.1),
+                format!(
+                    "已撤销步骤 {}（{}）",
+                    undone.0,
+                    crate::session::said::action_zh(undone.1)
+                ),
+            ),
         });
     }
 
@@ -933,8 +1086,16 @@ impl App {
     fn engine_keys_off(&self) -> Option<&'static str> {
         match self.mode {
             Mode::Live(_) => None,
-            Mode::Replay { .. } => Some("replay: engine keys are off"),
-            Mode::Saved(_) => Some("saved state: engine keys are off"),
+            Mode::Replay { .. } => Some(if self.lang.zh() {
+                "回放：引擎按键不可用"
+            } else {
+                "replay: engine keys are off"
+            }),
+            Mode::Saved(_) => Some(if self.lang.zh() {
+                "保存的状态：引擎按键不可用"
+            } else {
+                "saved state: engine keys are off"
+            }),
         }
     }
 
@@ -949,7 +1110,12 @@ impl App {
         }
         let name = action.name();
         self.status = Some(match self.step_live(action) {
-            Ok((step, outcome)) => Status::of_outcome(step, name, &outcome),
+            Ok((step, outcome)) => match &self.mode {
+                Mode::Live(live) => {
+                    Status::of_step(step, &outcome, live.driver.last_said(), self.lang)
+                }
+                _ => Status::of_outcome(step, name, &outcome),
+            },
             Err(e) => Status::error(e),
         });
         self.follow();
@@ -969,6 +1135,7 @@ impl App {
             before,
             history,
             at_moment,
+            listeners,
             ..
         } = &mut **live;
         // An action past a limit (docs/recording-format.md) is neither
@@ -979,6 +1146,11 @@ impl App {
         *before = Some(driver.snapshot(&Bounds::FRAME));
         let outcome = driver.apply(&action);
         *at_moment = driver.last_moment().is_some();
+        if let Some(l) = listeners {
+            // `r` may finish a client's acks=all produce; a stopped
+            // broker's listener closes.
+            l.after_step(driver);
+        }
         let step = Step {
             at_ms: *elapsed_ms,
             action,

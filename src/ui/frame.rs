@@ -165,15 +165,15 @@ fn title_line(app: &App, view: &Snapshot, width: u16) -> Line<'static> {
     let t = |k| app.lang.t(k);
     let width = usize::from(width);
     let mode = match &app.mode {
-        crate::ui::app::Mode::Replay { playing: true, .. } => "▶ replay",
-        crate::ui::app::Mode::Replay { .. } => "replay",
-        crate::ui::app::Mode::Live(_) => "live",
-        crate::ui::app::Mode::Saved(_) => "saved state",
+        crate::ui::app::Mode::Replay { playing: true, .. } => format!("▶ {}", t("mode_replay")),
+        crate::ui::app::Mode::Replay { .. } => t("mode_replay").to_string(),
+        crate::ui::app::Mode::Live(_) => t("mode_live").to_string(),
+        crate::ui::app::Mode::Saved(_) => t("mode_saved").to_string(),
     };
     // The play speed, when it is not the recorded pace.
     let mode = match app.speed_label() {
         Some(speed) if app.is_replay() => format!("{mode} {speed}"),
-        _ => mode.to_string(),
+        _ => mode,
     };
     let isolation = app.isolation.name();
     let long = format!(
@@ -311,10 +311,13 @@ fn bottom_line(app: &App) -> Line<'static> {
         // A refused prompt stays open and says why, as an error.
         match &prompt.refusal {
             Some(reason) => spans.push(Span::styled(
-                format!("▏ ✗ {reason} (Esc=cancel)"),
+                format!("▏ ✗ {reason} ({})", app.lang.t("prompt_cancel")),
                 status_style(app.theme, StatusKind::Error),
             )),
-            None => spans.push(Span::styled("▏ Enter=apply Esc=cancel", app.theme.dim())),
+            None => spans.push(Span::styled(
+                format!("▏ {}", app.lang.t("prompt_keys_hint")),
+                app.theme.dim(),
+            )),
         }
         return Line::from(spans);
     }

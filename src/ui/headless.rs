@@ -250,7 +250,7 @@ pub fn export_cast_in(
         ));
     }
     let steps = recording.steps.clone();
-    let title = recording.header.title.clone();
+    let title = recording.header.title_in(look.lang.code()).to_string();
     let mut app = App::replay(recording, look.layout, look.lang, look.theme)?;
     app.update(Msg::Resize(cols, rows))?;
     let mut terminal = AnsiTerminal::new(cols, rows).map_err(|e| e.to_string())?;

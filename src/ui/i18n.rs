@@ -32,6 +32,28 @@ impl Lang {
         }
     }
 
+    /// Whether this is Chinese: which half of a [`crate::session::said::Said`]
+    /// sentence, event or explanation to print.
+    pub fn zh(self) -> bool {
+        self == Lang::Zh
+    }
+
+    /// `en` or `zh`, by language: for the dashboard's own sentences that
+    /// carry numbers (the fixed labels are in [`LABELS`]).
+    pub fn pick(self, en: String, zh: String) -> String {
+        if self.zh() { zh } else { en }
+    }
+
+    /// An error line in this language: in Chinese, the gloss of its code
+    /// before the engine's message (which names the numbers).
+    pub fn error(self, code: &str, message: &str) -> String {
+        if self.zh() && !code.is_empty() {
+            format!("{}：{message}", crate::session::said::error_zh(code))
+        } else {
+            message.to_string()
+        }
+    }
+
     /// The label for `key` in this language; an unknown key is itself.
     pub fn t(self, key: &'static str) -> &'static str {
         if self == Lang::En {
@@ -59,6 +81,22 @@ const LABELS: &[(&str, &str, &str)] = &[
     ("pending", "Pending", "等待中"),
     ("events", "Events", "事件"),
     ("caption", "Caption", "说明"),
+    ("clients", "Clients", "客户端"),
+    ("broker", "broker", "broker"),
+    ("peer", "peer", "对端地址"),
+    ("client_id", "client id", "client id"),
+    ("requests", "reqs", "请求数"),
+    ("in_flight", "in flight", "处理中"),
+    ("producer_id", "producer id", "producer id"),
+    ("txn_id", "txn id", "transactional id"),
+    ("listening", "listening", "监听"),
+    ("closed", "closed", "已关闭"),
+    (
+        "no_listeners",
+        "no Kafka listeners (mk-tui --listen ADDR opens them)",
+        "没有 Kafka 监听 (mk-tui --listen ADDR 打开)",
+    ),
+    ("no_clients", "no client connected", "没有客户端连接"),
     ("help", "Help", "帮助"),
     ("leader", "leader", "leader"),
     ("epoch", "epoch", "epoch"),
@@ -102,6 +140,9 @@ const LABELS: &[(&str, &str, &str)] = &[
     ),
     ("reelected", "leader re-elected", "重新选举 leader"),
     ("step", "step", "步骤"),
+    ("mode_replay", "replay", "回放"),
+    ("mode_live", "live", "实时"),
+    ("mode_saved", "saved state", "保存的状态"),
     ("clock", "clock", "时钟"),
     ("rules", "rules", "规则"),
     ("too_small", "Terminal too small", "终端太小"),
@@ -123,6 +164,12 @@ const LABELS: &[(&str, &str, &str)] = &[
         "?/Esc 关闭 · j/k 滚动",
     ),
     ("prompt_keys", "In a prompt", "输入框内"),
+    (
+        "prompt_keys_hint",
+        "Enter=apply Esc=cancel",
+        "Enter=执行 Esc=取消",
+    ),
+    ("prompt_cancel", "Esc=cancel", "Esc=取消"),
     ("help_keys", "In the help", "帮助窗口内"),
     // "↓ 3 more" / "↓ 还有 3": the words before and after the number.
     ("more_pre", "", "还有 "),

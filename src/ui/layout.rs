@@ -31,9 +31,9 @@ use crate::ui::panes::PaneId;
 pub const LAYOUT_VERSION: u64 = 1;
 
 /// The names of the built-in layouts.
-pub const BUILTIN_NAMES: [&str; 4] = ["default", "transactions", "replication", "crash"];
+pub const BUILTIN_NAMES: [&str; 5] = ["default", "transactions", "replication", "crash", "clients"];
 
-const BUILTIN_FILES: [(&str, &str); 4] = [
+const BUILTIN_FILES: [(&str, &str); 5] = [
     ("default", include_str!("../../layouts/default.json")),
     (
         "transactions",
@@ -44,6 +44,7 @@ const BUILTIN_FILES: [(&str, &str); 4] = [
         include_str!("../../layouts/replication.json"),
     ),
     ("crash", include_str!("../../layouts/crash.json")),
+    ("clients", include_str!("../../layouts/clients.json")),
 ];
 
 /// Minimum size used when a file gives no `min_size`.
@@ -692,7 +693,7 @@ mod tests {
     #[test]
     fn builtin_layouts_show_their_panes() {
         use PaneId::*;
-        let expect: [(&str, &[PaneId]); 4] = [
+        let expect: [(&str, &[PaneId]); 5] = [
             (
                 "default",
                 &[
@@ -714,6 +715,10 @@ mod tests {
                 "crash",
                 &[Journal, Partitions, Log, Pending, Events, Caption],
             ),
+            (
+                "clients",
+                &[Log, Clients, Partitions, Pending, Events, Caption],
+            ),
         ];
         for (name, panes) in expect {
             let mut got = builtin(name).expect("built-in").panes();
@@ -727,11 +732,12 @@ mod tests {
     #[test]
     fn default_contains_every_pane_but_the_watermarks_in_focus_order() {
         // The log pane's scale shows log start, LSO, HW and each LEO on
-        // the cells themselves: the watermarks ruler gives way to it.
+        // the cells themselves: the watermarks ruler gives way to it. The
+        // clients pane is the `clients` layout's (`--listen`).
         let layout = builtin_default();
         assert_eq!(layout.name, "default");
         let mut all = PaneId::ALL.to_vec();
-        all.retain(|p| *p != PaneId::Watermarks);
+        all.retain(|p| !matches!(p, PaneId::Watermarks | PaneId::Clients));
         assert_eq!(layout.panes(), all);
     }
 
@@ -837,7 +843,7 @@ mod tests {
             msg,
             "bad.json: at $.root.children[1].pane: unknown pane \"jurnal\"; valid panes: \
              partitions, replicas, watermarks, journal, log, offsets, consumers, pending, \
-             events, caption"
+             events, caption, clients"
         );
     }
 
@@ -1026,7 +1032,7 @@ mod tests {
         assert_eq!(
             msg,
             "unknown layout \"x\": no file layouts/x.json and no built-in layout of that name \
-             (built in: default, transactions, replication, crash)"
+             (built in: default, transactions, replication, crash, clients)"
         );
         assert!(load("").is_err());
     }

@@ -5,6 +5,7 @@
 //! drawing path for the live UI, `render` and `export`.
 
 pub mod app;
+pub mod client_steps;
 pub mod frame;
 pub mod headless;
 pub mod help;
@@ -16,5 +17,6 @@ pub mod presentation;
 pub mod prompt;
 pub mod prompt_edit;
 pub mod run;
+pub mod signals;
 pub mod theme;
 pub mod wrap;

@@ -18,6 +18,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use crate::session::Action;
 use crate::session::action::{GarbageSpec, OffsetSpec, TearTargetSpec};
+use crate::session::said::Said;
 use crate::session::snapshot::Snapshot;
 use crate::ui::i18n::Lang;
 use crate::ui::keys::PromptKind;
@@ -136,7 +137,7 @@ pub struct Word {
 }
 
 /// Splits a prompt into words (see the module comment for the quoting).
-pub fn words(text: &str) -> Result<Vec<Word>, String> {
+pub fn words(text: &str) -> Result<Vec<Word>, Said> {
     let mut out = Vec::new();
     let mut chars = text.chars();
     let mut current: Option<Word> = None;
@@ -153,24 +154,21 @@ pub fn words(text: &str) -> Result<Vec<Word>, String> {
             '"' => loop {
                 match chars.next() {
                     None => {
-                        return Err(
-                            "unterminated quote: close the value with \" (write \\\" for a quote inside)"
-                                .into(),
-                        );
+                        return Err(unterminated());
                     }
                     Some('"') => break,
                     Some('\\') => match chars.next() {
                         Some(e @ ('"' | '\\')) => word.text.push(e),
                         Some(other) => {
-                            return Err(format!(
-                                "unknown escape \\{other} in quotes: only \\\" and \\\\ are escapes"
+                            return Err(Said::new(
+                                format!(
+                                    "unknown escape \\{other} in quotes: only \\\" and \\\\ are escapes"
+                                ),
+                                format!("引号内不认识 \\{other}：只有 \\\" 和 \\\\ 是转义"),
                             ));
                         }
                         None => {
-                            return Err(
-                                "unterminated quote: close the value with \" (write \\\" for a quote inside)"
-                                    .into(),
-                            );
+                            return Err(unterminated());
                         }
                     },
                     Some(other) => word.text.push(other),
@@ -207,7 +205,7 @@ impl Args {
 
 /// Sorts `words` into exactly `positional.len()` values and fields from
 /// `allowed` (a kind without fields reads every word as a value).
-fn args(words: Vec<Word>, positional: &[&str], allowed: &[&str]) -> Result<Args, String> {
+fn args(words: Vec<Word>, positional: &[&str], allowed: &[&str]) -> Result<Args, Said> {
     let mut plain = Vec::new();
     let mut fields = BTreeMap::new();
     for w in words {
@@ -215,13 +213,18 @@ fn args(words: Vec<Word>, positional: &[&str], allowed: &[&str]) -> Result<Args,
             Some(at) if !allowed.is_empty() => {
                 let (name, value) = (&w.text[..at], &w.text[at + 1..]);
                 if !allowed.contains(&name) {
-                    return Err(format!(
-                        "unknown field {name}=: the fields are {} (a value with '=' goes in double quotes)",
-                        allowed
-                            .iter()
-                            .map(|f| format!("{f}="))
-                            .collect::<Vec<_>>()
-                            .join(" ")
+                    let fields = allowed
+                        .iter()
+                        .map(|f| format!("{f}="))
+                        .collect::<Vec<_>>()
+                        .join(" ");
+                    return Err(Said::new(
+                        format!(
+                            "unknown field {name}=: the fields are {fields} (a value with '=' goes in double quotes)"
+                        ),
+                        format!(
+                            "没有字段 {name}=：可用的字段是 {fields}（含 '=' 的值要放在双引号里）"
+                        ),
                     ));
                 }
                 fields.insert(name.to_string(), value.to_string());
@@ -230,20 +233,30 @@ fn args(words: Vec<Word>, positional: &[&str], allowed: &[&str]) -> Result<Args,
         }
     }
     if let Some(missing) = positional.get(plain.len()) {
-        return Err(format!("missing {missing}"));
+        return Err(Said::new(
+            format!("missing {missing}"),
+            format!("缺少 {}", word_zh(missing)),
+        ));
     }
     if let Some(extra) = plain.get(positional.len()) {
-        return Err(format!(
-            "one word too many: {extra:?} (a value with spaces goes in double quotes: \"hello world\")"
+        return Err(Said::new(
+            format!(
+                "one word too many: {extra:?} (a value with spaces goes in double quotes: \"hello world\")"
+            ),
+            format!("多了一个词：{extra:?}（含空格的值要放在双引号里：\"hello world\"）"),
         ));
     }
     Ok(Args { plain, fields })
 }
 
 /// `s` as a whole number, or why not.
-fn number<T: std::str::FromStr>(s: &str, what: &str) -> Result<T, String> {
-    s.parse()
-        .map_err(|_| format!("{what} must be a whole number, got {s:?}"))
+fn number<T: std::str::FromStr>(s: &str, what: &str) -> Result<T, Said> {
+    s.parse().map_err(|_| {
+        Said::new(
+            format!("{what} must be a whole number, got {s:?}"),
+            format!("{} 必须是整数，而不是 {s:?}", word_zh(what)),
+        )
+    })
 }
 
 fn list<T: std::fmt::Display>(items: impl IntoIterator<Item = T>) -> String {
@@ -256,56 +269,62 @@ fn list<T: std::fmt::Display>(items: impl IntoIterator<Item = T>) -> String {
 }
 
 /// A topic of the cluster.
-fn topic(facts: &Facts, name: &str) -> Result<String, String> {
+fn topic(facts: &Facts, name: &str) -> Result<String, Said> {
     if facts.topics.contains_key(name) {
         Ok(name.to_string())
     } else {
-        Err(format!(
-            "unknown topic {name:?}: the topics are {}",
-            list(facts.topics.keys())
+        let topics = list(facts.topics.keys());
+        Err(Said::new(
+            format!("unknown topic {name:?}: the topics are {topics}"),
+            format!("没有 topic {name:?}：现有 topic 是 {topics}"),
         ))
     }
 }
 
 /// A partition of `topic` (already known).
-fn partition(facts: &Facts, topic: &str, p: &str) -> Result<u32, String> {
+fn partition(facts: &Facts, topic: &str, p: &str) -> Result<u32, Said> {
     let p: u32 = number(p, "partition")?;
     let count = facts.topics.get(topic).copied().unwrap_or(0);
     if p < count {
         Ok(p)
     } else {
-        Err(format!(
-            "unknown partition {topic}-{p}: {topic} has partitions 0 to {}",
-            count.saturating_sub(1)
+        let last = count.saturating_sub(1);
+        Err(Said::new(
+            format!("unknown partition {topic}-{p}: {topic} has partitions 0 to {last}"),
+            format!("没有分区 {topic}-{p}：{topic} 的分区是 0 到 {last}"),
         ))
     }
 }
 
 /// `topic-partition` (split at the last '-') of the cluster.
-fn topic_partition(facts: &Facts, s: &str) -> Result<(String, u32), String> {
-    let (t, p) = s
-        .rsplit_once('-')
-        .ok_or_else(|| format!("{s:?}: expected topic-partition, like out-0"))?;
+fn topic_partition(facts: &Facts, s: &str) -> Result<(String, u32), Said> {
+    let (t, p) = s.rsplit_once('-').ok_or_else(|| {
+        Said::new(
+            format!("{s:?}: expected topic-partition, like out-0"),
+            format!("{s:?}：应为 topic-partition，例如 out-0"),
+        )
+    })?;
     let t = topic(facts, t)?;
     let p = partition(facts, &t, p)?;
     Ok((t, p))
 }
 
 /// A configured broker.
-fn broker(facts: &Facts, s: &str) -> Result<u32, String> {
+fn broker(facts: &Facts, s: &str) -> Result<u32, Said> {
     let b: u32 = number(s, "broker")?;
     if facts.brokers.contains(&b) {
         Ok(b)
     } else {
-        Err(format!(
-            "unknown broker {b}: the brokers are {}",
-            list(&facts.brokers)
+        let brokers = list(&facts.brokers);
+        Err(Said::new(
+            format!("unknown broker {b}: the brokers are {brokers}"),
+            format!("没有 broker {b}：现有 broker 是 {brokers}"),
         ))
     }
 }
 
 /// A broker holding a replica of `topic-partition`.
-fn replica(facts: &Facts, topic: &str, partition: u32, s: &str) -> Result<u32, String> {
+fn replica(facts: &Facts, topic: &str, partition: u32, s: &str) -> Result<u32, Said> {
     let b = broker(facts, s)?;
     let replicas = facts
         .replicas
@@ -314,15 +333,18 @@ fn replica(facts: &Facts, topic: &str, partition: u32, s: &str) -> Result<u32, S
     if replicas.contains(&b) {
         Ok(b)
     } else {
-        Err(format!(
-            "broker {b} holds no replica of {topic}-{partition} (its replicas: {})",
-            list(replicas)
+        let replicas = list(replicas);
+        Err(Said::new(
+            format!(
+                "broker {b} holds no replica of {topic}-{partition} (its replicas: {replicas})"
+            ),
+            format!("broker {b} 上没有 {topic}-{partition} 的副本（它的副本在：{replicas}）"),
         ))
     }
 }
 
 /// `cut_bytes` or the default garbage tail.
-fn tear(target: TearTargetSpec, how: &str) -> Result<Action, String> {
+fn tear(target: TearTargetSpec, how: &str) -> Result<Action, Said> {
     Ok(if how == "garbage" {
         Action::Tear {
             target,
@@ -338,13 +360,50 @@ fn tear(target: TearTargetSpec, how: &str) -> Result<Action, String> {
     })
 }
 
+/// "unterminated quote …", in both languages.
+fn unterminated() -> Said {
+    Said::new(
+        "unterminated quote: close the value with \" (write \\\" for a quote inside)",
+        "引号没有闭合：用 \" 结束这个值（值里的引号写作 \\\"）",
+    )
+}
+
+/// An action field's own parse error (the engine words it in English),
+/// with the Chinese for the field's allowed values.
+fn field_error(e: impl std::fmt::Display, zh: &str) -> Said {
+    Said::new(e.to_string(), format!("{zh}（{e}）"))
+}
+
+/// A prompt word's name (`args`' positional names, `number`'s `what`)
+/// in Chinese.
+fn word_zh(what: &str) -> &str {
+    match what {
+        "topic" => "topic",
+        "value" => "值",
+        "transaction id" => "事务 id",
+        "group" => "消费组",
+        "topic-partition" => "topic-partition",
+        "offset" => "offset",
+        "cut point" => "切点",
+        "broker" => "broker",
+        "milliseconds" => "毫秒数",
+        "partition" => "分区",
+        "bytes to cut" => "截掉的字节数",
+        "bytes to cut or garbage" => "截掉的字节数或 garbage",
+        other => other,
+    }
+}
+
 /// Turns a prompt's text into an action, or says why it cannot.
-pub fn parse(kind: PromptKind, text: &str, facts: &Facts) -> Result<Action, String> {
+pub fn parse(kind: PromptKind, text: &str, facts: &Facts) -> Result<Action, Said> {
     let words = words(text)?;
     let a = |positional: &[&str], allowed: &[&str]| args(words.clone(), positional, allowed);
     Ok(match kind {
         PromptKind::GotoStep => {
-            return Err("go to step moves the replay; it is not an engine action".into());
+            return Err(Said::new(
+                "go to step moves the replay; it is not an engine action",
+                "跳到步骤移动的是回放，不是引擎动作",
+            ));
         }
         PromptKind::Produce => {
             let a = a(
@@ -363,7 +422,11 @@ pub fn parse(kind: PromptKind, text: &str, facts: &Facts) -> Result<Action, Stri
                 // Parsed into the action's typed field, by the same parser a
                 // recording's `acks` goes through: the prompt accepts exactly
                 // what a recording does.
-                acks: a.field("acks").map(str::parse).transpose()?,
+                acks: a
+                    .field("acks")
+                    .map(str::parse)
+                    .transpose()
+                    .map_err(|e| field_error(e, "acks 只能是 0、1 或 all"))?,
                 producer: a.field("producer").map(str::to_string),
             }
         }
@@ -391,10 +454,12 @@ pub fn parse(kind: PromptKind, text: &str, facts: &Facts) -> Result<Action, Stri
             )?;
             // The offsets are of the input topic the transaction consumed,
             // which need not be a topic of this cluster.
-            let (topic, p) = a
-                .at(2)
-                .rsplit_once('-')
-                .ok_or_else(|| format!("{:?}: expected topic-partition, like in-0", a.at(2)))?;
+            let (topic, p) = a.at(2).rsplit_once('-').ok_or_else(|| {
+                Said::new(
+                    format!("{:?}: expected topic-partition, like in-0", a.at(2)),
+                    format!("{:?}：应为 topic-partition，例如 in-0", a.at(2)),
+                )
+            })?;
             Action::SendOffsets {
                 txn: a.at(0).to_string(),
                 group: a.at(1).to_string(),
@@ -417,7 +482,9 @@ pub fn parse(kind: PromptKind, text: &str, facts: &Facts) -> Result<Action, Stri
             let a = a(&["transaction id", "cut point"], &[])?;
             Action::Commit {
                 txn: a.at(0).to_string(),
-                crash_after: Some(a.at(1).parse()?),
+                crash_after: Some(a.at(1).parse().map_err(|e| {
+                    field_error(e, "切点只能是 prepare、marker:N、markers 或 offsets")
+                })?),
             }
         }
         PromptKind::ReplicateBroker => Action::Replicate {
@@ -459,8 +526,11 @@ pub fn parse(kind: PromptKind, text: &str, facts: &Facts) -> Result<Action, Stri
             let (topic, partition) = topic_partition(facts, a.at(0))?;
             let broker = replica(facts, &topic, partition, a.at(1))?;
             if facts.stopped.contains(&broker) {
-                return Err(format!(
-                    "broker {broker} is stopped: a stopped broker cannot lead; start it first (Z)"
+                return Err(Said::new(
+                    format!(
+                        "broker {broker} is stopped: a stopped broker cannot lead; start it first (Z)"
+                    ),
+                    format!("broker {broker} 已停止：停止的 broker 不能当 leader；先启动它（Z）"),
                 ));
             }
             Action::Promote {
@@ -528,7 +598,8 @@ mod tests {
         let stopped_replica = |p: u32| facts.replicas[&("out".to_string(), p)].contains(&3);
         let p = if stopped_replica(0) { 0 } else { 1 };
         let e = parse(PromptKind::Promote, &format!("out-{p} 3"), &facts).unwrap_err();
-        assert!(e.starts_with("broker 3 is stopped"), "{e}");
+        assert!(e.en.starts_with("broker 3 is stopped"), "{e}");
+        assert!(e.zh.starts_with("broker 3 已停止"), "{}", e.zh);
     }
 
     #[test]
@@ -554,7 +625,14 @@ mod tests {
     fn refused(kind: PromptKind, text: &str) -> String {
         match parse(kind, text, &facts()) {
             Ok(a) => panic!("{text:?} was accepted as {a:?}"),
-            Err(e) => e,
+            Err(e) => {
+                // Every refusal of the prompt is said in Chinese too.
+                assert!(
+                    !e.zh.is_empty() && e.zh != e.en,
+                    "{text:?}: no Chinese for {e}"
+                );
+                e.en
+            }
         }
     }
 
@@ -588,10 +666,11 @@ mod tests {
     fn bad_quoting_is_refused_with_the_reason() {
         for text in [r#"out "hello"#, r#"out "a\"#, r#"out ""#] {
             let e = words(text).unwrap_err();
-            assert!(e.starts_with("unterminated quote"), "{text}: {e}");
+            assert!(e.en.starts_with("unterminated quote"), "{text}: {e}");
+            assert!(e.zh.starts_with("引号没有闭合"), "{text}: {}", e.zh);
         }
         let e = words(r#"out "a\tb""#).unwrap_err();
-        assert!(e.contains(r"unknown escape \t"), "{e}");
+        assert!(e.en.contains(r"unknown escape \t"), "{e}");
     }
 
     #[test]

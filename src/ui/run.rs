@@ -6,7 +6,10 @@
 //! drawn when something changed; nothing spins while idle.
 //!
 //! The loop only translates: [`message`] turns a terminal event into an
-//! [`Msg`], and [`App::update`] is the one place the state changes.
+//! [`Msg`], and [`App::update`] is the one place the state changes. With
+//! `--listen` it also wakes when a Kafka request comes in, or a server
+//! timer is due, and sends [`Msg::Serve`]: the requests are handled here,
+//! between keys, by the session's one driver.
 
 use std::time::Duration;
 
@@ -23,15 +26,29 @@ use crate::ui::keys;
 /// How often an idle dashboard wakes up (for play mode pacing).
 const TICK: Duration = Duration::from_millis(250);
 
+/// How a dashboard run ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ended {
+    /// The user quit (`q`, Ctrl-C) or the terminal closed its input.
+    Quit,
+    /// SIGTERM, SIGINT, SIGHUP or SIGQUIT (its number): the terminal is
+    /// restored and the session closed; the caller exits with 128 + it.
+    Signal(i32),
+}
+
 /// Runs the dashboard until the user quits, with the mouse captured
 /// (click to focus a pane, the wheel scrolls it) unless `mouse` is false
 /// (`--no-mouse`, so the terminal's own selection works). The terminal is
-/// restored on return, on error and on panic, mouse capture included.
-pub fn run(mut app: App, mouse: bool) -> Result<(), String> {
+/// restored on return, on error, on panic and on a signal, mouse capture
+/// included; the app (its driver, its recording) is dropped before this
+/// returns.
+pub fn run(mut app: App, mouse: bool) -> Result<Ended, String> {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .map_err(|e| format!("cannot start the runtime: {e}"))?;
+    // Caught before the terminal goes raw, so none is missed.
+    let mut signals = runtime.block_on(async { crate::ui::signals::Signals::new() })?;
     let mut terminal = ratatui::try_init().map_err(|e| format!("cannot open the terminal: {e}"))?;
     if mouse {
         // ratatui's panic hook restores the screen, not the mouse: release
@@ -46,11 +63,12 @@ pub fn run(mut app: App, mouse: bool) -> Result<(), String> {
             return Err(format!("cannot capture the mouse: {e} (try --no-mouse)"));
         }
     }
-    let result = event_loop(&mut app, &mut terminal, &runtime);
+    let result = event_loop(&mut app, &mut terminal, &runtime, &mut signals);
     if mouse {
         release_mouse();
     }
     ratatui::restore();
+    drop(app);
     result
 }
 
@@ -62,9 +80,11 @@ fn event_loop(
     app: &mut App,
     terminal: &mut ratatui::DefaultTerminal,
     runtime: &tokio::runtime::Runtime,
-) -> Result<(), String> {
+    signals: &mut crate::ui::signals::Signals,
+) -> Result<Ended, String> {
     let mut events = EventStream::new();
     let mut dirty = true;
+    let mut last_draw = std::time::Instant::now();
     let size = terminal
         .size()
         .map_err(|e| format!("cannot read the terminal's size: {e}"))?;
@@ -80,27 +100,46 @@ fn event_loop(
                 })
                 .map_err(|e| format!("cannot draw: {e}"))?;
             dirty = false;
+            last_draw = std::time::Instant::now();
         }
-        let wait = app
+        let served = app.serve_wake();
+        let mut wait = app
             .next_step_delay_ms()
             .map_or(TICK, |ms| Duration::from_millis(ms.clamp(1, 60_000)));
+        if let Some((_, Some(due))) = &served {
+            wait = wait.min(*due);
+        }
+        let wake = served.map(|(wake, _)| wake);
         let next = runtime.block_on(async {
             tokio::select! {
-                event = events.next() => Some(event),
-                () = tokio::time::sleep(wait) => None,
+                event = events.next() => Wake::Terminal(event),
+                () = notified(wake.as_deref()) => Wake::Clients,
+                () = tokio::time::sleep(wait) => Wake::Timeout,
+                number = signals.next() => Wake::Signal(number),
             }
         });
         match next {
-            Some(Some(Ok(event))) => {
+            Wake::Signal(number) => return Ok(Ended::Signal(number)),
+            Wake::Terminal(Some(Ok(event))) => {
                 if let Some(msg) = message(app, &event) {
                     // An error is on the status line already.
                     let _ = app.update(msg);
                     dirty = true;
                 }
             }
-            Some(Some(Err(e))) => return Err(format!("terminal input failed: {e}")),
-            Some(None) => return Ok(()),
-            None => {
+            Wake::Terminal(Some(Err(e))) => return Err(format!("terminal input failed: {e}")),
+            Wake::Terminal(None) => return Ok(Ended::Quit),
+            Wake::Clients | Wake::Timeout if wake.is_some() => {
+                let step = app.driver().map(|d| d.step());
+                let _ = app.update(Msg::Serve);
+                // A new step is drawn at once; the clients pane's counts
+                // (a consumer's fetch every few ms) at most every tick.
+                let moved = app.driver().map(|d| d.step()) != step;
+                if moved || last_draw.elapsed() >= TICK {
+                    dirty = true;
+                }
+            }
+            Wake::Clients | Wake::Timeout => {
                 if app.next_step_delay_ms().is_some() {
                     let _ = app.update(Msg::Tick);
                     dirty = true;
@@ -108,7 +147,25 @@ fn event_loop(
             }
         }
     }
-    Ok(())
+    Ok(Ended::Quit)
+}
+
+/// What ended a wait of the loop.
+enum Wake {
+    Terminal(Option<std::io::Result<Event>>),
+    /// A Kafka request came in (`--listen`).
+    Clients,
+    Timeout,
+    /// SIGTERM, SIGINT, SIGHUP or SIGQUIT (its number).
+    Signal(i32),
+}
+
+/// Resolves when `wake` is notified; never without listeners.
+async fn notified(wake: Option<&tokio::sync::Notify>) {
+    match wake {
+        Some(n) => n.notified().await,
+        None => std::future::pending().await,
+    }
 }
 
 /// The message for a terminal event, given what is on screen: Ctrl-C quits

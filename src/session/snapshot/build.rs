@@ -113,6 +113,7 @@ pub fn build(driver: &Driver, bounds: &Bounds) -> Snapshot {
             .map(|e| EventSnapshot {
                 step: e.step,
                 text: e.text.clone(),
+                zh: e.zh.clone(),
             })
             .collect(),
         title: String::new(),
@@ -122,6 +123,9 @@ pub fn build(driver: &Driver, bounds: &Bounds) -> Snapshot {
         changes: Default::default(),
         moment_of_death: driver.last_moment().cloned().map(Box::new),
         before_recovery: false,
+        listeners: Vec::new(),
+        clients: Vec::new(),
+        client_log: Vec::new(),
     }
 }
 
@@ -343,6 +347,7 @@ fn partition(
         .iter()
         .map(|summary| {
             let (fate, explanation) = fate::decide(s, tp, summary, hw, lso);
+            let (explanation, explanation_zh) = (explanation.en, explanation.zh);
             BatchSnapshot {
                 base_offset: summary.base_offset,
                 last_offset: summary.last_offset,
@@ -359,6 +364,7 @@ fn partition(
                 leader_epoch: summary.leader_epoch,
                 fate,
                 explanation,
+                explanation_zh,
                 records: heads
                     .get(&summary.base_offset)
                     .map(records)

@@ -15,6 +15,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde::{Deserialize, Serialize};
 
 use super::{Fate, PartitionSnapshot, Snapshot, TxnState};
+use crate::session::said::Said;
 
 /// What changed in one partition.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -107,6 +108,9 @@ pub struct Changes {
     /// The step's changes in words, in a fixed order.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub sentences: Vec<String>,
+    /// The same sentences in Chinese, one for one (`--lang zh`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub sentences_zh: Vec<String>,
 }
 
 impl Changes {
@@ -166,10 +170,16 @@ pub fn diff(before: &Snapshot, after: &Snapshot) -> Changes {
         }
     }
     for id in &c.brokers_stopped {
-        sentences.push(format!("broker {id} stopped"));
+        sentences.push(Said::new(
+            format!("broker {id} stopped"),
+            format!("broker {id} 已停止"),
+        ));
     }
     for id in &c.brokers_started {
-        sentences.push(format!("broker {id} started"));
+        sentences.push(Said::new(
+            format!("broker {id} started"),
+            format!("broker {id} 已启动"),
+        ));
     }
     for p in &after.partitions {
         let name = p.name();
@@ -177,7 +187,10 @@ pub fn diff(before: &Snapshot, after: &Snapshot) -> Changes {
         let pc = match old {
             Some(old) => partition(old, p),
             None => {
-                sentences.push(format!("{name} created"));
+                sentences.push(Said::new(
+                    format!("{name} created"),
+                    format!("{name} 已创建"),
+                ));
                 continue;
             }
         };
@@ -196,8 +209,14 @@ pub fn diff(before: &Snapshot, after: &Snapshot) -> Changes {
         if was != Some(t.state) {
             c.transactions.push((t.id.clone(), was, t.state));
             sentences.push(match was {
-                Some(w) => format!("{} {w} → {}", t.id, t.state),
-                None => format!("{} begun: {}", t.id, t.state),
+                Some(w) => Said::new(
+                    format!("{} {w} → {}", t.id, t.state),
+                    format!("{} {w} → {}", t.id, t.state),
+                ),
+                None => Said::new(
+                    format!("{} begun: {}", t.id, t.state),
+                    format!("{} 开启：{}", t.id, t.state),
+                ),
             });
         }
     }
@@ -210,11 +229,13 @@ pub fn diff(before: &Snapshot, after: &Snapshot) -> Changes {
         .collect();
     if after.journal.frames > before.journal.frames {
         let n = after.journal.frames - before.journal.frames;
-        sentences.push(format!(
-            "journal: {n} new frame{} ({} B → {} B)",
-            if n == 1 { "" } else { "s" },
-            before.journal.bytes,
-            after.journal.bytes
+        let (a, b) = (before.journal.bytes, after.journal.bytes);
+        sentences.push(Said::new(
+            format!(
+                "journal: {n} new frame{} ({a} B → {b} B)",
+                if n == 1 { "" } else { "s" }
+            ),
+            format!("事务 journal：新增 {n} 个 frame（{a} B → {b} B）"),
         ));
     }
     for (group, offsets) in &after.committed_offsets {
@@ -227,13 +248,19 @@ pub fn diff(before: &Snapshot, after: &Snapshot) -> Changes {
             if was != Some(offset) {
                 c.published.push((group.clone(), tp.clone(), offset));
                 sentences.push(match was {
-                    Some(w) => format!("{group} committed {tp} {w} → {offset}"),
-                    None => format!("{group} committed {tp} = {offset}"),
+                    Some(w) => Said::new(
+                        format!("{group} committed {tp} {w} → {offset}"),
+                        format!("{group} 提交 {tp} {w} → {offset}"),
+                    ),
+                    None => Said::new(
+                        format!("{group} committed {tp} = {offset}"),
+                        format!("{group} 提交 {tp} = {offset}"),
+                    ),
                 });
             }
         }
     }
-    c.sentences = sentences;
+    (c.sentences, c.sentences_zh) = sentences.into_iter().map(|s| (s.en, s.zh)).unzip();
     c
 }
 
@@ -318,67 +345,100 @@ fn partition_sentences(
     name: &str,
     pc: &PartitionChanges,
     p: &PartitionSnapshot,
-    out: &mut Vec<String>,
+    out: &mut Vec<Said>,
 ) {
     let at = |o: i64| p.batches.iter().find(|b| b.base_offset == o);
     for &o in &pc.new_batches {
         match at(o) {
-            Some(b) if b.control.is_some() => out.push(format!(
-                "{} marker of {} at {name}@{o}",
-                b.control.map_or("", |c| c.name()).to_uppercase(),
-                b.transactional_id.as_deref().unwrap_or("?")
-            )),
-            Some(b) => out.push(format!(
-                "{name}@{o}{} appended, {}{}",
-                if b.last_offset > o {
+            Some(b) if b.control.is_some() => {
+                let c = b.control.map_or("", |c| c.name()).to_uppercase();
+                let id = b.transactional_id.as_deref().unwrap_or("?");
+                out.push(Said::new(
+                    format!("{c} marker of {id} at {name}@{o}"),
+                    format!("{id} 的 {c} marker 写在 {name}@{o}"),
+                ));
+            }
+            Some(b) => {
+                let range = if b.last_offset > o {
                     format!("-{}", b.last_offset)
                 } else {
                     String::new()
-                },
-                b.fate.words(),
-                b.transactional_id
-                    .as_deref()
-                    .map(|t| format!(" ({t})"))
-                    .unwrap_or_default()
+                };
+                let txn = |l: &str, r: &str| {
+                    b.transactional_id
+                        .as_deref()
+                        .map(|t| format!(" {l}{t}{r}"))
+                        .unwrap_or_default()
+                };
+                out.push(Said::new(
+                    format!(
+                        "{name}@{o}{range} appended, {}{}",
+                        b.fate.words(),
+                        txn("(", ")")
+                    ),
+                    format!(
+                        "{name}@{o}{range} 已追加，{}{}",
+                        b.fate.words_zh(),
+                        txn("（", "）")
+                    ),
+                ));
+            }
+            None => out.push(Said::new(
+                format!("{name}@{o} appended"),
+                format!("{name}@{o} 已追加"),
             )),
-            None => out.push(format!("{name}@{o} appended")),
         }
     }
     for &o in &pc.fate_changed {
         if let Some(b) = at(o) {
-            out.push(format!("{name}@{o} now {}", b.fate.words()));
+            out.push(Said::new(
+                format!("{name}@{o} now {}", b.fate.words()),
+                format!("{name}@{o} 现在{}", b.fate.words_zh()),
+            ));
         }
     }
     if !pc.removed.is_empty() {
         let offsets: Vec<String> = pc.removed.iter().map(i64::to_string).collect();
-        out.push(format!(
-            "{name}: batches at {} truncated",
-            offsets.join(", ")
+        out.push(Said::new(
+            format!("{name}: batches at {} truncated", offsets.join(", ")),
+            format!("{name}：offset {} 处的批次被截断", offsets.join("、")),
         ));
     }
     if let Some((a, b)) = pc.leader {
-        out.push(format!("{name} leader {a} → {b}"));
+        let s = format!("{name} leader {a} → {b}");
+        out.push(Said::new(s.clone(), s));
     }
     if let Some((a, b)) = pc.leader_epoch {
-        out.push(format!("{name} leader epoch {a} → {b}"));
+        let s = format!("{name} leader epoch {a} → {b}");
+        out.push(Said::new(s.clone(), s));
     }
-    for (label, m) in [
-        ("HW", pc.high_watermark),
-        ("LSO", pc.last_stable_offset),
-        ("log start", pc.log_start_offset),
+    for (label, zh, m) in [
+        ("HW", "HW", pc.high_watermark),
+        ("LSO", "LSO", pc.last_stable_offset),
+        ("log start", "日志起点", pc.log_start_offset),
     ] {
         if let Some((a, b)) = m {
-            out.push(format!("{name} {label} {a} → {b}"));
+            out.push(Said::new(
+                format!("{name} {label} {a} → {b}"),
+                format!("{name} {zh} {a} → {b}"),
+            ));
         }
     }
     for (broker, (a, b)) in &pc.replica_leo {
-        out.push(format!("{name} broker {broker} LEO {a} → {b}"));
+        let s = format!("{name} broker {broker} LEO {a} → {b}");
+        out.push(Said::new(s.clone(), s));
     }
     for b in &pc.isr_joined {
-        out.push(format!("{name}: broker {b} joined the ISR"));
+        out.push(Said::new(
+            format!("{name}: broker {b} joined the ISR"),
+            format!("{name}：broker {b} 加入 ISR"),
+        ));
     }
     for b in &pc.isr_left {
-        out.push(format!("{name}: broker {b} left the ISR"));
+        out.push(Said::new(
+            format!("{name}: broker {b} left the ISR"),
+            format!("{name}：broker {b} 离开 ISR"),
+        ));
     }
     for (isolation, gained) in [
         ("read_committed", &pc.read_committed_gained),
@@ -396,6 +456,9 @@ fn partition_sentences(
                 _ => format!("{name}@{o}"),
             })
             .collect();
-        out.push(format!("{isolation} now reads {}", what.join("; ")));
+        out.push(Said::new(
+            format!("{isolation} now reads {}", what.join("; ")),
+            format!("{isolation} 现在读到 {}", what.join("；")),
+        ));
     }
 }

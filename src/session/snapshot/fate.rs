@@ -13,6 +13,7 @@ use crate::engine::log::partition_log::BatchSummary;
 use crate::engine::replication::model::TransactionVisibility;
 use crate::engine::transaction::TransactionState;
 use crate::engine::{RecordBatch, TopicPartition};
+use crate::session::said::Said;
 
 /// What becomes of a batch.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
@@ -82,6 +83,20 @@ impl Fate {
         }
     }
 
+    /// [`Self::words`] in Chinese.
+    pub fn words_zh(self) -> &'static str {
+        match self {
+            Fate::Committed => "已提交",
+            Fate::Aborted => "已中止",
+            Fate::Ongoing => "进行中",
+            Fate::Decided => "已决定但缺 marker",
+            Fate::HeldBack => "被 LSO 挡住",
+            Fate::AboveHighWatermark => "高于 HW",
+            Fate::Orphaned => "无主",
+            Fate::Control => "marker",
+        }
+    }
+
     /// Whether a fresh read_committed consumer gets the batch's records.
     pub fn read_committed_sees(self) -> bool {
         self == Fate::Committed
@@ -102,36 +117,56 @@ pub fn decide(
     b: &BatchSummary,
     hw: i64,
     lso: i64,
-) -> (Fate, String) {
+) -> (Fate, Said) {
     let at = b.base_offset;
     if let Some(control) = b.control {
+        let (c, id) = (
+            control.name().to_uppercase(),
+            b.transactional_id.as_deref().unwrap_or("?"),
+        );
         return (
             Fate::Control,
-            format!(
-                "{} marker of {} at offset {at}: consumers never see it; it closes the transaction on {tp}",
-                control.name().to_uppercase(),
-                b.transactional_id.as_deref().unwrap_or("?"),
+            Said::new(
+                format!(
+                    "{c} marker of {id} at offset {at}: consumers never see it; it closes the transaction on {tp}"
+                ),
+                format!(
+                    "{id} 的 {c} marker，offset {at}：消费者看不到它；它在 {tp} 上结束这个事务"
+                ),
             ),
         );
     }
     if at >= hw {
         return (
             Fate::AboveHighWatermark,
-            format!("offset {at} >= HW {hw}: not on every ISR replica yet, no consumer reads it"),
+            Said::new(
+                format!(
+                    "offset {at} >= HW {hw}: not on every ISR replica yet, no consumer reads it"
+                ),
+                format!("offset {at} >= HW {hw}：还没复制到每个 ISR 副本，任何消费者都读不到"),
+            ),
         );
     }
     let Some(id) = b.transactional_id.as_deref() else {
         return if at >= lso {
             (
                 Fate::HeldBack,
-                format!(
-                    "plain data at offset {at} >= LSO {lso}: read_uncommitted reads it, read_committed waits behind an open transaction"
+                Said::new(
+                    format!(
+                        "plain data at offset {at} >= LSO {lso}: read_uncommitted reads it, read_committed waits behind an open transaction"
+                    ),
+                    format!(
+                        "普通数据，offset {at} >= LSO {lso}：read_uncommitted 能读到，read_committed 要等前面未结束的事务"
+                    ),
                 ),
             )
         } else {
             (
                 Fate::Committed,
-                format!("plain data at offset {at} < LSO {lso}: every consumer reads it"),
+                Said::new(
+                    format!("plain data at offset {at} < LSO {lso}: every consumer reads it"),
+                    format!("普通数据，offset {at} < LSO {lso}：所有消费者都能读到"),
+                ),
             )
         };
     };
@@ -139,53 +174,88 @@ pub fn decide(
     let Some(owner) = coordinator.owner(id, tp, at) else {
         return (
             Fate::Orphaned,
-            format!("no journal frame of {id} owns offset {at} on {tp}: it can never commit"),
+            Said::new(
+                format!("no journal frame of {id} owns offset {at} on {tp}: it can never commit"),
+                format!(
+                    "事务 journal 里没有 {id} 的 frame 拥有 {tp} 的 offset {at}：它永远不会提交"
+                ),
+            ),
         );
     };
     match owner.state {
         TransactionState::Ongoing => (
             Fate::Ongoing,
-            format!("{id} is ONGOING: offset {at} >= LSO {lso}, nobody decided yet"),
-        ),
-        TransactionState::PrepareCommit | TransactionState::PrepareAbort => (
-            Fate::Decided,
-            format!(
-                "{id} is {}: decided, but its marker on {tp} is missing, so read_committed waits at LSO {lso}",
-                owner.state.name().to_uppercase()
+            Said::new(
+                format!("{id} is ONGOING: offset {at} >= LSO {lso}, nobody decided yet"),
+                format!("{id} 是 ONGOING：offset {at} >= LSO {lso}，还没有决定提交或中止"),
             ),
         ),
+        TransactionState::PrepareCommit | TransactionState::PrepareAbort => {
+            let state = owner.state.name().to_uppercase();
+            (
+                Fate::Decided,
+                Said::new(
+                    format!(
+                        "{id} is {state}: decided, but its marker on {tp} is missing, so read_committed waits at LSO {lso}"
+                    ),
+                    format!(
+                        "{id} 是 {state}：已经决定，但 {tp} 上缺少它的 marker，所以 read_committed 停在 LSO {lso}"
+                    ),
+                ),
+            )
+        }
         TransactionState::CompleteAbort => (
             Fate::Aborted,
             match marker_after(s, tp, id, at) {
-                Some(m) => format!("{id} aborted: ABORT marker at offset {m}"),
-                None => format!("{id} is COMPLETE_ABORT in the journal (its marker is missing)"),
+                Some(m) => Said::new(
+                    format!("{id} aborted: ABORT marker at offset {m}"),
+                    format!("{id} 已中止：ABORT marker 在 offset {m}"),
+                ),
+                None => Said::new(
+                    format!("{id} is COMPLETE_ABORT in the journal (its marker is missing)"),
+                    format!("{id} 在事务 journal 中是 COMPLETE_ABORT（缺少它的 marker）"),
+                ),
             },
         ),
         TransactionState::CompleteCommit => {
             if !coordinator.is_committed(tp, &header_only(b)) {
+                let epoch = b.producer_epoch;
                 return (
                     Fate::Orphaned,
-                    format!(
-                        "producer epoch {} is not {id}'s committed instance's: never committed",
-                        b.producer_epoch
+                    Said::new(
+                        format!(
+                            "producer epoch {epoch} is not {id}'s committed instance's: never committed"
+                        ),
+                        format!(
+                            "producer epoch {epoch} 不属于 {id} 已提交的那个实例：永远不算提交"
+                        ),
                     ),
                 );
             }
             if at >= lso {
                 return (
                     Fate::HeldBack,
-                    format!(
-                        "{id} committed, but offset {at} >= LSO {lso}: read_committed waits behind an earlier open transaction"
+                    Said::new(
+                        format!(
+                            "{id} committed, but offset {at} >= LSO {lso}: read_committed waits behind an earlier open transaction"
+                        ),
+                        format!(
+                            "{id} 已提交，但 offset {at} >= LSO {lso}：read_committed 要等更早的未结束事务"
+                        ),
                     ),
                 );
             }
             (
                 Fate::Committed,
                 match marker_after(s, tp, id, at) {
-                    Some(m) => format!("{id} committed: COMMIT marker at offset {m}"),
-                    None => {
-                        format!("{id} is COMPLETE_COMMIT in the journal (its marker is missing)")
-                    }
+                    Some(m) => Said::new(
+                        format!("{id} committed: COMMIT marker at offset {m}"),
+                        format!("{id} 已提交：COMMIT marker 在 offset {m}"),
+                    ),
+                    None => Said::new(
+                        format!("{id} is COMPLETE_COMMIT in the journal (its marker is missing)"),
+                        format!("{id} 在事务 journal 中是 COMPLETE_COMMIT（缺少它的 marker）"),
+                    ),
                 },
             )
         }

@@ -82,6 +82,59 @@ pub struct Snapshot {
     /// recovery, and the title says so.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub before_recovery: bool,
+    /// The Kafka listeners of a live session with `--listen` (issue 14),
+    /// one per broker; empty everywhere else (a replay has no clients).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub listeners: Vec<ListenerSnapshot>,
+    /// The client connections of those listeners, in the order they were
+    /// accepted (the `clients` pane). Filled by the session from the
+    /// server's connection registry, never from the engine: it is the
+    /// room's view, not part of what a recording replays.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub clients: Vec<ClientSnapshot>,
+    /// The listeners' last request log lines, oldest first (one line per
+    /// request, as `mk-tui serve` prints them).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub client_log: Vec<String>,
+}
+
+/// One broker's Kafka listener (`mk-tui --listen`): where it listens, and
+/// whether it is open (a stopped broker's listener is closed).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ListenerSnapshot {
+    pub broker: u32,
+    /// `HOST:PORT`.
+    pub address: String,
+    pub open: bool,
+}
+
+/// One client connection to a Kafka listener, as the `clients` pane shows
+/// it (docs/kafka-protocol.md "The clients pane").
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ClientSnapshot {
+    /// The connection's number, in accept order from 1.
+    pub connection: u64,
+    /// The broker whose listener took it.
+    pub broker: u32,
+    /// The client's address, `HOST:PORT`.
+    pub peer: String,
+    /// The `client.id` of its last request (empty before the first).
+    pub client_id: String,
+    /// Requests answered on it so far.
+    pub requests: u64,
+    /// The request being handled now, if any, as the pane says it:
+    /// `Produce v9`, or `Produce v9 acks=all waiting` while its append
+    /// waits for the followers.
+    #[serde(default)]
+    pub in_flight: Option<String>,
+    /// The producer id, epoch and transactional id the connection was
+    /// given by InitProducerId (none before, or for a plain producer).
+    #[serde(default)]
+    pub producer_id: Option<i64>,
+    #[serde(default)]
+    pub producer_epoch: Option<i16>,
+    #[serde(default)]
+    pub transactional_id: Option<String>,
 }
 
 /// What was on disk at the instant a step crashed the cluster, before
@@ -310,6 +363,9 @@ pub struct BatchSnapshot {
     /// Why, in words: what the dashboard shows when the batch is selected.
     #[serde(default)]
     pub explanation: String,
+    /// The same in Chinese (`--lang zh`).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub explanation_zh: String,
     /// Its records: all of them in `mk-tui state`; in a frame only the first
     /// [`VALUES_SHOWN`] of the batches drawn (none for the others).
     pub records: Vec<RecordSnapshot>,
@@ -519,6 +575,20 @@ pub struct PendingSnapshot {
 pub struct EventSnapshot {
     pub step: usize,
     pub text: String,
+    /// The same in Chinese (`--lang zh`).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub zh: String,
+}
+
+impl EventSnapshot {
+    /// The text in Chinese (`zh`) or English.
+    pub fn text_in(&self, zh: bool) -> &str {
+        if zh && !self.zh.is_empty() {
+            &self.zh
+        } else {
+            &self.text
+        }
+    }
 }
 
 /// A failed action, at the step that issued it.

@@ -37,8 +37,13 @@ pub fn render(view: &Snapshot, ctx: &PaneContext, area: Rect, buf: &mut Buffer) 
         .changes
         .sentences
         .iter()
+        .enumerate()
         .rev()
-        .map(|s| {
+        .map(|(i, s)| {
+            let s = match view.changes.sentences_zh.get(i) {
+                Some(zh) if ctx.lang.zh() => zh,
+                _ => s,
+            };
             Line::from(vec![
                 Span::styled(
                     format!("{} ", Theme::CHANGED_GLYPH),
@@ -51,16 +56,17 @@ pub fn render(view: &Snapshot, ctx: &PaneContext, area: Rect, buf: &mut Buffer) 
     while out.len() < want {
         let line = match (events.peek(), errors.peek()) {
             (Some(e), Some(x)) if e.step > x.step => None,
-            (_, Some(_)) => errors
-                .next()
-                .map(|x| Line::styled(format!("✗ {} {}", at(x.step), x.message), ctx.theme.bad())),
+            (_, Some(_)) => errors.next().map(|x| {
+                let message = ctx.lang.error(&x.code, &x.message);
+                Line::styled(format!("✗ {} {message}", at(x.step)), ctx.theme.bad())
+            }),
             (Some(_), None) => None,
             (None, None) => break,
         };
         out.push(line.unwrap_or_else(|| {
             let e = events.next().expect("peeked");
             let pad = if narrow { "" } else { "  " };
-            Line::raw(format!("{pad}{} {}", at(e.step), e.text))
+            Line::raw(format!("{pad}{} {}", at(e.step), e.text_in(ctx.lang.zh())))
         }));
     }
     let skip = ctx

@@ -75,7 +75,7 @@ fn frame_line<'a>(
 /// in the list, the partitions it added (`+out-0@0`) and the offsets it
 /// staged (`staged workers in-0=7`); a frame that starts an instance says
 /// `begin`; one whose previous frame is not in the list says all it holds.
-fn frame_delta(frames: &[JournalFrameSnapshot], i: usize) -> String {
+fn frame_delta(frames: &[JournalFrameSnapshot], i: usize, staged: &str) -> String {
     let f = &frames[i].data;
     let prev = frames[..i]
         .iter()
@@ -101,7 +101,7 @@ fn frame_delta(frames: &[JournalFrameSnapshot], i: usize) -> String {
         for (tp, o) in offsets {
             let before = prev.and_then(|p| p.staged_offsets.get(group)?.get(tp));
             if before != Some(o) {
-                out.push_str(&format!(" staged {group} {tp}={o}"));
+                out.push_str(&format!(" {staged} {group} {tp}={o}"));
             }
         }
     }
@@ -228,7 +228,14 @@ pub fn render(view: &Snapshot, ctx: &PaneContext, area: Rect, buf: &mut Buffer) 
         let f = &frames[i];
         let new = view.changes.journal_frames.contains(&f.number);
         let torn = torn.is_some_and(|t| t.tears_frame(f));
-        frame_line(f, frame_delta(frames, i), ctx, inner.width, new, torn)
+        frame_line(
+            f,
+            frame_delta(frames, i, ctx.lang.t("staged")),
+            ctx,
+            inner.width,
+            new,
+            torn,
+        )
     }));
     lines(out, inner, buf);
     // Frames older than the shown tail are out of view too.
@@ -294,7 +301,7 @@ mod tests {
             frame(7, "tx", Ongoing, &[("out-0", 9)], &[]),
         ];
         let said: Vec<String> = (0..frames.len())
-            .map(|i| super::frame_delta(&frames, i))
+            .map(|i| super::frame_delta(&frames, i, "staged"))
             .collect();
         assert_eq!(
             said,
@@ -310,7 +317,7 @@ mod tests {
         );
         // A frame whose previous one is not in the list says all it holds.
         assert_eq!(
-            super::frame_delta(&frames[3..], 0),
+            super::frame_delta(&frames[3..], 0, "staged"),
             " +out-0@0 +out-1@4 staged g in-0=7"
         );
     }

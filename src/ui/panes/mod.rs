@@ -12,6 +12,7 @@ use crate::ui::i18n::Lang;
 use crate::ui::theme::Theme;
 
 pub mod caption;
+pub mod clients;
 pub mod consumers;
 pub mod events;
 pub mod journal;
@@ -35,11 +36,12 @@ pub enum PaneId {
     Pending,
     Events,
     Caption,
+    Clients,
 }
 
 impl PaneId {
     /// Every pane, in focus order.
-    pub const ALL: [PaneId; 10] = [
+    pub const ALL: [PaneId; 11] = [
         PaneId::Partitions,
         PaneId::Replicas,
         PaneId::Watermarks,
@@ -50,6 +52,7 @@ impl PaneId {
         PaneId::Pending,
         PaneId::Events,
         PaneId::Caption,
+        PaneId::Clients,
     ];
 
     /// The name in layout files.
@@ -65,6 +68,7 @@ impl PaneId {
             PaneId::Pending => "pending",
             PaneId::Events => "events",
             PaneId::Caption => "caption",
+            PaneId::Clients => "clients",
         }
     }
 
@@ -105,6 +109,7 @@ pub fn render(id: PaneId, view: &Snapshot, ctx: &PaneContext, area: Rect, buf: &
         PaneId::Pending => pending::render(view, ctx, area, buf),
         PaneId::Events => events::render(view, ctx, area, buf),
         PaneId::Caption => caption::render(view, ctx, area, buf),
+        PaneId::Clients => clients::render(view, ctx, area, buf),
     }
 }
 
@@ -289,6 +294,7 @@ mod testkit {
             leader_epoch: 0,
             fate,
             explanation: why.to_string(),
+            explanation_zh: String::new(),
             records: values
                 .iter()
                 .zip(base..)
@@ -499,10 +505,12 @@ mod testkit {
                 EventSnapshot {
                     step: 5,
                     text: "produced b, c".into(),
+                    zh: String::new(),
                 },
                 EventSnapshot {
                     step: 7,
                     text: "commit txn-a pending".into(),
+                    zh: String::new(),
                 },
             ],
             errors: vec![ErrorSnapshot {
@@ -518,6 +526,9 @@ mod testkit {
             changes: Default::default(),
             moment_of_death: None,
             before_recovery: false,
+            listeners: Vec::new(),
+            clients: Vec::new(),
+            client_log: Vec::new(),
         }
     }
 

@@ -191,7 +191,11 @@ fn explanation_line<'a>(batch: &BatchSnapshot, ctx: &PaneContext) -> Line<'a> {
         format!(
             "{} {} · {}: {seen}",
             Theme::fate_glyph(batch.fate),
-            batch.explanation,
+            if ctx.lang.zh() && !batch.explanation_zh.is_empty() {
+                &batch.explanation_zh
+            } else {
+                &batch.explanation
+            },
             ctx.isolation.name()
         ),
         ctx.theme

@@ -23,7 +23,11 @@ fn row<'a>(p: &PendingSnapshot, ctx: &PaneContext) -> Line<'a> {
             "… {} {} {} {} {why}",
             t("step"),
             p.action_step,
-            p.kind,
+            if ctx.lang.zh() {
+                crate::session::said::action_zh(&p.kind)
+            } else {
+                &p.kind
+            },
             p.txn.as_deref().unwrap_or("-")
         ),
         ctx.theme.waiting(),

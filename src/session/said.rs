@@ -1,0 +1,173 @@
+//! Sentences in both interface languages (issue 13 item 10, "Chinese,
+//! whole"). The session says what a step did, what a batch's fate is and
+//! what recovery repaired; the dashboard prints it in `--lang en` or
+//! `--lang zh`. Both are made at the same place from the same numbers, so
+//! the Chinese line never says more or less than the English one.
+//!
+//! Terms follow the book's own Chinese (`../shared/seed/ch08-*.zh.md`):
+//! Kafka's names stay as they are (leader, ISR, HW, LSO, LEO, offset,
+//! marker, journal, epoch), and the transaction journal is "事务 journal",
+//! never 日志, which is the partition log (docs/dashboard.md "Chinese").
+
+/// One sentence, in English and in Chinese.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Said {
+    pub en: String,
+    pub zh: String,
+}
+
+impl Said {
+    pub fn new(en: impl Into<String>, zh: impl Into<String>) -> Self {
+        Self {
+            en: en.into(),
+            zh: zh.into(),
+        }
+    }
+
+    /// The sentence in `zh` (Chinese) or English.
+    pub fn get(&self, zh: bool) -> &str {
+        if zh && !self.zh.is_empty() {
+            &self.zh
+        } else {
+            &self.en
+        }
+    }
+
+    /// The parts joined: English with `en`, Chinese with `zh`.
+    pub fn join(parts: &[Said], en: &str, zh: &str) -> Said {
+        Said {
+            en: parts
+                .iter()
+                .map(|p| p.en.as_str())
+                .collect::<Vec<_>>()
+                .join(en),
+            zh: parts
+                .iter()
+                .map(|p| p.zh.as_str())
+                .collect::<Vec<_>>()
+                .join(zh),
+        }
+    }
+}
+
+/// The English sentence (logs, tests, `mk-tui state`).
+impl std::fmt::Display for Said {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.en)
+    }
+}
+
+/// An action's name in Chinese (the English one is [`crate::session::Action::name`]).
+pub fn action_zh(name: &str) -> &str {
+    match name {
+        "create_topic" => "创建 topic",
+        "produce" => "生产",
+        "begin" => "开启事务",
+        "send" => "事务发送",
+        "send_offsets" => "暂存 offset",
+        "commit" => "提交",
+        "abort" => "中止",
+        "replicate" => "复制",
+        "advance_clock" => "推进时钟",
+        "crash" => "崩溃",
+        "tear" => "撕裂",
+        "stop_broker" => "停止 broker",
+        "start_broker" => "启动 broker",
+        "promote" => "提升 leader",
+        "note" => "说明",
+        "ui" => "界面",
+        other => other,
+    }
+}
+
+/// An outcome's name in Chinese ("ok", "pending", "recovered", "error").
+pub fn outcome_zh(name: &str) -> &str {
+    match name {
+        "ok" => "完成",
+        "pending" => "等待中",
+        "recovered" => "已恢复",
+        "error" => "错误",
+        other => other,
+    }
+}
+
+/// What an error code means, in Chinese: the gloss printed before the
+/// engine's own message (which names the numbers, in English), so a
+/// Chinese reader knows what went wrong even where the detail is English.
+pub fn error_zh(code: &str) -> &'static str {
+    match code {
+        "InvalidConfig" => "配置无效",
+        "InvalidTopicName" => "topic 名无效",
+        "TopicAlreadyExists" => "topic 已存在",
+        "InvalidPartitions" => "分区数无效",
+        "InvalidReplicationFactor" => "副本数无效",
+        "UnknownTopicOrPartition" => "没有这个 topic 或分区",
+        "UnknownBroker" => "没有这个 broker",
+        "OffsetOutOfRange" => "offset 超出范围",
+        "NotABatchBoundary" => "不是批次边界",
+        "LeaderNotAvailable" => "leader 不可用",
+        "BrokerStopped" => "broker 已停止",
+        "NotEnoughReplicas" => "ISR 副本数少于 min.insync.replicas",
+        "NotEnoughReplicasAfterAppend" => "追加后 ISR 副本数不足",
+        "FencedLeaderEpoch" => "leader epoch 已过期",
+        "NotLeaderOrFenced" => "不是 leader 或已被隔离",
+        "InvalidPromotion" => "不能提升这个副本",
+        "OutOfOrderSequence" => "序列号乱序",
+        "ProducerFenced" => "producer 已被隔离",
+        "TransactionAlreadyActive" => "事务已在进行中",
+        "InvalidTransactionalId" => "transactional id 无效",
+        "UnknownTransaction" => "没有这个事务",
+        "InvalidTransactionState" => "事务状态不允许这个操作",
+        "TransactionFenced" => "事务已被隔离",
+        "TransactionInProgress" => "事务仍在进行中",
+        "SendsPending" => "还有发送在等待",
+        "TransactionInterrupted" => "事务被崩溃打断",
+        "InvalidBatch" => "批次无效",
+        "Corrupt" => "数据损坏",
+        "Io" => "读写错误",
+        "DataDirLocked" => "数据目录被占用",
+        "DataDirUnwritable" => "数据目录不可写",
+        "NewerFormat" => "格式版本过新",
+        "KafkaStorageException" => "写入失败，文件已离线",
+        "NotARegularFile" => "不是普通文件",
+        "TooLarge" => "数据目录过大，无法打开",
+        "Crashed" => "集群已崩溃",
+        "ClusterDown" => "集群已关闭",
+        "InvalidAction" => "动作无效",
+        _ => "错误",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn english_is_the_fallback() {
+        let s = Said::new("broker 3 stopped", "");
+        assert_eq!(s.get(true), "broker 3 stopped");
+        let s = Said::new("broker 3 stopped", "broker 3 已停止");
+        assert_eq!(s.get(true), "broker 3 已停止");
+        assert_eq!(s.get(false), "broker 3 stopped");
+        let j = Said::join(&[Said::new("a", "甲"), Said::new("b", "乙")], ", ", "，");
+        assert_eq!((j.en.as_str(), j.zh.as_str()), ("a, b", "甲，乙"));
+    }
+
+    #[test]
+    fn every_error_code_has_a_gloss() {
+        // Every code `MiniKafkaError::code` returns, read from its source,
+        // so a new error cannot go without a gloss.
+        let src = include_str!("../engine/error.rs");
+        let body = &src[src.find("pub fn code(&self)").unwrap()..];
+        let body = &body[..body.find("\n    }\n").unwrap()];
+        let codes: Vec<&str> = body
+            .split("=> \"")
+            .skip(1)
+            .map(|s| &s[..s.find('"').unwrap()])
+            .collect();
+        assert!(codes.len() > 30, "{codes:?}");
+        for code in codes.iter().copied().chain(["InvalidAction"]) {
+            assert_ne!(error_zh(code), "错误", "{code} has no Chinese gloss");
+        }
+    }
+}

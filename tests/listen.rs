@@ -1,0 +1,519 @@
+//! `mk-tui --listen` (issue 14): the dashboard with the Kafka listeners
+//! open. Real clients (confluent-kafka, tests/clients/) and keys drive the
+//! one driver of the live session: a client's produce is a step, an
+//! `acks=all` produce waits until `r`, stopping a broker closes its
+//! listener and starting it reopens it on the same port, and the clients
+//! pane shows each connection. In process, headless (the app is pumped as
+//! the dashboard's loop pumps it), loopback only, every wait bounded.
+
+#[path = "serve/python.rs"]
+mod python;
+
+use std::io::Read;
+use std::net::TcpStream;
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use minikafka::kafka::live::{self, ListenOptions};
+use minikafka::session::recording::Header;
+use minikafka::session::snapshot::{ClientSnapshot, ListenerSnapshot};
+use minikafka::session::{Action, Driver, Recording, RecordingWriter, Snapshot};
+use minikafka::ui::app::{App, Msg};
+use minikafka::ui::headless::{buffer_text, frame_buffer};
+use minikafka::ui::i18n::Lang;
+use minikafka::ui::keys::KeyCommand;
+use minikafka::ui::layout;
+use minikafka::ui::theme::Theme;
+
+/// How long any one wait of these tests may take.
+const WAIT: Duration = Duration::from_secs(60);
+
+fn header() -> Header {
+    serde_json::from_value(serde_json::json!({
+        "mk_recording": 1,
+        "title": "listen test",
+        "rules": "minikafka",
+        "cluster": {"brokers": [1, 2, 3],
+                    "topics": [{"name": "t", "partitions": 1, "replication_factor": 3}]},
+    }))
+    .unwrap()
+}
+
+/// A live app on a fresh cluster with listeners on ports the system picks
+/// (no auto-replication); returns it and each broker's port.
+fn live_app(record: Option<&Path>) -> (App, Vec<u16>) {
+    live_app_replicating(record, 0)
+}
+
+/// [`live_app`] replicating by itself every `auto_replicate_ms` (0: never).
+fn live_app_replicating(record: Option<&Path>, auto_replicate_ms: u64) -> (App, Vec<u16>) {
+    let header = header();
+    let driver = Driver::new(&header, None).unwrap();
+    let options = ListenOptions {
+        listen: "127.0.0.1:0".into(),
+        allow_remote: false,
+        auto_replicate_ms,
+    };
+    let listeners = live::open(&driver, &options).unwrap();
+    let ports = listeners.addresses().iter().map(|a| a.port).collect();
+    let writer = record.map(|p| RecordingWriter::create(p, &header).unwrap());
+    let app = App::live(
+        driver,
+        header,
+        writer,
+        layout::builtin("clients").unwrap(),
+        Lang::En,
+        Theme::colored(),
+    )
+    .with_listeners(Box::new(listeners));
+    (app, ports)
+}
+
+/// Runs `job` on a thread while the app serves its clients as the
+/// dashboard's loop does, calling `each` between rounds; returns what the
+/// job returned (a panic in it fails the test).
+fn serve_while<T: Send + 'static>(
+    app: &mut App,
+    job: impl FnOnce() -> T + Send + 'static,
+    mut each: impl FnMut(&mut App),
+) -> T {
+    let handle = std::thread::spawn(job);
+    let deadline = Instant::now() + 2 * WAIT;
+    while !handle.is_finished() {
+        assert!(Instant::now() < deadline, "the client ran past {WAIT:?}");
+        app.update(Msg::Serve).unwrap();
+        each(app);
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    app.update(Msg::Serve).unwrap();
+    handle.join().unwrap()
+}
+
+fn state(app: &App) -> Snapshot {
+    Snapshot::of(app.driver().unwrap())
+}
+
+fn values(s: &Snapshot) -> Vec<String> {
+    s.partitions[0]
+        .batches
+        .iter()
+        .flat_map(|b| b.records.iter().filter_map(|r| r.value.clone()))
+        .collect()
+}
+
+#[test]
+fn a_clients_produce_is_a_step_of_the_dashboards_driver_and_acks_all_waits_for_r() {
+    let Some(py) = python::with("confluent_kafka") else {
+        return;
+    };
+    let temp = tempfile::tempdir().unwrap();
+    let file = temp.path().join("live.jsonl");
+    let (mut app, ports) = live_app(Some(&file));
+    let boot = format!("127.0.0.1:{}", ports[0]);
+
+    // acks=1: written by the same driver the keys drive, shown at once.
+    let (b, p) = (boot.clone(), py.clone());
+    let out = serve_while(
+        &mut app,
+        move || python::run(&p, "ck_produce.py", &[&b, "t", "0", "1", "3", "a"]),
+        |_| {},
+    );
+    assert_eq!(out.matches("delivered").count(), 3, "{out}");
+    assert_eq!(values(&state(&app)), ["a0", "a1", "a2"]);
+    let frame = buffer_text(&frame_buffer(&app, 160, 45));
+    assert!(
+        frame.contains("(Kafka client)"),
+        "the status says who:\n{frame}"
+    );
+
+    // acks=all: pending until the lecturer's `r`, and the pane says so.
+    let (b, p) = (boot.clone(), py.clone());
+    let mut seen: Option<Instant> = None;
+    let mut waiting_frame = String::new();
+    let mut replicated = false;
+    let out = serve_while(
+        &mut app,
+        move || {
+            python::run(
+                &p,
+                "ck_produce.py",
+                &[&b, "t", "0", "all", "1", "w", "20000"],
+            )
+        },
+        |app| {
+            if replicated {
+                return;
+            }
+            let view = app.snapshot();
+            let waits = view
+                .clients
+                .iter()
+                .any(|c| c.in_flight.as_deref() == Some("Produce v9 acks=all waiting"));
+            match seen {
+                None if waits && !view.pending.is_empty() => {
+                    seen = Some(Instant::now());
+                    waiting_frame = buffer_text(&frame_buffer(app, 160, 45));
+                }
+                // Nothing replicates by itself: still waiting a second on.
+                Some(at) if at.elapsed() > Duration::from_millis(1500) => {
+                    assert!(waits, "still waiting before r: {:?}", view.clients);
+                    assert_eq!(view.pending.len(), 1);
+                    app.update(Msg::Command(KeyCommand::ReplicateAll)).unwrap();
+                    replicated = true;
+                }
+                _ => {}
+            }
+        },
+    );
+    assert!(replicated, "the produce was seen waiting:\n{out}");
+    assert_eq!(out.lines().next(), Some("delivered 3"), "{out}");
+    assert!(
+        waiting_frame.contains("Produce v9 acks=all waiting"),
+        "{waiting_frame}"
+    );
+    assert!(waiting_frame.contains("rdkafka"), "{waiting_frame}");
+    let s = state(&app);
+    assert_eq!(s.partitions[0].high_watermark, 4);
+    assert!(s.pending.is_empty());
+
+    // The recording holds the clients' steps and `r`, and replays to the
+    // same partitions without any client.
+    drop(app);
+    let recording = Recording::load(&file).unwrap();
+    let names: Vec<&str> = recording.steps.iter().map(|s| s.action.name()).collect();
+    assert_eq!(
+        names.iter().filter(|n| **n == "produce").count(),
+        4,
+        "{names:?}"
+    );
+    assert!(names.contains(&"replicate"), "{names:?}");
+    let mut replay = Driver::new(&recording.header, None).unwrap();
+    for step in &recording.steps {
+        replay.apply(&step.action);
+    }
+    let replayed = Snapshot::of(&replay);
+    assert_eq!(replayed.partitions, s.partitions);
+}
+
+#[test]
+fn with_auto_replicate_an_acks_all_produce_completes_without_r() {
+    let Some(py) = python::with("confluent_kafka") else {
+        return;
+    };
+    let temp = tempfile::tempdir().unwrap();
+    let file = temp.path().join("auto.jsonl");
+    let (mut app, ports) = live_app_replicating(Some(&file), 100);
+    let boot = format!("127.0.0.1:{}", ports[0]);
+    let out = serve_while(
+        &mut app,
+        move || {
+            python::run(
+                &py,
+                "ck_produce.py",
+                &[&boot, "t", "0", "all", "2", "z", "20000"],
+            )
+        },
+        |_| {},
+    );
+    assert_eq!(out.matches("delivered").count(), 2, "{out}");
+    assert_eq!(state(&app).partitions[0].high_watermark, 2);
+    drop(app);
+    let recording = Recording::load(&file).unwrap();
+    assert!(
+        recording
+            .steps
+            .iter()
+            .any(|s| s.action.name() == "replicate"),
+        "the ticks are steps of the recording"
+    );
+    assert!(
+        recording
+            .steps
+            .iter()
+            .all(|s| s.action.name() != "advance_clock"),
+        "the dashboard's clock stays the lecturer's"
+    );
+}
+
+#[test]
+fn listen_needs_a_terminal_and_loopback() {
+    for (args, said) in [
+        (
+            &["--listen", "127.0.0.1:0"][..],
+            "the dashboard needs a terminal",
+        ),
+        (&["--listen", "0.0.0.0:0"][..], "--allow-remote"),
+    ] {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_mk-tui"))
+            .args(args)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(said), "{args:?}: {err}");
+        assert!(out.stdout.is_empty(), "{args:?}: nothing else ran");
+    }
+}
+
+/// Connects to `port`, retrying until `want` (true: accepted) or the wait.
+fn wait_connect(port: u16, want: bool) {
+    let deadline = Instant::now() + WAIT;
+    loop {
+        let ok = TcpStream::connect(("127.0.0.1", port)).is_ok();
+        if ok == want {
+            return;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "port {port} never became {}",
+            if want { "open" } else { "closed" }
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+#[test]
+fn stopping_a_broker_closes_its_listener_and_starting_it_reopens_the_same_port() {
+    let (mut app, ports) = live_app(None);
+    let port = ports[1];
+    let mut open = TcpStream::connect(("127.0.0.1", port)).unwrap();
+    open.set_read_timeout(Some(WAIT)).unwrap();
+    // Accepted: the clients pane has it.
+    let deadline = Instant::now() + WAIT;
+    while app.snapshot().clients.iter().all(|c| c.broker != 2) {
+        assert!(Instant::now() < deadline, "never accepted");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    app.update(Msg::Apply(Action::StopBroker { broker: 2 }))
+        .unwrap();
+    wait_connect(port, false);
+    // Its open connection is closed too, as a stopped broker's are.
+    let mut byte = [0u8; 1];
+    assert_eq!(open.read(&mut byte).unwrap(), 0, "closed by the server");
+    // The others still listen.
+    wait_connect(ports[0], true);
+    let listeners = app.snapshot().listeners;
+    assert_eq!(
+        listeners
+            .iter()
+            .map(|l| (l.broker, l.open))
+            .collect::<Vec<_>>(),
+        [(1, true), (2, false), (3, true)]
+    );
+    app.update(Msg::Apply(Action::StartBroker { broker: 2 }))
+        .unwrap();
+    wait_connect(port, true);
+    assert!(app.snapshot().listeners.iter().all(|l| l.open));
+}
+
+#[test]
+fn a_replay_branches_into_a_live_session_with_the_listeners_open() {
+    let recording = Recording::load(Path::new(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/recordings/ch08-visibility.jsonl"
+    )))
+    .unwrap();
+    let mut app = App::replay(
+        recording,
+        layout::builtin("clients").unwrap(),
+        Lang::En,
+        Theme::colored(),
+    )
+    .unwrap()
+    .with_branch_listeners(Box::new(|driver| {
+        let l = live::open(
+            driver,
+            &ListenOptions {
+                listen: "127.0.0.1:0".into(),
+                allow_remote: false,
+                auto_replicate_ms: 0,
+            },
+        )?;
+        Ok((Box::new(l), "Kafka listeners open".to_string()))
+    }));
+    assert!(app.snapshot().listeners.is_empty(), "a replay has none");
+    app.update(Msg::Command(KeyCommand::LastStep)).unwrap();
+    app.update(Msg::Command(KeyCommand::Branch)).unwrap();
+    let status = app.status.clone().unwrap().text;
+    assert!(
+        status.contains("branched at step 6") && status.contains("Kafka listeners open"),
+        "{status}"
+    );
+    let listeners = app.snapshot().listeners;
+    assert_eq!(listeners.len(), 1, "one per broker of the lesson's cluster");
+    let port: u16 = listeners[0]
+        .address
+        .rsplit(':')
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap();
+    wait_connect(port, true);
+}
+
+#[test]
+fn undo_is_refused_while_clients_listen() {
+    let (mut app, _) = live_app(None);
+    app.update(Msg::Apply(Action::Replicate {
+        broker: None,
+        topic: None,
+        partition: None,
+    }))
+    .unwrap();
+    app.update(Msg::Command(KeyCommand::Undo)).unwrap();
+    let status = app.status.clone().unwrap();
+    assert!(status.text.contains("--listen"), "{}", status.text);
+    assert_eq!(app.driver().unwrap().step(), 1, "nothing undone");
+}
+
+/// The clients pane in the clients layout, from a state with two
+/// connections: the frame is a snapshot, and the waiting request is drawn
+/// in the waiting colour.
+#[test]
+fn the_clients_pane_frame_and_its_waiting_colour() {
+    let driver = Driver::new(&header(), None).unwrap();
+    let mut view = Snapshot::of(&driver);
+    view.title = "clients".into();
+    view.listeners = vec![
+        ListenerSnapshot {
+            broker: 1,
+            address: "127.0.0.1:9092".into(),
+            open: true,
+        },
+        ListenerSnapshot {
+            broker: 2,
+            address: "127.0.0.1:9093".into(),
+            open: false,
+        },
+        ListenerSnapshot {
+            broker: 3,
+            address: "127.0.0.1:9094".into(),
+            open: true,
+        },
+    ];
+    view.clients = vec![
+        ClientSnapshot {
+            connection: 1,
+            broker: 1,
+            peer: "127.0.0.1:50686".into(),
+            client_id: "rdkafka".into(),
+            requests: 6,
+            in_flight: Some("Produce v9 acks=all waiting".into()),
+            producer_id: None,
+            producer_epoch: None,
+            transactional_id: None,
+        },
+        ClientSnapshot {
+            connection: 2,
+            broker: 3,
+            peer: "127.0.0.1:50702".into(),
+            client_id: "tx-app".into(),
+            requests: 3,
+            in_flight: None,
+            producer_id: Some(4000),
+            producer_epoch: Some(0),
+            transactional_id: Some("tx-1".into()),
+        },
+    ];
+    view.client_log = vec![
+        "broker 1 127.0.0.1:50686: Produce v9 from client \"rdkafka\": acks=all t-0 offset 0 (1 record(s), pending)".into(),
+    ];
+    let theme = Theme::colored();
+    let app = App::saved(view, layout::builtin("clients").unwrap(), Lang::En, theme);
+    let buf = frame_buffer(&app, 120, 36);
+    let text = buffer_text(&buf);
+    insta::assert_snapshot!("clients_pane_120x36", text);
+    // The cell where "acks=all waiting" starts has the waiting style.
+    let (x, y) = text
+        .lines()
+        .enumerate()
+        .find_map(|(y, l)| {
+            l.find("Produce v9 acks=all")
+                .map(|i| (l[..i].chars().count(), y))
+        })
+        .expect("drawn");
+    let cell = &buf[(x as u16, y as u16)];
+    assert_eq!(cell.fg, theme.waiting().fg.unwrap(), "{cell:?}");
+    // A closed listener in the bad colour, an open one in the good.
+    let (x, y) = text
+        .lines()
+        .enumerate()
+        .find_map(|(y, l)| {
+            l.find("2 127.0.0.1:9093 closed")
+                .map(|i| (l[..i].chars().count(), y))
+        })
+        .expect("drawn");
+    assert_eq!(buf[(x as u16, y as u16)].fg, theme.bad().fg.unwrap());
+}
+
+/// A transaction through the dashboard (issue 14): its `send` and its
+/// commit's marker wait for the followers like any acks=all write, so the
+/// client's commit_transaction() finishes only after the lecturer's `r`
+/// presses; meanwhile the clients pane shows the connection waiting. The
+/// recording replays the transaction without the client.
+#[test]
+fn a_transaction_through_the_dashboard_waits_for_r_at_its_send_and_its_marker() {
+    let Some(py) = python::with("confluent_kafka") else {
+        return;
+    };
+    let temp = tempfile::tempdir().unwrap();
+    let file = temp.path().join("txn.jsonl");
+    let (mut app, ports) = live_app(Some(&file));
+    let boot = format!("127.0.0.1:{}", ports[0]);
+    let mut presses = 0;
+    let mut waited_since: Option<Instant> = None;
+    let mut seen_waiting = false;
+    let out = serve_while(
+        &mut app,
+        move || python::run(&py, "ck_txn_commit.py", &[&boot, "t", "tx-live", "x"]),
+        |app| {
+            let view = app.snapshot();
+            if view.clients.iter().any(|c| {
+                c.in_flight
+                    .as_deref()
+                    .is_some_and(|f| f.contains("waiting in the cluster"))
+            }) {
+                seen_waiting = true;
+            }
+            if view.pending.is_empty() {
+                waited_since = None;
+                return;
+            }
+            // Nothing replicates by itself: press r once it has waited.
+            let since = *waited_since.get_or_insert_with(Instant::now);
+            if since.elapsed() > Duration::from_millis(300) {
+                app.update(Msg::Command(KeyCommand::ReplicateAll)).unwrap();
+                presses += 1;
+                waited_since = None;
+            }
+        },
+    );
+    assert_eq!(out.trim(), "committed", "{out}");
+    assert!(
+        seen_waiting,
+        "the clients pane showed the transaction waiting"
+    );
+    assert!(
+        presses >= 2,
+        "the send and the marker each waited for r ({presses})"
+    );
+    let s = state(&app);
+    assert_eq!(values(&s), ["x"]);
+    let tx = s
+        .transactions
+        .iter()
+        .find(|t| t.id == "tx-live")
+        .expect("the transaction");
+    assert_eq!(tx.state.name(), "complete_commit");
+    drop(app);
+    let recording = Recording::load(&file).unwrap();
+    let names: Vec<&str> = recording.steps.iter().map(|s| s.action.name()).collect();
+    for name in ["begin", "send", "commit", "replicate"] {
+        assert!(names.contains(&name), "{name} in {names:?}");
+    }
+    let mut replay = Driver::new(&recording.header, None).unwrap();
+    for step in &recording.steps {
+        replay.apply(&step.action);
+    }
+    assert_eq!(Snapshot::of(&replay).partitions, s.partitions);
+}

@@ -1,0 +1,178 @@
+//! Signals sent to the live dashboard (issue 17 items 7 and 9): SIGTERM,
+//! SIGHUP, SIGINT and SIGQUIT each restore the terminal (cooked mode, the
+//! main screen, the cursor shown), keep the recording whole, remove the
+//! demo's temporary data directory and exit with 128 + the signal's
+//! number. A real dashboard runs in tmux (a test server of its own, `-L`),
+//! bounded in time; CI installs tmux, elsewhere the test skips without it.
+
+use std::path::Path;
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+struct Tmux {
+    socket: String,
+}
+
+impl Tmux {
+    fn new(tag: &str) -> Option<Self> {
+        let ok = Command::new("tmux")
+            .arg("-V")
+            .output()
+            .is_ok_and(|o| o.status.success());
+        ok.then(|| Tmux {
+            socket: format!("mk-sig-{tag}-{}", std::process::id()),
+        })
+    }
+
+    fn run(&self, args: &[&str]) -> String {
+        let out = Command::new("tmux")
+            .arg("-L")
+            .arg(&self.socket)
+            .args(args)
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
+    fn wait_for(&self, text: &str) -> String {
+        let start = Instant::now();
+        loop {
+            let screen = self.run(&["capture-pane", "-p", "-t", "sig"]);
+            if screen.contains(text) {
+                return screen;
+            }
+            assert!(
+                start.elapsed() < Duration::from_secs(20),
+                "waited 20 s for {text:?}; the screen:\n{screen}"
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+}
+
+impl Drop for Tmux {
+    fn drop(&mut self) {
+        self.run(&["kill-server"]);
+    }
+}
+
+/// The pid of the process whose command line contains `needle`.
+fn pid_of(needle: &str) -> u32 {
+    let start = Instant::now();
+    loop {
+        let out = Command::new("pgrep").args(["-f", needle]).output().unwrap();
+        let text = String::from_utf8_lossy(&out.stdout);
+        // The shell that runs it has the needle too; the dashboard is the
+        // newest.
+        if let Some(pid) = text.lines().filter_map(|l| l.trim().parse().ok()).max() {
+            return pid;
+        }
+        assert!(start.elapsed() < Duration::from_secs(10), "no {needle}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+fn signalled(name: &str, number: i32) {
+    let Some(tmux) = Tmux::new(name) else {
+        assert!(
+            std::env::var("CI").map_or(true, |v| v != "true"),
+            "CI installs tmux (.ci/run)"
+        );
+        eprintln!("skipped: tmux is not installed");
+        return;
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    let record = tmp.path().join(format!("session-{name}.jsonl"));
+    let bin = env!("CARGO_BIN_EXE_mk-tui");
+    // The shell reports the exit code and the terminal's mode afterwards.
+    let script = format!(
+        "TMPDIR={tmp} {bin} --no-mouse --record {rec}; echo \"exit=$?\"; stty -a | tr ' ' '\\n' | grep -x -e icanon -e -icanon -e echo -e -echo | tr '\\n' ' '; echo modes-end; sleep 60",
+        tmp = tmp.path().display(),
+        rec = record.display()
+    );
+    tmux.run(&[
+        "new-session",
+        "-d",
+        "-s",
+        "sig",
+        "-x",
+        "120",
+        "-y",
+        "36",
+        "sh",
+        "-c",
+        &script,
+    ]);
+    tmux.wait_for("│ live │");
+    // One step of the session's own, so the recording has one to keep.
+    tmux.run(&["send-keys", "-t", "sig", "r"]);
+    tmux.wait_for("replicate: ok");
+    let private: Vec<_> = std::fs::read_dir(tmp.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with("mk-tui-"))
+        .collect();
+    assert_eq!(private.len(), 1, "the demo's data directory: {private:?}");
+    let pid = pid_of(&record.display().to_string());
+    Command::new("kill")
+        .args([format!("-{name}"), pid.to_string()])
+        .status()
+        .unwrap();
+    let screen = tmux.wait_for("modes-end");
+    assert!(
+        screen.contains(&format!("exit={}", 128 + number)),
+        "{name}: {screen}"
+    );
+    // Cooked mode again: canonical input and echo on.
+    assert!(
+        screen.contains(" icanon") || screen.contains("icanon echo"),
+        "{name}: {screen}"
+    );
+    assert!(
+        !screen.contains("-icanon") && !screen.contains("-echo"),
+        "{name}: {screen}"
+    );
+    let flags = tmux.run(&[
+        "display-message",
+        "-p",
+        "-t",
+        "sig",
+        "#{alternate_on} #{cursor_flag}",
+    ]);
+    assert_eq!(flags.trim(), "0 1", "{name}: main screen, cursor shown");
+    // The demo's temporary data directory is gone; the recording is whole:
+    // the demo's steps and the `r`, each a line that reads back.
+    let left: Vec<_> = std::fs::read_dir(tmp.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with("mk-tui-"))
+        .collect();
+    assert!(left.is_empty(), "{name}: left behind {left:?}");
+    let recording = minikafka::session::Recording::load(Path::new(&record)).unwrap();
+    let demo = minikafka::demo::recording();
+    assert_eq!(recording.steps.len(), demo.steps.len() + 1, "{name}");
+    assert_eq!(
+        serde_json::to_string(&recording.steps.last().unwrap().action).unwrap(),
+        r#"{"replicate":{}}"#
+    );
+}
+
+#[test]
+fn sigterm_restores_the_terminal_and_cleans_up() {
+    signalled("TERM", 15);
+}
+
+#[test]
+fn sighup_restores_the_terminal_and_cleans_up() {
+    signalled("HUP", 1);
+}
+
+#[test]
+fn sigint_restores_the_terminal_and_cleans_up() {
+    signalled("INT", 2);
+}
+
+#[test]
+fn sigquit_restores_the_terminal_and_cleans_up() {
+    signalled("QUIT", 3);
+}
