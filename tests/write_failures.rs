@@ -458,14 +458,7 @@ async fn fill_a_tmpfs(root: &Path) {
     let p = tp("out", 0);
     // Fill the file system, then give back about 40 KiB.
     let filler = root.join("filler");
-    {
-        use std::io::Write;
-        let mut file = fs::File::create(&filler).unwrap();
-        let chunk = vec![0u8; 4096];
-        while file.write_all(&chunk).is_ok() {}
-        let len = file.metadata().unwrap().len();
-        file.set_len(len.saturating_sub(40 << 10)).unwrap();
-    }
+    fill(&filler, 40 << 10);
     let (mut acked, mut txns, mut failed) = (Vec::new(), Vec::new(), 0);
     for i in 0..2000 {
         let value = format!("value-{i:04}-{}", "x".repeat(200));
@@ -509,7 +502,7 @@ async fn fill_a_tmpfs(root: &Path) {
         acked.push(value);
     }
     drop(cluster);
-    let cluster = BrokerCluster::open(config, ManualClock::new()).unwrap();
+    let cluster = BrokerCluster::open(config.clone(), ManualClock::new()).unwrap();
     // Nothing to cut. (A commit refused after its PREPARE_COMMIT was
     // journaled is completed now, as after any crash: not a loss.)
     let report = cluster.last_recovery();
@@ -536,11 +529,63 @@ async fn fill_a_tmpfs(root: &Path) {
     for id in &txns {
         assert!(complete.contains(id), "{id} was committed and is gone");
     }
+    // The journal alone: the disk full to the last byte, transactions
+    // until one fails (its frame crosses into a page the disk does not
+    // have), then space again, more transactions, a reopen.
+    fill(&filler, 0);
+    let (mut journal_txns, mut journal_failed) = (Vec::new(), 0);
+    for i in 0..2000 {
+        let id = format!("j-{i}");
+        let done = async {
+            let tx = cluster.transactions().begin(&id).await?;
+            tx.commit().await
+        };
+        match done.await {
+            Ok(()) => journal_txns.push(id),
+            Err(_) => journal_failed += 1,
+        }
+        if journal_failed >= 3 {
+            break;
+        }
+    }
+    assert!(journal_failed > 0, "the journal never met a full disk");
+    fs::remove_file(&filler).unwrap();
+    for i in 0..3 {
+        let id = format!("after-{i}");
+        let tx = cluster.transactions().begin(&id).await.unwrap();
+        tx.commit().await.unwrap();
+        journal_txns.push(id);
+    }
+    drop(cluster);
+    let cluster = BrokerCluster::open(config, ManualClock::new()).unwrap();
+    let report = cluster.last_recovery();
+    assert_eq!(report.journal_truncated_bytes, 0, "{report:?}");
+    let complete: Vec<String> = states(&cluster)
+        .into_iter()
+        .filter(|(_, s)| *s == TransactionState::CompleteCommit)
+        .map(|(id, _)| id)
+        .collect();
+    for id in &journal_txns {
+        assert!(complete.contains(id), "{id} was committed and is gone");
+    }
     println!(
-        "full tmpfs: {} appends acknowledged, {failed} refused, {} transactions committed, all kept",
+        "full tmpfs: {} appends acknowledged, {failed} refused, {} transactions committed; journal alone: {} committed, {journal_failed} refused; all kept",
         acked.len(),
-        txns.len()
+        txns.len(),
+        journal_txns.len()
     );
+}
+
+/// Writes `filler` until the file system is full, then gives back `leave`
+/// bytes.
+fn fill(filler: &Path, leave: u64) {
+    use std::io::Write;
+    let mut file = fs::File::create(filler).unwrap();
+    let chunk = vec![0u8; 4096];
+    while file.write_all(&chunk).is_ok() {}
+    while file.write_all(&[0]).is_ok() {}
+    let len = file.metadata().unwrap().len();
+    file.set_len(len.saturating_sub(leave)).unwrap();
 }
 
 // ---------------------------------------------------------------------------
