@@ -379,3 +379,38 @@ fn the_driver_refuses_past_the_caps_and_changes_nothing() {
     let codes: Vec<&str> = d.errors().iter().map(|e| e.code).collect();
     assert_eq!(codes, ["InvalidAction"; 4]);
 }
+
+/// `commit_offsets` (a consumer's own commit, what a served client's
+/// OffsetCommit records): published at once and durably, outside any
+/// transaction (no journal frame), kept across a crash; an unknown
+/// partition is refused with Kafka's error and changes nothing.
+#[test]
+fn commit_offsets_publishes_at_once_without_a_transaction() {
+    let header: Header = serde_json::from_str(HEADER).unwrap();
+    let mut driver = Driver::new(&header, None).unwrap();
+    let commit: Action = serde_json::from_str(
+        r#"{"commit_offsets":{"group":"g","offsets":[{"topic":"out","partition":0,"offset":3}]}}"#,
+    )
+    .unwrap();
+    assert_eq!(driver.apply(&commit), Outcome::Ok);
+    let state = Snapshot::of(&driver);
+    assert_eq!(state.committed_offsets["g"]["out-0"], 3);
+    assert!(state.transactions.is_empty());
+    assert_eq!(state.journal.frames, 0);
+    let crash: Action = serde_json::from_str(r#"{"crash":{}}"#).unwrap();
+    driver.apply(&crash);
+    assert_eq!(Snapshot::of(&driver).committed_offsets["g"]["out-0"], 3);
+    let unknown: Action = serde_json::from_str(
+        r#"{"commit_offsets":{"group":"g","offsets":[{"topic":"out","partition":0,"offset":9},{"topic":"out","partition":1,"offset":1}]}}"#,
+    )
+    .unwrap();
+    let Outcome::Error(e) = driver.apply(&unknown) else {
+        panic!("out-1 does not exist");
+    };
+    assert_eq!(e.code(), "UnknownTopicOrPartition");
+    assert_eq!(
+        Snapshot::of(&driver).committed_offsets["g"]["out-0"],
+        3,
+        "nothing of a refused commit is published"
+    );
+}

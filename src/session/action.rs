@@ -56,6 +56,14 @@ pub enum Action {
         group: String,
         offsets: Vec<OffsetSpec>,
     },
+    /// A consumer's own commit of its offsets, outside any transaction
+    /// (Kafka's OffsetCommit; the book's `OffsetStore.commit`): published
+    /// at once, durably (E8). Served Kafka clients make it
+    /// (docs/kafka-protocol.md); an extension of SPEC §4's table.
+    CommitOffsets {
+        group: String,
+        offsets: Vec<OffsetSpec>,
+    },
     Commit {
         txn: String,
         /// "prepare", "marker:N", "markers" or "offsets".
@@ -104,12 +112,13 @@ pub enum Action {
 }
 
 /// The names of every action, in the spec's order (for error messages).
-pub const ACTION_NAMES: [&str; 16] = [
+pub const ACTION_NAMES: [&str; 17] = [
     "create_topic",
     "produce",
     "begin",
     "send",
     "send_offsets",
+    "commit_offsets",
     "commit",
     "abort",
     "replicate",
@@ -326,6 +335,7 @@ impl Action {
             Action::Begin { .. } => "begin",
             Action::Send { .. } => "send",
             Action::SendOffsets { .. } => "send_offsets",
+            Action::CommitOffsets { .. } => "commit_offsets",
             Action::Commit { .. } => "commit",
             Action::Abort { .. } => "abort",
             Action::Replicate { .. } => "replicate",
@@ -474,6 +484,7 @@ mod tests {
             r#"{"begin":{"txn":"x"}}"#,
             r#"{"send":{"txn":"x","topic":"t","partition":0,"key":"k","value":"v"}}"#,
             r#"{"send_offsets":{"txn":"x","group":"g","offsets":[{"topic":"in","partition":0,"offset":7}]}}"#,
+            r#"{"commit_offsets":{"group":"g","offsets":[{"topic":"in","partition":0,"offset":7}]}}"#,
             r#"{"commit":{"txn":"x","crash_after":"marker:1"}}"#,
             r#"{"abort":{"txn":"x"}}"#,
             r#"{"replicate":{"broker":2,"topic":"t","partition":0}}"#,

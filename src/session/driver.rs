@@ -638,6 +638,26 @@ impl Driver {
             | Action::Abort { .. } => {
                 return self.start_txn_op(action).map(Started::Pending);
             }
+            Action::CommitOffsets { group, offsets } => {
+                let topics = self.cluster.topics();
+                let mut commit = crate::engine::consumer::offsets::GroupOffsets::new();
+                for o in offsets {
+                    let known = topics
+                        .iter()
+                        .any(|(t, n)| *t == o.topic && o.partition < *n);
+                    if !known {
+                        return Err(err(MiniKafkaError::UnknownTopicOrPartition(format!(
+                            "{}-{}",
+                            o.topic, o.partition
+                        ))));
+                    }
+                    commit.insert(TopicPartition::new(&o.topic, o.partition), o.offset);
+                }
+                self.cluster
+                    .offsets()
+                    .commit_many(group, &commit)
+                    .map_err(err)?;
+            }
             Action::Replicate {
                 broker,
                 topic,

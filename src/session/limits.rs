@@ -123,7 +123,7 @@ pub fn check_action(action: &Action) -> Result<(), FieldError> {
             text("key", key.as_deref().unwrap_or(""), MAX_VALUE_BYTES)?;
             text("value", value, MAX_VALUE_BYTES)
         }
-        Action::SendOffsets { group, offsets, .. } => {
+        Action::SendOffsets { group, offsets, .. } | Action::CommitOffsets { group, offsets } => {
             text("group", group, MAX_NAME_BYTES)?;
             for (i, o) in offsets.iter().enumerate() {
                 text(&format!("offsets[{i}].topic"), &o.topic, MAX_NAME_BYTES)?;

@@ -65,6 +65,7 @@ pub fn action_zh(name: &str) -> &str {
         "begin" => "开启事务",
         "send" => "事务发送",
         "send_offsets" => "暂存 offset",
+        "commit_offsets" => "提交 offset",
         "commit" => "提交",
         "abort" => "中止",
         "replicate" => "复制",

@@ -1,14 +1,9 @@
 //! OffsetCommit (versions 2-8): a consumer's commit of its offsets.
 //!
-//! SPEC §4's vocabulary publishes consumer offsets only through a
-//! transaction's commit (E10: `send_offsets` stages, `commit` publishes to
-//! the offset store, E8). So a plain OffsetCommit is a transaction of its
-//! own, with no partitions: `begin`, `send_offsets` and `commit` of the
-//! transactional id `offset-commit:GROUP`. The offset store ends as
-//! Kafka's would; the journal shows the commit as that transaction's four
-//! frames (ongoing, staged, prepare_commit, complete_commit), which is
-//! what the dashboard's transactions pane lists too
-//! (docs/kafka-protocol.md).
+//! A plain OffsetCommit is one `commit_offsets` action (the consumer's own
+//! commit, E8: published at once, durably, outside any transaction), as
+//! Kafka's group coordinator writes it; a transactional producer's offsets
+//! go through TxnOffsetCommit (`send_offsets`) instead.
 //!
 //! A member of the group (`subscribe()`) commits with its member id and
 //! generation, checked (UNKNOWN_MEMBER_ID, ILLEGAL_GENERATION); a consumer
@@ -23,15 +18,10 @@ use kafka_protocol::messages::{OffsetCommitRequest, OffsetCommitResponse, Respon
 use crate::kafka::clock::RealTime;
 use crate::kafka::errors::{code, name_of};
 use crate::kafka::groups::Refusal;
-use crate::kafka::steps::{self, Refused, StepEnd};
+use crate::kafka::steps::{self, StepEnd};
 use crate::kafka::worker::{Answer, Worker};
 use crate::session::Action;
 use crate::session::action::OffsetSpec;
-
-/// The transactional id a plain commit of `group` runs as.
-pub fn commit_txn(group: &str) -> String {
-    format!("offset-commit:{group}")
-}
 
 pub fn handle(worker: &mut Worker, request: &OffsetCommitRequest) -> Answer {
     let group = request.group_id.0.to_string();
@@ -104,50 +94,17 @@ pub fn handle(worker: &mut Worker, request: &OffsetCommitRequest) -> Answer {
         .map(|o| format!("{}-{} = {}", o.topic, o.partition, o.offset))
         .collect::<Vec<_>>()
         .join(", ");
-    let txn = commit_txn(&group);
-    match commit(worker, &txn, &group, offsets) {
-        Ok(()) => respond(
-            code::NONE,
-            format!("group {group:?}: committed {listed} (as transaction {txn:?})"),
+    let action = Action::CommitOffsets {
+        group: group.clone(),
+        offsets,
+    };
+    match steps::apply(worker, &action) {
+        (_, StepEnd::Done) => respond(code::NONE, format!("group {group:?}: committed {listed}")),
+        (_, StepEnd::Failed((e, m))) => respond(e, format!("group {group:?}: {}: {m}", name_of(e))),
+        // Never: the commit does not wait for anything.
+        (step, StepEnd::Pending) => respond(
+            code::REQUEST_TIMED_OUT,
+            format!("group {group:?}: commit_offsets (step {step}) waits in the cluster"),
         ),
-        Err((e, m)) => respond(e, format!("group {group:?}: {}: {m}", name_of(e))),
     }
-}
-
-/// `begin`, `send_offsets`, `commit` of `txn`. None of them waits (no
-/// partitions, so no marker waits for acks); one that did is reported.
-fn commit(
-    worker: &mut Worker,
-    txn: &str,
-    group: &str,
-    offsets: Vec<OffsetSpec>,
-) -> Result<(), Refused> {
-    let actions = [
-        Action::Begin { txn: txn.into() },
-        Action::SendOffsets {
-            txn: txn.into(),
-            group: group.into(),
-            offsets,
-        },
-        Action::Commit {
-            txn: txn.into(),
-            crash_after: None,
-        },
-    ];
-    for action in &actions {
-        match steps::apply(worker, action) {
-            (_, StepEnd::Done) => {}
-            (_, StepEnd::Failed(e)) => return Err(e),
-            (step, StepEnd::Pending) => {
-                return Err((
-                    code::REQUEST_TIMED_OUT,
-                    format!(
-                        "{} of {txn:?} (step {step}) waits in the cluster; the commit completes when it does",
-                        action.name()
-                    ),
-                ));
-            }
-        }
-    }
-    Ok(())
 }
