@@ -392,6 +392,13 @@ class BookDriver:
             self.down = f"{type(error).__name__}: {error}"
             raise
 
+    async def shut(self) -> None:
+        """Ends the run: pending work is cancelled, the cluster crashes."""
+        for _, task in self.tasks:
+            task.cancel()
+        await asyncio.gather(*(t for _, t in self.tasks), return_exceptions=True)
+        await self.cluster.crash()
+
     async def tear(self, fields: dict) -> None:
         target = fields["target"]
         if target == "journal":
@@ -433,6 +440,12 @@ class BookDriver:
 
     def state(self) -> dict:
         cluster = self.cluster
+        if not cluster._closed:  # noqa: SLF001
+            # Python buffers segment writes until a flush; the book's crash
+            # closes (so flushes) every log, so flushing here to compare the
+            # bytes changes nothing a crash would not.
+            for log in cluster._logs.values():  # noqa: SLF001
+                log.flush()
         manager = cluster.transactions
         partitions = {}
         for topic in sorted(cluster._topics.values(), key=lambda t: t.name):  # noqa: SLF001
@@ -537,7 +550,7 @@ async def serve() -> None:
         try:
             if "open" in command:
                 if driver is not None:
-                    await driver.cluster.crash()
+                    await driver.shut()
                 spec = command["open"]
                 driver = await open_driver(spec["header"], Path(spec["dir"]))
                 emit(driver.state())
@@ -545,7 +558,7 @@ async def serve() -> None:
                 emit(await step(driver, command["step"], command.get("adopt")))
             elif "close" in command:
                 if driver is not None:
-                    await driver.cluster.crash()
+                    await driver.shut()
                     driver = None
                 emit({"closed": True})
             else:
