@@ -9,8 +9,21 @@ use serde_json::{Map, Value, json};
 /// mk-tui's `mk-tui state` JSON reduced to what `drive_book.py` prints.
 pub fn mk_view(state: &Value) -> Value {
     let mut partitions = Map::new();
+    let mut divergent = Map::new();
     for p in state["partitions"].as_array().unwrap() {
         let name = format!("{}-{}", p["topic"].as_str().unwrap(), p["partition"]);
+        let brokers: Vec<Value> = p["replicas"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|r| {
+                r["log"]
+                    .as_array()
+                    .is_some_and(|l| l.iter().any(|b| b["divergent"] == true))
+            })
+            .map(|r| r["broker"].clone())
+            .collect();
+        divergent.insert(name.clone(), Value::from(brokers));
         let replicas: Map<String, Value> = p["replicas"]
             .as_array()
             .unwrap()
@@ -69,9 +82,12 @@ pub fn mk_view(state: &Value) -> Value {
         .collect();
     json!({
         "partitions": partitions,
+        "divergent": divergent,
         "transactions": transactions,
         "committed_offsets": state["committed_offsets"],
         "pending": state["pending"].as_array().unwrap().len(),
+        "pending_ops": state["pending"].as_array().unwrap().iter()
+            .map(|p| json!([p["kind"], p["txn"]])).collect::<Vec<_>>(),
         "errors": state["errors"].as_array().unwrap().len(),
         "error_messages": state["errors"].as_array().unwrap().iter()
             .map(|e| e["message"].clone()).collect::<Vec<_>>(),
@@ -79,7 +95,14 @@ pub fn mk_view(state: &Value) -> Value {
 }
 
 /// Keys that are reported, not compared.
-const NOT_COMPARED: [&str; 4] = ["error_messages", "step", "clock_ms", "down"];
+const NOT_COMPARED: [&str; 6] = [
+    "error_messages",
+    "step",
+    "clock_ms",
+    "down",
+    "divergent",
+    "pending_ops",
+];
 
 /// Every leaf where `mk` and `book` differ, as `path: mk … book …`.
 pub fn differences(mk: &Value, book: &Value) -> Vec<String> {
@@ -131,8 +154,16 @@ pub fn files(dir: &Path) -> BTreeMap<String, Vec<u8>> {
         if !broker_name.starts_with("broker-") {
             continue;
         }
-        for part in std::fs::read_dir(broker.path()).into_iter().flatten().flatten() {
-            for seg in std::fs::read_dir(part.path()).into_iter().flatten().flatten() {
+        for part in std::fs::read_dir(broker.path())
+            .into_iter()
+            .flatten()
+            .flatten()
+        {
+            for seg in std::fs::read_dir(part.path())
+                .into_iter()
+                .flatten()
+                .flatten()
+            {
                 let seg_name = seg.file_name().to_string_lossy().into_owned();
                 if seg_name.ends_with(".log") {
                     let key = format!(

@@ -333,11 +333,11 @@ class BookDriver:
             ):
                 # `offsets` (and, for an abort, `markers`): die before the
                 # COMPLETE frame.
-                raise Cut()
+                raise self.die()
             original_journal(transaction)
             if transaction is data and transaction.state is prepared:
                 if after_markers == 0:
-                    raise Cut()
+                    raise self.die()
 
         async def append_batch(tp, batch, acks):
             nonlocal written
@@ -345,12 +345,12 @@ class BookDriver:
             if batch.control is not None and batch.transactional_id == txn:
                 written += 1
                 if after_markers is not None and written == after_markers:
-                    raise Cut()
+                    raise self.die()
             return result
 
         async def commit_many(groups):
             if after_markers is not None:
-                raise Cut()
+                raise self.die()
             await original_publish(groups)
 
         journal.append = journal_append
@@ -362,6 +362,19 @@ class BookDriver:
             journal.append = original_journal
             del cluster.append_batch
             cluster.offsets.commit_many = original_publish
+
+    def die(self) -> Cut:
+        """The process dies at a cut point, at once: every other pending
+        operation is dropped before any of them runs again (as in mk-tui,
+        where the crash happens inside the commit's own step). The caller
+        raises the returned Cut; `quiesce` then crashes and reopens."""
+        current = asyncio.current_task()
+        for step, task in self.tasks:
+            if task is not current:
+                task.cancel()
+                self.error("crashed", step)
+        self.tasks = [(s, t) for s, t in self.tasks if t is current]
+        return Cut()
 
     async def replicate(self, fields: dict) -> None:
         if fields.get("broker") is not None:
@@ -412,6 +425,10 @@ class BookDriver:
             path = max(directory.glob("*.log"))
 
         def damage() -> None:
+            # The book creates the journal with its first frame; mk-tui's is
+            # there, empty, from the start (D8): tearing none is tearing an
+            # empty one.
+            path.touch()
             if fields.get("cut_bytes") is not None:
                 size = path.stat().st_size
                 with path.open("r+b") as file:
@@ -439,6 +456,10 @@ class BookDriver:
     # ---- the comparable state --------------------------------------------
 
     def state(self) -> dict:
+        if self.down is not None:
+            return {"step": self.step, "down": self.down,
+                    "pending": len(self.tasks), "errors": len(self.errors),
+                    "error_messages": [e["message"] for e in self.errors]}
         cluster = self.cluster
         if not cluster._closed:  # noqa: SLF001
             # Python buffers segment writes until a flush; the book's crash
@@ -536,7 +557,7 @@ async def step(driver: BookDriver, action: dict, adopt=None) -> dict:
         await driver.apply(action)
     except Unsupported as error:
         return {"unsupported": str(error)}
-    if adopt:
+    if adopt and driver.down is None:
         driver.adopt(adopt)
     return driver.state()
 

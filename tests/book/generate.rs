@@ -108,9 +108,7 @@ fn target(rng: &mut Rng, view: &Value) -> (String, u32, u32, Option<String>) {
     let parts = partitions(view);
     let (topic, partition, _) = rng.pick(&parts).clone();
     let count = parts.iter().filter(|(t, _, _)| *t == topic).count() as u32;
-    let key = rng
-        .chance(25)
-        .then(|| format!("k{}", rng.below(4)));
+    let key = rng.chance(25).then(|| format!("k{}", rng.below(4)));
     (topic, partition, count, key)
 }
 
@@ -210,8 +208,16 @@ pub fn action(rng: &mut Rng, view: &Value, ids: &mut Ids, step: usize) -> Value 
         }
         90..=96 => {
             let (topic, partition, replicas) = rng.pick(&partitions(view)).clone();
-            json!({"promote": {"topic": topic, "partition": partition,
-                               "broker": *rng.pick(&replicas)}})
+            let leader = &view["partitions"][format!("{topic}-{partition}")]["leader"];
+            let others: Vec<u32> = replicas.iter().copied().filter(|b| leader != b).collect();
+            // Mostly a follower: promoting the leader is a decided
+            // difference (D5) that both sides skip.
+            let broker = if others.is_empty() || rng.chance(10) {
+                *rng.pick(&replicas)
+            } else {
+                *rng.pick(&others)
+            };
+            json!({"promote": {"topic": topic, "partition": partition, "broker": broker}})
         }
         _ => {
             let topics: std::collections::BTreeSet<String> =

@@ -125,7 +125,9 @@ impl Book {
         writeln!(self.stdin, "{command}").expect("the driver reads");
         self.stdin.flush().unwrap();
         let mut line = String::new();
-        self.stdout.read_line(&mut line).expect("the driver answers");
+        self.stdout
+            .read_line(&mut line)
+            .expect("the driver answers");
         assert!(
             !line.is_empty(),
             "drive_book.py died on {command} (its stderr is above)"
