@@ -9,7 +9,9 @@ book would write them:
 
 - `produce` (no named producer) is `cluster.append_batch(tp, batch, acks)`
   with one record stamped with the clock: the raw append mk-tui's session
-  uses too. A named producer is `cluster.producer(idempotent=True,
+  uses too. A keyless record without a partition goes where the book's
+  producer would put it (its sticky `Partitioner`, one for the driver); a
+  keyless transactional one to partition 0, as the book's `send` does. A named producer is `cluster.producer(idempotent=True,
   transactional_name=name)` and a flush.
 - `begin`/`send`/`send_offsets`/`commit`/`abort` use
   `cluster.transactions`. The handle of a transaction is always the book's
@@ -74,6 +76,7 @@ from minikafka.core.batch import ControlType, RecordBatch  # noqa: E402
 from minikafka.core.cluster import BrokerCluster  # noqa: E402
 from minikafka.core.metadata import TopicPartition  # noqa: E402
 from minikafka.core.record import Record  # noqa: E402
+from minikafka.producer.partitioner import Partitioner  # noqa: E402
 from minikafka.replication.model import AckMode, IsolationLevel  # noqa: E402
 from minikafka.transaction.manager import Transaction  # noqa: E402
 from minikafka.transaction.model import TransactionState  # noqa: E402
@@ -132,6 +135,7 @@ class BookDriver:
         self.errors: list[dict] = []
         self.locks: dict[str, asyncio.Lock] = {}
         self.producers: dict[str, object] = {}
+        self.partitioner = Partitioner()
         self.down: str | None = None
 
     async def create_topics(self) -> None:
@@ -230,12 +234,10 @@ class BookDriver:
         count = len(self.cluster.topic(topic).partitions)
         if key is not None:
             return (zlib.crc32(key) & 0xFFFFFFFF) % count
-        if count == 1:
-            return 0
-        # The book leaves a keyless record to its producer's sticky
-        # partitioner and a transaction's to partition 0; mk-tui goes
-        # round-robin (docs/book-differences.md, D1).
-        raise Unsupported("a keyless record needs a partition (D1)")
+        # The book's own choices (docs/book-differences.md, D1): a
+        # transaction's keyless record goes to partition 0, a producer's to
+        # its sticky partitioner's choice (one producer for the driver).
+        return None
 
     async def produce(self, fields: dict) -> None:
         key = fields.get("key")
@@ -246,12 +248,18 @@ class BookDriver:
         topic = fields["topic"]
         partition = fields["partition"]
         if name is None:
+            count = len(self.cluster.topic(topic).partitions)
+            sticky = partition is None
+            if sticky:
+                partition = self.partitioner.choose(count, None)
             batch = RecordBatch.unassigned(
                 (Record(key, value, self.clock.now_ms()),)
             )
             await self.cluster.append_batch(
                 TopicPartition(topic, partition), batch, acks
             )
+            if sticky:
+                self.partitioner.on_batch_closed(count, partition)
             return
         producer = self.producers.get(name)
         if producer is None:
