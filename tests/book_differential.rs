@@ -362,7 +362,8 @@ fn book_or_skip() -> Option<Book> {
     }
 }
 
-fn header(brokers: &[u32], topics: &[(&str, u32, u32)], config: Value) -> Value {
+fn header(brokers: &[u32], topics: &[(&str, u32, u32)], mut config: Value) -> Value {
+    config["isr_evaluation"] = json!("at_fetch");
     json!({
         "mk_recording": 1, "rules": "minikafka",
         "cluster": {

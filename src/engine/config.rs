@@ -32,7 +32,11 @@ impl Rules {
             fence_zombies: on,
             transaction_timeout: on,
             acks_all_by_high_watermark: on,
-            isr_by_clock: on,
+            // Both rule sets, until the tests and lessons written against
+            // the clock-driven ISR follow the book's (docs/book-differences.md,
+            // "Not yet the default"). A recording picks the book's with
+            // `config.isr_evaluation: "at_fetch"`.
+            isr_by_clock: true,
         }
     }
 }
@@ -64,11 +68,9 @@ pub struct RuleSwitches {
     /// `acks=all` completes when the HW passes the batch, as the ISR changes.
     pub acks_all_by_high_watermark: bool,
     /// The leader checks its followers as the clock moves (Kafka's periodic
-    /// `replica.lag.time.max.ms` task) and on every operation; offset lag is
-    /// no reason to leave (Kafka dropped `replica.lag.max.messages` in 0.9),
-    /// so `replica_lag_max_offsets` is not used. Off (the book, E4): the ISR
-    /// is evaluated only after followers fetch, with both lags
-    /// (docs/book-differences.md, issue 16).
+    /// `replica.lag.time.max.ms` task) and on every operation. Off (the book,
+    /// E4): the ISR is evaluated only after followers fetch
+    /// (docs/book-differences.md, issue 16). Both lags apply either way.
     pub isr_by_clock: bool,
 }
 
@@ -226,10 +228,6 @@ mod tests {
             AcksAllCompletion::HighWatermark
         );
         assert_eq!(kafka.isr_evaluation(), IsrEvaluation::ByClock);
-        assert_eq!(
-            Rules::Minikafka.switches().isr_evaluation(),
-            IsrEvaluation::AtFetch
-        );
         let mixed = RuleSwitches {
             fence_zombies: true,
             ..RuleSwitches::default()

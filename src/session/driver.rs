@@ -176,6 +176,9 @@ pub fn config_for(header: &Header, data_dir: &Path) -> Result<MiniKafkaConfig, S
     if let Some(v) = c.transaction_timeout_ms {
         config.transaction_timeout_ms = v;
     }
+    if let Some(v) = c.isr_evaluation {
+        config.rules.isr_by_clock = v == crate::session::recording::IsrEvaluationSpec::ByClock;
+    }
     Ok(config)
 }
 

@@ -188,9 +188,8 @@ impl PartitionReplicaSet {
         }
     }
 
-    /// E4: a follower is in sync when it is within `replica_lag_max_offsets`
-    /// (the book's rules only: Kafka has no offset lag), has fetched within
-    /// `replica_lag_time_ms`, and its LEO covers the HW.
+    /// E4: a follower is in sync when it is within `replica_lag_max_offsets`,
+    /// has fetched within `replica_lag_time_ms`, and its LEO covers the HW.
     fn caught_up(&self, replica: &Replica, now_ms: u64) -> bool {
         if replica.broker == self.leader {
             return true;
@@ -206,9 +205,7 @@ impl PartitionReplicaSet {
         }
         let leo = self.effective_leo(replica);
         let offset_lag = (self.leader_leo() - leo).max(0) as u64;
-        let offsets_ok = self.settings.isr_evaluation == IsrEvaluation::ByClock
-            || offset_lag <= self.settings.replica_lag_max_offsets;
-        offsets_ok
+        offset_lag <= self.settings.replica_lag_max_offsets
             && now_ms.saturating_sub(replica.last_fetch_ms) <= self.settings.replica_lag_time_ms
             && leo >= self.high_watermark
     }
