@@ -36,6 +36,14 @@ fn excepted(action: &Value, view: &Value) -> Option<&'static str> {
             .as_str()
             .map(str::to_string)
     };
+    // A commit or abort of this transaction is still pending: an action on
+    // it queued now runs after the end.
+    let ending = |fields: &Value| {
+        view["pending_ops"].as_array().is_some_and(|ops| {
+            ops.iter()
+                .any(|p| (p[0] == "commit" || p[0] == "abort") && p[1] == fields["txn"])
+        })
+    };
     match name.as_str() {
         "promote" => {
             let p = &view["partitions"]
@@ -60,13 +68,31 @@ fn excepted(action: &Value, view: &Value) -> Option<&'static str> {
         // D16: a commit or abort of a transaction left in PREPARE_* (its
         // marker failed) resumes in mk-tui; the book refuses it.
         "commit" | "abort"
-            if txn_state(fields).is_some_and(|s| s.starts_with("prepare"))
-                || view["pending_ops"]
-                    .as_array()?
-                    .iter()
-                    .any(|p| (p[0] == "commit" || p[0] == "abort") && p[1] == fields["txn"]) =>
+            if txn_state(fields).is_some_and(|s| s.starts_with("prepare")) || ending(fields) =>
         {
             Some("D16 resume a prepared transaction")
+        }
+        // D17: an instance whose marker is already in the log (its
+        // PREPARE frame was torn away after the marker was written) gets
+        // no second marker here; the book writes another.
+        "commit" | "abort"
+            if {
+                let id = fields["txn"].as_str()?;
+                let t = &view["transactions"][id];
+                t["state"] == "ongoing"
+                    && view["partitions"].as_object()?.iter().any(|(name, p)| {
+                        let first = t["first_offsets"][name].as_i64();
+                        p["batches"].as_array().is_some_and(|bs| {
+                            bs.iter().any(|b| {
+                                b["transactional_id"] == id
+                                    && b["kind"] == "control"
+                                    && first.is_some_and(|f| b["base_offset"].as_i64() > Some(f))
+                            })
+                        })
+                    })
+            } =>
+        {
+            Some("D17 a marker already in the log")
         }
         "commit" => {
             let id = fields["txn"].as_str()?;
@@ -96,15 +122,18 @@ fn excepted(action: &Value, view: &Value) -> Option<&'static str> {
             Some("D11 journal frame without its newline")
         }
         // D6: the book journals offsets staged into a finished transaction.
+        // (Also one queued behind a pending commit or abort: it runs after.)
         "send_offsets" => match txn_state(fields) {
-            Some(state) if state != "ongoing" => Some("D6 send_offsets after the end"),
+            Some(state) if state != "ongoing" || ending(fields) => {
+                Some("D6 send_offsets after the end")
+            }
             _ => None,
         },
         // D7 (SPEC E14): visibility is per id in the book, so a new
         // instance of a finished id hides (or, once committed, shows) the
         // data of the earlier instances. An active id is refused by both.
-        "begin" => txn_state(fields)
-            .is_some_and(|s| s.starts_with("complete"))
+        // (Also a begin queued behind the id's pending commit or abort.)
+        "begin" => (txn_state(fields).is_some_and(|s| s.starts_with("complete")) || ending(fields))
             .then_some("D7 reuse a finished id"),
         _ => None,
     }
@@ -362,8 +391,7 @@ fn book_or_skip() -> Option<Book> {
     }
 }
 
-fn header(brokers: &[u32], topics: &[(&str, u32, u32)], mut config: Value) -> Value {
-    config["isr_evaluation"] = json!("at_fetch");
+fn header(brokers: &[u32], topics: &[(&str, u32, u32)], config: Value) -> Value {
     json!({
         "mk_recording": 1, "rules": "minikafka",
         "cluster": {

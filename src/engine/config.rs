@@ -32,11 +32,7 @@ impl Rules {
             fence_zombies: on,
             transaction_timeout: on,
             acks_all_by_high_watermark: on,
-            // Both rule sets, until the tests and lessons written against
-            // the clock-driven ISR follow the book's (docs/book-differences.md,
-            // "Not yet the default"). A recording picks the book's with
-            // `config.isr_evaluation: "at_fetch"`.
-            isr_by_clock: true,
+            isr_by_clock: on,
         }
     }
 }
@@ -228,6 +224,10 @@ mod tests {
             AcksAllCompletion::HighWatermark
         );
         assert_eq!(kafka.isr_evaluation(), IsrEvaluation::ByClock);
+        assert_eq!(
+            Rules::Minikafka.switches().isr_evaluation(),
+            IsrEvaluation::AtFetch
+        );
         let mixed = RuleSwitches {
             fence_zombies: true,
             ..RuleSwitches::default()

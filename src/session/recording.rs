@@ -77,9 +77,9 @@ pub struct ConfigSpec {
     pub segment_max_bytes: Option<u64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub transaction_timeout_ms: Option<u64>,
-    /// When the ISR is evaluated: `"by_clock"` (today's default in both
-    /// rule sets) or `"at_fetch"`, the book's `refresh_isr` after followers
-    /// fetch (docs/book-differences.md).
+    /// When the ISR is judged: `"at_fetch"`, the book's `refresh_isr` after
+    /// followers fetch (the default under `minikafka`), or `"by_clock"`, as
+    /// the clock moves (the default under `kafka`); docs/book-differences.md.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub isr_evaluation: Option<IsrEvaluationSpec>,
 }

@@ -136,6 +136,7 @@ class BookDriver:
         self.locks: dict[str, asyncio.Lock] = {}
         self.producers: dict[str, object] = {}
         self.partitioner = Partitioner()
+        self.produces: set[asyncio.Task] = set()
         self.down: str | None = None
 
     async def create_topics(self) -> None:
@@ -166,6 +167,7 @@ class BookDriver:
                 self.spawn(self.txn_op(name, fields))
             elif name == "produce":
                 self.spawn(self.produce(fields))
+                self.produces.add(self.tasks[-1][1])
             elif name == "create_topic":
                 await self.cluster.create_topic(
                     fields["name"],
@@ -377,11 +379,20 @@ class BookDriver:
         where the crash happens inside the commit's own step). The caller
         raises the returned Cut; `quiesce` then crashes and reopens."""
         current = asyncio.current_task()
+        kept = []
         for step, task in self.tasks:
-            if task is not current:
-                task.cancel()
-                self.error("crashed", step)
-        self.tasks = [(s, t) for s, t in self.tasks if t is current]
+            waiter = task._fut_waiter  # noqa: SLF001
+            woken = waiter is None or waiter.done()
+            if task is current or task.done() or (task in self.produces and woken):
+                # A produce whose acknowledgement was already decided before
+                # the crash (the same fetch acknowledged it) is answered: in
+                # mk-tui its reply is already sent. Transaction steps are not
+                # (their next step finds the cluster crashed).
+                kept.append((step, task))
+                continue
+            task.cancel()
+            self.error("crashed", step)
+        self.tasks = kept
         return Cut()
 
     async def replicate(self, fields: dict) -> None:

@@ -69,7 +69,6 @@ pub fn header(rng: &mut Rng) -> Value {
                 "min_insync_replicas": min_isr,
                 "replica_lag_time_ms": lag_time,
                 "replica_lag_max_offsets": lag_offsets,
-                "isr_evaluation": "at_fetch",
             },
         },
     })

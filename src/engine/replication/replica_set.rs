@@ -105,7 +105,8 @@ impl PartitionReplicaSet {
         leader_replica.leader_epoch_seen = Some(leader_epoch);
         let leo = leader_replica.log_end_offset();
         let start = leader_replica.log.log_start_offset();
-        Self {
+        let now_ms = leader_replica.last_fetch_ms;
+        let mut set = Self {
             tp,
             isr: replicas.keys().copied().collect(),
             assignment,
@@ -115,7 +116,20 @@ impl PartitionReplicaSet {
             high_watermark: high_watermark.clamp(start, leo),
             pending: Vec::new(),
             settings,
+        };
+        if set.settings.isr_evaluation == IsrEvaluation::AtFetch {
+            // The book judges the ISR once when it opens (replicas level with
+            // the leader); nothing would judge it again before the next
+            // fetch, so a follower a torn tail left below the HW must not
+            // stay promotable until then (found by tests/model_based.rs).
+            set.isr = set
+                .replicas
+                .values()
+                .filter(|r| set.caught_up(r, now_ms))
+                .map(|r| r.broker)
+                .collect();
         }
+        set
     }
 
     /// The partition.
