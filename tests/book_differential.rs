@@ -809,3 +809,36 @@ fn two_completions_in_one_step_journal_in_the_books_order() {
     );
     assert_eq!(replay(&mut book, &h, &steps).difference, None);
 }
+
+#[test]
+fn d17_a_commit_whose_marker_is_already_logged_writes_no_second_one_here() {
+    let Some(mut book) = book_or_skip() else {
+        return;
+    };
+    let h = header(&[1, 2], &[("a", 2, 2)], json!({}));
+    let views = raw(
+        &mut book,
+        &h,
+        &actions(
+            r#"
+        {"begin":{"txn":"t"}}
+        {"send":{"txn":"t","topic":"a","partition":0,"value":"v"}}
+        {"replicate":{}}
+        {"commit":{"txn":"t"}}
+        {"tear":{"target":"journal","cut_bytes":18}}
+        {"commit":{"txn":"t"}}
+        {"replicate":{}}
+    "#,
+        ),
+    );
+    let (mk, bk) = last(&views);
+    let markers = |v: &Value| {
+        v["partitions"]["a-0"]["batches"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|b| b["kind"] == "control")
+            .count()
+    };
+    assert_eq!((markers(mk), markers(bk)), (1, 2));
+}

@@ -207,7 +207,14 @@ pub fn action(rng: &mut Rng, view: &Value, ids: &mut Ids, step: usize) -> Value 
             }
         }
         90..=96 => {
-            let (topic, partition, replicas) = rng.pick(&partitions(view)).clone();
+            let parts: Vec<_> = partitions(view)
+                .into_iter()
+                .filter(|(_, _, r)| r.len() > 1)
+                .collect();
+            if parts.is_empty() {
+                return json!({"replicate": {}});
+            }
+            let (topic, partition, replicas) = rng.pick(&parts).clone();
             let leader = &view["partitions"][format!("{topic}-{partition}")]["leader"];
             let others: Vec<u32> = replicas.iter().copied().filter(|b| leader != b).collect();
             // Mostly a follower: promoting the leader is a decided

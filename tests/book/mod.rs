@@ -45,19 +45,17 @@ pub fn python() -> Result<PathBuf, String> {
         .map(PathBuf::from)
         .collect();
     candidates.extend(["python3.13", "python3.12", "python3"].map(PathBuf::from));
-    if let Some(home) = std::env::var_os("PYENV_ROOT")
+    let pyenv = std::env::var_os("PYENV_ROOT")
         .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".pyenv")))
-    {
-        if let Ok(entries) = std::fs::read_dir(home.join("versions")) {
-            let mut found: Vec<PathBuf> = entries
-                .flatten()
-                .map(|e| e.path().join("bin/python3"))
-                .collect();
-            found.sort();
-            found.reverse();
-            candidates.extend(found);
-        }
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".pyenv")));
+    if let Some(Ok(entries)) = pyenv.map(|home| std::fs::read_dir(home.join("versions"))) {
+        let mut found: Vec<PathBuf> = entries
+            .flatten()
+            .map(|e| e.path().join("bin/python3"))
+            .collect();
+        found.sort();
+        found.reverse();
+        candidates.extend(found);
     }
     let minimum = if std::env::var("MK_BOOK_ALLOW_PYTHON_311").is_ok_and(|v| v == "1") {
         (3, 11)

@@ -177,8 +177,9 @@ impl Part {
             .is_some_and(|r| r.epoch_seen == Some(self.epoch) && leo(r) > offset)
     }
 
-    /// ISR and HW to a fixed point, then pending acks settle. A stopped
-    /// leader freezes the partition.
+    /// The HW over the ISR (the book's rules) or ISR and HW to a fixed point
+    /// (kafka rules), then pending acks settle. A stopped leader freezes the
+    /// partition.
     pub fn update(&mut self, now: u64, s: &Settings, mailbox: &mut Mailbox) {
         if self.leader_stopped() {
             return;
@@ -191,8 +192,15 @@ impl Part {
                 .min()
                 .unwrap_or(self.hw);
             self.hw = self.hw.max(min);
+        } else {
+            self.settle_isr(now, s);
         }
-        while !s.isr_at_fetch {
+        self.settle_acks(s, mailbox);
+    }
+
+    /// Kafka rules: ISR and HW to a fixed point.
+    fn settle_isr(&mut self, now: u64, s: &Settings) {
+        loop {
             let isr: BTreeSet<Broker> = self
                 .assignment
                 .iter()
@@ -211,6 +219,10 @@ impl Part {
             self.isr = isr;
             self.hw = hw;
         }
+    }
+
+    /// Pending acks complete or fail.
+    fn settle_acks(&mut self, s: &Settings, mailbox: &mut Mailbox) {
         let pending = std::mem::take(&mut self.pending);
         for p in pending {
             let done = self.hw > p.offset
