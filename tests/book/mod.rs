@@ -1,3 +1,4 @@
+#![allow(dead_code)]
 //! The book's own Python code as an oracle (issue 16): finding a Python
 //! that can run it, and talking to `tests/book/drive_book.py --serve`.
 
