@@ -232,3 +232,54 @@ async fn crash_drops_pending_acks_and_keeps_what_was_written() {
     t.cluster.replicate_all_once().unwrap();
     assert_eq!(t.visible(&p), ["in-flight"]);
 }
+
+/// Issue 16, item 5: what a reader of the book reaches for, in one call each
+/// (`close()` with its error, `partition_metadata`, `log_end_offset`, a
+/// `Record` with a timestamp, `tx.send` to a named partition).
+#[tokio::test]
+async fn the_books_calls_have_one_call_each() {
+    use minikafka::engine::RecordBatch;
+    use minikafka::engine::core::record::Record;
+    let t = TestCluster::new(&[1, 2], 1);
+    t.cluster.create_topic("out", 2, 2).unwrap();
+    let p1 = tp("out", 1);
+    let meta = t.cluster.partition_metadata(&p1).unwrap();
+    assert_eq!(
+        (meta.replicas, meta.leader_id, meta.leader_epoch),
+        (vec![2, 1], 2, 0)
+    );
+    assert!(matches!(
+        t.cluster.partition_metadata(&tp("out", 7)),
+        Err(MiniKafkaError::UnknownTopicOrPartition(_))
+    ));
+    let record = Record::new(Some(b"k".to_vec()), None, 1234);
+    assert_eq!((record.timestamp_ms, record.value.clone()), (1234, None));
+    assert_eq!(Record::value("v").with_timestamp(7).timestamp_ms, 7);
+    t.cluster
+        .append_batch(&p1, RecordBatch::new(vec![record]), AckMode::Leader)
+        .await
+        .unwrap();
+    assert_eq!(t.cluster.log_end_offset(&p1).unwrap(), 1);
+    let stamped = t.cluster.leader_log(&p1).unwrap().all_batches().unwrap();
+    assert_eq!(
+        stamped[0].records[0].timestamp_ms, 1234,
+        "an explicit timestamp is kept"
+    );
+    let tx = t.cluster.transactions().begin("tx").await.unwrap();
+    let sending = tokio::spawn({
+        let tx = tx.clone();
+        async move { tx.send_to("out", 1, "x").await }
+    });
+    for _ in 0..4 {
+        tokio::task::yield_now().await;
+    }
+    t.cluster.replicate_all_once().unwrap();
+    assert_eq!(sending.await.unwrap().unwrap(), (p1.clone(), 1));
+    t.cluster.replicate_all_once().unwrap();
+    let dir = t.dir.path().to_path_buf();
+    t.cluster.close().unwrap();
+    assert!(
+        dir.join("replication-offset-checkpoint").exists(),
+        "close wrote the HW checkpoint"
+    );
+}

@@ -867,7 +867,7 @@ fn ch05_high_watermark() {
 #[test]
 fn ch06_isr_shrink() {
     let l = Lesson::replay("ch06-isr-shrink");
-    l.errors_only_at(&[11]);
+    l.errors_only_at(&[13]);
     let fetch_ms = |at: &At, broker: u32| {
         at.part("t-0")
             .replicas
@@ -888,22 +888,23 @@ fn ch06_isr_shrink() {
     check!(s, (fetch_ms(&s, 2), fetch_ms(&s, 3)), (6000, 6000));
     let s = l.at(5);
     check!(s, (fetch_ms(&s, 2), fetch_ms(&s, 3)), (0, 6000));
-    // out of the ISR by time alone
+    // past the lag time, but judged only at the next fetch round
     let s = l.at(6);
     check!(s, s.s.clock_ms, 12000);
-    check!(s, s.isr("t-0"), vec![1, 2]);
+    check!(s, s.isr("t-0"), vec![1, 2, 3]);
+    check!(l.at(7), l.at(7).isr("t-0"), vec![1, 2]);
     check!(
-        l.at(7),
-        l.at(7).pending(),
-        vec![(7, "produce", vec![2], None)]
+        l.at(8),
+        l.at(8).pending(),
+        vec![(8, "produce", vec![2], None)]
     );
-    check!(l.at(8), l.at(8).hw("t-0"), 2);
-    let s = l.at(10);
-    check!(s, s.isr("t-0"), vec![1]);
+    check!(l.at(9), l.at(9).hw("t-0"), 2);
+    check!(l.at(11), l.at(11).isr("t-0"), vec![1, 2]);
+    check!(l.at(12), l.at(12).isr("t-0"), vec![1]);
     // below min.insync.replicas: refused before appending
-    let s = l.at(11);
+    let s = l.at(13);
     check!(s, s.errors().len(), 1);
-    check!(s, s.errors()[0].0, 11);
+    check!(s, s.errors()[0].0, 13);
     assert!(
         s.errors()[0].1.contains("not enough replicas"),
         "{:?}",
@@ -911,11 +912,11 @@ fn ch06_isr_shrink() {
     );
     check!(s, s.leo_of("t-0", 1), 2);
     check!(s, s.log_values("t-0"), strs(&["a", "b"]));
-    let s = l.at(12);
+    let s = l.at(14);
     check!(s, s.hw("t-0"), 3);
     check!(s, s.ru("t-0"), strs(&["a", "b", "d"]));
-    check!(l.at(14), l.at(14).isr("t-0"), vec![1]);
-    let s = l.at(15);
+    check!(l.at(16), l.at(16).isr("t-0"), vec![1]);
+    let s = l.at(17);
     check!(s, s.isr("t-0"), vec![1, 2, 3]);
     check!(s, s.leos("t-0"), vec![(1, 3), (2, 3), (3, 3)]);
     l.snapshot_captioned_frames();

@@ -70,9 +70,14 @@ async fn one_follower_or_one_partition_at_a_time() {
 
 #[tokio::test]
 async fn a_follower_leaves_the_isr_by_offset_lag_and_rejoins_when_caught_up() {
-    let t = TestCluster::with_config(&[1, 2], |c| minikafka::engine::MiniKafkaConfig {
-        replica_lag_max_offsets: 3,
-        ..c
+    // The clock-driven evaluation (kafka rules) judges on every operation.
+    let t = TestCluster::with_config(&[1, 2], |c| {
+        let mut c = minikafka::engine::MiniKafkaConfig {
+            replica_lag_max_offsets: 3,
+            ..c
+        };
+        c.rules.isr_by_clock = true;
+        c
     });
     t.cluster.create_topic("t", 1, 2).unwrap();
     let p = tp("t", 0);
@@ -100,9 +105,45 @@ async fn a_follower_leaves_the_isr_by_offset_lag_and_rejoins_when_caught_up() {
     assert_eq!(set.isr(), [1, 2], "caught up and covering the HW: back in");
 }
 
+/// The book's rules judge the offset lag only after a fetch round (its
+/// `refresh_isr`): appends alone leave the ISR and the HW where they are.
+#[tokio::test]
+async fn under_the_books_rules_offset_lag_is_judged_at_fetch() {
+    let t = TestCluster::with_config(&[1, 2, 3], |c| minikafka::engine::MiniKafkaConfig {
+        replica_lag_max_offsets: 2,
+        ..c
+    });
+    t.cluster.create_topic("t", 1, 3).unwrap();
+    let p = tp("t", 0);
+    let set = t.cluster.replica_set(&p).unwrap();
+    for i in 0..3 {
+        t.append(&p, &format!("v{i}"), AckMode::Leader)
+            .await
+            .unwrap();
+    }
+    assert_eq!(
+        (set.isr(), set.high_watermark()),
+        (vec![1, 2, 3], 0),
+        "no fetch, no judgement: the leader alone does not commit"
+    );
+    t.cluster.stop_broker(3).unwrap();
+    t.cluster.replicate_all_once().unwrap();
+    assert_eq!(
+        (set.isr(), set.high_watermark()),
+        (vec![1, 2], 3),
+        "after the round broker 3 is 3 behind (> 2): out"
+    );
+}
+
 #[tokio::test]
 async fn a_stopped_follower_leaves_the_isr_by_time_on_the_clock() {
-    let t = two_replicas(1);
+    // The clock-driven evaluation (kafka rules).
+    let t = TestCluster::with_config(&[1, 2], |c| {
+        let mut c = c;
+        c.rules.isr_by_clock = true;
+        c
+    });
+    t.cluster.create_topic("t", 1, 2).unwrap();
     let p = tp("t", 0);
     let set = t.cluster.replica_set(&p).unwrap();
     t.cluster.stop_broker(2).unwrap();
@@ -123,6 +164,28 @@ async fn a_stopped_follower_leaves_the_isr_by_time_on_the_clock() {
     assert!(set.replicas()[1].stopped);
     t.cluster.replicate_all_once().unwrap();
     assert_eq!(set.isr(), [1], "a stopped broker does not fetch");
+    t.cluster.start_broker(2).unwrap();
+    t.cluster.replicate_all_once().unwrap();
+    assert_eq!(set.isr(), [1, 2]);
+}
+
+/// The book's rules: time alone changes nothing; the next fetch round
+/// finds the stopped follower silent past the lag time.
+#[tokio::test]
+async fn under_the_books_rules_a_stopped_follower_leaves_at_the_next_fetch_round() {
+    let t = two_replicas(1);
+    let p = tp("t", 0);
+    let set = t.cluster.replica_set(&p).unwrap();
+    t.cluster.stop_broker(2).unwrap();
+    t.clock.advance(10_001);
+    t.cluster.tick().unwrap();
+    assert_eq!(set.isr(), [1, 2], "the clock alone judges nothing");
+    t.cluster.replicate_all_once().unwrap();
+    assert_eq!(
+        set.isr(),
+        [1],
+        "the round judges broker 2: 10 001 ms silent"
+    );
     t.cluster.start_broker(2).unwrap();
     t.cluster.replicate_all_once().unwrap();
     assert_eq!(set.isr(), [1, 2]);
@@ -244,6 +307,7 @@ async fn acks_all_fails_before_append_when_the_isr_is_below_min() {
     let p = tp("t", 0);
     t.cluster.stop_broker(2).unwrap();
     t.clock.advance(10_001);
+    t.cluster.replicate_all_once().unwrap();
     let err = t.append(&p, "refused", AckMode::All).await.unwrap_err();
     assert!(
         matches!(
@@ -268,7 +332,8 @@ async fn acks_all_fails_after_append_when_the_isr_shrinks_below_min_first() {
     let pending = t.append(&p, "in-flight", AckMode::All);
     t.cluster.stop_broker(2).unwrap();
     t.clock.advance(10_001);
-    t.cluster.tick().unwrap();
+    // The fetch round judges the ISR (the book's rules).
+    t.cluster.replicate_all_once().unwrap();
     let err = pending.await.unwrap_err();
     assert!(
         matches!(
@@ -331,7 +396,7 @@ async fn acks_all_completes_by_hw_under_the_kafka_completion_rule() {
         "HW is held back while 3 is in the ISR"
     );
     t.clock.advance(10_001);
-    t.cluster.tick().unwrap();
+    t.cluster.replicate_all_once().unwrap();
     assert_eq!(pending.try_take().unwrap().unwrap().offsets, Some((0, 0)));
 }
 
@@ -486,7 +551,14 @@ async fn an_acks_1_write_is_lost_on_failover_and_the_old_leader_truncates() {
 /// the new epoch, so a divergent record can never raise the HW.
 #[tokio::test]
 async fn a_divergent_tail_never_counts_toward_the_hw() {
-    let t = TestCluster::new(&[1, 2, 3], 1);
+    // With the clock-driven evaluation broker 3 stays in the ISR through the
+    // promotion, with its divergent tail; the book's rules leave the new
+    // leader alone in it (`promotion_leaves_the_new_leader_alone_in_the_isr`).
+    let t = TestCluster::with_config(&[1, 2, 3], |c| {
+        let mut c = c;
+        c.rules.isr_by_clock = true;
+        c
+    });
     t.cluster.create_topic("t", 1, 3).unwrap();
     let p = tp("t", 0);
     t.append(&p, "committed", AckMode::Leader).await.unwrap();
@@ -525,6 +597,28 @@ async fn a_divergent_tail_never_counts_toward_the_hw() {
     );
 }
 
+/// The book's `promote`: the new leader alone in the ISR, so acks=all with
+/// min.insync.replicas 2 is refused until a fetch round lets a follower
+/// back (issue 16).
+#[tokio::test]
+async fn promotion_leaves_the_new_leader_alone_in_the_isr() {
+    let t = two_replicas(2);
+    let p = tp("t", 0);
+    let set = t.cluster.replica_set(&p).unwrap();
+    t.cluster.promote(&p, 2).unwrap();
+    assert_eq!(set.isr(), [2]);
+    let err = t.append(&p, "x", AckMode::All).await.unwrap_err();
+    assert!(
+        matches!(
+            err,
+            MiniKafkaError::NotEnoughReplicas { isr: 1, min: 2, .. }
+        ),
+        "{err}"
+    );
+    t.cluster.replicate_all_once().unwrap();
+    assert_eq!(set.isr(), [1, 2]);
+}
+
 #[tokio::test]
 async fn the_hw_survives_a_restart() {
     let t = two_replicas(1);
@@ -533,6 +627,9 @@ async fn the_hw_survives_a_restart() {
     t.cluster.replicate_all_once().unwrap();
     t.cluster.stop_broker(2).unwrap();
     t.clock.advance(10_001);
+    // The next fetch round finds broker 2 silent (the book's rules judge
+    // the ISR at fetch): it leaves, and "b" is committed by the leader.
+    t.cluster.replicate_all_once().unwrap();
     t.append(&p, "b", AckMode::Leader).await.unwrap();
     assert_eq!(t.cluster.replica_set(&p).unwrap().high_watermark(), 2);
     let t = t.reopen();
@@ -601,6 +698,9 @@ async fn acks_all_after_failover_does_not_wait_for_the_dead_leader() {
     let p = tp("t", 0);
     t.cluster.stop_broker(1).unwrap();
     t.cluster.promote(&p, 2).unwrap();
+    // The book's rules leave the new leader alone in the ISR until a fetch
+    // round lets broker 3 back; the stopped old leader stays out.
+    t.cluster.replicate_all_once().unwrap();
     let mut pending = t.append(&p, "v", AckMode::All);
     assert_eq!(
         t.cluster.replica_set(&p).unwrap().pending()[0].waiting_for,

@@ -183,6 +183,8 @@ fn failures_are_error_events_and_the_run_continues() {
         ),
         (r#"{"stop_broker":{"broker":2}}"#, ""),
         (r#"{"advance_clock":{"ms":10001}}"#, ""),
+        // The fetch round judges the ISR (the book's rules): 2 leaves.
+        (r#"{"replicate":{}}"#, ""),
         (
             r#"{"produce":{"topic":"out","value":"x","acks":"all"}}"#,
             "not enough replicas",
@@ -216,7 +218,7 @@ fn failures_are_error_events_and_the_run_continues() {
         .iter()
         .map(|e| e["step"].as_u64().unwrap())
         .collect();
-    assert_eq!(steps, [1, 2, 4, 7, 9, 10, 11]);
+    assert_eq!(steps, [1, 2, 4, 8, 10, 11, 12]);
     let codes: Vec<&str> = d.errors().iter().map(|e| e.code).collect();
     assert_eq!(
         codes,
@@ -509,7 +511,8 @@ fn waiting_for_is_per_operation() {
     ));
     d.apply(&act(r#"{"advance_clock":{"ms":6000}}"#));
     d.apply(&act(r#"{"replicate":{}}"#)); // broker 2 has "a"; stopped 3 does not
-    d.apply(&act(r#"{"advance_clock":{"ms":4001}}"#)); // 3 leaves the ISR
+    d.apply(&act(r#"{"advance_clock":{"ms":4001}}"#));
+    d.apply(&act(r#"{"replicate":{}}"#)); // the round: 3 leaves the ISR
     d.apply(&act(
         r#"{"produce":{"topic":"out","value":"b","acks":"all"}}"#,
     ));

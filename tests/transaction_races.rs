@@ -215,7 +215,7 @@ async fn out_of_order_acks_keep_the_lowest_first_offset() {
     settle().await; // offset 0, captured ISR {1,2}
     t.cluster.stop_broker(2).unwrap();
     t.clock.advance(10_001);
-    t.cluster.tick().unwrap();
+    t.cluster.replicate_all_once().unwrap(); // the round judges the ISR
     assert_eq!(
         tx.send("out", "second").await.unwrap().1,
         1,
@@ -255,7 +255,7 @@ async fn an_unacknowledged_write_holds_the_lso_and_blocks_commit() {
     settle().await;
     t.cluster.stop_broker(2).unwrap();
     t.clock.advance(10_001);
-    t.cluster.tick().unwrap();
+    t.cluster.replicate_all_once().unwrap(); // the round judges the ISR
     t.append(&out, "later", AckMode::Leader).await.unwrap();
     assert_eq!(t.cluster.last_stable_offset(&out).unwrap(), 0);
     assert!(

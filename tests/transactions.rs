@@ -475,6 +475,7 @@ async fn a_failed_marker_leaves_prepare_and_commit_resumes() {
     .unwrap();
     t.cluster.stop_broker(2).unwrap();
     t.clock.advance(10_001);
+    t.cluster.replicate_all_once().unwrap(); // the round judges the ISR: 2 leaves
     let err = tx.commit().await.unwrap_err();
     assert!(
         matches!(err, MiniKafkaError::NotEnoughReplicas { .. }),

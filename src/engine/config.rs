@@ -32,6 +32,7 @@ impl Rules {
             fence_zombies: on,
             transaction_timeout: on,
             acks_all_by_high_watermark: on,
+            isr_by_clock: on,
         }
     }
 }
@@ -62,6 +63,11 @@ pub struct RuleSwitches {
     pub transaction_timeout: bool,
     /// `acks=all` completes when the HW passes the batch, as the ISR changes.
     pub acks_all_by_high_watermark: bool,
+    /// The leader checks its followers as the clock moves (Kafka's periodic
+    /// `replica.lag.time.max.ms` task) and on every operation. Off (the book,
+    /// E4): the ISR is evaluated only after followers fetch
+    /// (docs/book-differences.md, issue 16). Both lags apply either way.
+    pub isr_by_clock: bool,
 }
 
 impl RuleSwitches {
@@ -72,6 +78,15 @@ impl RuleSwitches {
             .find(|r| r.switches() == self)
     }
 
+    /// When the ISR is evaluated under these switches.
+    pub fn isr_evaluation(self) -> IsrEvaluation {
+        if self.isr_by_clock {
+            IsrEvaluation::ByClock
+        } else {
+            IsrEvaluation::AtFetch
+        }
+    }
+
     /// How `acks=all` completes under these switches.
     pub fn acks_all_completion(self) -> AcksAllCompletion {
         if self.acks_all_by_high_watermark {
@@ -80,6 +95,18 @@ impl RuleSwitches {
             AcksAllCompletion::CapturedIsr
         }
     }
+}
+
+/// When the leader re-evaluates the ISR (E4, E14).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum IsrEvaluation {
+    /// The book (`refresh_isr` at the end of `fetch_followers_once`): only
+    /// after followers fetch; a promotion leaves the new leader alone in it.
+    #[default]
+    AtFetch,
+    /// Real Kafka: whenever the clock moves and on every operation, by time
+    /// lag only.
+    ByClock,
 }
 
 /// When a pending `acks=all` append completes (E5, E14).
@@ -195,6 +222,11 @@ mod tests {
         assert_eq!(
             kafka.acks_all_completion(),
             AcksAllCompletion::HighWatermark
+        );
+        assert_eq!(kafka.isr_evaluation(), IsrEvaluation::ByClock);
+        assert_eq!(
+            Rules::Minikafka.switches().isr_evaluation(),
+            IsrEvaluation::AtFetch
         );
         let mixed = RuleSwitches {
             fence_zombies: true,

@@ -195,6 +195,9 @@ pub fn config_for(header: &Header, data_dir: &Path) -> Result<MiniKafkaConfig, S
     if let Some(v) = c.transaction_timeout_ms {
         config.transaction_timeout_ms = v;
     }
+    if let Some(v) = c.isr_evaluation {
+        config.rules.isr_by_clock = v == crate::session::recording::IsrEvaluationSpec::ByClock;
+    }
     Ok(config)
 }
 
@@ -307,7 +310,15 @@ impl Driver {
         rules: String,
         temp: Option<tempfile::TempDir>,
     ) -> Self {
+        // Tasks run in the order they were woken, as in the book's asyncio
+        // loop (issue 16): the wakes of a step's own call (a replicate that
+        // acknowledges two appends) queue remotely, those of the tasks that
+        // run locally; checking the remote queue first on every tick runs
+        // the step's wakes before what they wake in turn, which is
+        // asyncio's one FIFO queue. So two operations completing in one
+        // step journal their frames in the book's order.
         let runtime = tokio::runtime::Builder::new_current_thread()
+            .global_queue_interval(1)
             .build()
             .expect("a current-thread runtime without drivers always builds");
         let moments = Arc::new(Mutex::new(MomentSlot {

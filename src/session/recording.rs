@@ -91,6 +91,19 @@ pub struct ConfigSpec {
     pub segment_max_bytes: Option<u64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub transaction_timeout_ms: Option<u64>,
+    /// When the ISR is judged: `"at_fetch"`, the book's `refresh_isr` after
+    /// followers fetch (the default under `minikafka`), or `"by_clock"`, as
+    /// the clock moves (the default under `kafka`); docs/book-differences.md.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub isr_evaluation: Option<IsrEvaluationSpec>,
+}
+
+/// `config.isr_evaluation` of a recording.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum IsrEvaluationSpec {
+    ByClock,
+    AtFetch,
 }
 
 /// The largest terminal side `render`, `export` and a recording's

@@ -220,6 +220,7 @@ impl Model {
             lag_max_offsets: setup.lag_max_offsets as i64,
             min_isr: setup.min_isr,
             ack_by_hw: setup.kafka,
+            isr_at_fetch: !setup.kafka,
         };
         let mut parts = BTreeMap::new();
         for (name, count, rf) in &setup.topics {

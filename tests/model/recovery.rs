@@ -79,9 +79,10 @@ impl Model {
             }
         }
         self.coord.reopen(kept);
-        let now = self.clock;
+        let (now, settings) = (self.clock, self.settings);
         for part in self.parts.values_mut() {
             part.reopen(now);
+            part.judge_on_open(now, &settings);
         }
         for (tp, part) in &self.parts {
             let was = &before[tp];

@@ -62,6 +62,10 @@ pub struct Settings {
     pub min_isr: usize,
     /// Kafka rules: acks=all completes when the HW passes the batch.
     pub ack_by_hw: bool,
+    /// The book's rules: the ISR changes only after followers fetch (one
+    /// refresh per fetch round), and a promotion leaves the new leader
+    /// alone in it (docs/book-differences.md).
+    pub isr_at_fetch: bool,
 }
 
 /// Settled acks=all appends: ack id -> outcome.
@@ -173,12 +177,29 @@ impl Part {
             .is_some_and(|r| r.epoch_seen == Some(self.epoch) && leo(r) > offset)
     }
 
-    /// ISR and HW to a fixed point, then pending acks settle. A stopped
-    /// leader freezes the partition.
+    /// The HW over the ISR (the book's rules) or ISR and HW to a fixed point
+    /// (kafka rules), then pending acks settle. A stopped leader freezes the
+    /// partition.
     pub fn update(&mut self, now: u64, s: &Settings, mailbox: &mut Mailbox) {
         if self.leader_stopped() {
             return;
         }
+        if s.isr_at_fetch {
+            let min = self
+                .isr
+                .iter()
+                .map(|&b| self.effective_leo(b))
+                .min()
+                .unwrap_or(self.hw);
+            self.hw = self.hw.max(min);
+        } else {
+            self.settle_isr(now, s);
+        }
+        self.settle_acks(s, mailbox);
+    }
+
+    /// Kafka rules: ISR and HW to a fixed point.
+    fn settle_isr(&mut self, now: u64, s: &Settings) {
         loop {
             let isr: BTreeSet<Broker> = self
                 .assignment
@@ -198,13 +219,18 @@ impl Part {
             self.isr = isr;
             self.hw = hw;
         }
+    }
+
+    /// Pending acks complete or fail.
+    fn settle_acks(&mut self, s: &Settings, mailbox: &mut Mailbox) {
         let pending = std::mem::take(&mut self.pending);
         for p in pending {
             let done = self.hw > p.offset
                 && (s.ack_by_hw || p.required.iter().all(|&b| self.has_batch(b, p.offset)));
-            if done {
+            let short = self.isr.len() < s.min_isr;
+            if done && !(s.isr_at_fetch && short) {
                 mailbox.insert(p.id, Ok(()));
-            } else if self.isr.len() < s.min_isr {
+            } else if short {
                 mailbox.insert(p.id, Err(Failure::NotEnoughReplicasAfterAppend));
             } else {
                 self.pending.push(p);
@@ -266,7 +292,22 @@ impl Part {
         id
     }
 
-    /// One fetch by follower `b`.
+    /// The book's `refresh_isr`: after followers fetched, the ISR in one
+    /// pass against the HW before it, then the HW and acks (kafka rules:
+    /// [`Self::update`]).
+    fn refresh(&mut self, now: u64, s: &Settings, mb: &mut Mailbox) {
+        if s.isr_at_fetch && !self.leader_stopped() {
+            self.isr = self
+                .assignment
+                .iter()
+                .copied()
+                .filter(|&b| self.in_sync(b, now, s))
+                .collect();
+        }
+        self.update(now, s, mb);
+    }
+
+    /// One fetch by follower `b`, then a refresh if it fetched.
     pub fn fetch(
         &mut self,
         b: Broker,
@@ -274,11 +315,19 @@ impl Part {
         s: &Settings,
         mb: &mut Mailbox,
     ) -> Result<(), Failure> {
+        if self.fetch_only(b, now)? {
+            self.refresh(now, s, mb);
+        }
+        Ok(())
+    }
+
+    /// The fetch itself: false when nothing fetched.
+    fn fetch_only(&mut self, b: Broker, now: u64) -> Result<bool, Failure> {
         let Some(r) = self.replicas.get(&b) else {
             return Err(Failure::UnknownTopicOrPartition);
         };
         if b == self.leader || r.stopped || self.leader_stopped() {
-            return Ok(());
+            return Ok(false);
         }
         let leader_leo = self.leader_leo();
         if r.epoch_seen != Some(self.epoch) || leo(r) > leader_leo {
@@ -293,14 +342,21 @@ impl Part {
         let r = self.replicas.get_mut(&b).expect("checked");
         r.log.extend(copy);
         r.last_fetch = now;
-        self.update(now, s, mb);
-        Ok(())
+        Ok(true)
     }
 
-    /// One fetch by every follower, in assignment order.
+    /// One fetch by every follower, in assignment order: the book refreshes
+    /// once after all of them, the kafka rules after each.
     pub fn fetch_all(&mut self, now: u64, s: &Settings, mb: &mut Mailbox) {
         for b in self.assignment.clone() {
-            self.fetch(b, now, s, mb).expect("a replica");
+            if s.isr_at_fetch {
+                self.fetch_only(b, now).expect("a replica");
+            } else {
+                self.fetch(b, now, s, mb).expect("a replica");
+            }
+        }
+        if s.isr_at_fetch {
+            self.refresh(now, s, mb);
         }
     }
 
@@ -329,6 +385,9 @@ impl Part {
         }
         let epoch = self.epoch;
         self.replicas.get_mut(&b).expect("checked").epoch_seen = Some(epoch);
+        if s.isr_at_fetch {
+            self.isr = BTreeSet::from([b]);
+        }
         self.update(now, s, mb);
         Ok(())
     }
@@ -347,6 +406,18 @@ impl Part {
         self.isr = self.assignment.iter().copied().collect();
         self.hw = self.hw.clamp(0, self.leader_leo());
         self.pending.clear();
+    }
+
+    /// The book's rules judge the ISR once on open (`reopen` then this).
+    pub fn judge_on_open(&mut self, now: u64, s: &Settings) {
+        if s.isr_at_fetch {
+            self.isr = self
+                .assignment
+                .iter()
+                .copied()
+                .filter(|&b| self.in_sync(b, now, s))
+                .collect();
+        }
     }
 
     /// The brokers a wait on `offset` still needs (the pending pane).

@@ -105,7 +105,8 @@ impl TxState {
 pub struct TxData {
     pub id: String,
     pub state: TxState,
-    /// Touched partitions and their first offsets, in first-write order.
+    /// Touched partitions and their first offsets, sorted as the book's
+    /// set (topic, then partition; issue 16).
     pub first: Vec<(Tp, i64)>,
     pub staged: BTreeMap<String, BTreeMap<Tp, i64>>,
     /// Kafka rules: producer id and epoch, and the clock at begin.
@@ -126,7 +127,10 @@ impl TxData {
     pub fn record_write(&mut self, tp: &Tp, offset: i64) {
         match self.first.iter_mut().find(|(p, _)| p == tp) {
             Some((_, first)) => *first = (*first).min(offset),
-            None => self.first.push((tp.clone(), offset)),
+            None => {
+                let at = self.first.partition_point(|(p, _)| p < tp);
+                self.first.insert(at, (tp.clone(), offset));
+            }
         }
     }
 

@@ -50,7 +50,7 @@ use self::open::{
 use crate::engine::clock::Clock;
 use crate::engine::config::{BrokerId, MiniKafkaConfig};
 use crate::engine::core::batch::RecordBatch;
-use crate::engine::core::metadata::{MAX_LEADER_EPOCH, TopicPartition};
+use crate::engine::core::metadata::{MAX_LEADER_EPOCH, PartitionMetadata, TopicPartition};
 use crate::engine::core::record::ConsumerRecord;
 use crate::engine::core::recovery::RecoveryReport;
 use crate::engine::error::{MiniKafkaError, Result};
@@ -227,6 +227,31 @@ impl BrokerCluster {
     /// lagging HW checkpoint only lowers the HW after a real process kill.
     pub fn flush(&self) -> Result<()> {
         self.lock().persist_high_watermarks()
+    }
+
+    /// Closes this handle the way the book's `await cluster.close()` does,
+    /// writing the HW checkpoint and returning its error, where dropping
+    /// the last handle can only ignore it. Other clones keep the cluster
+    /// open (their last drop writes the checkpoint again if an HW moved).
+    pub fn close(self) -> Result<()> {
+        self.flush()
+    }
+
+    /// One partition's replicas, leader and leader epoch, as `metadata.json`
+    /// holds them (the book's `cluster.partition_metadata(tp)`).
+    pub fn partition_metadata(&self, tp: &TopicPartition) -> Result<PartitionMetadata> {
+        self.with_state(|s| {
+            s.metadata()
+                .partition(tp)
+                .cloned()
+                .ok_or_else(|| MiniKafkaError::UnknownTopicOrPartition(tp.to_string()))
+        })
+    }
+
+    /// The leader's log end offset of `tp` (the book's
+    /// `cluster.leader_log(tp).leo`), in one `Result`.
+    pub fn log_end_offset(&self, tp: &TopicPartition) -> Result<i64> {
+        self.leader_log(tp)?.log_end_offset()
     }
 
     /// The configuration.

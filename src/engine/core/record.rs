@@ -20,6 +20,23 @@ pub struct Record {
 }
 
 impl Record {
+    /// The book's `Record(key, value, timestamp_ms)`: nullable key and value
+    /// and an explicit timestamp (0 lets the leader stamp the clock's time).
+    pub fn new(key: Option<Vec<u8>>, value: Option<Vec<u8>>, timestamp_ms: i64) -> Self {
+        Self {
+            key,
+            value,
+            timestamp_ms,
+            ..Self::default()
+        }
+    }
+
+    /// The same record with this timestamp.
+    pub fn with_timestamp(mut self, timestamp_ms: i64) -> Self {
+        self.timestamp_ms = timestamp_ms;
+        self
+    }
+
     /// A record with only a value (offset delta and timestamp set by the batch).
     pub fn value(value: impl Into<Vec<u8>>) -> Self {
         Self {

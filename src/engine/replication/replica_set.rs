@@ -9,7 +9,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use tokio::sync::oneshot;
 
-use crate::engine::config::{AcksAllCompletion, BrokerId};
+use crate::engine::config::{AcksAllCompletion, BrokerId, IsrEvaluation};
 use crate::engine::core::batch::RecordBatch;
 use crate::engine::core::metadata::TopicPartition;
 use crate::engine::core::record::ConsumerRecord;
@@ -29,6 +29,7 @@ pub struct ReplicationSettings {
     pub replica_fetch_max_bytes: u64,
     pub min_insync_replicas: usize,
     pub acks_all_completion: AcksAllCompletion,
+    pub isr_evaluation: IsrEvaluation,
 }
 
 /// An `acks=all` append waiting for replication (E5).
@@ -104,7 +105,8 @@ impl PartitionReplicaSet {
         leader_replica.leader_epoch_seen = Some(leader_epoch);
         let leo = leader_replica.log_end_offset();
         let start = leader_replica.log.log_start_offset();
-        Self {
+        let now_ms = leader_replica.last_fetch_ms;
+        let mut set = Self {
             tp,
             isr: replicas.keys().copied().collect(),
             assignment,
@@ -114,7 +116,20 @@ impl PartitionReplicaSet {
             high_watermark: high_watermark.clamp(start, leo),
             pending: Vec::new(),
             settings,
+        };
+        if set.settings.isr_evaluation == IsrEvaluation::AtFetch {
+            // The book judges the ISR once when it opens (replicas level with
+            // the leader); nothing would judge it again before the next
+            // fetch, so a follower a torn tail left below the HW must not
+            // stay promotable until then (found by tests/model_based.rs).
+            set.isr = set
+                .replicas
+                .values()
+                .filter(|r| set.caught_up(r, now_ms))
+                .map(|r| r.broker)
+                .collect();
         }
+        set
     }
 
     /// The partition.
@@ -209,11 +224,20 @@ impl PartitionReplicaSet {
             && leo >= self.high_watermark
     }
 
-    /// Re-evaluates the ISR and the HW at `now_ms` (to a fixed point), then
-    /// settles pending appends. While the leader is stopped nothing moves:
-    /// nobody is there to track the followers.
+    /// Brings the HW and pending appends up to date at `now_ms`. Under
+    /// [`IsrEvaluation::ByClock`] (kafka rules) the ISR is re-evaluated
+    /// too, to a fixed point; under the book's [`IsrEvaluation::AtFetch`]
+    /// only the HW moves (over the current ISR), as the book's
+    /// `_advance_high_watermark`: its ISR changes only in
+    /// [`Self::refresh_isr`], after followers fetch. While the leader is
+    /// stopped nothing moves: nobody is there to track the followers.
     pub fn update(&mut self, now_ms: u64) {
         if self.leader_replica().stopped {
+            return;
+        }
+        if self.settings.isr_evaluation == IsrEvaluation::AtFetch {
+            self.advance_high_watermark();
+            self.settle_pending();
             return;
         }
         loop {
@@ -238,14 +262,50 @@ impl PartitionReplicaSet {
         self.settle_pending();
     }
 
+    /// The book's `_advance_high_watermark`: HW = max(HW, min LEO over the
+    /// ISR as it stands).
+    fn advance_high_watermark(&mut self) {
+        let min_leo = self
+            .isr
+            .iter()
+            .map(|b| self.effective_leo(&self.replicas[b]))
+            .min()
+            .unwrap_or(self.high_watermark);
+        self.high_watermark = self.high_watermark.max(min_leo);
+    }
+
+    /// The book's `refresh_isr` (E4), run after followers fetch: the ISR
+    /// becomes the leader and the followers caught up at `now_ms` (judged
+    /// against the HW before this refresh, in one pass), then the HW
+    /// advances and pending appends settle. Under the kafka rules it is
+    /// [`Self::update`].
+    fn refresh_isr(&mut self, now_ms: u64) {
+        if self.settings.isr_evaluation == IsrEvaluation::ByClock || self.leader_replica().stopped {
+            return self.update(now_ms);
+        }
+        self.isr = self
+            .replicas
+            .values()
+            .filter(|r| self.caught_up(r, now_ms))
+            .map(|r| r.broker)
+            .collect();
+        self.update(now_ms);
+    }
+
     /// Completes pending appends that replication satisfied, and fails those
-    /// whose ISR dropped below `min_insync_replicas` first (E5).
+    /// whose ISR dropped below `min_insync_replicas` first (E5). Under the
+    /// book's rules the ISR is checked first, as the book's
+    /// `_resolve_ack_waiters` and Kafka's `checkEnoughReplicasReachOffset`
+    /// do: a batch that every captured replica has still fails when the
+    /// ISR is below the minimum when it would complete.
     fn settle_pending(&mut self) {
         let pending = std::mem::take(&mut self.pending);
+        let isr_first = self.settings.isr_evaluation == IsrEvaluation::AtFetch;
         for p in pending {
-            if self.is_satisfied(&p) {
+            let short = self.isr.len() < self.settings.min_insync_replicas;
+            if self.is_satisfied(&p) && !(isr_first && short) {
                 let _ = p.reply.send(Ok(p.result));
-            } else if self.isr.len() < self.settings.min_insync_replicas {
+            } else if short {
                 let _ = p
                     .reply
                     .send(Err(MiniKafkaError::NotEnoughReplicasAfterAppend {
@@ -395,9 +455,19 @@ impl PartitionReplicaSet {
     /// the current leader epoch first truncates any tail past the HW, which
     /// may diverge from the new leader's log (E6).
     pub fn replicate_follower(&mut self, broker: BrokerId, now_ms: u64) -> Result<FetchOutcome> {
+        let fetched = self.fetch_one(broker, now_ms)?;
+        if fetched.is_some() {
+            self.refresh_isr(now_ms);
+        }
+        Ok(fetched.unwrap_or_default())
+    }
+
+    /// The fetch itself, without re-evaluating the ISR: `None` when
+    /// nothing fetched (a stopped follower or leader, the leader itself).
+    fn fetch_one(&mut self, broker: BrokerId, now_ms: u64) -> Result<Option<FetchOutcome>> {
         let follower = self.replica(broker)?;
         if broker == self.leader || follower.stopped || self.leader_replica().stopped {
-            return Ok(FetchOutcome::default());
+            return Ok(None);
         }
         let mut outcome = FetchOutcome::default();
         let epoch_current = follower.leader_epoch_seen == Some(self.leader_epoch);
@@ -424,8 +494,7 @@ impl PartitionReplicaSet {
         }
         follower.last_fetch_ms = now_ms;
         outcome.batches = batches.len();
-        self.update(now_ms);
-        Ok(outcome)
+        Ok(Some(outcome))
     }
 
     /// Where `broker`'s log stops agreeing with the leader's: the end of its
@@ -443,19 +512,30 @@ impl PartitionReplicaSet {
             .map_or(follower.log_start_offset(), |b| b.last_offset + 1)
     }
 
-    /// One fetch by every follower, in assignment order.
+    /// One fetch by every follower, in assignment order (E4). Under the
+    /// book's rules the ISR is refreshed once, after all of them fetched
+    /// (its `fetch_followers_once`); under the kafka rules after each.
     /// A follower that fails does not stop the others; the first error is
     /// returned after all have fetched.
     pub fn replicate_once(&mut self, now_ms: u64) -> Result<FetchOutcome> {
         let mut total = FetchOutcome::default();
         let mut first_error = None;
+        let by_clock = self.settings.isr_evaluation == IsrEvaluation::ByClock;
         for broker in self.assignment.clone() {
-            match self.replicate_follower(broker, now_ms) {
-                Ok(o) => total.add(o),
+            let fetched = if by_clock {
+                self.replicate_follower(broker, now_ms).map(Some)
+            } else {
+                self.fetch_one(broker, now_ms)
+            };
+            match fetched {
+                Ok(o) => total.add(o.unwrap_or_default()),
                 Err(e) => {
                     first_error.get_or_insert(e);
                 }
             }
+        }
+        if !by_clock {
+            self.refresh_isr(now_ms);
         }
         first_error.map_or(Ok(total), Err)
     }
@@ -510,6 +590,11 @@ impl PartitionReplicaSet {
             .get_mut(&broker)
             .expect("checked above")
             .leader_epoch_seen = Some(self.leader_epoch);
+        if self.settings.isr_evaluation == IsrEvaluation::AtFetch {
+            // The book: the new leader is alone in the ISR until followers
+            // fetch from it and the next refresh lets them back.
+            self.isr = BTreeSet::from([broker]);
+        }
         debug_assert!(old < self.leader_epoch);
         self.update(now_ms);
         Ok(self.leader_epoch)

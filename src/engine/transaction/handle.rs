@@ -63,6 +63,19 @@ impl Transaction {
             .await
     }
 
+    /// Sends one value to `partition` of `topic` (the book's
+    /// `tx.send(topic, value=…, partition=…)`).
+    pub async fn send_to(
+        &self,
+        topic: &str,
+        partition: u32,
+        value: impl Into<Vec<u8>>,
+    ) -> Result<(TopicPartition, i64)> {
+        self.manager
+            .send(self, topic, Some(partition), None, value.into())
+            .await
+    }
+
     /// Sends one record, to `partition` if given, else by key, else
     /// round-robin.
     pub async fn send_record(

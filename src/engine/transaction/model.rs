@@ -67,7 +67,9 @@ impl fmt::Display for TransactionState {
 pub struct TransactionData {
     pub id: String,
     pub state: TransactionState,
-    /// Partitions touched, in the order they were first written.
+    /// Partitions touched, sorted by topic then partition: the book keeps a
+    /// set and journals and marks it sorted (E9, E10), so the journal's
+    /// bytes and the order of the markers are the book's (issue 16).
     pub partitions: Vec<TopicPartition>,
     /// The first offset written on each touched partition, in the same order.
     pub first_offsets: Vec<(TopicPartition, i64)>,
@@ -107,8 +109,10 @@ impl TransactionData {
         match self.first_offsets.iter_mut().find(|(p, _)| p == tp) {
             Some((_, first)) => *first = (*first).min(offset),
             None => {
-                self.partitions.push(tp.clone());
-                self.first_offsets.push((tp.clone(), offset));
+                let at = self.partitions.partition_point(|p| p < tp);
+                self.partitions.insert(at, tp.clone());
+                let at = self.first_offsets.partition_point(|(p, _)| p < tp);
+                self.first_offsets.insert(at, (tp.clone(), offset));
             }
         }
     }
@@ -177,6 +181,17 @@ impl From<&TransactionData> for JournalRecord {
 
 impl From<JournalRecord> for TransactionData {
     fn from(r: JournalRecord) -> Self {
+        let mut data = Self::unsorted(r);
+        // The book reads them into a set: a frame in another order (an older
+        // mk-tui's first-write order) is the same transaction.
+        data.partitions.sort();
+        data.first_offsets.sort_by(|a, b| a.0.cmp(&b.0));
+        data
+    }
+}
+
+impl TransactionData {
+    fn unsorted(r: JournalRecord) -> Self {
         Self {
             id: r.id,
             state: r.state,

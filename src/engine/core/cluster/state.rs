@@ -47,6 +47,7 @@ impl ClusterState {
             replica_fetch_max_bytes: self.config.replica_fetch_max_bytes,
             min_insync_replicas: self.config.min_insync_replicas,
             acks_all_completion: self.config.rules.acks_all_completion(),
+            isr_evaluation: self.config.rules.isr_evaluation(),
         }
     }
 
