@@ -3,10 +3,13 @@
 //! loopback, and raw frames for what no client sends. Every test starts its
 //! own server on ports the system picks and stops it; every wait is bounded.
 
+mod bad_input;
+mod load;
 mod python;
 mod raw;
 mod record;
 mod server;
+mod wire;
 
 use server::{Server, partition};
 
