@@ -216,7 +216,10 @@ fn kafka_payload(frame: bytes::Bytes) {
     use kafka_protocol::messages::{ApiKey, RequestKind, ResponseKind};
 
     let one_line = |what: &str, message: &str| {
-        assert!(!message.contains('\n'), "{what}: one-line error: {message:?}");
+        assert!(
+            !message.contains('\n'),
+            "{what}: one-line error: {message:?}"
+        );
     };
     let prefix = match peek_header(&frame) {
         Ok(prefix) => prefix,
@@ -231,9 +234,12 @@ fn kafka_payload(frame: bytes::Bytes) {
         // What the server answers instead: an encoding failure closes the
         // connection with a line; it must not panic.
         let refusal = if api == ApiKey::ApiVersions {
-            Some((0, ResponseKind::ApiVersions(api_versions::listing(
-                crate::kafka::errors::code::UNSUPPORTED_VERSION,
-            ))))
+            Some((
+                0,
+                ResponseKind::ApiVersions(api_versions::listing(
+                    crate::kafka::errors::code::UNSUPPORTED_VERSION,
+                )),
+            ))
         } else {
             unsupported::error_response(api, version).map(|kind| (version, kind))
         };
@@ -265,7 +271,8 @@ fn kafka_payload(frame: bytes::Bytes) {
     );
     let kind = match RequestKind::decode(api, &mut body, version) {
         Ok(kind) => kind,
-        Err(e) => return one_line("body", &e.to_string()),
+        // The server logs it through `codec::one_line`.
+        Err(e) => return one_line("body", &crate::kafka::codec::one_line(e)),
     };
     let mut encoded = bytes::BytesMut::new();
     kind.encode(&mut encoded, version)
