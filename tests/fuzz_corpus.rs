@@ -101,7 +101,10 @@ fn seeds_are_valid_inputs() {
         assert!(body.is_empty(), "{}: bytes after the body", file.display());
         apis.insert(prefix.api_key);
     }
-    assert!(apis.len() >= 8, "the seeds cover the APIs clients use: {apis:?}");
+    assert!(
+        apis.len() >= 8,
+        "the seeds cover the APIs clients use: {apis:?}"
+    );
     let torn = inputs("journal_recovery")
         .into_iter()
         .filter(|f| seed(f))

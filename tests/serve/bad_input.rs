@@ -163,7 +163,11 @@ fn each_bad_frame_closes_its_connection_with_one_line_and_changes_nothing() {
     let again = good
         .call(&wire::produce("t", 0, 1, wire::batch(&values)), 9)
         .unwrap();
-    assert_eq!(wire::produced(&again), (0, 3), "appended after the bad ones");
+    assert_eq!(
+        wire::produced(&again),
+        (0, 3),
+        "appended after the bad ones"
+    );
     assert_eq!(raw::api_versions(&mut raw::connect(port), 3).error_code, 0);
 
     let log = server.stop();

@@ -13,6 +13,7 @@
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
+use crate::python;
 use crate::server::{Server, partition};
 use crate::wire::{self, Conn};
 
@@ -96,48 +97,19 @@ fn fifty_producer_connections_lose_no_acknowledged_record() {
     assert!(!log.contains("panicked"), "{log}");
     let state = server.state();
 
-    // The leader's log of each partition: offset -> value, and how often
-    // each value occurs anywhere.
-    let mut log_of: BTreeMap<(i32, i64), String> = BTreeMap::new();
-    let mut seen: BTreeMap<String, usize> = BTreeMap::new();
-    let mut high_watermark = BTreeMap::new();
-    for p in 0..PARTITIONS {
-        let part = partition(&state, "load", p as u64);
-        high_watermark.insert(p, part["high_watermark"].as_i64().unwrap());
-        for batch in part["batches"].as_array().unwrap() {
-            for r in batch["records"].as_array().unwrap() {
-                let v = r["value"].as_str().unwrap().to_string();
-                log_of.insert((p, r["offset"].as_i64().unwrap()), v.clone());
-                *seen.entry(v).or_default() += 1;
-            }
-        }
-    }
-    let duplicates: Vec<_> = seen.iter().filter(|(_, n)| **n > 1).collect();
-    assert!(duplicates.is_empty(), "records written twice: {duplicates:?}");
-
     let mut acked_by_level: BTreeMap<i16, usize> = BTreeMap::new();
     let mut refused: BTreeMap<i16, usize> = BTreeMap::new();
     let mut requests = 0;
+    let mut all = Vec::new();
     for t in &tallies {
         requests += t.requests;
         *acked_by_level.entry(t.acks).or_default() += t.acked.len();
         for (code, n) in &t.refused {
             *refused.entry(*code).or_default() += n;
         }
-        for (p, offset, v) in &t.acked {
-            assert_eq!(
-                log_of.get(&(*p, *offset)),
-                Some(v),
-                "acknowledged load-{p} offset {offset} is not in the log as sent"
-            );
-            if t.acks == -1 {
-                assert!(
-                    *offset < high_watermark[p],
-                    "an acknowledged acks=all record at or past the HW: load-{p} offset {offset}"
-                );
-            }
-        }
+        all.extend(t.acked.iter().map(|(p, o, v)| (*p, *o, t.acks, v.clone())));
     }
+    let in_log = check_log(&state, &all);
     let acked: usize = acked_by_level.values().sum();
     println!(
         "load: {CONNECTIONS} connections for {:.2} s: {requests} requests, {acked} records \
@@ -146,7 +118,7 @@ fn fifty_producer_connections_lose_no_acknowledged_record() {
         elapsed.as_secs_f64(),
         acked_by_level.get(&1).copied().unwrap_or(0),
         acked_by_level.get(&-1).copied().unwrap_or(0),
-        log_of.len(),
+        in_log,
         acked as f64 / elapsed.as_secs_f64(),
     );
     assert!(
@@ -157,5 +129,102 @@ fn fifty_producer_connections_lose_no_acknowledged_record() {
     assert!(
         tallies.iter().all(|t| t.requests > 0),
         "every connection was served"
+    );
+}
+
+/// Every acknowledged (partition, offset, acks, value) is in the leader's
+/// log of `state` at that offset, an acks=all one below the HW, and no
+/// value is in the log twice. Returns how many records the logs hold.
+fn check_log(state: &serde_json::Value, acked: &[(i32, i64, i16, String)]) -> usize {
+    let mut log_of: BTreeMap<(i32, i64), String> = BTreeMap::new();
+    let mut seen: BTreeMap<String, usize> = BTreeMap::new();
+    let mut high_watermark = BTreeMap::new();
+    for p in 0..PARTITIONS {
+        let part = partition(state, "load", p as u64);
+        high_watermark.insert(p, part["high_watermark"].as_i64().unwrap());
+        for batch in part["batches"].as_array().unwrap() {
+            for r in batch["records"].as_array().unwrap() {
+                let v = r["value"].as_str().unwrap().to_string();
+                log_of.insert((p, r["offset"].as_i64().unwrap()), v.clone());
+                *seen.entry(v).or_default() += 1;
+            }
+        }
+    }
+    let duplicates: Vec<_> = seen.iter().filter(|(_, n)| **n > 1).collect();
+    assert!(
+        duplicates.is_empty(),
+        "records written twice: {duplicates:?}"
+    );
+    for (p, offset, acks, v) in acked {
+        assert_eq!(
+            log_of.get(&(*p, *offset)),
+            Some(v),
+            "acknowledged load-{p} offset {offset} is not in the log as sent"
+        );
+        if *acks == -1 {
+            assert!(
+                *offset < high_watermark[p],
+                "an acknowledged acks=all record at or past the HW: load-{p} offset {offset}"
+            );
+        }
+    }
+    log_of.len()
+}
+
+/// The same with a real client: 50 confluent-kafka producers in one
+/// Python process, one thread each (`tests/clients/ck_load.py`), retries
+/// and idempotence off.
+#[test]
+fn fifty_confluent_kafka_producers_lose_no_acknowledged_record() {
+    let Some(py) = python::with("confluent_kafka") else {
+        return;
+    };
+    let mut server = Server::start(&[]);
+    let boot = server.bootstrap();
+    let mut admin = Conn::connect(server.port(1), "admin");
+    wire::create_topic(&mut admin, "load", PARTITIONS, 3);
+    let out = python::run(
+        &py,
+        "ck_load.py",
+        &[
+            &boot,
+            "load",
+            &CONNECTIONS.to_string(),
+            &PARTITIONS.to_string(),
+            &RUN.as_secs_f64().to_string(),
+        ],
+    );
+    let log = server.stop();
+    assert!(!log.contains("panicked"), "{log}");
+    let mut acked = Vec::new();
+    let mut failed = None;
+    let mut elapsed = "";
+    for line in out.lines() {
+        let words: Vec<&str> = line.split(' ').collect();
+        match words[..] {
+            ["acked", p, o, acks, v] => acked.push((
+                p.parse().unwrap(),
+                o.parse().unwrap(),
+                if acks == "all" { -1 } else { 1 },
+                v.to_string(),
+            )),
+            ["failed", n] => failed = Some(n.parse::<usize>().unwrap()),
+            ["elapsed", s] => elapsed = s,
+            _ => panic!("unexpected line {line:?}"),
+        }
+    }
+    let in_log = check_log(&server.state(), &acked);
+    let by_level = |level: i16| acked.iter().filter(|a| a.2 == level).count();
+    println!(
+        "load (confluent-kafka): {CONNECTIONS} producers for {elapsed} s: {} records \
+         acknowledged ({} acks=1, {} acks=all), {in_log} in the log, {} failed",
+        acked.len(),
+        by_level(1),
+        by_level(-1),
+        failed.unwrap()
+    );
+    assert!(
+        by_level(1) > 0 && by_level(-1) > 0,
+        "both acks levels acknowledged"
     );
 }
