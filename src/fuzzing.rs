@@ -175,7 +175,8 @@ pub fn recording_parse(data: &[u8]) {
 /// size prefix and the cap), and as one frame's payload, taken as far as
 /// the server takes it: the header prefix, the full header at the
 /// request's version, the body at that version, and the v2 record batches
-/// of each Produce partition (`records::decode_produce`). Nothing panics or
+/// of each Produce partition (`records::decode_produce` and
+/// `records::decode_producer_batches`). Nothing panics or
 /// allocates past what the bytes hold (the decoders of the vendored
 /// kafka-protocol check each length prefix against the bytes left,
 /// vendor/README.md); the full header agrees with the prefix read without
@@ -212,7 +213,7 @@ pub fn kafka_request(data: &[u8]) {
 fn kafka_payload(frame: bytes::Bytes) {
     use crate::kafka::codec::{peek_header, response_frame, split_header};
     use crate::kafka::handlers::{api_versions, supported, unsupported};
-    use crate::kafka::records::decode_produce;
+    use crate::kafka::records::{decode_produce, decode_producer_batches};
     use kafka_protocol::messages::{ApiKey, RequestKind, ResponseKind};
 
     let one_line = |what: &str, message: &str| {
@@ -286,12 +287,28 @@ fn kafka_payload(frame: bytes::Bytes) {
                 let Some(records) = &partition.records else {
                     continue;
                 };
-                match decode_produce(records) {
-                    Ok(incoming) => assert!(!incoming.is_empty(), "a produce has records"),
-                    Err(refusal) => {
-                        assert_ne!(refusal.code, 0, "a refusal has an error code");
-                        one_line("records", &refusal.message);
+                let refusal = match decode_produce(records) {
+                    Ok(incoming) => {
+                        assert!(!incoming.is_empty(), "a produce has records");
+                        None
                     }
+                    Err(refusal) => Some(refusal),
+                };
+                // An idempotent or transactional producer's batches take
+                // the other decoder (handlers/producer_produce.rs).
+                let producer = match decode_producer_batches(records) {
+                    Ok(batches) => {
+                        assert!(!batches.is_empty(), "a produce has batches");
+                        for b in &batches {
+                            assert!(b.producer_id >= 0, "a producer's batch has its id");
+                        }
+                        None
+                    }
+                    Err(refusal) => Some(refusal),
+                };
+                for refusal in refusal.iter().chain(&producer) {
+                    assert_ne!(refusal.code, 0, "a refusal has an error code");
+                    one_line("records", &refusal.message);
                 }
             }
         }

@@ -445,3 +445,75 @@ fn the_clients_pane_frame_and_its_waiting_colour() {
         .expect("drawn");
     assert_eq!(buf[(x as u16, y as u16)].fg, theme.bad().fg.unwrap());
 }
+
+/// A transaction through the dashboard (issue 14): its `send` and its
+/// commit's marker wait for the followers like any acks=all write, so the
+/// client's commit_transaction() finishes only after the lecturer's `r`
+/// presses; meanwhile the clients pane shows the connection waiting. The
+/// recording replays the transaction without the client.
+#[test]
+fn a_transaction_through_the_dashboard_waits_for_r_at_its_send_and_its_marker() {
+    let Some(py) = python::with("confluent_kafka") else {
+        return;
+    };
+    let temp = tempfile::tempdir().unwrap();
+    let file = temp.path().join("txn.jsonl");
+    let (mut app, ports) = live_app(Some(&file));
+    let boot = format!("127.0.0.1:{}", ports[0]);
+    let mut presses = 0;
+    let mut waited_since: Option<Instant> = None;
+    let mut seen_waiting = false;
+    let out = serve_while(
+        &mut app,
+        move || python::run(&py, "ck_txn_commit.py", &[&boot, "t", "tx-live", "x"]),
+        |app| {
+            let view = app.snapshot();
+            if view.clients.iter().any(|c| {
+                c.in_flight
+                    .as_deref()
+                    .is_some_and(|f| f.contains("waiting in the cluster"))
+            }) {
+                seen_waiting = true;
+            }
+            if view.pending.is_empty() {
+                waited_since = None;
+                return;
+            }
+            // Nothing replicates by itself: press r once it has waited.
+            let since = *waited_since.get_or_insert_with(Instant::now);
+            if since.elapsed() > Duration::from_millis(300) {
+                app.update(Msg::Command(KeyCommand::ReplicateAll)).unwrap();
+                presses += 1;
+                waited_since = None;
+            }
+        },
+    );
+    assert_eq!(out.trim(), "committed", "{out}");
+    assert!(
+        seen_waiting,
+        "the clients pane showed the transaction waiting"
+    );
+    assert!(
+        presses >= 2,
+        "the send and the marker each waited for r ({presses})"
+    );
+    let s = state(&app);
+    assert_eq!(values(&s), ["x"]);
+    let tx = s
+        .transactions
+        .iter()
+        .find(|t| t.id == "tx-live")
+        .expect("the transaction");
+    assert_eq!(tx.state.name(), "complete_commit");
+    drop(app);
+    let recording = Recording::load(&file).unwrap();
+    let names: Vec<&str> = recording.steps.iter().map(|s| s.action.name()).collect();
+    for name in ["begin", "send", "commit", "replicate"] {
+        assert!(names.contains(&name), "{name} in {names:?}");
+    }
+    let mut replay = Driver::new(&recording.header, None).unwrap();
+    for step in &recording.steps {
+        replay.apply(&step.action);
+    }
+    assert_eq!(Snapshot::of(&replay).partitions, s.partitions);
+}

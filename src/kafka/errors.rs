@@ -51,6 +51,43 @@ pub fn code_of(e: &MiniKafkaError) -> i16 {
     kafka.code()
 }
 
+/// The Kafka error code for an engine error known only by its name
+/// ([`MiniKafkaError::code`]): what the driver keeps of a failure that
+/// came after its step (a pending `send`, `commit` or `begin`). The same
+/// mapping as [`code_of`]; a name not listed is UNKNOWN_SERVER_ERROR.
+pub fn code_of_name(name: &str) -> i16 {
+    let kafka = match name {
+        "InvalidTopicName" => ResponseError::InvalidTopicException,
+        "TopicAlreadyExists" => ResponseError::TopicAlreadyExists,
+        "InvalidPartitions" => ResponseError::InvalidPartitions,
+        "InvalidReplicationFactor" => ResponseError::InvalidReplicationFactor,
+        "OffsetOutOfRange" => ResponseError::OffsetOutOfRange,
+        "InvalidConfig" => ResponseError::InvalidConfig,
+        "UnknownTopicOrPartition" => ResponseError::UnknownTopicOrPartition,
+        "LeaderNotAvailable" | "NotLeaderOrFenced" | "Crashed" | "ClusterDown" => {
+            ResponseError::NotLeaderOrFollower
+        }
+        "BrokerStopped" | "UnknownBroker" => ResponseError::BrokerNotAvailable,
+        "NotEnoughReplicas" => ResponseError::NotEnoughReplicas,
+        "NotEnoughReplicasAfterAppend" => ResponseError::NotEnoughReplicasAfterAppend,
+        "FencedLeaderEpoch" => ResponseError::FencedLeaderEpoch,
+        "OutOfOrderSequence" => ResponseError::OutOfOrderSequenceNumber,
+        "ProducerFenced" | "TransactionFenced" => ResponseError::ProducerFenced,
+        "TransactionAlreadyActive"
+        | "InvalidTransactionState"
+        | "SendsPending"
+        | "TransactionInterrupted" => ResponseError::InvalidTxnState,
+        "TransactionInProgress" => ResponseError::ConcurrentTransactions,
+        "InvalidTransactionalId" | "UnknownTransaction" => ResponseError::InvalidProducerIdMapping,
+        "InvalidBatch" => ResponseError::InvalidRecord,
+        "Corrupt" => ResponseError::CorruptMessage,
+        "Io" | "DataDirLocked" | "DataDirUnwritable" | "NewerFormat" | "NotABatchBoundary"
+        | "InvalidPromotion" => ResponseError::KafkaStorageError,
+        _ => ResponseError::UnknownServerError,
+    };
+    kafka.code()
+}
+
 /// The name of an error code for the request log (`NOT_ENOUGH_REPLICAS`).
 pub fn name_of(code: i16) -> String {
     if code == 0 {
@@ -96,6 +133,21 @@ pub mod code {
     pub const INVALID_REPLICATION_FACTOR: i16 = ResponseError::InvalidReplicationFactor.code();
     pub const INVALID_CONFIG: i16 = ResponseError::InvalidConfig.code();
     pub const INVALID_PARTITIONS: i16 = ResponseError::InvalidPartitions.code();
+    pub const COORDINATOR_NOT_AVAILABLE: i16 = ResponseError::CoordinatorNotAvailable.code();
+    pub const OUT_OF_ORDER_SEQUENCE_NUMBER: i16 = ResponseError::OutOfOrderSequenceNumber.code();
+    pub const INVALID_PRODUCER_EPOCH: i16 = ResponseError::InvalidProducerEpoch.code();
+    pub const INVALID_TXN_STATE: i16 = ResponseError::InvalidTxnState.code();
+    pub const INVALID_PRODUCER_ID_MAPPING: i16 = ResponseError::InvalidProducerIdMapping.code();
+    pub const CONCURRENT_TRANSACTIONS: i16 = ResponseError::ConcurrentTransactions.code();
+    pub const UNKNOWN_PRODUCER_ID: i16 = ResponseError::UnknownProducerId.code();
+    pub const UNSTABLE_OFFSET_COMMIT: i16 = ResponseError::UnstableOffsetCommit.code();
+    pub const PRODUCER_FENCED: i16 = ResponseError::ProducerFenced.code();
+    pub const INVALID_GROUP_ID: i16 = ResponseError::InvalidGroupId.code();
+    pub const UNKNOWN_MEMBER_ID: i16 = ResponseError::UnknownMemberId.code();
+    pub const ILLEGAL_GENERATION: i16 = ResponseError::IllegalGeneration.code();
+    pub const INCONSISTENT_GROUP_PROTOCOL: i16 = ResponseError::InconsistentGroupProtocol.code();
+    pub const MEMBER_ID_REQUIRED: i16 = ResponseError::MemberIdRequired.code();
+    pub const GROUP_MAX_SIZE_REACHED: i16 = ResponseError::GroupMaxSizeReached.code();
 }
 
 #[cfg(test)]
@@ -168,6 +220,7 @@ mod tests {
         ];
         for (e, expected) in cases {
             assert_eq!(code_of(&e), expected, "{e}");
+            assert_eq!(code_of_name(e.code()), expected, "by name: {e}");
         }
     }
 

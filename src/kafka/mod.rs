@@ -16,12 +16,15 @@
 pub mod clock;
 pub mod codec;
 pub mod errors;
+pub mod groups;
 pub mod handlers;
 pub mod live;
+pub mod producers;
 pub mod record;
 pub mod records;
 pub mod registry;
 pub mod server;
+pub mod steps;
 pub mod worker;
 
 use std::net::{SocketAddr, ToSocketAddrs};

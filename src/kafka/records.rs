@@ -112,6 +112,109 @@ pub fn decode_produce(records: &Bytes) -> Result<Vec<IncomingRecord>, Refusal> {
     Ok(out)
 }
 
+/// One record batch of an idempotent or transactional producer, with the
+/// producer fields of its header (E1, E7).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProducerBatch {
+    pub producer_id: i64,
+    pub producer_epoch: i16,
+    pub base_sequence: i32,
+    pub transactional: bool,
+    pub records: Vec<IncomingRecord>,
+}
+
+/// The producer id in the header of the first batch of a produce
+/// partition, if the bytes are long enough to hold one (-1: a plain
+/// producer's).
+pub fn first_producer_id(records: &Bytes) -> Option<i64> {
+    (records.len() >= PRODUCER_ID_AT + 8).then(|| {
+        i64::from_be_bytes(
+            records[PRODUCER_ID_AT..PRODUCER_ID_AT + 8]
+                .try_into()
+                .expect("eight bytes"),
+        )
+    })
+}
+
+/// Decodes the record batches of one produce partition from an
+/// idempotent or transactional producer: uncompressed v2 batches that all
+/// carry the same producer id and epoch, with UTF-8 text keys and values
+/// and no headers, as [`decode_produce`] takes them. Control batches from
+/// clients are refused (only the coordinator writes markers).
+pub fn decode_producer_batches(records: &Bytes) -> Result<Vec<ProducerBatch>, Refusal> {
+    let mut out: Vec<ProducerBatch> = Vec::new();
+    let mut rest = records.clone();
+    while rest.has_remaining() {
+        if rest.len() < PRODUCER_ID_AT + 8 {
+            return Err(Refusal::new(
+                code::CORRUPT_MESSAGE,
+                "a record batch shorter than its header",
+            ));
+        }
+        let magic = rest[MAGIC_AT] as i8;
+        if magic != 2 {
+            return Err(Refusal::new(
+                code::UNSUPPORTED_FOR_MESSAGE_FORMAT,
+                format!("record batch format v{magic}: only v2 is supported"),
+            ));
+        }
+        let attributes = i16::from_be_bytes([rest[ATTRIBUTES_AT], rest[ATTRIBUTES_AT + 1]]);
+        if attributes & 0x7 != 0 {
+            return Err(Refusal::new(
+                code::UNSUPPORTED_COMPRESSION_TYPE,
+                "compressed batches are not supported: set compression.type=none",
+            ));
+        }
+        if attributes & (1 << 5) != 0 {
+            return Err(Refusal::new(
+                code::INVALID_RECORD,
+                "control batches are written by the transaction coordinator, not by clients",
+            ));
+        }
+        let set = RecordBatchDecoder::decode(&mut rest).map_err(|e| {
+            let e = crate::kafka::codec::one_line(e);
+            Refusal::new(code::CORRUPT_MESSAGE, format!("bad record batch: {e}"))
+        })?;
+        let Some(first) = set.records.first() else {
+            continue;
+        };
+        let batch = ProducerBatch {
+            producer_id: first.producer_id,
+            producer_epoch: first.producer_epoch,
+            base_sequence: first.sequence,
+            transactional: first.transactional,
+            records: Vec::new(),
+        };
+        if batch.producer_id < 0 {
+            return Err(Refusal::new(
+                code::INVALID_RECORD,
+                "a batch without a producer id among an idempotent producer's",
+            ));
+        }
+        if let Some(prev) = out.first()
+            && (prev.producer_id, prev.producer_epoch, prev.transactional)
+                != (batch.producer_id, batch.producer_epoch, batch.transactional)
+        {
+            return Err(Refusal::new(
+                code::INVALID_RECORD,
+                "batches of different producers in one produce partition",
+            ));
+        }
+        let mut batch = batch;
+        for r in set.records {
+            batch.records.push(incoming(r)?);
+        }
+        out.push(batch);
+    }
+    if out.is_empty() {
+        return Err(Refusal::new(
+            code::INVALID_RECORD,
+            "a produce with no records",
+        ));
+    }
+    Ok(out)
+}
+
 fn incoming(r: WireRecord) -> Result<IncomingRecord, Refusal> {
     if !r.headers.is_empty() {
         return Err(Refusal::new(

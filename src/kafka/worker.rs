@@ -15,6 +15,10 @@
 //! session ([`crate::kafka::live`]), and both hand it to a [`Worker`] for
 //! each request. Every action applied is told to a [`Steps`], which
 //! records it (`--record`), so a served session replays without clients.
+//!
+//! A request whose answer waits for the driver over several steps (a
+//! transactional produce, an EndTxn whose markers wait for replication) is
+//! a [`Continue`], polled after every action and on every timer tick.
 
 use std::collections::BTreeSet;
 use std::sync::mpsc;
@@ -25,8 +29,10 @@ use tokio::sync::oneshot;
 
 use crate::engine::config::BrokerId;
 use crate::kafka::clock::RealTime;
-use crate::kafka::errors::code;
+use crate::kafka::errors::{code, code_of_name};
+use crate::kafka::groups::Groups;
 use crate::kafka::handlers;
+use crate::kafka::producers::ProducerTable;
 use crate::kafka::registry::{ConnectionId, Registry};
 use crate::session::listeners::Steps;
 use crate::session::{Action, Driver, Outcome};
@@ -89,6 +95,30 @@ pub struct Advertised {
 pub enum Handled {
     Now(Answer),
     Wait(WaitingProduce),
+    /// A request answered after work that takes several steps (a
+    /// transactional produce, an EndTxn waiting for its markers): see
+    /// [`Continue`].
+    Continue(Box<dyn Continue>),
+}
+
+/// A request whose answer waits for the driver (issue 14: transactions).
+/// [`Continue::poll`] is called after every action the worker applies and
+/// on every timer tick; it may apply the request's next action and returns
+/// the answer once it has one.
+pub trait Continue: Send + std::fmt::Debug {
+    /// Moves on if it can: `Some(answer)` when the request is answered.
+    fn poll(&mut self, worker: &mut Worker<'_>) -> Option<Answer>;
+    /// When a broker gives up on it.
+    fn deadline(&self) -> Instant;
+    /// The answer at the deadline.
+    fn timed_out(self: Box<Self>, worker: &mut Worker<'_>) -> Answer;
+}
+
+/// A continuing request and whom to answer.
+#[derive(Debug)]
+struct Continuing {
+    work: Box<dyn Continue>,
+    reply: oneshot::Sender<Answer>,
 }
 
 /// An `acks=all` produce whose appends are pending.
@@ -122,6 +152,11 @@ struct Waiting {
 pub struct ServerState {
     pub brokers: Vec<Advertised>,
     core: Core,
+    /// The clients' producer ids, epochs and open transactions, as the
+    /// wire protocol sees them ([`crate::kafka::producers`]).
+    producers: ProducerTable,
+    /// Consumer groups of one member ([`crate::kafka::groups`]).
+    groups: Groups,
 }
 
 /// The clock policy, the replication tick, the waiting produces, the
@@ -134,6 +169,7 @@ struct Core {
     auto_replicate: Option<Duration>,
     next_replicate: Instant,
     waiting: Vec<Waiting>,
+    continuing: Vec<Continuing>,
     registry: Registry,
     gates: Gates,
 }
@@ -145,6 +181,8 @@ struct Core {
 pub struct Worker<'a> {
     pub driver: &'a mut Driver,
     pub brokers: &'a [Advertised],
+    pub producers: &'a mut ProducerTable,
+    pub groups: &'a mut Groups,
     core: &'a mut Core,
     steps: &'a mut dyn Steps,
 }
@@ -168,17 +206,27 @@ impl ServerState {
                 auto_replicate,
                 next_replicate: RealTime::now() + auto_replicate.unwrap_or_default(),
                 waiting: Vec::new(),
+                continuing: Vec::new(),
                 registry,
                 gates,
             },
+            producers: ProducerTable::default(),
+            groups: Groups::default(),
         }
     }
 
-    /// A worker for one request or timer.
-    fn worker<'a>(&'a mut self, driver: &'a mut Driver, steps: &'a mut dyn Steps) -> Worker<'a> {
+    /// A worker for one request or timer (the handlers' tests make one
+    /// too).
+    pub fn worker<'a>(
+        &'a mut self,
+        driver: &'a mut Driver,
+        steps: &'a mut dyn Steps,
+    ) -> Worker<'a> {
         Worker {
             driver,
             brokers: &self.brokers,
+            producers: &mut self.producers,
+            groups: &mut self.groups,
             core: &mut self.core,
             steps,
         }
@@ -229,12 +277,19 @@ impl ServerState {
         for w in &self.core.waiting {
             wake = wake.min(w.produce.deadline);
         }
+        for c in &self.core.continuing {
+            wake = wake.min(c.work.deadline());
+        }
         wake.saturating_duration_since(now)
     }
 
-    /// Whether a timer is set at all (a tick or a waiting produce).
+    /// Whether a timer is set at all (a tick, a waiting produce, or a
+    /// continuing request, which moves on at the next timer after a step
+    /// someone else applied).
     pub fn has_timers(&self) -> bool {
-        self.core.auto_replicate.is_some() || !self.core.waiting.is_empty()
+        self.core.auto_replicate.is_some()
+            || !self.core.waiting.is_empty()
+            || !self.core.continuing.is_empty()
     }
 }
 
@@ -249,7 +304,33 @@ impl Worker<'_> {
         self.advance_clock();
         let outcome = self.step(action);
         settle(self.driver, &mut self.core.waiting);
+        self.settle_continuing();
         outcome
+    }
+
+    /// Polls every continuing request once. A poll may apply an action,
+    /// whose own settle sees only the requests put back meanwhile.
+    fn settle_continuing(&mut self) {
+        for mut c in std::mem::take(&mut self.core.continuing) {
+            match c.work.poll(self) {
+                Some(answer) => {
+                    let _ = c.reply.send(answer);
+                }
+                None => self.core.continuing.push(c),
+            }
+        }
+    }
+
+    /// Answers the continuing requests whose deadline passed.
+    fn expire_continuing(&mut self, now: Instant) {
+        for c in std::mem::take(&mut self.core.continuing) {
+            if now < c.work.deadline() {
+                self.core.continuing.push(c);
+            } else {
+                let answer = c.work.timed_out(self);
+                let _ = c.reply.send(answer);
+            }
+        }
     }
 
     /// One driver step, told to the [`Steps`].
@@ -291,11 +372,18 @@ impl Worker<'_> {
             });
             self.core.next_replicate = RealTime::now() + every;
         }
+        // A step someone else applied (a key) may have let them move on.
+        self.settle_continuing();
         expire(&mut self.core.waiting, RealTime::now());
+        self.expire_continuing(RealTime::now());
     }
 
     fn handle(&mut self, request: Request, reply: oneshot::Sender<Answer>) {
         let connection = request.connection;
+        if let Some(txn) = transactional_id(&request.body) {
+            // The clients pane: the transactional id a connection works for.
+            self.core.registry.transactional_id(connection, &txn);
+        }
         match handlers::handle(self, request) {
             Handled::Now(answer) => {
                 let _ = reply.send(answer);
@@ -310,8 +398,28 @@ impl Worker<'_> {
                 // It may already be done (a step finished while others ran).
                 settle(self.driver, &mut self.core.waiting);
             }
+            Handled::Continue(work) => {
+                self.core
+                    .registry
+                    .waiting(connection, "waiting in the cluster");
+                self.core.continuing.push(Continuing { work, reply });
+                self.settle_continuing();
+            }
         }
     }
+}
+
+/// The transactional id a request works for, if any.
+fn transactional_id(body: &RequestKind) -> Option<String> {
+    let id = match body {
+        RequestKind::Produce(r) => r.transactional_id.as_ref()?,
+        RequestKind::AddPartitionsToTxn(r) => &r.v3_and_below_transactional_id,
+        RequestKind::AddOffsetsToTxn(r) => &r.transactional_id,
+        RequestKind::TxnOffsetCommit(r) => &r.transactional_id,
+        RequestKind::EndTxn(r) => &r.transactional_id,
+        _ => return None,
+    };
+    Some(id.0.to_string()).filter(|t| !t.is_empty())
 }
 
 /// Tells the network side which brokers are stopped, when that changed.
@@ -343,13 +451,13 @@ fn settle(driver: &Driver, waiting: &mut Vec<Waiting>) {
                 .errors()
                 .iter()
                 .find(|e| steps.contains(&e.step))
-                .map(|e| e.message.clone());
-            if let Some(message) = failed {
+                .map(|e| (e.code, e.message.clone()));
+            if let Some((kind, message)) = failed {
                 let part = &mut w.produce.response.responses[*t].partition_responses[*p];
-                // The driver keeps a late failure as text; its kind is
-                // not known here, so the generic code carries the
-                // engine's sentence (docs/kafka-protocol.md).
-                part.error_code = code::UNKNOWN_SERVER_ERROR;
+                // The driver keeps a late failure's kind by name
+                // (`ErrorEvent::code`): its Kafka code, with the
+                // engine's sentence as the message.
+                part.error_code = code_of_name(kind);
                 part.error_message = Some(message.into());
                 part.base_offset = -1;
             }

@@ -311,10 +311,13 @@ fn bottom_line(app: &App) -> Line<'static> {
         // A refused prompt stays open and says why, as an error.
         match &prompt.refusal {
             Some(reason) => spans.push(Span::styled(
-                format!("▏ ✗ {reason} (Esc=cancel)"),
+                format!("▏ ✗ {reason} ({})", app.lang.t("prompt_cancel")),
                 status_style(app.theme, StatusKind::Error),
             )),
-            None => spans.push(Span::styled("▏ Enter=apply Esc=cancel", app.theme.dim())),
+            None => spans.push(Span::styled(
+                format!("▏ {}", app.lang.t("prompt_keys_hint")),
+                app.theme.dim(),
+            )),
         }
         return Line::from(spans);
     }

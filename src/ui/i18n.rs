@@ -164,6 +164,12 @@ const LABELS: &[(&str, &str, &str)] = &[
         "?/Esc 关闭 · j/k 滚动",
     ),
     ("prompt_keys", "In a prompt", "输入框内"),
+    (
+        "prompt_keys_hint",
+        "Enter=apply Esc=cancel",
+        "Enter=执行 Esc=取消",
+    ),
+    ("prompt_cancel", "Esc=cancel", "Esc=取消"),
     ("help_keys", "In the help", "帮助窗口内"),
     // "↓ 3 more" / "↓ 还有 3": the words before and after the number.
     ("more_pre", "", "还有 "),

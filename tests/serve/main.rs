@@ -4,11 +4,13 @@
 //! own server on ports the system picks and stops it; every wait is bounded.
 
 mod bad_input;
+mod groups;
 mod load;
 mod python;
 mod raw;
 mod record;
 mod server;
+mod txn;
 mod wire;
 
 use server::{Server, partition};
@@ -279,8 +281,10 @@ fn unsupported_apis_get_an_error_and_bad_frames_close_only_their_connection() {
         "Produce 3-9: {:?}",
         versions.apis
     );
-    // Heartbeat (a group API this slice does not handle): UNSUPPORTED_VERSION.
-    assert_eq!(raw::heartbeat(&mut good), 35);
+    // ListGroups (a group API the server does not handle): UNSUPPORTED_VERSION.
+    assert_eq!(raw::list_groups(&mut good), 35);
+    // Heartbeat is served: "m" is no member of "g".
+    assert_eq!(raw::heartbeat(&mut good), 25, "UNKNOWN_MEMBER_ID");
     // ApiVersions newer than the server knows: UNSUPPORTED_VERSION at v0,
     // with the list.
     let newer = raw::api_versions(&mut good, 99);
@@ -311,7 +315,7 @@ fn unsupported_apis_get_an_error_and_bad_frames_close_only_their_connection() {
         "is not between 1 and the cap of 8388608 bytes; connection closed",
         "unknown API key 999 v0",
         "malformed request body",
-        "Heartbeat v0 from client \"raw\": UNSUPPORTED_VERSION",
+        "ListGroups v0 from client \"raw\": UNSUPPORTED_VERSION",
     ] {
         assert_eq!(
             log.matches(line).count(),

@@ -99,6 +99,14 @@ pub fn api_versions(s: &mut TcpStream, version: i16) -> Versions {
     Versions { error_code, apis }
 }
 
+/// ListGroups v0 (no body): its error code.
+pub fn list_groups(s: &mut TcpStream) -> i16 {
+    send(s, &request(16, 0, 6, &[]));
+    let p = read(s);
+    assert_eq!(i32::from_be_bytes(p[0..4].try_into().unwrap()), 6);
+    i16::from_be_bytes([p[4], p[5]])
+}
+
 /// Heartbeat v0 (group "g", generation 1, member "m"): its error code.
 pub fn heartbeat(s: &mut TcpStream) -> i16 {
     let mut body = Vec::new();

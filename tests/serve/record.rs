@@ -12,7 +12,7 @@ use crate::server::Server;
 /// What a replay and a reopened data directory both know of a partition:
 /// its leader, epochs, ISR, offsets, batches with their records, and each
 /// replica's log end.
-fn comparable(state: &Value) -> Value {
+pub fn comparable(state: &Value) -> Value {
     let partitions: Vec<Value> = state["partitions"]
         .as_array()
         .unwrap()
@@ -46,7 +46,7 @@ fn comparable(state: &Value) -> Value {
     })
 }
 
-fn state_of_recording(file: &std::path::Path) -> Value {
+pub fn state_of_recording(file: &std::path::Path) -> Value {
     let out = Command::new(env!("CARGO_BIN_EXE_mk-tui"))
         .arg("state")
         .arg(file)

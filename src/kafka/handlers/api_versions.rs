@@ -47,11 +47,20 @@ mod tests {
             .find(|k| k.api_key == ApiKey::Produce as i16)
             .unwrap();
         assert_eq!((produce.min_version, produce.max_version), (3, 9));
-        assert!(
+        let txn = |api: ApiKey| {
             l.api_keys
                 .iter()
-                .all(|k| k.api_key != ApiKey::InitProducerId as i16),
-            "idempotent producers are not advertised in this slice"
+                .find(|k| k.api_key == api as i16)
+                .map(|k| (k.min_version, k.max_version))
+        };
+        assert_eq!(txn(ApiKey::InitProducerId), Some((0, 4)));
+        assert_eq!(
+            txn(ApiKey::AddPartitionsToTxn),
+            Some((0, 3)),
+            "KIP-890's batched versions 4-5 are not served"
         );
+        assert_eq!(txn(ApiKey::OffsetFetch), Some((1, 7)));
+        assert_eq!(txn(ApiKey::JoinGroup), Some((0, 9)));
+        assert_eq!(txn(ApiKey::DescribeGroups), None, "not served");
     }
 }

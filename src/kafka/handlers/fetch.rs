@@ -5,19 +5,21 @@
 //! Whole engine batches are returned, encoded as Kafka v2 batches, control
 //! markers included as Kafka returns them (clients skip them). Under
 //! read_committed the engine decides what is visible (E11: the journal, not
-//! the markers): a transactional batch it does not count as committed is
-//! left out, so `aborted_transactions` is always empty and a client never
-//! has to filter. Fetch sessions are declined (session id 0: every request
+//! the markers): an aborted batch the client can filter by Kafka's rule is
+//! returned and listed in `aborted_transactions`, any other batch the
+//! engine does not count as committed is left out (see [`read_committed`]). Fetch sessions are declined (session id 0: every request
 //! is a full fetch), which Kafka allows. Reads never change the cluster.
 
 use bytes::Bytes;
-use kafka_protocol::messages::fetch_response::{FetchableTopicResponse, PartitionData};
-use kafka_protocol::messages::{FetchRequest, FetchResponse, ResponseKind};
+use kafka_protocol::messages::fetch_response::{
+    AbortedTransaction, FetchableTopicResponse, PartitionData,
+};
+use kafka_protocol::messages::{FetchRequest, FetchResponse, ProducerId, ResponseKind};
 
 use super::{leader_check, topic_partition};
 use crate::engine::core::cluster::ClusterState;
 use crate::engine::replication::model::TransactionVisibility;
-use crate::engine::{RecordBatch, TopicPartition};
+use crate::engine::{ControlType, RecordBatch, TopicPartition};
 use crate::kafka::errors::{code, name_of};
 use crate::kafka::records;
 use crate::kafka::worker::{Answer, Worker};
@@ -27,6 +29,7 @@ pub fn handle(worker: &mut Worker, broker: u32, request: &FetchRequest, _version
     let mut budget = request.max_bytes.max(0) as u64;
     let mut first = true;
     let mut bytes_out = 0usize;
+    let mut aborted_listed = 0usize;
     let mut notes = Vec::new();
     let responses = worker.driver.cluster().with_state(|s| {
         request
@@ -50,6 +53,7 @@ pub fn handle(worker: &mut Worker, broker: u32, request: &FetchRequest, _version
                             Ok(r) => {
                                 budget = budget.saturating_sub(r.records.len() as u64);
                                 bytes_out += r.records.len();
+                                aborted_listed += r.aborted.len();
                                 if !r.records.is_empty() {
                                     first = false;
                                 }
@@ -57,7 +61,16 @@ pub fn handle(worker: &mut Worker, broker: u32, request: &FetchRequest, _version
                                     .with_high_watermark(r.high_watermark)
                                     .with_last_stable_offset(r.last_stable_offset)
                                     .with_log_start_offset(r.log_start_offset)
-                                    .with_aborted_transactions(committed.then(Vec::new))
+                                    .with_aborted_transactions(committed.then(|| {
+                                        r.aborted
+                                            .iter()
+                                            .map(|&(pid, first)| {
+                                                AbortedTransaction::default()
+                                                    .with_producer_id(ProducerId(pid))
+                                                    .with_first_offset(first)
+                                            })
+                                            .collect()
+                                    }))
                                     .with_records(Some(r.records));
                             }
                             Err(error) => {
@@ -85,6 +98,9 @@ pub fn handle(worker: &mut Worker, broker: u32, request: &FetchRequest, _version
         "read_uncommitted"
     };
     let mut outcome = format!("{isolation}, {bytes_out} bytes");
+    if aborted_listed > 0 {
+        outcome = format!("{outcome}, {aborted_listed} aborted transaction(s) listed");
+    }
     if !notes.is_empty() {
         outcome = format!("{outcome}; {}", notes.join(", "));
     }
@@ -105,6 +121,57 @@ struct Read {
     last_stable_offset: i64,
     log_start_offset: i64,
     records: Bytes,
+    /// (producer id, first offset) of each aborted run returned.
+    aborted: Vec<(i64, i64)>,
+}
+
+/// The batches a read_committed fetch returns below the LSO, and its
+/// `aborted_transactions`.
+///
+/// The engine decides what is committed (E11: the journal, per
+/// transaction instance). An aborted batch is returned as Kafka returns
+/// it, listed in `aborted_transactions` for the client to skip, where the
+/// client's rule gives the engine's answer: the batch carries a producer
+/// id (the kafka rules' transactions do) and an ABORT marker of that
+/// producer follows it in the same response, so the client skips it up to
+/// that marker. Any other transactional batch the engine does not count as
+/// committed (the book's transactions have no producer id; a write whose
+/// acks failed) is left out, and its offsets are a gap the client steps
+/// over. Control batches are always returned.
+fn read_committed(
+    s: &ClusterState,
+    tp: &TopicPartition,
+    batches: Vec<RecordBatch>,
+) -> (Vec<RecordBatch>, Vec<(i64, i64)>) {
+    let mut aborted = Vec::new();
+    let mut in_run = std::collections::BTreeSet::new();
+    let mut keep = vec![true; batches.len()];
+    for (i, b) in batches.iter().enumerate() {
+        if b.control == Some(ControlType::Abort) {
+            in_run.remove(&b.producer_id);
+        }
+        if b.is_control() || !b.is_transactional() || s.transactions().is_committed(tp, b) {
+            continue;
+        }
+        let pid = b.producer_id;
+        let marker_follows = pid >= 0
+            && batches[i + 1..]
+                .iter()
+                .any(|m| m.control == Some(ControlType::Abort) && m.producer_id == pid);
+        if !marker_follows {
+            keep[i] = false;
+            continue;
+        }
+        if in_run.insert(pid) {
+            aborted.push((pid, b.base_offset));
+        }
+    }
+    let visible = batches
+        .into_iter()
+        .zip(keep)
+        .filter_map(|(b, k)| k.then_some(b))
+        .collect();
+    (visible, aborted)
 }
 
 /// The batches of `tp` from `offset` up to the HW (or the LSO), about
@@ -149,20 +216,17 @@ fn read(
         log.read_batches(offset, count)
             .map_err(|_| code::UNKNOWN_SERVER_ERROR)?
     };
-    let visible: Vec<RecordBatch> = batches
-        .into_iter()
-        .filter(|b| {
-            !committed
-                || b.is_control()
-                || !b.is_transactional()
-                || s.transactions().is_committed(tp, b)
-        })
-        .collect();
+    let (visible, aborted) = if committed {
+        read_committed(s, tp, batches)
+    } else {
+        (batches, Vec::new())
+    };
     let records = records::encode_batches(&visible).map_err(|_| code::UNKNOWN_SERVER_ERROR)?;
     Ok(Read {
         high_watermark: hw,
         last_stable_offset: lso,
         log_start_offset: start,
         records,
+        aborted,
     })
 }

@@ -25,7 +25,7 @@ pub fn handle(
     worker: &mut Worker,
     broker: u32,
     request: &ListOffsetsRequest,
-    _version: i16,
+    version: i16,
 ) -> Answer {
     let committed = request.isolation_level == 1;
     let mut notes = Vec::new();
@@ -53,9 +53,15 @@ pub fn handle(
                                     "{name}-{} {} -> {offset}",
                                     p.partition_index, p.timestamp
                                 ));
-                                r.with_offset(offset)
-                                    .with_timestamp(timestamp)
-                                    .with_leader_epoch(epoch)
+                                let r = r.with_offset(offset).with_timestamp(timestamp);
+                                // The field exists from v4: a value in an
+                                // older version cannot be encoded (kcat
+                                // 1.7's librdkafka 2.0 asks v2).
+                                if version >= 4 {
+                                    r.with_leader_epoch(epoch)
+                                } else {
+                                    r
+                                }
                             }
                             Err(error) => {
                                 notes.push(format!(

@@ -7,12 +7,24 @@
 //! newer ones need what this server does not keep (topic ids from Fetch
 //! v13 and Produce v13, batched FindCoordinator).
 
+pub mod add_to_txn;
 pub mod api_versions;
 pub mod create_topics;
+pub mod end_txn;
 pub mod fetch;
+pub mod find_coordinator;
+pub mod groups;
+pub mod init_producer_id;
 pub mod list_offsets;
 pub mod metadata;
+pub mod offset_commit;
+pub mod offset_fetch;
 pub mod produce;
+pub mod producer_produce;
+pub mod txn_client;
+pub mod txn_offset_commit;
+#[cfg(test)]
+mod txn_tests;
 pub mod unsupported;
 
 use kafka_protocol::messages::{ApiKey, RequestKind};
@@ -30,6 +42,18 @@ pub const SUPPORTED: &[(ApiKey, i16, i16)] = &[
     (ApiKey::Metadata, 1, 12),
     (ApiKey::ApiVersions, 0, 4),
     (ApiKey::CreateTopics, 2, 7),
+    (ApiKey::OffsetFetch, 1, 7),
+    (ApiKey::FindCoordinator, 0, 4),
+    (ApiKey::InitProducerId, 0, 4),
+    (ApiKey::AddPartitionsToTxn, 0, 3),
+    (ApiKey::AddOffsetsToTxn, 0, 3),
+    (ApiKey::EndTxn, 0, 3),
+    (ApiKey::TxnOffsetCommit, 0, 3),
+    (ApiKey::OffsetCommit, 2, 8),
+    (ApiKey::JoinGroup, 0, 9),
+    (ApiKey::SyncGroup, 0, 5),
+    (ApiKey::Heartbeat, 0, 4),
+    (ApiKey::LeaveGroup, 0, 5),
 ];
 
 /// The versions of `api` this server handles, if it handles it.
@@ -44,6 +68,7 @@ pub fn supported(api: ApiKey) -> Option<(i16, i16)> {
 pub fn handle(worker: &mut Worker, request: Request) -> Handled {
     let Request {
         broker,
+        client_id,
         version,
         body,
         ..
@@ -57,6 +82,20 @@ pub fn handle(worker: &mut Worker, request: Request) -> Handled {
             Handled::Now(list_offsets::handle(worker, broker, &r, version))
         }
         RequestKind::ApiVersions(r) => Handled::Now(api_versions::handle(&r, version)),
+        RequestKind::FindCoordinator(r) => {
+            Handled::Now(find_coordinator::handle(worker, &r, version))
+        }
+        RequestKind::InitProducerId(r) => init_producer_id::handle(worker, &client_id, &r, version),
+        RequestKind::AddPartitionsToTxn(r) => add_to_txn::add_partitions(worker, &r),
+        RequestKind::AddOffsetsToTxn(r) => add_to_txn::add_offsets(worker, &r),
+        RequestKind::EndTxn(r) => end_txn::handle(worker, &r),
+        RequestKind::TxnOffsetCommit(r) => txn_offset_commit::handle(worker, &r),
+        RequestKind::OffsetFetch(r) => Handled::Now(offset_fetch::handle(worker, &r, version)),
+        RequestKind::OffsetCommit(r) => Handled::Now(offset_commit::handle(worker, &r)),
+        RequestKind::JoinGroup(r) => Handled::Now(groups::join(worker, &client_id, &r, version)),
+        RequestKind::SyncGroup(r) => Handled::Now(groups::sync(worker, &r, version)),
+        RequestKind::Heartbeat(r) => Handled::Now(groups::heartbeat(worker, &r)),
+        RequestKind::LeaveGroup(r) => Handled::Now(groups::leave(worker, &r, version)),
         other => Handled::Now(Answer {
             body: None,
             outcome: format!("no handler for {other:?}"),

@@ -34,6 +34,10 @@ use crate::session::{Action, Outcome};
 const MAX_TIMEOUT: Duration = Duration::from_secs(300);
 
 pub fn handle(worker: &mut Worker, broker: u32, request: ProduceRequest, _version: i16) -> Handled {
+    // Idempotent and transactional producers' batches (issue 14 items 1-2).
+    if let Some(handled) = super::producer_produce::handle(worker, broker, &request) {
+        return handled;
+    }
     let acks = match request.acks {
         0 => Some("0"),
         1 => Some("1"),
@@ -160,7 +164,7 @@ fn partition(
         match worker.apply(&action) {
             Outcome::Error(e) => {
                 return Err((
-                    code::UNKNOWN_SERVER_ERROR,
+                    e.engine().map_or(code::UNKNOWN_SERVER_ERROR, code_of),
                     format!("{e} ({i} of {count} record(s) appended before it)"),
                 ));
             }

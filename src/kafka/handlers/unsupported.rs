@@ -1,5 +1,6 @@
-//! Requests this server does not handle (issue 14 item 2: "never a dropped
-//! connection without a log line"). An API whose response has a top-level
+//! Requests this server does not handle, or not at the version asked
+//! (issue 14 item 2: "never a dropped connection without a log line"). An
+//! API whose response has a top-level
 //! error code is answered with UNSUPPORTED_VERSION in that code, at the
 //! request's version, so the client reports it; any other (an unknown API
 //! key, a version the protocol crate cannot encode, an API whose errors sit

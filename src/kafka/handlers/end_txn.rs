@@ -1,0 +1,128 @@
+//! EndTxn (versions 0-3): the client's commit_transaction() or
+//! abort_transaction() as a `commit` or `abort` action (E10): PREPARE in
+//! the journal, a marker on each partition written with acks=all, the
+//! staged offsets published or discarded, COMPLETE. The answer waits for
+//! the whole of it (the markers wait for replication), as Kafka answers
+//! EndTxn once the PREPARE is durable and completes the markers after; a
+//! client sees the same order either way, since it cannot start its next
+//! transaction before the answer.
+//!
+//! An EndTxn with no transaction open is answered NONE if it repeats the
+//! way the last one ended (a retry whose answer was lost), else
+//! INVALID_TXN_STATE. A transaction the cluster ended meanwhile (timeout,
+//! abort from the dashboard, crash) cannot be committed: PRODUCER_FENCED
+//! under the kafka rules (Kafka fences a timed-out producer),
+//! INVALID_TXN_STATE under the book's; aborting it is answered NONE.
+
+use std::time::Duration;
+
+use kafka_protocol::messages::{EndTxnRequest, EndTxnResponse, ResponseKind};
+
+use super::txn_client::{self, fences};
+use crate::kafka::clock::RealTime;
+use crate::kafka::errors::{code, name_of};
+use crate::kafka::producers::Ended;
+use crate::kafka::steps::{self, AfterStep, Refused, StepEnd};
+use crate::kafka::worker::{Answer, Handled, Worker};
+use crate::session::Action;
+
+/// How long a commit may wait for its markers' replication.
+const MAX_WAIT: Duration = Duration::from_secs(300);
+
+pub fn handle(worker: &mut Worker, request: &EndTxnRequest) -> Handled {
+    let txn = request.transactional_id.0.to_string();
+    let wanted = if request.committed {
+        Ended::Committed
+    } else {
+        Ended::Aborted
+    };
+    let verb = if request.committed { "commit" } else { "abort" };
+    let answer = move |result: Result<(), Refused>, outcome: String| {
+        let error = result.err().map_or(code::NONE, |(e, _)| e);
+        Answer::now(
+            ResponseKind::EndTxn(EndTxnResponse::default().with_error_code(error)),
+            outcome,
+        )
+    };
+    let refused =
+        move |txn: &str, (e, m): &Refused| format!("{verb} {txn:?}: {}: {m}", name_of(*e));
+    if let Err(e) = txn_client::check_producer(
+        worker,
+        &txn,
+        request.producer_id.0,
+        request.producer_epoch,
+        code::PRODUCER_FENCED,
+    ) {
+        let outcome = refused(&txn, &e);
+        return Handled::Now(answer(Err(e), outcome));
+    }
+    let producer = &worker.producers.transactional[&txn];
+    let (open, last) = (producer.open.clone(), producer.last_ended);
+    let Some(open) = open else {
+        return Handled::Now(if last == Some(wanted) {
+            answer(Ok(()), format!("{verb} {txn:?}: already done (a retry)"))
+        } else {
+            let e = (
+                code::INVALID_TXN_STATE,
+                format!("{txn:?} has no transaction open"),
+            );
+            let outcome = refused(&txn, &e);
+            answer(Err(e), outcome)
+        });
+    };
+    if let Err(why) = txn_client::still_open(worker, &txn, &open) {
+        end_locally(worker, &txn, wanted);
+        return Handled::Now(if wanted == Ended::Aborted {
+            answer(Ok(()), format!("{verb} {txn:?}: already ended: {why}"))
+        } else {
+            let kafka = if fences(worker) {
+                code::PRODUCER_FENCED
+            } else {
+                code::INVALID_TXN_STATE
+            };
+            let e = (kafka, why);
+            let outcome = refused(&txn, &e);
+            answer(Err(e), outcome)
+        });
+    }
+    let action = if request.committed {
+        Action::Commit {
+            txn: txn.clone(),
+            crash_after: None,
+        }
+    } else {
+        Action::Abort {
+            txn: txn.clone(),
+            crash_after: None,
+        }
+    };
+    let (step, end) = steps::apply(worker, &action);
+    let partitions = open.partitions.len();
+    let finish = move |worker: &mut Worker, result: Result<(), Refused>| {
+        let outcome = match &result {
+            Ok(()) => format!("{verb} {txn:?}: done ({partitions} partition(s) marked)"),
+            Err(e) => refused(&txn, e),
+        };
+        if result.is_ok() {
+            end_locally(worker, &txn, wanted);
+        }
+        answer(result, outcome)
+    };
+    match end {
+        StepEnd::Pending => Handled::Continue(AfterStep::new(
+            step,
+            RealTime::now() + MAX_WAIT,
+            Box::new(finish),
+        )),
+        StepEnd::Done => Handled::Now(finish(worker, Ok(()))),
+        StepEnd::Failed(e) => Handled::Now(finish(worker, Err(e))),
+    }
+}
+
+/// The client's transaction is over: nothing open, its end remembered.
+fn end_locally(worker: &mut Worker, txn: &str, ended: Ended) {
+    if let Some(p) = worker.producers.transactional.get_mut(txn) {
+        p.open = None;
+        p.last_ended = Some(ended);
+    }
+}

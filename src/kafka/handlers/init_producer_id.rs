@@ -1,0 +1,158 @@
+//! InitProducerId (versions 0-4): a producer id and epoch for an
+//! idempotent or a transactional producer (E7, E10, E14).
+//!
+//! - Idempotent (no transactional id): the server gives the id itself
+//!   (from 1000, [`crate::kafka::producers`]); nothing changes in the
+//!   engine until the producer's first batch, a `produce` action of the
+//!   named producer `CLIENT#ID`. A client that names its id and current
+//!   epoch (v3+, KIP-360) gets the same id at the next epoch.
+//! - Transactional, `--rules kafka`: a `begin` action. The engine gives
+//!   the transactional id its next producer epoch and, if a transaction of
+//!   the id is still open (a zombie's), completes and fences it, as
+//!   Kafka's coordinator does on InitProducerId. The response carries the
+//!   engine's producer id and epoch, so the client's batches carry the
+//!   ones the dashboard shows.
+//! - Transactional, the book's rules: the book gives transactions no
+//!   producer id and does not fence, so the server gives the id (the same
+//!   one at the next epoch for a known transactional id), and an id whose
+//!   transaction is still open in the engine is answered
+//!   CONCURRENT_TRANSACTIONS (the book refuses `begin` of an active id;
+//!   the client retries until the transaction ends, or the lecturer aborts
+//!   it).
+//!
+//! The request's `transaction_timeout_ms` is not used: the engine's
+//! `transaction_timeout_ms` (kafka rules) is the cluster's.
+
+use std::time::Duration;
+
+use kafka_protocol::messages::{
+    InitProducerIdRequest, InitProducerIdResponse, ProducerId, ResponseKind,
+};
+
+use super::txn_client::fences;
+use crate::kafka::clock::RealTime;
+use crate::kafka::errors::{code, name_of};
+use crate::kafka::producers::OpenTxn;
+use crate::kafka::steps::{self, AfterStep, Refused, StepEnd};
+use crate::kafka::worker::{Answer, Handled, Worker};
+use crate::session::Action;
+
+/// How long a `begin` may wait behind a zombie's pending work.
+const MAX_WAIT: Duration = Duration::from_secs(60);
+
+pub fn handle(
+    worker: &mut Worker,
+    client_id: &str,
+    request: &InitProducerIdRequest,
+    version: i16,
+) -> Handled {
+    let txn = request
+        .transactional_id
+        .as_ref()
+        .map(|t| t.0.to_string())
+        .filter(|t| !t.is_empty());
+    let Some(txn) = txn else {
+        let known = (version >= 3 && request.producer_id.0 >= 0)
+            .then_some((request.producer_id.0, request.producer_epoch));
+        let (id, epoch) = worker.producers.init_idempotent(client_id, known);
+        return Handled::Now(answer(
+            Ok((id, epoch)),
+            format!("idempotent producer id {id} epoch {epoch}"),
+        ));
+    };
+    if !fences(worker) {
+        return Handled::Now(book_rules(worker, client_id, &txn));
+    }
+    let (step, end) = steps::apply(worker, &Action::Begin { txn: txn.clone() });
+    let client = client_id.to_string();
+    let finish = move |worker: &mut Worker, result: Result<(), Refused>| {
+        let result = result.and_then(|()| kafka_identity(worker, &txn, &client));
+        let outcome = match &result {
+            Ok((id, epoch)) => format!(
+                "transactional id {txn:?}: producer id {id} epoch {epoch} (begin: an open transaction of an older epoch is fenced)"
+            ),
+            Err((e, m)) => format!("transactional id {txn:?}: {}: {m}", name_of(*e)),
+        };
+        answer(result, outcome)
+    };
+    match end {
+        StepEnd::Pending => Handled::Continue(AfterStep::new(
+            step,
+            RealTime::now() + MAX_WAIT,
+            Box::new(finish),
+        )),
+        StepEnd::Done => Handled::Now(finish(worker, Ok(()))),
+        StepEnd::Failed(e) => Handled::Now(finish(worker, Err(e))),
+    }
+}
+
+/// After the kafka rules' `begin`: the engine's producer id and epoch of
+/// `txn`, registered as the client's, with the begun transaction open.
+fn kafka_identity(worker: &mut Worker, txn: &str, client: &str) -> Result<(i64, i16), Refused> {
+    let index = steps::latest_instance(worker, txn);
+    let producer = index.and_then(|i| {
+        worker
+            .driver
+            .cluster()
+            .with_state(|s| s.transactions().instances()[i].producer)
+    });
+    let (Some(index), Some((id, epoch))) = (index, producer) else {
+        return Err((
+            code::UNKNOWN_SERVER_ERROR,
+            format!("the engine's begin of {txn:?} gave it no producer id"),
+        ));
+    };
+    let epoch = i16::try_from(epoch).map_err(|_| {
+        (
+            code::UNKNOWN_SERVER_ERROR,
+            format!("{txn:?}'s producer epoch {epoch} does not fit Kafka's 16 bits"),
+        )
+    })?;
+    worker
+        .producers
+        .init_transactional(txn, client, (id, epoch), Some(OpenTxn::new(index)));
+    Ok((id, epoch))
+}
+
+/// The book's rules: the server's own id; an open transaction of the id
+/// is not fenced but waited for.
+fn book_rules(worker: &mut Worker, client: &str, txn: &str) -> Answer {
+    let unstable = steps::latest_instance(worker, txn).and_then(|i| {
+        worker.driver.cluster().with_state(|s| {
+            let d = &s.transactions().instances()[i];
+            d.state.is_unstable().then_some(d.state)
+        })
+    });
+    if let Some(state) = unstable {
+        return answer(
+            Err((code::CONCURRENT_TRANSACTIONS, String::new())),
+            format!(
+                "transactional id {txn:?}: CONCURRENT_TRANSACTIONS: its transaction is {state} and the book's rules do not fence it (abort it, or use --rules kafka)"
+            ),
+        );
+    }
+    let identity = worker.producers.next_transactional_identity(txn);
+    worker
+        .producers
+        .init_transactional(txn, client, identity, None);
+    answer(
+        Ok(identity),
+        format!(
+            "transactional id {txn:?}: producer id {} epoch {} (the server's; the book's transactions have none)",
+            identity.0, identity.1
+        ),
+    )
+}
+
+fn answer(result: Result<(i64, i16), Refused>, outcome: String) -> Answer {
+    let response = match result {
+        Ok((id, epoch)) => InitProducerIdResponse::default()
+            .with_producer_id(ProducerId(id))
+            .with_producer_epoch(epoch),
+        Err((e, _)) => InitProducerIdResponse::default()
+            .with_error_code(e)
+            .with_producer_id(ProducerId(-1))
+            .with_producer_epoch(-1),
+    };
+    Answer::now(ResponseKind::InitProducerId(response), outcome)
+}

@@ -1,0 +1,532 @@
+//! Produce (versions 3-9) from idempotent and transactional producers:
+//! v2 batches with a producer id, epoch and base sequence (E1, E7, E10).
+//!
+//! The edge checks what the action vocabulary does not carry: the
+//! producer id and epoch against InitProducerId's (INVALID_PRODUCER_EPOCH
+//! for an old epoch under `--rules kafka`, UNKNOWN_PRODUCER_ID for an id it
+//! never gave), and the batch's sequence numbers against the producer's
+//! recent batches on the partition, as E7 does: an exact retry is answered
+//! with the original offset and appends nothing; a gap is
+//! OUT_OF_ORDER_SEQUENCE_NUMBER. A transactional batch must go to a
+//! partition added with AddPartitionsToTxn (INVALID_TXN_STATE).
+//!
+//! Then each record becomes an action, in order:
+//! - idempotent: `produce` by the named producer `CLIENT#ID` (the engine's
+//!   own idempotent producer, which numbers its batches, one per record),
+//!   with the request's acks; acks=all waits as a plain produce does;
+//! - transactional: `send` in the client's transaction (E10: acks=all, the
+//!   partition and first offset journaled). The sends go one at a time,
+//!   each once the transaction has nothing pending in the driver, so every
+//!   one appends when it is applied and the response's base offset is the
+//!   first record's.
+
+use std::collections::VecDeque;
+use std::time::{Duration, Instant};
+
+use kafka_protocol::messages::produce_request::PartitionProduceData;
+use kafka_protocol::messages::produce_response::{PartitionProduceResponse, TopicProduceResponse};
+use kafka_protocol::messages::{ProduceRequest, ProduceResponse, ResponseKind};
+use kafka_protocol::protocol::StrBytes;
+
+use super::{leader_check, topic_partition, txn_client};
+use crate::engine::{AckMode, TopicPartition};
+use crate::kafka::clock::RealTime;
+use crate::kafka::errors::{code, name_of};
+use crate::kafka::producers::{SequenceVerdict, Sequences};
+use crate::kafka::records::{self, IncomingRecord};
+use crate::kafka::steps::{self, Refused, StepEnd};
+use crate::kafka::worker::{Answer, Continue, Handled, WaitingProduce, Worker};
+use crate::session::Action;
+
+/// The longest a produce waits, whatever the client asks.
+const MAX_TIMEOUT: Duration = Duration::from_secs(300);
+
+/// Who sent a request's batches.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Sender {
+    Idempotent,
+    Transactional(String),
+}
+
+/// A partition's batches, checked and ready to append.
+#[derive(Debug)]
+struct Admitted {
+    tp: TopicPartition,
+    records: Vec<IncomingRecord>,
+    producer_id: i64,
+    epoch: i16,
+    base_sequence: i32,
+    /// An exact retry: the offset the batch was appended at before.
+    duplicate: Option<i64>,
+}
+
+/// Handles a produce whose batches carry a producer id; `None` for a
+/// plain producer's, which `produce` handles.
+pub fn handle(worker: &mut Worker, broker: u32, request: &ProduceRequest) -> Option<Handled> {
+    let sender = match request
+        .transactional_id
+        .as_ref()
+        .filter(|t| !t.0.is_empty())
+    {
+        Some(t) => Sender::Transactional(t.0.to_string()),
+        None => {
+            let first = request
+                .topic_data
+                .iter()
+                .flat_map(|t| &t.partition_data)
+                .find_map(|p| p.records.as_ref().and_then(records::first_producer_id))?;
+            if first < 0 {
+                return None;
+            }
+            Sender::Idempotent
+        }
+    };
+    let acks = match request.acks {
+        0 => AckMode::None,
+        1 => AckMode::Leader,
+        _ => AckMode::All,
+    };
+    let timeout = Duration::from_millis(request.timeout_ms.max(0) as u64).min(MAX_TIMEOUT);
+    let mut response = ProduceResponse::default();
+    let mut notes = Vec::new();
+    let mut admitted = Vec::new();
+    for (ti, topic) in request.topic_data.iter().enumerate() {
+        let name = topic.name.0.to_string();
+        let mut tr = TopicProduceResponse::default().with_name(topic.name.clone());
+        for (pi, data) in topic.partition_data.iter().enumerate() {
+            let mut pr = PartitionProduceResponse::default()
+                .with_index(data.index)
+                .with_base_offset(-1)
+                .with_log_append_time_ms(-1);
+            match admit(worker, broker, &name, data, &sender) {
+                Ok(a) => match a.duplicate {
+                    Some(offset) => {
+                        notes.push(format!(
+                            "{}: a retry of sequence {} (producer {}): answered with its offset {offset}, nothing appended",
+                            a.tp, a.base_sequence, a.producer_id
+                        ));
+                        pr = pr.with_base_offset(offset);
+                    }
+                    None => admitted.push((ti, pi, a)),
+                },
+                Err((error, message)) => {
+                    notes.push(format!(
+                        "{name}-{}: {}: {message}",
+                        data.index,
+                        name_of(error)
+                    ));
+                    pr = pr
+                        .with_error_code(error)
+                        .with_error_message(Some(StrBytes::from_string(message)));
+                }
+            }
+            tr.partition_responses.push(pr);
+        }
+        response.responses.push(tr);
+    }
+    let deadline = RealTime::now() + timeout;
+    Some(match sender {
+        Sender::Idempotent => idempotent(
+            worker,
+            response,
+            admitted,
+            acks,
+            notes,
+            deadline,
+            request.acks == 0,
+        ),
+        Sender::Transactional(txn) => {
+            let parts = admitted
+                .into_iter()
+                .map(|(ti, pi, a)| Part {
+                    ti,
+                    pi,
+                    records: a.records.iter().cloned().collect(),
+                    count: a.records.len(),
+                    admitted: a,
+                    base_offset: None,
+                    step: None,
+                })
+                .collect();
+            Handled::Continue(Box::new(TxnProduce {
+                txn,
+                response,
+                parts,
+                notes,
+                deadline,
+            }))
+        }
+    })
+}
+
+/// The checks of the edge, before anything is appended.
+fn admit(
+    worker: &Worker,
+    broker: u32,
+    topic: &str,
+    data: &PartitionProduceData,
+    sender: &Sender,
+) -> Result<Admitted, Refused> {
+    let tp = topic_partition(topic, data.index).ok_or_else(|| {
+        (
+            code::UNKNOWN_TOPIC_OR_PARTITION,
+            format!("no partition {} of {topic}", data.index),
+        )
+    })?;
+    worker.driver.cluster().with_state(|s| {
+        leader_check(s, &tp, broker)
+            .map_err(|c| (c, format!("{tp}: broker {broker} cannot take it")))
+    })?;
+    let empty = bytes::Bytes::new();
+    let batches = records::decode_producer_batches(data.records.as_ref().unwrap_or(&empty))
+        .map_err(|r| (r.code, r.message))?;
+    let first = &batches[0];
+    let (producer_id, epoch, base_sequence) =
+        (first.producer_id, first.producer_epoch, first.base_sequence);
+    let mut next = base_sequence;
+    let mut records = Vec::new();
+    for b in &batches {
+        if b.base_sequence != next {
+            return Err((
+                code::OUT_OF_ORDER_SEQUENCE_NUMBER,
+                format!(
+                    "the batches of one request skip from sequence {next} to {}",
+                    b.base_sequence
+                ),
+            ));
+        }
+        if b.transactional != matches!(sender, Sender::Transactional(_)) {
+            return Err((
+                code::INVALID_RECORD,
+                "transactional batches need the request's transactional id, and only they".into(),
+            ));
+        }
+        next = next.wrapping_add(b.records.len() as i32);
+        records.extend(b.records.iter().cloned());
+    }
+    let sequences = match sender {
+        Sender::Idempotent => {
+            let p = worker.producers.idempotent.get(&producer_id).ok_or_else(|| {
+                (
+                    code::UNKNOWN_PRODUCER_ID,
+                    format!("producer id {producer_id} was not given by this server (InitProducerId)"),
+                )
+            })?;
+            if p.epoch != epoch {
+                return Err((
+                    code::INVALID_PRODUCER_EPOCH,
+                    format!(
+                        "producer {producer_id} epoch {epoch} is not the current {}",
+                        p.epoch
+                    ),
+                ));
+            }
+            p.sequences.get(&tp)
+        }
+        Sender::Transactional(txn) => {
+            txn_client::check_producer(
+                worker,
+                txn,
+                producer_id,
+                epoch,
+                code::INVALID_PRODUCER_EPOCH,
+            )?;
+            let p = &worker.producers.transactional[txn];
+            let open = p
+                .open
+                .as_ref()
+                .filter(|o| o.partitions.contains(&tp))
+                .ok_or_else(|| {
+                    (
+                        code::INVALID_TXN_STATE,
+                        format!("{tp} was not added to {txn:?}'s transaction (AddPartitionsToTxn)"),
+                    )
+                })?;
+            txn_client::still_open(worker, txn, open).map_err(|m| {
+                let kafka = if txn_client::fences(worker) {
+                    code::INVALID_PRODUCER_EPOCH
+                } else {
+                    code::INVALID_TXN_STATE
+                };
+                (kafka, m)
+            })?;
+            p.sequences.get(&tp)
+        }
+    };
+    let count = records.len() as i32;
+    let verdict = sequences.map_or_else(
+        || Sequences::default().check(epoch, base_sequence, count),
+        |s| s.check(epoch, base_sequence, count),
+    );
+    let duplicate = match verdict {
+        SequenceVerdict::Next => None,
+        SequenceVerdict::Duplicate(offset) => Some(offset),
+        SequenceVerdict::OutOfOrder { expected } => {
+            return Err((
+                code::OUT_OF_ORDER_SEQUENCE_NUMBER,
+                format!(
+                    "{tp}: producer {producer_id} sent sequence {base_sequence}, expected {expected}"
+                ),
+            ));
+        }
+    };
+    Ok(Admitted {
+        tp,
+        records,
+        producer_id,
+        epoch,
+        base_sequence,
+        duplicate,
+    })
+}
+
+/// Notes an appended batch's sequences for retries.
+fn remember(worker: &mut Worker, sender: &Sender, a: &Admitted, base_offset: i64) {
+    let sequences = match sender {
+        Sender::Idempotent => worker
+            .producers
+            .idempotent
+            .get_mut(&a.producer_id)
+            .map(|p| p.sequences.entry(a.tp.clone()).or_default()),
+        Sender::Transactional(txn) => worker
+            .producers
+            .transactional
+            .get_mut(txn)
+            .map(|p| p.sequences.entry(a.tp.clone()).or_default()),
+    };
+    if let Some(s) = sequences {
+        s.record(
+            a.epoch,
+            a.base_sequence,
+            a.records.len() as i32,
+            base_offset,
+        );
+    }
+}
+
+fn leo(worker: &Worker, tp: &TopicPartition) -> (i64, i64) {
+    worker.driver.cluster().with_state(|s| {
+        s.partition(tp).map_or((-1, -1), |set| {
+            let log = &set.leader_replica().log;
+            (log.log_end_offset(), log.log_start_offset())
+        })
+    })
+}
+
+/// The idempotent producer's records as `produce` actions of its named
+/// engine producer.
+fn idempotent(
+    worker: &mut Worker,
+    mut response: ProduceResponse,
+    admitted: Vec<(usize, usize, Admitted)>,
+    acks: AckMode,
+    mut notes: Vec<String>,
+    deadline: Instant,
+    quiet: bool,
+) -> Handled {
+    let mut waiting = Vec::new();
+    for (ti, pi, a) in admitted {
+        let name = worker.producers.idempotent[&a.producer_id].engine_name(a.producer_id);
+        let (base, start) = leo(worker, &a.tp);
+        let mut pending = Vec::new();
+        let mut failed = None;
+        for (i, r) in a.records.iter().enumerate() {
+            let action = Action::Produce {
+                topic: a.tp.topic.clone(),
+                partition: Some(a.tp.partition),
+                key: r.key.clone(),
+                value: r.value.clone(),
+                acks: Some(acks),
+                producer: Some(name.clone()),
+            };
+            match steps::apply(worker, &action) {
+                (step, StepEnd::Pending) => pending.push(step),
+                (_, StepEnd::Done) => {}
+                (_, StepEnd::Failed((e, m))) => {
+                    failed = Some((
+                        e,
+                        format!(
+                            "{m} ({i} of {} record(s) appended before it)",
+                            a.records.len()
+                        ),
+                    ));
+                    break;
+                }
+            }
+        }
+        let pr = &mut response.responses[ti].partition_responses[pi];
+        match failed {
+            Some((e, m)) => {
+                notes.push(format!("{}: {}: {m}", a.tp, name_of(e)));
+                pr.error_code = e;
+                pr.error_message = Some(StrBytes::from_string(m));
+            }
+            None => {
+                remember(worker, &Sender::Idempotent, &a, base);
+                notes.push(format!(
+                    "{} offset {base} ({} record(s) of producer {name}, sequence {}{})",
+                    a.tp,
+                    a.records.len(),
+                    a.base_sequence,
+                    if pending.is_empty() { "" } else { ", pending" }
+                ));
+                pr.base_offset = base;
+                pr.log_start_offset = start;
+                if !pending.is_empty() {
+                    waiting.push((ti, pi, pending));
+                }
+            }
+        }
+    }
+    let outcome = format!("idempotent acks={} {}", acks.name(), notes.join(", "));
+    if quiet {
+        return Handled::Now(Answer {
+            body: None,
+            outcome: format!("{outcome}; no response (acks=0)"),
+            empty_fetch: false,
+        });
+    }
+    if waiting.is_empty() {
+        return Handled::Now(Answer::now(ResponseKind::Produce(response), outcome));
+    }
+    Handled::Wait(WaitingProduce {
+        response,
+        parts: waiting,
+        deadline,
+        outcome,
+    })
+}
+
+/// One partition of a transactional produce, sent a record at a time.
+#[derive(Debug)]
+struct Part {
+    ti: usize,
+    pi: usize,
+    admitted: Admitted,
+    records: VecDeque<IncomingRecord>,
+    count: usize,
+    base_offset: Option<i64>,
+    /// The step of the `send` in flight.
+    step: Option<usize>,
+}
+
+/// A transactional produce: its records as `send` actions, one at a time.
+#[derive(Debug)]
+struct TxnProduce {
+    txn: String,
+    response: ProduceResponse,
+    parts: VecDeque<Part>,
+    notes: Vec<String>,
+    deadline: Instant,
+}
+
+impl TxnProduce {
+    fn answer(&mut self, extra: &str) -> Answer {
+        let outcome = format!(
+            "transactional {:?} {}{extra}",
+            self.txn,
+            self.notes.join(", ")
+        );
+        Answer::now(
+            ResponseKind::Produce(std::mem::take(&mut self.response)),
+            outcome,
+        )
+    }
+
+    fn fail(&mut self, (e, m): Refused) {
+        let part = self.parts.pop_front().expect("a part in progress");
+        let sent = (part.count - part.records.len()).saturating_sub(1);
+        let m = format!(
+            "{m} ({sent} of {} record(s) appended before it)",
+            part.count
+        );
+        self.notes
+            .push(format!("{}: {}: {m}", part.admitted.tp, name_of(e)));
+        let pr = &mut self.response.responses[part.ti].partition_responses[part.pi];
+        pr.error_code = e;
+        pr.base_offset = -1;
+        pr.error_message = Some(StrBytes::from_string(m));
+    }
+}
+
+impl Continue for TxnProduce {
+    fn poll(&mut self, worker: &mut Worker) -> Option<Answer> {
+        loop {
+            let Some(part) = self.parts.front_mut() else {
+                return Some(self.answer(""));
+            };
+            if let Some(step) = part.step {
+                match steps::end_of(worker, step) {
+                    StepEnd::Pending => return None,
+                    StepEnd::Done => part.step = None,
+                    StepEnd::Failed(e) => {
+                        part.step = None;
+                        self.fail(e);
+                        continue;
+                    }
+                }
+            }
+            if part.records.is_empty() {
+                let part = self.parts.pop_front().expect("the front part");
+                let base = part.base_offset.unwrap_or(-1);
+                let (_, start) = leo(worker, &part.admitted.tp);
+                self.notes.push(format!(
+                    "{} offset {base} ({} record(s), sequence {})",
+                    part.admitted.tp, part.count, part.admitted.base_sequence
+                ));
+                let pr = &mut self.response.responses[part.ti].partition_responses[part.pi];
+                pr.base_offset = base;
+                pr.log_start_offset = start;
+                continue;
+            }
+            // Each send appends when applied: never behind another action
+            // of the same transaction.
+            if steps::txn_busy(worker, &self.txn) {
+                return None;
+            }
+            let record = part.records.pop_front().expect("not empty");
+            let tp = part.admitted.tp.clone();
+            let (offset, _) = leo(worker, &tp);
+            let action = Action::Send {
+                txn: self.txn.clone(),
+                topic: tp.topic.clone(),
+                partition: Some(tp.partition),
+                key: record.key,
+                value: record.value,
+            };
+            let (step, end) = steps::apply(worker, &action);
+            let part = self.parts.front_mut().expect("the front part");
+            match end {
+                StepEnd::Failed(e) => {
+                    self.fail(e);
+                    continue;
+                }
+                StepEnd::Pending => part.step = Some(step),
+                StepEnd::Done => {}
+            }
+            if part.base_offset.is_none() {
+                part.base_offset = Some(offset);
+                let sender = Sender::Transactional(self.txn.clone());
+                remember(worker, &sender, &part.admitted, offset);
+            }
+        }
+    }
+
+    fn deadline(&self) -> Instant {
+        self.deadline
+    }
+
+    fn timed_out(mut self: Box<Self>, _worker: &mut Worker) -> Answer {
+        while let Some(part) = self.parts.pop_front() {
+            let sent = part.count - part.records.len();
+            let pr = &mut self.response.responses[part.ti].partition_responses[part.pi];
+            pr.error_code = code::REQUEST_TIMED_OUT;
+            pr.base_offset = -1;
+            pr.error_message = Some(StrBytes::from_string(format!(
+                "{sent} of {} record(s) sent before the request's timeout; the rest were not",
+                part.count
+            )));
+        }
+        self.answer("; REQUEST_TIMED_OUT")
+    }
+}

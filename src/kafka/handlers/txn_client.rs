@@ -1,0 +1,140 @@
+//! What every transactional request checks first (issue 14 items 2 and
+//! 4): that the client's producer id is the one InitProducerId gave its
+//! transactional id, that its epoch is current (under `--rules kafka`
+//! only: the book does not fence, E14), and that the transaction it works
+//! on is open in the engine, opening it with a `begin` action when the
+//! client starts a new one (Kafka opens a transaction with its first
+//! AddPartitionsToTxn or AddOffsetsToTxn; the client's begin_transaction()
+//! sends nothing).
+
+use crate::engine::transaction::TransactionState;
+use crate::kafka::errors::code;
+use crate::kafka::producers::OpenTxn;
+use crate::kafka::steps::{self, Refused, StepEnd};
+use crate::kafka::worker::Worker;
+use crate::session::Action;
+
+/// Whether the cluster runs the kafka rules' zombie fencing (E14).
+pub fn fences(worker: &Worker) -> bool {
+    worker.driver.cluster().config().rules.fence_zombies
+}
+
+/// Checks a request's producer id and epoch against what InitProducerId
+/// gave `txn`. `stale` is the code for an old epoch: PRODUCER_FENCED on
+/// the coordinator's APIs, INVALID_PRODUCER_EPOCH on Produce and
+/// TxnOffsetCommit, as Kafka answers.
+pub fn check_producer(
+    worker: &Worker,
+    txn: &str,
+    producer_id: i64,
+    epoch: i16,
+    stale: i16,
+) -> Result<(), Refused> {
+    let Some(p) = worker.producers.transactional.get(txn) else {
+        return Err((
+            code::INVALID_PRODUCER_ID_MAPPING,
+            format!("transactional id {txn:?} has no producer id: call InitProducerId first"),
+        ));
+    };
+    if p.producer_id != producer_id {
+        return Err((
+            code::INVALID_PRODUCER_ID_MAPPING,
+            format!(
+                "producer id {producer_id} is not {txn:?}'s (it is {})",
+                p.producer_id
+            ),
+        ));
+    }
+    if fences(worker) && epoch != p.epoch {
+        let why = if epoch < p.epoch {
+            "a newer producer with the same transactional id fenced it"
+        } else {
+            "an epoch this server never gave"
+        };
+        return Err((
+            stale,
+            format!(
+                "{txn:?} producer epoch {epoch} is not the current {}: {why}",
+                p.epoch
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// How the client's transaction stands after [`ensure_open`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Opened {
+    /// Open in the engine (now or already).
+    Open,
+    /// Its `begin` waits in the driver (behind another action of the same
+    /// transactional id); [`finish_begin`] records it once done.
+    Pending(usize),
+}
+
+/// Whether the engine instance the client holds is still its open one:
+/// the id's latest instance, ONGOING. `Err` says what ended it.
+pub fn still_open(worker: &Worker, txn: &str, open: &OpenTxn) -> Result<(), String> {
+    let latest = steps::latest_instance(worker, txn);
+    let state = worker.driver.cluster().with_state(|s| {
+        s.transactions()
+            .instances()
+            .get(open.instance)
+            .map(|d| d.state)
+    });
+    match (latest, state) {
+        (Some(l), Some(TransactionState::Ongoing)) if l == open.instance => Ok(()),
+        (Some(l), _) if l != open.instance => Err(format!(
+            "another begin of {txn:?} replaced the transaction this producer had open"
+        )),
+        (_, Some(state)) => Err(format!(
+            "the cluster ended {txn:?}'s transaction ({state}) without this producer's EndTxn \
+             (a transaction timeout, an abort from the dashboard, a crash)"
+        )),
+        _ => Err(format!("{txn:?}'s transaction is gone (a crash?)")),
+    }
+}
+
+/// Makes sure the client of `txn` has a transaction open in the engine:
+/// the one it holds if the cluster has not ended it, else a new one
+/// through a `begin` action. A transaction the client had put partitions
+/// or offsets in and that the cluster ended meanwhile is not replaced
+/// silently: PRODUCER_FENCED, as Kafka fences a producer whose
+/// transaction timed out.
+pub fn ensure_open(worker: &mut Worker, txn: &str) -> Result<Opened, Refused> {
+    let held = worker
+        .producers
+        .transactional
+        .get(txn)
+        .and_then(|p| p.open.clone());
+    if let Some(open) = held {
+        match still_open(worker, txn, &open) {
+            Ok(()) => return Ok(Opened::Open),
+            Err(why) => {
+                if let Some(p) = worker.producers.transactional.get_mut(txn) {
+                    p.open = None;
+                }
+                if open.used() {
+                    return Err((code::PRODUCER_FENCED, why));
+                }
+            }
+        }
+    }
+    let (step, end) = steps::apply(worker, &Action::Begin { txn: txn.into() });
+    match end {
+        StepEnd::Done => {
+            finish_begin(worker, txn);
+            Ok(Opened::Open)
+        }
+        StepEnd::Pending => Ok(Opened::Pending(step)),
+        StepEnd::Failed(e) => Err(e),
+    }
+}
+
+/// Records the engine instance a finished `begin` opened as the client's.
+pub fn finish_begin(worker: &mut Worker, txn: &str) {
+    let latest = steps::latest_instance(worker, txn);
+    if let (Some(index), Some(p)) = (latest, worker.producers.transactional.get_mut(txn)) {
+        p.open = Some(OpenTxn::new(index));
+    }
+}

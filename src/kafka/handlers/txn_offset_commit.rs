@@ -1,0 +1,126 @@
+//! TxnOffsetCommit (versions 0-3): the offsets of the client's
+//! send_offsets_to_transaction() as a `send_offsets` action (E10): staged
+//! in the transaction (journaled), published to the offset store only by
+//! its commit, discarded by its abort. The group must have been added with
+//! AddOffsetsToTxn first (INVALID_TXN_STATE otherwise). The generation and
+//! member of the consumer group (v3) are not checked: the server has no
+//! group membership (docs/kafka-protocol.md).
+
+use std::time::Duration;
+
+use kafka_protocol::messages::txn_offset_commit_response::{
+    TxnOffsetCommitResponsePartition, TxnOffsetCommitResponseTopic,
+};
+use kafka_protocol::messages::{ResponseKind, TxnOffsetCommitRequest, TxnOffsetCommitResponse};
+
+use super::txn_client;
+use crate::kafka::clock::RealTime;
+use crate::kafka::errors::{code, name_of};
+use crate::kafka::steps::{self, AfterStep, Refused, StepEnd};
+use crate::kafka::worker::{Answer, Handled, Worker};
+use crate::session::Action;
+use crate::session::action::OffsetSpec;
+
+/// How long staging may wait behind the transaction's pending sends.
+const MAX_WAIT: Duration = Duration::from_secs(60);
+
+pub fn handle(worker: &mut Worker, request: &TxnOffsetCommitRequest) -> Handled {
+    let txn = request.transactional_id.0.to_string();
+    let group = request.group_id.0.to_string();
+    let topics = request.topics.clone();
+    let answer = move |result: Result<(), Refused>, outcome: String| {
+        let error = result.err().map_or(code::NONE, |(e, _)| e);
+        let response = TxnOffsetCommitResponse::default().with_topics(
+            topics
+                .iter()
+                .map(|t| {
+                    TxnOffsetCommitResponseTopic::default()
+                        .with_name(t.name.clone())
+                        .with_partitions(
+                            t.partitions
+                                .iter()
+                                .map(|p| {
+                                    TxnOffsetCommitResponsePartition::default()
+                                        .with_partition_index(p.partition_index)
+                                        .with_error_code(error)
+                                })
+                                .collect(),
+                        )
+                })
+                .collect(),
+        );
+        Answer::now(ResponseKind::TxnOffsetCommit(response), outcome)
+    };
+    let offsets: Result<Vec<OffsetSpec>, Refused> = request
+        .topics
+        .iter()
+        .flat_map(|t| t.partitions.iter().map(move |p| (t, p)))
+        .map(|(t, p)| {
+            let partition = u32::try_from(p.partition_index).map_err(|_| {
+                (
+                    code::UNKNOWN_TOPIC_OR_PARTITION,
+                    format!("partition {}", p.partition_index),
+                )
+            })?;
+            Ok(OffsetSpec {
+                topic: t.name.0.to_string(),
+                partition,
+                offset: p.committed_offset,
+            })
+        })
+        .collect();
+    let checked = txn_client::check_producer(
+        worker,
+        &txn,
+        request.producer_id.0,
+        request.producer_epoch,
+        code::INVALID_PRODUCER_EPOCH,
+    )
+    .and_then(|()| {
+        let open = worker.producers.transactional[&txn].open.as_ref();
+        match open {
+            Some(o) if o.groups.contains(&group) => {
+                txn_client::still_open(worker, &txn, o).map_err(|m| (code::INVALID_TXN_STATE, m))
+            }
+            _ => Err((
+                code::INVALID_TXN_STATE,
+                format!("group {group:?} was not added to {txn:?}'s transaction (AddOffsetsToTxn)"),
+            )),
+        }
+    })
+    .and(offsets);
+    let offsets = match checked {
+        Ok(o) => o,
+        Err(e) => {
+            let outcome = format!("{txn:?} group {group:?}: {}: {}", name_of(e.0), e.1);
+            return Handled::Now(answer(Err(e), outcome));
+        }
+    };
+    let listed = offsets
+        .iter()
+        .map(|o| format!("{}-{} → {}", o.topic, o.partition, o.offset))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let action = Action::SendOffsets {
+        txn: txn.clone(),
+        group: group.clone(),
+        offsets,
+    };
+    let (step, end) = steps::apply(worker, &action);
+    let finish = move |_: &mut Worker, result: Result<(), Refused>| {
+        let outcome = match &result {
+            Ok(()) => format!("{txn:?} group {group:?}: staged {listed}"),
+            Err((e, m)) => format!("{txn:?} group {group:?}: {}: {m}", name_of(*e)),
+        };
+        answer(result, outcome)
+    };
+    match end {
+        StepEnd::Pending => Handled::Continue(AfterStep::new(
+            step,
+            RealTime::now() + MAX_WAIT,
+            Box::new(finish),
+        )),
+        StepEnd::Done => Handled::Now(finish(worker, Ok(()))),
+        StepEnd::Failed(e) => Handled::Now(finish(worker, Err(e))),
+    }
+}

@@ -1,0 +1,540 @@
+//! The transactional and idempotent handlers in process, on a one-broker
+//! cluster: what a client library does not send on purpose (a retried
+//! batch, a gap in the sequence, an old epoch), checked code by code.
+
+use bytes::{Bytes, BytesMut};
+use kafka_protocol::messages::add_partitions_to_txn_request::AddPartitionsToTxnTopic;
+use kafka_protocol::messages::produce_request::{PartitionProduceData, TopicProduceData};
+use kafka_protocol::messages::{
+    AddPartitionsToTxnRequest, EndTxnRequest, InitProducerIdRequest, OffsetFetchRequest,
+    ProduceRequest, ProducerId, RequestKind, ResponseKind, TopicName, TransactionalId,
+};
+use kafka_protocol::protocol::StrBytes;
+use kafka_protocol::records::{
+    Compression, Record, RecordBatchEncoder, RecordEncodeOptions, TimestampType,
+};
+
+use crate::kafka::errors::code;
+use crate::kafka::registry::Registry;
+use crate::kafka::worker::{Advertised, Answer, Handled, Request, ServerState, Worker};
+use crate::session::Driver;
+use crate::session::listeners::NoSteps;
+use crate::session::recording::Header;
+
+/// A one-broker cluster and the server's state beside it.
+struct Harness {
+    driver: Driver,
+    state: ServerState,
+    steps: NoSteps,
+}
+
+impl Harness {
+    fn w(&mut self) -> Worker<'_> {
+        self.state.worker(&mut self.driver, &mut self.steps)
+    }
+}
+
+fn worker(rules: &str) -> Harness {
+    let header: Header = serde_json::from_value(serde_json::json!({
+        "mk_recording": 1, "title": "t", "rules": rules,
+        "cluster": {"brokers": [1], "topics": [{"name": "t", "partitions": 1, "replication_factor": 1}]},
+    }))
+    .unwrap();
+    let driver = Driver::new(&header, None).unwrap();
+    let brokers = vec![Advertised {
+        broker: 1,
+        host: "127.0.0.1".into(),
+        port: 9092,
+    }];
+    let gates = tokio::sync::watch::channel(Default::default()).0;
+    Harness {
+        driver,
+        state: ServerState::new(brokers, 0, false, Registry::default(), gates),
+        steps: NoSteps,
+    }
+}
+
+fn ask(h: &mut Harness, version: i16, body: RequestKind) -> ResponseKind {
+    let request = Request {
+        broker: 1,
+        client_id: "test".into(),
+        version,
+        body,
+        connection: 0,
+    };
+    let mut w = h.w();
+    let answer: Answer = match super::handle(&mut w, request) {
+        Handled::Now(a) => a,
+        Handled::Continue(mut c) => c.poll(&mut w).expect("one broker: nothing waits"),
+        Handled::Wait(_) => panic!("one broker: nothing waits"),
+    };
+    answer.body.expect("a response")
+}
+
+fn init(w: &mut Harness, txn: Option<&str>) -> (i16, i64, i16) {
+    let r = InitProducerIdRequest::default()
+        .with_transactional_id(txn.map(|t| TransactionalId(StrBytes::from_string(t.into()))))
+        .with_producer_id(ProducerId(-1))
+        .with_producer_epoch(-1);
+    match ask(w, 4, RequestKind::InitProducerId(r)) {
+        ResponseKind::InitProducerId(r) => (r.error_code, r.producer_id.0, r.producer_epoch),
+        other => panic!("{other:?}"),
+    }
+}
+
+fn batch(pid: i64, epoch: i16, seq: i32, values: &[&str], transactional: bool) -> Bytes {
+    let records: Vec<Record> = values
+        .iter()
+        .enumerate()
+        .map(|(i, v)| Record {
+            transactional,
+            control: false,
+            delete_horizon: false,
+            partition_leader_epoch: -1,
+            producer_id: pid,
+            producer_epoch: epoch,
+            timestamp_type: TimestampType::Creation,
+            offset: i as i64,
+            sequence: seq + i as i32,
+            timestamp: 0,
+            key: None,
+            value: Some(Bytes::copy_from_slice(v.as_bytes())),
+            headers: Default::default(),
+        })
+        .collect();
+    let mut buf = BytesMut::new();
+    let options = RecordEncodeOptions {
+        version: 2,
+        compression: Compression::None,
+    };
+    RecordBatchEncoder::encode(&mut buf, records.iter(), &options).unwrap();
+    buf.freeze()
+}
+
+/// Produces `records` to t-0: (error code, base offset).
+fn produce(w: &mut Harness, txn: Option<&str>, records: Bytes) -> (i16, i64) {
+    let r = ProduceRequest::default()
+        .with_transactional_id(txn.map(|t| TransactionalId(StrBytes::from_string(t.into()))))
+        .with_acks(-1)
+        .with_timeout_ms(1000)
+        .with_topic_data(vec![
+            TopicProduceData::default()
+                .with_name(TopicName(StrBytes::from_static_str("t")))
+                .with_partition_data(vec![
+                    PartitionProduceData::default()
+                        .with_index(0)
+                        .with_records(Some(records)),
+                ]),
+        ]);
+    match ask(w, 9, RequestKind::Produce(r)) {
+        ResponseKind::Produce(r) => {
+            let p = &r.responses[0].partition_responses[0];
+            (p.error_code, p.base_offset)
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+fn add_partition(w: &mut Harness, txn: &str, pid: i64, epoch: i16) -> i16 {
+    let r = AddPartitionsToTxnRequest::default()
+        .with_v3_and_below_transactional_id(TransactionalId(StrBytes::from_string(txn.into())))
+        .with_v3_and_below_producer_id(ProducerId(pid))
+        .with_v3_and_below_producer_epoch(epoch)
+        .with_v3_and_below_topics(vec![
+            AddPartitionsToTxnTopic::default()
+                .with_name(TopicName(StrBytes::from_static_str("t")))
+                .with_partitions(vec![0]),
+        ]);
+    match ask(w, 3, RequestKind::AddPartitionsToTxn(r)) {
+        ResponseKind::AddPartitionsToTxn(r) => {
+            r.results_by_topic_v3_and_below[0].results_by_partition[0].partition_error_code
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+fn end(w: &mut Harness, txn: &str, pid: i64, epoch: i16, commit: bool) -> i16 {
+    let r = EndTxnRequest::default()
+        .with_transactional_id(TransactionalId(StrBytes::from_string(txn.into())))
+        .with_producer_id(ProducerId(pid))
+        .with_producer_epoch(epoch)
+        .with_committed(commit);
+    match ask(w, 3, RequestKind::EndTxn(r)) {
+        ResponseKind::EndTxn(r) => r.error_code,
+        other => panic!("{other:?}"),
+    }
+}
+
+fn log_end(w: &Harness) -> i64 {
+    w.driver.cluster().with_state(|s| {
+        s.partition(&crate::engine::TopicPartition::new("t", 0))
+            .unwrap()
+            .leader_replica()
+            .log_end_offset()
+    })
+}
+
+#[test]
+fn an_idempotent_retry_gets_its_offset_and_appends_nothing() {
+    let mut w = worker("minikafka");
+    let (e, pid, epoch) = init(&mut w, None);
+    assert_eq!((e, pid, epoch), (0, 1000, 0));
+    let first = batch(pid, 0, 0, &["a", "b"], false);
+    assert_eq!(produce(&mut w, None, first.clone()), (0, 0));
+    assert_eq!(
+        produce(&mut w, None, first),
+        (0, 0),
+        "a retry: the original offset"
+    );
+    assert_eq!(log_end(&w), 2, "and no duplicate");
+    assert_eq!(
+        produce(&mut w, None, batch(pid, 0, 5, &["c"], false)).0,
+        code::OUT_OF_ORDER_SEQUENCE_NUMBER
+    );
+    assert_eq!(
+        produce(&mut w, None, batch(pid, 1, 2, &["c"], false)).0,
+        code::INVALID_PRODUCER_EPOCH
+    );
+    assert_eq!(
+        produce(&mut w, None, batch(7, 0, 0, &["c"], false)).0,
+        code::UNKNOWN_PRODUCER_ID
+    );
+    assert_eq!(log_end(&w), 2, "refusals append nothing");
+    assert_eq!(
+        produce(&mut w, None, batch(pid, 0, 2, &["c"], false)),
+        (0, 2)
+    );
+}
+
+#[test]
+fn the_books_rules_wait_for_an_open_transaction_instead_of_fencing_it() {
+    let mut w = worker("minikafka");
+    let (e, pid, epoch) = init(&mut w, Some("a"));
+    assert_eq!((e, pid, epoch), (0, 1000, 0));
+    assert_eq!(
+        produce(&mut w, Some("a"), batch(pid, 0, 0, &["x"], true)).0,
+        code::INVALID_TXN_STATE,
+        "a partition not added to the transaction"
+    );
+    assert_eq!(add_partition(&mut w, "a", pid, epoch), 0);
+    assert_eq!(
+        produce(&mut w, Some("a"), batch(pid, 0, 0, &["x"], true)),
+        (0, 0)
+    );
+    assert_eq!(
+        init(&mut w, Some("a")).0,
+        code::CONCURRENT_TRANSACTIONS,
+        "the book refuses begin of an active id"
+    );
+    assert_eq!(end(&mut w, "a", pid, epoch, true), 0);
+    assert_eq!(end(&mut w, "a", pid, epoch, true), 0, "a retried commit");
+    assert_eq!(end(&mut w, "a", pid, epoch, false), code::INVALID_TXN_STATE);
+    assert_eq!(
+        init(&mut w, Some("a")),
+        (0, 1000, 1),
+        "the next epoch, once it ended"
+    );
+    let r = OffsetFetchRequest::default()
+        .with_group_id(kafka_protocol::messages::GroupId(
+            StrBytes::from_static_str("g"),
+        ))
+        .with_topics(Some(vec![
+            kafka_protocol::messages::offset_fetch_request::OffsetFetchRequestTopic::default()
+                .with_name(TopicName(StrBytes::from_static_str("t")))
+                .with_partition_indexes(vec![0]),
+        ]));
+    match ask(&mut w, 7, RequestKind::OffsetFetch(r)) {
+        ResponseKind::OffsetFetch(r) => {
+            assert_eq!(
+                r.topics[0].partitions[0].committed_offset, -1,
+                "none committed"
+            )
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn the_kafka_rules_fence_an_old_epoch_with_the_engines_ids() {
+    let mut w = worker("kafka");
+    assert_eq!(
+        init(&mut w, Some("a")),
+        (0, 0, 0),
+        "the engine's producer id"
+    );
+    let (_, pid, epoch) = init(&mut w, Some("a"));
+    assert_eq!((pid, epoch), (0, 1));
+    assert_eq!(add_partition(&mut w, "a", pid, 0), code::PRODUCER_FENCED);
+    assert_eq!(add_partition(&mut w, "a", pid, 1), 0);
+    assert_eq!(
+        produce(&mut w, Some("a"), batch(pid, 0, 0, &["z"], true)).0,
+        code::INVALID_PRODUCER_EPOCH
+    );
+    assert_eq!(
+        produce(&mut w, Some("a"), batch(pid, 1, 0, &["f"], true)),
+        (0, 0)
+    );
+    assert_eq!(end(&mut w, "a", pid, 0, true), code::PRODUCER_FENCED);
+    assert_eq!(end(&mut w, "a", pid, 1, true), 0);
+}
+
+/// Like [`ask`], at `version`, and the response must encode at it: a
+/// field set that the version does not have fails the encoder, which the
+/// client sees as a closed connection.
+fn encodes(w: &mut Harness, version: i16, body: RequestKind) -> ResponseKind {
+    let kind = ask(w, version, body);
+    let mut buf = BytesMut::new();
+    kind.encode(&mut buf, version)
+        .unwrap_or_else(|e| panic!("{kind:?} at v{version}: {e}"));
+    kind
+}
+
+fn versions(api: kafka_protocol::messages::ApiKey) -> std::ops::RangeInclusive<i16> {
+    let (min, max) = super::supported(api).expect("served");
+    min..=max
+}
+
+#[test]
+fn every_served_version_of_the_responses_encodes() {
+    use kafka_protocol::messages::add_offsets_to_txn_request::AddOffsetsToTxnRequest;
+    use kafka_protocol::messages::join_group_request::JoinGroupRequestProtocol;
+    use kafka_protocol::messages::offset_commit_request::{
+        OffsetCommitRequestPartition, OffsetCommitRequestTopic,
+    };
+    use kafka_protocol::messages::txn_offset_commit_request::{
+        TxnOffsetCommitRequestPartition, TxnOffsetCommitRequestTopic,
+    };
+    use kafka_protocol::messages::{
+        ApiKey, FindCoordinatorRequest, GroupId, HeartbeatRequest, JoinGroupRequest,
+        LeaveGroupRequest, ListOffsetsRequest, OffsetCommitRequest, SyncGroupRequest,
+        TxnOffsetCommitRequest,
+    };
+    let mut w = worker("kafka");
+    let s = |t: &str| StrBytes::from_string(t.into());
+    for v in versions(ApiKey::FindCoordinator) {
+        let r = FindCoordinatorRequest::default()
+            .with_key(s("g"))
+            .with_coordinator_keys(vec![s("g")]);
+        encodes(&mut w, v, RequestKind::FindCoordinator(r));
+    }
+    for v in versions(ApiKey::InitProducerId) {
+        let r = InitProducerIdRequest::default()
+            .with_transactional_id(Some(TransactionalId(s("a"))))
+            .with_producer_id(ProducerId(-1))
+            .with_producer_epoch(-1);
+        encodes(&mut w, v, RequestKind::InitProducerId(r));
+    }
+    let (_, pid, epoch) = init(&mut w, Some("a"));
+    for v in versions(ApiKey::AddPartitionsToTxn) {
+        let r = AddPartitionsToTxnRequest::default()
+            .with_v3_and_below_transactional_id(TransactionalId(s("a")))
+            .with_v3_and_below_producer_id(ProducerId(pid))
+            .with_v3_and_below_producer_epoch(epoch)
+            .with_v3_and_below_topics(vec![
+                AddPartitionsToTxnTopic::default()
+                    .with_name(TopicName(s("t")))
+                    .with_partitions(vec![0]),
+            ]);
+        encodes(&mut w, v, RequestKind::AddPartitionsToTxn(r));
+    }
+    for v in versions(ApiKey::AddOffsetsToTxn) {
+        let r = AddOffsetsToTxnRequest::default()
+            .with_transactional_id(TransactionalId(s("a")))
+            .with_producer_id(ProducerId(pid))
+            .with_producer_epoch(epoch)
+            .with_group_id(GroupId(s("g")));
+        encodes(&mut w, v, RequestKind::AddOffsetsToTxn(r));
+    }
+    for v in versions(ApiKey::TxnOffsetCommit) {
+        let r = TxnOffsetCommitRequest::default()
+            .with_transactional_id(TransactionalId(s("a")))
+            .with_group_id(GroupId(s("g")))
+            .with_producer_id(ProducerId(pid))
+            .with_producer_epoch(epoch)
+            .with_topics(vec![
+                TxnOffsetCommitRequestTopic::default()
+                    .with_name(TopicName(s("t")))
+                    .with_partitions(vec![
+                        TxnOffsetCommitRequestPartition::default().with_committed_offset(1),
+                    ]),
+            ]);
+        encodes(&mut w, v, RequestKind::TxnOffsetCommit(r));
+    }
+    for v in versions(ApiKey::OffsetFetch) {
+        let r = OffsetFetchRequest::default()
+            .with_group_id(GroupId(s("g")))
+            .with_require_stable(v >= 7)
+            .with_topics(Some(vec![
+                kafka_protocol::messages::offset_fetch_request::OffsetFetchRequestTopic::default()
+                    .with_name(TopicName(s("t")))
+                    .with_partition_indexes(vec![0]),
+            ]));
+        encodes(&mut w, v, RequestKind::OffsetFetch(r));
+    }
+    for v in versions(ApiKey::EndTxn) {
+        let r = EndTxnRequest::default()
+            .with_transactional_id(TransactionalId(s("a")))
+            .with_producer_id(ProducerId(pid))
+            .with_producer_epoch(epoch)
+            .with_committed(true);
+        encodes(&mut w, v, RequestKind::EndTxn(r));
+    }
+    for v in versions(ApiKey::ListOffsets) {
+        let r = ListOffsetsRequest::default().with_topics(vec![
+            kafka_protocol::messages::list_offsets_request::ListOffsetsTopic::default()
+                .with_name(TopicName(s("t")))
+                .with_partitions(vec![
+                    kafka_protocol::messages::list_offsets_request::ListOffsetsPartition::default()
+                        .with_timestamp(-1),
+                ]),
+        ]);
+        encodes(&mut w, v, RequestKind::ListOffsets(r));
+    }
+    for v in versions(ApiKey::JoinGroup) {
+        let join = |id: &str| {
+            JoinGroupRequest::default()
+                .with_group_id(GroupId(s("g")))
+                .with_session_timeout_ms(10_000)
+                .with_member_id(s(id))
+                .with_protocol_type(s("consumer"))
+                .with_protocols(vec![
+                    JoinGroupRequestProtocol::default()
+                        .with_name(s("range"))
+                        .with_metadata(Bytes::from_static(b"meta")),
+                ])
+        };
+        // A nameless member is named: joined at once before v4, asked
+        // to rejoin with the name from v4 (KIP-394).
+        let first = match encodes(&mut w, v, RequestKind::JoinGroup(join(""))) {
+            ResponseKind::JoinGroup(r) => r,
+            other => panic!("{other:?}"),
+        };
+        let member = first.member_id.to_string();
+        let joined = if v >= 4 {
+            assert_eq!(first.error_code, code::MEMBER_ID_REQUIRED, "v{v}");
+            match encodes(&mut w, v, RequestKind::JoinGroup(join(&member))) {
+                ResponseKind::JoinGroup(r) => r,
+                other => panic!("{other:?}"),
+            }
+        } else {
+            first
+        };
+        assert_eq!(joined.error_code, 0, "v{v}");
+        let generation = joined.generation_id;
+        let sync = SyncGroupRequest::default()
+            .with_group_id(GroupId(s("g")))
+            .with_generation_id(generation)
+            .with_member_id(s(&member));
+        if versions(ApiKey::SyncGroup).contains(&v) {
+            encodes(&mut w, v, RequestKind::SyncGroup(sync));
+        }
+        let beat = HeartbeatRequest::default()
+            .with_group_id(GroupId(s("g")))
+            .with_generation_id(generation)
+            .with_member_id(s(&member));
+        if versions(ApiKey::Heartbeat).contains(&v) {
+            encodes(&mut w, v, RequestKind::Heartbeat(beat));
+        }
+        if versions(ApiKey::OffsetCommit).contains(&v) {
+            let r = OffsetCommitRequest::default()
+                .with_group_id(GroupId(s("g")))
+                .with_generation_id_or_member_epoch(generation)
+                .with_member_id(s(&member))
+                .with_topics(vec![
+                    OffsetCommitRequestTopic::default()
+                        .with_name(TopicName(s("t")))
+                        .with_partitions(vec![
+                            OffsetCommitRequestPartition::default().with_committed_offset(2),
+                        ]),
+                ]);
+            encodes(&mut w, v, RequestKind::OffsetCommit(r));
+        }
+        let leave_version = v.min(*versions(ApiKey::LeaveGroup).end());
+        let leave = LeaveGroupRequest::default()
+            .with_group_id(GroupId(s("g")))
+            .with_member_id(if leave_version < 3 { s(&member) } else { s("") })
+            .with_members(if leave_version >= 3 {
+                vec![
+                    kafka_protocol::messages::leave_group_request::MemberIdentity::default()
+                        .with_member_id(s(&member)),
+                ]
+            } else {
+                Vec::new()
+            });
+        encodes(&mut w, leave_version, RequestKind::LeaveGroup(leave));
+    }
+    for v in versions(ApiKey::Produce) {
+        let r = ProduceRequest::default()
+            .with_acks(1)
+            .with_timeout_ms(1000)
+            .with_topic_data(vec![
+                TopicProduceData::default()
+                    .with_name(TopicName(s("t")))
+                    .with_partition_data(vec![
+                        PartitionProduceData::default()
+                            .with_index(0)
+                            .with_records(Some(batch(-1, -1, -1, &["p"], false))),
+                    ]),
+            ]);
+        encodes(&mut w, v, RequestKind::Produce(r));
+    }
+    for v in versions(ApiKey::Fetch) {
+        use kafka_protocol::messages::fetch_request::{FetchPartition, FetchTopic};
+        let r = kafka_protocol::messages::FetchRequest::default()
+            .with_max_bytes(1 << 20)
+            .with_isolation_level(1)
+            .with_topics(vec![
+                FetchTopic::default()
+                    .with_topic(TopicName(s("t")))
+                    .with_partitions(vec![
+                        FetchPartition::default().with_partition_max_bytes(1 << 20),
+                    ]),
+            ]);
+        encodes(&mut w, v, RequestKind::Fetch(r));
+    }
+    for v in versions(ApiKey::Metadata) {
+        encodes(
+            &mut w,
+            v,
+            RequestKind::Metadata(kafka_protocol::messages::MetadataRequest::default()),
+        );
+    }
+    assert_eq!(
+        w.driver.cluster().with_state(|s| s
+            .offsets()
+            .get("g", &crate::engine::TopicPartition::new("t", 0))),
+        Some(2),
+        "the members' commits are the engine's"
+    );
+}
+
+#[test]
+fn a_transaction_the_cluster_timed_out_fences_its_producer() {
+    let mut h = worker("kafka");
+    let (_, pid, epoch) = init(&mut h, Some("slow"));
+    assert_eq!(add_partition(&mut h, "slow", pid, epoch), 0);
+    assert_eq!(
+        produce(&mut h, Some("slow"), batch(pid, epoch, 0, &["s"], true)),
+        (0, 0)
+    );
+    // The kafka rules' transaction timeout (60 s on the engine's clock).
+    h.w()
+        .apply(&crate::session::Action::AdvanceClock { ms: 60_001 });
+    let state = h
+        .driver
+        .cluster()
+        .transactions()
+        .get("slow")
+        .map(|d| d.state);
+    assert_eq!(
+        state,
+        Some(crate::engine::transaction::TransactionState::CompleteAbort),
+        "the cluster aborted it"
+    );
+    assert_eq!(
+        produce(&mut h, Some("slow"), batch(pid, epoch, 1, &["t"], true)).0,
+        code::INVALID_PRODUCER_EPOCH,
+        "a write into the ended transaction"
+    );
+    assert_eq!(end(&mut h, "slow", pid, epoch, true), code::PRODUCER_FENCED);
+}

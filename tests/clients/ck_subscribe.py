@@ -1,0 +1,65 @@
+"""subscribe() with one consumer per group (confluent-kafka): three
+records r0-r2 in TOPIC-0; a consumer of group GROUP subscribes, reads
+them and commits; a second consumer of the group, started while the first
+is still in it, is refused (printed as `second member: ERROR`); the first
+closes (LeaveGroup); two more records r3-r4; a new consumer of the group
+resumes at the committed offset and reads only them. Prints `read ...`,
+`committed N` and the second member's error."""
+import sys
+import time
+
+from confluent_kafka import Consumer, Producer, TopicPartition
+
+boot, topic, group = sys.argv[1], sys.argv[2], sys.argv[3]
+producer = Producer({"bootstrap.servers": boot, "enable.idempotence": False})
+
+
+def produce(values):
+    for v in values:
+        producer.produce(topic, value=v.encode(), partition=0)
+    producer.flush(15)
+
+
+def consumer():
+    c = Consumer({"bootstrap.servers": boot, "group.id": group,
+                  "auto.offset.reset": "earliest", "enable.auto.commit": False,
+                  "session.timeout.ms": 10000, "heartbeat.interval.ms": 500})
+    c.subscribe([topic])
+    return c
+
+
+def read(c, count):
+    got = []
+    deadline = time.monotonic() + 30
+    while len(got) < count and time.monotonic() < deadline:
+        msg = c.poll(0.2)
+        if msg is None:
+            continue
+        if msg.error():
+            print("error", msg.error().name())
+            continue
+        got.append(msg.value().decode())
+    return got
+
+
+produce(["r0", "r1", "r2"])
+first = consumer()
+print("read", *read(first, 3))
+first.commit(asynchronous=False)
+[tp] = first.committed([TopicPartition(topic, 0)], timeout=10)
+print("committed", tp.offset)
+second = consumer()
+deadline = time.monotonic() + 15
+refused = None
+while refused is None and time.monotonic() < deadline:
+    msg = second.poll(0.2)
+    first.poll(0)
+    if msg is not None and msg.error():
+        refused = msg.error().name()
+print("second member:", refused)
+second.close()
+first.close()
+produce(["r3", "r4"])
+third = consumer()
+print("read", *read(third, 2))
+third.close()

@@ -1,0 +1,79 @@
+//! subscribe() with one consumer per group (issue 14 item 2): JoinGroup,
+//! SyncGroup, Heartbeat, LeaveGroup and OffsetCommit through
+//! confluent-kafka and kafka-python; a second live member is refused with
+//! GROUP_MAX_SIZE_REACHED; the committed offset is the engine's, published
+//! by a transaction of its own.
+
+use crate::python;
+use crate::server::Server;
+
+#[test]
+fn a_subscribed_confluent_kafka_consumer_commits_and_a_new_one_resumes_there() {
+    let Some(py) = python::with("confluent_kafka") else {
+        return;
+    };
+    let mut server = Server::start(&[]);
+    let boot = server.bootstrap();
+    python::run(&py, "ck_create_topic.py", &[&boot, "t", "1", "1"]);
+    let out = python::run(&py, "ck_subscribe.py", &[&boot, "t", "g1"]);
+    println!("{out}");
+    assert_eq!(
+        out.lines().collect::<Vec<_>>(),
+        [
+            "read r0 r1 r2",
+            "committed 3",
+            "second member: GROUP_MAX_SIZE_REACHED",
+            "read r3 r4",
+        ],
+        "{out}"
+    );
+    let log = server.stop();
+    for line in [
+        "group \"g1\": \"rdkafka-1\" joined, generation 1, protocol \"range\", its leader",
+        "group \"g1\": committed t-0 = 3 (as transaction \"offset-commit:g1\")",
+        "GROUP_MAX_SIZE_REACHED: \"rdkafka-1\" (client \"rdkafka\") is its one member",
+        "group \"g1\": \"rdkafka-1\" left",
+        "\"rdkafka-3\" joined, generation 2",
+    ] {
+        assert!(log.contains(line), "{line:?} not in the log:\n{log}");
+    }
+    let state = server.state();
+    assert_eq!(
+        state["committed_offsets"],
+        serde_json::json!({"g1": {"t-0": 3}})
+    );
+    let commit = state["transactions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["id"] == "offset-commit:g1")
+        .unwrap_or_else(|| panic!("{}", state["transactions"]));
+    assert_eq!(commit["state"], "complete_commit");
+    assert_eq!(commit["partitions"], serde_json::json!([]));
+}
+
+#[test]
+fn a_subscribed_kafka_python_consumer_commits_and_a_new_one_resumes_there() {
+    let Some(py) = python::with("kafka") else {
+        return;
+    };
+    let mut server = Server::start(&[]);
+    let boot = server.bootstrap();
+    if let Some(ck) = python::with("confluent_kafka") {
+        python::run(&ck, "ck_create_topic.py", &[&boot, "t", "1", "1"]);
+    } else {
+        return;
+    }
+    let out = python::run(&py, "kp_subscribe.py", &[&boot, "t", "g1"]);
+    println!("{out}");
+    assert_eq!(
+        out.lines().collect::<Vec<_>>(),
+        ["read r0 r1 r2", "committed 3", "read r3 r4", "committed 5"],
+        "{out}"
+    );
+    server.stop();
+    assert_eq!(
+        server.state()["committed_offsets"],
+        serde_json::json!({"g1": {"t-0": 5}})
+    );
+}
