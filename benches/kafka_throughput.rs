@@ -56,12 +56,12 @@ fn main() {
     let rate = |n: usize, d: Duration| n as f64 / d.as_secs_f64();
     let mib = |n: usize, d: Duration| (n * VALUE_BYTES) as f64 / d.as_secs_f64() / (1 << 20) as f64;
     println!(
-        "{:<44} {:>12} {:>10} {:>8}",
+        "{:<52} {:>12} {:>10} {:>8}",
         "", "records/s", "MiB/s", "ratio"
     );
     let line = |what: &str, n: usize, d: Duration, base: Duration| {
         println!(
-            "{what:<44} {:>12.0} {:>10.1} {:>8.2}",
+            "{what:<52} {:>12.0} {:>10.1} {:>8.4}",
             rate(n, d),
             mib(n, d),
             base.as_secs_f64() / d.as_secs_f64()

@@ -221,3 +221,45 @@ fn bad_frames_leave_the_data_directory_byte_for_byte() {
     );
     server.stop();
 }
+
+/// A client that hangs up while its request is being handled (an acks=all
+/// produce waiting for followers that never fetch): the request still
+/// gets its one log line when it ends (here at its 1 s timeout), nothing
+/// else is logged for that connection, the server goes on, and the
+/// append stays in the leader's log as a broker's would.
+#[test]
+fn a_client_that_hangs_up_while_its_request_waits_gets_one_line() {
+    let mut server = Server::start(&["--auto-replicate", "0"]);
+    let port = server.port(1);
+    let mut good = Conn::connect(port, "good");
+    wire::create_topic(&mut good, "t", 1, 3);
+    let mut gone = Conn::connect(port, "gone");
+    let local = gone.stream.local_addr().unwrap();
+    let mut produce = wire::produce("t", 0, -1, wire::batch(&["w".to_string()]));
+    produce.timeout_ms = 1000;
+    let frame = gone.frame(&produce, 9);
+    gone.stream.write_all(&frame).unwrap();
+    // Hang up once the server has the request (it logs nothing until the
+    // request ends).
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    drop(gone);
+    // Past the timeout, the server is still serving.
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    assert_eq!(wire::leaders(&mut good, "t"), [1]);
+    let log = server.stop();
+    let lines: Vec<&str> = log
+        .lines()
+        .filter(|l| l.contains(&format!(" {local}: ")))
+        .collect();
+    assert_eq!(lines.len(), 1, "one line for {local}:\n{log}");
+    assert!(
+        lines[0].contains("Produce v9 from client \"gone\": acks=all t-0 offset 0"),
+        "{:?}",
+        lines[0]
+    );
+    assert!(lines[0].contains("REQUEST_TIMED_OUT"), "{:?}", lines[0]);
+    let state = server.state();
+    let p = partition(&state, "t", 0);
+    assert_eq!(p["log_end_offset"], 1, "the append stays: {p}");
+    assert_eq!(p["high_watermark"], 0, "never replicated: {p}");
+}
