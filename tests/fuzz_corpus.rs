@@ -55,6 +55,11 @@ fn layout_parse_corpus() {
     replay("layout_parse", minikafka::fuzzing::layout_parse);
 }
 
+#[test]
+fn kafka_request_corpus() {
+    replay("kafka_request", minikafka::fuzzing::kafka_request);
+}
+
 /// The seeds reach the accepting paths, where the round-trip and re-recovery
 /// properties are checked, not only the error paths.
 #[test]
@@ -81,6 +86,25 @@ fn seeds_are_valid_inputs() {
         let text = std::fs::read_to_string(file).unwrap();
         minikafka::ui::layout::parse("seed", &text).unwrap();
     }
+    // Frames captured from the real clients (docs/reliability.md): each
+    // decodes whole at its version, header and body, with nothing left.
+    let mut apis = std::collections::BTreeSet::new();
+    for file in inputs("kafka_request").iter().filter(|f| seed(f)) {
+        use kafka_protocol::messages::{ApiKey, RequestKind};
+        let frame = bytes::Bytes::from(std::fs::read(file).unwrap());
+        let prefix = minikafka::kafka::codec::peek_header(&frame).unwrap();
+        let api = ApiKey::try_from(prefix.api_key).unwrap();
+        let (_, mut body) =
+            minikafka::kafka::codec::split_header(api, prefix.api_version, &frame).unwrap();
+        RequestKind::decode(api, &mut body, prefix.api_version)
+            .unwrap_or_else(|e| panic!("{}: {e}", file.display()));
+        assert!(body.is_empty(), "{}: bytes after the body", file.display());
+        apis.insert(prefix.api_key);
+    }
+    assert!(
+        apis.len() >= 8,
+        "the seeds cover the APIs clients use: {apis:?}"
+    );
     let torn = inputs("journal_recovery")
         .into_iter()
         .filter(|f| seed(f))

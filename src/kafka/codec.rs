@@ -125,8 +125,19 @@ pub fn split_header(
     let mut b = frame.clone();
     let header_version = api_key.request_header_version(version);
     let header = RequestHeader::decode(&mut b, header_version)
-        .map_err(|e| format!("bad request header: {e}"))?;
+        .map_err(|e| format!("bad request header: {}", one_line(e)))?;
     Ok((header, b))
+}
+
+/// A message as one line: the protocol crate's errors may end in a
+/// newline ("Not enough bytes remaining in buffer!\n", found by the
+/// `kafka_request` fuzz target), and every log line must be one line.
+pub fn one_line(message: impl std::fmt::Display) -> String {
+    message
+        .to_string()
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// A whole response frame: size prefix, response header, `body`.
@@ -148,8 +159,8 @@ pub fn response_frame(
     };
     header
         .encode(&mut buf, header_version)
-        .map_err(|e| format!("cannot encode the response header: {e}"))?;
-    body(&mut buf).map_err(|e| format!("cannot encode the response: {e}"))?;
+        .map_err(|e| format!("cannot encode the response header: {}", one_line(e)))?;
+    body(&mut buf).map_err(|e| format!("cannot encode the response: {}", one_line(e)))?;
     let size = (buf.len() - 4) as i32;
     buf[..4].copy_from_slice(&size.to_be_bytes());
     Ok(buf.to_vec())
@@ -183,6 +194,18 @@ mod tests {
         ));
         let mut ok: &[u8] = &[0, 0, 0, 2, 7, 8];
         assert_eq!(&read_frame(&mut ok).await.unwrap()[..], &[7, 8]);
+    }
+
+    #[test]
+    fn protocol_errors_become_one_line() {
+        assert_eq!(
+            one_line("Not enough bytes remaining in buffer!\n"),
+            "Not enough bytes remaining in buffer!"
+        );
+        // Produce v9 (header v2) cut inside its header.
+        let cut = Bytes::from_static(&[0, 0, 0, 9, 0, 0, 0, 1, 0, 1]);
+        let e = split_header(ApiKey::Produce, 9, &cut).unwrap_err();
+        assert!(!e.contains('\n'), "{e:?}");
     }
 
     #[test]

@@ -95,8 +95,10 @@ pub fn decode_produce(records: &Bytes) -> Result<Vec<IncomingRecord>, Refusal> {
                 "idempotent batches are not supported yet: set enable.idempotence=false",
             ));
         }
-        let set = RecordBatchDecoder::decode(&mut rest)
-            .map_err(|e| Refusal::new(code::CORRUPT_MESSAGE, format!("bad record batch: {e}")))?;
+        let set = RecordBatchDecoder::decode(&mut rest).map_err(|e| {
+            let e = crate::kafka::codec::one_line(e);
+            Refusal::new(code::CORRUPT_MESSAGE, format!("bad record batch: {e}"))
+        })?;
         for r in set.records {
             out.push(incoming(r)?);
         }
@@ -169,8 +171,10 @@ pub fn decode_producer_batches(records: &Bytes) -> Result<Vec<ProducerBatch>, Re
                 "control batches are written by the transaction coordinator, not by clients",
             ));
         }
-        let set = RecordBatchDecoder::decode(&mut rest)
-            .map_err(|e| Refusal::new(code::CORRUPT_MESSAGE, format!("bad record batch: {e}")))?;
+        let set = RecordBatchDecoder::decode(&mut rest).map_err(|e| {
+            let e = crate::kafka::codec::one_line(e);
+            Refusal::new(code::CORRUPT_MESSAGE, format!("bad record batch: {e}"))
+        })?;
         let Some(first) = set.records.first() else {
             continue;
         };

@@ -229,6 +229,8 @@ async fn stopped(broker: BrokerId, gates: &mut watch::Receiver<BTreeSet<BrokerId
 /// One log line: on standard error (`serve`), or kept in the registry for
 /// the clients pane (the dashboard owns the terminal).
 fn log(net: &Net, broker: BrokerId, peer: Option<SocketAddr>, line: &str) {
+    // One line whatever a message carries (docs/kafka-protocol.md).
+    let line = codec::one_line(line);
     let line = match peer {
         Some(peer) => format!("broker {broker} {peer}: {line}"),
         None => format!("broker {broker}: {line}"),
@@ -378,7 +380,12 @@ async fn one_request(who: Who, frame: &Bytes, net: &Net) -> Step {
     };
     let kind = match RequestKind::decode(api, &mut body, version) {
         Ok(kind) => kind,
-        Err(e) => return Step::Close(format!("{what}: malformed request body: {e}")),
+        Err(e) => {
+            return Step::Close(format!(
+                "{what}: malformed request body: {}",
+                codec::one_line(e)
+            ));
+        }
     };
     let answer = match kind {
         RequestKind::ApiVersions(r) => api_versions::handle(&r, version),

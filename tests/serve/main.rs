@@ -3,12 +3,15 @@
 //! loopback, and raw frames for what no client sends. Every test starts its
 //! own server on ports the system picks and stops it; every wait is bounded.
 
+mod bad_input;
 mod groups;
+mod load;
 mod python;
 mod raw;
 mod record;
 mod server;
 mod txn;
+mod wire;
 
 use server::{Server, partition};
 

@@ -1,0 +1,299 @@
+//! Issue 14 item 7: the throughput of a real Kafka client against
+//! `mk-tui serve`, as a ratio to the engine's own append and fetch of the
+//! same records, measured side by side in one run (docs/performance.md,
+//! "K1"). Target: at least 0.3x direct, both ways.
+//!
+//! - **served**: `mk-tui serve` (this build's binary) on loopback; a
+//!   confluent-kafka Producer (acks=1, 100 B values, batching on: linger.ms
+//!   5, the default batch.size, no compression) sends N records to one
+//!   partition of one replica, then a read_committed Consumer (`assign()`)
+//!   reads them all back (`tests/clients/ck_throughput.py`, timed in the
+//!   client from the first call to the last delivery report or record).
+//! - **direct**: in this process, a cluster opened the way `serve` opens
+//!   its own (the same default header, through `Driver::new`), the same N
+//!   records of 100 B appended with acks=1 in batches of the size the
+//!   client's Produce requests carried (read from the server's log), then
+//!   fetched read_committed with `BrokerCluster::fetch`.
+//! - **direct, per record**: the same N records as one `produce` action
+//!   each, applied by a `Driver`: what the server does with a client's
+//!   batch today (one engine batch per record), without the network.
+//!
+//! Run by hand (not part of `cargo test`; needs the Python client, see
+//! tests/clients/README.md):
+//!
+//! ```sh
+//! cargo bench --bench kafka_throughput            # 100k records
+//! MK_BENCH_RECORDS=20000 cargo bench --bench kafka_throughput
+//! ```
+
+use std::io::{BufRead, BufReader};
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use minikafka::engine::{AckMode, IsolationLevel, Record, RecordBatch, TopicPartition};
+use minikafka::session::{Action, Driver, Outcome};
+
+const VALUE_BYTES: usize = 100;
+const TOPIC: &str = "bench";
+
+fn main() {
+    // `cargo bench` passes `--bench`; any filter argument is ignored.
+    let records: usize = std::env::var("MK_BENCH_RECORDS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(100_000);
+    let Some(python) = python() else {
+        println!("kafka_throughput: skipped: no Python with confluent_kafka (set MK_TUI_PYTHON)");
+        return;
+    };
+    println!("kafka_throughput: {records} records of {VALUE_BYTES} B, one partition, one replica");
+    let served = served(&python, records);
+    let per_request = served.records_per_request;
+    let batch = per_request.round().max(1.0) as usize;
+    let direct = direct(records, batch);
+    let per_record = direct_per_record(records);
+    let rate = |n: usize, d: Duration| n as f64 / d.as_secs_f64();
+    let mib = |n: usize, d: Duration| (n * VALUE_BYTES) as f64 / d.as_secs_f64() / (1 << 20) as f64;
+    println!(
+        "{:<52} {:>12} {:>10} {:>8}",
+        "", "records/s", "MiB/s", "ratio"
+    );
+    let line = |what: &str, n: usize, d: Duration, base: Duration| {
+        println!(
+            "{what:<52} {:>12.0} {:>10.1} {:>8.4}",
+            rate(n, d),
+            mib(n, d),
+            base.as_secs_f64() / d.as_secs_f64()
+        );
+    };
+    line(
+        &format!("direct append, batches of {batch}"),
+        records,
+        direct.append,
+        direct.append,
+    );
+    line(
+        &format!("direct append, batches of {batch}, HW checkpoint each"),
+        records,
+        direct.append_checkpointed,
+        direct.append,
+    );
+    line(
+        "direct append, one produce action per record",
+        records,
+        per_record,
+        direct.append,
+    );
+    line(
+        &format!("served produce (acks=1, {per_request:.0} records/request)"),
+        records,
+        served.produce,
+        direct.append,
+    );
+    line(
+        "direct fetch, read_committed",
+        records,
+        direct.fetch,
+        direct.fetch,
+    );
+    line(
+        "served fetch, read_committed",
+        records,
+        served.fetch,
+        direct.fetch,
+    );
+    line(
+        "served fetch, after the first record",
+        records,
+        served.fetch - served.first_record,
+        direct.fetch,
+    );
+}
+
+/// The Python that imports confluent_kafka, as the tests find it.
+fn python() -> Option<PathBuf> {
+    let py = std::env::var_os("MK_TUI_PYTHON")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(".venv/bin/python"));
+    Command::new(&py)
+        .args(["-c", "import confluent_kafka"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success())
+        .then_some(py)
+}
+
+struct Served {
+    produce: Duration,
+    fetch: Duration,
+    /// Until the consumer's first record (connections, metadata, offsets).
+    first_record: Duration,
+    records_per_request: f64,
+}
+
+/// `mk-tui serve` and the confluent-kafka client.
+fn served(python: &PathBuf, records: usize) -> Served {
+    let temp = tempfile::tempdir().unwrap();
+    let log = temp.path().join("serve.log");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_mk-tui"))
+        .args(["serve", "--listen", "127.0.0.1:0", "--data-dir"])
+        .arg(temp.path().join("data"))
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(std::fs::File::create(&log).unwrap())
+        .spawn()
+        .expect("mk-tui serve starts");
+    let mut boot = None;
+    for line in BufReader::new(child.stdout.take().unwrap()).lines() {
+        let line = line.unwrap();
+        if line == "ready" {
+            break;
+        }
+        if boot.is_none()
+            && let Some(addr) = line.strip_prefix("broker 1 listening on ")
+        {
+            boot = Some(addr.to_string());
+        }
+    }
+    let boot = boot.expect("broker 1's address");
+    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/clients/ck_throughput.py");
+    let out = Command::new(python)
+        .arg(script)
+        .args([&boot, TOPIC, &records.to_string(), &VALUE_BYTES.to_string()])
+        .output()
+        .unwrap();
+    let _ = Command::new("kill")
+        .arg("-TERM")
+        .arg(child.id().to_string())
+        .status();
+    let status = child.wait().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success() && status.success(),
+        "the client or the server failed: {text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let seconds = |word: &str| {
+        let line = text
+            .lines()
+            .find(|l| l.starts_with(word))
+            .unwrap_or_else(|| panic!("no {word:?} line in {text}"));
+        let words: Vec<&str> = line.split(' ').collect();
+        let secs = |i: usize| Duration::from_secs_f64(words[i].parse().unwrap());
+        (secs(2), words.get(3).map(|_| secs(3)).unwrap_or_default())
+    };
+    // "Produce v9 from client "rdkafka": acks=1 bench-0 offset 0 (4109 record(s))"
+    let log = std::fs::read_to_string(&log).unwrap();
+    let produces: Vec<usize> = log
+        .lines()
+        .filter(|l| l.contains(": Produce v"))
+        .filter_map(|l| l.rsplit_once(" (")?.1.split(' ').next()?.parse().ok())
+        .collect();
+    assert_eq!(produces.iter().sum::<usize>(), records, "{log}");
+    let (fetch, first_record) = seconds("fetched");
+    Served {
+        produce: seconds("produced").0,
+        fetch,
+        first_record,
+        records_per_request: records as f64 / produces.len() as f64,
+    }
+}
+
+/// The cluster `mk-tui serve` opens without a recording, with the topic
+/// the client creates (one partition, one replica).
+fn served_cluster(dir: &std::path::Path) -> Driver {
+    let header = serde_json::from_value(serde_json::json!({
+        "mk_recording": 1,
+        "title": "mk-tui serve",
+        "rules": "minikafka",
+        "cluster": {"brokers": [1, 2, 3], "topics": []},
+    }))
+    .unwrap();
+    // In a data directory, as `serve --data-dir` runs (a private temporary
+    // one skips the per-step HW checkpoint).
+    let mut driver = Driver::new(&header, Some(dir)).unwrap();
+    let create = Action::from_json(&serde_json::json!({
+        "create_topic": {"name": TOPIC, "partitions": 1, "replication_factor": 1}
+    }))
+    .unwrap();
+    assert!(!matches!(driver.apply(&create), Outcome::Error(_)));
+    driver
+}
+
+struct Direct {
+    append: Duration,
+    /// The same batches, with the HW checkpoint written after each, as a
+    /// driver step does: what one `produce` action per request would cost.
+    append_checkpointed: Duration,
+    fetch: Duration,
+}
+
+fn direct(records: usize, batch: usize) -> Direct {
+    let temp = tempfile::tempdir().unwrap();
+    let driver = served_cluster(temp.path());
+    let append_checkpointed = {
+        let other = tempfile::tempdir().unwrap();
+        let driver = served_cluster(other.path());
+        append(&driver, records, batch, true)
+    };
+    let append = append(&driver, records, batch, false);
+    let cluster = driver.cluster().clone();
+    let tp = TopicPartition::new(TOPIC, 0);
+    let start = Instant::now();
+    let mut offset = 0;
+    while (offset as usize) < records {
+        let got = cluster
+            .fetch(&tp, offset, 10_000, IsolationLevel::ReadCommitted)
+            .unwrap();
+        assert!(!got.is_empty(), "read_committed stopped at {offset}");
+        offset = got.last().unwrap().offset + 1;
+    }
+    Direct {
+        append,
+        append_checkpointed,
+        fetch: start.elapsed(),
+    }
+}
+
+/// `records` records of [`VALUE_BYTES`] in batches of `batch`, acks=1
+/// (with the HW checkpoint after each batch when `checkpoint`).
+fn append(driver: &Driver, records: usize, batch: usize, checkpoint: bool) -> Duration {
+    let cluster = driver.cluster().clone();
+    let tp = TopicPartition::new(TOPIC, 0);
+    let value = vec![b'v'; VALUE_BYTES];
+    let start = Instant::now();
+    let mut left = records;
+    while left > 0 {
+        let n = left.min(batch);
+        left -= n;
+        let batch = RecordBatch::new((0..n).map(|_| Record::value(value.clone())).collect());
+        let mut future = cluster.append_batch(&tp, batch, AckMode::Leader);
+        match future.try_take() {
+            Some(Ok(_)) => {}
+            other => panic!("acks=1 append did not complete at once: {other:?}"),
+        }
+        if checkpoint {
+            cluster.flush().unwrap();
+        }
+    }
+    start.elapsed()
+}
+
+fn direct_per_record(records: usize) -> Duration {
+    let temp = tempfile::tempdir().unwrap();
+    let mut driver = served_cluster(temp.path());
+    let value = "v".repeat(VALUE_BYTES);
+    let action = Action::from_json(&serde_json::json!({
+        "produce": {"topic": TOPIC, "partition": 0, "value": value, "acks": "1"}
+    }))
+    .unwrap();
+    let start = Instant::now();
+    for _ in 0..records {
+        if let Outcome::Error(e) = driver.apply(&action) {
+            panic!("produce: {e}");
+        }
+    }
+    start.elapsed()
+}
