@@ -517,3 +517,97 @@ fn a_transaction_through_the_dashboard_waits_for_r_at_its_send_and_its_marker() 
     }
     assert_eq!(Snapshot::of(&replay).partitions, s.partitions);
 }
+
+/// The lesson on idempotence through the dashboard (issue 14 item 3): `D`
+/// arms the fault (a `note` step, said by the status line and the caption
+/// pane), the next Produce's response is dropped and its connection
+/// closed, the real idempotent producer retries, and the sequence check
+/// answers the retry with the original offset: the records are written
+/// once, the delivery reports carry offsets 0..4, the clients pane's log
+/// says both, and the recording keeps the three notes and replays.
+#[test]
+fn d_drops_the_next_produce_response_and_the_retry_gets_the_original_offsets() {
+    let Some(py) = python::with("confluent_kafka") else {
+        return;
+    };
+    let temp = tempfile::tempdir().unwrap();
+    let file = temp.path().join("fault.jsonl");
+    let (mut app, ports) = live_app_replicating(Some(&file), 100);
+    let boot = format!("127.0.0.1:{}", ports[0]);
+    app.update(Msg::Command(KeyCommand::DropProduceResponse))
+        .unwrap();
+    let status = app.status.clone().unwrap().text;
+    assert!(
+        status.contains("fault armed: the response to the next Produce will be dropped"),
+        "{status}"
+    );
+    let frame = buffer_text(&frame_buffer(&app, 160, 45));
+    assert!(
+        frame.contains("fault armed"),
+        "the caption pane says it:\n{frame}"
+    );
+    // Armed once: a second D changes nothing.
+    let steps = app.driver().unwrap().step();
+    app.update(Msg::Command(KeyCommand::DropProduceResponse))
+        .unwrap();
+    assert!(
+        app.status.clone().unwrap().text.contains("armed already"),
+        "{:?}",
+        app.status
+    );
+    assert_eq!(app.driver().unwrap().step(), steps);
+    let out = serve_while(
+        &mut app,
+        move || python::run(&py, "ck_idempotent_retry.py", &[&boot, "t", "5", "v"]),
+        |_| {},
+    );
+    println!("{out}");
+    let reports: Vec<&str> = out
+        .lines()
+        .filter(|l| !l.starts_with("elapsed_ms"))
+        .collect();
+    assert_eq!(
+        reports,
+        [
+            "delivered 0",
+            "delivered 1",
+            "delivered 2",
+            "delivered 3",
+            "delivered 4"
+        ],
+        "{out}"
+    );
+    let s = state(&app);
+    assert_eq!(values(&s), ["v0", "v1", "v2", "v3", "v4"], "written once");
+    let log = app.snapshot().client_log.join("\n");
+    assert_eq!(log.matches("response dropped (fault)").count(), 1, "{log}");
+    assert!(
+        log.contains(
+            "retry of producer 1000 seq 0..4 answered with the original offset 0 (duplicate, nothing appended)"
+        ),
+        "{log}"
+    );
+    drop(app);
+    let recording = Recording::load(&file).unwrap();
+    let notes: Vec<String> = recording
+        .steps
+        .iter()
+        .filter(|s| s.action.name() == "note")
+        .map(|s| s.caption.as_ref().unwrap().text("en").to_string())
+        .collect();
+    assert_eq!(notes.len(), 3, "{notes:?}");
+    assert!(notes[0].starts_with("fault armed"), "{notes:?}");
+    assert!(
+        notes[1].starts_with("fault: response to Produce v9 from client \"rdkafka\" dropped"),
+        "{notes:?}"
+    );
+    assert!(
+        notes[2].contains("answered with the original offset 0 (duplicate"),
+        "{notes:?}"
+    );
+    let mut replay = Driver::new(&recording.header, None).unwrap();
+    for step in &recording.steps {
+        replay.apply(&step.action);
+    }
+    assert_eq!(Snapshot::of(&replay).partitions, s.partitions);
+}

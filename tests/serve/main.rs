@@ -3,6 +3,7 @@
 //! loopback, and raw frames for what no client sends. Every test starts its
 //! own server on ports the system picks and stops it; every wait is bounded.
 
+mod fault;
 mod groups;
 mod python;
 mod raw;

@@ -37,6 +37,7 @@ use crate::kafka::records::{self, IncomingRecord};
 use crate::kafka::steps::{self, Refused, StepEnd};
 use crate::kafka::worker::{Answer, Continue, Handled, WaitingProduce, Worker};
 use crate::session::Action;
+use crate::session::recording::Caption;
 
 /// The longest a produce waits, whatever the client asks.
 const MAX_TIMEOUT: Duration = Duration::from_secs(300);
@@ -101,10 +102,12 @@ pub fn handle(worker: &mut Worker, broker: u32, request: &ProduceRequest) -> Opt
             match admit(worker, broker, &name, data, &sender) {
                 Ok(a) => match a.duplicate {
                     Some(offset) => {
-                        notes.push(format!(
-                            "{}: a retry of sequence {} (producer {}): answered with its offset {offset}, nothing appended",
-                            a.tp, a.base_sequence, a.producer_id
-                        ));
+                        let said = retry_said(&a, offset);
+                        notes.push(said.text("en").to_string());
+                        // A `note` step: the dashboard and a recording
+                        // show the sequence check's answer, which appends
+                        // nothing (docs/kafka-protocol.md).
+                        worker.note(&said);
                         pr = pr.with_base_offset(offset);
                     }
                     None => admitted.push((ti, pi, a)),
@@ -157,6 +160,24 @@ pub fn handle(worker: &mut Worker, broker: u32, request: &ProduceRequest) -> Opt
             }))
         }
     })
+}
+
+/// What the sequence check says of an exact retry (E7): the log line and
+/// the caption of its `note` step.
+fn retry_said(a: &Admitted, offset: i64) -> Caption {
+    let last = a
+        .base_sequence
+        .wrapping_add(a.records.len().max(1) as i32 - 1);
+    Caption::Bilingual {
+        en: format!(
+            "{}: retry of producer {} seq {}..{last} answered with the original offset {offset} (duplicate, nothing appended)",
+            a.tp, a.producer_id, a.base_sequence
+        ),
+        zh: format!(
+            "{}：producer {} 的重试（序号 {}..{last}）以原 offset {offset} 回答（重复，未追加）",
+            a.tp, a.producer_id, a.base_sequence
+        ),
+    }
 }
 
 /// The checks of the edge, before anything is appended.
@@ -384,6 +405,7 @@ fn idempotent(
             body: None,
             outcome: format!("{outcome}; no response (acks=0)"),
             empty_fetch: false,
+            close: false,
         });
     }
     if waiting.is_empty() {
