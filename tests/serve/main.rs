@@ -7,6 +7,7 @@ mod fault;
 mod groups;
 mod python;
 mod raw;
+mod readme;
 mod record;
 mod server;
 mod txn;
