@@ -292,8 +292,8 @@ pub const LIVE_KEYS: &[KeyHelp] = &[
     },
     KeyHelp {
         keys: "D",
-        en: "fault (--listen): drop the response of the next Produce; the client retries",
-        zh: "故障（--listen）：丢弃下一个 Produce 的响应；客户端重试",
+        en: "fault: drop the next Produce's response (--listen)",
+        zh: "故障：丢弃下一个 Produce 的响应（--listen）",
     },
 ];
 
