@@ -188,7 +188,7 @@ fn a_data_directory_is_opened_by_one_cluster_at_a_time() {
     let t = TestCluster::new(&[1], 1);
     let err =
         BrokerCluster::open(MiniKafkaConfig::new(t.dir.path()), ManualClock::new()).unwrap_err();
-    assert!(matches!(err, MiniKafkaError::DataDirLocked(_)), "{err}");
+    assert!(matches!(err, MiniKafkaError::DataDirLocked { .. }), "{err}");
     assert!(err.to_string().contains("in use"), "{err}");
     let dir = t.dir;
     drop(t.cluster);

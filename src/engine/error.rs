@@ -129,8 +129,17 @@ pub enum MiniKafkaError {
         #[source]
         source: std::io::Error,
     },
-    #[error("data directory {0} is in use by another mk-tui (its lock file .mk-tui.lock is held)")]
-    DataDirLocked(PathBuf),
+    /// Another cluster holds the data directory's lock; `pid` is the
+    /// holder's, as it wrote it into the lock file (issue 17, item 5).
+    #[error(
+        "data directory {} is in use by another mk-tui ({})",
+        path.display(),
+        match pid {
+            Some(pid) => format!("pid {pid}"),
+            None => "its lock file .mk-tui.lock is held".to_string(),
+        }
+    )]
+    DataDirLocked { path: PathBuf, pid: Option<u32> },
     /// The data directory cannot be created or its lock file written: the
     /// directory (or a parent) is not writable, or a parent is a file.
     #[error("cannot {action} data directory {path}: {source}")]
@@ -150,6 +159,22 @@ pub enum MiniKafkaError {
         found: u64,
         supported: u32,
     },
+    /// A write failed and could not be undone (issue 17): the file holds
+    /// bytes nobody acknowledged, so the log or journal that owns it takes
+    /// no more writes until the cluster restarts (a crash reopens it and
+    /// recovery cuts the bad tail), as Kafka takes a log directory offline.
+    #[error(
+        "{path} is offline (KafkaStorageException): {reason}; it takes no more writes until the cluster restarts"
+    )]
+    KafkaStorage { path: PathBuf, reason: String },
+    /// A data directory larger than this process can open: refused before
+    /// anything is created (issue 17, item 3).
+    #[error("{path}: {reason}")]
+    TooLarge { path: PathBuf, reason: String },
+    /// A data file that is a FIFO, a device, a directory or a symlink:
+    /// opening or reading it could block or never end (issue 17, item 4).
+    #[error("{path}: is {kind}, not a regular file")]
+    NotARegularFile { path: PathBuf, kind: &'static str },
     #[error("operation dropped: the cluster crashed before it completed")]
     Crashed,
     #[error(
@@ -197,6 +222,9 @@ impl MiniKafkaError {
             Self::DataDirLocked { .. } => "DataDirLocked",
             Self::DataDirUnwritable { .. } => "DataDirUnwritable",
             Self::NewerFormat { .. } => "NewerFormat",
+            Self::KafkaStorage { .. } => "KafkaStorageException",
+            Self::NotARegularFile { .. } => "NotARegularFile",
+            Self::TooLarge { .. } => "TooLarge",
             Self::Crashed { .. } => "Crashed",
             Self::ClusterDown { .. } => "ClusterDown",
         }

@@ -12,6 +12,7 @@ pub mod core;
 pub mod error;
 pub mod fault;
 pub mod fsutil;
+pub mod io_fault;
 pub mod log;
 pub mod producer;
 pub mod replication;

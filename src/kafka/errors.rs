@@ -44,9 +44,12 @@ pub fn code_of(e: &MiniKafkaError) -> i16 {
         E::NotABatchBoundary { .. }
         | E::InvalidPromotion { .. }
         | E::Io { .. }
-        | E::DataDirLocked(_)
+        | E::DataDirLocked { .. }
         | E::DataDirUnwritable { .. }
-        | E::NewerFormat { .. } => ResponseError::KafkaStorageError,
+        | E::NewerFormat { .. }
+        | E::KafkaStorage { .. }
+        | E::NotARegularFile { .. }
+        | E::TooLarge { .. } => ResponseError::KafkaStorageError,
     };
     kafka.code()
 }

@@ -270,9 +270,17 @@ impl Driver {
         if !dir.is_dir() {
             return Err(format!("{}: not a directory", dir.display()));
         }
+        // Shared, while the copy is made: never a copy of files a running
+        // mk-tui is writing (issue 17, item 5).
+        let _shared = crate::engine::core::cluster::lock_shared(dir).map_err(|e| e.to_string())?;
         let temp = crate::session::scratch::tempdir()
             .map_err(|e| format!("cannot create a temporary directory: {e}"))?;
-        copy_dir(dir, temp.path()).map_err(|e| format!("{}: cannot copy: {e}", dir.display()))?;
+        copy_dir(dir, temp.path()).map_err(|e| {
+            e.to_string().replace(
+                &temp.path().display().to_string(),
+                &dir.display().to_string(),
+            )
+        })?;
         let brokers = brokers_in(temp.path())?;
         let mut config = MiniKafkaConfig::new(temp.path())
             .with_brokers(brokers)
@@ -1054,19 +1062,58 @@ fn brokers_in(dir: &Path) -> Result<Vec<BrokerId>, String> {
 }
 
 /// Copies a directory tree, leaving out the data directory's lock file.
+///
+/// Only regular files and directories are copied; a symlink to a directory
+/// (a broker directory on another disk) is followed, as the in-place open
+/// follows it. Anything else (a FIFO, a device, a symlink to a file) is
+/// refused naming the entry, with the line the in-place open gives it:
+/// copying it could block forever or never end (issue 17, item 4).
 fn copy_dir(from: &Path, to: &Path) -> std::io::Result<()> {
-    std::fs::create_dir_all(to)?;
-    for entry in std::fs::read_dir(from)? {
-        let entry = entry?;
+    copy_tree(from, to, 0)
+}
+
+/// Directories deeper than this are refused: a symlink loop.
+const MAX_COPY_DEPTH: usize = 32;
+
+fn copy_tree(from: &Path, to: &Path, depth: usize) -> std::io::Result<()> {
+    let named = |path: &Path, e: std::io::Error| {
+        std::io::Error::new(e.kind(), format!("{}: cannot copy: {e}", path.display()))
+    };
+    if depth > MAX_COPY_DEPTH {
+        return Err(std::io::Error::other(format!(
+            "{}: directories nest more than {MAX_COPY_DEPTH} deep (a symlink loop?)",
+            from.display()
+        )));
+    }
+    std::fs::create_dir_all(to).map_err(|e| named(to, e))?;
+    for entry in std::fs::read_dir(from).map_err(|e| named(from, e))? {
+        let entry = entry.map_err(|e| named(from, e))?;
         let name = entry.file_name();
         if name == crate::engine::core::cluster::LOCK_FILE {
             continue;
         }
+        let source = entry.path();
         let target = to.join(&name);
-        if entry.file_type()?.is_dir() {
-            copy_dir(&entry.path(), &target)?;
+        let kind = entry.file_type().map_err(|e| named(&source, e))?;
+        let followed = if kind.is_symlink() {
+            std::fs::metadata(&source).ok().map(|m| m.file_type())
         } else {
-            std::fs::copy(entry.path(), target)?;
+            Some(kind)
+        };
+        match followed {
+            Some(t) if t.is_dir() => copy_tree(&source, &target, depth + 1)?,
+            _ if kind.is_file() => {
+                std::fs::copy(&source, &target).map_err(|e| named(&source, e))?;
+            }
+            _ => {
+                return Err(std::io::Error::other(
+                    crate::engine::MiniKafkaError::NotARegularFile {
+                        path: source,
+                        kind: crate::engine::fsutil::kind_of(kind),
+                    }
+                    .to_string(),
+                ));
+            }
         }
     }
     Ok(())

@@ -113,7 +113,9 @@ pub fn committed(cluster: &BrokerCluster, tp: &TopicPartition) -> Vec<String> {
 }
 
 /// Every file and directory under `dir` (relative path -> contents, `None`
-/// for a directory); empty when `dir` does not exist.
+/// for a directory); empty when `dir` does not exist. A symlink is recorded
+/// by its target and a FIFO or device by its kind, never read or followed
+/// (reading one could block or never end).
 pub fn dir_snapshot(
     dir: &std::path::Path,
 ) -> std::collections::BTreeMap<std::path::PathBuf, Option<Vec<u8>>> {
@@ -126,7 +128,14 @@ pub fn dir_snapshot(
         for entry in entries {
             let path = entry.unwrap().path();
             let relative = path.strip_prefix(dir).unwrap().to_path_buf();
-            if path.is_dir() {
+            let kind = std::fs::symlink_metadata(&path).unwrap().file_type();
+            if kind.is_symlink() {
+                let target = std::fs::read_link(&path).unwrap();
+                let text = format!("symlink -> {}", target.display());
+                out.insert(relative, Some(text.into_bytes()));
+            } else if !kind.is_dir() && !kind.is_file() {
+                out.insert(relative, Some(format!("{kind:?}").into_bytes()));
+            } else if path.is_dir() {
                 out.insert(relative, None);
                 stack.push(path);
             } else {

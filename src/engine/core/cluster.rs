@@ -34,7 +34,7 @@ mod open;
 mod state;
 
 pub use self::handles::{LogHandle, OffsetsHandle, ReplicaSetHandle};
-pub use self::lock::LOCK_FILE;
+pub use self::lock::{LOCK_FILE, lock_shared};
 pub use self::memo::ClusterMemo;
 pub use self::open::replica_dir;
 pub use self::state::ClusterState;
@@ -43,12 +43,14 @@ use std::fs;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
-use self::lock::lock_data_dir;
-use self::open::{reopen_or_go_down, scan_partition, validate_config};
+use self::lock::{lock_data_dir, record_holder, restore_holder};
+use self::open::{
+    check_open_files, open_segments, reopen_or_go_down, scan_partition, validate_config,
+};
 use crate::engine::clock::Clock;
 use crate::engine::config::{BrokerId, MiniKafkaConfig};
 use crate::engine::core::batch::RecordBatch;
-use crate::engine::core::metadata::TopicPartition;
+use crate::engine::core::metadata::{MAX_LEADER_EPOCH, TopicPartition};
 use crate::engine::core::record::ConsumerRecord;
 use crate::engine::core::recovery::RecoveryReport;
 use crate::engine::error::{MiniKafkaError, Result};
@@ -112,11 +114,15 @@ impl BrokerCluster {
         let clock: Arc<dyn Clock> = Arc::new(clock);
         validate_config(&config)?;
         let (lock, created) = lock_data_dir(&config.data_dir)?;
+        let previous = record_holder(&lock);
         // The open refuses before it writes (see `scan_logs`); a lock file
-        // this open created goes with it.
+        // this open created goes with it, one that was there gets back
+        // what it held.
         let state = ClusterState::open(config.clone(), clock.now_ms()).inspect_err(|_| {
             if created {
                 let _ = fs::remove_file(config.data_dir.join(LOCK_FILE));
+            } else {
+                restore_holder(&lock, &previous);
             }
         })?;
         Ok(Self {
@@ -250,6 +256,14 @@ impl BrokerCluster {
                 let logs = scan_partition(&state.config, &state.metadata, &tp, meta)?;
                 scanned.push((tp, meta.clone(), logs));
             }
+            // Refused before metadata.json names it: a topic whose files
+            // cannot all be opened would be half created (issue 17).
+            check_open_files(
+                state.metadata.path(),
+                &format!("topic {name:?}: its"),
+                &scanned,
+                open_segments(&state.partitions),
+            )?;
             state.metadata.add_topic(name, topic)?;
             for (tp, meta, logs) in scanned {
                 let (set, reelection) = state.open_partition(&tp, &meta, logs, now)?;
@@ -445,6 +459,17 @@ impl BrokerCluster {
     /// holds. Returns the new leader epoch.
     pub fn promote(&self, tp: &TopicPartition, broker: BrokerId) -> Result<u32> {
         self.mutate(|state, now| {
+            let current = state.partition(tp)?.leader_epoch();
+            if current >= MAX_LEADER_EPOCH {
+                // Refused, not wrapped to 0 (issue 17, item 3).
+                return Err(MiniKafkaError::InvalidPromotion {
+                    tp: tp.to_string(),
+                    broker,
+                    reason: format!(
+                        "the leader epoch is already the largest, {MAX_LEADER_EPOCH} (Kafka's leader epochs are int32)"
+                    ),
+                });
+            }
             let epoch = state.partition_mut(tp)?.promote(broker, now)?;
             state.metadata.set_leader(tp, broker, epoch)?;
             let ClusterState {

@@ -27,6 +27,13 @@ pub const MAX_TOPIC_NAME_LEN: usize = 249;
 /// dashboard can show (docs/recording-format.md, "Limits").
 pub const MAX_PARTITIONS: u32 = 256;
 
+/// The largest leader epoch: Kafka's leader epochs are int32 (the wire
+/// protocol and its checkpoint files carry them so), so an epoch past
+/// `i32::MAX` cannot be served, and one at it cannot grow. Refused rather
+/// than wrapped, which would move the epoch backwards and unfence every
+/// stale leader (issue 17, item 3).
+pub const MAX_LEADER_EPOCH: u32 = i32::MAX as u32;
+
 /// A topic and a partition number; displayed as `<topic>-<partition>`.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct TopicPartition {
@@ -132,6 +139,13 @@ impl MetadataStore {
                     Some(format!(
                         "its leader {} is not among its replicas {:?}",
                         partition.leader_id, partition.replicas
+                    ))
+                } else if let Some(twice) = repeated(&partition.replicas) {
+                    Some(format!("broker {twice} is listed twice among its replicas"))
+                } else if partition.leader_epoch > MAX_LEADER_EPOCH {
+                    Some(format!(
+                        "leader_epoch {} is past the largest leader epoch, {MAX_LEADER_EPOCH} (Kafka's leader epochs are int32)",
+                        partition.leader_epoch
                     ))
                 } else {
                     None
@@ -263,6 +277,12 @@ impl MetadataStore {
             self.sync,
         )
     }
+}
+
+/// The first broker id that occurs twice in `replicas`, if any.
+fn repeated(replicas: &[BrokerId]) -> Option<BrokerId> {
+    let mut seen = std::collections::BTreeSet::new();
+    replicas.iter().copied().find(|&b| !seen.insert(b))
 }
 
 /// Partition `p` gets `factor` replicas starting at broker index `p`, wrapping;

@@ -3,10 +3,11 @@
 //! strictly increasing in both fields. It is rebuilt from the log on open.
 
 use std::fs::{File, OpenOptions};
-use std::io::{Seek, SeekFrom, Write};
+use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 
 use crate::engine::error::{MiniKafkaError, Result};
+use crate::engine::fsutil;
 
 /// Bytes per index entry.
 pub const ENTRY_LEN: usize = 12;
@@ -30,43 +31,57 @@ pub struct OffsetIndex {
 impl OffsetIndex {
     /// Writes a fresh index file holding `entries` (the rebuild on open).
     pub fn create(path: &Path, entries: Vec<IndexEntry>) -> Result<Self> {
-        let mut file = OpenOptions::new()
-            .create(true)
-            .truncate(true)
-            .write(true)
-            .read(true)
-            .open(path)
-            .map_err(|e| MiniKafkaError::io(path, e))?;
-        file.write_all(&encode_entries(&entries))
-            .map_err(|e| MiniKafkaError::io(path, e))?;
-        Ok(Self {
+        let file = open_index(path)?;
+        let mut index = Self {
             path: path.to_path_buf(),
             file,
             entries,
-        })
+        };
+        index.rewrite()?;
+        Ok(index)
     }
 
     /// Opens the index at `path` for the `entries` a segment scan rebuilt,
     /// rewriting the file only when its bytes differ: reopening a data
     /// directory reads indexes instead of rewriting each one (issue 7, P4).
+    /// The read is capped at the size those entries take: a file of another
+    /// size differs without being read (issue 17, item 4).
     pub fn open_rebuilt(path: &Path, entries: Vec<IndexEntry>) -> Result<Self> {
-        match std::fs::read(path) {
-            Ok(existing) if existing == encode_entries(&entries) => {
-                let mut file = OpenOptions::new()
-                    .write(true)
-                    .read(true)
-                    .open(path)
-                    .map_err(|e| MiniKafkaError::io(path, e))?;
-                file.seek(SeekFrom::End(0))
-                    .map_err(|e| MiniKafkaError::io(path, e))?;
-                Ok(Self {
-                    path: path.to_path_buf(),
-                    file,
-                    entries,
-                })
-            }
-            _ => Self::create(path, entries),
+        let mut file = open_index(path)?;
+        let expected = encode_entries(&entries);
+        let len = file
+            .metadata()
+            .map_err(|e| MiniKafkaError::io(path, e))?
+            .len();
+        let same = len == expected.len() as u64 && {
+            let mut existing = vec![0; expected.len()];
+            file.read_exact(&mut existing)
+                .map_err(|e| MiniKafkaError::io(path, e))?;
+            existing == expected
+        };
+        let mut index = Self {
+            path: path.to_path_buf(),
+            file,
+            entries,
+        };
+        if same {
+            index
+                .file
+                .seek(SeekFrom::End(0))
+                .map_err(|e| MiniKafkaError::io(path, e))?;
+        } else {
+            index.rewrite()?;
         }
+        Ok(index)
+    }
+
+    /// Replaces the file's contents with the entries held in memory.
+    fn rewrite(&mut self) -> Result<()> {
+        let bytes = encode_entries(&self.entries);
+        fsutil::set_len(&self.file, &self.path, 0)
+            .and_then(|()| self.file.seek(SeekFrom::Start(0)).map(|_| ()))
+            .and_then(|()| fsutil::write_all(&self.file, &self.path, &bytes))
+            .map_err(|e| MiniKafkaError::io(&self.path, e))
     }
 
     /// Parses index bytes; a partial entry or a non-increasing one is corrupt.
@@ -94,10 +109,21 @@ impl OffsetIndex {
     }
 
     /// Appends one entry to memory and file.
+    /// A failed or short write is cut back to the entries before it, so
+    /// the file always holds exactly the entries in memory (issue 17); if
+    /// the cut fails too, the error is [`MiniKafkaError::KafkaStorage`].
     pub fn append(&mut self, entry: IndexEntry) -> Result<()> {
-        self.file
-            .write_all(&encode_entry(entry))
-            .map_err(|e| MiniKafkaError::io(&self.path, e))?;
+        if let Err(e) = fsutil::write_all(&self.file, &self.path, &encode_entry(entry)) {
+            let len = (self.entries.len() * ENTRY_LEN) as u64;
+            return Err(
+                match fsutil::cut_back(&self.file, &self.path, len)
+                    .and_then(|()| (&self.file).seek(SeekFrom::Start(len)).map(|_| ()))
+                {
+                    Ok(()) => MiniKafkaError::io(&self.path, e),
+                    Err(cut) => fsutil::storage_failure(&self.path, len, &e, &cut),
+                },
+            );
+        }
         self.entries.push(entry);
         Ok(())
     }
@@ -117,8 +143,7 @@ impl OffsetIndex {
         self.entries.truncate(keep);
         let len = (keep * ENTRY_LEN) as u64;
         // Move the write position too: the file is not in append mode.
-        self.file
-            .set_len(len)
+        fsutil::set_len(&self.file, &self.path, len)
             .and_then(|()| self.file.seek(SeekFrom::Start(len)))
             .map(|_| ())
             .map_err(|e| MiniKafkaError::io(&self.path, e))
@@ -138,6 +163,13 @@ impl OffsetIndex {
     pub fn path(&self) -> &Path {
         &self.path
     }
+}
+
+/// Opens (creating) an index file for reading and writing, refusing
+/// anything but a regular file and never following a symlink.
+fn open_index(path: &Path) -> Result<File> {
+    fsutil::open_data_file(path, OpenOptions::new().create(true).read(true).write(true))?
+        .ok_or_else(|| MiniKafkaError::io(path, std::io::Error::from(std::io::ErrorKind::NotFound)))
 }
 
 fn encode_entries(entries: &[IndexEntry]) -> Vec<u8> {

@@ -100,6 +100,11 @@ pub struct ScannedLog {
 }
 
 impl ScannedLog {
+    /// The segments found (an empty log gets one when opened).
+    pub fn segment_count(&self) -> usize {
+        self.segments.len().max(1)
+    }
+
     /// Opens the scanned log: creates its directory if new, cuts the active
     /// segment's bad tail and reports it, writes indexes that differ.
     pub fn open(self) -> Result<(PartitionLog, LogRecovery)> {
@@ -111,6 +116,7 @@ impl ScannedLog {
             segments: Vec::with_capacity(self.segments.len().max(1)),
             batches: Vec::new(),
             frame: Vec::new(),
+            offline: None,
         };
         let mut recovery = LogRecovery::default();
         for scanned in self.segments {
@@ -146,6 +152,10 @@ pub struct PartitionLog {
     /// append made glibc consolidate the caller's freed records each time
     /// (issue 7, P3).
     frame: Vec<u8>,
+    /// Why this log takes no more writes: a write failed and cutting it
+    /// back failed too (see [`MiniKafkaError::KafkaStorage`]). A crash
+    /// reopens the log and recovery cuts what the failed write left.
+    offline: Option<(PathBuf, String)>,
 }
 
 impl PartitionLog {
@@ -259,7 +269,11 @@ impl PartitionLog {
     /// Appends a batch whose `base_offset` must be the LEO. Rolls a new
     /// segment when this frame would take the active one past
     /// `segment_max_bytes`.
+    ///
+    /// A write that fails is cut back: the log holds exactly the batches
+    /// appended with `Ok` (issue 17).
     pub fn append(&mut self, batch: &RecordBatch) -> Result<&BatchSummary> {
+        self.check_online()?;
         batch.validate()?;
         let leo = self.log_end_offset();
         if batch.base_offset != leo {
@@ -289,7 +303,8 @@ impl PartitionLog {
                 .push(Segment::create(&self.dir, batch.base_offset)?);
         }
         let config = self.config;
-        self.segments
+        let appended = self
+            .segments
             .last_mut()
             .expect("a log always has a segment")
             .append(
@@ -297,9 +312,29 @@ impl PartitionLog {
                 batch.base_offset,
                 config.index_interval_bytes,
                 config.fsync,
-            )?;
+            );
+        if let Err(MiniKafkaError::KafkaStorage { path, reason }) = &appended {
+            self.offline = Some((path.clone(), reason.clone()));
+        }
+        appended?;
         self.batches.push(BatchSummary::of(batch, frame));
         Ok(())
+    }
+
+    /// Refuses a write to a log that went offline.
+    fn check_online(&self) -> Result<()> {
+        match &self.offline {
+            None => Ok(()),
+            Some((path, reason)) => Err(MiniKafkaError::KafkaStorage {
+                path: path.clone(),
+                reason: reason.clone(),
+            }),
+        }
+    }
+
+    /// Whether a failed write took this log offline (and why).
+    pub fn offline(&self) -> Option<&str> {
+        self.offline.as_ref().map(|(_, reason)| reason.as_str())
     }
 
     /// Up to `max_batches` whole batches, starting with the one holding
@@ -471,6 +506,7 @@ impl PartitionLog {
     /// Removes every batch at or past `offset`, which must be a batch boundary
     /// (a batch's base offset, or the LEO). Returns the bytes removed.
     pub fn truncate_to(&mut self, offset: i64) -> Result<u64> {
+        self.check_online()?;
         let leo = self.log_end_offset();
         if offset >= leo {
             return if offset == leo {
@@ -491,6 +527,20 @@ impl PartitionLog {
             });
         }
         let before = self.size_bytes();
+        if let Err(e) = self.cut_segments(offset) {
+            // Segments may be gone while their batches are still listed:
+            // nothing more is written until a restart reads the log again.
+            let reason = format!("a truncation to offset {offset} failed part way ({e})");
+            self.offline = Some((self.dir.clone(), reason));
+            self.check_online()?;
+        }
+        self.batches.truncate(keep);
+        Ok(before - self.size_bytes())
+    }
+
+    /// The file half of [`Self::truncate_to`]: drops the segments at or past
+    /// `offset` and cuts the last one left.
+    fn cut_segments(&mut self, offset: i64) -> Result<()> {
         while self.segments.len() > 1 && self.active().base_offset() >= offset {
             let segment = self.segments.pop().expect("len > 1");
             segment.delete()?;
@@ -500,9 +550,7 @@ impl PartitionLog {
             .last_mut()
             .expect("a log always has a segment");
         let position = segment.position_of(offset)?.unwrap_or(segment.size());
-        segment.truncate_to_position(position)?;
-        self.batches.truncate(keep);
-        Ok(before - self.size_bytes())
+        segment.truncate_to_position(position)
     }
 }
 
@@ -632,6 +680,33 @@ mod tests {
         log.truncate_to(0).unwrap();
         assert_eq!((log.log_start_offset(), log.log_end_offset()), (0, 0));
         assert_eq!(log.segments().len(), 1);
+    }
+
+    /// A truncation (a follower cutting a divergent tail) whose file cut
+    /// fails takes the log offline: refused until a reopen, which finds
+    /// the log whole (issue 17).
+    #[test]
+    fn a_truncation_that_fails_takes_the_log_offline() {
+        use crate::engine::io_fault::{Effect, Errno, FileOp, inject};
+        let dir = tempfile::tempdir().unwrap();
+        let (mut log, _) = PartitionLog::open(dir.path(), config(1 << 20)).unwrap();
+        for v in ["a", "b", "c"] {
+            append_values(&mut log, &[v]);
+        }
+        let path = log.active_segment_path().to_path_buf();
+        {
+            let _fault = inject(&path, FileOp::Truncate, 1, Effect::Fail(Errno::Io));
+            let err = log.truncate_to(1).unwrap_err();
+            assert_eq!(err.code(), "KafkaStorageException", "{err}");
+        }
+        assert!(log.offline().is_some());
+        let mut b = RecordBatch::of_values(["d"]);
+        b.base_offset = log.log_end_offset();
+        assert_eq!(log.append(&b).unwrap_err().code(), "KafkaStorageException");
+        drop(log);
+        let (log, recovery) = PartitionLog::open(dir.path(), config(1 << 20)).unwrap();
+        assert_eq!(recovery, LogRecovery::default());
+        assert_eq!(log.log_end_offset(), 3);
     }
 
     #[test]

@@ -3,13 +3,13 @@
 //! and batches above it belong to [`super::PartitionLog`].
 
 use std::fs::{self, File, OpenOptions};
-use std::io::{Read, Write};
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 
 use crate::engine::core::batch::RecordBatch;
 use crate::engine::core::codec::{self, BatchHeader, FRAME_HEADER_LEN};
 use crate::engine::error::{MiniKafkaError, Result};
+use crate::engine::fsutil;
 use crate::engine::log::index::{IndexEntry, OffsetIndex};
 
 /// Bytes of a frame needed to learn its offsets: the frame header plus the
@@ -100,20 +100,30 @@ impl Segment {
         let path = dir.join(log_file_name(base_offset));
         let mut bytes = SCAN_BUFFER.take();
         bytes.clear();
-        let read = File::open(&path).and_then(|mut f| f.read_to_end(&mut bytes));
-        let result = read
-            .map_err(|e| MiniKafkaError::io(&path, e))
-            .and_then(|_| {
-                scan_frames(
-                    dir,
-                    path,
-                    &bytes,
-                    base_offset,
-                    active,
-                    min_base_offset,
-                    index_interval_bytes,
-                )
-            });
+        // A regular file only (a FIFO would block the open, a device be read
+        // without end), and its index too, checked here so that an open that
+        // must refuse one refuses before anything is written (issue 17).
+        let read = fsutil::read_regular_into(&path, u64::MAX, &mut bytes).and_then(|found| {
+            if found {
+                fsutil::require_regular_or_missing(&dir.join(index_file_name(base_offset)))
+            } else {
+                Err(MiniKafkaError::io(
+                    &path,
+                    std::io::Error::from(std::io::ErrorKind::NotFound),
+                ))
+            }
+        });
+        let result = read.and_then(|()| {
+            scan_frames(
+                dir,
+                path,
+                &bytes,
+                base_offset,
+                active,
+                min_base_offset,
+                index_interval_bytes,
+            )
+        });
         keep_if_small(&mut bytes);
         SCAN_BUFFER.set(bytes);
         result
@@ -163,13 +173,31 @@ impl Segment {
                 position: self.size,
             })?;
         }
-        self.file
-            .write_all(frame)
-            .map_err(|e| MiniKafkaError::io(&self.path, e))?;
-        if fsync {
-            self.file
-                .sync_data()
-                .map_err(|e| MiniKafkaError::io(&self.path, e))?;
+        let written = fsutil::write_all(&self.file, &self.path, frame).and_then(|()| {
+            if fsync {
+                fsutil::sync_data(&self.file, &self.path)
+            } else {
+                Ok(())
+            }
+        });
+        if let Err(e) = written {
+            // Cut back to the last whole frame (and drop the index entry
+            // just added for this one): a partial frame left in place would
+            // make every later frame unreadable to followers and cut at the
+            // next open (issue 17).
+            let cut = fsutil::cut_back(&self.file, &self.path, self.size);
+            let index = self.index.truncate_to_position(self.size);
+            return Err(match (cut, index) {
+                (Ok(()), Ok(())) => MiniKafkaError::io(&self.path, e),
+                (Err(cut), _) => fsutil::storage_failure(&self.path, self.size, &e, &cut),
+                (Ok(()), Err(index)) => MiniKafkaError::KafkaStorage {
+                    path: self.index.path().to_path_buf(),
+                    reason: format!(
+                        "a write to {} failed ({e}) and cutting its index back failed ({index})",
+                        self.path.display()
+                    ),
+                },
+            });
         }
         self.size += frame.len() as u64;
         Ok(())
@@ -252,8 +280,7 @@ impl Segment {
 
     /// Cuts the segment at byte `position` (a frame boundary).
     pub fn truncate_to_position(&mut self, position: u64) -> Result<()> {
-        self.file
-            .set_len(position)
+        fsutil::set_len(&self.file, &self.path, position)
             .map_err(|e| MiniKafkaError::io(&self.path, e))?;
         self.index.truncate_to_position(position)?;
         self.size = position;
@@ -309,9 +336,7 @@ impl ScannedSegment {
         } = self;
         let file = open_rw(&path, false)?;
         if truncated_bytes > 0 {
-            file.set_len(valid_len)
-                .map_err(|e| MiniKafkaError::io(&path, e))?;
-            file.sync_all().map_err(|e| MiniKafkaError::io(&path, e))?;
+            fsutil::cut_back(&file, &path, valid_len).map_err(|e| MiniKafkaError::io(&path, e))?;
         }
         let index = OffsetIndex::open_rebuilt(&dir.join(index_file_name(base_offset)), entries)?;
         let segment = Segment {
@@ -408,11 +433,12 @@ fn relative_offset(base: i64, offset: i64) -> Option<u32> {
     offset.checked_sub(base).and_then(|d| u32::try_from(d).ok())
 }
 
+/// Opens a segment file for reading and appending, refusing anything but a
+/// regular file and never following a symlink.
 fn open_rw(path: &Path, create: bool) -> Result<File> {
-    OpenOptions::new()
-        .read(true)
-        .append(true)
-        .create(create)
-        .open(path)
-        .map_err(|e| MiniKafkaError::io(path, e))
+    fsutil::open_data_file(
+        path,
+        OpenOptions::new().read(true).append(true).create(create),
+    )?
+    .ok_or_else(|| MiniKafkaError::io(path, std::io::Error::from(std::io::ErrorKind::NotFound)))
 }

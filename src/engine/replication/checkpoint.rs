@@ -36,10 +36,12 @@ impl HighWatermarkCheckpoint {
     /// Reads the checkpoint in `data_dir`, or starts empty.
     pub fn open(data_dir: &Path) -> Result<Self> {
         let path = data_dir.join(CHECKPOINT_FILE);
-        let written = match std::fs::read_to_string(&path) {
-            Ok(text) => parse(&text).map_err(|why| MiniKafkaError::corrupt(&path, why))?,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => BTreeMap::new(),
-            Err(e) => return Err(MiniKafkaError::io(&path, e)),
+        let written = match fsutil::read_regular(&path, fsutil::MAX_JSON_BYTES)? {
+            Some(bytes) => std::str::from_utf8(&bytes)
+                .map_err(|_| "not UTF-8 text".to_string())
+                .and_then(parse)
+                .map_err(|why| MiniKafkaError::corrupt(&path, why))?,
+            None => BTreeMap::new(),
         };
         Ok(Self { path, written })
     }
@@ -86,7 +88,18 @@ fn parse(text: &str) -> std::result::Result<BTreeMap<TopicPartition, i64>, Strin
         };
         let (tp, hw) =
             parsed.ok_or_else(|| format!("line {}: expected `topic partition offset`", i + 3))?;
-        out.insert(tp, hw);
+        // A high watermark is an offset, never below 0: a negative one is
+        // not clamped (that would hide every acknowledged record) but
+        // refused, naming the file (issue 17, item 6).
+        if hw < 0 {
+            return Err(format!(
+                "line {}: the high watermark of {tp} is {hw}, below offset 0",
+                i + 3
+            ));
+        }
+        if out.insert(tp.clone(), hw).is_some() {
+            return Err(format!("line {}: {tp} is listed twice", i + 3));
+        }
     }
     if out.len() != count {
         return Err(format!("expected {count} entries, found {}", out.len()));
@@ -118,5 +131,29 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(err.contains(CHECKPOINT_FILE), "{err}");
+    }
+
+    /// Issue 17, item 6: a negative HW, or a partition listed twice, is an
+    /// error naming the file and line, not a value clamped later.
+    #[test]
+    fn a_negative_or_repeated_high_watermark_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(CHECKPOINT_FILE);
+        for (text, why) in [
+            (
+                "0\n1\nout 0 -3\n",
+                "line 3: the high watermark of out-0 is -3",
+            ),
+            ("0\n2\nout 0 1\nout 0 2\n", "line 4: out-0 is listed twice"),
+        ] {
+            std::fs::write(&path, text).unwrap();
+            let err = HighWatermarkCheckpoint::open(dir.path())
+                .unwrap_err()
+                .to_string();
+            assert!(err.contains(CHECKPOINT_FILE) && err.contains(why), "{err}");
+        }
+        std::fs::write(&path, "0\n1\nout 0 0\n").unwrap();
+        let c = HighWatermarkCheckpoint::open(dir.path()).unwrap();
+        assert_eq!(c.get(&TopicPartition::new("out", 0)), Some(0));
     }
 }

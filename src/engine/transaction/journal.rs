@@ -6,10 +6,10 @@
 //! after it is cut too, even if valid (E14 keeps this limit in both rules).
 
 use std::fs::{File, OpenOptions};
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use crate::engine::error::{MiniKafkaError, Result};
+use crate::engine::fsutil;
 use crate::engine::transaction::model::{TransactionData, TransactionState};
 
 /// The journal's file name under the data directory.
@@ -56,6 +56,9 @@ pub struct TransactionJournal {
     size: u64,
     /// fsync each frame (`MiniKafkaConfig::sync_writes`).
     sync: bool,
+    /// Why the journal takes no more frames: a write failed and the cut
+    /// back failed too (see [`MiniKafkaError::KafkaStorage`]).
+    offline: Option<String>,
 }
 
 impl TransactionJournal {
@@ -63,25 +66,16 @@ impl TransactionJournal {
     /// the journal, every valid record in file order, and what was cut.
     pub fn open(data_dir: &Path) -> Result<(Self, Vec<TransactionData>, JournalRecovery)> {
         let path = data_dir.join(JOURNAL_FILE);
-        let bytes = match std::fs::read(&path) {
-            Ok(b) => b,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
-            Err(e) => return Err(MiniKafkaError::io(&path, e)),
-        };
+        // A regular file only, read up to the size it had (issue 17, item 4).
+        let bytes = fsutil::read_regular(&path, u64::MAX)?.unwrap_or_default();
         let (records, frames, valid_len, reason) = scan(&bytes);
-        let file = OpenOptions::new()
-            .create(true)
-            .read(true)
-            .append(true)
-            .open(&path)
-            .map_err(|e| MiniKafkaError::io(&path, e))?;
+        let file = open_for_append(&path)?;
         let recovery = JournalRecovery {
             truncated_bytes: (bytes.len() - valid_len) as u64,
             reason,
         };
         if recovery.truncated_bytes > 0 {
-            file.set_len(valid_len as u64)
-                .and_then(|()| file.sync_all())
+            fsutil::cut_back(&file, &path, valid_len as u64)
                 .map_err(|e| MiniKafkaError::io(&path, e))?;
         }
         let journal = Self {
@@ -90,6 +84,7 @@ impl TransactionJournal {
             frames,
             size: valid_len as u64,
             sync: true,
+            offline: None,
         };
         Ok((journal, records, recovery))
     }
@@ -97,20 +92,38 @@ impl TransactionJournal {
     /// Appends the whole current state of one transaction as a frame: write,
     /// flush, fsync.
     pub fn append(&mut self, data: &TransactionData) -> Result<&JournalFrame> {
+        if let Some(reason) = &self.offline {
+            return Err(MiniKafkaError::KafkaStorage {
+                path: self.path.clone(),
+                reason: reason.clone(),
+            });
+        }
         let json = data.to_journal_json();
         let crc = crc32fast::hash(json.as_bytes());
         let line = format!("{crc:08x} {json}\n");
-        self.file
-            .write_all(line.as_bytes())
-            .and_then(|()| self.file.flush())
-            .and_then(|()| {
-                if self.sync {
-                    self.file.sync_data()
-                } else {
-                    Ok(())
+        let written = fsutil::write_all(&self.file, &self.path, line.as_bytes()).and_then(|()| {
+            if self.sync {
+                fsutil::sync_data(&self.file, &self.path)
+            } else {
+                Ok(())
+            }
+        });
+        if let Err(e) = written {
+            // Nothing after the last whole frame may stay: a later frame
+            // appended behind a partial line would be cut with it by the
+            // next open (issue 17). If even the cut fails, the journal
+            // takes no more frames.
+            return Err(match fsutil::cut_back(&self.file, &self.path, self.size) {
+                Ok(()) => MiniKafkaError::io(&self.path, e),
+                Err(cut) => {
+                    let failure = fsutil::storage_failure(&self.path, self.size, &e, &cut);
+                    if let MiniKafkaError::KafkaStorage { reason, .. } = &failure {
+                        self.offline = Some(reason.clone());
+                    }
+                    failure
                 }
-            })
-            .map_err(|e| MiniKafkaError::io(&self.path, e))?;
+            });
+        }
         self.frames.push(JournalFrame {
             number: self.frames.len() + 1,
             offset: self.size,
@@ -152,7 +165,8 @@ impl TransactionJournal {
     /// memo says: the caller then opens and recovers it in full.
     pub fn open_trusted(data_dir: &Path, memo: &JournalMemo) -> Result<Option<Self>> {
         let path = data_dir.join(JOURNAL_FILE);
-        let size = match std::fs::metadata(&path) {
+        let size = match std::fs::symlink_metadata(&path) {
+            Ok(m) if !m.file_type().is_file() => return Ok(None),
             Ok(m) => m.len(),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => 0,
             Err(e) => return Err(MiniKafkaError::io(&path, e)),
@@ -160,18 +174,14 @@ impl TransactionJournal {
         if size != memo.size {
             return Ok(None);
         }
-        let file = OpenOptions::new()
-            .create(true)
-            .read(true)
-            .append(true)
-            .open(&path)
-            .map_err(|e| MiniKafkaError::io(&path, e))?;
+        let file = open_for_append(&path)?;
         Ok(Some(Self {
             path,
             file,
             frames: memo.frames.clone(),
             size: memo.size,
             sync: true,
+            offline: None,
         }))
     }
 
@@ -194,6 +204,16 @@ impl TransactionJournal {
     pub fn size(&self) -> u64 {
         self.size
     }
+}
+
+/// Opens the journal for appending (created if missing), refusing anything
+/// but a regular file and never following a symlink.
+fn open_for_append(path: &Path) -> Result<File> {
+    fsutil::open_data_file(
+        path,
+        OpenOptions::new().create(true).read(true).append(true),
+    )?
+    .ok_or_else(|| MiniKafkaError::io(path, std::io::Error::from(std::io::ErrorKind::NotFound)))
 }
 
 /// Reads lines until the first bad one. Returns the records, their frames, the

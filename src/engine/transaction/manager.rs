@@ -214,11 +214,7 @@ impl TransactionManager {
         }
         for (i, (tp, _)) in marks.iter().enumerate() {
             if let Err(e) = self.write_marker(index, control, tp, generation).await {
-                if self.cluster.generation() == generation {
-                    self.cluster
-                        .with_state_mut(|s| s.transactions.release(index));
-                }
-                return Err(e);
+                return Err(self.release(index, generation, e));
             }
             if crash_after_markers == Some(i + 1) {
                 return self.crash(index);
@@ -227,12 +223,26 @@ impl TransactionManager {
         self.step(generation, |s| {
             s.transactions
                 .settle_offsets(index, control, &mut s.offsets)
-        })?;
+        })
+        .map_err(|e| self.release(index, generation, e))?;
         if cut == Some(CutPoint::Offsets) {
             return self.crash(index);
         }
-        self.step(generation, |s| s.transactions.complete(index, control))?;
+        self.step(generation, |s| s.transactions.complete(index, control))
+            .map_err(|e| self.release(index, generation, e))?;
         Ok(EndOutcome::Completed)
+    }
+
+    /// Ends a completion that failed with `e` (a marker refused, or a write
+    /// of `offsets.json` or of the journal that failed: issue 17): the
+    /// state stays PREPARE_*, and commit or abort may be called again to
+    /// resume it. Returns `e`.
+    fn release(&self, index: usize, generation: u64, e: MiniKafkaError) -> MiniKafkaError {
+        if self.cluster.generation() == generation {
+            self.cluster
+                .with_state_mut(|s| s.transactions.release(index));
+        }
+        e
     }
 
     /// One later step of a multi-step operation: refused if the cluster

@@ -15,7 +15,9 @@ use std::path::PathBuf;
 use super::state::ClusterState;
 use crate::engine::config::{BrokerId, MiniKafkaConfig};
 use crate::engine::consumer::OffsetStore;
-use crate::engine::core::metadata::{MetadataStore, PartitionMetadata, TopicPartition};
+use crate::engine::core::metadata::{
+    MAX_LEADER_EPOCH, MetadataStore, PartitionMetadata, TopicPartition,
+};
 use crate::engine::core::partitioner::Partitioner;
 use crate::engine::core::recovery::{
     LeaderReelection, LogPosition, LogTruncation, RecoveryReport, most_up_to_date,
@@ -67,6 +69,7 @@ impl ClusterState {
         // refused with the directory as found (SPEC §5), and each log is
         // read once (P4).
         let scanned = scan_logs(&config, &metadata)?;
+        check_open_files(metadata.path(), "its", &scanned, 0)?;
         let mut last_recovery = RecoveryReport::default();
         let remembered = match coordinator {
             Some(memo) => TransactionCoordinator::open_from_memo(
@@ -164,6 +167,14 @@ impl ClusterState {
         }
         let checkpointed = self.checkpoint.get(tp);
         let reelection = reelect_if_truncated(tp, meta, &replicas, leader_cut, checkpointed);
+        if reelection.is_some() && meta.leader_epoch >= MAX_LEADER_EPOCH {
+            return Err(MiniKafkaError::corrupt(
+                self.metadata.path(),
+                format!(
+                    "{tp} needs a new leader, but its leader epoch is already the largest, {MAX_LEADER_EPOCH}"
+                ),
+            ));
+        }
         let (leader, leader_epoch) = reelection
             .as_ref()
             .map_or((meta.leader_id, meta.leader_epoch), |e| {
@@ -224,12 +235,75 @@ fn reelect_if_truncated(
         tp: tp.clone(),
         old_leader: meta.leader_id,
         new_leader: elected,
-        leader_epoch: meta.leader_epoch + 1,
+        leader_epoch: meta.leader_epoch.saturating_add(1),
     })
 }
 
+/// Files an open keeps besides its segments: the journal, the lock,
+/// standard streams, the runtime's and a server's sockets, a recording.
+const OTHER_OPEN_FILES: u64 = 64;
+
+/// Refuses, before anything is created, a directory whose replicas would
+/// need more open files than this process may have (two per segment: the
+/// log and its index stay open). Today's alternative was an open that
+/// failed with "Too many open files" after creating thousands of broker
+/// directories (issue 17, item 3).
+///
+/// `subject` names the replicas in the message ("its" for the directory's,
+/// a topic for a new topic's); `open_segments` are those already open.
+pub(super) fn check_open_files(
+    metadata: &std::path::Path,
+    subject: &str,
+    scanned: &[ScannedPartition],
+    open_segments: u64,
+) -> Result<()> {
+    let replicas: usize = scanned.iter().map(|(_, _, logs)| logs.len()).sum();
+    let segments: u64 = scanned
+        .iter()
+        .flat_map(|(_, _, logs)| logs.iter().map(|(_, log)| log.segment_count() as u64))
+        .sum();
+    let needed = 2 * (segments + open_segments) + OTHER_OPEN_FILES;
+    let limit = open_file_limit();
+    if needed > limit {
+        return Err(MiniKafkaError::TooLarge {
+            path: metadata.to_path_buf(),
+            reason: format!(
+                "{subject} {replicas} replicas need {needed} open files (two per segment), more than this process may open ({limit}; see `ulimit -n`)"
+            ),
+        });
+    }
+    Ok(())
+}
+
+/// Segments the open logs of `partitions` hold (each keeps two files open).
+pub(super) fn open_segments(partitions: &BTreeMap<TopicPartition, PartitionReplicaSet>) -> u64 {
+    partitions
+        .values()
+        .flat_map(|set| {
+            set.assignment()
+                .iter()
+                .filter_map(|&b| set.replica(b).ok())
+                .map(|r| r.log.segments().len() as u64)
+        })
+        .sum()
+}
+
+/// The soft `RLIMIT_NOFILE` of this process.
+fn open_file_limit() -> u64 {
+    let mut limit = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: getrlimit only writes the struct it is given.
+    if unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) } == 0 {
+        limit.rlim_cur
+    } else {
+        u64::MAX
+    }
+}
+
 /// One partition's replica logs, read and checked but not opened.
-type ScannedPartition = (
+pub(super) type ScannedPartition = (
     TopicPartition,
     PartitionMetadata,
     Vec<(BrokerId, ScannedLog)>,
