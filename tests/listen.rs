@@ -733,3 +733,51 @@ fn the_leader_failure_lab_loses_a_kafka_python_acks_1_write() {
     };
     leader_failure_lab(py, "kp_leader_failure.py");
 }
+
+/// A client's own retry of an acks=all produce that is still waiting (its
+/// request timed out before the lecturer's `r`): kafka-python closes the
+/// connection and resends the batch; the sequence check knows it, and the
+/// retry's answer waits for the original's appends as the original did
+/// (Kafka answers a duplicate once the original is replicated). After `r`
+/// the client gets the original offsets, and nothing is written twice.
+#[test]
+fn a_retry_of_a_waiting_acks_all_produce_waits_for_r_too() {
+    let Some(py) = python::with("kafka") else {
+        return;
+    };
+    let (mut app, ports) = live_app(None);
+    let boot = format!("127.0.0.1:{}", ports[0]);
+    let mut replicated = false;
+    let out = serve_while(
+        &mut app,
+        move || {
+            python::run(
+                &py,
+                "kp_idempotent_retry.py",
+                &[&boot, "t", "3", "w", "1500"],
+            )
+        },
+        |app| {
+            if replicated {
+                return;
+            }
+            let view = app.snapshot();
+            let retried = view
+                .client_log
+                .iter()
+                .any(|l| l.contains("its original is still waiting for the followers"));
+            if retried {
+                // Not answered before r: the pending appends are the original's.
+                assert_eq!(view.pending.len(), 3, "{:?}", view.pending);
+                assert_eq!(values(&state(app)), ["w0", "w1", "w2"]);
+                app.update(Msg::Command(KeyCommand::ReplicateAll)).unwrap();
+                replicated = true;
+            }
+        },
+    );
+    assert!(replicated, "the client retried while waiting:\n{out}");
+    assert_eq!(out.lines().next(), Some("offsets 0 1 2"), "{out}");
+    let s = state(&app);
+    assert_eq!(values(&s), ["w0", "w1", "w2"], "written once");
+    assert_eq!(s.partitions[0].high_watermark, 3);
+}

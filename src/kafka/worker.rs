@@ -296,11 +296,6 @@ impl ServerState {
         Ok(())
     }
 
-    /// The fault armed, if any.
-    pub fn armed(&self) -> Option<Fault> {
-        self.core.faults.armed()
-    }
-
     /// The replication tick and the request timeouts, when due.
     pub fn on_timer(&mut self, driver: &mut Driver, steps: &mut dyn Steps) {
         self.worker(driver, steps).on_timer();
