@@ -47,7 +47,11 @@ fn live_app(record: Option<&Path>) -> (App, Vec<u16>) {
 
 /// [`live_app`] replicating by itself every `auto_replicate_ms` (0: never).
 fn live_app_replicating(record: Option<&Path>, auto_replicate_ms: u64) -> (App, Vec<u16>) {
-    let header = header();
+    live_app_with(header(), record, auto_replicate_ms)
+}
+
+/// [`live_app_replicating`] on the cluster of `header`.
+fn live_app_with(header: Header, record: Option<&Path>, auto_replicate_ms: u64) -> (App, Vec<u16>) {
     let driver = Driver::new(&header, None).unwrap();
     let options = ListenOptions {
         listen: "127.0.0.1:0".into(),
@@ -516,4 +520,264 @@ fn a_transaction_through_the_dashboard_waits_for_r_at_its_send_and_its_marker() 
         replay.apply(&step.action);
     }
     assert_eq!(Snapshot::of(&replay).partitions, s.partitions);
+}
+
+/// The lesson on idempotence through the dashboard (issue 14 item 3): `D`
+/// arms the fault (a `note` step, said by the status line and the caption
+/// pane), the next Produce's response is dropped and its connection
+/// closed, the real idempotent producer retries, and the sequence check
+/// answers the retry with the original offset: the records are written
+/// once, the delivery reports carry offsets 0..4, the clients pane's log
+/// says both, and the recording keeps the three notes and replays.
+#[test]
+fn d_drops_the_next_produce_response_and_the_retry_gets_the_original_offsets() {
+    let Some(py) = python::with("confluent_kafka") else {
+        return;
+    };
+    let temp = tempfile::tempdir().unwrap();
+    let file = temp.path().join("fault.jsonl");
+    let (mut app, ports) = live_app_replicating(Some(&file), 100);
+    let boot = format!("127.0.0.1:{}", ports[0]);
+    app.update(Msg::Command(KeyCommand::DropProduceResponse))
+        .unwrap();
+    let status = app.status.clone().unwrap().text;
+    assert!(
+        status.contains("fault armed: the response to the next Produce will be dropped"),
+        "{status}"
+    );
+    let frame = buffer_text(&frame_buffer(&app, 160, 45));
+    assert!(
+        frame.contains("fault armed"),
+        "the caption pane says it:\n{frame}"
+    );
+    // Armed once: a second D changes nothing.
+    let steps = app.driver().unwrap().step();
+    app.update(Msg::Command(KeyCommand::DropProduceResponse))
+        .unwrap();
+    assert!(
+        app.status.clone().unwrap().text.contains("armed already"),
+        "{:?}",
+        app.status
+    );
+    assert_eq!(app.driver().unwrap().step(), steps);
+    let out = serve_while(
+        &mut app,
+        move || python::run(&py, "ck_idempotent_retry.py", &[&boot, "t", "5", "v"]),
+        |_| {},
+    );
+    println!("{out}");
+    let reports: Vec<&str> = out
+        .lines()
+        .filter(|l| !l.starts_with("elapsed_ms"))
+        .collect();
+    assert_eq!(
+        reports,
+        [
+            "delivered 0",
+            "delivered 1",
+            "delivered 2",
+            "delivered 3",
+            "delivered 4"
+        ],
+        "{out}"
+    );
+    let s = state(&app);
+    assert_eq!(values(&s), ["v0", "v1", "v2", "v3", "v4"], "written once");
+    let log = app.snapshot().client_log.join("\n");
+    assert_eq!(log.matches("response dropped (fault)").count(), 1, "{log}");
+    assert!(
+        log.contains(
+            "retry of producer 1000 seq 0..4 answered with the original offset 0 (duplicate, nothing appended)"
+        ),
+        "{log}"
+    );
+    drop(app);
+    let recording = Recording::load(&file).unwrap();
+    let notes: Vec<String> = recording
+        .steps
+        .iter()
+        .filter(|s| s.action.name() == "note")
+        .map(|s| s.caption.as_ref().unwrap().text("en").to_string())
+        .collect();
+    assert_eq!(notes.len(), 3, "{notes:?}");
+    assert!(notes[0].starts_with("fault armed"), "{notes:?}");
+    assert!(
+        notes[1].starts_with("fault: response to Produce v9 from client \"rdkafka\" dropped"),
+        "{notes:?}"
+    );
+    assert!(
+        notes[2].contains("answered with the original offset 0 (duplicate"),
+        "{notes:?}"
+    );
+    let mut replay = Driver::new(&recording.header, None).unwrap();
+    for step in &recording.steps {
+        replay.apply(&step.action);
+    }
+    assert_eq!(Snapshot::of(&replay).partitions, s.partitions);
+}
+
+/// The book's leader-failure lab (ch06, SPEC E6; examples/leader_failure.rs)
+/// through a real acks=1 producer and the dashboard's actions: the client's
+/// write is acknowledged by the leader alone (HW 0: no follower fetched
+/// it; nothing replicates without `r`), then the lecturer stops the leader
+/// (broker 1, its listener closes), promotes the follower (broker 2),
+/// starts broker 1 again and replicates: the old leader truncates its
+/// divergent tail, and a real consumer reads nothing. The client prints
+/// the example's three lines; the recording replays to the same logs.
+fn leader_failure_lab(py: std::path::PathBuf, script: &'static str) {
+    let header: Header = serde_json::from_value(serde_json::json!({
+        "mk_recording": 1,
+        "title": "leader failure lab",
+        "rules": "minikafka",
+        "cluster": {"brokers": [1, 2],
+                    "topics": [{"name": "lab", "partitions": 1, "replication_factor": 2}]},
+    }))
+    .unwrap();
+    let temp = tempfile::tempdir().unwrap();
+    let file = temp.path().join("lab.jsonl");
+    let (mut app, ports) = live_app_with(header, Some(&file), 0);
+    let boot = format!("127.0.0.1:{}", ports[0]);
+    let leader = |app: &App| state(app).partitions[0].leader;
+    assert_eq!(leader(&app), 1, "broker 1 leads lab-0");
+    let (b, p) = (boot.clone(), py.clone());
+    let produced = serve_while(
+        &mut app,
+        move || python::run(&p, script, &["produce", &b, "lab"]),
+        |_| {},
+    );
+    let s = state(&app);
+    assert_eq!(s.partitions[0].high_watermark, 0, "no follower fetched");
+    assert_eq!(s.partitions[0].log_end_offset, 1, "the leader has it");
+    // The lecturer's failover, as the keys z 1, e lab 0 2, Z 1 and r apply it.
+    for action in [
+        Action::StopBroker { broker: 1 },
+        Action::Promote {
+            topic: "lab".into(),
+            partition: 0,
+            broker: 2,
+        },
+        Action::StartBroker { broker: 1 },
+    ] {
+        app.update(Msg::Apply(action.clone())).unwrap();
+        let status = app.status.clone().unwrap();
+        assert!(
+            !status.text.contains("error"),
+            "{action:?}: {}",
+            status.text
+        );
+    }
+    app.update(Msg::Command(KeyCommand::ReplicateAll)).unwrap();
+    assert_eq!(leader(&app), 2, "the follower leads now");
+    wait_connect(ports[0], true);
+    let consumed = serve_while(
+        &mut app,
+        move || python::run(&py, script, &["consume", &boot, "lab"]),
+        |_| {},
+    );
+    let printed: Vec<String> = produced
+        .lines()
+        .chain(consumed.lines())
+        .map(String::from)
+        .collect();
+    println!("{script}:\n{}", printed.join("\n"));
+    assert_eq!(
+        printed,
+        [
+            "acknowledged offset: 0",
+            "consumer-visible end (HW): 0",
+            "records after failover: 0",
+        ],
+        "the book's three lines"
+    );
+    let s = state(&app);
+    let p = &s.partitions[0];
+    assert_eq!((p.leader, p.log_end_offset, p.high_watermark), (2, 0, 0));
+    assert!(
+        p.replicas.iter().all(|r| r.log_end_offset == 0),
+        "the old leader truncated its divergent tail: {:?}",
+        p.replicas
+    );
+    drop(app);
+    let recording = Recording::load(&file).unwrap();
+    let names: Vec<&str> = recording.steps.iter().map(|s| s.action.name()).collect();
+    assert_eq!(
+        names,
+        [
+            "produce",
+            "stop_broker",
+            "promote",
+            "start_broker",
+            "replicate"
+        ],
+        "the client's write and the lecturer's failover"
+    );
+    let mut replay = Driver::new(&recording.header, None).unwrap();
+    for step in &recording.steps {
+        replay.apply(&step.action);
+    }
+    assert_eq!(Snapshot::of(&replay).partitions, s.partitions);
+}
+
+#[test]
+fn the_leader_failure_lab_loses_a_confluent_kafka_acks_1_write() {
+    let Some(py) = python::with("confluent_kafka") else {
+        return;
+    };
+    leader_failure_lab(py, "ck_leader_failure.py");
+}
+
+#[test]
+fn the_leader_failure_lab_loses_a_kafka_python_acks_1_write() {
+    let Some(py) = python::with("kafka") else {
+        return;
+    };
+    leader_failure_lab(py, "kp_leader_failure.py");
+}
+
+/// A client's own retry of an acks=all produce that is still waiting (its
+/// request timed out before the lecturer's `r`): kafka-python closes the
+/// connection and resends the batch; the sequence check knows it, and the
+/// retry's answer waits for the original's appends as the original did
+/// (Kafka answers a duplicate once the original is replicated). After `r`
+/// the client gets the original offsets, and nothing is written twice.
+#[test]
+fn a_retry_of_a_waiting_acks_all_produce_waits_for_r_too() {
+    let Some(py) = python::with("kafka") else {
+        return;
+    };
+    let (mut app, ports) = live_app(None);
+    let boot = format!("127.0.0.1:{}", ports[0]);
+    let mut replicated = false;
+    let out = serve_while(
+        &mut app,
+        move || {
+            python::run(
+                &py,
+                "kp_idempotent_retry.py",
+                &[&boot, "t", "3", "w", "1500"],
+            )
+        },
+        |app| {
+            if replicated {
+                return;
+            }
+            let view = app.snapshot();
+            let retried = view
+                .client_log
+                .iter()
+                .any(|l| l.contains("its original is still waiting for the followers"));
+            if retried {
+                // Not answered before r: the pending appends are the original's.
+                assert_eq!(view.pending.len(), 3, "{:?}", view.pending);
+                assert_eq!(values(&state(app)), ["w0", "w1", "w2"]);
+                app.update(Msg::Command(KeyCommand::ReplicateAll)).unwrap();
+                replicated = true;
+            }
+        },
+    );
+    assert!(replicated, "the client retried while waiting:\n{out}");
+    assert_eq!(out.lines().next(), Some("offsets 0 1 2"), "{out}");
+    let s = state(&app);
+    assert_eq!(values(&s), ["w0", "w1", "w2"], "written once");
+    assert_eq!(s.partitions[0].high_watermark, 3);
 }

@@ -39,10 +39,20 @@ pub struct ServeArgs {
     /// With --record: replace FILE if it exists.
     #[arg(long, requires = "record")]
     pub force: bool,
+    /// Arm a fault when serving begins: drop-produce-response drops the
+    /// response of the next Produce, so the client retries (the lesson on
+    /// idempotence; docs/kafka-protocol.md). Recorded as a note step.
+    #[arg(long, value_name = "FAULT")]
+    pub fault: Vec<String>,
 }
 
 /// Runs the server.
 pub fn run(args: ServeArgs) -> Result<(), String> {
+    let faults = args
+        .fault
+        .iter()
+        .map(|f| kafka::fault::Fault::from_name(f).map_err(|e| format!("--fault: {e}")))
+        .collect::<Result<Vec<_>, _>>()?;
     kafka::serve(ServeOptions {
         recording: args.recording,
         listen: args.listen,
@@ -52,5 +62,6 @@ pub fn run(args: ServeArgs) -> Result<(), String> {
         allow_remote: args.allow_remote,
         record: args.record,
         force: args.force,
+        faults,
     })
 }

@@ -138,6 +138,18 @@ impl Listeners for LiveListeners {
         self.state.registry().recent(lines)
     }
 
+    fn arm_drop_produce_response(
+        &mut self,
+        driver: &mut Driver,
+        steps: &mut dyn Steps,
+    ) -> Result<(), String> {
+        self.state.arm(
+            driver,
+            steps,
+            crate::kafka::fault::Fault::DropProduceResponse,
+        )
+    }
+
     fn listeners(&self) -> Vec<ListenerSnapshot> {
         let stopped = self.gates.borrow();
         self.state

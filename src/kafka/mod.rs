@@ -16,6 +16,7 @@
 pub mod clock;
 pub mod codec;
 pub mod errors;
+pub mod fault;
 pub mod groups;
 pub mod handlers;
 pub mod live;
@@ -66,6 +67,8 @@ pub struct ServeOptions {
     pub record: Option<PathBuf>,
     /// With `record`: replace the file if it exists.
     pub force: bool,
+    /// Faults armed when serving begins (`--fault`), each a `note` step.
+    pub faults: Vec<fault::Fault>,
 }
 
 /// Runs the server until SIGTERM or Ctrl-C. Listening addresses are
@@ -102,7 +105,14 @@ pub fn serve(options: ServeOptions) -> Result<(), String> {
             };
             let _ = ids_tx.send(Ok(driver.cluster().config().broker_ids.clone()));
             let advertised = adv_rx.recv().ok()?;
-            let state = ServerState::new(advertised, opts.auto_replicate_ms, true, registry, gates);
+            let mut state =
+                ServerState::new(advertised, opts.auto_replicate_ms, true, registry, gates);
+            let mut driver = driver;
+            for f in &opts.faults {
+                if let Err(e) = state.arm(&mut driver, &mut steps, *f) {
+                    eprintln!("mk-tui serve: {e}");
+                }
+            }
             let driver = worker::run(driver, state, &mut steps, command_rx);
             let done = (driver.step(), driver.data_dir().to_path_buf(), steps.path());
             drop(driver);

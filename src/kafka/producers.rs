@@ -104,9 +104,26 @@ pub struct IdempotentProducer {
     pub epoch: i16,
     pub client_id: String,
     pub sequences: BTreeMap<TopicPartition, Sequences>,
+    /// The driver steps of the appends of its recent batches that waited
+    /// for acks=all, by partition and first sequence: a retry of a batch
+    /// whose appends still wait is answered once they finish, as Kafka
+    /// answers a duplicate once the original is replicated.
+    pub appends: BTreeMap<(TopicPartition, i32), Vec<usize>>,
 }
 
 impl IdempotentProducer {
+    /// Notes the steps of a batch's acks=all appends (none: nothing to
+    /// wait for), keeping only the batches [`Sequences`] remembers.
+    pub fn note_appends(&mut self, tp: &TopicPartition, first_sequence: i32, steps: Vec<usize>) {
+        if !steps.is_empty() {
+            self.appends.insert((tp.clone(), first_sequence), steps);
+        }
+        let recent = self.sequences.get(tp);
+        self.appends.retain(|(t, seq), _| {
+            t != tp || recent.is_some_and(|r| r.recent.iter().any(|b| b.first_sequence == *seq))
+        });
+    }
+
     /// The engine's named producer for this wire id and epoch: the
     /// `producer` field of its `produce` actions, naming the client.
     pub fn engine_name(&self, producer_id: i64) -> String {
@@ -196,6 +213,7 @@ impl ProducerTable {
         {
             p.epoch = epoch.saturating_add(1);
             p.sequences.clear();
+            p.appends.clear();
             return (id, p.epoch);
         }
         let id = self.allocate_id();
@@ -205,6 +223,7 @@ impl ProducerTable {
                 epoch: 0,
                 client_id: client_id.to_string(),
                 sequences: BTreeMap::new(),
+                appends: BTreeMap::new(),
             },
         );
         (id, 0)

@@ -9,7 +9,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::session::listeners::Steps;
-use crate::session::recording::{Header, Step};
+use crate::session::recording::{Caption, Header, Step};
 use crate::session::{Action, Driver, Outcome, RecordingWriter};
 
 /// Where a served session's steps go.
@@ -58,13 +58,24 @@ impl RecordSteps {
 
 impl Steps for RecordSteps {
     fn applied(&mut self, driver: &Driver, action: &Action, _: &Outcome) {
+        self.write(driver, action, None);
+    }
+
+    fn noted(&mut self, driver: &Driver, caption: &Caption) {
+        self.write(driver, &Action::Note {}, Some(caption.clone()));
+    }
+}
+
+impl RecordSteps {
+    /// Appends one step, synced; a failed write stops the recording.
+    fn write(&mut self, driver: &Driver, action: &Action, caption: Option<Caption>) {
         let Some(writer) = &mut self.writer else {
             return;
         };
         let step = Step {
             at_ms: self.at_base + driver.clock_ms().saturating_sub(self.clock_base),
             action: action.clone(),
-            caption: None,
+            caption,
         };
         if let Err(e) = writer.append(&step) {
             // What is written is a whole recording up to here; serving goes

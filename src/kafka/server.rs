@@ -426,6 +426,8 @@ async fn one_request(who: Who, frame: &Bytes, net: &Net) -> Step {
     };
     let outcome = format!("{what}: {}", answer.outcome);
     match answer.body {
+        // The dropped-response fault: nothing written, the connection closed.
+        _ if answer.close => Step::Close(outcome),
         Some(kind) => reply(version, kind, outcome),
         None => Step::Quiet(outcome),
     }

@@ -30,11 +30,13 @@ use tokio::sync::oneshot;
 use crate::engine::config::BrokerId;
 use crate::kafka::clock::RealTime;
 use crate::kafka::errors::{code, code_of_name};
+use crate::kafka::fault::{self, Dropping, Fault, Faults};
 use crate::kafka::groups::Groups;
 use crate::kafka::handlers;
 use crate::kafka::producers::ProducerTable;
 use crate::kafka::registry::{ConnectionId, Registry};
 use crate::session::listeners::Steps;
+use crate::session::recording::Caption;
 use crate::session::{Action, Driver, Outcome};
 
 /// One decoded request, with who sent it where.
@@ -61,6 +63,9 @@ pub struct Answer {
     /// An empty fetch: the connection may wait and ask again until the
     /// request's `max_wait_ms` (a fetch long-poll).
     pub empty_fetch: bool,
+    /// Close the connection once answered (after the body, if any): the
+    /// dropped-response fault ([`crate::kafka::fault`]).
+    pub close: bool,
 }
 
 impl Answer {
@@ -70,6 +75,7 @@ impl Answer {
             body: Some(body),
             outcome: outcome.into(),
             empty_fetch: false,
+            close: false,
         }
     }
 }
@@ -172,6 +178,22 @@ struct Core {
     continuing: Vec<Continuing>,
     registry: Registry,
     gates: Gates,
+    /// The fault armed, and the answers it is taking ([`fault`]).
+    faults: Faults,
+    /// Log the driver side's own lines (a fault armed) on standard error
+    /// (`serve`), else into the registry (the dashboard owns the terminal).
+    to_stderr: bool,
+}
+
+impl Core {
+    /// One line of the server's log, where the request lines go.
+    fn log(&self, line: &str) {
+        if self.to_stderr {
+            eprintln!("mk-tui serve: {line}");
+        } else {
+            self.registry.log(line.to_string());
+        }
+    }
 }
 
 /// One request's (or one timer's) view of the server: the borrowed
@@ -189,7 +211,8 @@ pub struct Worker<'a> {
 
 impl ServerState {
     /// `real_time`: apply the wall clock's passing as `advance_clock`
-    /// steps (serve). `auto_replicate_ms` 0: never replicate by itself.
+    /// steps, and log on standard error (serve). `auto_replicate_ms` 0:
+    /// never replicate by itself.
     pub fn new(
         brokers: Vec<Advertised>,
         auto_replicate_ms: u64,
@@ -209,6 +232,8 @@ impl ServerState {
                 continuing: Vec::new(),
                 registry,
                 gates,
+                faults: Faults::default(),
+                to_stderr: real_time,
             },
             producers: ProducerTable::default(),
             groups: Groups::default(),
@@ -246,6 +271,29 @@ impl ServerState {
         reply: oneshot::Sender<Answer>,
     ) {
         self.worker(driver, steps).handle(request, reply);
+    }
+
+    /// Arms `fault` (`serve --fault`, the dashboard's `D`): a `note` step
+    /// that says so, told to `steps`. Refused (nothing applied) while it is
+    /// armed already.
+    pub fn arm(
+        &mut self,
+        driver: &mut Driver,
+        steps: &mut dyn Steps,
+        fault: Fault,
+    ) -> Result<(), String> {
+        if self.core.faults.armed() == Some(fault) {
+            return Err(format!(
+                "fault {}: armed already, waiting for the next Produce",
+                fault.name()
+            ));
+        }
+        let mut worker = self.worker(driver, steps);
+        worker.core.faults.arm(fault);
+        let caption = fault.armed_caption();
+        worker.core.log(caption.text("en"));
+        worker.note(&caption);
+        Ok(())
     }
 
     /// The replication tick and the request timeouts, when due.
@@ -290,6 +338,7 @@ impl ServerState {
         self.core.auto_replicate.is_some()
             || !self.core.waiting.is_empty()
             || !self.core.continuing.is_empty()
+            || !self.core.faults.dropping.is_empty()
     }
 }
 
@@ -306,6 +355,41 @@ impl Worker<'_> {
         settle(self.driver, &mut self.core.waiting);
         self.settle_continuing();
         outcome
+    }
+
+    /// A `note` step that says `caption` (SPEC §4 `note`: it changes
+    /// nothing), told to the [`Steps`] with its caption: the server's word
+    /// for what the engine's actions do not show (a fault, a retry answered
+    /// from the sequence check). Real time first, as for any step.
+    pub fn note(&mut self, caption: &Caption) {
+        self.advance_clock();
+        let action = Action::Note {};
+        if self.driver.refuse(&action).is_err() {
+            return;
+        }
+        self.steps.before(self.driver, &action);
+        self.driver.apply(&action);
+        self.steps.noted(self.driver, caption);
+    }
+
+    /// Passes on the answers the fault took, without their bodies, each
+    /// with a `note` step saying which response was dropped.
+    fn settle_dropping(&mut self) {
+        for mut d in std::mem::take(&mut self.core.faults.dropping) {
+            match d.inner.try_recv() {
+                Ok(answer) => {
+                    let caption = fault::dropped_caption(&d.what, &answer.outcome);
+                    let _ = d.reply.send(fault::drop_answer(answer));
+                    self.note(&caption);
+                }
+                Err(tokio::sync::oneshot::error::TryRecvError::Empty) => {
+                    self.core.faults.dropping.push(d);
+                }
+                // Answered by nobody (cannot happen: every handler
+                // answers); the connection sees the server stop.
+                Err(tokio::sync::oneshot::error::TryRecvError::Closed) => {}
+            }
+        }
     }
 
     /// Polls every continuing request once. A poll may apply an action,
@@ -376,9 +460,30 @@ impl Worker<'_> {
         self.settle_continuing();
         expire(&mut self.core.waiting, RealTime::now());
         self.expire_continuing(RealTime::now());
+        self.settle_dropping();
     }
 
     fn handle(&mut self, request: Request, reply: oneshot::Sender<Answer>) {
+        // The fault takes this request's answer: the handlers answer an
+        // inner channel, passed on without the body ([`fault`]).
+        if self.core.faults.takes(&request.body) {
+            let (inner_tx, inner) = oneshot::channel();
+            let what = format!(
+                "Produce v{} from client {:?}",
+                request.version, request.client_id
+            );
+            self.core
+                .faults
+                .dropping
+                .push(Dropping { inner, reply, what });
+            self.handle_now(request, inner_tx);
+            self.settle_dropping();
+            return;
+        }
+        self.handle_now(request, reply);
+    }
+
+    fn handle_now(&mut self, request: Request, reply: oneshot::Sender<Answer>) {
         let connection = request.connection;
         if let Some(txn) = transactional_id(&request.body) {
             // The clients pane: the transactional id a connection works for.

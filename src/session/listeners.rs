@@ -8,6 +8,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use crate::session::recording::Caption;
 use crate::session::snapshot::{ClientSnapshot, ListenerSnapshot};
 use crate::session::{Action, Driver, Outcome};
 
@@ -23,6 +24,15 @@ pub trait Steps {
 
     /// Just after the driver applied `action`: record it.
     fn applied(&mut self, driver: &Driver, action: &Action, outcome: &Outcome);
+
+    /// Just after the driver applied a `note` step that says `caption`
+    /// (the server's word for what the engine's actions do not show: a
+    /// fault armed, a response dropped, a retry answered from the
+    /// sequence check; docs/kafka-protocol.md). Recorded with its caption.
+    fn noted(&mut self, driver: &Driver, caption: &Caption) {
+        let _ = caption;
+        self.applied(driver, &Action::Note {}, &Outcome::Ok);
+    }
 }
 
 /// Steps that go nowhere (a headless caller that records nothing).
@@ -61,4 +71,13 @@ pub trait Listeners {
 
     /// Each broker's listener: its address and whether it is open.
     fn listeners(&self) -> Vec<ListenerSnapshot>;
+
+    /// The dashboard's `D`: drop the response of the next Produce (the
+    /// lesson on idempotence), told to `steps` as a `note` step. Err when
+    /// it is armed already.
+    fn arm_drop_produce_response(
+        &mut self,
+        driver: &mut Driver,
+        steps: &mut dyn Steps,
+    ) -> Result<(), String>;
 }

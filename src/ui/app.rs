@@ -441,6 +441,50 @@ impl App {
         changed
     }
 
+    /// `D` (`--listen`): the listeners drop the response of the next
+    /// Produce; the arming is a `note` step of the session, recorded with
+    /// its caption ([`crate::kafka::fault`]).
+    fn arm_drop_produce_response(&mut self) {
+        if let Some(off) = self.engine_keys_off() {
+            self.status = Some(Status::error(off));
+            return;
+        }
+        let Mode::Live(live) = &mut self.mode else {
+            return;
+        };
+        let LiveSession {
+            driver,
+            recorder,
+            elapsed_ms,
+            before,
+            history,
+            at_moment,
+            listeners,
+            ..
+        } = &mut **live;
+        let Some(listeners) = listeners else {
+            let text = self.lang.t("no_listeners").to_string();
+            self.status = Some(Status::error(text));
+            return;
+        };
+        let mut steps = crate::ui::client_steps::ClientSteps {
+            recorder,
+            history,
+            elapsed_ms,
+            before,
+            at_moment,
+            step_ms: LIVE_STEP_MS,
+            lang: self.lang,
+            status: None,
+        };
+        let armed = listeners.arm_drop_produce_response(driver, &mut steps);
+        self.status = match armed {
+            Ok(()) => steps.status,
+            Err(e) => Some(Status::error(e)),
+        };
+        self.follow();
+    }
+
     /// A replay that can branch into a recorded live session: `open` makes
     /// the recording when `b` is pressed.
     pub fn with_branch_recorder(mut self, open: BranchRecorder) -> Self {
@@ -499,6 +543,12 @@ impl App {
             // After a crash the moment of death first, then (space) the
             // recovery, as a replay shows them.
             snapshot = step_view(&live.driver, live.before.as_ref(), live.at_moment, snapshot);
+            // The caption of the session's last step, if it has one (the
+            // listeners' `note` steps: a fault, a retry answered from the
+            // sequence check); keys' steps have none.
+            if live.history.len() == live.driver.step() {
+                snapshot.caption = live.history.last().and_then(|s| s.caption.clone());
+            }
             if let Some(l) = &live.listeners {
                 // The server's registry, not the engine: the room's view.
                 snapshot.listeners = l.listeners();
@@ -767,6 +817,7 @@ impl App {
             | KeyCommand::PrevCaption => return self.move_replay(command),
             KeyCommand::Branch => return self.branch(),
             KeyCommand::Undo => self.undo(),
+            KeyCommand::DropProduceResponse => self.arm_drop_produce_response(),
             KeyCommand::PlayPause => {
                 if let Mode::Replay { timeline, playing } = &mut self.mode {
                     *playing = !*playing;

@@ -6,7 +6,7 @@
 //! crashed the cluster. Only the status line says who did it.
 
 use crate::session::listeners::Steps;
-use crate::session::recording::Step;
+use crate::session::recording::{Caption, Step};
 use crate::session::snapshot::{Bounds, SnapshotSource};
 use crate::session::{Action, Driver, Outcome, RecordingWriter, Snapshot};
 use crate::ui::app::Status;
@@ -34,20 +34,43 @@ impl Steps for ClientSteps<'_> {
     }
 
     fn applied(&mut self, driver: &Driver, action: &Action, outcome: &Outcome) {
-        *self.at_moment = driver.last_moment().is_some();
-        let step = Step {
-            at_ms: *self.elapsed_ms,
-            action: action.clone(),
-            caption: None,
-        };
-        *self.elapsed_ms += self.step_ms;
-        self.history.push(step);
         let mut status = Status::of_step(driver.step(), outcome, driver.last_said(), self.lang);
         status.text.push_str(if self.lang == Lang::Zh {
             "（Kafka 客户端）"
         } else {
             " (Kafka client)"
         });
+        self.push(driver, action, None, status);
+    }
+
+    /// A `note` step of the server (a fault armed, a response dropped, a
+    /// retry answered from the sequence check): recorded with its caption,
+    /// which the status line says.
+    fn noted(&mut self, driver: &Driver, caption: &Caption) {
+        let status = Status {
+            kind: crate::ui::app::StatusKind::Ok,
+            text: self.lang.pick(
+                format!("step {}: {}", driver.step(), caption.text("en")),
+                format!("步骤 {}：{}", driver.step(), caption.text("zh")),
+            ),
+        };
+        self.push(driver, &Action::Note {}, Some(caption.clone()), status);
+    }
+}
+
+impl ClientSteps<'_> {
+    /// Keeps one step in the history and the recording; `status` is the
+    /// status line's, unless recording fails.
+    fn push(&mut self, driver: &Driver, action: &Action, caption: Option<Caption>, status: Status) {
+        let mut status = status;
+        *self.at_moment = driver.last_moment().is_some();
+        let step = Step {
+            at_ms: *self.elapsed_ms,
+            action: action.clone(),
+            caption,
+        };
+        *self.elapsed_ms += self.step_ms;
+        self.history.push(step);
         if let Some(w) = self.recorder.as_mut() {
             let step = self.history.last().expect("pushed above");
             if let Err(e) = w.append(step) {

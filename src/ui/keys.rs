@@ -45,6 +45,9 @@ pub enum KeyCommand {
     Branch,
     /// Live: undo the last step.
     Undo,
+    /// Live with `--listen`: drop the response of the next Produce (the
+    /// lesson on idempotence; docs/kafka-protocol.md).
+    DropProduceResponse,
     /// Replay: play faster / slower than the recorded pace.
     Faster,
     Slower,
@@ -287,6 +290,11 @@ pub const LIVE_KEYS: &[KeyHelp] = &[
         en: "promote a replica (elect)",
         zh: "提升副本为 leader",
     },
+    KeyHelp {
+        keys: "D",
+        en: "fault: drop the next Produce's response (--listen)",
+        zh: "故障：丢弃下一个 Produce 的响应（--listen）",
+    },
 ];
 
 /// Replay keys.
@@ -442,6 +450,7 @@ pub fn command(key: KeyEvent, replay: bool) -> Option<KeyCommand> {
         KeyCode::Char('r') => Some(C::ReplicateAll),
         KeyCode::Char('x') => Some(C::Crash),
         KeyCode::Char('u') => Some(C::Undo),
+        KeyCode::Char('D') => Some(C::DropProduceResponse),
         // After a crash: from its moment of death to the recovery.
         KeyCode::Char(' ') => Some(C::NextStep),
         _ => None,

@@ -4,10 +4,12 @@
 //! own server on ports the system picks and stops it; every wait is bounded.
 
 mod bad_input;
+mod fault;
 mod groups;
 mod load;
 mod python;
 mod raw;
+mod readme;
 mod record;
 mod server;
 mod txn;

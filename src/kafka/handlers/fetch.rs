@@ -112,6 +112,7 @@ pub fn handle(worker: &mut Worker, broker: u32, request: &FetchRequest, _version
         body: Some(ResponseKind::Fetch(response)),
         outcome,
         empty_fetch,
+        close: false,
     }
 }
 

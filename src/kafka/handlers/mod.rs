@@ -100,6 +100,7 @@ pub fn handle(worker: &mut Worker, request: Request) -> Handled {
             body: None,
             outcome: format!("no handler for {other:?}"),
             empty_fetch: false,
+            close: false,
         }),
     }
 }

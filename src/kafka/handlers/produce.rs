@@ -101,6 +101,7 @@ pub fn handle(worker: &mut Worker, broker: u32, request: ProduceRequest, _versio
             body: None,
             outcome: format!("{outcome}; no response (acks=0)"),
             empty_fetch: false,
+            close: false,
         });
     }
     if parts.is_empty() {

@@ -37,6 +37,7 @@ use crate::kafka::records::{self, IncomingRecord};
 use crate::kafka::steps::{self, Refused, StepEnd};
 use crate::kafka::worker::{Answer, Continue, Handled, WaitingProduce, Worker};
 use crate::session::Action;
+use crate::session::recording::Caption;
 
 /// The longest a produce waits, whatever the client asks.
 const MAX_TIMEOUT: Duration = Duration::from_secs(300);
@@ -90,6 +91,9 @@ pub fn handle(worker: &mut Worker, broker: u32, request: &ProduceRequest) -> Opt
     let mut response = ProduceResponse::default();
     let mut notes = Vec::new();
     let mut admitted = Vec::new();
+    // Retries whose original acks=all appends still wait: answered with
+    // them (ti, pi, the steps).
+    let mut retries_waiting = Vec::new();
     for (ti, topic) in request.topic_data.iter().enumerate() {
         let name = topic.name.0.to_string();
         let mut tr = TopicProduceResponse::default().with_name(topic.name.clone());
@@ -101,10 +105,21 @@ pub fn handle(worker: &mut Worker, broker: u32, request: &ProduceRequest) -> Opt
             match admit(worker, broker, &name, data, &sender) {
                 Ok(a) => match a.duplicate {
                     Some(offset) => {
-                        notes.push(format!(
-                            "{}: a retry of sequence {} (producer {}): answered with its offset {offset}, nothing appended",
-                            a.tp, a.base_sequence, a.producer_id
-                        ));
+                        let said = retry_said(&a, offset);
+                        let waits = still_waiting(worker, &sender, &a);
+                        if waits.is_empty() || request.acks != -1 {
+                            notes.push(said.text("en").to_string());
+                        } else {
+                            notes.push(format!(
+                                "{}; its original is still waiting for the followers, and so is this answer",
+                                said.text("en")
+                            ));
+                            retries_waiting.push((ti, pi, waits));
+                        }
+                        // A `note` step: the dashboard and a recording
+                        // show the sequence check's answer, which appends
+                        // nothing (docs/kafka-protocol.md).
+                        worker.note(&said);
                         pr = pr.with_base_offset(offset);
                     }
                     None => admitted.push((ti, pi, a)),
@@ -128,10 +143,13 @@ pub fn handle(worker: &mut Worker, broker: u32, request: &ProduceRequest) -> Opt
     Some(match sender {
         Sender::Idempotent => idempotent(
             worker,
-            response,
+            Answering {
+                response,
+                notes,
+                waiting: retries_waiting,
+            },
             admitted,
             acks,
-            notes,
             deadline,
             request.acks == 0,
         ),
@@ -157,6 +175,59 @@ pub fn handle(worker: &mut Worker, broker: u32, request: &ProduceRequest) -> Opt
             }))
         }
     })
+}
+
+/// The steps of an idempotent batch's original acks=all appends that the
+/// driver still has pending (a retry of it waits for them too).
+fn still_waiting(worker: &Worker, sender: &Sender, a: &Admitted) -> Vec<usize> {
+    if *sender != Sender::Idempotent {
+        return Vec::new();
+    }
+    let Some(steps) = worker
+        .producers
+        .idempotent
+        .get(&a.producer_id)
+        .and_then(|p| p.appends.get(&(a.tp.clone(), a.base_sequence)))
+    else {
+        return Vec::new();
+    };
+    let pending: std::collections::BTreeSet<usize> = worker
+        .driver
+        .pending()
+        .iter()
+        .map(|p| p.action_step)
+        .collect();
+    steps
+        .iter()
+        .copied()
+        .filter(|s| pending.contains(s))
+        .collect()
+}
+
+/// A response being put together: the partitions answered so far, the
+/// log's notes, and the partitions that wait for pending steps.
+struct Answering {
+    response: ProduceResponse,
+    notes: Vec<String>,
+    waiting: Vec<(usize, usize, Vec<usize>)>,
+}
+
+/// What the sequence check says of an exact retry (E7): the log line and
+/// the caption of its `note` step.
+fn retry_said(a: &Admitted, offset: i64) -> Caption {
+    let last = a
+        .base_sequence
+        .wrapping_add(a.records.len().max(1) as i32 - 1);
+    Caption::Bilingual {
+        en: format!(
+            "{}: retry of producer {} seq {}..{last} answered with the original offset {offset} (duplicate, nothing appended)",
+            a.tp, a.producer_id, a.base_sequence
+        ),
+        zh: format!(
+            "{}：producer {} 的重试（序号 {}..{last}）以原 offset {offset} 回答（重复，未追加）",
+            a.tp, a.producer_id, a.base_sequence
+        ),
+    }
 }
 
 /// The checks of the edge, before anything is appended.
@@ -317,14 +388,17 @@ fn leo(worker: &Worker, tp: &TopicPartition) -> (i64, i64) {
 /// engine producer.
 fn idempotent(
     worker: &mut Worker,
-    mut response: ProduceResponse,
+    answering: Answering,
     admitted: Vec<(usize, usize, Admitted)>,
     acks: AckMode,
-    mut notes: Vec<String>,
     deadline: Instant,
     quiet: bool,
 ) -> Handled {
-    let mut waiting = Vec::new();
+    let Answering {
+        mut response,
+        mut notes,
+        mut waiting,
+    } = answering;
     for (ti, pi, a) in admitted {
         let name = worker.producers.idempotent[&a.producer_id].engine_name(a.producer_id);
         let (base, start) = leo(worker, &a.tp);
@@ -363,6 +437,9 @@ fn idempotent(
             }
             None => {
                 remember(worker, &Sender::Idempotent, &a, base);
+                if let Some(p) = worker.producers.idempotent.get_mut(&a.producer_id) {
+                    p.note_appends(&a.tp, a.base_sequence, pending.clone());
+                }
                 notes.push(format!(
                     "{} offset {base} ({} record(s) of producer {name}, sequence {}{})",
                     a.tp,
@@ -384,6 +461,7 @@ fn idempotent(
             body: None,
             outcome: format!("{outcome}; no response (acks=0)"),
             empty_fetch: false,
+            close: false,
         });
     }
     if waiting.is_empty() {

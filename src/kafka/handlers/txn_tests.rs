@@ -35,9 +35,16 @@ impl Harness {
 }
 
 fn worker(rules: &str) -> Harness {
+    worker_on(rules, 1)
+}
+
+/// A cluster of `brokers` brokers whose topic t has one partition on all
+/// of them (led by broker 1).
+fn worker_on(rules: &str, brokers: u32) -> Harness {
+    let ids: Vec<u32> = (1..=brokers).collect();
     let header: Header = serde_json::from_value(serde_json::json!({
         "mk_recording": 1, "title": "t", "rules": rules,
-        "cluster": {"brokers": [1], "topics": [{"name": "t", "partitions": 1, "replication_factor": 1}]},
+        "cluster": {"brokers": ids, "topics": [{"name": "t", "partitions": 1, "replication_factor": brokers}]},
     }))
     .unwrap();
     let driver = Driver::new(&header, None).unwrap();
@@ -537,4 +544,69 @@ fn a_transaction_the_cluster_timed_out_fences_its_producer() {
         "a write into the ended transaction"
     );
     assert_eq!(end(&mut h, "slow", pid, epoch, true), code::PRODUCER_FENCED);
+}
+
+/// A retry of an acks=all batch whose original still waits for the
+/// followers is not answered before the original is replicated (Kafka
+/// answers a duplicate once the original is); once it is, a retry gets the
+/// original offset at once. Nothing is appended twice.
+#[test]
+fn a_retry_of_a_pending_acks_all_batch_waits_for_its_original() {
+    let mut h = worker_on("minikafka", 2);
+    let (e, pid, _) = init(&mut h, None);
+    assert_eq!(e, 0);
+    let produce_request = |records: Bytes| {
+        ProduceRequest::default()
+            .with_acks(-1)
+            .with_timeout_ms(30000)
+            .with_topic_data(vec![
+                TopicProduceData::default()
+                    .with_name(TopicName(StrBytes::from_static_str("t")))
+                    .with_partition_data(vec![
+                        PartitionProduceData::default()
+                            .with_index(0)
+                            .with_records(Some(records)),
+                    ]),
+            ])
+    };
+    let first = batch(pid, 0, 0, &["a", "b"], false);
+    let handled = |h: &mut Harness| {
+        let request = Request {
+            broker: 1,
+            client_id: "test".into(),
+            version: 9,
+            body: RequestKind::Produce(produce_request(first.clone())),
+            connection: 0,
+        };
+        super::handle(&mut h.w(), request)
+    };
+    let waits = |handled: Handled| match handled {
+        Handled::Wait(w) => w.parts.iter().map(|(_, _, s)| s.len()).sum::<usize>(),
+        Handled::Now(a) => panic!("answered at once: {}", a.outcome),
+        other => panic!("{other:?}"),
+    };
+    assert_eq!(waits(handled(&mut h)), 2, "the original's two appends wait");
+    assert_eq!(
+        waits(handled(&mut h)),
+        2,
+        "the retry waits for the same two appends"
+    );
+    assert_eq!(log_end(&h), 2, "and appends nothing");
+    h.driver.apply(&crate::session::Action::Replicate {
+        broker: None,
+        topic: None,
+        partition: None,
+    });
+    assert!(h.driver.pending().is_empty(), "replicated");
+    match handled(&mut h) {
+        Handled::Now(a) => {
+            let Some(ResponseKind::Produce(r)) = a.body else {
+                panic!("{}", a.outcome)
+            };
+            let p = &r.responses[0].partition_responses[0];
+            assert_eq!((p.error_code, p.base_offset), (0, 0), "{}", a.outcome);
+        }
+        other => panic!("answered at once after replication: {other:?}"),
+    }
+    assert_eq!(log_end(&h), 2);
 }
