@@ -31,6 +31,7 @@ mod handles;
 mod lock;
 mod memo;
 mod open;
+mod partitions;
 mod state;
 
 pub use self::handles::{LogHandle, OffsetsHandle, ReplicaSetHandle};
@@ -203,7 +204,12 @@ impl BrokerCluster {
                 offsets,
                 ..
             } = &mut *state;
-            transactions.expire(partitions, offsets, now)
+            // Untracked: an expiry that aborted nothing changed no partition.
+            let expired = transactions.expire(partitions.untracked(), offsets, now);
+            if !matches!(&expired, Ok(ids) if ids.is_empty()) {
+                partitions.touch_all();
+            }
+            expired
         };
         expired?;
         let result = f(&mut state, now);
@@ -259,7 +265,7 @@ impl BrokerCluster {
                         .metadata
                         .set_leader(&e.tp, e.new_leader, e.leader_epoch)?;
                 }
-                state.partitions.insert(tp, set);
+                state.partitions.insert_tracked(tp, set);
             }
             Ok(())
         })
