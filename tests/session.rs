@@ -542,12 +542,17 @@ fn old_and_new_checkpoints_restore_the_same_state_as_a_straight_run() {
     t.goto(400).unwrap();
     let checkpoints = t.checkpoint_steps();
     assert!(
-        checkpoints.len() > 2 * minikafka::session::timeline::REMEMBERED,
+        checkpoints.len() > minikafka::session::timeline::REMEMBERED,
         "{checkpoints:?}"
     );
     // 399 and 371 restore remembered checkpoints; 95 and 13 forgotten ones.
+    // Near the current step a step back replays at most the interval
+    // (twice it, as checkpoints wait for a quiet step); further back the
+    // checkpoints are spaced wider (issue 17 item 11), at most a quarter
+    // of the distance apart.
     for target in [399, 95, 371, 13, 400, 250] {
-        let back = target < t.step();
+        let from = t.step();
+        let back = target < from;
         t.goto(target).unwrap();
         assert_eq!(
             Snapshot::of(t.driver()).to_json(),
@@ -555,7 +560,8 @@ fn old_and_new_checkpoints_restore_the_same_state_as_a_straight_run() {
             "at step {target}"
         );
         if back {
-            assert!(t.replayed() <= 20, "replayed {}", t.replayed());
+            let bound = 20.max((from - target) / 4);
+            assert!(t.replayed() <= bound, "replayed {} > {bound}", t.replayed());
         }
     }
 }
