@@ -565,3 +565,30 @@ fn old_and_new_checkpoints_restore_the_same_state_as_a_straight_run() {
         }
     }
 }
+
+/// Issue 17 item 11: checkpoints are spaced wider further from the current
+/// step, so a long replay keeps O(log steps) data directory copies, not one
+/// per interval (main kept 300 here); a step back still replays at most
+/// twice the interval, and the state is a straight run's.
+#[test]
+fn a_long_timeline_keeps_few_checkpoints_and_steps_back_within_the_interval() {
+    let every = 10;
+    let r = minikafka::perf::generated_recording(3_000);
+    let straight = {
+        let mut d = Driver::new(&r.header, None).unwrap();
+        for s in &r.steps[..2_999] {
+            d.apply(&s.action);
+        }
+        Snapshot::of(&d).to_json()
+    };
+    let mut t = Timeline::new(r, every).unwrap();
+    t.goto(3_000).unwrap();
+    let kept = t.checkpoint_steps();
+    let dense = minikafka::session::timeline::DENSE;
+    let bound = dense * (2 + (3_000 / (every * dense)).ilog2() as usize);
+    assert!(kept.len() <= bound, "{} checkpoints > {bound}: {kept:?}", kept.len());
+    assert_eq!(kept[0], 0);
+    t.goto(2_999).unwrap();
+    assert!(t.replayed() <= 2 * every, "replayed {}", t.replayed());
+    assert_eq!(Snapshot::of(t.driver()).to_json(), straight);
+}
