@@ -586,7 +586,11 @@ fn a_long_timeline_keeps_few_checkpoints_and_steps_back_within_the_interval() {
     let kept = t.checkpoint_steps();
     let dense = minikafka::session::timeline::DENSE;
     let bound = dense * (2 + (3_000 / (every * dense)).ilog2() as usize);
-    assert!(kept.len() <= bound, "{} checkpoints > {bound}: {kept:?}", kept.len());
+    assert!(
+        kept.len() <= bound,
+        "{} checkpoints > {bound}: {kept:?}",
+        kept.len()
+    );
     assert_eq!(kept[0], 0);
     t.goto(2_999).unwrap();
     assert!(t.replayed() <= 2 * every, "replayed {}", t.replayed());
