@@ -89,5 +89,49 @@ fn bench(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, bench);
+/// Issue 17 item 11: one step back at the same replay distance (10 steps
+/// after a checkpoint) at steps 1,000, 10,000 and, with
+/// `MK_BENCH_100K=1`, 100,000 (reaching step 100,000 takes minutes).
+fn step_back_by_history(c: &mut Criterion) {
+    let mut sizes = vec![1_000usize, 10_000];
+    if std::env::var_os("MK_BENCH_100K").is_some() {
+        sizes.push(100_000);
+    }
+    let distance = 10;
+    let recording = generated_recording(*sizes.last().unwrap() + 100);
+    let mut group = c.benchmark_group("time_travel_step_back_by_history");
+    group.sample_size(20);
+    let mut timeline = Timeline::new(recording, 50).unwrap();
+    for n in sizes {
+        timeline.goto(n).unwrap();
+        // The newest checkpoint with no other within `distance` after it.
+        let steps = timeline.checkpoint_steps();
+        let checkpoint = steps
+            .iter()
+            .enumerate()
+            .rev()
+            .map(|(i, &c)| (c, steps.get(i + 1).copied().unwrap_or(usize::MAX)))
+            .find(|&(c, next)| c + distance < n && next >= c + distance)
+            .map(|(c, _)| c)
+            .unwrap();
+        let at = checkpoint + distance + 1;
+        timeline.goto(at).unwrap();
+        group.bench_function(format!("at_{n}"), |b| {
+            b.iter_custom(|iters| {
+                let mut total = Duration::ZERO;
+                for _ in 0..iters {
+                    let start = Instant::now();
+                    timeline.goto(at - 1).unwrap();
+                    total += start.elapsed();
+                    assert_eq!(timeline.replayed(), distance);
+                    timeline.goto(at).unwrap();
+                }
+                total
+            })
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, bench, step_back_by_history);
 criterion_main!(benches);

@@ -282,6 +282,15 @@ impl DashboardWorkload {
 /// partitions with staged offsets, an acks=all produce, replication, the
 /// clock, and every 600 steps a crash.
 pub fn generated_recording(steps: usize) -> Recording {
+    generated_recording_with(steps, true)
+}
+
+/// [`generated_recording`], with its crashes (`crashes: false`: the clock
+/// moves instead). A crash reopens the data directory, and recovery reads
+/// every log and the whole journal (P4), so a recording with a crash every
+/// 600 steps costs O(steps²) in all; without them a step costs the same at
+/// any step (issue 17 item 12).
+pub fn generated_recording_with(steps: usize, crashes: bool) -> Recording {
     let mut lines = vec![
         r#"{"mk_recording":1,"title":"generated","cluster":{"brokers":[1,2],"topics":[{"name":"out","partitions":2,"replication_factor":2},{"name":"in","partitions":1,"replication_factor":1}]}}"#.to_string(),
     ];
@@ -298,7 +307,7 @@ pub fn generated_recording(steps: usize) -> Recording {
                 r#"{{"send_offsets":{{"txn":"{txn}","group":"g","offsets":[{{"topic":"in","partition":0,"offset":{i}}}]}}}}"#
             ),
             7 => format!(r#"{{"commit":{{"txn":"{txn}"}}}}"#),
-            11 if i % 600 == 599 => r#"{"crash":{}}"#.to_string(),
+            11 if crashes && i % 600 == 599 => r#"{"crash":{}}"#.to_string(),
             11 => r#"{"advance_clock":{"ms":100}}"#.to_string(),
             _ => r#"{"replicate":{}}"#.to_string(),
         };
@@ -306,6 +315,32 @@ pub fn generated_recording(steps: usize) -> Recording {
     }
     Recording::parse("generated.jsonl", &(lines.join("\n") + "\n"))
         .expect("generated recording parses")
+}
+
+/// Issue 17 item 12: a fresh one-broker cluster (no fsync) with
+/// `partitions` partitions created as topics of up to 100 partitions each.
+pub fn many_partitions(partitions: u32) -> (TempDir, BrokerCluster) {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let mut config = MiniKafkaConfig::new(dir.path()).with_brokers([1]);
+    config.sync_writes = false;
+    let cluster = BrokerCluster::open(config, ManualClock::new()).expect("cluster opens");
+    create_partitions(&cluster, partitions);
+    (dir, cluster)
+}
+
+/// Creates topics `t0`, `t1`, ... of up to 100 partitions each (RF 1)
+/// until `partitions` partitions exist.
+pub fn create_partitions(cluster: &BrokerCluster, partitions: u32) {
+    let mut left = partitions;
+    let mut i = 0;
+    while left > 0 {
+        let n = left.min(100);
+        cluster
+            .create_topic(&format!("t{i}"), n, 1)
+            .expect("topic created");
+        left -= n;
+        i += 1;
+    }
 }
 
 /// The process's resident set size in bytes (`VmRSS` in `/proc/self/status`;

@@ -32,6 +32,7 @@ use crate::engine::{
     TopicPartition,
 };
 use crate::session::action::{Action, FieldError, GarbageSpec, TearTargetSpec};
+use crate::session::history::History;
 use crate::session::limits;
 use crate::session::narrate;
 pub use crate::session::outcome::{ActionError, Outcome, OutcomeKind};
@@ -111,8 +112,10 @@ pub struct DriverMemo {
     cluster: ClusterMemo,
     producers: BTreeMap<String, Producer>,
     txn_refs: BTreeMap<String, InstanceRef>,
-    events: Vec<Event>,
-    errors: Vec<ErrorEvent>,
+    /// Shared with the driver and every other checkpoint: a clone costs a
+    /// short tail, not the history (issue 17 item 11, `history.rs`).
+    events: History<Event>,
+    errors: History<ErrorEvent>,
     last_recovery: Option<RecoveryReport>,
 }
 
@@ -136,8 +139,8 @@ pub struct Driver {
     txn_refs: TxnRefs,
     txn_locks: BTreeMap<String, Arc<tokio::sync::Mutex<()>>>,
     ops: Vec<PendingOp>,
-    events: Vec<Event>,
-    errors: Vec<ErrorEvent>,
+    events: History<Event>,
+    errors: History<ErrorEvent>,
     last_recovery: Option<RecoveryReport>,
     /// How this step's own operation ended, if it ended during quiescence.
     own_outcome: Option<Outcome>,
@@ -346,8 +349,8 @@ impl Driver {
             txn_refs: Arc::default(),
             txn_locks: BTreeMap::new(),
             ops: Vec::new(),
-            events: Vec::new(),
-            errors: Vec::new(),
+            events: History::new(),
+            errors: History::new(),
             last_recovery: None,
             own_outcome: None,
             crashed_in_step: None,
@@ -414,12 +417,12 @@ impl Driver {
         &self.last_said
     }
 
-    pub fn events(&self) -> &[Event] {
+    pub fn events(&self) -> &History<Event> {
         &self.events
     }
 
-    /// Failed actions so far.
-    pub fn errors(&self) -> &[ErrorEvent] {
+    /// Failed actions so far, oldest first.
+    pub fn errors(&self) -> &History<ErrorEvent> {
         &self.errors
     }
 

@@ -4,6 +4,7 @@
 
 pub mod action;
 pub mod driver;
+pub mod history;
 pub mod limits;
 pub mod listeners;
 pub mod narrate;

@@ -6,6 +6,18 @@
 //! nothing is pending: a running task cannot be copied), so a step back
 //! replays a bounded number of steps, not the whole history. Each restore
 //! runs in its own temporary directory.
+//!
+//! Memory and disk (issue 17 item 11): a checkpoint's directory is a copy
+//! of the data directory at its step, so keeping one every `every` steps
+//! for the whole recording cost O(steps²) of disk, and their memos (each
+//! with every event so far) O(steps²) of memory. Now the memos share their
+//! events (`history.rs`) and the checkpoints are spaced wider the further
+//! they are from the current step ([`keep`]): all of the
+//! [`DENSE`] nearest are kept, and past them one per window that doubles
+//! with the distance. So at most `DENSE * (2 + log2(steps / (every *
+//! DENSE)))` checkpoints exist (about 130 for 100,000 steps, 180 for
+//! 1,000,000), and a step back from the current step still replays at
+//! most `every` steps; a jump far back replays at most the window there.
 
 use crate::session::driver::{Driver, DriverMemo, Outcome};
 use crate::session::recording::Recording;
@@ -13,6 +25,10 @@ use crate::session::snapshot::{Bounds, Snapshot, build};
 
 /// The default checkpoint interval.
 pub const DEFAULT_CHECKPOINT_EVERY: usize = 50;
+
+/// How many of the checkpoints nearest the current step are all kept (see
+/// [`keep`]).
+pub const DENSE: usize = 16;
 
 /// How many of the newest checkpoints keep the transaction coordinator's
 /// in-memory state (see `ClusterMemo::forget_transactions`).
@@ -179,7 +195,7 @@ impl Timeline {
                 .rev()
                 .find(|c| c.step <= step)
                 .map_or(0, |c| c.step);
-            if step >= last + self.every {
+            if step >= last.saturating_add(self.every) {
                 self.checkpoint()?;
             }
         }
@@ -213,6 +229,11 @@ impl Timeline {
             .map_err(|e| format!("cannot copy the data directory for a checkpoint: {e}"))?;
         let at = self.checkpoints.partition_point(|c| c.step < step);
         self.checkpoints.insert(at, Checkpoint { step, dir, memo });
+        let steps: Vec<usize> = self.checkpoints.iter().map(|c| c.step).collect();
+        let kept = keep(&steps, step, self.every);
+        let mut kept = kept.into_iter();
+        // Dropping a checkpoint deletes its directory.
+        self.checkpoints.retain(|_| kept.next().unwrap_or(true));
         // Only the newest checkpoints keep the transaction coordinator's
         // state (a restore from them skips reading the journal): stepping
         // back near the present stays bounded by the interval, and memory
@@ -227,5 +248,64 @@ impl Timeline {
     /// Steps that have a checkpoint.
     pub fn checkpoint_steps(&self) -> Vec<usize> {
         self.checkpoints.iter().map(|c| c.step).collect()
+    }
+}
+
+/// Which checkpoints to keep (`steps` in increasing order; the answer in
+/// the same order) when the current step is `current`: a checkpoint at
+/// distance `d` from it is kept if `d < every * DENSE` (the dense region
+/// around the current step), and otherwise if it is the first one of its
+/// window of `every * 2^(1 + log2(d / (every * DENSE)))` steps. Step 0's
+/// checkpoint is always kept (it is the first of every window). The
+/// windows are a function of the steps alone, so the choice is the same on
+/// every run.
+pub fn keep(steps: &[usize], current: usize, every: usize) -> Vec<bool> {
+    let dense = every.saturating_mul(DENSE).max(1);
+    let mut seen = std::collections::BTreeSet::new();
+    steps
+        .iter()
+        .map(|&s| {
+            let d = s.abs_diff(current);
+            if d < dense || s == 0 {
+                return true;
+            }
+            let level = (d / dense).ilog2() + 1;
+            let window = every.saturating_mul(1 << level.min(60)).max(1);
+            seen.insert((level, s / window))
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn checkpoints_thin_out_with_distance_and_stay_few() {
+        let every = 50;
+        // A checkpoint every 50 steps up to step 100,000, thinned as they
+        // are taken, as the timeline does.
+        let mut steps: Vec<usize> = Vec::new();
+        for s in (0..=100_000).step_by(every) {
+            steps.push(s);
+            let kept = keep(&steps, s, every);
+            let mut k = kept.into_iter();
+            steps.retain(|_| k.next().unwrap());
+        }
+        assert!(steps.len() <= DENSE * 10, "{} checkpoints", steps.len());
+        assert_eq!(steps[0], 0);
+        // The dense region near the current step is whole.
+        let near: Vec<usize> = steps
+            .iter()
+            .copied()
+            .filter(|&s| 100_000 - s < every * DENSE)
+            .collect();
+        assert_eq!(near.len(), DENSE);
+        // Gaps grow with the distance but stay within twice the window there.
+        for pair in steps.windows(2) {
+            let d = 100_000 - pair[1];
+            let gap = pair[1] - pair[0];
+            assert!(gap <= every.max(4 * d), "gap {gap} at distance {d}");
+        }
     }
 }

@@ -249,11 +249,23 @@ impl App {
         lang: Lang,
         theme: Theme,
     ) -> Result<Self, String> {
+        let every = crate::session::timeline::DEFAULT_CHECKPOINT_EVERY;
+        Self::replay_every(recording, every, layout, lang, theme)
+    }
+
+    /// A replay that checkpoints every `every` steps (`usize::MAX`: only
+    /// step 0). `render` and `export` only go forward, so they take no
+    /// checkpoints: each is a copy of the data directory, and one every 50
+    /// steps made a long recording cost O(steps²) (issue 17 item 11).
+    pub fn replay_every(
+        recording: Recording,
+        every: usize,
+        layout: Layout,
+        lang: Lang,
+        theme: Theme,
+    ) -> Result<Self, String> {
         let title = recording.header.title_in(lang.code()).to_string();
-        let timeline = Timeline::new(
-            recording,
-            crate::session::timeline::DEFAULT_CHECKPOINT_EVERY,
-        )?;
+        let timeline = Timeline::new(recording, every)?;
         Ok(Self::with_mode(
             Mode::Replay {
                 timeline: Box::new(timeline),

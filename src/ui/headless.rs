@@ -156,7 +156,8 @@ pub fn render_in(
     format: Format,
     look: Look,
 ) -> Result<Vec<String>, String> {
-    let mut app = App::replay(recording, look.layout, look.lang, look.theme)?;
+    // Forward only: no checkpoints past step 0 (see `App::replay_every`).
+    let mut app = App::replay_every(recording, usize::MAX, look.layout, look.lang, look.theme)?;
     app.update(Msg::Resize(cols, rows))?;
     let mut frames = Vec::new();
     for &step in steps {
@@ -251,7 +252,8 @@ pub fn export_cast_in(
     }
     let steps = recording.steps.clone();
     let title = recording.header.title_in(look.lang.code()).to_string();
-    let mut app = App::replay(recording, look.layout, look.lang, look.theme)?;
+    // Forward only: no checkpoints past step 0 (see `App::replay_every`).
+    let mut app = App::replay_every(recording, usize::MAX, look.layout, look.lang, look.theme)?;
     app.update(Msg::Resize(cols, rows))?;
     let mut terminal = AnsiTerminal::new(cols, rows).map_err(|e| e.to_string())?;
     let io = |e: std::io::Error| e.to_string();

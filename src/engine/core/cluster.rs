@@ -31,6 +31,7 @@ mod handles;
 mod lock;
 mod memo;
 mod open;
+mod partitions;
 mod state;
 
 pub use self::handles::{LogHandle, OffsetsHandle, ReplicaSetHandle};
@@ -209,7 +210,12 @@ impl BrokerCluster {
                 offsets,
                 ..
             } = &mut *state;
-            transactions.expire(partitions, offsets, now)
+            // Untracked: an expiry that aborted nothing changed no partition.
+            let expired = transactions.expire(partitions.untracked(), offsets, now);
+            if !matches!(&expired, Ok(ids) if ids.is_empty()) {
+                partitions.touch_all();
+            }
+            expired
         };
         expired?;
         let result = f(&mut state, now);
@@ -298,7 +304,7 @@ impl BrokerCluster {
                         .metadata
                         .set_leader(&e.tp, e.new_leader, e.leader_epoch)?;
                 }
-                state.partitions.insert(tp, set);
+                state.partitions.insert_tracked(tp, set);
             }
             Ok(())
         })

@@ -108,8 +108,9 @@ pub fn build(driver: &Driver, bounds: &Bounds) -> Snapshot {
                 code: e.code.to_string(),
             })
             .collect(),
-        events: events[events.len().saturating_sub(bounds.events)..]
-            .iter()
+        events: events
+            .newest(bounds.events)
+            .into_iter()
             .map(|e| EventSnapshot {
                 step: e.step,
                 text: e.text.clone(),

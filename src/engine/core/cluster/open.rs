@@ -8,7 +8,8 @@
 //! `ClusterState::open_with` repair tails, re-elect leaders whose log was
 //! cut, run the transaction recovery of E12 and persist what changed.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
+use std::collections::BTreeSet;
 use std::fs;
 use std::path::PathBuf;
 
@@ -99,7 +100,7 @@ impl ClusterState {
             identities,
             transactions,
             checkpoint,
-            partitions: BTreeMap::new(),
+            partitions: Default::default(),
             partitioner: Partitioner::default(),
             stopped: BTreeSet::new(),
             last_recovery,
@@ -109,7 +110,7 @@ impl ClusterState {
         let mut reelected = Vec::new();
         for (tp, meta, logs) in scanned {
             let (set, reelection) = state.open_partition(&tp, &meta, logs, now_ms)?;
-            state.partitions.insert(tp, set);
+            state.partitions.insert_tracked(tp, set);
             reelected.extend(reelection);
         }
         // Persisted once every log opened: a recovery that fails part way

@@ -6,6 +6,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use super::partitions::Partitions;
 use crate::engine::config::{BrokerId, MiniKafkaConfig};
 use crate::engine::consumer::OffsetStore;
 use crate::engine::core::metadata::{MetadataStore, TopicPartition};
@@ -25,7 +26,7 @@ use crate::engine::transaction::TransactionCoordinator;
 pub struct ClusterState {
     pub(crate) config: MiniKafkaConfig,
     pub(crate) metadata: MetadataStore,
-    pub(crate) partitions: BTreeMap<TopicPartition, PartitionReplicaSet>,
+    pub(crate) partitions: Partitions,
     pub(crate) offsets: OffsetStore,
     pub(crate) identities: ProducerIdentities,
     pub(crate) transactions: TransactionCoordinator,
@@ -125,7 +126,7 @@ impl ClusterState {
         tp: &TopicPartition,
     ) -> Result<&mut PartitionReplicaSet> {
         self.partitions
-            .get_mut(tp)
+            .get_tracked(tp)
             .ok_or_else(|| MiniKafkaError::UnknownTopicOrPartition(tp.to_string()))
     }
 
@@ -174,9 +175,9 @@ impl ClusterState {
         }
     }
 
+    /// Brings every ISR, HW and pending ack up to `now_ms`, visiting only
+    /// the partitions that may have changed (see `partitions.rs`).
     pub(super) fn update_all(&mut self, now_ms: u64) {
-        for set in self.partitions.values_mut() {
-            set.update(now_ms);
-        }
+        self.partitions.update(now_ms);
     }
 }
