@@ -414,3 +414,57 @@ fn commit_offsets_publishes_at_once_without_a_transaction() {
         "nothing of a refused commit is published"
     );
 }
+
+/// A topic created while a broker is stopped (found trying `--listen` as
+/// a new user: CreateTopics while the demo's broker 3 is down): its replica
+/// there starts stopped and out of the ISR, an acks=all produce does not
+/// wait for it, and a partition whose first replica is stopped is led by
+/// its first running one.
+#[test]
+fn a_topic_created_while_a_broker_is_stopped_leaves_it_out_of_the_isr() {
+    let header: Header = serde_json::from_str(
+        r#"{"mk_recording":1,"title":"t","rules":"minikafka","cluster":{"brokers":[1,2,3],"topics":[]}}"#,
+    )
+    .unwrap();
+    let mut driver = Driver::new(&header, None).unwrap();
+    for step in [
+        r#"{"stop_broker":{"broker":3}}"#,
+        r#"{"create_topic":{"name":"t","partitions":3,"replication_factor":3}}"#,
+    ] {
+        assert_eq!(
+            driver.apply(&serde_json::from_str(step).unwrap()),
+            Outcome::Ok
+        );
+    }
+    let state = Snapshot::of(&driver);
+    for p in &state.partitions {
+        assert_eq!(p.isr, vec![1, 2], "{}", p.name());
+        assert_ne!(p.leader, 3, "{}: a stopped broker does not lead", p.name());
+        let r3 = p.replicas.iter().find(|r| r.broker == 3).unwrap();
+        assert!(r3.stopped && !r3.in_sync, "{}", p.name());
+    }
+    let produce: Action =
+        serde_json::from_str(r#"{"produce":{"topic":"t","partition":2,"value":"v","acks":"all"}}"#)
+            .unwrap();
+    assert_eq!(driver.apply(&produce), Outcome::Pending);
+    let replicate: Action = serde_json::from_str(r#"{"replicate":{}}"#).unwrap();
+    driver.apply(&replicate);
+    let state = Snapshot::of(&driver);
+    assert!(
+        state.pending.is_empty(),
+        "acks=all waits for brokers 1 and 2 only: {:?} {:?}",
+        state.pending,
+        state.partitions[2]
+    );
+    assert_eq!(state.partitions[2].high_watermark, 1);
+    // Started, it fetches and joins the ISR like any follower.
+    for step in [r#"{"start_broker":{"broker":3}}"#, r#"{"replicate":{}}"#] {
+        driver.apply(&serde_json::from_str(step).unwrap());
+    }
+    let state = Snapshot::of(&driver);
+    assert!(
+        state.partitions.iter().all(|p| p.isr == vec![1, 2, 3]),
+        "{:?}",
+        state.partitions.iter().map(|p| &p.isr).collect::<Vec<_>>()
+    );
+}

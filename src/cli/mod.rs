@@ -749,15 +749,37 @@ impl Listen {
                 auto_replicate_ms: self.auto_replicate_ms,
             },
         )?;
-        let said = l
+        // A stopped broker's listener stays closed until it starts: say so.
+        let stopped: std::collections::BTreeSet<u32> = Snapshot::of(driver)
+            .brokers
+            .iter()
+            .filter(|b| b.stopped)
+            .map(|b| b.id)
+            .collect();
+        let (en, zh): (Vec<String>, Vec<String>) = l
             .addresses()
             .iter()
-            .map(|a| format!("broker {} on {}:{}", a.broker, a.host, a.port))
-            .collect::<Vec<_>>()
-            .join(", ");
+            .map(|a| {
+                let at = format!("{}:{}", a.host, a.port);
+                if stopped.contains(&a.broker) {
+                    (
+                        format!(
+                            "broker {} on {at} (stopped: closed until it starts)",
+                            a.broker
+                        ),
+                        format!("broker {} 在 {at}（已停止：启动后才打开）", a.broker),
+                    )
+                } else {
+                    (
+                        format!("broker {} on {at}", a.broker),
+                        format!("broker {} 在 {at}", a.broker),
+                    )
+                }
+            })
+            .unzip();
         let said = lang.pick(
-            format!("Kafka listeners open: {said}"),
-            format!("Kafka 监听已打开：{}", said.replace(" on ", " 在 ")),
+            format!("Kafka listeners: {}", en.join(", ")),
+            format!("Kafka 监听：{}", zh.join("，")),
         );
         Ok((Box::new(l), said))
     }

@@ -275,10 +275,19 @@ impl BrokerCluster {
     pub fn create_topic(&self, name: &str, partitions: u32, replication_factor: u32) -> Result<()> {
         self.mutate(|state, now| {
             let brokers = state.config.broker_ids.clone();
-            let topic =
+            let mut topic =
                 state
                     .metadata
                     .plan_topic(name, partitions, replication_factor, &brokers)?;
+            // A partition created while brokers are stopped is led by its
+            // first running replica, as Kafka elects from live replicas;
+            // its replicas on stopped brokers start stopped and out of the
+            // ISR (below). With no broker stopped the plan is the book's.
+            for meta in topic.partitions.values_mut() {
+                if let Some(&running) = meta.replicas.iter().find(|b| !state.stopped.contains(b)) {
+                    meta.leader_id = running;
+                }
+            }
             // Logs an earlier incarnation left are scanned before anything
             // is written: a bad one refuses the topic with nothing changed.
             let mut scanned = Vec::new();
@@ -297,7 +306,10 @@ impl BrokerCluster {
             )?;
             state.metadata.add_topic(name, topic)?;
             for (tp, meta, logs) in scanned {
-                let (set, reelection) = state.open_partition(&tp, &meta, logs, now)?;
+                let (mut set, reelection) = state.open_partition(&tp, &meta, logs, now)?;
+                for &b in meta.replicas.iter().filter(|b| state.stopped.contains(b)) {
+                    set.open_stopped(b, now);
+                }
                 if let Some(e) = reelection {
                     // Logs left in the directory by an earlier incarnation.
                     state

@@ -21,6 +21,10 @@ pub struct Replica {
     pub leader_epoch_seen: Option<u32>,
     /// The broker is stopped: it does not fetch, and cannot lead.
     pub stopped: bool,
+    /// Stopped since before the partition existed: the controller that
+    /// created the partition knew it was down, so it is out of the ISR
+    /// until it starts and fetches (`PartitionReplicaSet::open_stopped`).
+    pub down_at_creation: bool,
 }
 
 impl Replica {
@@ -34,6 +38,7 @@ impl Replica {
             last_fetch_ms: now_ms,
             leader_epoch_seen: None,
             stopped: false,
+            down_at_creation: false,
         }
     }
 

@@ -208,6 +208,9 @@ impl PartitionReplicaSet {
         if replica.broker == self.leader {
             return true;
         }
+        if replica.stopped && replica.down_at_creation {
+            return false;
+        }
         if replica.stopped
             && replica
                 .leader_epoch_seen
@@ -544,6 +547,22 @@ impl PartitionReplicaSet {
     pub fn set_stopped(&mut self, broker: BrokerId, stopped: bool, now_ms: u64) {
         if let Some(r) = self.replicas.get_mut(&broker) {
             r.stopped = stopped;
+            r.down_at_creation &= stopped;
+        }
+        self.update(now_ms);
+    }
+
+    /// A new partition's replica on a broker that is stopped when the
+    /// partition is created: stopped, and out of the ISR from the start (it
+    /// never held the log), as Kafka leaves an offline broker out of a new
+    /// partition's ISR. The leader stays in the ISR, stopped or not.
+    pub fn open_stopped(&mut self, broker: BrokerId, now_ms: u64) {
+        if let Some(r) = self.replicas.get_mut(&broker) {
+            r.stopped = true;
+            r.down_at_creation = true;
+        }
+        if broker != self.leader {
+            self.isr.remove(&broker);
         }
         self.update(now_ms);
     }
