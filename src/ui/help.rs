@@ -43,8 +43,35 @@ fn entries_of(app: &App) -> Vec<Entry> {
     }
     out.push(Entry::Heading("help_keys"));
     out.extend(HELP_KEYS.iter().map(Entry::Key));
+    out.push(Entry::Heading("help_marks"));
+    out.extend(MARKS.iter().map(Entry::Key));
     out
 }
+
+/// What the marks on screen mean (found trying the dashboard as a new
+/// user: ▸ was explained only in docs/dashboard.md).
+const MARKS: &[KeyHelp] = &[
+    KeyHelp {
+        keys: "▸",
+        en: "changed by the last step (docs/dashboard.md \"What changed\")",
+        zh: "上一步改变的内容",
+    },
+    KeyHelp {
+        keys: "● ▲",
+        en: "on the caption's border: a captioned step, the current step",
+        zh: "说明框底边：有说明的步骤、当前步骤",
+    },
+    KeyHelp {
+        keys: "N✝ N+",
+        en: "a crash's moment of death (before recovery), then after recovery",
+        zh: "崩溃瞬间（恢复之前），然后是恢复之后",
+    },
+    KeyHelp {
+        keys: "RU RC",
+        en: "read_uncommitted, read_committed (the view, `i`)",
+        zh: "read_uncommitted、read_committed（视角，`i`）",
+    },
+];
 
 /// How many entries the help has (what `help_scroll` counts).
 pub fn entries(app: &App) -> usize {

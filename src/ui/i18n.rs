@@ -171,6 +171,7 @@ const LABELS: &[(&str, &str, &str)] = &[
     ),
     ("prompt_cancel", "Esc=cancel", "Esc=取消"),
     ("help_keys", "In the help", "帮助窗口内"),
+    ("help_marks", "On screen", "屏幕上的标记"),
     // "↓ 3 more" / "↓ 还有 3": the words before and after the number.
     ("more_pre", "", "还有 "),
     ("more_post", " more", ""),
