@@ -36,10 +36,25 @@ impl TestCluster {
     }
 
     /// Closes the cluster (drops every handle) and opens it again from disk.
+    /// In an async test a finished operation's task may drop its clone of
+    /// the cluster (and with the last one the directory's lock) a moment
+    /// after its result arrived, so a lock still held by this very process
+    /// is waited for, at most 5 s.
     pub fn reopen(self) -> Self {
         let config = self.cluster.config();
         drop(self.cluster);
-        let cluster = BrokerCluster::open(config, self.clock.clone()).unwrap();
+        let started = std::time::Instant::now();
+        let cluster = loop {
+            match BrokerCluster::open(config.clone(), self.clock.clone()) {
+                Err(minikafka::engine::MiniKafkaError::DataDirLocked { pid, .. })
+                    if pid == Some(std::process::id())
+                        && started.elapsed() < std::time::Duration::from_secs(5) =>
+                {
+                    std::thread::sleep(std::time::Duration::from_millis(5));
+                }
+                other => break other.unwrap(),
+            }
+        };
         Self { cluster, ..self }
     }
 
