@@ -5,56 +5,12 @@
 //! number. A real dashboard runs in tmux (a test server of its own, `-L`),
 //! bounded in time; CI installs tmux, elsewhere the test skips without it.
 
+mod common;
+
+use common::tmux::Tmux;
 use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
-
-struct Tmux {
-    socket: String,
-}
-
-impl Tmux {
-    fn new(tag: &str) -> Option<Self> {
-        let ok = Command::new("tmux")
-            .arg("-V")
-            .output()
-            .is_ok_and(|o| o.status.success());
-        ok.then(|| Tmux {
-            socket: format!("mk-sig-{tag}-{}", std::process::id()),
-        })
-    }
-
-    fn run(&self, args: &[&str]) -> String {
-        let out = Command::new("tmux")
-            .arg("-L")
-            .arg(&self.socket)
-            .args(args)
-            .output()
-            .unwrap();
-        String::from_utf8_lossy(&out.stdout).into_owned()
-    }
-
-    fn wait_for(&self, text: &str) -> String {
-        let start = Instant::now();
-        loop {
-            let screen = self.run(&["capture-pane", "-p", "-t", "sig"]);
-            if screen.contains(text) {
-                return screen;
-            }
-            assert!(
-                start.elapsed() < Duration::from_secs(20),
-                "waited 20 s for {text:?}; the screen:\n{screen}"
-            );
-            std::thread::sleep(Duration::from_millis(100));
-        }
-    }
-}
-
-impl Drop for Tmux {
-    fn drop(&mut self) {
-        self.run(&["kill-server"]);
-    }
-}
 
 /// The pid of the process whose command line contains `needle`.
 fn pid_of(needle: &str) -> u32 {
@@ -73,12 +29,7 @@ fn pid_of(needle: &str) -> u32 {
 }
 
 fn signalled(name: &str, number: i32) {
-    let Some(tmux) = Tmux::new(name) else {
-        assert!(
-            std::env::var("CI").map_or(true, |v| v != "true"),
-            "CI installs tmux (.ci/run)"
-        );
-        eprintln!("skipped: tmux is not installed");
+    let Some(tmux) = Tmux::new(&format!("sig-{name}"), "sig") else {
         return;
     };
     let tmp = tempfile::tempdir().unwrap();

@@ -5,68 +5,12 @@
 //! in time; its own tmux server (`-L`), killed at the end. CI installs tmux
 //! (`.ci/run`); without it the test says so and skips.
 
+mod common;
+
+use common::tmux::Tmux;
 use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
-
-/// A tmux server of this test's own.
-struct Tmux {
-    socket: String,
-}
-
-impl Tmux {
-    fn new() -> Option<Self> {
-        let ok = Command::new("tmux")
-            .arg("-V")
-            .output()
-            .is_ok_and(|o| o.status.success());
-        ok.then(|| Tmux {
-            socket: format!("mk-e2e-{}", std::process::id()),
-        })
-    }
-
-    fn run(&self, args: &[&str]) -> String {
-        let out = Command::new("tmux")
-            .arg("-L")
-            .arg(&self.socket)
-            .args(args)
-            .output()
-            .unwrap();
-        String::from_utf8_lossy(&out.stdout).into_owned()
-    }
-
-    fn keys(&self, keys: &[&str]) {
-        let mut args = vec!["send-keys", "-t", "e2e"];
-        args.extend_from_slice(keys);
-        self.run(&args);
-    }
-
-    fn screen(&self) -> String {
-        self.run(&["capture-pane", "-p", "-t", "e2e"])
-    }
-
-    /// Waits (at most 15 s) until the screen contains `text`.
-    fn wait_for(&self, text: &str) -> String {
-        let start = Instant::now();
-        loop {
-            let screen = self.screen();
-            if screen.contains(text) {
-                return screen;
-            }
-            assert!(
-                start.elapsed() < Duration::from_secs(15),
-                "waited 15 s for {text:?}; the screen:\n{screen}"
-            );
-            std::thread::sleep(Duration::from_millis(100));
-        }
-    }
-}
-
-impl Drop for Tmux {
-    fn drop(&mut self) {
-        self.run(&["kill-server"]);
-    }
-}
 
 fn mk_tui(args: &[&str]) -> String {
     let out = Command::new(env!("CARGO_BIN_EXE_mk-tui"))
@@ -95,11 +39,7 @@ fn panes(screen: &str) -> Vec<String> {
 
 #[test]
 fn replay_branch_press_record_and_replay_again_in_a_real_terminal() {
-    let Some(tmux) = Tmux::new() else {
-        if std::env::var_os("CI").is_some() {
-            panic!("CI installs tmux (.ci/run): it must be on the PATH");
-        }
-        eprintln!("skipped: tmux is not installed");
+    let Some(tmux) = Tmux::new("e2e", "e2e") else {
         return;
     };
     let dir = tempfile::tempdir().unwrap();

@@ -1,6 +1,8 @@
 //! Helpers shared by the integration tests.
 #![allow(dead_code)]
 
+pub mod tmux;
+
 use minikafka::engine::core::record::ConsumerRecord;
 use minikafka::engine::{
     AckMode, BrokerCluster, IsolationLevel, ManualClock, MiniKafkaConfig, RecordBatch,
