@@ -48,6 +48,32 @@ const ATTRIBUTES_AT: usize = 21;
 /// Offset of the producer id.
 const PRODUCER_ID_AT: usize = 43;
 
+/// The attributes of the v2 batch `rest` starts with, after the checks
+/// both decoders make first: a whole header, format v2, no compression.
+fn batch_attributes(rest: &Bytes) -> Result<i16, Refusal> {
+    if rest.len() < PRODUCER_ID_AT + 8 {
+        return Err(Refusal::new(
+            code::CORRUPT_MESSAGE,
+            "a record batch shorter than its header",
+        ));
+    }
+    let magic = rest[MAGIC_AT] as i8;
+    if magic != 2 {
+        return Err(Refusal::new(
+            code::UNSUPPORTED_FOR_MESSAGE_FORMAT,
+            format!("record batch format v{magic}: only v2 is supported"),
+        ));
+    }
+    let attributes = i16::from_be_bytes([rest[ATTRIBUTES_AT], rest[ATTRIBUTES_AT + 1]]);
+    if attributes & 0x7 != 0 {
+        return Err(Refusal::new(
+            code::UNSUPPORTED_COMPRESSION_TYPE,
+            "compressed batches are not supported: set compression.type=none",
+        ));
+    }
+    Ok(attributes)
+}
+
 /// Decodes the record batches of one produce partition.
 ///
 /// This slice carries what the `produce` action holds: plain (not
@@ -58,26 +84,7 @@ pub fn decode_produce(records: &Bytes) -> Result<Vec<IncomingRecord>, Refusal> {
     let mut out = Vec::new();
     let mut rest = records.clone();
     while rest.has_remaining() {
-        if rest.len() < PRODUCER_ID_AT + 8 {
-            return Err(Refusal::new(
-                code::CORRUPT_MESSAGE,
-                "a record batch shorter than its header",
-            ));
-        }
-        let magic = rest[MAGIC_AT] as i8;
-        if magic != 2 {
-            return Err(Refusal::new(
-                code::UNSUPPORTED_FOR_MESSAGE_FORMAT,
-                format!("record batch format v{magic}: only v2 is supported"),
-            ));
-        }
-        let attributes = i16::from_be_bytes([rest[ATTRIBUTES_AT], rest[ATTRIBUTES_AT + 1]]);
-        if attributes & 0x7 != 0 {
-            return Err(Refusal::new(
-                code::UNSUPPORTED_COMPRESSION_TYPE,
-                "compressed batches are not supported: set compression.type=none",
-            ));
-        }
+        let attributes = batch_attributes(&rest)?;
         if attributes & (1 << 4) != 0 || attributes & (1 << 5) != 0 {
             return Err(Refusal::new(
                 code::INVALID_RECORD,
@@ -145,26 +152,7 @@ pub fn decode_producer_batches(records: &Bytes) -> Result<Vec<ProducerBatch>, Re
     let mut out: Vec<ProducerBatch> = Vec::new();
     let mut rest = records.clone();
     while rest.has_remaining() {
-        if rest.len() < PRODUCER_ID_AT + 8 {
-            return Err(Refusal::new(
-                code::CORRUPT_MESSAGE,
-                "a record batch shorter than its header",
-            ));
-        }
-        let magic = rest[MAGIC_AT] as i8;
-        if magic != 2 {
-            return Err(Refusal::new(
-                code::UNSUPPORTED_FOR_MESSAGE_FORMAT,
-                format!("record batch format v{magic}: only v2 is supported"),
-            ));
-        }
-        let attributes = i16::from_be_bytes([rest[ATTRIBUTES_AT], rest[ATTRIBUTES_AT + 1]]);
-        if attributes & 0x7 != 0 {
-            return Err(Refusal::new(
-                code::UNSUPPORTED_COMPRESSION_TYPE,
-                "compressed batches are not supported: set compression.type=none",
-            ));
-        }
+        let attributes = batch_attributes(&rest)?;
         if attributes & (1 << 5) != 0 {
             return Err(Refusal::new(
                 code::INVALID_RECORD,
