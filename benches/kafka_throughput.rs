@@ -14,9 +14,13 @@
 //!   records of 100 B appended with acks=1 in batches of the size the
 //!   client's Produce requests carried (read from the server's log), then
 //!   fetched read_committed with `BrokerCluster::fetch`.
+//! - **direct, per batch**: the same N records as `produce` actions that
+//!   carry a batch each (`records`, as many as the client's requests did),
+//!   applied by a `Driver`: what the server does with a client's batch,
+//!   without the network.
 //! - **direct, per record**: the same N records as one `produce` action
-//!   each, applied by a `Driver`: what the server does with a client's
-//!   batch today (one engine batch per record), without the network.
+//!   each (one engine batch per record): what the server did before a
+//!   `produce` could carry a batch.
 //!
 //! Run by hand (not part of `cargo test`; needs the Python client, see
 //! tests/clients/README.md):
@@ -52,6 +56,7 @@ fn main() {
     let per_request = served.records_per_request;
     let batch = per_request.round().max(1.0) as usize;
     let direct = direct(records, batch);
+    let per_batch = direct_per_batch(records, batch);
     let per_record = direct_per_record(records);
     let rate = |n: usize, d: Duration| n as f64 / d.as_secs_f64();
     let mib = |n: usize, d: Duration| (n * VALUE_BYTES) as f64 / d.as_secs_f64() / (1 << 20) as f64;
@@ -80,6 +85,12 @@ fn main() {
         direct.append,
     );
     line(
+        &format!("direct append, one produce action per batch of {batch}"),
+        records,
+        per_batch,
+        direct.append,
+    );
+    line(
         "direct append, one produce action per record",
         records,
         per_record,
@@ -89,6 +100,12 @@ fn main() {
         &format!("served produce (acks=1, {per_request:.0} records/request)"),
         records,
         served.produce,
+        direct.append,
+    );
+    line(
+        "the client's produce() calls alone (its floor)",
+        records,
+        served.enqueue,
         direct.append,
     );
     line(
@@ -109,6 +126,12 @@ fn main() {
         served.fetch - served.first_record,
         direct.fetch,
     );
+    line(
+        "the client's consume() loop alone, prefetched (its floor)",
+        records - 1,
+        served.consume_floor,
+        direct.fetch,
+    );
 }
 
 /// The Python that imports confluent_kafka, as the tests find it.
@@ -127,6 +150,11 @@ fn python() -> Option<PathBuf> {
 
 struct Served {
     produce: Duration,
+    /// The client's loop of produce() calls alone: its own floor.
+    enqueue: Duration,
+    /// The consumer's loop over records it had all fetched before (N - 1
+    /// of them): its own floor.
+    consume_floor: Duration,
     fetch: Duration,
     /// Until the consumer's first record (connections, metadata, offsets).
     first_record: Duration,
@@ -193,8 +221,12 @@ fn served(python: &PathBuf, records: usize) -> Served {
         .collect();
     assert_eq!(produces.iter().sum::<usize>(), records, "{log}");
     let (fetch, first_record) = seconds("fetched");
+    let (produce, enqueue) = seconds("produced");
+    let (consume_floor, _) = seconds("floor");
     Served {
-        produce: seconds("produced").0,
+        consume_floor,
+        produce,
+        enqueue,
         fetch,
         first_record,
         records_per_request: records as f64 / produces.len() as f64,
@@ -214,6 +246,7 @@ fn served_cluster(dir: &std::path::Path) -> Driver {
     // In a data directory, as `serve --data-dir` runs (a private temporary
     // one skips the per-step HW checkpoint).
     let mut driver = Driver::new(&header, Some(dir)).unwrap();
+    driver.set_hw_checkpoint_interval(Some(minikafka::kafka::HW_CHECKPOINT_INTERVAL_MS));
     let create = Action::from_json(&serde_json::json!({
         "create_topic": {"name": TOPIC, "partitions": 1, "replication_factor": 1}
     }))
@@ -277,6 +310,37 @@ fn append(driver: &Driver, records: usize, batch: usize, checkpoint: bool) -> Du
         if checkpoint {
             cluster.flush().unwrap();
         }
+    }
+    start.elapsed()
+}
+
+fn direct_per_batch(records: usize, batch: usize) -> Duration {
+    let temp = tempfile::tempdir().unwrap();
+    let mut driver = served_cluster(temp.path());
+    let value = "v".repeat(VALUE_BYTES);
+    let action = |n: usize| {
+        let records: Vec<_> = (0..n)
+            .map(|_| serde_json::json!({"value": value}))
+            .collect();
+        Action::from_json(&serde_json::json!({
+            "produce": {"topic": TOPIC, "partition": 0, "records": records, "acks": "1"}
+        }))
+        .unwrap()
+    };
+    let full = action(batch);
+    let start = Instant::now();
+    let mut left = records;
+    while left > 0 {
+        let n = left.min(batch);
+        let outcome = if n == batch {
+            driver.apply(&full)
+        } else {
+            driver.apply(&action(n))
+        };
+        if let Outcome::Error(e) = outcome {
+            panic!("produce: {e}");
+        }
+        left -= n;
     }
     start.elapsed()
 }

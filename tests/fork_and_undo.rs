@@ -140,7 +140,8 @@ fn undo_goes_back_one_step_in_state_and_in_the_recording() {
         topic: "orders".into(),
         partition: Some(0),
         key: None,
-        value: "oops".into(),
+        value: Some("oops".into()),
+        records: vec![],
         acks: None,
         producer: None,
     }))

@@ -415,6 +415,58 @@ fn commit_offsets_publishes_at_once_without_a_transaction() {
     );
 }
 
+/// A `produce` or `send` with `records` (a Kafka client's batch, as `serve`
+/// records it): one engine batch holding every record at consecutive
+/// offsets, plain or transactional, visible to read_committed only once
+/// the transaction commits; the one-record form stays one batch of one.
+#[test]
+fn a_batch_produce_or_send_is_one_engine_batch() {
+    let header: Header = serde_json::from_str(HEADER).unwrap();
+    let mut driver = Driver::new(&header, None).unwrap();
+    let act =
+        |json: &str| -> Action { Action::from_json(&serde_json::from_str(json).unwrap()).unwrap() };
+    for json in [
+        r#"{"produce":{"topic":"out","value":"solo"}}"#,
+        r#"{"produce":{"topic":"out","records":[{"key":"k","value":"a"},{"value":"b"},{"value":"c"}]}}"#,
+        r#"{"begin":{"txn":"tx"}}"#,
+        r#"{"send":{"txn":"tx","topic":"out","records":[{"value":"t1"},{"value":"t2"}]}}"#,
+    ] {
+        let outcome = driver.apply(&act(json));
+        assert!(!matches!(outcome, Outcome::Error(_)), "{json}: {outcome:?}");
+    }
+    let state = Snapshot::of(&driver);
+    let p = &state.partitions[0];
+    let shape: Vec<(i64, i64, bool)> = p
+        .batches
+        .iter()
+        .map(|b| (b.base_offset, b.last_offset, b.transactional_id.is_some()))
+        .collect();
+    assert_eq!(shape, [(0, 0, false), (1, 3, false), (4, 5, true)]);
+    let values: Vec<Option<String>> = p.batches[1]
+        .records
+        .iter()
+        .map(|r| r.value.clone())
+        .collect();
+    assert_eq!(
+        values,
+        [Some("a".into()), Some("b".into()), Some("c".into())]
+    );
+    assert_eq!(p.batches[1].records[0].key.as_deref(), Some("k"));
+    assert_eq!(
+        p.last_stable_offset, 4,
+        "the open transaction's batch holds the LSO"
+    );
+    assert_eq!(
+        driver.apply(&act(r#"{"commit":{"txn":"tx"}}"#)),
+        Outcome::Ok
+    );
+    let state = Snapshot::of(&driver);
+    assert_eq!(
+        state.partitions[0].last_stable_offset, 7,
+        "past the COMMIT marker at 6"
+    );
+}
+
 /// A topic created while a broker is stopped (found trying `--listen` as
 /// a new user: CreateTopics while the demo's broker 3 is down): its replica
 /// there starts stopped and out of the ISR, an acks=all produce does not

@@ -38,6 +38,12 @@ use crate::engine::config::{BrokerId, Rules};
 use crate::session::recording::{Header, Step};
 use crate::session::{Driver, Recording};
 use record::RecordSteps;
+
+/// How often `serve` writes the HW checkpoint, in ms of its clock (which
+/// follows real time): Kafka's default
+/// `replica.high.watermark.checkpoint.interval.ms`. See
+/// [`Driver::set_hw_checkpoint_interval`].
+pub const HW_CHECKPOINT_INTERVAL_MS: u64 = 5_000;
 use registry::Registry;
 use server::{Commands, Net};
 use worker::{Advertised, Command, ServerState};
@@ -108,6 +114,7 @@ pub fn serve(options: ServeOptions) -> Result<(), String> {
             let mut state =
                 ServerState::new(advertised, opts.auto_replicate_ms, true, registry, gates);
             let mut driver = driver;
+            driver.set_hw_checkpoint_interval(Some(HW_CHECKPOINT_INTERVAL_MS));
             for f in &opts.faults {
                 if let Err(e) = state.arm(&mut driver, &mut steps, *f) {
                     eprintln!("mk-tui serve: {e}");

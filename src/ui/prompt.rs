@@ -418,7 +418,8 @@ pub fn parse(kind: PromptKind, text: &str, facts: &Facts) -> Result<Action, Said
                     .transpose()?,
                 topic,
                 key: a.field("key").map(str::to_string),
-                value: a.at(1).to_string(),
+                value: Some(a.at(1).to_string()),
+                records: Vec::new(),
                 // Parsed into the action's typed field, by the same parser a
                 // recording's `acks` goes through: the prompt accepts exactly
                 // what a recording does.
@@ -444,7 +445,8 @@ pub fn parse(kind: PromptKind, text: &str, facts: &Facts) -> Result<Action, Said
                     .transpose()?,
                 topic,
                 key: a.field("key").map(str::to_string),
-                value: a.at(2).to_string(),
+                value: Some(a.at(2).to_string()),
+                records: Vec::new(),
             }
         }
         PromptKind::SendOffsets => {
@@ -684,14 +686,15 @@ mod tests {
                 topic: "out".into(),
                 partition: None,
                 key: Some("k 1".into()),
-                value: "hello world".into(),
+                value: Some("hello world".into()),
+                records: vec![],
                 acks: Some("all".parse().unwrap()),
                 producer: None
             }
         );
         assert!(matches!(
             ok(PromptKind::Send, r#"tx-1 out "a b" partition=1"#),
-            Action::Send { ref value, partition: Some(1), .. } if value == "a b"
+            Action::Send { ref value, partition: Some(1), .. } if value.as_deref() == Some("a b")
         ));
         assert!(matches!(
             ok(PromptKind::Begin, r#""tx one""#),
@@ -699,7 +702,7 @@ mod tests {
         ));
         assert!(matches!(
             ok(PromptKind::Produce, r#"out "x=1""#),
-            Action::Produce { ref value, .. } if value == "x=1"
+            Action::Produce { ref value, .. } if value.as_deref() == Some("x=1")
         ));
     }
 
