@@ -21,6 +21,11 @@
 //! - **direct, per record**: the same N records as one `produce` action
 //!   each (one engine batch per record): what the server did before a
 //!   `produce` could carry a batch.
+//! - **kcat**: the same N records through `kcat -P` from a file and back
+//!   through `kcat -C -e` at read_committed, each timed whole, with the
+//!   server's CPU time (from `/proc`) against the direct rows' CPU time:
+//!   a C client whose own cost is far below the server's, so the server's
+//!   own cost shows.
 //!
 //! Run by hand (not part of `cargo test`; needs the Python client, see
 //! tests/clients/README.md):
@@ -53,6 +58,7 @@ fn main() {
     };
     println!("kafka_throughput: {records} records of {VALUE_BYTES} B, one partition, one replica");
     let served = served(&python, records);
+    let kcat = served_kcat(&python, records);
     let per_request = served.records_per_request;
     let batch = per_request.round().max(1.0) as usize;
     let direct = direct(records, batch);
@@ -108,6 +114,20 @@ fn main() {
         served.enqueue,
         direct.append,
     );
+    if let Some(k) = &kcat {
+        line(
+            "served produce, kcat -P (its start included)",
+            records,
+            k.produce,
+            direct.append,
+        );
+        line(
+            "  per second of the server's CPU, against the direct CPU",
+            records,
+            k.produce_cpu,
+            direct.append_cpu,
+        );
+    }
     line(
         "direct fetch, read_committed",
         records,
@@ -132,6 +152,27 @@ fn main() {
         served.consume_floor,
         direct.fetch,
     );
+    if let Some(k) = &kcat {
+        println!(
+            "CPU seconds (ticks of 10 ms): server {:.2} produce, {:.2} fetch; direct {:.2} append, {:.2} fetch",
+            k.produce_cpu.as_secs_f64(),
+            k.fetch_cpu.as_secs_f64(),
+            direct.append_cpu.as_secs_f64(),
+            direct.fetch_cpu.as_secs_f64()
+        );
+        line(
+            "served fetch, kcat -C -e (its start included)",
+            records,
+            k.fetch,
+            direct.fetch,
+        );
+        line(
+            "  per second of the server's CPU, against the direct CPU",
+            records,
+            k.fetch_cpu,
+            direct.fetch_cpu,
+        );
+    }
 }
 
 /// The Python that imports confluent_kafka, as the tests find it.
@@ -165,27 +206,7 @@ struct Served {
 fn served(python: &PathBuf, records: usize) -> Served {
     let temp = tempfile::tempdir().unwrap();
     let log = temp.path().join("serve.log");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_mk-tui"))
-        .args(["serve", "--listen", "127.0.0.1:0", "--data-dir"])
-        .arg(temp.path().join("data"))
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(std::fs::File::create(&log).unwrap())
-        .spawn()
-        .expect("mk-tui serve starts");
-    let mut boot = None;
-    for line in BufReader::new(child.stdout.take().unwrap()).lines() {
-        let line = line.unwrap();
-        if line == "ready" {
-            break;
-        }
-        if boot.is_none()
-            && let Some(addr) = line.strip_prefix("broker 1 listening on ")
-        {
-            boot = Some(addr.to_string());
-        }
-    }
-    let boot = boot.expect("broker 1's address");
+    let (mut child, boot) = start_serve(temp.path(), &log);
     let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/clients/ck_throughput.py");
     let out = Command::new(python)
         .arg(script)
@@ -233,6 +254,146 @@ fn served(python: &PathBuf, records: usize) -> Served {
     }
 }
 
+/// Starts this build's `mk-tui serve` on a free loopback port with its data
+/// in `dir`, its log in `log`; returns it and broker 1's address.
+fn start_serve(dir: &std::path::Path, log: &std::path::Path) -> (std::process::Child, String) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_mk-tui"))
+        .args(["serve", "--listen", "127.0.0.1:0", "--data-dir"])
+        .arg(dir.join("data"))
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(std::fs::File::create(log).unwrap())
+        .spawn()
+        .expect("mk-tui serve starts");
+    let mut boot = None;
+    for line in BufReader::new(child.stdout.take().unwrap()).lines() {
+        let line = line.unwrap();
+        if line == "ready" {
+            break;
+        }
+        if boot.is_none()
+            && let Some(addr) = line.strip_prefix("broker 1 listening on ")
+        {
+            boot = Some(addr.to_string());
+        }
+    }
+    (child, boot.expect("broker 1's address"))
+}
+
+/// The CPU time (user and system) a process has used so far, from
+/// `/proc/PID/stat` (Linux; ticks of 1/100 s).
+fn cpu_of(pid: u32) -> Duration {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    // Fields after the command name (which is in parentheses): state,
+    // ppid, pgrp, session, tty_nr, tpgid, flags, minflt, cminflt, majflt,
+    // cmajflt, utime, stime (stat's fields 3 to 15).
+    let rest = stat.rsplit_once(')').map_or("", |(_, r)| r);
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    let field = |i: usize| {
+        fields
+            .get(i)
+            .and_then(|f| f.parse::<u64>().ok())
+            .unwrap_or(0)
+    };
+    let ticks = field(11) + field(12);
+    Duration::from_millis(ticks * 10)
+}
+
+/// kcat (librdkafka in C, so its own cost is far below the server's)
+/// against `mk-tui serve`: `kcat -P` of `records` values from a file
+/// (acks=1, linger.ms 5), then `kcat -C -e` at read_committed; each timed
+/// whole (kcat's start included), with the server's CPU time in each.
+struct Kcat {
+    produce: Duration,
+    produce_cpu: Duration,
+    fetch: Duration,
+    fetch_cpu: Duration,
+}
+
+fn served_kcat(python: &PathBuf, records: usize) -> Option<Kcat> {
+    if Command::new("kcat").arg("-V").output().is_err() {
+        println!("kafka_throughput: no kcat: its rows are skipped");
+        return None;
+    }
+    let temp = tempfile::tempdir().unwrap();
+    let log = temp.path().join("serve.log");
+    let (mut child, boot) = start_serve(temp.path(), &log);
+    let create = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/clients/ck_create_topic.py");
+    let made = Command::new(python)
+        .arg(create)
+        .args([&boot, TOPIC, "1", "1"])
+        .output()
+        .unwrap();
+    assert!(
+        made.status.success(),
+        "{}",
+        String::from_utf8_lossy(&made.stderr)
+    );
+    let input = temp.path().join("values.txt");
+    let line = format!("{}\n", "v".repeat(VALUE_BYTES));
+    std::fs::write(&input, line.repeat(records)).unwrap();
+    let cpu = || cpu_of(child.id());
+    let (cpu0, start) = (cpu(), Instant::now());
+    let produced = Command::new("kcat")
+        .args([
+            "-P",
+            "-b",
+            &boot,
+            "-t",
+            TOPIC,
+            "-p",
+            "0",
+            "-X",
+            "acks=1",
+            "-X",
+            "linger.ms=5",
+            "-l",
+        ])
+        .arg(&input)
+        .output()
+        .unwrap();
+    let produce = start.elapsed();
+    let produce_cpu = cpu() - cpu0;
+    assert!(
+        produced.status.success(),
+        "{}",
+        String::from_utf8_lossy(&produced.stderr)
+    );
+    let (cpu1, start) = (cpu(), Instant::now());
+    let fetched = Command::new("kcat")
+        .args([
+            "-C",
+            "-b",
+            &boot,
+            "-t",
+            TOPIC,
+            "-p",
+            "0",
+            "-o",
+            "beginning",
+            "-e",
+            "-q",
+        ])
+        .args(["-X", "isolation.level=read_committed"])
+        .output()
+        .unwrap();
+    let fetch = start.elapsed();
+    let fetch_cpu = cpu() - cpu1;
+    let lines = fetched.stdout.iter().filter(|b| **b == b'\n').count();
+    assert_eq!(lines, records, "kcat -C read every record back");
+    let _ = Command::new("kill")
+        .arg("-TERM")
+        .arg(child.id().to_string())
+        .status();
+    assert!(child.wait().unwrap().success());
+    Some(Kcat {
+        produce,
+        produce_cpu,
+        fetch,
+        fetch_cpu,
+    })
+}
+
 /// The cluster `mk-tui serve` opens without a recording, with the topic
 /// the client creates (one partition, one replica).
 fn served_cluster(dir: &std::path::Path) -> Driver {
@@ -257,6 +418,11 @@ fn served_cluster(dir: &std::path::Path) -> Driver {
 
 struct Direct {
     append: Duration,
+    /// This process's CPU time during `append` (and `fetch`): what the
+    /// server's CPU time is set against, so that the machine's load,
+    /// which stretches wall times, cancels out.
+    append_cpu: Duration,
+    fetch_cpu: Duration,
     /// The same batches, with the HW checkpoint written after each, as a
     /// driver step does: what one `produce` action per request would cost.
     append_checkpointed: Duration,
@@ -271,9 +437,12 @@ fn direct(records: usize, batch: usize) -> Direct {
         let driver = served_cluster(other.path());
         append(&driver, records, batch, true)
     };
+    let cpu0 = cpu_of(std::process::id());
     let append = append(&driver, records, batch, false);
+    let append_cpu = cpu_of(std::process::id()) - cpu0;
     let cluster = driver.cluster().clone();
     let tp = TopicPartition::new(TOPIC, 0);
+    let cpu0 = cpu_of(std::process::id());
     let start = Instant::now();
     let mut offset = 0;
     while (offset as usize) < records {
@@ -283,10 +452,13 @@ fn direct(records: usize, batch: usize) -> Direct {
         assert!(!got.is_empty(), "read_committed stopped at {offset}");
         offset = got.last().unwrap().offset + 1;
     }
+    let fetch = start.elapsed();
     Direct {
         append,
+        append_cpu,
         append_checkpointed,
-        fetch: start.elapsed(),
+        fetch,
+        fetch_cpu: cpu_of(std::process::id()) - cpu0,
     }
 }
 
