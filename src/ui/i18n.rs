@@ -89,6 +89,14 @@ const LABELS: &[(&str, &str, &str)] = &[
     ("in_flight", "in flight", "处理中"),
     ("producer_id", "producer id", "producer id"),
     ("txn_id", "txn id", "transactional id"),
+    ("producer_short", "pid / epoch / txn", "pid / epoch / 事务"),
+    ("empty_fetches", "empty", "空"),
+    (
+        "fault_armed_long",
+        "⚠ fault armed: the next Produce's response will be dropped",
+        "⚠ 故障已就绪：下一个 Produce 的响应将被丢弃",
+    ),
+    ("fault_armed_short", "⚠ fault armed", "⚠ 故障已就绪"),
     ("listening", "listening", "监听"),
     ("closed", "closed", "已关闭"),
     (

@@ -12,6 +12,7 @@ use crate::ui::i18n::Lang;
 use crate::ui::theme::Theme;
 
 pub mod caption;
+pub mod client_log;
 pub mod clients;
 pub mod consumers;
 pub mod events;
@@ -116,9 +117,22 @@ pub fn render(id: PaneId, view: &Snapshot, ctx: &PaneContext, area: Rect, buf: &
 /// Draws the pane's bordered block titled with its translated name and
 /// returns the area inside it.
 fn frame(ctx: &PaneContext, key: &'static str, area: Rect, buf: &mut Buffer) -> Rect {
+    frame_with(ctx, key, None, area, buf)
+}
+
+/// [`frame`] with `mark` after the title, in its own style (the clients
+/// pane's armed fault).
+fn frame_with(
+    ctx: &PaneContext,
+    key: &'static str,
+    mark: Option<Span<'static>>,
+    area: Rect,
+    buf: &mut Buffer,
+) -> Rect {
+    let mut title = vec![Span::styled(ctx.lang.t(key), ctx.theme.title(ctx.focused))];
+    title.extend(mark);
     let block = Block::bordered()
-        .title(ctx.lang.t(key))
-        .title_style(ctx.theme.title(ctx.focused))
+        .title(Line::from(title))
         .border_type(ctx.theme.border_type(ctx.focused))
         .border_style(ctx.theme.border(ctx.focused));
     let inner = block.inner(area);
@@ -529,6 +543,7 @@ mod testkit {
             listeners: Vec::new(),
             clients: Vec::new(),
             client_log: Vec::new(),
+            fault_armed: None,
         }
     }
 
