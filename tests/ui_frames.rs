@@ -233,3 +233,78 @@ fn the_fault_mark_shows_from_d_until_the_response_is_dropped() {
     let _ = child.kill();
     let _ = child.wait();
 }
+
+/// A layout of these tests' own, so the built-in layouts can change
+/// without the key bar's frames changing.
+fn small_layout() -> layout::Layout {
+    layout::parse(
+        "ui-frames-test.json",
+        r#"{"layout":1,"name":"ui-frames-test","min_size":{"cols":80,"rows":24},
+            "root":{"split":"vertical","children":[
+              {"pane":"events","size":{"fill":1}},
+              {"pane":"caption","size":{"length":4}}]}}"#,
+    )
+    .unwrap()
+}
+
+/// The demo session, live, in `layout`.
+fn live_demo(layout: layout::Layout) -> App {
+    let demo = minikafka::demo::recording();
+    let mut driver = Driver::new(&demo.header, None).unwrap();
+    for s in &demo.steps {
+        driver.apply(&s.action);
+    }
+    App::live(
+        driver,
+        demo.header,
+        None,
+        layout,
+        Lang::En,
+        Theme::colored(),
+    )
+}
+
+/// The key bar at 80 columns ends on a whole key, and `? help` and
+/// `q quit` always end it, after a long status too (the status is
+/// shortened at a word; the keys between go whole or not at all).
+#[test]
+fn the_key_bar_ends_on_whole_keys_with_help_and_quit() {
+    let mut app = live_demo(small_layout());
+    let buf = frame_buffer(&app, 80, 24);
+    let text = buffer_text(&buf);
+    insta::assert_snapshot!("key_bar_live_80x24", text);
+    let bar = text.lines().last().unwrap().trim_end();
+    assert!(bar.ends_with("? help q quit"), "{bar}");
+    assert!(bar.contains("t clock"), "{bar}");
+    assert!(!bar.contains("crash"), "x crash does not fit whole: {bar}");
+    // The key names are bold, their words are not.
+    let q = cell_at(&buf, &text, "q quit");
+    assert!(q.modifier.contains(Modifier::BOLD), "{q:?}");
+    let (x, y) = find(&text, "q quit").unwrap();
+    assert!(!buf[(x + 2, y)].modifier.contains(Modifier::BOLD));
+
+    app.status = Some(minikafka::ui::app::Status::error(
+        "step 30: produce: refused: broker 3 is stopped and cannot lead orders-2 until it starts again",
+    ));
+    let buf = frame_buffer(&app, 80, 24);
+    let text = buffer_text(&buf);
+    let bar = text.lines().last().unwrap().trim_end();
+    insta::assert_snapshot!("key_bar_long_status_80x24", bar);
+    assert!(bar.ends_with("│ ? help q quit"), "{bar}");
+    assert!(bar.contains("cannot lead… │"), "shortened at a word: {bar}");
+    assert_eq!(
+        Some(buf[(1, 23)].fg),
+        Theme::colored().bad().fg,
+        "the error's colour"
+    );
+    // Wide enough, every key.
+    let wide = buffer_text(&frame_buffer(&live_demo(small_layout()), 120, 24));
+    assert!(
+        wide.lines()
+            .last()
+            .unwrap()
+            .trim_end()
+            .ends_with("x crash ? help q quit"),
+        "{wide}"
+    );
+}
