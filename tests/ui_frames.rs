@@ -308,3 +308,56 @@ fn the_key_bar_ends_on_whole_keys_with_help_and_quit() {
         "{wide}"
     );
 }
+
+fn recording(name: &str) -> minikafka::session::Recording {
+    minikafka::session::Recording::load(
+        &std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("recordings")
+            .join(name),
+    )
+    .unwrap()
+}
+
+/// Chapter 6's leader failure, after the promotion: the old leader's LEO
+/// is beyond the new leader's. The replicas pane says it is ahead on a
+/// divergent history (`≠ +1 ahead`), in the divergent style, never a lag
+/// of -1; the snapshot keeps the number as it is.
+#[test]
+fn a_replica_ahead_of_its_leader_shows_as_divergent() {
+    use minikafka::ui::app::Msg;
+    let rec = recording("ch06-leader-failure.jsonl");
+    let steps = rec.steps.len();
+    let mut app = App::replay(
+        rec,
+        layout::builtin("replication").unwrap(),
+        Lang::En,
+        Theme::colored(),
+    )
+    .unwrap();
+    let step = (0..=steps)
+        .find(|&s| {
+            app.update(Msg::Goto(s)).unwrap();
+            app.snapshot()
+                .partitions
+                .iter()
+                .flat_map(|p| &p.replicas)
+                .any(|r| r.lag < 0)
+        })
+        .expect("a step with a replica ahead of its leader");
+    let buf = frame_buffer(&app, 120, 36);
+    let text = buffer_text(&buf);
+    insta::assert_snapshot!("replica_ahead_120x36", text);
+    let replicas: Vec<&str> = text.lines().filter(|l| l.contains("ms ")).collect();
+    assert!(
+        !replicas
+            .iter()
+            .any(|l| l.contains(" -1 ") || l.contains(" -2 ")),
+        "step {step}:\n{text}"
+    );
+    let cell = cell_at(&buf, &text, "≠ +");
+    assert_eq!(Some(cell.fg), Theme::colored().divergent().fg, "{cell:?}");
+    assert!(
+        cell.modifier
+            .contains(Modifier::UNDERLINED | Modifier::BOLD)
+    );
+}

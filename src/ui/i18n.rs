@@ -112,6 +112,7 @@ const LABELS: &[(&str, &str, &str)] = &[
     ("out_of_sync", "out of sync", "不同步"),
     ("stopped", "stopped", "已停止"),
     ("lag", "lag", "落后"),
+    ("ahead", "ahead", "超前"),
     ("committed", "committed", "已提交"),
     ("aborted", "aborted", "已中止"),
     ("ongoing", "ongoing", "进行中"),
