@@ -361,3 +361,41 @@ fn a_replica_ahead_of_its_leader_shows_as_divergent() {
             .contains(Modifier::UNDERLINED | Modifier::BOLD)
     );
 }
+
+/// The demo's transactional ids (`tx-cancel`, `tx-open`) are longer than
+/// the six cells the columns had: the partitions pane's values and the
+/// journal's states now start in one column on every row, and an id
+/// longer than the column is cut with `…`.
+#[test]
+fn columns_stay_aligned_with_long_transactional_ids() {
+    let app = live_demo(layout::builtin("transactions").unwrap());
+    let text = buffer_text(&frame_buffer(&app, 200, 60));
+    insta::assert_snapshot!("long_txn_ids_transactions_200x60", text);
+    // The column where the rows' values start, in the partitions pane
+    // (the left half of the top row).
+    let value_at = |what: &str| {
+        let line = text
+            .lines()
+            .find(|l| l.contains(what))
+            .unwrap_or_else(|| panic!("{what}:\n{text}"));
+        line[..line.find(what).unwrap()].chars().count()
+    };
+    assert_eq!(value_at("[in-flight]"), value_at("[order-6]"), "{text}");
+    assert_eq!(value_at("[in-flight]"), value_at("COMMIT"), "{text}");
+    let states: Vec<usize> = text
+        .lines()
+        .filter(|l| l.contains(" ✓ tx-"))
+        .map(|l| {
+            let after = l.find(" ✓ tx-").unwrap() + " ✓ ".len();
+            let rest = &l[after..];
+            let id_end = rest.find(' ').unwrap();
+            let gap = rest[id_end..].len() - rest[id_end..].trim_start().len();
+            l[..after].chars().count() + rest[..id_end].chars().count() + gap
+        })
+        .collect();
+    assert!(states.len() >= 2, "{text}");
+    assert!(
+        states.windows(2).all(|w| w[0] == w[1]),
+        "{states:?}\n{text}"
+    );
+}

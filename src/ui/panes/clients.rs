@@ -22,7 +22,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Block;
 
 use super::client_log::{self, Entry};
-use super::{PaneContext, lines, marks, pad};
+use super::{PaneContext, clip, lines, marks, pad};
 use crate::session::snapshot::{ClientSnapshot, Snapshot};
 
 /// The table's columns, in the order they are drawn.
@@ -60,23 +60,6 @@ const DROP_ORDER: [Column; 5] = [
 /// transactional id can be any length; the columns after it stay put).
 const CLIENT_ID_MAX: usize = 16;
 const TXN_ID_MAX: usize = 16;
-
-/// `text` in at most `max` cells: its start and `…` when it is longer.
-pub fn clip(text: &str, max: usize) -> String {
-    if Span::raw(text).width() <= max {
-        return text.to_string();
-    }
-    let mut out = String::new();
-    for c in text.chars() {
-        let next = format!("{out}{c}");
-        if Span::raw(next.as_str()).width() + 1 > max {
-            break;
-        }
-        out = next;
-    }
-    out.push('…');
-    out
-}
 
 impl Column {
     fn header(self, ctx: &PaneContext, short: bool) -> String {

@@ -197,6 +197,44 @@ fn tail_window(total: usize, height: usize, scroll: usize) -> (usize, usize) {
     (end.saturating_sub(height), end)
 }
 
+/// `text` in at most `max` cells: its start and `…` when it is longer
+/// (wide characters count twice).
+pub fn clip(text: &str, max: usize) -> String {
+    if Span::raw(text).width() <= max {
+        return text.to_string();
+    }
+    let mut out = String::new();
+    let mut used = 0;
+    for c in text.chars() {
+        let w = Span::raw(c.to_string()).width();
+        if used + w + 1 > max {
+            break;
+        }
+        used += w;
+        out.push(c);
+    }
+    if max > 0 {
+        out.push('…');
+    }
+    out
+}
+
+/// The width of a column of transactional ids (or any names of any
+/// length): the widest of `values`, at least `min` and at most `max`
+/// cells; a longer value is [`clip`]ped to it, so the columns after it
+/// stay aligned (docs/dashboard.md "Long names").
+fn column_width<'v>(values: impl Iterator<Item = &'v str>, min: usize, max: usize) -> usize {
+    values
+        .map(|v| Span::raw(v).width())
+        .fold(min, usize::max)
+        .min(max)
+}
+
+/// `text` as a cell of a column `width` wide: [`clip`]ped and padded.
+fn column(text: &str, width: usize) -> String {
+    pad(&clip(text, width), width)
+}
+
 /// `s` padded with spaces to `width` terminal cells (wide characters count
 /// twice).
 fn pad(s: &str, width: usize) -> String {

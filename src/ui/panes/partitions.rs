@@ -19,7 +19,7 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Paragraph, Widget, Wrap};
 
-use super::{PaneContext, frame, lines, marks, pad};
+use super::{PaneContext, column, column_width, frame, lines, marks, pad};
 use crate::session::snapshot::{BatchSnapshot, PartitionSnapshot, Snapshot};
 use crate::ui::theme::Theme;
 
@@ -108,12 +108,9 @@ fn row<'a>(
     selected: bool,
     changed: bool,
     width: usize,
+    cols: Columns,
 ) -> Line<'a> {
-    let range = if b.base_offset == b.last_offset {
-        b.base_offset.to_string()
-    } else {
-        format!("{}-{}", b.base_offset, b.last_offset)
-    };
+    let range = offsets(b);
     let content = match b.control {
         Some(c) => c.name().to_uppercase(),
         None => format!("[{}]", b.values_text()),
@@ -131,8 +128,8 @@ fn row<'a>(
     let text = format!(
         "{} {} {label}{seen} {} {content}",
         Theme::fate_glyph(b.fate),
-        pad(&range, 5),
-        pad(b.transactional_id.as_deref().unwrap_or("-"), 6),
+        column(&range, cols.offsets),
+        column(txn(b), cols.txn),
     );
     let mut style = ctx.theme.fate(b.fate);
     if changed {
@@ -147,6 +144,48 @@ fn row<'a>(
         Span::raw(" ")
     };
     Line::from(vec![mark, Span::styled(text, style)])
+}
+
+/// A batch's offsets as its row says them: `3` or `3-4`.
+fn offsets(b: &BatchSnapshot) -> String {
+    if b.base_offset == b.last_offset {
+        b.base_offset.to_string()
+    } else {
+        format!("{}-{}", b.base_offset, b.last_offset)
+    }
+}
+
+/// A batch's transactional id, `-` for none.
+fn txn(b: &BatchSnapshot) -> &str {
+    b.transactional_id.as_deref().unwrap_or("-")
+}
+
+/// The widths of the rows' offsets and transaction columns: as wide as
+/// the widest value among the batches shown (at least 5 and 6, the widths
+/// they always had), at most 11 and, for the transaction, 12 (8 where the
+/// pane is too narrow for the fate's label); a longer transactional id is
+/// cut with `…`, so the values after it stay in one column.
+#[derive(Debug, Clone, Copy)]
+struct Columns {
+    offsets: usize,
+    txn: usize,
+}
+
+impl Columns {
+    fn of(view: &Snapshot, rows: &[ListRow], width: usize) -> Self {
+        let shown = || {
+            rows.iter().filter_map(|r| match *r {
+                ListRow::Batch(p, b) => Some(batch(view, p, b)),
+                ListRow::Header(_) => None,
+            })
+        };
+        let ranges: Vec<String> = shown().map(offsets).collect();
+        let txn_max = if width < LABEL_BELOW { 8 } else { 12 };
+        Columns {
+            offsets: column_width(ranges.iter().map(String::as_str), 5, 11),
+            txn: column_width(shown().map(txn), 6, txn_max),
+        }
+    }
 }
 
 /// One row of the pane's list.
@@ -337,6 +376,7 @@ pub fn render(view: &Snapshot, ctx: &PaneContext, area: Rect, buf: &mut Buffer) 
     }
     let selected = plan.explanation.map(|(_, p, b)| (p, b));
     let width = usize::from(inner.width);
+    let cols = Columns::of(view, &plan.rows, width);
     let out = plan
         .rows
         .iter()
@@ -354,7 +394,7 @@ pub fn render(view: &Snapshot, ctx: &PaneContext, area: Rect, buf: &mut Buffer) 
                     .changes
                     .partition(&view.partitions[p].name())
                     .is_some_and(|c| c.touches_batch(batch.base_offset));
-                row(batch, ctx, selected == Some((p, b)), changed, width)
+                row(batch, ctx, selected == Some((p, b)), changed, width, cols)
             }
         })
         .collect();
@@ -396,6 +436,28 @@ mod tests {
         let text = draw(PaneId::Partitions, &view(), &ctx(), 22, 10);
         assert!(text.contains("out-0 ldr 1 H=5 L=3"), "{text}");
         assert!(text.contains("… 3-4   · txn-a…"), "{text}");
+    }
+
+    #[test]
+    fn long_transactional_ids_are_cut_to_one_column() {
+        let mut v = view();
+        v.partitions[0].batches[3].transactional_id = Some("order-service-eu-west-1".into());
+        let text = draw(PaneId::Partitions, &v, &ctx(), 70, 10);
+        // The longest id is cut at 12 cells; every row's values start in
+        // the same column.
+        assert!(text.contains("order-servi… [b, c]"), "{text}");
+        let at = |what: &str| {
+            let line = text.lines().find(|l| l.contains(what)).unwrap();
+            line[..line.find(what).unwrap()].chars().count()
+        };
+        assert_eq!(at("[a]"), at("[b, c]"), "{text}");
+        assert_eq!(at("[a]"), at("ABORT"), "{text}");
+        // Narrow: at most 8 cells.
+        let narrow = draw(PaneId::Partitions, &v, &ctx(), 32, 10);
+        assert!(narrow.contains("order-s…"), "{narrow}");
+        // Short ids keep the width they always had.
+        let plain = draw(PaneId::Partitions, &view(), &ctx(), 70, 10);
+        assert!(plain.contains("· txn-c  [x]"), "{plain}");
     }
 
     #[test]
