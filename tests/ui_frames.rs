@@ -399,3 +399,97 @@ fn columns_stay_aligned_with_long_transactional_ids() {
         "{states:?}\n{text}"
     );
 }
+
+/// Keys typed into the app as the terminal would send them (`\n` Enter,
+/// `\u{1b}` Esc, `\u{7f}` Backspace, `←`).
+fn press(app: &mut App, keys: &str) {
+    use crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
+    for c in keys.chars() {
+        let code = match c {
+            '\n' => KeyCode::Enter,
+            '\u{1b}' => KeyCode::Esc,
+            '\u{7f}' => KeyCode::Backspace,
+            '←' => KeyCode::Left,
+            c => KeyCode::Char(c),
+        };
+        let key = Event::Key(KeyEvent::new(code, KeyModifiers::NONE));
+        if let Some(msg) = minikafka::ui::run::message(app, &key) {
+            app.update(msg).unwrap();
+        }
+    }
+}
+
+/// `g` as a new user types it: the prompt opens with the current step
+/// selected, so typing a number replaces it; a refused entry stays, says
+/// why in the error colour, and is selected again to be typed over (or
+/// edited after a cursor key); Esc closes the prompt and forgets it.
+#[test]
+fn a_refused_go_to_step_keeps_its_text_selected_to_fix() {
+    use minikafka::ui::app::Msg;
+    let theme = Theme::colored();
+    let rec = recording("ch08-visibility.jsonl");
+    let mut app = App::replay(rec, small_layout(), Lang::En, theme).unwrap();
+    app.update(Msg::Goto(2)).unwrap();
+    let step = |app: &App| app.snapshot().step;
+    press(&mut app, "g");
+    let prompt = app.prompt.clone().unwrap();
+    assert_eq!((prompt.text.as_str(), prompt.selected), ("2", true));
+    press(&mut app, "99\n");
+    let prompt = app.prompt.clone().expect("a refused prompt stays open");
+    assert_eq!(
+        (prompt.text.as_str(), prompt.selected),
+        ("99", true),
+        "typed over the 2"
+    );
+    assert_eq!(step(&app), 2, "nothing moved");
+    let buf = frame_buffer(&app, 80, 24);
+    let text = buffer_text(&buf);
+    let bar = text.lines().last().unwrap().trim_end();
+    insta::assert_snapshot!("goto_refused_80x24", bar);
+    assert!(
+        bar.contains("› 99 ▏ ✗ no step 99: a step from 0 to 6 (Esc=cancel)"),
+        "{bar}"
+    );
+    // The kept text is drawn selected (reversed and underlined), the
+    // refusal as an error.
+    let kept = cell_at(&buf, &text, "99 ▏");
+    assert!(
+        kept.modifier
+            .contains(Modifier::REVERSED | Modifier::UNDERLINED),
+        "{kept:?}"
+    );
+    let refusal = cell_at(&buf, &text, "✗ no step");
+    assert_eq!(Some(refusal.fg), theme.bad().fg, "{refusal:?}");
+    // A cursor key ends the selection, and the text is edited in place.
+    press(&mut app, "←");
+    let prompt = app.prompt.clone().unwrap();
+    assert!(!prompt.selected && prompt.refusal.is_some(), "{prompt:?}");
+    press(&mut app, "\u{7f}");
+    let prompt = app.prompt.clone().unwrap();
+    assert_eq!(prompt.text, "9", "edited, not replaced");
+    assert!(prompt.refusal.is_none(), "an edit clears the reason");
+    press(&mut app, "\n");
+    assert!(
+        app.prompt.as_ref().unwrap().selected,
+        "refused again, selected again"
+    );
+    press(&mut app, "5\n");
+    assert!(app.prompt.is_none());
+    assert_eq!(step(&app), 5, "typed over and went");
+    // Esc closes it and forgets the text: the next g starts from the step.
+    press(&mut app, "gabc\n");
+    assert!(
+        app.prompt
+            .as_ref()
+            .unwrap()
+            .refusal
+            .as_deref()
+            .unwrap()
+            .contains("\"abc\" is not a step number")
+    );
+    press(&mut app, "\u{1b}");
+    assert!(app.prompt.is_none());
+    assert_eq!(step(&app), 5);
+    press(&mut app, "g");
+    assert_eq!(app.prompt.as_ref().unwrap().text, "5");
+}

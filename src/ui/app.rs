@@ -818,8 +818,10 @@ impl App {
             KeyCommand::Faster | KeyCommand::Slower => {}
             KeyCommand::Prompt(PromptKind::GotoStep) => {
                 if let Mode::Replay { timeline, .. } = &self.mode {
+                    // The current step, selected: typing a number
+                    // replaces it.
                     let text = timeline.step().to_string();
-                    self.prompt = Some(Prompt::new(PromptKind::GotoStep, text));
+                    self.prompt = Some(Prompt::selecting(PromptKind::GotoStep, text));
                 }
             }
             KeyCommand::Prompt(kind) => {
@@ -879,22 +881,35 @@ impl App {
                 Mode::Replay { timeline, .. } => timeline.recording().steps.len(),
                 _ => 0,
             };
-            match prompt.text.trim().parse::<usize>() {
+            let text = prompt.text.trim();
+            let reason = match text.parse::<usize>() {
                 Ok(n) if n <= last => {
                     self.prompt = None;
                     if let Err(e) = self.goto(n) {
                         self.status = Some(Status::error(e));
                     }
+                    return;
                 }
-                _ => {
-                    let reason = self.lang.pick(
-                        format!("a step from 0 to {last}"),
-                        format!("步骤应在 0 到 {last} 之间"),
-                    );
-                    if let Some(p) = &mut self.prompt {
-                        p.refusal = Some(reason);
-                    }
-                }
+                // Says what was wrong with what was typed, and what is
+                // right; the text stays, selected, to be typed over or
+                // edited (docs/dashboard.md "Go to step").
+                Ok(n) => self.lang.pick(
+                    format!("no step {n}: a step from 0 to {last}"),
+                    format!("没有步骤 {n}：步骤应在 0 到 {last} 之间"),
+                ),
+                Err(_) if text.is_empty() => self.lang.pick(
+                    format!("type a step from 0 to {last}"),
+                    format!("请输入 0 到 {last} 之间的步骤"),
+                ),
+                Err(_) => self.lang.pick(
+                    format!("{text:?} is not a step number: a step from 0 to {last}"),
+                    format!("{text:?} 不是步骤号：步骤应在 0 到 {last} 之间"),
+                ),
+            };
+            if let Some(p) = &mut self.prompt {
+                p.refusal = Some(reason);
+                p.selected = !p.text.is_empty();
+                p.cursor = p.text.len();
             }
             return;
         }

@@ -301,15 +301,31 @@ fn bottom_line(app: &App, width: u16) -> Line<'static> {
         // The cursor is the reversed cell under it (a space at the end), so
         // it shows in every render and cast without the terminal's cursor.
         let (before, under, after) = prompt.at_cursor();
-        let mut spans = vec![
-            Span::styled(
-                format!(" {} › ", prompt.label(app.lang)),
-                app.theme.strong(),
-            ),
-            Span::raw(before.to_string()),
-            Span::styled(under.unwrap_or(' ').to_string(), app.theme.selected()),
-            Span::raw(after.to_string()),
-        ];
+        let label = Span::styled(
+            format!(" {} › ", prompt.label(app.lang)),
+            app.theme.strong(),
+        );
+        let mut spans = if prompt.selected {
+            // The selected text underlined as well as reversed, then the
+            // cursor after it: typing replaces it.
+            vec![
+                label,
+                Span::styled(
+                    prompt.text.clone(),
+                    app.theme
+                        .selected()
+                        .add_modifier(ratatui::style::Modifier::UNDERLINED),
+                ),
+                Span::styled(" ", app.theme.selected()),
+            ]
+        } else {
+            vec![
+                label,
+                Span::raw(before.to_string()),
+                Span::styled(under.unwrap_or(' ').to_string(), app.theme.selected()),
+                Span::raw(after.to_string()),
+            ]
+        };
         // A refused prompt stays open and says why, as an error.
         match &prompt.refusal {
             Some(reason) => spans.push(Span::styled(
