@@ -493,3 +493,40 @@ fn a_refused_go_to_step_keeps_its_text_selected_to_fix() {
     press(&mut app, "g");
     assert_eq!(app.prompt.as_ref().unwrap().text, "5");
 }
+
+/// The demo at 80x24 in the default layout: six partitions in four rows.
+/// The partitions pane used to show six headers' worth of headers and no
+/// batch; now the anchor (the partition the last step wrote to) keeps its
+/// newest batches, in their fate's colour, and the others are counted on
+/// the border.
+#[test]
+fn the_partitions_pane_at_80x24_shows_the_anchors_batches() {
+    let theme = Theme::colored();
+    let app = live_demo(layout::builtin_default());
+    let buf = frame_buffer(&app, 80, 24);
+    let text = buffer_text(&buf);
+    insta::assert_snapshot!("partitions_demo_80x24", text);
+    // The partitions pane's rows: the left 28 columns of rows 2 to 5.
+    let pane: Vec<String> = text
+        .lines()
+        .skip(2)
+        .take(4)
+        .map(|l| l.chars().skip(1).take(27).collect())
+        .collect();
+    let body: Vec<&String> = pane
+        .iter()
+        .filter(|l| {
+            l.trim_start_matches(['▸', ' '])
+                .starts_with(['✓', '✗', '…', '◆', '‖', '↑'])
+        })
+        .collect();
+    assert!(!body.is_empty(), "at least one batch row:\n{text}");
+    assert!(
+        text.lines().nth(6).unwrap().contains("more ┘"),
+        "the others are counted:\n{text}"
+    );
+    // The batch row is drawn in its fate's colour.
+    let (x, y) = find(&text, body[0].trim_start_matches(['▸', ' '])).unwrap();
+    let fate = minikafka::session::snapshot::Fate::Committed;
+    assert_eq!(Some(buf[(x, y)].fg), theme.fate(fate).fg, "{text}");
+}

@@ -296,7 +296,10 @@ pub fn shorten<'a>(line: Line<'a>, width: usize) -> Line<'a> {
     let style = chars
         .get(keep.saturating_sub(1))
         .map_or_else(Default::default, |c| c.1);
-    spans.push(Span::styled("…", style));
+    // A value cut to its column already ends in `…`: one says it.
+    if keep == 0 || chars[keep - 1].0 != '…' {
+        spans.push(Span::styled("…", style));
+    }
     let mut out = Line::from(spans).style(line.style);
     out.alignment = line.alignment;
     out
@@ -757,6 +760,20 @@ mod tests {
             tiny.contains("Transaction journal") && !tiny.contains('↑'),
             "{tiny}"
         );
+    }
+
+    #[test]
+    fn a_value_already_clipped_gets_no_second_ellipsis() {
+        let line = Line::raw(format!("#9 ✓ {} complete_abort", column("tx-cancel", 8)));
+        let short: String = shorten(line, 18)
+            .spans
+            .iter()
+            .map(|s| s.content.as_ref())
+            .collect();
+        assert_eq!(short, "#9 ✓ tx-canc…");
+        assert_eq!(clip("tx-cancel", 9), "tx-cancel");
+        assert_eq!(clip("消息消息", 5), "消息…");
+        assert_eq!(column("ab", 4), "ab  ");
     }
 
     #[test]

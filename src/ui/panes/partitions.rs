@@ -11,8 +11,11 @@
 //! "anchor", `ctx.scroll`, which `j`/`k` move and which the app sets to the
 //! partition the last step wrote to, so the batch a student just wrote is
 //! always drawn. A header says how many older batches are out of view
-//! (`↑3`); with fewer rows than partitions the headers scroll, and the
-//! border says how many are above and below. See [`plan`].
+//! (`↑3`). With no more rows than partitions (the demo's six at 80x24),
+//! headers alone would say nothing of what was written: the anchor then
+//! keeps its header and its newest batches (about half the rows), the
+//! headers of its neighbours take the rest, and the other partitions
+//! scroll, the border saying how many are above and below. See [`plan`].
 
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
@@ -298,6 +301,19 @@ fn plan(view: &Snapshot, ctx: &PaneContext, inner: Rect) -> Plan {
     let total: usize = lens.iter().map(|n| 1 + n).sum();
     let (first, last, counts) = if total <= height {
         (0, parts, lens.clone())
+    } else if height <= parts && height >= 2 && lens[anchor] > 0 {
+        // Too few rows for every header and a batch: the anchor keeps its
+        // newest batches (about half the rows), and the headers of the
+        // partitions around it fill the rest; the others scroll, counted
+        // on the border (docs/dashboard.md "Scrolling").
+        let body = lens[anchor].min((height - 1) - (height - 1) / 2).max(1);
+        let others = height - 1 - body;
+        let after_room = parts - 1 - anchor;
+        let before = anchor.min(others - after_room.min(others / 2));
+        let after = after_room.min(others - before);
+        let mut counts = vec![0; parts];
+        counts[anchor] = body;
+        (anchor - before, anchor + after + 1, counts)
     } else if height < parts {
         // Headers only, a window of them around the anchor.
         let first = (anchor + 1).saturating_sub(height);
@@ -595,22 +611,40 @@ mod tests {
     }
 
     #[test]
-    fn with_fewer_rows_than_partitions_the_headers_scroll_and_the_border_says_so() {
+    fn with_no_more_rows_than_partitions_the_anchor_keeps_its_newest_batch() {
         let v = partitions(4);
+        // Two rows: the anchor's header and its newest batch; the other
+        // partitions scroll, and the border says how many.
         let c = PaneContext { scroll: 2, ..ctx() };
         let text = draw(PaneId::Partitions, &v, &c, 60, 4);
         let r = rows(&text);
         assert!(
-            r[1].starts_with("out-1 ↑5") && r[2].starts_with("out-2 ↑5"),
+            r[1].starts_with("out-2 ↑4") && r[2].starts_with("↑ 5"),
             "{text}"
         );
         assert!(
-            r[0].contains("↑ 1 more") && r[3].contains("↓ 1 more"),
+            r[0].contains("↑ 2 more") && r[3].contains("↓ 1 more"),
             "{text}"
         );
         let top = draw(PaneId::Partitions, &v, &ctx(), 60, 4);
         assert!(!top.lines().next().unwrap().contains('↑'), "{top}");
-        assert!(top.contains("↓ 2 more"), "{top}");
+        assert!(top.contains("↓ 3 more"), "{top}");
+        // Four rows (80x24's default layout): the anchor's two newest
+        // batches and one neighbour's header.
+        let text = draw(PaneId::Partitions, &v, &c, 60, 6);
+        let r = rows(&text);
+        assert!(r[1].starts_with("out-1 ↑5"), "{text}");
+        assert!(
+            r[2].starts_with("out-2 ↑3") && r[3].starts_with("… 3-4") && r[4].starts_with("↑ 5"),
+            "{text}"
+        );
+        assert!(
+            r[0].contains("↑ 1 more") && r[5].contains("↓ 1 more"),
+            "{text}"
+        );
+        // One row: the anchor's header alone.
+        let one = draw(PaneId::Partitions, &v, &c, 60, 3);
+        assert!(rows(&one)[1].starts_with("out-2 ↑5"), "{one}");
     }
 
     #[test]
@@ -665,6 +699,6 @@ mod tests {
             60,
             4,
         );
-        assert!(text.contains("↑ 还有 2"), "{text}");
+        assert!(text.contains("↑ 还有 3"), "{text}");
     }
 }
