@@ -530,3 +530,53 @@ fn the_partitions_pane_at_80x24_shows_the_anchors_batches() {
     let fate = minikafka::session::snapshot::Fate::Committed;
     assert_eq!(Some(buf[(x, y)].fg), theme.fate(fate).fg, "{text}");
 }
+
+/// The caption's timeline is the whole bottom border: at every step of
+/// chapter 8, at 80x24 and 120x36, in both languages, the current step's
+/// `▲` is drawn (bold) and the last step, which has a caption, is the
+/// border's last cell; the caption's "↓ 1 more" goes on the top border,
+/// never over the timeline.
+#[test]
+fn the_timeline_keeps_the_current_and_the_last_step_in_view() {
+    use minikafka::ui::app::Msg;
+    let rec = recording("ch08-visibility.jsonl");
+    let last = rec.steps.len();
+    assert!(
+        rec.steps[last - 1].caption.is_some(),
+        "the last step has a caption"
+    );
+    for lang in [Lang::En, Lang::Zh] {
+        let mut app = App::replay(
+            rec.clone(),
+            layout::builtin("transactions").unwrap(),
+            lang,
+            Theme::colored(),
+        )
+        .unwrap();
+        for (w, h) in [(80u16, 24u16), (120, 36)] {
+            for step in 0..=last {
+                app.update(Msg::Goto(step)).unwrap();
+                let buf = frame_buffer(&app, w, h);
+                let text = buffer_text(&buf);
+                if (step, w, lang) == (2, 80, Lang::En) {
+                    insta::assert_snapshot!("timeline_step2_80x24", text);
+                }
+                // The caption is the last pane: its bottom border is the
+                // row above the key bar.
+                let y = h - 2;
+                let border: String = (0..w).map(|x| buf[(x, y)].symbol().to_string()).collect();
+                assert!(border.starts_with('└') && border.ends_with('┘'), "{text}");
+                assert!(
+                    !border.contains("more") && !border.contains('↓'),
+                    "step {step}: {border}"
+                );
+                assert_eq!(border.matches('▲').count(), 1, "step {step}: {border}");
+                let end = buf[(w - 2, y)].symbol();
+                let want = if step == last { "▲" } else { "●" };
+                assert_eq!(end, want, "step {step} at {w}x{h}: {border}");
+                let x = (0..w).find(|&x| buf[(x, y)].symbol() == "▲").unwrap();
+                assert!(buf[(x, y)].modifier.contains(Modifier::BOLD), "{border}");
+            }
+        }
+    }
+}

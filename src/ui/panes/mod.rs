@@ -158,31 +158,70 @@ pub fn scroll_marks(
     if area.height < 2 || area.width < 4 {
         return;
     }
-    let style = theme.title(false);
     for (n, arrow, y) in [(above, "↑", area.top()), (below, "↓", area.bottom() - 1)] {
         if n == 0 {
             continue;
         }
-        // The run of plain border line left of the corner.
-        let free = (area.left() + 1..area.right() - 1)
-            .rev()
-            .take_while(|&x| matches!(buf[(x, y)].symbol(), "─" | "━" | "═"))
-            .count();
         let long = format!(" {arrow} {}{n}{} ", lang.t("more_pre"), lang.t("more_post"));
         let short = format!("{arrow}{n}");
-        let Some((text, w)) = [long, short]
-            .into_iter()
-            .map(|t| {
-                let w = Span::raw(t.as_str()).width();
-                (t, w)
-            })
-            .find(|(_, w)| *w < free)
-        else {
-            continue;
-        };
-        let x = area.right() - 1 - u16::try_from(w).unwrap_or(u16::MAX);
-        buf.set_stringn(x, y, &text, w, style);
+        mark_border(theme, area, y, [long, short], buf);
     }
+}
+
+/// Both of [`scroll_marks`]' marks on the top border of `area`, `↑ 1
+/// more ↓ 2 more` (`↑1 ↓2` where that does not fit): for a pane whose
+/// bottom border is something else (the caption's timeline).
+pub fn top_scroll_marks(
+    lang: Lang,
+    theme: Theme,
+    area: Rect,
+    above: usize,
+    below: usize,
+    buf: &mut Buffer,
+) {
+    let area = area.intersection(buf.area);
+    if area.height < 2 || area.width < 4 || above + below == 0 {
+        return;
+    }
+    let parts = |long: bool| {
+        [(above, "↑"), (below, "↓")]
+            .into_iter()
+            .filter(|(n, _)| *n > 0)
+            .map(|(n, arrow)| {
+                if long {
+                    format!("{arrow} {}{n}{}", lang.t("more_pre"), lang.t("more_post"))
+                } else {
+                    format!("{arrow}{n}")
+                }
+            })
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    let texts = [format!(" {} ", parts(true)), parts(false)];
+    mark_border(theme, area, area.top(), texts, buf);
+}
+
+/// The first of `texts` that fits in the run of plain border line left of
+/// the corner on row `y` of `area`, drawn right-aligned there; none if
+/// none fits.
+fn mark_border(theme: Theme, area: Rect, y: u16, texts: [String; 2], buf: &mut Buffer) {
+    let style = theme.title(false);
+    let free = (area.left() + 1..area.right() - 1)
+        .rev()
+        .take_while(|&x| matches!(buf[(x, y)].symbol(), "─" | "━" | "═"))
+        .count();
+    let Some((text, w)) = texts
+        .into_iter()
+        .map(|t| {
+            let w = Span::raw(t.as_str()).width();
+            (t, w)
+        })
+        .find(|(_, w)| *w < free)
+    else {
+        return;
+    };
+    let x = area.right() - 1 - u16::try_from(w).unwrap_or(u16::MAX);
+    buf.set_stringn(x, y, &text, w, style);
 }
 
 /// [`scroll_marks`] for a pane.
@@ -774,6 +813,30 @@ mod tests {
         assert_eq!(clip("tx-cancel", 9), "tx-cancel");
         assert_eq!(clip("消息消息", 5), "消息…");
         assert_eq!(column("ab", 4), "ab  ");
+    }
+
+    #[test]
+    fn top_scroll_marks_put_both_on_the_top_border() {
+        let mark = |w: u16| {
+            let mut buf = Buffer::empty(Rect::new(0, 0, w, 4));
+            frame(&ctx(), "caption", buf.area, &mut buf);
+            top_scroll_marks(Lang::En, Theme::colored(), buf.area, 2, 1, &mut buf);
+            super::testkit::text(&buf)
+        };
+        let wide = mark(40);
+        assert!(
+            wide.lines()
+                .next()
+                .unwrap()
+                .ends_with("─ ↑ 2 more ↓ 1 more ┐"),
+            "{wide}"
+        );
+        assert!(!wide.lines().last().unwrap().contains('↓'), "{wide}");
+        let narrow = mark(20);
+        assert!(
+            narrow.lines().next().unwrap().ends_with("↑2 ↓1┐"),
+            "{narrow}"
+        );
     }
 
     #[test]
