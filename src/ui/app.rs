@@ -37,8 +37,14 @@ use crate::ui::theme::Theme;
 /// clip what they draw anyway).
 const MAX_SCROLL: usize = 10_000;
 
-/// How many request log lines a frame's snapshot carries (`--listen`).
-const CLIENT_LOG_LINES: usize = 20;
+/// How many request log lines a frame's snapshot carries (`--listen`):
+/// as many as the server keeps (200), so that the clients pane, which
+/// folds a consumer's empty fetches into one line, still has the produces
+/// and transactions of the last minute or so to show between them.
+const CLIENT_LOG_LINES: usize = 200;
+
+/// The fault `D` arms (docs/kafka-protocol.md "The dropped-response fault").
+const DROP_PRODUCE_RESPONSE: &str = "drop-produce-response";
 
 /// The pace of a live recording: its steps are this far apart in `at_ms`.
 const LIVE_STEP_MS: u64 = 1000;
@@ -148,6 +154,10 @@ pub struct LiveSession {
     /// The Kafka listeners beside the driver (`--listen`): clients drive
     /// the same driver as the keys, and their actions are steps too.
     pub listeners: Option<Box<dyn Listeners>>,
+    /// The listeners' fault armed by `D`, by name, until the response it
+    /// takes is dropped: the next `note` step the listeners tell after
+    /// the arming is that drop (docs/dashboard.md "The clients pane").
+    pub fault_armed: Option<String>,
 }
 
 /// Opens the recording a branch writes (`replay FILE --record OUT`): given
@@ -234,6 +244,7 @@ impl App {
                 history: Vec::new(),
                 at_moment: false,
                 listeners: None,
+                fault_armed: None,
             })),
             title,
             layout,
@@ -428,6 +439,7 @@ impl App {
             history,
             at_moment,
             listeners: Some(listeners),
+            fault_armed,
             ..
         } = &mut **live
         else {
@@ -439,6 +451,7 @@ impl App {
             elapsed_ms,
             before,
             at_moment,
+            fault_armed,
             step_ms: LIVE_STEP_MS,
             lang: self.lang,
             status: None,
@@ -472,6 +485,7 @@ impl App {
             history,
             at_moment,
             listeners,
+            fault_armed,
             ..
         } = &mut **live;
         let Some(listeners) = listeners else {
@@ -485,13 +499,19 @@ impl App {
             elapsed_ms,
             before,
             at_moment,
+            fault_armed,
             step_ms: LIVE_STEP_MS,
             lang: self.lang,
             status: None,
         };
         let armed = listeners.arm_drop_produce_response(driver, &mut steps);
         self.status = match armed {
-            Ok(()) => steps.status,
+            Ok(()) => {
+                let status = steps.status;
+                // After its own note step, which cleared it.
+                *fault_armed = Some(DROP_PRODUCE_RESPONSE.to_string());
+                status
+            }
             Err(e) => Some(Status::error(e)),
         };
         self.follow();
@@ -566,6 +586,7 @@ impl App {
                 snapshot.listeners = l.listeners();
                 snapshot.clients = l.clients();
                 snapshot.client_log = l.log(CLIENT_LOG_LINES);
+                snapshot.fault_armed = live.fault_armed.clone();
             }
         }
         // The title in the interface's language (the state JSON keeps the
@@ -797,8 +818,10 @@ impl App {
             KeyCommand::Faster | KeyCommand::Slower => {}
             KeyCommand::Prompt(PromptKind::GotoStep) => {
                 if let Mode::Replay { timeline, .. } = &self.mode {
+                    // The current step, selected: typing a number
+                    // replaces it.
                     let text = timeline.step().to_string();
-                    self.prompt = Some(Prompt::new(PromptKind::GotoStep, text));
+                    self.prompt = Some(Prompt::selecting(PromptKind::GotoStep, text));
                 }
             }
             KeyCommand::Prompt(kind) => {
@@ -858,22 +881,35 @@ impl App {
                 Mode::Replay { timeline, .. } => timeline.recording().steps.len(),
                 _ => 0,
             };
-            match prompt.text.trim().parse::<usize>() {
+            let text = prompt.text.trim();
+            let reason = match text.parse::<usize>() {
                 Ok(n) if n <= last => {
                     self.prompt = None;
                     if let Err(e) = self.goto(n) {
                         self.status = Some(Status::error(e));
                     }
+                    return;
                 }
-                _ => {
-                    let reason = self.lang.pick(
-                        format!("a step from 0 to {last}"),
-                        format!("步骤应在 0 到 {last} 之间"),
-                    );
-                    if let Some(p) = &mut self.prompt {
-                        p.refusal = Some(reason);
-                    }
-                }
+                // Says what was wrong with what was typed, and what is
+                // right; the text stays, selected, to be typed over or
+                // edited (docs/dashboard.md "Go to step").
+                Ok(n) => self.lang.pick(
+                    format!("no step {n}: a step from 0 to {last}"),
+                    format!("没有步骤 {n}：步骤应在 0 到 {last} 之间"),
+                ),
+                Err(_) if text.is_empty() => self.lang.pick(
+                    format!("type a step from 0 to {last}"),
+                    format!("请输入 0 到 {last} 之间的步骤"),
+                ),
+                Err(_) => self.lang.pick(
+                    format!("{text:?} is not a step number: a step from 0 to {last}"),
+                    format!("{text:?} 不是步骤号：步骤应在 0 到 {last} 之间"),
+                ),
+            };
+            if let Some(p) = &mut self.prompt {
+                p.refusal = Some(reason);
+                p.selected = !p.text.is_empty();
+                p.cursor = p.text.len();
             }
             return;
         }
@@ -982,6 +1018,7 @@ impl App {
             history: steps,
             at_moment: false,
             listeners,
+            fault_armed: None,
         }));
         self.status = Some(Status {
             kind: StatusKind::Ok,

@@ -89,6 +89,14 @@ const LABELS: &[(&str, &str, &str)] = &[
     ("in_flight", "in flight", "处理中"),
     ("producer_id", "producer id", "producer id"),
     ("txn_id", "txn id", "transactional id"),
+    ("producer_short", "pid / epoch / txn", "pid / epoch / 事务"),
+    ("empty_fetches", "empty", "空"),
+    (
+        "fault_armed_long",
+        "⚠ fault armed: the next Produce's response will be dropped",
+        "⚠ 故障已就绪：下一个 Produce 的响应将被丢弃",
+    ),
+    ("fault_armed_short", "⚠ fault armed", "⚠ 故障已就绪"),
     ("listening", "listening", "监听"),
     ("closed", "closed", "已关闭"),
     (
@@ -104,6 +112,7 @@ const LABELS: &[(&str, &str, &str)] = &[
     ("out_of_sync", "out of sync", "不同步"),
     ("stopped", "stopped", "已停止"),
     ("lag", "lag", "落后"),
+    ("ahead", "ahead", "超前"),
     ("committed", "committed", "已提交"),
     ("aborted", "aborted", "已中止"),
     ("ongoing", "ongoing", "进行中"),

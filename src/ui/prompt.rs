@@ -34,6 +34,10 @@ pub struct Prompt {
     /// typing inserts there.
     pub cursor: usize,
     pub refusal: Option<String>,
+    /// The whole text is selected: typing replaces it, Backspace, Delete
+    /// or Ctrl-U clear it, and a cursor key ends the selection and moves
+    /// in the text (the `g` prompt's step, docs/dashboard.md "Go to step").
+    pub selected: bool,
 }
 
 impl Prompt {
@@ -44,6 +48,15 @@ impl Prompt {
             cursor: text.len(),
             text,
             refusal: None,
+            selected: false,
+        }
+    }
+
+    /// [`Prompt::new`] with the text selected, so that typing replaces it.
+    pub fn selecting(kind: PromptKind, text: String) -> Self {
+        Self {
+            selected: !text.is_empty(),
+            ..Self::new(kind, text)
         }
     }
 

@@ -96,6 +96,11 @@ pub struct Snapshot {
     /// request, as `mk-tui serve` prints them).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub client_log: Vec<String>,
+    /// The listeners' fault armed now, by name (`drop-produce-response`
+    /// after the dashboard's `D`, until the response it takes is dropped);
+    /// the clients pane's title says so. None everywhere else.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fault_armed: Option<String>,
 }
 
 /// One broker's Kafka listener (`mk-tui --listen`): where it listens, and
