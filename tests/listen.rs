@@ -570,10 +570,20 @@ fn d_drops_the_next_produce_response_and_the_retry_gets_the_original_offsets() {
         app.status
     );
     assert_eq!(app.driver().unwrap().step(), steps);
+    assert_eq!(
+        app.snapshot().fault_armed.as_deref(),
+        Some("drop-produce-response"),
+        "the clients pane hears it from the listeners"
+    );
     let out = serve_while(
         &mut app,
         move || python::run(&py, "ck_idempotent_retry.py", &[&boot, "t", "5", "v"]),
         |_| {},
+    );
+    assert_eq!(
+        app.snapshot().fault_armed,
+        None,
+        "disarmed once it took its Produce"
     );
     println!("{out}");
     let reports: Vec<&str> = out

@@ -296,6 +296,11 @@ impl ServerState {
         Ok(())
     }
 
+    /// The fault armed and waiting for the request it takes, if any.
+    pub fn armed_fault(&self) -> Option<Fault> {
+        self.core.faults.armed()
+    }
+
     /// The replication tick and the request timeouts, when due.
     pub fn on_timer(&mut self, driver: &mut Driver, steps: &mut dyn Steps) {
         self.worker(driver, steps).on_timer();

@@ -43,9 +43,6 @@ const MAX_SCROLL: usize = 10_000;
 /// and transactions of the last minute or so to show between them.
 const CLIENT_LOG_LINES: usize = 200;
 
-/// The fault `D` arms (docs/kafka-protocol.md "The dropped-response fault").
-const DROP_PRODUCE_RESPONSE: &str = "drop-produce-response";
-
 /// The pace of a live recording: its steps are this far apart in `at_ms`.
 const LIVE_STEP_MS: u64 = 1000;
 
@@ -154,10 +151,6 @@ pub struct LiveSession {
     /// The Kafka listeners beside the driver (`--listen`): clients drive
     /// the same driver as the keys, and their actions are steps too.
     pub listeners: Option<Box<dyn Listeners>>,
-    /// The listeners' fault armed by `D`, by name, until the response it
-    /// takes is dropped: the next `note` step the listeners tell after
-    /// the arming is that drop (docs/dashboard.md "The clients pane").
-    pub fault_armed: Option<String>,
 }
 
 /// Opens the recording a branch writes (`replay FILE --record OUT`): given
@@ -244,7 +237,6 @@ impl App {
                 history: Vec::new(),
                 at_moment: false,
                 listeners: None,
-                fault_armed: None,
             })),
             title,
             layout,
@@ -439,7 +431,6 @@ impl App {
             history,
             at_moment,
             listeners: Some(listeners),
-            fault_armed,
             ..
         } = &mut **live
         else {
@@ -451,7 +442,6 @@ impl App {
             elapsed_ms,
             before,
             at_moment,
-            fault_armed,
             step_ms: LIVE_STEP_MS,
             lang: self.lang,
             status: None,
@@ -485,7 +475,6 @@ impl App {
             history,
             at_moment,
             listeners,
-            fault_armed,
             ..
         } = &mut **live;
         let Some(listeners) = listeners else {
@@ -499,19 +488,13 @@ impl App {
             elapsed_ms,
             before,
             at_moment,
-            fault_armed,
             step_ms: LIVE_STEP_MS,
             lang: self.lang,
             status: None,
         };
         let armed = listeners.arm_drop_produce_response(driver, &mut steps);
         self.status = match armed {
-            Ok(()) => {
-                let status = steps.status;
-                // After its own note step, which cleared it.
-                *fault_armed = Some(DROP_PRODUCE_RESPONSE.to_string());
-                status
-            }
+            Ok(()) => steps.status,
             Err(e) => Some(Status::error(e)),
         };
         self.follow();
@@ -586,7 +569,9 @@ impl App {
                 snapshot.listeners = l.listeners();
                 snapshot.clients = l.clients();
                 snapshot.client_log = l.log(CLIENT_LOG_LINES);
-                snapshot.fault_armed = live.fault_armed.clone();
+                // The listeners' own word: armed until the response it
+                // takes is dropped.
+                snapshot.fault_armed = l.armed_fault();
             }
         }
         // The title in the interface's language (the state JSON keeps the
@@ -1018,7 +1003,6 @@ impl App {
             history: steps,
             at_moment: false,
             listeners,
-            fault_armed: None,
         }));
         self.status = Some(Status {
             kind: StatusKind::Ok,

@@ -20,10 +20,6 @@ pub struct ClientSteps<'a> {
     pub elapsed_ms: &'a mut u64,
     pub before: &'a mut Option<Snapshot>,
     pub at_moment: &'a mut bool,
-    /// The fault `D` armed: cleared by the next `note` step the listeners
-    /// tell, which is the drop of the response it took (the clients pane
-    /// stops saying it is armed).
-    pub fault_armed: &'a mut Option<String>,
     /// The pace of live steps in a recording (`at_ms` apart).
     pub step_ms: u64,
     /// The status line's language.
@@ -51,7 +47,6 @@ impl Steps for ClientSteps<'_> {
     /// retry answered from the sequence check): recorded with its caption,
     /// which the status line says.
     fn noted(&mut self, driver: &Driver, caption: &Caption) {
-        *self.fault_armed = None;
         let status = Status {
             kind: crate::ui::app::StatusKind::Ok,
             text: self.lang.pick(
