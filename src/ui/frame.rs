@@ -15,6 +15,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Paragraph, Wrap};
 
 use crate::session::snapshot::Snapshot;
+use crate::session::snapshot::build::Wanted;
 use crate::ui::app::{App, StatusKind};
 use crate::ui::keys::key_bar;
 use crate::ui::panes::{self, PaneContext, PaneId};
@@ -108,14 +109,15 @@ pub fn body(app: &App, view: &Snapshot, body: Rect) -> Body {
     }
 }
 
-/// The batches whose rows a frame of `area` draws (see
+/// The batches whose rows a frame of `area` draws, with how many of each
+/// batch's first records it draws (see
 /// [`SnapshotSource::load_values`](crate::session::SnapshotSource::load_values)).
-pub fn visible_batches(app: &App, view: &Snapshot, area: Rect) -> Vec<(usize, usize)> {
+pub fn visible_batches(app: &App, view: &Snapshot, area: Rect) -> Vec<Wanted> {
     let [_, rect, _] = split(area);
     if !app.layout.fits(area) {
         return Vec::new();
     }
-    let mut out: Vec<(usize, usize)> = body(app, view, rect)
+    let mut out: Vec<Wanted> = body(app, view, rect)
         .panes
         .into_iter()
         .flat_map(|(pane, rect)| {
@@ -127,8 +129,11 @@ pub fn visible_batches(app: &App, view: &Snapshot, area: Rect) -> Vec<(usize, us
             }
         })
         .collect();
+    // One ask per batch, as far as the furthest pane's.
     out.sort_unstable();
-    out.dedup();
+    out.reverse();
+    out.dedup_by_key(|&mut (p, b, _)| (p, b));
+    out.reverse();
     out
 }
 

@@ -263,23 +263,43 @@ fn cluster_parts(s: &ClusterState, now: u64, bounds: &Bounds) -> ClusterParts {
     }
 }
 
-/// Reads the first [`VALUES_SHOWN`] records of the batches `wanted`
-/// ((partition, index into the partition's `batches`)): only the rows a
-/// frame draws, so a frame's reads do not grow with the log or the batch
-/// window (SPEC §2, issue 7's P1). A batch that cannot be read (it is gone
-/// after a crash) keeps no records.
+/// A batch a frame draws: (partition, index into the partition's
+/// `batches`, how many of its first records the frame draws).
+pub type Wanted = (usize, usize, usize);
+
+/// Reads the first records of the batches `wanted` (as many of each as the
+/// frame draws: the partitions pane's [`VALUES_SHOWN`], the log pane's one
+/// per cell): only what a frame draws, so a frame's reads do not grow with
+/// the log or the batch window (SPEC §2, issue 7's P1). A record a frame
+/// draws is always read, whichever of its batch it is; the cost is the
+/// batch's head up to the last record drawn, and the log pane draws one
+/// cell per record only when every offset of its window fits on screen. A
+/// batch that cannot be read (it is gone after a crash) keeps no records;
+/// one named twice is read once, as far as the furthest ask.
 ///
 /// For each partition named in `wanted` it also reads the first values of
 /// its replicas' divergent batches (their values are on no other replica,
-/// so the leader's rows cannot stand for them). A divergent tail sits at
+/// so the leader's rows cannot stand for them), as many as the most the
+/// frame draws of any batch of that partition. A divergent tail sits at
 /// the end of a log, the end the log pane follows, and is short: it lasts
 /// only until the replica's next fetch.
-pub fn load_values(driver: &Driver, snapshot: &mut Snapshot, wanted: &[(usize, usize)]) {
+pub fn load_values(driver: &Driver, snapshot: &mut Snapshot, wanted: &[Wanted]) {
+    let mut asks: BTreeMap<(usize, usize), usize> = BTreeMap::new();
+    for &(p, b, n) in wanted {
+        let n = n.max(1);
+        asks.entry((p, b))
+            .and_modify(|m| *m = (*m).max(n))
+            .or_insert(n);
+    }
+    let mut per_part: BTreeMap<usize, usize> = BTreeMap::new();
+    for (&(p, _), &n) in &asks {
+        per_part
+            .entry(p)
+            .and_modify(|m| *m = (*m).max(n))
+            .or_insert(n);
+    }
     driver.cluster().with_state(|s| {
-        let mut parts: Vec<usize> = wanted.iter().map(|&(p, _)| p).collect();
-        parts.sort_unstable();
-        parts.dedup();
-        for p in parts {
+        for (&p, &most) in &per_part {
             let Some(part) = snapshot.partitions.get_mut(p) else {
                 continue;
             };
@@ -287,19 +307,20 @@ pub fn load_values(driver: &Driver, snapshot: &mut Snapshot, wanted: &[(usize, u
             let Ok(set) = s.partition(&tp) else {
                 continue;
             };
+            let n = most.max(VALUES_SHOWN);
             for r in &mut part.replicas {
                 let Ok(replica) = set.replica(r.broker) else {
                     continue;
                 };
                 let start = r.log.len().saturating_sub(BATCH_WINDOW);
                 for b in &mut r.log[start..] {
-                    if b.divergent && b.control.is_none() && b.records.is_empty() {
-                        b.records = head(&replica.log, b.base_offset, VALUES_SHOWN);
+                    if b.divergent && b.control.is_none() && lacks(&b.records, b.last_offset - b.base_offset + 1, n) {
+                        b.records = head(&replica.log, b.base_offset, n);
                     }
                 }
             }
         }
-        for &(p, b) in wanted {
+        for (&(p, b), &n) in &asks {
             let Some(part) = snapshot.partitions.get_mut(p) else {
                 continue;
             };
@@ -307,19 +328,26 @@ pub fn load_values(driver: &Driver, snapshot: &mut Snapshot, wanted: &[(usize, u
             let Some(batch) = part.batches.get_mut(b) else {
                 continue;
             };
-            if batch.kind == BatchKind::Control || !batch.records.is_empty() {
+            if batch.kind == BatchKind::Control || !lacks(&batch.records, batch.len(), n) {
                 continue;
             }
             let read = s.partition(&tp).and_then(|set| {
                 set.leader_replica()
                     .log
-                    .read_batch_heads(batch.base_offset, 1, VALUES_SHOWN)
+                    .read_batch_heads(batch.base_offset, 1, n)
             });
             if let Some(head) = read.ok().and_then(|v| v.into_iter().next()) {
                 batch.records = records(&head);
             }
         }
     });
+}
+
+/// Whether `records` (the first of a batch of `len` offsets) lack some of
+/// the first `n`.
+fn lacks(records: &[RecordSnapshot], len: i64, n: usize) -> bool {
+    let want = usize::try_from(len).unwrap_or(usize::MAX).min(n);
+    records.len() < want
 }
 
 /// One partition, read without going through the engine's refresh path.

@@ -5,7 +5,8 @@
 //! and never asks the source anything else.
 
 use crate::session::driver::Driver;
-use crate::session::snapshot::{Bounds, Snapshot, build, build::load_values, diff};
+use crate::session::snapshot::build::{Wanted, load_values};
+use crate::session::snapshot::{Bounds, Snapshot, build, diff};
 use crate::session::timeline::Timeline;
 
 /// A source of snapshots.
@@ -14,9 +15,10 @@ pub trait SnapshotSource {
     fn snapshot(&self, bounds: &Bounds) -> Snapshot;
 
     /// Fills in the records of the batches `wanted` ((partition, index into
-    /// its `batches`)) that a frame draws, when `bounds` left them out.
+    /// its `batches`, records drawn)) that a frame draws, when `bounds` left
+    /// them out.
     /// Sources that hold every record already have nothing to do.
-    fn load_values(&self, snapshot: &mut Snapshot, wanted: &[(usize, usize)]) {
+    fn load_values(&self, snapshot: &mut Snapshot, wanted: &[Wanted]) {
         let _ = (snapshot, wanted);
     }
 }
@@ -27,7 +29,7 @@ impl SnapshotSource for Driver {
     }
 
     /// A moment of death holds its values already (see the timeline's).
-    fn load_values(&self, snapshot: &mut Snapshot, wanted: &[(usize, usize)]) {
+    fn load_values(&self, snapshot: &mut Snapshot, wanted: &[Wanted]) {
         if !snapshot.before_recovery {
             load_values(self, snapshot, wanted);
         }
@@ -58,7 +60,7 @@ impl SnapshotSource for Timeline {
 
     /// A moment of death holds its values already: the driver's logs are
     /// the recovered ones and must not be read for it.
-    fn load_values(&self, snapshot: &mut Snapshot, wanted: &[(usize, usize)]) {
+    fn load_values(&self, snapshot: &mut Snapshot, wanted: &[Wanted]) {
         if !snapshot.before_recovery {
             load_values(self.driver(), snapshot, wanted);
         }
@@ -103,6 +105,10 @@ pub fn with_changes(driver: &Driver, before: Option<&Snapshot>, mut after: Snaps
         after.changes = changes;
         return after;
     }
+    let named: Vec<Wanted> = named
+        .into_iter()
+        .map(|(p, b)| (p, b, crate::session::snapshot::VALUES_SHOWN))
+        .collect();
     load_values(driver, &mut after, &named);
     after.changes = diff(before, &after);
     after

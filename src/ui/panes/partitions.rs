@@ -23,7 +23,8 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Paragraph, Widget, Wrap};
 
 use super::{PaneContext, column, column_width, frame, lines, marks, pad};
-use crate::session::snapshot::{BatchSnapshot, PartitionSnapshot, Snapshot};
+use crate::session::snapshot::build::Wanted;
+use crate::session::snapshot::{BatchSnapshot, PartitionSnapshot, Snapshot, VALUES_SHOWN};
 use crate::ui::theme::Theme;
 
 /// How many batch rows can be selected (all partitions' windows together).
@@ -354,10 +355,12 @@ fn plan(view: &Snapshot, ctx: &PaneContext, inner: Rect) -> Plan {
     }
 }
 
-/// The batches (partition, index into the partition's `batches`) a pane in
-/// `area` shows: the only ones whose records a frame needs to read (see
+/// The batches (partition, index into the partition's `batches`, values
+/// shown) a pane in `area` shows: the only ones whose records a frame needs
+/// to read (see
 /// [`SnapshotSource::load_values`](crate::session::SnapshotSource::load_values)).
-pub fn visible_batches(view: &Snapshot, ctx: &PaneContext, area: Rect) -> Vec<(usize, usize)> {
+/// A row shows a batch's first [`VALUES_SHOWN`] values.
+pub fn visible_batches(view: &Snapshot, ctx: &PaneContext, area: Rect) -> Vec<Wanted> {
     let inner = Block::bordered().inner(area);
     if inner.is_empty() {
         return Vec::new();
@@ -368,7 +371,7 @@ pub fn visible_batches(view: &Snapshot, ctx: &PaneContext, area: Rect) -> Vec<(u
         .filter_map(|r| match r {
             ListRow::Batch(p, b) => {
                 let part = &view.partitions[p];
-                Some((p, part.batches.len() - part.window().len() + b))
+                Some((p, part.batches.len() - part.window().len() + b, VALUES_SHOWN))
             }
             ListRow::Header(_) => None,
         })
@@ -676,7 +679,7 @@ mod tests {
         );
         assert_eq!(
             visible_batches(&v, &c, buf.area),
-            [(0, 4), (1, 0), (1, 1), (1, 2), (1, 3)],
+            [(0, 4, 4), (1, 0, 4), (1, 1, 4), (1, 2, 4), (1, 3, 4)],
             "values are read for exactly the rows drawn"
         );
     }

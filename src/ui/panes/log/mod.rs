@@ -38,6 +38,7 @@ use ratatui::style::Style;
 use self::cell::{Line, MAX_LINES, cut, drawn, fit, row_lines, width};
 use self::window::{Cell, Window, cell, leader_batch, rows, same_batch, window};
 use super::{PaneContext, frame, marks};
+use crate::session::snapshot::build::Wanted;
 use crate::session::snapshot::{Fate, PartitionSnapshot, ReplicaSnapshot, Snapshot};
 use crate::ui::theme::Theme;
 
@@ -209,25 +210,38 @@ fn plan<'a>(view: &'a Snapshot, ctx: &PaneContext, inner: Rect) -> Plan<'a> {
     }
 }
 
-/// The batches (partition, index into the partition's `batches`) whose
-/// cells a pane in `area` draws: the only ones whose records a frame needs
-/// to read (see
+/// The batches (partition, index into the partition's `batches`, records
+/// drawn) whose cells a pane in `area` draws: the only ones whose records a
+/// frame needs to read (see
 /// [`SnapshotSource::load_values`](crate::session::SnapshotSource::load_values)).
-pub fn visible_batches(view: &Snapshot, ctx: &PaneContext, area: Rect) -> Vec<(usize, usize)> {
+/// With one cell per offset a batch's cells are its first records up to the
+/// last one in the window (a window never starts inside a batch), so every
+/// record cell drawn has its value; with one cell per batch, its first.
+pub fn visible_batches(view: &Snapshot, ctx: &PaneContext, area: Rect) -> Vec<Wanted> {
     let inner = ratatui::widgets::Block::bordered().inner(area);
     if inner.is_empty() {
         return Vec::new();
     }
-    let mut out = Vec::new();
+    let mut out: Vec<Wanted> = Vec::new();
     for b in plan(view, ctx, inner).blocks {
         let skipped = b.part.batches.len() - b.part.window().len();
         for slot in &b.win.slots {
-            if let Some((i, _)) = leader_batch(b.part, slot.from) {
-                out.push((b.index, skipped + i));
+            let Some((i, batch)) = leader_batch(b.part, slot.from) else {
+                continue;
+            };
+            let drawn = if b.win.per_batch {
+                1
+            } else {
+                usize::try_from(slot.to - batch.base_offset + 1).unwrap_or(1)
+            };
+            match out.last_mut() {
+                Some(last) if (last.0, last.1) == (b.index, skipped + i) => {
+                    last.2 = last.2.max(drawn);
+                }
+                _ => out.push((b.index, skipped + i, drawn)),
             }
         }
     }
-    out.dedup();
     out
 }
 
@@ -767,7 +781,8 @@ mod tests {
         let area = Rect::new(0, 0, 80, 20);
         assert_eq!(
             visible_batches(&view(), &ctx(), area),
-            [(0, 0), (0, 1), (0, 2), (0, 3), (0, 4)]
+            [(0, 0, 1), (0, 1, 1), (0, 2, 1), (0, 3, 2), (0, 4, 1)],
+            "one cell per offset: the batch 3-4 draws two records"
         );
         let placed = placement(&view(), &ctx(), Rect::new(0, 0, 24, 12)).remove(0);
         let first = placed.window.slots[0].from;
@@ -775,7 +790,7 @@ mod tests {
         assert!(!seen.is_empty() && seen.len() < 5);
         assert!(
             seen.iter()
-                .all(|&(_, b)| view().partitions[0].batches[b].last_offset >= first)
+                .all(|&(_, b, n)| view().partitions[0].batches[b].last_offset >= first && n == 1)
         );
     }
 
