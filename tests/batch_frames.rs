@@ -112,3 +112,40 @@ fn every_record_cell_of_a_batch_shows_its_value() {
     let log = log_pane(&text).join("\n");
     assert!(log.contains("✓r7") || log.contains("· batches"), "{log}");
 }
+
+/// An 80-record batch, then an ongoing transaction's 30-record batch, all
+/// replicated: read_uncommitted reads 110 records, read_committed 80 (the
+/// LSO holds it back). The consumers pane lists the first 64 values of
+/// each, with `…` after, but counts the real numbers, and colours the
+/// read_committed count "waiting" because it is behind (both used to say
+/// `(64)`, the list's cap, in the same colour).
+#[test]
+fn the_consumers_pane_counts_every_record_a_consumer_reads() {
+    let rec = recording(
+        1,
+        &[
+            json!({"produce": {"topic": "out", "partition": 0,
+                               "records": records("a", 80), "acks": "1"}}),
+            json!({"begin": {"txn": "tx"}}),
+            json!({"send": {"txn": "tx", "topic": "out", "partition": 0,
+                            "records": records("t", 30)}}),
+            json!({"replicate": {"broker": 2}}),
+            json!({"replicate": {"broker": 3}}),
+        ],
+    );
+    let app = replay(rec, 5);
+    let view = app.snapshot();
+    let counts = view.consumers.count("out-0");
+    assert_eq!((counts.read_uncommitted, counts.read_committed), (110, 80));
+    assert_eq!(view.consumers.read_uncommitted["out-0"].len(), 64, "bounded list");
+    let buf = frame_buffer(&app, 160, 48);
+    let text = buffer_text(&buf);
+    insta::assert_snapshot!("consumer_counts_160x48", text);
+    let theme = Theme::colored();
+    let (x, y) = find(&text, "out-0 (110)").expect("the real count");
+    assert_ne!(Some(buf[(x, y)].fg), theme.waiting().fg);
+    let (x, y) = find(&text, "out-0 (80)").expect("the real count");
+    assert_eq!(Some(buf[(x, y)].fg), theme.waiting().fg, "behind: waiting");
+    assert_ne!(theme.waiting().fg, theme.good().fg);
+    assert!(!text.contains("(64)"), "{text}");
+}

@@ -85,6 +85,21 @@ fn fates_agree_with_the_consumers_and_the_pane_at_every_step_of_every_recording(
             let s = Snapshot::of(&driver);
             let wrong = fates::disagreements(&s);
             assert!(wrong.is_empty(), "{}: {wrong:#?}", path.display());
+            // The counts a frame shows (from the batch summaries) are the
+            // lengths of the full lists (the engine's fetch).
+            for (tp, c) in &s.consumers.counts {
+                let lens = (
+                    s.consumers.read_uncommitted[tp].len(),
+                    s.consumers.read_committed[tp].len(),
+                );
+                assert_eq!(
+                    (c.read_uncommitted, c.read_committed),
+                    lens,
+                    "{} {tp}",
+                    path.display()
+                );
+            }
+            assert_eq!(s.consumers.counts.len(), s.partitions.len());
             pane_shows_fates(&s, &partitions_pane(&s))
                 .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
             seen.extend(

@@ -16,15 +16,15 @@ use std::collections::BTreeMap;
 use crate::engine::core::cluster::ClusterState;
 use crate::engine::core::recovery::RecoveryReport;
 use crate::engine::fault::TearReport;
-use crate::engine::log::partition_log::PartitionLog;
+use crate::engine::log::partition_log::{BatchSummary, PartitionLog};
 use crate::engine::transaction::{TransactionData, TransactionState};
 use crate::engine::{ControlType, IsolationLevel, RecordBatch, TopicPartition};
 use crate::session::driver::Driver;
 use crate::session::snapshot::{
     BATCH_WINDOW, BatchKind, BatchSnapshot, BrokerSnapshot, CompletionSnapshot, Consumers,
-    ControlKind, ErrorSnapshot, EventSnapshot, GroupOffsets, JOURNAL_FILE, JournalFrameSnapshot,
+    ControlKind, ErrorSnapshot, EventSnapshot, Fate, GroupOffsets, JOURNAL_FILE, JournalFrameSnapshot,
     JournalSnapshot, LogTruncationSnapshot, MarkerSnapshot, Moment, PartitionSnapshot,
-    PendingSnapshot, RecordSnapshot, RecoverySnapshot, ReelectionSnapshot, ReplicaBatch,
+    PendingSnapshot, ReaderCounts, RecordSnapshot, RecoverySnapshot, ReelectionSnapshot, ReplicaBatch,
     ReplicaSnapshot, Snapshot, TAIL, TornSnapshot, TransactionSnapshot, TxnState, VALUES_SHOWN,
     fate, text,
 };
@@ -198,11 +198,14 @@ fn cluster_parts(s: &ClusterState, now: u64, bounds: &Bounds) -> ClusterParts {
     let mut consumers = Consumers {
         read_uncommitted: BTreeMap::new(),
         read_committed: BTreeMap::new(),
+        counts: BTreeMap::new(),
     };
     for tp in s.partitions().keys() {
         let Some(p) = partition(s, tp, now, bounds) else {
             continue;
         };
+        let counts = reader_counts(s, tp, p.high_watermark, p.last_stable_offset);
+        consumers.counts.insert(tp.to_string(), counts);
         partitions.push(p);
         for (map, isolation) in [
             (
@@ -512,6 +515,46 @@ fn consumer_values(
             .collect()
     })
     .unwrap_or_default()
+}
+
+/// How many records a fresh consumer reads from the log's start at each
+/// isolation level, whatever the frame lists: data below the HW
+/// (read_uncommitted), and below the LSO only plain data and committed
+/// transactions' (read_committed, by the batch's [`fate`], the rule the
+/// engine's fetch applies, E11). From the in-memory batch summaries: no
+/// record is read, so a frame's disk reads stay what it draws. A partition
+/// whose leader is stopped reads nothing, as its lists.
+fn reader_counts(s: &ClusterState, tp: &TopicPartition, hw: i64, lso: i64) -> ReaderCounts {
+    let Ok(set) = s.partition(tp) else {
+        return ReaderCounts::default();
+    };
+    let leader = set.leader_replica();
+    if leader.stopped {
+        return ReaderCounts::default();
+    }
+    let start = leader.log.log_start_offset().max(0);
+    // Offsets of the batch in [start, end).
+    let within = |b: &BatchSummary, end: i64| -> usize {
+        let (from, to) = (b.base_offset.max(start), (b.last_offset + 1).min(end));
+        usize::try_from(to - from).unwrap_or(0)
+    };
+    let mut counts = ReaderCounts::default();
+    for b in leader.log.batch_summaries() {
+        if b.base_offset >= hw {
+            break;
+        }
+        if b.control.is_some() {
+            continue;
+        }
+        counts.read_uncommitted += within(b, hw);
+        let committed = b.base_offset < lso
+            && (b.transactional_id.is_none()
+                || fate::decide(s, tp, b, hw, lso).0 == Fate::Committed);
+        if committed {
+            counts.read_committed += within(b, lso);
+        }
+    }
+    counts
 }
 
 fn records(b: &RecordBatch) -> Vec<RecordSnapshot> {

@@ -560,6 +560,33 @@ pub struct MarkerSnapshot {
 pub struct Consumers {
     pub read_uncommitted: BTreeMap<String, Vec<Option<String>>>,
     pub read_committed: BTreeMap<String, Vec<Option<String>>>,
+    /// How many records each list would hold unbounded, per partition,
+    /// counted from the logs' in-memory batch summaries: a frame lists only
+    /// a bounded head ([`TAIL`] values), but the consumers pane says the
+    /// real count. Not in the state JSON (`mk-tui state` lists every value,
+    /// so there the lists' lengths are the counts); a partition without an
+    /// entry counts its list.
+    #[serde(skip)]
+    pub counts: BTreeMap<String, ReaderCounts>,
+}
+
+impl Consumers {
+    /// The records a fresh consumer of partition `tp` reads at each
+    /// isolation level: the counted number where the snapshot has one,
+    /// else the length of its list.
+    pub fn count(&self, tp: &str) -> ReaderCounts {
+        self.counts.get(tp).copied().unwrap_or(ReaderCounts {
+            read_uncommitted: self.read_uncommitted.get(tp).map_or(0, Vec::len),
+            read_committed: self.read_committed.get(tp).map_or(0, Vec::len),
+        })
+    }
+}
+
+/// Records a fresh consumer reads from offset 0, at each isolation level.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ReaderCounts {
+    pub read_uncommitted: usize,
+    pub read_committed: usize,
 }
 
 /// An operation still waiting (SPEC §4: pending operations are state).

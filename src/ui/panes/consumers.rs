@@ -51,7 +51,12 @@ pub fn row_count(view: &Snapshot, ctx: &PaneContext, area: Rect) -> usize {
 
 /// Both columns' rows: per partition a heading with the count, then the
 /// values wrapped. Every row is built (at most [`TAIL`] values per
-/// partition), so the border can say how many are out of view.
+/// partition, the first a fresh consumer reads, then `…` when it reads
+/// more), so the border can say how many are out of view. The count is the
+/// real number of records the consumer reads (the snapshot's
+/// [`count`](crate::session::snapshot::Consumers::count)), not the number
+/// listed, and the "waiting" colour (read_committed behind
+/// read_uncommitted) compares those.
 fn columns<'a>(
     view: &Snapshot,
     ctx: &PaneContext,
@@ -60,19 +65,26 @@ fn columns<'a>(
 ) -> (Vec<Line<'a>>, Vec<Line<'a>>) {
     let want = usize::MAX;
     let empty = Vec::new();
-    let column = |map: &BTreeMap<String, Vec<Option<String>>>, tp: &str, w: u16, max| {
-        let values: Vec<String> = map
+    let column = |map: &BTreeMap<String, Vec<Option<String>>>,
+                  tp: &str,
+                  count: usize,
+                  w: u16,
+                  max| {
+        let mut values: Vec<String> = map
             .get(tp)
             .unwrap_or(&empty)
             .iter()
             .take(TAIL)
             .map(|v| v.clone().unwrap_or_else(|| "null".into()))
             .collect();
+        if count > values.len() && !values.is_empty() {
+            values.push("…".into());
+        }
         let mut rows = wrap(&values, usize::from(w), max);
         if rows.is_empty() {
             rows.push("-".into());
         }
-        (values.len(), rows)
+        rows
     };
     let (mut ls, mut rs) = (Vec::new(), Vec::new());
     for p in &view.partitions {
@@ -81,8 +93,10 @@ fn columns<'a>(
         }
         let max = want - ls.len();
         let name = p.name();
-        let (ln, lrows) = column(&view.consumers.read_uncommitted, &name, lw, max);
-        let (rn, rrows) = column(&view.consumers.read_committed, &name, rw, max);
+        let counts = view.consumers.count(&name);
+        let (ln, rn) = (counts.read_uncommitted, counts.read_committed);
+        let lrows = column(&view.consumers.read_uncommitted, &name, ln, lw, max);
+        let rrows = column(&view.consumers.read_committed, &name, rn, rw, max);
         let style = if rn < ln {
             ctx.theme.waiting()
         } else {
@@ -168,6 +182,27 @@ mod tests {
         assert!(
             scrolled.lines().nth(2).unwrap().contains("a x b c"),
             "{scrolled}"
+        );
+    }
+
+    #[test]
+    fn counts_are_the_snapshot_s_and_a_cut_list_ends_in_an_ellipsis() {
+        use crate::session::snapshot::ReaderCounts;
+        let mut v = view();
+        let counts = ReaderCounts {
+            read_uncommitted: 100,
+            read_committed: 1,
+        };
+        v.consumers.counts.insert("out-0".into(), counts);
+        let text = draw(PaneId::Consumers, &v, &ctx(), 41, 6);
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(
+            lines[2], "│out-0 (100)         out-0 (1)          │",
+            "{text}"
+        );
+        assert_eq!(
+            lines[3], "│a x b c …           a                  │",
+            "{text}"
         );
     }
 

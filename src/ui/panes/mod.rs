@@ -578,6 +578,7 @@ mod testkit {
                     ],
                 )]),
                 read_committed: BTreeMap::from([("out-0".into(), vec![Some("a".into())])]),
+                counts: BTreeMap::new(),
             },
             pending: vec![
                 PendingSnapshot {
