@@ -149,3 +149,82 @@ fn the_consumers_pane_counts_every_record_a_consumer_reads() {
     assert_ne!(theme.waiting().fg, theme.good().fg);
     assert!(!text.contains("(64)"), "{text}");
 }
+
+/// Ten 3-record batches on out-1, the oldest selected (the new form of a
+/// `ui` step, by partition and base offset), then a write to out-0 (an
+/// earlier partition) and one to out-1.
+fn selection_recording(select: Value) -> Recording {
+    let mut actions: Vec<Value> = (0..10)
+        .map(|i| {
+            let recs: Vec<Value> = (0..3)
+                .map(|j| json!({"value": format!("b{i}-{j}")}))
+                .collect();
+            json!({"produce": {"topic": "out", "partition": 1, "records": recs, "acks": "1"}})
+        })
+        .collect();
+    actions.push(json!({"ui": {"select": select}}));
+    actions.push(json!({"produce": {"topic": "out", "partition": 0, "value": "x", "acks": "1"}}));
+    actions.push(json!({"produce": {"topic": "out", "partition": 1,
+                                    "records": [{"value": "new0"}, {"value": "new1"}],
+                                    "acks": "1"}}));
+    recording(2, &actions)
+}
+
+/// The selected batch stays the same batch when a client writes to an
+/// earlier partition (it was a global row index, so out-1@0 became
+/// out-0@0), and the batch a client just wrote is still drawn with a
+/// selection anchored, at 160x48 and 80x24. A recording's old bare index
+/// still reads, as the row it names.
+#[test]
+fn the_selection_is_a_batch_and_the_new_batch_is_still_drawn() {
+    use minikafka::session::ui_step::{BatchRef, Selection};
+    let rec = selection_recording(json!({"partition": "out-1", "offset": 0}));
+    let mut app = replay(rec, 11);
+    let out1_0 = Selection::Batch(BatchRef {
+        partition: "out-1".into(),
+        offset: 0,
+    });
+    assert_eq!(app.selected, out1_0);
+    assert_eq!(app.selected_row(), Some(0), "out-0 is empty yet");
+    let explanation = |app: &App| {
+        let text = buffer_text(&frame_buffer(app, 160, 48));
+        text.lines()
+            .find(|l| l.contains("offset"))
+            .map(|l| l.chars().take(58).collect::<String>())
+            .unwrap_or_default()
+    };
+    let before = explanation(&app);
+    app.update(Msg::Goto(12)).unwrap();
+    assert_eq!(app.selected, out1_0, "a write to out-0 does not move it");
+    assert_eq!(app.selected_row(), Some(1), "one row further down now");
+    assert_eq!(explanation(&app), before);
+    // The selected row is drawn reversed: out-1's 0-2.
+    let buf = frame_buffer(&app, 160, 48);
+    let text = buffer_text(&buf);
+    let (x, y) = find(&text, " 0-2 ").unwrap();
+    assert!(buf[(x + 1, y)].modifier.contains(ratatui::style::Modifier::REVERSED));
+    // The step that writes to out-1 again: its new batch is drawn, marked.
+    app.update(Msg::Goto(13)).unwrap();
+    for (cols, rows, name) in [(160, 48, "selection_new_batch_160x48"), (80, 24, "selection_new_batch_80x24")] {
+        let buf = frame_buffer(&app, cols, rows);
+        let text = buffer_text(&buf);
+        insta::assert_snapshot!(name, text);
+        let pane: Vec<&str> = text
+            .lines()
+            .skip(1)
+            .take_while(|l| !l.starts_with('└'))
+            .collect();
+        let row = pane
+            .iter()
+            .find(|l| l.contains("30-31"))
+            .unwrap_or_else(|| panic!("the new batch at {cols}x{rows}:\n{text}"));
+        assert!(row.contains('▸'), "{row}");
+        let (x, y) = find(&text, "30-31").unwrap();
+        assert!(buf[(x, y)].modifier.contains(ratatui::style::Modifier::BOLD));
+    }
+    assert_eq!(app.selected, out1_0);
+    // The old form: row 1 (all windows counted), as before.
+    let old = replay(selection_recording(json!(1)), 11);
+    assert_eq!(old.selected, Selection::Row(1));
+    assert_eq!(old.selected_row(), Some(1));
+}

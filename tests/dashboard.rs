@@ -485,7 +485,7 @@ fn review_regressions() {
         handle(&mut app, KeyCommand::SelectNext);
     }
     let last = minikafka::ui::panes::partitions::selectable(&app.snapshot()) - 1;
-    assert_eq!(app.selected, Some(last));
+    assert_eq!(app.selected_row(), Some(last));
     // play at the end of a replay starts over
     let mut replay = App::replay(
         ch08(),

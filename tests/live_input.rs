@@ -266,7 +266,7 @@ struct Screen {
 fn screen(app: &App) -> Screen {
     Screen {
         focus: app.focus,
-        selected: app.selected,
+        selected: app.selected_row(),
         isolation: format!("{:?}", app.isolation),
         help: app.show_help,
     }
@@ -278,6 +278,12 @@ fn screen_changes_are_ui_steps_that_replay_to_the_same_frames() {
     let path = dir.path().join("live.jsonl");
     let mut app = live_recording(&path, layout_without_caption());
     let start = app.driver().unwrap().step();
+    // A selection is written as the batch (partition, base offset) at the
+    // row `J`/`K` moved to: the demo's oldest batches, which appends to the
+    // log's end do not move.
+    let first_view = app.snapshot();
+    let at = |r| minikafka::ui::panes::partitions::selection_at(&first_view, Some(r));
+    assert!(matches!(at(1), Selection::Batch(_)), "{:?}", at(1));
     // The screen after each step of the session, as it was on screen.
     let mut seen = vec![(start, screen(&app), frame_buffer(&app, 120, 36))];
     for group in screen_session() {
@@ -303,7 +309,7 @@ fn screen_changes_are_ui_steps_that_replay_to_the_same_frames() {
     let ui: Vec<UiStep> = recorded.steps[start..]
         .iter()
         .filter_map(|s| match &s.action {
-            Action::Ui(ui) => Some(*ui),
+            Action::Ui(ui) => Some(ui.clone()),
             _ => None,
         })
         .collect();
@@ -323,23 +329,23 @@ fn screen_changes_are_ui_steps_that_replay_to_the_same_frames() {
         ui,
         [
             focus(PaneName::Journal),
-            select(Selection::Row(0)),
-            select(Selection::Row(1)),
+            select(at(0)),
+            select(at(1)),
             toggle(Toggle::Isolation),
             focus(PaneName::Events),
             toggle(Toggle::Help),
             toggle(Toggle::Help),
-            select(Selection::Row(0)),
+            select(at(0)),
             select(Selection::Clear),
             toggle(Toggle::Isolation),
             focus(PaneName::Journal),
-            select(Selection::Row(0)),
+            select(at(0)),
         ]
     );
     let text = std::fs::read_to_string(&path).unwrap();
     for line in [
         r#"{"ui":{"focus":"journal"}}"#,
-        r#"{"ui":{"select":1}}"#,
+        &format!(r#"{{"ui":{{"select":{}}}}}"#, serde_json::to_string(&at(1)).unwrap()),
         r#"{"ui":{"select":null}}"#,
         r#"{"ui":{"toggle":"isolation"}}"#,
         r#"{"ui":{"toggle":"help"}}"#,

@@ -77,27 +77,39 @@ impl PaneName {
     }
 }
 
-/// `select`: a batch row of the partitions pane, or `null` for none.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// `select`: a batch of the partitions pane, or `null` for none.
+///
+/// Written as the batch itself, `{"partition":"out-0","offset":50}` (its
+/// partition's key and base offset), so the selection stays on that batch
+/// whatever a client appends elsewhere. Recordings made before read a bare
+/// row index (`{"select":23}`): it keeps its old meaning, the 23rd
+/// selectable row (all partitions' windows counted together) of the
+/// screen shown, and the dashboard turns it into a batch the first time
+/// `J`/`K` move from it.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub enum Selection {
     /// `null`: nothing selected.
+    #[default]
     Clear,
-    /// The index of a selectable batch row, counted as `J`/`K` count them.
+    /// The old form: the index of a selectable batch row, counted as
+    /// `J`/`K` count them.
     Row(usize),
+    /// A batch, by partition and base offset: what `J`/`K` select.
+    Batch(BatchRef),
+}
+
+/// A batch by where it is: the partition's key (`out-0`) and its base
+/// offset, which no later append changes.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct BatchRef {
+    pub partition: String,
+    pub offset: i64,
 }
 
 impl Selection {
-    /// The selected row, as the dashboard keeps it.
-    pub fn row(self) -> Option<usize> {
-        match self {
-            Selection::Clear => None,
-            Selection::Row(r) => Some(r),
-        }
-    }
-
-    /// The selection of a dashboard row.
-    pub fn of(row: Option<usize>) -> Self {
-        row.map_or(Selection::Clear, Selection::Row)
+    /// Whether something is selected.
+    pub fn is_some(&self) -> bool {
+        *self != Selection::Clear
     }
 }
 
@@ -125,11 +137,13 @@ impl Toggle {
 }
 
 /// The fields of one `ui` step; an absent field changes nothing.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct UiStep {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub focus: Option<PaneName>,
-    /// Absent: the selection stays; `null`: cleared; a number: that row.
+    /// Absent: the selection stays; `null`: cleared; a batch
+    /// (`{"partition":"out-0","offset":50}`) or, in old recordings, a row
+    /// number: that one.
     #[serde(
         default,
         skip_serializing_if = "Option::is_none",
@@ -142,11 +156,11 @@ pub struct UiStep {
 
 /// The screen a sequence of `ui` steps leaves: what replay shows at a step
 /// is the fold of the `ui` steps before it from [`UiScreen::default`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct UiScreen {
     /// The focused pane; `None` is the layout's first pane.
     pub focus: Option<PaneName>,
-    pub selected: Option<usize>,
+    pub selected: Selection,
     /// The partitions pane's isolation view.
     pub isolation: Isolation,
     pub help: bool,
@@ -158,8 +172,8 @@ impl UiScreen {
         if let Some(focus) = step.focus {
             self.focus = Some(focus);
         }
-        if let Some(select) = step.select {
-            self.selected = select.row();
+        if let Some(select) = &step.select {
+            self.selected = select.clone();
         }
         match step.toggle {
             Some(Toggle::Isolation) => self.isolation = self.isolation.toggled(),
@@ -217,6 +231,7 @@ impl Serialize for Selection {
         match self {
             Selection::Clear => s.serialize_none(),
             Selection::Row(r) => s.serialize_u64(*r as u64),
+            Selection::Batch(b) => b.serialize(s),
         }
     }
 }
@@ -224,19 +239,25 @@ impl Serialize for Selection {
 impl<'de> Deserialize<'de> for Selection {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let v = Value::deserialize(d)?;
+        let expected = "a batch ({\"partition\":\"out-0\",\"offset\":50}), a batch row index (a non-negative integer) or null";
         match &v {
             Value::Null => Ok(Selection::Clear),
+            Value::Object(o) => {
+                let partition = o.get("partition").and_then(Value::as_str);
+                let offset = o.get("offset").and_then(Value::as_i64);
+                match (partition, offset) {
+                    (Some(p), Some(offset)) if offset >= 0 => Ok(Selection::Batch(BatchRef {
+                        partition: p.to_string(),
+                        offset,
+                    })),
+                    _ => Err(invalid("select", expected, &v)),
+                }
+            }
             other => other
                 .as_u64()
                 .and_then(|r| usize::try_from(r).ok())
                 .map(Selection::Row)
-                .ok_or_else(|| {
-                    invalid(
-                        "select",
-                        "a batch row index (a non-negative integer) or null",
-                        other,
-                    )
-                }),
+                .ok_or_else(|| invalid("select", expected, other)),
         }
     }
 }
@@ -269,6 +290,16 @@ mod tests {
                 r#"{"select":3}"#,
                 UiStep {
                     select: Some(Selection::Row(3)),
+                    ..UiStep::default()
+                },
+            ),
+            (
+                r#"{"select":{"partition":"out-0","offset":50}}"#,
+                UiStep {
+                    select: Some(Selection::Batch(BatchRef {
+                        partition: "out-0".into(),
+                        offset: 50,
+                    })),
                     ..UiStep::default()
                 },
             ),
@@ -314,9 +345,20 @@ mod tests {
         );
         let e = parse(r#"{"focus":3}"#).unwrap_err();
         assert!(e.starts_with("3 is not"), "{e}");
-        for bad in ["-1", "1.5", "\"2\"", "true"] {
+        for bad in [
+            "-1",
+            "1.5",
+            "\"2\"",
+            "true",
+            r#"{"partition":"out-0"}"#,
+            r#"{"partition":"out-0","offset":-1}"#,
+            r#"{"partition":3,"offset":1}"#,
+        ] {
             let e = parse(&format!(r#"{{"select":{bad}}}"#)).unwrap_err();
-            assert!(e.starts_with(&format!("{bad} is not")), "{e}");
+            // The value as serde_json prints it (an object's keys sorted).
+            let got = serde_json::from_str::<Value>(bad).unwrap().to_string();
+            assert!(e.starts_with(&format!("{got} is not a batch (")), "{e}");
+            assert!(e.contains("a batch row index"), "{e}");
         }
         let e = parse(r#"{"toggle":"colour"}"#).unwrap_err();
         assert!(
@@ -339,21 +381,21 @@ mod tests {
         let screens: Vec<UiScreen> = steps
             .iter()
             .scan(UiScreen::default(), |s, step| {
-                *s = s.apply(step);
-                Some(*s)
+                *s = s.clone().apply(step);
+                Some(s.clone())
             })
             .collect();
         assert_eq!(screens[0].focus, Some(PaneName::Journal));
         assert_eq!(
-            (screens[1].selected, screens[1].isolation),
-            (Some(2), Isolation::ReadUncommitted)
+            (&screens[1].selected, screens[1].isolation),
+            (&Selection::Row(2), Isolation::ReadUncommitted)
         );
-        assert!(screens[2].help && screens[2].selected == Some(2));
+        assert!(screens[2].help && screens[2].selected == Selection::Row(2));
         assert_eq!(
             screens[3],
             UiScreen {
                 focus: Some(PaneName::Journal),
-                selected: None,
+                selected: Selection::Clear,
                 isolation: Isolation::ReadCommitted,
                 help: true,
             }

@@ -184,8 +184,10 @@ pub struct App {
     /// Index into `layout.panes()`.
     pub focus: usize,
     pub scroll: BTreeMap<PaneId, usize>,
-    /// The selected batch row in the partitions pane.
-    pub selected: Option<usize>,
+    /// The selected batch of the partitions pane: by partition and base
+    /// offset, so a client writing elsewhere does not move it (see
+    /// [`Self::selected_row_in`] for the row the panes draw it at).
+    pub selected: Selection,
     pub show_help: bool,
     /// The help overlay's first line shown.
     pub help_scroll: usize,
@@ -290,7 +292,7 @@ impl App {
             title,
             focus: 0,
             scroll: BTreeMap::new(),
-            selected: None,
+            selected: Selection::Clear,
             show_help: false,
             help_scroll: 0,
             size: None,
@@ -350,7 +352,7 @@ impl App {
             ratatui::layout::Rect,
         ) -> usize| {
             self.pane_area(pane, &view).map(|area| {
-                count(&view, &crate::ui::frame::pane_context(self, pane), area).saturating_sub(1)
+                count(&view, &crate::ui::frame::pane_context(self, &view, pane), area).saturating_sub(1)
             })
         };
         let exact = match pane {
@@ -591,6 +593,18 @@ impl App {
         snapshot
     }
 
+    /// The row (all partitions' windows counted together, as `J`/`K` and
+    /// the panes count them) the selected batch is drawn at in `view`, or
+    /// None when nothing is selected or the batch is not in its window.
+    pub fn selected_row_in(&self, view: &Snapshot) -> Option<usize> {
+        crate::ui::panes::partitions::row_of(view, &self.selected)
+    }
+
+    /// [`Self::selected_row_in`] the current snapshot.
+    pub fn selected_row(&self) -> Option<usize> {
+        self.selected_row_in(&self.snapshot())
+    }
+
     /// What prompts check before they make an action (brokers, stopped
     /// brokers, topics, partitions and their replicas), from the current
     /// snapshot: the one read of the state for input checks.
@@ -785,15 +799,20 @@ impl App {
                 }
             }
             KeyCommand::SelectNext => {
-                let last =
-                    crate::ui::panes::partitions::selectable(&self.snapshot()).checked_sub(1);
-                self.selected = match (self.selected, last) {
+                let view = self.snapshot();
+                let last = crate::ui::panes::partitions::selectable(&view).checked_sub(1);
+                let row = match (self.selected_row_in(&view), last) {
                     (_, None) => None,
                     (None, Some(_)) => Some(0),
                     (Some(s), Some(last)) => Some((s + 1).min(last)),
                 };
+                self.selected = crate::ui::panes::partitions::selection_at(&view, row);
             }
-            KeyCommand::SelectPrev => self.selected = self.selected.and_then(|s| s.checked_sub(1)),
+            KeyCommand::SelectPrev => {
+                let view = self.snapshot();
+                let row = self.selected_row_in(&view).and_then(|s| s.checked_sub(1));
+                self.selected = crate::ui::panes::partitions::selection_at(&view, row);
+            }
             KeyCommand::Faster if self.is_replay() => {
                 self.speed = (self.speed + 1).min(SPEEDS.len() - 1);
             }
@@ -1107,7 +1126,7 @@ impl App {
             }
         }
         if old.selected != new.selected {
-            self.selected = new.selected;
+            self.selected = new.selected.clone();
         }
         if old.isolation != new.isolation {
             self.isolation = new.isolation;
@@ -1145,7 +1164,7 @@ impl App {
     fn screen(&self) -> UiScreen {
         UiScreen {
             focus: self.focused().map(pane_name),
-            selected: self.selected,
+            selected: self.selected.clone(),
             isolation: self.isolation,
             help: self.show_help,
         }
@@ -1381,7 +1400,7 @@ fn ui_steps(before: UiScreen, after: UiScreen) -> Vec<UiStep> {
     let mut steps = Vec::new();
     let mut first = UiStep {
         focus: after.focus.filter(|_| before.focus != after.focus),
-        select: (before.selected != after.selected).then(|| Selection::of(after.selected)),
+        select: (before.selected != after.selected).then(|| after.selected.clone()),
         toggle: None,
     };
     let mut toggles = Vec::new();
@@ -1426,34 +1445,43 @@ mod tests {
         let changed = [
             UiScreen {
                 focus: Some(PaneName::Journal),
-                ..base
+                ..base.clone()
             },
             UiScreen {
-                selected: Some(4),
-                ..base
+                selected: Selection::Batch(crate::session::ui_step::BatchRef {
+                    partition: "out-0".into(),
+                    offset: 4,
+                }),
+                ..base.clone()
             },
             UiScreen {
                 isolation: Isolation::ReadUncommitted,
-                ..base
+                ..base.clone()
             },
-            UiScreen { help: true, ..base },
+            UiScreen {
+                help: true,
+                ..base.clone()
+            },
             UiScreen {
                 isolation: Isolation::ReadUncommitted,
                 help: true,
-                selected: None,
+                selected: Selection::Clear,
                 focus: Some(PaneName::Events),
             },
         ];
         for after in changed {
-            let steps = ui_steps(base, after);
+            let steps = ui_steps(base.clone(), after.clone());
             assert!(!steps.is_empty(), "{after:?}");
-            let replayed = steps.iter().fold(base, |s, step| s.apply(step));
+            let replayed = steps.iter().fold(base.clone(), |s, step| s.apply(step));
             assert_eq!(replayed, after);
         }
-        assert!(ui_steps(base, base).is_empty(), "no change, no step");
+        assert!(
+            ui_steps(base.clone(), base.clone()).is_empty(),
+            "no change, no step"
+        );
         let from_selected = UiScreen {
-            selected: Some(2),
-            ..base
+            selected: Selection::Row(2),
+            ..base.clone()
         };
         assert_eq!(
             ui_steps(from_selected, base),

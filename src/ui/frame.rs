@@ -32,14 +32,15 @@ pub fn split(area: Rect) -> [Rect; 3] {
     .areas(area)
 }
 
-/// What pane `pane` is drawn with.
-pub fn pane_context(app: &App, pane: panes::PaneId) -> PaneContext {
+/// What pane `pane` is drawn with, over `view` (where the selected batch's
+/// row is looked up).
+pub fn pane_context(app: &App, view: &Snapshot, pane: panes::PaneId) -> PaneContext {
     PaneContext {
         lang: app.lang,
         theme: app.theme,
         focused: app.focused() == Some(pane),
         scroll: app.scroll.get(&pane).copied().unwrap_or(0),
-        selected: app.selected,
+        selected: app.selected_row_in(view),
         isolation: app.isolation,
     }
 }
@@ -121,7 +122,7 @@ pub fn visible_batches(app: &App, view: &Snapshot, area: Rect) -> Vec<Wanted> {
         .panes
         .into_iter()
         .flat_map(|(pane, rect)| {
-            let ctx = pane_context(app, pane);
+            let ctx = pane_context(app, view, pane);
             match pane {
                 panes::PaneId::Partitions => panes::partitions::visible_batches(view, &ctx, rect),
                 panes::PaneId::Log => panes::log::visible_batches(view, &ctx, rect),
@@ -149,7 +150,7 @@ pub fn draw(app: &App, view: &Snapshot, frame: &mut Frame) {
     frame.render_widget(Paragraph::new(title_line(app, view, title.width)), title);
     let shown = body(app, view, rect);
     for (pane, rect) in shown.panes {
-        let ctx = pane_context(app, pane);
+        let ctx = pane_context(app, view, pane);
         panes::render(pane, view, &ctx, rect, frame.buffer_mut());
     }
     if let Some(at) = shown.caption {

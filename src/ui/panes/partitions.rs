@@ -25,11 +25,45 @@ use ratatui::widgets::{Block, Paragraph, Widget, Wrap};
 use super::{PaneContext, column, column_width, frame, lines, marks, pad};
 use crate::session::snapshot::build::Wanted;
 use crate::session::snapshot::{BatchSnapshot, PartitionSnapshot, Snapshot, VALUES_SHOWN};
+use crate::session::ui_step::{BatchRef, Selection};
 use crate::ui::theme::Theme;
 
 /// How many batch rows can be selected (all partitions' windows together).
 pub fn selectable(view: &Snapshot) -> usize {
     view.partitions.iter().map(|p| p.window().len()).sum()
+}
+
+/// The row (all partitions' windows counted together) `selection` is
+/// drawn at in `view`: a batch by its partition and base offset, the old
+/// bare row index as it is; None when it is not in a window.
+pub fn row_of(view: &Snapshot, selection: &Selection) -> Option<usize> {
+    match selection {
+        Selection::Clear => None,
+        Selection::Row(r) => (*r < selectable(view)).then_some(*r),
+        Selection::Batch(at) => {
+            let mut before = 0;
+            for part in &view.partitions {
+                let w = part.window();
+                if part.name() == at.partition {
+                    let i = w.iter().position(|b| b.base_offset == at.offset)?;
+                    return Some(before + i);
+                }
+                before += w.len();
+            }
+            None
+        }
+    }
+}
+
+/// The batch at `row` of `view` as a selection (by partition and base
+/// offset); [`Selection::Clear`] for none.
+pub fn selection_at(view: &Snapshot, row: Option<usize>) -> Selection {
+    row.and_then(|r| locate(view, r)).map_or(Selection::Clear, |(p, b)| {
+        Selection::Batch(BatchRef {
+            partition: view.partitions[p].name(),
+            offset: batch(view, p, b).base_offset,
+        })
+    })
 }
 
 /// The selected batch `index` as (partition, batch).
@@ -297,8 +331,22 @@ fn plan(view: &Snapshot, ctx: &PaneContext, inner: Rect) -> Plan {
     let height = usize::from(rows_area.height);
     let lens: Vec<usize> = view.partitions.iter().map(|p| p.window().len()).collect();
     let parts = lens.len();
-    // The selected batch's partition is the anchor while there is one.
-    let anchor = selected.map_or(ctx.scroll.min(parts.saturating_sub(1)), |(p, _)| p);
+    // The batch a client just wrote is always drawn (docs/dashboard.md
+    // "Multi-record batches"): after a step that appended to a log the
+    // anchor is the app's (`ctx.scroll`, set to the partition written), and
+    // that partition's rows end at its newest batch even when the
+    // selection is older in it. Otherwise the selected batch's partition is
+    // the anchor while there is one, and its rows hold the selected batch.
+    let wrote = |p: usize| {
+        view.changes
+            .partition(&view.partitions[p].name())
+            .is_some_and(|c| !c.new_batches.is_empty())
+    };
+    let wrote_any = (0..parts).any(wrote);
+    let anchor = match selected {
+        Some((p, _)) if !wrote_any => p,
+        _ => ctx.scroll.min(parts.saturating_sub(1)),
+    };
     let total: usize = lens.iter().map(|n| 1 + n).sum();
     let (first, last, counts) = if total <= height {
         (0, parts, lens.clone())
@@ -328,7 +376,7 @@ fn plan(view: &Snapshot, ctx: &PaneContext, inner: Rect) -> Plan {
         .enumerate()
         .map(|(p, (&n, &count))| {
             let start = match selected {
-                Some((sp, b)) if sp == p => (n - count).min(b),
+                Some((sp, b)) if sp == p && !wrote(p) => (n - count).min(b),
                 _ => n - count,
             };
             Window {
