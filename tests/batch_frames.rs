@@ -228,3 +228,84 @@ fn the_selection_is_a_batch_and_the_new_batch_is_still_drawn() {
     assert_eq!(old.selected, Selection::Row(1));
     assert_eq!(old.selected_row(), Some(1));
 }
+
+/// A 50-record batch, a single record and a 10,000-record batch: the log
+/// pane (one cell per batch) says each multi-record cell's count
+/// (`a0…×50`), the partitions pane each row's (`0-49 ×50`), with the
+/// offsets column as wide as the widest range shown so the rows stay in
+/// columns.
+#[test]
+fn a_batch_says_how_many_records_it_holds() {
+    let rec = recording(
+        1,
+        &[
+            json!({"produce": {"topic": "out", "partition": 0,
+                               "records": records("a", 50), "acks": "1"}}),
+            json!({"produce": {"topic": "out", "partition": 0, "value": "solo", "acks": "1"}}),
+            json!({"produce": {"topic": "out", "partition": 0,
+                               "records": records("b", 10_000), "acks": "1"}}),
+        ],
+    );
+    let app = replay(rec, 3);
+    let buf = frame_buffer(&app, 160, 48);
+    let text = buffer_text(&buf);
+    insta::assert_snapshot!("batch_counts_160x48", text);
+    let log = log_pane(&text).join("\n");
+    assert!(log.contains("1 cell = 1 batch"), "{log}");
+    for cell in ["│↑a0…×50 ", "│↑solo ", "▸↑b0…×10000 "] {
+        assert!(log.contains(cell), "{cell}:\n{log}");
+    }
+    assert!(!log.contains("solo…") && !log.contains("solo×"), "{log}");
+    // The partitions pane: the count after the range, the fate labels in
+    // one column whatever the range's width.
+    let rows: Vec<&str> = text.lines().filter(|l| l.contains("above HW   · -")).collect();
+    assert_eq!(rows.len(), 3, "{text}");
+    assert!(rows[0].contains(" 0-49 ×50 ") && rows[2].contains(" 51-10050 ×10000 "));
+    assert!(rows[1].contains(" 50 ") && !rows[1].contains("×1"), "{}", rows[1]);
+    let label_at: Vec<usize> = rows
+        .iter()
+        .map(|r| r[..r.find("above HW").unwrap()].chars().count())
+        .collect();
+    assert!(label_at.windows(2).all(|w| w[0] == w[1]), "{rows:#?}");
+    // Narrow (80x24): the count is kept over the value.
+    let text = buffer_text(&frame_buffer(&app, 80, 24));
+    let log = log_pane(&text).join("\n");
+    assert!(log.contains("×50") && log.contains("×10000"), "{log}");
+}
+
+/// One cell per record: a changed batch of five records is marked `▸`
+/// once, at its boundary, and keeps its `┊` record separators, so it still
+/// reads as one batch; its cells are all drawn in the changed style.
+#[test]
+fn a_changed_batch_keeps_its_record_separators() {
+    let rec = recording(
+        1,
+        &[
+            json!({"produce": {"topic": "out", "partition": 0,
+                               "records": records("r", 3), "acks": "1"}}),
+            json!({"produce": {"topic": "out", "partition": 0,
+                               "records": records("t", 5), "acks": "1"}}),
+        ],
+    );
+    let app = replay(rec, 2);
+    let buf = frame_buffer(&app, 160, 48);
+    let text = buffer_text(&buf);
+    insta::assert_snapshot!("changed_batch_160x48", text);
+    let leader = log_pane(&text)
+        .into_iter()
+        .find(|l| l.contains("1 ldr"))
+        .unwrap()
+        .to_string();
+    assert!(leader.contains("┊↑r1") && leader.contains("│↑r0"), "{leader}");
+    assert_eq!(leader.matches('▸').count(), 1, "{leader}");
+    assert!(leader.contains("▸↑t0"), "{leader}");
+    for i in 1..5 {
+        assert!(leader.contains(&format!("┊↑t{i}")), "t{i}: {leader}");
+    }
+    let theme = Theme::colored();
+    let (x, y) = find(&text, "┊↑t3").unwrap();
+    assert_eq!(buf[(x, y)].symbol(), "┊");
+    assert!(buf[(x + 1, y)].modifier.contains(ratatui::style::Modifier::BOLD));
+    let (x, y) = find(&text, "▸↑t0").unwrap();
+    assert_eq!(Some(buf[(x, y)].fg), theme.changed_mark().fg);
+}

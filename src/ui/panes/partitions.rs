@@ -184,12 +184,14 @@ fn row<'a>(
     Line::from(vec![mark, Span::styled(text, style)])
 }
 
-/// A batch's offsets as its row says them: `3` or `3-4`.
+/// A batch's offsets as its row says them: `3`, or `3-4 ×2` for a batch
+/// of several records (a Kafka client's batch is one engine batch), so a
+/// row says how many records it stands for.
 fn offsets(b: &BatchSnapshot) -> String {
     if b.base_offset == b.last_offset {
         b.base_offset.to_string()
     } else {
-        format!("{}-{}", b.base_offset, b.last_offset)
+        format!("{}-{} ×{}", b.base_offset, b.last_offset, b.len())
     }
 }
 
@@ -200,7 +202,8 @@ fn txn(b: &BatchSnapshot) -> &str {
 
 /// The widths of the rows' offsets and transaction columns: as wide as
 /// the widest value among the batches shown (at least 5 and 6, the widths
-/// they always had), at most 11 and, for the transaction, 12 (8 where the
+/// they always had), at most [`OFFSETS_MAX`] (so `10000-19999 ×10000` does
+/// not push the row) and, for the transaction, 12 (8 where the
 /// pane is too narrow for the fate's label); a longer transactional id is
 /// cut with `…`, so the values after it stay in one column.
 #[derive(Debug, Clone, Copy)]
@@ -220,11 +223,16 @@ impl Columns {
         let ranges: Vec<String> = shown().map(offsets).collect();
         let txn_max = if width < LABEL_BELOW { 8 } else { 12 };
         Columns {
-            offsets: column_width(ranges.iter().map(String::as_str), 5, 11),
+            offsets: column_width(ranges.iter().map(String::as_str), 5, OFFSETS_MAX),
             txn: column_width(shown().map(txn), 6, txn_max),
         }
     }
 }
+
+/// The widest the offsets column gets: a batch of a million records at
+/// seven-digit offsets (`1000000-1999999 ×1000000`, 23 cells) fits; a longer
+/// one is clipped.
+const OFFSETS_MAX: usize = 24;
 
 /// One row of the pane's list.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -482,14 +490,14 @@ mod tests {
             text.contains("out-0 leader 1 e0 HW 5 LSO 3 LEO 6"),
             "{text}"
         );
-        assert!(text.contains("✓ 0     committed  ● -      [a]"), "{text}");
-        assert!(text.contains("✗ 1     aborted    · txn-c  [x]"), "{text}");
-        assert!(text.contains("◆ 2     control    · txn-c  ABORT"), "{text}");
+        assert!(text.contains("✓ 0      committed  ● -      [a]"), "{text}");
+        assert!(text.contains("✗ 1      aborted    · txn-c  [x]"), "{text}");
+        assert!(text.contains("◆ 2      control    · txn-c  ABORT"), "{text}");
         assert!(
-            text.contains("… 3-4   ongoing    · txn-a  [b, c]"),
+            text.contains("… 3-4 ×2 ongoing    · txn-a  [b, c]"),
             "{text}"
         );
-        assert!(text.contains("↑ 5     above HW   ·"), "{text}");
+        assert!(text.contains("↑ 5      above HW   ·"), "{text}");
     }
 
     #[test]
@@ -498,11 +506,11 @@ mod tests {
         // label (the glyph says it), a long value ended with `…`.
         let text = draw(PaneId::Partitions, &view(), &ctx(), 32, 10);
         assert!(text.contains("out-0 ldr 1 e0 H=5 L=3 LEO 6"), "{text}");
-        assert!(text.contains("✗ 1     · txn-c  [x]"), "{text}");
+        assert!(text.contains("✗ 1      · txn-c  [x]"), "{text}");
         assert!(!text.contains("aborted"), "{text}");
         let text = draw(PaneId::Partitions, &view(), &ctx(), 22, 10);
         assert!(text.contains("out-0 ldr 1 H=5 L=3"), "{text}");
-        assert!(text.contains("… 3-4   · txn-a…"), "{text}");
+        assert!(text.contains("… 3-4 ×2 · txn-a…"), "{text}");
     }
 
     #[test]
@@ -536,10 +544,10 @@ mod tests {
         let text = draw(PaneId::Partitions, &view(), &c, 70, 10);
         // read_uncommitted reads the aborted and the ongoing data too, but
         // never a marker or what is above the HW; the fate labels stay.
-        assert!(text.contains("✗ 1     aborted    ● txn-c"), "{text}");
-        assert!(text.contains("… 3-4   ongoing    ● txn-a"), "{text}");
-        assert!(text.contains("◆ 2     control    · txn-c"), "{text}");
-        assert!(text.contains("↑ 5     above HW   ·"), "{text}");
+        assert!(text.contains("✗ 1      aborted    ● txn-c"), "{text}");
+        assert!(text.contains("… 3-4 ×2 ongoing    ● txn-a"), "{text}");
+        assert!(text.contains("◆ 2      control    · txn-c"), "{text}");
+        assert!(text.contains("↑ 5      above HW   ·"), "{text}");
     }
 
     #[test]

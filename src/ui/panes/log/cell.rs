@@ -93,6 +93,23 @@ pub fn value(records: &[RecordSnapshot], slot: Slot, per_batch: bool) -> String 
     })
 }
 
+/// A cell standing for a whole batch of `len` records (one cell per
+/// batch): its first value, and for several records `…` and their number
+/// (`a0…×50`), in `room` columns. The count goes first when room is short
+/// (`a…×50`, then `×50`): it is what tells a cell of fifty records from a
+/// cell of one.
+pub fn counted(first: &str, len: i64, room: usize) -> String {
+    if len <= 1 {
+        return first.to_string();
+    }
+    let count = format!("…×{len}");
+    let left = room.saturating_sub(width(&count));
+    if left == 0 {
+        return fit(&count[count.char_indices().nth(1).map_or(0, |(i, _)| i)..], room);
+    }
+    format!("{}{count}", fit(first, left))
+}
+
 /// A cell's glyph, style and the text of each [`Line`].
 pub struct Drawn {
     pub glyph: &'static str,
@@ -137,6 +154,7 @@ pub fn drawn(c: Cell<'_>, slot: Slot, win: &Window, ctx: &PaneContext) -> Option
             value: match b.control {
                 Some(k) => marker(k, room).to_string(),
                 None if win.per_batch && b.base_offset < slot.from => "…".into(),
+                None if win.per_batch => counted(&value(&b.records, slot, true), b.len(), room),
                 None => value(&b.records, slot, win.per_batch),
             },
             fate: ctx.lang.t(b.fate.name()).to_string(),

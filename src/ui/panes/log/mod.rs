@@ -482,6 +482,7 @@ impl Canvas<'_, '_> {
             _ => false,
         };
         let mut last = None;
+        let mut prev_new = false;
         for (i, (&c, slot)) in cells.iter().zip(&win.slots).enumerate() {
             let Some(d) = drawn(c, *slot, win, ctx) else {
                 continue;
@@ -521,8 +522,11 @@ impl Canvas<'_, '_> {
                     Line::Value | Line::Fate => style,
                     _ => style.patch(ctx.theme.dim()),
                 };
-                // The mark takes the edge of the cell's first line only.
-                if new && n == 0 {
+                // The mark takes the edge of the cell's first line only,
+                // and only where a changed run starts at a batch boundary:
+                // the `┊` between the records of one batch stay, so a
+                // changed batch of five records still reads as one.
+                if new && n == 0 && (plain_edge == "│" || !prev_new) {
                     self.put(col(i), ly, Theme::CHANGED_GLYPH, ctx.theme.changed_mark());
                 } else {
                     self.put(col(i), ly, plain_edge, ctx.theme.dim());
@@ -532,6 +536,7 @@ impl Canvas<'_, '_> {
                 self.put(col(i + 1), ly, "│", ctx.theme.dim());
             }
             last = Some(i);
+            prev_new = new;
         }
         // The LEO after the row's last cell: a lagging row ends earlier;
         // `◂` says it ends left of the window.
