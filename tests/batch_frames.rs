@@ -309,3 +309,53 @@ fn a_changed_batch_keeps_its_record_separators() {
     let (x, y) = find(&text, "▸↑t0").unwrap();
     assert_eq!(Some(buf[(x, y)].fg), theme.changed_mark().fg);
 }
+
+/// A 50-record acks=all produce waiting for broker 2: the pending pane
+/// says what waits (partition, offsets and record count) and for whom,
+/// on a second line where the pane is narrow; the state JSON carries the
+/// batch too.
+#[test]
+fn the_pending_pane_says_what_waits() {
+    let rec = recording(
+        1,
+        &[
+            json!({"produce": {"topic": "out", "partition": 0,
+                               "records": records("a", 50), "acks": "1"}}),
+            json!({"replicate": {"broker": 2}}),
+            json!({"replicate": {"broker": 3}}),
+            json!({"produce": {"topic": "out", "partition": 0,
+                               "records": records("b", 50), "acks": "all"}}),
+            json!({"replicate": {"broker": 3}}),
+        ],
+    );
+    let app = replay(rec, 5);
+    let view = app.snapshot();
+    assert_eq!(view.pending.len(), 1);
+    assert_eq!(view.pending[0].batches[0].text(), "out-0@50-99 (50)");
+    let buf = frame_buffer(&app, 160, 48);
+    let text = buffer_text(&buf);
+    insta::assert_snapshot!("pending_batch_160x48", text);
+    let (x, y) = find(&text, "… step 4 produce out-0@50-99 (50)").expect("what waits");
+    assert_eq!(Some(buf[(x, y)].fg), Theme::colored().waiting().fg);
+    // Under it (the pane is 38 columns wide here), for whom.
+    let below: String = text
+        .lines()
+        .nth(usize::from(y) + 1)
+        .unwrap()
+        .chars()
+        .skip(usize::from(x))
+        .take(20)
+        .collect();
+    assert!(below.starts_with("  waiting for [2]"), "{below:?}\n{text}");
+    // Wide enough, one line.
+    let wide = minikafka::ui::headless::buffer_text(&frame_buffer(&app, 240, 60));
+    assert!(
+        wide.contains("… step 4 produce out-0@50-99 (50) waiting for [2]"),
+        "{wide}"
+    );
+    let state: Value = serde_json::from_str(&view.to_json()).unwrap();
+    assert_eq!(
+        state["pending"][0]["batches"][0],
+        json!({"partition": "out-0", "base_offset": 50, "last_offset": 99})
+    );
+}

@@ -260,8 +260,10 @@ fn pending_operations_and_transaction_order() {
     assert_eq!(
         s["pending"],
         serde_json::json!([
-            {"action_step": 2, "kind": "send", "txn": "tx", "waiting_for": [2], "queued_behind": null},
-            {"action_step": 3, "kind": "commit", "txn": "tx", "waiting_for": [], "queued_behind": 2}
+            {"action_step": 2, "kind": "send", "txn": "tx", "waiting_for": [2], "queued_behind": null,
+             "batches": [{"partition": "out-0", "base_offset": 0, "last_offset": 0}]},
+            {"action_step": 3, "kind": "commit", "txn": "tx", "waiting_for": [], "queued_behind": 2,
+             "batches": [{"partition": "out-0", "base_offset": 0, "last_offset": 0}]}
         ])
     );
     assert_eq!(

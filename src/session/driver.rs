@@ -85,6 +85,9 @@ pub struct PendingView {
     /// The step of an earlier pending action on the same transaction that
     /// this one waits behind.
     pub queued_behind: Option<usize>,
+    /// The batches it waits on (partition and base offset): its own
+    /// append, or its transaction's writes and markers awaiting acks.
+    pub batches: Vec<(TopicPartition, i64)>,
 }
 
 type OpResult = Result<Option<RecoveryReport>, MiniKafkaError>;
@@ -488,6 +491,7 @@ impl Driver {
                     txn: op.txn.clone(),
                     waiting_for,
                     queued_behind,
+                    batches,
                 }
             })
             .collect()

@@ -24,7 +24,7 @@ use crate::session::snapshot::{
     BATCH_WINDOW, BatchKind, BatchSnapshot, BrokerSnapshot, CompletionSnapshot, Consumers,
     ControlKind, ErrorSnapshot, EventSnapshot, Fate, GroupOffsets, JOURNAL_FILE, JournalFrameSnapshot,
     JournalSnapshot, LogTruncationSnapshot, MarkerSnapshot, Moment, PartitionSnapshot,
-    PendingSnapshot, ReaderCounts, RecordSnapshot, RecoverySnapshot, ReelectionSnapshot, ReplicaBatch,
+    PendingBatch, PendingSnapshot, ReaderCounts, RecordSnapshot, RecoverySnapshot, ReelectionSnapshot, ReplicaBatch,
     ReplicaSnapshot, Snapshot, TAIL, TornSnapshot, TransactionSnapshot, TxnState, VALUES_SHOWN,
     fate, text,
 };
@@ -77,6 +77,24 @@ pub fn build(driver: &Driver, bounds: &Bounds) -> Snapshot {
         .cluster()
         .with_state(|s| cluster_parts(s, now, bounds));
     let events = driver.events();
+    let pending = driver.pending();
+    let pending = driver.cluster().with_state(|s| {
+        pending
+            .into_iter()
+            .map(|p| PendingSnapshot {
+                action_step: p.action_step,
+                kind: p.kind.to_string(),
+                txn: p.txn,
+                waiting_for: p.waiting_for,
+                queued_behind: p.queued_behind,
+                batches: p
+                    .batches
+                    .iter()
+                    .map(|(tp, base)| pending_batch(s, tp, *base))
+                    .collect(),
+            })
+            .collect()
+    });
     Snapshot {
         step: driver.step(),
         clock_ms: now,
@@ -88,17 +106,7 @@ pub fn build(driver: &Driver, bounds: &Bounds) -> Snapshot {
         journal: parts.journal,
         last_recovery: driver.last_recovery().map(recovery),
         consumers: parts.consumers,
-        pending: driver
-            .pending()
-            .into_iter()
-            .map(|p| PendingSnapshot {
-                action_step: p.action_step,
-                kind: p.kind.to_string(),
-                txn: p.txn,
-                waiting_for: p.waiting_for,
-                queued_behind: p.queued_behind,
-            })
-            .collect(),
+        pending,
         errors: driver
             .errors()
             .iter()
@@ -128,6 +136,25 @@ pub fn build(driver: &Driver, bounds: &Bounds) -> Snapshot {
         clients: Vec::new(),
         client_log: Vec::new(),
         fault_armed: None,
+    }
+}
+
+/// The batch at `base` on `tp` as a pending operation names it, its last
+/// offset from the leader's batch summaries (the base alone when the log
+/// does not hold it).
+fn pending_batch(s: &ClusterState, tp: &TopicPartition, base: i64) -> PendingBatch {
+    let last = s.partition(tp).ok().and_then(|set| {
+        let summaries = set.leader_replica().log.batch_summaries();
+        let i = summaries.partition_point(|b| b.base_offset < base);
+        summaries
+            .get(i)
+            .filter(|b| b.base_offset == base)
+            .map(|b| b.last_offset)
+    });
+    PendingBatch {
+        partition: tp.to_string(),
+        base_offset: base,
+        last_offset: last.unwrap_or(base),
     }
 }
 

@@ -600,6 +600,34 @@ pub struct PendingSnapshot {
     /// The step of an earlier pending action on the same transaction that
     /// this one waits behind.
     pub queued_behind: Option<usize>,
+    /// What it waits on: the batches (and markers) of its own append or of
+    /// its transaction, each `out-0@50-99`, so the pane can say what waits,
+    /// not only for whom. Absent in states saved before.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub batches: Vec<PendingBatch>,
+}
+
+/// A batch an operation waits on: its partition and offsets.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PendingBatch {
+    pub partition: String,
+    pub base_offset: i64,
+    pub last_offset: i64,
+}
+
+impl PendingBatch {
+    /// `out-0@50-99 (50)`, or `out-0@7` for one offset.
+    pub fn text(&self) -> String {
+        if self.last_offset > self.base_offset {
+            let n = self.last_offset - self.base_offset + 1;
+            format!(
+                "{}@{}-{} ({n})",
+                self.partition, self.base_offset, self.last_offset
+            )
+        } else {
+            format!("{}@{}", self.partition, self.base_offset)
+        }
+    }
 }
 
 /// Something a step did, in words.

@@ -587,6 +587,11 @@ mod testkit {
                     txn: Some("txn-a".into()),
                     waiting_for: vec![2, 3],
                     queued_behind: None,
+                    batches: vec![crate::session::snapshot::PendingBatch {
+                        partition: "out-0".into(),
+                        base_offset: 3,
+                        last_offset: 4,
+                    }],
                 },
                 PendingSnapshot {
                     action_step: 8,
@@ -594,6 +599,7 @@ mod testkit {
                     txn: Some("txn-a".into()),
                     waiting_for: vec![],
                     queued_behind: Some(7),
+                    batches: Vec::new(),
                 },
             ],
             events: vec![

@@ -9,7 +9,14 @@ use ratatui::text::Line;
 use super::{PaneContext, frame, lines, marks};
 use crate::session::snapshot::{PendingSnapshot, Snapshot};
 
-fn row<'a>(p: &PendingSnapshot, ctx: &PaneContext) -> Line<'a> {
+/// Batches named on a row at most; the rest are counted (`+3`).
+const BATCHES_NAMED: usize = 2;
+
+/// One operation: `… step 33 produce t1-0@50-99 (50) waiting for [2]`: the
+/// step, the kind and transaction, what waits (each batch's partition,
+/// offsets and record count: a Kafka client's batch is one engine batch),
+/// and what it waits for.
+fn row<'a>(p: &PendingSnapshot, ctx: &PaneContext, width: usize) -> Vec<Line<'a>> {
     let t = |k| ctx.lang.t(k);
     let why = match p.queued_behind {
         Some(step) => format!("{} {step}", t("queued_behind")),
@@ -18,20 +25,33 @@ fn row<'a>(p: &PendingSnapshot, ctx: &PaneContext) -> Line<'a> {
             format!("{} [{}]", t("waiting_for"), brokers.join(","))
         }
     };
-    Line::styled(
-        format!(
-            "… {} {} {} {} {why}",
-            t("step"),
-            p.action_step,
-            if ctx.lang.zh() {
-                crate::session::said::action_zh(&p.kind)
-            } else {
-                &p.kind
-            },
-            p.txn.as_deref().unwrap_or("-")
-        ),
-        ctx.theme.waiting(),
-    )
+    let mut what: Vec<String> = p.batches.iter().take(BATCHES_NAMED).map(|b| b.text()).collect();
+    if p.batches.len() > BATCHES_NAMED {
+        what.push(format!("+{}", p.batches.len() - BATCHES_NAMED));
+    }
+    let kind = if ctx.lang.zh() {
+        crate::session::said::action_zh(&p.kind)
+    } else {
+        &p.kind
+    };
+    let mut text = format!("… {} {} {kind}", t("step"), p.action_step);
+    for part in p.txn.iter().chain(&what) {
+        text.push(' ');
+        text.push_str(part);
+    }
+    if p.txn.is_none() && what.is_empty() {
+        text.push_str(" -");
+    }
+    // On one line when it fits, else what it waits for on a line of its
+    // own, so neither the batches nor the brokers are cut away.
+    let one = format!("{text} {why}");
+    if ratatui::text::Span::raw(&one).width() <= width {
+        return vec![Line::styled(one, ctx.theme.waiting())];
+    }
+    vec![
+        Line::styled(text, ctx.theme.waiting()),
+        Line::styled(format!("  {why}"), ctx.theme.waiting()),
+    ]
 }
 
 /// Draws the pane; `ctx.scroll` skips rows from the top.
@@ -49,13 +69,18 @@ pub fn render(view: &Snapshot, ctx: &PaneContext, area: Rect, buf: &mut Buffer) 
         vec![Line::styled(text, ctx.theme.dim())]
     } else {
         let skip = ctx.scroll.min(view.pending.len() - 1);
-        let shown = (view.pending.len() - skip).min(usize::from(inner.height));
+        let (width, height) = (usize::from(inner.width), usize::from(inner.height));
+        let mut out = Vec::new();
+        let mut shown = 0;
+        for p in &view.pending[skip..] {
+            if out.len() >= height {
+                break;
+            }
+            out.extend(row(p, ctx, width));
+            shown += 1;
+        }
         marks(ctx, area, skip, view.pending.len() - skip - shown, buf);
-        view.pending[skip..]
-            .iter()
-            .take(usize::from(inner.height))
-            .map(|p| row(p, ctx))
-            .collect()
+        out
     };
     lines(out, inner, buf);
 }
@@ -71,7 +96,7 @@ mod tests {
     fn waiting_and_queued() {
         let text = draw(PaneId::Pending, &view(), &ctx(), 60, 4);
         assert!(
-            text.contains("… step 7 commit txn-a waiting for [2,3]"),
+            text.contains("… step 7 commit txn-a out-0@3-4 (2) waiting for [2,3]"),
             "{text}"
         );
         assert!(
