@@ -359,3 +359,76 @@ fn the_pending_pane_says_what_waits() {
         json!({"partition": "out-0", "base_offset": 50, "last_offset": 99})
     );
 }
+
+/// A transaction's 5-record batch decided then committed, and a 50-record
+/// plain batch selected: the events and the explanation name each batch by
+/// its range (`out-0@0-4 now decided`, `plain data at offsets 6-55 < LSO
+/// 56`), never its base offset alone, in English and in Chinese.
+#[test]
+fn sentences_name_a_batch_by_its_range() {
+    let actions = [
+        json!({"begin": {"txn": "tx"}}),
+        json!({"send": {"txn": "tx", "topic": "out", "partition": 0,
+                        "records": records("t", 5)}}),
+        json!({"replicate": {"broker": 2}}),
+        json!({"replicate": {"broker": 3}}),
+        json!({"commit": {"txn": "tx"}}),
+        json!({"replicate": {"broker": 2}}),
+        json!({"replicate": {"broker": 3}}),
+        json!({"produce": {"topic": "out", "partition": 0,
+                           "records": records("p", 50), "acks": "1"}}),
+        json!({"replicate": {"broker": 2}}),
+        json!({"replicate": {"broker": 3}}),
+        json!({"ui": {"select": {"partition": "out-0", "offset": 6}}}),
+    ];
+    let events = |app: &App| -> Vec<(String, String)> {
+        let c = app.snapshot().changes;
+        c.sentences.into_iter().zip(c.sentences_zh).collect()
+    };
+    let app = replay(recording(1, &actions), 5);
+    let said = events(&app);
+    assert!(
+        said.contains(&(
+            "out-0@0-4 now decided, markers missing".into(),
+            "out-0@0-4 现在已决定但缺 marker".into()
+        )),
+        "{said:?}"
+    );
+    let app = replay(recording(1, &actions), 7);
+    assert!(
+        events(&app)
+            .iter()
+            .any(|(en, zh)| en == "out-0@0-4 now committed" && zh == "out-0@0-4 现在已提交"),
+        "{:?}",
+        events(&app)
+    );
+    let app = replay(recording(1, &actions), 11);
+    let view = app.snapshot();
+    let b = view.partitions[0]
+        .batches
+        .iter()
+        .find(|b| b.base_offset == 6)
+        .unwrap();
+    assert_eq!(b.explanation, "plain data at offsets 6-55 < LSO 56: every consumer reads it");
+    assert_eq!(b.explanation_zh, "普通数据，offset 6-55 < LSO 56：所有消费者都能读到");
+    let text = buffer_text(&frame_buffer(&app, 160, 48));
+    insta::assert_snapshot!("range_explained_160x48", text);
+    assert!(text.contains("plain data at offsets 6-55 < LSO 56"), "{text}");
+    // One record: one offset, as before.
+    let single = replay(
+        recording(1, &[json!({"produce": {"topic": "out", "partition": 0, "value": "x"}})]),
+        1,
+    );
+    let b = &single.snapshot().partitions[0].batches[0];
+    assert!(b.explanation.starts_with("offset 0 >= HW 0"), "{}", b.explanation);
+    let mut zh = App::replay(
+        recording(1, &actions),
+        layout::builtin_default(),
+        Lang::Zh,
+        Theme::colored(),
+    )
+    .unwrap();
+    zh.update(Msg::Goto(11)).unwrap();
+    let text = buffer_text(&frame_buffer(&zh, 160, 48));
+    assert!(text.contains("offset 6-55 < LSO 56"), "{text}");
+}

@@ -184,17 +184,15 @@ pub fn diff(before: &Snapshot, after: &Snapshot) -> Changes {
     for p in &after.partitions {
         let name = p.name();
         let old = before.partitions.iter().find(|q| q.name() == name);
-        let pc = match old {
-            Some(old) => partition(old, p),
-            None => {
-                sentences.push(Said::new(
-                    format!("{name} created"),
-                    format!("{name} 已创建"),
-                ));
-                continue;
-            }
+        let Some(old) = old else {
+            sentences.push(Said::new(
+                format!("{name} created"),
+                format!("{name} 已创建"),
+            ));
+            continue;
         };
-        partition_sentences(&name, &pc, p, &mut sentences);
+        let pc = partition(old, p);
+        partition_sentences(&name, &pc, p, old, &mut sentences);
         if !pc.is_empty() {
             c.partitions.insert(name, pc);
         }
@@ -345,9 +343,16 @@ fn partition_sentences(
     name: &str,
     pc: &PartitionChanges,
     p: &PartitionSnapshot,
+    old: &PartitionSnapshot,
     out: &mut Vec<Said>,
 ) {
     let at = |o: i64| p.batches.iter().find(|b| b.base_offset == o);
+    // A batch where it is: `out-0@5`, or `out-0@50-99` for several records
+    // (a Kafka client's batch is one engine batch), never its base alone.
+    let place = |o: i64| match at(o) {
+        Some(b) if b.last_offset > o => format!("{name}@{o}-{}", b.last_offset),
+        _ => format!("{name}@{o}"),
+    };
     for &o in &pc.new_batches {
         match at(o) {
             Some(b) if b.control.is_some() => {
@@ -391,14 +396,23 @@ fn partition_sentences(
     }
     for &o in &pc.fate_changed {
         if let Some(b) = at(o) {
+            let place = place(o);
             out.push(Said::new(
-                format!("{name}@{o} now {}", b.fate.words()),
-                format!("{name}@{o} 现在{}", b.fate.words_zh()),
+                format!("{place} now {}", b.fate.words()),
+                format!("{place} 现在{}", b.fate.words_zh()),
             ));
         }
     }
     if !pc.removed.is_empty() {
-        let offsets: Vec<String> = pc.removed.iter().map(i64::to_string).collect();
+        // The removed batches are the old snapshot's: their ranges from it.
+        let offsets: Vec<String> = pc
+            .removed
+            .iter()
+            .map(|&o| match old.batches.iter().find(|b| b.base_offset == o) {
+                Some(b) if b.last_offset > o => format!("{o}-{}", b.last_offset),
+                _ => o.to_string(),
+            })
+            .collect();
         out.push(Said::new(
             format!("{name}: batches at {} truncated", offsets.join(", ")),
             format!("{name}：offset {} 处的批次被截断", offsets.join("、")),
@@ -453,7 +467,7 @@ fn partition_sentences(
                 // The first values a frame reads of a batch, so a frame and
                 // `mk-tui state` say the same words.
                 Some(b) if !b.records.is_empty() => b.values_text(),
-                _ => format!("{name}@{o}"),
+                _ => place(o),
             })
             .collect();
         out.push(Said::new(

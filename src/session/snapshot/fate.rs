@@ -119,6 +119,17 @@ pub fn decide(
     lso: i64,
 ) -> (Fate, Said) {
     let at = b.base_offset;
+    // Where the batch is, in words: `offset 5`, or `offsets 50-99` for a
+    // batch of several records (a Kafka client's batch is one engine
+    // batch), so a sentence never names only its first offset.
+    let (at_en, at_zh) = if b.last_offset > at {
+        (
+            format!("offsets {at}-{}", b.last_offset),
+            format!("offset {at}-{}", b.last_offset),
+        )
+    } else {
+        (format!("offset {at}"), format!("offset {at}"))
+    };
     if let Some(control) = b.control {
         let (c, id) = (
             control.name().to_uppercase(),
@@ -141,9 +152,9 @@ pub fn decide(
             Fate::AboveHighWatermark,
             Said::new(
                 format!(
-                    "offset {at} >= HW {hw}: not on every ISR replica yet, no consumer reads it"
+                    "{at_en} >= HW {hw}: not on every ISR replica yet, no consumer reads it"
                 ),
-                format!("offset {at} >= HW {hw}：还没复制到每个 ISR 副本，任何消费者都读不到"),
+                format!("{at_zh} >= HW {hw}：还没复制到每个 ISR 副本，任何消费者都读不到"),
             ),
         );
     }
@@ -153,10 +164,10 @@ pub fn decide(
                 Fate::HeldBack,
                 Said::new(
                     format!(
-                        "plain data at offset {at} >= LSO {lso}: read_uncommitted reads it, read_committed waits behind an open transaction"
+                        "plain data at {at_en} >= LSO {lso}: read_uncommitted reads it, read_committed waits behind an open transaction"
                     ),
                     format!(
-                        "普通数据，offset {at} >= LSO {lso}：read_uncommitted 能读到，read_committed 要等前面未结束的事务"
+                        "普通数据，{at_zh} >= LSO {lso}：read_uncommitted 能读到，read_committed 要等前面未结束的事务"
                     ),
                 ),
             )
@@ -164,8 +175,8 @@ pub fn decide(
             (
                 Fate::Committed,
                 Said::new(
-                    format!("plain data at offset {at} < LSO {lso}: every consumer reads it"),
-                    format!("普通数据，offset {at} < LSO {lso}：所有消费者都能读到"),
+                    format!("plain data at {at_en} < LSO {lso}: every consumer reads it"),
+                    format!("普通数据，{at_zh} < LSO {lso}：所有消费者都能读到"),
                 ),
             )
         };
@@ -175,9 +186,9 @@ pub fn decide(
         return (
             Fate::Orphaned,
             Said::new(
-                format!("no journal frame of {id} owns offset {at} on {tp}: it can never commit"),
+                format!("no journal frame of {id} owns {at_en} on {tp}: it can never commit"),
                 format!(
-                    "事务 journal 里没有 {id} 的 frame 拥有 {tp} 的 offset {at}：它永远不会提交"
+                    "事务 journal 里没有 {id} 的 frame 拥有 {tp} 的 {at_zh}：它永远不会提交"
                 ),
             ),
         );
@@ -186,8 +197,8 @@ pub fn decide(
         TransactionState::Ongoing => (
             Fate::Ongoing,
             Said::new(
-                format!("{id} is ONGOING: offset {at} >= LSO {lso}, nobody decided yet"),
-                format!("{id} 是 ONGOING：offset {at} >= LSO {lso}，还没有决定提交或中止"),
+                format!("{id} is ONGOING: {at_en} >= LSO {lso}, nobody decided yet"),
+                format!("{id} 是 ONGOING：{at_zh} >= LSO {lso}，还没有决定提交或中止"),
             ),
         ),
         TransactionState::PrepareCommit | TransactionState::PrepareAbort => {
@@ -237,10 +248,10 @@ pub fn decide(
                     Fate::HeldBack,
                     Said::new(
                         format!(
-                            "{id} committed, but offset {at} >= LSO {lso}: read_committed waits behind an earlier open transaction"
+                            "{id} committed, but {at_en} >= LSO {lso}: read_committed waits behind an earlier open transaction"
                         ),
                         format!(
-                            "{id} 已提交，但 offset {at} >= LSO {lso}：read_committed 要等更早的未结束事务"
+                            "{id} 已提交，但 {at_zh} >= LSO {lso}：read_committed 要等更早的未结束事务"
                         ),
                     ),
                 );
