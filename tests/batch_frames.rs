@@ -432,3 +432,61 @@ fn sentences_name_a_batch_by_its_range() {
     let text = buffer_text(&frame_buffer(&zh, 160, 48));
     assert!(text.contains("offset 6-55 < LSO 56"), "{text}");
 }
+
+/// The clients pane at 160 columns (the `clients` layout), a producer's
+/// batch waiting in the cluster: the request in flight is drawn whole,
+/// `Produce v9 waiting in the cluster`, the columns as wide as their
+/// values, and where the pane is narrow the columns go before the request
+/// is cut (the review saw it cut at 28 cells with free width beside it;
+/// at this branch's base the column is already sized from its values, so
+/// this holds it there).
+#[test]
+fn the_request_in_flight_is_drawn_whole_at_160_columns() {
+    use minikafka::session::snapshot::{ClientSnapshot, ListenerSnapshot};
+    let rec = recording(1, &[]);
+    let driver = minikafka::session::Driver::new(&rec.header, None).unwrap();
+    let mut view = minikafka::session::Snapshot::of(&driver);
+    view.title = "clients".into();
+    view.listeners = vec![ListenerSnapshot {
+        broker: 1,
+        address: "127.0.0.1:9092".into(),
+        open: true,
+    }];
+    let client = |connection, in_flight: Option<&str>| ClientSnapshot {
+        connection,
+        broker: 1,
+        peer: format!("127.0.0.1:5068{connection}"),
+        client_id: "rdkafka".into(),
+        requests: 6,
+        in_flight: in_flight.map(str::to_string),
+        producer_id: Some(4000),
+        producer_epoch: Some(0),
+        transactional_id: Some("tx-1".into()),
+    };
+    view.clients = vec![
+        client(1, Some("Produce v9 acks=all waiting")),
+        client(2, Some("Produce v9 waiting in the cluster")),
+        client(3, None),
+    ];
+    let theme = Theme::colored();
+    for (cols, rows) in [(160, 48), (80, 24)] {
+        let app = App::saved(
+            view.clone(),
+            layout::builtin("clients").unwrap(),
+            Lang::En,
+            theme,
+        );
+        let buf = frame_buffer(&app, cols, rows);
+        let text = buffer_text(&buf);
+        if cols == 160 {
+            insta::assert_snapshot!("clients_in_flight_160x48", text);
+        }
+        assert!(
+            text.contains("Produce v9 waiting in the cluster"),
+            "{cols}x{rows}:\n{text}"
+        );
+        assert!(!text.contains("waiting in the cl…"), "{text}");
+        let cell = &buf[find(&text, "Produce v9 waiting in the cluster").unwrap()];
+        assert_eq!(Some(cell.fg), theme.waiting().fg);
+    }
+}
