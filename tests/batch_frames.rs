@@ -48,13 +48,7 @@ fn recording(partitions: u32, actions: &[Value]) -> Recording {
 }
 
 fn replay(rec: Recording, step: usize) -> App {
-    let mut app = App::replay(
-        rec,
-        layout::builtin_default(),
-        Lang::En,
-        Theme::colored(),
-    )
-    .unwrap();
+    let mut app = App::replay(rec, layout::builtin_default(), Lang::En, Theme::colored()).unwrap();
     app.update(Msg::Goto(step)).unwrap();
     app
 }
@@ -98,7 +92,10 @@ fn every_record_cell_of_a_batch_shows_its_value() {
     let text = buffer_text(&buf);
     insta::assert_snapshot!("record_cells_160x48", text);
     let log = log_pane(&text).join("\n");
-    for v in (0..8).map(|i| format!("✓r{i}")).chain((0..5).map(|i| format!("↑t{i}"))) {
+    for v in (0..8)
+        .map(|i| format!("✓r{i}"))
+        .chain((0..5).map(|i| format!("↑t{i}")))
+    {
         assert!(log.contains(&v), "{v} drawn:\n{log}");
     }
     // The followers hold the same batch: their cells have its values too.
@@ -137,7 +134,11 @@ fn the_consumers_pane_counts_every_record_a_consumer_reads() {
     let view = app.snapshot();
     let counts = view.consumers.count("out-0");
     assert_eq!((counts.read_uncommitted, counts.read_committed), (110, 80));
-    assert_eq!(view.consumers.read_uncommitted["out-0"].len(), 64, "bounded list");
+    assert_eq!(
+        view.consumers.read_uncommitted["out-0"].len(),
+        64,
+        "bounded list"
+    );
     let buf = frame_buffer(&app, 160, 48);
     let text = buffer_text(&buf);
     insta::assert_snapshot!("consumer_counts_160x48", text);
@@ -202,10 +203,17 @@ fn the_selection_is_a_batch_and_the_new_batch_is_still_drawn() {
     let buf = frame_buffer(&app, 160, 48);
     let text = buffer_text(&buf);
     let (x, y) = find(&text, " 0-2 ").unwrap();
-    assert!(buf[(x + 1, y)].modifier.contains(ratatui::style::Modifier::REVERSED));
+    assert!(
+        buf[(x + 1, y)]
+            .modifier
+            .contains(ratatui::style::Modifier::REVERSED)
+    );
     // The step that writes to out-1 again: its new batch is drawn, marked.
     app.update(Msg::Goto(13)).unwrap();
-    for (cols, rows, name) in [(160, 48, "selection_new_batch_160x48"), (80, 24, "selection_new_batch_80x24")] {
+    for (cols, rows, name) in [
+        (160, 48, "selection_new_batch_160x48"),
+        (80, 24, "selection_new_batch_80x24"),
+    ] {
         let buf = frame_buffer(&app, cols, rows);
         let text = buffer_text(&buf);
         insta::assert_snapshot!(name, text);
@@ -220,7 +228,11 @@ fn the_selection_is_a_batch_and_the_new_batch_is_still_drawn() {
             .unwrap_or_else(|| panic!("the new batch at {cols}x{rows}:\n{text}"));
         assert!(row.contains('▸'), "{row}");
         let (x, y) = find(&text, "30-31").unwrap();
-        assert!(buf[(x, y)].modifier.contains(ratatui::style::Modifier::BOLD));
+        assert!(
+            buf[(x, y)]
+                .modifier
+                .contains(ratatui::style::Modifier::BOLD)
+        );
     }
     assert_eq!(app.selected, out1_0);
     // The old form: row 1 (all windows counted), as before.
@@ -258,10 +270,17 @@ fn a_batch_says_how_many_records_it_holds() {
     assert!(!log.contains("solo…") && !log.contains("solo×"), "{log}");
     // The partitions pane: the count after the range, the fate labels in
     // one column whatever the range's width.
-    let rows: Vec<&str> = text.lines().filter(|l| l.contains("above HW   · -")).collect();
+    let rows: Vec<&str> = text
+        .lines()
+        .filter(|l| l.contains("above HW   · -"))
+        .collect();
     assert_eq!(rows.len(), 3, "{text}");
     assert!(rows[0].contains(" 0-49 ×50 ") && rows[2].contains(" 51-10050 ×10000 "));
-    assert!(rows[1].contains(" 50 ") && !rows[1].contains("×1"), "{}", rows[1]);
+    assert!(
+        rows[1].contains(" 50 ") && !rows[1].contains("×1"),
+        "{}",
+        rows[1]
+    );
     let label_at: Vec<usize> = rows
         .iter()
         .map(|r| r[..r.find("above HW").unwrap()].chars().count())
@@ -296,7 +315,10 @@ fn a_changed_batch_keeps_its_record_separators() {
         .find(|l| l.contains("1 ldr"))
         .unwrap()
         .to_string();
-    assert!(leader.contains("┊↑r1") && leader.contains("│↑r0"), "{leader}");
+    assert!(
+        leader.contains("┊↑r1") && leader.contains("│↑r0"),
+        "{leader}"
+    );
     assert_eq!(leader.matches('▸').count(), 1, "{leader}");
     assert!(leader.contains("▸↑t0"), "{leader}");
     for i in 1..5 {
@@ -305,7 +327,11 @@ fn a_changed_batch_keeps_its_record_separators() {
     let theme = Theme::colored();
     let (x, y) = find(&text, "┊↑t3").unwrap();
     assert_eq!(buf[(x, y)].symbol(), "┊");
-    assert!(buf[(x + 1, y)].modifier.contains(ratatui::style::Modifier::BOLD));
+    assert!(
+        buf[(x + 1, y)]
+            .modifier
+            .contains(ratatui::style::Modifier::BOLD)
+    );
     let (x, y) = find(&text, "▸↑t0").unwrap();
     assert_eq!(Some(buf[(x, y)].fg), theme.changed_mark().fg);
 }
@@ -409,18 +435,34 @@ fn sentences_name_a_batch_by_its_range() {
         .iter()
         .find(|b| b.base_offset == 6)
         .unwrap();
-    assert_eq!(b.explanation, "plain data at offsets 6-55 < LSO 56: every consumer reads it");
-    assert_eq!(b.explanation_zh, "普通数据，offset 6-55 < LSO 56：所有消费者都能读到");
+    assert_eq!(
+        b.explanation,
+        "plain data at offsets 6-55 < LSO 56: every consumer reads it"
+    );
+    assert_eq!(
+        b.explanation_zh,
+        "普通数据，offset 6-55 < LSO 56：所有消费者都能读到"
+    );
     let text = buffer_text(&frame_buffer(&app, 160, 48));
     insta::assert_snapshot!("range_explained_160x48", text);
-    assert!(text.contains("plain data at offsets 6-55 < LSO 56"), "{text}");
+    assert!(
+        text.contains("plain data at offsets 6-55 < LSO 56"),
+        "{text}"
+    );
     // One record: one offset, as before.
     let single = replay(
-        recording(1, &[json!({"produce": {"topic": "out", "partition": 0, "value": "x"}})]),
+        recording(
+            1,
+            &[json!({"produce": {"topic": "out", "partition": 0, "value": "x"}})],
+        ),
         1,
     );
     let b = &single.snapshot().partitions[0].batches[0];
-    assert!(b.explanation.starts_with("offset 0 >= HW 0"), "{}", b.explanation);
+    assert!(
+        b.explanation.starts_with("offset 0 >= HW 0"),
+        "{}",
+        b.explanation
+    );
     let mut zh = App::replay(
         recording(1, &actions),
         layout::builtin_default(),
@@ -537,8 +579,8 @@ fn the_log_pane_begins_with_a_partition_header() {
             for (c, r) in [(160u16, 48u16), (80, 24)] {
                 let t = buffer_text(&frame_buffer(&app, c, r));
                 let log = log_pane(&t);
-                let ok = log[0].contains("more")
-                    || names.iter().any(|n| log[1].starts_with(n.as_str()));
+                let ok =
+                    log[0].contains("more") || names.iter().any(|n| log[1].starts_with(n.as_str()));
                 assert!(ok, "{lname} step {s} {c}x{r}:\n{}", log.join("\n"));
             }
         }

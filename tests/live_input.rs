@@ -345,7 +345,10 @@ fn screen_changes_are_ui_steps_that_replay_to_the_same_frames() {
     let text = std::fs::read_to_string(&path).unwrap();
     for line in [
         r#"{"ui":{"focus":"journal"}}"#,
-        &format!(r#"{{"ui":{{"select":{}}}}}"#, serde_json::to_string(&at(1)).unwrap()),
+        &format!(
+            r#"{{"ui":{{"select":{}}}}}"#,
+            serde_json::to_string(&at(1)).unwrap()
+        ),
         r#"{"ui":{"select":null}}"#,
         r#"{"ui":{"toggle":"isolation"}}"#,
         r#"{"ui":{"toggle":"help"}}"#,

@@ -352,7 +352,12 @@ impl App {
             ratatui::layout::Rect,
         ) -> usize| {
             self.pane_area(pane, &view).map(|area| {
-                count(&view, &crate::ui::frame::pane_context(self, &view, pane), area).saturating_sub(1)
+                count(
+                    &view,
+                    &crate::ui::frame::pane_context(self, &view, pane),
+                    area,
+                )
+                .saturating_sub(1)
             })
         };
         let exact = match pane {

@@ -22,11 +22,11 @@ use crate::engine::{ControlType, IsolationLevel, RecordBatch, TopicPartition};
 use crate::session::driver::Driver;
 use crate::session::snapshot::{
     BATCH_WINDOW, BatchKind, BatchSnapshot, BrokerSnapshot, CompletionSnapshot, Consumers,
-    ControlKind, ErrorSnapshot, EventSnapshot, Fate, GroupOffsets, JOURNAL_FILE, JournalFrameSnapshot,
-    JournalSnapshot, LogTruncationSnapshot, MarkerSnapshot, Moment, PartitionSnapshot,
-    PendingBatch, PendingSnapshot, ReaderCounts, RecordSnapshot, RecoverySnapshot, ReelectionSnapshot, ReplicaBatch,
-    ReplicaSnapshot, Snapshot, TAIL, TornSnapshot, TransactionSnapshot, TxnState, VALUES_SHOWN,
-    fate, text,
+    ControlKind, ErrorSnapshot, EventSnapshot, Fate, GroupOffsets, JOURNAL_FILE,
+    JournalFrameSnapshot, JournalSnapshot, LogTruncationSnapshot, MarkerSnapshot, Moment,
+    PartitionSnapshot, PendingBatch, PendingSnapshot, ReaderCounts, RecordSnapshot,
+    RecoverySnapshot, ReelectionSnapshot, ReplicaBatch, ReplicaSnapshot, Snapshot, TAIL,
+    TornSnapshot, TransactionSnapshot, TxnState, VALUES_SHOWN, fate, text,
 };
 
 /// How much of the cluster a snapshot reads.
@@ -344,7 +344,10 @@ pub fn load_values(driver: &Driver, snapshot: &mut Snapshot, wanted: &[Wanted]) 
                 };
                 let start = r.log.len().saturating_sub(BATCH_WINDOW);
                 for b in &mut r.log[start..] {
-                    if b.divergent && b.control.is_none() && lacks(&b.records, b.last_offset - b.base_offset + 1, n) {
+                    if b.divergent
+                        && b.control.is_none()
+                        && lacks(&b.records, b.last_offset - b.base_offset + 1, n)
+                    {
                         b.records = head(&replica.log, b.base_offset, n);
                     }
                 }

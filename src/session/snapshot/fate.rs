@@ -151,9 +151,7 @@ pub fn decide(
         return (
             Fate::AboveHighWatermark,
             Said::new(
-                format!(
-                    "{at_en} >= HW {hw}: not on every ISR replica yet, no consumer reads it"
-                ),
+                format!("{at_en} >= HW {hw}: not on every ISR replica yet, no consumer reads it"),
                 format!("{at_zh} >= HW {hw}：还没复制到每个 ISR 副本，任何消费者都读不到"),
             ),
         );
@@ -187,9 +185,7 @@ pub fn decide(
             Fate::Orphaned,
             Said::new(
                 format!("no journal frame of {id} owns {at_en} on {tp}: it can never commit"),
-                format!(
-                    "事务 journal 里没有 {id} 的 frame 拥有 {tp} 的 {at_zh}：它永远不会提交"
-                ),
+                format!("事务 journal 里没有 {id} 的 frame 拥有 {tp} 的 {at_zh}：它永远不会提交"),
             ),
         );
     };

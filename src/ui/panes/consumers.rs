@@ -65,27 +65,24 @@ fn columns<'a>(
 ) -> (Vec<Line<'a>>, Vec<Line<'a>>) {
     let want = usize::MAX;
     let empty = Vec::new();
-    let column = |map: &BTreeMap<String, Vec<Option<String>>>,
-                  tp: &str,
-                  count: usize,
-                  w: u16,
-                  max| {
-        let mut values: Vec<String> = map
-            .get(tp)
-            .unwrap_or(&empty)
-            .iter()
-            .take(TAIL)
-            .map(|v| v.clone().unwrap_or_else(|| "null".into()))
-            .collect();
-        if count > values.len() && !values.is_empty() {
-            values.push("…".into());
-        }
-        let mut rows = wrap(&values, usize::from(w), max);
-        if rows.is_empty() {
-            rows.push("-".into());
-        }
-        rows
-    };
+    let column =
+        |map: &BTreeMap<String, Vec<Option<String>>>, tp: &str, count: usize, w: u16, max| {
+            let mut values: Vec<String> = map
+                .get(tp)
+                .unwrap_or(&empty)
+                .iter()
+                .take(TAIL)
+                .map(|v| v.clone().unwrap_or_else(|| "null".into()))
+                .collect();
+            if count > values.len() && !values.is_empty() {
+                values.push("…".into());
+            }
+            let mut rows = wrap(&values, usize::from(w), max);
+            if rows.is_empty() {
+                rows.push("-".into());
+            }
+            rows
+        };
     let (mut ls, mut rs) = (Vec::new(), Vec::new());
     for p in &view.partitions {
         if ls.len() >= want {

@@ -58,12 +58,13 @@ pub fn row_of(view: &Snapshot, selection: &Selection) -> Option<usize> {
 /// The batch at `row` of `view` as a selection (by partition and base
 /// offset); [`Selection::Clear`] for none.
 pub fn selection_at(view: &Snapshot, row: Option<usize>) -> Selection {
-    row.and_then(|r| locate(view, r)).map_or(Selection::Clear, |(p, b)| {
-        Selection::Batch(BatchRef {
-            partition: view.partitions[p].name(),
-            offset: batch(view, p, b).base_offset,
+    row.and_then(|r| locate(view, r))
+        .map_or(Selection::Clear, |(p, b)| {
+            Selection::Batch(BatchRef {
+                partition: view.partitions[p].name(),
+                offset: batch(view, p, b).base_offset,
+            })
         })
-    })
 }
 
 /// The selected batch `index` as (partition, batch).
@@ -427,7 +428,11 @@ pub fn visible_batches(view: &Snapshot, ctx: &PaneContext, area: Rect) -> Vec<Wa
         .filter_map(|r| match r {
             ListRow::Batch(p, b) => {
                 let part = &view.partitions[p];
-                Some((p, part.batches.len() - part.window().len() + b, VALUES_SHOWN))
+                Some((
+                    p,
+                    part.batches.len() - part.window().len() + b,
+                    VALUES_SHOWN,
+                ))
             }
             ListRow::Header(_) => None,
         })
@@ -492,7 +497,10 @@ mod tests {
         );
         assert!(text.contains("✓ 0      committed  ● -      [a]"), "{text}");
         assert!(text.contains("✗ 1      aborted    · txn-c  [x]"), "{text}");
-        assert!(text.contains("◆ 2      control    · txn-c  ABORT"), "{text}");
+        assert!(
+            text.contains("◆ 2      control    · txn-c  ABORT"),
+            "{text}"
+        );
         assert!(
             text.contains("… 3-4 ×2 ongoing    · txn-a  [b, c]"),
             "{text}"

@@ -25,7 +25,12 @@ fn row<'a>(p: &PendingSnapshot, ctx: &PaneContext, width: usize) -> Vec<Line<'a>
             format!("{} [{}]", t("waiting_for"), brokers.join(","))
         }
     };
-    let mut what: Vec<String> = p.batches.iter().take(BATCHES_NAMED).map(|b| b.text()).collect();
+    let mut what: Vec<String> = p
+        .batches
+        .iter()
+        .take(BATCHES_NAMED)
+        .map(|b| b.text())
+        .collect();
     if p.batches.len() > BATCHES_NAMED {
         what.push(format!("+{}", p.batches.len() - BATCHES_NAMED));
     }

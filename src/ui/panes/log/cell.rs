@@ -102,12 +102,16 @@ pub fn counted(first: &str, len: i64, room: usize) -> String {
     if len <= 1 {
         return first.to_string();
     }
-    let count = format!("…×{len}");
-    let left = room.saturating_sub(width(&count));
-    if left == 0 {
-        return fit(&count[count.char_indices().nth(1).map_or(0, |(i, _)| i)..], room);
+    let count = format!("×{len}");
+    let cw = width(&count);
+    if room >= cw + 2 {
+        format!("{}…{count}", fit(first, room - cw - 1))
+    } else if room >= cw {
+        count
+    } else {
+        // No room for the whole number: a cut one would say another.
+        cut(first, room)
     }
-    format!("{}{count}", fit(first, left))
 }
 
 /// A cell's glyph, style and the text of each [`Line`].
@@ -179,5 +183,21 @@ pub fn drawn(c: Cell<'_>, slot: Slot, win: &Window, ctx: &PaneContext) -> Option
             readers: format!("RU{} RC{}", reads(false), reads(false)),
             epoch: format!("e{}", b.leader_epoch),
         }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::counted;
+
+    #[test]
+    fn a_batch_cell_keeps_its_count_over_its_value_and_never_cuts_it() {
+        assert_eq!(counted("a0", 50, 14), "a0…×50");
+        assert_eq!(counted("order-123456", 50, 8), "orde…×50");
+        assert_eq!(counted("a0", 50, 5), "a…×50");
+        assert_eq!(counted("a0", 50, 4), "×50");
+        assert_eq!(counted("a0", 50, 3), "×50");
+        assert_eq!(counted("a0", 50, 2), "a0", "no room for ×50: the value");
+        assert_eq!(counted("solo", 1, 14), "solo", "one record: no count");
     }
 }
