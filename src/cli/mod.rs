@@ -184,7 +184,13 @@ pub enum Command {
     #[cfg(feature = "serve")]
     Serve(serve::ServeArgs),
     /// Observe a real Kafka cluster, read-only: one snapshot (--state) or
-    /// one frame (--render). Plaintext only: no SASL, no TLS (docs/observe.md).
+    /// one frame (--render).
+    ///
+    /// It sends only ApiVersions, Metadata, ListOffsets and Fetch: it never
+    /// writes, commits or joins a group. Plaintext only: authentication
+    /// (SASL) and TLS are out of scope, and SASL_*:// or SSL:// bootstrap
+    /// addresses are refused. docs/observe.md lists which fields the
+    /// protocol fills; the others are listed under "unavailable".
     #[cfg(feature = "serve")]
     Observe(observe::ObserveArgs),
     /// Export a recording as an asciinema cast (asciicast v2).

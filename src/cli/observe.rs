@@ -3,18 +3,15 @@
 //! frame (`--render`) and exits; refreshing on an interval or a key is not
 //! built yet (docs/observe.md "Not yet").
 
-use clap::Args;
+use clap::{ArgGroup, Args};
 
 use crate::observe::{self, Options};
 use crate::ui::headless::{self, Format, Look};
 
-/// Observe a real Kafka cluster, read-only: print one snapshot of it as
-/// JSON (--state) or one dashboard frame (--render). It sends only
-/// ApiVersions, Metadata, ListOffsets and Fetch: it never writes, commits
-/// or joins a group. Plaintext only: authentication (SASL) and TLS are out
-/// of scope, and SASL_*:// or SSL:// bootstrap addresses are refused. See
-/// docs/observe.md for which fields the protocol can fill.
+/// The options of `mk-tui observe` (its help is the `Command::Observe`
+/// doc comment, which clap shows).
 #[derive(Debug, Args)]
+#[command(group(ArgGroup::new("mode").required(true).args(["state", "render"])))]
 pub struct ObserveArgs {
     /// Brokers to ask first, HOST:PORT[,HOST:PORT…] (PLAINTEXT:// allowed).
     #[arg(long, value_name = "HOST:PORT,…", required = true)]
@@ -24,7 +21,7 @@ pub struct ObserveArgs {
     pub topics: Vec<String>,
     /// Print the snapshot as one JSON object (the keys of `mk-tui state`,
     /// and `unavailable`: the fields the protocol cannot fill).
-    #[arg(long, required_unless_present = "render", conflicts_with = "render")]
+    #[arg(long)]
     pub state: bool,
     /// Print one frame as `mk-tui render` draws it.
     #[arg(long)]

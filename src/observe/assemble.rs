@@ -68,7 +68,10 @@ pub fn assemble(bootstrap: &[String], cluster: &Cluster, partitions: Vec<Observe
         if o.start > o.offsets.log_start || reached < hw {
             // Only a tail was fetched: what a consumer from the start
             // reads is not all here.
-            unavailable.push(format!("partitions[{key}].batches outside {}..{reached}", o.start));
+            unavailable.push(format!(
+                "partitions[{key}].batches outside {}..{reached}",
+                o.start
+            ));
             unavailable.push(format!("consumers[{key}]"));
         }
         let visible = read_committed_visible(&o.read_committed);
@@ -192,9 +195,7 @@ fn brokers(cluster: &Cluster) -> Vec<BrokerSnapshot> {
 }
 
 /// The values of the data batches among `batches`, in offset order.
-fn values<'a>(
-    batches: impl Iterator<Item = &'a super::batches::WireBatch>,
-) -> Vec<Option<String>> {
+fn values<'a>(batches: impl Iterator<Item = &'a super::batches::WireBatch>) -> Vec<Option<String>> {
     batches
         .filter(|b| b.control.is_none())
         .flat_map(|b| b.records.iter().map(|r| r.value.clone()))

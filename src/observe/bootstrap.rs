@@ -58,7 +58,11 @@ mod tests {
 
     #[test]
     fn tls_and_sasl_are_refused_by_name() {
-        for url in ["SSL://h:9093", "SASL_SSL://h:9094", "sasl_plaintext://h:9095"] {
+        for url in [
+            "SSL://h:9093",
+            "SASL_SSL://h:9094",
+            "sasl_plaintext://h:9095",
+        ] {
             let e = parse(url).unwrap_err();
             assert!(e.contains("out of scope"), "{e}");
             assert!(e.contains(url), "{e}");
@@ -67,7 +71,14 @@ mod tests {
 
     #[test]
     fn a_missing_port_or_empty_entry_is_refused() {
-        for bad in ["localhost", "h:", ":9092", "h:99999", "a:1,,b:2", "http://h:1"] {
+        for bad in [
+            "localhost",
+            "h:",
+            ":9092",
+            "h:99999",
+            "a:1,,b:2",
+            "http://h:1",
+        ] {
             assert!(parse(bad).is_err(), "{bad}");
         }
     }

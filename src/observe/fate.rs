@@ -101,7 +101,10 @@ pub fn fates(
             match marker_after(&batches[i + 1..], b) {
                 Some((ControlKind::Abort, m)) => (
                     Fate::Aborted,
-                    format!("producer {} aborted: ABORT marker at offset {m}", b.producer_id),
+                    format!(
+                        "producer {} aborted: ABORT marker at offset {m}",
+                        b.producer_id
+                    ),
                 ),
                 Some((ControlKind::Commit, m)) => (
                     Fate::HeldBack,
@@ -179,7 +182,14 @@ mod tests {
         let names: Vec<&str> = fates.values().map(|(f, _)| f.name()).collect();
         assert_eq!(
             names,
-            ["aborted", "committed", "control", "control", "committed", "committed"]
+            [
+                "aborted",
+                "committed",
+                "control",
+                "control",
+                "committed",
+                "committed"
+            ]
         );
     }
 

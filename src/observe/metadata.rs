@@ -96,7 +96,9 @@ pub async fn ask(conn: &mut Conn, version: i16, topics: &[String]) -> Result<Clu
                 ));
             }
             let ids = |v: &[kafka_protocol::messages::BrokerId], what: &str| {
-                v.iter().map(|b| id(b.0, what)).collect::<Result<Vec<_>, _>>()
+                v.iter()
+                    .map(|b| id(b.0, what))
+                    .collect::<Result<Vec<_>, _>>()
             };
             partitions.push(Partition {
                 topic: name.clone(),
