@@ -52,9 +52,13 @@ fn state_of(file: &str) -> Value {
     serde_json::from_slice(&out.stdout).unwrap()
 }
 
-/// `mk-tui observe --bootstrap B --state` as JSON.
-fn observe(bootstrap: &str) -> Value {
-    let out = mk_tui(&["observe", "--bootstrap", bootstrap, "--state"]);
+/// `mk-tui observe --bootstrap B --state [--group G…]` as JSON.
+fn observe(bootstrap: &str, groups: &[String]) -> Value {
+    let mut args = vec!["observe", "--bootstrap", bootstrap, "--state"];
+    for g in groups {
+        args.extend(["--group", g]);
+    }
+    let out = mk_tui(&args);
     assert!(
         out.status.success(),
         "observe failed: {}",
@@ -106,6 +110,11 @@ fn differences(expected: &Value, observed: &Value) -> Vec<String> {
     };
     let parts = |s: &Value| -> Vec<Value> { s["partitions"].as_array().unwrap().clone() };
     let name = |p: &Value| format!("{}-{}", p["topic"].as_str().unwrap(), p["partition"]);
+    check(
+        "committed_offsets".into(),
+        &expected["committed_offsets"],
+        &observed["committed_offsets"],
+    );
     let (e_parts, o_parts) = (parts(expected), parts(observed));
     check(
         "partitions".into(),
@@ -169,23 +178,51 @@ fn differences(expected: &Value, observed: &Value) -> Vec<String> {
 /// cluster stays as the steps left it), observes it, and compares with the
 /// embedded cluster's state of the same steps and with what the server
 /// left in its data directory.
-fn observe_matches(recording: &str, steps: Option<usize>) -> Vec<String> {
+fn observe_matches(
+    recording: &str,
+    steps: Option<usize>,
+    fates_seen: &mut std::collections::BTreeSet<String>,
+) -> Vec<String> {
     let temp = tempfile::tempdir().unwrap();
     let file = prefix(recording, steps, temp.path());
     let expected = state_of(&file);
     let mut server = Server::start(&[&file, "--auto-replicate", "0"]);
-    let observed = observe(&server.bootstrap());
+    // The groups are named (they are not discovered yet); what they
+    // committed is compared.
+    let groups: Vec<String> = expected["committed_offsets"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .cloned()
+        .collect();
+    let observed = observe(&server.bootstrap(), &groups);
     server.stop();
     let left = server.state();
     let mut out: Vec<String> = differences(&expected, &observed)
         .into_iter()
         .map(|d| format!("{recording} step {steps:?}: {d}"))
         .collect();
+    // Reopening the data directory runs recovery, which finishes a
+    // decided transaction and drops pending operations: the directory
+    // equals the served cluster only when neither is there.
+    let settled = expected["pending"] == json!([])
+        && expected["transactions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|t| !t["state"].as_str().unwrap().starts_with("prepare"));
     out.extend(
         differences(&left, &observed)
             .into_iter()
+            .filter(|_| settled)
+            .into_iter()
             .map(|d| format!("{recording} step {steps:?}, data dir: {d}")),
     );
+    for p in observed["partitions"].as_array().unwrap() {
+        for b in p["batches"].as_array().unwrap() {
+            fates_seen.insert(b["fate"].as_str().unwrap().to_string());
+        }
+    }
     let unavailable = observed["unavailable"].as_array().unwrap();
     for field in [
         "journal",
@@ -195,6 +232,11 @@ fn observe_matches(recording: &str, steps: Option<usize>) -> Vec<String> {
         if !unavailable.contains(&json!(field)) {
             out.push(format!("{recording}: {field} is not listed as unavailable"));
         }
+    }
+    if unavailable.contains(&json!("committed_offsets")) != groups.is_empty() {
+        out.push(format!(
+            "{recording}: committed_offsets must be listed unavailable exactly when no --group is given"
+        ));
     }
     if observed["transactions"] != json!([]) || observed["journal"]["frames"] != 0 {
         out.push(format!(
@@ -215,6 +257,8 @@ fn the_observer_sees_what_the_embedded_cluster_holds_for_every_field_the_protoco
         ("recordings/ch08-visibility.jsonl", Some(2)),
         ("recordings/ch08-visibility.jsonl", None),
         ("recordings/ch08-lso-blocks.jsonl", Some(5)),
+        ("recordings/ch08-lso-blocks.jsonl", Some(7)),
+        ("recordings/ch08-lso-blocks.jsonl", Some(8)),
         ("recordings/ch08-lso-blocks.jsonl", None),
         ("recordings/ch08-acks-all-pending.jsonl", None),
         ("recordings/ch08-reused-id.jsonl", None),
@@ -226,10 +270,16 @@ fn the_observer_sees_what_the_embedded_cluster_holds_for_every_field_the_protoco
         ("recordings/ch08-cut-points.jsonl", None),
     ];
     let mut all = Vec::new();
+    let mut fates_seen = std::collections::BTreeSet::new();
     for (recording, steps) in cases {
-        all.extend(observe_matches(recording, *steps));
+        all.extend(observe_matches(recording, *steps, &mut fates_seen));
     }
     assert!(all.is_empty(), "{}", all.join("\n"));
+    // The cases reach every fate the wire rule can give a fetched batch.
+    let every: Vec<String> = ["aborted", "committed", "control", "held_back", "ongoing"]
+        .map(String::from)
+        .into();
+    assert_eq!(fates_seen.into_iter().collect::<Vec<_>>(), every);
 }
 
 /// Runs `mk-tui observe ARGS`; asserts exit 2, nothing on standard output,
@@ -393,4 +443,56 @@ fn a_broker_without_a_usable_version_is_one_line_naming_the_api_and_both_ranges(
             && err.contains(&address),
         "{err}"
     );
+}
+
+#[test]
+fn a_long_log_is_read_as_a_bounded_tail_and_the_snapshot_says_what_it_left_out() {
+    let temp = tempfile::tempdir().unwrap();
+    let file = temp.path().join("long.jsonl");
+    let mut text = String::from(
+        r#"{"mk_recording":1,"title":"long","rules":"minikafka","cluster":{"brokers":[1],"topics":[{"name":"out","partitions":1,"replication_factor":1}],"config":{}}}"#,
+    );
+    text.push('\n');
+    let n = 1500;
+    for i in 0..n {
+        text.push_str(&format!(
+            "{{\"at_ms\":0,\"action\":{{\"produce\":{{\"topic\":\"out\",\"value\":\"v{i}\"}}}}}}\n"
+        ));
+    }
+    std::fs::write(&file, text).unwrap();
+    let file = file.to_str().unwrap();
+    let expected = state_of(file);
+    let mut server = Server::start(&[file, "--auto-replicate", "0"]);
+    let observed = observe(&server.bootstrap(), &[]);
+    server.stop();
+    let p = &observed["partitions"][0];
+    assert_eq!(p["high_watermark"], n);
+    let batches = p["batches"].as_array().unwrap();
+    let first = batches[0]["base_offset"].as_i64().unwrap();
+    let end = batches.last().unwrap()["last_offset"].as_i64().unwrap() + 1;
+    // From at most 1024 offsets below the HW, at most 64 KiB of them.
+    assert_eq!(first, n - 1024);
+    assert!(
+        end - first < 1024,
+        "{first}..{end}: not cut by the byte limit"
+    );
+    let unavailable = observed["unavailable"].as_array().unwrap();
+    for field in [
+        format!("partitions[out-0].batches outside {first}..{end}"),
+        "consumers[out-0]".to_string(),
+    ] {
+        assert!(
+            unavailable.contains(&json!(field)),
+            "{field} not in {unavailable:?}"
+        );
+    }
+    // What it holds is the embedded cluster's, batch for batch.
+    let held: Vec<Value> = expected["partitions"][0]["batches"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|b| (first..end).contains(&b["base_offset"].as_i64().unwrap()))
+        .map(wire_batch)
+        .collect();
+    assert_eq!(held, batches.iter().map(wire_batch).collect::<Vec<_>>());
 }

@@ -19,6 +19,10 @@ pub struct ObserveArgs {
     /// A topic to observe (repeat for more; default: every non-internal topic).
     #[arg(long = "topic", value_name = "T")]
     pub topics: Vec<String>,
+    /// A consumer group whose committed offsets to read (repeat for more;
+    /// groups are not discovered yet, so none without it).
+    #[arg(long = "group", value_name = "G")]
+    pub groups: Vec<String>,
     /// Print the snapshot as one JSON object (the keys of `mk-tui state`,
     /// and `unavailable`: the fields the protocol cannot fill).
     #[arg(long)]
@@ -48,6 +52,7 @@ pub fn run(args: ObserveArgs, look: Look) -> Result<String, String> {
     let options = Options {
         bootstrap: observe::bootstrap::parse(&args.bootstrap)?,
         topics: args.topics,
+        groups: args.groups,
     };
     let snapshot = observe::observe(&options)?;
     if args.render {

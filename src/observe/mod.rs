@@ -9,8 +9,9 @@
 //! One job per file: [`connection`] frames requests on a socket with
 //! bounded reads, [`versions`] picks each API's version, [`metadata`],
 //! [`offsets`] and [`fetch`] ask, [`batches`] decodes record batches,
-//! [`fate`] decides batch fates from the wire alone, [`assemble`] fills
-//! the snapshot and lists what it could not fill.
+//! [`groups`] reads committed offsets, [`fate`] decides batch fates from
+//! the wire alone, [`assemble`] fills the snapshot and lists what it could
+//! not fill.
 
 pub mod assemble;
 pub mod batches;
@@ -18,6 +19,7 @@ pub mod bootstrap;
 pub mod connection;
 pub mod fate;
 pub mod fetch;
+pub mod groups;
 pub mod metadata;
 pub mod offsets;
 pub mod versions;
@@ -40,6 +42,9 @@ pub struct Options {
     pub bootstrap: Vec<String>,
     /// The topics (every non-internal topic when empty).
     pub topics: Vec<String>,
+    /// The consumer groups whose committed offsets to read (none when
+    /// empty: groups are not discovered in this slice).
+    pub groups: Vec<String>,
 }
 
 /// One snapshot of the cluster, or the one line saying what failed where.
@@ -64,6 +69,15 @@ impl Link {
         let versions = Versions::ask(&mut conn).await?;
         Ok(Self { conn, versions })
     }
+}
+
+/// The address of the bootstrap broker that answered (the first link).
+fn cluster_address(links: &BTreeMap<String, Link>, bootstrap: &[String]) -> String {
+    bootstrap
+        .iter()
+        .find(|a| links.contains_key(*a))
+        .cloned()
+        .expect("a bootstrap broker answered")
 }
 
 async fn observe_async(options: &Options) -> Result<Snapshot, String> {
@@ -142,6 +156,36 @@ async fn observe_async(options: &Options) -> Result<Snapshot, String> {
             });
         }
     }
+    let mut committed = BTreeMap::new();
+    let bootstrap = cluster_address(&links, &options.bootstrap);
+    for group in &options.groups {
+        let link = links.get_mut(&bootstrap).expect("the first link");
+        let version = link.versions.pick(
+            ApiKey::FindCoordinator,
+            "FindCoordinator",
+            ours::FIND_COORDINATOR,
+        )?;
+        let address = groups::coordinator(&mut link.conn, version, group).await?;
+        if !links.contains_key(&address) {
+            links.insert(address.clone(), Link::open(&address).await?);
+        }
+        let link = links.get_mut(&address).expect("inserted above");
+        let version = link
+            .versions
+            .pick(ApiKey::OffsetFetch, "OffsetFetch", ours::OFFSET_FETCH)?;
+        let offsets = groups::committed(&mut link.conn, version, group).await?;
+        if !offsets.is_empty() {
+            committed.insert(group.clone(), offsets);
+        }
+    }
     let observed = observed.into_iter().flatten().collect();
-    Ok(assemble::assemble(&options.bootstrap, &cluster, observed))
+    let mut snapshot = assemble::assemble(&options.bootstrap, &cluster, observed);
+    snapshot.committed_offsets = committed;
+    if !options.groups.is_empty() {
+        snapshot.unavailable.retain(|f| f != "committed_offsets");
+        snapshot
+            .unavailable
+            .push("committed_offsets of groups not named with --group".into());
+    }
+    Ok(snapshot)
 }

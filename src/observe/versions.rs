@@ -25,6 +25,12 @@ pub mod ours {
     /// v4 adds the isolation level, the LSO and `aborted_transactions`;
     /// v13 names topics by id only.
     pub const FETCH: RangeInclusive<i16> = 4..=12;
+    /// v1 adds the key type; v4 asks for several keys at once (one at a
+    /// time is enough here).
+    pub const FIND_COORDINATOR: RangeInclusive<i16> = 1..=3;
+    /// v2 reads every topic of a group (topics null); v8 asks for several
+    /// groups at once (one at a time is enough here).
+    pub const OFFSET_FETCH: RangeInclusive<i16> = 2..=7;
 }
 
 /// The version ranges one broker advertised, by API key.
