@@ -496,3 +496,41 @@ fn a_long_log_is_read_as_a_bounded_tail_and_the_snapshot_says_what_it_left_out()
         .collect();
     assert_eq!(held, batches.iter().map(wire_batch).collect::<Vec<_>>());
 }
+
+#[test]
+fn render_draws_the_observed_snapshot_as_render_draws_a_saved_state() {
+    let mut server = Server::start(&["recordings/ch08-abort.jsonl", "--auto-replicate", "0"]);
+    let boot = server.bootstrap();
+    let frame = mk_tui(&[
+        "observe",
+        "--bootstrap",
+        &boot,
+        "--render",
+        "--size",
+        "100x30",
+    ]);
+    let state = mk_tui(&["observe", "--bootstrap", &boot, "--state"]);
+    let bad_size = mk_tui(&["observe", "--bootstrap", &boot, "--render", "--size", "0x0"]);
+    server.stop();
+    assert!(
+        frame.status.success(),
+        "{}",
+        String::from_utf8_lossy(&frame.stderr)
+    );
+    let frame = String::from_utf8(frame.stdout).unwrap();
+    assert_eq!(frame.lines().count(), 30, "{frame}");
+    assert!(frame.contains("out-0 leader 1 e0 HW 5 LSO 5"), "{frame}");
+    let temp = tempfile::tempdir().unwrap();
+    let saved = temp.path().join("observed.json");
+    std::fs::write(&saved, &state.stdout).unwrap();
+    let drawn = mk_tui(&[
+        "render",
+        "--state",
+        saved.to_str().unwrap(),
+        "--size",
+        "100x30",
+    ]);
+    assert_eq!(String::from_utf8(drawn.stdout).unwrap(), frame);
+    assert_eq!(bad_size.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&bad_size.stderr).contains("--size"));
+}
