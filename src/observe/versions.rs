@@ -18,7 +18,8 @@ pub mod ours {
     use std::ops::RangeInclusive;
     /// v4 adds `allow_auto_topic_creation`, sent as false: an older
     /// Metadata naming a missing topic may create it, and the observer
-    /// never writes. v12 is the last before topic ids only.
+    /// never writes. v12 is the newest `mk-tui serve` serves, so the
+    /// newest tested.
     pub const METADATA: RangeInclusive<i16> = 4..=12;
     /// v2 adds the isolation level (latest under read_committed = LSO).
     pub const LIST_OFFSETS: RangeInclusive<i16> = 2..=7;
