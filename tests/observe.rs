@@ -520,6 +520,28 @@ fn render_draws_the_observed_snapshot_as_render_draws_a_saved_state() {
     let frame = String::from_utf8(frame.stdout).unwrap();
     assert_eq!(frame.lines().count(), 30, "{frame}");
     assert!(frame.contains("out-0 leader 1 e0 HW 5 LSO 5"), "{frame}");
+    // No label says what the protocol could not tell: the LEO, the clock,
+    // the journal, what is pending, the replicas' logs, and no engine key.
+    for true_label in [
+        "│ observed │",
+        "LSO 5 LEO ?",
+        "clock ?",
+        "not visible over the Kafka protocol",
+        "replica logs are not visible",
+        "? help q quit",
+    ] {
+        assert!(frame.contains(true_label), "{true_label:?} in:\n{frame}");
+    }
+    for false_label in [
+        "LEO 0",
+        "saved state",
+        "clock 0 ms",
+        "no journal frames",
+        "nothing pending",
+        "p produce",
+    ] {
+        assert!(!frame.contains(false_label), "{false_label:?} in:\n{frame}");
+    }
     let temp = tempfile::tempdir().unwrap();
     let saved = temp.path().join("observed.json");
     std::fs::write(&saved, &state.stdout).unwrap();

@@ -616,6 +616,14 @@ pub struct ErrorSnapshot {
 }
 
 impl Snapshot {
+    /// Whether the source could not see `field` (named in
+    /// [`Self::unavailable`], e.g. `partitions[].log_end_offset`): the
+    /// panes then say so instead of drawing the default as if it were
+    /// true.
+    pub fn lacks(&self, field: &str) -> bool {
+        self.unavailable.iter().any(|f| f == field)
+    }
+
     /// Everything about a driver now ([`Bounds::FULL`]): `mk-tui state`.
     pub fn of(driver: &crate::session::Driver) -> Self {
         build(driver, &Bounds::FULL)
