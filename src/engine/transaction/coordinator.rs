@@ -677,6 +677,12 @@ impl TransactionCoordinator {
         self.journal.set_sync(sync);
     }
 
+    /// Gives the journal file its own inode if a time-travel checkpoint
+    /// links it (see `TransactionJournal::unshare`).
+    pub fn unshare_journal(&mut self) -> Result<()> {
+        self.journal.unshare()
+    }
+
     /// The journal file's path (the torn-tail target).
     pub fn journal_path(&self) -> &Path {
         self.journal.path()
