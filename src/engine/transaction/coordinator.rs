@@ -29,6 +29,7 @@ use crate::engine::replication::model::TransactionVisibility;
 use crate::engine::replication::{AckMode, PartitionReplicaSet};
 use crate::engine::transaction::journal::{JournalFrame, JournalMemo, TransactionJournal};
 use crate::engine::transaction::model::{TransactionData, TransactionState};
+use crate::engine::transaction::shared_vec::SharedVec;
 
 /// Which instance of a transaction id an operation addresses.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -44,7 +45,7 @@ pub struct InstanceRef {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CoordinatorMemo {
     journal: JournalMemo,
-    instances: Vec<TransactionData>,
+    instances: SharedVec<TransactionData>,
     current: BTreeMap<String, usize>,
     owners: BTreeMap<(String, TopicPartition), Vec<(i64, usize)>>,
 }
@@ -53,8 +54,9 @@ pub struct CoordinatorMemo {
 #[derive(Debug)]
 pub struct TransactionCoordinator {
     journal: TransactionJournal,
-    /// Every instance seen, in begin order.
-    instances: Vec<TransactionData>,
+    /// Every instance seen, in begin order; a checkpoint's memo shares its
+    /// chunks (`shared_vec`).
+    instances: SharedVec<TransactionData>,
     /// The latest instance of each id.
     current: BTreeMap<String, usize>,
     /// For each (id, partition): (first offset, instance) in offset order.
@@ -86,7 +88,7 @@ impl TransactionCoordinator {
         report.journal_reason = recovery.reason;
         let mut manager = Self {
             journal,
-            instances: Vec::new(),
+            instances: SharedVec::new(),
             current: BTreeMap::new(),
             owners: BTreeMap::new(),
             in_flight: BTreeSet::new(),
@@ -653,7 +655,7 @@ impl TransactionCoordinator {
     }
 
     /// Every instance ever seen, in begin order.
-    pub fn instances(&self) -> &[TransactionData] {
+    pub fn instances(&self) -> &SharedVec<TransactionData> {
         &self.instances
     }
 
