@@ -7,6 +7,17 @@
 //! replays a bounded number of steps, not the whole history. Each restore
 //! runs in its own temporary directory.
 //!
+//! Neither copies the bytes of history (issue 17 item 11): a checkpoint
+//! hard-links the closed segments and the files replaced only by rename,
+//! and a restore links those and the checkpoint's journal too, cut back to
+//! the length it had when the checkpoint was taken
+//! (`engine::shared_files`, which says why that is safe). Only the active
+//! segments (at most `segment_max_bytes` each) are copied by a restore, and
+//! a checkpoint copies the journal as well. Because a restore cuts the
+//! checkpoint's journal under whichever driver it replaces, a failed
+//! restore leaves the timeline unusable (`broken`) rather than going on
+//! with that driver.
+//!
 //! Memory and disk (issue 17 item 11): a checkpoint's directory is a copy
 //! of the data directory at its step, so keeping one every `every` steps
 //! for the whole recording cost O(steps²) of disk, and their memos (each

@@ -40,6 +40,10 @@ pub struct InstanceRef {
     pub epoch: Option<i32>,
 }
 
+/// For each transaction id and partition: (first offset, instance) in
+/// offset order.
+type Owners = BTreeMap<String, BTreeMap<TopicPartition, Vec<(i64, usize)>>>;
+
 /// A quiet coordinator's state without its file, kept with a time-travel
 /// checkpoint (see [`TransactionCoordinator::open_from_memo`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -47,7 +51,7 @@ pub struct CoordinatorMemo {
     journal: JournalMemo,
     instances: SharedVec<TransactionData>,
     current: BTreeMap<String, usize>,
-    owners: BTreeMap<(String, TopicPartition), Vec<(i64, usize)>>,
+    owners: Owners,
 }
 
 /// The transaction state machine and its journal.
@@ -59,8 +63,9 @@ pub struct TransactionCoordinator {
     instances: SharedVec<TransactionData>,
     /// The latest instance of each id.
     current: BTreeMap<String, usize>,
-    /// For each (id, partition): (first offset, instance) in offset order.
-    owners: BTreeMap<(String, TopicPartition), Vec<(i64, usize)>>,
+    /// For each id and partition: (first offset, instance) in offset order.
+    /// By id first, so a lookup borrows the id instead of building a key.
+    owners: Owners,
     /// Instances whose commit or abort is running now (in memory only).
     in_flight: BTreeSet<usize>,
     /// Transactional writes appended but not yet acknowledged, by instance
@@ -164,7 +169,9 @@ impl TransactionCoordinator {
         for (tp, first) in &data.first_offsets {
             let owners = self
                 .owners
-                .entry((data.id.clone(), tp.clone()))
+                .entry(data.id.clone())
+                .or_default()
+                .entry(tp.clone())
                 .or_default();
             // The first offset can move down (acks completing out of order).
             owners.retain(|&(_, i)| i != index);
@@ -698,7 +705,7 @@ impl TransactionCoordinator {
     /// The last instance of `id` whose first offset on `tp` is at or below
     /// `offset`.
     fn candidate(&self, id: &str, tp: &TopicPartition, offset: i64) -> Option<usize> {
-        let owners = self.owners.get(&(id.to_string(), tp.clone()))?;
+        let owners = self.owners.get(id)?.get(tp)?;
         let at = owners.partition_point(|&(first, _)| first <= offset);
         at.checked_sub(1).map(|i| owners[i].1)
     }
