@@ -177,7 +177,7 @@ mod tests {
         assert!(Arc::ptr_eq(&a.chunks[1], &b.chunks[1]));
         assert!(Arc::ptr_eq(&a.chunks[2], &b.chunks[2]));
         assert_eq!(a.iter().rposition(|&x| x == 1000), Some(1));
-        assert_eq!(a.iter().rev().next(), Some(&7));
+        assert_eq!(a.iter().next_back(), Some(&7));
         assert_eq!(a.iter().len(), a.len());
         assert_eq!(a.last(), Some(&7));
         assert_eq!(a.get(a.len()), None);
