@@ -581,7 +581,13 @@ impl BrokerCluster {
         let now = self.now_ms();
         let mut state = self.lock();
         let path = match target {
-            TearTarget::Journal => state.transactions.journal_path().to_path_buf(),
+            TearTarget::Journal => {
+                // A journal linked by a time-travel checkpoint gets its own
+                // copy first: the cut may reach below the checkpoint's
+                // length (`shared_files`).
+                state.transactions.unshare_journal()?;
+                state.transactions.journal_path().to_path_buf()
+            }
             TearTarget::Log { tp, broker } => state
                 .partition(tp)?
                 .replica(*broker)?

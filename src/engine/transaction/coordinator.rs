@@ -29,6 +29,7 @@ use crate::engine::replication::model::TransactionVisibility;
 use crate::engine::replication::{AckMode, PartitionReplicaSet};
 use crate::engine::transaction::journal::{JournalFrame, JournalMemo, TransactionJournal};
 use crate::engine::transaction::model::{TransactionData, TransactionState};
+use crate::engine::transaction::shared_vec::SharedVec;
 
 /// Which instance of a transaction id an operation addresses.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -39,26 +40,32 @@ pub struct InstanceRef {
     pub epoch: Option<i32>,
 }
 
+/// For each transaction id and partition: (first offset, instance) in
+/// offset order.
+type Owners = BTreeMap<String, BTreeMap<TopicPartition, Vec<(i64, usize)>>>;
+
 /// A quiet coordinator's state without its file, kept with a time-travel
 /// checkpoint (see [`TransactionCoordinator::open_from_memo`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CoordinatorMemo {
     journal: JournalMemo,
-    instances: Vec<TransactionData>,
+    instances: SharedVec<TransactionData>,
     current: BTreeMap<String, usize>,
-    owners: BTreeMap<(String, TopicPartition), Vec<(i64, usize)>>,
+    owners: Owners,
 }
 
 /// The transaction state machine and its journal.
 #[derive(Debug)]
 pub struct TransactionCoordinator {
     journal: TransactionJournal,
-    /// Every instance seen, in begin order.
-    instances: Vec<TransactionData>,
+    /// Every instance seen, in begin order; a checkpoint's memo shares its
+    /// chunks (`shared_vec`).
+    instances: SharedVec<TransactionData>,
     /// The latest instance of each id.
     current: BTreeMap<String, usize>,
-    /// For each (id, partition): (first offset, instance) in offset order.
-    owners: BTreeMap<(String, TopicPartition), Vec<(i64, usize)>>,
+    /// For each id and partition: (first offset, instance) in offset order.
+    /// By id first, so a lookup borrows the id instead of building a key.
+    owners: Owners,
     /// Instances whose commit or abort is running now (in memory only).
     in_flight: BTreeSet<usize>,
     /// Transactional writes appended but not yet acknowledged, by instance
@@ -86,7 +93,7 @@ impl TransactionCoordinator {
         report.journal_reason = recovery.reason;
         let mut manager = Self {
             journal,
-            instances: Vec::new(),
+            instances: SharedVec::new(),
             current: BTreeMap::new(),
             owners: BTreeMap::new(),
             in_flight: BTreeSet::new(),
@@ -162,7 +169,9 @@ impl TransactionCoordinator {
         for (tp, first) in &data.first_offsets {
             let owners = self
                 .owners
-                .entry((data.id.clone(), tp.clone()))
+                .entry(data.id.clone())
+                .or_default()
+                .entry(tp.clone())
                 .or_default();
             // The first offset can move down (acks completing out of order).
             owners.retain(|&(_, i)| i != index);
@@ -653,7 +662,7 @@ impl TransactionCoordinator {
     }
 
     /// Every instance ever seen, in begin order.
-    pub fn instances(&self) -> &[TransactionData] {
+    pub fn instances(&self) -> &SharedVec<TransactionData> {
         &self.instances
     }
 
@@ -677,6 +686,12 @@ impl TransactionCoordinator {
         self.journal.set_sync(sync);
     }
 
+    /// Gives the journal file its own inode if a time-travel checkpoint
+    /// links it (see `TransactionJournal::unshare`).
+    pub fn unshare_journal(&mut self) -> Result<()> {
+        self.journal.unshare()
+    }
+
     /// The journal file's path (the torn-tail target).
     pub fn journal_path(&self) -> &Path {
         self.journal.path()
@@ -690,7 +705,7 @@ impl TransactionCoordinator {
     /// The last instance of `id` whose first offset on `tp` is at or below
     /// `offset`.
     fn candidate(&self, id: &str, tp: &TopicPartition, offset: i64) -> Option<usize> {
-        let owners = self.owners.get(&(id.to_string(), tp.clone()))?;
+        let owners = self.owners.get(id)?.get(tp)?;
         let at = owners.partition_point(|&(first, _)| first <= offset);
         at.checked_sub(1).map(|i| owners[i].1)
     }
