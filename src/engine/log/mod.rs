@@ -4,5 +4,6 @@
 pub mod index;
 pub mod partition_log;
 pub mod segment;
+pub mod spare;
 
 pub use partition_log::{BatchSummary, LogRecovery, PartitionLog};

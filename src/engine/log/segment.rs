@@ -11,6 +11,7 @@ use crate::engine::core::codec::{self, BatchHeader, FRAME_HEADER_LEN};
 use crate::engine::error::{MiniKafkaError, Result};
 use crate::engine::fsutil;
 use crate::engine::log::index::{IndexEntry, OffsetIndex};
+use crate::engine::log::spare::{self, SparePair};
 
 /// Bytes of a frame needed to learn its offsets: the frame header plus the
 /// payload fields up to and including `last_offset_delta`.
@@ -69,9 +70,40 @@ pub struct Segment {
 impl Segment {
     /// Creates an empty segment in `dir`.
     pub fn create(dir: &Path, base_offset: i64) -> Result<Self> {
+        Self::create_from(dir, base_offset, None, 0)
+    }
+
+    /// Creates an empty segment in `dir` for a roll: from `spare`'s two
+    /// unnamed files when given (named now, see [`super::spare`]), else, or
+    /// if a name is taken, as [`Self::create`] does. The files hold the same
+    /// bytes either way. The index has room for `index_entries` entries
+    /// (what the segment will hold when full), so that it is allocated
+    /// once instead of regrown while the segment fills.
+    pub fn create_from(
+        dir: &Path,
+        base_offset: i64,
+        spare: Option<SparePair>,
+        index_entries: usize,
+    ) -> Result<Self> {
         let path = dir.join(log_file_name(base_offset));
-        let file = open_rw(&path, true)?;
-        let index = OffsetIndex::create(&dir.join(index_file_name(base_offset)), Vec::new())?;
+        let index_path = dir.join(index_file_name(base_offset));
+        let entries = Vec::with_capacity(index_entries);
+        let named = spare.and_then(|SparePair { log, index }| {
+            spare::name(&log, &path).ok().map(|()| (log, index))
+        });
+        let Some((file, index)) = named else {
+            return Ok(Self {
+                base_offset,
+                file: open_rw(&path, true)?,
+                index: OffsetIndex::create(&index_path, entries)?,
+                path,
+                size: 0,
+            });
+        };
+        let index = match spare::name(&index, &index_path) {
+            Ok(()) => OffsetIndex::from_new_file(&index_path, index, entries),
+            Err(_) => OffsetIndex::create(&index_path, entries)?,
+        };
         Ok(Self {
             base_offset,
             path,
@@ -79,6 +111,12 @@ impl Segment {
             size: 0,
             index,
         })
+    }
+
+    /// Marks the end of appends to this segment (a roll): its index gives
+    /// back the room reserved for entries it will not get.
+    pub fn close(&mut self) {
+        self.index.shrink_to_fit();
     }
 
     /// Reads and checks an existing segment without writing anything.
