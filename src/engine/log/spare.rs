@@ -33,7 +33,7 @@ use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{self, Sender};
-use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock, PoisonError, Weak};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock, PoisonError, TryLockError, Weak};
 
 /// Pairs of spare files that may be asked for or ready at once in the
 /// process. A log that asks when this many are out takes the place of the
@@ -74,8 +74,21 @@ struct Cell {
 }
 
 impl Cell {
+    /// The state, waiting for the lock: the helper thread's side (and
+    /// tests'), which may wait for a log.
     fn lock(&self) -> MutexGuard<'_, State> {
         self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// The state if nobody holds it: a log's side, which never waits for
+    /// the helper thread (running at idle priority, it may be preempted
+    /// while it holds the lock for the few instructions it needs it).
+    fn try_lock(&self) -> Option<MutexGuard<'_, State>> {
+        match self.state.try_lock() {
+            Ok(state) => Some(state),
+            Err(TryLockError::Poisoned(state)) => Some(state.into_inner()),
+            Err(TryLockError::WouldBlock) => None,
+        }
     }
 }
 
@@ -87,13 +100,20 @@ fn registry() -> MutexGuard<'static, VecDeque<(u64, Weak<Cell>)>> {
     REGISTRY.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
-/// Whether `cell` still holds the spare asked for under `ticket`.
-fn holds(cell: &Weak<Cell>, ticket: u64) -> bool {
-    cell.upgrade().is_some_and(|c| match &*c.lock() {
+/// Whether `state` is the spare asked for under `ticket` (or made for it).
+fn is_for(state: &State, ticket: u64) -> bool {
+    match state {
         State::Asked(t) => *t == ticket,
         State::Ready(_) => true,
         State::None => false,
-    })
+    }
+}
+
+/// Whether `cell` still holds the spare asked for under `ticket`; a cell
+/// the helper thread is filling now does.
+fn holds(cell: &Weak<Cell>, ticket: u64) -> bool {
+    cell.upgrade()
+        .is_some_and(|c| c.try_lock().is_none_or(|state| is_for(&state, ticket)))
 }
 
 /// Pairs of spare files asked for or ready now, for tests of the bound.
@@ -115,6 +135,7 @@ fn helper() -> Option<&'static Sender<Job>> {
             std::thread::Builder::new()
                 .name("mk-tui-spare-segments".to_string())
                 .spawn(move || {
+                    idle_priority();
                     for (dir, cell, ticket) in queue {
                         make_for(&dir, &cell, ticket);
                     }
@@ -131,7 +152,8 @@ fn helper() -> Option<&'static Sender<Job>> {
 /// empty: the roll creates its files, and the next half-full segment asks
 /// again.
 fn make_for(dir: &Path, cell: &Weak<Cell>, ticket: u64) {
-    if !holds(cell, ticket) {
+    let wanted = |cell: &Cell| matches!(*cell.lock(), State::Asked(t) if t == ticket);
+    if !cell.upgrade().is_some_and(|c| wanted(&c)) {
         return;
     }
     let made = make_pair(dir);
@@ -146,6 +168,21 @@ fn make_for(dir: &Path, cell: &Weak<Cell>, ticket: u64) {
     cell.made.notify_all();
 }
 
+/// Runs the calling thread (the helper) at `SCHED_IDLE`: it makes spares
+/// on a core nothing else wants, and never preempts a log's thread (woken
+/// at normal priority, it took the core of the append that asked, which
+/// then waited for the file creation it meant to avoid). On a busy machine
+/// spares are then rarely ready, and rolls create their files as before.
+fn idle_priority() {
+    #[cfg(target_os = "linux")]
+    {
+        let param = libc::sched_param { sched_priority: 0 };
+        // SAFETY: `param` is a valid sched_param; pid 0 is this thread.
+        // Failing leaves the thread at normal priority, which still works.
+        let _ = unsafe { libc::sched_setscheduler(0, libc::SCHED_IDLE, &param) };
+    }
+}
+
 /// A log's spare for its next roll.
 #[derive(Debug, Default)]
 pub struct Spare {
@@ -155,6 +192,9 @@ pub struct Spare {
 impl Spare {
     /// Asks for a pair in `dir` unless one is asked for or ready already.
     /// When [`MAX_SPARES`] are out, the oldest one's place is taken.
+    ///
+    /// Never waits for the helper thread: if it holds a cell this needs,
+    /// nothing is asked for now (the next append asks again).
     pub fn request(&mut self, dir: &Path) {
         if self.is_requested() {
             return;
@@ -166,31 +206,38 @@ impl Spare {
         let mut out = registry();
         out.retain(|(t, c)| holds(c, *t));
         while out.len() >= MAX_SPARES {
-            let (t, oldest) = out.pop_front().expect("len >= MAX_SPARES > 0");
+            let (t, oldest) = out.front().expect("len >= MAX_SPARES > 0");
             if let Some(oldest) = oldest.upgrade() {
-                let mut state = oldest.lock();
-                if matches!(*state, State::Asked(a) if a == t) || matches!(*state, State::Ready(_))
-                {
+                let Some(mut state) = oldest.try_lock() else {
+                    return;
+                };
+                if is_for(&state, *t) {
                     *state = State::None;
                 }
                 drop(state);
                 oldest.made.notify_all();
             }
+            out.pop_front();
         }
-        *self.cell.lock() = State::Asked(ticket);
+        let Some(mut own) = self.cell.try_lock() else {
+            return;
+        };
+        *own = State::Asked(ticket);
+        drop(own);
         out.push_back((ticket, Arc::downgrade(&self.cell)));
         drop(out);
         if helper
             .send((dir.to_path_buf(), Arc::downgrade(&self.cell), ticket))
             .is_err()
+            && let Some(mut own) = self.cell.try_lock()
         {
-            *self.cell.lock() = State::None;
+            *own = State::None;
         }
     }
 
     /// The pair asked for, if it is ready; never waits.
     pub fn take(&mut self) -> Option<SparePair> {
-        let mut state = self.cell.lock();
+        let mut state = self.cell.try_lock()?;
         match std::mem::take(&mut *state) {
             State::Ready(pair) => Some(pair),
             other => {
@@ -214,8 +261,11 @@ impl Spare {
     }
 
     /// Whether a pair is asked for or ready, and not yet taken.
+    /// (A cell the helper thread is filling now is.)
     pub fn is_requested(&self) -> bool {
-        !matches!(*self.cell.lock(), State::None)
+        self.cell
+            .try_lock()
+            .is_none_or(|state| !matches!(*state, State::None))
     }
 }
 
