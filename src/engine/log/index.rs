@@ -41,18 +41,6 @@ impl OffsetIndex {
         Ok(index)
     }
 
-    /// The index of a new segment whose empty file `file` was just named
-    /// `path` (a roll's spare, see [`super::spare`]): nothing to write.
-    /// `entries` is empty (it brings its capacity).
-    pub fn from_new_file(path: &Path, file: File, entries: Vec<IndexEntry>) -> Self {
-        debug_assert!(entries.is_empty());
-        Self {
-            path: path.to_path_buf(),
-            file,
-            entries,
-        }
-    }
-
     /// Opens the index at `path` for the `entries` a segment scan rebuilt,
     /// rewriting the file only when its bytes differ: reopening a data
     /// directory reads indexes instead of rewriting each one (issue 7, P4).

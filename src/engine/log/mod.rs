@@ -4,6 +4,5 @@
 pub mod index;
 pub mod partition_log;
 pub mod segment;
-pub mod spare;
 
 pub use partition_log::{BatchSummary, LogRecovery, PartitionLog};

@@ -15,7 +15,6 @@ use crate::engine::core::codec::{self, BatchHeader};
 use crate::engine::core::record::ConsumerRecord;
 use crate::engine::error::{MiniKafkaError, Result};
 use crate::engine::log::segment::{ScannedSegment, Segment, keep_if_small};
-use crate::engine::log::spare::Spare;
 
 /// The batch-level facts of one logged batch.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -126,7 +125,6 @@ impl ScannedLog {
             segments: Vec::with_capacity(self.segments.len().max(1)),
             batches: Vec::new(),
             frame: Vec::new(),
-            spare: Spare::default(),
             offline: None,
         };
         let mut recovery = LogRecovery::default();
@@ -147,8 +145,7 @@ impl ScannedLog {
         }
         if log.segments.is_empty() {
             let entries = log.config.index_entries_per_segment();
-            log.segments
-                .push(Segment::create_from(dir, 0, None, entries)?);
+            log.segments.push(Segment::create(dir, 0, entries)?);
         }
         Ok((log, recovery))
     }
@@ -165,10 +162,6 @@ pub struct PartitionLog {
     /// append made glibc consolidate the caller's freed records each time
     /// (issue 7, P3).
     frame: Vec<u8>,
-    /// The next segment's files, asked for when the active segment is half
-    /// full, so that a roll names files instead of creating them (issue 17,
-    /// item 13: see [`super::spare`]).
-    spare: Spare,
     /// Why this log takes no more writes: a write failed and cutting it
     /// back failed too (see [`MiniKafkaError::KafkaStorage`]). A crash
     /// reopens the log and recovery cuts what the failed write left.
@@ -316,18 +309,13 @@ impl PartitionLog {
         let active = self.active();
         let full = active.size() + frame.len() as u64 > self.config.segment_max_bytes;
         if active.size() > 0 && (full || !active.can_hold(batch.last_offset())) {
-            let spare = self.spare.take();
             let entries = self.config.index_entries_per_segment();
             self.segments
                 .last_mut()
                 .expect("a log always has a segment")
                 .close();
-            self.segments.push(Segment::create_from(
-                &self.dir,
-                batch.base_offset,
-                spare,
-                entries,
-            )?);
+            self.segments
+                .push(Segment::create(&self.dir, batch.base_offset, entries)?);
         }
         let config = self.config;
         let appended = self
@@ -345,9 +333,6 @@ impl PartitionLog {
         }
         appended?;
         self.batches.push(BatchSummary::of(batch, frame));
-        if self.active().size().saturating_mul(2) >= config.segment_max_bytes {
-            self.spare.request(&self.dir);
-        }
         Ok(())
     }
 
@@ -587,7 +572,7 @@ impl PartitionLog {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::log::index::IndexEntry;
+    use crate::engine::log::index::{IndexEntry, OffsetIndex};
 
     fn config(segment_max_bytes: u64) -> LogConfig {
         LogConfig {
@@ -625,56 +610,52 @@ mod tests {
         assert_eq!(log.all_batches().unwrap().len(), 2);
     }
 
-    /// Every file of `dir`, by name, with its permission bits and bytes.
-    fn files(dir: &Path) -> Vec<(String, u32, Vec<u8>)> {
-        use std::os::unix::fs::PermissionsExt;
-        let mut files: Vec<_> = fs::read_dir(dir)
-            .unwrap()
-            .map(|e| {
-                let e = e.unwrap();
-                let name = e.file_name().to_string_lossy().into_owned();
-                let mode = e.metadata().unwrap().permissions().mode();
-                (name, mode, fs::read(e.path()).unwrap())
-            })
-            .collect();
-        files.sort();
-        files
+    #[test]
+    fn a_segment_index_reserves_what_a_full_segment_holds_at_most_1024() {
+        let with = |segment_max_bytes, index_interval_bytes| LogConfig {
+            segment_max_bytes,
+            index_interval_bytes,
+            fsync: false,
+        };
+        assert_eq!(with(1 << 20, 4096).index_entries_per_segment(), 256);
+        assert_eq!(with(1 << 30, 4096).index_entries_per_segment(), 1024);
+        assert_eq!(with(300, 128).index_entries_per_segment(), 2);
+        assert_eq!(with(1 << 20, 0).index_entries_per_segment(), 1024);
     }
 
     #[test]
-    fn a_roll_onto_spare_files_writes_what_a_roll_onto_new_files_writes() {
-        let (spared, created) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
-        let (mut a, _) = PartitionLog::open(spared.path(), config(600)).unwrap();
-        let (mut b, _) = PartitionLog::open(created.path(), config(600)).unwrap();
-        let mut rolls_onto_spares = 0;
+    fn indexes_written_while_rolling_are_the_ones_a_reopen_rebuilds() {
+        let dir = tempfile::tempdir().unwrap();
+        let (mut log, _) = PartitionLog::open(dir.path(), config(600)).unwrap();
         for i in 0..40 {
-            let value = format!("value-{i:02}-{}", "x".repeat(60 + i));
-            // `a` rolls onto its spare whenever one could be made; `b`
-            // never has one.
-            let segments = a.segments().len();
-            let ready = a.spare.wait();
-            append_values(&mut a, &[&value]);
-            rolls_onto_spares += usize::from(ready && a.segments().len() > segments);
-            b.spare = Spare::default();
-            append_values(&mut b, &[&value]);
+            append_values(&mut log, &[&format!("value-{i:02}-{}", "x".repeat(60 + i))]);
         }
-        assert!(a.segments().len() > 5, "{} segments", a.segments().len());
-        assert_eq!(files(spared.path()), files(created.path()));
-        let entries = |log: &PartitionLog| -> Vec<Vec<IndexEntry>> {
+        assert!(
+            log.segments().len() > 5,
+            "{} segments",
+            log.segments().len()
+        );
+        let in_memory: Vec<Vec<IndexEntry>> = log
+            .segments()
+            .iter()
+            .map(|s| s.index().entries().to_vec())
+            .collect();
+        assert!(in_memory.iter().all(|e| !e.is_empty()));
+        let on_disk = |log: &PartitionLog| -> Vec<Vec<u8>> {
             log.segments()
                 .iter()
-                .map(|s| s.index().entries().to_vec())
+                .map(|s| fs::read(s.index().path()).unwrap())
                 .collect()
         };
-        assert_eq!(entries(&a), entries(&b));
-        drop(a);
-        let (a, rec) = PartitionLog::open(spared.path(), config(600)).unwrap();
+        let written = on_disk(&log);
+        for (bytes, entries) in written.iter().zip(&in_memory) {
+            assert_eq!(&OffsetIndex::parse(bytes).unwrap(), entries);
+        }
+        drop(log);
+        let (log, rec) = PartitionLog::open(dir.path(), config(600)).unwrap();
         assert_eq!(rec, LogRecovery::default());
-        assert_eq!(a.log_end_offset(), 40);
-        assert_eq!(a.all_batches().unwrap().len(), 40);
-        // With O_TMPFILE (Linux, ext4 or tmpfs) and a free slot, the rolls
-        // after the first half-full segment found their spare.
-        eprintln!("{rolls_onto_spares} rolls onto spare files");
+        assert_eq!(on_disk(&log), written, "the rebuilt indexes are the same");
+        assert_eq!(log.log_end_offset(), 40);
     }
 
     #[test]
