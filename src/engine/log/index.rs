@@ -149,11 +149,6 @@ impl OffsetIndex {
             .map_err(|e| MiniKafkaError::io(&self.path, e))
     }
 
-    /// Gives back memory reserved for entries never added.
-    pub fn shrink_to_fit(&mut self) {
-        self.entries.shrink_to_fit();
-    }
-
     /// Position of the last entry, if any.
     pub fn last_position(&self) -> Option<u64> {
         self.entries.last().map(|e| e.position)

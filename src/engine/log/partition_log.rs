@@ -91,15 +91,6 @@ pub struct LogConfig {
     pub fsync: bool,
 }
 
-impl LogConfig {
-    /// Index entries a full segment holds (one per `index_interval_bytes`),
-    /// at most 1,024 (16 KiB): what a new segment's index reserves.
-    pub fn index_entries_per_segment(&self) -> usize {
-        let entries = self.segment_max_bytes / self.index_interval_bytes.max(1);
-        entries.min(1024) as usize
-    }
-}
-
 /// A log read and checked by [`PartitionLog::scan`], not yet opened.
 #[derive(Debug)]
 pub struct ScannedLog {
@@ -144,8 +135,7 @@ impl ScannedLog {
             log.segments.push(segment);
         }
         if log.segments.is_empty() {
-            let entries = log.config.index_entries_per_segment();
-            log.segments.push(Segment::create(dir, 0, entries)?);
+            log.segments.push(Segment::create(dir, 0)?);
         }
         Ok((log, recovery))
     }
@@ -309,13 +299,8 @@ impl PartitionLog {
         let active = self.active();
         let full = active.size() + frame.len() as u64 > self.config.segment_max_bytes;
         if active.size() > 0 && (full || !active.can_hold(batch.last_offset())) {
-            let entries = self.config.index_entries_per_segment();
             self.segments
-                .last_mut()
-                .expect("a log always has a segment")
-                .close();
-            self.segments
-                .push(Segment::create(&self.dir, batch.base_offset, entries)?);
+                .push(Segment::create(&self.dir, batch.base_offset)?);
         }
         let config = self.config;
         let appended = self
@@ -572,7 +557,6 @@ impl PartitionLog {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::log::index::{IndexEntry, OffsetIndex};
 
     fn config(segment_max_bytes: u64) -> LogConfig {
         LogConfig {
@@ -608,54 +592,6 @@ mod tests {
         assert_eq!(rec.truncated_bytes, 0);
         assert_eq!(log.log_end_offset(), 3);
         assert_eq!(log.all_batches().unwrap().len(), 2);
-    }
-
-    #[test]
-    fn a_segment_index_reserves_what_a_full_segment_holds_at_most_1024() {
-        let with = |segment_max_bytes, index_interval_bytes| LogConfig {
-            segment_max_bytes,
-            index_interval_bytes,
-            fsync: false,
-        };
-        assert_eq!(with(1 << 20, 4096).index_entries_per_segment(), 256);
-        assert_eq!(with(1 << 30, 4096).index_entries_per_segment(), 1024);
-        assert_eq!(with(300, 128).index_entries_per_segment(), 2);
-        assert_eq!(with(1 << 20, 0).index_entries_per_segment(), 1024);
-    }
-
-    #[test]
-    fn indexes_written_while_rolling_are_the_ones_a_reopen_rebuilds() {
-        let dir = tempfile::tempdir().unwrap();
-        let (mut log, _) = PartitionLog::open(dir.path(), config(600)).unwrap();
-        for i in 0..40 {
-            append_values(&mut log, &[&format!("value-{i:02}-{}", "x".repeat(60 + i))]);
-        }
-        assert!(
-            log.segments().len() > 5,
-            "{} segments",
-            log.segments().len()
-        );
-        let in_memory: Vec<Vec<IndexEntry>> = log
-            .segments()
-            .iter()
-            .map(|s| s.index().entries().to_vec())
-            .collect();
-        assert!(in_memory.iter().all(|e| !e.is_empty()));
-        let on_disk = |log: &PartitionLog| -> Vec<Vec<u8>> {
-            log.segments()
-                .iter()
-                .map(|s| fs::read(s.index().path()).unwrap())
-                .collect()
-        };
-        let written = on_disk(&log);
-        for (bytes, entries) in written.iter().zip(&in_memory) {
-            assert_eq!(&OffsetIndex::parse(bytes).unwrap(), entries);
-        }
-        drop(log);
-        let (log, rec) = PartitionLog::open(dir.path(), config(600)).unwrap();
-        assert_eq!(rec, LogRecovery::default());
-        assert_eq!(on_disk(&log), written, "the rebuilt indexes are the same");
-        assert_eq!(log.log_end_offset(), 40);
     }
 
     #[test]

@@ -67,20 +67,11 @@ pub struct Segment {
 }
 
 impl Segment {
-    /// Creates an empty segment in `dir` whose index has room for
-    /// `index_entries` entries (what the segment holds when full, see
-    /// [`super::partition_log::LogConfig::index_entries_per_segment`]): the
-    /// index is allocated once instead of regrown while the segment fills.
-    /// Regrowing it was 4-9% of a P3 append, most of it glibc consolidating
-    /// the caller's just-freed records on each larger allocation (issue 17,
-    /// item 13).
-    pub fn create(dir: &Path, base_offset: i64, index_entries: usize) -> Result<Self> {
+    /// Creates an empty segment in `dir`.
+    pub fn create(dir: &Path, base_offset: i64) -> Result<Self> {
         let path = dir.join(log_file_name(base_offset));
         let file = open_rw(&path, true)?;
-        let index = OffsetIndex::create(
-            &dir.join(index_file_name(base_offset)),
-            Vec::with_capacity(index_entries),
-        )?;
+        let index = OffsetIndex::create(&dir.join(index_file_name(base_offset)), Vec::new())?;
         Ok(Self {
             base_offset,
             path,
@@ -88,12 +79,6 @@ impl Segment {
             size: 0,
             index,
         })
-    }
-
-    /// Marks the end of appends to this segment (a roll): its index gives
-    /// back the room reserved for entries it will not get.
-    pub fn close(&mut self) {
-        self.index.shrink_to_fit();
     }
 
     /// Reads and checks an existing segment without writing anything.
