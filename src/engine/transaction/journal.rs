@@ -45,6 +45,20 @@ pub struct JournalRecovery {
 pub struct JournalMemo {
     frames: Vec<JournalFrame>,
     size: u64,
+    crc: u32,
+}
+
+/// A crash's recovery point for the journal (issue 17 item 12): the frames
+/// the process that crashed had read or written, the bytes they span and
+/// the CRC32 of those bytes. [`TransactionJournal::reopen`] trusts them
+/// when the file still starts with exactly those bytes (same CRC32), and
+/// parses only the bytes after them (docs/engine-decisions.md, "A crash's
+/// recovery reads what changed since the last one").
+#[derive(Debug)]
+pub struct JournalCarry {
+    frames: Vec<JournalFrame>,
+    size: u64,
+    crc: u32,
 }
 
 /// The transaction journal file and an index of its frames.
@@ -54,6 +68,9 @@ pub struct TransactionJournal {
     file: File,
     frames: Vec<JournalFrame>,
     size: u64,
+    /// CRC32 of the file's first `size` bytes: what a crash's reopen checks
+    /// before it trusts `frames` (see [`JournalCarry`]).
+    crc: u32,
     /// fsync each frame (`MiniKafkaConfig::sync_writes`).
     sync: bool,
     /// Why the journal takes no more frames: a write failed and the cut
@@ -65,10 +82,30 @@ impl TransactionJournal {
     /// Opens (or creates) the journal in `data_dir` and recovers it: returns
     /// the journal, every valid record in file order, and what was cut.
     pub fn open(data_dir: &Path) -> Result<(Self, Vec<TransactionData>, JournalRecovery)> {
+        let (journal, records, recovery) = Self::reopen(data_dir, &mut None)?;
+        Ok((journal, records, recovery))
+    }
+
+    /// [`Self::open`] after a crash: when the file still begins with the
+    /// bytes `carry` describes (as long, same CRC32), its frames are taken
+    /// from `carry` (left `None`) and only the bytes after them are parsed;
+    /// the records returned are then those of the tail alone. Otherwise
+    /// `carry` is left as it is and the whole file is parsed. Either way the
+    /// journal, the cut and its reason are those of a full open: the same
+    /// bytes parse the same.
+    pub fn reopen(
+        data_dir: &Path,
+        carry: &mut Option<JournalCarry>,
+    ) -> Result<(Self, Vec<TransactionData>, JournalRecovery)> {
         let path = data_dir.join(JOURNAL_FILE);
         // A regular file only, read up to the size it had (issue 17, item 4).
         let bytes = fsutil::read_regular(&path, u64::MAX)?.unwrap_or_default();
-        let (records, frames, valid_len, reason) = scan(&bytes);
+        let trusted = carry.as_ref().is_some_and(|c| c.describes(&bytes));
+        let (start, start_crc, frames_before) = match carry.as_ref().filter(|_| trusted) {
+            Some(c) => (c.size as usize, c.crc, c.frames.len()),
+            None => (0, 0, 0),
+        };
+        let (records, tail_frames, valid_len, reason) = scan(&bytes, start, frames_before);
         let file = open_for_append(&path)?;
         let recovery = JournalRecovery {
             truncated_bytes: (bytes.len() - valid_len) as u64,
@@ -78,15 +115,38 @@ impl TransactionJournal {
             fsutil::cut_back(&file, &path, valid_len as u64)
                 .map_err(|e| MiniKafkaError::io(&path, e))?;
         }
+        let mut frames = match carry.take_if(|_| trusted) {
+            Some(c) => c.frames,
+            None => Vec::new(),
+        };
+        frames.extend(tail_frames);
+        let crc = crc_after(start_crc, start as u64, &bytes[start..valid_len]);
         let journal = Self {
             path,
             file,
             frames,
             size: valid_len as u64,
+            crc,
             sync: true,
             offline: None,
         };
         Ok((journal, records, recovery))
+    }
+
+    /// Moves this journal's frames out as a crash's recovery point (the
+    /// journal keeps none: it is about to be dropped, or
+    /// [`Self::restore_carry`] gives them back).
+    pub fn take_carry(&mut self) -> JournalCarry {
+        JournalCarry {
+            frames: std::mem::take(&mut self.frames),
+            size: self.size,
+            crc: self.crc,
+        }
+    }
+
+    /// Gives back what [`Self::take_carry`] took (a reopen that failed).
+    pub fn restore_carry(&mut self, carry: JournalCarry) {
+        self.frames = carry.frames;
     }
 
     /// Appends the whole current state of one transaction as a frame: write,
@@ -132,6 +192,7 @@ impl TransactionJournal {
             id: data.id.clone(),
             state: data.state,
         });
+        self.crc = crc_after(self.crc, self.size, line.as_bytes());
         self.size += line.len() as u64;
         Ok(self.frames.last().expect("just pushed"))
     }
@@ -157,6 +218,7 @@ impl TransactionJournal {
         JournalMemo {
             frames: self.frames.clone(),
             size: self.size,
+            crc: self.crc,
         }
     }
 
@@ -180,6 +242,7 @@ impl TransactionJournal {
             file,
             frames: memo.frames.clone(),
             size: memo.size,
+            crc: memo.crc,
             sync: true,
             offline: None,
         }))
@@ -216,10 +279,44 @@ fn open_for_append(path: &Path) -> Result<File> {
     .ok_or_else(|| MiniKafkaError::io(path, std::io::Error::from(std::io::ErrorKind::NotFound)))
 }
 
-/// Reads lines until the first bad one. Returns the records, their frames, the
-/// length of the valid prefix, and why the scan stopped early (if it did).
+impl JournalCarry {
+    /// A carry of no frames (it describes every file, trusting nothing).
+    pub(crate) fn empty() -> Self {
+        Self {
+            frames: Vec::new(),
+            size: 0,
+            crc: 0,
+        }
+    }
+
+    /// Whether `bytes` (the whole file) begin with the bytes this carry's
+    /// frames were read from or written as: at least as long, and the same
+    /// CRC32 over them. Checking costs one CRC32 pass at memory speed; the
+    /// parse it saves costs a JSON decode per frame.
+    fn describes(&self, bytes: &[u8]) -> bool {
+        let spanned = self.frames.last().map_or(0, |f| f.offset + f.len);
+        spanned == self.size
+            && usize::try_from(self.size).is_ok_and(|size| {
+                size <= bytes.len() && crc32fast::hash(&bytes[..size]) == self.crc
+            })
+    }
+}
+
+/// The CRC32 of `len` bytes whose CRC32 is `crc`, followed by `more`.
+fn crc_after(crc: u32, len: u64, more: &[u8]) -> u32 {
+    let mut hasher = crc32fast::Hasher::new_with_initial_len(crc, len);
+    hasher.update(more);
+    hasher.finalize()
+}
+
+/// Reads lines from byte `start` (where frame `frames_before + 1` begins)
+/// until the first bad one. Returns the records, their frames, the length
+/// of the valid prefix (from byte 0), and why the scan stopped early (if it
+/// did).
 fn scan(
     bytes: &[u8],
+    start: usize,
+    frames_before: usize,
 ) -> (
     Vec<TransactionData>,
     Vec<JournalFrame>,
@@ -228,12 +325,12 @@ fn scan(
 ) {
     let mut records = Vec::new();
     let mut frames = Vec::new();
-    let mut pos = 0;
+    let mut pos = start;
     while pos < bytes.len() {
         let Some(newline) = bytes[pos..].iter().position(|&b| b == b'\n') else {
             let why = format!(
                 "frame {} at byte {pos} has no newline (torn write)",
-                frames.len() + 1
+                frames_before + frames.len() + 1
             );
             return (records, frames, pos, Some(why));
         };
@@ -241,7 +338,7 @@ fn scan(
         match parse_line(line) {
             Ok((crc, data)) => {
                 frames.push(JournalFrame {
-                    number: frames.len() + 1,
+                    number: frames_before + frames.len() + 1,
                     offset: pos as u64,
                     len: newline as u64 + 1,
                     crc,
@@ -252,7 +349,10 @@ fn scan(
                 pos += newline + 1;
             }
             Err(why) => {
-                let why = format!("frame {} at byte {pos}: {why}", frames.len() + 1);
+                let why = format!(
+                    "frame {} at byte {pos}: {why}",
+                    frames_before + frames.len() + 1
+                );
                 return (records, frames, pos, Some(why));
             }
         }
@@ -415,7 +515,7 @@ mod tests {
             format!("{:08x} {{\"id\":1}}\n", crc32fast::hash(b"{\"id\":1}")),
             "\n".to_string(),
         ] {
-            let (records, _, valid, reason) = scan(bad.as_bytes());
+            let (records, _, valid, reason) = scan(bad.as_bytes(), 0, 0);
             assert!(
                 records.is_empty() && valid == 0 && reason.is_some(),
                 "{bad:?}"
