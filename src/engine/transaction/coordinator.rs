@@ -323,15 +323,26 @@ impl TransactionCoordinator {
     /// found again, or a resumed commit writes it twice.
     ///
     /// Reads only the log's in-memory batch summaries, no disk.
+    ///
+    /// Each id's owners are looked up once per call, not once per marker:
+    /// every open (a crash's too) runs this over every marker in the log.
     fn learn_markers(&mut self, tp: &TopicPartition, leader: &PartitionLog) {
         self.markers.retain(|(_, p), _| p != tp);
+        let mut found = Vec::new();
+        let mut owners_of: BTreeMap<&str, Option<&Vec<(i64, usize)>>> = BTreeMap::new();
         for b in leader.batch_summaries() {
             let (Some(control), Some(id)) = (b.control, b.transactional_id.as_deref()) else {
                 continue;
             };
-            if let Some(index) = self.candidate(id, tp, b.base_offset) {
-                self.record_marker(index, tp, b.base_offset, control);
+            let owners = *owners_of
+                .entry(id)
+                .or_insert_with(|| self.owners.get(&(id.to_string(), tp.clone())));
+            if let Some(index) = owners.and_then(|o| candidate_in(o, b.base_offset)) {
+                found.push((index, b.base_offset, control));
             }
+        }
+        for (index, offset, control) in found {
+            self.record_marker(index, tp, offset, control);
         }
     }
 
@@ -822,9 +833,7 @@ impl TransactionCoordinator {
     /// The last instance of `id` whose first offset on `tp` is at or below
     /// `offset`.
     fn candidate(&self, id: &str, tp: &TopicPartition, offset: i64) -> Option<usize> {
-        let owners = self.owners.get(&(id.to_string(), tp.clone()))?;
-        let at = owners.partition_point(|&(first, _)| first <= offset);
-        at.checked_sub(1).map(|i| owners[i].1)
+        candidate_in(self.owners.get(&(id.to_string(), tp.clone()))?, offset)
     }
 
     /// The instance that wrote a transactional batch at `offset` on `tp`: the
@@ -878,6 +887,13 @@ impl TransactionVisibility for TransactionCoordinator {
             })
         })
     }
+}
+
+/// The instance among an (id, partition)'s `owners` whose first offset is
+/// the last at or below `offset`.
+fn candidate_in(owners: &[(i64, usize)], offset: i64) -> Option<usize> {
+    let at = owners.partition_point(|&(first, _)| first <= offset);
+    at.checked_sub(1).map(|i| owners[i].1)
 }
 
 /// Removes instance `index`'s entry from an (id, partition)'s owners: found
