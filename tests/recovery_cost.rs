@@ -132,3 +132,44 @@ fn a_reopen_after_crashes_equals_a_full_open_of_the_same_directory() {
         );
     }
 }
+
+/// A crash whose reopen must refuse the directory (a closed segment
+/// corrupted under the running cluster) refuses it although the crashed
+/// state was carried: every segment's bytes are checked against its CRC32.
+/// The stale state keeps what the reopen borrowed (the dashboard shows it),
+/// and once the byte is restored the next crash reuses it and opens what a
+/// full open of the same directory opens.
+#[test]
+fn a_refused_reopen_gives_back_the_carried_state_and_the_next_one_reuses_it() {
+    let mut recording = minikafka::perf::generated_recording(700);
+    recording.header.cluster.config.segment_max_bytes = Some(2_000);
+    let driver = run(&recording);
+    let cluster = driver.cluster();
+    assert_eq!(cluster.generation(), 1);
+    let before = opened_state(cluster);
+    let segment = driver.data_dir().join("broker-1/out-0/00000000000000000000.log");
+    let intact = std::fs::read(&segment).unwrap();
+    let segments = std::fs::read_dir(segment.parent().unwrap()).unwrap().count();
+    assert!(segments >= 6, "closed segments to corrupt: {segments} files");
+    let mut bad = intact.clone();
+    bad[30] ^= 0x55;
+    std::fs::write(&segment, &bad).unwrap();
+
+    let err = cluster.crash().unwrap_err().to_string();
+    assert!(err.contains("closed segment"), "{err}");
+    assert!(err.contains("00000000000000000000.log"), "{err}");
+    assert_eq!(std::fs::read(&segment).unwrap(), bad, "nothing repaired");
+    assert_eq!(opened_state(cluster), before, "the stale state is whole");
+
+    std::fs::write(&segment, &intact).unwrap();
+    assert!(cluster.crash().unwrap().is_clean());
+    assert!(log_bytes_scanned(cluster) < cluster.with_state(|s| {
+        s.partitions().values().map(|set| set.leader_replica().log.size_bytes()).sum()
+    }));
+    let copy = tempfile::tempdir().unwrap();
+    let dest = copy.path().join("data");
+    driver.copy_data_dir(&dest).unwrap();
+    let config = config_for(&recording.header, &dest).unwrap();
+    let fresh = BrokerCluster::open(config, ManualClock::new()).unwrap();
+    assert_eq!(opened_state(cluster), opened_state(&fresh));
+}

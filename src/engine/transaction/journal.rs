@@ -98,34 +98,32 @@ impl TransactionJournal {
         carry: &mut Option<JournalCarry>,
     ) -> Result<(Self, Vec<TransactionData>, JournalRecovery)> {
         let path = data_dir.join(JOURNAL_FILE);
-        // A regular file only, read up to the size it had (issue 17, item 4).
-        let bytes = fsutil::read_regular(&path, u64::MAX)?.unwrap_or_default();
-        let trusted = carry.as_ref().is_some_and(|c| c.describes(&bytes));
-        let (start, start_crc, frames_before) = match carry.as_ref().filter(|_| trusted) {
-            Some(c) => (c.size as usize, c.crc, c.frames.len()),
-            None => (0, 0, 0),
+        let (tail, start, trusted) = read_after(&path, carry.as_ref())?;
+        let (start_crc, frames_before) = match carry.as_ref().filter(|_| trusted) {
+            Some(c) => (c.crc, c.frames.len()),
+            None => (0, 0),
         };
-        let (records, tail_frames, valid_len, reason) = scan(&bytes, start, frames_before);
+        let (records, tail_frames, valid, reason) = scan(&tail, start, frames_before);
+        let valid_len = start + valid as u64;
         let file = open_for_append(&path)?;
         let recovery = JournalRecovery {
-            truncated_bytes: (bytes.len() - valid_len) as u64,
+            truncated_bytes: (tail.len() - valid) as u64,
             reason,
         };
         if recovery.truncated_bytes > 0 {
-            fsutil::cut_back(&file, &path, valid_len as u64)
-                .map_err(|e| MiniKafkaError::io(&path, e))?;
+            fsutil::cut_back(&file, &path, valid_len).map_err(|e| MiniKafkaError::io(&path, e))?;
         }
         let mut frames = match carry.take_if(|_| trusted) {
             Some(c) => c.frames,
             None => Vec::new(),
         };
         frames.extend(tail_frames);
-        let crc = crc_after(start_crc, start as u64, &bytes[start..valid_len]);
+        let crc = crc_after(start_crc, start, &tail[..valid]);
         let journal = Self {
             path,
             file,
             frames,
-            size: valid_len as u64,
+            size: valid_len,
             crc,
             sync: true,
             offline: None,
@@ -289,17 +287,50 @@ impl JournalCarry {
         }
     }
 
-    /// Whether `bytes` (the whole file) begin with the bytes this carry's
-    /// frames were read from or written as: at least as long, and the same
-    /// CRC32 over them. Checking costs one CRC32 pass at memory speed; the
-    /// parse it saves costs a JSON decode per frame.
-    fn describes(&self, bytes: &[u8]) -> bool {
-        let spanned = self.frames.last().map_or(0, |f| f.offset + f.len);
-        spanned == self.size
-            && usize::try_from(self.size).is_ok_and(|size| {
-                size <= bytes.len() && crc32fast::hash(&bytes[..size]) == self.crc
-            })
+    /// Whether its frames span exactly the bytes it names.
+    fn is_consistent(&self) -> bool {
+        self.frames.last().map_or(0, |f| f.offset + f.len) == self.size
     }
+}
+
+/// Bytes read at a time to check a carried prefix's CRC32.
+const CHECK_CHUNK: usize = 256 << 10;
+
+/// Reads the journal at `path`: a regular file only, up to the size it had
+/// (issue 17, item 4); a missing one is empty. When `carry` describes the
+/// file's first bytes (the file at least as long, their CRC32 the carry's:
+/// one pass at memory speed, in chunks that are not kept) only the bytes
+/// after them are returned, with their position and `true`; otherwise the
+/// whole file, at 0, and `false`.
+fn read_after(path: &Path, carry: Option<&JournalCarry>) -> Result<(Vec<u8>, u64, bool)> {
+    use std::io::{Read, Seek, SeekFrom};
+    use std::os::unix::fs::FileExt;
+    let io = |e| MiniKafkaError::io(path, e);
+    let Some(mut file) = fsutil::open_data_file(path, OpenOptions::new().read(true))? else {
+        return Ok((Vec::new(), 0, false));
+    };
+    let len = file.metadata().map_err(io)?.len();
+    let mut trusted = false;
+    if let Some(c) = carry.filter(|c| c.is_consistent() && c.size <= len) {
+        let mut hasher = crc32fast::Hasher::new();
+        let mut chunk = vec![0; CHECK_CHUNK.min(usize::try_from(c.size).unwrap_or(CHECK_CHUNK))];
+        let mut pos = 0;
+        while pos < c.size {
+            let n = chunk.len().min(usize::try_from(c.size - pos).unwrap_or(usize::MAX));
+            file.read_exact_at(&mut chunk[..n], pos).map_err(io)?;
+            hasher.update(&chunk[..n]);
+            pos += n as u64;
+        }
+        trusted = hasher.finalize() == c.crc;
+    }
+    let start = match (trusted, carry) {
+        (true, Some(c)) => c.size,
+        _ => 0,
+    };
+    let mut tail = Vec::with_capacity(usize::try_from(len - start).unwrap_or(0));
+    file.seek(SeekFrom::Start(start)).map_err(io)?;
+    file.take(len - start).read_to_end(&mut tail).map_err(io)?;
+    Ok((tail, start, trusted))
 }
 
 /// The CRC32 of `len` bytes whose CRC32 is `crc`, followed by `more`.
@@ -309,13 +340,13 @@ fn crc_after(crc: u32, len: u64, more: &[u8]) -> u32 {
     hasher.finalize()
 }
 
-/// Reads lines from byte `start` (where frame `frames_before + 1` begins)
-/// until the first bad one. Returns the records, their frames, the length
-/// of the valid prefix (from byte 0), and why the scan stopped early (if it
-/// did).
+/// Reads the lines of `bytes`, which begin at byte `start` of the file
+/// with frame `frames_before + 1`, until the first bad one. Returns the
+/// records, their frames, the length of the valid lines in `bytes`, and why
+/// the scan stopped early (if it did).
 fn scan(
     bytes: &[u8],
-    start: usize,
+    start: u64,
     frames_before: usize,
 ) -> (
     Vec<TransactionData>,
@@ -325,21 +356,20 @@ fn scan(
 ) {
     let mut records = Vec::new();
     let mut frames = Vec::new();
-    let mut pos = start;
+    let mut pos = 0;
     while pos < bytes.len() {
+        let at = start + pos as u64;
+        let number = frames_before + frames.len() + 1;
         let Some(newline) = bytes[pos..].iter().position(|&b| b == b'\n') else {
-            let why = format!(
-                "frame {} at byte {pos} has no newline (torn write)",
-                frames_before + frames.len() + 1
-            );
+            let why = format!("frame {number} at byte {at} has no newline (torn write)");
             return (records, frames, pos, Some(why));
         };
         let line = &bytes[pos..pos + newline];
         match parse_line(line) {
             Ok((crc, data)) => {
                 frames.push(JournalFrame {
-                    number: frames_before + frames.len() + 1,
-                    offset: pos as u64,
+                    number,
+                    offset: at,
                     len: newline as u64 + 1,
                     crc,
                     id: data.id.clone(),
@@ -349,10 +379,7 @@ fn scan(
                 pos += newline + 1;
             }
             Err(why) => {
-                let why = format!(
-                    "frame {} at byte {pos}: {why}",
-                    frames_before + frames.len() + 1
-                );
+                let why = format!("frame {number} at byte {at}: {why}");
                 return (records, frames, pos, Some(why));
             }
         }
@@ -424,6 +451,49 @@ mod tests {
                 .unwrap()
                 .is_none()
         );
+    }
+
+    /// A crash's reopen (issue 17 item 12) parses only the bytes after the
+    /// carried frames when the file still begins with them, and opens what
+    /// a full open opens: the same frames, cut and reason; a file that no
+    /// longer begins with them is parsed in full and the carry kept.
+    #[test]
+    fn a_reopen_with_a_carry_parses_only_the_tail_and_matches_a_full_open() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(JOURNAL_FILE);
+        let (mut j, _, _) = TransactionJournal::open(dir.path()).unwrap();
+        j.append(&sample(TransactionState::Ongoing)).unwrap();
+        j.append(&sample(TransactionState::PrepareCommit)).unwrap();
+        let carried = j.take_carry();
+        drop(j);
+        let intact = std::fs::read(&path).unwrap();
+        let third = format!("{}\n", {
+            let json = sample(TransactionState::CompleteCommit).to_journal_json();
+            format!("{:08x} {json}", crc32fast::hash(json.as_bytes()))
+        });
+        for (name, bytes, trusted) in [
+            ("as written", intact.clone(), true),
+            ("a frame more", [intact.clone(), third.into_bytes()].concat(), true),
+            ("garbage after", [intact.clone(), b"zz{\n".to_vec()].concat(), true),
+            ("last frame cut", intact[..intact.len() - 3].to_vec(), false),
+            ("first byte changed", [b"f".as_slice(), &intact[1..]].concat(), false),
+        ] {
+            std::fs::write(&path, &bytes).unwrap();
+            let (full, full_records, full_cut) = TransactionJournal::open(dir.path()).unwrap();
+            std::fs::write(&path, &bytes).unwrap();
+            let mut carry = Some(JournalCarry {
+                frames: carried.frames.clone(),
+                size: carried.size,
+                crc: carried.crc,
+            });
+            let (j, records, cut) = TransactionJournal::reopen(dir.path(), &mut carry).unwrap();
+            assert_eq!(j.frames(), full.frames(), "{name}");
+            assert_eq!((j.size(), j.crc), (full.size(), full.crc), "{name}");
+            assert_eq!(cut, full_cut, "{name}");
+            assert_eq!(carry.is_none(), trusted, "{name}");
+            let skipped = if trusted { 2 } else { 0 };
+            assert_eq!(records, full_records[skipped..], "{name}");
+        }
     }
 
     #[test]
