@@ -86,7 +86,9 @@ pub struct TransactionCoordinator {
     /// The markers in the log of each instance on each partition, in offset
     /// order; the first one ends the instance's range there. Rebuilt from the
     /// leaders' logs on open, and from the new leader's log on a promotion.
-    markers: BTreeMap<(usize, TopicPartition), Vec<(i64, ControlType)>>,
+    /// Kept by partition, then instance: an open rebuilds one partition's
+    /// at a time, and a lookup needs no key built (issue 17 item 12).
+    markers: BTreeMap<TopicPartition, BTreeMap<usize, Vec<(i64, ControlType)>>>,
     rules: RuleSwitches,
     timeout_ms: u64,
     /// Journal frames the open parsed and replayed: all of them, or after a
@@ -327,8 +329,10 @@ impl TransactionCoordinator {
     /// Each id's owners are looked up once per call, not once per marker:
     /// every open (a crash's too) runs this over every marker in the log.
     fn learn_markers(&mut self, tp: &TopicPartition, leader: &PartitionLog) {
-        self.markers.retain(|(_, p), _| p != tp);
-        let mut found = Vec::new();
+        self.markers.remove(tp);
+        // Summaries are in offset order, so each list is built sorted and
+        // without repeats, as `record_marker` keeps it.
+        let mut on_tp: BTreeMap<usize, Vec<(i64, ControlType)>> = BTreeMap::new();
         let mut owners_of: BTreeMap<&str, Option<&Vec<(i64, usize)>>> = BTreeMap::new();
         for b in leader.batch_summaries() {
             let (Some(control), Some(id)) = (b.control, b.transactional_id.as_deref()) else {
@@ -338,11 +342,11 @@ impl TransactionCoordinator {
                 .entry(id)
                 .or_insert_with(|| self.owners.get(&(id.to_string(), tp.clone())));
             if let Some(index) = owners.and_then(|o| candidate_in(o, b.base_offset)) {
-                found.push((index, b.base_offset, control));
+                on_tp.entry(index).or_default().push((b.base_offset, control));
             }
         }
-        for (index, offset, control) in found {
-            self.record_marker(index, tp, offset, control);
+        if !on_tp.is_empty() {
+            self.markers.insert(tp.clone(), on_tp);
         }
     }
 
@@ -354,7 +358,11 @@ impl TransactionCoordinator {
         offset: i64,
         control: ControlType,
     ) {
-        let list = self.markers.entry((index, tp.clone())).or_default();
+        let on_tp = match self.markers.get_mut(tp) {
+            Some(on_tp) => on_tp,
+            None => self.markers.entry(tp.clone()).or_default(),
+        };
+        let list = on_tp.entry(index).or_default();
         let at = list.partition_point(|&(o, _)| o < offset);
         if list.get(at).is_none_or(|&(o, _)| o != offset) {
             list.insert(at, (offset, control));
@@ -377,7 +385,8 @@ impl TransactionCoordinator {
     /// The offset of instance `index`'s marker of type `control` on `tp`.
     pub fn marker(&self, index: usize, tp: &TopicPartition, control: ControlType) -> Option<i64> {
         self.markers
-            .get(&(index, tp.clone()))?
+            .get(tp)?
+            .get(&index)?
             .iter()
             .find(|&&(_, c)| c == control)
             .map(|&(o, _)| o)
@@ -763,8 +772,8 @@ impl TransactionCoordinator {
         };
         self.markers
             .iter()
-            .filter(|((i, _), _)| *i == index)
-            .flat_map(|((_, tp), list)| list.iter().map(move |(o, _)| (tp.clone(), *o)))
+            .filter_map(|(tp, on_tp)| Some((tp, on_tp.get(&index)?)))
+            .flat_map(|(tp, list)| list.iter().map(move |(o, _)| (tp.clone(), *o)))
             .collect()
     }
 
@@ -844,7 +853,8 @@ impl TransactionCoordinator {
         let index = self.candidate(id, tp, offset)?;
         let ended_before = self
             .markers
-            .get(&(index, tp.clone()))
+            .get(tp)
+            .and_then(|on_tp| on_tp.get(&index))
             .and_then(|m| m.first())
             .is_some_and(|&(marker, _)| marker < offset);
         (!ended_before).then(|| &self.instances[index])
