@@ -145,7 +145,9 @@ fn state_with_crashes() {
             format!(" ({:.1}x)", now.as_secs_f64() / b.as_secs_f64())
         })
     };
-    println!("growth_state_with_crashes (median of {RUNS} runs; a crash every 600 steps; (per 10x))");
+    println!(
+        "growth_state_with_crashes (median of {RUNS} runs; a crash every 600 steps; (per 10x))"
+    );
     println!("| steps | crashes | `mk-tui state`, wall | CPU | one more crash at the end |");
     println!("| --- | --- | --- | --- | --- |");
     let mut before = None;
@@ -181,7 +183,11 @@ fn main() {
         benches();
         Criterion::default().configure_from_args().final_summary();
     }
-    if filters.is_empty() || filters.iter().any(|f| "growth_state_with_crashes".contains(f.as_str())) {
+    if filters.is_empty()
+        || filters
+            .iter()
+            .any(|f| "growth_state_with_crashes".contains(f.as_str()))
+    {
         state_with_crashes();
     }
 }

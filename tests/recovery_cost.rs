@@ -32,7 +32,13 @@ fn opened_state(cluster: &BrokerCluster) -> impl PartialEq + std::fmt::Debug {
                     let segments: Vec<_> = log
                         .segments()
                         .iter()
-                        .map(|seg| (seg.base_offset(), seg.size(), seg.index().entries().to_vec()))
+                        .map(|seg| {
+                            (
+                                seg.base_offset(),
+                                seg.size(),
+                                seg.index().entries().to_vec(),
+                            )
+                        })
                         .collect();
                     (tp.clone(), b, log.batch_summaries().to_vec(), segments)
                 })
@@ -76,7 +82,11 @@ fn a_crash_reads_frame_by_frame_only_what_was_written_since_the_last_recovery() 
         let cluster = driver.cluster();
         let (replayed, frames, size) = cluster.with_state(|s| {
             let t = s.transactions();
-            (t.replayed_on_open(), t.journal_frames().len(), t.journal_size())
+            (
+                t.replayed_on_open(),
+                t.journal_frames().len(),
+                t.journal_size(),
+            )
         });
         let log_bytes: u64 = cluster.with_state(|s| {
             s.partitions()
@@ -88,13 +98,26 @@ fn a_crash_reads_frame_by_frame_only_what_was_written_since_the_last_recovery() 
                 })
                 .sum()
         });
-        (replayed, frames, size, log_bytes_scanned(cluster), log_bytes)
+        (
+            replayed,
+            frames,
+            size,
+            log_bytes_scanned(cluster),
+            log_bytes,
+        )
     };
     let (short, short_frames, short_size, short_scanned, short_logs) = measure(1_200);
     let (long, long_frames, long_size, long_scanned, long_logs) = measure(6_000);
-    assert!(long_frames >= 4 * short_frames, "{short_frames} {long_frames}");
+    assert!(
+        long_frames >= 4 * short_frames,
+        "{short_frames} {long_frames}"
+    );
     assert!(long_size >= 4 * short_size && long_logs >= 4 * short_logs);
-    assert_eq!((short, long), (0, 0), "journal frames replayed by the last crash");
+    assert_eq!(
+        (short, long),
+        (0, 0),
+        "journal frames replayed by the last crash"
+    );
     assert!(
         short_scanned > 0 && short_scanned < short_logs,
         "{short_scanned} of {short_logs}"
@@ -147,10 +170,17 @@ fn a_refused_reopen_gives_back_the_carried_state_and_the_next_one_reuses_it() {
     let cluster = driver.cluster();
     assert_eq!(cluster.generation(), 1);
     let before = opened_state(cluster);
-    let segment = driver.data_dir().join("broker-1/out-0/00000000000000000000.log");
+    let segment = driver
+        .data_dir()
+        .join("broker-1/out-0/00000000000000000000.log");
     let intact = std::fs::read(&segment).unwrap();
-    let segments = std::fs::read_dir(segment.parent().unwrap()).unwrap().count();
-    assert!(segments >= 6, "closed segments to corrupt: {segments} files");
+    let segments = std::fs::read_dir(segment.parent().unwrap())
+        .unwrap()
+        .count();
+    assert!(
+        segments >= 6,
+        "closed segments to corrupt: {segments} files"
+    );
     let mut bad = intact.clone();
     bad[30] ^= 0x55;
     std::fs::write(&segment, &bad).unwrap();
@@ -163,9 +193,15 @@ fn a_refused_reopen_gives_back_the_carried_state_and_the_next_one_reuses_it() {
 
     std::fs::write(&segment, &intact).unwrap();
     assert!(cluster.crash().unwrap().is_clean());
-    assert!(log_bytes_scanned(cluster) < cluster.with_state(|s| {
-        s.partitions().values().map(|set| set.leader_replica().log.size_bytes()).sum()
-    }));
+    assert!(
+        log_bytes_scanned(cluster)
+            < cluster.with_state(|s| {
+                s.partitions()
+                    .values()
+                    .map(|set| set.leader_replica().log.size_bytes())
+                    .sum()
+            })
+    );
     let copy = tempfile::tempdir().unwrap();
     let dest = copy.path().join("data");
     driver.copy_data_dir(&dest).unwrap();

@@ -151,7 +151,11 @@ impl ScannedLog {
     ) -> Result<(PartitionLog, LogRecovery)> {
         let dir = &self.dir;
         fs::create_dir_all(dir).map_err(|e| MiniKafkaError::io(dir, e))?;
-        let scanned_on_open = self.segments.iter().map(ScannedSegment::scanned_bytes).sum();
+        let scanned_on_open = self
+            .segments
+            .iter()
+            .map(ScannedSegment::scanned_bytes)
+            .sum();
         let mut opened = Vec::with_capacity(self.segments.len());
         for (scanned, &carried) in self.segments.into_iter().zip(&self.carried) {
             let point = scanned.point();
@@ -221,7 +225,9 @@ fn resume_point(
         .points
         .get(i)
         .filter(|p| p.base_offset == base && p.batches > 0)?;
-    let batches = carry.batches.get(start..start.checked_add(point.batches)?)?;
+    let batches = carry
+        .batches
+        .get(start..start.checked_add(point.batches)?)?;
     if batches.first()?.base_offset < min_base.max(base) {
         return None;
     }

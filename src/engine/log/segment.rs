@@ -137,9 +137,8 @@ impl Segment {
         });
         let result = read.and_then(|()| {
             let resume = resume.filter(|r| {
-                usize::try_from(r.len).is_ok_and(|len| {
-                    len <= bytes.len() && crc32fast::hash(&bytes[..len]) == r.crc
-                })
+                usize::try_from(r.len)
+                    .is_ok_and(|len| len <= bytes.len() && crc32fast::hash(&bytes[..len]) == r.crc)
             });
             scan_frames(
                 dir,

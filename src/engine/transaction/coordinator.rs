@@ -175,9 +175,7 @@ impl TransactionCoordinator {
         let mut journaled = Vec::new();
         for &index in &self.in_flight {
             let id = &self.instances[index].id;
-            let Some(frame) = self.journal.frames().iter().rev().find(|f| &f.id == id) else {
-                return None;
-            };
+            let frame = self.journal.frames().iter().rev().find(|f| &f.id == id)?;
             let data = self.journal.read_frame(frame).ok()?;
             journaled.push((index, data));
         }
@@ -342,7 +340,10 @@ impl TransactionCoordinator {
                 .entry(id)
                 .or_insert_with(|| self.owners.get(&(id.to_string(), tp.clone())));
             if let Some(index) = owners.and_then(|o| candidate_in(o, b.base_offset)) {
-                on_tp.entry(index).or_default().push((b.base_offset, control));
+                on_tp
+                    .entry(index)
+                    .or_default()
+                    .push((b.base_offset, control));
             }
         }
         if !on_tp.is_empty() {

@@ -316,7 +316,9 @@ fn read_after(path: &Path, carry: Option<&JournalCarry>) -> Result<(Vec<u8>, u64
         let mut chunk = vec![0; CHECK_CHUNK.min(usize::try_from(c.size).unwrap_or(CHECK_CHUNK))];
         let mut pos = 0;
         while pos < c.size {
-            let n = chunk.len().min(usize::try_from(c.size - pos).unwrap_or(usize::MAX));
+            let n = chunk
+                .len()
+                .min(usize::try_from(c.size - pos).unwrap_or(usize::MAX));
             file.read_exact_at(&mut chunk[..n], pos).map_err(io)?;
             hasher.update(&chunk[..n]);
             pos += n as u64;
@@ -473,10 +475,22 @@ mod tests {
         });
         for (name, bytes, trusted) in [
             ("as written", intact.clone(), true),
-            ("a frame more", [intact.clone(), third.into_bytes()].concat(), true),
-            ("garbage after", [intact.clone(), b"zz{\n".to_vec()].concat(), true),
+            (
+                "a frame more",
+                [intact.clone(), third.into_bytes()].concat(),
+                true,
+            ),
+            (
+                "garbage after",
+                [intact.clone(), b"zz{\n".to_vec()].concat(),
+                true,
+            ),
             ("last frame cut", intact[..intact.len() - 3].to_vec(), false),
-            ("first byte changed", [b"f".as_slice(), &intact[1..]].concat(), false),
+            (
+                "first byte changed",
+                [b"f".as_slice(), &intact[1..]].concat(),
+                false,
+            ),
         ] {
             std::fs::write(&path, &bytes).unwrap();
             let (full, full_records, full_cut) = TransactionJournal::open(dir.path()).unwrap();

@@ -117,7 +117,13 @@ impl ClusterState {
         recover: bool,
         coordinator: Option<&CoordinatorMemo>,
     ) -> Result<Self> {
-        Self::open_carrying(config, now_ms, recover, coordinator, &mut Carried::default())
+        Self::open_carrying(
+            config,
+            now_ms,
+            recover,
+            coordinator,
+            &mut Carried::default(),
+        )
     }
 
     /// [`Self::open_with`] after a crash, reusing what `carried` holds of
