@@ -14,9 +14,18 @@
 //!   records of 100 B appended with acks=1 in batches of the size the
 //!   client's Produce requests carried (read from the server's log), then
 //!   fetched read_committed with `BrokerCluster::fetch`.
+//! - **direct, per batch**: the same N records as `produce` actions that
+//!   carry a batch each (`records`, as many as the client's requests did),
+//!   applied by a `Driver`: what the server does with a client's batch,
+//!   without the network.
 //! - **direct, per record**: the same N records as one `produce` action
-//!   each, applied by a `Driver`: what the server does with a client's
-//!   batch today (one engine batch per record), without the network.
+//!   each (one engine batch per record): what the server did before a
+//!   `produce` could carry a batch.
+//! - **kcat**: the same N records through `kcat -P` from a file and back
+//!   through `kcat -C -e` at read_committed, each timed whole, with the
+//!   server's CPU time (from `/proc`) against the direct rows' CPU time:
+//!   a C client whose own cost is far below the server's, so the server's
+//!   own cost shows.
 //!
 //! Run by hand (not part of `cargo test`; needs the Python client, see
 //! tests/clients/README.md):
@@ -49,9 +58,11 @@ fn main() {
     };
     println!("kafka_throughput: {records} records of {VALUE_BYTES} B, one partition, one replica");
     let served = served(&python, records);
+    let kcat = served_kcat(&python, records);
     let per_request = served.records_per_request;
     let batch = per_request.round().max(1.0) as usize;
     let direct = direct(records, batch);
+    let per_batch = direct_per_batch(records, batch);
     let per_record = direct_per_record(records);
     let rate = |n: usize, d: Duration| n as f64 / d.as_secs_f64();
     let mib = |n: usize, d: Duration| (n * VALUE_BYTES) as f64 / d.as_secs_f64() / (1 << 20) as f64;
@@ -80,6 +91,12 @@ fn main() {
         direct.append,
     );
     line(
+        &format!("direct append, one produce action per batch of {batch}"),
+        records,
+        per_batch,
+        direct.append,
+    );
+    line(
         "direct append, one produce action per record",
         records,
         per_record,
@@ -91,6 +108,26 @@ fn main() {
         served.produce,
         direct.append,
     );
+    line(
+        "the client's produce() calls alone (its floor)",
+        records,
+        served.enqueue,
+        direct.append,
+    );
+    if let Some(k) = &kcat {
+        line(
+            "served produce, kcat -P (its start included)",
+            records,
+            k.produce,
+            direct.append,
+        );
+        line(
+            "  per second of the server's CPU, against the direct CPU",
+            records,
+            k.produce_cpu,
+            direct.append_cpu,
+        );
+    }
     line(
         "direct fetch, read_committed",
         records,
@@ -109,6 +146,33 @@ fn main() {
         served.fetch - served.first_record,
         direct.fetch,
     );
+    line(
+        "the client's consume() loop alone, prefetched (its floor)",
+        records - 1,
+        served.consume_floor,
+        direct.fetch,
+    );
+    if let Some(k) = &kcat {
+        println!(
+            "CPU seconds (ticks of 10 ms): server {:.2} produce, {:.2} fetch; direct {:.2} append, {:.2} fetch",
+            k.produce_cpu.as_secs_f64(),
+            k.fetch_cpu.as_secs_f64(),
+            direct.append_cpu.as_secs_f64(),
+            direct.fetch_cpu.as_secs_f64()
+        );
+        line(
+            "served fetch, kcat -C -e (its start included)",
+            records,
+            k.fetch,
+            direct.fetch,
+        );
+        line(
+            "  per second of the server's CPU, against the direct CPU",
+            records,
+            k.fetch_cpu,
+            direct.fetch_cpu,
+        );
+    }
 }
 
 /// The Python that imports confluent_kafka, as the tests find it.
@@ -127,6 +191,11 @@ fn python() -> Option<PathBuf> {
 
 struct Served {
     produce: Duration,
+    /// The client's loop of produce() calls alone: its own floor.
+    enqueue: Duration,
+    /// The consumer's loop over records it had all fetched before (N - 1
+    /// of them): its own floor.
+    consume_floor: Duration,
     fetch: Duration,
     /// Until the consumer's first record (connections, metadata, offsets).
     first_record: Duration,
@@ -137,27 +206,7 @@ struct Served {
 fn served(python: &PathBuf, records: usize) -> Served {
     let temp = tempfile::tempdir().unwrap();
     let log = temp.path().join("serve.log");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_mk-tui"))
-        .args(["serve", "--listen", "127.0.0.1:0", "--data-dir"])
-        .arg(temp.path().join("data"))
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(std::fs::File::create(&log).unwrap())
-        .spawn()
-        .expect("mk-tui serve starts");
-    let mut boot = None;
-    for line in BufReader::new(child.stdout.take().unwrap()).lines() {
-        let line = line.unwrap();
-        if line == "ready" {
-            break;
-        }
-        if boot.is_none()
-            && let Some(addr) = line.strip_prefix("broker 1 listening on ")
-        {
-            boot = Some(addr.to_string());
-        }
-    }
-    let boot = boot.expect("broker 1's address");
+    let (mut child, boot) = start_serve(temp.path(), &log);
     let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/clients/ck_throughput.py");
     let out = Command::new(python)
         .arg(script)
@@ -193,12 +242,156 @@ fn served(python: &PathBuf, records: usize) -> Served {
         .collect();
     assert_eq!(produces.iter().sum::<usize>(), records, "{log}");
     let (fetch, first_record) = seconds("fetched");
+    let (produce, enqueue) = seconds("produced");
+    let (consume_floor, _) = seconds("floor");
     Served {
-        produce: seconds("produced").0,
+        consume_floor,
+        produce,
+        enqueue,
         fetch,
         first_record,
         records_per_request: records as f64 / produces.len() as f64,
     }
+}
+
+/// Starts this build's `mk-tui serve` on a free loopback port with its data
+/// in `dir`, its log in `log`; returns it and broker 1's address.
+fn start_serve(dir: &std::path::Path, log: &std::path::Path) -> (std::process::Child, String) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_mk-tui"))
+        .args(["serve", "--listen", "127.0.0.1:0", "--data-dir"])
+        .arg(dir.join("data"))
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(std::fs::File::create(log).unwrap())
+        .spawn()
+        .expect("mk-tui serve starts");
+    let mut boot = None;
+    for line in BufReader::new(child.stdout.take().unwrap()).lines() {
+        let line = line.unwrap();
+        if line == "ready" {
+            break;
+        }
+        if boot.is_none()
+            && let Some(addr) = line.strip_prefix("broker 1 listening on ")
+        {
+            boot = Some(addr.to_string());
+        }
+    }
+    (child, boot.expect("broker 1's address"))
+}
+
+/// The CPU time (user and system) a process has used so far, from
+/// `/proc/PID/stat` (Linux; ticks of 1/100 s).
+fn cpu_of(pid: u32) -> Duration {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    // Fields after the command name (which is in parentheses): state,
+    // ppid, pgrp, session, tty_nr, tpgid, flags, minflt, cminflt, majflt,
+    // cmajflt, utime, stime (stat's fields 3 to 15).
+    let rest = stat.rsplit_once(')').map_or("", |(_, r)| r);
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    let field = |i: usize| {
+        fields
+            .get(i)
+            .and_then(|f| f.parse::<u64>().ok())
+            .unwrap_or(0)
+    };
+    let ticks = field(11) + field(12);
+    Duration::from_millis(ticks * 10)
+}
+
+/// kcat (librdkafka in C, so its own cost is far below the server's)
+/// against `mk-tui serve`: `kcat -P` of `records` values from a file
+/// (acks=1, linger.ms 5), then `kcat -C -e` at read_committed; each timed
+/// whole (kcat's start included), with the server's CPU time in each.
+struct Kcat {
+    produce: Duration,
+    produce_cpu: Duration,
+    fetch: Duration,
+    fetch_cpu: Duration,
+}
+
+fn served_kcat(python: &PathBuf, records: usize) -> Option<Kcat> {
+    if Command::new("kcat").arg("-V").output().is_err() {
+        println!("kafka_throughput: no kcat: its rows are skipped");
+        return None;
+    }
+    let temp = tempfile::tempdir().unwrap();
+    let log = temp.path().join("serve.log");
+    let (mut child, boot) = start_serve(temp.path(), &log);
+    let create = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/clients/ck_create_topic.py");
+    let made = Command::new(python)
+        .arg(create)
+        .args([&boot, TOPIC, "1", "1"])
+        .output()
+        .unwrap();
+    assert!(
+        made.status.success(),
+        "{}",
+        String::from_utf8_lossy(&made.stderr)
+    );
+    let input = temp.path().join("values.txt");
+    let line = format!("{}\n", "v".repeat(VALUE_BYTES));
+    std::fs::write(&input, line.repeat(records)).unwrap();
+    let cpu = || cpu_of(child.id());
+    let (cpu0, start) = (cpu(), Instant::now());
+    let produced = Command::new("kcat")
+        .args([
+            "-P",
+            "-b",
+            &boot,
+            "-t",
+            TOPIC,
+            "-p",
+            "0",
+            "-X",
+            "acks=1",
+            "-X",
+            "linger.ms=5",
+            "-l",
+        ])
+        .arg(&input)
+        .output()
+        .unwrap();
+    let produce = start.elapsed();
+    let produce_cpu = cpu() - cpu0;
+    assert!(
+        produced.status.success(),
+        "{}",
+        String::from_utf8_lossy(&produced.stderr)
+    );
+    let (cpu1, start) = (cpu(), Instant::now());
+    let fetched = Command::new("kcat")
+        .args([
+            "-C",
+            "-b",
+            &boot,
+            "-t",
+            TOPIC,
+            "-p",
+            "0",
+            "-o",
+            "beginning",
+            "-e",
+            "-q",
+        ])
+        .args(["-X", "isolation.level=read_committed"])
+        .output()
+        .unwrap();
+    let fetch = start.elapsed();
+    let fetch_cpu = cpu() - cpu1;
+    let lines = fetched.stdout.iter().filter(|b| **b == b'\n').count();
+    assert_eq!(lines, records, "kcat -C read every record back");
+    let _ = Command::new("kill")
+        .arg("-TERM")
+        .arg(child.id().to_string())
+        .status();
+    assert!(child.wait().unwrap().success());
+    Some(Kcat {
+        produce,
+        produce_cpu,
+        fetch,
+        fetch_cpu,
+    })
 }
 
 /// The cluster `mk-tui serve` opens without a recording, with the topic
@@ -214,6 +407,7 @@ fn served_cluster(dir: &std::path::Path) -> Driver {
     // In a data directory, as `serve --data-dir` runs (a private temporary
     // one skips the per-step HW checkpoint).
     let mut driver = Driver::new(&header, Some(dir)).unwrap();
+    driver.set_hw_checkpoint_interval(Some(minikafka::kafka::HW_CHECKPOINT_INTERVAL_MS));
     let create = Action::from_json(&serde_json::json!({
         "create_topic": {"name": TOPIC, "partitions": 1, "replication_factor": 1}
     }))
@@ -224,6 +418,11 @@ fn served_cluster(dir: &std::path::Path) -> Driver {
 
 struct Direct {
     append: Duration,
+    /// This process's CPU time during `append` (and `fetch`): what the
+    /// server's CPU time is set against, so that the machine's load,
+    /// which stretches wall times, cancels out.
+    append_cpu: Duration,
+    fetch_cpu: Duration,
     /// The same batches, with the HW checkpoint written after each, as a
     /// driver step does: what one `produce` action per request would cost.
     append_checkpointed: Duration,
@@ -238,9 +437,12 @@ fn direct(records: usize, batch: usize) -> Direct {
         let driver = served_cluster(other.path());
         append(&driver, records, batch, true)
     };
+    let cpu0 = cpu_of(std::process::id());
     let append = append(&driver, records, batch, false);
+    let append_cpu = cpu_of(std::process::id()) - cpu0;
     let cluster = driver.cluster().clone();
     let tp = TopicPartition::new(TOPIC, 0);
+    let cpu0 = cpu_of(std::process::id());
     let start = Instant::now();
     let mut offset = 0;
     while (offset as usize) < records {
@@ -250,10 +452,13 @@ fn direct(records: usize, batch: usize) -> Direct {
         assert!(!got.is_empty(), "read_committed stopped at {offset}");
         offset = got.last().unwrap().offset + 1;
     }
+    let fetch = start.elapsed();
     Direct {
         append,
+        append_cpu,
         append_checkpointed,
-        fetch: start.elapsed(),
+        fetch,
+        fetch_cpu: cpu_of(std::process::id()) - cpu0,
     }
 }
 
@@ -277,6 +482,37 @@ fn append(driver: &Driver, records: usize, batch: usize, checkpoint: bool) -> Du
         if checkpoint {
             cluster.flush().unwrap();
         }
+    }
+    start.elapsed()
+}
+
+fn direct_per_batch(records: usize, batch: usize) -> Duration {
+    let temp = tempfile::tempdir().unwrap();
+    let mut driver = served_cluster(temp.path());
+    let value = "v".repeat(VALUE_BYTES);
+    let action = |n: usize| {
+        let records: Vec<_> = (0..n)
+            .map(|_| serde_json::json!({"value": value}))
+            .collect();
+        Action::from_json(&serde_json::json!({
+            "produce": {"topic": TOPIC, "partition": 0, "records": records, "acks": "1"}
+        }))
+        .unwrap()
+    };
+    let full = action(batch);
+    let start = Instant::now();
+    let mut left = records;
+    while left > 0 {
+        let n = left.min(batch);
+        let outcome = if n == batch {
+            driver.apply(&full)
+        } else {
+            driver.apply(&action(n))
+        };
+        if let Outcome::Error(e) = outcome {
+            panic!("produce: {e}");
+        }
+        left -= n;
     }
     start.elapsed()
 }

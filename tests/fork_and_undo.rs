@@ -140,7 +140,8 @@ fn undo_goes_back_one_step_in_state_and_in_the_recording() {
         topic: "orders".into(),
         partition: Some(0),
         key: None,
-        value: "oops".into(),
+        value: Some("oops".into()),
+        records: vec![],
         acks: None,
         producer: None,
     }))
@@ -338,7 +339,10 @@ fn go_to_a_step_and_play_faster_or_slower() {
     submit(&mut app, "99");
     assert_eq!(app.driver().unwrap().step(), 4, "refused");
     let refusal = app.prompt.as_ref().and_then(|p| p.refusal.clone()).unwrap();
-    assert_eq!(refusal, format!("a step from 0 to {}", rec.steps.len()));
+    assert_eq!(
+        refusal,
+        format!("no step 99: a step from 0 to {}", rec.steps.len())
+    );
     let esc = Event::Key(KeyEvent::new(KeyCode::Esc, KeyModifiers::NONE));
     let msg = minikafka::ui::run::message(&app, &esc).unwrap();
     app.update(msg).unwrap();

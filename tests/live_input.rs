@@ -193,7 +193,8 @@ fn invalid_prompt_input_records_nothing_and_keeps_the_prompt_open_with_the_reaso
             topic: "orders".into(),
             partition: None,
             key: Some(r#"k "1""#.into()),
-            value: "hello world".into(),
+            value: Some("hello world".into()),
+            records: vec![],
             acks: Some("1".parse().unwrap()),
             producer: None,
         }

@@ -45,7 +45,7 @@ fn opened_state(cluster: &BrokerCluster) -> impl PartialEq + std::fmt::Debug {
             })
             .collect();
         (
-            t.instances().to_vec(),
+            t.instances().iter().cloned().collect::<Vec<_>>(),
             t.current().map(|d| d.id.clone()).collect::<Vec<_>>(),
             t.journal_frames().to_vec(),
             t.journal_size(),

@@ -415,6 +415,108 @@ fn commit_offsets_publishes_at_once_without_a_transaction() {
     );
 }
 
+/// A `produce` or `send` with `records` (a Kafka client's batch, as `serve`
+/// records it): one engine batch holding every record at consecutive
+/// offsets, plain or transactional, visible to read_committed only once
+/// the transaction commits; the one-record form stays one batch of one.
+#[test]
+fn a_batch_produce_or_send_is_one_engine_batch() {
+    let header: Header = serde_json::from_str(HEADER).unwrap();
+    let mut driver = Driver::new(&header, None).unwrap();
+    let act =
+        |json: &str| -> Action { Action::from_json(&serde_json::from_str(json).unwrap()).unwrap() };
+    for json in [
+        r#"{"produce":{"topic":"out","value":"solo"}}"#,
+        r#"{"produce":{"topic":"out","records":[{"key":"k","value":"a"},{"value":"b"},{"value":"c"}]}}"#,
+        r#"{"begin":{"txn":"tx"}}"#,
+        r#"{"send":{"txn":"tx","topic":"out","records":[{"value":"t1"},{"value":"t2"}]}}"#,
+    ] {
+        let outcome = driver.apply(&act(json));
+        assert!(!matches!(outcome, Outcome::Error(_)), "{json}: {outcome:?}");
+    }
+    let state = Snapshot::of(&driver);
+    let p = &state.partitions[0];
+    let shape: Vec<(i64, i64, bool)> = p
+        .batches
+        .iter()
+        .map(|b| (b.base_offset, b.last_offset, b.transactional_id.is_some()))
+        .collect();
+    assert_eq!(shape, [(0, 0, false), (1, 3, false), (4, 5, true)]);
+    let values: Vec<Option<String>> = p.batches[1]
+        .records
+        .iter()
+        .map(|r| r.value.clone())
+        .collect();
+    assert_eq!(
+        values,
+        [Some("a".into()), Some("b".into()), Some("c".into())]
+    );
+    assert_eq!(p.batches[1].records[0].key.as_deref(), Some("k"));
+    assert_eq!(
+        p.last_stable_offset, 4,
+        "the open transaction's batch holds the LSO"
+    );
+    assert_eq!(
+        driver.apply(&act(r#"{"commit":{"txn":"tx"}}"#)),
+        Outcome::Ok
+    );
+    let state = Snapshot::of(&driver);
+    assert_eq!(
+        state.partitions[0].last_stable_offset, 7,
+        "past the COMMIT marker at 6"
+    );
+}
+
+/// `serve`'s HW checkpoint interval (`Driver::set_hw_checkpoint_interval`,
+/// docs/kafka-protocol.md): the file follows the HW only once the clock
+/// has moved the interval, a crash writes it first all the same (so the
+/// recovered HW is the acknowledged one), and without an interval it is
+/// written after every step.
+#[test]
+fn the_hw_checkpoint_waits_for_its_interval_but_never_for_a_crash() {
+    let header: Header = serde_json::from_str(HEADER).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let mut driver = Driver::new(&header, Some(&data)).unwrap();
+    let file = data.join("replication-offset-checkpoint");
+    let hw = || -> Option<i64> {
+        let text = std::fs::read_to_string(&file).ok()?;
+        text.lines()
+            .find_map(|l| l.strip_prefix("out 0 "))
+            .map(|v| v.parse().unwrap())
+    };
+    let act =
+        |json: &str| -> Action { Action::from_json(&serde_json::from_str(json).unwrap()).unwrap() };
+    let produce = act(r#"{"produce":{"topic":"out","value":"v"}}"#);
+    assert_eq!(driver.apply(&produce), Outcome::Ok);
+    assert_eq!(hw(), Some(1), "without an interval: after every step");
+    driver.set_hw_checkpoint_interval(Some(5_000));
+    for _ in 0..3 {
+        assert_eq!(driver.apply(&produce), Outcome::Ok);
+    }
+    assert_eq!(hw(), Some(1), "within the interval the file lags");
+    assert_eq!(
+        driver.apply(&act(r#"{"advance_clock":{"ms":4999}}"#)),
+        Outcome::Ok
+    );
+    assert_eq!(hw(), Some(1));
+    assert_eq!(
+        driver.apply(&act(r#"{"advance_clock":{"ms":1}}"#)),
+        Outcome::Ok
+    );
+    assert_eq!(hw(), Some(4), "5,000 ms on: written");
+    assert_eq!(driver.apply(&produce), Outcome::Ok);
+    assert_eq!(hw(), Some(4));
+    let Outcome::Recovered(_) = driver.apply(&act(r#"{"crash":{}}"#)) else {
+        panic!("a crash recovers");
+    };
+    assert_eq!(
+        Snapshot::of(&driver).partitions[0].high_watermark,
+        5,
+        "the crash wrote the lagging checkpoint before it died"
+    );
+}
+
 /// A topic created while a broker is stopped (found trying `--listen` as
 /// a new user: CreateTopics while the demo's broker 3 is down): its replica
 /// there starts stopped and out of the ISR, an acks=all produce does not

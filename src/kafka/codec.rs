@@ -11,9 +11,10 @@ use kafka_protocol::protocol::{Decodable, Encodable};
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 
 /// The largest request accepted: 8 MiB. Kafka's own default
-/// (`socket.request.max.bytes`) is 100 MiB; a teaching cluster with
-/// one-record engine batches needs far less, and a smaller cap bounds what
-/// one bad client can make the server allocate.
+/// (`socket.request.max.bytes`) is 100 MiB; a teaching cluster needs far
+/// less (a client's batch is at most about 1 MiB, `message.max.bytes`, and
+/// librdkafka's requests carry a few), and a smaller cap bounds what one
+/// bad client can make the server allocate.
 pub const MAX_REQUEST_BYTES: usize = 8 * 1024 * 1024;
 
 /// Why a connection is closed while reading a frame.

@@ -150,6 +150,10 @@ impl Listeners for LiveListeners {
         )
     }
 
+    fn armed_fault(&self) -> Option<String> {
+        self.state.armed_fault().map(|f| f.name().to_string())
+    }
+
     fn listeners(&self) -> Vec<ListenerSnapshot> {
         let stopped = self.gates.borrow();
         self.state

@@ -16,11 +16,45 @@ use kafka_protocol::records::{
 use crate::engine::{ControlType, RecordBatch};
 use crate::kafka::errors::code;
 
-/// One record of a produce request, as the `produce` action takes it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct IncomingRecord {
-    pub key: Option<String>,
-    pub value: String,
+/// One record of a produce request, as the `produce` and `send` actions
+/// take it.
+pub use crate::session::action::RecordSpec as IncomingRecord;
+
+/// A partition's records as the batches of `produce` or `send` actions:
+/// in order, each within the caps of one action's batch
+/// (`limits::MAX_BATCH_RECORDS` and `MAX_BATCH_BYTES`, which are Kafka's
+/// `message.max.bytes`, so a client's batch is one action unless it is
+/// larger than Kafka itself would take).
+pub fn action_batches(records: Vec<IncomingRecord>) -> Vec<Vec<IncomingRecord>> {
+    use crate::session::limits::{MAX_BATCH_BYTES, MAX_BATCH_RECORDS};
+    let mut batches: Vec<Vec<IncomingRecord>> = Vec::new();
+    let mut bytes = 0;
+    for record in records {
+        let size = record.key.as_ref().map_or(0, String::len) + record.value.len();
+        let fits = batches
+            .last()
+            .is_some_and(|b| b.len() < MAX_BATCH_RECORDS && bytes + size <= MAX_BATCH_BYTES);
+        if !fits {
+            batches.push(Vec::new());
+            bytes = 0;
+        }
+        bytes += size;
+        batches.last_mut().expect("pushed above").push(record);
+    }
+    batches
+}
+
+/// The payload fields (`key`, `value`, `records`) of an action carrying
+/// `batch`: one record as `key`/`value`, the shape a recording writes for
+/// one, and more as `records`.
+pub fn payload_fields(
+    mut batch: Vec<IncomingRecord>,
+) -> (Option<String>, Option<String>, Vec<IncomingRecord>) {
+    if batch.len() == 1 {
+        let one = batch.pop().expect("one record");
+        return (one.key, Some(one.value), Vec::new());
+    }
+    (None, None, batch)
 }
 
 /// A produce partition refused before anything was appended: the Kafka

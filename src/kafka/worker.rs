@@ -189,7 +189,7 @@ impl Core {
     /// One line of the server's log, where the request lines go.
     fn log(&self, line: &str) {
         if self.to_stderr {
-            eprintln!("mk-tui serve: {line}");
+            crate::kafka::log_line(format_args!("mk-tui serve: {line}"));
         } else {
             self.registry.log(line.to_string());
         }
@@ -294,6 +294,11 @@ impl ServerState {
         worker.core.log(caption.text("en"));
         worker.note(&caption);
         Ok(())
+    }
+
+    /// The fault armed and waiting for the request it takes, if any.
+    pub fn armed_fault(&self) -> Option<Fault> {
+        self.core.faults.armed()
     }
 
     /// The replication tick and the request timeouts, when due.

@@ -31,7 +31,14 @@ pub enum Action {
         partition: Option<u32>,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         key: Option<String>,
-        value: String,
+        /// One record's value; or give `records` instead.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        value: Option<String>,
+        /// A whole batch: its records appended as one engine batch, at
+        /// consecutive offsets, as a Kafka client's batch is (an extension
+        /// of SPEC §4, docs/recording-format.md). Instead of `key`/`value`.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        records: Vec<RecordSpec>,
         /// "0", "1" (default) or "all" ("-1" is read as "all").
         #[serde(default, skip_serializing_if = "Option::is_none", with = "spelled")]
         acks: Option<AckMode>,
@@ -49,7 +56,12 @@ pub enum Action {
         partition: Option<u32>,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         key: Option<String>,
-        value: String,
+        /// One record's value; or give `records` instead.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        value: Option<String>,
+        /// A whole batch, one transactional engine batch (as `produce`'s).
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        records: Vec<RecordSpec>,
     },
     SendOffsets {
         txn: String,
@@ -131,6 +143,39 @@ pub const ACTION_NAMES: [&str; 17] = [
     "note",
     "ui",
 ];
+
+/// One record of a batch `produce` or `send` (`records: [...]`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RecordSpec {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub key: Option<String>,
+    pub value: String,
+}
+
+impl RecordSpec {
+    pub fn new(key: Option<String>, value: impl Into<String>) -> Self {
+        Self {
+            key,
+            value: value.into(),
+        }
+    }
+}
+
+/// The records of a `produce` or `send`: its one `key`/`value`, or its
+/// `records` (the fields' rule is [`Action::check`]'s).
+pub fn payload<'a>(
+    key: &'a Option<String>,
+    value: &'a Option<String>,
+    records: &'a [RecordSpec],
+) -> Vec<(Option<&'a str>, &'a str)> {
+    match value {
+        Some(v) => vec![(key.as_deref(), v.as_str())],
+        None => records
+            .iter()
+            .map(|r| (r.key.as_deref(), r.value.as_str()))
+            .collect(),
+    }
+}
 
 /// One staged offset of `send_offsets`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -427,6 +472,36 @@ impl Action {
                     "give exactly one of cut_bytes or append_garbage",
                 )),
             },
+            Action::Produce {
+                key,
+                value,
+                records,
+                ..
+            }
+            | Action::Send {
+                key,
+                value,
+                records,
+                ..
+            } => {
+                let field = format!("action.{}", self.name());
+                match (value, records.is_empty()) {
+                    (Some(_), true) => Ok(()),
+                    (None, false) if key.is_none() => Ok(()),
+                    (None, false) => Err(FieldError::new(
+                        format!("{field}.key"),
+                        "with records, each record has its own key",
+                    )),
+                    (Some(_), false) => Err(FieldError::new(
+                        field,
+                        "give value (one record) or records (a batch), not both",
+                    )),
+                    (None, true) => Err(FieldError::new(
+                        field,
+                        "give value (one record) or records (a non-empty batch)",
+                    )),
+                }
+            }
             Action::Replicate {
                 topic, partition, ..
             } if topic.is_some() != partition.is_some() => Err(FieldError::new(
@@ -455,7 +530,8 @@ mod tests {
                 topic: "out".into(),
                 partition: None,
                 key: None,
-                value: "pending".into()
+                value: Some("pending".into()),
+                records: vec![],
             }
         );
         assert_eq!(
@@ -622,5 +698,51 @@ mod tests {
             "field action.replicate: give topic and partition together"
         );
         assert!(Action::from_json(&serde_json::json!({"replicate":{"broker":2}})).is_ok());
+    }
+
+    /// `produce` and `send` carry one record (`key`/`value`) or a batch
+    /// (`records`), never both and never neither.
+    #[test]
+    fn one_record_or_a_batch() {
+        let text = r#"{"produce":{"topic":"t","partition":0,"records":[{"key":"k","value":"a"},{"value":"b"}],"acks":"all"}}"#;
+        let a = Action::from_json(&serde_json::from_str(text).unwrap()).unwrap();
+        assert_eq!(serde_json::to_string(&a).unwrap(), text);
+        let Action::Produce {
+            key,
+            value,
+            records,
+            ..
+        } = &a
+        else {
+            panic!("{a:?}")
+        };
+        assert_eq!(
+            payload(key, value, records),
+            vec![(Some("k"), "a"), (None, "b")]
+        );
+        let send = r#"{"send":{"txn":"x","topic":"t","records":[{"value":"a"}]}}"#;
+        let a = Action::from_json(&serde_json::from_str(send).unwrap()).unwrap();
+        assert_eq!(serde_json::to_string(&a).unwrap(), send);
+        let bad = |json: serde_json::Value| Action::from_json(&json).unwrap_err().to_string();
+        assert_eq!(
+            bad(serde_json::json!({"send":{"txn":"x","topic":"t"}})),
+            "field action.send: give value (one record) or records (a non-empty batch)"
+        );
+        assert_eq!(
+            bad(serde_json::json!({"produce":{"topic":"t","records":[]}})),
+            "field action.produce: give value (one record) or records (a non-empty batch)"
+        );
+        assert_eq!(
+            bad(serde_json::json!({"produce":{"topic":"t","value":"v","records":[{"value":"w"}]}})),
+            "field action.produce: give value (one record) or records (a batch), not both"
+        );
+        assert_eq!(
+            bad(serde_json::json!({"produce":{"topic":"t","key":"k","records":[{"value":"w"}]}})),
+            "field action.produce.key: with records, each record has its own key"
+        );
+        assert!(
+            bad(serde_json::json!({"produce":{"topic":"t","records":[{"key":"k"}]}}))
+                .contains("missing field `value`")
+        );
     }
 }

@@ -24,6 +24,7 @@ use crate::engine::core::record::Record;
 use crate::engine::core::recovery::RecoveryReport;
 use crate::engine::fault::{Tear, TearTarget};
 use crate::engine::producer::Producer;
+use crate::engine::shared_files::CopyStats;
 use crate::engine::transaction::CutPoint;
 use crate::engine::transaction::coordinator::InstanceRef;
 use crate::engine::transaction::{EndOutcome, Transaction};
@@ -31,7 +32,7 @@ use crate::engine::{
     AckMode, BrokerCluster, ManualClock, MiniKafkaConfig, MiniKafkaError, RecordBatch,
     TopicPartition,
 };
-use crate::session::action::{Action, FieldError, GarbageSpec, TearTargetSpec};
+use crate::session::action::{Action, FieldError, GarbageSpec, TearTargetSpec, payload};
 use crate::session::history::History;
 use crate::session::limits;
 use crate::session::narrate;
@@ -159,6 +160,12 @@ pub struct Driver {
     /// The moment of death of the current step, if it crashed the cluster
     /// (cleared by the next step).
     last_moment: Option<Moment>,
+    /// Write the HW checkpoint after a step only once the clock has moved
+    /// this far since it was last written (`None`: after every step). See
+    /// [`Self::set_hw_checkpoint_interval`].
+    hw_checkpoint_interval_ms: Option<u64>,
+    /// The clock when the driver last wrote the HW checkpoint.
+    hw_checkpoint_at_ms: u64,
 }
 
 /// What the crash observer shares with its driver.
@@ -358,6 +365,8 @@ impl Driver {
             last_said: Said::default(),
             moments,
             last_moment: None,
+            hw_checkpoint_interval_ms: None,
+            hw_checkpoint_at_ms: 0,
         }
     }
 
@@ -515,9 +524,13 @@ impl Driver {
         // `BrokerCluster::flush`), so the directory on disk matches the step.
         // A private temporary directory (deleted with the driver) is read
         // only through `copy_data_dir` and a crash, which flush first.
-        let flushed = if self._temp.is_some() {
+        let due = self
+            .hw_checkpoint_interval_ms
+            .is_none_or(|every| self.clock_ms().saturating_sub(self.hw_checkpoint_at_ms) >= every);
+        let flushed = if self._temp.is_some() || !due {
             Ok(())
         } else {
+            self.hw_checkpoint_at_ms = self.clock_ms();
             self.cluster.flush()
         };
         let outcome = match (outcome, flushed) {
@@ -631,6 +644,7 @@ impl Driver {
                 partition,
                 key,
                 value,
+                records,
                 acks,
                 producer,
             } => {
@@ -638,8 +652,7 @@ impl Driver {
                     .produce(
                         topic,
                         *partition,
-                        key.as_deref(),
-                        value,
+                        to_records(&payload(key, value, records)),
                         acks.unwrap_or_default(),
                         producer.as_deref(),
                     )
@@ -759,22 +772,19 @@ impl Driver {
         Ok(Started::Done)
     }
 
+    /// Appends one batch of `records` (one record, or a client's whole
+    /// batch) to `partition`, else to the partition of the first record's
+    /// key, else round-robin.
     fn produce(
         &mut self,
         topic: &str,
         partition: Option<u32>,
-        key: Option<&str>,
-        value: &str,
+        records: Vec<Record>,
         acks: AckMode,
         producer: Option<&str>,
     ) -> Result<PendingOp, ActionError> {
-        let key = key.map(str::as_bytes);
+        let key = records.first().and_then(|r| r.key.as_deref());
         let tp = self.cluster.choose_partition(topic, partition, key)?;
-        let record = Record {
-            key: key.map(<[u8]>::to_vec),
-            value: Some(value.as_bytes().to_vec()),
-            ..Record::default()
-        };
         let offset = self.cluster.with_state(|s| {
             s.partition(&tp)
                 .map(|set| set.leader_replica().log_end_offset())
@@ -788,11 +798,11 @@ impl Driver {
                 }
                 let p = self.producers.get_mut(name).expect("inserted above");
                 p.set_acks(acks);
-                p.send_records(&tp, vec![record])?
+                p.send_records(&tp, records)?
             }
             None => self
                 .cluster
-                .try_append(&tp, RecordBatch::new(vec![record]), acks, None)?,
+                .try_append(&tp, RecordBatch::new(records), acks, None)?,
         };
         let task = self
             .runtime
@@ -822,18 +832,21 @@ impl Driver {
                 partition,
                 key,
                 value,
+                records,
             } => {
-                let tp = self.cluster.choose_partition(
-                    topic,
-                    *partition,
-                    key.as_deref().map(str::as_bytes),
-                )?;
+                let first_key = payload(key, value, records)
+                    .first()
+                    .and_then(|(k, _)| k.map(str::as_bytes));
+                let tp = self
+                    .cluster
+                    .choose_partition(topic, *partition, first_key)?;
                 Action::Send {
                     txn: txn.clone(),
                     topic: topic.clone(),
                     partition: Some(tp.partition),
                     key: key.clone(),
                     value: value.clone(),
+                    records: records.clone(),
                 }
             }
             other => other.clone(),
@@ -867,6 +880,22 @@ impl Driver {
         })
     }
 
+    /// Writes the HW checkpoint after a step only once the clock has moved
+    /// `ms` since it was last written, as Kafka writes it every
+    /// `replica.high.watermark.checkpoint.interval.ms` (5,000 by default),
+    /// instead of after every step (`None`, the default). For `mk-tui
+    /// serve`, where a client's requests are steps by the thousand and
+    /// the clock follows real time: the file's atomic replace is most of
+    /// a step's cost. A crash or tear still writes it first, and so does
+    /// closing the cluster, so a recording replays the same either way;
+    /// only a real kill of the process finds it up to `ms` behind, which
+    /// lowers an HW until the followers fetch again and loses no record
+    /// (docs/kafka-protocol.md).
+    pub fn set_hw_checkpoint_interval(&mut self, ms: Option<u64>) {
+        self.hw_checkpoint_interval_ms = ms;
+        self.hw_checkpoint_at_ms = self.clock_ms();
+    }
+
     /// The in-memory state a checkpoint keeps, if nothing is pending (a
     /// pending operation is a running task and cannot be copied).
     pub fn memo(&self) -> Option<DriverMemo> {
@@ -897,23 +926,34 @@ impl Driver {
         std::thread::spawn(move || drop(self))
     }
 
-    /// Copies the data directory (without its lock file) into `dest`.
-    pub fn copy_data_dir(&self, dest: &Path) -> std::io::Result<()> {
+    /// Copies the data directory (without its lock file) into `dest`,
+    /// hard-linking the files no one writes in place (`shared_files`).
+    pub fn copy_data_dir(&self, dest: &Path) -> std::io::Result<CopyStats> {
         self.cluster.flush().map_err(std::io::Error::other)?;
-        copy_dir(self.data_dir(), dest)
+        crate::engine::shared_files::copy_sharing(self.data_dir(), dest)
     }
 
     /// A driver rebuilt from a checkpoint: a copy of `checkpoint_dir` in a
-    /// fresh temporary directory, and the memo taken with it.
+    /// fresh temporary directory, and the memo taken with it. `copied` is
+    /// what [`Self::copy_data_dir`] answered when the checkpoint was taken:
+    /// the restore links the checkpoint's journal and cuts it back to the
+    /// length it had then (`shared_files::restore_sharing`), so the driver
+    /// this one replaces must not be used again, even if this fails.
     pub fn restore(
         header: &Header,
         checkpoint_dir: &Path,
         memo: &DriverMemo,
+        copied: &CopyStats,
     ) -> Result<Self, String> {
         let temp = crate::session::scratch::tempdir()
             .map_err(|e| format!("cannot create a temporary directory: {e}"))?;
-        copy_dir(checkpoint_dir, temp.path())
-            .map_err(|e| format!("cannot copy a checkpoint: {e}"))?;
+        match copied.journal_len {
+            Some(len) => {
+                crate::engine::shared_files::restore_sharing(checkpoint_dir, temp.path(), len)
+            }
+            None => crate::engine::shared_files::copy_sharing(checkpoint_dir, temp.path()),
+        }
+        .map_err(|e| format!("cannot copy a checkpoint: {e}"))?;
         let mut config = config_for(header, temp.path())?;
         config.sync_writes = false;
         let clock = ManualClock::at(memo.clock_ms);
@@ -1173,16 +1213,11 @@ async fn run_txn_op(
             partition,
             key,
             value,
+            records,
             ..
         } => {
-            handle()?
-                .send_record(
-                    &topic,
-                    partition,
-                    key.as_deref().map(str::as_bytes),
-                    value.into_bytes(),
-                )
-                .await?;
+            let records = to_records(&payload(&key, &value, &records));
+            handle()?.send_batch(&topic, partition, records).await?;
             Ok(None)
         }
         Action::SendOffsets { group, offsets, .. } => {
@@ -1198,4 +1233,17 @@ async fn run_txn_op(
         Action::Abort { crash_after, .. } => end_outcome(handle()?.abort_until(crash_after).await?),
         _ => Ok(None),
     }
+}
+
+/// The engine's records of an action's payload (`key`/`value` or
+/// `records`), in order.
+fn to_records(payload: &[(Option<&str>, &str)]) -> Vec<Record> {
+    payload
+        .iter()
+        .map(|(key, value)| Record {
+            key: key.map(|k| k.as_bytes().to_vec()),
+            value: Some(value.as_bytes().to_vec()),
+            ..Record::default()
+        })
+        .collect()
 }

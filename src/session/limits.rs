@@ -8,7 +8,7 @@
 //! docs/recording-format.md ("Limits"); a test keeps the two in step.
 
 use crate::engine::core::metadata::{MAX_PARTITIONS, MAX_TOPIC_NAME_LEN};
-use crate::session::action::{Action, FieldError, GarbageSpec, TearTargetSpec};
+use crate::session::action::{Action, FieldError, GarbageSpec, RecordSpec, TearTargetSpec};
 use crate::session::recording::ClusterSpec;
 
 /// Brokers in a cluster: each is a column of the replication panes and a
@@ -30,6 +30,12 @@ pub const MAX_REPLICAS: u64 = 256;
 /// A record's key or value, and a tear's garbage text, in bytes: Kafka's
 /// default `message.max.bytes` is about 1 MiB.
 pub const MAX_VALUE_BYTES: usize = 1 << 20;
+/// Records of one batch `produce` or `send`: above librdkafka's default
+/// `batch.num.messages` (10,000), so a client's batch fits one action.
+pub const MAX_BATCH_RECORDS: usize = 65_536;
+/// Keys and values of one batch together, in bytes: Kafka's
+/// `message.max.bytes` bounds a whole record batch, and so does this.
+pub const MAX_BATCH_BYTES: usize = MAX_VALUE_BYTES;
 /// Topic, transactional id, group and producer names, in bytes: Kafka's
 /// topic name limit, used for every name.
 pub const MAX_NAME_BYTES: usize = MAX_TOPIC_NAME_LEN;
@@ -41,6 +47,30 @@ pub const MAX_CLOCK_MS: u64 = (1 << 53) - 1;
 /// The error of a value past its cap.
 fn over(field: impl Into<String>, value: impl std::fmt::Display, cap: &str) -> FieldError {
     FieldError::new(field, format!("{value}; the cap is {cap}"))
+}
+
+/// The caps of a batch's `records`: their count, and their keys' and
+/// values' bytes together.
+fn check_batch(field: &str, records: &[RecordSpec]) -> Result<(), FieldError> {
+    if records.len() > MAX_BATCH_RECORDS {
+        return Err(over(
+            field,
+            format!("{} records", records.len()),
+            &format!("{MAX_BATCH_RECORDS} records"),
+        ));
+    }
+    let bytes: usize = records
+        .iter()
+        .map(|r| r.key.as_ref().map_or(0, String::len) + r.value.len())
+        .sum();
+    if bytes > MAX_BATCH_BYTES {
+        return Err(over(
+            field,
+            format!("{bytes} bytes of keys and values"),
+            &format!("{MAX_BATCH_BYTES} bytes"),
+        ));
+    }
+    Ok(())
 }
 
 /// Checks a header's cluster and returns the budget its steps may spend.
@@ -104,12 +134,14 @@ pub fn check_action(action: &Action) -> Result<(), FieldError> {
             topic,
             key,
             value,
+            records,
             producer,
             ..
         } => {
             text("topic", topic, MAX_NAME_BYTES)?;
             text("key", key.as_deref().unwrap_or(""), MAX_VALUE_BYTES)?;
-            text("value", value, MAX_VALUE_BYTES)?;
+            text("value", value.as_deref().unwrap_or(""), MAX_VALUE_BYTES)?;
+            check_batch(&field("records"), records)?;
             text(
                 "producer",
                 producer.as_deref().unwrap_or(""),
@@ -117,11 +149,16 @@ pub fn check_action(action: &Action) -> Result<(), FieldError> {
             )
         }
         Action::Send {
-            topic, key, value, ..
+            topic,
+            key,
+            value,
+            records,
+            ..
         } => {
             text("topic", topic, MAX_NAME_BYTES)?;
             text("key", key.as_deref().unwrap_or(""), MAX_VALUE_BYTES)?;
-            text("value", value, MAX_VALUE_BYTES)
+            text("value", value.as_deref().unwrap_or(""), MAX_VALUE_BYTES)?;
+            check_batch(&field("records"), records)
         }
         Action::SendOffsets { group, offsets, .. } | Action::CommitOffsets { group, offsets } => {
             text("group", group, MAX_NAME_BYTES)?;
@@ -316,12 +353,27 @@ mod tests {
             topic: "out".into(),
             partition: None,
             key: None,
-            value: big.clone(),
+            value: Some(big.clone()),
+            records: vec![],
             acks: None,
             producer: None,
         })
         .unwrap_err();
         assert_eq!(e.field, "action.produce.value");
+        // A batch: its records' count and bytes together.
+        let batch = |n: usize, each: usize| {
+            act(&serde_json::json!({"send": {"txn": "x", "topic": "out",
+                "records": vec![serde_json::json!({"value": "v".repeat(each)}); n]}})
+            .to_string())
+        };
+        assert!(check_action(&batch(MAX_BATCH_RECORDS, 0)).is_ok());
+        let e = check_action(&batch(MAX_BATCH_RECORDS + 1, 0)).unwrap_err();
+        assert_eq!(e.field, "action.send.records");
+        assert!(e.message.contains("65537 records"), "{e}");
+        assert!(check_action(&batch(16, MAX_BATCH_BYTES / 16)).is_ok());
+        let e = check_action(&batch(16, MAX_BATCH_BYTES / 16 + 1)).unwrap_err();
+        assert_eq!(e.field, "action.send.records");
+        assert!(e.message.contains("bytes of keys and values"), "{e}");
         let e = check_action(&Action::Begin {
             txn: "x".repeat(MAX_NAME_BYTES + 1),
         })
@@ -354,6 +406,8 @@ mod tests {
             ("topics", MAX_TOPICS.to_string()),
             ("replicas", MAX_REPLICAS.to_string()),
             ("key, value, garbage", MAX_VALUE_BYTES.to_string()),
+            ("records of a batch", MAX_BATCH_RECORDS.to_string()),
+            ("bytes of a batch", MAX_BATCH_BYTES.to_string()),
             ("names", MAX_NAME_BYTES.to_string()),
             ("clock", MAX_CLOCK_MS.to_string()),
         ] {

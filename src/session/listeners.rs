@@ -72,6 +72,10 @@ pub trait Listeners {
     /// Each broker's listener: its address and whether it is open.
     fn listeners(&self) -> Vec<ListenerSnapshot>;
 
+    /// The fault armed and waiting for its request, by name
+    /// (`drop-produce-response`), if any: the clients pane says so.
+    fn armed_fault(&self) -> Option<String>;
+
     /// The dashboard's `D`: drop the response of the next Produce (the
     /// lesson on idempotence), told to `steps` as a `note` step. Err when
     /// it is armed already.

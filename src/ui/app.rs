@@ -37,8 +37,11 @@ use crate::ui::theme::Theme;
 /// clip what they draw anyway).
 const MAX_SCROLL: usize = 10_000;
 
-/// How many request log lines a frame's snapshot carries (`--listen`).
-const CLIENT_LOG_LINES: usize = 20;
+/// How many request log lines a frame's snapshot carries (`--listen`):
+/// as many as the server keeps (200), so that the clients pane, which
+/// folds a consumer's empty fetches into one line, still has the produces
+/// and transactions of the last minute or so to show between them.
+const CLIENT_LOG_LINES: usize = 200;
 
 /// The pace of a live recording: its steps are this far apart in `at_ms`.
 const LIVE_STEP_MS: u64 = 1000;
@@ -366,6 +369,7 @@ impl App {
             playing: self.is_playing(),
             zoomed: self.zoomed,
             presenting: self.presenting,
+            saved: matches!(self.mode, Mode::Saved(_)),
         }
     }
 
@@ -566,6 +570,9 @@ impl App {
                 snapshot.listeners = l.listeners();
                 snapshot.clients = l.clients();
                 snapshot.client_log = l.log(CLIENT_LOG_LINES);
+                // The listeners' own word: armed until the response it
+                // takes is dropped.
+                snapshot.fault_armed = l.armed_fault();
             }
         }
         // The title in the interface's language (the state JSON keeps the
@@ -797,8 +804,10 @@ impl App {
             KeyCommand::Faster | KeyCommand::Slower => {}
             KeyCommand::Prompt(PromptKind::GotoStep) => {
                 if let Mode::Replay { timeline, .. } = &self.mode {
+                    // The current step, selected: typing a number
+                    // replaces it.
                     let text = timeline.step().to_string();
-                    self.prompt = Some(Prompt::new(PromptKind::GotoStep, text));
+                    self.prompt = Some(Prompt::selecting(PromptKind::GotoStep, text));
                 }
             }
             KeyCommand::Prompt(kind) => {
@@ -858,22 +867,35 @@ impl App {
                 Mode::Replay { timeline, .. } => timeline.recording().steps.len(),
                 _ => 0,
             };
-            match prompt.text.trim().parse::<usize>() {
+            let text = prompt.text.trim();
+            let reason = match text.parse::<usize>() {
                 Ok(n) if n <= last => {
                     self.prompt = None;
                     if let Err(e) = self.goto(n) {
                         self.status = Some(Status::error(e));
                     }
+                    return;
                 }
-                _ => {
-                    let reason = self.lang.pick(
-                        format!("a step from 0 to {last}"),
-                        format!("步骤应在 0 到 {last} 之间"),
-                    );
-                    if let Some(p) = &mut self.prompt {
-                        p.refusal = Some(reason);
-                    }
-                }
+                // Says what was wrong with what was typed, and what is
+                // right; the text stays, selected, to be typed over or
+                // edited (docs/dashboard.md "Go to step").
+                Ok(n) => self.lang.pick(
+                    format!("no step {n}: a step from 0 to {last}"),
+                    format!("没有步骤 {n}：步骤应在 0 到 {last} 之间"),
+                ),
+                Err(_) if text.is_empty() => self.lang.pick(
+                    format!("type a step from 0 to {last}"),
+                    format!("请输入 0 到 {last} 之间的步骤"),
+                ),
+                Err(_) => self.lang.pick(
+                    format!("{text:?} is not a step number: a step from 0 to {last}"),
+                    format!("{text:?} 不是步骤号：步骤应在 0 到 {last} 之间"),
+                ),
+            };
+            if let Some(p) = &mut self.prompt {
+                p.refusal = Some(reason);
+                p.selected = !p.text.is_empty();
+                p.cursor = p.text.len();
             }
             return;
         }

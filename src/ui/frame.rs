@@ -150,7 +150,7 @@ pub fn draw(app: &App, view: &Snapshot, frame: &mut Frame) {
     if let Some(at) = shown.caption {
         presentation::draw_caption(app, view, at, frame.buffer_mut());
     }
-    frame.render_widget(Paragraph::new(bottom_line(app)), bottom);
+    frame.render_widget(Paragraph::new(bottom_line(app, bottom.width)), bottom);
     if app.show_help {
         crate::ui::help::draw(app, frame, rect);
     }
@@ -168,6 +168,10 @@ fn title_line(app: &App, view: &Snapshot, width: u16) -> Line<'static> {
         crate::ui::app::Mode::Replay { playing: true, .. } => format!("▶ {}", t("mode_replay")),
         crate::ui::app::Mode::Replay { .. } => t("mode_replay").to_string(),
         crate::ui::app::Mode::Live(_) => t("mode_live").to_string(),
+        // A snapshot of a real cluster (`mk-tui observe`, docs/observe.md).
+        crate::ui::app::Mode::Saved(_) if !view.unavailable.is_empty() => {
+            t("mode_observed").to_string()
+        }
         crate::ui::app::Mode::Saved(_) => t("mode_saved").to_string(),
     };
     // The play speed, when it is not the recorded pace.
@@ -176,12 +180,17 @@ fn title_line(app: &App, view: &Snapshot, width: u16) -> Line<'static> {
         _ => mode,
     };
     let isolation = app.isolation.name();
+    // A cluster observed over the protocol has no engine clock to show.
+    let ms = if view.lacks("clock_ms") {
+        "?".to_string()
+    } else {
+        format!("{} ms", view.clock_ms)
+    };
     let long = format!(
-        "│ {mode} │ {} {} │ {} {} ms │ {} {} │ {} {isolation} ",
+        "│ {mode} │ {} {} │ {} {ms} │ {} {} │ {} {isolation} ",
         t("step"),
         view.step_label(),
         t("clock"),
-        view.clock_ms,
         t("rules"),
         view.rules,
         t("isolation")
@@ -191,16 +200,14 @@ fn title_line(app: &App, view: &Snapshot, width: u16) -> Line<'static> {
         crate::session::snapshot::Isolation::ReadUncommitted => "RU",
     };
     let medium = format!(
-        "│ {mode} │ {} {} │ {} ms │ {} │ {short_isolation} ",
+        "│ {mode} │ {} {} │ {ms} │ {} │ {short_isolation} ",
         t("step"),
         view.step_label(),
-        view.clock_ms,
         view.rules
     );
     let short = format!(
-        "│ {mode} │ {} │ {} ms │ {} │ {short_isolation} ",
+        "│ {mode} │ {} │ {ms} │ {} │ {short_isolation} ",
         view.step_label(),
-        view.clock_ms,
         view.rules
     );
     let w = |s: &str| Span::raw(s.to_string()).width();
@@ -294,20 +301,38 @@ pub fn status_style(theme: Theme, kind: StatusKind) -> Style {
     }
 }
 
-fn bottom_line(app: &App) -> Line<'static> {
+/// The bottom line `width` cells wide: the open prompt, or the status and
+/// the key bar.
+fn bottom_line(app: &App, width: u16) -> Line<'static> {
     if let Some(prompt) = &app.prompt {
         // The cursor is the reversed cell under it (a space at the end), so
         // it shows in every render and cast without the terminal's cursor.
         let (before, under, after) = prompt.at_cursor();
-        let mut spans = vec![
-            Span::styled(
-                format!(" {} › ", prompt.label(app.lang)),
-                app.theme.strong(),
-            ),
-            Span::raw(before.to_string()),
-            Span::styled(under.unwrap_or(' ').to_string(), app.theme.selected()),
-            Span::raw(after.to_string()),
-        ];
+        let label = Span::styled(
+            format!(" {} › ", prompt.label(app.lang)),
+            app.theme.strong(),
+        );
+        let mut spans = if prompt.selected {
+            // The selected text underlined as well as reversed, then the
+            // cursor after it: typing replaces it.
+            vec![
+                label,
+                Span::styled(
+                    prompt.text.clone(),
+                    app.theme
+                        .selected()
+                        .add_modifier(ratatui::style::Modifier::UNDERLINED),
+                ),
+                Span::styled(" ", app.theme.selected()),
+            ]
+        } else {
+            vec![
+                label,
+                Span::raw(before.to_string()),
+                Span::styled(under.unwrap_or(' ').to_string(), app.theme.selected()),
+                Span::raw(after.to_string()),
+            ]
+        };
         // A refused prompt stays open and says why, as an error.
         match &prompt.refusal {
             Some(reason) => spans.push(Span::styled(
@@ -321,18 +346,61 @@ fn bottom_line(app: &App) -> Line<'static> {
         }
         return Line::from(spans);
     }
+    status_and_keys(app, usize::from(width))
+}
+
+/// Keys the key bar always ends with: the way to help and out.
+const PINNED_KEYS: [&str; 2] = ["?", "q"];
+
+/// The status, then the key bar, in `width` cells, ending on a whole key
+/// (docs/dashboard.md "The key bar"): `? help` and `q quit` always show,
+/// at the end; the status comes first (at 80 columns the keys would hide
+/// it) and gets what they leave, shortened at a word with `…`; the other
+/// keys follow it in order, each whole or not at all.
+fn status_and_keys(app: &App, width: usize) -> Line<'static> {
+    let entry = |key: &str, what: &'static str| {
+        vec![
+            Span::styled(format!(" {key}"), app.theme.strong()),
+            Span::raw(format!(" {}", app.lang.t(what))),
+        ]
+    };
+    let w = |spans: &[Span]| spans.iter().map(Span::width).sum::<usize>();
+    let keys = key_bar(app.bar_state());
+    let (pinned, others): (Vec<_>, Vec<_>) =
+        keys.into_iter().partition(|(k, _)| PINNED_KEYS.contains(k));
+    let tail: Vec<Span<'static>> = pinned.iter().flat_map(|(k, l)| entry(k, l)).collect();
+    let mut room = width.saturating_sub(w(&tail));
     let mut spans = Vec::new();
-    // The status comes first: at 80 columns the key bar would hide it.
     if let Some(status) = &app.status {
-        spans.push(Span::styled(
+        let line = Line::from(Span::styled(
             format!(" {} │", status.text),
             status_style(app.theme, status.kind),
         ));
+        let line = if line.width() <= room {
+            line
+        } else {
+            // Shortened, the bar's separator after it.
+            let mut short = crate::ui::panes::shorten(
+                Line::from(line.spans[0].clone()),
+                room.saturating_sub(2),
+            );
+            short
+                .spans
+                .push(Span::styled(" │", status_style(app.theme, status.kind)));
+            short
+        };
+        room = room.saturating_sub(line.width());
+        spans.extend(line.spans);
     }
-    for (key, what) in key_bar(app.bar_state()) {
-        spans.push(Span::styled(format!(" {key}"), app.theme.strong()));
-        spans.push(Span::raw(format!(" {}", app.lang.t(what))));
+    for (key, what) in others {
+        let e = entry(key, what);
+        if w(&e) > room {
+            break;
+        }
+        room -= w(&e);
+        spans.extend(e);
     }
+    spans.extend(tail);
     Line::from(spans)
 }
 

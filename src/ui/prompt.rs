@@ -34,6 +34,10 @@ pub struct Prompt {
     /// typing inserts there.
     pub cursor: usize,
     pub refusal: Option<String>,
+    /// The whole text is selected: typing replaces it, Backspace, Delete
+    /// or Ctrl-U clear it, and a cursor key ends the selection and moves
+    /// in the text (the `g` prompt's step, docs/dashboard.md "Go to step").
+    pub selected: bool,
 }
 
 impl Prompt {
@@ -44,6 +48,15 @@ impl Prompt {
             cursor: text.len(),
             text,
             refusal: None,
+            selected: false,
+        }
+    }
+
+    /// [`Prompt::new`] with the text selected, so that typing replaces it.
+    pub fn selecting(kind: PromptKind, text: String) -> Self {
+        Self {
+            selected: !text.is_empty(),
+            ..Self::new(kind, text)
         }
     }
 
@@ -418,7 +431,8 @@ pub fn parse(kind: PromptKind, text: &str, facts: &Facts) -> Result<Action, Said
                     .transpose()?,
                 topic,
                 key: a.field("key").map(str::to_string),
-                value: a.at(1).to_string(),
+                value: Some(a.at(1).to_string()),
+                records: Vec::new(),
                 // Parsed into the action's typed field, by the same parser a
                 // recording's `acks` goes through: the prompt accepts exactly
                 // what a recording does.
@@ -444,7 +458,8 @@ pub fn parse(kind: PromptKind, text: &str, facts: &Facts) -> Result<Action, Said
                     .transpose()?,
                 topic,
                 key: a.field("key").map(str::to_string),
-                value: a.at(2).to_string(),
+                value: Some(a.at(2).to_string()),
+                records: Vec::new(),
             }
         }
         PromptKind::SendOffsets => {
@@ -684,14 +699,15 @@ mod tests {
                 topic: "out".into(),
                 partition: None,
                 key: Some("k 1".into()),
-                value: "hello world".into(),
+                value: Some("hello world".into()),
+                records: vec![],
                 acks: Some("all".parse().unwrap()),
                 producer: None
             }
         );
         assert!(matches!(
             ok(PromptKind::Send, r#"tx-1 out "a b" partition=1"#),
-            Action::Send { ref value, partition: Some(1), .. } if value == "a b"
+            Action::Send { ref value, partition: Some(1), .. } if value.as_deref() == Some("a b")
         ));
         assert!(matches!(
             ok(PromptKind::Begin, r#""tx one""#),
@@ -699,7 +715,7 @@ mod tests {
         ));
         assert!(matches!(
             ok(PromptKind::Produce, r#"out "x=1""#),
-            Action::Produce { ref value, .. } if value == "x=1"
+            Action::Produce { ref value, .. } if value.as_deref() == Some("x=1")
         ));
     }
 

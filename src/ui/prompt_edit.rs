@@ -13,6 +13,22 @@ impl Prompt {
     pub fn edit(&mut self, edit: PromptEdit) -> bool {
         let before = self.text.len();
         self.cursor = self.cursor.min(self.text.len());
+        if std::mem::take(&mut self.selected) {
+            match edit {
+                // Typing replaces the selection.
+                PromptEdit::Char(_) => {
+                    self.text.clear();
+                    self.cursor = 0;
+                }
+                PromptEdit::Backspace | PromptEdit::Delete | PromptEdit::ClearToStart => {
+                    self.text.clear();
+                    self.cursor = 0;
+                    return before > 0;
+                }
+                // A cursor key moves in the text, no longer selected.
+                _ => {}
+            }
+        }
         match edit {
             PromptEdit::Char(c) => {
                 self.text.insert(self.cursor, c);
@@ -112,6 +128,23 @@ mod tests {
         assert_eq!((p.text.as_str(), p.cursor), ("value", 0));
         run(&mut p, &[End, ClearToStart]);
         assert_eq!((p.text.as_str(), p.cursor), ("", 0));
+    }
+
+    #[test]
+    fn a_selected_text_is_replaced_by_typing_and_cleared_by_deleting() {
+        let mut p = Prompt::selecting(PromptKind::GotoStep, "12".into());
+        assert!(p.selected);
+        run(&mut p, &[Char('3')]);
+        assert_eq!((p.text.as_str(), p.cursor, p.selected), ("3", 1, false));
+        run(&mut p, &[Char('4')]);
+        assert_eq!(p.text, "34", "once replaced, typing inserts");
+        let mut p = Prompt::selecting(PromptKind::GotoStep, "12".into());
+        assert!(p.edit(Backspace));
+        assert_eq!((p.text.as_str(), p.cursor), ("", 0));
+        let mut p = Prompt::selecting(PromptKind::GotoStep, "12".into());
+        run(&mut p, &[Left, Char('0')]);
+        assert_eq!(p.text, "102", "a cursor key ends the selection and moves");
+        assert!(!Prompt::selecting(PromptKind::GotoStep, String::new()).selected);
     }
 
     #[test]

@@ -280,6 +280,13 @@ impl Theme {
         self.fg3(Color::Yellow, light::ORANGE, Color::LightYellow)
     }
 
+    /// A warning that must not be missed (a fault armed): the waiting
+    /// colour, bold and reversed, so it stands out under `NO_COLOR` too.
+    pub fn warning(&self) -> Style {
+        self.waiting()
+            .add_modifier(Modifier::BOLD | Modifier::REVERSED)
+    }
+
     /// Less important text: dark grey on the terminal's ground, a grey that
     /// reads on white, light grey (never dark) in high contrast.
     pub fn dim(&self) -> Style {

@@ -102,10 +102,11 @@ impl Model {
             Action::Produce {
                 topic,
                 partition,
-                value,
+                value: Some(value),
                 acks,
                 key: None,
                 producer: None,
+                ..
             } => {
                 let acks_all = *acks == Some(minikafka::engine::AckMode::All);
                 let tp = self.choose(topic, *partition)?;
@@ -143,6 +144,7 @@ impl Model {
                 partition,
                 key: None,
                 value,
+                ..
             } => {
                 let tp = self.choose(topic, *partition)?;
                 Ok(Some(Work::Txn {
@@ -153,6 +155,7 @@ impl Model {
                         partition: Some(tp.1),
                         key: None,
                         value: value.clone(),
+                        records: vec![],
                     },
                     generation: self.generation,
                     phase: Phase::Queued,

@@ -58,7 +58,7 @@ impl Model {
             Action::Send {
                 topic,
                 partition,
-                value,
+                value: Some(value),
                 ..
             } => {
                 let tp: Tp = (topic.clone(), partition.expect("chosen at issue"));
@@ -196,7 +196,10 @@ impl Model {
             if e != Failure::Crashed {
                 self.coverage.acks_failed += 1;
             }
-            if let Action::Send { value, .. } = action {
+            if let Action::Send {
+                value: Some(value), ..
+            } = action
+            {
                 self.truth.failed_sends.push(Written {
                     tp: tp.clone(),
                     offset,
@@ -225,7 +228,10 @@ impl Model {
             m.coord.write(data);
             Ok(())
         });
-        if let Action::Send { value, .. } = action {
+        if let Action::Send {
+            value: Some(value), ..
+        } = action
+        {
             let w = Written {
                 tp,
                 offset,

@@ -171,7 +171,8 @@ pub fn concretize(op: &Op, m: &Model, driver: &Driver, step: usize) -> Option<Ac
             topic: topic(t).0.clone(),
             partition: partition.map(|p| tp(t, p).1),
             key: None,
-            value,
+            value: Some(value),
+            records: vec![],
             acks: Some(
                 ["0", "1", "all"][acks as usize]
                     .parse()
@@ -191,7 +192,8 @@ pub fn concretize(op: &Op, m: &Model, driver: &Driver, step: usize) -> Option<Ac
             topic: topic(t).0.clone(),
             partition: partition.map(|p| tp(t, p).1),
             key: None,
-            value,
+            value: Some(value),
+            records: vec![],
         },
         Op::SendOffsets {
             txn,

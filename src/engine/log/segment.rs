@@ -11,6 +11,7 @@ use crate::engine::core::codec::{self, BatchHeader, FRAME_HEADER_LEN};
 use crate::engine::error::{MiniKafkaError, Result};
 use crate::engine::fsutil;
 use crate::engine::log::index::{IndexEntry, OffsetIndex};
+use crate::engine::shared_files;
 
 /// Bytes of a frame needed to learn its offsets: the frame header plus the
 /// payload fields up to and including `last_offset_delta`.
@@ -306,7 +307,12 @@ impl Segment {
     }
 
     /// Cuts the segment at byte `position` (a frame boundary).
+    /// A closed segment shared with a time-travel checkpoint gets its own
+    /// copy first (`shared_files`).
     pub fn truncate_to_position(&mut self, position: u64) -> Result<()> {
+        if shared_files::unshare(&self.path, &self.file)? {
+            self.file = open_rw(&self.path, false)?;
+        }
         fsutil::set_len(&self.file, &self.path, position)
             .map_err(|e| MiniKafkaError::io(&self.path, e))?;
         self.index.truncate_to_position(position)?;
@@ -386,8 +392,11 @@ impl ScannedSegment {
             reason,
             ..
         } = self;
-        let file = open_rw(&path, false)?;
+        let mut file = open_rw(&path, false)?;
         if truncated_bytes > 0 {
+            if shared_files::unshare(&path, &file)? {
+                file = open_rw(&path, false)?;
+            }
             fsutil::cut_back(&file, &path, valid_len).map_err(|e| MiniKafkaError::io(&path, e))?;
         }
         let index = OffsetIndex::open_rebuilt(&dir.join(index_file_name(base_offset)), entries)?;

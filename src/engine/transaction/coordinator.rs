@@ -31,6 +31,7 @@ use crate::engine::transaction::journal::{
     JournalCarry, JournalFrame, JournalMemo, TransactionJournal,
 };
 use crate::engine::transaction::model::{TransactionData, TransactionState};
+use crate::engine::transaction::shared_vec::SharedVec;
 
 /// Which instance of a transaction id an operation addresses.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -41,14 +42,18 @@ pub struct InstanceRef {
     pub epoch: Option<i32>,
 }
 
+/// For each transaction id and partition: (first offset, instance) in
+/// offset order.
+type Owners = BTreeMap<String, BTreeMap<TopicPartition, Vec<(i64, usize)>>>;
+
 /// A quiet coordinator's state without its file, kept with a time-travel
 /// checkpoint (see [`TransactionCoordinator::open_from_memo`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CoordinatorMemo {
     journal: JournalMemo,
-    instances: Vec<TransactionData>,
+    instances: SharedVec<TransactionData>,
     current: BTreeMap<String, usize>,
-    owners: BTreeMap<(String, TopicPartition), Vec<(i64, usize)>>,
+    owners: Owners,
 }
 
 /// A crash's recovery point for the coordinator (issue 17 item 12): the
@@ -60,9 +65,9 @@ pub struct CoordinatorMemo {
 #[derive(Debug)]
 pub struct CoordinatorCarry {
     journal: JournalCarry,
-    instances: Vec<TransactionData>,
+    instances: SharedVec<TransactionData>,
     current: BTreeMap<String, usize>,
-    owners: BTreeMap<(String, TopicPartition), Vec<(i64, usize)>>,
+    owners: Owners,
     /// Instances the carry holds as journaled, with the state the crashed
     /// coordinator held in memory (see [`TransactionCoordinator::take_carry`]).
     unjournaled: Vec<(usize, TransactionData)>,
@@ -72,12 +77,14 @@ pub struct CoordinatorCarry {
 #[derive(Debug)]
 pub struct TransactionCoordinator {
     journal: TransactionJournal,
-    /// Every instance seen, in begin order.
-    instances: Vec<TransactionData>,
+    /// Every instance seen, in begin order; a checkpoint's memo shares its
+    /// chunks (`shared_vec`).
+    instances: SharedVec<TransactionData>,
     /// The latest instance of each id.
     current: BTreeMap<String, usize>,
-    /// For each (id, partition): (first offset, instance) in offset order.
-    owners: BTreeMap<(String, TopicPartition), Vec<(i64, usize)>>,
+    /// For each id and partition: (first offset, instance) in offset order.
+    /// By id first, so a lookup borrows the id instead of building a key.
+    owners: Owners,
     /// Instances whose commit or abort is running now (in memory only).
     in_flight: BTreeSet<usize>,
     /// Transactional writes appended but not yet acknowledged, by instance
@@ -141,7 +148,7 @@ impl TransactionCoordinator {
         report.journal_reason = recovery.reason;
         let mut manager = Self {
             journal,
-            instances: Vec::new(),
+            instances: SharedVec::new(),
             current: BTreeMap::new(),
             owners: BTreeMap::new(),
             in_flight: BTreeSet::new(),
@@ -285,8 +292,12 @@ impl TransactionCoordinator {
             self.current.insert(data.id.clone(), index);
         }
         for (tp, first) in &data.first_offsets {
-            let key = (data.id.clone(), tp.clone());
-            let owners = self.owners.entry(key).or_default();
+            let owners = self
+                .owners
+                .entry(data.id.clone())
+                .or_default()
+                .entry(tp.clone())
+                .or_default();
             // The first offset can move down (acks completing out of order):
             // the instance's entry is where its previous state put it.
             let was = before.as_ref().and_then(|b| b.first_offset(tp));
@@ -338,7 +349,7 @@ impl TransactionCoordinator {
             };
             let owners = *owners_of
                 .entry(id)
-                .or_insert_with(|| self.owners.get(&(id.to_string(), tp.clone())));
+                .or_insert_with(|| self.owners.get(id).and_then(|on| on.get(tp)));
             if let Some(index) = owners.and_then(|o| candidate_in(o, b.base_offset)) {
                 on_tp
                     .entry(index)
@@ -799,7 +810,7 @@ impl TransactionCoordinator {
     }
 
     /// Every instance ever seen, in begin order.
-    pub fn instances(&self) -> &[TransactionData] {
+    pub fn instances(&self) -> &SharedVec<TransactionData> {
         &self.instances
     }
 
@@ -830,6 +841,12 @@ impl TransactionCoordinator {
         self.journal.set_sync(sync);
     }
 
+    /// Gives the journal file its own inode if a time-travel checkpoint
+    /// links it (see `TransactionJournal::unshare`).
+    pub fn unshare_journal(&mut self) -> Result<()> {
+        self.journal.unshare()
+    }
+
     /// The journal file's path (the torn-tail target).
     pub fn journal_path(&self) -> &Path {
         self.journal.path()
@@ -843,7 +860,7 @@ impl TransactionCoordinator {
     /// The last instance of `id` whose first offset on `tp` is at or below
     /// `offset`.
     fn candidate(&self, id: &str, tp: &TopicPartition, offset: i64) -> Option<usize> {
-        candidate_in(self.owners.get(&(id.to_string(), tp.clone()))?, offset)
+        candidate_in(self.owners.get(id)?.get(tp)?, offset)
     }
 
     /// The instance that wrote a transactional batch at `offset` on `tp`: the

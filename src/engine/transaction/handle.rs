@@ -90,6 +90,19 @@ impl Transaction {
             .await
     }
 
+    /// Sends several records as one transactional batch, to `partition` if
+    /// given, else by the first record's key, else round-robin.
+    pub async fn send_batch(
+        &self,
+        topic: &str,
+        partition: Option<u32>,
+        records: Vec<crate::engine::Record>,
+    ) -> Result<(TopicPartition, i64)> {
+        self.manager
+            .send_batch(self, topic, partition, records)
+            .await
+    }
+
     /// Stages consumer offsets for `group`; published only by commit.
     pub async fn send_offsets(
         &self,

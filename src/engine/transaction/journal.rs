@@ -246,6 +246,17 @@ impl TransactionJournal {
         }))
     }
 
+    /// Gives the file its own inode if a time-travel checkpoint links it
+    /// (`shared_files`), and keeps writing and reading through the new
+    /// one: called before a cut that may reach below the checkpoint's
+    /// length (a torn-tail fault).
+    pub fn unshare(&mut self) -> Result<()> {
+        if crate::engine::shared_files::unshare(&self.path, &self.file)? {
+            self.file = open_for_append(&self.path)?;
+        }
+        Ok(())
+    }
+
     /// Whether frames are fsynced (`MiniKafkaConfig::sync_writes`).
     pub fn set_sync(&mut self, sync: bool) {
         self.sync = sync;

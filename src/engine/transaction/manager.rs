@@ -129,10 +129,25 @@ impl TransactionManager {
             value: Some(value),
             ..Record::default()
         };
+        self.send_batch(tx, topic, partition, vec![record]).await
+    }
+
+    /// `send` of several records as one transactional batch (a Kafka
+    /// client's batch; the book sends one record at a time): to
+    /// `partition`, else by the first record's key, else round-robin.
+    /// Returns where the batch's first record landed.
+    pub async fn send_batch(
+        &self,
+        tx: &Transaction,
+        topic: &str,
+        partition: Option<u32>,
+        records: Vec<Record>,
+    ) -> Result<(TopicPartition, i64)> {
         let (index, tp, offset, ack) = self.cluster.mutate(|s, now| {
             let index = ongoing(s, tx, "send")?;
-            let tp = s.choose_partition(topic, partition, record.key.as_deref())?;
-            let mut batch = RecordBatch::new(vec![record]).with_transactional_id(tx.id());
+            let key = records.first().and_then(|r| r.key.as_deref());
+            let tp = s.choose_partition(topic, partition, key)?;
+            let mut batch = RecordBatch::new(records).with_transactional_id(tx.id());
             if let Some((pid, epoch)) = s.transactions.instance(index).producer {
                 let next = s
                     .partition(&tp)?

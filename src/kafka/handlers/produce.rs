@@ -1,10 +1,11 @@
 //! Produce (versions 3-9): acks 0, 1 and -1 (all).
 //!
-//! Each record becomes one `produce` action with its partition, key, value
-//! and acks, applied in order, so the records of one request take
-//! consecutive offsets and the response's base offset is the first one's.
-//! In this slice each record is its own engine batch: the `produce` action
-//! carries one text record (docs/kafka-protocol.md). Refusals a broker
+//! A partition's records become one `produce` action carrying them all
+//! (`records`), with its partition and acks: one engine batch, as Kafka
+//! keeps a client's batch, so the records take consecutive offsets and the
+//! response's base offset is the first one's. Only a batch past the caps of
+//! one action (Kafka's `message.max.bytes`) is split into several actions
+//! (docs/kafka-protocol.md). Refusals a broker
 //! gives before appending are found first, from the cluster as it is:
 //! UNKNOWN_TOPIC_OR_PARTITION, NOT_LEADER_OR_FOLLOWER (this broker is not
 //! the leader, or the leader is stopped), NOT_ENOUGH_REPLICAS (acks=all
@@ -160,18 +161,21 @@ fn partition(
         .map_err(|r| (r.code, r.message))?;
     let count = incoming.len();
     let mut pending = Vec::new();
-    for (i, record) in incoming.iter().enumerate() {
-        let action = produce_action(topic, tp.partition, record, acks);
+    let mut appended = 0;
+    for batch in records::action_batches(incoming) {
+        let n = batch.len();
+        let action = produce_action(topic, tp.partition, batch, acks);
         match worker.apply(&action) {
             Outcome::Error(e) => {
                 return Err((
                     e.engine().map_or(code::UNKNOWN_SERVER_ERROR, code_of),
-                    format!("{e} ({i} of {count} record(s) appended before it)"),
+                    format!("{e} ({appended} of {count} record(s) appended before it)"),
                 ));
             }
             Outcome::Pending => pending.push(worker.driver.step()),
             _ => {}
         }
+        appended += n;
     }
     Ok(Appended {
         base_offset,
@@ -181,20 +185,18 @@ fn partition(
     })
 }
 
-/// The `produce` action of one record, built from its recording form
-/// (SPEC §4), the format that stays stable.
-fn produce_action(topic: &str, partition: u32, record: &IncomingRecord, acks: &str) -> Action {
-    let mut fields = serde_json::json!({
-        "topic": topic,
-        "partition": partition,
-        "value": record.value,
-        "acks": acks,
-    });
-    if let Some(key) = &record.key {
-        fields["key"] = serde_json::Value::String(key.clone());
+/// The `produce` action of one batch of records.
+fn produce_action(topic: &str, partition: u32, batch: Vec<IncomingRecord>, acks: &str) -> Action {
+    let (key, value, records) = records::payload_fields(batch);
+    Action::Produce {
+        topic: topic.to_string(),
+        partition: Some(partition),
+        key,
+        value,
+        records,
+        acks: Some(acks.parse().expect("0, 1 or all")),
+        producer: None,
     }
-    Action::from_json(&serde_json::json!({ "produce": fields }))
-        .expect("a produce action from its own fields always parses")
 }
 
 #[cfg(test)]
@@ -203,14 +205,27 @@ mod tests {
 
     #[test]
     fn a_record_becomes_the_produce_action_of_a_recording() {
-        let record = IncomingRecord {
-            key: Some("k".into()),
-            value: "v".into(),
-        };
-        let action = produce_action("t", 2, &record, "all");
+        let record = IncomingRecord::new(Some("k".into()), "v");
+        let action = produce_action("t", 2, vec![record], "all");
         assert_eq!(
             serde_json::to_value(&action).unwrap(),
             serde_json::json!({"produce":{"topic":"t","partition":2,"key":"k","value":"v","acks":"all"}})
         );
+    }
+
+    #[test]
+    fn a_batch_becomes_one_produce_action_with_its_records() {
+        let batch = vec![
+            IncomingRecord::new(Some("k".into()), "a"),
+            IncomingRecord::new(None, "b"),
+        ];
+        let action = produce_action("t", 0, batch, "1");
+        assert_eq!(
+            serde_json::to_value(&action).unwrap(),
+            serde_json::json!({"produce":{"topic":"t","partition":0,
+                "records":[{"key":"k","value":"a"},{"value":"b"}],"acks":"1"}})
+        );
+        let back = Action::from_json(&serde_json::to_value(&action).unwrap()).unwrap();
+        assert_eq!(back, action, "it reads back as it was written");
     }
 }

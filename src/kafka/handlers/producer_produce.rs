@@ -10,10 +10,13 @@
 //! OUT_OF_ORDER_SEQUENCE_NUMBER. A transactional batch must go to a
 //! partition added with AddPartitionsToTxn (INVALID_TXN_STATE).
 //!
-//! Then each record becomes an action, in order:
+//! Then each partition's records become one action carrying them all
+//! (`records`: one engine batch, as Kafka keeps the client's; split only
+//! past one action's caps, Kafka's `message.max.bytes`):
 //! - idempotent: `produce` by the named producer `CLIENT#ID` (the engine's
-//!   own idempotent producer, which numbers its batches, one per record),
-//!   with the request's acks; acks=all waits as a plain produce does;
+//!   own idempotent producer, which numbers its batches' sequences as the
+//!   client did), with the request's acks; acks=all waits as a plain
+//!   produce does;
 //! - transactional: `send` in the client's transaction (E10: acks=all, the
 //!   partition and first offset journaled). The sends go one at a time,
 //!   each once the transaction has nothing pending in the driver, so every
@@ -159,8 +162,10 @@ pub fn handle(worker: &mut Worker, broker: u32, request: &ProduceRequest) -> Opt
                 .map(|(ti, pi, a)| Part {
                     ti,
                     pi,
-                    records: a.records.iter().cloned().collect(),
+                    batches: records::action_batches(a.records.clone()).into(),
                     count: a.records.len(),
+                    done: 0,
+                    in_flight: 0,
                     admitted: a,
                     base_offset: None,
                     step: None,
@@ -404,12 +409,16 @@ fn idempotent(
         let (base, start) = leo(worker, &a.tp);
         let mut pending = Vec::new();
         let mut failed = None;
-        for (i, r) in a.records.iter().enumerate() {
+        let mut appended = 0;
+        for batch in records::action_batches(a.records.clone()) {
+            let n = batch.len();
+            let (key, value, records) = records::payload_fields(batch);
             let action = Action::Produce {
                 topic: a.tp.topic.clone(),
                 partition: Some(a.tp.partition),
-                key: r.key.clone(),
-                value: r.value.clone(),
+                key,
+                value,
+                records,
                 acks: Some(acks),
                 producer: Some(name.clone()),
             };
@@ -420,13 +429,14 @@ fn idempotent(
                     failed = Some((
                         e,
                         format!(
-                            "{m} ({i} of {} record(s) appended before it)",
+                            "{m} ({appended} of {} record(s) appended before it)",
                             a.records.len()
                         ),
                     ));
                     break;
                 }
             }
+            appended += n;
         }
         let pr = &mut response.responses[ti].partition_responses[pi];
         match failed {
@@ -475,14 +485,19 @@ fn idempotent(
     })
 }
 
-/// One partition of a transactional produce, sent a record at a time.
+/// One partition of a transactional produce, sent a batch at a time (one
+/// `send` of all its records, unless they pass one action's caps).
 #[derive(Debug)]
 struct Part {
     ti: usize,
     pi: usize,
     admitted: Admitted,
-    records: VecDeque<IncomingRecord>,
+    batches: VecDeque<Vec<IncomingRecord>>,
     count: usize,
+    /// Records of the sends that completed.
+    done: usize,
+    /// Records of the send in flight.
+    in_flight: usize,
     base_offset: Option<i64>,
     /// The step of the `send` in flight.
     step: Option<usize>,
@@ -513,7 +528,7 @@ impl TxnProduce {
 
     fn fail(&mut self, (e, m): Refused) {
         let part = self.parts.pop_front().expect("a part in progress");
-        let sent = (part.count - part.records.len()).saturating_sub(1);
+        let sent = part.done;
         let m = format!(
             "{m} ({sent} of {} record(s) appended before it)",
             part.count
@@ -536,7 +551,10 @@ impl Continue for TxnProduce {
             if let Some(step) = part.step {
                 match steps::end_of(worker, step) {
                     StepEnd::Pending => return None,
-                    StepEnd::Done => part.step = None,
+                    StepEnd::Done => {
+                        part.step = None;
+                        part.done += part.in_flight;
+                    }
                     StepEnd::Failed(e) => {
                         part.step = None;
                         self.fail(e);
@@ -544,7 +562,7 @@ impl Continue for TxnProduce {
                     }
                 }
             }
-            if part.records.is_empty() {
+            if part.batches.is_empty() {
                 let part = self.parts.pop_front().expect("the front part");
                 let base = part.base_offset.unwrap_or(-1);
                 let (_, start) = leo(worker, &part.admitted.tp);
@@ -562,15 +580,18 @@ impl Continue for TxnProduce {
             if steps::txn_busy(worker, &self.txn) {
                 return None;
             }
-            let record = part.records.pop_front().expect("not empty");
+            let batch = part.batches.pop_front().expect("not empty");
+            part.in_flight = batch.len();
             let tp = part.admitted.tp.clone();
             let (offset, _) = leo(worker, &tp);
+            let (key, value, records) = records::payload_fields(batch);
             let action = Action::Send {
                 txn: self.txn.clone(),
                 topic: tp.topic.clone(),
                 partition: Some(tp.partition),
-                key: record.key,
-                value: record.value,
+                key,
+                value,
+                records,
             };
             let (step, end) = steps::apply(worker, &action);
             let part = self.parts.front_mut().expect("the front part");
@@ -580,7 +601,7 @@ impl Continue for TxnProduce {
                     continue;
                 }
                 StepEnd::Pending => part.step = Some(step),
-                StepEnd::Done => {}
+                StepEnd::Done => part.done += part.in_flight,
             }
             if part.base_offset.is_none() {
                 part.base_offset = Some(offset);
@@ -596,7 +617,7 @@ impl Continue for TxnProduce {
 
     fn timed_out(mut self: Box<Self>, _worker: &mut Worker) -> Answer {
         while let Some(part) = self.parts.pop_front() {
-            let sent = part.count - part.records.len();
+            let sent = part.done;
             let pr = &mut self.response.responses[part.ti].partition_responses[part.pi];
             pr.error_code = code::REQUEST_TIMED_OUT;
             pr.base_offset = -1;

@@ -127,6 +127,8 @@ pub fn build(driver: &Driver, bounds: &Bounds) -> Snapshot {
         listeners: Vec::new(),
         clients: Vec::new(),
         client_log: Vec::new(),
+        fault_armed: None,
+        unavailable: Vec::new(),
     }
 }
 

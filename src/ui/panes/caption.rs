@@ -1,15 +1,17 @@
 //! The caption pane (SPEC §6 "caption"): the current step's caption in the
 //! interface language, wrapped, first (the pane is often a few rows high);
 //! then a line with the recording's title, `step X/Y`, the clock and the
-//! rules. In a replay the bottom border is a timeline of the steps, with
-//! the captioned ones and the current one marked.
+//! rules. In a replay the whole bottom border is a timeline of the steps,
+//! with the captioned ones and the current one marked, and the scroll
+//! marks go on the top border so nothing covers it (docs/dashboard.md
+//! "The timeline").
 
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Block;
 
-use super::{PaneContext, frame, lines, marks};
+use super::{PaneContext, frame, lines, marks, top_scroll_marks};
 use crate::session::snapshot::Snapshot;
 use crate::ui::wrap::wrap;
 
@@ -25,12 +27,19 @@ pub fn render(view: &Snapshot, ctx: &PaneContext, area: Rect, buf: &mut Buffer) 
     let rows = rows(view, ctx, inner.width);
     let skip = ctx.scroll.min(rows.len());
     let shown = (rows.len() - skip).min(usize::from(inner.height));
-    marks(ctx, area, skip, rows.len() - skip - shown, buf);
+    let below = rows.len() - skip - shown;
     let out = rows.into_iter().skip(skip).take(shown).collect();
     lines(out, inner, buf);
-    // A replay's timeline runs along the bottom border, always in view,
-    // leaving the border's right end to the scroll marks.
-    let room = area.width.saturating_sub(2 + TIMELINE_MARGIN);
+    // A replay's timeline is the whole bottom border, always in view: the
+    // last step at its right end. Nothing is drawn over it: the scroll
+    // marks go on the top border, both of them (docs/dashboard.md "The
+    // timeline").
+    let room = area.width.saturating_sub(2);
+    if view.total_steps.is_some() && room >= 8 && area.height >= 2 {
+        top_scroll_marks(ctx.lang, ctx.theme, area, skip, below, buf);
+    } else {
+        marks(ctx, area, skip, below, buf);
+    }
     if let Some(total) = view.total_steps
         && room >= 8
         && area.height >= 2
@@ -47,9 +56,6 @@ pub fn render(view: &Snapshot, ctx: &PaneContext, area: Rect, buf: &mut Buffer) 
     }
 }
 
-/// Cells the timeline leaves at the right end of the bottom border.
-const TIMELINE_MARGIN: u16 = 12;
-
 /// The caption, then the title line, wrapped by display width (CJK too)
 /// into rows `width` wide, so the rows out of view can be counted.
 fn rows<'a>(view: &Snapshot, ctx: &PaneContext, width: u16) -> Vec<Line<'a>> {
@@ -63,10 +69,15 @@ fn rows<'a>(view: &Snapshot, ctx: &PaneContext, width: u16) -> Vec<Line<'a>> {
         ));
     }
     title.push(Span::styled(step, ctx.theme.strong()));
+    // A cluster observed over the protocol has no engine clock.
+    let ms = if view.lacks("clock_ms") {
+        "?".to_string()
+    } else {
+        format!("{} ms", view.clock_ms)
+    };
     title.push(Span::raw(format!(
-        " · {} {} ms · {} {}",
+        " · {} {ms} · {} {}",
         t("clock"),
-        view.clock_ms,
         t("rules"),
         view.rules
     )));

@@ -3,97 +3,179 @@
 //! requests answered, the request in flight ("Produce v9 acks=all
 //! waiting" while an append waits for `r`), and the producer id, epoch and
 //! transactional id InitProducerId gave it; under them, the last lines of
-//! the request log. Pure over the snapshot's `listeners`, `clients` and
-//! `client_log` (filled by the session from the server's registry, never
-//! from the engine); a replay or a saved state has none, and says how to
-//! get them.
+//! the request log, a connection's empty fetches folded into one line
+//! ([`client_log`](super::client_log)). While the dropped-response fault
+//! (`D`) is armed, the title says so in the warning style. Pure over the
+//! snapshot's `listeners`, `clients`, `client_log` and `fault_armed`
+//! (filled by the session from the server's registry, never from the
+//! engine); a replay or a saved state has none, and says how to get them.
+//!
+//! The table's columns are as wide as what they hold. When the pane is
+//! too narrow for all of them, the headers take their short forms first,
+//! then whole columns go, least telling first: peer, broker, requests,
+//! client id, producer. The connection number and the request in flight
+//! always stay (docs/dashboard.md "The clients pane").
 
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
+use ratatui::widgets::Block;
 
-use super::{PaneContext, frame, lines, marks, pad};
+use super::client_log::{self, Entry};
+use super::{PaneContext, clip, lines, marks, pad};
 use crate::session::snapshot::{ClientSnapshot, Snapshot};
 
-/// Column widths (cells) of the connection table, in order: connection,
-/// broker, peer, client id, requests, in flight; the producer columns take
-/// what is left.
-const WIDTHS: [usize; 6] = [4, 7, 22, 14, 6, 30];
-
-fn cell(text: String, width: usize) -> String {
-    // One space between columns; a value too long keeps its start and `…`.
-    let text = if Span::raw(text.as_str()).width() > width.saturating_sub(1) {
-        let mut t: String = text.chars().take(width.saturating_sub(2)).collect();
-        t.push('…');
-        t
-    } else {
-        text
-    };
-    pad(&text, width)
+/// The table's columns, in the order they are drawn.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Column {
+    Connection,
+    Broker,
+    Peer,
+    ClientId,
+    Requests,
+    InFlight,
+    Producer,
 }
 
-fn header<'a>(ctx: &PaneContext) -> Line<'a> {
-    let t = |k| ctx.lang.t(k).to_string();
-    let names = [
-        "#".to_string(),
-        t("broker"),
-        t("peer"),
-        t("client_id"),
-        t("requests"),
-        t("in_flight"),
-    ];
-    let mut text: String = names
-        .into_iter()
-        .zip(WIDTHS)
-        .map(|(n, w)| cell(n, w))
+const COLUMNS: [Column; 7] = [
+    Column::Connection,
+    Column::Broker,
+    Column::Peer,
+    Column::ClientId,
+    Column::Requests,
+    Column::InFlight,
+    Column::Producer,
+];
+
+/// The columns that go when the pane is narrow, first to go first.
+const DROP_ORDER: [Column; 5] = [
+    Column::Peer,
+    Column::Broker,
+    Column::Requests,
+    Column::ClientId,
+    Column::Producer,
+];
+
+/// The widest a value is drawn before it is cut with `…` (a client id or
+/// transactional id can be any length; the columns after it stay put).
+const CLIENT_ID_MAX: usize = 16;
+const TXN_ID_MAX: usize = 16;
+
+impl Column {
+    fn header(self, ctx: &PaneContext, short: bool) -> String {
+        let t = |k| ctx.lang.t(k).to_string();
+        match self {
+            Column::Connection => "#".into(),
+            Column::Broker => t("broker"),
+            Column::Peer => t("peer"),
+            Column::ClientId => t("client_id"),
+            Column::Requests => t("requests"),
+            Column::InFlight => t("in_flight"),
+            Column::Producer if short => t("producer_short"),
+            Column::Producer => format!("{} / {} / {}", t("producer_id"), t("epoch"), t("txn_id")),
+        }
+    }
+
+    fn value(self, c: &ClientSnapshot) -> String {
+        let dash = || "-".to_string();
+        match self {
+            Column::Connection => c.connection.to_string(),
+            Column::Broker => c.broker.to_string(),
+            Column::Peer => c.peer.clone(),
+            Column::ClientId if c.client_id.is_empty() => dash(),
+            Column::ClientId => clip(&c.client_id, CLIENT_ID_MAX),
+            Column::Requests => c.requests.to_string(),
+            Column::InFlight => c.in_flight.clone().unwrap_or_else(dash),
+            Column::Producer => {
+                let producer = match (c.producer_id, c.producer_epoch) {
+                    (Some(id), Some(epoch)) => format!("{id} / {epoch}"),
+                    (Some(id), None) => format!("{id} / -"),
+                    _ => "- / -".to_string(),
+                };
+                let txn = c
+                    .transactional_id
+                    .as_deref()
+                    .map_or_else(dash, |t| clip(t, TXN_ID_MAX));
+                format!("{producer} / {txn}")
+            }
+        }
+    }
+}
+
+/// The columns drawn in `width` cells and each one's width: every column
+/// if they fit with long headers, else with short headers, else without
+/// the columns of [`DROP_ORDER`], one more at a time. The request in
+/// flight, last resort, is cut to what is left.
+fn columns(view: &Snapshot, ctx: &PaneContext, width: usize) -> (Vec<(Column, usize)>, bool) {
+    let sized = |shown: &[Column], short: bool| -> Vec<(Column, usize)> {
+        shown
+            .iter()
+            .map(|&col| {
+                let values = view.clients.iter().map(|c| Span::raw(col.value(c)).width());
+                let header = Span::raw(col.header(ctx, short)).width();
+                (col, values.fold(header, usize::max))
+            })
+            .collect()
+    };
+    // One space between columns.
+    let need = |cols: &[(Column, usize)]| {
+        cols.iter().map(|(_, w)| w).sum::<usize>() + cols.len().saturating_sub(1)
+    };
+    let mut shown = COLUMNS.to_vec();
+    for short in [false, true] {
+        let cols = sized(&shown, short);
+        if need(&cols) <= width {
+            return (cols, short);
+        }
+    }
+    for gone in DROP_ORDER {
+        shown.retain(|&c| c != gone);
+        let cols = sized(&shown, true);
+        if need(&cols) <= width {
+            return (cols, true);
+        }
+    }
+    // Only the connection and the request in flight: the request gets
+    // what is left.
+    let mut cols = sized(&shown, true);
+    let first = cols[0].1 + 1;
+    if let Some(last) = cols.last_mut() {
+        last.1 = width.saturating_sub(first).max(1);
+    }
+    (cols, true)
+}
+
+/// One cell: `text` cut to `width` with `…`, padded to it, and the space
+/// after it unless it is the last.
+fn cell(text: &str, width: usize, last: bool) -> String {
+    let text = pad(&clip(text, width), width);
+    if last { text } else { format!("{text} ") }
+}
+
+fn header<'a>(cols: &[(Column, usize)], short: bool, ctx: &PaneContext) -> Line<'a> {
+    let text: String = cols
+        .iter()
+        .enumerate()
+        .map(|(i, &(col, w))| cell(&col.header(ctx, short), w, i + 1 == cols.len()))
         .collect();
-    text.push_str(&format!(
-        "{} / {} / {}",
-        t("producer_id"),
-        t("epoch"),
-        t("txn_id")
-    ));
     Line::styled(text, ctx.theme.strong())
 }
 
-fn row<'a>(c: &ClientSnapshot, ctx: &PaneContext) -> Line<'a> {
-    let dash = || "-".to_string();
-    let values = [
-        c.connection.to_string(),
-        c.broker.to_string(),
-        c.peer.clone(),
-        if c.client_id.is_empty() {
-            dash()
-        } else {
-            c.client_id.clone()
-        },
-        c.requests.to_string(),
-        c.in_flight.clone().unwrap_or_else(dash),
-    ];
-    let mut spans: Vec<Span<'a>> = values
-        .into_iter()
-        .zip(WIDTHS)
+fn row<'a>(c: &ClientSnapshot, cols: &[(Column, usize)], ctx: &PaneContext) -> Line<'a> {
+    let spans: Vec<Span<'a>> = cols
+        .iter()
         .enumerate()
-        .map(|(i, (v, w))| {
-            let text = cell(v, w);
-            match (i, &c.in_flight) {
+        .map(|(i, &(col, w))| {
+            let text = cell(&col.value(c), w, i + 1 == cols.len());
+            match (col, &c.in_flight) {
                 // A request that waits is the lesson: in the waiting colour.
-                (5, Some(what)) if what.contains("waiting") => {
+                (Column::InFlight, Some(what)) if what.contains("waiting") => {
                     Span::styled(text, ctx.theme.waiting())
                 }
                 _ => Span::raw(text),
             }
         })
         .collect();
-    let producer = match (c.producer_id, c.producer_epoch) {
-        (Some(id), Some(epoch)) => format!("{id} / {epoch}"),
-        (Some(id), None) => format!("{id} / -"),
-        _ => "- / -".to_string(),
-    };
-    spans.push(Span::raw(format!(
-        "{producer} / {}",
-        c.transactional_id.as_deref().unwrap_or("-")
-    )));
     Line::from(spans)
 }
 
@@ -122,9 +204,62 @@ fn listeners<'a>(view: &Snapshot, ctx: &PaneContext) -> Line<'a> {
     Line::from(spans)
 }
 
-/// The rows the pane has: listeners, header and one per connection (or
-/// the line that says there are none), then the log.
-fn all_rows<'a>(view: &Snapshot, ctx: &PaneContext) -> Vec<Line<'a>> {
+/// One line of the folded request log: the server's lines as they are,
+/// a run of empty fetches dimmed (`Fetch v11 ×37, empty (read_committed)`)
+/// so the produces and transactions between them stand out.
+fn log_line<'a>(entry: &Entry, ctx: &PaneContext) -> Line<'a> {
+    match entry {
+        Entry::Line(l) => Line::from(vec![
+            Span::styled("› ", ctx.theme.dim()),
+            Span::raw(l.clone()),
+        ]),
+        Entry::EmptyFetches {
+            first, count: 1, ..
+        } => Line::styled(format!("› {first}"), ctx.theme.dim()),
+        Entry::EmptyFetches {
+            connection,
+            request,
+            isolation,
+            count,
+            ..
+        } => Line::styled(
+            format!(
+                "› {connection}: {request} ×{count}, {} ({isolation})",
+                ctx.lang.t("empty_fetches")
+            ),
+            ctx.theme.dim(),
+        ),
+    }
+}
+
+/// The log lines shown in `room` rows, oldest first: the newest that fit,
+/// but when not all do, the folded empty fetches give way first (oldest
+/// first), so a Produce or an EndTxn stays in view under a consumer that
+/// polls.
+fn log_window(entries: &[Entry], room: usize) -> Vec<&Entry> {
+    let mut keep: Vec<bool> = vec![true; entries.len()];
+    let mut extra = entries.len().saturating_sub(room);
+    for (i, e) in entries.iter().enumerate() {
+        if extra == 0 {
+            break;
+        }
+        if matches!(e, Entry::EmptyFetches { .. }) {
+            keep[i] = false;
+            extra -= 1;
+        }
+    }
+    let kept: Vec<&Entry> = entries
+        .iter()
+        .zip(keep)
+        .filter_map(|(e, k)| k.then_some(e))
+        .collect();
+    let from = kept.len().saturating_sub(room);
+    kept[from..].to_vec()
+}
+
+/// The rows of the table in `width` columns: listeners, header and one
+/// per connection (or the line that says there are none).
+fn table_rows<'a>(view: &Snapshot, ctx: &PaneContext, width: usize) -> Vec<Line<'a>> {
     if view.listeners.is_empty() {
         return vec![Line::styled(ctx.lang.t("no_listeners"), ctx.theme.dim())];
     }
@@ -132,40 +267,58 @@ fn all_rows<'a>(view: &Snapshot, ctx: &PaneContext) -> Vec<Line<'a>> {
     if view.clients.is_empty() {
         out.push(Line::styled(ctx.lang.t("no_clients"), ctx.theme.dim()));
     } else {
-        out.push(header(ctx));
-        out.extend(view.clients.iter().map(|c| row(c, ctx)));
+        let (cols, short) = columns(view, ctx, width);
+        out.push(header(&cols, short, ctx));
+        out.extend(view.clients.iter().map(|c| row(c, &cols, ctx)));
     }
-    out.extend(
-        view.client_log
-            .iter()
-            .map(|l| Line::styled(format!("› {l}"), ctx.theme.dim())),
-    );
     out
 }
 
+/// The folded log (none without listeners).
+fn log_entries(view: &Snapshot) -> Vec<Entry> {
+    if view.listeners.is_empty() {
+        return Vec::new();
+    }
+    client_log::fold(&view.client_log)
+}
+
 /// How many rows the pane has (for scrolling).
-pub fn row_count(view: &Snapshot, ctx: &PaneContext, _area: Rect) -> usize {
-    all_rows(view, ctx).len()
+pub fn row_count(view: &Snapshot, ctx: &PaneContext, area: Rect) -> usize {
+    let width = Block::bordered().inner(area).width;
+    table_rows(view, ctx, usize::from(width)).len() + log_entries(view).len()
+}
+
+/// The title's mark while the dropped-response fault is armed, in the
+/// warning style: in words where they fit beside the title, else short.
+fn fault_mark<'a>(view: &Snapshot, ctx: &PaneContext, area: Rect) -> Option<Span<'a>> {
+    view.fault_armed.as_ref()?;
+    let room = usize::from(area.width).saturating_sub(4 + Span::raw(ctx.lang.t("clients")).width());
+    let long = format!(" {} ", ctx.lang.t("fault_armed_long"));
+    let short = format!(" {} ", ctx.lang.t("fault_armed_short"));
+    let text = [long, short]
+        .into_iter()
+        .find(|t| Span::raw(t.as_str()).width() <= room)?;
+    Some(Span::styled(text, ctx.theme.warning()))
 }
 
 /// Draws the pane. The listeners and the connections come first; the log
 /// under them shows its last lines that fit; `ctx.scroll` skips rows from
 /// the top.
 pub fn render(view: &Snapshot, ctx: &PaneContext, area: Rect, buf: &mut Buffer) {
-    let inner = frame(ctx, "clients", area, buf);
-    let rows = all_rows(view, ctx);
+    let mark = fault_mark(view, ctx, area);
+    let inner = super::frame_with(ctx, "clients", mark, area, buf);
+    let table = table_rows(view, ctx, usize::from(inner.width));
+    let entries = log_entries(view);
     let height = usize::from(inner.height);
-    let log = view.client_log.len().min(rows.len().saturating_sub(1));
-    let fixed = rows.len() - log;
-    // The table first; the log's newest lines in what is left.
-    let skip = ctx.scroll.min(rows.len().saturating_sub(1));
-    let mut shown: Vec<Line<'_>> = rows[skip.min(fixed)..fixed].to_vec();
+    // The table first (`ctx.scroll` skips its rows); the log in what is
+    // left.
+    let skip = ctx.scroll.min(table.len().saturating_sub(1));
+    let mut shown: Vec<Line<'_>> = table[skip..].to_vec();
     let room = height.saturating_sub(shown.len());
-    let log_lines = &rows[fixed..];
-    let from = log_lines.len().saturating_sub(room);
-    shown.extend(log_lines[from..].iter().cloned());
+    let log = log_window(&entries, room);
     let below = shown.len().saturating_sub(height);
-    marks(ctx, area, skip.min(fixed), below, buf);
+    shown.extend(log.into_iter().map(|e| log_line(e, ctx)));
+    marks(ctx, area, skip, below, buf);
     shown.truncate(height);
     lines(shown, inner, buf);
 }
@@ -234,6 +387,99 @@ mod tests {
         assert!(
             text.contains("› broker 1 127.0.0.1:50686: Metadata v12"),
             "{text}"
+        );
+    }
+
+    /// The row of connection 1 (the one whose produce waits).
+    fn waiting_row(text: &str) -> &str {
+        text.lines()
+            .find(|l| l.starts_with("│1 "))
+            .unwrap_or_else(|| panic!("no row of connection 1:\n{text}"))
+    }
+
+    #[test]
+    fn a_narrow_pane_drops_whole_columns_and_keeps_the_request_in_flight() {
+        let v = with_clients();
+        // Wide: every column, long headers.
+        let wide = draw(PaneId::Clients, &v, &ctx(), 130, 8);
+        assert!(wide.contains("producer id / epoch / txn id"), "{wide}");
+        assert!(wide.contains("127.0.0.1:50686"), "{wide}");
+        // 80 columns: short headers, the peer gone, the rest whole.
+        let at_80 = draw(PaneId::Clients, &v, &ctx(), 80, 8);
+        let row = waiting_row(&at_80);
+        assert!(row.contains("Produce v9 acks=all waiting"), "{at_80}");
+        assert!(
+            !at_80.contains("127.0.0.1:50686 "),
+            "peer dropped:\n{at_80}"
+        );
+        assert!(at_80.contains("pid / epoch / txn"), "{at_80}");
+        assert!(at_80.contains("7 / 1 / tx-1"), "{at_80}");
+        assert!(!row.contains('…'), "nothing cut: {row}");
+        // 40 columns: only the connection and its request in flight.
+        let at_40 = draw(PaneId::Clients, &v, &ctx(), 40, 8);
+        assert!(
+            waiting_row(&at_40).contains("1 Produce v9 acks=all waiting"),
+            "{at_40}"
+        );
+        // Narrower than the request: cut with `…`, never dropped.
+        let at_20 = draw(PaneId::Clients, &v, &ctx(), 20, 8);
+        assert!(
+            waiting_row(&at_20).contains("1 Produce v9 acks…"),
+            "{at_20}"
+        );
+    }
+
+    #[test]
+    fn columns_stay_aligned_with_a_long_transactional_id() {
+        let mut v = with_clients();
+        v.clients[1].transactional_id = Some("order-service-transactions-eu-west-1".into());
+        v.clients[1].client_id = "a-very-long-client-id-from-spring".into();
+        let text = draw(PaneId::Clients, &v, &ctx(), 130, 8);
+        let col = |l: &str, what: &str| l.find(what).map(|i| l[..i].chars().count());
+        let header = text.lines().find(|l| l.contains("in flight")).unwrap();
+        let second = text.lines().find(|l| l.starts_with("│2 ")).unwrap();
+        assert!(second.contains("a-very-long-cli…"), "{text}");
+        assert!(second.contains("7 / 1 / order-service-t…"), "{text}");
+        // The requests column starts where its header does in every row.
+        let reqs = col(header, "reqs").unwrap();
+        assert_eq!(second.chars().nth(reqs), Some('4'), "{text}");
+    }
+
+    #[test]
+    fn the_title_says_while_the_fault_is_armed_in_the_warning_style() {
+        use ratatui::buffer::Buffer;
+        use ratatui::layout::Rect;
+        let armed = Snapshot {
+            fault_armed: Some("drop-produce-response".into()),
+            ..with_clients()
+        };
+        let text = draw(PaneId::Clients, &armed, &ctx(), 80, 8);
+        let top = text.lines().next().unwrap();
+        assert!(
+            top.contains("Clients ⚠ fault armed: the next Produce's response will be dropped"),
+            "{text}"
+        );
+        let narrow = draw(PaneId::Clients, &armed, &ctx(), 30, 8);
+        assert!(
+            narrow.lines().next().unwrap().contains("⚠ fault armed"),
+            "{narrow}"
+        );
+        assert!(!draw(PaneId::Clients, &with_clients(), &ctx(), 80, 8).contains('⚠'));
+        // The mark's cells are in the warning style.
+        let mut buf = Buffer::empty(Rect::new(0, 0, 80, 8));
+        super::render(&armed, &ctx(), buf.area, &mut buf);
+        let x = top.chars().position(|c| c == '⚠').unwrap() as u16;
+        let cell = &buf[(x, 0)];
+        let warning = ctx().theme.warning();
+        assert_eq!(Some(cell.fg), warning.fg, "{cell:?}");
+        assert!(
+            cell.modifier.contains(ratatui::style::Modifier::REVERSED),
+            "{cell:?}"
+        );
+        let title = &buf[(1, 0)];
+        assert!(
+            !title.modifier.contains(ratatui::style::Modifier::REVERSED),
+            "{title:?}"
         );
     }
 

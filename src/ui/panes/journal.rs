@@ -15,7 +15,7 @@ use ratatui::text::{Line, Span};
 
 use crate::ui::theme::Theme;
 
-use super::{PaneContext, frame, lines, marks, tail_window};
+use super::{PaneContext, column, column_width, frame, lines, marks, tail_window};
 use crate::session::snapshot::{
     JournalFrameSnapshot, MarkerSnapshot, RecoverySnapshot, Snapshot, TAIL, TxnState,
 };
@@ -40,6 +40,7 @@ fn frame_line<'a>(
     what: String,
     ctx: &PaneContext,
     width: u16,
+    id_width: usize,
     new: bool,
     torn: bool,
 ) -> Line<'a> {
@@ -64,7 +65,7 @@ fn frame_line<'a>(
         } else {
             Span::styled("✓ ", ctx.theme.good())
         },
-        Span::raw(format!("{} ", f.data.id)),
+        Span::raw(format!("{} ", column(&f.data.id, id_width))),
         state(f.data.state, ctx),
         Span::styled(what, ctx.theme.dim()),
     ])
@@ -197,7 +198,10 @@ fn recovery<'a>(r: &'a RecoverySnapshot, ctx: &'a PaneContext, max: usize) -> Ve
 pub fn render(view: &Snapshot, ctx: &PaneContext, area: Rect, buf: &mut Buffer) {
     let inner = frame(ctx, "journal", area, buf);
     let height = usize::from(inner.height);
-    let summary = if view.journal.frames == 0 {
+    let summary = if view.lacks("journal") {
+        // `__transaction_state` is not readable by a client.
+        Line::styled(ctx.lang.t("not_visible"), ctx.theme.dim())
+    } else if view.journal.frames == 0 {
         Line::styled(ctx.lang.t("no_frames"), ctx.theme.dim())
     } else {
         Line::styled(
@@ -224,6 +228,13 @@ pub fn render(view: &Snapshot, ctx: &PaneContext, area: Rect, buf: &mut Buffer) 
     let frames = &view.journal.tail;
     let first = frames.len().saturating_sub(TAIL);
     let (start, end) = tail_window(frames.len() - first, room, ctx.scroll);
+    // The transaction ids in one column, so the states line up: as wide
+    // as the widest shown, at most 12 cells (8 in a compact pane).
+    let id_max = if inner.width < COMPACT_BELOW { 8 } else { 12 };
+    let ids = frames[first + start..first + end]
+        .iter()
+        .map(|f| f.data.id.as_str());
+    let id_width = column_width(ids, 1, id_max);
     out.extend((first + start..first + end).map(|i| {
         let f = &frames[i];
         let new = view.changes.journal_frames.contains(&f.number);
@@ -233,6 +244,7 @@ pub fn render(view: &Snapshot, ctx: &PaneContext, area: Rect, buf: &mut Buffer) 
             frame_delta(frames, i, ctx.lang.t("staged")),
             ctx,
             inner.width,
+            id_width,
             new,
             torn,
         )
@@ -250,6 +262,28 @@ mod tests {
     use super::super::{PaneContext, PaneId};
     use crate::session::snapshot::Snapshot;
     use crate::ui::i18n::Lang;
+
+    #[test]
+    fn frame_states_line_up_under_long_transactional_ids() {
+        let mut v = view();
+        v.journal.tail[1].data.id = "payments-transactional-writer".into();
+        let text = draw(PaneId::Journal, &v, &ctx(), 70, 8);
+        assert!(text.contains("payments-tr… complete_abort"), "{text}");
+        let state_at = |n: &str, state: &str| {
+            let line = text.lines().find(|l| l.contains(n)).unwrap();
+            line[..line.find(state).unwrap()].chars().count()
+        };
+        assert_eq!(
+            state_at("#1 ", "ongoing"),
+            state_at("#2 ", "complete_abort"),
+            "{text}"
+        );
+        assert_eq!(
+            state_at("#1 ", "ongoing"),
+            state_at("#3 ", "ongoing"),
+            "{text}"
+        );
+    }
 
     #[test]
     fn each_frame_says_what_it_changed() {

@@ -12,6 +12,7 @@ use crate::ui::i18n::Lang;
 use crate::ui::theme::Theme;
 
 pub mod caption;
+pub mod client_log;
 pub mod clients;
 pub mod consumers;
 pub mod events;
@@ -116,9 +117,22 @@ pub fn render(id: PaneId, view: &Snapshot, ctx: &PaneContext, area: Rect, buf: &
 /// Draws the pane's bordered block titled with its translated name and
 /// returns the area inside it.
 fn frame(ctx: &PaneContext, key: &'static str, area: Rect, buf: &mut Buffer) -> Rect {
+    frame_with(ctx, key, None, area, buf)
+}
+
+/// [`frame`] with `mark` after the title, in its own style (the clients
+/// pane's armed fault).
+fn frame_with(
+    ctx: &PaneContext,
+    key: &'static str,
+    mark: Option<Span<'static>>,
+    area: Rect,
+    buf: &mut Buffer,
+) -> Rect {
+    let mut title = vec![Span::styled(ctx.lang.t(key), ctx.theme.title(ctx.focused))];
+    title.extend(mark);
     let block = Block::bordered()
-        .title(ctx.lang.t(key))
-        .title_style(ctx.theme.title(ctx.focused))
+        .title(Line::from(title))
         .border_type(ctx.theme.border_type(ctx.focused))
         .border_style(ctx.theme.border(ctx.focused));
     let inner = block.inner(area);
@@ -144,31 +158,70 @@ pub fn scroll_marks(
     if area.height < 2 || area.width < 4 {
         return;
     }
-    let style = theme.title(false);
     for (n, arrow, y) in [(above, "↑", area.top()), (below, "↓", area.bottom() - 1)] {
         if n == 0 {
             continue;
         }
-        // The run of plain border line left of the corner.
-        let free = (area.left() + 1..area.right() - 1)
-            .rev()
-            .take_while(|&x| matches!(buf[(x, y)].symbol(), "─" | "━" | "═"))
-            .count();
         let long = format!(" {arrow} {}{n}{} ", lang.t("more_pre"), lang.t("more_post"));
         let short = format!("{arrow}{n}");
-        let Some((text, w)) = [long, short]
-            .into_iter()
-            .map(|t| {
-                let w = Span::raw(t.as_str()).width();
-                (t, w)
-            })
-            .find(|(_, w)| *w < free)
-        else {
-            continue;
-        };
-        let x = area.right() - 1 - u16::try_from(w).unwrap_or(u16::MAX);
-        buf.set_stringn(x, y, &text, w, style);
+        mark_border(theme, area, y, [long, short], buf);
     }
+}
+
+/// Both of [`scroll_marks`]' marks on the top border of `area`, `↑ 1
+/// more ↓ 2 more` (`↑1 ↓2` where that does not fit): for a pane whose
+/// bottom border is something else (the caption's timeline).
+pub fn top_scroll_marks(
+    lang: Lang,
+    theme: Theme,
+    area: Rect,
+    above: usize,
+    below: usize,
+    buf: &mut Buffer,
+) {
+    let area = area.intersection(buf.area);
+    if area.height < 2 || area.width < 4 || above + below == 0 {
+        return;
+    }
+    let parts = |long: bool| {
+        [(above, "↑"), (below, "↓")]
+            .into_iter()
+            .filter(|(n, _)| *n > 0)
+            .map(|(n, arrow)| {
+                if long {
+                    format!("{arrow} {}{n}{}", lang.t("more_pre"), lang.t("more_post"))
+                } else {
+                    format!("{arrow}{n}")
+                }
+            })
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    let texts = [format!(" {} ", parts(true)), parts(false)];
+    mark_border(theme, area, area.top(), texts, buf);
+}
+
+/// The first of `texts` that fits in the run of plain border line left of
+/// the corner on row `y` of `area`, drawn right-aligned there; none if
+/// none fits.
+fn mark_border(theme: Theme, area: Rect, y: u16, texts: [String; 2], buf: &mut Buffer) {
+    let style = theme.title(false);
+    let free = (area.left() + 1..area.right() - 1)
+        .rev()
+        .take_while(|&x| matches!(buf[(x, y)].symbol(), "─" | "━" | "═"))
+        .count();
+    let Some((text, w)) = texts
+        .into_iter()
+        .map(|t| {
+            let w = Span::raw(t.as_str()).width();
+            (t, w)
+        })
+        .find(|(_, w)| *w < free)
+    else {
+        return;
+    };
+    let x = area.right() - 1 - u16::try_from(w).unwrap_or(u16::MAX);
+    buf.set_stringn(x, y, &text, w, style);
 }
 
 /// [`scroll_marks`] for a pane.
@@ -181,6 +234,44 @@ fn marks(ctx: &PaneContext, area: Rect, above: usize, below: usize, buf: &mut Bu
 fn tail_window(total: usize, height: usize, scroll: usize) -> (usize, usize) {
     let end = total.saturating_sub(scroll).max(height.min(total));
     (end.saturating_sub(height), end)
+}
+
+/// `text` in at most `max` cells: its start and `…` when it is longer
+/// (wide characters count twice).
+pub fn clip(text: &str, max: usize) -> String {
+    if Span::raw(text).width() <= max {
+        return text.to_string();
+    }
+    let mut out = String::new();
+    let mut used = 0;
+    for c in text.chars() {
+        let w = Span::raw(c.to_string()).width();
+        if used + w + 1 > max {
+            break;
+        }
+        used += w;
+        out.push(c);
+    }
+    if max > 0 {
+        out.push('…');
+    }
+    out
+}
+
+/// The width of a column of transactional ids (or any names of any
+/// length): the widest of `values`, at least `min` and at most `max`
+/// cells; a longer value is [`clip`]ped to it, so the columns after it
+/// stay aligned (docs/dashboard.md "Long names").
+fn column_width<'v>(values: impl Iterator<Item = &'v str>, min: usize, max: usize) -> usize {
+    values
+        .map(|v| Span::raw(v).width())
+        .fold(min, usize::max)
+        .min(max)
+}
+
+/// `text` as a cell of a column `width` wide: [`clip`]ped and padded.
+fn column(text: &str, width: usize) -> String {
+    pad(&clip(text, width), width)
 }
 
 /// `s` padded with spaces to `width` terminal cells (wide characters count
@@ -244,7 +335,10 @@ pub fn shorten<'a>(line: Line<'a>, width: usize) -> Line<'a> {
     let style = chars
         .get(keep.saturating_sub(1))
         .map_or_else(Default::default, |c| c.1);
-    spans.push(Span::styled("…", style));
+    // A value cut to its column already ends in `…`: one says it.
+    if keep == 0 || chars[keep - 1].0 != '…' {
+        spans.push(Span::styled("…", style));
+    }
     let mut out = Line::from(spans).style(line.style);
     out.alignment = line.alignment;
     out
@@ -529,6 +623,8 @@ mod testkit {
             listeners: Vec::new(),
             clients: Vec::new(),
             client_log: Vec::new(),
+            fault_armed: None,
+            unavailable: Vec::new(),
         }
     }
 
@@ -703,6 +799,44 @@ mod tests {
         assert!(
             tiny.contains("Transaction journal") && !tiny.contains('↑'),
             "{tiny}"
+        );
+    }
+
+    #[test]
+    fn a_value_already_clipped_gets_no_second_ellipsis() {
+        let line = Line::raw(format!("#9 ✓ {} complete_abort", column("tx-cancel", 8)));
+        let short: String = shorten(line, 18)
+            .spans
+            .iter()
+            .map(|s| s.content.as_ref())
+            .collect();
+        assert_eq!(short, "#9 ✓ tx-canc…");
+        assert_eq!(clip("tx-cancel", 9), "tx-cancel");
+        assert_eq!(clip("消息消息", 5), "消息…");
+        assert_eq!(column("ab", 4), "ab  ");
+    }
+
+    #[test]
+    fn top_scroll_marks_put_both_on_the_top_border() {
+        let mark = |w: u16| {
+            let mut buf = Buffer::empty(Rect::new(0, 0, w, 4));
+            frame(&ctx(), "caption", buf.area, &mut buf);
+            top_scroll_marks(Lang::En, Theme::colored(), buf.area, 2, 1, &mut buf);
+            super::testkit::text(&buf)
+        };
+        let wide = mark(40);
+        assert!(
+            wide.lines()
+                .next()
+                .unwrap()
+                .ends_with("─ ↑ 2 more ↓ 1 more ┐"),
+            "{wide}"
+        );
+        assert!(!wide.lines().last().unwrap().contains('↓'), "{wide}");
+        let narrow = mark(20);
+        assert!(
+            narrow.lines().next().unwrap().ends_with("↑2 ↓1┐"),
+            "{narrow}"
         );
     }
 

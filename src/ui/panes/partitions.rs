@@ -11,15 +11,18 @@
 //! "anchor", `ctx.scroll`, which `j`/`k` move and which the app sets to the
 //! partition the last step wrote to, so the batch a student just wrote is
 //! always drawn. A header says how many older batches are out of view
-//! (`↑3`); with fewer rows than partitions the headers scroll, and the
-//! border says how many are above and below. See [`plan`].
+//! (`↑3`). With no more rows than partitions (the demo's six at 80x24),
+//! headers alone would say nothing of what was written: the anchor then
+//! keeps its header and its newest batches (about half the rows), the
+//! headers of its neighbours take the rest, and the other partitions
+//! scroll, the border saying how many are above and below. See [`plan`].
 
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Paragraph, Widget, Wrap};
 
-use super::{PaneContext, frame, lines, marks, pad};
+use super::{PaneContext, column, column_width, frame, lines, marks, pad};
 use crate::session::snapshot::{BatchSnapshot, PartitionSnapshot, Snapshot};
 use crate::ui::theme::Theme;
 
@@ -54,6 +57,7 @@ const LABEL_BELOW: usize = 44;
 /// 80x24 (`ldr`, `H=4 L=4`), so they always show.
 fn header<'a>(
     p: &PartitionSnapshot,
+    leo_known: bool,
     ctx: &PaneContext,
     window: Window,
     anchor: bool,
@@ -73,7 +77,13 @@ fn header<'a>(
     if window.newer > 0 {
         spans.push(Span::styled(format!(" ↓{}", window.newer), more));
     }
-    let (h, l, e) = (p.high_watermark, p.last_stable_offset, p.log_end_offset);
+    let (h, l) = (p.high_watermark, p.last_stable_offset);
+    // A cluster observed over the protocol does not tell the leader's LEO.
+    let e = if !leo_known {
+        "?".to_string()
+    } else {
+        p.log_end_offset.to_string()
+    };
     let long = format!(
         " {} {} e{} HW {h} LSO {l} LEO {e}",
         ctx.lang.t("leader"),
@@ -108,12 +118,9 @@ fn row<'a>(
     selected: bool,
     changed: bool,
     width: usize,
+    cols: Columns,
 ) -> Line<'a> {
-    let range = if b.base_offset == b.last_offset {
-        b.base_offset.to_string()
-    } else {
-        format!("{}-{}", b.base_offset, b.last_offset)
-    };
+    let range = offsets(b);
     let content = match b.control {
         Some(c) => c.name().to_uppercase(),
         None => format!("[{}]", b.values_text()),
@@ -131,8 +138,8 @@ fn row<'a>(
     let text = format!(
         "{} {} {label}{seen} {} {content}",
         Theme::fate_glyph(b.fate),
-        pad(&range, 5),
-        pad(b.transactional_id.as_deref().unwrap_or("-"), 6),
+        column(&range, cols.offsets),
+        column(txn(b), cols.txn),
     );
     let mut style = ctx.theme.fate(b.fate);
     if changed {
@@ -147,6 +154,48 @@ fn row<'a>(
         Span::raw(" ")
     };
     Line::from(vec![mark, Span::styled(text, style)])
+}
+
+/// A batch's offsets as its row says them: `3` or `3-4`.
+fn offsets(b: &BatchSnapshot) -> String {
+    if b.base_offset == b.last_offset {
+        b.base_offset.to_string()
+    } else {
+        format!("{}-{}", b.base_offset, b.last_offset)
+    }
+}
+
+/// A batch's transactional id, `-` for none.
+fn txn(b: &BatchSnapshot) -> &str {
+    b.transactional_id.as_deref().unwrap_or("-")
+}
+
+/// The widths of the rows' offsets and transaction columns: as wide as
+/// the widest value among the batches shown (at least 5 and 6, the widths
+/// they always had), at most 11 and, for the transaction, 12 (8 where the
+/// pane is too narrow for the fate's label); a longer transactional id is
+/// cut with `…`, so the values after it stay in one column.
+#[derive(Debug, Clone, Copy)]
+struct Columns {
+    offsets: usize,
+    txn: usize,
+}
+
+impl Columns {
+    fn of(view: &Snapshot, rows: &[ListRow], width: usize) -> Self {
+        let shown = || {
+            rows.iter().filter_map(|r| match *r {
+                ListRow::Batch(p, b) => Some(batch(view, p, b)),
+                ListRow::Header(_) => None,
+            })
+        };
+        let ranges: Vec<String> = shown().map(offsets).collect();
+        let txn_max = if width < LABEL_BELOW { 8 } else { 12 };
+        Columns {
+            offsets: column_width(ranges.iter().map(String::as_str), 5, 11),
+            txn: column_width(shown().map(txn), 6, txn_max),
+        }
+    }
 }
 
 /// One row of the pane's list.
@@ -259,6 +308,19 @@ fn plan(view: &Snapshot, ctx: &PaneContext, inner: Rect) -> Plan {
     let total: usize = lens.iter().map(|n| 1 + n).sum();
     let (first, last, counts) = if total <= height {
         (0, parts, lens.clone())
+    } else if height <= parts && height >= 2 && lens[anchor] > 0 {
+        // Too few rows for every header and a batch: the anchor keeps its
+        // newest batches (about half the rows), and the headers of the
+        // partitions around it fill the rest; the others scroll, counted
+        // on the border (docs/dashboard.md "Scrolling").
+        let body = lens[anchor].min((height - 1) - (height - 1) / 2).max(1);
+        let others = height - 1 - body;
+        let after_room = parts - 1 - anchor;
+        let before = anchor.min(others - after_room.min(others / 2));
+        let after = after_room.min(others - before);
+        let mut counts = vec![0; parts];
+        counts[anchor] = body;
+        (anchor - before, anchor + after + 1, counts)
     } else if height < parts {
         // Headers only, a window of them around the anchor.
         let first = (anchor + 1).saturating_sub(height);
@@ -337,12 +399,14 @@ pub fn render(view: &Snapshot, ctx: &PaneContext, area: Rect, buf: &mut Buffer) 
     }
     let selected = plan.explanation.map(|(_, p, b)| (p, b));
     let width = usize::from(inner.width);
+    let cols = Columns::of(view, &plan.rows, width);
     let out = plan
         .rows
         .iter()
         .map(|r| match *r {
             ListRow::Header(p) => header(
                 &view.partitions[p],
+                !view.lacks("partitions[].log_end_offset"),
                 ctx,
                 plan.windows[p],
                 anchored && p == plan.anchor,
@@ -354,7 +418,7 @@ pub fn render(view: &Snapshot, ctx: &PaneContext, area: Rect, buf: &mut Buffer) 
                     .changes
                     .partition(&view.partitions[p].name())
                     .is_some_and(|c| c.touches_batch(batch.base_offset));
-                row(batch, ctx, selected == Some((p, b)), changed, width)
+                row(batch, ctx, selected == Some((p, b)), changed, width, cols)
             }
         })
         .collect();
@@ -396,6 +460,28 @@ mod tests {
         let text = draw(PaneId::Partitions, &view(), &ctx(), 22, 10);
         assert!(text.contains("out-0 ldr 1 H=5 L=3"), "{text}");
         assert!(text.contains("… 3-4   · txn-a…"), "{text}");
+    }
+
+    #[test]
+    fn long_transactional_ids_are_cut_to_one_column() {
+        let mut v = view();
+        v.partitions[0].batches[3].transactional_id = Some("order-service-eu-west-1".into());
+        let text = draw(PaneId::Partitions, &v, &ctx(), 70, 10);
+        // The longest id is cut at 12 cells; every row's values start in
+        // the same column.
+        assert!(text.contains("order-servi… [b, c]"), "{text}");
+        let at = |what: &str| {
+            let line = text.lines().find(|l| l.contains(what)).unwrap();
+            line[..line.find(what).unwrap()].chars().count()
+        };
+        assert_eq!(at("[a]"), at("[b, c]"), "{text}");
+        assert_eq!(at("[a]"), at("ABORT"), "{text}");
+        // Narrow: at most 8 cells.
+        let narrow = draw(PaneId::Partitions, &v, &ctx(), 32, 10);
+        assert!(narrow.contains("order-s…"), "{narrow}");
+        // Short ids keep the width they always had.
+        let plain = draw(PaneId::Partitions, &view(), &ctx(), 70, 10);
+        assert!(plain.contains("· txn-c  [x]"), "{plain}");
     }
 
     #[test]
@@ -533,22 +619,40 @@ mod tests {
     }
 
     #[test]
-    fn with_fewer_rows_than_partitions_the_headers_scroll_and_the_border_says_so() {
+    fn with_no_more_rows_than_partitions_the_anchor_keeps_its_newest_batch() {
         let v = partitions(4);
+        // Two rows: the anchor's header and its newest batch; the other
+        // partitions scroll, and the border says how many.
         let c = PaneContext { scroll: 2, ..ctx() };
         let text = draw(PaneId::Partitions, &v, &c, 60, 4);
         let r = rows(&text);
         assert!(
-            r[1].starts_with("out-1 ↑5") && r[2].starts_with("out-2 ↑5"),
+            r[1].starts_with("out-2 ↑4") && r[2].starts_with("↑ 5"),
             "{text}"
         );
         assert!(
-            r[0].contains("↑ 1 more") && r[3].contains("↓ 1 more"),
+            r[0].contains("↑ 2 more") && r[3].contains("↓ 1 more"),
             "{text}"
         );
         let top = draw(PaneId::Partitions, &v, &ctx(), 60, 4);
         assert!(!top.lines().next().unwrap().contains('↑'), "{top}");
-        assert!(top.contains("↓ 2 more"), "{top}");
+        assert!(top.contains("↓ 3 more"), "{top}");
+        // Four rows (80x24's default layout): the anchor's two newest
+        // batches and one neighbour's header.
+        let text = draw(PaneId::Partitions, &v, &c, 60, 6);
+        let r = rows(&text);
+        assert!(r[1].starts_with("out-1 ↑5"), "{text}");
+        assert!(
+            r[2].starts_with("out-2 ↑3") && r[3].starts_with("… 3-4") && r[4].starts_with("↑ 5"),
+            "{text}"
+        );
+        assert!(
+            r[0].contains("↑ 1 more") && r[5].contains("↓ 1 more"),
+            "{text}"
+        );
+        // One row: the anchor's header alone.
+        let one = draw(PaneId::Partitions, &v, &c, 60, 3);
+        assert!(rows(&one)[1].starts_with("out-2 ↑5"), "{one}");
     }
 
     #[test]
@@ -603,6 +707,6 @@ mod tests {
             60,
             4,
         );
-        assert!(text.contains("↑ 还有 2"), "{text}");
+        assert!(text.contains("↑ 还有 3"), "{text}");
     }
 }

@@ -25,18 +25,29 @@ enum Fit {
 /// A replica's row in `fit`; `changed` (its LEO moved, it joined or left
 /// the ISR, or it became or stopped being the leader at the last step)
 /// marks it `▸`.
-fn row<'a>(r: &ReplicaSnapshot, ctx: &PaneContext, fit: Fit, changed: bool) -> Row<'a> {
+fn row<'a>(
+    r: &ReplicaSnapshot,
+    ctx: &PaneContext,
+    fit: Fit,
+    changed: bool,
+    known: Known,
+) -> Row<'a> {
     let t = |k| ctx.lang.t(k);
     let role = match (r.is_leader, fit) {
         (false, _) => Cell::from(""),
         (true, Fit::Words) => Cell::from(format!("*{}", t("leader"))).style(ctx.theme.strong()),
         (true, _) => Cell::from(t("log_leader")).style(ctx.theme.strong()),
     };
-    let lag = Cell::from(r.lag.to_string()).style(if r.lag > 0 {
-        ctx.theme.waiting()
+    let style = match r.lag {
+        0 => ctx.theme.good(),
+        1.. => ctx.theme.waiting(),
+        _ => ctx.theme.divergent(),
+    };
+    let lag = if known.lag {
+        Cell::from(lag_text(r, ctx, fit)).style(style)
     } else {
-        ctx.theme.good()
-    });
+        Cell::from("?").style(ctx.theme.dim())
+    };
     let (yes, no) = match fit {
         Fit::Words => (
             format!("✓ {}", t("in_sync")),
@@ -71,15 +82,64 @@ fn row<'a>(r: &ReplicaSnapshot, ctx: &PaneContext, fit: Fit, changed: bool) -> R
     } else {
         ratatui::style::Style::new()
     };
-    let mut cells = vec![broker, role, Cell::from(r.log_end_offset.to_string()), lag];
+    let unknown = || Cell::from("?").style(ctx.theme.dim());
+    let leo = if known.leo {
+        Cell::from(r.log_end_offset.to_string())
+    } else {
+        unknown()
+    };
+    let mut cells = vec![broker, role, leo, lag];
     if fit < Fit::Tiny {
-        cells.push(Cell::from(format!("{}ms", r.ms_since_fetch)));
+        cells.push(if known.ms {
+            Cell::from(format!("{}ms", r.ms_since_fetch))
+        } else {
+            unknown()
+        });
     }
     cells.push(isr);
     if fit == Fit::Words {
         cells.push(stopped);
     }
     Row::new(cells).style(row_style)
+}
+
+/// Which of a replica's numbers the source could see: all of them for the
+/// embedded cluster; none for a cluster observed over the Kafka protocol,
+/// which tells no replica's LEO (docs/observe.md). The pane then says `?`.
+#[derive(Debug, Clone, Copy)]
+struct Known {
+    leo: bool,
+    lag: bool,
+    ms: bool,
+}
+
+impl Known {
+    fn of(view: &Snapshot) -> Self {
+        Self {
+            leo: !view.lacks("partitions[].replicas[].log_end_offset"),
+            lag: !view.lacks("partitions[].replicas[].lag"),
+            ms: !view.lacks("partitions[].replicas[].ms_since_fetch"),
+        }
+    }
+}
+
+/// The lag column of a replica: the leader's LEO minus its own, as the
+/// snapshot has it; but a replica whose LEO is beyond the leader's (an old
+/// leader's divergent tail after a promotion, E6, until its next fetch
+/// truncates it) lags by nothing: it is ahead on a history the leader
+/// does not have, so it says `≠ +2 ahead` (`≠+2` in short), with the log
+/// pane's divergent glyph and style, never `-2`.
+fn lag_text(r: &ReplicaSnapshot, ctx: &PaneContext, fit: Fit) -> String {
+    match (r.lag, fit) {
+        (0.., _) => r.lag.to_string(),
+        (lag, Fit::Words) => format!(
+            "{} +{} {}",
+            Theme::DIVERGENT_GLYPH,
+            lag.unsigned_abs(),
+            ctx.lang.t("ahead")
+        ),
+        (lag, _) => format!("{}+{}", Theme::DIVERGENT_GLYPH, lag.unsigned_abs()),
+    }
 }
 
 fn width(s: &str) -> u16 {
@@ -103,7 +163,14 @@ fn columns(
             .unwrap_or(1)
     };
     let leo = numbers(|r| r.log_end_offset.to_string()).max(3);
-    let lag = numbers(|r| r.lag.to_string()).max(width(t("lag")));
+    let lag = view
+        .partitions
+        .iter()
+        .flat_map(|p| &p.replicas)
+        .map(|r| width(&lag_text(r, ctx, fit)))
+        .max()
+        .unwrap_or(1)
+        .max(width(t("lag")));
     let ms = numbers(|r| format!("{}ms", r.ms_since_fetch)).max(2);
     // Room for the changed mark and the stopped mark.
     let broker = numbers(|r| format!("▸{}■", r.broker)).max(1);
@@ -188,12 +255,14 @@ pub fn render(view: &Snapshot, ctx: &PaneContext, area: Rect, buf: &mut Buffer) 
         let n = p.replicas.len().min(room.saturating_sub(1));
         let h = if room == 0 { 0 } else { n as u16 + 1 };
         let changes = view.changes.partition(&p.name());
+        let known = Known::of(view);
         let rows = p.replicas[..n].iter().map(|r| {
             row(
                 r,
                 ctx,
                 fit,
                 changes.is_some_and(|c| c.touches_replica(r.broker)),
+                known,
             )
         });
         Table::new(rows, widths.clone())
@@ -262,6 +331,41 @@ mod tests {
         let row3 = tiny.lines().find(|l| l.starts_with("│3■")).unwrap();
         assert!(row3.contains('✗') && !row3.contains("ms"), "{tiny}");
         assert!(tiny.contains(" ldr "), "{tiny}");
+    }
+
+    #[test]
+    fn a_follower_ahead_of_the_leader_is_divergent_not_a_negative_lag() {
+        let mut v = view();
+        // Broker 2 holds two offsets the leader does not (an old leader
+        // after a promotion): LEO 8 against the leader's 6.
+        v.partitions[0].replicas[1].log_end_offset = 8;
+        v.partitions[0].replicas[1].lag = -2;
+        let text = draw(PaneId::Replicas, &v, &ctx(), 70, 8);
+        assert!(!text.contains("-2"), "{text}");
+        let row2 = text.lines().find(|l| l.starts_with("│2 ")).unwrap();
+        assert!(row2.contains("8   ≠ +2 ahead"), "{text}");
+        let short = draw(PaneId::Replicas, &v, &ctx(), 34, 8);
+        let row2 = short.lines().find(|l| l.starts_with("│2 ")).unwrap();
+        assert!(row2.contains("≠+2") && !short.contains("-2"), "{short}");
+        // In the divergent style, as the log pane's divergent cells.
+        let mut buf = ratatui::buffer::Buffer::empty(ratatui::layout::Rect::new(0, 0, 70, 8));
+        super::render(&v, &ctx(), buf.area, &mut buf);
+        let y = text.lines().position(|l| l.starts_with("│2 ")).unwrap() as u16;
+        let x = row2_x(&text, y, '≠');
+        let cell = &buf[(x, y)];
+        let divergent = ctx().theme.divergent();
+        assert_eq!(Some(cell.fg), divergent.fg, "{cell:?}");
+        assert!(cell.modifier.contains(ratatui::style::Modifier::UNDERLINED));
+        // A follower behind keeps its number, in the waiting colour.
+        let y3 = text.lines().position(|l| l.starts_with("│3■")).unwrap() as u16;
+        let lag3 = row2_x(&text, y3, '4');
+        assert_eq!(Some(buf[(lag3, y3)].fg), ctx().theme.waiting().fg);
+    }
+
+    /// The column of the first `c` on row `y` of a drawn pane.
+    fn row2_x(text: &str, y: u16, c: char) -> u16 {
+        let line = text.lines().nth(usize::from(y)).unwrap();
+        line.chars().position(|x| x == c).unwrap() as u16
     }
 
     #[test]
