@@ -7,7 +7,15 @@
 //! - creating N partitions (topics of 100, RF 1): 10x is linear;
 //! - one acks=1 append in a cluster of N partitions: 1x is flat (it visited
 //!   every partition twice before, O(N) per operation);
-//! - N steps of the generated recording without crashes: 10x is linear.
+//! - N steps of the generated recording without crashes: 10x is linear;
+//! - `mk-tui state` over N steps of the generated recording *with* its
+//!   crashes (one every 600 steps): 10x is linear, that is a crash's
+//!   recovery costs what changed since the last one, not the history
+//!   (100x when each crash reread the whole journal and every log). Each
+//!   size runs a few times in one run and the table prints the medians
+//!   side by side with their ratio; 100,000 steps take seconds a run, so
+//!   criterion's ten samples are not taken there
+//!   (`cargo bench --bench growth -- state`).
 //!
 //! Partitions stop at 5,000: every replica keeps two files open, and
 //! 100,000 would pass the usual open-file limits. Run:
@@ -16,10 +24,12 @@
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
-use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
+use criterion::{BenchmarkId, Criterion, criterion_group};
+use minikafka::cli::state_of_recording;
 use minikafka::engine::{BrokerCluster, ManualClock, MiniKafkaConfig, TopicPartition};
 use minikafka::perf::{
-    append_acks1, create_partitions, generated_recording_with, many_partitions, record_batch,
+    append_acks1, create_partitions, generated_recording, generated_recording_with,
+    many_partitions, record_batch,
 };
 use minikafka::session::Driver;
 
@@ -83,5 +93,101 @@ fn steps(c: &mut Criterion) {
     group.finish();
 }
 
+/// CPU time (user and system) this process has used.
+fn cpu_time() -> Duration {
+    // SAFETY: getrusage only writes the struct it is given.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut usage) };
+    let tv = |t: libc::timeval| Duration::new(t.tv_sec as u64, t.tv_usec as u32 * 1_000);
+    tv(usage.ru_utime) + tv(usage.ru_stime)
+}
+
+/// `mk-tui state FILE` (`cli::state_of_recording`) over the generated
+/// recording with its crashes at 1,000, 10,000 and 100,000 steps (the
+/// median of `RUNS` runs each, wall and CPU time), and one more crash's
+/// recovery at the end of it (the median of 5): printed with the growth per
+/// 10x. Wall time includes every frame's fsync, which the other processes
+/// on the machine make noisy; CPU time does not wait for the disk.
+fn state_with_crashes() {
+    const RUNS: usize = 3;
+    let median = |mut v: Vec<Duration>| {
+        v.sort();
+        v[v.len() / 2]
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let mut rows = Vec::new();
+    for steps in [1_000usize, 10_000, 100_000] {
+        let recording = generated_recording(steps);
+        let file = dir.path().join(format!("generated-{steps}.jsonl"));
+        std::fs::write(&file, recording.to_jsonl()).unwrap();
+        let (wall, cpu): (Vec<_>, Vec<_>) = (0..RUNS)
+            .map(|_| {
+                let (start, cpu) = (Instant::now(), cpu_time());
+                black_box(state_of_recording(&file, None, None).unwrap());
+                (start.elapsed(), cpu_time() - cpu)
+            })
+            .unzip();
+        let mut driver = Driver::new(&recording.header, None).unwrap();
+        for step in &recording.steps {
+            driver.apply(&step.action);
+        }
+        let crash = (0..5)
+            .map(|_| {
+                let start = Instant::now();
+                black_box(driver.cluster().crash().unwrap());
+                start.elapsed()
+            })
+            .collect();
+        rows.push((steps, median(wall), median(cpu), median(crash)));
+    }
+    let per_10x = |now: Duration, before: Option<Duration>| {
+        before.map_or(String::new(), |b| {
+            format!(" ({:.1}x)", now.as_secs_f64() / b.as_secs_f64())
+        })
+    };
+    println!(
+        "growth_state_with_crashes (median of {RUNS} runs; a crash every 600 steps; (per 10x))"
+    );
+    println!("| steps | crashes | `mk-tui state`, wall | CPU | one more crash at the end |");
+    println!("| --- | --- | --- | --- | --- |");
+    let mut before = None;
+    for (steps, wall, cpu, crash) in rows {
+        let (w, c, k) = match before {
+            Some((w, c, k)) => (Some(w), Some(c), Some(k)),
+            None => (None, None, None),
+        };
+        println!(
+            "| {steps} | {} | {:.3} s{} | {:.3} s{} | {:.2} ms{} |",
+            steps / 600,
+            wall.as_secs_f64(),
+            per_10x(wall, w),
+            cpu.as_secs_f64(),
+            per_10x(cpu, c),
+            crash.as_secs_f64() * 1e3,
+            per_10x(crash, k),
+        );
+        before = Some((wall, cpu, crash));
+    }
+}
+
 criterion_group!(benches, create, append_among, steps);
-criterion_main!(benches);
+
+/// Criterion's groups, then the `state` table: run it with no filter or a
+/// filter naming `state` (it takes a minute).
+fn main() {
+    let filters: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| !a.starts_with('-'))
+        .collect();
+    if filters.iter().all(|f| f != "state") {
+        benches();
+        Criterion::default().configure_from_args().final_summary();
+    }
+    if filters.is_empty()
+        || filters
+            .iter()
+            .any(|f| "growth_state_with_crashes".contains(f.as_str()))
+    {
+        state_with_crashes();
+    }
+}

@@ -102,6 +102,7 @@ fn step_back_by_history(c: &mut Criterion) {
     let mut group = c.benchmark_group("time_travel_step_back_by_history");
     group.sample_size(20);
     let mut timeline = Timeline::new(recording, 50).unwrap();
+    let mut medians: Vec<(usize, Duration)> = Vec::new();
     for n in sizes {
         timeline.goto(n).unwrap();
         // The newest checkpoint with no other within `distance` after it.
@@ -116,6 +117,18 @@ fn step_back_by_history(c: &mut Criterion) {
             .unwrap();
         let at = checkpoint + distance + 1;
         timeline.goto(at).unwrap();
+        // A median of our own, for the ratio printed at the end.
+        let mut times: Vec<Duration> = (0..15)
+            .map(|_| {
+                let start = Instant::now();
+                timeline.goto(at - 1).unwrap();
+                let took = start.elapsed();
+                timeline.goto(at).unwrap();
+                took
+            })
+            .collect();
+        times.sort();
+        medians.push((n, times[times.len() / 2]));
         group.bench_function(format!("at_{n}"), |b| {
             b.iter_custom(|iters| {
                 let mut total = Duration::ZERO;
@@ -131,6 +144,19 @@ fn step_back_by_history(c: &mut Criterion) {
         });
     }
     group.finish();
+    // Issue 17 item 11: the cost per 10x more history (1.0x is flat).
+    let first = medians[0].1.as_secs_f64();
+    let line: Vec<String> = medians
+        .iter()
+        .map(|(n, t)| {
+            format!(
+                "{n}: {:.2} ms ({:.1}x)",
+                t.as_secs_f64() * 1e3,
+                t.as_secs_f64() / first
+            )
+        })
+        .collect();
+    println!("step back by history (median of 15): {}", line.join(", "));
 }
 
 criterion_group!(benches, bench, step_back_by_history);

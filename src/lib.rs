@@ -22,6 +22,8 @@ pub mod engine;
 pub mod fuzzing;
 #[cfg(feature = "serve")]
 pub mod kafka;
+#[cfg(feature = "serve")]
+pub mod observe;
 #[cfg(feature = "testkit")]
 #[doc(hidden)]
 pub mod perf;

@@ -286,10 +286,10 @@ pub fn generated_recording(steps: usize) -> Recording {
 }
 
 /// [`generated_recording`], with its crashes (`crashes: false`: the clock
-/// moves instead). A crash reopens the data directory, and recovery reads
-/// every log and the whole journal (P4), so a recording with a crash every
-/// 600 steps costs O(steps²) in all; without them a step costs the same at
-/// any step (issue 17 item 12).
+/// moves instead). A crash reopens the data directory; its recovery parses
+/// only what was written since the last one (recovery points,
+/// docs/engine-decisions.md), so both grow about linearly with the steps
+/// (issue 17 item 12, `benches/growth.rs`).
 pub fn generated_recording_with(steps: usize, crashes: bool) -> Recording {
     let mut lines = vec![
         r#"{"mk_recording":1,"title":"generated","cluster":{"brokers":[1,2],"topics":[{"name":"out","partitions":2,"replication_factor":2},{"name":"in","partitions":1,"replication_factor":1}]}}"#.to_string(),

@@ -251,3 +251,26 @@ fn a_topic_whose_files_cannot_all_be_opened_is_refused_whole() {
     assert!(!t.dir.path().join("broker-1/big-0").exists());
     t.cluster.create_topic("medium", 8, 1).unwrap();
 }
+
+/// A broker that holds no replica is still part of the cluster: its
+/// directory is made at open, so reopening by the directory alone (`state
+/// --data-dir`, `serve --data-dir`) finds every configured broker (found
+/// trying `serve` as a new user: topics at replication factor 2 on three
+/// brokers came back as a two-broker cluster).
+#[test]
+fn a_broker_without_replicas_is_found_again_by_a_reopen() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let header = serde_json::from_str(
+        r#"{"mk_recording":1,"title":"t","rules":"minikafka","cluster":{"brokers":[1,2,3],"topics":[{"name":"t","partitions":1,"replication_factor":2}]}}"#,
+    )
+    .unwrap();
+    let driver = Driver::new(&header, Some(&data)).unwrap();
+    drop(driver);
+    assert!(
+        data.join("broker-3").is_dir(),
+        "made though it holds nothing"
+    );
+    let reopened = Driver::open_in_place(&data, Rules::Minikafka).unwrap();
+    assert_eq!(reopened.cluster().config().broker_ids, [1, 2, 3]);
+}

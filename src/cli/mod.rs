@@ -7,6 +7,8 @@ use std::path::{Path, PathBuf};
 use clap::{Parser, Subcommand};
 
 #[cfg(feature = "serve")]
+mod observe;
+#[cfg(feature = "serve")]
 mod serve;
 
 use std::io::IsTerminal;
@@ -181,6 +183,16 @@ pub enum Command {
     /// Serve the cluster to real Kafka clients on loopback (docs/kafka-protocol.md).
     #[cfg(feature = "serve")]
     Serve(serve::ServeArgs),
+    /// Observe a real Kafka cluster, read-only: one snapshot (--state) or
+    /// one frame (--render).
+    ///
+    /// It sends only ApiVersions, Metadata, ListOffsets and Fetch: it never
+    /// writes, commits or joins a group. Plaintext only: authentication
+    /// (SASL) and TLS are out of scope, and SASL_*:// or SSL:// bootstrap
+    /// addresses are refused. docs/observe.md lists which fields the
+    /// protocol fills; the others are listed under "unavailable".
+    #[cfg(feature = "serve")]
+    Observe(observe::ObserveArgs),
     /// Export a recording as an asciinema cast (asciicast v2).
     Export {
         /// The recording.
@@ -432,6 +444,17 @@ pub fn run(cli: Cli) -> Result<(), String> {
         }
         #[cfg(feature = "serve")]
         Some(Command::Serve(args)) => serve::run(args),
+        #[cfg(feature = "serve")]
+        Some(Command::Observe(args)) => {
+            let look = headless::Look {
+                layout: layout_for(None)?,
+                lang,
+                theme,
+            };
+            let text = observe::run(args, look)?;
+            out!("{text}");
+            Ok(())
+        }
         Some(Command::Export {
             file,
             cast,
@@ -810,6 +833,8 @@ fn refuse_unused(cli: &Cli) -> Result<(), String> {
         Command::Render { .. } => "render",
         #[cfg(feature = "serve")]
         Command::Serve(_) => "serve",
+        #[cfg(feature = "serve")]
+        Command::Observe(_) => "observe",
         Command::Export { .. } => "export",
     };
     if cli.layout.is_some() && matches!(name, "state" | "check" | "serve") {

@@ -163,7 +163,7 @@ pub fn replace_without_sync(path: &Path, bytes: &[u8]) -> Result<()> {
 /// or planted) is removed first, and the new one is created with
 /// `O_CREAT|O_EXCL|O_NOFOLLOW`, so a write never goes through a symlink to
 /// a file outside the data directory (issue 17, item 2).
-fn create_tmp(tmp: &Path) -> std::io::Result<File> {
+pub(crate) fn create_tmp(tmp: &Path) -> std::io::Result<File> {
     match fs::remove_file(tmp) {
         Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(e),
         _ => {}

@@ -39,6 +39,24 @@ use crate::session::recording::{Header, Step};
 use crate::session::{Driver, Recording};
 use record::RecordSteps;
 
+/// Writes one line of the server's log to standard error, and ignores a
+/// failed write: a log read through a pipe that closed (`serve 2>&1 | tee`,
+/// then Ctrl-C) must not stop the server, whose clients and data come
+/// first (`eprintln!` would panic there and skip the clean stop).
+pub fn log_line(line: std::fmt::Arguments) {
+    use std::io::Write;
+    let _ = writeln!(std::io::stderr(), "{line}");
+}
+
+/// Writes one line to standard output (the listening addresses, `ready`)
+/// and flushes it, ignoring a failed write as [`log_line`] does.
+pub fn out_line(line: std::fmt::Arguments) {
+    use std::io::Write;
+    let mut out = std::io::stdout();
+    let _ = writeln!(out, "{line}");
+    let _ = out.flush();
+}
+
 /// How often `serve` writes the HW checkpoint, in ms of its clock (which
 /// follows real time): Kafka's default
 /// `replica.high.watermark.checkpoint.interval.ms`. See
@@ -117,7 +135,7 @@ pub fn serve(options: ServeOptions) -> Result<(), String> {
             driver.set_hw_checkpoint_interval(Some(HW_CHECKPOINT_INTERVAL_MS));
             for f in &opts.faults {
                 if let Err(e) = state.arm(&mut driver, &mut steps, *f) {
-                    eprintln!("mk-tui serve: {e}");
+                    log_line(format_args!("mk-tui serve: {e}"));
                 }
             }
             let driver = worker::run(driver, state, &mut steps, command_rx);
@@ -146,14 +164,17 @@ pub fn serve(options: ServeOptions) -> Result<(), String> {
     };
     let advertised = advertise(&listeners)?;
     for a in &advertised {
-        println!("broker {} listening on {}:{}", a.broker, a.host, a.port);
+        out_line(format_args!(
+            "broker {} listening on {}:{}",
+            a.broker, a.host, a.port
+        ));
     }
     let _ = adv_tx.send(advertised);
     let signals = {
         let _inside = runtime.enter();
         server::Signals::install()?
     };
-    println!("ready");
+    out_line(format_args!("ready"));
     let net = Net {
         commands: Commands::new(commands.clone()),
         registry: net_registry,
@@ -161,7 +182,7 @@ pub fn serve(options: ServeOptions) -> Result<(), String> {
         to_stderr: true,
     };
     let signal = runtime.block_on(server::serve_until_signal(listeners, net, signals));
-    eprintln!("mk-tui serve: {signal}: closing");
+    log_line(format_args!("mk-tui serve: {signal}: closing"));
     runtime.shutdown_timeout(std::time::Duration::from_secs(2));
     let _ = commands.send(Command::Shutdown);
     match thread.join() {
@@ -174,7 +195,9 @@ pub fn serve(options: ServeOptions) -> Result<(), String> {
             let recorded = recorded
                 .map(|f| format!("; recorded in {}", f.display()))
                 .unwrap_or_default();
-            eprintln!("mk-tui serve: stopped after {steps} steps; {kept}{recorded}");
+            log_line(format_args!(
+                "mk-tui serve: stopped after {steps} steps; {kept}{recorded}"
+            ));
             Ok(())
         }
         Ok(None) => Ok(()),

@@ -80,11 +80,11 @@ impl RecordSteps {
         if let Err(e) = writer.append(&step) {
             // What is written is a whole recording up to here; serving goes
             // on, said once.
-            eprintln!(
+            crate::kafka::log_line(format_args!(
                 "mk-tui serve: {}: cannot record step {}: {e}; recording stopped",
                 writer.path().display(),
                 driver.step()
-            );
+            ));
             self.writer = None;
         }
     }

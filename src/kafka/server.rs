@@ -236,7 +236,7 @@ fn log(net: &Net, broker: BrokerId, peer: Option<SocketAddr>, line: &str) {
         None => format!("broker {broker}: {line}"),
     };
     if net.to_stderr {
-        eprintln!("mk-tui serve: {line}");
+        crate::kafka::log_line(format_args!("mk-tui serve: {line}"));
     } else {
         net.registry.log(line);
     }

@@ -189,7 +189,7 @@ impl Core {
     /// One line of the server's log, where the request lines go.
     fn log(&self, line: &str) {
         if self.to_stderr {
-            eprintln!("mk-tui serve: {line}");
+            crate::kafka::log_line(format_args!("mk-tui serve: {line}"));
         } else {
             self.registry.log(line.to_string());
         }

@@ -24,6 +24,7 @@ use crate::engine::core::record::Record;
 use crate::engine::core::recovery::RecoveryReport;
 use crate::engine::fault::{Tear, TearTarget};
 use crate::engine::producer::Producer;
+use crate::engine::shared_files::CopyStats;
 use crate::engine::transaction::CutPoint;
 use crate::engine::transaction::coordinator::InstanceRef;
 use crate::engine::transaction::{EndOutcome, Transaction};
@@ -929,23 +930,34 @@ impl Driver {
         std::thread::spawn(move || drop(self))
     }
 
-    /// Copies the data directory (without its lock file) into `dest`.
-    pub fn copy_data_dir(&self, dest: &Path) -> std::io::Result<()> {
+    /// Copies the data directory (without its lock file) into `dest`,
+    /// hard-linking the files no one writes in place (`shared_files`).
+    pub fn copy_data_dir(&self, dest: &Path) -> std::io::Result<CopyStats> {
         self.cluster.flush().map_err(std::io::Error::other)?;
-        copy_dir(self.data_dir(), dest)
+        crate::engine::shared_files::copy_sharing(self.data_dir(), dest)
     }
 
     /// A driver rebuilt from a checkpoint: a copy of `checkpoint_dir` in a
-    /// fresh temporary directory, and the memo taken with it.
+    /// fresh temporary directory, and the memo taken with it. `copied` is
+    /// what [`Self::copy_data_dir`] answered when the checkpoint was taken:
+    /// the restore links the checkpoint's journal and cuts it back to the
+    /// length it had then (`shared_files::restore_sharing`), so the driver
+    /// this one replaces must not be used again, even if this fails.
     pub fn restore(
         header: &Header,
         checkpoint_dir: &Path,
         memo: &DriverMemo,
+        copied: &CopyStats,
     ) -> Result<Self, String> {
         let temp = crate::session::scratch::tempdir()
             .map_err(|e| format!("cannot create a temporary directory: {e}"))?;
-        copy_dir(checkpoint_dir, temp.path())
-            .map_err(|e| format!("cannot copy a checkpoint: {e}"))?;
+        match copied.journal_len {
+            Some(len) => {
+                crate::engine::shared_files::restore_sharing(checkpoint_dir, temp.path(), len)
+            }
+            None => crate::engine::shared_files::copy_sharing(checkpoint_dir, temp.path()),
+        }
+        .map_err(|e| format!("cannot copy a checkpoint: {e}"))?;
         let mut config = config_for(header, temp.path())?;
         config.sync_writes = false;
         let clock = ManualClock::at(memo.clock_ms);

@@ -7,6 +7,17 @@
 //! replays a bounded number of steps, not the whole history. Each restore
 //! runs in its own temporary directory.
 //!
+//! Neither copies the bytes of history (issue 17 item 11): a checkpoint
+//! hard-links the closed segments and the files replaced only by rename,
+//! and a restore links those and the checkpoint's journal too, cut back to
+//! the length it had when the checkpoint was taken
+//! (`engine::shared_files`, which says why that is safe). Only the active
+//! segments (at most `segment_max_bytes` each) are copied by a restore, and
+//! a checkpoint copies the journal as well. Because a restore cuts the
+//! checkpoint's journal under whichever driver it replaces, a failed
+//! restore leaves the timeline unusable (`broken`) rather than going on
+//! with that driver.
+//!
 //! Memory and disk (issue 17 item 11): a checkpoint's directory is a copy
 //! of the data directory at its step, so keeping one every `every` steps
 //! for the whole recording cost O(steps²) of disk, and their memos (each
@@ -19,6 +30,7 @@
 //! 1,000,000), and a step back from the current step still replays at
 //! most `every` steps; a jump far back replays at most the window there.
 
+use crate::engine::shared_files::CopyStats;
 use crate::session::driver::{Driver, DriverMemo, Outcome};
 use crate::session::recording::Recording;
 use crate::session::snapshot::{Bounds, Snapshot, build};
@@ -38,6 +50,9 @@ struct Checkpoint {
     step: usize,
     dir: tempfile::TempDir,
     memo: DriverMemo,
+    /// What taking it copied (its journal's length: a restore links the
+    /// journal and cuts it back to that, `shared_files`).
+    copied: CopyStats,
 }
 
 /// A recording being played, with checkpoints for going back.
@@ -55,6 +70,10 @@ pub struct Timeline {
     /// before the current step was applied: what the step changed is the
     /// difference (issue 13). None at step 0.
     before: Option<Snapshot>,
+    /// Why this timeline can go nowhere: a restore failed after it had
+    /// taken a checkpoint's journal, which the driver it would have
+    /// replaced may link (`Driver::restore`).
+    broken: Option<String>,
     /// Showing the moment of death of the current step (its first
     /// sub-step, docs/dashboard.md "Crashes as moments") rather than the
     /// state after its recovery.
@@ -95,6 +114,7 @@ impl Timeline {
             replayed: 0,
             disposals: Vec::new(),
             before: None,
+            broken: None,
             at_moment: false,
         };
         timeline.checkpoint()?;
@@ -156,6 +176,9 @@ impl Timeline {
     /// own step is always applied last (from a checkpoint before it), so the
     /// snapshot just before it is at hand.
     pub fn goto(&mut self, target: usize) -> Result<&Driver, String> {
+        if let Some(why) = &self.broken {
+            return Err(why.clone());
+        }
         let target = target.min(self.recording.steps.len());
         self.replayed = 0;
         self.at_moment = false;
@@ -173,7 +196,9 @@ impl Timeline {
                 &self.recording.header,
                 checkpoint.dir.path(),
                 &checkpoint.memo,
-            )?;
+                &checkpoint.copied,
+            )
+            .inspect_err(|why| self.broken = Some(why.clone()))?;
             let old = std::mem::replace(&mut self.driver, restored);
             self.disposals.retain(|h| !h.is_finished());
             self.disposals.push(old.dispose());
@@ -224,11 +249,20 @@ impl Timeline {
         };
         let dir = crate::session::scratch::tempdir()
             .map_err(|e| format!("cannot create a checkpoint directory: {e}"))?;
-        self.driver
+        let copied = self
+            .driver
             .copy_data_dir(dir.path())
             .map_err(|e| format!("cannot copy the data directory for a checkpoint: {e}"))?;
         let at = self.checkpoints.partition_point(|c| c.step < step);
-        self.checkpoints.insert(at, Checkpoint { step, dir, memo });
+        self.checkpoints.insert(
+            at,
+            Checkpoint {
+                step,
+                dir,
+                memo,
+                copied,
+            },
+        );
         let steps: Vec<usize> = self.checkpoints.iter().map(|c| c.step).collect();
         let kept = keep(&steps, step, self.every);
         let mut kept = kept.into_iter();

@@ -376,6 +376,7 @@ impl App {
             playing: self.is_playing(),
             zoomed: self.zoomed,
             presenting: self.presenting,
+            saved: matches!(self.mode, Mode::Saved(_)),
         }
     }
 

@@ -174,6 +174,10 @@ fn title_line(app: &App, view: &Snapshot, width: u16) -> Line<'static> {
         crate::ui::app::Mode::Replay { playing: true, .. } => format!("▶ {}", t("mode_replay")),
         crate::ui::app::Mode::Replay { .. } => t("mode_replay").to_string(),
         crate::ui::app::Mode::Live(_) => t("mode_live").to_string(),
+        // A snapshot of a real cluster (`mk-tui observe`, docs/observe.md).
+        crate::ui::app::Mode::Saved(_) if !view.unavailable.is_empty() => {
+            t("mode_observed").to_string()
+        }
         crate::ui::app::Mode::Saved(_) => t("mode_saved").to_string(),
     };
     // The play speed, when it is not the recorded pace.
@@ -182,12 +186,17 @@ fn title_line(app: &App, view: &Snapshot, width: u16) -> Line<'static> {
         _ => mode,
     };
     let isolation = app.isolation.name();
+    // A cluster observed over the protocol has no engine clock to show.
+    let ms = if view.lacks("clock_ms") {
+        "?".to_string()
+    } else {
+        format!("{} ms", view.clock_ms)
+    };
     let long = format!(
-        "│ {mode} │ {} {} │ {} {} ms │ {} {} │ {} {isolation} ",
+        "│ {mode} │ {} {} │ {} {ms} │ {} {} │ {} {isolation} ",
         t("step"),
         view.step_label(),
         t("clock"),
-        view.clock_ms,
         t("rules"),
         view.rules,
         t("isolation")
@@ -197,16 +206,14 @@ fn title_line(app: &App, view: &Snapshot, width: u16) -> Line<'static> {
         crate::session::snapshot::Isolation::ReadUncommitted => "RU",
     };
     let medium = format!(
-        "│ {mode} │ {} {} │ {} ms │ {} │ {short_isolation} ",
+        "│ {mode} │ {} {} │ {ms} │ {} │ {short_isolation} ",
         t("step"),
         view.step_label(),
-        view.clock_ms,
         view.rules
     );
     let short = format!(
-        "│ {mode} │ {} │ {} ms │ {} │ {short_isolation} ",
+        "│ {mode} │ {} │ {ms} │ {} │ {short_isolation} ",
         view.step_label(),
-        view.clock_ms,
         view.rules
     );
     let w = |s: &str| Span::raw(s.to_string()).width();

@@ -152,6 +152,18 @@ const LABELS: &[(&str, &str, &str)] = &[
     ("mode_replay", "replay", "回放"),
     ("mode_live", "live", "实时"),
     ("mode_saved", "saved state", "保存的状态"),
+    ("mode_observed", "observed", "观察"),
+    (
+        "not_visible",
+        "not visible over the Kafka protocol",
+        "通过 Kafka 协议看不到",
+    ),
+    ("not_visible_short", "not visible", "看不到"),
+    (
+        "no_replica_logs",
+        "replica logs are not visible over the Kafka protocol: the Partitions pane has the leader's batches up to the HW",
+        "通过 Kafka 协议看不到副本日志：分区面板列出 leader 到 HW 为止的 batch",
+    ),
     ("clock", "clock", "时钟"),
     ("rules", "rules", "规则"),
     ("too_small", "Terminal too small", "终端太小"),

@@ -349,6 +349,8 @@ pub struct BarState {
     pub playing: bool,
     pub zoomed: bool,
     pub presenting: bool,
+    /// A saved or observed state: nothing drives it, so no engine key.
+    pub saved: bool,
 }
 
 /// The key bar: the few keys that matter most now, as (key, label key).
@@ -364,6 +366,14 @@ pub fn key_bar(state: BarState) -> Vec<(&'static str, &'static str)> {
     if state.replay {
         let play = if state.playing { "pause" } else { "play" };
         out.extend([("space", "next"), ("←", "back"), ("p", play)]);
+        if !state.zoomed {
+            out.push(("f", "zoom"));
+        }
+        if !state.presenting {
+            out.push(("P", "present"));
+        }
+        out.extend([("?", "help_short"), ("q", "quit")]);
+    } else if state.saved {
         if !state.zoomed {
             out.push(("f", "zoom"));
         }
@@ -625,5 +635,11 @@ mod tests {
         };
         assert_eq!(key_bar(zoomed)[0], ("f", "unzoom"));
         assert_eq!(key_bar(BarState::default())[0], ("p", "produce"));
+        // A saved or observed state offers no key that drives an engine.
+        let saved = BarState {
+            saved: true,
+            ..BarState::default()
+        };
+        assert_eq!(labels(saved), ["zoom", "present", "help_short", "quit"]);
     }
 }

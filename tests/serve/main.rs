@@ -4,6 +4,7 @@
 //! own server on ports the system picks and stops it; every wait is bounded.
 
 mod bad_input;
+mod closed_log;
 mod fault;
 mod groups;
 mod load;

@@ -108,6 +108,23 @@ impl std::fmt::Debug for BrokerCluster {
     }
 }
 
+/// Makes `broker-<id>/` for every configured broker that has none: a broker
+/// that holds no replica yet is still part of the cluster, and the
+/// directory is how a reopen by `--data-dir` alone (`state --data-dir`,
+/// `serve --data-dir`) finds it (found trying `serve` as a new user: topics
+/// at replication factor 2 left broker 3 of 3 without a directory, and the
+/// reopened cluster had two brokers). After the open has checked
+/// everything, so a refused directory stays as found.
+fn keep_every_broker(config: &MiniKafkaConfig) -> Result<()> {
+    for broker in &config.broker_ids {
+        let dir = config.data_dir.join(format!("broker-{broker}"));
+        if !dir.exists() {
+            fs::create_dir(&dir).map_err(|e| MiniKafkaError::io(&dir, e))?;
+        }
+    }
+    Ok(())
+}
+
 impl BrokerCluster {
     /// Opens (or creates) the cluster in `config.data_dir`, running recovery:
     /// see [`BrokerCluster::last_recovery`].
@@ -126,6 +143,7 @@ impl BrokerCluster {
                 restore_holder(&lock, &previous);
             }
         })?;
+        keep_every_broker(&config)?;
         Ok(Self {
             shared: Arc::new(Shared {
                 clock,
@@ -563,7 +581,13 @@ impl BrokerCluster {
         let now = self.now_ms();
         let mut state = self.lock();
         let path = match target {
-            TearTarget::Journal => state.transactions.journal_path().to_path_buf(),
+            TearTarget::Journal => {
+                // A journal linked by a time-travel checkpoint gets its own
+                // copy first: the cut may reach below the checkpoint's
+                // length (`shared_files`).
+                state.transactions.unshare_journal()?;
+                state.transactions.journal_path().to_path_buf()
+            }
             TearTarget::Log { tp, broker } => state
                 .partition(tp)?
                 .replica(*broker)?

@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 
 use crate::engine::error::{MiniKafkaError, Result};
 use crate::engine::fsutil;
+use crate::engine::shared_files;
 
 /// Bytes per index entry.
 pub const ENTRY_LEN: usize = 12;
@@ -77,6 +78,7 @@ impl OffsetIndex {
 
     /// Replaces the file's contents with the entries held in memory.
     fn rewrite(&mut self) -> Result<()> {
+        self.unshare()?;
         let bytes = encode_entries(&self.entries);
         fsutil::set_len(&self.file, &self.path, 0)
             .and_then(|()| self.file.seek(SeekFrom::Start(0)).map(|_| ()))
@@ -141,12 +143,22 @@ impl OffsetIndex {
     pub fn truncate_to_position(&mut self, position: u64) -> Result<()> {
         let keep = self.entries.partition_point(|e| e.position < position);
         self.entries.truncate(keep);
+        self.unshare()?;
         let len = (keep * ENTRY_LEN) as u64;
         // Move the write position too: the file is not in append mode.
         fsutil::set_len(&self.file, &self.path, len)
             .and_then(|()| self.file.seek(SeekFrom::Start(len)))
             .map(|_| ())
             .map_err(|e| MiniKafkaError::io(&self.path, e))
+    }
+
+    /// Gives the file its own inode before an in-place write if a
+    /// time-travel checkpoint links it (`shared_files`).
+    fn unshare(&mut self) -> Result<()> {
+        if shared_files::unshare(&self.path, &self.file)? {
+            self.file = open_index(&self.path)?;
+        }
+        Ok(())
     }
 
     /// Position of the last entry, if any.

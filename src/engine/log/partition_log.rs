@@ -14,7 +14,8 @@ use crate::engine::core::batch::{ControlType, RecordBatch};
 use crate::engine::core::codec::{self, BatchHeader};
 use crate::engine::core::record::ConsumerRecord;
 use crate::engine::error::{MiniKafkaError, Result};
-use crate::engine::log::segment::{ScannedSegment, Segment, keep_if_small};
+use crate::engine::log::index::IndexEntry;
+use crate::engine::log::segment::{Resume, ScannedSegment, Segment, keep_if_small};
 
 /// The batch-level facts of one logged batch.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -91,12 +92,41 @@ pub struct LogConfig {
     pub fsync: bool,
 }
 
+/// A segment as the last open of its log read it: the recovery point a
+/// crash's reopen checks (issue 17 item 12). Its first `len` bytes, of
+/// CRC32 `crc`, hold its first `batches` batches.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct SegmentPoint {
+    base_offset: i64,
+    len: u64,
+    crc: u32,
+    batches: usize,
+}
+
+/// What a crash's reopen may reuse of a replica log (issue 17 item 12):
+/// the recovery points of its segments and the summaries of the log that
+/// crashed, moved out of it. [`PartitionLog::scan_carrying`] trusts a
+/// segment's summaries only where the file still begins with the bytes the
+/// last open read (docs/engine-decisions.md, "A crash's recovery reads
+/// what changed since the last one").
+#[derive(Debug)]
+pub struct LogCarry {
+    points: Vec<SegmentPoint>,
+    /// The crashed log's summaries; once [`ScannedLog::open_carrying`] lent
+    /// the first `lent` of them to the new log, the rest.
+    batches: Vec<BatchSummary>,
+    lent: usize,
+}
+
 /// A log read and checked by [`PartitionLog::scan`], not yet opened.
 #[derive(Debug)]
 pub struct ScannedLog {
     dir: PathBuf,
     config: LogConfig,
     segments: Vec<ScannedSegment>,
+    /// Batches of each segment taken from a [`LogCarry`] (0 for a segment
+    /// scanned in full), in segment order.
+    carried: Vec<usize>,
 }
 
 impl ScannedLog {
@@ -108,19 +138,59 @@ impl ScannedLog {
     /// Opens the scanned log: creates its directory if new, cuts the active
     /// segment's bad tail and reports it, writes indexes that differ.
     pub fn open(self) -> Result<(PartitionLog, LogRecovery)> {
+        self.open_carrying(None)
+    }
+
+    /// [`Self::open`] of a log scanned with a carry: the batches the scan
+    /// trusted are lent from `carry` (see [`PartitionLog::give_back`]),
+    /// after every write the open makes succeeded, so a failed open leaves
+    /// `carry` whole.
+    pub fn open_carrying(
+        self,
+        carry: Option<&mut LogCarry>,
+    ) -> Result<(PartitionLog, LogRecovery)> {
         let dir = &self.dir;
         fs::create_dir_all(dir).map_err(|e| MiniKafkaError::io(dir, e))?;
+        let scanned_on_open = self
+            .segments
+            .iter()
+            .map(ScannedSegment::scanned_bytes)
+            .sum();
+        let mut opened = Vec::with_capacity(self.segments.len());
+        for (scanned, &carried) in self.segments.into_iter().zip(&self.carried) {
+            let point = scanned.point();
+            let (segment, scan) = scanned.open()?;
+            opened.push((segment, scan, point, carried));
+        }
+        let created = match opened.is_empty() {
+            true => Some(Segment::create(dir, 0)?),
+            false => None,
+        };
+        let trusted: usize = self.carried.iter().sum();
+        let mut batches = Vec::new();
+        if let Some(carry) = carry.filter(|_| trusted > 0) {
+            let rest = carry.batches.split_off(trusted);
+            batches = std::mem::replace(&mut carry.batches, rest);
+            carry.lent = trusted;
+        }
         let mut log = PartitionLog {
             dir: dir.clone(),
             config: self.config,
-            segments: Vec::with_capacity(self.segments.len().max(1)),
-            batches: Vec::new(),
+            segments: Vec::with_capacity(opened.len().max(1)),
+            batches,
+            points: Vec::with_capacity(opened.len()),
+            scanned_on_open,
             frame: Vec::new(),
             offline: None,
         };
         let mut recovery = LogRecovery::default();
-        for scanned in self.segments {
-            let (segment, scan) = scanned.open()?;
+        for (segment, scan, (base_offset, len, crc), carried) in opened {
+            log.points.push(SegmentPoint {
+                base_offset,
+                len,
+                crc,
+                batches: carried + scan.headers.len(),
+            });
             log.batches.extend(
                 scan.headers
                     .into_iter()
@@ -134,11 +204,56 @@ impl ScannedLog {
             }
             log.segments.push(segment);
         }
-        if log.segments.is_empty() {
-            log.segments.push(Segment::create(dir, 0)?);
-        }
+        log.segments.extend(created);
         Ok((log, recovery))
     }
+}
+
+/// The scan of segment `i` (at `base`) may resume after the batches the
+/// carry's point for it names when they are the carry's batches from
+/// `start` on: from the segment's base and `min_base` on, spanning exactly
+/// the point's bytes. Returns the resume and how many batches it trusts.
+fn resume_point(
+    carry: &LogCarry,
+    i: usize,
+    base: i64,
+    start: usize,
+    min_base: i64,
+    index_interval_bytes: u64,
+) -> Option<(Resume, usize)> {
+    let point = carry
+        .points
+        .get(i)
+        .filter(|p| p.base_offset == base && p.batches > 0)?;
+    let batches = carry
+        .batches
+        .get(start..start.checked_add(point.batches)?)?;
+    if batches.first()?.base_offset < min_base.max(base) {
+        return None;
+    }
+    // The index entries a scan finds in those bytes: the rule of
+    // `segment::scan_frames`, on the positions the summaries' sizes give.
+    let mut entries: Vec<IndexEntry> = Vec::new();
+    let mut pos = 0u64;
+    for b in batches {
+        let last_entry = entries.last().map_or(0, |e| e.position);
+        if pos - last_entry >= index_interval_bytes {
+            entries.push(IndexEntry {
+                relative_offset: u32::try_from(b.base_offset - base).ok()?,
+                position: pos,
+            });
+        }
+        pos += u64::from(b.size_bytes);
+    }
+    (pos == point.len).then(|| {
+        let resume = Resume {
+            len: point.len,
+            crc: point.crc,
+            entries,
+            next_min: batches.last().expect("checked above").last_offset + 1,
+        };
+        (resume, point.batches)
+    })
 }
 
 /// One replica's partition log.
@@ -148,6 +263,12 @@ pub struct PartitionLog {
     config: LogConfig,
     segments: Vec<Segment>,
     batches: Vec<BatchSummary>,
+    /// Each segment as the open read it (see [`LogCarry`]); segments rolled
+    /// since have none.
+    points: Vec<SegmentPoint>,
+    /// Bytes the open validated frame by frame (all of them on a first
+    /// open; after a crash, those written since the last recovery).
+    scanned_on_open: u64,
     /// The frame being appended, reused: a fresh frame-sized allocation per
     /// append made glibc consolidate the caller's freed records each time
     /// (issue 7, P3).
@@ -170,6 +291,20 @@ impl PartitionLog {
     /// anything (a missing `dir` is an empty log): a bad closed segment is
     /// an error here, before any repair of this or another log was made.
     pub fn scan(dir: &Path, config: LogConfig) -> Result<ScannedLog> {
+        Self::scan_carrying(dir, config, None)
+    }
+
+    /// [`Self::scan`] after a crash: every segment is still read, but one
+    /// whose file begins with the bytes `carry`'s point for it describes
+    /// (same length at least, same CRC32) is validated only after them, its
+    /// batches before them taken from `carry`. A segment that does not
+    /// (torn, cut, rewritten, or new) and every segment after it are
+    /// scanned in full. The result is the one a full scan gives.
+    pub fn scan_carrying(
+        dir: &Path,
+        config: LogConfig,
+        carry: Option<&LogCarry>,
+    ) -> Result<ScannedLog> {
         let mut bases = Vec::new();
         let entries = match fs::read_dir(dir) {
             Ok(entries) => Some(entries),
@@ -191,10 +326,32 @@ impl PartitionLog {
         }
         bases.sort_unstable();
         let mut segments: Vec<ScannedSegment> = Vec::with_capacity(bases.len());
+        let mut carried = Vec::with_capacity(bases.len());
         let mut min_base = 0;
+        // Batches trusted so far; `None` once a segment was scanned in full
+        // (or resumed and then found more frames): later ones are too.
+        let mut trusted = carry.map(|_| 0);
         for (i, &base) in bases.iter().enumerate() {
             let active = i + 1 == bases.len();
-            let scanned = Segment::scan(dir, base, active, min_base, config.index_interval_bytes)?;
+            let resume = match (carry, trusted) {
+                (Some(c), Some(start)) => {
+                    resume_point(c, i, base, start, min_base, config.index_interval_bytes)
+                }
+                _ => None,
+            };
+            let count = resume.as_ref().map_or(0, |(_, n)| *n);
+            let scanned = Segment::scan(
+                dir,
+                base,
+                active,
+                min_base,
+                config.index_interval_bytes,
+                resume.map(|(r, _)| r),
+            )?;
+            let resumed = scanned.resumed();
+            let grew = scanned.scanned_bytes() > 0;
+            trusted = trusted.filter(|_| resumed && !grew).map(|t| t + count);
+            carried.push(if resumed { count } else { 0 });
             if let Some(next) = scanned.next_offset() {
                 min_base = next;
             }
@@ -204,7 +361,50 @@ impl PartitionLog {
             dir: dir.to_path_buf(),
             config,
             segments,
+            carried,
         })
+    }
+
+    /// Moves this log's summaries out as a crash's recovery point (see
+    /// [`LogCarry`]); `None` (nothing moved) for a log that went offline,
+    /// whose summaries may not match its files.
+    pub fn take_carry(&mut self) -> Option<LogCarry> {
+        if self.offline.is_some() || self.points.is_empty() {
+            return None;
+        }
+        Some(LogCarry {
+            points: self.points.clone(),
+            batches: std::mem::take(&mut self.batches),
+            lent: 0,
+        })
+    }
+
+    /// Gives back to the log that crashed what [`Self::take_carry`] took,
+    /// once no new log holds part of it (a reopen that failed).
+    pub fn restore_carry(&mut self, carry: LogCarry) {
+        debug_assert_eq!(carry.lent, 0, "given back first");
+        self.batches = carry.batches;
+    }
+
+    /// Returns to `carry` the batches [`ScannedLog::open_carrying`] lent
+    /// this log, leaving it none: `carry` is whole again (a reopen that
+    /// failed after this log opened).
+    pub fn give_back(&mut self, carry: &mut LogCarry) {
+        if carry.lent == 0 {
+            return;
+        }
+        let mut batches = std::mem::take(&mut self.batches);
+        batches.truncate(carry.lent);
+        batches.append(&mut carry.batches);
+        carry.batches = batches;
+        carry.lent = 0;
+    }
+
+    /// Bytes the open that made this log validated frame by frame: every
+    /// byte on a first open; after a crash only those written since the
+    /// last recovery (issue 17 item 12).
+    pub fn scanned_on_open(&self) -> u64 {
+        self.scanned_on_open
     }
 
     /// The directory holding this log's segments.

@@ -11,6 +11,7 @@ use crate::engine::core::codec::{self, BatchHeader, FRAME_HEADER_LEN};
 use crate::engine::error::{MiniKafkaError, Result};
 use crate::engine::fsutil;
 use crate::engine::log::index::{IndexEntry, OffsetIndex};
+use crate::engine::shared_files;
 
 /// Bytes of a frame needed to learn its offsets: the frame header plus the
 /// payload fields up to and including `last_offset_delta`.
@@ -56,6 +57,20 @@ pub struct SegmentScan {
     pub reason: Option<String>,
 }
 
+/// Where a crash's reopen may resume the scan of a segment (its recovery
+/// point, issue 17 item 12): the segment's first `len` bytes, whose CRC32
+/// is `crc`, were read and checked by the last open and hold whole frames;
+/// `entries` are the index entries a scan finds in them and `next_min` the
+/// offset after their last batch. [`Segment::scan`] trusts them only when
+/// the file still begins with exactly those bytes.
+#[derive(Debug)]
+pub struct Resume {
+    pub len: u64,
+    pub crc: u32,
+    pub entries: Vec<IndexEntry>,
+    pub next_min: i64,
+}
+
 /// One open segment: file handles, size and index.
 #[derive(Debug)]
 pub struct Segment {
@@ -90,12 +105,20 @@ impl Segment {
     /// [`MiniKafkaError::Corrupt`] naming the file and the byte position.
     /// Scanning every log before repairing any is what lets an open that
     /// must refuse a directory refuse it untouched.
+    ///
+    /// With `resume`, when the file begins with the bytes it describes (as
+    /// long, same CRC32: one pass at memory speed), only the frames after
+    /// them are validated; the scan is then the one a full scan gives, since
+    /// each frame's check depends only on its bytes, the offset before it
+    /// and the position of the last index entry. Otherwise the whole file
+    /// is scanned and [`ScannedSegment::resumed`] says so.
     pub fn scan(
         dir: &Path,
         base_offset: i64,
         active: bool,
         min_base_offset: i64,
         index_interval_bytes: u64,
+        resume: Option<Resume>,
     ) -> Result<ScannedSegment> {
         let path = dir.join(log_file_name(base_offset));
         let mut bytes = SCAN_BUFFER.take();
@@ -114,6 +137,10 @@ impl Segment {
             }
         });
         let result = read.and_then(|()| {
+            let resume = resume.filter(|r| {
+                usize::try_from(r.len)
+                    .is_ok_and(|len| len <= bytes.len() && crc32fast::hash(&bytes[..len]) == r.crc)
+            });
             scan_frames(
                 dir,
                 path,
@@ -122,6 +149,7 @@ impl Segment {
                 active,
                 min_base_offset,
                 index_interval_bytes,
+                resume,
             )
         });
         keep_if_small(&mut bytes);
@@ -279,7 +307,12 @@ impl Segment {
     }
 
     /// Cuts the segment at byte `position` (a frame boundary).
+    /// A closed segment shared with a time-travel checkpoint gets its own
+    /// copy first (`shared_files`).
     pub fn truncate_to_position(&mut self, position: u64) -> Result<()> {
+        if shared_files::unshare(&self.path, &self.file)? {
+            self.file = open_rw(&self.path, false)?;
+        }
         fsutil::set_len(&self.file, &self.path, position)
             .map_err(|e| MiniKafkaError::io(&self.path, e))?;
         self.index.truncate_to_position(position)?;
@@ -306,10 +339,18 @@ pub struct ScannedSegment {
     dir: PathBuf,
     path: PathBuf,
     base_offset: i64,
+    /// The batches found after the resumed prefix (all of them when the
+    /// scan did not resume).
     headers: Vec<(BatchHeader, u32)>,
     entries: Vec<IndexEntry>,
     /// Bytes of whole valid frames.
     valid_len: u64,
+    /// CRC32 of those bytes: the recovery point the next crash checks.
+    crc: u32,
+    /// Bytes at the start trusted from a [`Resume`] (0: scanned in full).
+    resumed: u64,
+    /// The offset after the last valid batch, `None` without one.
+    next: Option<i64>,
     /// Bytes after them (the bad tail of an active segment).
     truncated_bytes: u64,
     reason: Option<String>,
@@ -318,7 +359,23 @@ pub struct ScannedSegment {
 impl ScannedSegment {
     /// The offset after the last valid batch, or `None` if it has none.
     pub fn next_offset(&self) -> Option<i64> {
-        self.headers.last().map(|(h, _)| h.last_offset() + 1)
+        self.next
+    }
+
+    /// Whether the scan resumed from a [`Resume`] (its batches before it
+    /// are the caller's to supply).
+    pub fn resumed(&self) -> bool {
+        self.resumed > 0
+    }
+
+    /// The base offset, the length and the CRC32 of the valid frames.
+    pub fn point(&self) -> (i64, u64, u32) {
+        (self.base_offset, self.valid_len, self.crc)
+    }
+
+    /// Bytes the scan validated frame by frame (after a resumed prefix).
+    pub fn scanned_bytes(&self) -> u64 {
+        self.valid_len + self.truncated_bytes - self.resumed
     }
 
     /// Opens the scanned segment: cuts its bad tail (active segment only)
@@ -333,9 +390,13 @@ impl ScannedSegment {
             valid_len,
             truncated_bytes,
             reason,
+            ..
         } = self;
-        let file = open_rw(&path, false)?;
+        let mut file = open_rw(&path, false)?;
         if truncated_bytes > 0 {
+            if shared_files::unshare(&path, &file)? {
+                file = open_rw(&path, false)?;
+            }
             fsutil::cut_back(&file, &path, valid_len).map_err(|e| MiniKafkaError::io(&path, e))?;
         }
         let index = OffsetIndex::open_rebuilt(&dir.join(index_file_name(base_offset)), entries)?;
@@ -358,6 +419,7 @@ impl ScannedSegment {
 }
 
 /// [`Segment::scan`] on the segment's bytes.
+#[allow(clippy::too_many_arguments)] // the scan's inputs, passed through
 fn scan_frames(
     dir: &Path,
     path: PathBuf,
@@ -366,11 +428,14 @@ fn scan_frames(
     active: bool,
     min_base_offset: i64,
     index_interval_bytes: u64,
+    resume: Option<Resume>,
 ) -> Result<ScannedSegment> {
     let mut headers = Vec::new();
-    let mut entries = Vec::new();
-    let mut pos = 0usize;
-    let mut next_min = min_base_offset.max(base_offset);
+    let (mut entries, mut pos, mut next_min, start_crc) = match resume {
+        Some(r) => (r.entries, r.len as usize, r.next_min, r.crc),
+        None => (Vec::new(), 0, min_base_offset.max(base_offset), 0),
+    };
+    let resumed = pos;
     let mut failure = None;
     while pos < bytes.len() {
         match codec::validate(&bytes[pos..]) {
@@ -416,6 +481,9 @@ fn scan_frames(
             format!("closed segment has an invalid frame at byte {pos}: {reason}"),
         ));
     }
+    let mut crc = crc32fast::Hasher::new_with_initial_len(start_crc, resumed as u64);
+    crc.update(&bytes[resumed..pos]);
+    let next = (resumed > 0 || !headers.is_empty()).then_some(next_min);
     Ok(ScannedSegment {
         dir: dir.to_path_buf(),
         path,
@@ -423,6 +491,9 @@ fn scan_frames(
         headers,
         entries,
         valid_len: pos as u64,
+        crc: crc.finalize(),
+        resumed: resumed as u64,
+        next,
         truncated_bytes: (bytes.len() - pos) as u64,
         reason: failure,
     })

@@ -27,8 +27,11 @@ use crate::engine::error::{MiniKafkaError, Result};
 use crate::engine::log::PartitionLog;
 use crate::engine::replication::model::TransactionVisibility;
 use crate::engine::replication::{AckMode, PartitionReplicaSet};
-use crate::engine::transaction::journal::{JournalFrame, JournalMemo, TransactionJournal};
+use crate::engine::transaction::journal::{
+    JournalCarry, JournalFrame, JournalMemo, TransactionJournal,
+};
 use crate::engine::transaction::model::{TransactionData, TransactionState};
+use crate::engine::transaction::shared_vec::SharedVec;
 
 /// Which instance of a transaction id an operation addresses.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -39,26 +42,49 @@ pub struct InstanceRef {
     pub epoch: Option<i32>,
 }
 
+/// For each transaction id and partition: (first offset, instance) in
+/// offset order.
+type Owners = BTreeMap<String, BTreeMap<TopicPartition, Vec<(i64, usize)>>>;
+
 /// A quiet coordinator's state without its file, kept with a time-travel
 /// checkpoint (see [`TransactionCoordinator::open_from_memo`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CoordinatorMemo {
     journal: JournalMemo,
-    instances: Vec<TransactionData>,
+    instances: SharedVec<TransactionData>,
     current: BTreeMap<String, usize>,
-    owners: BTreeMap<(String, TopicPartition), Vec<(i64, usize)>>,
+    owners: Owners,
+}
+
+/// A crash's recovery point for the coordinator (issue 17 item 12): the
+/// state its journal's frames replay to, moved out of the coordinator that
+/// crashed, with the journal's [`JournalCarry`]. A reopen that trusts the
+/// journal's carry replays only the frames after it onto this state
+/// (docs/engine-decisions.md, "A crash's recovery reads what changed since
+/// the last one").
+#[derive(Debug)]
+pub struct CoordinatorCarry {
+    journal: JournalCarry,
+    instances: SharedVec<TransactionData>,
+    current: BTreeMap<String, usize>,
+    owners: Owners,
+    /// Instances the carry holds as journaled, with the state the crashed
+    /// coordinator held in memory (see [`TransactionCoordinator::take_carry`]).
+    unjournaled: Vec<(usize, TransactionData)>,
 }
 
 /// The transaction state machine and its journal.
 #[derive(Debug)]
 pub struct TransactionCoordinator {
     journal: TransactionJournal,
-    /// Every instance seen, in begin order.
-    instances: Vec<TransactionData>,
+    /// Every instance seen, in begin order; a checkpoint's memo shares its
+    /// chunks (`shared_vec`).
+    instances: SharedVec<TransactionData>,
     /// The latest instance of each id.
     current: BTreeMap<String, usize>,
-    /// For each (id, partition): (first offset, instance) in offset order.
-    owners: BTreeMap<(String, TopicPartition), Vec<(i64, usize)>>,
+    /// For each id and partition: (first offset, instance) in offset order.
+    /// By id first, so a lookup borrows the id instead of building a key.
+    owners: Owners,
     /// Instances whose commit or abort is running now (in memory only).
     in_flight: BTreeSet<usize>,
     /// Transactional writes appended but not yet acknowledged, by instance
@@ -67,9 +93,22 @@ pub struct TransactionCoordinator {
     /// The markers in the log of each instance on each partition, in offset
     /// order; the first one ends the instance's range there. Rebuilt from the
     /// leaders' logs on open, and from the new leader's log on a promotion.
-    markers: BTreeMap<(usize, TopicPartition), Vec<(i64, ControlType)>>,
+    /// Kept by partition, then instance: an open rebuilds one partition's
+    /// at a time, and a lookup needs no key built (issue 17 item 12).
+    markers: BTreeMap<TopicPartition, BTreeMap<usize, Vec<(i64, ControlType)>>>,
     rules: RuleSwitches,
     timeout_ms: u64,
+    /// Journal frames the open parsed and replayed: all of them, or after a
+    /// crash only those after its recovery point (issue 17 item 12).
+    replayed_on_open: usize,
+}
+
+impl CoordinatorCarry {
+    /// Lends the journal's part to [`TransactionJournal::reopen`] (an empty
+    /// one is left until it is put back).
+    fn take_journal(&mut self) -> JournalCarry {
+        std::mem::replace(&mut self.journal, JournalCarry::empty())
+    }
 }
 
 impl TransactionCoordinator {
@@ -81,12 +120,35 @@ impl TransactionCoordinator {
         timeout_ms: u64,
         report: &mut RecoveryReport,
     ) -> Result<Self> {
-        let (journal, records, recovery) = TransactionJournal::open(data_dir)?;
+        Self::reopen(data_dir, rules, timeout_ms, report, &mut None)
+    }
+
+    /// [`Self::open`] after a crash, from the state `carry` holds when the
+    /// journal still begins with the frames it was replayed from (then
+    /// `carry` is taken and only the frames after them are replayed onto
+    /// it); otherwise `carry` stays and the whole journal is replayed. Both
+    /// give the coordinator a full replay gives: replay is a fold of
+    /// [`Self::apply`] over the frames in order, and the carry is that fold
+    /// over its prefix.
+    pub fn reopen(
+        data_dir: &Path,
+        rules: RuleSwitches,
+        timeout_ms: u64,
+        report: &mut RecoveryReport,
+        carry: &mut Option<CoordinatorCarry>,
+    ) -> Result<Self> {
+        let mut journal_carry = carry.as_mut().map(|c| c.take_journal());
+        let opened = TransactionJournal::reopen(data_dir, &mut journal_carry);
+        let used = carry.is_some() && journal_carry.is_none();
+        if let (Some(c), Some(j)) = (carry.as_mut(), journal_carry) {
+            c.journal = j;
+        }
+        let (journal, records, recovery) = opened?;
         report.journal_truncated_bytes = recovery.truncated_bytes;
         report.journal_reason = recovery.reason;
         let mut manager = Self {
             journal,
-            instances: Vec::new(),
+            instances: SharedVec::new(),
             current: BTreeMap::new(),
             owners: BTreeMap::new(),
             in_flight: BTreeSet::new(),
@@ -94,11 +156,75 @@ impl TransactionCoordinator {
             markers: BTreeMap::new(),
             rules,
             timeout_ms,
+            replayed_on_open: records.len(),
         };
+        if let Some(c) = carry.take_if(|_| used) {
+            manager.instances = c.instances;
+            manager.current = c.current;
+            manager.owners = c.owners;
+        }
         for record in records {
             manager.apply(record);
         }
         Ok(manager)
+    }
+
+    /// Moves out the state a crash's reopen may start from (see
+    /// [`CoordinatorCarry`]), leaving this coordinator without instances
+    /// until [`Self::restore_carry`] gives them back. `None` (and nothing
+    /// moved) when an instance's journaled state cannot be read back.
+    ///
+    /// Only an instance in flight can differ from its last frame (an abort
+    /// discards its staged offsets in memory before COMPLETE_ABORT is
+    /// journaled): those are read back from the journal, so the carry is
+    /// exactly what replaying the journal gives.
+    pub fn take_carry(&mut self) -> Option<CoordinatorCarry> {
+        let mut journaled = Vec::new();
+        for &index in &self.in_flight {
+            let id = &self.instances[index].id;
+            let frame = self.journal.frames().iter().rev().find(|f| &f.id == id)?;
+            let data = self.journal.read_frame(frame).ok()?;
+            journaled.push((index, data));
+        }
+        let mut instances = std::mem::take(&mut self.instances);
+        let unjournaled = journaled
+            .into_iter()
+            .map(|(index, data)| (index, std::mem::replace(&mut instances[index], data)))
+            .collect();
+        Some(CoordinatorCarry {
+            journal: self.journal.take_carry(),
+            instances,
+            current: std::mem::take(&mut self.current),
+            owners: std::mem::take(&mut self.owners),
+            unjournaled,
+        })
+    }
+
+    /// Gives back what [`Self::take_carry`] took (a reopen that failed, so
+    /// this coordinator's state stays the one shown).
+    pub fn restore_carry(&mut self, carry: CoordinatorCarry) {
+        let CoordinatorCarry {
+            journal,
+            mut instances,
+            current,
+            owners,
+            unjournaled,
+        } = carry;
+        for (index, data) in unjournaled {
+            instances[index] = data;
+        }
+        self.journal.restore_carry(journal);
+        self.instances = instances;
+        self.current = current;
+        self.owners = owners;
+    }
+
+    /// The state a reopen that used the carry leaves (it replayed frames
+    /// onto it), as a carry again: given back to the crashed coordinator
+    /// when the reopen fails later.
+    pub fn carry_back(&mut self) -> Option<CoordinatorCarry> {
+        self.in_flight.clear();
+        self.take_carry()
     }
 
     /// The state a checkpoint keeps (the caller checked [`Self::is_quiet`]:
@@ -137,35 +263,45 @@ impl TransactionCoordinator {
             markers: BTreeMap::new(),
             rules,
             timeout_ms,
+            replayed_on_open: 0,
         }))
     }
 
     /// Applies one journal record: an ONGOING record for an id whose latest
     /// instance is complete (or unknown) starts a new instance; any other
     /// record replaces the latest instance's state.
+    ///
+    /// Each step costs O(log n) in the instances of the id: a replay is a
+    /// fold of it over the frames, so a quadratic step made every replay
+    /// (a crash's) quadratic in the journal (issue 17 item 12).
     fn apply(&mut self, record: TransactionData) -> usize {
-        let index = match self.current.get(&record.id) {
+        let (index, before) = match self.current.get(&record.id) {
             Some(&i)
                 if !(self.instances[i].state.is_complete()
                     && record.state == TransactionState::Ongoing) =>
             {
-                self.instances[i] = record;
-                i
+                (i, Some(std::mem::replace(&mut self.instances[i], record)))
             }
             _ => {
                 self.instances.push(record);
-                self.instances.len() - 1
+                (self.instances.len() - 1, None)
             }
         };
         let data = &self.instances[index];
-        self.current.insert(data.id.clone(), index);
+        if self.current.get(&data.id) != Some(&index) {
+            self.current.insert(data.id.clone(), index);
+        }
         for (tp, first) in &data.first_offsets {
             let owners = self
                 .owners
-                .entry((data.id.clone(), tp.clone()))
+                .entry(data.id.clone())
+                .or_default()
+                .entry(tp.clone())
                 .or_default();
-            // The first offset can move down (acks completing out of order).
-            owners.retain(|&(_, i)| i != index);
+            // The first offset can move down (acks completing out of order):
+            // the instance's entry is where its previous state put it.
+            let was = before.as_ref().and_then(|b| b.first_offset(tp));
+            remove_owner(owners, index, was);
             let at = owners.partition_point(|&(o, _)| o <= *first);
             owners.insert(at, (*first, index));
         }
@@ -198,15 +334,31 @@ impl TransactionCoordinator {
     /// found again, or a resumed commit writes it twice.
     ///
     /// Reads only the log's in-memory batch summaries, no disk.
+    ///
+    /// Each id's owners are looked up once per call, not once per marker:
+    /// every open (a crash's too) runs this over every marker in the log.
     fn learn_markers(&mut self, tp: &TopicPartition, leader: &PartitionLog) {
-        self.markers.retain(|(_, p), _| p != tp);
+        self.markers.remove(tp);
+        // Summaries are in offset order, so each list is built sorted and
+        // without repeats, as `record_marker` keeps it.
+        let mut on_tp: BTreeMap<usize, Vec<(i64, ControlType)>> = BTreeMap::new();
+        let mut owners_of: BTreeMap<&str, Option<&Vec<(i64, usize)>>> = BTreeMap::new();
         for b in leader.batch_summaries() {
             let (Some(control), Some(id)) = (b.control, b.transactional_id.as_deref()) else {
                 continue;
             };
-            if let Some(index) = self.candidate(id, tp, b.base_offset) {
-                self.record_marker(index, tp, b.base_offset, control);
+            let owners = *owners_of
+                .entry(id)
+                .or_insert_with(|| self.owners.get(id).and_then(|on| on.get(tp)));
+            if let Some(index) = owners.and_then(|o| candidate_in(o, b.base_offset)) {
+                on_tp
+                    .entry(index)
+                    .or_default()
+                    .push((b.base_offset, control));
             }
+        }
+        if !on_tp.is_empty() {
+            self.markers.insert(tp.clone(), on_tp);
         }
     }
 
@@ -218,7 +370,11 @@ impl TransactionCoordinator {
         offset: i64,
         control: ControlType,
     ) {
-        let list = self.markers.entry((index, tp.clone())).or_default();
+        let on_tp = match self.markers.get_mut(tp) {
+            Some(on_tp) => on_tp,
+            None => self.markers.entry(tp.clone()).or_default(),
+        };
+        let list = on_tp.entry(index).or_default();
         let at = list.partition_point(|&(o, _)| o < offset);
         if list.get(at).is_none_or(|&(o, _)| o != offset) {
             list.insert(at, (offset, control));
@@ -241,7 +397,8 @@ impl TransactionCoordinator {
     /// The offset of instance `index`'s marker of type `control` on `tp`.
     pub fn marker(&self, index: usize, tp: &TopicPartition, control: ControlType) -> Option<i64> {
         self.markers
-            .get(&(index, tp.clone()))?
+            .get(tp)?
+            .get(&index)?
             .iter()
             .find(|&&(_, c)| c == control)
             .map(|&(o, _)| o)
@@ -627,8 +784,8 @@ impl TransactionCoordinator {
         };
         self.markers
             .iter()
-            .filter(|((i, _), _)| *i == index)
-            .flat_map(|((_, tp), list)| list.iter().map(move |(o, _)| (tp.clone(), *o)))
+            .filter_map(|(tp, on_tp)| Some((tp, on_tp.get(&index)?)))
+            .flat_map(|(tp, list)| list.iter().map(move |(o, _)| (tp.clone(), *o)))
             .collect()
     }
 
@@ -653,7 +810,7 @@ impl TransactionCoordinator {
     }
 
     /// Every instance ever seen, in begin order.
-    pub fn instances(&self) -> &[TransactionData] {
+    pub fn instances(&self) -> &SharedVec<TransactionData> {
         &self.instances
     }
 
@@ -672,9 +829,22 @@ impl TransactionCoordinator {
         self.journal.size()
     }
 
+    /// How many journal frames the open that made this coordinator parsed
+    /// and replayed: every frame on a first open, only those written since
+    /// the last recovery on a crash's reopen (issue 17 item 12).
+    pub fn replayed_on_open(&self) -> usize {
+        self.replayed_on_open
+    }
+
     /// Whether journal frames are fsynced (`MiniKafkaConfig::sync_writes`).
     pub fn set_sync(&mut self, sync: bool) {
         self.journal.set_sync(sync);
+    }
+
+    /// Gives the journal file its own inode if a time-travel checkpoint
+    /// links it (see `TransactionJournal::unshare`).
+    pub fn unshare_journal(&mut self) -> Result<()> {
+        self.journal.unshare()
     }
 
     /// The journal file's path (the torn-tail target).
@@ -690,9 +860,7 @@ impl TransactionCoordinator {
     /// The last instance of `id` whose first offset on `tp` is at or below
     /// `offset`.
     fn candidate(&self, id: &str, tp: &TopicPartition, offset: i64) -> Option<usize> {
-        let owners = self.owners.get(&(id.to_string(), tp.clone()))?;
-        let at = owners.partition_point(|&(first, _)| first <= offset);
-        at.checked_sub(1).map(|i| owners[i].1)
+        candidate_in(self.owners.get(id)?.get(tp)?, offset)
     }
 
     /// The instance that wrote a transactional batch at `offset` on `tp`: the
@@ -703,7 +871,8 @@ impl TransactionCoordinator {
         let index = self.candidate(id, tp, offset)?;
         let ended_before = self
             .markers
-            .get(&(index, tp.clone()))
+            .get(tp)
+            .and_then(|on_tp| on_tp.get(&index))
             .and_then(|m| m.first())
             .is_some_and(|&(marker, _)| marker < offset);
         (!ended_before).then(|| &self.instances[index])
@@ -746,6 +915,31 @@ impl TransactionVisibility for TransactionCoordinator {
             })
         })
     }
+}
+
+/// The instance among an (id, partition)'s `owners` whose first offset is
+/// the last at or below `offset`.
+fn candidate_in(owners: &[(i64, usize)], offset: i64) -> Option<usize> {
+    let at = owners.partition_point(|&(first, _)| first <= offset);
+    at.checked_sub(1).map(|i| owners[i].1)
+}
+
+/// Removes instance `index`'s entry from an (id, partition)'s owners: found
+/// by its first offset `was` when known (the usual case, O(log n)), else by
+/// a scan.
+fn remove_owner(owners: &mut Vec<(i64, usize)>, index: usize, was: Option<i64>) {
+    if let Some(first) = was {
+        let from = owners.partition_point(|&(o, _)| o < first);
+        let found = owners[from..]
+            .iter()
+            .take_while(|&&(o, _)| o == first)
+            .position(|&(_, i)| i == index);
+        if let Some(at) = found {
+            owners.remove(from + at);
+            return;
+        }
+    }
+    owners.retain(|&(_, i)| i != index);
 }
 
 /// PREPARE_* and COMPLETE_* for a marker type.

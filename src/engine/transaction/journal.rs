@@ -45,6 +45,20 @@ pub struct JournalRecovery {
 pub struct JournalMemo {
     frames: Vec<JournalFrame>,
     size: u64,
+    crc: u32,
+}
+
+/// A crash's recovery point for the journal (issue 17 item 12): the frames
+/// the process that crashed had read or written, the bytes they span and
+/// the CRC32 of those bytes. [`TransactionJournal::reopen`] trusts them
+/// when the file still starts with exactly those bytes (same CRC32), and
+/// parses only the bytes after them (docs/engine-decisions.md, "A crash's
+/// recovery reads what changed since the last one").
+#[derive(Debug)]
+pub struct JournalCarry {
+    frames: Vec<JournalFrame>,
+    size: u64,
+    crc: u32,
 }
 
 /// The transaction journal file and an index of its frames.
@@ -54,6 +68,9 @@ pub struct TransactionJournal {
     file: File,
     frames: Vec<JournalFrame>,
     size: u64,
+    /// CRC32 of the file's first `size` bytes: what a crash's reopen checks
+    /// before it trusts `frames` (see [`JournalCarry`]).
+    crc: u32,
     /// fsync each frame (`MiniKafkaConfig::sync_writes`).
     sync: bool,
     /// Why the journal takes no more frames: a write failed and the cut
@@ -65,28 +82,69 @@ impl TransactionJournal {
     /// Opens (or creates) the journal in `data_dir` and recovers it: returns
     /// the journal, every valid record in file order, and what was cut.
     pub fn open(data_dir: &Path) -> Result<(Self, Vec<TransactionData>, JournalRecovery)> {
+        let (journal, records, recovery) = Self::reopen(data_dir, &mut None)?;
+        Ok((journal, records, recovery))
+    }
+
+    /// [`Self::open`] after a crash: when the file still begins with the
+    /// bytes `carry` describes (as long, same CRC32), its frames are taken
+    /// from `carry` (left `None`) and only the bytes after them are parsed;
+    /// the records returned are then those of the tail alone. Otherwise
+    /// `carry` is left as it is and the whole file is parsed. Either way the
+    /// journal, the cut and its reason are those of a full open: the same
+    /// bytes parse the same.
+    pub fn reopen(
+        data_dir: &Path,
+        carry: &mut Option<JournalCarry>,
+    ) -> Result<(Self, Vec<TransactionData>, JournalRecovery)> {
         let path = data_dir.join(JOURNAL_FILE);
-        // A regular file only, read up to the size it had (issue 17, item 4).
-        let bytes = fsutil::read_regular(&path, u64::MAX)?.unwrap_or_default();
-        let (records, frames, valid_len, reason) = scan(&bytes);
+        let (tail, start, trusted) = read_after(&path, carry.as_ref())?;
+        let (start_crc, frames_before) = match carry.as_ref().filter(|_| trusted) {
+            Some(c) => (c.crc, c.frames.len()),
+            None => (0, 0),
+        };
+        let (records, tail_frames, valid, reason) = scan(&tail, start, frames_before);
+        let valid_len = start + valid as u64;
         let file = open_for_append(&path)?;
         let recovery = JournalRecovery {
-            truncated_bytes: (bytes.len() - valid_len) as u64,
+            truncated_bytes: (tail.len() - valid) as u64,
             reason,
         };
         if recovery.truncated_bytes > 0 {
-            fsutil::cut_back(&file, &path, valid_len as u64)
-                .map_err(|e| MiniKafkaError::io(&path, e))?;
+            fsutil::cut_back(&file, &path, valid_len).map_err(|e| MiniKafkaError::io(&path, e))?;
         }
+        let mut frames = match carry.take_if(|_| trusted) {
+            Some(c) => c.frames,
+            None => Vec::new(),
+        };
+        frames.extend(tail_frames);
+        let crc = crc_after(start_crc, start, &tail[..valid]);
         let journal = Self {
             path,
             file,
             frames,
-            size: valid_len as u64,
+            size: valid_len,
+            crc,
             sync: true,
             offline: None,
         };
         Ok((journal, records, recovery))
+    }
+
+    /// Moves this journal's frames out as a crash's recovery point (the
+    /// journal keeps none: it is about to be dropped, or
+    /// [`Self::restore_carry`] gives them back).
+    pub fn take_carry(&mut self) -> JournalCarry {
+        JournalCarry {
+            frames: std::mem::take(&mut self.frames),
+            size: self.size,
+            crc: self.crc,
+        }
+    }
+
+    /// Gives back what [`Self::take_carry`] took (a reopen that failed).
+    pub fn restore_carry(&mut self, carry: JournalCarry) {
+        self.frames = carry.frames;
     }
 
     /// Appends the whole current state of one transaction as a frame: write,
@@ -132,6 +190,7 @@ impl TransactionJournal {
             id: data.id.clone(),
             state: data.state,
         });
+        self.crc = crc_after(self.crc, self.size, line.as_bytes());
         self.size += line.len() as u64;
         Ok(self.frames.last().expect("just pushed"))
     }
@@ -157,6 +216,7 @@ impl TransactionJournal {
         JournalMemo {
             frames: self.frames.clone(),
             size: self.size,
+            crc: self.crc,
         }
     }
 
@@ -180,9 +240,21 @@ impl TransactionJournal {
             file,
             frames: memo.frames.clone(),
             size: memo.size,
+            crc: memo.crc,
             sync: true,
             offline: None,
         }))
+    }
+
+    /// Gives the file its own inode if a time-travel checkpoint links it
+    /// (`shared_files`), and keeps writing and reading through the new
+    /// one: called before a cut that may reach below the checkpoint's
+    /// length (a torn-tail fault).
+    pub fn unshare(&mut self) -> Result<()> {
+        if crate::engine::shared_files::unshare(&self.path, &self.file)? {
+            self.file = open_for_append(&self.path)?;
+        }
+        Ok(())
     }
 
     /// Whether frames are fsynced (`MiniKafkaConfig::sync_writes`).
@@ -216,10 +288,79 @@ fn open_for_append(path: &Path) -> Result<File> {
     .ok_or_else(|| MiniKafkaError::io(path, std::io::Error::from(std::io::ErrorKind::NotFound)))
 }
 
-/// Reads lines until the first bad one. Returns the records, their frames, the
-/// length of the valid prefix, and why the scan stopped early (if it did).
+impl JournalCarry {
+    /// A carry of no frames (it describes every file, trusting nothing).
+    pub(crate) fn empty() -> Self {
+        Self {
+            frames: Vec::new(),
+            size: 0,
+            crc: 0,
+        }
+    }
+
+    /// Whether its frames span exactly the bytes it names.
+    fn is_consistent(&self) -> bool {
+        self.frames.last().map_or(0, |f| f.offset + f.len) == self.size
+    }
+}
+
+/// Bytes read at a time to check a carried prefix's CRC32.
+const CHECK_CHUNK: usize = 256 << 10;
+
+/// Reads the journal at `path`: a regular file only, up to the size it had
+/// (issue 17, item 4); a missing one is empty. When `carry` describes the
+/// file's first bytes (the file at least as long, their CRC32 the carry's:
+/// one pass at memory speed, in chunks that are not kept) only the bytes
+/// after them are returned, with their position and `true`; otherwise the
+/// whole file, at 0, and `false`.
+fn read_after(path: &Path, carry: Option<&JournalCarry>) -> Result<(Vec<u8>, u64, bool)> {
+    use std::io::{Read, Seek, SeekFrom};
+    use std::os::unix::fs::FileExt;
+    let io = |e| MiniKafkaError::io(path, e);
+    let Some(mut file) = fsutil::open_data_file(path, OpenOptions::new().read(true))? else {
+        return Ok((Vec::new(), 0, false));
+    };
+    let len = file.metadata().map_err(io)?.len();
+    let mut trusted = false;
+    if let Some(c) = carry.filter(|c| c.is_consistent() && c.size <= len) {
+        let mut hasher = crc32fast::Hasher::new();
+        let mut chunk = vec![0; CHECK_CHUNK.min(usize::try_from(c.size).unwrap_or(CHECK_CHUNK))];
+        let mut pos = 0;
+        while pos < c.size {
+            let n = chunk
+                .len()
+                .min(usize::try_from(c.size - pos).unwrap_or(usize::MAX));
+            file.read_exact_at(&mut chunk[..n], pos).map_err(io)?;
+            hasher.update(&chunk[..n]);
+            pos += n as u64;
+        }
+        trusted = hasher.finalize() == c.crc;
+    }
+    let start = match (trusted, carry) {
+        (true, Some(c)) => c.size,
+        _ => 0,
+    };
+    let mut tail = Vec::with_capacity(usize::try_from(len - start).unwrap_or(0));
+    file.seek(SeekFrom::Start(start)).map_err(io)?;
+    file.take(len - start).read_to_end(&mut tail).map_err(io)?;
+    Ok((tail, start, trusted))
+}
+
+/// The CRC32 of `len` bytes whose CRC32 is `crc`, followed by `more`.
+fn crc_after(crc: u32, len: u64, more: &[u8]) -> u32 {
+    let mut hasher = crc32fast::Hasher::new_with_initial_len(crc, len);
+    hasher.update(more);
+    hasher.finalize()
+}
+
+/// Reads the lines of `bytes`, which begin at byte `start` of the file
+/// with frame `frames_before + 1`, until the first bad one. Returns the
+/// records, their frames, the length of the valid lines in `bytes`, and why
+/// the scan stopped early (if it did).
 fn scan(
     bytes: &[u8],
+    start: u64,
+    frames_before: usize,
 ) -> (
     Vec<TransactionData>,
     Vec<JournalFrame>,
@@ -230,19 +371,18 @@ fn scan(
     let mut frames = Vec::new();
     let mut pos = 0;
     while pos < bytes.len() {
+        let at = start + pos as u64;
+        let number = frames_before + frames.len() + 1;
         let Some(newline) = bytes[pos..].iter().position(|&b| b == b'\n') else {
-            let why = format!(
-                "frame {} at byte {pos} has no newline (torn write)",
-                frames.len() + 1
-            );
+            let why = format!("frame {number} at byte {at} has no newline (torn write)");
             return (records, frames, pos, Some(why));
         };
         let line = &bytes[pos..pos + newline];
         match parse_line(line) {
             Ok((crc, data)) => {
                 frames.push(JournalFrame {
-                    number: frames.len() + 1,
-                    offset: pos as u64,
+                    number,
+                    offset: at,
                     len: newline as u64 + 1,
                     crc,
                     id: data.id.clone(),
@@ -252,7 +392,7 @@ fn scan(
                 pos += newline + 1;
             }
             Err(why) => {
-                let why = format!("frame {} at byte {pos}: {why}", frames.len() + 1);
+                let why = format!("frame {number} at byte {at}: {why}");
                 return (records, frames, pos, Some(why));
             }
         }
@@ -324,6 +464,61 @@ mod tests {
                 .unwrap()
                 .is_none()
         );
+    }
+
+    /// A crash's reopen (issue 17 item 12) parses only the bytes after the
+    /// carried frames when the file still begins with them, and opens what
+    /// a full open opens: the same frames, cut and reason; a file that no
+    /// longer begins with them is parsed in full and the carry kept.
+    #[test]
+    fn a_reopen_with_a_carry_parses_only_the_tail_and_matches_a_full_open() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(JOURNAL_FILE);
+        let (mut j, _, _) = TransactionJournal::open(dir.path()).unwrap();
+        j.append(&sample(TransactionState::Ongoing)).unwrap();
+        j.append(&sample(TransactionState::PrepareCommit)).unwrap();
+        let carried = j.take_carry();
+        drop(j);
+        let intact = std::fs::read(&path).unwrap();
+        let third = format!("{}\n", {
+            let json = sample(TransactionState::CompleteCommit).to_journal_json();
+            format!("{:08x} {json}", crc32fast::hash(json.as_bytes()))
+        });
+        for (name, bytes, trusted) in [
+            ("as written", intact.clone(), true),
+            (
+                "a frame more",
+                [intact.clone(), third.into_bytes()].concat(),
+                true,
+            ),
+            (
+                "garbage after",
+                [intact.clone(), b"zz{\n".to_vec()].concat(),
+                true,
+            ),
+            ("last frame cut", intact[..intact.len() - 3].to_vec(), false),
+            (
+                "first byte changed",
+                [b"f".as_slice(), &intact[1..]].concat(),
+                false,
+            ),
+        ] {
+            std::fs::write(&path, &bytes).unwrap();
+            let (full, full_records, full_cut) = TransactionJournal::open(dir.path()).unwrap();
+            std::fs::write(&path, &bytes).unwrap();
+            let mut carry = Some(JournalCarry {
+                frames: carried.frames.clone(),
+                size: carried.size,
+                crc: carried.crc,
+            });
+            let (j, records, cut) = TransactionJournal::reopen(dir.path(), &mut carry).unwrap();
+            assert_eq!(j.frames(), full.frames(), "{name}");
+            assert_eq!((j.size(), j.crc), (full.size(), full.crc), "{name}");
+            assert_eq!(cut, full_cut, "{name}");
+            assert_eq!(carry.is_none(), trusted, "{name}");
+            let skipped = if trusted { 2 } else { 0 };
+            assert_eq!(records, full_records[skipped..], "{name}");
+        }
     }
 
     #[test]
@@ -415,7 +610,7 @@ mod tests {
             format!("{:08x} {{\"id\":1}}\n", crc32fast::hash(b"{\"id\":1}")),
             "\n".to_string(),
         ] {
-            let (records, _, valid, reason) = scan(bad.as_bytes());
+            let (records, _, valid, reason) = scan(bad.as_bytes(), 0, 0);
             assert!(
                 records.is_empty() && valid == 0 && reason.is_some(),
                 "{bad:?}"

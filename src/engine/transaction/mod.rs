@@ -7,6 +7,7 @@ pub mod handle;
 pub mod journal;
 pub mod manager;
 pub mod model;
+pub mod shared_vec;
 
 pub use coordinator::TransactionCoordinator;
 pub use handle::{EndOutcome, Transaction};

@@ -136,6 +136,7 @@ pub fn build(driver: &Driver, bounds: &Bounds) -> Snapshot {
         clients: Vec::new(),
         client_log: Vec::new(),
         fault_armed: None,
+        unavailable: Vec::new(),
     }
 }
 

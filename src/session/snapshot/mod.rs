@@ -101,6 +101,13 @@ pub struct Snapshot {
     /// the clients pane's title says so. None everywhere else.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fault_armed: Option<String>,
+    /// The fields this snapshot could not fill, by name
+    /// (`partitions[].log_end_offset`, `journal`, …): an observer of a real
+    /// cluster (`mk-tui observe`, docs/observe.md) leaves them empty or at
+    /// their default and lists them here, so nothing it shows is faked.
+    /// Empty, and absent from the JSON, for the embedded cluster.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unavailable: Vec<String>,
 }
 
 /// One broker's Kafka listener (`mk-tui --listen`): where it listens, and
@@ -664,6 +671,14 @@ pub struct ErrorSnapshot {
 }
 
 impl Snapshot {
+    /// Whether the source could not see `field` (named in
+    /// [`Self::unavailable`], e.g. `partitions[].log_end_offset`): the
+    /// panes then say so instead of drawing the default as if it were
+    /// true.
+    pub fn lacks(&self, field: &str) -> bool {
+        self.unavailable.iter().any(|f| f == field)
+    }
+
     /// Everything about a driver now ([`Bounds::FULL`]): `mk-tui state`.
     pub fn of(driver: &crate::session::Driver) -> Self {
         build(driver, &Bounds::FULL)

@@ -69,10 +69,15 @@ fn rows<'a>(view: &Snapshot, ctx: &PaneContext, width: u16) -> Vec<Line<'a>> {
         ));
     }
     title.push(Span::styled(step, ctx.theme.strong()));
+    // A cluster observed over the protocol has no engine clock.
+    let ms = if view.lacks("clock_ms") {
+        "?".to_string()
+    } else {
+        format!("{} ms", view.clock_ms)
+    };
     title.push(Span::raw(format!(
-        " · {} {} ms · {} {}",
+        " · {} {ms} · {} {}",
         t("clock"),
-        view.clock_ms,
         t("rules"),
         view.rules
     )));

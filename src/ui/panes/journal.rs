@@ -198,7 +198,10 @@ fn recovery<'a>(r: &'a RecoverySnapshot, ctx: &'a PaneContext, max: usize) -> Ve
 pub fn render(view: &Snapshot, ctx: &PaneContext, area: Rect, buf: &mut Buffer) {
     let inner = frame(ctx, "journal", area, buf);
     let height = usize::from(inner.height);
-    let summary = if view.journal.frames == 0 {
+    let summary = if view.lacks("journal") {
+        // `__transaction_state` is not readable by a client.
+        Line::styled(ctx.lang.t("not_visible"), ctx.theme.dim())
+    } else if view.journal.frames == 0 {
         Line::styled(ctx.lang.t("no_frames"), ctx.theme.dim())
     } else {
         Line::styled(

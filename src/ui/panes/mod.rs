@@ -631,6 +631,7 @@ mod testkit {
             clients: Vec::new(),
             client_log: Vec::new(),
             fault_armed: None,
+            unavailable: Vec::new(),
         }
     }
 

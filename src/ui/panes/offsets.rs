@@ -21,10 +21,17 @@ pub fn render(view: &Snapshot, ctx: &PaneContext, area: Rect, buf: &mut Buffer) 
         // transaction's offsets are published (commit) or gone (abort).
         .filter(|x| x.state.is_unstable() && !x.staged_offsets.is_empty())
         .peekable();
+    // An observed cluster's staged offsets are not visible to a client
+    // (docs/observe.md: `transactions` unavailable).
+    let nothing = if view.lacks("transactions") {
+        "not_visible"
+    } else {
+        "nothing_staged"
+    };
     let none = staging
         .peek()
         .is_none()
-        .then(|| Line::styled(t("nothing_staged"), theme.dim()));
+        .then(|| Line::styled(t(nothing), theme.dim()));
     let staged = staging.flat_map(|x| {
         let head = Line::from(vec![
             Span::styled(format!("… {} ", t("staged")), theme.waiting()),

@@ -93,6 +93,7 @@ const LABEL_BELOW: usize = 44;
 /// 80x24 (`ldr`, `H=4 L=4`), so they always show.
 fn header<'a>(
     p: &PartitionSnapshot,
+    leo_known: bool,
     ctx: &PaneContext,
     window: Window,
     anchor: bool,
@@ -112,7 +113,13 @@ fn header<'a>(
     if window.newer > 0 {
         spans.push(Span::styled(format!(" ↓{}", window.newer), more));
     }
-    let (h, l, e) = (p.high_watermark, p.last_stable_offset, p.log_end_offset);
+    let (h, l) = (p.high_watermark, p.last_stable_offset);
+    // A cluster observed over the protocol does not tell the leader's LEO.
+    let e = if !leo_known {
+        "?".to_string()
+    } else {
+        p.log_end_offset.to_string()
+    };
     let long = format!(
         " {} {} e{} HW {h} LSO {l} LEO {e}",
         ctx.lang.t("leader"),
@@ -463,6 +470,7 @@ pub fn render(view: &Snapshot, ctx: &PaneContext, area: Rect, buf: &mut Buffer) 
         .map(|r| match *r {
             ListRow::Header(p) => header(
                 &view.partitions[p],
+                !view.lacks("partitions[].log_end_offset"),
                 ctx,
                 plan.windows[p],
                 anchored && p == plan.anchor,

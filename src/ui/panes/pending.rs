@@ -63,14 +63,16 @@ fn row<'a>(p: &PendingSnapshot, ctx: &PaneContext, width: usize) -> Vec<Line<'a>
 pub fn render(view: &Snapshot, ctx: &PaneContext, area: Rect, buf: &mut Buffer) {
     let inner = frame(ctx, "pending", area, buf);
     let out = if view.pending.is_empty() {
-        // In words, or in one word where the words do not fit.
-        let words = ctx.lang.t("nothing_pending");
-        let fits = ratatui::text::Span::raw(words).width() <= usize::from(inner.width);
-        let text = if fits {
-            words
+        // In words, or in one word where the words do not fit; an observed
+        // cluster's requests in flight are not visible to a client.
+        let (long, short) = if view.lacks("pending") {
+            ("not_visible", "not_visible_short")
         } else {
-            ctx.lang.t("nothing_pending_short")
+            ("nothing_pending", "nothing_pending_short")
         };
+        let words = ctx.lang.t(long);
+        let fits = ratatui::text::Span::raw(words).width() <= usize::from(inner.width);
+        let text = if fits { words } else { ctx.lang.t(short) };
         vec![Line::styled(text, ctx.theme.dim())]
     } else {
         let skip = ctx.scroll.min(view.pending.len() - 1);

@@ -25,7 +25,13 @@ enum Fit {
 /// A replica's row in `fit`; `changed` (its LEO moved, it joined or left
 /// the ISR, or it became or stopped being the leader at the last step)
 /// marks it `▸`.
-fn row<'a>(r: &ReplicaSnapshot, ctx: &PaneContext, fit: Fit, changed: bool) -> Row<'a> {
+fn row<'a>(
+    r: &ReplicaSnapshot,
+    ctx: &PaneContext,
+    fit: Fit,
+    changed: bool,
+    known: Known,
+) -> Row<'a> {
     let t = |k| ctx.lang.t(k);
     let role = match (r.is_leader, fit) {
         (false, _) => Cell::from(""),
@@ -37,7 +43,11 @@ fn row<'a>(r: &ReplicaSnapshot, ctx: &PaneContext, fit: Fit, changed: bool) -> R
         1.. => ctx.theme.waiting(),
         _ => ctx.theme.divergent(),
     };
-    let lag = Cell::from(lag_text(r, ctx, fit)).style(style);
+    let lag = if known.lag {
+        Cell::from(lag_text(r, ctx, fit)).style(style)
+    } else {
+        Cell::from("?").style(ctx.theme.dim())
+    };
     let (yes, no) = match fit {
         Fit::Words => (
             format!("✓ {}", t("in_sync")),
@@ -72,15 +82,45 @@ fn row<'a>(r: &ReplicaSnapshot, ctx: &PaneContext, fit: Fit, changed: bool) -> R
     } else {
         ratatui::style::Style::new()
     };
-    let mut cells = vec![broker, role, Cell::from(r.log_end_offset.to_string()), lag];
+    let unknown = || Cell::from("?").style(ctx.theme.dim());
+    let leo = if known.leo {
+        Cell::from(r.log_end_offset.to_string())
+    } else {
+        unknown()
+    };
+    let mut cells = vec![broker, role, leo, lag];
     if fit < Fit::Tiny {
-        cells.push(Cell::from(format!("{}ms", r.ms_since_fetch)));
+        cells.push(if known.ms {
+            Cell::from(format!("{}ms", r.ms_since_fetch))
+        } else {
+            unknown()
+        });
     }
     cells.push(isr);
     if fit == Fit::Words {
         cells.push(stopped);
     }
     Row::new(cells).style(row_style)
+}
+
+/// Which of a replica's numbers the source could see: all of them for the
+/// embedded cluster; none for a cluster observed over the Kafka protocol,
+/// which tells no replica's LEO (docs/observe.md). The pane then says `?`.
+#[derive(Debug, Clone, Copy)]
+struct Known {
+    leo: bool,
+    lag: bool,
+    ms: bool,
+}
+
+impl Known {
+    fn of(view: &Snapshot) -> Self {
+        Self {
+            leo: !view.lacks("partitions[].replicas[].log_end_offset"),
+            lag: !view.lacks("partitions[].replicas[].lag"),
+            ms: !view.lacks("partitions[].replicas[].ms_since_fetch"),
+        }
+    }
 }
 
 /// The lag column of a replica: the leader's LEO minus its own, as the
@@ -215,12 +255,14 @@ pub fn render(view: &Snapshot, ctx: &PaneContext, area: Rect, buf: &mut Buffer) 
         let n = p.replicas.len().min(room.saturating_sub(1));
         let h = if room == 0 { 0 } else { n as u16 + 1 };
         let changes = view.changes.partition(&p.name());
+        let known = Known::of(view);
         let rows = p.replicas[..n].iter().map(|r| {
             row(
                 r,
                 ctx,
                 fit,
                 changes.is_some_and(|c| c.touches_replica(r.broker)),
+                known,
             )
         });
         Table::new(rows, widths.clone())

@@ -25,12 +25,12 @@ use crate::engine::core::recovery::{
 };
 use crate::engine::error::{MiniKafkaError, Result};
 use crate::engine::log::PartitionLog;
-use crate::engine::log::partition_log::{LogConfig, ScannedLog};
+use crate::engine::log::partition_log::{LogCarry, LogConfig, ScannedLog};
 use crate::engine::producer::ProducerIdentities;
 use crate::engine::replication::checkpoint::HighWatermarkCheckpoint;
 use crate::engine::replication::{PartitionReplicaSet, Replica};
 use crate::engine::transaction::TransactionCoordinator;
-use crate::engine::transaction::coordinator::CoordinatorMemo;
+use crate::engine::transaction::coordinator::{CoordinatorCarry, CoordinatorMemo};
 
 /// The directory of one replica's log: `broker-<id>/<topic>-<partition>`.
 pub fn replica_dir(config: &MiniKafkaConfig, broker: BrokerId, tp: &TopicPartition) -> PathBuf {
@@ -40,7 +40,67 @@ pub fn replica_dir(config: &MiniKafkaConfig, broker: BrokerId, tp: &TopicPartiti
         .join(tp.to_string())
 }
 
+/// What a crash's reopen may reuse of the state it replaces (issue 17 item
+/// 12; docs/engine-decisions.md, "A crash's recovery reads what changed
+/// since the last one"): the coordinator's replayed journal and each
+/// replica log's summaries, moved out of the crashed state. Each is
+/// trusted only where the file still begins with the bytes it came from.
+#[derive(Debug, Default)]
+pub(super) struct Carried {
+    coordinator: Option<CoordinatorCarry>,
+    logs: BTreeMap<(TopicPartition, BrokerId), LogCarry>,
+}
+
 impl ClusterState {
+    /// Moves out what a crash's reopen may reuse (see [`Carried`]).
+    pub(super) fn take_carried(&mut self) -> Carried {
+        let coordinator = self.transactions.take_carry();
+        let mut logs = BTreeMap::new();
+        for (tp, set) in self.partitions.untracked().iter_mut() {
+            for broker in set.assignment().to_vec() {
+                if let Some(carry) = set
+                    .replica_mut(broker)
+                    .ok()
+                    .and_then(|r| r.log.take_carry())
+                {
+                    logs.insert((tp.clone(), broker), carry);
+                }
+            }
+        }
+        Carried { coordinator, logs }
+    }
+
+    /// Gives back what [`Self::take_carried`] took (a reopen that failed:
+    /// this stale state is what the dashboard keeps showing).
+    pub(super) fn restore_carried(&mut self, carried: Carried) {
+        if let Some(carry) = carried.coordinator {
+            self.transactions.restore_carry(carry);
+        }
+        let partitions = self.partitions.untracked();
+        for ((tp, broker), carry) in carried.logs {
+            if let Some(replica) = partitions
+                .get_mut(&tp)
+                .and_then(|set| set.replica_mut(broker).ok())
+            {
+                replica.log.restore_carry(carry);
+            }
+        }
+    }
+
+    /// Returns to `carried` what this state's logs were lent from it.
+    fn give_back(&mut self, carried: &mut Carried) {
+        for ((tp, broker), carry) in carried.logs.iter_mut() {
+            if let Some(replica) = self
+                .partitions
+                .untracked()
+                .get_mut(tp)
+                .and_then(|set| set.replica_mut(*broker).ok())
+            {
+                replica.log.give_back(carry);
+            }
+        }
+    }
+
     /// Opens the data directory: metadata, offsets, identities, every replica
     /// log (repairing bad active-segment tails), and the HW checkpoint.
     pub(super) fn open(config: MiniKafkaConfig, now_ms: u64) -> Result<Self> {
@@ -57,6 +117,26 @@ impl ClusterState {
         recover: bool,
         coordinator: Option<&CoordinatorMemo>,
     ) -> Result<Self> {
+        Self::open_carrying(
+            config,
+            now_ms,
+            recover,
+            coordinator,
+            &mut Carried::default(),
+        )
+    }
+
+    /// [`Self::open_with`] after a crash, reusing what `carried` holds of
+    /// the crashed state where the files still begin with the bytes it was
+    /// read from (see [`Carried`]). What it takes it gives back when the
+    /// open fails, for the stale state to keep showing.
+    pub(super) fn open_carrying(
+        config: MiniKafkaConfig,
+        now_ms: u64,
+        recover: bool,
+        coordinator: Option<&CoordinatorMemo>,
+        carried: &mut Carried,
+    ) -> Result<Self> {
         validate_config(&config)?;
         let dir = &config.data_dir;
         fs::create_dir_all(dir).map_err(|e| MiniKafkaError::io(dir, e))?;
@@ -69,9 +149,10 @@ impl ClusterState {
         // (a bad closed segment, a replica on an unconfigured broker) is
         // refused with the directory as found (SPEC §5), and each log is
         // read once (P4).
-        let scanned = scan_logs(&config, &metadata)?;
+        let scanned = scan_logs(&config, &metadata, carried)?;
         check_open_files(metadata.path(), "its", &scanned, 0)?;
         let mut last_recovery = RecoveryReport::default();
+        let had_carry = carried.coordinator.is_some();
         let remembered = match coordinator {
             Some(memo) => TransactionCoordinator::open_from_memo(
                 dir,
@@ -83,13 +164,15 @@ impl ClusterState {
         };
         let mut transactions = match remembered {
             Some(transactions) => transactions,
-            None => TransactionCoordinator::open(
+            None => TransactionCoordinator::reopen(
                 dir,
                 config.rules,
                 config.transaction_timeout_ms,
                 &mut last_recovery,
+                &mut carried.coordinator,
             )?,
         };
+        let took_carry = had_carry && carried.coordinator.is_none();
         metadata.set_sync(config.sync_writes);
         offsets.set_sync(config.sync_writes);
         identities.set_sync(config.sync_writes);
@@ -107,9 +190,32 @@ impl ClusterState {
             config,
             down: None,
         };
+        match state.finish_open(scanned, now_ms, recover, carried) {
+            Ok(()) => Ok(state),
+            Err(e) => {
+                if took_carry {
+                    carried.coordinator = state.transactions.carry_back();
+                }
+                state.give_back(carried);
+                Err(e)
+            }
+        }
+    }
+
+    /// The second phase of an open, once every log was read and checked and
+    /// the journal replayed: repairs, re-elections, the recovery of E12.
+    fn finish_open(
+        &mut self,
+        scanned: Vec<ScannedPartition>,
+        now_ms: u64,
+        recover: bool,
+        carried: &mut Carried,
+    ) -> Result<()> {
+        let state = self;
         let mut reelected = Vec::new();
         for (tp, meta, logs) in scanned {
-            let (set, reelection) = state.open_partition(&tp, &meta, logs, now_ms)?;
+            let (set, reelection) =
+                state.open_partition_carrying(&tp, &meta, logs, now_ms, carried)?;
             state.partitions.insert_tracked(tp, set);
             reelected.extend(reelection);
         }
@@ -127,7 +233,7 @@ impl ClusterState {
             offsets,
             last_recovery,
             ..
-        } = &mut state;
+        } = &mut *state;
         transactions.attach_markers(partitions);
         if recover {
             transactions.recover(partitions, offsets, now_ms, last_recovery)?;
@@ -137,8 +243,7 @@ impl ClusterState {
             transactions.expire(partitions, offsets, now_ms)?;
         }
         state.update_all(now_ms);
-        state.persist_high_watermarks()?;
-        Ok(state)
+        state.persist_high_watermarks()
     }
 
     /// Opens every scanned replica log of `tp` (repairing torn tails) and
@@ -151,10 +256,37 @@ impl ClusterState {
         logs: Vec<(BrokerId, ScannedLog)>,
         now_ms: u64,
     ) -> Result<(PartitionReplicaSet, Option<LeaderReelection>)> {
-        let mut replicas = Vec::new();
+        self.open_partition_carrying(tp, meta, logs, now_ms, &mut Carried::default())
+    }
+
+    /// [`Self::open_partition`] of logs scanned with `carried`'s carries:
+    /// on an error, what the logs opened so far were lent goes back.
+    fn open_partition_carrying(
+        &mut self,
+        tp: &TopicPartition,
+        meta: &PartitionMetadata,
+        logs: Vec<(BrokerId, ScannedLog)>,
+        now_ms: u64,
+        carried: &mut Carried,
+    ) -> Result<(PartitionReplicaSet, Option<LeaderReelection>)> {
+        let mut replicas: Vec<Replica> = Vec::new();
+        let give_back = |replicas: &mut Vec<Replica>, carried: &mut Carried| {
+            for r in replicas {
+                if let Some(carry) = carried.logs.get_mut(&(tp.clone(), r.broker)) {
+                    r.log.give_back(carry);
+                }
+            }
+        };
         let mut leader_cut = false;
         for (broker, scanned) in logs {
-            let (log, recovery) = scanned.open()?;
+            let carry = carried.logs.get_mut(&(tp.clone(), broker));
+            let (log, recovery) = match scanned.open_carrying(carry) {
+                Ok(opened) => opened,
+                Err(e) => {
+                    give_back(&mut replicas, carried);
+                    return Err(e);
+                }
+            };
             if recovery.truncated_bytes > 0 {
                 leader_cut |= broker == meta.leader_id;
                 self.last_recovery.logs_truncated.push(LogTruncation {
@@ -169,6 +301,7 @@ impl ClusterState {
         let checkpointed = self.checkpoint.get(tp);
         let reelection = reelect_if_truncated(tp, meta, &replicas, leader_cut, checkpointed);
         if reelection.is_some() && meta.leader_epoch >= MAX_LEADER_EPOCH {
+            give_back(&mut replicas, carried);
             return Err(MiniKafkaError::corrupt(
                 self.metadata.path(),
                 format!(
@@ -312,12 +445,17 @@ pub(super) type ScannedPartition = (
 
 /// Reads and checks every replica log the metadata names, writing nothing:
 /// the first phase of an open (see `ClusterState::open_with`).
-fn scan_logs(config: &MiniKafkaConfig, metadata: &MetadataStore) -> Result<Vec<ScannedPartition>> {
+/// A log whose carry in `carried` matches is validated only after it.
+fn scan_logs(
+    config: &MiniKafkaConfig,
+    metadata: &MetadataStore,
+    carried: &Carried,
+) -> Result<Vec<ScannedPartition>> {
     let mut out = Vec::new();
     for (name, topic) in metadata.topics() {
         for (p, meta) in topic.partitions() {
             let tp = TopicPartition::new(name.clone(), p);
-            let logs = scan_partition(config, metadata, &tp, meta)?;
+            let logs = scan_partition_carrying(config, metadata, &tp, meta, carried)?;
             out.push((tp, meta.clone(), logs));
         }
     }
@@ -331,6 +469,17 @@ pub(super) fn scan_partition(
     metadata: &MetadataStore,
     tp: &TopicPartition,
     meta: &PartitionMetadata,
+) -> Result<Vec<(BrokerId, ScannedLog)>> {
+    scan_partition_carrying(config, metadata, tp, meta, &Carried::default())
+}
+
+/// [`scan_partition`] with the carries of a crash's reopen.
+fn scan_partition_carrying(
+    config: &MiniKafkaConfig,
+    metadata: &MetadataStore,
+    tp: &TopicPartition,
+    meta: &PartitionMetadata,
+    carried: &Carried,
 ) -> Result<Vec<(BrokerId, ScannedLog)>> {
     let log_config = LogConfig {
         segment_max_bytes: config.segment_max_bytes,
@@ -346,7 +495,9 @@ pub(super) fn scan_partition(
                     format!("{tp} has a replica on broker {broker}, which is not configured"),
                 ));
             }
-            let scanned = PartitionLog::scan(&replica_dir(config, broker, tp), log_config)?;
+            let carry = carried.logs.get(&(tp.clone(), broker));
+            let dir = replica_dir(config, broker, tp);
+            let scanned = PartitionLog::scan_carrying(&dir, log_config, carry)?;
             Ok((broker, scanned))
         })
         .collect()
@@ -380,7 +531,16 @@ pub(super) fn reopen_or_go_down(
     config: MiniKafkaConfig,
     now_ms: u64,
 ) -> Result<ClusterState> {
-    ClusterState::open(config, now_ms).inspect_err(|e| {
+    // A crash keeps nothing in memory (E13) but what the reopen checks
+    // against the files before trusting it: the journal's frames and their
+    // replay, each log's summaries, where the files still begin with the
+    // bytes they came from (issue 17 item 12).
+    let mut carried = state.take_carried();
+    let reopened = ClusterState::open_carrying(config, now_ms, true, None, &mut carried);
+    if reopened.is_err() {
+        state.restore_carried(carried);
+    }
+    reopened.inspect_err(|e| {
         state.down = Some(e.to_string());
         for set in state.partitions.values_mut() {
             set.drop_pending();

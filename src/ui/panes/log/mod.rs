@@ -323,6 +323,17 @@ pub fn render(view: &Snapshot, ctx: &PaneContext, area: Rect, buf: &mut Buffer) 
     if inner.is_empty() {
         return;
     }
+    if view.lacks("partitions[].replicas[].log") {
+        // A cluster observed over the protocol shows no replica's log
+        // (docs/observe.md): say so rather than draw empty rows.
+        let line = ratatui::text::Line::styled(ctx.lang.t("no_replica_logs"), ctx.theme.dim());
+        ratatui::widgets::Widget::render(
+            crate::ui::panes::shorten(line, usize::from(inner.width)),
+            Rect::new(inner.x, inner.y, inner.width, 1),
+            buf,
+        );
+        return;
+    }
     let plan = plan(view, ctx, inner);
     let mut canvas = Canvas {
         view,

@@ -1,0 +1,364 @@
+//! Copies of a quiet data directory that share the files no one writes in
+//! place (issue 17 item 11: time travel's checkpoints and restores, SPEC §4).
+//!
+//! A time-travel checkpoint is a copy of the data directory, and a step back
+//! makes a copy of a checkpoint to run on. Copied byte for byte, each costs
+//! the bytes logged so far and a new inode per file (on this machine's ext4
+//! a new inode is searched for past every recently deleted one): a step back
+//! grew with history. Most of those files are never written again in place:
+//!
+//! - a *closed* segment, every `.log` of a log directory but the one with
+//!   the highest base offset (appends go to the last segment only, a roll
+//!   makes a new one), and its `.index`;
+//! - `metadata.json`, `offsets.json`, `producer-identities.json` and
+//!   `replication-offset-checkpoint`, which are only ever replaced whole by
+//!   rename ([`fsutil::write_atomically`]), which leaves the old inode to
+//!   whoever else links it.
+//!
+//! Those are hard-linked into the copy; everything else (the active
+//! segment and its index, the transaction journal, anything unknown) is
+//! copied. The one way a linked file is written in place again is a
+//! truncation that reaches into a closed segment (a follower truncating to
+//! its new leader, `PartitionLog::truncate_to`) or a rewrite of a closed
+//! segment's index: each of those calls [`unshare`] first, which gives the
+//! writer a private copy and leaves the other links as they were.
+//!
+//! The transaction journal grows with history and is appended in place, so
+//! a checkpoint copies it; a *restore* links the checkpoint's journal
+//! instead and cuts it back to the length it had when the checkpoint was
+//! taken ([`restore_sharing`]). That is safe because of who links a
+//! checkpoint's journal: the checkpoint, and the drivers restored from it,
+//! of which only the newest is alive (a timeline drops the one it
+//! replaces, and dropping writes no journal); a checkpoint taken from such
+//! a driver copies the journal, never links it. The bytes past the
+//! checkpoint's length are the replaced driver's, and nothing writes below
+//! it: the journal is appended to (a failed append cuts back to the
+//! driver's own length, at or past the checkpoint's), recovery cuts only a
+//! torn tail past the valid frames, and the one cut that can reach below,
+//! a torn-tail fault (`BrokerCluster::tear`), makes the journal
+//! [`unshare`] first, through its own handle.
+//!
+//! A file that cannot be linked (another file system, a link limit) is
+//! copied. `state --data-dir` still copies a user's directory byte for
+//! byte: another process may write those files in place.
+
+use std::fs::{self, File};
+use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
+use std::path::Path;
+
+use crate::engine::consumer::offsets::OFFSETS_FILE;
+use crate::engine::core::cluster::LOCK_FILE;
+use crate::engine::core::metadata::METADATA_FILE;
+use crate::engine::error::{MiniKafkaError, Result};
+use crate::engine::fsutil;
+use crate::engine::producer::identity::IDENTITIES_FILE;
+use crate::engine::replication::checkpoint::CHECKPOINT_FILE;
+
+/// The transaction journal's file name.
+const JOURNAL: &str = crate::engine::transaction::journal::JOURNAL_FILE;
+
+/// Files only ever replaced whole by rename.
+const REPLACED_WHOLE: [&str; 4] = [
+    METADATA_FILE,
+    OFFSETS_FILE,
+    IDENTITIES_FILE,
+    CHECKPOINT_FILE,
+];
+
+/// Directories deeper than this are refused: a symlink loop.
+const MAX_DEPTH: usize = 32;
+
+/// What [`copy_sharing`] did, for tests and benchmarks.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct CopyStats {
+    pub linked: usize,
+    pub copied: usize,
+    pub copied_bytes: u64,
+    /// The length of the journal at the top of the directory, if it has one.
+    pub journal_len: Option<u64>,
+}
+
+/// Copies the data directory `from` into `to` (created), leaving out the
+/// lock file and hard-linking the files no one writes in place (see the
+/// module's comment). Only directories and regular files are copied; a
+/// symlinked directory is followed, as the in-place open follows it;
+/// anything else is refused naming the entry.
+pub fn copy_sharing(from: &Path, to: &Path) -> std::io::Result<CopyStats> {
+    let mut stats = CopyStats::default();
+    copy_tree(from, to, 0, None, &mut stats)?;
+    Ok(stats)
+}
+
+/// [`copy_sharing`] for a restore of a checkpoint whose journal was
+/// `journal_len` bytes long when it was taken (its [`CopyStats`]): the
+/// journal is linked too, and cut back to that length (see the module's
+/// comment). A journal shorter than that is an error naming it.
+pub fn restore_sharing(from: &Path, to: &Path, journal_len: u64) -> std::io::Result<CopyStats> {
+    let mut stats = CopyStats::default();
+    copy_tree(from, to, 0, Some(journal_len), &mut stats)?;
+    Ok(stats)
+}
+
+/// Links the checkpoint's journal `source` as `target` and cuts it back to
+/// `len`; false if it cannot be linked (the caller copies it).
+fn take_journal(source: &Path, target: &Path, len: u64) -> std::io::Result<bool> {
+    if fs::hard_link(source, target).is_err() {
+        return Ok(false);
+    }
+    let file = fs::OpenOptions::new()
+        .write(true)
+        .custom_flags(libc::O_NOFOLLOW)
+        .open(target)
+        .map_err(|e| named(target, e))?;
+    let found = file.metadata().map_err(|e| named(target, e))?.len();
+    if found < len {
+        return Err(std::io::Error::other(format!(
+            "{}: the checkpoint's journal is {found} bytes, shorter than the {len} it had",
+            source.display()
+        )));
+    }
+    if found > len {
+        file.set_len(len).map_err(|e| named(target, e))?;
+    }
+    Ok(true)
+}
+
+fn named(path: &Path, e: std::io::Error) -> std::io::Error {
+    std::io::Error::new(e.kind(), format!("{}: cannot copy: {e}", path.display()))
+}
+
+fn copy_tree(
+    from: &Path,
+    to: &Path,
+    depth: usize,
+    journal_len: Option<u64>,
+    stats: &mut CopyStats,
+) -> std::io::Result<()> {
+    if depth > MAX_DEPTH {
+        return Err(std::io::Error::other(format!(
+            "{}: directories nest more than {MAX_DEPTH} deep (a symlink loop?)",
+            from.display()
+        )));
+    }
+    fs::create_dir_all(to).map_err(|e| named(to, e))?;
+    let mut entries = Vec::new();
+    for entry in fs::read_dir(from).map_err(|e| named(from, e))? {
+        let entry = entry.map_err(|e| named(from, e))?;
+        entries.push((
+            entry.file_name(),
+            entry.file_type().map_err(|e| named(from, e))?,
+        ));
+    }
+    // The active segment: the highest base offset among the `.log` files.
+    let active = entries
+        .iter()
+        .filter_map(|(name, _)| segment_base(name.to_str()?, ".log"))
+        .max();
+    for (name, kind) in entries {
+        if name == LOCK_FILE {
+            continue;
+        }
+        let source = from.join(&name);
+        let target = to.join(&name);
+        let followed = if kind.is_symlink() {
+            fs::metadata(&source).ok().map(|m| m.file_type())
+        } else {
+            Some(kind)
+        };
+        match followed {
+            Some(t) if t.is_dir() => copy_tree(&source, &target, depth + 1, None, stats)?,
+            _ if kind.is_file() => {
+                let text = name.to_str().unwrap_or_default();
+                let closed = [".log", ".index"]
+                    .iter()
+                    .filter_map(|suffix| segment_base(text, suffix))
+                    .any(|base| active.is_some_and(|a| base < a));
+                let journal = depth == 0 && text == JOURNAL;
+                let linked = match journal_len {
+                    Some(len) if journal => {
+                        stats.journal_len = Some(len);
+                        take_journal(&source, &target, len)?
+                    }
+                    _ => {
+                        (closed || REPLACED_WHOLE.contains(&text))
+                            && fs::hard_link(&source, &target).is_ok()
+                    }
+                };
+                if linked {
+                    stats.linked += 1;
+                } else {
+                    let len = fs::copy(&source, &target).map_err(|e| named(&source, e))?;
+                    if journal {
+                        let keep = journal_len.unwrap_or(len);
+                        if keep != len {
+                            fs::OpenOptions::new()
+                                .write(true)
+                                .open(&target)
+                                .and_then(|f| f.set_len(keep))
+                                .map_err(|e| named(&target, e))?;
+                        }
+                        stats.journal_len = Some(keep);
+                    }
+                    stats.copied_bytes += len;
+                    stats.copied += 1;
+                }
+            }
+            _ => {
+                return Err(std::io::Error::other(
+                    MiniKafkaError::NotARegularFile {
+                        path: source,
+                        kind: fsutil::kind_of(kind),
+                    }
+                    .to_string(),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The base offset of a segment file named `<20 digits><suffix>`.
+fn segment_base(name: &str, suffix: &str) -> Option<u64> {
+    let digits = name.strip_suffix(suffix)?;
+    (digits.len() == 20 && digits.bytes().all(|b| b.is_ascii_digit()))
+        .then(|| digits.parse().ok())
+        .flatten()
+}
+
+/// Gives `path` its own inode if another directory links it (a checkpoint
+/// sharing a closed segment, see the module's comment), so that writing it
+/// in place changes no other copy: copies it to its `.tmp` sibling and
+/// renames that over it. Returns whether it did; the caller then reopens
+/// its handle, which still points at the shared inode.
+pub fn unshare(path: &Path, file: &File) -> Result<bool> {
+    let links = file
+        .metadata()
+        .map_err(|e| MiniKafkaError::io(path, e))?
+        .nlink();
+    if links <= 1 {
+        return Ok(false);
+    }
+    let tmp = fsutil::tmp_sibling(path);
+    let copied = fsutil::create_tmp(&tmp).and_then(|mut out| {
+        let mut source = File::open(path)?;
+        std::io::copy(&mut source, &mut out)?;
+        Ok(())
+    });
+    if let Err(e) = copied.and_then(|()| fs::rename(&tmp, path)) {
+        let _ = fs::remove_file(&tmp);
+        return Err(MiniKafkaError::io(path, e));
+    }
+    Ok(true)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ino(path: &Path) -> u64 {
+        fs::metadata(path).unwrap().ino()
+    }
+
+    #[test]
+    fn links_closed_segments_and_whole_replaced_files_and_copies_the_rest() {
+        let from = tempfile::tempdir().unwrap();
+        let log = from.path().join("broker-1").join("out-0");
+        fs::create_dir_all(&log).unwrap();
+        for base in [0u64, 40, 90] {
+            fs::write(log.join(format!("{base:020}.log")), format!("log {base}")).unwrap();
+            fs::write(log.join(format!("{base:020}.index")), format!("idx {base}")).unwrap();
+        }
+        fs::write(from.path().join(METADATA_FILE), "{}").unwrap();
+        fs::write(from.path().join("transactions.journal"), "j").unwrap();
+        fs::write(from.path().join(LOCK_FILE), "pid").unwrap();
+        let to = tempfile::tempdir().unwrap();
+        let stats = copy_sharing(from.path(), &to.path().join("copy")).unwrap();
+        let copy = to.path().join("copy");
+        let copied_log = copy.join("broker-1").join("out-0");
+        for base in [0u64, 40] {
+            for ext in ["log", "index"] {
+                let name = format!("{base:020}.{ext}");
+                assert_eq!(
+                    ino(&log.join(&name)),
+                    ino(&copied_log.join(&name)),
+                    "{name}"
+                );
+            }
+        }
+        for name in ["00000000000000000090.log", "00000000000000000090.index"] {
+            assert_ne!(ino(&log.join(name)), ino(&copied_log.join(name)), "{name}");
+            assert_eq!(
+                fs::read(log.join(name)).unwrap(),
+                fs::read(copied_log.join(name)).unwrap()
+            );
+        }
+        assert_eq!(
+            ino(&from.path().join(METADATA_FILE)),
+            ino(&copy.join(METADATA_FILE))
+        );
+        let journal = "transactions.journal";
+        assert_ne!(ino(&from.path().join(journal)), ino(&copy.join(journal)));
+        assert!(!copy.join(LOCK_FILE).exists());
+        assert_eq!(
+            stats,
+            CopyStats {
+                linked: 5,
+                copied: 3,
+                copied_bytes: "log 90".len() as u64 + "idx 90".len() as u64 + 1,
+                journal_len: Some(1),
+            }
+        );
+    }
+
+    #[test]
+    fn a_restore_links_the_journal_and_cuts_it_back_to_the_checkpoints_length() {
+        let checkpoint = tempfile::tempdir().unwrap();
+        let journal = checkpoint.path().join(JOURNAL);
+        fs::write(&journal, "frame 1\n").unwrap();
+        let scratch = tempfile::tempdir().unwrap();
+        let first = scratch.path().join("first");
+        let stats = restore_sharing(checkpoint.path(), &first, 8).unwrap();
+        assert_eq!(
+            (stats.linked, stats.copied, stats.journal_len),
+            (1, 0, Some(8))
+        );
+        assert_eq!(ino(&journal), ino(&first.join(JOURNAL)));
+        // The restored driver appends; the next restore gets the
+        // checkpoint's 8 bytes back.
+        fs::OpenOptions::new()
+            .append(true)
+            .open(first.join(JOURNAL))
+            .and_then(|mut f| std::io::Write::write_all(&mut f, b"frame 2\n"))
+            .unwrap();
+        fs::remove_dir_all(&first).unwrap();
+        let second = scratch.path().join("second");
+        restore_sharing(checkpoint.path(), &second, 8).unwrap();
+        assert_eq!(fs::read(second.join(JOURNAL)).unwrap(), b"frame 1\n");
+        // A journal shorter than the checkpoint's length was damaged.
+        let err = restore_sharing(checkpoint.path(), &scratch.path().join("third"), 9).unwrap_err();
+        assert!(err.to_string().contains("shorter than the 9"), "{err}");
+    }
+
+    #[test]
+    fn unshare_gives_the_writer_its_own_inode_and_leaves_the_other_link() {
+        let dir = tempfile::tempdir().unwrap();
+        let a = dir.path().join("a.log");
+        let b = dir.path().join("b.log");
+        fs::write(&a, "shared bytes").unwrap();
+        fs::hard_link(&a, &b).unwrap();
+        let file = File::open(&a).unwrap();
+        assert!(unshare(&a, &file).unwrap());
+        assert_ne!(ino(&a), ino(&b));
+        fs::OpenOptions::new()
+            .write(true)
+            .open(&a)
+            .unwrap()
+            .set_len(3)
+            .unwrap();
+        assert_eq!(fs::read(&b).unwrap(), b"shared bytes");
+        assert_eq!(fs::read(&a).unwrap(), b"sha");
+        // A file with one link is left alone.
+        let file = File::open(&a).unwrap();
+        assert!(!unshare(&a, &file).unwrap());
+    }
+}

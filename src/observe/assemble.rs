@@ -1,0 +1,203 @@
+//! The observed cluster as a [`Snapshot`] (docs/observe.md, the field
+//! table): what Metadata, ListOffsets and the two fetches said, in the
+//! snapshot's own types, and every field they cannot fill left at its
+//! default and named in `unavailable`.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use crate::session::snapshot::{
+    BatchKind, BatchSnapshot, BrokerSnapshot, Consumers, JournalSnapshot, PartitionSnapshot,
+    ReplicaSnapshot, Snapshot,
+};
+
+use super::fate::{fates, read_committed_visible};
+use super::fetch::Fetched;
+use super::metadata::{Cluster, Partition};
+use super::offsets::Offsets;
+
+/// Fields no API this slice uses can fill, for every cluster.
+pub const ALWAYS_UNAVAILABLE: &[&str] = &[
+    "clock_ms",
+    "transactions",
+    "committed_offsets",
+    "journal",
+    "last_recovery",
+    "pending",
+    "errors",
+    "partitions[].log_end_offset",
+    "partitions[].batch_count",
+    "partitions[].replicas[].log_end_offset",
+    "partitions[].replicas[].lag",
+    "partitions[].replicas[].ms_since_fetch",
+    "partitions[].replicas[].log",
+    "partitions[].batches[].transactional_id",
+    "partitions[].batches[].explanation_zh",
+];
+
+/// What was learnt of one partition.
+#[derive(Debug, Clone)]
+pub struct Observed {
+    pub meta: Partition,
+    pub offsets: Offsets,
+    /// The offset the fetches started at.
+    pub start: i64,
+    pub read_uncommitted: Fetched,
+    pub read_committed: Fetched,
+}
+
+/// The snapshot of `cluster` and its `partitions` (in Metadata's order),
+/// titled after the bootstrap addresses.
+pub fn assemble(bootstrap: &[String], cluster: &Cluster, partitions: Vec<Observed>) -> Snapshot {
+    let mut unavailable: Vec<String> = ALWAYS_UNAVAILABLE.iter().map(|s| s.to_string()).collect();
+    if !cluster.leader_epochs {
+        unavailable.push("partitions[].leader_epoch".into());
+    }
+    let mut consumers = Consumers {
+        read_uncommitted: BTreeMap::new(),
+        read_committed: BTreeMap::new(),
+    };
+    let mut out = Vec::new();
+    for o in partitions {
+        let (p, key) = (&o.meta, format!("{}-{}", o.meta.topic, o.meta.partition));
+        let (hw, lso) = (o.offsets.high_watermark, o.offsets.last_stable);
+        let reached = o
+            .read_uncommitted
+            .batches
+            .last()
+            .map_or(o.start, |b| b.last_offset + 1);
+        if o.start > o.offsets.log_start || reached < hw {
+            // Only a tail was fetched: what a consumer from the start
+            // reads is not all here.
+            unavailable.push(format!(
+                "partitions[{key}].batches outside {}..{reached}",
+                o.start
+            ));
+            unavailable.push(format!("consumers[{key}]"));
+        }
+        let visible = read_committed_visible(&o.read_committed);
+        let decided = fates(&o.read_uncommitted.batches, &visible, hw, lso);
+        let mut batches = Vec::new();
+        for b in &o.read_uncommitted.batches {
+            if b.compressed && b.control.is_none() {
+                unavailable.push(format!(
+                    "partitions[{key}].batches[{}].records (compressed)",
+                    b.base_offset
+                ));
+            }
+            let (fate, explanation) = decided[&b.base_offset].clone();
+            batches.push(BatchSnapshot {
+                base_offset: b.base_offset,
+                last_offset: b.last_offset,
+                kind: if b.control.is_some() {
+                    BatchKind::Control
+                } else {
+                    BatchKind::Data
+                },
+                control: b.control,
+                transactional_id: None,
+                producer_id: b.producer_id,
+                producer_epoch: i32::from(b.producer_epoch),
+                base_sequence: b.base_sequence,
+                leader_epoch: u32::try_from(b.leader_epoch).unwrap_or(0),
+                fate,
+                explanation,
+                explanation_zh: String::new(),
+                records: b.records.clone(),
+            });
+        }
+        consumers
+            .read_uncommitted
+            .insert(key.clone(), values(o.read_uncommitted.batches.iter()));
+        consumers.read_committed.insert(
+            key.clone(),
+            values(
+                o.read_committed
+                    .batches
+                    .iter()
+                    .filter(|b| visible.contains(&b.base_offset)),
+            ),
+        );
+        let isr: BTreeSet<u32> = p.isr.iter().copied().collect();
+        out.push(PartitionSnapshot {
+            topic: p.topic.clone(),
+            partition: p.partition,
+            leader: p.leader,
+            leader_epoch: p.leader_epoch,
+            isr: p.isr.clone(),
+            log_start_offset: o.offsets.log_start,
+            high_watermark: hw,
+            last_stable_offset: lso,
+            log_end_offset: 0,
+            replicas: p
+                .replicas
+                .iter()
+                .map(|&broker| ReplicaSnapshot {
+                    broker,
+                    is_leader: broker == p.leader,
+                    log_end_offset: 0,
+                    in_sync: isr.contains(&broker),
+                    stopped: p.offline.contains(&broker),
+                    lag: 0,
+                    ms_since_fetch: 0,
+                    log: Vec::new(),
+                })
+                .collect(),
+            batch_count: batches.len(),
+            batches,
+        });
+    }
+    Snapshot {
+        step: 0,
+        clock_ms: 0,
+        rules: "observed".into(),
+        brokers: brokers(cluster),
+        partitions: out,
+        transactions: Vec::new(),
+        committed_offsets: BTreeMap::new(),
+        journal: JournalSnapshot {
+            frames: 0,
+            bytes: 0,
+            tail: Vec::new(),
+        },
+        last_recovery: None,
+        consumers,
+        pending: Vec::new(),
+        errors: Vec::new(),
+        events: Vec::new(),
+        title: format!("observe {}", bootstrap.join(",")),
+        total_steps: None,
+        caption: None,
+        captioned_steps: Vec::new(),
+        changes: Default::default(),
+        moment_of_death: None,
+        before_recovery: false,
+        listeners: Vec::new(),
+        clients: Vec::new(),
+        client_log: Vec::new(),
+        fault_armed: None,
+        unavailable,
+    }
+}
+
+/// The brokers Metadata lists, running; and any broker that only appears
+/// as a replica, stopped (Kafka lists live brokers only).
+fn brokers(cluster: &Cluster) -> Vec<BrokerSnapshot> {
+    let listed: BTreeSet<u32> = cluster.brokers.iter().map(|b| b.id).collect();
+    let mut all: BTreeMap<u32, bool> = listed.iter().map(|&id| (id, false)).collect();
+    for p in &cluster.partitions {
+        for r in &p.replicas {
+            all.entry(*r).or_insert(true);
+        }
+    }
+    all.into_iter()
+        .map(|(id, stopped)| BrokerSnapshot { id, stopped })
+        .collect()
+}
+
+/// The values of the data batches among `batches`, in offset order.
+fn values<'a>(batches: impl Iterator<Item = &'a super::batches::WireBatch>) -> Vec<Option<String>> {
+    batches
+        .filter(|b| b.control.is_none())
+        .flat_map(|b| b.records.iter().map(|r| r.value.clone()))
+        .collect()
+}

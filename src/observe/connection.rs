@@ -1,0 +1,141 @@
+//! One client connection to one broker (docs/observe.md "Connections"):
+//! a tokio `TcpStream` speaking Kafka frames as `src/kafka/codec.rs` reads
+//! them on the server side (4-byte big-endian size, header, body), one
+//! request at a time. Every connect and every response is bounded in time
+//! ([`TIMEOUT`]) and in size ([`MAX_RESPONSE_BYTES`]), so a silent or
+//! misbehaving broker ends the observation with one line, never a hang or
+//! an allocation a length prefix asked for.
+
+use std::time::Duration;
+
+use bytes::{Bytes, BytesMut};
+use kafka_protocol::messages::{RequestHeader, ResponseHeader};
+use kafka_protocol::protocol::{Decodable, Encodable, HeaderVersion, Request, StrBytes};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
+
+/// How long a connect, or a request's response, may take.
+pub const TIMEOUT: Duration = Duration::from_secs(10);
+
+/// The largest response read: 16 MiB. The biggest response asked for is a
+/// Fetch bounded by [`super::fetch::PARTITION_MAX_BYTES`] per partition;
+/// a broker may exceed that by one batch (KIP-74), not by this much.
+pub const MAX_RESPONSE_BYTES: usize = 16 * 1024 * 1024;
+
+/// The client id every request carries (brokers log it).
+pub const CLIENT_ID: &str = "mk-tui-observe";
+
+/// A connection to the broker at `address`.
+pub struct Conn {
+    stream: TcpStream,
+    /// `HOST:PORT`, for the error lines.
+    pub address: String,
+    correlation: i32,
+}
+
+impl Conn {
+    /// Connects to `address` (`HOST:PORT`) within [`TIMEOUT`].
+    pub async fn connect(address: &str) -> Result<Self, String> {
+        let stream = match tokio::time::timeout(TIMEOUT, TcpStream::connect(address)).await {
+            Ok(Ok(s)) => s,
+            Ok(Err(e)) => return Err(format!("{address}: cannot connect: {e}")),
+            Err(_) => {
+                return Err(format!(
+                    "{address}: cannot connect: no answer within {} s",
+                    TIMEOUT.as_secs()
+                ));
+            }
+        };
+        let _ = stream.set_nodelay(true);
+        Ok(Self {
+            stream,
+            address: address.to_string(),
+            correlation: 0,
+        })
+    }
+
+    /// Sends `request` at `version` and decodes its response. The error
+    /// names the broker and the API: a closed connection, a timeout, a
+    /// response that does not decode or answers another request.
+    pub async fn call<R: Request>(
+        &mut self,
+        name: &str,
+        request: &R,
+        version: i16,
+    ) -> Result<R::Response, String> {
+        let what = format!("{}: {name} v{version}", self.address);
+        self.correlation += 1;
+        let header = RequestHeader::default()
+            .with_request_api_key(R::KEY)
+            .with_request_api_version(version)
+            .with_correlation_id(self.correlation)
+            .with_client_id(Some(StrBytes::from_static_str(CLIENT_ID)));
+        let mut buf = BytesMut::new();
+        buf.extend_from_slice(&[0; 4]);
+        header
+            .encode(&mut buf, R::header_version(version))
+            .map_err(|e| format!("{what}: cannot encode the request header: {e}"))?;
+        request
+            .encode(&mut buf, version)
+            .map_err(|e| format!("{what}: cannot encode the request: {e}"))?;
+        let size = (buf.len() - 4) as i32;
+        buf[..4].copy_from_slice(&size.to_be_bytes());
+        let exchange = async {
+            self.stream
+                .write_all(&buf)
+                .await
+                .map_err(|e| format!("{what}: cannot send: {e}"))?;
+            read_frame(&mut self.stream, &what).await
+        };
+        let mut payload = match tokio::time::timeout(TIMEOUT, exchange).await {
+            Ok(r) => r?,
+            Err(_) => {
+                return Err(format!(
+                    "{what}: no response within {} s",
+                    TIMEOUT.as_secs()
+                ));
+            }
+        };
+        let header = ResponseHeader::decode(&mut payload, R::Response::header_version(version))
+            .map_err(|e| format!("{what}: the response header does not decode: {e}"))?;
+        if header.correlation_id != self.correlation {
+            return Err(format!(
+                "{what}: the response answers request {}, not {}",
+                header.correlation_id, self.correlation
+            ));
+        }
+        R::Response::decode(&mut payload, version)
+            .map_err(|e| format!("{what}: the response does not decode: {e}"))
+    }
+}
+
+/// One response frame's payload (without its size prefix).
+async fn read_frame(stream: &mut TcpStream, what: &str) -> Result<Bytes, String> {
+    let mut size = [0u8; 4];
+    let mut got = 0;
+    while got < 4 {
+        match stream.read(&mut size[got..]).await {
+            Ok(0) => {
+                return Err(format!(
+                    "{what}: the broker closed the connection before answering"
+                ));
+            }
+            Ok(n) => got += n,
+            Err(e) => return Err(format!("{what}: cannot read the response: {e}")),
+        }
+    }
+    let size = i32::from_be_bytes(size);
+    if size <= 0 || size as usize > MAX_RESPONSE_BYTES {
+        return Err(format!(
+            "{what}: response size {size} is not between 1 and the cap of {MAX_RESPONSE_BYTES} bytes"
+        ));
+    }
+    let mut payload = BytesMut::zeroed(size as usize);
+    match stream.read_exact(&mut payload).await {
+        Ok(_) => Ok(payload.freeze()),
+        Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => Err(format!(
+            "{what}: the broker closed the connection inside its response"
+        )),
+        Err(e) => Err(format!("{what}: cannot read the response: {e}")),
+    }
+}

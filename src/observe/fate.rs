@@ -1,0 +1,208 @@
+//! A batch's fate from what the wire shows alone (docs/observe.md
+//! "Fates"). The embedded cluster's rule
+//! ([`crate::session::snapshot::fate::decide`]) reads the transaction
+//! journal, which no Kafka API exposes, so the observer uses a simpler
+//! rule built on what a consumer actually gets:
+//!
+//! - a control batch is `control`;
+//! - at or above the HW, `above_hw` (a consumer's fetch never returns it,
+//!   so in practice no fetched batch has it);
+//! - below the LSO, `committed` when a read_committed consumer returns it
+//!   (the read_committed fetch with its `aborted_transactions` applied as
+//!   Kafka's consumer applies them), else `aborted`: the wire cannot tell
+//!   an aborted batch from one the embedded cluster calls orphaned;
+//! - at or above the LSO, plain data is `held_back`; transactional data is
+//!   `aborted` or `held_back` when a later ABORT or COMMIT marker of the
+//!   same producer id and epoch follows it (producer id ≥ 0 only), else
+//!   `ongoing`: without DescribeTransactions a decided transaction whose
+//!   markers are missing looks ongoing.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use crate::session::snapshot::{ControlKind, Fate};
+
+use super::batches::WireBatch;
+use super::fetch::Fetched;
+
+/// The base offsets of the data batches a read_committed consumer returns
+/// from `fetched`, applying the aborted transactions as Kafka's consumer
+/// does: from an aborted transaction's first offset, the batches of its
+/// producer id are skipped until that producer's ABORT marker.
+pub fn read_committed_visible(fetched: &Fetched) -> BTreeSet<i64> {
+    let mut aborted = fetched.aborted.clone();
+    aborted.sort_by_key(|&(_, first)| first);
+    let mut pending = aborted.into_iter().peekable();
+    let mut skipping: BTreeSet<i64> = BTreeSet::new();
+    let mut visible = BTreeSet::new();
+    for b in &fetched.batches {
+        while let Some(&(pid, _)) = pending.peek().filter(|(_, first)| *first <= b.last_offset) {
+            skipping.insert(pid);
+            pending.next();
+        }
+        match b.control {
+            Some(ControlKind::Abort) => {
+                skipping.remove(&b.producer_id);
+            }
+            Some(ControlKind::Commit) => {}
+            None if b.transactional && skipping.contains(&b.producer_id) => {}
+            None => {
+                visible.insert(b.base_offset);
+            }
+        }
+    }
+    visible
+}
+
+/// The fate of each batch of `batches` (the read_uncommitted fetch) and
+/// why, keyed by base offset.
+pub fn fates(
+    batches: &[WireBatch],
+    committed: &BTreeSet<i64>,
+    hw: i64,
+    lso: i64,
+) -> BTreeMap<i64, (Fate, String)> {
+    let mut out = BTreeMap::new();
+    for (i, b) in batches.iter().enumerate() {
+        let at = b.base_offset;
+        let decided = if let Some(c) = b.control {
+            (
+                Fate::Control,
+                format!(
+                    "{} marker of producer {} at offset {at}: consumers never see it",
+                    c.name().to_uppercase(),
+                    b.producer_id
+                ),
+            )
+        } else if at >= hw {
+            (
+                Fate::AboveHighWatermark,
+                format!("offset {at} >= HW {hw}: no consumer reads it"),
+            )
+        } else if at < lso {
+            if committed.contains(&at) {
+                (
+                    Fate::Committed,
+                    format!("offset {at} < LSO {lso} and a read_committed fetch returns it"),
+                )
+            } else {
+                (
+                    Fate::Aborted,
+                    format!("offset {at} < LSO {lso} but a read_committed fetch skips it"),
+                )
+            }
+        } else if !b.transactional {
+            (
+                Fate::HeldBack,
+                format!(
+                    "plain data at offset {at} >= LSO {lso}: read_committed waits behind an open transaction"
+                ),
+            )
+        } else {
+            match marker_after(&batches[i + 1..], b) {
+                Some((ControlKind::Abort, m)) => (
+                    Fate::Aborted,
+                    format!(
+                        "producer {} aborted: ABORT marker at offset {m}",
+                        b.producer_id
+                    ),
+                ),
+                Some((ControlKind::Commit, m)) => (
+                    Fate::HeldBack,
+                    format!(
+                        "producer {} committed (COMMIT marker at offset {m}), but offset {at} >= LSO {lso}",
+                        b.producer_id
+                    ),
+                ),
+                None => (
+                    Fate::Ongoing,
+                    format!(
+                        "transactional data at offset {at} >= LSO {lso} with no marker after it: its transaction is open"
+                    ),
+                ),
+            }
+        };
+        out.insert(at, decided);
+    }
+    out
+}
+
+/// The first marker after `b` of its producer id and epoch, when it has a
+/// producer id (the book's rules write -1 for every transaction, so a
+/// marker cannot be matched to its data by producer).
+fn marker_after(later: &[WireBatch], b: &WireBatch) -> Option<(ControlKind, i64)> {
+    if b.producer_id < 0 {
+        return None;
+    }
+    later
+        .iter()
+        .find(|m| {
+            m.control.is_some()
+                && m.producer_id == b.producer_id
+                && m.producer_epoch == b.producer_epoch
+        })
+        .and_then(|m| Some((m.control?, m.base_offset)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn batch(at: i64, pid: i64, txn: bool, control: Option<ControlKind>) -> WireBatch {
+        WireBatch {
+            base_offset: at,
+            last_offset: at,
+            leader_epoch: 0,
+            crc: 0,
+            producer_id: pid,
+            producer_epoch: 0,
+            base_sequence: 0,
+            transactional: txn,
+            control,
+            compressed: false,
+            records: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn an_aborted_producer_is_skipped_up_to_its_abort_marker_only() {
+        let fetched = Fetched {
+            batches: vec![
+                batch(0, 7, true, None),
+                batch(1, 8, true, None),
+                batch(2, 7, true, Some(ControlKind::Abort)),
+                batch(3, 8, true, Some(ControlKind::Commit)),
+                batch(4, 7, true, None),
+                batch(5, -1, false, None),
+            ],
+            aborted: vec![(7, 0)],
+        };
+        let visible = read_committed_visible(&fetched);
+        assert_eq!(visible, BTreeSet::from([1, 4, 5]));
+        let fates = fates(&fetched.batches, &visible, 6, 6);
+        let names: Vec<&str> = fates.values().map(|(f, _)| f.name()).collect();
+        assert_eq!(
+            names,
+            [
+                "aborted",
+                "committed",
+                "control",
+                "control",
+                "committed",
+                "committed"
+            ]
+        );
+    }
+
+    #[test]
+    fn above_the_lso_markers_decide_and_unmatched_data_is_ongoing() {
+        let batches = vec![
+            batch(0, 3, true, None),
+            batch(1, 4, true, None),
+            batch(2, -1, false, None),
+            batch(3, 4, true, Some(ControlKind::Abort)),
+        ];
+        let fates = fates(&batches, &BTreeSet::new(), 4, 0);
+        let names: Vec<&str> = fates.values().map(|(f, _)| f.name()).collect();
+        assert_eq!(names, ["ongoing", "aborted", "held_back", "control"]);
+    }
+}

@@ -1,0 +1,85 @@
+//! ApiVersions (key 18): which version of each API the observer speaks to
+//! a broker (docs/observe.md "Versions"). The request is version 0, which
+//! every broker answers (Kafka keeps ApiVersions v0 so that a client can
+//! always ask); each later request then uses the newest version both the
+//! broker and the observer know, or stops with one line naming the API
+//! and both ranges.
+
+use std::collections::BTreeMap;
+use std::ops::RangeInclusive;
+
+use kafka_protocol::messages::{ApiKey, ApiVersionsRequest};
+
+use super::connection::Conn;
+
+/// The versions this observer can send of each API it uses, and why the
+/// lower bounds are where they are.
+pub mod ours {
+    use std::ops::RangeInclusive;
+    /// v4 adds `allow_auto_topic_creation`, sent as false: an older
+    /// Metadata naming a missing topic may create it, and the observer
+    /// never writes. v12 is the newest `mk-tui serve` serves, so the
+    /// newest tested.
+    pub const METADATA: RangeInclusive<i16> = 4..=12;
+    /// v2 adds the isolation level (latest under read_committed = LSO).
+    pub const LIST_OFFSETS: RangeInclusive<i16> = 2..=7;
+    /// v4 adds the isolation level, the LSO and `aborted_transactions`;
+    /// v13 names topics by id only.
+    pub const FETCH: RangeInclusive<i16> = 4..=12;
+    /// v1 adds the key type; v4 asks for several keys at once (one at a
+    /// time is enough here).
+    pub const FIND_COORDINATOR: RangeInclusive<i16> = 1..=3;
+    /// v2 reads every topic of a group (topics null); v8 asks for several
+    /// groups at once (one at a time is enough here).
+    pub const OFFSET_FETCH: RangeInclusive<i16> = 2..=7;
+}
+
+/// The version ranges one broker advertised, by API key.
+#[derive(Debug, Clone)]
+pub struct Versions {
+    address: String,
+    ranges: BTreeMap<i16, (i16, i16)>,
+}
+
+impl Versions {
+    /// Asks the broker on `conn`.
+    pub async fn ask(conn: &mut Conn) -> Result<Self, String> {
+        let response = conn
+            .call("ApiVersions", &ApiVersionsRequest::default(), 0)
+            .await?;
+        if response.error_code != 0 {
+            return Err(format!(
+                "{}: ApiVersions v0 answered error code {}",
+                conn.address, response.error_code
+            ));
+        }
+        Ok(Self {
+            address: conn.address.clone(),
+            ranges: response
+                .api_keys
+                .iter()
+                .map(|k| (k.api_key, (k.min_version, k.max_version)))
+                .collect(),
+        })
+    }
+
+    /// The newest version of `key` in both the broker's range and `ours`.
+    pub fn pick(&self, key: ApiKey, name: &str, ours: RangeInclusive<i16>) -> Result<i16, String> {
+        let Some(&(min, max)) = self.ranges.get(&(key as i16)) else {
+            return Err(format!(
+                "{}: the broker does not support {name} (API key {}), which the observer needs",
+                self.address, key as i16
+            ));
+        };
+        let top = max.min(*ours.end());
+        if top < min.max(*ours.start()) {
+            return Err(format!(
+                "{}: unsupported API version: the broker serves {name} v{min}-{max}, the observer speaks v{}-{}",
+                self.address,
+                ours.start(),
+                ours.end()
+            ));
+        }
+        Ok(top)
+    }
+}

@@ -1,0 +1,558 @@
+//! `mk-tui observe` (issue 15, first slice) against `mk-tui serve`: the
+//! server is started on a free loopback port with a recording (or a prefix
+//! of one, to stop inside a transaction), the observer takes one snapshot
+//! over the Kafka protocol, and every field the protocol exposes must equal
+//! the embedded cluster's own (`mk-tui state` of the same steps): leader,
+//! leader epoch, ISR, replicas, log start, HW, LSO, the batches below the HW
+//! (offsets, kinds, markers, producer fields, records), their fates under
+//! the documented wire rule, and what each isolation level reads. Then the
+//! bad inputs: a SASL/SSL bootstrap, an unreachable port, a missing topic,
+//! a broker that closes the connection, one with no usable API version.
+//! Every server stops by itself; every wait is bounded.
+
+#[allow(dead_code)]
+#[path = "serve/server.rs"]
+mod server;
+
+use std::io::{Read, Write};
+use std::net::TcpListener;
+use std::path::Path;
+use std::process::{Command, Output};
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use server::Server;
+
+fn mk_tui(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_mk-tui"))
+        .args(args)
+        .output()
+        .expect("mk-tui runs")
+}
+
+/// The recording's header and its first `steps` steps (all when None),
+/// written to `dir`.
+fn prefix(recording: &str, steps: Option<usize>, dir: &Path) -> String {
+    let text = std::fs::read_to_string(recording).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    let keep = steps.map_or(lines.len(), |n| n + 1);
+    let path = dir.join("prefix.jsonl");
+    std::fs::write(&path, lines[..keep].join("\n") + "\n").unwrap();
+    path.to_str().unwrap().to_string()
+}
+
+/// `mk-tui state FILE` as JSON.
+fn state_of(file: &str) -> Value {
+    let out = mk_tui(&["state", file]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// `mk-tui observe --bootstrap B --state [--group G…]` as JSON.
+fn observe(bootstrap: &str, groups: &[String]) -> Value {
+    let mut args = vec!["observe", "--bootstrap", bootstrap, "--state"];
+    for g in groups {
+        args.extend(["--group", g]);
+    }
+    let out = mk_tui(&args);
+    assert!(
+        out.status.success(),
+        "observe failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// The fate the wire rule gives where the embedded cluster's needs the
+/// journal (docs/observe.md "Fates"): an orphaned batch is skipped by
+/// read_committed, as an aborted one; a decided transaction whose markers
+/// are missing looks open; and with no producer id to match a marker by
+/// (the book's rules), transactional data at or above the LSO is ongoing.
+fn wire_fate(batch: &Value, lso: i64) -> Value {
+    let fate = batch["fate"].as_str().unwrap();
+    let at = batch["base_offset"].as_i64().unwrap();
+    let transactional = !batch["transactional_id"].is_null();
+    let fate = match fate {
+        "orphaned" => "aborted",
+        "decided" => "ongoing",
+        "held_back" | "aborted"
+            if transactional && at >= lso && batch["producer_id"].as_i64() < Some(0) =>
+        {
+            "ongoing"
+        }
+        other => other,
+    };
+    json!(fate)
+}
+
+/// What the protocol shows of a batch.
+fn wire_batch(b: &Value) -> Value {
+    json!({
+        "base_offset": b["base_offset"], "last_offset": b["last_offset"],
+        "kind": b["kind"], "control": b["control"],
+        "producer_id": b["producer_id"], "producer_epoch": b["producer_epoch"],
+        "base_sequence": b["base_sequence"], "leader_epoch": b["leader_epoch"],
+        "records": if b["kind"] == "control" { json!([]) } else { b["records"].clone() },
+    })
+}
+
+/// Compares every field the protocol exposes; returns the mismatches.
+fn differences(expected: &Value, observed: &Value) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut check = |what: String, e: &Value, o: &Value| {
+        if e != o {
+            out.push(format!("{what}: embedded {e}, observed {o}"));
+        }
+    };
+    let parts = |s: &Value| -> Vec<Value> { s["partitions"].as_array().unwrap().clone() };
+    let name = |p: &Value| format!("{}-{}", p["topic"].as_str().unwrap(), p["partition"]);
+    check(
+        "committed_offsets".into(),
+        &expected["committed_offsets"],
+        &observed["committed_offsets"],
+    );
+    let (e_parts, o_parts) = (parts(expected), parts(observed));
+    check(
+        "partitions".into(),
+        &json!(e_parts.iter().map(name).collect::<Vec<_>>()),
+        &json!(o_parts.iter().map(name).collect::<Vec<_>>()),
+    );
+    for (e, o) in e_parts.iter().zip(&o_parts) {
+        let key = name(e);
+        for field in [
+            "leader",
+            "leader_epoch",
+            "isr",
+            "log_start_offset",
+            "high_watermark",
+            "last_stable_offset",
+        ] {
+            check(format!("{key}.{field}"), &e[field], &o[field]);
+        }
+        let replicas = |p: &Value| -> Value {
+            p["replicas"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|r| json!([r["broker"], r["is_leader"], r["in_sync"], r["stopped"]]))
+                .collect()
+        };
+        check(format!("{key}.replicas"), &replicas(e), &replicas(o));
+        let (hw, lso) = (
+            e["high_watermark"].as_i64().unwrap(),
+            e["last_stable_offset"].as_i64().unwrap(),
+        );
+        let below_hw: Vec<&Value> = e["batches"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|b| b["base_offset"].as_i64().unwrap() < hw)
+            .collect();
+        let observed_batches = o["batches"].as_array().unwrap();
+        check(
+            format!("{key}.batches"),
+            &below_hw.iter().map(|b| wire_batch(b)).collect(),
+            &observed_batches.iter().map(wire_batch).collect(),
+        );
+        check(
+            format!("{key}.batches[].fate"),
+            &below_hw.iter().map(|b| wire_fate(b, lso)).collect(),
+            &observed_batches.iter().map(|b| b["fate"].clone()).collect(),
+        );
+        for level in ["read_uncommitted", "read_committed"] {
+            check(
+                format!("consumers.{level}[{key}]"),
+                &expected["consumers"][level][&key],
+                &observed["consumers"][level][&key],
+            );
+        }
+    }
+    out
+}
+
+/// Serves `recording` up to `steps` (no replication of its own, so the
+/// cluster stays as the steps left it), observes it, and compares with the
+/// embedded cluster's state of the same steps and with what the server
+/// left in its data directory.
+fn observe_matches(
+    recording: &str,
+    steps: Option<usize>,
+    fates_seen: &mut std::collections::BTreeSet<String>,
+) -> Vec<String> {
+    let temp = tempfile::tempdir().unwrap();
+    let file = prefix(recording, steps, temp.path());
+    let expected = state_of(&file);
+    let mut server = Server::start(&[&file, "--auto-replicate", "0"]);
+    // The groups are named (they are not discovered yet); what they
+    // committed is compared.
+    let groups: Vec<String> = expected["committed_offsets"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .cloned()
+        .collect();
+    let observed = observe(&server.bootstrap(), &groups);
+    server.stop();
+    let left = server.state();
+    let mut out: Vec<String> = differences(&expected, &observed)
+        .into_iter()
+        .map(|d| format!("{recording} step {steps:?}: {d}"))
+        .collect();
+    // Reopening the data directory runs recovery, which finishes a
+    // decided transaction and drops pending operations: the directory
+    // equals the served cluster only when neither is there.
+    let settled = expected["pending"] == json!([])
+        && expected["transactions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|t| !t["state"].as_str().unwrap().starts_with("prepare"));
+    if settled {
+        out.extend(
+            differences(&left, &observed)
+                .into_iter()
+                .map(|d| format!("{recording} step {steps:?}, data dir: {d}")),
+        );
+    }
+    for p in observed["partitions"].as_array().unwrap() {
+        for b in p["batches"].as_array().unwrap() {
+            fates_seen.insert(b["fate"].as_str().unwrap().to_string());
+        }
+    }
+    let unavailable = observed["unavailable"].as_array().unwrap();
+    for field in [
+        "journal",
+        "transactions",
+        "partitions[].replicas[].log_end_offset",
+    ] {
+        if !unavailable.contains(&json!(field)) {
+            out.push(format!("{recording}: {field} is not listed as unavailable"));
+        }
+    }
+    if unavailable.contains(&json!("committed_offsets")) != groups.is_empty() {
+        out.push(format!(
+            "{recording}: committed_offsets must be listed unavailable exactly when no --group is given"
+        ));
+    }
+    if observed["transactions"] != json!([]) || observed["journal"]["frames"] != 0 {
+        out.push(format!(
+            "{recording}: the observer filled what it cannot know"
+        ));
+    }
+    out
+}
+
+#[test]
+fn the_observer_sees_what_the_embedded_cluster_holds_for_every_field_the_protocol_exposes() {
+    let cases: &[(&str, Option<usize>)] = &[
+        ("recordings/ch05-high-watermark.jsonl", None),
+        ("recordings/ch06-isr-shrink.jsonl", None),
+        ("recordings/ch06-leader-failure.jsonl", None),
+        ("recordings/ch08-abort.jsonl", None),
+        ("recordings/ch08-abort.jsonl", Some(3)),
+        ("recordings/ch08-visibility.jsonl", Some(2)),
+        ("recordings/ch08-visibility.jsonl", None),
+        ("recordings/ch08-lso-blocks.jsonl", Some(5)),
+        ("recordings/ch08-lso-blocks.jsonl", Some(7)),
+        ("recordings/ch08-lso-blocks.jsonl", Some(8)),
+        ("recordings/ch08-lso-blocks.jsonl", None),
+        ("recordings/ch08-acks-all-pending.jsonl", None),
+        ("recordings/ch08-reused-id.jsonl", None),
+        ("recordings/ch08-offsets.jsonl", None),
+        ("recordings/ch08-zombie.jsonl", None),
+        ("recordings/ch08-missing-markers.jsonl", None),
+        ("recordings/ch08-missing-markers-kafka.jsonl", None),
+        ("recordings/ch08-torn-journal.jsonl", None),
+        ("recordings/ch08-cut-points.jsonl", None),
+    ];
+    let mut all = Vec::new();
+    let mut fates_seen = std::collections::BTreeSet::new();
+    for (recording, steps) in cases {
+        all.extend(observe_matches(recording, *steps, &mut fates_seen));
+    }
+    assert!(all.is_empty(), "{}", all.join("\n"));
+    // The cases reach every fate the wire rule can give a fetched batch.
+    let every: Vec<String> = ["aborted", "committed", "control", "held_back", "ongoing"]
+        .map(String::from)
+        .into();
+    assert_eq!(fates_seen.into_iter().collect::<Vec<_>>(), every);
+}
+
+/// Runs `mk-tui observe ARGS`; asserts exit 2, nothing on standard output,
+/// and one line on standard error; returns that line.
+fn refused(args: &[&str]) -> String {
+    let mut all = vec!["observe"];
+    all.extend_from_slice(args);
+    let out = mk_tui(&all);
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+    assert!(out.stdout.is_empty(), "{args:?} printed {:?}", out.stdout);
+    assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
+    err
+}
+
+#[test]
+fn sasl_and_ssl_bootstraps_are_refused_in_one_line_and_the_help_says_why() {
+    for url in [
+        "SASL_SSL://127.0.0.1:9093",
+        "SSL://127.0.0.1:9093",
+        "SASL_PLAINTEXT://h:1",
+    ] {
+        let err = refused(&["--bootstrap", url, "--state"]);
+        assert!(err.contains(url) && err.contains("out of scope"), "{err}");
+    }
+    let help = mk_tui(&["observe", "--help"]);
+    let text = String::from_utf8_lossy(&help.stdout);
+    assert!(
+        text.contains("TLS") && text.contains("out of scope"),
+        "{text}"
+    );
+}
+
+/// A loopback port nobody listens on (bound, then closed).
+fn closed_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+#[test]
+fn an_unreachable_broker_is_one_line_naming_its_address() {
+    let address = format!("127.0.0.1:{}", closed_port());
+    let err = refused(&["--bootstrap", &address, "--state"]);
+    assert!(
+        err.contains(&address) && err.contains("cannot connect"),
+        "{err}"
+    );
+    // Every bootstrap address is tried, and each named.
+    let other = format!("127.0.0.1:{}", closed_port());
+    let err = refused(&["--bootstrap", &format!("{address},{other}"), "--render"]);
+    assert!(err.contains(&address) && err.contains(&other), "{err}");
+}
+
+#[test]
+fn a_missing_topic_is_named_and_never_created() {
+    let mut server = Server::start(&["recordings/ch08-abort.jsonl", "--auto-replicate", "0"]);
+    let err = refused(&[
+        "--bootstrap",
+        &server.bootstrap(),
+        "--topic",
+        "nope",
+        "--state",
+    ]);
+    assert!(err.contains("topic nope: not found"), "{err}");
+    let named = observe_topic(&server.bootstrap(), "out");
+    assert_eq!(named["partitions"].as_array().unwrap().len(), 1);
+    server.stop();
+    let left = server.state();
+    let topics: Vec<&Value> = left["partitions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| &p["topic"])
+        .collect();
+    assert_eq!(topics, [&json!("out")], "the observer created a topic");
+}
+
+fn observe_topic(bootstrap: &str, topic: &str) -> Value {
+    let out = mk_tui(&[
+        "observe",
+        "--bootstrap",
+        bootstrap,
+        "--topic",
+        topic,
+        "--state",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// A fake broker on a free loopback port: for each connection, reads one
+/// request and hands it to `answer`, which writes what it likes (or
+/// nothing) before the connection is closed. Stops after `connections`.
+fn fake_broker(connections: usize, answer: fn(&mut std::net::TcpStream, &[u8])) -> String {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let address = listener.local_addr().unwrap().to_string();
+    std::thread::spawn(move || {
+        for _ in 0..connections {
+            let Ok((mut s, _)) = listener.accept() else {
+                return;
+            };
+            s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+            let mut size = [0u8; 4];
+            if s.read_exact(&mut size).is_err() {
+                continue;
+            }
+            let mut request = vec![0u8; i32::from_be_bytes(size) as usize];
+            if s.read_exact(&mut request).is_ok() {
+                answer(&mut s, &request);
+            }
+        }
+    });
+    address
+}
+
+#[test]
+fn a_broker_that_closes_the_connection_is_one_line() {
+    let address = fake_broker(1, |_, _| {});
+    let err = refused(&["--bootstrap", &address, "--state"]);
+    assert!(
+        err.contains(&address) && err.contains("ApiVersions v0") && err.contains("closed"),
+        "{err}"
+    );
+    // Closed inside the response: a size that promises more than comes.
+    let address = fake_broker(1, |s, _| {
+        let _ = s.write_all(&[0, 0, 0, 100, 0, 0]);
+    });
+    let err = refused(&["--bootstrap", &address, "--state"]);
+    assert!(err.contains("inside its response"), "{err}");
+}
+
+#[test]
+fn a_broker_without_a_usable_version_is_one_line_naming_the_api_and_both_ranges() {
+    // ApiVersions v0: Metadata only at v0-3, which may create topics.
+    let address = fake_broker(1, |s, request| {
+        let correlation = &request[4..8];
+        let mut body = correlation.to_vec();
+        body.extend_from_slice(&0i16.to_be_bytes()); // error code
+        body.extend_from_slice(&2i32.to_be_bytes()); // two APIs
+        for (key, min, max) in [(18i16, 0i16, 3i16), (3, 0, 3)] {
+            for v in [key, min, max] {
+                body.extend_from_slice(&v.to_be_bytes());
+            }
+        }
+        let mut frame = (body.len() as i32).to_be_bytes().to_vec();
+        frame.extend_from_slice(&body);
+        let _ = s.write_all(&frame);
+    });
+    let err = refused(&["--bootstrap", &address, "--state"]);
+    assert!(
+        err.contains("unsupported API version")
+            && err.contains("Metadata v0-3")
+            && err.contains("v4-12")
+            && err.contains(&address),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_long_log_is_read_as_a_bounded_tail_and_the_snapshot_says_what_it_left_out() {
+    let temp = tempfile::tempdir().unwrap();
+    let file = temp.path().join("long.jsonl");
+    let mut text = String::from(
+        r#"{"mk_recording":1,"title":"long","rules":"minikafka","cluster":{"brokers":[1],"topics":[{"name":"out","partitions":1,"replication_factor":1}],"config":{}}}"#,
+    );
+    text.push('\n');
+    let n = 1500;
+    for i in 0..n {
+        text.push_str(&format!(
+            "{{\"at_ms\":0,\"action\":{{\"produce\":{{\"topic\":\"out\",\"value\":\"v{i}\"}}}}}}\n"
+        ));
+    }
+    std::fs::write(&file, text).unwrap();
+    let file = file.to_str().unwrap();
+    let expected = state_of(file);
+    let mut server = Server::start(&[file, "--auto-replicate", "0"]);
+    let observed = observe(&server.bootstrap(), &[]);
+    server.stop();
+    let p = &observed["partitions"][0];
+    assert_eq!(p["high_watermark"], n);
+    let batches = p["batches"].as_array().unwrap();
+    let first = batches[0]["base_offset"].as_i64().unwrap();
+    let end = batches.last().unwrap()["last_offset"].as_i64().unwrap() + 1;
+    // From at most 1024 offsets below the HW, at most 64 KiB of them.
+    assert_eq!(first, n - 1024);
+    assert!(
+        end - first < 1024,
+        "{first}..{end}: not cut by the byte limit"
+    );
+    let unavailable = observed["unavailable"].as_array().unwrap();
+    for field in [
+        format!("partitions[out-0].batches outside {first}..{end}"),
+        "consumers[out-0]".to_string(),
+    ] {
+        assert!(
+            unavailable.contains(&json!(field)),
+            "{field} not in {unavailable:?}"
+        );
+    }
+    // What it holds is the embedded cluster's, batch for batch.
+    let held: Vec<Value> = expected["partitions"][0]["batches"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|b| (first..end).contains(&b["base_offset"].as_i64().unwrap()))
+        .map(wire_batch)
+        .collect();
+    assert_eq!(held, batches.iter().map(wire_batch).collect::<Vec<_>>());
+}
+
+#[test]
+fn render_draws_the_observed_snapshot_as_render_draws_a_saved_state() {
+    let mut server = Server::start(&["recordings/ch08-abort.jsonl", "--auto-replicate", "0"]);
+    let boot = server.bootstrap();
+    let frame = mk_tui(&[
+        "observe",
+        "--bootstrap",
+        &boot,
+        "--render",
+        "--size",
+        "100x30",
+    ]);
+    let state = mk_tui(&["observe", "--bootstrap", &boot, "--state"]);
+    let bad_size = mk_tui(&["observe", "--bootstrap", &boot, "--render", "--size", "0x0"]);
+    server.stop();
+    assert!(
+        frame.status.success(),
+        "{}",
+        String::from_utf8_lossy(&frame.stderr)
+    );
+    let frame = String::from_utf8(frame.stdout).unwrap();
+    assert_eq!(frame.lines().count(), 30, "{frame}");
+    assert!(frame.contains("out-0 leader 1 e0 HW 5 LSO 5"), "{frame}");
+    // No label says what the protocol could not tell: the LEO, the clock,
+    // the journal, what is pending, the replicas' logs, and no engine key.
+    for true_label in [
+        "│ observed │",
+        "LSO 5 LEO ?",
+        "clock ?",
+        "not visible over the Kafka protocol",
+        "replica logs are not visible",
+        "? help q quit",
+    ] {
+        assert!(frame.contains(true_label), "{true_label:?} in:\n{frame}");
+    }
+    for false_label in [
+        "LEO 0",
+        "saved state",
+        "clock 0 ms",
+        "no journal frames",
+        "nothing pending",
+        "p produce",
+    ] {
+        assert!(!frame.contains(false_label), "{false_label:?} in:\n{frame}");
+    }
+    let temp = tempfile::tempdir().unwrap();
+    let saved = temp.path().join("observed.json");
+    std::fs::write(&saved, &state.stdout).unwrap();
+    let drawn = mk_tui(&[
+        "render",
+        "--state",
+        saved.to_str().unwrap(),
+        "--size",
+        "100x30",
+    ]);
+    assert_eq!(String::from_utf8(drawn.stdout).unwrap(), frame);
+    assert_eq!(bad_size.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&bad_size.stderr).contains("--size"));
+}
