@@ -52,9 +52,12 @@ pub fn assemble(bootstrap: &[String], cluster: &Cluster, partitions: Vec<Observe
     if !cluster.leader_epochs {
         unavailable.push("partitions[].leader_epoch".into());
     }
+    // No counts: an observed cluster's lists are what was fetched, and the
+    // consumers pane counts them.
     let mut consumers = Consumers {
         read_uncommitted: BTreeMap::new(),
         read_committed: BTreeMap::new(),
+        counts: BTreeMap::new(),
     };
     let mut out = Vec::new();
     for o in partitions {
