@@ -10,6 +10,16 @@ use std::time::{Duration, Instant};
 
 use super::{lines_with, partition, python, raw, server};
 
+/// Kills the server if the test fails before it stopped it.
+struct KillOnDrop(std::process::Child);
+
+impl Drop for KillOnDrop {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
 #[test]
 fn a_closed_log_pipe_neither_stops_the_server_nor_its_clean_stop() {
     let temp = tempfile::tempdir().unwrap();
@@ -24,11 +34,10 @@ fn a_closed_log_pipe_neither_stops_the_server_nor_its_clean_stop() {
         .unwrap();
     // The reader of its log goes away at once.
     drop(child.stderr.take());
+    let stdout = child.stdout.take().unwrap();
+    let mut child = KillOnDrop(child);
     let mut port = None;
-    for line in BufReader::new(child.stdout.take().unwrap())
-        .lines()
-        .map_while(Result::ok)
-    {
+    for line in BufReader::new(stdout).lines().map_while(Result::ok) {
         if line == "ready" {
             break;
         }
@@ -50,11 +59,11 @@ fn a_closed_log_pipe_neither_stops_the_server_nor_its_clean_stop() {
         assert_eq!(lines_with(&out, "delivered").len(), 4, "{out}");
     });
     let _ = Command::new("kill")
-        .args(["-TERM", &child.id().to_string()])
+        .args(["-TERM", &child.0.id().to_string()])
         .status();
     let deadline = Instant::now() + Duration::from_secs(20);
     let status = loop {
-        if let Some(status) = child.try_wait().unwrap() {
+        if let Some(status) = child.0.try_wait().unwrap() {
             break status;
         }
         assert!(Instant::now() < deadline, "serve stops after SIGTERM");
