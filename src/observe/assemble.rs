@@ -7,7 +7,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use crate::session::snapshot::{
     BatchKind, BatchSnapshot, BrokerSnapshot, Consumers, JournalSnapshot, PartitionSnapshot,
-    ReplicaSnapshot, Snapshot,
+    ReplicaSnapshot, Snapshot, field,
 };
 
 use super::fate::{fates, read_committed_visible};
@@ -17,21 +17,21 @@ use super::offsets::Offsets;
 
 /// Fields no API this slice uses can fill, for every cluster.
 pub const ALWAYS_UNAVAILABLE: &[&str] = &[
-    "clock_ms",
-    "transactions",
-    "committed_offsets",
-    "journal",
-    "last_recovery",
-    "pending",
-    "errors",
-    "partitions[].log_end_offset",
-    "partitions[].batch_count",
-    "partitions[].replicas[].log_end_offset",
-    "partitions[].replicas[].lag",
-    "partitions[].replicas[].ms_since_fetch",
-    "partitions[].replicas[].log",
-    "partitions[].batches[].transactional_id",
-    "partitions[].batches[].explanation_zh",
+    field::CLOCK_MS,
+    field::TRANSACTIONS,
+    field::COMMITTED_OFFSETS,
+    field::JOURNAL,
+    field::LAST_RECOVERY,
+    field::PENDING,
+    field::ERRORS,
+    field::LOG_END_OFFSET,
+    field::BATCH_COUNT,
+    field::REPLICA_LOG_END_OFFSET,
+    field::REPLICA_LAG,
+    field::REPLICA_MS_SINCE_FETCH,
+    field::REPLICA_LOG,
+    field::BATCH_TRANSACTIONAL_ID,
+    field::BATCH_EXPLANATION_ZH,
 ];
 
 /// What was learnt of one partition.
@@ -50,7 +50,7 @@ pub struct Observed {
 pub fn assemble(bootstrap: &[String], cluster: &Cluster, partitions: Vec<Observed>) -> Snapshot {
     let mut unavailable: Vec<String> = ALWAYS_UNAVAILABLE.iter().map(|s| s.to_string()).collect();
     if !cluster.leader_epochs {
-        unavailable.push("partitions[].leader_epoch".into());
+        unavailable.push(field::LEADER_EPOCH.into());
     }
     // No counts: an observed cluster's lists are what was fetched, and the
     // consumers pane counts them.

@@ -182,7 +182,9 @@ async fn observe_async(options: &Options) -> Result<Snapshot, String> {
     let mut snapshot = assemble::assemble(&options.bootstrap, &cluster, observed);
     snapshot.committed_offsets = committed;
     if !options.groups.is_empty() {
-        snapshot.unavailable.retain(|f| f != "committed_offsets");
+        snapshot
+            .unavailable
+            .retain(|f| f != crate::session::snapshot::field::COMMITTED_OFFSETS);
         snapshot
             .unavailable
             .push("committed_offsets of groups not named with --group".into());

@@ -8,6 +8,7 @@
 //! ([`body`]). The theme's ground is painted first, so a light or
 //! high-contrast frame looks the same in any terminal.
 
+use crate::session::snapshot::field;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout as Split, Rect};
 use ratatui::style::Style;
@@ -187,7 +188,7 @@ fn title_line(app: &App, view: &Snapshot, width: u16) -> Line<'static> {
     };
     let isolation = app.isolation.name();
     // A cluster observed over the protocol has no engine clock to show.
-    let ms = if view.lacks("clock_ms") {
+    let ms = if view.lacks(field::CLOCK_MS) {
         "?".to_string()
     } else {
         format!("{} ms", view.clock_ms)

@@ -28,6 +28,28 @@ pub use source::{SavedState, SnapshotSource};
 
 use crate::session::recording::Caption;
 
+/// The names [`Snapshot::unavailable`] gives the fields a source could not
+/// see (docs/observe.md): one spelling for the observer that lists them
+/// and the panes that then say `?` or "not visible".
+pub mod field {
+    pub const CLOCK_MS: &str = "clock_ms";
+    pub const TRANSACTIONS: &str = "transactions";
+    pub const COMMITTED_OFFSETS: &str = "committed_offsets";
+    pub const JOURNAL: &str = "journal";
+    pub const LAST_RECOVERY: &str = "last_recovery";
+    pub const PENDING: &str = "pending";
+    pub const ERRORS: &str = "errors";
+    pub const LOG_END_OFFSET: &str = "partitions[].log_end_offset";
+    pub const BATCH_COUNT: &str = "partitions[].batch_count";
+    pub const LEADER_EPOCH: &str = "partitions[].leader_epoch";
+    pub const REPLICA_LOG_END_OFFSET: &str = "partitions[].replicas[].log_end_offset";
+    pub const REPLICA_LAG: &str = "partitions[].replicas[].lag";
+    pub const REPLICA_MS_SINCE_FETCH: &str = "partitions[].replicas[].ms_since_fetch";
+    pub const REPLICA_LOG: &str = "partitions[].replicas[].log";
+    pub const BATCH_TRANSACTIONAL_ID: &str = "partitions[].batches[].transactional_id";
+    pub const BATCH_EXPLANATION_ZH: &str = "partitions[].batches[].explanation_zh";
+}
+
 /// Offsets keyed by group, then by `<topic>-<partition>`.
 pub type GroupOffsets = BTreeMap<String, BTreeMap<String, i64>>;
 

@@ -6,6 +6,7 @@
 //! marks go on the top border so nothing covers it (docs/dashboard.md
 //! "The timeline").
 
+use crate::session::snapshot::field;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
@@ -70,7 +71,7 @@ fn rows<'a>(view: &Snapshot, ctx: &PaneContext, width: u16) -> Vec<Line<'a>> {
     }
     title.push(Span::styled(step, ctx.theme.strong()));
     // A cluster observed over the protocol has no engine clock.
-    let ms = if view.lacks("clock_ms") {
+    let ms = if view.lacks(field::CLOCK_MS) {
         "?".to_string()
     } else {
         format!("{} ms", view.clock_ms)

@@ -8,6 +8,7 @@
 //! there is no recovery yet: a tear's torn bytes show instead, and the
 //! frames it tore carry `✗`.
 
+use crate::session::snapshot::field;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::Style;
@@ -198,7 +199,7 @@ fn recovery<'a>(r: &'a RecoverySnapshot, ctx: &'a PaneContext, max: usize) -> Ve
 pub fn render(view: &Snapshot, ctx: &PaneContext, area: Rect, buf: &mut Buffer) {
     let inner = frame(ctx, "journal", area, buf);
     let height = usize::from(inner.height);
-    let summary = if view.lacks("journal") {
+    let summary = if view.lacks(field::JOURNAL) {
         // `__transaction_state` is not readable by a client.
         Line::styled(ctx.lang.t("not_visible"), ctx.theme.dim())
     } else if view.journal.frames == 0 {

@@ -2,6 +2,7 @@
 //! each transaction has staged (with its state), then each group's committed
 //! offsets.
 
+use crate::session::snapshot::field;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
@@ -23,7 +24,7 @@ pub fn render(view: &Snapshot, ctx: &PaneContext, area: Rect, buf: &mut Buffer) 
         .peekable();
     // An observed cluster's staged offsets are not visible to a client
     // (docs/observe.md: `transactions` unavailable).
-    let nothing = if view.lacks("transactions") {
+    let nothing = if view.lacks(field::TRANSACTIONS) {
         "not_visible"
     } else {
         "nothing_staged"

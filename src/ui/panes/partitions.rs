@@ -17,6 +17,7 @@
 //! headers of its neighbours take the rest, and the other partitions
 //! scroll, the border saying how many are above and below. See [`plan`].
 
+use crate::session::snapshot::field;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
@@ -470,7 +471,7 @@ pub fn render(view: &Snapshot, ctx: &PaneContext, area: Rect, buf: &mut Buffer) 
         .map(|r| match *r {
             ListRow::Header(p) => header(
                 &view.partitions[p],
-                !view.lacks("partitions[].log_end_offset"),
+                !view.lacks(field::LOG_END_OFFSET),
                 ctx,
                 plan.windows[p],
                 anchored && p == plan.anchor,

@@ -2,6 +2,7 @@
 //! waiting, with the step that issued it, its kind and transaction, and what
 //! it waits for (brokers, or an earlier step on the same transaction).
 
+use crate::session::snapshot::field;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::text::Line;
@@ -65,7 +66,7 @@ pub fn render(view: &Snapshot, ctx: &PaneContext, area: Rect, buf: &mut Buffer) 
     let out = if view.pending.is_empty() {
         // In words, or in one word where the words do not fit; an observed
         // cluster's requests in flight are not visible to a client.
-        let (long, short) = if view.lacks("pending") {
+        let (long, short) = if view.lacks(field::PENDING) {
             ("not_visible", "not_visible_short")
         } else {
             ("nothing_pending", "nothing_pending_short")

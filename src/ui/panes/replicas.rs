@@ -2,6 +2,7 @@
 //! partition with each broker's role, LEO, lag, time since its last fetch,
 //! ISR membership and whether it is stopped.
 
+use crate::session::snapshot::field;
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Rect};
 use ratatui::text::{Line, Span};
@@ -116,9 +117,9 @@ struct Known {
 impl Known {
     fn of(view: &Snapshot) -> Self {
         Self {
-            leo: !view.lacks("partitions[].replicas[].log_end_offset"),
-            lag: !view.lacks("partitions[].replicas[].lag"),
-            ms: !view.lacks("partitions[].replicas[].ms_since_fetch"),
+            leo: !view.lacks(field::REPLICA_LOG_END_OFFSET),
+            lag: !view.lacks(field::REPLICA_LAG),
+            ms: !view.lacks(field::REPLICA_MS_SINCE_FETCH),
         }
     }
 }

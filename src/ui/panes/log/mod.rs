@@ -31,6 +31,7 @@ pub mod cell;
 pub mod scale;
 pub mod window;
 
+use crate::session::snapshot::field;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::Style;
@@ -323,7 +324,7 @@ pub fn render(view: &Snapshot, ctx: &PaneContext, area: Rect, buf: &mut Buffer) 
     if inner.is_empty() {
         return;
     }
-    if view.lacks("partitions[].replicas[].log") {
+    if view.lacks(field::REPLICA_LOG) {
         // A cluster observed over the protocol shows no replica's log
         // (docs/observe.md): say so rather than draw empty rows.
         let line = ratatui::text::Line::styled(ctx.lang.t("no_replica_logs"), ctx.theme.dim());
