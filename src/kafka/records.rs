@@ -30,7 +30,7 @@ pub fn action_batches(records: Vec<IncomingRecord>) -> Vec<Vec<IncomingRecord>> 
     let mut batches: Vec<Vec<IncomingRecord>> = Vec::new();
     let mut bytes = 0;
     for record in records {
-        let size = record.key.as_ref().map_or(0, String::len) + record.value.len();
+        let size = record.bytes();
         let fits = batches
             .last()
             .is_some_and(|b| b.len() < MAX_BATCH_RECORDS && bytes + size <= MAX_BATCH_BYTES);
@@ -343,6 +343,34 @@ fn wire_records(batch: &RecordBatch) -> Vec<WireRecord> {
 mod tests {
     use super::*;
     use crate::engine::Record;
+
+    /// A partition's records are one action's batch unless they pass its
+    /// caps; then they split in order, each part within both caps.
+    #[test]
+    fn records_split_into_action_batches_only_past_the_caps() {
+        use crate::session::limits::{MAX_BATCH_BYTES, MAX_BATCH_RECORDS};
+        let small: Vec<_> = (0..5)
+            .map(|i| IncomingRecord::new(None, format!("v{i}")))
+            .collect();
+        assert_eq!(action_batches(small.clone()), vec![small]);
+        let many: Vec<_> = (0..MAX_BATCH_RECORDS + 3)
+            .map(|i| IncomingRecord::new(None, i.to_string()))
+            .collect();
+        let parts = action_batches(many.clone());
+        assert_eq!(
+            parts.iter().map(Vec::len).collect::<Vec<_>>(),
+            [MAX_BATCH_RECORDS, 3]
+        );
+        assert_eq!(parts.concat(), many, "in order, none lost");
+        let big = IncomingRecord::new(Some("k".into()), "v".repeat(MAX_BATCH_BYTES / 2));
+        let parts = action_batches(vec![big.clone(); 3]);
+        assert_eq!(parts.iter().map(Vec::len).collect::<Vec<_>>(), [1, 1, 1]);
+        assert!(
+            parts
+                .iter()
+                .all(|p| p.iter().map(IncomingRecord::bytes).sum::<usize>() <= MAX_BATCH_BYTES)
+        );
+    }
 
     fn produce_bytes(records: &[(Option<&str>, Option<&str>)], producer_id: i64) -> Bytes {
         let wire: Vec<WireRecord> = records

@@ -159,6 +159,12 @@ impl RecordSpec {
             value: value.into(),
         }
     }
+
+    /// Its key's and value's bytes: what a batch's cap counts
+    /// (`limits::MAX_BATCH_BYTES`).
+    pub fn bytes(&self) -> usize {
+        self.key.as_ref().map_or(0, String::len) + self.value.len()
+    }
 }
 
 /// The records of a `produce` or `send`: its one `key`/`value`, or its

@@ -59,10 +59,7 @@ fn check_batch(field: &str, records: &[RecordSpec]) -> Result<(), FieldError> {
             &format!("{MAX_BATCH_RECORDS} records"),
         ));
     }
-    let bytes: usize = records
-        .iter()
-        .map(|r| r.key.as_ref().map_or(0, String::len) + r.value.len())
-        .sum();
+    let bytes: usize = records.iter().map(RecordSpec::bytes).sum();
     if bytes > MAX_BATCH_BYTES {
         return Err(over(
             field,
