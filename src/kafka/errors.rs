@@ -137,6 +137,9 @@ pub mod code {
     pub const INVALID_CONFIG: i16 = ResponseError::InvalidConfig.code();
     pub const INVALID_PARTITIONS: i16 = ResponseError::InvalidPartitions.code();
     pub const COORDINATOR_NOT_AVAILABLE: i16 = ResponseError::CoordinatorNotAvailable.code();
+    pub const NOT_COORDINATOR: i16 = ResponseError::NotCoordinator.code();
+    pub const TRANSACTIONAL_ID_NOT_FOUND: i16 = ResponseError::TransactionalIdNotFound.code();
+    pub const KAFKA_STORAGE_ERROR: i16 = ResponseError::KafkaStorageError.code();
     pub const OUT_OF_ORDER_SEQUENCE_NUMBER: i16 = ResponseError::OutOfOrderSequenceNumber.code();
     pub const INVALID_PRODUCER_EPOCH: i16 = ResponseError::InvalidProducerEpoch.code();
     pub const INVALID_TXN_STATE: i16 = ResponseError::InvalidTxnState.code();

@@ -26,6 +26,7 @@ pub mod records;
 pub mod registry;
 pub mod server;
 pub mod steps;
+pub mod txn_view;
 pub mod worker;
 
 use std::net::{SocketAddr, ToSocketAddrs};

@@ -15,10 +15,11 @@ use super::fetch::Fetched;
 use super::metadata::{Cluster, Partition};
 use super::offsets::Offsets;
 
-/// Fields no API this slice uses can fill, for every cluster.
+/// Fields no API the observer uses can fill, for every cluster
+/// (`transactions` is listed by [`super::transactions`] when the broker
+/// does not serve the admin APIs).
 pub const ALWAYS_UNAVAILABLE: &[&str] = &[
     field::CLOCK_MS,
-    field::TRANSACTIONS,
     field::COMMITTED_OFFSETS,
     field::JOURNAL,
     field::LAST_RECOVERY,

@@ -22,6 +22,7 @@ pub mod fetch;
 pub mod groups;
 pub mod metadata;
 pub mod offsets;
+pub mod transactions;
 pub mod versions;
 
 use std::collections::BTreeMap;
@@ -69,6 +70,17 @@ impl Link {
         let versions = Versions::ask(&mut conn).await?;
         Ok(Self { conn, versions })
     }
+}
+
+/// The link to `address`, opened if there is none yet.
+async fn link<'a>(
+    links: &'a mut BTreeMap<String, Link>,
+    address: &str,
+) -> Result<&'a mut Link, String> {
+    if !links.contains_key(address) {
+        links.insert(address.to_string(), Link::open(address).await?);
+    }
+    Ok(links.get_mut(address).expect("inserted above"))
 }
 
 /// The address of the bootstrap broker that answered (the first link).
@@ -178,9 +190,24 @@ async fn observe_async(options: &Options) -> Result<Snapshot, String> {
             committed.insert(group.clone(), offsets);
         }
     }
+    let keys: BTreeMap<String, Vec<Key>> = led
+        .iter()
+        .map(|(address, indexes)| {
+            let keys = indexes.iter().map(|&i| {
+                let p = &cluster.partitions[i];
+                (p.topic.clone(), p.partition)
+            });
+            (address.clone(), keys.collect())
+        })
+        .collect();
+    let answers = transactions::ask(&mut links, &cluster, &bootstrap, &keys).await?;
     let observed = observed.into_iter().flatten().collect();
     let mut snapshot = assemble::assemble(&options.bootstrap, &cluster, observed);
     snapshot.committed_offsets = committed;
+    let (txns, lacking) = transactions::fill(&answers);
+    snapshot.transactions = txns;
+    snapshot.unavailable.extend(lacking);
+    transactions::explain_lso(&mut snapshot);
     if !options.groups.is_empty() {
         snapshot
             .unavailable

@@ -32,6 +32,13 @@ pub mod ours {
     /// v2 reads every topic of a group (topics null); v8 asks for several
     /// groups at once (one at a time is enough here).
     pub const OFFSET_FETCH: RangeInclusive<i16> = 2..=7;
+    /// v0 lists every transactional id with its producer id and state; v1's
+    /// duration filter and v2's id pattern are not used.
+    pub const LIST_TRANSACTIONS: RangeInclusive<i16> = 0..=1;
+    /// v0, the only version (KIP-664).
+    pub const DESCRIBE_TRANSACTIONS: RangeInclusive<i16> = 0..=0;
+    /// v0, the only version (KIP-664).
+    pub const DESCRIBE_PRODUCERS: RangeInclusive<i16> = 0..=0;
 }
 
 /// The version ranges one broker advertised, by API key.
@@ -61,6 +68,16 @@ impl Versions {
                 .map(|k| (k.api_key, (k.min_version, k.max_version)))
                 .collect(),
         })
+    }
+
+    /// The newest version of `key` in both ranges, or None when the broker
+    /// does not advertise `key` or no version of it is in both: for the
+    /// APIs the observer can do without (it then lists what they would
+    /// have filled as unavailable).
+    pub fn optional(&self, key: ApiKey, ours: RangeInclusive<i16>) -> Option<i16> {
+        let &(min, max) = self.ranges.get(&(key as i16))?;
+        let top = max.min(*ours.end());
+        (top >= min.max(*ours.start())).then_some(top)
     }
 
     /// The newest version of `key` in both the broker's range and `ours`.

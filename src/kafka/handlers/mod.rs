@@ -7,9 +7,12 @@
 //! newer ones need what this server does not keep (topic ids from Fetch
 //! v13 and Produce v13, batched FindCoordinator).
 
+#[cfg(test)]
+mod admin_tests;
 pub mod add_to_txn;
 pub mod api_versions;
 pub mod create_topics;
+pub mod describe_producers;
 pub mod end_txn;
 pub mod fetch;
 pub mod find_coordinator;
@@ -21,6 +24,7 @@ pub mod offset_commit;
 pub mod offset_fetch;
 pub mod produce;
 pub mod producer_produce;
+pub mod transactions;
 pub mod txn_client;
 pub mod txn_offset_commit;
 #[cfg(test)]
@@ -54,6 +58,9 @@ pub const SUPPORTED: &[(ApiKey, i16, i16)] = &[
     (ApiKey::SyncGroup, 0, 5),
     (ApiKey::Heartbeat, 0, 4),
     (ApiKey::LeaveGroup, 0, 5),
+    (ApiKey::DescribeProducers, 0, 0),
+    (ApiKey::DescribeTransactions, 0, 0),
+    (ApiKey::ListTransactions, 0, 1),
 ];
 
 /// The versions of `api` this server handles, if it handles it.
@@ -96,6 +103,15 @@ pub fn handle(worker: &mut Worker, request: Request) -> Handled {
         RequestKind::SyncGroup(r) => Handled::Now(groups::sync(worker, &r, version)),
         RequestKind::Heartbeat(r) => Handled::Now(groups::heartbeat(worker, &r)),
         RequestKind::LeaveGroup(r) => Handled::Now(groups::leave(worker, &r, version)),
+        RequestKind::DescribeProducers(r) => {
+            Handled::Now(describe_producers::handle(worker, broker, &r))
+        }
+        RequestKind::DescribeTransactions(r) => {
+            Handled::Now(transactions::describe(worker, broker, &r))
+        }
+        RequestKind::ListTransactions(r) => {
+            Handled::Now(transactions::list(worker, broker, &r, version))
+        }
         other => Handled::Now(Answer {
             body: None,
             outcome: format!("no handler for {other:?}"),

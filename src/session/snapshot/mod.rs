@@ -48,6 +48,15 @@ pub mod field {
     pub const REPLICA_LOG: &str = "partitions[].replicas[].log";
     pub const BATCH_TRANSACTIONAL_ID: &str = "partitions[].batches[].transactional_id";
     pub const BATCH_EXPLANATION_ZH: &str = "partitions[].batches[].explanation_zh";
+    pub const TXN_PARTITIONS: &str = "transactions[].partitions";
+    pub const TXN_FIRST_OFFSETS: &str = "transactions[].first_offsets";
+    pub const TXN_STAGED_OFFSETS: &str = "transactions[].staged_offsets";
+
+    /// A per-item name of a `[]` field: `at(TXN_PARTITIONS, "tx-1")` is
+    /// `transactions[tx-1].partitions`, for a field one item lacks.
+    pub fn at(field: &str, key: &str) -> String {
+        field.replacen("[]", &format!("[{key}]"), 1)
+    }
 }
 
 /// Offsets keyed by group, then by `<topic>-<partition>`.

@@ -23,8 +23,8 @@ pub fn render(view: &Snapshot, ctx: &PaneContext, area: Rect, buf: &mut Buffer) 
         .filter(|x| x.state.is_unstable() && !x.staged_offsets.is_empty())
         .peekable();
     // An observed cluster's staged offsets are not visible to a client
-    // (docs/observe.md: `transactions` unavailable).
-    let nothing = if view.lacks(field::TRANSACTIONS) {
+    // (docs/observe.md: `transactions[].staged_offsets` unavailable).
+    let nothing = if view.lacks(field::TRANSACTIONS) || view.lacks(field::TXN_STAGED_OFFSETS) {
         "not_visible"
     } else {
         "nothing_staged"

@@ -1,0 +1,255 @@
+//! The admin handlers the observer asks (ListTransactions,
+//! DescribeTransactions, DescribeProducers, ListGroups, DescribeLogDirs)
+//! in process, on a two-broker cluster whose topic t has one partition on
+//! both (led by broker 1): every state a transaction passes through, the
+//! coordinator and leader checks, and the filters.
+
+use kafka_protocol::messages::describe_producers_request::TopicRequest;
+use kafka_protocol::messages::{
+    DescribeProducersRequest, DescribeTransactionsRequest, ListTransactionsRequest, ProducerId,
+    RequestKind, ResponseKind, TopicName, TransactionalId,
+};
+use kafka_protocol::protocol::StrBytes;
+
+use crate::kafka::errors::code;
+use crate::kafka::registry::Registry;
+use crate::kafka::worker::{Advertised, Handled, Request, ServerState};
+use crate::session::listeners::NoSteps;
+use crate::session::recording::Header;
+use crate::session::{Action, Driver};
+
+pub(super) struct Harness {
+    pub driver: Driver,
+    pub state: ServerState,
+}
+
+/// Brokers 1 and 2, both advertised; topic t of one partition, replicated
+/// on both.
+pub(super) fn cluster(rules: &str) -> Harness {
+    let header: Header = serde_json::from_value(serde_json::json!({
+        "mk_recording": 1, "title": "t", "rules": rules,
+        "cluster": {"brokers": [1, 2], "topics": [{"name": "t", "partitions": 1, "replication_factor": 2}]},
+    }))
+    .unwrap();
+    let driver = Driver::new(&header, None).unwrap();
+    let brokers = [1, 2]
+        .map(|b| Advertised {
+            broker: b,
+            host: "127.0.0.1".into(),
+            port: 9091 + b as u16,
+        })
+        .to_vec();
+    let gates = tokio::sync::watch::channel(Default::default()).0;
+    Harness {
+        driver,
+        state: ServerState::new(brokers, 0, false, Registry::default(), gates),
+    }
+}
+
+impl Harness {
+    /// Applies an action given in the recording's JSON form.
+    pub fn act(&mut self, action: serde_json::Value) {
+        let action: Action = serde_json::from_value(action).unwrap();
+        self.driver.apply(&action);
+    }
+
+    /// Asks broker `broker`; the response, answered at once.
+    pub fn ask(&mut self, broker: u32, version: i16, body: RequestKind) -> ResponseKind {
+        let request = Request {
+            broker,
+            client_id: "test".into(),
+            version,
+            body,
+            connection: 0,
+        };
+        let mut steps = NoSteps;
+        let mut w = self.state.worker(&mut self.driver, &mut steps);
+        match super::handle(&mut w, request) {
+            Handled::Now(a) => a.body.expect("a response"),
+            other => panic!("an admin API answers at once: {other:?}"),
+        }
+    }
+}
+
+fn s(text: &str) -> StrBytes {
+    StrBytes::from_string(text.to_string())
+}
+
+/// ListTransactions at `broker`: (id, producer id, state) each, and the
+/// unknown state filters.
+fn list(
+    h: &mut Harness,
+    broker: u32,
+    states: &[&str],
+    producers: &[i64],
+) -> (Vec<(String, i64, String)>, Vec<String>) {
+    let r = ListTransactionsRequest::default()
+        .with_state_filters(states.iter().map(|x| s(x)).collect())
+        .with_producer_id_filters(producers.iter().map(|&p| ProducerId(p)).collect())
+        .with_duration_filter(-1);
+    match h.ask(broker, 1, RequestKind::ListTransactions(r)) {
+        ResponseKind::ListTransactions(r) => (
+            r.transaction_states
+                .iter()
+                .map(|t| {
+                    (
+                        t.transactional_id.0.to_string(),
+                        t.producer_id.0,
+                        t.transaction_state.to_string(),
+                    )
+                })
+                .collect(),
+            r.unknown_state_filters.iter().map(|f| f.to_string()).collect(),
+        ),
+        other => panic!("{other:?}"),
+    }
+}
+
+/// DescribeTransactions of `id` at `broker`.
+fn describe(
+    h: &mut Harness,
+    broker: u32,
+    id: &str,
+) -> kafka_protocol::messages::describe_transactions_response::TransactionState {
+    let r = DescribeTransactionsRequest::default()
+        .with_transactional_ids(vec![TransactionalId(s(id))]);
+    match h.ask(broker, 0, RequestKind::DescribeTransactions(r)) {
+        ResponseKind::DescribeTransactions(mut r) => r.transaction_states.remove(0),
+        other => panic!("{other:?}"),
+    }
+}
+
+/// The partitions DescribeTransactions lists, `t-0` each.
+fn partitions(
+    d: &kafka_protocol::messages::describe_transactions_response::TransactionState,
+) -> Vec<String> {
+    d.topics
+        .iter()
+        .flat_map(|t| t.partitions.iter().map(|p| format!("{}-{p}", t.topic.0)))
+        .collect()
+}
+
+/// DescribeProducers of t-0 at `broker`: the error code and each
+/// (producer id, epoch, last sequence, coordinator epoch, txn start).
+fn producers(h: &mut Harness, broker: u32) -> (i16, Vec<(i64, i32, i32, i32, i64)>) {
+    let r = DescribeProducersRequest::default().with_topics(vec![
+        TopicRequest::default()
+            .with_name(TopicName(s("t")))
+            .with_partition_indexes(vec![0]),
+    ]);
+    match h.ask(broker, 0, RequestKind::DescribeProducers(r)) {
+        ResponseKind::DescribeProducers(r) => {
+            let p = &r.topics[0].partitions[0];
+            (
+                p.error_code,
+                p.active_producers
+                    .iter()
+                    .map(|x| {
+                        (
+                            x.producer_id.0,
+                            x.producer_epoch,
+                            x.last_sequence,
+                            x.coordinator_epoch,
+                            x.current_txn_start_offset,
+                        )
+                    })
+                    .collect(),
+            )
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn a_book_transaction_is_listed_described_and_holds_its_start_until_it_completes() {
+    let mut h = cluster("minikafka");
+    h.act(serde_json::json!({"produce": {"topic": "t", "value": "p"}}));
+    h.act(serde_json::json!({"replicate": {}}));
+    h.act(serde_json::json!({"begin": {"txn": "tx-1"}}));
+    h.act(serde_json::json!({"send": {"txn": "tx-1", "topic": "t", "value": "a"}}));
+    // The send waits for broker 2: it holds the LSO back already.
+    assert_eq!(
+        producers(&mut h, 1),
+        (0, vec![(-1, -1, -1, -1, 1)]),
+        "the book's open transaction, as producer -1, from offset 1"
+    );
+    assert_eq!(
+        list(&mut h, 1, &[], &[]).0,
+        [("tx-1".to_string(), -1, "Ongoing".to_string())]
+    );
+    assert!(
+        list(&mut h, 2, &[], &[]).0.is_empty(),
+        "broker 2 coordinates nothing"
+    );
+    let d = describe(&mut h, 1, "tx-1");
+    assert_eq!(d.error_code, 0);
+    assert_eq!(d.transaction_state.as_str(), "Ongoing");
+    assert_eq!(partitions(&d), ["t-0"], "a write waiting for acks counts");
+    assert_eq!((d.producer_id.0, d.producer_epoch), (-1, -1));
+    assert_eq!(d.transaction_timeout_ms, -1, "the book's never time out");
+    assert_eq!(d.transaction_start_time_ms, -1);
+    assert_eq!(
+        describe(&mut h, 1, "nope").error_code,
+        code::TRANSACTIONAL_ID_NOT_FOUND
+    );
+    assert_eq!(
+        describe(&mut h, 2, "tx-1").error_code,
+        code::NOT_COORDINATOR
+    );
+    assert_eq!(producers(&mut h, 2).0, code::NOT_LEADER_OR_FOLLOWER);
+    h.act(serde_json::json!({"replicate": {}}));
+    h.act(serde_json::json!({"commit": {"txn": "tx-1"}}));
+    // The COMMIT marker is on broker 1 only: the transaction is deciding.
+    let d = describe(&mut h, 1, "tx-1");
+    assert_eq!(d.transaction_state.as_str(), "PrepareCommit");
+    assert_eq!(partitions(&d), ["t-0"], "its marker is not replicated");
+    assert_eq!(producers(&mut h, 1).1, [(-1, -1, -1, -1, 1)]);
+    h.act(serde_json::json!({"replicate": {}}));
+    let d = describe(&mut h, 1, "tx-1");
+    assert_eq!(d.transaction_state.as_str(), "CompleteCommit");
+    assert!(partitions(&d).is_empty());
+    assert_eq!(producers(&mut h, 1), (0, vec![]), "nothing open");
+    let (listed, unknown) = list(&mut h, 1, &["CompleteCommit", "Bogus"], &[]);
+    assert_eq!(listed.len(), 1);
+    assert_eq!(unknown, ["Bogus"]);
+    assert!(list(&mut h, 1, &["Ongoing"], &[]).0.is_empty());
+}
+
+#[test]
+fn a_kafka_transaction_is_its_producers_with_sequence_epoch_and_start() {
+    let mut h = cluster("kafka");
+    h.act(serde_json::json!({"begin": {"txn": "tx-1"}}));
+    h.act(serde_json::json!({"send": {"txn": "tx-1", "topic": "t", "value": "a"}}));
+    h.act(serde_json::json!({"send": {"txn": "tx-1", "topic": "t", "value": "b"}}));
+    h.act(serde_json::json!({"replicate": {}}));
+    let (e, active) = producers(&mut h, 1);
+    assert_eq!(e, 0);
+    let [(pid, epoch, last_sequence, coordinator_epoch, start)] = active[..] else {
+        panic!("{active:?}");
+    };
+    assert!(pid >= 0, "the engine's producer id");
+    assert_eq!((last_sequence, coordinator_epoch, start), (1, -1, 0));
+    let d = describe(&mut h, 1, "tx-1");
+    assert_eq!(
+        (d.producer_id.0, i32::from(d.producer_epoch)),
+        (pid, epoch),
+        "DescribeTransactions and DescribeProducers name one producer"
+    );
+    assert_eq!(d.transaction_timeout_ms, 60_000);
+    assert!(d.transaction_start_time_ms >= 0);
+    assert_eq!(list(&mut h, 1, &[], &[pid]).0.len(), 1);
+    assert!(list(&mut h, 1, &[], &[pid + 1]).0.is_empty());
+    h.act(serde_json::json!({"commit": {"txn": "tx-1"}}));
+    h.act(serde_json::json!({"replicate": {}}));
+    assert_eq!(
+        producers(&mut h, 1).1,
+        [(pid, epoch, 1, 0, 0)],
+        "the marker is on broker 2 but the HW is not past it: still deciding"
+    );
+    h.act(serde_json::json!({"replicate": {}}));
+    assert_eq!(
+        producers(&mut h, 1).1,
+        [(pid, epoch, 1, 0, -1)],
+        "no open transaction; a marker of this producer is in the log"
+    );
+}

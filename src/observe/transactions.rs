@@ -1,0 +1,489 @@
+//! Open transactions over the admin APIs (docs/observe.md "Transactions";
+//! KIP-664): ListTransactions on every broker (each lists the ids it
+//! coordinates), FindCoordinator (key type 1) and DescribeTransactions for
+//! each id, and DescribeProducers of each observed partition on its
+//! leader. Reads only. Each API is asked only where the broker advertises
+//! it; without ListTransactions on every broker `transactions` stays
+//! unavailable.
+//!
+//! What fills a [`TransactionSnapshot`]:
+//! - `id` and `state`: ListTransactions, DescribeTransactions' when asked
+//!   (Kafka's `PrepareEpochFence`, an abort of a fenced producer's
+//!   transaction, reads `prepare_abort`; an `Empty` or `Dead` id has no
+//!   transaction and is left out, named in `unavailable`).
+//! - `first_offsets`, the LSO's cause: each partition's DescribeProducers
+//!   entry of the transaction's producer id with a
+//!   `current_txn_start_offset`; `partitions` are those, with the ones
+//!   DescribeTransactions lists (Kafka lists an open transaction's
+//!   partitions; a deciding one's without a replicated marker).
+//! - The book's rules give transactions producer id -1, so an entry of id
+//!   -1 is given to the one open transaction of id -1 that lists the
+//!   partition, or to the only open transaction of id -1; when that is
+//!   ambiguous those transactions' partitions and first offsets are
+//!   listed unavailable.
+//! - A complete transaction's partitions and first offsets are not on the
+//!   wire (Kafka keeps none once it completes): listed unavailable.
+//! - `staged_offsets`: no API shows a transaction's offsets (OffsetFetch
+//!   with `require_stable` says a partition has some pending, not whose):
+//!   always unavailable.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use kafka_protocol::messages::describe_producers_request::TopicRequest;
+use kafka_protocol::messages::{
+    ApiKey, DescribeProducersRequest, DescribeTransactionsRequest, FindCoordinatorRequest,
+    ListTransactionsRequest, TopicName, TransactionalId,
+};
+use kafka_protocol::protocol::StrBytes;
+
+use crate::session::snapshot::{Fate, Snapshot, TransactionSnapshot, TxnState, field};
+
+use super::Link;
+use super::connection::Conn;
+use super::metadata::Cluster;
+use super::offsets::Key;
+use super::versions::ours;
+
+/// One id as ListTransactions lists it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Listed {
+    pub id: String,
+    pub producer_id: i64,
+    pub state: String,
+}
+
+/// One id as DescribeTransactions describes it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Described {
+    pub state: String,
+    pub producer_id: i64,
+    pub partitions: Vec<Key>,
+}
+
+/// One active producer of a partition, as DescribeProducers lists it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Producer {
+    pub producer_id: i64,
+    /// `current_txn_start_offset`; -1 for none.
+    pub start: i64,
+}
+
+/// What the admin APIs said: None for an API not asked (not advertised).
+#[derive(Debug, Clone, Default)]
+pub struct Answers {
+    pub listed: Option<Vec<Listed>>,
+    pub described: Option<BTreeMap<String, Described>>,
+    pub producers: Option<BTreeMap<Key, Vec<Producer>>>,
+}
+
+/// The snapshot's state for Kafka's name, if it has one.
+pub fn state_of(kafka: &str) -> Option<TxnState> {
+    Some(match kafka {
+        "Ongoing" => TxnState::Ongoing,
+        "PrepareCommit" => TxnState::PrepareCommit,
+        "PrepareAbort" | "PrepareEpochFence" => TxnState::PrepareAbort,
+        "CompleteCommit" => TxnState::CompleteCommit,
+        "CompleteAbort" => TxnState::CompleteAbort,
+        _ => return None,
+    })
+}
+
+fn name(key: &Key) -> String {
+    format!("{}-{}", key.0, key.1)
+}
+
+/// The transactions, in id order, and the fields they could not fill.
+pub fn fill(answers: &Answers) -> (Vec<TransactionSnapshot>, Vec<String>) {
+    let Some(listed) = &answers.listed else {
+        return (Vec::new(), vec![field::TRANSACTIONS.to_string()]);
+    };
+    let mut unavailable = vec![field::TXN_STAGED_OFFSETS.to_string()];
+    if answers.producers.is_none() {
+        unavailable.push(field::TXN_FIRST_OFFSETS.to_string());
+    }
+    // id -> (state, producer id, partitions DescribeTransactions lists).
+    let mut known: BTreeMap<String, (TxnState, i64, Vec<Key>)> = BTreeMap::new();
+    for l in listed {
+        let d = answers.described.as_ref().and_then(|d| d.get(&l.id));
+        let kafka = d.map_or(l.state.as_str(), |d| d.state.as_str());
+        let Some(state) = state_of(kafka) else {
+            unavailable.push(format!(
+                "{} (Kafka state {kafka}: no transaction)",
+                field::at(field::TRANSACTIONS, &l.id)
+            ));
+            continue;
+        };
+        let producer = d.map_or(l.producer_id, |d| d.producer_id);
+        let parts = d.map(|d| d.partitions.clone()).unwrap_or_default();
+        known.insert(l.id.clone(), (state, producer, parts));
+    }
+    let open = |state: &TxnState| state.is_unstable();
+    let anonymous: Vec<&String> = known
+        .iter()
+        .filter(|(_, (s, p, _))| open(s) && *p < 0)
+        .map(|(id, _)| id)
+        .collect();
+    let mut firsts: BTreeMap<&String, BTreeMap<Key, i64>> = BTreeMap::new();
+    let mut ambiguous = false;
+    for (key, producers) in answers.producers.iter().flatten() {
+        for p in producers.iter().filter(|p| p.start >= 0) {
+            let owner = if p.producer_id >= 0 {
+                known
+                    .iter()
+                    .find(|(_, (s, id, _))| open(s) && *id == p.producer_id)
+                    .map(|(id, _)| id)
+            } else {
+                let listing: Vec<&String> = anonymous
+                    .iter()
+                    .copied()
+                    .filter(|id| known[*id].2.contains(key))
+                    .collect();
+                let several = producers.iter().filter(|q| q.producer_id < 0).count() > 1;
+                match (listing.as_slice(), anonymous.as_slice()) {
+                    ([one], _) if !several => Some(*one),
+                    (_, [one]) => Some(*one),
+                    _ => None,
+                }
+            };
+            match owner {
+                Some(id) => {
+                    firsts.entry(id).or_default().insert(key.clone(), p.start);
+                }
+                None => ambiguous |= p.producer_id < 0,
+            }
+        }
+    }
+    let mut out = Vec::new();
+    for (id, (state, producer, parts)) in &known {
+        let first = firsts.remove(id).unwrap_or_default();
+        let mut partitions: BTreeSet<Key> = first.keys().cloned().collect();
+        partitions.extend(parts.iter().cloned());
+        if !state.is_unstable() || (ambiguous && *producer < 0) {
+            unavailable.push(field::at(field::TXN_PARTITIONS, id));
+            unavailable.push(field::at(field::TXN_FIRST_OFFSETS, id));
+        }
+        out.push(TransactionSnapshot {
+            id: id.clone(),
+            state: *state,
+            partitions: partitions.iter().map(name).collect(),
+            first_offsets: first.iter().map(|(k, o)| (name(k), *o)).collect(),
+            staged_offsets: BTreeMap::new(),
+        });
+    }
+    (out, unavailable)
+}
+
+/// Says in each held-back or ongoing batch's explanation which open
+/// transaction's first offset the LSO is (the LSO's cause, E11).
+pub fn explain_lso(snapshot: &mut Snapshot) {
+    for p in &mut snapshot.partitions {
+        let key = p.name();
+        let lso = p.last_stable_offset;
+        if lso >= p.high_watermark {
+            continue;
+        }
+        let causes: Vec<&str> = snapshot
+            .transactions
+            .iter()
+            .filter(|t| t.state.is_unstable() && t.first_offsets.get(&key) == Some(&lso))
+            .map(|t| t.id.as_str())
+            .collect();
+        if causes.is_empty() {
+            continue;
+        }
+        let why = format!(
+            "; the LSO {lso} is the first offset of open transaction {} (DescribeProducers)",
+            causes.join(", ")
+        );
+        for b in &mut p.batches {
+            if b.base_offset >= lso && matches!(b.fate, Fate::HeldBack | Fate::Ongoing) {
+                b.explanation.push_str(&why);
+            }
+        }
+    }
+}
+
+/// Asks the cluster: ListTransactions of every broker in `cluster`,
+/// DescribeTransactions of each id at its coordinator (found through the
+/// `bootstrap` broker), DescribeProducers of `led` (partitions by their
+/// leader's address).
+pub(super) async fn ask(
+    links: &mut BTreeMap<String, Link>,
+    cluster: &Cluster,
+    bootstrap: &str,
+    led: &BTreeMap<String, Vec<Key>>,
+) -> Result<Answers, String> {
+    let mut answers = Answers::default();
+    let mut listed: Vec<Listed> = Vec::new();
+    let mut everywhere = true;
+    for b in &cluster.brokers {
+        let link = super::link(links, &b.address).await?;
+        let Some(v) = link
+            .versions
+            .optional(ApiKey::ListTransactions, ours::LIST_TRANSACTIONS)
+        else {
+            everywhere = false;
+            break;
+        };
+        listed.extend(list(&mut link.conn, v).await?);
+    }
+    if everywhere {
+        listed.sort_by(|a, b| a.id.cmp(&b.id));
+        listed.dedup_by(|a, b| a.id == b.id);
+        answers.described = describe_all(links, bootstrap, &listed).await?;
+        answers.listed = Some(listed);
+    }
+    let mut producers = BTreeMap::new();
+    for (address, keys) in led {
+        let link = super::link(links, address).await?;
+        let Some(v) = link
+            .versions
+            .optional(ApiKey::DescribeProducers, ours::DESCRIBE_PRODUCERS)
+        else {
+            return Ok(answers);
+        };
+        producers.extend(describe_producers(&mut link.conn, v, keys).await?);
+    }
+    answers.producers = Some(producers);
+    Ok(answers)
+}
+
+/// ListTransactions, all states, all producers.
+async fn list(conn: &mut Conn, version: i16) -> Result<Vec<Listed>, String> {
+    let request = ListTransactionsRequest::default().with_duration_filter(-1);
+    let response = conn.call("ListTransactions", &request, version).await?;
+    if response.error_code != 0 {
+        return Err(format!(
+            "{}: ListTransactions v{version} answered error code {}",
+            conn.address, response.error_code
+        ));
+    }
+    Ok(response
+        .transaction_states
+        .iter()
+        .map(|t| Listed {
+            id: t.transactional_id.0.to_string(),
+            producer_id: t.producer_id.0,
+            state: t.transaction_state.to_string(),
+        })
+        .collect())
+}
+
+/// DescribeTransactions of every id at its coordinator; None when a
+/// coordinator does not serve it.
+async fn describe_all(
+    links: &mut BTreeMap<String, Link>,
+    bootstrap: &str,
+    listed: &[Listed],
+) -> Result<Option<BTreeMap<String, Described>>, String> {
+    let mut by_coordinator: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for l in listed {
+        let link = super::link(links, bootstrap).await?;
+        let version = link.versions.pick(
+            ApiKey::FindCoordinator,
+            "FindCoordinator",
+            ours::FIND_COORDINATOR,
+        )?;
+        let address = coordinator(&mut link.conn, version, &l.id).await?;
+        by_coordinator.entry(address).or_default().push(l.id.clone());
+    }
+    let mut out = BTreeMap::new();
+    for (address, ids) in by_coordinator {
+        let link = super::link(links, &address).await?;
+        let Some(version) = link
+            .versions
+            .optional(ApiKey::DescribeTransactions, ours::DESCRIBE_TRANSACTIONS)
+        else {
+            return Ok(None);
+        };
+        let request = DescribeTransactionsRequest::default().with_transactional_ids(
+            ids.iter()
+                .map(|id| TransactionalId(StrBytes::from_string(id.clone())))
+                .collect(),
+        );
+        let response = link
+            .conn
+            .call("DescribeTransactions", &request, version)
+            .await?;
+        for t in &response.transaction_states {
+            let id = t.transactional_id.0.to_string();
+            if t.error_code != 0 {
+                // Gone between the list and the describe (expired), or
+                // moved: the list's state stands.
+                continue;
+            }
+            let mut partitions: Vec<Key> = t
+                .topics
+                .iter()
+                .flat_map(|topic| {
+                    topic
+                        .partitions
+                        .iter()
+                        .filter_map(|&p| Some((topic.topic.0.to_string(), u32::try_from(p).ok()?)))
+                })
+                .collect();
+            partitions.sort();
+            out.insert(
+                id,
+                Described {
+                    state: t.transaction_state.to_string(),
+                    producer_id: t.producer_id.0,
+                    partitions,
+                },
+            );
+        }
+    }
+    Ok(Some(out))
+}
+
+/// Where transactional id `id`'s coordinator listens.
+async fn coordinator(conn: &mut Conn, version: i16, id: &str) -> Result<String, String> {
+    let request = FindCoordinatorRequest::default()
+        .with_key(StrBytes::from_string(id.to_string()))
+        .with_key_type(1);
+    let response = conn.call("FindCoordinator", &request, version).await?;
+    if response.error_code != 0 {
+        return Err(format!(
+            "transactional id {id}: FindCoordinator v{version} answered error code {} ({})",
+            response.error_code, conn.address
+        ));
+    }
+    Ok(format!("{}:{}", response.host.as_str(), response.port))
+}
+
+/// DescribeProducers of `keys`, all led by the broker on `conn`.
+async fn describe_producers(
+    conn: &mut Conn,
+    version: i16,
+    keys: &[Key],
+) -> Result<BTreeMap<Key, Vec<Producer>>, String> {
+    let mut topics: BTreeMap<&str, Vec<i32>> = BTreeMap::new();
+    for (topic, partition) in keys {
+        topics
+            .entry(topic)
+            .or_default()
+            .push(i32::try_from(*partition).unwrap_or(i32::MAX));
+    }
+    let request = DescribeProducersRequest::default().with_topics(
+        topics
+            .into_iter()
+            .map(|(t, ps)| {
+                TopicRequest::default()
+                    .with_name(TopicName(StrBytes::from_string(t.to_string())))
+                    .with_partition_indexes(ps)
+            })
+            .collect(),
+    );
+    let response = conn.call("DescribeProducers", &request, version).await?;
+    let mut out = BTreeMap::new();
+    for t in &response.topics {
+        for p in &t.partitions {
+            let key = (t.name.0.to_string(), p.partition_index.max(0) as u32);
+            if p.error_code != 0 {
+                return Err(format!(
+                    "{}-{}: DescribeProducers v{version} answered error code {} ({})",
+                    key.0, key.1, p.error_code, conn.address
+                ));
+            }
+            out.insert(
+                key,
+                p.active_producers
+                    .iter()
+                    .map(|a| Producer {
+                        producer_id: a.producer_id.0,
+                        start: a.current_txn_start_offset,
+                    })
+                    .collect(),
+            );
+        }
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn key(p: u32) -> Key {
+        ("out".into(), p)
+    }
+
+    fn listed(id: &str, producer_id: i64, state: &str) -> Listed {
+        Listed {
+            id: id.into(),
+            producer_id,
+            state: state.into(),
+        }
+    }
+
+    fn producer(producer_id: i64, start: i64) -> Producer {
+        Producer { producer_id, start }
+    }
+
+    #[test]
+    fn first_offsets_come_from_the_producer_of_each_transaction() {
+        let answers = Answers {
+            listed: Some(vec![
+                listed("a", 7, "Ongoing"),
+                listed("b", 8, "CompleteCommit"),
+                listed("c", 9, "Empty"),
+            ]),
+            described: None,
+            producers: Some(BTreeMap::from([
+                (key(0), vec![producer(7, 3), producer(8, -1), producer(5, -1)]),
+                (key(1), vec![producer(7, 0)]),
+            ])),
+        };
+        let (txns, unavailable) = fill(&answers);
+        assert_eq!(txns.len(), 2, "an Empty id has no transaction");
+        assert_eq!(txns[0].partitions, ["out-0", "out-1"]);
+        assert_eq!(
+            txns[0].first_offsets,
+            BTreeMap::from([("out-0".into(), 3), ("out-1".into(), 0)])
+        );
+        assert!(txns[1].first_offsets.is_empty());
+        for f in [
+            "transactions[b].partitions",
+            "transactions[b].first_offsets",
+            "transactions[].staged_offsets",
+        ] {
+            assert!(unavailable.iter().any(|u| u == f), "{f}: {unavailable:?}");
+        }
+        assert!(unavailable.iter().any(|u| u.starts_with("transactions[c]")));
+        assert!(!unavailable.iter().any(|u| u.starts_with("transactions[a]")));
+    }
+
+    #[test]
+    fn producer_minus_one_is_given_only_where_it_is_unambiguous() {
+        let described = |parts: &[u32]| Described {
+            state: "Ongoing".into(),
+            producer_id: -1,
+            partitions: parts.iter().map(|&p| key(p)).collect(),
+        };
+        let answers = Answers {
+            listed: Some(vec![listed("a", -1, "Ongoing"), listed("b", -1, "Ongoing")]),
+            described: Some(BTreeMap::from([
+                ("a".into(), described(&[0])),
+                ("b".into(), described(&[0, 1])),
+            ])),
+            producers: Some(BTreeMap::from([
+                (key(0), vec![producer(-1, 2), producer(-1, 4)]),
+                (key(1), vec![producer(-1, 5)]),
+            ])),
+        };
+        let (txns, unavailable) = fill(&answers);
+        assert!(txns[0].first_offsets.is_empty(), "out-0 has two of id -1");
+        assert_eq!(
+            txns[1].first_offsets,
+            BTreeMap::from([("out-1".into(), 5)]),
+            "only b lists out-1"
+        );
+        for f in ["transactions[a].first_offsets", "transactions[b].first_offsets"] {
+            assert!(unavailable.iter().any(|u| u == f), "{f}: {unavailable:?}");
+        }
+        // Without ListTransactions, nothing.
+        let (none, unavailable) = fill(&Answers::default());
+        assert!(none.is_empty());
+        assert_eq!(unavailable, ["transactions"]);
+    }
+}
