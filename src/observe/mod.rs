@@ -1,15 +1,17 @@
 //! `mk-tui observe` (issue 15, first slice; docs/observe.md): the same
 //! [`Snapshot`] the panes render, built from a Kafka cluster over its wire
 //! protocol instead of from the embedded engine. A plain consumer's
-//! requests only — ApiVersions, Metadata, ListOffsets, Fetch — so it never
-//! writes to the cluster: no CreateTopics, no commits, no group joined.
+//! requests — ApiVersions, Metadata, ListOffsets, Fetch — and the admin
+//! client's reads (the transaction APIs, OffsetFetch), so it never writes
+//! to the cluster: no CreateTopics, no commits, no group joined.
 //! Plaintext only: authentication and TLS are out of scope
 //! ([`bootstrap`]).
 //!
 //! One job per file: [`connection`] frames requests on a socket with
 //! bounded reads, [`versions`] picks each API's version, [`metadata`],
 //! [`offsets`] and [`fetch`] ask, [`batches`] decodes record batches,
-//! [`groups`] reads committed offsets, [`fate`] decides batch fates from
+//! [`groups`] reads committed offsets, [`transactions`] the open
+//! transactions, [`fate`] decides batch fates from
 //! the wire alone, [`assemble`] fills the snapshot and lists what it could
 //! not fill.
 

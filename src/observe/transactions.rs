@@ -4,7 +4,9 @@
 //! each id, and DescribeProducers of each observed partition on its
 //! leader. Reads only. Each API is asked only where the broker advertises
 //! it; without ListTransactions on every broker `transactions` stays
-//! unavailable.
+//! unavailable. A broker that cannot be reached is named (the ids it
+//! coordinates may be missing); a stopped broker of `mk-tui serve`, which
+//! Metadata still lists, coordinates nothing.
 //!
 //! What fills a [`TransactionSnapshot`]:
 //! - `id` and `state`: ListTransactions, DescribeTransactions' when asked
@@ -74,6 +76,9 @@ pub struct Answers {
     pub listed: Option<Vec<Listed>>,
     pub described: Option<BTreeMap<String, Described>>,
     pub producers: Option<BTreeMap<Key, Vec<Producer>>>,
+    /// Brokers Metadata lists that could not be reached for
+    /// ListTransactions: the ids they coordinate may be missing.
+    pub unreachable: Vec<u32>,
 }
 
 /// The snapshot's state for Kafka's name, if it has one.
@@ -98,6 +103,12 @@ pub fn fill(answers: &Answers) -> (Vec<TransactionSnapshot>, Vec<String>) {
         return (Vec::new(), vec![field::TRANSACTIONS.to_string()]);
     };
     let mut unavailable = vec![field::TXN_STAGED_OFFSETS.to_string()];
+    for b in &answers.unreachable {
+        unavailable.push(format!(
+            "{} coordinated by broker {b} (unreachable)",
+            field::TRANSACTIONS
+        ));
+    }
     if answers.producers.is_none() {
         unavailable.push(field::TXN_FIRST_OFFSETS.to_string());
     }
@@ -108,8 +119,9 @@ pub fn fill(answers: &Answers) -> (Vec<TransactionSnapshot>, Vec<String>) {
         let kafka = d.map_or(l.state.as_str(), |d| d.state.as_str());
         let Some(state) = state_of(kafka) else {
             unavailable.push(format!(
-                "{} (Kafka state {kafka}: no transaction)",
-                field::at(field::TRANSACTIONS, &l.id)
+                "{}[{}] (Kafka state {kafka}: no transaction)",
+                field::TRANSACTIONS,
+                l.id
             ));
             continue;
         };
@@ -217,7 +229,10 @@ pub(super) async fn ask(
     let mut listed: Vec<Listed> = Vec::new();
     let mut everywhere = true;
     for b in &cluster.brokers {
-        let link = super::link(links, &b.address).await?;
+        let Ok(link) = super::link(links, &b.address).await else {
+            answers.unreachable.push(b.id);
+            continue;
+        };
         let Some(v) = link
             .versions
             .optional(ApiKey::ListTransactions, ours::LIST_TRANSACTIONS)
@@ -433,6 +448,7 @@ mod tests {
                 (key(0), vec![producer(7, 3), producer(8, -1), producer(5, -1)]),
                 (key(1), vec![producer(7, 0)]),
             ])),
+            unreachable: vec![3],
         };
         let (txns, unavailable) = fill(&answers);
         assert_eq!(txns.len(), 2, "an Empty id has no transaction");
@@ -450,6 +466,7 @@ mod tests {
             assert!(unavailable.iter().any(|u| u == f), "{f}: {unavailable:?}");
         }
         assert!(unavailable.iter().any(|u| u.starts_with("transactions[c]")));
+        assert!(unavailable.contains(&"transactions coordinated by broker 3 (unreachable)".to_string()));
         assert!(!unavailable.iter().any(|u| u.starts_with("transactions[a]")));
     }
 
@@ -470,6 +487,7 @@ mod tests {
                 (key(0), vec![producer(-1, 2), producer(-1, 4)]),
                 (key(1), vec![producer(-1, 5)]),
             ])),
+            unreachable: Vec::new(),
         };
         let (txns, unavailable) = fill(&answers);
         assert!(txns[0].first_offsets.is_empty(), "out-0 has two of id -1");
@@ -485,5 +503,41 @@ mod tests {
         let (none, unavailable) = fill(&Answers::default());
         assert!(none.is_empty());
         assert_eq!(unavailable, ["transactions"]);
+    }
+
+    #[test]
+    fn a_held_back_batch_names_the_transaction_whose_first_offset_is_the_lso() {
+        let batch = |at: i64, fate: &str| {
+            serde_json::json!({"base_offset": at, "last_offset": at, "kind": "data",
+                "control": null, "transactional_id": null, "producer_id": -1,
+                "leader_epoch": 0, "fate": fate, "explanation": "why", "records": []})
+        };
+        let mut snapshot: Snapshot = serde_json::from_value(serde_json::json!({
+            "step": 0, "clock_ms": 0, "rules": "observed",
+            "partitions": [{"topic": "out", "partition": 0, "leader": 1, "leader_epoch": 0,
+                "isr": [1], "log_start_offset": 0, "high_watermark": 3, "last_stable_offset": 1,
+                "replicas": [], "batches": [batch(0, "committed"), batch(1, "ongoing"), batch(2, "held_back")]}],
+            "transactions": [
+                {"id": "a", "state": "ongoing", "partitions": ["out-0"], "first_offsets": {"out-0": 1}, "staged_offsets": {}},
+                {"id": "b", "state": "ongoing", "partitions": ["out-0"], "first_offsets": {"out-0": 2}, "staged_offsets": {}}],
+            "committed_offsets": {}, "journal": {"frames": 0, "bytes": 0},
+            "last_recovery": null,
+            "consumers": {"read_uncommitted": {}, "read_committed": {}},
+            "pending": [], "errors": []
+        }))
+        .unwrap();
+        explain_lso(&mut snapshot);
+        let why: Vec<&str> = snapshot.partitions[0]
+            .batches
+            .iter()
+            .map(|b| b.explanation.as_str())
+            .collect();
+        assert_eq!(why[0], "why", "below the LSO: not held back");
+        for w in &why[1..] {
+            assert!(
+                w.ends_with("the LSO 1 is the first offset of open transaction a (DescribeProducers)"),
+                "{w}"
+            );
+        }
     }
 }
