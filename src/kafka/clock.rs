@@ -37,6 +37,15 @@ impl RealTime {
     pub fn now() -> Instant {
         Instant::now()
     }
+
+    /// Milliseconds since the Unix epoch, for the one field a client reads
+    /// as a date (DescribeTransactions' start time, translated from the
+    /// engine's clock); never reaches the engine.
+    pub fn unix_ms() -> i64 {
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
+    }
 }
 
 #[cfg(test)]

@@ -33,6 +33,9 @@ pub struct Member {
     pub client_id: String,
     pub session: Duration,
     pub last_seen: Instant,
+    /// The group protocol type JoinGroup named (`consumer`), which
+    /// ListGroups reports.
+    pub protocol_type: String,
     /// The protocol chosen (the member's first) and its metadata.
     pub protocol: String,
     pub metadata: Bytes,
@@ -72,6 +75,19 @@ impl Groups {
             g.member = None;
         }
         g
+    }
+
+    /// Every group the server has seen a member of, by id, with its
+    /// member at `now` (None once its session ran out), read without
+    /// dropping anything.
+    pub fn listed(&self, now: Instant) -> impl Iterator<Item = (&String, Option<&Member>)> {
+        self.groups.iter().map(move |(id, g)| {
+            let alive = g
+                .member
+                .as_ref()
+                .filter(|m| now <= m.last_seen + m.session);
+            (id, alive)
+        })
     }
 
     /// A new member id for `client_id` (KIP-394: the server names members).
@@ -129,6 +145,7 @@ mod tests {
             client_id: "c".into(),
             session: Duration::from_millis(session_ms),
             last_seen: RealTime::now(),
+            protocol_type: "consumer".into(),
             protocol: "range".into(),
             metadata: Bytes::new(),
             assignment: None,

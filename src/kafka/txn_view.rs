@@ -71,7 +71,8 @@ pub struct TxnView {
     pub producer_id: i64,
     pub producer_epoch: i16,
     /// The engine's clock at `begin` (kafka rules; milliseconds since the
-    /// cluster started, not Unix time), else -1.
+    /// cluster started, not Unix time: DescribeTransactions translates
+    /// it), else -1.
     pub start_ms: i64,
     /// The partitions DescribeTransactions lists, in (topic, partition)
     /// order.

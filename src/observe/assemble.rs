@@ -16,11 +16,11 @@ use super::metadata::{Cluster, Partition};
 use super::offsets::Offsets;
 
 /// Fields no API the observer uses can fill, for every cluster
-/// (`transactions` is listed by [`super::transactions`] when the broker
-/// does not serve the admin APIs).
+/// (`transactions` and `committed_offsets` are listed by
+/// [`super::transactions`] and [`super::groups`] when the brokers do not
+/// serve the APIs that fill them).
 pub const ALWAYS_UNAVAILABLE: &[&str] = &[
     field::CLOCK_MS,
-    field::COMMITTED_OFFSETS,
     field::JOURNAL,
     field::LAST_RECOVERY,
     field::PENDING,

@@ -1,18 +1,37 @@
-//! Committed consumer offsets of the groups named with `--group`
-//! (docs/observe.md "Committed offsets"): FindCoordinator (key 10, key
-//! type 0) asks where a group lives, then OffsetFetch (key 9) with all
-//! topics (null, from v2) reads what it committed. Reads only: no group is
-//! joined, nothing is committed, and `require_stable` is false, so an
-//! offset a transaction staged but did not commit is not shown (it is not
-//! committed yet; the transaction's staged offsets are listed as
-//! unavailable). Groups are not discovered (ListGroups) in this slice.
+//! Committed consumer offsets (docs/observe.md "Committed offsets"):
+//! the groups named with `--group`, or else every group ListGroups (key
+//! 16) lists on any broker (each lists the groups it coordinates); for
+//! each, FindCoordinator (key 10, key type 0) asks where it lives, then
+//! OffsetFetch (key 9) with all topics (null, from v2) reads what it
+//! committed. Reads only: no group is joined, nothing is committed.
+//!
+//! `require_stable` is false for the committed offsets, so an offset a
+//! transaction staged but did not commit is not shown as committed (it is
+//! not, yet). A second OffsetFetch (v7+) with `require_stable` true, naming
+//! every observed partition, finds where one is pending: Kafka answers
+//! UNSTABLE_OFFSET_COMMIT for a partition with a pending transactional
+//! offset commit. Which transaction staged it, and what offset, are not
+//! on the wire; the partition is listed as pending
+//! ([`field::pending_commit`]), and the offsets pane says so.
 
 use std::collections::BTreeMap;
 
-use kafka_protocol::messages::{FindCoordinatorRequest, GroupId, OffsetFetchRequest};
+use kafka_protocol::messages::offset_fetch_request::OffsetFetchRequestTopic;
+use kafka_protocol::messages::{
+    ApiKey, FindCoordinatorRequest, GroupId, ListGroupsRequest, OffsetFetchRequest, TopicName,
+};
 use kafka_protocol::protocol::StrBytes;
 
+use crate::session::snapshot::{GroupOffsets, field};
+
+use super::Link;
 use super::connection::Conn;
+use super::metadata::Cluster;
+use super::offsets::Key;
+use super::versions::ours;
+
+/// UNSTABLE_OFFSET_COMMIT: a transaction's offset commit is pending.
+const UNSTABLE_OFFSET_COMMIT: i16 = 88;
 
 /// The offsets of one group, keyed `<topic>-<partition>`; partitions with
 /// no committed offset (-1) are left out, as `mk-tui state` leaves them.
@@ -60,6 +79,155 @@ pub async fn committed(conn: &mut Conn, version: i16, group: &str) -> Result<Com
                     format!("{}-{}", t.name.0.as_str(), p.partition_index),
                     p.committed_offset,
                 );
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// What the groups' coordinators said: the committed offsets, and the
+/// fields they leave unknown (pending commits, groups not listed).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Observed {
+    pub committed: GroupOffsets,
+    pub unavailable: Vec<String>,
+}
+
+/// The groups `named`, or every group listed; their committed offsets and
+/// where a transactional commit of theirs is pending among `keys`.
+pub(super) async fn ask(
+    links: &mut BTreeMap<String, Link>,
+    cluster: &Cluster,
+    bootstrap: &str,
+    named: &[String],
+    keys: &[Key],
+) -> Result<Observed, String> {
+    let mut out = Observed::default();
+    let groups: Vec<String> = if named.is_empty() {
+        let mut all = Vec::new();
+        let mut lacking = Vec::new();
+        for b in &cluster.brokers {
+            let Ok(link) = super::link(links, &b.address).await else {
+                lacking.push(format!("broker {} (unreachable)", b.id));
+                continue;
+            };
+            match link.versions.optional(ApiKey::ListGroups, ours::LIST_GROUPS) {
+                Some(v) => all.extend(list(&mut link.conn, v).await?),
+                None => lacking.push(format!("broker {} (no ListGroups)", b.id)),
+            }
+        }
+        if lacking.len() == cluster.brokers.len() {
+            out.unavailable.push(field::COMMITTED_OFFSETS.into());
+        } else {
+            for l in lacking {
+                out.unavailable.push(format!(
+                    "{} of groups coordinated by {l}",
+                    field::COMMITTED_OFFSETS
+                ));
+            }
+        }
+        all.sort();
+        all.dedup();
+        all
+    } else {
+        out.unavailable.push(format!(
+            "{} of groups not named with --group",
+            field::COMMITTED_OFFSETS
+        ));
+        named.to_vec()
+    };
+    for group in &groups {
+        let link = super::link(links, bootstrap).await?;
+        let version = link.versions.pick(
+            ApiKey::FindCoordinator,
+            "FindCoordinator",
+            ours::FIND_COORDINATOR,
+        )?;
+        let address = coordinator(&mut link.conn, version, group).await?;
+        let link = super::link(links, &address).await?;
+        let version = link
+            .versions
+            .pick(ApiKey::OffsetFetch, "OffsetFetch", ours::OFFSET_FETCH)?;
+        let offsets = committed(&mut link.conn, version, group).await?;
+        if version >= 7 {
+            for key in pending(&mut link.conn, version, group, keys).await? {
+                out.unavailable
+                    .push(field::pending_commit(group, &format!("{}-{}", key.0, key.1)));
+            }
+        }
+        if !offsets.is_empty() {
+            out.committed.insert(group.clone(), offsets);
+        }
+    }
+    Ok(out)
+}
+
+/// The group ids ListGroups lists on the broker on `conn`.
+async fn list(conn: &mut Conn, version: i16) -> Result<Vec<String>, String> {
+    let response = conn
+        .call("ListGroups", &ListGroupsRequest::default(), version)
+        .await?;
+    if response.error_code != 0 {
+        return Err(format!(
+            "{}: ListGroups v{version} answered error code {}",
+            conn.address, response.error_code
+        ));
+    }
+    Ok(response
+        .groups
+        .iter()
+        .map(|g| g.group_id.0.to_string())
+        .collect())
+}
+
+/// The partitions of `keys` where `group` has a transactional offset
+/// commit pending: OffsetFetch with `require_stable` (v7+) answers them
+/// UNSTABLE_OFFSET_COMMIT.
+async fn pending(
+    conn: &mut Conn,
+    version: i16,
+    group: &str,
+    keys: &[Key],
+) -> Result<Vec<Key>, String> {
+    let mut topics: BTreeMap<&str, Vec<i32>> = BTreeMap::new();
+    for (t, p) in keys {
+        topics
+            .entry(t)
+            .or_default()
+            .push(i32::try_from(*p).unwrap_or(i32::MAX));
+    }
+    if topics.is_empty() {
+        return Ok(Vec::new());
+    }
+    let request = OffsetFetchRequest::default()
+        .with_group_id(GroupId(StrBytes::from_string(group.to_string())))
+        .with_topics(Some(
+            topics
+                .into_iter()
+                .map(|(t, ps)| {
+                    OffsetFetchRequestTopic::default()
+                        .with_name(TopicName(StrBytes::from_string(t.to_string())))
+                        .with_partition_indexes(ps)
+                })
+                .collect(),
+        ))
+        .with_require_stable(true);
+    let response = conn.call("OffsetFetch", &request, version).await?;
+    let at = format!(
+        "group {group}: OffsetFetch v{version} require_stable ({})",
+        conn.address
+    );
+    if response.error_code != 0 {
+        return Err(format!("{at}: error code {}", response.error_code));
+    }
+    let mut out = Vec::new();
+    for t in &response.topics {
+        for p in &t.partitions {
+            let key = (t.name.0.to_string(), p.partition_index.max(0) as u32);
+            match p.error_code {
+                0 => {}
+                UNSTABLE_OFFSET_COMMIT => out.push(key),
+                e => return Err(format!("{at}: {}-{}: error code {e}", key.0, key.1)),
             }
         }
     }

@@ -45,8 +45,8 @@ pub struct Options {
     pub bootstrap: Vec<String>,
     /// The topics (every non-internal topic when empty).
     pub topics: Vec<String>,
-    /// The consumer groups whose committed offsets to read (none when
-    /// empty: groups are not discovered in this slice).
+    /// The consumer groups whose committed offsets to read (every group
+    /// ListGroups lists when empty).
     pub groups: Vec<String>,
 }
 
@@ -170,28 +170,7 @@ async fn observe_async(options: &Options) -> Result<Snapshot, String> {
             });
         }
     }
-    let mut committed = BTreeMap::new();
     let bootstrap = cluster_address(&links, &options.bootstrap);
-    for group in &options.groups {
-        let link = links.get_mut(&bootstrap).expect("the first link");
-        let version = link.versions.pick(
-            ApiKey::FindCoordinator,
-            "FindCoordinator",
-            ours::FIND_COORDINATOR,
-        )?;
-        let address = groups::coordinator(&mut link.conn, version, group).await?;
-        if !links.contains_key(&address) {
-            links.insert(address.clone(), Link::open(&address).await?);
-        }
-        let link = links.get_mut(&address).expect("inserted above");
-        let version = link
-            .versions
-            .pick(ApiKey::OffsetFetch, "OffsetFetch", ours::OFFSET_FETCH)?;
-        let offsets = groups::committed(&mut link.conn, version, group).await?;
-        if !offsets.is_empty() {
-            committed.insert(group.clone(), offsets);
-        }
-    }
     let keys: BTreeMap<String, Vec<Key>> = led
         .iter()
         .map(|(address, indexes)| {
@@ -203,20 +182,15 @@ async fn observe_async(options: &Options) -> Result<Snapshot, String> {
         })
         .collect();
     let answers = transactions::ask(&mut links, &cluster, &bootstrap, &keys).await?;
+    let all: Vec<Key> = keys.values().flatten().cloned().collect();
+    let groups = groups::ask(&mut links, &cluster, &bootstrap, &options.groups, &all).await?;
     let observed = observed.into_iter().flatten().collect();
     let mut snapshot = assemble::assemble(&options.bootstrap, &cluster, observed);
-    snapshot.committed_offsets = committed;
+    snapshot.committed_offsets = groups.committed;
+    snapshot.unavailable.extend(groups.unavailable);
     let (txns, lacking) = transactions::fill(&answers);
     snapshot.transactions = txns;
     snapshot.unavailable.extend(lacking);
     transactions::explain_lso(&mut snapshot);
-    if !options.groups.is_empty() {
-        snapshot
-            .unavailable
-            .retain(|f| f != crate::session::snapshot::field::COMMITTED_OFFSETS);
-        snapshot
-            .unavailable
-            .push("committed_offsets of groups not named with --group".into());
-    }
     Ok(snapshot)
 }

@@ -32,6 +32,9 @@ pub mod ours {
     /// v2 reads every topic of a group (topics null); v8 asks for several
     /// groups at once (one at a time is enough here).
     pub const OFFSET_FETCH: RangeInclusive<i16> = 2..=7;
+    /// v0 lists every group the broker coordinates; v4's state and v5's
+    /// type filters are sent empty (all groups).
+    pub const LIST_GROUPS: RangeInclusive<i16> = 0..=5;
     /// v0 lists every transactional id with its producer id and state; v1's
     /// duration filter and v2's id pattern are not used.
     pub const LIST_TRANSACTIONS: RangeInclusive<i16> = 0..=1;

@@ -128,6 +128,7 @@ const LABELS: &[(&str, &str, &str)] = &[
     ("unseen", "not seen", "不可读"),
     ("isolation", "view", "视角"),
     ("staged", "staged", "暂存"),
+    ("pending_commit", "pending in a transaction", "事务中待提交"),
     ("read_uncommitted", "read_uncommitted", "read_uncommitted"),
     ("read_committed", "read_committed", "read_committed"),
     ("ru_short", "uncommitted", "读未提交"),

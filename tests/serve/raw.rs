@@ -107,6 +107,16 @@ pub fn list_groups(s: &mut TcpStream) -> i16 {
     i16::from_be_bytes([p[4], p[5]])
 }
 
+/// SaslHandshake v0 (mechanism PLAIN): its error code.
+pub fn sasl_handshake(s: &mut TcpStream) -> i16 {
+    let mut body = 5i16.to_be_bytes().to_vec();
+    body.extend_from_slice(b"PLAIN");
+    send(s, &request(17, 0, 9, &body));
+    let p = read(s);
+    assert_eq!(i32::from_be_bytes(p[0..4].try_into().unwrap()), 9);
+    i16::from_be_bytes([p[4], p[5]])
+}
+
 /// Heartbeat v0 (group "g", generation 1, member "m"): its error code.
 pub fn heartbeat(s: &mut TcpStream) -> i16 {
     let mut body = Vec::new();

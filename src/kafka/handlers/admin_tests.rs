@@ -253,3 +253,74 @@ fn a_kafka_transaction_is_its_producers_with_sequence_epoch_and_start() {
         "no open transaction; a marker of this producer is in the log"
     );
 }
+
+/// ListGroups at `broker` (v5 with filters): (group id, protocol type,
+/// state, type) each.
+fn groups(
+    h: &mut Harness,
+    broker: u32,
+    states: &[&str],
+    types: &[&str],
+) -> Vec<(String, String, String, String)> {
+    let r = kafka_protocol::messages::ListGroupsRequest::default()
+        .with_states_filter(states.iter().map(|x| s(x)).collect())
+        .with_types_filter(types.iter().map(|x| s(x)).collect());
+    match h.ask(broker, 5, RequestKind::ListGroups(r)) {
+        ResponseKind::ListGroups(r) => {
+            assert_eq!(r.error_code, 0);
+            r.groups
+                .iter()
+                .map(|g| {
+                    (
+                        g.group_id.0.to_string(),
+                        g.protocol_type.to_string(),
+                        g.group_state.to_string(),
+                        g.group_type.to_string(),
+                    )
+                })
+                .collect()
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn list_groups_names_every_group_with_offsets_staged_offsets_or_a_member() {
+    let mut h = cluster("minikafka");
+    assert!(groups(&mut h, 1, &[], &[]).is_empty(), "no group yet");
+    h.act(serde_json::json!({"commit_offsets": {"group": "plain", "offsets": [{"topic": "t", "partition": 0, "offset": 0}]}}));
+    h.act(serde_json::json!({"begin": {"txn": "tx-1"}}));
+    h.act(serde_json::json!({"send_offsets": {"txn": "tx-1", "group": "staged", "offsets": [{"topic": "t", "partition": 0, "offset": 0}]}}));
+    {
+        let mut steps = NoSteps;
+        let w = h.state.worker(&mut h.driver, &mut steps);
+        let now = crate::kafka::clock::RealTime::now();
+        w.groups.get("live", now).member = Some(crate::kafka::groups::Member {
+            id: "m".into(),
+            client_id: "c".into(),
+            session: std::time::Duration::from_secs(60),
+            last_seen: now,
+            protocol_type: "consumer".into(),
+            protocol: "range".into(),
+            metadata: Default::default(),
+            assignment: Some(Default::default()),
+        });
+    }
+    let row = |g: &str, p: &str, st: &str| (g.to_string(), p.to_string(), st.to_string(), "classic".to_string());
+    assert_eq!(
+        groups(&mut h, 1, &[], &[]),
+        [
+            row("live", "consumer", "Stable"),
+            row("plain", "", "Empty"),
+            row("staged", "", "Empty"),
+        ]
+    );
+    assert!(groups(&mut h, 2, &[], &[]).is_empty(), "broker 2 coordinates none");
+    assert_eq!(
+        groups(&mut h, 1, &["stable"], &[]),
+        [row("live", "consumer", "Stable")],
+        "states filter, case-insensitive as Kafka's"
+    );
+    assert!(groups(&mut h, 1, &[], &["consumer"]).is_empty(), "no KIP-848 groups");
+    assert_eq!(groups(&mut h, 1, &[], &["Classic"]).len(), 3);
+}

@@ -76,6 +76,7 @@ pub fn join(worker: &mut Worker, client_id: &str, r: &JoinGroupRequest, version:
         client_id: client_id.to_string(),
         session,
         last_seen: now,
+        protocol_type: r.protocol_type.to_string(),
         protocol: protocol.name.to_string(),
         metadata: protocol.metadata.clone(),
         assignment: None,

@@ -18,6 +18,7 @@ pub mod fetch;
 pub mod find_coordinator;
 pub mod groups;
 pub mod init_producer_id;
+pub mod list_groups;
 pub mod list_offsets;
 pub mod metadata;
 pub mod offset_commit;
@@ -61,6 +62,7 @@ pub const SUPPORTED: &[(ApiKey, i16, i16)] = &[
     (ApiKey::DescribeProducers, 0, 0),
     (ApiKey::DescribeTransactions, 0, 0),
     (ApiKey::ListTransactions, 0, 1),
+    (ApiKey::ListGroups, 0, 5),
 ];
 
 /// The versions of `api` this server handles, if it handles it.
@@ -109,6 +111,7 @@ pub fn handle(worker: &mut Worker, request: Request) -> Handled {
         RequestKind::DescribeTransactions(r) => {
             Handled::Now(transactions::describe(worker, broker, &r))
         }
+        RequestKind::ListGroups(r) => Handled::Now(list_groups::handle(worker, broker, &r, version)),
         RequestKind::ListTransactions(r) => {
             Handled::Now(transactions::list(worker, broker, &r, version))
         }

@@ -15,6 +15,12 @@
 //! least that many ms ago on the engine's clock; the book's transactions
 //! have no start time, so a duration filter keeps none of them. v2 (a
 //! transactional id pattern, a regular expression) is not served.
+//! DescribeTransactions' `transaction_start_time_ms` is a Unix time, as
+//! clients read it (`kafka-transactions.sh --find-hanging` compares it
+//! with theirs): the engine's `begin` time on its clock, as many ms before
+//! the wall clock's now as it is before the engine's now (under serve the
+//! engine's clock follows real time; in the dashboard it moves by keys, so
+//! there the date is only as real as the lecture's clock).
 
 use kafka_protocol::messages::describe_transactions_response::{
     TopicData, TransactionState as Described,
@@ -27,6 +33,7 @@ use kafka_protocol::messages::{
 use kafka_protocol::protocol::StrBytes;
 
 use super::find_coordinator::coordinator;
+use crate::kafka::clock::RealTime;
 use crate::kafka::errors::{code, name_of};
 use crate::kafka::txn_view::{KAFKA_STATES, TxnView, views};
 use crate::kafka::worker::{Answer, Worker};
@@ -122,6 +129,18 @@ pub fn describe(worker: &mut Worker, broker: u32, request: &DescribeTransactions
     let here = coordinates(worker, broker);
     let all = if here { read(worker) } else { Vec::new() };
     let timeout = timeout_ms(worker);
+    // Kafka's start time is a Unix time; the engine's is its clock. The
+    // engine's clock follows real time under serve, so its `begin` was
+    // (now - started) ms ago.
+    let engine_now = i64::try_from(worker.driver.clock_ms()).unwrap_or(i64::MAX);
+    let unix_now = RealTime::unix_ms();
+    let start = |ms: i64| {
+        if ms < 0 {
+            -1
+        } else {
+            unix_now - (engine_now - ms).max(0)
+        }
+    };
     let mut notes = Vec::new();
     let states = request
         .transactional_ids
@@ -157,7 +176,7 @@ pub fn describe(worker: &mut Worker, broker: u32, request: &DescribeTransactions
             }
             r.with_transaction_state(StrBytes::from_static_str(v.state))
                 .with_transaction_timeout_ms(timeout)
-                .with_transaction_start_time_ms(v.start_ms)
+                .with_transaction_start_time_ms(start(v.start_ms))
                 .with_producer_id(ProducerId(v.producer_id))
                 .with_producer_epoch(v.producer_epoch)
                 .with_topics(topics)

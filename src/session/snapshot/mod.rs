@@ -52,6 +52,25 @@ pub mod field {
     pub const TXN_FIRST_OFFSETS: &str = "transactions[].first_offsets";
     pub const TXN_STAGED_OFFSETS: &str = "transactions[].staged_offsets";
 
+    /// A partition where `group` has a transactional offset commit
+    /// pending (OffsetFetch's UNSTABLE_OFFSET_COMMIT): its committed offset
+    /// is the one before, and the staged one is not visible.
+    pub fn pending_commit(group: &str, tp: &str) -> String {
+        format!("{COMMITTED_OFFSETS}[{group}][{tp}] pending")
+    }
+
+    /// The (group, partition) of every [`pending_commit`] in `unavailable`.
+    pub fn pending_commits(unavailable: &[String]) -> Vec<(&str, &str)> {
+        unavailable
+            .iter()
+            .filter_map(|f| {
+                let rest = f.strip_prefix(COMMITTED_OFFSETS)?.strip_suffix(" pending")?;
+                let (group, tp) = rest.strip_prefix('[')?.strip_suffix(']')?.split_once("][")?;
+                Some((group, tp))
+            })
+            .collect()
+    }
+
     /// A per-item name of a `[]` field: `at(TXN_PARTITIONS, "tx-1")` is
     /// `transactions[tx-1].partitions`, for a field one item lacks.
     pub fn at(field: &str, key: &str) -> String {

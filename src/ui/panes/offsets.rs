@@ -45,6 +45,11 @@ pub fn render(view: &Snapshot, ctx: &PaneContext, area: Rect, buf: &mut Buffer) 
         });
         std::iter::once(head).chain(rows)
     });
+    // An observed group's offset that a transaction has pending
+    // (OffsetFetch's UNSTABLE_OFFSET_COMMIT): where, not what.
+    let pending = field::pending_commits(&view.unavailable)
+        .into_iter()
+        .map(|(g, tp)| Line::styled(format!("… {g} {tp} {}", t("pending_commit")), theme.waiting()));
     let head = Line::styled(format!("✓ {}", t("committed")), theme.good());
     // An offset the last step published is marked `▸`.
     let published = &view.changes.published;
@@ -62,6 +67,7 @@ pub fn render(view: &Snapshot, ctx: &PaneContext, area: Rect, buf: &mut Buffer) 
     });
     let all: Vec<Line> = none
         .into_iter()
+        .chain(pending)
         .chain(staged)
         .chain(std::iter::once(head))
         .chain(committed)
