@@ -338,6 +338,70 @@ fn group_differences(expected: &Value, observed: &Value) -> Vec<String> {
     out
 }
 
+/// The bytes of broker `broker`'s log segments of partition `tp` in the
+/// server's data directory.
+fn log_bytes(data_dir: &Path, broker: u64, tp: &str) -> u64 {
+    let dir = data_dir.join(format!("broker-{broker}")).join(tp);
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return 0;
+    };
+    entries
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "log"))
+        .map(|p| std::fs::metadata(p).unwrap().len())
+        .sum()
+}
+
+/// Each replica's DescribeLogDirs answer against the embedded cluster: a
+/// running broker reports its replica's offset lag, `max(HW - LEO, 0)` of
+/// the embedded state, and its log's size, the bytes of its segments on
+/// disk; a stopped broker's listener is closed, so its replicas have
+/// neither, and the snapshot says so.
+fn log_dir_differences(expected: &Value, observed: &Value, data_dir: &Path) -> Vec<String> {
+    let mut out = Vec::new();
+    let unavailable = observed["unavailable"].as_array().unwrap();
+    for (e, o) in expected["partitions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .zip(observed["partitions"].as_array().unwrap())
+    {
+        let tp = format!("{}-{}", e["topic"].as_str().unwrap(), e["partition"]);
+        let hw = e["high_watermark"].as_i64().unwrap();
+        for (er, or) in e["replicas"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .zip(o["replicas"].as_array().unwrap())
+        {
+            let broker = er["broker"].as_u64().unwrap();
+            let (want_lag, want_size) = if er["stopped"] == true {
+                let named = format!(
+                    "partitions[].replicas[].offset_lag of broker {broker} (unreachable)"
+                );
+                if !unavailable.contains(&json!(named)) {
+                    out.push(format!("{tp} replica {broker}: {named} not listed"));
+                }
+                (Value::Null, Value::Null)
+            } else {
+                let leo = er["log_end_offset"].as_i64().unwrap();
+                (
+                    json!((hw - leo).max(0)),
+                    json!(log_bytes(data_dir, broker, &tp)),
+                )
+            };
+            let got = (&or["offset_lag"], &or["log_size_bytes"]);
+            if got != (&want_lag, &want_size) {
+                out.push(format!(
+                    "{tp} replica {broker}: offset lag and size: embedded ({want_lag}, {want_size}), observed ({}, {})",
+                    got.0, got.1
+                ));
+            }
+        }
+    }
+    out
+}
+
 /// Serves `recording` up to `steps` (no replication of its own, so the
 /// cluster stays as the steps left it), observes it, and compares with the
 /// embedded cluster's state of the same steps and with what the server
@@ -696,6 +760,8 @@ fn render_draws_the_observed_snapshot_as_render_draws_a_saved_state() {
         "not visible over the Kafka protocol",
         "replica logs are not visible",
         "? help q quit",
+        // DescribeLogDirs' offset lag, in the lag column.
+        "≥HW",
     ] {
         assert!(frame.contains(true_label), "{true_label:?} in:\n{frame}");
     }
@@ -727,8 +793,8 @@ fn render_draws_the_observed_snapshot_as_render_draws_a_saved_state() {
 /// Every recording, after every one of its steps: the serve holds the
 /// cluster those steps left, and what the admin APIs give the observer
 /// (the open transactions, their states and first offsets; every group's
-/// committed offsets and where a transactional commit is pending) equals
-/// the embedded cluster's own.
+/// committed offsets and where a transactional commit is pending; each
+/// replica's offset lag and log size) equals the embedded cluster's own.
 #[test]
 fn after_every_step_of_every_recording_the_observed_transactions_and_offsets_are_the_embedded_ones()
 {
@@ -736,6 +802,7 @@ fn after_every_step_of_every_recording_the_observed_transactions_and_offsets_are
     let mut open_seen = 0;
     let mut leaderless = Vec::new();
     let mut pending_seen = 0;
+    let mut lagging_seen = 0;
     let mut files: Vec<_> = std::fs::read_dir("recordings")
         .unwrap()
         .map(|e| e.unwrap().path())
@@ -775,10 +842,18 @@ fn after_every_step_of_every_recording_the_observed_transactions_and_offsets_are
                 .filter(|t| !t["first_offsets"].as_object().unwrap().is_empty())
                 .count();
             pending_seen += wire_pending(&expected).len();
+            lagging_seen += observed["partitions"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .flat_map(|p| p["replicas"].as_array().unwrap())
+                .filter(|r| r["offset_lag"].as_i64() > Some(0))
+                .count();
             all.extend(
                 transaction_differences(&expected, &observed)
                     .into_iter()
                     .chain(group_differences(&expected, &observed))
+                    .chain(log_dir_differences(&expected, &observed, &server.data_dir))
                     .map(|d| format!("{recording} after step {n}: {d}")),
             );
         }
@@ -786,6 +861,7 @@ fn after_every_step_of_every_recording_the_observed_transactions_and_offsets_are
     assert!(all.is_empty(), "{}", all.join("\n"));
     assert!(open_seen > 10, "only {open_seen} open transactions seen");
     assert!(pending_seen >= 2, "only {pending_seen} pending offset commits seen");
+    assert!(lagging_seen >= 2, "only {lagging_seen} replicas below the HW seen");
     assert!(
         leaderless.len() < 12,
         "too many steps could not be observed: {leaderless:?}"

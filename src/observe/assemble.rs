@@ -144,6 +144,8 @@ pub fn assemble(bootstrap: &[String], cluster: &Cluster, partitions: Vec<Observe
                     lag: 0,
                     ms_since_fetch: 0,
                     log: Vec::new(),
+                    offset_lag: None,
+                    log_size_bytes: None,
                 })
                 .collect(),
             batch_count: batches.len(),

@@ -11,7 +11,7 @@
 //! bounded reads, [`versions`] picks each API's version, [`metadata`],
 //! [`offsets`] and [`fetch`] ask, [`batches`] decodes record batches,
 //! [`groups`] reads committed offsets, [`transactions`] the open
-//! transactions, [`fate`] decides batch fates from
+//! transactions, [`log_dirs`] the replicas' offset lags, [`fate`] decides batch fates from
 //! the wire alone, [`assemble`] fills the snapshot and lists what it could
 //! not fill.
 
@@ -22,6 +22,7 @@ pub mod connection;
 pub mod fate;
 pub mod fetch;
 pub mod groups;
+pub mod log_dirs;
 pub mod metadata;
 pub mod offsets;
 pub mod transactions;
@@ -184,6 +185,7 @@ async fn observe_async(options: &Options) -> Result<Snapshot, String> {
     let answers = transactions::ask(&mut links, &cluster, &bootstrap, &keys).await?;
     let all: Vec<Key> = keys.values().flatten().cloned().collect();
     let groups = groups::ask(&mut links, &cluster, &bootstrap, &options.groups, &all).await?;
+    let dirs = log_dirs::ask(&mut links, &cluster, &all).await?;
     let observed = observed.into_iter().flatten().collect();
     let mut snapshot = assemble::assemble(&options.bootstrap, &cluster, observed);
     snapshot.committed_offsets = groups.committed;
@@ -192,5 +194,6 @@ async fn observe_async(options: &Options) -> Result<Snapshot, String> {
     snapshot.transactions = txns;
     snapshot.unavailable.extend(lacking);
     transactions::explain_lso(&mut snapshot);
+    log_dirs::fill(&mut snapshot, &dirs);
     Ok(snapshot)
 }

@@ -35,6 +35,9 @@ pub mod ours {
     /// v0 lists every group the broker coordinates; v4's state and v5's
     /// type filters are sent empty (all groups).
     pub const LIST_GROUPS: RangeInclusive<i16> = 0..=5;
+    /// v1 is the oldest the protocol crate keeps (KIP-896 removed v0); v4
+    /// adds the volume's bytes, not used.
+    pub const DESCRIBE_LOG_DIRS: RangeInclusive<i16> = 1..=4;
     /// v0 lists every transactional id with its producer id and state; v1's
     /// duration filter and v2's id pattern are not used.
     pub const LIST_TRANSACTIONS: RangeInclusive<i16> = 0..=1;

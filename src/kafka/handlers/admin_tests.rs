@@ -324,3 +324,69 @@ fn list_groups_names_every_group_with_offsets_staged_offsets_or_a_member() {
     assert!(groups(&mut h, 1, &[], &["consumer"]).is_empty(), "no KIP-848 groups");
     assert_eq!(groups(&mut h, 1, &[], &["Classic"]).len(), 3);
 }
+
+/// DescribeLogDirs at `broker` (all topics): the directory's error code,
+/// and each (partition, size, offset lag).
+fn log_dirs(h: &mut Harness, broker: u32) -> (i16, String, Vec<(String, i64, i64)>) {
+    let r = kafka_protocol::messages::DescribeLogDirsRequest::default().with_topics(None);
+    match h.ask(broker, 4, RequestKind::DescribeLogDirs(r)) {
+        ResponseKind::DescribeLogDirs(r) => {
+            let d = &r.results[0];
+            (
+                d.error_code,
+                d.log_dir.to_string(),
+                d.topics
+                    .iter()
+                    .flat_map(|t| {
+                        t.partitions.iter().map(move |p| {
+                            assert!(!p.is_future_key);
+                            (
+                                format!("{}-{}", t.name.0, p.partition_index),
+                                p.partition_size,
+                                p.offset_lag,
+                            )
+                        })
+                    })
+                    .collect(),
+            )
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn log_dirs_give_each_replicas_size_and_its_lag_behind_the_high_watermark() {
+    let mut h = cluster("minikafka");
+    let (e, dir, replicas) = log_dirs(&mut h, 1);
+    assert_eq!(e, 0);
+    assert!(dir.ends_with("broker-1"), "{dir}");
+    assert_eq!(replicas, [("t-0".to_string(), 0, 0)], "an empty log");
+    h.act(serde_json::json!({"produce": {"topic": "t", "value": "a"}}));
+    h.act(serde_json::json!({"replicate": {}}));
+    h.act(serde_json::json!({"replicate": {}}));
+    h.act(serde_json::json!({"stop_broker": {"broker": 2}}));
+    assert_eq!(
+        log_dirs(&mut h, 2).0,
+        code::KAFKA_STORAGE_ERROR,
+        "a stopped broker's directory is offline"
+    );
+    // Silent past the lag time, broker 2 leaves the ISR at the next round.
+    h.act(serde_json::json!({"advance_clock": {"ms": 60_000}}));
+    h.act(serde_json::json!({"replicate": {}}));
+    h.act(serde_json::json!({"produce": {"topic": "t", "value": "b"}}));
+    h.act(serde_json::json!({"replicate": {}}));
+    h.act(serde_json::json!({"start_broker": {"broker": 2}}));
+    let (hw, leos) = h.driver.cluster().with_state(|s| {
+        let set = s.partition(&crate::engine::TopicPartition::new("t", 0)).unwrap();
+        let leo = |b| set.replica(b).unwrap().log_end_offset();
+        (set.high_watermark(), (leo(1), leo(2)))
+    });
+    assert_eq!((hw, leos), (2, (2, 1)), "broker 2 is back one record behind");
+    let (_, _, leader) = log_dirs(&mut h, 1);
+    let (e, dir, follower) = log_dirs(&mut h, 2);
+    assert_eq!(e, 0);
+    assert!(dir.ends_with("broker-2"), "{dir}");
+    assert_eq!(leader[0].2, 0, "the leader has the HW");
+    assert_eq!(follower[0].2, 1, "max(HW 2 - LEO 1, 0)");
+    assert!(leader[0].1 > follower[0].1 && follower[0].1 > 0, "{leader:?} {follower:?}");
+}

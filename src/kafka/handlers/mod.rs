@@ -12,6 +12,7 @@ mod admin_tests;
 pub mod add_to_txn;
 pub mod api_versions;
 pub mod create_topics;
+pub mod describe_log_dirs;
 pub mod describe_producers;
 pub mod end_txn;
 pub mod fetch;
@@ -63,6 +64,7 @@ pub const SUPPORTED: &[(ApiKey, i16, i16)] = &[
     (ApiKey::DescribeTransactions, 0, 0),
     (ApiKey::ListTransactions, 0, 1),
     (ApiKey::ListGroups, 0, 5),
+    (ApiKey::DescribeLogDirs, 1, 4),
 ];
 
 /// The versions of `api` this server handles, if it handles it.
@@ -105,6 +107,9 @@ pub fn handle(worker: &mut Worker, request: Request) -> Handled {
         RequestKind::SyncGroup(r) => Handled::Now(groups::sync(worker, &r, version)),
         RequestKind::Heartbeat(r) => Handled::Now(groups::heartbeat(worker, &r)),
         RequestKind::LeaveGroup(r) => Handled::Now(groups::leave(worker, &r, version)),
+        RequestKind::DescribeLogDirs(r) => {
+            Handled::Now(describe_log_dirs::handle(worker, broker, &r))
+        }
         RequestKind::DescribeProducers(r) => {
             Handled::Now(describe_producers::handle(worker, broker, &r))
         }

@@ -461,6 +461,8 @@ fn partition(
                     .replica(r.broker)
                     .map(|own| replica_log(&own.log, log, bounds))
                     .unwrap_or_default(),
+                offset_lag: None,
+                log_size_bytes: None,
             })
             .collect(),
         batch_count: summaries.len(),

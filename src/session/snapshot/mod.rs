@@ -46,6 +46,8 @@ pub mod field {
     pub const REPLICA_LAG: &str = "partitions[].replicas[].lag";
     pub const REPLICA_MS_SINCE_FETCH: &str = "partitions[].replicas[].ms_since_fetch";
     pub const REPLICA_LOG: &str = "partitions[].replicas[].log";
+    pub const REPLICA_OFFSET_LAG: &str = "partitions[].replicas[].offset_lag";
+    pub const REPLICA_LOG_SIZE: &str = "partitions[].replicas[].log_size_bytes";
     pub const BATCH_TRANSACTIONAL_ID: &str = "partitions[].batches[].transactional_id";
     pub const BATCH_EXPLANATION_ZH: &str = "partitions[].batches[].explanation_zh";
     pub const TXN_PARTITIONS: &str = "transactions[].partitions";
@@ -340,6 +342,17 @@ pub struct ReplicaSnapshot {
     /// an old leader may end in a divergent tail (E6) until it fetches.
     #[serde(default)]
     pub log: Vec<ReplicaBatch>,
+    /// DescribeLogDirs' offset lag of this replica, as its broker reports
+    /// it: Kafka's `max(high watermark - log end offset, 0)`, not `lag`
+    /// (docs/observe.md "Replica lag"). Only an observed cluster has it;
+    /// None for the embedded cluster, whose `lag` says more, and where the
+    /// broker was not asked.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub offset_lag: Option<i64>,
+    /// The bytes of this replica's log on its broker (DescribeLogDirs), for
+    /// an observed cluster; None elsewhere.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub log_size_bytes: Option<u64>,
 }
 
 impl ReplicaSnapshot {

@@ -431,6 +431,8 @@ mod testkit {
                     records: Vec::new(),
                 })
                 .collect(),
+            offset_lag: None,
+            log_size_bytes: None,
         }
     }
 

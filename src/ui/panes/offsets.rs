@@ -108,6 +108,32 @@ mod tests {
     }
 
     #[test]
+    fn an_observed_pending_commit_says_where_not_what() {
+        use crate::session::snapshot::field;
+        let v = Snapshot {
+            transactions: vec![],
+            unavailable: vec![
+                field::TXN_STAGED_OFFSETS.into(),
+                field::pending_commit("workers", "in-0"),
+            ],
+            ..view()
+        };
+        let text = draw(PaneId::Offsets, &v, &ctx(), 60, 7);
+        let lines: Vec<&str> = text.lines().collect();
+        assert!(lines[1].contains("not visible over the Kafka protocol"), "{text}");
+        assert!(
+            lines[2].contains("… workers in-0 pending in a transaction"),
+            "{text}"
+        );
+        assert!(lines[3].contains("✓ committed"), "{text}");
+        assert_eq!(
+            field::pending_commits(&v.unavailable),
+            [("workers", "in-0")],
+            "one spelling, read back"
+        );
+    }
+
+    #[test]
     fn nothing_staged_in_zh() {
         let v = Snapshot {
             transactions: vec![],

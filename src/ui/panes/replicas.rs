@@ -44,10 +44,16 @@ fn row<'a>(
         1.. => ctx.theme.waiting(),
         _ => ctx.theme.divergent(),
     };
-    let lag = if known.lag {
-        Cell::from(lag_text(r, ctx, fit)).style(style)
-    } else {
-        Cell::from("?").style(ctx.theme.dim())
+    let lag = match (known.lag, r.offset_lag) {
+        (true, _) => Cell::from(lag_text(r, ctx, fit)).style(style),
+        // An observed replica's DescribeLogDirs lag: below the HW, not
+        // behind the leader's LEO (docs/observe.md "Replica lag").
+        (false, Some(o)) => Cell::from(hw_lag_text(o)).style(if o == 0 {
+            ctx.theme.good()
+        } else {
+            ctx.theme.waiting()
+        }),
+        (false, None) => Cell::from("?").style(ctx.theme.dim()),
     };
     let (yes, no) = match fit {
         Fit::Words => (
@@ -143,6 +149,26 @@ fn lag_text(r: &ReplicaSnapshot, ctx: &PaneContext, fit: Fit) -> String {
     }
 }
 
+/// DescribeLogDirs' offset lag as the lag column shows it: `HW-2` for a
+/// replica two offsets below the HW, `≥HW` for one that has it (Kafka's 0
+/// says no more).
+fn hw_lag_text(offset_lag: i64) -> String {
+    if offset_lag > 0 {
+        format!("HW-{offset_lag}")
+    } else {
+        "≥HW".to_string()
+    }
+}
+
+/// What the lag column shows for `r`.
+fn lag_shown(r: &ReplicaSnapshot, ctx: &PaneContext, fit: Fit, known: Known) -> String {
+    match (known.lag, r.offset_lag) {
+        (true, _) => lag_text(r, ctx, fit),
+        (false, Some(o)) => hw_lag_text(o),
+        (false, None) => "?".to_string(),
+    }
+}
+
 fn width(s: &str) -> u16 {
     Span::raw(s).width() as u16
 }
@@ -164,11 +190,12 @@ fn columns(
             .unwrap_or(1)
     };
     let leo = numbers(|r| r.log_end_offset.to_string()).max(3);
+    let known = Known::of(view);
     let lag = view
         .partitions
         .iter()
         .flat_map(|p| &p.replicas)
-        .map(|r| width(&lag_text(r, ctx, fit)))
+        .map(|r| width(&lag_shown(r, ctx, fit, known)))
         .max()
         .unwrap_or(1)
         .max(width(t("lag")));
@@ -317,6 +344,37 @@ mod tests {
             8,
         );
         assert!(zh.contains("不同步") && zh.contains("已停止"), "{zh}");
+    }
+
+    #[test]
+    fn an_observed_replica_shows_its_lag_behind_the_hw_never_a_guessed_lag() {
+        use crate::session::snapshot::field;
+        let mut v = view();
+        v.unavailable = [
+            field::REPLICA_LOG_END_OFFSET,
+            field::REPLICA_LAG,
+            field::REPLICA_MS_SINCE_FETCH,
+        ]
+        .map(String::from)
+        .into();
+        let replicas = &mut v.partitions[0].replicas;
+        replicas[0].offset_lag = Some(0);
+        replicas[1].offset_lag = Some(2);
+        let text = draw(PaneId::Replicas, &v, &ctx(), 70, 8);
+        let line = |b: &str| {
+            text.lines()
+                .find(|l| l.starts_with(&format!("│{b} ")) || l.starts_with(&format!("│{b}■")))
+                .unwrap()
+                .to_string()
+        };
+        assert!(line("1").contains("≥HW"), "{text}");
+        assert!(line("2").contains("HW-2"), "{text}");
+        assert!(
+            !line("3").contains("HW") && line("3").contains('?'),
+            "not asked: {text}"
+        );
+        let embedded = draw(PaneId::Replicas, &view(), &ctx(), 70, 8);
+        assert!(!embedded.contains("HW-"), "the embedded lag wins: {embedded}");
     }
 
     #[test]
