@@ -178,6 +178,10 @@ fn differences(expected: &Value, observed: &Value) -> Vec<String> {
     out
 }
 
+/// A transaction as the admin APIs show it: its state, partitions and
+/// first offsets.
+type WireTxn = (Value, Vec<String>, BTreeMap<String, i64>);
+
 /// `out-0` as (topic, partition), so partitions sort as the engine sorts
 /// them.
 fn split(name: &str) -> (String, u64) {
@@ -190,7 +194,7 @@ fn split(name: &str) -> (String, u64) {
 /// open its partitions and first offsets, each with the writes still
 /// waiting for their acks (they hold the LSO back already, and Kafka's
 /// producer state has them); a complete transaction's are not on the wire.
-fn wire_transactions(expected: &Value) -> BTreeMap<String, (Value, Vec<String>, BTreeMap<String, i64>)> {
+fn wire_transactions(expected: &Value) -> BTreeMap<String, WireTxn> {
     let mut out = BTreeMap::new();
     for t in expected["transactions"].as_array().unwrap() {
         let id = t["id"].as_str().unwrap().to_string();
@@ -258,7 +262,9 @@ fn transaction_differences(expected: &Value, observed: &Value) -> Vec<String> {
     for (id, (state, partitions, firsts)) in &want {
         let (o_state, o_partitions, o_firsts) = &got[id];
         if state != o_state {
-            out.push(format!("transactions[{id}].state: embedded {state}, observed {o_state}"));
+            out.push(format!(
+                "transactions[{id}].state: embedded {state}, observed {o_state}"
+            ));
         }
         let partial = unavailable.contains(&json!(format!("transactions[{id}].first_offsets")));
         let complete = state.as_str().unwrap().starts_with("complete");
@@ -333,7 +339,9 @@ fn group_differences(expected: &Value, observed: &Value) -> Vec<String> {
     pending.sort();
     let want = wire_pending(expected);
     if pending != want {
-        out.push(format!("pending commits: embedded {want:?}, observed {pending:?}"));
+        out.push(format!(
+            "pending commits: embedded {want:?}, observed {pending:?}"
+        ));
     }
     out
 }
@@ -376,9 +384,8 @@ fn log_dir_differences(expected: &Value, observed: &Value, data_dir: &Path) -> V
         {
             let broker = er["broker"].as_u64().unwrap();
             let (want_lag, want_size) = if er["stopped"] == true {
-                let named = format!(
-                    "partitions[].replicas[].offset_lag of broker {broker} (unreachable)"
-                );
+                let named =
+                    format!("partitions[].replicas[].offset_lag of broker {broker} (unreachable)");
                 if !unavailable.contains(&json!(named)) {
                     out.push(format!("{tp} replica {broker}: {named} not listed"));
                 }
@@ -461,10 +468,10 @@ fn observe_matches(
             .chain(group_differences(&expected, &observed))
             .map(|d| format!("{recording} step {steps:?}: {d}")),
     );
-    if unavailable
-        .iter()
-        .any(|f| f.as_str().unwrap().starts_with("committed_offsets") && !f.as_str().unwrap().ends_with(" pending"))
-    {
+    if unavailable.iter().any(|f| {
+        f.as_str().unwrap().starts_with("committed_offsets")
+            && !f.as_str().unwrap().ends_with(" pending")
+    }) {
         out.push(format!(
             "{recording}: committed_offsets listed unavailable although every group is listed: {unavailable:?}"
         ));
@@ -860,8 +867,14 @@ fn after_every_step_of_every_recording_the_observed_transactions_and_offsets_are
     }
     assert!(all.is_empty(), "{}", all.join("\n"));
     assert!(open_seen > 10, "only {open_seen} open transactions seen");
-    assert!(pending_seen >= 2, "only {pending_seen} pending offset commits seen");
-    assert!(lagging_seen >= 2, "only {lagging_seen} replicas below the HW seen");
+    assert!(
+        pending_seen >= 2,
+        "only {pending_seen} pending offset commits seen"
+    );
+    assert!(
+        lagging_seen >= 2,
+        "only {lagging_seen} replicas below the HW seen"
+    );
     assert!(
         leaderless.len() < 12,
         "too many steps could not be observed: {leaderless:?}"
@@ -878,7 +891,11 @@ fn named_groups_are_read_alone_and_the_others_are_said_to_be_left_out() {
     server.stop();
     assert_eq!(all["committed_offsets"], json!({"workers": {"in-0": 7}}));
     assert_eq!(named["committed_offsets"], all["committed_offsets"]);
-    assert_eq!(none["committed_offsets"], json!({}), "a group with no offsets");
+    assert_eq!(
+        none["committed_offsets"],
+        json!({}),
+        "a group with no offsets"
+    );
     for s in [&named, &none] {
         assert!(
             s["unavailable"]

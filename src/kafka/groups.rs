@@ -82,10 +82,7 @@ impl Groups {
     /// dropping anything.
     pub fn listed(&self, now: Instant) -> impl Iterator<Item = (&String, Option<&Member>)> {
         self.groups.iter().map(move |(id, g)| {
-            let alive = g
-                .member
-                .as_ref()
-                .filter(|m| now <= m.last_seen + m.session);
+            let alive = g.member.as_ref().filter(|m| now <= m.last_seen + m.session);
             (id, alive)
         })
     }

@@ -111,7 +111,10 @@ pub(super) async fn ask(
                 lacking.push(format!("broker {} (unreachable)", b.id));
                 continue;
             };
-            match link.versions.optional(ApiKey::ListGroups, ours::LIST_GROUPS) {
+            match link
+                .versions
+                .optional(ApiKey::ListGroups, ours::LIST_GROUPS)
+            {
                 Some(v) => all.extend(list(&mut link.conn, v).await?),
                 None => lacking.push(format!("broker {} (no ListGroups)", b.id)),
             }
@@ -151,8 +154,10 @@ pub(super) async fn ask(
         let offsets = committed(&mut link.conn, version, group).await?;
         if version >= 7 {
             for key in pending(&mut link.conn, version, group, keys).await? {
-                out.unavailable
-                    .push(field::pending_commit(group, &format!("{}-{}", key.0, key.1)));
+                out.unavailable.push(field::pending_commit(
+                    group,
+                    &format!("{}-{}", key.0, key.1),
+                ));
             }
         }
         if !offsets.is_empty() {

@@ -97,7 +97,10 @@ async fn describe(
     ));
     let response = conn.call("DescribeLogDirs", &request, version).await?;
     if response.error_code != 0 {
-        return Ok(Err(format!("DescribeLogDirs error code {}", response.error_code)));
+        return Ok(Err(format!(
+            "DescribeLogDirs error code {}",
+            response.error_code
+        )));
     }
     let mut out = Vec::new();
     for dir in &response.results {
@@ -116,7 +119,10 @@ async fn describe(
                     continue;
                 }
                 let key = (t.name.0.to_string(), p.partition_index.max(0) as u32);
-                out.push((key, (u64::try_from(p.partition_size).unwrap_or(0), p.offset_lag)));
+                out.push((
+                    key,
+                    (u64::try_from(p.partition_size).unwrap_or(0), p.offset_lag),
+                ));
             }
         }
     }

@@ -300,7 +300,10 @@ async fn describe_all(
             ours::FIND_COORDINATOR,
         )?;
         let address = coordinator(&mut link.conn, version, &l.id).await?;
-        by_coordinator.entry(address).or_default().push(l.id.clone());
+        by_coordinator
+            .entry(address)
+            .or_default()
+            .push(l.id.clone());
     }
     let mut out = BTreeMap::new();
     for (address, ids) in by_coordinator {
@@ -327,16 +330,15 @@ async fn describe_all(
                 // moved: the list's state stands.
                 continue;
             }
-            let mut partitions: Vec<Key> = t
-                .topics
-                .iter()
-                .flat_map(|topic| {
-                    topic
-                        .partitions
-                        .iter()
-                        .filter_map(|&p| Some((topic.topic.0.to_string(), u32::try_from(p).ok()?)))
-                })
-                .collect();
+            let mut partitions: Vec<Key> =
+                t.topics
+                    .iter()
+                    .flat_map(|topic| {
+                        topic.partitions.iter().filter_map(|&p| {
+                            Some((topic.topic.0.to_string(), u32::try_from(p).ok()?))
+                        })
+                    })
+                    .collect();
             partitions.sort();
             out.insert(
                 id,
@@ -445,7 +447,10 @@ mod tests {
             ]),
             described: None,
             producers: Some(BTreeMap::from([
-                (key(0), vec![producer(7, 3), producer(8, -1), producer(5, -1)]),
+                (
+                    key(0),
+                    vec![producer(7, 3), producer(8, -1), producer(5, -1)],
+                ),
                 (key(1), vec![producer(7, 0)]),
             ])),
             unreachable: vec![3],
@@ -466,7 +471,9 @@ mod tests {
             assert!(unavailable.iter().any(|u| u == f), "{f}: {unavailable:?}");
         }
         assert!(unavailable.iter().any(|u| u.starts_with("transactions[c]")));
-        assert!(unavailable.contains(&"transactions coordinated by broker 3 (unreachable)".to_string()));
+        assert!(
+            unavailable.contains(&"transactions coordinated by broker 3 (unreachable)".to_string())
+        );
         assert!(!unavailable.iter().any(|u| u.starts_with("transactions[a]")));
     }
 
@@ -496,7 +503,10 @@ mod tests {
             BTreeMap::from([("out-1".into(), 5)]),
             "only b lists out-1"
         );
-        for f in ["transactions[a].first_offsets", "transactions[b].first_offsets"] {
+        for f in [
+            "transactions[a].first_offsets",
+            "transactions[b].first_offsets",
+        ] {
             assert!(unavailable.iter().any(|u| u == f), "{f}: {unavailable:?}");
         }
         // Without ListTransactions, nothing.
@@ -535,7 +545,9 @@ mod tests {
         assert_eq!(why[0], "why", "below the LSO: not held back");
         for w in &why[1..] {
             assert!(
-                w.ends_with("the LSO 1 is the first offset of open transaction a (DescribeProducers)"),
+                w.ends_with(
+                    "the LSO 1 is the first offset of open transaction a (DescribeProducers)"
+                ),
                 "{w}"
             );
         }

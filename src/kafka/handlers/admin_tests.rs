@@ -99,7 +99,10 @@ fn list(
                     )
                 })
                 .collect(),
-            r.unknown_state_filters.iter().map(|f| f.to_string()).collect(),
+            r.unknown_state_filters
+                .iter()
+                .map(|f| f.to_string())
+                .collect(),
         ),
         other => panic!("{other:?}"),
     }
@@ -111,8 +114,8 @@ fn describe(
     broker: u32,
     id: &str,
 ) -> kafka_protocol::messages::describe_transactions_response::TransactionState {
-    let r = DescribeTransactionsRequest::default()
-        .with_transactional_ids(vec![TransactionalId(s(id))]);
+    let r =
+        DescribeTransactionsRequest::default().with_transactional_ids(vec![TransactionalId(s(id))]);
     match h.ask(broker, 0, RequestKind::DescribeTransactions(r)) {
         ResponseKind::DescribeTransactions(mut r) => r.transaction_states.remove(0),
         other => panic!("{other:?}"),
@@ -129,9 +132,12 @@ fn partitions(
         .collect()
 }
 
+/// (producer id, epoch, last sequence, coordinator epoch, txn start).
+type Active = (i64, i32, i32, i32, i64);
+
 /// DescribeProducers of t-0 at `broker`: the error code and each
 /// (producer id, epoch, last sequence, coordinator epoch, txn start).
-fn producers(h: &mut Harness, broker: u32) -> (i16, Vec<(i64, i32, i32, i32, i64)>) {
+fn producers(h: &mut Harness, broker: u32) -> (i16, Vec<Active>) {
     let r = DescribeProducersRequest::default().with_topics(vec![
         TopicRequest::default()
             .with_name(TopicName(s("t")))
@@ -306,7 +312,14 @@ fn list_groups_names_every_group_with_offsets_staged_offsets_or_a_member() {
             assignment: Some(Default::default()),
         });
     }
-    let row = |g: &str, p: &str, st: &str| (g.to_string(), p.to_string(), st.to_string(), "classic".to_string());
+    let row = |g: &str, p: &str, st: &str| {
+        (
+            g.to_string(),
+            p.to_string(),
+            st.to_string(),
+            "classic".to_string(),
+        )
+    };
     assert_eq!(
         groups(&mut h, 1, &[], &[]),
         [
@@ -315,13 +328,19 @@ fn list_groups_names_every_group_with_offsets_staged_offsets_or_a_member() {
             row("staged", "", "Empty"),
         ]
     );
-    assert!(groups(&mut h, 2, &[], &[]).is_empty(), "broker 2 coordinates none");
+    assert!(
+        groups(&mut h, 2, &[], &[]).is_empty(),
+        "broker 2 coordinates none"
+    );
     assert_eq!(
         groups(&mut h, 1, &["stable"], &[]),
         [row("live", "consumer", "Stable")],
         "states filter, case-insensitive as Kafka's"
     );
-    assert!(groups(&mut h, 1, &[], &["consumer"]).is_empty(), "no KIP-848 groups");
+    assert!(
+        groups(&mut h, 1, &[], &["consumer"]).is_empty(),
+        "no KIP-848 groups"
+    );
     assert_eq!(groups(&mut h, 1, &[], &["Classic"]).len(), 3);
 }
 
@@ -377,16 +396,25 @@ fn log_dirs_give_each_replicas_size_and_its_lag_behind_the_high_watermark() {
     h.act(serde_json::json!({"replicate": {}}));
     h.act(serde_json::json!({"start_broker": {"broker": 2}}));
     let (hw, leos) = h.driver.cluster().with_state(|s| {
-        let set = s.partition(&crate::engine::TopicPartition::new("t", 0)).unwrap();
+        let set = s
+            .partition(&crate::engine::TopicPartition::new("t", 0))
+            .unwrap();
         let leo = |b| set.replica(b).unwrap().log_end_offset();
         (set.high_watermark(), (leo(1), leo(2)))
     });
-    assert_eq!((hw, leos), (2, (2, 1)), "broker 2 is back one record behind");
+    assert_eq!(
+        (hw, leos),
+        (2, (2, 1)),
+        "broker 2 is back one record behind"
+    );
     let (_, _, leader) = log_dirs(&mut h, 1);
     let (e, dir, follower) = log_dirs(&mut h, 2);
     assert_eq!(e, 0);
     assert!(dir.ends_with("broker-2"), "{dir}");
     assert_eq!(leader[0].2, 0, "the leader has the HW");
     assert_eq!(follower[0].2, 1, "max(HW 2 - LEO 1, 0)");
-    assert!(leader[0].1 > follower[0].1 && follower[0].1 > 0, "{leader:?} {follower:?}");
+    assert!(
+        leader[0].1 > follower[0].1 && follower[0].1 > 0,
+        "{leader:?} {follower:?}"
+    );
 }

@@ -64,9 +64,9 @@ pub fn handle(worker: &mut Worker, broker: u32, request: &DescribeLogDirsRequest
                 let mut v: Vec<TopicPartition> = topics
                     .iter()
                     .flat_map(|t| {
-                        t.partitions.iter().filter_map(|&p| {
-                            super::topic_partition(t.topic.0.as_str(), p)
-                        })
+                        t.partitions
+                            .iter()
+                            .filter_map(|&p| super::topic_partition(t.topic.0.as_str(), p))
                     })
                     .collect();
                 v.sort();

@@ -20,9 +20,7 @@
 use std::collections::BTreeMap;
 
 use kafka_protocol::messages::list_groups_response::ListedGroup;
-use kafka_protocol::messages::{
-    GroupId, ListGroupsRequest, ListGroupsResponse, ResponseKind,
-};
+use kafka_protocol::messages::{GroupId, ListGroupsRequest, ListGroupsResponse, ResponseKind};
 use kafka_protocol::protocol::StrBytes;
 
 use super::find_coordinator::coordinator;
@@ -65,7 +63,12 @@ pub fn known(worker: &Worker) -> Listing {
     out
 }
 
-pub fn handle(worker: &mut Worker, broker: u32, request: &ListGroupsRequest, version: i16) -> Answer {
+pub fn handle(
+    worker: &mut Worker,
+    broker: u32,
+    request: &ListGroupsRequest,
+    version: i16,
+) -> Answer {
     let here = coordinator(worker).is_some_and(|c| c.broker == broker);
     let states: Vec<String> = if version >= 4 {
         request
@@ -97,7 +100,10 @@ pub fn handle(worker: &mut Worker, broker: u32, request: &ListGroupsRequest, ver
         Vec::new()
     };
     let outcome = if here {
-        let names: Vec<String> = listed.iter().map(|(g, (_, s))| format!("{g} {s}")).collect();
+        let names: Vec<String> = listed
+            .iter()
+            .map(|(g, (_, s))| format!("{g} {s}"))
+            .collect();
         format!("{} groups: {}", listed.len(), names.join(", "))
     } else {
         "not the coordinator: none listed here".to_string()

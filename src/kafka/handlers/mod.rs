@@ -7,9 +7,9 @@
 //! newer ones need what this server does not keep (topic ids from Fetch
 //! v13 and Produce v13, batched FindCoordinator).
 
+pub mod add_to_txn;
 #[cfg(test)]
 mod admin_tests;
-pub mod add_to_txn;
 pub mod api_versions;
 pub mod create_topics;
 pub mod describe_log_dirs;
@@ -116,7 +116,9 @@ pub fn handle(worker: &mut Worker, request: Request) -> Handled {
         RequestKind::DescribeTransactions(r) => {
             Handled::Now(transactions::describe(worker, broker, &r))
         }
-        RequestKind::ListGroups(r) => Handled::Now(list_groups::handle(worker, broker, &r, version)),
+        RequestKind::ListGroups(r) => {
+            Handled::Now(list_groups::handle(worker, broker, &r, version))
+        }
         RequestKind::ListTransactions(r) => {
             Handled::Now(transactions::list(worker, broker, &r, version))
         }

@@ -114,9 +114,7 @@ pub fn list(
                 .iter()
                 .map(|v| {
                     Listed::default()
-                        .with_transactional_id(TransactionalId(StrBytes::from_string(
-                            v.id.clone(),
-                        )))
+                        .with_transactional_id(TransactionalId(StrBytes::from_string(v.id.clone())))
                         .with_producer_id(ProducerId(v.producer_id))
                         .with_transaction_state(StrBytes::from_static_str(v.state))
                 })

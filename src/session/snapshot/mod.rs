@@ -66,8 +66,13 @@ pub mod field {
         unavailable
             .iter()
             .filter_map(|f| {
-                let rest = f.strip_prefix(COMMITTED_OFFSETS)?.strip_suffix(" pending")?;
-                let (group, tp) = rest.strip_prefix('[')?.strip_suffix(']')?.split_once("][")?;
+                let rest = f
+                    .strip_prefix(COMMITTED_OFFSETS)?
+                    .strip_suffix(" pending")?;
+                let (group, tp) = rest
+                    .strip_prefix('[')?
+                    .strip_suffix(']')?
+                    .split_once("][")?;
                 Some((group, tp))
             })
             .collect()

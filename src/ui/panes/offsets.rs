@@ -49,7 +49,12 @@ pub fn render(view: &Snapshot, ctx: &PaneContext, area: Rect, buf: &mut Buffer) 
     // (OffsetFetch's UNSTABLE_OFFSET_COMMIT): where, not what.
     let pending = field::pending_commits(&view.unavailable)
         .into_iter()
-        .map(|(g, tp)| Line::styled(format!("… {g} {tp} {}", t("pending_commit")), theme.waiting()));
+        .map(|(g, tp)| {
+            Line::styled(
+                format!("… {g} {tp} {}", t("pending_commit")),
+                theme.waiting(),
+            )
+        });
     let head = Line::styled(format!("✓ {}", t("committed")), theme.good());
     // An offset the last step published is marked `▸`.
     let published = &view.changes.published;
@@ -120,7 +125,10 @@ mod tests {
         };
         let text = draw(PaneId::Offsets, &v, &ctx(), 60, 7);
         let lines: Vec<&str> = text.lines().collect();
-        assert!(lines[1].contains("not visible over the Kafka protocol"), "{text}");
+        assert!(
+            lines[1].contains("not visible over the Kafka protocol"),
+            "{text}"
+        );
         assert!(
             lines[2].contains("… workers in-0 pending in a transaction"),
             "{text}"

@@ -374,7 +374,10 @@ mod tests {
             "not asked: {text}"
         );
         let embedded = draw(PaneId::Replicas, &view(), &ctx(), 70, 8);
-        assert!(!embedded.contains("HW-"), "the embedded lag wins: {embedded}");
+        assert!(
+            !embedded.contains("HW-"),
+            "the embedded lag wins: {embedded}"
+        );
     }
 
     #[test]
