@@ -73,16 +73,19 @@ fn try_observe(bootstrap: &str, groups: &[String]) -> Result<Value, String> {
 
 /// The fate the wire rule gives where the embedded cluster's needs the
 /// journal (docs/observe.md "Fates"): an orphaned batch is skipped by
-/// read_committed, as an aborted one; a decided transaction whose markers
-/// are missing looks open; and with no producer id to match a marker by
-/// (the book's rules), transactional data at or above the LSO is ongoing.
+/// read_committed, as an aborted one; with no producer id (the book's
+/// rules) a decided transaction whose markers are missing looks open, and
+/// with no producer id to match a marker by, transactional data at or
+/// above the LSO is ongoing.
 fn wire_fate(batch: &Value, lso: i64) -> Value {
     let fate = batch["fate"].as_str().unwrap();
     let at = batch["base_offset"].as_i64().unwrap();
     let transactional = !batch["transactional_id"].is_null();
     let fate = match fate {
         "orphaned" => "aborted",
-        "decided" => "ongoing",
+        // DescribeTransactions tells a deciding transaction by its
+        // producer id and epoch; the book's transactions have none.
+        "decided" if batch["producer_id"].as_i64() < Some(0) => "ongoing",
         "held_back" | "aborted"
             if transactional && at >= lso && batch["producer_id"].as_i64() < Some(0) =>
         {
@@ -507,16 +510,46 @@ fn the_observer_sees_what_the_embedded_cluster_holds_for_every_field_the_protoco
         ("recordings/ch08-torn-journal.jsonl", None),
         ("recordings/ch08-cut-points.jsonl", None),
     ];
+    // A kafka-rules commit whose marker waits for broker 2: deciding, its
+    // data below the HW, its marker not (the `decided` fate, told by
+    // DescribeTransactions' producer id and epoch).
+    let temp = tempfile::tempdir().unwrap();
+    let deciding = temp.path().join("deciding.jsonl");
+    std::fs::write(
+        &deciding,
+        [
+            r#"{"mk_recording":1,"title":"deciding","rules":"kafka","cluster":{"brokers":[1,2],"topics":[{"name":"out","partitions":1,"replication_factor":2}],"config":{}}}"#,
+            r#"{"at_ms":0,"action":{"begin":{"txn":"tx-1"}}}"#,
+            r#"{"at_ms":0,"action":{"send":{"txn":"tx-1","topic":"out","value":"a"}}}"#,
+            r#"{"at_ms":0,"action":{"replicate":{}}}"#,
+            r#"{"at_ms":0,"action":{"replicate":{}}}"#,
+            r#"{"at_ms":0,"action":{"commit":{"txn":"tx-1"}}}"#,
+        ]
+        .join("\n")
+            + "\n",
+    )
+    .unwrap();
     let mut all = Vec::new();
     let mut fates_seen = std::collections::BTreeSet::new();
-    for (recording, steps) in cases {
-        all.extend(observe_matches(recording, *steps, &mut fates_seen));
+    for (recording, steps) in cases
+        .iter()
+        .copied()
+        .chain([(deciding.to_str().unwrap(), None)])
+    {
+        all.extend(observe_matches(recording, steps, &mut fates_seen));
     }
     assert!(all.is_empty(), "{}", all.join("\n"));
     // The cases reach every fate the wire rule can give a fetched batch.
-    let every: Vec<String> = ["aborted", "committed", "control", "held_back", "ongoing"]
-        .map(String::from)
-        .into();
+    let every: Vec<String> = [
+        "aborted",
+        "committed",
+        "control",
+        "decided",
+        "held_back",
+        "ongoing",
+    ]
+    .map(String::from)
+    .into();
     assert_eq!(fates_seen.into_iter().collect::<Vec<_>>(), every);
 }
 

@@ -14,8 +14,11 @@
 //! - at or above the LSO, plain data is `held_back`; transactional data is
 //!   `aborted` or `held_back` when a later ABORT or COMMIT marker of the
 //!   same producer id and epoch follows it (producer id ≥ 0 only), else
-//!   `ongoing`: without DescribeTransactions a decided transaction whose
-//!   markers are missing looks ongoing.
+//!   `ongoing`; [`super::transactions::decide`] then makes an `ongoing`
+//!   batch `decided` when DescribeTransactions says its producer id and
+//!   epoch are deciding (`Prepare*`). The book's transactions have
+//!   producer id -1, so there a decided transaction whose markers are
+//!   missing still looks ongoing.
 
 use std::collections::{BTreeMap, BTreeSet};
 

@@ -193,6 +193,7 @@ async fn observe_async(options: &Options) -> Result<Snapshot, String> {
     let (txns, lacking) = transactions::fill(&answers);
     snapshot.transactions = txns;
     snapshot.unavailable.extend(lacking);
+    transactions::decide(&mut snapshot, &transactions::deciding(&answers));
     transactions::explain_lso(&mut snapshot);
     log_dirs::fill(&mut snapshot, &dirs);
     Ok(snapshot)

@@ -59,6 +59,7 @@ pub struct Listed {
 pub struct Described {
     pub state: String,
     pub producer_id: i64,
+    pub producer_epoch: i16,
     pub partitions: Vec<Key>,
 }
 
@@ -185,6 +186,53 @@ pub fn fill(answers: &Answers) -> (Vec<TransactionSnapshot>, Vec<String>) {
     (out, unavailable)
 }
 
+/// The deciding transactions (`Prepare*`) that DescribeTransactions
+/// described with a producer id, by (producer id, epoch): the instance a
+/// batch of that id and epoch belongs to (`--rules kafka` gives each
+/// `begin` its own epoch). The book's transactions have id -1: none.
+pub fn deciding(answers: &Answers) -> BTreeMap<(i64, i32), (String, TxnState)> {
+    answers
+        .described
+        .iter()
+        .flatten()
+        .filter(|(_, d)| d.producer_id >= 0)
+        .filter_map(|(id, d)| {
+            let state = state_of(&d.state)?;
+            matches!(state, TxnState::PrepareCommit | TxnState::PrepareAbort).then(|| {
+                (
+                    (d.producer_id, i32::from(d.producer_epoch)),
+                    (id.clone(), state),
+                )
+            })
+        })
+        .collect()
+}
+
+/// Gives each batch the wire rule calls `ongoing` (transactional data at
+/// or above the LSO with no marker of its producer after it) the fate
+/// `decided` when its producer id and epoch are those of a deciding
+/// transaction: the outcome is decided, its marker is not below the HW
+/// yet (docs/observe.md "Fates").
+pub fn decide(snapshot: &mut Snapshot, deciding: &BTreeMap<(i64, i32), (String, TxnState)>) {
+    for p in &mut snapshot.partitions {
+        let (key, lso) = (p.name(), p.last_stable_offset);
+        for b in &mut p.batches {
+            if b.fate != Fate::Ongoing || b.producer_id < 0 {
+                continue;
+            }
+            if let Some((id, state)) = deciding.get(&(b.producer_id, b.producer_epoch)) {
+                b.fate = Fate::Decided;
+                b.explanation = format!(
+                    "{id} is {} (DescribeTransactions, producer {} epoch {}): decided, but its marker on {key} is not below the HW, so read_committed waits at LSO {lso}",
+                    state.name().to_uppercase(),
+                    b.producer_id,
+                    b.producer_epoch
+                );
+            }
+        }
+    }
+}
+
 /// Says in each held-back or ongoing batch's explanation which open
 /// transaction's first offset the LSO is (the LSO's cause, E11).
 pub fn explain_lso(snapshot: &mut Snapshot) {
@@ -208,7 +256,9 @@ pub fn explain_lso(snapshot: &mut Snapshot) {
             causes.join(", ")
         );
         for b in &mut p.batches {
-            if b.base_offset >= lso && matches!(b.fate, Fate::HeldBack | Fate::Ongoing) {
+            if b.base_offset >= lso
+                && matches!(b.fate, Fate::HeldBack | Fate::Ongoing | Fate::Decided)
+            {
                 b.explanation.push_str(&why);
             }
         }
@@ -345,6 +395,7 @@ async fn describe_all(
                 Described {
                     state: t.transaction_state.to_string(),
                     producer_id: t.producer_id.0,
+                    producer_epoch: t.producer_epoch,
                     partitions,
                 },
             );
@@ -482,6 +533,7 @@ mod tests {
         let described = |parts: &[u32]| Described {
             state: "Ongoing".into(),
             producer_id: -1,
+            producer_epoch: -1,
             partitions: parts.iter().map(|&p| key(p)).collect(),
         };
         let answers = Answers {
@@ -551,5 +603,58 @@ mod tests {
                 "{w}"
             );
         }
+    }
+
+    #[test]
+    fn a_batch_of_a_deciding_producer_epoch_is_decided_and_others_stay_ongoing() {
+        let batch = |at: i64, pid: i64, epoch: i32| {
+            serde_json::json!({"base_offset": at, "last_offset": at, "kind": "data",
+                "control": null, "transactional_id": null, "producer_id": pid,
+                "producer_epoch": epoch, "leader_epoch": 0, "fate": "ongoing",
+                "explanation": "why", "records": []})
+        };
+        let mut snapshot: Snapshot = serde_json::from_value(serde_json::json!({
+            "step": 0, "clock_ms": 0, "rules": "observed",
+            "partitions": [{"topic": "out", "partition": 0, "leader": 1, "leader_epoch": 0,
+                "isr": [1], "log_start_offset": 0, "high_watermark": 4, "last_stable_offset": 0,
+                "replicas": [], "batches": [batch(0, 5, 1), batch(1, 5, 0), batch(2, 6, 0), batch(3, -1, -1)]}],
+            "transactions": [], "committed_offsets": {}, "journal": {"frames": 0, "bytes": 0},
+            "last_recovery": null,
+            "consumers": {"read_uncommitted": {}, "read_committed": {}},
+            "pending": [], "errors": []
+        }))
+        .unwrap();
+        let described = |state: &str, pid: i64, epoch: i16| Described {
+            state: state.into(),
+            producer_id: pid,
+            producer_epoch: epoch,
+            partitions: vec![key(0)],
+        };
+        let answers = Answers {
+            described: Some(BTreeMap::from([
+                ("a".into(), described("PrepareAbort", 5, 1)),
+                ("b".into(), described("Ongoing", 6, 0)),
+                ("c".into(), described("PrepareCommit", -1, -1)),
+            ])),
+            ..Answers::default()
+        };
+        decide(&mut snapshot, &deciding(&answers));
+        let fates: Vec<&str> = snapshot.partitions[0]
+            .batches
+            .iter()
+            .map(|b| b.fate.name())
+            .collect();
+        assert_eq!(
+            fates,
+            ["decided", "ongoing", "ongoing", "ongoing"],
+            "only producer 5 epoch 1; an older epoch, an ongoing one and id -1 are not matched"
+        );
+        assert!(
+            snapshot.partitions[0].batches[0]
+                .explanation
+                .starts_with("a is PREPARE_ABORT"),
+            "{}",
+            snapshot.partitions[0].batches[0].explanation
+        );
     }
 }
