@@ -186,8 +186,10 @@ pub enum Command {
     /// Observe a real Kafka cluster, read-only: one snapshot (--state) or
     /// one frame (--render).
     ///
-    /// It sends only ApiVersions, Metadata, ListOffsets and Fetch: it never
-    /// writes, commits or joins a group. Plaintext only: authentication
+    /// It sends only reads (ApiVersions, Metadata, ListOffsets, Fetch, and
+    /// the admin reads: ListGroups, OffsetFetch, the transaction APIs,
+    /// DescribeLogDirs): it never writes, commits or joins a group.
+    /// Plaintext only: authentication
     /// (SASL) and TLS are out of scope, and SASL_*:// or SSL:// bootstrap
     /// addresses are refused. docs/observe.md lists which fields the
     /// protocol fills; the others are listed under "unavailable".

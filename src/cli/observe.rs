@@ -20,7 +20,7 @@ pub struct ObserveArgs {
     #[arg(long = "topic", value_name = "T")]
     pub topics: Vec<String>,
     /// A consumer group whose committed offsets to read (repeat for more;
-    /// groups are not discovered yet, so none without it).
+    /// default: every group ListGroups lists).
     #[arg(long = "group", value_name = "G")]
     pub groups: Vec<String>,
     /// Print the snapshot as one JSON object (the keys of `mk-tui state`,
