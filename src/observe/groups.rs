@@ -115,7 +115,10 @@ pub(super) async fn ask(
                 .versions
                 .optional(ApiKey::ListGroups, ours::LIST_GROUPS)
             {
-                Some(v) => all.extend(list(&mut link.conn, v).await?),
+                Some(v) => match list(&mut link.conn, v).await? {
+                    Ok(groups) => all.extend(groups),
+                    Err(e) => lacking.push(format!("broker {} (ListGroups error code {e})", b.id)),
+                },
                 None => lacking.push(format!("broker {} (no ListGroups)", b.id)),
             }
         }
@@ -167,22 +170,20 @@ pub(super) async fn ask(
     Ok(out)
 }
 
-/// The group ids ListGroups lists on the broker on `conn`.
-async fn list(conn: &mut Conn, version: i16) -> Result<Vec<String>, String> {
+/// The group ids ListGroups lists on the broker on `conn`, or the error
+/// code it answered instead (a coordinator still loading).
+async fn list(conn: &mut Conn, version: i16) -> Result<Result<Vec<String>, i16>, String> {
     let response = conn
         .call("ListGroups", &ListGroupsRequest::default(), version)
         .await?;
     if response.error_code != 0 {
-        return Err(format!(
-            "{}: ListGroups v{version} answered error code {}",
-            conn.address, response.error_code
-        ));
+        return Ok(Err(response.error_code));
     }
-    Ok(response
+    Ok(Ok(response
         .groups
         .iter()
         .map(|g| g.group_id.0.to_string())
-        .collect())
+        .collect()))
 }
 
 /// The partitions of `keys` where `group` has a transactional offset

@@ -77,9 +77,13 @@ pub struct Answers {
     pub listed: Option<Vec<Listed>>,
     pub described: Option<BTreeMap<String, Described>>,
     pub producers: Option<BTreeMap<Key, Vec<Producer>>>,
-    /// Brokers Metadata lists that could not be reached for
-    /// ListTransactions: the ids they coordinate may be missing.
-    pub unreachable: Vec<u32>,
+    /// Brokers Metadata lists whose ListTransactions did not answer (why,
+    /// in words: unreachable, an error code): the ids they coordinate may
+    /// be missing.
+    pub silent: Vec<(u32, String)>,
+    /// Partitions whose DescribeProducers answered an error code (a leader
+    /// that moved): their first offsets are missing.
+    pub producer_errors: Vec<(Key, i16)>,
 }
 
 /// The snapshot's state for Kafka's name, if it has one.
@@ -104,10 +108,16 @@ pub fn fill(answers: &Answers) -> (Vec<TransactionSnapshot>, Vec<String>) {
         return (Vec::new(), vec![field::TRANSACTIONS.to_string()]);
     };
     let mut unavailable = vec![field::TXN_STAGED_OFFSETS.to_string()];
-    for b in &answers.unreachable {
+    for (b, why) in &answers.silent {
         unavailable.push(format!(
-            "{} coordinated by broker {b} (unreachable)",
+            "{} coordinated by broker {b} ({why})",
             field::TRANSACTIONS
+        ));
+    }
+    for ((topic, p), e) in &answers.producer_errors {
+        unavailable.push(format!(
+            "{} on {topic}-{p} (DescribeProducers error code {e})",
+            field::TXN_FIRST_OFFSETS
         ));
     }
     if answers.producers.is_none() {
@@ -280,7 +290,7 @@ pub(super) async fn ask(
     let mut everywhere = true;
     for b in &cluster.brokers {
         let Ok(link) = super::link(links, &b.address).await else {
-            answers.unreachable.push(b.id);
+            answers.silent.push((b.id, "unreachable".into()));
             continue;
         };
         let Some(v) = link
@@ -290,7 +300,12 @@ pub(super) async fn ask(
             everywhere = false;
             break;
         };
-        listed.extend(list(&mut link.conn, v).await?);
+        match list(&mut link.conn, v).await? {
+            Ok(l) => listed.extend(l),
+            Err(e) => answers
+                .silent
+                .push((b.id, format!("ListTransactions error code {e}"))),
+        }
     }
     if everywhere {
         listed.sort_by(|a, b| a.id.cmp(&b.id));
@@ -307,23 +322,23 @@ pub(super) async fn ask(
         else {
             return Ok(answers);
         };
-        producers.extend(describe_producers(&mut link.conn, v, keys).await?);
+        let (found, errors) = describe_producers(&mut link.conn, v, keys).await?;
+        producers.extend(found);
+        answers.producer_errors.extend(errors);
     }
     answers.producers = Some(producers);
     Ok(answers)
 }
 
-/// ListTransactions, all states, all producers.
-async fn list(conn: &mut Conn, version: i16) -> Result<Vec<Listed>, String> {
+/// ListTransactions, all states, all producers; the error code the
+/// broker answered instead (a coordinator still loading), if any.
+async fn list(conn: &mut Conn, version: i16) -> Result<Result<Vec<Listed>, i16>, String> {
     let request = ListTransactionsRequest::default().with_duration_filter(-1);
     let response = conn.call("ListTransactions", &request, version).await?;
     if response.error_code != 0 {
-        return Err(format!(
-            "{}: ListTransactions v{version} answered error code {}",
-            conn.address, response.error_code
-        ));
+        return Ok(Err(response.error_code));
     }
-    Ok(response
+    Ok(Ok(response
         .transaction_states
         .iter()
         .map(|t| Listed {
@@ -331,7 +346,7 @@ async fn list(conn: &mut Conn, version: i16) -> Result<Vec<Listed>, String> {
             producer_id: t.producer_id.0,
             state: t.transaction_state.to_string(),
         })
-        .collect())
+        .collect()))
 }
 
 /// DescribeTransactions of every id at its coordinator; None when a
@@ -419,12 +434,16 @@ async fn coordinator(conn: &mut Conn, version: i16, id: &str) -> Result<String, 
     Ok(format!("{}:{}", response.host.as_str(), response.port))
 }
 
-/// DescribeProducers of `keys`, all led by the broker on `conn`.
+/// A partition's error code in DescribeProducers.
+type ProducerError = (Key, i16);
+
+/// DescribeProducers of `keys`, all led by the broker on `conn`, and the
+/// partitions it answered with an error code instead.
 async fn describe_producers(
     conn: &mut Conn,
     version: i16,
     keys: &[Key],
-) -> Result<BTreeMap<Key, Vec<Producer>>, String> {
+) -> Result<(BTreeMap<Key, Vec<Producer>>, Vec<ProducerError>), String> {
     let mut topics: BTreeMap<&str, Vec<i32>> = BTreeMap::new();
     for (topic, partition) in keys {
         topics
@@ -444,14 +463,13 @@ async fn describe_producers(
     );
     let response = conn.call("DescribeProducers", &request, version).await?;
     let mut out = BTreeMap::new();
+    let mut errors = Vec::new();
     for t in &response.topics {
         for p in &t.partitions {
             let key = (t.name.0.to_string(), p.partition_index.max(0) as u32);
             if p.error_code != 0 {
-                return Err(format!(
-                    "{}-{}: DescribeProducers v{version} answered error code {} ({})",
-                    key.0, key.1, p.error_code, conn.address
-                ));
+                errors.push((key, p.error_code));
+                continue;
             }
             out.insert(
                 key,
@@ -465,7 +483,7 @@ async fn describe_producers(
             );
         }
     }
-    Ok(out)
+    Ok((out, errors))
 }
 
 #[cfg(test)]
@@ -504,7 +522,8 @@ mod tests {
                 ),
                 (key(1), vec![producer(7, 0)]),
             ])),
-            unreachable: vec![3],
+            silent: vec![(3, "unreachable".into())],
+            producer_errors: vec![(key(2), 6)],
         };
         let (txns, unavailable) = fill(&answers);
         assert_eq!(txns.len(), 2, "an Empty id has no transaction");
@@ -525,6 +544,9 @@ mod tests {
         assert!(
             unavailable.contains(&"transactions coordinated by broker 3 (unreachable)".to_string())
         );
+        assert!(unavailable.contains(
+            &"transactions[].first_offsets on out-2 (DescribeProducers error code 6)".to_string()
+        ));
         assert!(!unavailable.iter().any(|u| u.starts_with("transactions[a]")));
     }
 
@@ -546,7 +568,7 @@ mod tests {
                 (key(0), vec![producer(-1, 2), producer(-1, 4)]),
                 (key(1), vec![producer(-1, 5)]),
             ])),
-            unreachable: Vec::new(),
+            ..Answers::default()
         };
         let (txns, unavailable) = fill(&answers);
         assert!(txns[0].first_offsets.is_empty(), "out-0 has two of id -1");
