@@ -526,14 +526,16 @@ fn render_draws_the_observed_snapshot_as_render_draws_a_saved_state() {
         "│ observed │",
         "LSO 5 LEO ?",
         "clock ?",
-        "not visible over the Kafka protocol",
-        "replica logs are not visible",
+        "not visible over the Kafka",
+        "leader to the HW",
+        "1 ldr│",
         "? help q quit",
     ] {
         assert!(frame.contains(true_label), "{true_label:?} in:\n{frame}");
     }
     for false_label in [
         "LEO 0",
+        "2 isr│",
         "saved state",
         "clock 0 ms",
         "no journal frames",

@@ -159,11 +159,6 @@ const LABELS: &[(&str, &str, &str)] = &[
         "通过 Kafka 协议看不到",
     ),
     ("not_visible_short", "not visible", "看不到"),
-    (
-        "no_replica_logs",
-        "replica logs are not visible over the Kafka protocol: the Partitions pane has the leader's batches up to the HW",
-        "通过 Kafka 协议看不到副本日志：分区面板列出 leader 到 HW 为止的 batch",
-    ),
     ("clock", "clock", "时钟"),
     ("rules", "rules", "规则"),
     ("too_small", "Terminal too small", "终端太小"),
@@ -211,6 +206,12 @@ const LABELS: &[(&str, &str, &str)] = &[
     ("log_per_batch", "1 cell = 1 batch", "一格一批"),
     ("log_per_batch_short", "batches", "按批"),
     ("log_earlier", "earlier offsets", "个更早的 offset"),
+    (
+        "log_observed",
+        "the leader's log up to the HW; followers' logs are not visible over the Kafka protocol",
+        "leader 到 HW 为止的日志；通过 Kafka 协议看不到 follower 的日志",
+    ),
+    ("log_observed_short", "leader to the HW", "leader 到 HW"),
     ("log_start", "log start", "日志起点"),
     ("log_start_short", "start", "起点"),
 ];
