@@ -586,3 +586,50 @@ fn the_log_pane_begins_with_a_partition_header() {
         }
     }
 }
+
+/// A value's newline, tab and escape character are drawn as `\n`, `\t`
+/// and `\u{1b}` in every pane that shows values (a new user's review: a
+/// terminal cell cannot hold them, so `line1\nline2` read `line1line2`),
+/// while `mk-tui state` keeps the value itself.
+#[test]
+fn control_characters_in_values_are_drawn_as_escapes() {
+    let rec = recording(
+        1,
+        &[
+            json!({"produce": {"topic": "out", "partition": 0,
+                               "records": [{"value": "a\nb"}, {"value": "c\td\u{1b}"}]}}),
+            json!({"replicate": {"broker": 2}}),
+            json!({"replicate": {"broker": 3}}),
+            json!({"replicate": {"broker": 2}}),
+        ],
+    );
+    let mut driver = minikafka::session::Driver::new(&rec.header, None).unwrap();
+    for step in &rec.steps {
+        driver.apply(&step.action);
+    }
+    let app = replay(rec, 4);
+    let text = buffer_text(&frame_buffer(&app, 160, 48));
+    let pane = |name: &str| -> String {
+        text.lines()
+            .skip_while(|l| !l.contains(&format!("┌{name}")))
+            .take_while(|l| !l.starts_with('└') || l.contains(&format!("┌{name}")))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    // The Partitions pane lists the batch's values, the Log pane draws a
+    // cell per record, the Consumers pane lists what a consumer reads.
+    assert!(pane("Partitions").contains(r"[a\nb, c\td\u{1b}]"), "{text}");
+    assert!(
+        log_pane(&text).iter().any(|l| l.contains(r"a\nb")),
+        "{text}"
+    );
+    assert!(pane("Consumers").contains(r"a\nb c\td\u{1b}"), "{text}");
+    assert!(!text.contains("ab,") && !text.contains("cd"), "{text}");
+    let state = minikafka::session::Snapshot::of(&driver);
+    let values: Vec<_> = state.partitions[0].batches[0]
+        .records
+        .iter()
+        .map(|r| r.value.clone().unwrap())
+        .collect();
+    assert_eq!(values, ["a\nb", "c\td\u{1b}"]);
+}
