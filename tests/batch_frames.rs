@@ -633,3 +633,24 @@ fn control_characters_in_values_are_drawn_as_escapes() {
         .collect();
     assert_eq!(values, ["a\nb", "c\td\u{1b}"]);
 }
+
+/// A commit waiting for its marker to replicate (acks=all) names the
+/// marker as one in the Pending pane, `out-0@1 ◆COMMIT`, not as a bare
+/// offset that reads like a data batch (a new user's review).
+#[test]
+fn a_pending_marker_is_named_as_a_marker() {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/recordings/ch08-acks-all-pending.jsonl"
+    );
+    let rec = Recording::load(std::path::Path::new(path)).unwrap();
+    for (step, marker) in [(4, "out-0@1 ◆COMMIT"), (9, "out-0@3 ◆ABORT")] {
+        let app = replay(rec.clone(), step);
+        let text = buffer_text(&frame_buffer(&app, 160, 48));
+        let pending: Vec<&str> = text.lines().filter(|l| l.contains("… step")).collect();
+        assert!(
+            pending.iter().any(|l| l.contains(marker)),
+            "step {step}: {marker:?} in {pending:#?}\n{text}"
+        );
+    }
+}

@@ -626,6 +626,7 @@ mod testkit {
                         partition: "out-0".into(),
                         base_offset: 3,
                         last_offset: 4,
+                        control: None,
                     }],
                 },
                 PendingSnapshot {
