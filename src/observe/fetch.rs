@@ -39,16 +39,74 @@ pub struct Fetched {
     pub aborted: Vec<(i64, i64)>,
 }
 
-/// Fetches `partitions` (each from its start offset) from the broker on
-/// `conn`, at `isolation` (0 read_uncommitted, 1 read_committed).
-pub async fn fetch(
+/// Fetches each partition's tail `start..end` (`end` its HW) from the
+/// broker on `conn`, at `isolation` (0 read_uncommitted, 1
+/// read_committed), asking again from where the last answer stopped, as a
+/// consumer does: a broker may return fewer batches than fit (librdkafka's
+/// mock cluster returns one per partition per fetch; docs/observe.md
+/// "Tested implementations"). A partition is done when it reaches `end`,
+/// when an answer brings no whole batch (read_committed stops at the
+/// LSO), or when its answers add up to [`PARTITION_MAX_BYTES`]: the bound
+/// holds across the rounds, and each round moves at least one offset, so
+/// there are at most [`TAIL_OFFSETS`] of them.
+pub async fn fetch_tail(
     conn: &mut Conn,
     version: i16,
-    partitions: &[(Key, i64)],
+    partitions: &[(Key, i64, i64)],
     isolation: i8,
 ) -> Result<BTreeMap<Key, Fetched>, String> {
+    let mut out: BTreeMap<Key, Fetched> = BTreeMap::new();
+    // (key, next offset, end, bytes left)
+    let mut open: Vec<(Key, i64, i64, i32)> = partitions
+        .iter()
+        .map(|(k, start, end)| (k.clone(), *start, *end, PARTITION_MAX_BYTES))
+        .collect();
+    loop {
+        let ask: Vec<(Key, i64, i32)> = open
+            .iter()
+            .filter(|(k, next, end, left)| *left > 0 && (!out.contains_key(k) || next < end))
+            .map(|(k, next, _, left)| (k.clone(), *next, *left))
+            .collect();
+        if ask.is_empty() {
+            return Ok(out);
+        }
+        let answer = fetch(conn, version, &ask, isolation).await?;
+        for (key, next, _, left) in &mut open {
+            let Some((got, bytes)) = answer.get(key) else {
+                continue; // not asked this round
+            };
+            let entry = out.entry(key.clone()).or_default();
+            let before = entry.batches.last().map(|b| b.last_offset);
+            // A batch already held (a broker answers with the whole batch
+            // holding the fetch offset) is not taken twice.
+            let new = got
+                .batches
+                .iter()
+                .filter(|b| before.is_none_or(|last| b.base_offset > last));
+            entry.batches.extend(new.cloned());
+            entry.aborted.extend(got.aborted.iter().copied());
+            match entry.batches.last().map(|b| b.last_offset) {
+                Some(last) if Some(last) != before => {
+                    *next = last + 1;
+                    *left = left.saturating_sub(*bytes);
+                }
+                _ => *left = 0, // no whole batch came: done
+            }
+        }
+    }
+}
+
+/// Fetches `partitions` (each from its start offset, at most its byte
+/// count) from the broker on `conn`, once, at `isolation`; with each
+/// partition's answer, the size of its records in bytes.
+async fn fetch(
+    conn: &mut Conn,
+    version: i16,
+    partitions: &[(Key, i64, i32)],
+    isolation: i8,
+) -> Result<BTreeMap<Key, (Fetched, i32)>, String> {
     let mut topics: BTreeMap<&str, Vec<FetchPartition>> = BTreeMap::new();
-    for ((topic, partition), start) in partitions {
+    for ((topic, partition), start, max_bytes) in partitions {
         topics.entry(topic).or_default().push(
             FetchPartition::default()
                 .with_partition(*partition as i32)
@@ -56,14 +114,18 @@ pub async fn fetch(
                 .with_fetch_offset(*start)
                 .with_last_fetched_epoch(-1)
                 .with_log_start_offset(-1)
-                .with_partition_max_bytes(PARTITION_MAX_BYTES),
+                .with_partition_max_bytes(*max_bytes),
         );
     }
     let request = FetchRequest::default()
         .with_replica_id(BrokerId(-1))
         .with_max_wait_ms(0)
         .with_min_bytes(0)
-        .with_max_bytes(PARTITION_MAX_BYTES.saturating_mul(partitions.len().max(1) as i32))
+        .with_max_bytes(
+            partitions
+                .iter()
+                .fold(0i32, |sum, (_, _, bytes)| sum.saturating_add(*bytes)),
+        )
         .with_isolation_level(isolation)
         .with_session_id(0)
         .with_session_epoch(-1)
@@ -110,10 +172,12 @@ pub async fn fetch(
                 .flatten()
                 .map(|a| (a.producer_id.0, a.first_offset))
                 .collect();
-            out.insert(key, Fetched { batches, aborted });
+            let bytes = p.records.as_ref().map_or(0, |r| r.len());
+            let bytes = i32::try_from(bytes).unwrap_or(i32::MAX);
+            out.insert(key, (Fetched { batches, aborted }, bytes));
         }
     }
-    for ((topic, partition), _) in partitions {
+    for ((topic, partition), _, _) in partitions {
         if !out.contains_key(&(topic.clone(), *partition)) {
             return Err(format!(
                 "{topic}-{partition}: Fetch v{version} {level} left it out of its answer ({})",

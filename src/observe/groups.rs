@@ -1,7 +1,11 @@
 //! Committed consumer offsets of the groups named with `--group`
 //! (docs/observe.md "Committed offsets"): FindCoordinator (key 10, key
 //! type 0) asks where a group lives, then OffsetFetch (key 9) with all
-//! topics (null, from v2) reads what it committed. Reads only: no group is
+//! topics (null, from v2) reads what it committed. A broker whose answer
+//! to that does not decode (librdkafka's mock cluster echoes the null
+//! topic array, which no OffsetFetch response may hold; docs/observe.md
+//! "Tested implementations") is asked again naming the observed
+//! partitions, as a consumer asks. Reads only: no group is
 //! joined, nothing is committed, and `require_stable` is false, so an
 //! offset a transaction staged but did not commit is not shown (it is not
 //! committed yet; the transaction's staged offsets are listed as
@@ -9,10 +13,12 @@
 
 use std::collections::BTreeMap;
 
-use kafka_protocol::messages::{FindCoordinatorRequest, GroupId, OffsetFetchRequest};
+use kafka_protocol::messages::offset_fetch_request::OffsetFetchRequestTopic;
+use kafka_protocol::messages::{FindCoordinatorRequest, GroupId, OffsetFetchRequest, TopicName};
 use kafka_protocol::protocol::StrBytes;
 
 use super::connection::Conn;
+use super::offsets::Key;
 
 /// The offsets of one group, keyed `<topic>-<partition>`; partitions with
 /// no committed offset (-1) are left out, as `mk-tui state` leaves them.
@@ -33,11 +39,31 @@ pub async fn coordinator(conn: &mut Conn, version: i16, group: &str) -> Result<S
     Ok(format!("{}:{}", response.host.as_str(), response.port))
 }
 
-/// What `group` committed, asked of its coordinator on `conn`.
-pub async fn committed(conn: &mut Conn, version: i16, group: &str) -> Result<Committed, String> {
+/// What `group` committed, asked of its coordinator on `conn`: on every
+/// topic, or (`Some`) on `partitions` only.
+pub async fn committed(
+    conn: &mut Conn,
+    version: i16,
+    group: &str,
+    partitions: Option<&[Key]>,
+) -> Result<Committed, String> {
+    let topics = partitions.map(|partitions| {
+        let mut topics: BTreeMap<&str, Vec<i32>> = BTreeMap::new();
+        for (topic, partition) in partitions {
+            topics.entry(topic).or_default().push(*partition as i32);
+        }
+        topics
+            .into_iter()
+            .map(|(t, ps)| {
+                OffsetFetchRequestTopic::default()
+                    .with_name(TopicName(StrBytes::from_string(t.to_string())))
+                    .with_partition_indexes(ps)
+            })
+            .collect()
+    });
     let request = OffsetFetchRequest::default()
         .with_group_id(GroupId(StrBytes::from_string(group.to_string())))
-        .with_topics(None)
+        .with_topics(topics)
         .with_require_stable(false);
     let response = conn.call("OffsetFetch", &request, version).await?;
     let at = format!("group {group}: OffsetFetch v{version} ({})", conn.address);
