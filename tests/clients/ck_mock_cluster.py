@@ -39,6 +39,9 @@ from confluent_kafka.admin import AdminClient
 LIFETIME_S = 240
 TOPIC = "t"
 WAIT_S = 20
+# One command's records go in one batch: they are all queued within the
+# linger, and flush() sends what is queued at once, linger or not.
+LINGER_MS = 5000
 
 threading.Timer(LIFETIME_S, lambda: os._exit(3)).start()
 
@@ -61,14 +64,14 @@ def delivered(err, msg):
 
 
 def plain(n):
-    p = Producer({"bootstrap.servers": boot, "enable.idempotence": False, "linger.ms": 0})
+    p = Producer({"bootstrap.servers": boot, "enable.idempotence": False, "linger.ms": LINGER_MS})
     for i in range(n):
         p.produce(TOPIC, value=f"plain{i}".encode(), partition=0, on_delivery=delivered)
     assert p.flush(WAIT_S) == 0
 
 
 def txn(tid, end, values):
-    p = Producer({"bootstrap.servers": boot, "transactional.id": tid, "linger.ms": 0})
+    p = Producer({"bootstrap.servers": boot, "transactional.id": tid, "linger.ms": LINGER_MS})
     p.init_transactions(WAIT_S)
     p.begin_transaction()
     for v in values:
