@@ -1,11 +1,7 @@
 //! Committed consumer offsets of the groups named with `--group`
 //! (docs/observe.md "Committed offsets"): FindCoordinator (key 10, key
 //! type 0) asks where a group lives, then OffsetFetch (key 9) with all
-//! topics (null, from v2) reads what it committed. A broker whose answer
-//! to that does not decode (librdkafka's mock cluster echoes the null
-//! topic array, which no OffsetFetch response may hold; docs/observe.md
-//! "Tested implementations") is asked again naming the observed
-//! partitions, as a consumer asks. Reads only: no group is
+//! topics (null, from v2) reads what it committed. Reads only: no group is
 //! joined, nothing is committed, and `require_stable` is false, so an
 //! offset a transaction staged but did not commit is not shown (it is not
 //! committed yet; the transaction's staged offsets are listed as
@@ -17,7 +13,7 @@ use kafka_protocol::messages::offset_fetch_request::OffsetFetchRequestTopic;
 use kafka_protocol::messages::{FindCoordinatorRequest, GroupId, OffsetFetchRequest, TopicName};
 use kafka_protocol::protocol::StrBytes;
 
-use super::connection::Conn;
+use super::connection::{self, Conn};
 use super::offsets::Key;
 
 /// The offsets of one group, keyed `<topic>-<partition>`; partitions with
@@ -39,9 +35,39 @@ pub async fn coordinator(conn: &mut Conn, version: i16, group: &str) -> Result<S
     Ok(format!("{}:{}", response.host.as_str(), response.port))
 }
 
-/// What `group` committed, asked of its coordinator on `conn`: on every
-/// topic, or (`Some`) on `partitions` only.
-pub async fn committed(
+/// What `group` committed, asked of its coordinator on `conn`.
+pub async fn committed(conn: &mut Conn, version: i16, group: &str) -> Result<Committed, String> {
+    offset_fetch(conn, version, group, None).await
+}
+
+/// What `group` committed, as [`committed`] asks it; but when the answer
+/// for all topics does not decode, asked again naming the `observed`
+/// partitions, as a consumer asks, with the line `unavailable` lists for
+/// what that leaves out. librdkafka's mock cluster answers all topics
+/// (null) with a null topic array, which no OffsetFetch response may hold
+/// (docs/observe.md "Tested implementations"); a response read whole
+/// leaves the connection in step ([`connection::UNDECODABLE`]).
+pub async fn committed_or_observed(
+    conn: &mut Conn,
+    version: i16,
+    group: &str,
+    observed: &[Key],
+) -> Result<(Committed, Option<String>), String> {
+    match committed(conn, version, group).await {
+        Err(e) if e.contains(connection::UNDECODABLE) => {
+            let note = format!(
+                "committed_offsets[{group}] of topics not observed ({}: OffsetFetch v{version} for all topics does not decode)",
+                conn.address
+            );
+            let offsets = offset_fetch(conn, version, group, Some(observed)).await?;
+            Ok((offsets, Some(note)))
+        }
+        other => other.map(|offsets| (offsets, None)),
+    }
+}
+
+/// One OffsetFetch of `group`: all topics (`None`) or `partitions`.
+async fn offset_fetch(
     conn: &mut Conn,
     version: i16,
     group: &str,

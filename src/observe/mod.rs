@@ -175,21 +175,14 @@ async fn observe_async(options: &Options) -> Result<Snapshot, String> {
         let version = link
             .versions
             .pick(ApiKey::OffsetFetch, "OffsetFetch", ours::OFFSET_FETCH)?;
-        let offsets = match groups::committed(&mut link.conn, version, group, None).await {
-            // All topics (null) cannot be answered: the observed ones can.
-            Err(e) if e.contains(connection::UNDECODABLE) => {
-                let keys: Vec<Key> = cluster
-                    .partitions
-                    .iter()
-                    .map(|p| (p.topic.clone(), p.partition))
-                    .collect();
-                only_observed.push(format!(
-                    "committed_offsets[{group}] of topics not observed ({address}: OffsetFetch v{version} for all topics does not decode)"
-                ));
-                groups::committed(&mut link.conn, version, group, Some(&keys)).await?
-            }
-            other => other?,
-        };
+        let keys: Vec<Key> = cluster
+            .partitions
+            .iter()
+            .map(|p| (p.topic.clone(), p.partition))
+            .collect();
+        let (offsets, note) =
+            groups::committed_or_observed(&mut link.conn, version, group, &keys).await?;
+        only_observed.extend(note);
         if !offsets.is_empty() {
             committed.insert(group.clone(), offsets);
         }
