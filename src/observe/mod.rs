@@ -137,16 +137,17 @@ async fn observe_async(options: &Options) -> Result<Snapshot, String> {
             })
             .collect();
         let offsets = offsets::ask(&mut link.conn, list_version, &keys).await?;
-        let starts: Vec<(Key, i64)> = keys
+        let tails: Vec<(Key, i64, i64)> = keys
             .iter()
             .map(|k| {
                 let o = offsets[k];
-                (k.clone(), fetch::tail_start(o.log_start, o.high_watermark))
+                let start = fetch::tail_start(o.log_start, o.high_watermark);
+                (k.clone(), start, o.high_watermark)
             })
             .collect();
-        let mut uncommitted = fetch::fetch(&mut link.conn, fetch_version, &starts, 0).await?;
-        let mut committed = fetch::fetch(&mut link.conn, fetch_version, &starts, 1).await?;
-        for (&i, (key, start)) in indexes.iter().zip(&starts) {
+        let mut uncommitted = fetch::fetch_tail(&mut link.conn, fetch_version, &tails, 0).await?;
+        let mut committed = fetch::fetch_tail(&mut link.conn, fetch_version, &tails, 1).await?;
+        for (&i, (key, start, _)) in indexes.iter().zip(&tails) {
             observed[i] = Some(Observed {
                 meta: cluster.partitions[i].clone(),
                 offsets: offsets[key],
@@ -157,6 +158,7 @@ async fn observe_async(options: &Options) -> Result<Snapshot, String> {
         }
     }
     let mut committed = BTreeMap::new();
+    let mut only_observed = Vec::new();
     let bootstrap = cluster_address(&links, &options.bootstrap);
     for group in &options.groups {
         let link = links.get_mut(&bootstrap).expect("the first link");
@@ -173,7 +175,14 @@ async fn observe_async(options: &Options) -> Result<Snapshot, String> {
         let version = link
             .versions
             .pick(ApiKey::OffsetFetch, "OffsetFetch", ours::OFFSET_FETCH)?;
-        let offsets = groups::committed(&mut link.conn, version, group).await?;
+        let keys: Vec<Key> = cluster
+            .partitions
+            .iter()
+            .map(|p| (p.topic.clone(), p.partition))
+            .collect();
+        let (offsets, note) =
+            groups::committed_or_observed(&mut link.conn, version, group, &keys).await?;
+        only_observed.extend(note);
         if !offsets.is_empty() {
             committed.insert(group.clone(), offsets);
         }
@@ -189,5 +198,6 @@ async fn observe_async(options: &Options) -> Result<Snapshot, String> {
             .unavailable
             .push("committed_offsets of groups not named with --group".into());
     }
+    snapshot.unavailable.extend(only_observed);
     Ok(snapshot)
 }
