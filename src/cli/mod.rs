@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 
 use clap::{Parser, Subcommand};
 
+mod observation;
 #[cfg(feature = "serve")]
 mod observe;
 #[cfg(feature = "serve")]
@@ -183,8 +184,10 @@ pub enum Command {
     /// Serve the cluster to real Kafka clients on loopback (docs/kafka-protocol.md).
     #[cfg(feature = "serve")]
     Serve(serve::ServeArgs),
-    /// Observe a real Kafka cluster, read-only: one snapshot (--state) or
-    /// one frame (--render).
+    /// Observe a real Kafka cluster, read-only: live in the dashboard
+    /// (refreshing every --interval ms and on r; --record keeps each
+    /// refresh for replay), or one snapshot (--state) or one frame
+    /// (--render).
     ///
     /// It sends only ApiVersions, Metadata, ListOffsets and Fetch: it never
     /// writes, commits or joins a group. Plaintext only: authentication
@@ -280,6 +283,9 @@ pub fn run(cli: Cli) -> Result<(), String> {
         Some(Command::Replay { .. }) => true,
         #[cfg(feature = "serve")]
         Some(Command::Serve(_)) => true,
+        // The live observer's dashboard waits for them as the live one does.
+        #[cfg(feature = "serve")]
+        Some(Command::Observe(o)) => o.is_live() && tty,
         Some(_) => false,
     };
     if !looping {
@@ -361,6 +367,21 @@ pub fn run(cli: Cli) -> Result<(), String> {
                     file.display()
                 ));
             }
+            if let Some(observation) = observation::load(&file) {
+                let observation = observation?;
+                if record.is_some() || listen.is_some() {
+                    return Err(observation::refuse(
+                        &file,
+                        "be branched (--record, --listen)",
+                    ));
+                }
+                let look = headless::Look {
+                    layout: layout_for(observation.header.layout.as_deref())?,
+                    lang,
+                    theme,
+                };
+                return dashboard(observation::replay(observation, look), !cli.no_mouse);
+            }
             let recording = Recording::load(&file).map_err(|e| e.to_string())?;
             let layout = layout_for(recording.header.layout.as_deref())?;
             let record = record.map(|path| Record { path, force });
@@ -412,6 +433,29 @@ pub fn run(cli: Cli) -> Result<(), String> {
                 return Ok(());
             }
             let file = file.expect("clap requires FILE without --state");
+            if let Some(observation) = observation::load(&file) {
+                let observation = observation?;
+                let look = headless::Look {
+                    layout: layout_for(observation.header.layout.as_deref())?,
+                    lang,
+                    theme,
+                };
+                let frames = observation::render(
+                    &file,
+                    observation,
+                    (step, all),
+                    size.as_deref(),
+                    format,
+                    look,
+                )?;
+                for (step, frame) in frames {
+                    if all {
+                        outln!("── step {step} ──");
+                    }
+                    out!("{frame}");
+                }
+                return Ok(());
+            }
             let recording = Recording::load(&file).map_err(|e| e.to_string())?;
             let layout = layout_for(recording.header.layout.as_deref())?;
             let (cols, rows) = size_of(size.as_deref(), &recording)?;
@@ -451,9 +495,7 @@ pub fn run(cli: Cli) -> Result<(), String> {
                 lang,
                 theme,
             };
-            let text = observe::run(args, look)?;
-            out!("{text}");
-            Ok(())
+            observe::run(args, look, tty, !cli.no_mouse)
         }
         Some(Command::Export {
             file,
@@ -462,6 +504,13 @@ pub fn run(cli: Cli) -> Result<(), String> {
             from,
             to,
         }) => {
+            if let Some(observation) = observation::load(&file) {
+                observation?;
+                return Err(observation::refuse(
+                    &file,
+                    "be exported as a cast yet (mk-tui render FILE --all prints its frames)",
+                ));
+            }
             let recording = Recording::load(&file).map_err(|e| e.to_string())?;
             let layout = layout_for(recording.header.layout.as_deref())?;
             let (cols, rows) = size_of(size.as_deref(), &recording)?;
@@ -490,7 +539,10 @@ pub fn run(cli: Cli) -> Result<(), String> {
             rules,
         }) => {
             let state = match (file, data_dir) {
-                (Some(file), dir) => state_of_recording(&file, step, dir.as_deref())?,
+                (Some(file), dir) => match observation::load(&file) {
+                    Some(o) => observation::state(&file, o?, step, dir.as_deref())?,
+                    None => state_of_recording(&file, step, dir.as_deref())?,
+                },
                 (None, Some(dir)) => {
                     let rules: Rules = rules.parse().map_err(|e| format!("--rules: {e}"))?;
                     Snapshot::of(&Driver::open_copy(&dir, rules)?)
@@ -592,6 +644,9 @@ pub fn load_state(path: &Path) -> Result<Snapshot, String> {
 
 /// Checks one recording; returns its number of steps.
 pub fn check(file: &Path) -> Result<usize, String> {
+    if let Some(observation) = observation::load(file) {
+        return Ok(observation?.len());
+    }
     let recording = Recording::load(file).map_err(|e| e.to_string())?;
     Driver::new(&recording.header, None).map_err(|e| format!("{}:1: {e}", file.display()))?;
     Ok(recording.steps.len())
@@ -854,7 +909,8 @@ fn refuse_unused(cli: &Cli) -> Result<(), String> {
     };
     let own = match (name, *flag) {
         ("state" | "serve", "--data-dir" | "--rules")
-        | ("replay" | "serve", "--record" | "--listen" | "--auto-replicate") => {
+        | ("replay" | "serve", "--record" | "--listen" | "--auto-replicate")
+        | ("observe", "--record") => {
             format!("; give it after the command: mk-tui {name} … {flag}")
         }
         _ => format!("; {name} does not use it"),

@@ -20,6 +20,7 @@ pub mod connection;
 pub mod fate;
 pub mod fetch;
 pub mod groups;
+pub mod live;
 pub mod metadata;
 pub mod offsets;
 pub mod versions;

@@ -180,6 +180,15 @@ fn title_line(app: &App, view: &Snapshot, width: u16) -> Line<'static> {
             t("mode_observed").to_string()
         }
         crate::ui::app::Mode::Saved(_) => t("mode_saved").to_string(),
+        crate::ui::app::Mode::Observed(_) if app.is_playing() => format!("▶ {}", t("mode_replay")),
+        crate::ui::app::Mode::Observed(_) if app.is_replay() => t("mode_replay").to_string(),
+        crate::ui::app::Mode::Observed(_) => t("mode_observed").to_string(),
+    };
+    // A failed refresh shows the last snapshot that answered (docs/observe.md "Live").
+    let mode = if crate::session::observation::is_stale(view) {
+        format!("{mode} {}", t("stale"))
+    } else {
+        mode
     };
     // The play speed, when it is not the recorded pace.
     let mode = match app.speed_label() {

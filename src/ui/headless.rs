@@ -157,7 +157,32 @@ pub fn render_in(
     look: Look,
 ) -> Result<Vec<String>, String> {
     // Forward only: no checkpoints past step 0 (see `App::replay_every`).
-    let mut app = App::replay_every(recording, usize::MAX, look.layout, look.lang, look.theme)?;
+    let app = App::replay_every(recording, usize::MAX, look.layout, look.lang, look.theme)?;
+    frames_of(app, steps, cols, rows, format)
+}
+
+/// Frames of an observation recording at `steps` (docs/observe.md "Live"),
+/// as `look` says: the replay's frames, drawn as `mk-tui replay` draws them.
+pub fn render_observation_in(
+    timeline: crate::session::observation::ObservationTimeline,
+    steps: &[usize],
+    cols: u16,
+    rows: u16,
+    format: Format,
+    look: Look,
+) -> Result<Vec<String>, String> {
+    let app = App::observation_replay(timeline, look.layout, look.lang, look.theme);
+    frames_of(app, steps, cols, rows, format)
+}
+
+/// The frames of a replaying `app` at `steps`.
+fn frames_of(
+    mut app: App,
+    steps: &[usize],
+    cols: u16,
+    rows: u16,
+    format: Format,
+) -> Result<Vec<String>, String> {
     app.update(Msg::Resize(cols, rows))?;
     let mut frames = Vec::new();
     for &step in steps {

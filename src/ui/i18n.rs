@@ -153,6 +153,7 @@ const LABELS: &[(&str, &str, &str)] = &[
     ("mode_live", "live", "实时"),
     ("mode_saved", "saved state", "保存的状态"),
     ("mode_observed", "observed", "观察"),
+    ("stale", "· stale", "· 过期"),
     (
         "not_visible",
         "not visible over the Kafka protocol",
@@ -198,6 +199,7 @@ const LABELS: &[(&str, &str, &str)] = &[
     ("commit", "commit", "提交"),
     ("abort", "abort", "中止"),
     ("replicate", "replicate", "复制"),
+    ("refresh", "refresh", "刷新"),
     ("crash", "crash", "崩溃"),
     ("log_leader", "ldr", "主"),
     ("log_in_sync", "isr", "同步"),
