@@ -142,13 +142,14 @@ impl Progress {
         match error {
             Some(e) => {
                 self.failed_run += 1;
+                // What is on screen first: a status line cut short keeps it.
                 let showing = match self.last_good {
                     0 => "nothing observed yet".to_string(),
                     m => format!("showing refresh {m} (stale)"),
                 };
                 Added::Error(ErrorSnapshot {
                     step: n,
-                    message: format!("refresh {n} failed: {e}; {showing}"),
+                    message: format!("refresh {n} failed, {showing}: {e}"),
                     code: REFRESH_FAILED.into(),
                 })
             }
@@ -848,7 +849,7 @@ mod tests {
         assert!(v[3].changes.is_empty(), "{:?}", v[3].changes);
         assert_eq!(
             v[4].errors.last().unwrap().message,
-            "refresh 4 failed: 127.0.0.1:9092: cannot connect: Connection refused; showing refresh 2 (stale)"
+            "refresh 4 failed, showing refresh 2 (stale): 127.0.0.1:9092: cannot connect: Connection refused"
         );
         // The refresh that answers again is compared with what was shown.
         let back = v[5].changes.partition("out-0").unwrap();

@@ -382,8 +382,10 @@ fn status_and_keys(app: &App, width: usize) -> Line<'static> {
     };
     let w = |spans: &[Span]| spans.iter().map(Span::width).sum::<usize>();
     let keys = key_bar(app.bar_state());
-    let (pinned, others): (Vec<_>, Vec<_>) =
-        keys.into_iter().partition(|(k, _)| PINNED_KEYS.contains(k));
+    // Observing live, `r` stays too: after a failed refresh the status
+    // is long, and refreshing is what to do next (docs/observe.md "Live").
+    let pinned = |k: &str| PINNED_KEYS.contains(&k) || (app.is_observing() && k == "r");
+    let (pinned, others): (Vec<_>, Vec<_>) = keys.into_iter().partition(|(k, _)| pinned(k));
     let tail: Vec<Span<'static>> = pinned.iter().flat_map(|(k, l)| entry(k, l)).collect();
     let mut room = width.saturating_sub(w(&tail));
     let mut spans = Vec::new();
