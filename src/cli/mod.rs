@@ -373,6 +373,7 @@ pub fn run(cli: Cli) -> Result<(), String> {
                     return Err(observation::refuse(
                         &file,
                         "be branched (--record, --listen)",
+                        "it holds what a cluster showed, not actions to run",
                     ));
                 }
                 let look = headless::Look {
@@ -508,7 +509,8 @@ pub fn run(cli: Cli) -> Result<(), String> {
                 observation?;
                 return Err(observation::refuse(
                     &file,
-                    "be exported as a cast yet (mk-tui render FILE --all prints its frames)",
+                    "be exported as a cast yet",
+                    &format!("`mk-tui render {} --all` prints its frames", file.display()),
                 ));
             }
             let recording = Recording::load(&file).map_err(|e| e.to_string())?;

@@ -88,10 +88,11 @@ pub(super) fn replay(observation: Observation, look: Look) -> App {
     )
 }
 
-/// Why `what` (an option or a command) does not apply to an observation.
-pub(super) fn refuse(file: &Path, what: &str) -> String {
+/// Why `what` (an option or a command) does not apply to an observation,
+/// in one line that says `why`.
+pub(super) fn refuse(file: &Path, what: &str, why: &str) -> String {
     format!(
-        "{}: an observation recording (mk_observation) cannot {what}: it holds what a cluster showed, not actions to run",
+        "{}: an observation recording (mk_observation) cannot {what}: {why}",
         file.display()
     )
 }
