@@ -29,7 +29,7 @@ use std::time::{Duration, Instant};
 use minikafka::session::Snapshot;
 use minikafka::session::observation::{
     Observation, ObservationHeader, ObservationTimeline, ObservedSession, REFRESH_FAILED,
-    Refreshed, Refresher, is_stale,
+    Refreshed, Refresher,
 };
 use minikafka::ui::app::{App, Msg, StatusKind};
 use minikafka::ui::headless::{buffer_text, frame_buffer};
@@ -405,6 +405,77 @@ fn the_observer_keeps_going_when_the_cluster_refuses_or_lacks_what_it_asks() {
     assert!(
         text.lines()
             .all(|l| l.contains("failed, nothing observed yet: topic nope: not found")),
+        "{text}"
+    );
+}
+
+/// A fake broker on a free loopback port that reads one request per
+/// connection and hands the connection to `answer` (as tests/observe.rs's).
+fn fake_broker(answers: Vec<fn(&mut std::net::TcpStream, &[u8])>) -> String {
+    use std::io::Read;
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let address = listener.local_addr().unwrap().to_string();
+    std::thread::spawn(move || {
+        for answer in answers {
+            let Ok((mut s, _)) = listener.accept() else {
+                return;
+            };
+            s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+            let mut size = [0u8; 4];
+            if s.read_exact(&mut size).is_err() {
+                continue;
+            }
+            let mut request = vec![0u8; i32::from_be_bytes(size) as usize];
+            if s.read_exact(&mut request).is_ok() {
+                answer(&mut s, &request);
+            }
+        }
+    });
+    address
+}
+
+#[test]
+fn a_broker_that_closes_or_speaks_no_usable_version_fails_a_refresh_not_the_observer() {
+    use std::io::Write;
+    let address = fake_broker(vec![|_, _| {}, |s, request| {
+        // ApiVersions v0: Metadata only at v0-3.
+        let mut body = request[4..8].to_vec();
+        body.extend_from_slice(&0i16.to_be_bytes());
+        body.extend_from_slice(&2i32.to_be_bytes());
+        for (key, min, max) in [(18i16, 0i16, 3i16), (3, 0, 3)] {
+            for v in [key, min, max] {
+                body.extend_from_slice(&v.to_be_bytes());
+            }
+        }
+        let mut frame = (body.len() as i32).to_be_bytes().to_vec();
+        frame.extend_from_slice(&body);
+        let _ = s.write_all(&frame);
+    }]);
+    let out = mk_tui(&[
+        "observe",
+        "--bootstrap",
+        &address,
+        "--interval",
+        "100",
+        "--refreshes",
+        "2",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 2, "{text}");
+    assert!(
+        lines[0].starts_with("refresh 1 failed, nothing observed yet: ")
+            && lines[0].contains("closed"),
+        "{text}"
+    );
+    assert!(
+        lines[1].starts_with("refresh 2 failed, nothing observed yet: ")
+            && lines[1].contains("unsupported API version"),
         "{text}"
     );
 }
