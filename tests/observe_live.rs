@@ -618,3 +618,78 @@ fn the_observed_dashboard_draws_each_refresh_and_says_when_it_is_stale() {
     app.update(Msg::Command(KeyCommand::Quit)).unwrap();
     assert!(app.quit);
 }
+
+#[test]
+fn an_observation_replays_with_the_replay_keys_forward_back_and_playing() {
+    let temp = tempfile::tempdir().unwrap();
+    let file = temp.path().join("obs.jsonl");
+    let header = ObservationHeader::new(&["127.0.0.1:9092".into()], &[], &[], 1000);
+    let writer =
+        minikafka::session::observation::ObservationWriter::create(&file, &header).unwrap();
+    let mut live = ObservedSession::new(header, Some(writer));
+    let refreshes = [
+        (0, Ok(fixture("ch08-visibility-open"))),
+        (1000, Err("127.0.0.1:9092: connection closed".to_string())),
+        (2500, Ok(fixture("ch08-visibility-settled"))),
+    ];
+    let mut views = vec![live.view().clone()];
+    for (at_ms, outcome) in refreshes {
+        live.push(Refreshed { at_ms, outcome }).unwrap();
+        views.push(live.view().clone());
+    }
+    let timeline = ObservationTimeline::new(Observation::load(&file).unwrap());
+    let mut app = App::observation_replay(
+        timeline,
+        layout::builtin_default(),
+        Lang::En,
+        Theme::plain(),
+    );
+    let shown = |app: &App| {
+        let mut s = app.snapshot();
+        assert_eq!(s.total_steps, Some(3));
+        s.total_steps = None;
+        s
+    };
+    assert!(app.is_replay() && !app.is_observing());
+    for (command, step) in [
+        (KeyCommand::NextStep, 1),
+        (KeyCommand::NextStep, 2),
+        (KeyCommand::LastStep, 3),
+        (KeyCommand::PrevStep, 2),
+        (KeyCommand::FirstStep, 0),
+        (KeyCommand::NextCaption, 3),
+    ] {
+        app.update(Msg::Command(command)).unwrap();
+        assert_eq!(shown(&app), views[step], "{command:?}");
+    }
+    // Played from the end it starts over, at the recorded pace.
+    app.update(Msg::Command(KeyCommand::PlayPause)).unwrap();
+    assert!(app.is_playing());
+    assert_eq!(app.snapshot().step, 0);
+    assert_eq!(app.next_step_delay_ms(), Some(0));
+    app.update(Msg::Tick).unwrap();
+    assert_eq!(app.next_step_delay_ms(), Some(1000));
+    app.update(Msg::Tick).unwrap();
+    assert_eq!(app.next_step_delay_ms(), Some(1500));
+    app.update(Msg::Tick).unwrap();
+    assert_eq!(shown(&app), views[3]);
+    assert!(!app.is_playing(), "the end stops playing");
+    // `g` goes to a step, as in any replay.
+    use minikafka::ui::keys::{PromptEdit, PromptKind};
+    app.update(Msg::Command(KeyCommand::Prompt(PromptKind::GotoStep)))
+        .unwrap();
+    app.update(Msg::Edit(PromptEdit::Char('2'))).unwrap();
+    app.update(Msg::Edit(PromptEdit::Submit)).unwrap();
+    assert!(app.prompt.is_none());
+    assert_eq!(shown(&app), views[2]);
+    app.update(Msg::Command(KeyCommand::LastStep)).unwrap();
+    // No engine behind it: branching says so and changes nothing.
+    app.update(Msg::Command(KeyCommand::Branch)).unwrap();
+    assert!(app.status.as_ref().unwrap().text.contains("cannot branch"));
+    assert!(app.is_replay());
+    let frame = buffer_text(&frame_buffer(&app, 120, 36));
+    assert!(
+        frame.contains("│ replay │ step 3/3 │ clock 2500 ms │"),
+        "{frame}"
+    );
+}

@@ -39,8 +39,18 @@ fn a_silent_broker_never_holds_the_keys_and_quitting_restores_the_terminal() {
     // Keys still work while the refresh waits on the broker.
     tmux.keys(&["?"]);
     tmux.wait_for("refresh now");
-    tmux.keys(&["Escape"]);
+    // `?` closes it (an Escape followed at once by `r` would read as Alt-r).
+    tmux.keys(&["?"]);
+    let closed = Instant::now();
+    while tmux.screen().contains("refresh now") {
+        assert!(
+            closed.elapsed() < Duration::from_secs(10),
+            "the help stayed"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
     tmux.keys(&["r"]);
+    tmux.wait_for("refresh 1: asking the cluster");
     let quit = Instant::now();
     tmux.keys(&["q"]);
     let after = tmux.wait_for("EXIT 0");
