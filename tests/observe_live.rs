@@ -525,8 +525,9 @@ impl Refresher for Handed {
     fn wake(&self) -> Arc<tokio::sync::Notify> {
         Arc::new(tokio::sync::Notify::new())
     }
-    fn request(&self) {
+    fn request(&self) -> bool {
         *self.asked.lock().unwrap() += 1;
+        true
     }
     fn take(&mut self) -> Vec<Refreshed> {
         std::mem::take(&mut *self.queue.lock().unwrap())

@@ -92,9 +92,9 @@ impl Refresher for Live {
         Arc::clone(&self.wake)
     }
 
-    fn request(&self) {
+    fn request(&self) -> bool {
         // The thread is gone only after its last refresh: nothing to ask.
-        let _ = self.requests.send(());
+        self.requests.send(()).is_ok()
     }
 
     fn take(&mut self) -> Vec<Refreshed> {

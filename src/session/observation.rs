@@ -119,8 +119,9 @@ pub trait Refresher {
     /// Notified when a refresh has ended (its outcome is ready to take).
     fn wake(&self) -> Arc<tokio::sync::Notify>;
     /// Asks for a refresh now (the `r` key); one already under way
-    /// counts.
-    fn request(&self);
+    /// counts. False when no refresh will come any more (`--refreshes`
+    /// reached).
+    fn request(&self) -> bool;
     /// The refreshes that ended since the last call, oldest first.
     fn take(&mut self) -> Vec<Refreshed>;
 }

@@ -229,14 +229,20 @@ impl App {
         };
         match (o, command) {
             (Observed::Live(live), KeyCommand::ReplicateAll) => {
-                live.refresher.request();
                 let n = live.session.step() + 1;
-                self.status = Some(Status {
-                    kind: StatusKind::Pending,
-                    text: self.lang.pick(
-                        format!("refresh {n}: asking the cluster…"),
-                        format!("刷新 {n}：正在询问集群……"),
-                    ),
+                self.status = Some(if live.refresher.request() {
+                    Status {
+                        kind: StatusKind::Pending,
+                        text: self.lang.pick(
+                            format!("refresh {n}: asking the cluster…"),
+                            format!("刷新 {n}：正在询问集群……"),
+                        ),
+                    }
+                } else {
+                    Status::error(self.lang.pick(
+                        "no more refreshes: --refreshes is reached".into(),
+                        "不再刷新：已达到 --refreshes 的次数".into(),
+                    ))
                 });
                 Some(Ok(()))
             }
