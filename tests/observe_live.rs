@@ -694,3 +694,75 @@ fn an_observation_replays_with_the_replay_keys_forward_back_and_playing() {
         "{frame}"
     );
 }
+
+/// Two consecutive loopback ports nobody listens on (broker N of `mk-tui
+/// serve --listen 127.0.0.1:P` listens on P + N - 1).
+fn free_ports_2() -> u16 {
+    for _ in 0..100 {
+        let p = free_port();
+        if p < u16::MAX && std::net::TcpListener::bind(("127.0.0.1", p + 1)).is_ok() {
+            return p;
+        }
+    }
+    panic!("no two free ports in a row");
+}
+
+#[test]
+fn a_leader_that_moves_between_refreshes_is_followed_and_marked() {
+    // ch06: leader 1 until broker 1 stops and broker 2 is promoted
+    // (epoch 1). The observer asks both brokers first; the second cluster's
+    // broker 1 is stopped, so its listener is closed and broker 2 answers.
+    let temp = tempfile::tempdir().unwrap();
+    let before = prefix("recordings/ch06-leader-failure.jsonl", 4, temp.path());
+    let after = prefix("recordings/ch06-leader-failure.jsonl", 7, temp.path());
+    let port = free_ports_2();
+    let bootstrap = format!("127.0.0.1:{port},127.0.0.1:{}", port + 1);
+    let first = serve_on(&before, port);
+    let record = temp.path().join("failover.jsonl");
+    let mut observer = Observer::start(&[
+        "observe",
+        "--bootstrap",
+        &bootstrap,
+        "--interval",
+        "150",
+        "--record",
+        record.to_str().unwrap(),
+    ]);
+    observer.wait_for("refresh 1 ok", |l| l.starts_with("refresh 1: ok"));
+    drop(first);
+    observer.wait_for("a failed refresh", |l| l.contains(" failed, "));
+    let second = serve_on(&after, port);
+    let back = observer.wait_for("the new leader", |l| l.contains("answers again"));
+    let back_at = refresh_number(&back);
+    assert_eq!(observer.stop(), Some(128 + 15));
+    drop(second);
+    let out = mk_tui(&[
+        "state",
+        record.to_str().unwrap(),
+        "--step",
+        &back_at.to_string(),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let state: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let t0 = &state["partitions"][0];
+    assert_eq!(
+        (t0["leader"].clone(), t0["leader_epoch"].clone()),
+        (json!(2), json!(1))
+    );
+    let changed = &state["changes"]["partitions"]["t-0"];
+    assert_eq!(changed["leader"], json!([1, 2]), "{changed}");
+    assert_eq!(changed["leader_epoch"], json!([0, 1]), "{changed}");
+    assert!(
+        state["changes"]["sentences"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|s| s.as_str().unwrap().contains("leader")),
+        "{}",
+        state["changes"]
+    );
+}

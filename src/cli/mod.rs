@@ -186,8 +186,8 @@ pub enum Command {
     Serve(serve::ServeArgs),
     /// Observe a real Kafka cluster, read-only: live in the dashboard
     /// (refreshing every --interval ms and on r; --record keeps each
-    /// refresh for replay), or one snapshot (--state) or one frame
-    /// (--render).
+    /// refresh for replay; without a terminal, one line per refresh), or
+    /// one snapshot (--state) or one frame (--render).
     ///
     /// It sends only ApiVersions, Metadata, ListOffsets and Fetch: it never
     /// writes, commits or joins a group. Plaintext only: authentication
