@@ -347,6 +347,15 @@ fn a_live_observation_survives_its_broker_and_replays_to_what_it_saw() {
         frame.contains(&format!("refresh {first_failed} failed,")),
         "{frame}"
     );
+    // The status line says it, as it did live.
+    let status = frame.lines().last().unwrap();
+    assert!(
+        status.starts_with(&format!(
+            " refresh {first_failed} failed, showing refresh {} (stale): ",
+            first_failed - 1
+        )),
+        "{status}"
+    );
 }
 
 #[test]

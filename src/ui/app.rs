@@ -1147,7 +1147,7 @@ impl App {
     fn goto(&mut self, step: usize) -> Result<(), String> {
         if let Mode::Observed(o) = &mut self.mode {
             o.goto(step);
-            self.follow();
+            self.moved_in_observation();
             return Ok(());
         }
         let Mode::Replay { timeline, .. } = &mut self.mode else {

@@ -216,8 +216,19 @@ impl App {
             {
                 *playing = false;
             }
-            self.follow();
+            self.moved_in_observation();
         }
+    }
+
+    /// A replay moved to another refresh: the partitions pane follows what
+    /// it changed, and the status line says a failed refresh's error, as
+    /// the live screen said it (nothing for one that answered).
+    pub(super) fn moved_in_observation(&mut self) {
+        let view = self.snapshot();
+        self.status = crate::session::observation::is_stale(&view)
+            .then(|| view.errors.last().map(|e| Status::error(e.message.clone())))
+            .flatten();
+        self.follow();
     }
 
     /// The keys that mean something else over an observation: `r` live;
