@@ -332,6 +332,37 @@ fn a_live_observation_survives_its_broker_and_replays_to_what_it_saw() {
         }
     }
 
+    // As a cast: the first frame, then each refresh at its `at_ms`.
+    let cast = temp.path().join("observed.cast");
+    let out = mk_tui(&[
+        "export",
+        record.to_str().unwrap(),
+        "--cast",
+        cast.to_str().unwrap(),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let frames: Vec<Value> = std::fs::read_to_string(&cast)
+        .unwrap()
+        .lines()
+        .skip(1)
+        .map(|l| serde_json::from_str(l).unwrap())
+        .filter(|e: &Value| e[1] == "o")
+        .collect();
+    assert_eq!(frames.len(), steps + 1);
+    for (n, frame) in frames.iter().enumerate().skip(1) {
+        let t = frame[0].as_f64().unwrap();
+        // After the title's 2 s, at the refresh's time since step 0.
+        let expected = 2.0 + clocks[n - 1] as f64 / 1000.0;
+        assert!(
+            (t - expected).abs() < 1e-6,
+            "frame {n} at {t}, expected {expected}"
+        );
+    }
+
     // The frame of the stale step says so, and of the recovery what changed.
     let frame = mk_tui(&[
         "render",

@@ -506,12 +506,15 @@ pub fn run(cli: Cli) -> Result<(), String> {
             to,
         }) => {
             if let Some(observation) = observation::load(&file) {
-                observation?;
-                return Err(observation::refuse(
-                    &file,
-                    "be exported as a cast yet",
-                    &format!("`mk-tui render {} --all` prints its frames", file.display()),
-                ));
+                let observation = observation?;
+                let look = headless::Look {
+                    layout: layout_for(observation.header.layout.as_deref())?,
+                    lang,
+                    theme,
+                };
+                let out =
+                    observation::export(&file, observation, (from, to), size.as_deref(), look)?;
+                return std::fs::write(&cast, out).map_err(|e| format!("{}: {e}", cast.display()));
             }
             let recording = Recording::load(&file).map_err(|e| e.to_string())?;
             let layout = layout_for(recording.header.layout.as_deref())?;

@@ -2,9 +2,10 @@
 //! 15 item 3; docs/recording-format.md "Observation recordings"): a file
 //! whose header has `mk_observation` is read here, the rest as before by
 //! the engine recording's reader (unchanged). `state` and `render` show a
-//! refresh's step as the replay does; `check` reads every line; a replay
-//! steps through the refreshes. What an observation cannot do (apply in a
-//! data directory, branch, be exported as a cast) is refused in one line.
+//! refresh's step as the replay does, `export` writes its cast; `check`
+//! reads every line; a replay steps through the refreshes. What an
+//! observation cannot do (apply in a data directory, branch) is refused in
+//! one line.
 
 use std::path::Path;
 
@@ -60,13 +61,7 @@ pub(super) fn render(
     format: Format,
     look: Look,
 ) -> Result<Vec<(usize, String)>, String> {
-    let (cols, rows) = match size {
-        Some(s) => super::parse_size(s)?,
-        None => observation
-            .header
-            .terminal
-            .map_or((120, 36), |t| (t.cols, t.rows)),
-    };
+    let (cols, rows) = size_of(size, &observation)?;
     let steps: Vec<usize> = if all {
         (0..=observation.len()).collect()
     } else {
@@ -76,6 +71,42 @@ pub(super) fn render(
     let frames = headless::render_observation_in(timeline, &steps, cols, rows, format, look)
         .map_err(|e| format!("{}: {e}", file.display()))?;
     Ok(steps.into_iter().zip(frames).collect())
+}
+
+/// `mk-tui export OBS.jsonl --cast OUT [--from N] [--to M]`: the cast's
+/// bytes, each refresh at its `at_ms`.
+pub(super) fn export(
+    file: &Path,
+    observation: Observation,
+    (from, to): (Option<usize>, Option<usize>),
+    size: Option<&str>,
+    look: Look,
+) -> Result<Vec<u8>, String> {
+    let (cols, rows) = size_of(size, &observation)?;
+    let last = observation.len();
+    let (from, to) = (from.unwrap_or(0), to.unwrap_or(last));
+    if from > to || to > last {
+        return Err(format!(
+            "{}: --from {from} --to {to}: expected 0 <= from <= to <= {last}, the last step",
+            file.display()
+        ));
+    }
+    let mut out = Vec::new();
+    let timeline = ObservationTimeline::new(observation);
+    headless::export_observation_cast_in(timeline, cols, rows, look, (from, to), &mut out)
+        .map_err(|e| format!("{}: {e}", file.display()))?;
+    Ok(out)
+}
+
+/// `--size COLSxROWS`, or the recording's terminal, or 120x36.
+fn size_of(size: Option<&str>, observation: &Observation) -> Result<(u16, u16), String> {
+    match size {
+        Some(s) => super::parse_size(s),
+        None => Ok(observation
+            .header
+            .terminal
+            .map_or((120, 36), |t| (t.cols, t.rows))),
+    }
 }
 
 /// `mk-tui replay OBS.jsonl`: the dashboard at step 0.
