@@ -586,3 +586,71 @@ fn the_log_pane_begins_with_a_partition_header() {
         }
     }
 }
+
+/// A value's newline, tab and escape character are drawn as `\n`, `\t`
+/// and `\u{1b}` in every pane that shows values (a new user's review: a
+/// terminal cell cannot hold them, so `line1\nline2` read `line1line2`),
+/// while `mk-tui state` keeps the value itself.
+#[test]
+fn control_characters_in_values_are_drawn_as_escapes() {
+    let rec = recording(
+        1,
+        &[
+            json!({"produce": {"topic": "out", "partition": 0,
+                               "records": [{"value": "a\nb"}, {"value": "c\td\u{1b}"}]}}),
+            json!({"replicate": {"broker": 2}}),
+            json!({"replicate": {"broker": 3}}),
+            json!({"replicate": {"broker": 2}}),
+        ],
+    );
+    let mut driver = minikafka::session::Driver::new(&rec.header, None).unwrap();
+    for step in &rec.steps {
+        driver.apply(&step.action);
+    }
+    let app = replay(rec, 4);
+    let text = buffer_text(&frame_buffer(&app, 160, 48));
+    let pane = |name: &str| -> String {
+        text.lines()
+            .skip_while(|l| !l.contains(&format!("┌{name}")))
+            .take_while(|l| !l.starts_with('└') || l.contains(&format!("┌{name}")))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    // The Partitions pane lists the batch's values, the Log pane draws a
+    // cell per record, the Consumers pane lists what a consumer reads.
+    assert!(pane("Partitions").contains(r"[a\nb, c\td\u{1b}]"), "{text}");
+    assert!(
+        log_pane(&text).iter().any(|l| l.contains(r"a\nb")),
+        "{text}"
+    );
+    assert!(pane("Consumers").contains(r"a\nb c\td\u{1b}"), "{text}");
+    assert!(!text.contains("ab,") && !text.contains("cd"), "{text}");
+    let state = minikafka::session::Snapshot::of(&driver);
+    let values: Vec<_> = state.partitions[0].batches[0]
+        .records
+        .iter()
+        .map(|r| r.value.clone().unwrap())
+        .collect();
+    assert_eq!(values, ["a\nb", "c\td\u{1b}"]);
+}
+
+/// A commit waiting for its marker to replicate (acks=all) names the
+/// marker as one in the Pending pane, `out-0@1 ◆COMMIT`, not as a bare
+/// offset that reads like a data batch (a new user's review).
+#[test]
+fn a_pending_marker_is_named_as_a_marker() {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/recordings/ch08-acks-all-pending.jsonl"
+    );
+    let rec = Recording::load(std::path::Path::new(path)).unwrap();
+    for (step, marker) in [(4, "out-0@1 ◆COMMIT"), (9, "out-0@3 ◆ABORT")] {
+        let app = replay(rec.clone(), step);
+        let text = buffer_text(&frame_buffer(&app, 160, 48));
+        let pending: Vec<&str> = text.lines().filter(|l| l.contains("… step")).collect();
+        assert!(
+            pending.iter().any(|l| l.contains(marker)),
+            "step {step}: {marker:?} in {pending:#?}\n{text}"
+        );
+    }
+}

@@ -449,3 +449,65 @@ fn frames_with_the_log_pane() {
     assert!(zh.contains("分叉") || zh.contains('≠'), "{zh}");
     insta::assert_snapshot!("ch06_leader_failure_divergent_80x24_zh", zh);
 }
+
+/// A snapshot as `mk-tui observe` makes it of the embedded state `s`
+/// (docs/observe.md): no replica's log or LEO, the leader's batches only
+/// below the HW (a consumer's fetch ends there).
+fn as_observed(s: &Snapshot) -> Snapshot {
+    use minikafka::session::snapshot::field;
+    let mut o = s.clone();
+    o.unavailable = vec![
+        field::REPLICA_LOG.to_string(),
+        field::REPLICA_LOG_END_OFFSET.to_string(),
+        field::LOG_END_OFFSET.to_string(),
+    ];
+    for p in &mut o.partitions {
+        let hw = p.high_watermark;
+        p.batches.retain(|b| b.base_offset < hw);
+        p.log_end_offset = 0;
+        for r in &mut p.replicas {
+            r.log.clear();
+            r.log_end_offset = 0;
+        }
+    }
+    o
+}
+
+#[test]
+fn an_observed_cluster_draws_the_leaders_row_up_to_the_hw_and_no_follower_row() {
+    // ch08-lso-blocks step 6: HW 2, the leader holds 3 offsets, the
+    // follower 2; observed, only the leader's row is drawn, and it ends at
+    // the HW with an unknown LEO.
+    let embedded = &states(&load("ch08-lso-blocks"))[6];
+    let s = &as_observed(embedded);
+    let p = &s.partitions[0];
+    assert_eq!(p.high_watermark, 2, "the recording changed");
+    let buf = pane(s, 80, 12);
+    let placed = placement(s, &ctx(Lang::En), buf.area).remove(0);
+    assert_eq!(placed.rows.len(), 1, "{placed:?}");
+    assert_eq!(placed.rows[0].0, p.leader);
+    let y = placed.rows[0].1;
+    let x = |i: usize| placed.x + (i * placed.window.cell) as u16 + 1;
+    let theme = Theme::colored();
+    for (i, slot) in placed.window.slots.iter().enumerate() {
+        let drawn = &buf[(x(i), y)];
+        match p.batches.iter().find(|b| b.base_offset == slot.from) {
+            Some(b) if slot.from < p.high_watermark => {
+                assert_eq!(drawn.symbol(), Theme::fate_glyph(b.fate), "@{}", slot.from);
+                assert_eq!(Some(drawn.fg), theme.fate(b.fate).fg, "@{}", slot.from);
+            }
+            _ => assert_eq!(drawn.symbol(), " ", "@{}: nothing past the HW", slot.from),
+        }
+    }
+    let text: Vec<String> = (0..buf.area.height).map(|y| row_text(&buf, y)).collect();
+    assert!(text[y as usize].contains("LEO ?"), "{text:#?}");
+    assert!(
+        !text
+            .iter()
+            .any(|l| l.contains("LEO 2") || l.contains("LEO 3")),
+        "{text:#?}"
+    );
+    assert!(!text.iter().any(|l| l.contains("2 isr")), "{text:#?}");
+    assert!(text[1].contains("leader to the HW"), "{text:#?}");
+    insta::assert_snapshot!("observed_leader_row_80x12", text.join("\n"));
+}

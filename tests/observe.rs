@@ -797,8 +797,9 @@ fn render_draws_the_observed_snapshot_as_render_draws_a_saved_state() {
         "│ observed │",
         "LSO 5 LEO ?",
         "clock ?",
-        "not visible over the Kafka protocol",
-        "replica logs are not visible",
+        "not visible over the Kafka",
+        "leader to the HW",
+        "1 ldr│",
         "? help q quit",
         // DescribeLogDirs' offset lag, in the lag column.
         "≥HW",
@@ -807,6 +808,7 @@ fn render_draws_the_observed_snapshot_as_render_draws_a_saved_state() {
     }
     for false_label in [
         "LEO 0",
+        "2 isr│",
         "saved state",
         "clock 0 ms",
         "no journal frames",

@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 
 use clap::{Parser, Subcommand};
 
+mod observation;
 #[cfg(feature = "serve")]
 mod observe;
 #[cfg(feature = "serve")]
@@ -183,8 +184,10 @@ pub enum Command {
     /// Serve the cluster to real Kafka clients on loopback (docs/kafka-protocol.md).
     #[cfg(feature = "serve")]
     Serve(serve::ServeArgs),
-    /// Observe a real Kafka cluster, read-only: one snapshot (--state) or
-    /// one frame (--render).
+    /// Observe a real Kafka cluster, read-only: live in the dashboard
+    /// (refreshing every --interval ms and on r; --record keeps each
+    /// refresh for replay; without a terminal, one line per refresh), or
+    /// one snapshot (--state) or one frame (--render).
     ///
     /// It sends only reads (ApiVersions, Metadata, ListOffsets, Fetch, and
     /// the admin reads: ListGroups, OffsetFetch, the transaction APIs,
@@ -282,6 +285,9 @@ pub fn run(cli: Cli) -> Result<(), String> {
         Some(Command::Replay { .. }) => true,
         #[cfg(feature = "serve")]
         Some(Command::Serve(_)) => true,
+        // The live observer's dashboard waits for them as the live one does.
+        #[cfg(feature = "serve")]
+        Some(Command::Observe(o)) => o.is_live() && tty,
         Some(_) => false,
     };
     if !looping {
@@ -363,6 +369,22 @@ pub fn run(cli: Cli) -> Result<(), String> {
                     file.display()
                 ));
             }
+            if let Some(observation) = observation::load(&file) {
+                let observation = observation?;
+                if record.is_some() || listen.is_some() {
+                    return Err(observation::refuse(
+                        &file,
+                        "be branched (--record, --listen)",
+                        "it holds what a cluster showed, not actions to run",
+                    ));
+                }
+                let look = headless::Look {
+                    layout: layout_for(observation.header.layout.as_deref())?,
+                    lang,
+                    theme,
+                };
+                return dashboard(observation::replay(observation, look), !cli.no_mouse);
+            }
             let recording = Recording::load(&file).map_err(|e| e.to_string())?;
             let layout = layout_for(recording.header.layout.as_deref())?;
             let record = record.map(|path| Record { path, force });
@@ -414,6 +436,29 @@ pub fn run(cli: Cli) -> Result<(), String> {
                 return Ok(());
             }
             let file = file.expect("clap requires FILE without --state");
+            if let Some(observation) = observation::load(&file) {
+                let observation = observation?;
+                let look = headless::Look {
+                    layout: layout_for(observation.header.layout.as_deref())?,
+                    lang,
+                    theme,
+                };
+                let frames = observation::render(
+                    &file,
+                    observation,
+                    (step, all),
+                    size.as_deref(),
+                    format,
+                    look,
+                )?;
+                for (step, frame) in frames {
+                    if all {
+                        outln!("── step {step} ──");
+                    }
+                    out!("{frame}");
+                }
+                return Ok(());
+            }
             let recording = Recording::load(&file).map_err(|e| e.to_string())?;
             let layout = layout_for(recording.header.layout.as_deref())?;
             let (cols, rows) = size_of(size.as_deref(), &recording)?;
@@ -453,9 +498,7 @@ pub fn run(cli: Cli) -> Result<(), String> {
                 lang,
                 theme,
             };
-            let text = observe::run(args, look)?;
-            out!("{text}");
-            Ok(())
+            observe::run(args, look, tty, !cli.no_mouse)
         }
         Some(Command::Export {
             file,
@@ -464,6 +507,17 @@ pub fn run(cli: Cli) -> Result<(), String> {
             from,
             to,
         }) => {
+            if let Some(observation) = observation::load(&file) {
+                let observation = observation?;
+                let look = headless::Look {
+                    layout: layout_for(observation.header.layout.as_deref())?,
+                    lang,
+                    theme,
+                };
+                let out =
+                    observation::export(&file, observation, (from, to), size.as_deref(), look)?;
+                return std::fs::write(&cast, out).map_err(|e| format!("{}: {e}", cast.display()));
+            }
             let recording = Recording::load(&file).map_err(|e| e.to_string())?;
             let layout = layout_for(recording.header.layout.as_deref())?;
             let (cols, rows) = size_of(size.as_deref(), &recording)?;
@@ -492,7 +546,10 @@ pub fn run(cli: Cli) -> Result<(), String> {
             rules,
         }) => {
             let state = match (file, data_dir) {
-                (Some(file), dir) => state_of_recording(&file, step, dir.as_deref())?,
+                (Some(file), dir) => match observation::load(&file) {
+                    Some(o) => observation::state(&file, o?, step, dir.as_deref())?,
+                    None => state_of_recording(&file, step, dir.as_deref())?,
+                },
                 (None, Some(dir)) => {
                     let rules: Rules = rules.parse().map_err(|e| format!("--rules: {e}"))?;
                     Snapshot::of(&Driver::open_copy(&dir, rules)?)
@@ -594,6 +651,9 @@ pub fn load_state(path: &Path) -> Result<Snapshot, String> {
 
 /// Checks one recording; returns its number of steps.
 pub fn check(file: &Path) -> Result<usize, String> {
+    if let Some(observation) = observation::load(file) {
+        return Ok(observation?.len());
+    }
     let recording = Recording::load(file).map_err(|e| e.to_string())?;
     Driver::new(&recording.header, None).map_err(|e| format!("{}:1: {e}", file.display()))?;
     Ok(recording.steps.len())
@@ -856,7 +916,8 @@ fn refuse_unused(cli: &Cli) -> Result<(), String> {
     };
     let own = match (name, *flag) {
         ("state" | "serve", "--data-dir" | "--rules")
-        | ("replay" | "serve", "--record" | "--listen" | "--auto-replicate") => {
+        | ("replay" | "serve", "--record" | "--listen" | "--auto-replicate")
+        | ("observe", "--record") => {
             format!("; give it after the command: mk-tui {name} … {flag}")
         }
         _ => format!("; {name} does not use it"),

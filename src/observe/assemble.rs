@@ -82,6 +82,12 @@ pub fn assemble(bootstrap: &[String], cluster: &Cluster, partitions: Vec<Observe
         let decided = fates(&o.read_uncommitted.batches, &visible, hw, lso);
         let mut batches = Vec::new();
         for b in &o.read_uncommitted.batches {
+            if let Some(computed) = b.bad_crc {
+                unavailable.push(format!(
+                    "partitions[{key}].batches[{}].crc (stored {:#010x}, its bytes give {computed:#010x}: shown unchecked)",
+                    b.base_offset, b.crc
+                ));
+            }
             if b.compressed && b.control.is_none() {
                 unavailable.push(format!(
                     "partitions[{key}].batches[{}].records (compressed)",

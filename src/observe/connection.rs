@@ -14,6 +14,11 @@ use kafka_protocol::protocol::{Decodable, Encodable, HeaderVersion, Request, Str
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
+/// What an error says of a response that was read whole but does not
+/// decode as the request's response: the connection is still in step, so
+/// a caller may ask again differently (OffsetFetch, [`super::groups`]).
+pub const UNDECODABLE: &str = "the response does not decode";
+
 /// How long a connect, or a request's response, may take.
 pub const TIMEOUT: Duration = Duration::from_secs(10);
 
@@ -105,7 +110,7 @@ impl Conn {
             ));
         }
         R::Response::decode(&mut payload, version)
-            .map_err(|e| format!("{what}: the response does not decode: {e}"))
+            .map_err(|e| format!("{what}: {UNDECODABLE}: {e}"))
     }
 }
 

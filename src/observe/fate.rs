@@ -163,6 +163,7 @@ mod tests {
             control,
             compressed: false,
             records: Vec::new(),
+            bad_crc: None,
         }
     }
 

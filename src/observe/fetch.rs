@@ -39,16 +39,74 @@ pub struct Fetched {
     pub aborted: Vec<(i64, i64)>,
 }
 
-/// Fetches `partitions` (each from its start offset) from the broker on
-/// `conn`, at `isolation` (0 read_uncommitted, 1 read_committed).
-pub async fn fetch(
+/// Fetches each partition's tail `start..end` (`end` its HW) from the
+/// broker on `conn`, at `isolation` (0 read_uncommitted, 1
+/// read_committed), asking again from where the last answer stopped, as a
+/// consumer does: a broker may return fewer batches than fit (librdkafka's
+/// mock cluster returns one per partition per fetch; docs/observe.md
+/// "Tested implementations"). A partition is done when it reaches `end`,
+/// when an answer brings no whole batch (read_committed stops at the
+/// LSO), or when its answers add up to [`PARTITION_MAX_BYTES`]: the bound
+/// holds across the rounds, and each round moves at least one offset, so
+/// there are at most [`TAIL_OFFSETS`] of them.
+pub async fn fetch_tail(
     conn: &mut Conn,
     version: i16,
-    partitions: &[(Key, i64)],
+    partitions: &[(Key, i64, i64)],
     isolation: i8,
 ) -> Result<BTreeMap<Key, Fetched>, String> {
+    let mut out: BTreeMap<Key, Fetched> = BTreeMap::new();
+    // (key, next offset, end, bytes left)
+    let mut open: Vec<(Key, i64, i64, i32)> = partitions
+        .iter()
+        .map(|(k, start, end)| (k.clone(), *start, *end, PARTITION_MAX_BYTES))
+        .collect();
+    loop {
+        let ask: Vec<(Key, i64, i32)> = open
+            .iter()
+            .filter(|(k, next, end, left)| *left > 0 && (!out.contains_key(k) || next < end))
+            .map(|(k, next, _, left)| (k.clone(), *next, *left))
+            .collect();
+        if ask.is_empty() {
+            return Ok(out);
+        }
+        let answer = fetch(conn, version, &ask, isolation).await?;
+        for (key, next, _, left) in &mut open {
+            let Some((got, bytes)) = answer.get(key) else {
+                continue; // not asked this round
+            };
+            let entry = out.entry(key.clone()).or_default();
+            let before = entry.batches.last().map(|b| b.last_offset);
+            // A batch already held (a broker answers with the whole batch
+            // holding the fetch offset) is not taken twice.
+            let new = got
+                .batches
+                .iter()
+                .filter(|b| before.is_none_or(|last| b.base_offset > last));
+            entry.batches.extend(new.cloned());
+            entry.aborted.extend(got.aborted.iter().copied());
+            match entry.batches.last().map(|b| b.last_offset) {
+                Some(last) if Some(last) != before => {
+                    *next = last + 1;
+                    *left = left.saturating_sub(*bytes);
+                }
+                _ => *left = 0, // no whole batch came: done
+            }
+        }
+    }
+}
+
+/// Fetches `partitions` (each from its start offset, at most its byte
+/// count) from the broker on `conn`, once, at `isolation`; with each
+/// partition's answer, the size of its records in bytes.
+async fn fetch(
+    conn: &mut Conn,
+    version: i16,
+    partitions: &[(Key, i64, i32)],
+    isolation: i8,
+) -> Result<BTreeMap<Key, (Fetched, i32)>, String> {
     let mut topics: BTreeMap<&str, Vec<FetchPartition>> = BTreeMap::new();
-    for ((topic, partition), start) in partitions {
+    for ((topic, partition), start, max_bytes) in partitions {
         topics.entry(topic).or_default().push(
             FetchPartition::default()
                 .with_partition(*partition as i32)
@@ -56,14 +114,18 @@ pub async fn fetch(
                 .with_fetch_offset(*start)
                 .with_last_fetched_epoch(-1)
                 .with_log_start_offset(-1)
-                .with_partition_max_bytes(PARTITION_MAX_BYTES),
+                .with_partition_max_bytes(*max_bytes),
         );
     }
     let request = FetchRequest::default()
         .with_replica_id(BrokerId(-1))
         .with_max_wait_ms(0)
         .with_min_bytes(0)
-        .with_max_bytes(PARTITION_MAX_BYTES.saturating_mul(partitions.len().max(1) as i32))
+        .with_max_bytes(
+            partitions
+                .iter()
+                .fold(0i32, |sum, (_, _, bytes)| sum.saturating_add(*bytes)),
+        )
         .with_isolation_level(isolation)
         .with_session_id(0)
         .with_session_epoch(-1)
@@ -110,10 +172,12 @@ pub async fn fetch(
                 .flatten()
                 .map(|a| (a.producer_id.0, a.first_offset))
                 .collect();
-            out.insert(key, Fetched { batches, aborted });
+            let bytes = p.records.as_ref().map_or(0, |r| r.len());
+            let bytes = i32::try_from(bytes).unwrap_or(i32::MAX);
+            out.insert(key, (Fetched { batches, aborted }, bytes));
         }
     }
-    for ((topic, partition), _) in partitions {
+    for ((topic, partition), _, _) in partitions {
         if !out.contains_key(&(topic.clone(), *partition)) {
             return Err(format!(
                 "{topic}-{partition}: Fetch v{version} {level} left it out of its answer ({})",
@@ -122,4 +186,153 @@ pub async fn fetch(
         }
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    //! [`fetch_tail`] against a fake broker that answers as librdkafka's
+    //! mock cluster does: the one batch holding the fetch offset.
+
+    use bytes::{Buf, BufMut, Bytes, BytesMut};
+    use kafka_protocol::messages::fetch_response::{FetchableTopicResponse, PartitionData};
+    use kafka_protocol::messages::{FetchResponse, RequestHeader, ResponseHeader};
+    use kafka_protocol::protocol::{Decodable, Encodable, HeaderVersion};
+    use kafka_protocol::records::{
+        Compression, Record, RecordBatchEncoder, RecordEncodeOptions, TimestampType,
+    };
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+    use super::*;
+
+    /// A batch of `count` records from `base`.
+    fn batch(base: i64, count: i64) -> Bytes {
+        let records: Vec<Record> = (base..base + count)
+            .map(|offset| Record {
+                transactional: false,
+                control: false,
+                delete_horizon: false,
+                partition_leader_epoch: 0,
+                producer_id: -1,
+                producer_epoch: -1,
+                timestamp_type: TimestampType::Creation,
+                offset,
+                // Offset minus sequence constant: one batch.
+                sequence: (offset - base) as i32,
+                timestamp: 0,
+                key: None,
+                value: Some(Bytes::from(format!("v{offset}"))),
+                headers: Default::default(),
+            })
+            .collect();
+        let mut buf = BytesMut::new();
+        let options = RecordEncodeOptions {
+            version: 2,
+            compression: Compression::None,
+        };
+        RecordBatchEncoder::encode(&mut buf, records.iter(), &options).unwrap();
+        buf.freeze()
+    }
+
+    /// Serves `log` (batches in offset order) on a loopback port, one
+    /// batch per Fetch, counting the fetches; returns the address.
+    async fn one_batch_per_fetch(log: Vec<(i64, i64)>) -> (String, tokio::task::JoinHandle<u32>) {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let address = listener.local_addr().unwrap().to_string();
+        let task = tokio::spawn(async move {
+            let (mut s, _) = listener.accept().await.unwrap();
+            let mut fetches = 0;
+            loop {
+                let mut size = [0u8; 4];
+                if s.read_exact(&mut size).await.is_err() {
+                    return fetches; // the client is done
+                }
+                let mut payload = vec![0; i32::from_be_bytes(size) as usize];
+                s.read_exact(&mut payload).await.unwrap();
+                let mut payload = Bytes::from(payload);
+                let version = i16::from_be_bytes([payload[2], payload[3]]);
+                let header =
+                    RequestHeader::decode(&mut payload, FetchRequest::header_version(version))
+                        .unwrap();
+                let request = FetchRequest::decode(&mut payload, version).unwrap();
+                assert!(!payload.has_remaining());
+                fetches += 1;
+                let asked = &request.topics[0].partitions[0];
+                let end = log.last().map_or(0, |(b, n)| b + n);
+                let records = log
+                    .iter()
+                    .find(|(b, n)| (*b..b + n).contains(&asked.fetch_offset))
+                    .map(|&(b, n)| batch(b, n));
+                let response = FetchResponse::default().with_responses(vec![
+                    FetchableTopicResponse::default()
+                        .with_topic(request.topics[0].topic.clone())
+                        .with_partitions(vec![
+                            PartitionData::default()
+                                .with_partition_index(asked.partition)
+                                .with_high_watermark(end)
+                                .with_last_stable_offset(end)
+                                .with_records(records),
+                        ]),
+                ]);
+                let mut out = BytesMut::new();
+                out.put_i32(0);
+                ResponseHeader::default()
+                    .with_correlation_id(header.correlation_id)
+                    .encode(&mut out, FetchResponse::header_version(version))
+                    .unwrap();
+                response.encode(&mut out, version).unwrap();
+                let size = (out.len() - 4) as i32;
+                out[..4].copy_from_slice(&size.to_be_bytes());
+                s.write_all(&out).await.unwrap();
+            }
+        });
+        (address, task)
+    }
+
+    #[test]
+    fn a_broker_answering_one_batch_per_fetch_is_asked_again_up_to_the_hw() {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        runtime.block_on(async {
+            // Batches 0-2, 3, 4-7; the tail starts inside the first.
+            let (address, server) = one_batch_per_fetch(vec![(0, 3), (3, 1), (4, 4)]).await;
+            let mut conn = Conn::connect(&address).await.unwrap();
+            let key: Key = ("t".into(), 0);
+            let got = fetch_tail(&mut conn, 12, &[(key.clone(), 1, 8)], 0)
+                .await
+                .unwrap();
+            drop(conn);
+            let bases: Vec<(i64, i64)> = got[&key]
+                .batches
+                .iter()
+                .map(|b| (b.base_offset, b.last_offset))
+                .collect();
+            // The batch holding the start, then each next one, once each:
+            // three fetches, none past the HW.
+            assert_eq!(bases, [(0, 2), (3, 3), (4, 7)]);
+            assert_eq!(server.await.unwrap(), 3);
+        });
+    }
+
+    #[test]
+    fn an_answer_without_a_new_batch_ends_the_tail() {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        runtime.block_on(async {
+            // The broker holds 0-1 but says (end) HW 5 of a partition it
+            // cannot serve past 2: the second fetch brings nothing.
+            let (address, server) = one_batch_per_fetch(vec![(0, 2)]).await;
+            let mut conn = Conn::connect(&address).await.unwrap();
+            let key: Key = ("t".into(), 0);
+            let got = fetch_tail(&mut conn, 12, &[(key.clone(), 0, 5)], 1)
+                .await
+                .unwrap();
+            drop(conn);
+            assert_eq!(got[&key].batches.len(), 1);
+            assert_eq!(server.await.unwrap(), 2, "one fetch more, then done");
+        });
+    }
 }

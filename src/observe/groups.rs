@@ -25,7 +25,7 @@ use kafka_protocol::protocol::StrBytes;
 use crate::session::snapshot::{GroupOffsets, field};
 
 use super::Link;
-use super::connection::Conn;
+use super::connection::{self, Conn};
 use super::metadata::Cluster;
 use super::offsets::Key;
 use super::versions::ours;
@@ -54,9 +54,59 @@ pub async fn coordinator(conn: &mut Conn, version: i16, group: &str) -> Result<S
 
 /// What `group` committed, asked of its coordinator on `conn`.
 pub async fn committed(conn: &mut Conn, version: i16, group: &str) -> Result<Committed, String> {
+    offset_fetch(conn, version, group, None).await
+}
+
+/// What `group` committed, as [`committed`] asks it; but when the answer
+/// for all topics does not decode, asked again naming the `observed`
+/// partitions, as a consumer asks, with the line `unavailable` lists for
+/// what that leaves out. librdkafka's mock cluster answers all topics
+/// (null) with a null topic array, which no OffsetFetch response may hold
+/// (docs/observe.md "Tested implementations"); a response read whole
+/// leaves the connection in step ([`connection::UNDECODABLE`]).
+pub async fn committed_or_observed(
+    conn: &mut Conn,
+    version: i16,
+    group: &str,
+    observed: &[Key],
+) -> Result<(Committed, Option<String>), String> {
+    match committed(conn, version, group).await {
+        Err(e) if e.contains(connection::UNDECODABLE) => {
+            let note = format!(
+                "committed_offsets[{group}] of topics not observed ({}: OffsetFetch v{version} for all topics does not decode)",
+                conn.address
+            );
+            let offsets = offset_fetch(conn, version, group, Some(observed)).await?;
+            Ok((offsets, Some(note)))
+        }
+        other => other.map(|offsets| (offsets, None)),
+    }
+}
+
+/// One OffsetFetch of `group`: all topics (`None`) or `partitions`.
+async fn offset_fetch(
+    conn: &mut Conn,
+    version: i16,
+    group: &str,
+    partitions: Option<&[Key]>,
+) -> Result<Committed, String> {
+    let topics = partitions.map(|partitions| {
+        let mut topics: BTreeMap<&str, Vec<i32>> = BTreeMap::new();
+        for (topic, partition) in partitions {
+            topics.entry(topic).or_default().push(*partition as i32);
+        }
+        topics
+            .into_iter()
+            .map(|(t, ps)| {
+                OffsetFetchRequestTopic::default()
+                    .with_name(TopicName(StrBytes::from_string(t.to_string())))
+                    .with_partition_indexes(ps)
+            })
+            .collect()
+    });
     let request = OffsetFetchRequest::default()
         .with_group_id(GroupId(StrBytes::from_string(group.to_string())))
-        .with_topics(None)
+        .with_topics(topics)
         .with_require_stable(false);
     let response = conn.call("OffsetFetch", &request, version).await?;
     let at = format!("group {group}: OffsetFetch v{version} ({})", conn.address);
@@ -154,7 +204,8 @@ pub(super) async fn ask(
         let version = link
             .versions
             .pick(ApiKey::OffsetFetch, "OffsetFetch", ours::OFFSET_FETCH)?;
-        let offsets = committed(&mut link.conn, version, group).await?;
+        let (offsets, note) = committed_or_observed(&mut link.conn, version, group, keys).await?;
+        out.unavailable.extend(note);
         if version >= 7 {
             for key in pending(&mut link.conn, version, group, keys).await? {
                 out.unavailable.push(field::pending_commit(

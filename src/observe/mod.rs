@@ -22,6 +22,7 @@ pub mod connection;
 pub mod fate;
 pub mod fetch;
 pub mod groups;
+pub mod live;
 pub mod log_dirs;
 pub mod metadata;
 pub mod offsets;
@@ -152,16 +153,17 @@ async fn observe_async(options: &Options) -> Result<Snapshot, String> {
             })
             .collect();
         let offsets = offsets::ask(&mut link.conn, list_version, &keys).await?;
-        let starts: Vec<(Key, i64)> = keys
+        let tails: Vec<(Key, i64, i64)> = keys
             .iter()
             .map(|k| {
                 let o = offsets[k];
-                (k.clone(), fetch::tail_start(o.log_start, o.high_watermark))
+                let start = fetch::tail_start(o.log_start, o.high_watermark);
+                (k.clone(), start, o.high_watermark)
             })
             .collect();
-        let mut uncommitted = fetch::fetch(&mut link.conn, fetch_version, &starts, 0).await?;
-        let mut committed = fetch::fetch(&mut link.conn, fetch_version, &starts, 1).await?;
-        for (&i, (key, start)) in indexes.iter().zip(&starts) {
+        let mut uncommitted = fetch::fetch_tail(&mut link.conn, fetch_version, &tails, 0).await?;
+        let mut committed = fetch::fetch_tail(&mut link.conn, fetch_version, &tails, 1).await?;
+        for (&i, (key, start, _)) in indexes.iter().zip(&tails) {
             observed[i] = Some(Observed {
                 meta: cluster.partitions[i].clone(),
                 offsets: offsets[key],

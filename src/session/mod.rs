@@ -8,6 +8,7 @@ pub mod history;
 pub mod limits;
 pub mod listeners;
 pub mod narrate;
+pub mod observation;
 pub mod outcome;
 pub mod recording;
 pub mod said;

@@ -188,7 +188,7 @@ impl std::error::Error for RecordingError {}
 
 /// The error of a JSON line that does not parse, at `line` of the file:
 /// serde_json's message without its own (line-relative) position.
-fn json_error(file: &str, line: usize, e: &serde_json::Error) -> RecordingError {
+pub(crate) fn json_error(file: &str, line: usize, e: &serde_json::Error) -> RecordingError {
     let full = e.to_string();
     let suffix = format!(" at line {} column {}", e.line(), e.column());
     RecordingError {

@@ -135,6 +135,8 @@ pub fn error_zh(code: &str) -> &'static str {
         "Crashed" => "集群已崩溃",
         "ClusterDown" => "集群已关闭",
         "InvalidAction" => "动作无效",
+        // An observer's refresh that failed (docs/observe.md "Live").
+        "RefreshFailed" => "刷新失败",
         _ => "错误",
     }
 }
@@ -167,7 +169,11 @@ mod tests {
             .map(|s| &s[..s.find('"').unwrap()])
             .collect();
         assert!(codes.len() > 30, "{codes:?}");
-        for code in codes.iter().copied().chain(["InvalidAction"]) {
+        for code in codes
+            .iter()
+            .copied()
+            .chain(["InvalidAction", crate::session::observation::REFRESH_FAILED])
+        {
             assert_ne!(error_zh(code), "错误", "{code} has no Chinese gloss");
         }
     }

@@ -33,6 +33,9 @@ use crate::ui::panes::PaneId;
 use crate::ui::prompt::{self, Facts, Prompt};
 use crate::ui::theme::Theme;
 
+mod observed;
+pub use observed::Observed;
+
 /// How far a pane whose content has no cheap count scrolls at most (panes
 /// clip what they draw anyway).
 const MAX_SCROLL: usize = 10_000;
@@ -171,6 +174,9 @@ pub enum Mode {
         playing: bool,
     },
     Saved(Box<SavedState>),
+    /// A real Kafka cluster observed over its protocol (`mk-tui observe`),
+    /// live or replayed from its recording ([`Observed`]).
+    Observed(Observed),
 }
 
 /// The dashboard's state. Fields are public for drawing and for tests to
@@ -311,12 +317,19 @@ impl App {
 
     /// True in replay mode.
     pub fn is_replay(&self) -> bool {
-        matches!(self.mode, Mode::Replay { .. })
+        matches!(
+            self.mode,
+            Mode::Replay { .. } | Mode::Observed(Observed::Replay { .. })
+        )
     }
 
     /// True while a replay plays at the recorded pace.
     pub fn is_playing(&self) -> bool {
-        matches!(self.mode, Mode::Replay { playing: true, .. })
+        matches!(
+            self.mode,
+            Mode::Replay { playing: true, .. }
+                | Mode::Observed(Observed::Replay { playing: true, .. })
+        )
     }
 
     /// The help's last useful scroll position: its last page at the
@@ -377,6 +390,7 @@ impl App {
             zoomed: self.zoomed,
             presenting: self.presenting,
             saved: matches!(self.mode, Mode::Saved(_)),
+            observing: self.is_observing(),
         }
     }
 
@@ -419,6 +433,7 @@ impl App {
     )> {
         match &self.mode {
             Mode::Live(live) => live.listeners.as_ref().map(|l| (l.wake(), l.next_due())),
+            Mode::Observed(o) => o.wake().map(|w| (w, None)),
             _ => None,
         }
     }
@@ -540,7 +555,7 @@ impl App {
         match &self.mode {
             Mode::Live(live) => Some(&live.driver),
             Mode::Replay { timeline, .. } => Some(timeline.driver()),
-            Mode::Saved(_) => None,
+            Mode::Saved(_) | Mode::Observed(_) => None,
         }
     }
 
@@ -550,6 +565,7 @@ impl App {
             Mode::Live(live) => &live.driver,
             Mode::Replay { timeline, .. } => &**timeline,
             Mode::Saved(saved) => &**saved,
+            Mode::Observed(observed) => observed.source(),
         }
     }
 
@@ -621,6 +637,9 @@ impl App {
     /// The recorded pace: milliseconds from the current step to the next one,
     /// if playing and there is a next step.
     pub fn next_step_delay_ms(&self) -> Option<u64> {
+        if let Mode::Observed(o) = &self.mode {
+            return o.next_step_delay_ms(SPEEDS[self.speed]);
+        }
         let Mode::Replay {
             timeline,
             playing: true,
@@ -665,6 +684,10 @@ impl App {
                 self.edit(edit);
                 Ok(())
             }
+            Msg::Tick if matches!(self.mode, Mode::Observed(_)) => {
+                self.observed_tick();
+                Ok(())
+            }
             Msg::Tick => {
                 let result = self.move_replay(KeyCommand::NextStep);
                 if let Mode::Replay { timeline, playing } = &mut self.mode
@@ -687,6 +710,10 @@ impl App {
             }
             Msg::Click(col, row) => {
                 self.focus_at(col, row);
+                Ok(())
+            }
+            Msg::Serve if matches!(self.mode, Mode::Observed(_)) => {
+                self.take_refreshes();
                 Ok(())
             }
             Msg::Serve => {
@@ -753,6 +780,9 @@ impl App {
     fn command(&mut self, command: KeyCommand) -> Result<(), String> {
         if self.show_help && !Self::help_allows(command) {
             return Ok(());
+        }
+        if let Some(done) = self.observed_command(command) {
+            return done;
         }
         let before = self.screen();
         let panes = self.layout.panes().len().max(1);
@@ -889,6 +919,7 @@ impl App {
         if edit == PromptEdit::Submit && prompt.kind == PromptKind::GotoStep {
             let last = match &self.mode {
                 Mode::Replay { timeline, .. } => timeline.recording().steps.len(),
+                Mode::Observed(o) => o.last_step(),
                 _ => 0,
             };
             let text = prompt.text.trim();
@@ -1114,6 +1145,11 @@ impl App {
     /// the recording does not change between the two steps keeps what the
     /// viewer chose with their own keys.
     fn goto(&mut self, step: usize) -> Result<(), String> {
+        if let Mode::Observed(o) = &mut self.mode {
+            o.goto(step);
+            self.moved_in_observation();
+            return Ok(());
+        }
         let Mode::Replay { timeline, .. } = &mut self.mode else {
             return Ok(());
         };
@@ -1204,6 +1240,11 @@ impl App {
                 "保存的状态：引擎按键不可用"
             } else {
                 "saved state: engine keys are off"
+            }),
+            Mode::Observed(_) => Some(if self.lang.zh() {
+                "观察：引擎按键不可用（只读）"
+            } else {
+                "observed: engine keys are off (read-only)"
             }),
         }
     }

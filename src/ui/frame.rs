@@ -180,6 +180,15 @@ fn title_line(app: &App, view: &Snapshot, width: u16) -> Line<'static> {
             t("mode_observed").to_string()
         }
         crate::ui::app::Mode::Saved(_) => t("mode_saved").to_string(),
+        crate::ui::app::Mode::Observed(_) if app.is_playing() => format!("▶ {}", t("mode_replay")),
+        crate::ui::app::Mode::Observed(_) if app.is_replay() => t("mode_replay").to_string(),
+        crate::ui::app::Mode::Observed(_) => t("mode_observed").to_string(),
+    };
+    // A failed refresh shows the last snapshot that answered (docs/observe.md "Live").
+    let mode = if crate::session::observation::is_stale(view) {
+        format!("{mode} {}", t("stale"))
+    } else {
+        mode
     };
     // The play speed, when it is not the recorded pace.
     let mode = match app.speed_label() {
@@ -373,8 +382,10 @@ fn status_and_keys(app: &App, width: usize) -> Line<'static> {
     };
     let w = |spans: &[Span]| spans.iter().map(Span::width).sum::<usize>();
     let keys = key_bar(app.bar_state());
-    let (pinned, others): (Vec<_>, Vec<_>) =
-        keys.into_iter().partition(|(k, _)| PINNED_KEYS.contains(k));
+    // Observing live, `r` stays too: after a failed refresh the status
+    // is long, and refreshing is what to do next (docs/observe.md "Live").
+    let pinned = |k: &str| PINNED_KEYS.contains(&k) || (app.is_observing() && k == "r");
+    let (pinned, others): (Vec<_>, Vec<_>) = keys.into_iter().partition(|(k, _)| pinned(k));
     let tail: Vec<Span<'static>> = pinned.iter().flat_map(|(k, l)| entry(k, l)).collect();
     let mut room = width.saturating_sub(w(&tail));
     let mut spans = Vec::new();

@@ -157,7 +157,32 @@ pub fn render_in(
     look: Look,
 ) -> Result<Vec<String>, String> {
     // Forward only: no checkpoints past step 0 (see `App::replay_every`).
-    let mut app = App::replay_every(recording, usize::MAX, look.layout, look.lang, look.theme)?;
+    let app = App::replay_every(recording, usize::MAX, look.layout, look.lang, look.theme)?;
+    frames_of(app, steps, cols, rows, format)
+}
+
+/// Frames of an observation recording at `steps` (docs/observe.md "Live"),
+/// as `look` says: the replay's frames, drawn as `mk-tui replay` draws them.
+pub fn render_observation_in(
+    timeline: crate::session::observation::ObservationTimeline,
+    steps: &[usize],
+    cols: u16,
+    rows: u16,
+    format: Format,
+    look: Look,
+) -> Result<Vec<String>, String> {
+    let app = App::observation_replay(timeline, look.layout, look.lang, look.theme);
+    frames_of(app, steps, cols, rows, format)
+}
+
+/// The frames of a replaying `app` at `steps`.
+fn frames_of(
+    mut app: App,
+    steps: &[usize],
+    cols: u16,
+    rows: u16,
+    format: Format,
+) -> Result<Vec<String>, String> {
     app.update(Msg::Resize(cols, rows))?;
     let mut frames = Vec::new();
     for &step in steps {
@@ -244,16 +269,57 @@ pub fn export_cast_in(
     out: &mut impl Write,
 ) -> Result<(), String> {
     let lang = look.lang;
-    let last = recording.steps.len();
+    let steps: Vec<(u64, Option<String>)> = recording
+        .steps
+        .iter()
+        .map(|s| {
+            (
+                s.at_ms,
+                s.caption.as_ref().map(|c| c.text(lang.code()).to_string()),
+            )
+        })
+        .collect();
+    let title = recording.header.title_in(look.lang.code()).to_string();
+    // Forward only: no checkpoints past step 0 (see `App::replay_every`).
+    let app = App::replay_every(recording, usize::MAX, look.layout, look.lang, look.theme)?;
+    write_cast(app, &title, &steps, (cols, rows), (from, to), out)
+}
+
+/// [`export_cast_in`] for an observation recording (docs/observe.md
+/// "Live"): its refreshes at their `at_ms`, no captions.
+pub fn export_observation_cast_in(
+    timeline: crate::session::observation::ObservationTimeline,
+    cols: u16,
+    rows: u16,
+    look: Look,
+    (from, to): (usize, usize),
+    out: &mut impl Write,
+) -> Result<(), String> {
+    let observation = timeline.observation();
+    let steps: Vec<(u64, Option<String>)> = (1..=observation.len())
+        .map(|n| (observation.at_ms(n), None))
+        .collect();
+    let title = observation.header.title.clone();
+    let app = App::observation_replay(timeline, look.layout, look.lang, look.theme);
+    write_cast(app, &title, &steps, (cols, rows), (from, to), out)
+}
+
+/// Writes the cast of a replaying `app` from step `from` to `to`: `steps`
+/// holds each step's `at_ms` and caption (step n at index n - 1).
+fn write_cast(
+    mut app: App,
+    title: &str,
+    steps: &[(u64, Option<String>)],
+    (cols, rows): (u16, u16),
+    (from, to): (usize, usize),
+    out: &mut impl Write,
+) -> Result<(), String> {
+    let last = steps.len();
     if from > to || to > last {
         return Err(format!(
             "steps {from} to {to}: expected 0 <= from <= to <= {last}, the last step"
         ));
     }
-    let steps = recording.steps.clone();
-    let title = recording.header.title_in(look.lang.code()).to_string();
-    // Forward only: no checkpoints past step 0 (see `App::replay_every`).
-    let mut app = App::replay_every(recording, usize::MAX, look.layout, look.lang, look.theme)?;
     app.update(Msg::Resize(cols, rows))?;
     let mut terminal = AnsiTerminal::new(cols, rows).map_err(|e| e.to_string())?;
     let io = |e: std::io::Error| e.to_string();
@@ -271,24 +337,20 @@ pub fn export_cast_in(
         format!("\u{1b}[2J{}", String::from_utf8_lossy(&first)),
     )?;
     let label = match (from, title.is_empty()) {
-        (0, false) => title.clone(),
+        (0, false) => title.to_string(),
         (0, true) => "step 0".to_string(),
         (n, false) => format!("step {n}: {title}"),
         (n, true) => format!("step {n}"),
     };
     emit(0.0, "m", label)?;
-    let start_ms = from.checked_sub(1).map_or(0, |i| steps[i].at_ms);
-    for (i, step) in steps.iter().enumerate().take(to).skip(from) {
+    let start_ms = from.checked_sub(1).map_or(0, |i| steps[i].0);
+    for (i, (at_ms, caption)) in steps.iter().enumerate().take(to).skip(from) {
         app.goto_step(i + 1)?;
-        let t = TITLE_HOLD_S + step.at_ms.saturating_sub(start_ms) as f64 / 1000.0;
+        let t = TITLE_HOLD_S + at_ms.saturating_sub(start_ms) as f64 / 1000.0;
         let bytes = terminal.draw(&app).map_err(io)?;
         emit(t, "o", String::from_utf8_lossy(&bytes).into_owned())?;
-        if let Some(caption) = &step.caption {
-            emit(
-                t,
-                "m",
-                format!("step {}: {}", i + 1, caption.text(lang.code())),
-            )?;
+        if let Some(caption) = caption {
+            emit(t, "m", format!("step {}: {caption}", i + 1))?;
         }
     }
     Ok(())

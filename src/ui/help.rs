@@ -12,7 +12,9 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Paragraph, Widget};
 
 use crate::ui::app::App;
-use crate::ui::keys::{COMMON_KEYS, HELP_KEYS, KeyHelp, LIVE_KEYS, PROMPT_KEYS, REPLAY_KEYS};
+use crate::ui::keys::{
+    COMMON_KEYS, HELP_KEYS, KeyHelp, LIVE_KEYS, OBSERVE_KEYS, PROMPT_KEYS, REPLAY_KEYS,
+};
 use crate::ui::panes;
 use crate::ui::wrap::{width, wrap};
 
@@ -32,12 +34,14 @@ enum Entry {
 fn entries_of(app: &App) -> Vec<Entry> {
     let mode = if app.is_replay() {
         REPLAY_KEYS
+    } else if app.is_observing() {
+        OBSERVE_KEYS
     } else {
         LIVE_KEYS
     };
     let mut out: Vec<Entry> = COMMON_KEYS.iter().chain(mode).map(Entry::Key).collect();
     // Prompts exist in a live session only.
-    if !app.is_replay() {
+    if !app.is_replay() && !app.is_observing() {
         out.push(Entry::Heading("prompt_keys"));
         out.extend(PROMPT_KEYS.iter().map(Entry::Key));
     }

@@ -297,6 +297,14 @@ pub const LIVE_KEYS: &[KeyHelp] = &[
     },
 ];
 
+/// Keys while observing a cluster live (`mk-tui observe`): engine keys are
+/// off, as the cluster is read, never written.
+pub const OBSERVE_KEYS: &[KeyHelp] = &[KeyHelp {
+    keys: "r",
+    en: "refresh now (also every --interval ms)",
+    zh: "立即刷新（另外每 --interval 毫秒自动刷新）",
+}];
+
 /// Replay keys.
 pub const REPLAY_KEYS: &[KeyHelp] = &[
     KeyHelp {
@@ -351,6 +359,8 @@ pub struct BarState {
     pub presenting: bool,
     /// A saved or observed state: nothing drives it, so no engine key.
     pub saved: bool,
+    /// Observing a cluster live (`mk-tui observe`): `r` refreshes.
+    pub observing: bool,
 }
 
 /// The key bar: the few keys that matter most now, as (key, label key).
@@ -373,7 +383,10 @@ pub fn key_bar(state: BarState) -> Vec<(&'static str, &'static str)> {
             out.push(("P", "present"));
         }
         out.extend([("?", "help_short"), ("q", "quit")]);
-    } else if state.saved {
+    } else if state.saved || state.observing {
+        if state.observing {
+            out.push(("r", "refresh"));
+        }
         if !state.zoomed {
             out.push(("f", "zoom"));
         }
@@ -641,5 +654,13 @@ mod tests {
             ..BarState::default()
         };
         assert_eq!(labels(saved), ["zoom", "present", "help_short", "quit"]);
+        let observing = BarState {
+            observing: true,
+            ..BarState::default()
+        };
+        assert_eq!(
+            labels(observing),
+            ["refresh", "zoom", "present", "help_short", "quit"]
+        );
     }
 }

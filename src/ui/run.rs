@@ -130,11 +130,11 @@ fn event_loop(
             Wake::Terminal(Some(Err(e))) => return Err(format!("terminal input failed: {e}")),
             Wake::Terminal(None) => return Ok(Ended::Quit),
             Wake::Clients | Wake::Timeout if wake.is_some() => {
-                let step = app.driver().map(|d| d.step());
+                let step = app.step_now();
                 let _ = app.update(Msg::Serve);
                 // A new step is drawn at once; the clients pane's counts
                 // (a consumer's fetch every few ms) at most every tick.
-                let moved = app.driver().map(|d| d.step()) != step;
+                let moved = app.step_now() != step;
                 if moved || last_draw.elapsed() >= TICK {
                     dirty = true;
                 }

@@ -144,18 +144,19 @@ pub fn build(driver: &Driver, bounds: &Bounds) -> Snapshot {
 /// offset from the leader's batch summaries (the base alone when the log
 /// does not hold it).
 fn pending_batch(s: &ClusterState, tp: &TopicPartition, base: i64) -> PendingBatch {
-    let last = s.partition(tp).ok().and_then(|set| {
+    let held = s.partition(tp).ok().and_then(|set| {
         let summaries = set.leader_replica().log.batch_summaries();
         let i = summaries.partition_point(|b| b.base_offset < base);
         summaries
             .get(i)
             .filter(|b| b.base_offset == base)
-            .map(|b| b.last_offset)
+            .map(|b| (b.last_offset, b.control.map(control_kind)))
     });
     PendingBatch {
         partition: tp.to_string(),
         base_offset: base,
-        last_offset: last.unwrap_or(base),
+        last_offset: held.map_or(base, |(last, _)| last),
+        control: held.and_then(|(_, control)| control),
     }
 }
 

@@ -688,12 +688,25 @@ pub struct PendingBatch {
     pub partition: String,
     pub base_offset: i64,
     pub last_offset: i64,
+    /// A COMMIT or ABORT marker (a commit waiting for its markers to
+    /// replicate), which the pane names as one: `out-0@1 ◆COMMIT`. Absent
+    /// for data and in states saved before.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub control: Option<ControlKind>,
 }
 
 impl PendingBatch {
-    /// `out-0@50-99 (50)`, or `out-0@7` for one offset.
+    /// `out-0@50-99 (50)`, `out-0@7` for one offset, `out-0@1 ◆COMMIT` for
+    /// a marker.
     pub fn text(&self) -> String {
-        if self.last_offset > self.base_offset {
+        if let Some(c) = self.control {
+            format!(
+                "{}@{} ◆{}",
+                self.partition,
+                self.base_offset,
+                c.name().to_uppercase()
+            )
+        } else if self.last_offset > self.base_offset {
             let n = self.last_offset - self.base_offset + 1;
             format!(
                 "{}@{}-{} ({n})",

@@ -9,7 +9,7 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Block;
 
-use super::{PaneContext, frame, lines, marks};
+use super::{PaneContext, frame, lines, marks, visible};
 use crate::session::snapshot::{Snapshot, TAIL};
 
 /// `values` packed into lines of at most `width` cells, at most `max` lines.
@@ -72,7 +72,10 @@ fn columns<'a>(
                 .unwrap_or(&empty)
                 .iter()
                 .take(TAIL)
-                .map(|v| v.clone().unwrap_or_else(|| "null".into()))
+                .map(|v| {
+                    v.as_deref()
+                        .map_or_else(|| "null".into(), |v| visible(v).into_owned())
+                })
                 .collect();
             if count > values.len() && !values.is_empty() {
                 values.push("…".into());

@@ -283,10 +283,45 @@ fn pad(s: &str, width: usize) -> String {
 
 /// Renders `lines` top down into `area`, one row each; a line too wide is
 /// [`shorten`]ed, never cut in the middle of a word.
+/// Control characters (a value's newline or tab, an escape) are shown as
+/// their escapes, `\n`, `\t`, `\u{1b}`, since a terminal cell cannot
+/// hold them (ratatui drops them, so `a\nb` would read `ab`).
 fn lines(lines: Vec<Line<'_>>, area: Rect, buf: &mut Buffer) {
     let width = usize::from(area.width);
-    let lines: Vec<Line<'_>> = lines.into_iter().map(|l| shorten(l, width)).collect();
+    let lines: Vec<Line<'_>> = lines
+        .into_iter()
+        .map(|mut l| {
+            for span in &mut l.spans {
+                if let std::borrow::Cow::Owned(v) = visible(&span.content) {
+                    span.content = v.into();
+                }
+            }
+            shorten(l, width)
+        })
+        .collect();
     Paragraph::new(lines).render(area, buf);
+}
+
+/// `text` as a pane shows it: its control characters (a record value's
+/// newline, tab or escape) written as escapes (`\n`, `\r`, `\t`,
+/// `\u{1b}`), as the snapshot writes bytes that are not UTF-8 as `\xNN`.
+/// A terminal cell cannot hold a control character (ratatui drops it), so
+/// without this `a\nb` would read `ab`. Borrowed when there is none.
+pub fn visible(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text.chars().any(char::is_control) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        match c {
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if c.is_control() => out.push_str(&format!("\\u{{{:x}}}", u32::from(c))),
+            c => out.push(c),
+        }
+    }
+    std::borrow::Cow::Owned(out)
 }
 
 /// `line` in `width` columns, shortened on purpose: it ends at the last
@@ -593,6 +628,7 @@ mod testkit {
                         partition: "out-0".into(),
                         base_offset: 3,
                         last_offset: 4,
+                        control: None,
                     }],
                 },
                 PendingSnapshot {

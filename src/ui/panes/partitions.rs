@@ -160,7 +160,7 @@ fn row<'a>(
     let range = offsets(b);
     let content = match b.control {
         Some(c) => c.name().to_uppercase(),
-        None => format!("[{}]", b.values_text()),
+        None => format!("[{}]", super::visible(&b.values_text())),
     };
     let seen = if ctx.isolation.sees(b.fate) {
         "●"

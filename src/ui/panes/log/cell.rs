@@ -89,7 +89,9 @@ pub fn value(records: &[RecordSnapshot], slot: Slot, per_batch: bool) -> String 
         records.iter().find(|r| r.offset == slot.from)
     };
     r.map_or(String::new(), |r| {
-        r.value.clone().unwrap_or_else(|| "null".into())
+        r.value
+            .as_deref()
+            .map_or_else(|| "null".into(), |v| super::super::visible(v).into_owned())
     })
 }
 

@@ -104,9 +104,34 @@ fn label(r: &ReplicaSnapshot, leader: bool, ctx: &PaneContext) -> String {
     format!("{}{stopped} {}", r.broker, ctx.lang.t(role(r, leader)))
 }
 
-/// The LEO written after a row's last cell.
-fn leo_label(r: &ReplicaSnapshot) -> String {
-    format!(" LEO {}", r.log_end_offset)
+/// The LEO written after a row's last cell (`LEO ?` for an observed
+/// cluster, whose leader's LEO is not on the wire: its row ends at the HW).
+fn leo_label(view: &Snapshot, r: &ReplicaSnapshot) -> String {
+    if view.lacks(field::REPLICA_LOG_END_OFFSET) {
+        " LEO ?".to_string()
+    } else {
+        format!(" LEO {}", r.log_end_offset)
+    }
+}
+
+/// What the pane draws of `view`: itself, or for a cluster observed over
+/// the Kafka protocol (docs/observe.md), which shows no replica's log, the
+/// leader's row alone, built from the partition's batches (the leader's,
+/// fetched up to the HW), so its row ends at the HW. The followers' rows
+/// are left out, not drawn empty: the header says they are not visible.
+fn drawn_view(view: &Snapshot) -> std::borrow::Cow<'_, Snapshot> {
+    if !view.lacks(field::REPLICA_LOG) {
+        return std::borrow::Cow::Borrowed(view);
+    }
+    let mut leader_only = view.clone();
+    for p in &mut leader_only.partitions {
+        let (leader, hw) = (p.leader, p.high_watermark);
+        p.replicas.retain(|r| r.is_leader || r.broker == leader);
+        for r in &mut p.replicas {
+            r.log_end_offset = hw;
+        }
+    }
+    std::borrow::Cow::Owned(leader_only)
 }
 
 /// How many lines a row of cells `cell` wide can use: the fate's label
@@ -157,7 +182,7 @@ fn plan<'a>(view: &'a Snapshot, ctx: &PaneContext, inner: Rect) -> Plan<'a> {
     let right = all_rows
         .iter()
         .flatten()
-        .map(|r| width(&leo_label(r)))
+        .map(|r| width(&leo_label(view, r)))
         .max()
         .unwrap_or(0);
     let cells_w = usize::from(inner.width).saturating_sub(label_w + 1 + right);
@@ -219,6 +244,7 @@ fn plan<'a>(view: &'a Snapshot, ctx: &PaneContext, inner: Rect) -> Plan<'a> {
 /// last one in the window (a window never starts inside a batch), so every
 /// record cell drawn has its value; with one cell per batch, its first.
 pub fn visible_batches(view: &Snapshot, ctx: &PaneContext, area: Rect) -> Vec<Wanted> {
+    let view = &*drawn_view(view);
     let inner = ratatui::widgets::Block::bordered().inner(area);
     if inner.is_empty() {
         return Vec::new();
@@ -262,6 +288,7 @@ pub struct Placed {
 /// The partitions a pane in `area` draws, with the geometry of their cells
 /// (rows cut by the pane's bottom are left out).
 pub fn placement(view: &Snapshot, ctx: &PaneContext, area: Rect) -> Vec<Placed> {
+    let view = &*drawn_view(view);
     let inner = ratatui::widgets::Block::bordered().inner(area);
     if inner.is_empty() {
         return Vec::new();
@@ -324,17 +351,7 @@ pub fn render(view: &Snapshot, ctx: &PaneContext, area: Rect, buf: &mut Buffer) 
     if inner.is_empty() {
         return;
     }
-    if view.lacks(field::REPLICA_LOG) {
-        // A cluster observed over the protocol shows no replica's log
-        // (docs/observe.md): say so rather than draw empty rows.
-        let line = ratatui::text::Line::styled(ctx.lang.t("no_replica_logs"), ctx.theme.dim());
-        ratatui::widgets::Widget::render(
-            crate::ui::panes::shorten(line, usize::from(inner.width)),
-            Rect::new(inner.x, inner.y, inner.width, 1),
-            buf,
-        );
-        return;
-    }
+    let view = &*drawn_view(view);
     let plan = plan(view, ctx, inner);
     let mut canvas = Canvas {
         view,
@@ -413,6 +430,7 @@ impl Canvas<'_, '_> {
     /// cell per batch, and how many offsets are left of it.
     fn header(&mut self, block: &Block<'_>, y: u16) {
         let (p, win, ctx) = (block.part, &block.win, self.ctx);
+        let observed = self.view.lacks(field::REPLICA_LOG);
         let t = |k| ctx.lang.t(k);
         let isr: Vec<String> = p.isr.iter().map(u32::to_string).collect();
         let x0 = usize::from(self.inner.x);
@@ -427,6 +445,13 @@ impl Canvas<'_, '_> {
                 None => x,
             }
         };
+        if observed {
+            x = note(
+                x,
+                format!(" · {}", t("log_observed")),
+                format!(" · {}", t("log_observed_short")),
+            );
+        }
         if win.per_batch {
             x = note(
                 x,
@@ -553,7 +578,7 @@ impl Canvas<'_, '_> {
         // The LEO after the row's last cell: a lagging row ends earlier;
         // `◂` says it ends left of the window.
         let end_x = last.map_or(self.bx, |i| col(i + 1) + 1);
-        let mut leo = leo_label(r);
+        let mut leo = leo_label(self.view, r);
         if last.is_none() && win.slots.first().is_some_and(|s| r.log_end_offset < s.from) {
             leo = format!(" ◂{}", leo.trim_start());
         }
