@@ -165,9 +165,15 @@ pub(super) async fn ask(
                 .versions
                 .optional(ApiKey::ListGroups, ours::LIST_GROUPS)
             {
-                Some(v) => match list(&mut link.conn, v).await? {
-                    Ok(groups) => all.extend(groups),
-                    Err(e) => lacking.push(format!("broker {} (ListGroups error code {e})", b.id)),
+                Some(v) => match list(&mut link.conn, v).await {
+                    Ok(Ok(groups)) => all.extend(groups),
+                    Ok(Err(e)) => {
+                        lacking.push(format!("broker {} (ListGroups error code {e})", b.id))
+                    }
+                    Err(e) => {
+                        lacking.push(format!("broker {} ({e})", b.id));
+                        links.remove(&b.address);
+                    }
                 },
                 None => lacking.push(format!("broker {} (no ListGroups)", b.id)),
             }

@@ -59,13 +59,18 @@ pub(super) async fn ask(
             out.silent.push((b.id, "no DescribeLogDirs".into()));
             continue;
         };
-        match describe(&mut link.conn, v, keys).await? {
-            Ok(found) => {
+        match describe(&mut link.conn, v, keys).await {
+            Ok(Ok(found)) => {
                 for (key, entry) in found {
                     out.replicas.insert((b.id, key), entry);
                 }
             }
-            Err(why) => out.silent.push((b.id, why)),
+            Ok(Err(why)) => out.silent.push((b.id, why)),
+            // A broker going away mid-observation says nothing.
+            Err(e) => {
+                out.silent.push((b.id, e));
+                links.remove(&b.address);
+            }
         }
     }
     Ok(out)

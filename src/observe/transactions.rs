@@ -300,11 +300,18 @@ pub(super) async fn ask(
             everywhere = false;
             break;
         };
-        match list(&mut link.conn, v).await? {
-            Ok(l) => listed.extend(l),
-            Err(e) => answers
+        match list(&mut link.conn, v).await {
+            Ok(Ok(l)) => listed.extend(l),
+            Ok(Err(e)) => answers
                 .silent
                 .push((b.id, format!("ListTransactions error code {e}"))),
+            // A broker going away mid-observation (a stopped broker of
+            // `mk-tui serve` closing its listener) says nothing; the others
+            // still do.
+            Err(e) => {
+                answers.silent.push((b.id, e));
+                links.remove(&b.address);
+            }
         }
     }
     if everywhere {
