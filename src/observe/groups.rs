@@ -30,6 +30,9 @@ use super::metadata::Cluster;
 use super::offsets::Key;
 use super::versions::ours;
 
+/// The most groups discovered per observation whose offsets are read.
+pub const MAX_GROUPS: usize = 256;
+
 /// UNSTABLE_OFFSET_COMMIT: a transaction's offset commit is pending.
 const UNSTABLE_OFFSET_COMMIT: i16 = 88;
 
@@ -190,6 +193,16 @@ pub(super) async fn ask(
         }
         all.sort();
         all.dedup();
+        // Each group costs a FindCoordinator and two OffsetFetch round
+        // trips: at most MAX_GROUPS, in id order.
+        if all.len() > MAX_GROUPS {
+            out.unavailable.push(format!(
+                "{} of {} groups past the first {MAX_GROUPS} (by id)",
+                field::COMMITTED_OFFSETS,
+                all.len() - MAX_GROUPS
+            ));
+            all.truncate(MAX_GROUPS);
+        }
         all
     } else {
         out.unavailable.push(format!(

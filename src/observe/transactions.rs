@@ -46,6 +46,10 @@ use super::metadata::Cluster;
 use super::offsets::Key;
 use super::versions::ours;
 
+/// The most open transactions described per observation, in id order:
+/// each costs a FindCoordinator round trip, and the panes show fewer.
+pub const MAX_DESCRIBED: usize = 256;
+
 /// One id as ListTransactions lists it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Listed {
@@ -84,6 +88,8 @@ pub struct Answers {
     /// Partitions whose DescribeProducers answered an error code (a leader
     /// that moved): their first offsets are missing.
     pub producer_errors: Vec<(Key, i16)>,
+    /// Open transactions past [`MAX_DESCRIBED`], not described.
+    pub undescribed: usize,
 }
 
 /// The snapshot's state for Kafka's name, if it has one.
@@ -112,6 +118,13 @@ pub fn fill(answers: &Answers) -> (Vec<TransactionSnapshot>, Vec<String>) {
         unavailable.push(format!(
             "{} coordinated by broker {b} ({why})",
             field::TRANSACTIONS
+        ));
+    }
+    if answers.undescribed > 0 {
+        unavailable.push(format!(
+            "{} of {} open transactions past the first {MAX_DESCRIBED} (not described)",
+            field::TXN_PARTITIONS,
+            answers.undescribed
         ));
     }
     for ((topic, p), e) in &answers.producer_errors {
@@ -317,7 +330,16 @@ pub(super) async fn ask(
     if everywhere {
         listed.sort_by(|a, b| a.id.cmp(&b.id));
         listed.dedup_by(|a, b| a.id == b.id);
-        answers.described = describe_all(links, bootstrap, &listed).await?;
+        // Only open transactions are described (a complete one's
+        // partitions are not on the wire anyway), at most MAX_DESCRIBED:
+        // each costs a FindCoordinator.
+        let open: Vec<&Listed> = listed
+            .iter()
+            .filter(|l| state_of(&l.state).is_some_and(|s| s.is_unstable()))
+            .collect();
+        answers.undescribed = open.len().saturating_sub(MAX_DESCRIBED);
+        let described: Vec<Listed> = open.into_iter().take(MAX_DESCRIBED).cloned().collect();
+        answers.described = describe_all(links, bootstrap, &described).await?;
         answers.listed = Some(listed);
     }
     let mut producers = BTreeMap::new();
@@ -531,6 +553,7 @@ mod tests {
             ])),
             silent: vec![(3, "unreachable".into())],
             producer_errors: vec![(key(2), 6)],
+            undescribed: 2,
         };
         let (txns, unavailable) = fill(&answers);
         assert_eq!(txns.len(), 2, "an Empty id has no transaction");
