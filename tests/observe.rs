@@ -946,3 +946,33 @@ fn named_groups_are_read_alone_and_the_others_are_said_to_be_left_out() {
         );
     }
 }
+
+#[test]
+fn at_most_256_discovered_groups_are_read_and_the_rest_are_counted() {
+    let temp = tempfile::tempdir().unwrap();
+    let file = temp.path().join("groups.jsonl");
+    let mut text = String::from(
+        r#"{"mk_recording":1,"title":"groups","rules":"minikafka","cluster":{"brokers":[1],"topics":[{"name":"out","partitions":1,"replication_factor":1}],"config":{}}}"#,
+    );
+    text.push('\n');
+    for g in 0..257 {
+        text.push_str(&format!(
+            "{{\"at_ms\":0,\"action\":{{\"commit_offsets\":{{\"group\":\"g{g:03}\",\"offsets\":[{{\"topic\":\"out\",\"partition\":0,\"offset\":{g}}}]}}}}}}\n"
+        ));
+    }
+    std::fs::write(&file, text).unwrap();
+    let mut server = Server::start(&[file.to_str().unwrap(), "--auto-replicate", "0"]);
+    let observed = observe(&server.bootstrap(), &[]);
+    server.stop();
+    let groups = observed["committed_offsets"].as_object().unwrap();
+    assert_eq!(groups.len(), 256);
+    assert_eq!(groups["g255"], json!({"out-0": 255}), "in id order");
+    assert!(!groups.contains_key("g256"));
+    assert!(
+        observed["unavailable"].as_array().unwrap().contains(&json!(
+            "committed_offsets of 1 groups past the first 256 (by id)"
+        )),
+        "{}",
+        observed["unavailable"]
+    );
+}
