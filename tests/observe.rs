@@ -801,7 +801,9 @@ fn render_draws_the_observed_snapshot_as_render_draws_a_saved_state() {
         "│ observed │",
         "LSO 5 LEO ?",
         "clock ?",
-        "not visible over the Kafka",
+        "journal not visible over Kafka",
+        // Its transactions, from the admin APIs.
+        "tx-a complete_abort",
         "leader to the HW",
         "1 ldr│",
         "? help q quit",

@@ -161,6 +161,11 @@ const LABELS: &[(&str, &str, &str)] = &[
         "通过 Kafka 协议看不到",
     ),
     ("not_visible_short", "not visible", "看不到"),
+    (
+        "journal_txns",
+        "journal not visible over Kafka; transactions:",
+        "看不到 journal；事务：",
+    ),
     ("clock", "clock", "时钟"),
     ("rules", "rules", "规则"),
     ("too_small", "Terminal too small", "终端太小"),

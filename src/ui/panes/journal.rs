@@ -195,13 +195,43 @@ fn recovery<'a>(r: &'a RecoverySnapshot, ctx: &'a PaneContext, max: usize) -> Ve
         .collect()
 }
 
+/// An observed cluster's transactions, where its journal is not visible
+/// (docs/observe.md: ListTransactions, DescribeTransactions,
+/// DescribeProducers): each id and state, and for an open one where it
+/// starts on each partition (`out-0@1`), the offset its LSO stops at; at
+/// most `max` lines.
+fn observed<'a>(view: &'a Snapshot, ctx: &'a PaneContext, max: usize) -> Vec<Line<'a>> {
+    view.transactions
+        .iter()
+        .take(max)
+        .map(|t| {
+            let starts: Vec<String> = t
+                .first_offsets
+                .iter()
+                .map(|(tp, o)| format!("{tp}@{o}"))
+                .collect();
+            let mut spans = vec![Span::raw(format!("{} ", t.id)), state(t.state, ctx)];
+            if !starts.is_empty() {
+                spans.push(Span::styled(
+                    format!(" {}", starts.join(" ")),
+                    ctx.theme.dim(),
+                ));
+            }
+            Line::from(spans)
+        })
+        .collect()
+}
+
 /// Draws the pane; `ctx.scroll` moves the frames up.
 pub fn render(view: &Snapshot, ctx: &PaneContext, area: Rect, buf: &mut Buffer) {
     let inner = frame(ctx, "journal", area, buf);
     let height = usize::from(inner.height);
     let summary = if view.lacks(field::JOURNAL) {
-        // `__transaction_state` is not readable by a client.
-        Line::styled(ctx.lang.t("not_visible"), ctx.theme.dim())
+        // `__transaction_state` is not readable by a client; the admin
+        // APIs still tell its transactions.
+        let known = !view.lacks(field::TRANSACTIONS) && !view.transactions.is_empty();
+        let key = if known { "journal_txns" } else { "not_visible" };
+        Line::styled(ctx.lang.t(key), ctx.theme.dim())
     } else if view.journal.frames == 0 {
         Line::styled(ctx.lang.t("no_frames"), ctx.theme.dim())
     } else {
@@ -211,6 +241,9 @@ pub fn render(view: &Snapshot, ctx: &PaneContext, area: Rect, buf: &mut Buffer) 
         )
     };
     let mut out = vec![summary];
+    if view.lacks(field::JOURNAL) && !view.lacks(field::TRANSACTIONS) {
+        out.extend(observed(view, ctx, height.saturating_sub(1)));
+    }
     if let Some(r) = &view.last_recovery {
         out.extend(recovery(r, ctx, height.saturating_sub(1) / 2));
     }
@@ -437,5 +470,31 @@ mod tests {
             5,
         );
         assert!(zh.contains("journal 为空"), "{zh}");
+    }
+
+    #[test]
+    fn an_observed_cluster_lists_its_transactions_where_the_journal_is_not_visible() {
+        use crate::session::snapshot::field;
+        let mut v = view();
+        v.journal.tail.clear();
+        v.journal.frames = 0;
+        v.unavailable = vec![field::JOURNAL.into()];
+        let text = draw(PaneId::Journal, &v, &ctx(), 70, 6);
+        assert!(
+            text.contains("journal not visible over Kafka; transactions:"),
+            "{text}"
+        );
+        for t in &v.transactions {
+            assert!(text.contains(&format!("{} {}", t.id, t.state)), "{text}");
+            for (tp, o) in &t.first_offsets {
+                assert!(text.contains(&format!("{tp}@{o}")), "{text}");
+            }
+        }
+        v.unavailable.push(field::TRANSACTIONS.into());
+        let text = draw(PaneId::Journal, &v, &ctx(), 70, 6);
+        assert!(
+            text.contains("not visible over the Kafka protocol") && !text.contains("transactions:"),
+            "{text}"
+        );
     }
 }
