@@ -160,6 +160,7 @@ const LABELS: &[(&str, &str, &str)] = &[
         "通过 Kafka 协议看不到",
     ),
     ("not_visible_short", "not visible", "看不到"),
+    ("no_topics", "no topics yet", "还没有主题"),
     ("clock", "clock", "时钟"),
     ("rules", "rules", "规则"),
     ("too_small", "Terminal too small", "终端太小"),
