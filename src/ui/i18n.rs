@@ -166,6 +166,7 @@ const LABELS: &[(&str, &str, &str)] = &[
         "journal not visible over Kafka; transactions:",
         "看不到 journal；事务：",
     ),
+    ("no_topics", "no topics yet", "还没有主题"),
     ("clock", "clock", "时钟"),
     ("rules", "rules", "规则"),
     ("too_small", "Terminal too small", "终端太小"),

@@ -120,6 +120,19 @@ fn frame(ctx: &PaneContext, key: &'static str, area: Rect, buf: &mut Buffer) -> 
     frame_with(ctx, key, None, area, buf)
 }
 
+/// For a cluster with no topic yet (`mk-tui serve` or `--listen` before a
+/// client creates one, or an observed cluster without any): says so in the
+/// pane, dim, instead of leaving it blank or drawing a legend of nothing.
+/// True when it did, and the pane draws nothing else.
+fn no_topics(view: &Snapshot, ctx: &PaneContext, inner: Rect, buf: &mut Buffer) -> bool {
+    if !view.partitions.is_empty() || inner.is_empty() {
+        return false;
+    }
+    let line = Line::styled(ctx.lang.t("no_topics"), ctx.theme.dim());
+    shorten(line, usize::from(inner.width)).render(Rect { height: 1, ..inner }, buf);
+    true
+}
+
 /// [`frame`] with `mark` after the title, in its own style (the clients
 /// pane's armed fault).
 fn frame_with(
@@ -716,6 +729,35 @@ mod tests {
     use super::testkit::{ctx, draw, view};
     use super::*;
     use crate::session::snapshot::Fate;
+
+    /// A cluster with no topic (a fresh `mk-tui serve`, an observed empty
+    /// cluster) says so, dim, in each pane that lists partitions, instead
+    /// of a blank pane or the Log pane's legend of nothing.
+    #[test]
+    fn no_topics_yet_in_every_pane_that_lists_partitions() {
+        let empty = Snapshot {
+            partitions: vec![],
+            ..view()
+        };
+        for id in [
+            PaneId::Partitions,
+            PaneId::Replicas,
+            PaneId::Log,
+            PaneId::Consumers,
+        ] {
+            let mut buf = Buffer::empty(Rect::new(0, 0, 40, 6));
+            super::render(id, &empty, &ctx(), buf.area, &mut buf);
+            let text = testkit::text(&buf);
+            let line = text.lines().nth(1).unwrap();
+            assert!(line.starts_with("│no topics yet"), "{id:?}:\n{text}");
+            assert!(!text.contains("stable"), "{id:?}: no legend\n{text}");
+            let dim = ctx().theme.dim().fg;
+            assert!(dim.is_some(), "the test's theme has colour");
+            assert_eq!(buf[(1, 1)].style().fg, dim, "{id:?}");
+            let full = draw(id, &view(), &ctx(), 40, 6);
+            assert!(!full.contains("no topics yet"), "{id:?}:\n{full}");
+        }
+    }
 
     #[test]
     fn tiny_areas_never_panic() {

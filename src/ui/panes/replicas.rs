@@ -236,6 +236,9 @@ fn columns(
 /// Draws the pane; `ctx.scroll` skips whole partitions.
 pub fn render(view: &Snapshot, ctx: &PaneContext, area: Rect, buf: &mut Buffer) {
     let inner = frame(ctx, "replicas", area, buf);
+    if super::no_topics(view, ctx, inner, buf) {
+        return;
+    }
     let t = |k| ctx.lang.t(k);
     let (fit, (widths, header, _)) = [Fit::Words, Fit::Short, Fit::Tiny]
         .into_iter()

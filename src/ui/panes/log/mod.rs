@@ -348,6 +348,9 @@ fn selected_in(view: &Snapshot, ctx: &PaneContext, p: usize) -> Option<usize> {
 /// Draws the pane; `ctx.scroll` skips whole partitions.
 pub fn render(view: &Snapshot, ctx: &PaneContext, area: Rect, buf: &mut Buffer) {
     let inner = frame(ctx, "log", area, buf);
+    if super::no_topics(view, ctx, inner, buf) {
+        return;
+    }
     if inner.is_empty() {
         return;
     }
