@@ -46,6 +46,40 @@ pub struct Observed {
     pub read_committed: Fetched,
 }
 
+/// The HW and LSO of `o`: the ones its fetches were told (the
+/// read_uncommitted fetch's HW, the read_committed fetch's LSO), which a
+/// consumer is told and stops at, else ListOffsets'. Where the two
+/// disagree, `unavailable` names both (docs/observe.md "Fetch against
+/// ListOffsets"): tansu 0.6.0's ListOffsets answers the newest batch's base
+/// offset + 1 as latest, and 0 under read_committed while a transaction is
+/// open.
+fn watermarks(key: &str, o: &Observed, unavailable: &mut Vec<String>) -> (i64, i64) {
+    let told = [
+        (
+            "high_watermark",
+            o.offsets.high_watermark,
+            o.read_uncommitted.watermarks.map(|w| w.0),
+            "read_uncommitted",
+        ),
+        (
+            "last_stable_offset",
+            o.offsets.last_stable,
+            o.read_committed.watermarks.map(|w| w.1),
+            "read_committed",
+        ),
+    ];
+    let [hw, lso] = told.map(|(name, listed, fetched, level)| match fetched {
+        Some(fetched) if fetched != listed => {
+            unavailable.push(format!(
+                "partitions[{key}].{name} (ListOffsets {level} says {listed}, Fetch {level} says {fetched}: shown as Fetch says)"
+            ));
+            fetched
+        }
+        _ => listed,
+    });
+    (hw, lso)
+}
+
 /// The snapshot of `cluster` and its `partitions` (in Metadata's order),
 /// titled after the bootstrap addresses.
 pub fn assemble(bootstrap: &[String], cluster: &Cluster, partitions: Vec<Observed>) -> Snapshot {
@@ -63,7 +97,7 @@ pub fn assemble(bootstrap: &[String], cluster: &Cluster, partitions: Vec<Observe
     let mut out = Vec::new();
     for o in partitions {
         let (p, key) = (&o.meta, format!("{}-{}", o.meta.topic, o.meta.partition));
-        let (hw, lso) = (o.offsets.high_watermark, o.offsets.last_stable);
+        let (hw, lso) = watermarks(&key, &o, &mut unavailable);
         let reached = o
             .read_uncommitted
             .batches

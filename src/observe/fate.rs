@@ -179,6 +179,7 @@ mod tests {
                 batch(5, -1, false, None),
             ],
             aborted: vec![(7, 0)],
+            watermarks: None,
         };
         let visible = read_committed_visible(&fetched);
         assert_eq!(visible, BTreeSet::from([1, 4, 5]));

@@ -1,9 +1,9 @@
 //! Fetch (key 1) of each partition's tail, from its leader, at each
 //! isolation level (docs/observe.md "What a fetch holds"). A fetch asks
 //! for at most [`PARTITION_MAX_BYTES`] per partition from
-//! [`tail_start`], never waits for data (`max_wait_ms` 0), and is a plain
-//! consumer's (replica id -1, no fetch session): it commits nothing and
-//! joins no group.
+//! [`tail_start`], does not wait for data (`min_bytes` 0, `max_wait_ms`
+//! [`MAX_WAIT_MS`]), and is a plain consumer's (replica id -1, no fetch
+//! session): it commits nothing and joins no group.
 
 use std::collections::BTreeMap;
 
@@ -21,6 +21,13 @@ use super::offsets::Key;
 /// tail is cut to this, and the snapshot says so (`unavailable`).
 pub const PARTITION_MAX_BYTES: i32 = 64 * 1024;
 
+/// How long a fetch may wait for data: 10 ms, not 0, because tansu 0.6.0
+/// answers a fetch with `max_wait_ms` 0 with no topic at all
+/// (docs/observe.md "Tested implementations"). With `min_bytes` 0 Kafka
+/// answers at once; `mk-tui serve` waits these 10 ms at most, when there
+/// is nothing to return.
+pub const MAX_WAIT_MS: i32 = 10;
+
 /// How many offsets below the HW a tail starts at most: 1024. The fetch
 /// starts at `max(log start, HW - TAIL_OFFSETS)`.
 pub const TAIL_OFFSETS: i64 = 1024;
@@ -30,13 +37,18 @@ pub fn tail_start(log_start: i64, high_watermark: i64) -> i64 {
     log_start.max(high_watermark - TAIL_OFFSETS)
 }
 
-/// One partition's fetch: its whole batches, in offset order, and the
-/// aborted transactions the broker listed (read_committed only).
+/// One partition's fetch: its whole batches, in offset order, the
+/// aborted transactions the broker listed (read_committed only), and the
+/// watermarks its first answer told.
 #[derive(Debug, Clone, Default)]
 pub struct Fetched {
     pub batches: Vec<WireBatch>,
     /// `(producer id, first offset)`.
     pub aborted: Vec<(i64, i64)>,
+    /// `(high watermark, last stable offset)` as the partition's first
+    /// answer said them: what a consumer is told and stops at, checked
+    /// against ListOffsets (docs/observe.md "Fetch against ListOffsets").
+    pub watermarks: Option<(i64, i64)>,
 }
 
 /// Fetches each partition's tail `start..end` (`end` its HW) from the
@@ -85,6 +97,7 @@ pub async fn fetch_tail(
                 .filter(|b| before.is_none_or(|last| b.base_offset > last));
             entry.batches.extend(new.cloned());
             entry.aborted.extend(got.aborted.iter().copied());
+            entry.watermarks = entry.watermarks.or(got.watermarks);
             match entry.batches.last().map(|b| b.last_offset) {
                 Some(last) if Some(last) != before => {
                     *next = last + 1;
@@ -119,7 +132,7 @@ async fn fetch(
     }
     let request = FetchRequest::default()
         .with_replica_id(BrokerId(-1))
-        .with_max_wait_ms(0)
+        .with_max_wait_ms(MAX_WAIT_MS)
         .with_min_bytes(0)
         .with_max_bytes(
             partitions
@@ -174,7 +187,13 @@ async fn fetch(
                 .collect();
             let bytes = p.records.as_ref().map_or(0, |r| r.len());
             let bytes = i32::try_from(bytes).unwrap_or(i32::MAX);
-            out.insert(key, (Fetched { batches, aborted }, bytes));
+            let watermarks = Some((p.high_watermark, p.last_stable_offset));
+            let fetched = Fetched {
+                batches,
+                aborted,
+                watermarks,
+            };
+            out.insert(key, (fetched, bytes));
         }
     }
     for ((topic, partition), _, _) in partitions {
@@ -311,8 +330,40 @@ mod tests {
             // The batch holding the start, then each next one, once each:
             // three fetches, none past the HW.
             assert_eq!(bases, [(0, 2), (3, 3), (4, 7)]);
+            assert_eq!(
+                got[&key].watermarks,
+                Some((8, 8)),
+                "the answer's HW and LSO"
+            );
             assert_eq!(server.await.unwrap(), 3);
         });
+    }
+
+    /// Tansu 0.6.0 sends NodeEndpoints (tag 0, Kafka's v16+) in its Fetch
+    /// v12 answers: the response decodes, the tag kept as unknown
+    /// (vendor/README.md), and at v16 it is NodeEndpoints again.
+    #[test]
+    fn a_fetch_answer_with_a_newer_versions_tagged_field_still_decodes() {
+        for version in [12, 16] {
+            // A response with no tagged field ends with their count, 0:
+            // instead, one field, tag 0, of one byte, an empty compact
+            // array (its length + 1). The encoder cannot write tag 0 at
+            // v12, so the bytes are put by hand.
+            let mut out = BytesMut::new();
+            FetchResponse::default().encode(&mut out, version).unwrap();
+            assert_eq!(out.last(), Some(&0));
+            out.truncate(out.len() - 1);
+            out.put_slice(&[1, 0, 1, 1]);
+            let got = FetchResponse::decode(&mut out.freeze(), version)
+                .unwrap_or_else(|e| panic!("v{version}: {e}"));
+            assert!(got.node_endpoints.is_empty());
+            let kept: Vec<i32> = got.unknown_tagged_fields.keys().copied().collect();
+            assert_eq!(
+                kept,
+                if version < 16 { vec![0] } else { vec![] },
+                "v{version}"
+            );
+        }
     }
 
     #[test]

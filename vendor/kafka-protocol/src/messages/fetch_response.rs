@@ -544,13 +544,13 @@ impl Decodable for FetchResponse {
                 let tag: u32 = types::UnsignedVarInt.decode(buf)?;
                 let size: u32 = types::UnsignedVarInt.decode(buf)?;
                 match tag {
-                    0 => {
-                        if version >= 16 {
-                            node_endpoints =
-                                types::CompactArray(types::Struct { version }).decode(buf)?;
-                        } else {
-                            bail!("Tag {} is not valid for version {}", tag, version);
-                        }
+                    // mk-tui: NodeEndpoints (v16+) sent at an older version
+                    // (tansu 0.6.0 sends an empty one at v12) is kept as an
+                    // unknown tagged field, as librdkafka skips it, rather
+                    // than failing the whole response.
+                    0 if version >= 16 => {
+                        node_endpoints =
+                            types::CompactArray(types::Struct { version }).decode(buf)?;
                     }
                     _ => {
                         let unknown_value = buf.try_get_bytes(size as usize)?;
