@@ -16,6 +16,7 @@ use crate::engine::core::record::ConsumerRecord;
 use crate::engine::error::{MiniKafkaError, Result};
 use crate::engine::log::index::IndexEntry;
 use crate::engine::log::segment::{Resume, ScannedSegment, Segment, keep_if_small};
+use crate::engine::shared_vec::SharedVec;
 
 /// The batch-level facts of one logged batch.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -114,7 +115,7 @@ pub struct LogCarry {
     points: Vec<SegmentPoint>,
     /// The crashed log's summaries; once [`ScannedLog::open_carrying`] lent
     /// the first `lent` of them to the new log, the rest.
-    batches: Vec<BatchSummary>,
+    batches: SharedVec<BatchSummary>,
     lent: usize,
 }
 
@@ -167,7 +168,7 @@ impl ScannedLog {
             false => None,
         };
         let trusted: usize = self.carried.iter().sum();
-        let mut batches = Vec::new();
+        let mut batches = SharedVec::new();
         if let Some(carry) = carry.filter(|_| trusted > 0) {
             let rest = carry.batches.split_off(trusted);
             batches = std::mem::replace(&mut carry.batches, rest);
@@ -225,12 +226,12 @@ fn resume_point(
         .points
         .get(i)
         .filter(|p| p.base_offset == base && p.batches > 0)?;
-    let batches = carry
-        .batches
-        .get(start..start.checked_add(point.batches)?)?;
-    if batches.first()?.base_offset < min_base.max(base) {
+    let end = start.checked_add(point.batches)?;
+    let last = carry.batches.get(end - 1)?;
+    if carry.batches.get(start)?.base_offset < min_base.max(base) {
         return None;
     }
+    let batches = carry.batches.iter_from(start).take(point.batches);
     // The index entries a scan finds in those bytes: the rule of
     // `segment::scan_frames`, on the positions the summaries' sizes give.
     let mut entries: Vec<IndexEntry> = Vec::new();
@@ -250,7 +251,7 @@ fn resume_point(
             len: point.len,
             crc: point.crc,
             entries,
-            next_min: batches.last().expect("checked above").last_offset + 1,
+            next_min: last.last_offset + 1,
         };
         (resume, point.batches)
     })
@@ -262,7 +263,9 @@ pub struct PartitionLog {
     dir: PathBuf,
     config: LogConfig,
     segments: Vec<Segment>,
-    batches: Vec<BatchSummary>,
+    /// Shared in chunks with the time-travel checkpoints' memos
+    /// ([`LogMemo`]) and the logs restored from them.
+    batches: SharedVec<BatchSummary>,
     /// Each segment as the open read it (see [`LogCarry`]); segments rolled
     /// since have none.
     points: Vec<SegmentPoint>,
@@ -395,7 +398,7 @@ impl PartitionLog {
         }
         let mut batches = std::mem::take(&mut self.batches);
         batches.truncate(carry.lent);
-        batches.append(&mut carry.batches);
+        batches.append(std::mem::take(&mut carry.batches));
         carry.batches = batches;
         carry.lent = 0;
     }
@@ -437,7 +440,7 @@ impl PartitionLog {
     }
 
     /// One summary per batch, in offset order.
-    pub fn batch_summaries(&self) -> &[BatchSummary] {
+    pub fn batch_summaries(&self) -> &SharedVec<BatchSummary> {
         &self.batches
     }
 
@@ -622,7 +625,7 @@ impl PartitionLog {
             .partition_point(|b| b.last_offset < from_offset);
         let mut bytes = 0u64;
         let mut count = 0;
-        for b in &self.batches[first..] {
+        for b in self.batches.iter_from(first) {
             if count > 0 && bytes + u64::from(b.size_bytes) > max_bytes {
                 break;
             }
@@ -666,8 +669,9 @@ impl PartitionLog {
             let wanted = max_records - out.len();
             let first = self.batches.partition_point(|b| b.last_offset < next);
             let mut records = 0usize;
-            let count = self.batches[first..]
-                .iter()
+            let count = self
+                .batches
+                .iter_from(first)
                 .take_while(|b| {
                     let more = records < wanted && b.base_offset < end_offset;
                     records += b.record_count as usize;

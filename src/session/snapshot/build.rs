@@ -248,8 +248,8 @@ fn cluster_parts(s: &ClusterState, now: u64, bounds: &Bounds) -> ClusterParts {
     let c = s.transactions();
     let transactions = c.current().map(transaction).collect();
     let frames = c.journal_frames();
-    let tail = frames[frames.len().saturating_sub(bounds.journal_frames)..]
-        .iter()
+    let tail = frames
+        .iter_from(frames.len().saturating_sub(bounds.journal_frames))
         .map(|f| JournalFrameSnapshot {
             number: f.number,
             offset: f.offset,
@@ -399,16 +399,15 @@ fn partition(
     let log = &set.leader_replica().log;
     let summaries = log.batch_summaries();
     let start = summaries.len().saturating_sub(bounds.batches);
-    let window = &summaries[start..];
+    let window = summaries.iter_from(start);
     let mut heads: BTreeMap<i64, RecordBatch> = BTreeMap::new();
     if bounds.records > 0
-        && let Some(first) = window.first()
+        && let Some(first) = window.clone().next()
         && let Ok(read) = log.read_batch_heads(first.base_offset, window.len(), bounds.records)
     {
         heads = read.into_iter().map(|b| (b.base_offset, b)).collect();
     }
     let batches = window
-        .iter()
         .map(|summary| {
             let (fate, explanation) = fate::decide(s, tp, summary, hw, lso);
             let (explanation, explanation_zh) = (explanation.en, explanation.zh);
@@ -477,14 +476,13 @@ fn partition(
 /// [`load_values`]); the others' values are the leader's.
 fn replica_log(own: &PartitionLog, leader: &PartitionLog, bounds: &Bounds) -> Vec<ReplicaBatch> {
     let summaries = own.batch_summaries();
-    let window = &summaries[summaries.len().saturating_sub(bounds.batches)..];
+    let window = summaries.iter_from(summaries.len().saturating_sub(bounds.batches));
     // The leader holds all of its own batches: none of them is divergent.
     let shared = window
-        .iter()
+        .clone()
         .rposition(|b| leader.holds(b))
         .map_or(0, |i| i + 1);
     window
-        .iter()
         .enumerate()
         .map(|(i, b)| {
             let divergent = i >= shared;

@@ -162,6 +162,8 @@ impl ClusterState {
             )?,
             None => None,
         };
+        // A coordinator from a checkpoint's memo knows its markers.
+        let markers_known = remembered.is_some();
         let mut transactions = match remembered {
             Some(transactions) => transactions,
             None => TransactionCoordinator::reopen(
@@ -190,7 +192,7 @@ impl ClusterState {
             config,
             down: None,
         };
-        match state.finish_open(scanned, now_ms, recover, carried) {
+        match state.finish_open(scanned, now_ms, recover, markers_known, carried) {
             Ok(()) => Ok(state),
             Err(e) => {
                 if took_carry {
@@ -204,11 +206,14 @@ impl ClusterState {
 
     /// The second phase of an open, once every log was read and checked and
     /// the journal replayed: repairs, re-elections, the recovery of E12.
+    /// `markers_known`: the coordinator came from a checkpoint's memo, with
+    /// the markers it knew then, so they are not looked for in the logs.
     fn finish_open(
         &mut self,
         scanned: Vec<ScannedPartition>,
         now_ms: u64,
         recover: bool,
+        markers_known: bool,
         carried: &mut Carried,
     ) -> Result<()> {
         let state = self;
@@ -219,6 +224,8 @@ impl ClusterState {
             state.partitions.insert_tracked(tp, set);
             reelected.extend(reelection);
         }
+        // A repair changed a log or a leader since the memo's markers.
+        let repaired = !reelected.is_empty() || !state.last_recovery.logs_truncated.is_empty();
         // Persisted once every log opened: a recovery that fails part way
         // leaves metadata.json as it found it.
         for e in reelected {
@@ -234,7 +241,9 @@ impl ClusterState {
             last_recovery,
             ..
         } = &mut *state;
-        transactions.attach_markers(partitions);
+        if !markers_known || repaired {
+            transactions.attach_markers(partitions);
+        }
         if recover {
             transactions.recover(partitions, offsets, now_ms, last_recovery)?;
             // Kafka rules: an ONGOING transaction found past its timeout
