@@ -124,9 +124,9 @@ pub struct DriverMemo {
 }
 
 impl DriverMemo {
-    /// See [`ClusterMemo::forget_transactions`].
-    pub fn forget_transactions(&mut self) {
-        self.cluster.forget_transactions();
+    /// See [`ClusterMemo::forget_parsed`].
+    pub fn forget_parsed(&mut self) {
+        self.cluster.forget_parsed();
     }
 }
 

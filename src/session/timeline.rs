@@ -42,8 +42,9 @@ pub const DEFAULT_CHECKPOINT_EVERY: usize = 50;
 /// [`keep`]).
 pub const DENSE: usize = 16;
 
-/// How many of the newest checkpoints keep the transaction coordinator's
-/// in-memory state (see `ClusterMemo::forget_transactions`).
+/// How many of the newest checkpoints keep the state parsed from the files:
+/// the transaction coordinator's and the logs' (see
+/// `ClusterMemo::forget_parsed`).
 pub const REMEMBERED: usize = 16;
 
 struct Checkpoint {
@@ -268,13 +269,14 @@ impl Timeline {
         let mut kept = kept.into_iter();
         // Dropping a checkpoint deletes its directory.
         self.checkpoints.retain(|_| kept.next().unwrap_or(true));
-        // Only the newest checkpoints keep the transaction coordinator's
-        // state (a restore from them skips reading the journal): stepping
-        // back near the present stays bounded by the interval, and memory
-        // stays bounded by REMEMBERED checkpoints, not by history.
+        // Only the newest checkpoints keep the state parsed from the files
+        // (a restore from them reads neither the journal nor the logs):
+        // stepping back near the present stays bounded by the interval,
+        // and memory stays bounded by REMEMBERED checkpoints, not by
+        // history.
         let len = self.checkpoints.len();
         for c in &mut self.checkpoints[..len.saturating_sub(REMEMBERED)] {
-            c.memo.forget_transactions();
+            c.memo.forget_parsed();
         }
         Ok(())
     }
