@@ -31,6 +31,7 @@ mod handles;
 mod lock;
 mod memo;
 mod open;
+pub mod reader_cache;
 mod partitions;
 mod state;
 

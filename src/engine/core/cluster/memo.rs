@@ -8,6 +8,7 @@ use std::sync::atomic::AtomicU64;
 use std::sync::{Arc, Mutex};
 
 use super::lock::lock_data_dir;
+use super::reader_cache::{PrefixFold, ReaderCache};
 use super::open::{Remembered, validate_config};
 use super::state::ClusterState;
 use super::{BrokerCluster, Shared};
@@ -38,6 +39,9 @@ pub struct ClusterMemo {
     /// Each replica log's parsed state, so a restore need not read the
     /// logs again (issue 17 item 11); `None` once forgotten.
     logs: Option<Arc<RememberedLogs>>,
+    /// The readers' folds (`reader_cache`): the first frame after a
+    /// restore finds them, as the frame before the checkpoint did.
+    reader_folds: BTreeMap<TopicPartition, PrefixFold>,
 }
 
 /// A replica's state that an open parses from its log's files, as a
@@ -60,6 +64,7 @@ impl ClusterMemo {
     pub fn forget_parsed(&mut self) {
         self.transactions = None;
         self.logs = None;
+        self.reader_folds.clear();
     }
 }
 
@@ -98,6 +103,7 @@ impl BrokerCluster {
                     })
                     .collect(),
             )),
+            reader_folds: state.reader_cache.folds(),
         })
     }
 
@@ -128,6 +134,7 @@ impl BrokerCluster {
         state.stopped = memo.stopped.clone();
         state.partitioner = memo.partitioner.clone();
         state.last_recovery = memo.last_recovery.clone();
+        state.reader_cache = ReaderCache::with(memo.reader_folds.clone());
         Ok(Self {
             shared: Arc::new(Shared {
                 clock,

@@ -196,6 +196,7 @@ impl ClusterState {
             last_recovery,
             config,
             down: None,
+            reader_cache: Default::default(),
         };
         match state.finish_open(scanned, now_ms, recover, markers_known, logs, carried) {
             Ok(()) => Ok(state),
