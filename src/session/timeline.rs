@@ -245,6 +245,8 @@ impl Timeline {
         if self.checkpoints.iter().any(|c| c.step == step) {
             return Ok(());
         }
+        // The memo keeps the readers' counts too (see `warm_reader_cache`).
+        crate::session::snapshot::build::warm_reader_cache(&self.driver);
         let Some(memo) = self.driver.memo() else {
             return Ok(()); // something is pending: try again after the next step
         };

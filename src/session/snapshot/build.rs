@@ -623,6 +623,22 @@ fn reader_counts(s: &ClusterState, tp: &TopicPartition, hw: i64, lso: i64) -> Re
     counts
 }
 
+/// Brings the reader cache of `driver`'s cluster up to date (see
+/// [`reader_counts`]): a time-travel checkpoint calls it before taking its
+/// memo, so that the first frame after a restore from it folds only what
+/// came after its settled prefix, even when no frame was drawn before the
+/// checkpoint (issue 17 item 11). It costs what a frame's counts cost:
+/// the batches since the cache was last brought up to date.
+pub fn warm_reader_cache(driver: &Driver) {
+    driver.cluster().with_state(|s| {
+        for (tp, set) in s.partitions() {
+            let hw = set.high_watermark();
+            let lso = s.last_stable_offset(tp).map_or(hw, |l| l.min(hw));
+            reader_counts(s, tp, hw, lso);
+        }
+    });
+}
+
 /// Adds batch `b`'s records to what a fresh consumer reads from `start`
 /// (see [`reader_counts`]); `b` begins below the HW.
 fn count_batch(
