@@ -201,6 +201,13 @@ impl BrokerCluster {
         }
     }
 
+    /// Whether this is the cluster's only handle: dropping it closes every
+    /// file (a time-travel restore reuses the directory only then,
+    /// `Driver::into_scratch`).
+    pub fn is_only_handle(&self) -> bool {
+        Arc::strong_count(&self.shared) == 1 && Arc::weak_count(&self.shared) == 0
+    }
+
     /// How many times this cluster crashed.
     pub fn generation(&self) -> u64 {
         self.shared.generation.load(Ordering::SeqCst)
