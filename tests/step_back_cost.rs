@@ -180,7 +180,10 @@ fn a_restore_from_a_memo_equals_a_straight_run_and_a_full_open() {
         };
         let full = logs(opened_state(&fresh));
         assert!(!full.is_empty());
-        assert!(logs(ours) == full, "{rules}: the logs differ from a full open's");
+        assert!(
+            logs(ours) == full,
+            "{rules}: the logs differ from a full open's"
+        );
     }
 }
 

@@ -464,13 +464,20 @@ mod tests {
         assert_eq!(fs::read(used.join(active)).unwrap(), b"active");
         assert_eq!(ino(&used.join(active)), active_ino, "written over in place");
         assert_eq!(ino(&used.join(closed)), ino(&log.join(closed)));
-        assert_eq!(ino(&dir.join(METADATA_FILE)), ino(&checkpoint.path().join(METADATA_FILE)));
+        assert_eq!(
+            ino(&dir.join(METADATA_FILE)),
+            ino(&checkpoint.path().join(METADATA_FILE))
+        );
         assert_eq!(fs::read(dir.join(JOURNAL)).unwrap(), b"frame 1\n");
         assert!(!used.join("00000000000000000090.log").exists());
         assert!(!stray.exists(), "what the checkpoint lacks is removed");
         assert_eq!(fs::read(&other).unwrap(), b"someone else's");
         assert!(dir.join(LOCK_FILE).exists());
-        assert_eq!(fs::read(log.join(active)).unwrap(), b"active", "checkpoint unchanged");
+        assert_eq!(
+            fs::read(log.join(active)).unwrap(),
+            b"active",
+            "checkpoint unchanged"
+        );
 
         // A linked file under a private file's name is replaced, not
         // written: its other link keeps its bytes.

@@ -312,7 +312,11 @@ mod tests {
             assert_eq!(v.to_vec(), r, "truncate {at}");
             assert_eq!(v.len(), r.len());
             // A cut shares the chunks before it (all of them: no cut).
-            let kept = if at == n { base.chunks.len() } else { at / CHUNK };
+            let kept = if at == n {
+                base.chunks.len()
+            } else {
+                at / CHUNK
+            };
             assert_eq!(v.shared_chunks(&base), kept, "truncate {at}");
             v.push(1000);
             r.push(1000);
@@ -331,7 +335,11 @@ mod tests {
             let (mut v, mut r) = (base.clone(), reference.clone());
             let tail = v.split_off(at);
             let rtail = r.split_off(at);
-            assert_eq!((v.to_vec(), tail.to_vec()), (r.clone(), rtail), "split {at}");
+            assert_eq!(
+                (v.to_vec(), tail.to_vec()),
+                (r.clone(), rtail),
+                "split {at}"
+            );
             v.append(tail);
             assert_eq!(v, base, "split then append {at}");
             assert_eq!(

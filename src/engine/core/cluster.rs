@@ -31,8 +31,8 @@ mod handles;
 mod lock;
 mod memo;
 mod open;
-pub mod reader_cache;
 mod partitions;
+pub mod reader_cache;
 mod state;
 
 pub use self::handles::{LogHandle, OffsetsHandle, ReplicaSetHandle};

@@ -432,7 +432,11 @@ impl PartitionLog {
     /// open from disk (a first open, a crash's reopen, `state --data-dir`)
     /// never comes here: it reads and checks every frame before repairing
     /// anything (SPEC §5).
-    pub fn scan_remembered(dir: &Path, config: LogConfig, memo: &LogMemo) -> Result<Option<ScannedLog>> {
+    pub fn scan_remembered(
+        dir: &Path,
+        config: LogConfig,
+        memo: &LogMemo,
+    ) -> Result<Option<ScannedLog>> {
         let mut bases = Vec::new();
         let entries = match fs::read_dir(dir) {
             Ok(entries) => entries,

@@ -27,11 +27,11 @@ use crate::engine::error::{MiniKafkaError, Result};
 use crate::engine::log::PartitionLog;
 use crate::engine::replication::model::TransactionVisibility;
 use crate::engine::replication::{AckMode, PartitionReplicaSet};
+use crate::engine::shared_vec::SharedVec;
 use crate::engine::transaction::journal::{
     JournalCarry, JournalFrame, JournalMemo, TransactionJournal,
 };
 use crate::engine::transaction::model::{TransactionData, TransactionState};
-use crate::engine::shared_vec::SharedVec;
 
 /// Which instance of a transaction id an operation addresses.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -54,7 +54,10 @@ type Owners = BTreeMap<String, BTreeMap<TopicPartition, SharedVec<(i64, usize)>>
 type Markers = BTreeMap<TopicPartition, SharedVec<(usize, Vec<(i64, ControlType)>)>>;
 
 /// The markers of instance `index` in one partition's list.
-fn markers_in(on_tp: &SharedVec<(usize, Vec<(i64, ControlType)>)>, index: usize) -> Option<&Vec<(i64, ControlType)>> {
+fn markers_in(
+    on_tp: &SharedVec<(usize, Vec<(i64, ControlType)>)>,
+    index: usize,
+) -> Option<&Vec<(i64, ControlType)>> {
     let at = on_tp.partition_point(|&(i, _)| i < index);
     on_tp.get(at).filter(|(i, _)| *i == index).map(|(_, m)| m)
 }
@@ -963,7 +966,11 @@ fn remove_owner(owners: &mut SharedVec<(i64, usize)>, index: usize, was: Option<
             return;
         }
     }
-    *owners = owners.iter().filter(|&&(_, i)| i != index).copied().collect();
+    *owners = owners
+        .iter()
+        .filter(|&&(_, i)| i != index)
+        .copied()
+        .collect();
 }
 
 /// Whether instance `index`'s entry at first offset `first` is the last of

@@ -586,9 +586,7 @@ fn reader_counts(s: &ClusterState, tp: &TopicPartition, hw: i64, lso: i64) -> Re
     let settled = summaries.partition_point(|b| b.last_offset < lso);
     let keep = settled - settled % CHUNK;
     let cache = s.reader_cache();
-    let (from, folded) = cache
-        .lookup(tp, at, summaries, keep)
-        .unwrap_or((0, (0, 0)));
+    let (from, folded) = cache.lookup(tp, at, summaries, keep).unwrap_or((0, (0, 0)));
     let mut counts = ReaderCounts {
         read_uncommitted: folded.0,
         read_committed: folded.1,
@@ -607,7 +605,13 @@ fn reader_counts(s: &ClusterState, tp: &TopicPartition, hw: i64, lso: i64) -> Re
         at_keep = Some(counts);
     }
     if let Some(c) = at_keep.filter(|_| keep > from) {
-        cache.store(tp, at, summaries, keep, (c.read_uncommitted, c.read_committed));
+        cache.store(
+            tp,
+            at,
+            summaries,
+            keep,
+            (c.read_uncommitted, c.read_committed),
+        );
     }
     debug_assert_eq!(
         counts,

@@ -8,8 +8,8 @@ use std::sync::atomic::AtomicU64;
 use std::sync::{Arc, Mutex};
 
 use super::lock::lock_data_dir;
-use super::reader_cache::{PrefixFold, ReaderCache};
 use super::open::{Remembered, validate_config};
+use super::reader_cache::{PrefixFold, ReaderCache};
 use super::state::ClusterState;
 use super::{BrokerCluster, Shared};
 use crate::engine::clock::Clock;

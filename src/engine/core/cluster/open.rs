@@ -581,13 +581,8 @@ pub(super) fn reopen_or_go_down(
     // replay, each log's summaries, where the files still begin with the
     // bytes they came from (issue 17 item 12).
     let mut carried = state.take_carried();
-    let reopened = ClusterState::open_carrying(
-        config,
-        now_ms,
-        true,
-        Remembered::default(),
-        &mut carried,
-    );
+    let reopened =
+        ClusterState::open_carrying(config, now_ms, true, Remembered::default(), &mut carried);
     if reopened.is_err() {
         state.restore_carried(carried);
     }

@@ -63,7 +63,9 @@ impl ReaderCache {
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, BTreeMap<TopicPartition, PrefixFold>> {
-        self.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+        self.0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
     /// The cached fold of `tp`'s first `k` summaries, `(k, folded)`, if the
