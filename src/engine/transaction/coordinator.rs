@@ -953,24 +953,30 @@ fn candidate_in(owners: &SharedVec<(i64, usize)>, offset: i64) -> Option<usize> 
 
 /// Removes instance `index`'s entry from an (id, partition)'s owners: found
 /// by its first offset `was` when known (the usual case, O(log n)), else by
-/// a scan.
+/// a scan. An instance whose previous state had no first offset there
+/// (`was` is `None`: a new instance, or one new to this partition) has no
+/// entry, since only [`TransactionCoordinator::apply`] writes them, one per
+/// first offset: nothing to scan for (a scan per new instance made a
+/// replay quadratic in the instances of an id; debug builds check).
 fn remove_owner(owners: &mut SharedVec<(i64, usize)>, index: usize, was: Option<i64>) {
-    if let Some(first) = was {
-        let from = owners.partition_point(|&(o, _)| o < first);
-        let found = owners
-            .iter_from(from)
-            .take_while(|&&(o, _)| o == first)
-            .position(|&(_, i)| i == index);
-        if let Some(at) = found {
-            owners.remove(from + at);
-            return;
-        }
+    let Some(first) = was else {
+        debug_assert!(owners.iter().all(|&(_, i)| i != index), "instance {index}");
+        return;
+    };
+    let from = owners.partition_point(|&(o, _)| o < first);
+    let found = owners
+        .iter_from(from)
+        .take_while(|&&(o, _)| o == first)
+        .position(|&(_, i)| i == index);
+    if let Some(at) = found {
+        owners.remove(from + at);
+        return;
     }
-    *owners = owners
-        .iter()
-        .filter(|&&(_, i)| i != index)
-        .copied()
-        .collect();
+    // Not where its first offset puts it: removed wherever it is, in place
+    // (rebuilding the list would copy every chunk a memo shares).
+    while let Some(at) = owners.iter().position(|&(_, i)| i == index) {
+        owners.remove(at);
+    }
 }
 
 /// Whether instance `index`'s entry at first offset `first` is the last of
