@@ -15,6 +15,7 @@
 //! | [`transaction`] | `minikafka/transaction` | the journal, the coordinator, commit and abort (chapter 8) |
 //! | [`fault`] | (the book's labs) | crash cut points and torn tails |
 //! | [`shared_files`] | (none) | time travel's copies of a data directory, sharing the files no one writes in place |
+//! | [`shared_vec`] | (none) | time travel's in-memory state in chunks that checkpoints and restores share |
 //!
 //! The book's examples, in Rust (chapters 5, 6 and 8): an `acks=all` append
 //! waits for the follower; under the book's rules the ISR is judged after a
@@ -74,6 +75,7 @@ pub mod log;
 pub mod producer;
 pub mod replication;
 pub mod shared_files;
+pub mod shared_vec;
 pub mod transaction;
 
 pub use self::clock::{Clock, ManualClock, SystemClock};

@@ -38,6 +38,17 @@
 //! a torn-tail fault (`BrokerCluster::tear`), makes the journal
 //! [`unshare`] first, through its own handle.
 //!
+//! A restore may copy into the directory of a driver that was dropped
+//! (a time-travel timeline keeps two for reuse, issue 17 item 11): what is
+//! already the source's inode stays, a private file (one link) is written
+//! over in place, anything else there is unlinked first, and whatever the
+//! source lacks is removed (but the lock file). Writing in place is safe
+//! because a file with one link is that dead driver's alone: checkpoints
+//! copy active segments and link everything else, so a file any other
+//! directory shares has more links. It creates no inode, which on this
+//! machine's ext4 is slow right after many deletes (every step back
+//! deleted and created a directory tree).
+//!
 //! A file that cannot be linked (another file system, a link limit) is
 //! copied. `state --data-dir` still copies a user's directory byte for
 //! byte: another process may write those files in place.
@@ -99,10 +110,11 @@ pub fn restore_sharing(from: &Path, to: &Path, journal_len: u64) -> std::io::Res
     Ok(stats)
 }
 
-/// Links the checkpoint's journal `source` as `target` and cuts it back to
-/// `len`; false if it cannot be linked (the caller copies it).
-fn take_journal(source: &Path, target: &Path, len: u64) -> std::io::Result<bool> {
-    if fs::hard_link(source, target).is_err() {
+/// Links the checkpoint's journal `source` as `target` (already linked
+/// when `same`) and cuts it back to `len`; false if it cannot be linked
+/// (the caller copies it).
+fn take_journal(source: &Path, target: &Path, len: u64, same: bool) -> std::io::Result<bool> {
+    if !same && fs::hard_link(source, target).is_err() {
         return Ok(false);
     }
     let file = fs::OpenOptions::new()
@@ -121,6 +133,36 @@ fn take_journal(source: &Path, target: &Path, len: u64) -> std::io::Result<bool>
         file.set_len(len).map_err(|e| named(target, e))?;
     }
     Ok(true)
+}
+
+/// Whether two files' metadata name the same inode.
+fn same_inode(a: &fs::Metadata, b: &fs::Metadata) -> bool {
+    a.dev() == b.dev() && a.ino() == b.ino()
+}
+
+/// Removes `target` if something is there (`existing`), so that a link
+/// or a copy can take its name.
+fn clear(target: &Path, existing: Option<&fs::Metadata>) -> std::io::Result<()> {
+    match existing {
+        Some(m) if m.file_type().is_dir() => fs::remove_dir_all(target),
+        Some(_) => fs::remove_file(target),
+        None => Ok(()),
+    }
+    .map_err(|e| named(target, e))
+}
+
+/// Copies `source`'s bytes over `target`, a regular file no other
+/// directory links, in place: no new inode (see [`restore_sharing`]).
+fn overwrite(source: &Path, target: &Path) -> std::io::Result<u64> {
+    let mut from = fs::File::open(source).map_err(|e| named(source, e))?;
+    let mut to = fs::OpenOptions::new()
+        .write(true)
+        .custom_flags(libc::O_NOFOLLOW)
+        .open(target)
+        .map_err(|e| named(target, e))?;
+    let len = std::io::copy(&mut from, &mut to).map_err(|e| named(target, e))?;
+    to.set_len(len).map_err(|e| named(target, e))?;
+    Ok(len)
 }
 
 fn named(path: &Path, e: std::io::Error) -> std::io::Error {
@@ -154,6 +196,17 @@ fn copy_tree(
         .iter()
         .filter_map(|(name, _)| segment_base(name.to_str()?, ".log"))
         .max();
+    // A reused target (`restore_sharing` into a disposed copy's directory)
+    // keeps only what the source has, and its lock file.
+    let names: std::collections::BTreeSet<_> = entries.iter().map(|(n, _)| n.clone()).collect();
+    for entry in fs::read_dir(to).map_err(|e| named(to, e))? {
+        let entry = entry.map_err(|e| named(to, e))?;
+        let name = entry.file_name();
+        if name != LOCK_FILE && !names.contains(&name) {
+            let path = entry.path();
+            clear(&path, fs::symlink_metadata(&path).ok().as_ref())?;
+        }
+    }
     for (name, kind) in entries {
         if name == LOCK_FILE {
             continue;
@@ -166,7 +219,12 @@ fn copy_tree(
             Some(kind)
         };
         match followed {
-            Some(t) if t.is_dir() => copy_tree(&source, &target, depth + 1, None, stats)?,
+            Some(t) if t.is_dir() => {
+                if let Some(m) = fs::symlink_metadata(&target).ok().filter(|m| !m.is_dir()) {
+                    clear(&target, Some(&m))?;
+                }
+                copy_tree(&source, &target, depth + 1, None, stats)?
+            }
             _ if kind.is_file() => {
                 let text = name.to_str().unwrap_or_default();
                 let closed = [".log", ".index"]
@@ -174,20 +232,49 @@ fn copy_tree(
                     .filter_map(|suffix| segment_base(text, suffix))
                     .any(|base| active.is_some_and(|a| base < a));
                 let journal = depth == 0 && text == JOURNAL;
+                let linkable = closed || REPLACED_WHOLE.contains(&text);
+                // What a reused target holds under this name (nothing in a
+                // fresh one), and whether it is the source's inode already.
+                let existing = fs::symlink_metadata(&target).ok();
+                let same = match &existing {
+                    Some(m) if m.file_type().is_file() => {
+                        let source_meta = fs::metadata(&source).map_err(|e| named(&source, e))?;
+                        same_inode(&source_meta, m)
+                    }
+                    _ => false,
+                };
                 let linked = match journal_len {
                     Some(len) if journal => {
                         stats.journal_len = Some(len);
-                        take_journal(&source, &target, len)?
+                        if !same {
+                            clear(&target, existing.as_ref())?;
+                        }
+                        take_journal(&source, &target, len, same)?
                     }
-                    _ => {
-                        (closed || REPLACED_WHOLE.contains(&text))
-                            && fs::hard_link(&source, &target).is_ok()
+                    _ if linkable && same => true,
+                    _ if linkable => {
+                        clear(&target, existing.as_ref())?;
+                        fs::hard_link(&source, &target).is_ok()
                     }
+                    _ => false,
                 };
+                // A private file of a reused target (one link, not the
+                // source's) is written over in place: no new inode, which
+                // this file system makes slow to find right after deletes.
+                let private = existing.as_ref().is_some_and(|m| {
+                    m.file_type().is_file() && m.nlink() == 1 && !same && !linkable
+                }) && !(journal && journal_len.is_some());
                 if linked {
                     stats.linked += 1;
                 } else {
-                    let len = fs::copy(&source, &target).map_err(|e| named(&source, e))?;
+                    let len = if private {
+                        overwrite(&source, &target)?
+                    } else {
+                        if fs::symlink_metadata(&target).is_ok() {
+                            clear(&target, fs::symlink_metadata(&target).ok().as_ref())?;
+                        }
+                        fs::copy(&source, &target).map_err(|e| named(&source, e))?
+                    };
                     if journal {
                         let keep = journal_len.unwrap_or(len);
                         if keep != len {
@@ -337,6 +424,68 @@ mod tests {
         // A journal shorter than the checkpoint's length was damaged.
         let err = restore_sharing(checkpoint.path(), &scratch.path().join("third"), 9).unwrap_err();
         assert!(err.to_string().contains("shorter than the 9"), "{err}");
+    }
+
+    /// A restore into a dropped driver's directory gives the checkpoint's
+    /// files exactly: it keeps what is linked already, writes private files
+    /// over in place (same inode), never writes a file another directory
+    /// links, removes what the checkpoint lacks and keeps the lock file.
+    #[test]
+    fn a_restore_into_a_used_directory_reuses_its_inodes_and_writes_no_shared_file() {
+        let checkpoint = tempfile::tempdir().unwrap();
+        let log = checkpoint.path().join("broker-1").join("out-0");
+        fs::create_dir_all(&log).unwrap();
+        let closed = "00000000000000000000.log";
+        let active = "00000000000000000040.log";
+        fs::write(log.join(closed), "closed").unwrap();
+        fs::write(log.join(active), "active").unwrap();
+        fs::write(checkpoint.path().join(JOURNAL), "frame 1\n").unwrap();
+        fs::write(checkpoint.path().join(METADATA_FILE), "{}").unwrap();
+        let scratch = tempfile::tempdir().unwrap();
+        let dir = scratch.path().join("restored");
+        restore_sharing(checkpoint.path(), &dir, 8).unwrap();
+        let used = dir.join("broker-1").join("out-0");
+        let active_ino = ino(&used.join(active));
+        // The driver that ran there appended, rolled a segment, wrote
+        // metadata by rename, and a file another directory links took the
+        // active segment's name.
+        fs::write(used.join(active), "active and more").unwrap();
+        fs::write(used.join("00000000000000000090.log"), "rolled").unwrap();
+        fs::write(dir.join(LOCK_FILE), "pid").unwrap();
+        fs::remove_file(dir.join(METADATA_FILE)).unwrap();
+        fs::write(dir.join(METADATA_FILE), "{\"new\": 1}").unwrap();
+        let other = scratch.path().join("other.log");
+        fs::write(&other, "someone else's").unwrap();
+        let stray = dir.join("broker-2");
+        fs::create_dir_all(&stray).unwrap();
+        fs::hard_link(&other, stray.join("x.log")).unwrap();
+
+        restore_sharing(checkpoint.path(), &dir, 8).unwrap();
+        assert_eq!(fs::read(used.join(active)).unwrap(), b"active");
+        assert_eq!(ino(&used.join(active)), active_ino, "written over in place");
+        assert_eq!(ino(&used.join(closed)), ino(&log.join(closed)));
+        assert_eq!(
+            ino(&dir.join(METADATA_FILE)),
+            ino(&checkpoint.path().join(METADATA_FILE))
+        );
+        assert_eq!(fs::read(dir.join(JOURNAL)).unwrap(), b"frame 1\n");
+        assert!(!used.join("00000000000000000090.log").exists());
+        assert!(!stray.exists(), "what the checkpoint lacks is removed");
+        assert_eq!(fs::read(&other).unwrap(), b"someone else's");
+        assert!(dir.join(LOCK_FILE).exists());
+        assert_eq!(
+            fs::read(log.join(active)).unwrap(),
+            b"active",
+            "checkpoint unchanged"
+        );
+
+        // A linked file under a private file's name is replaced, not
+        // written: its other link keeps its bytes.
+        fs::remove_file(used.join(active)).unwrap();
+        fs::hard_link(&other, used.join(active)).unwrap();
+        restore_sharing(checkpoint.path(), &dir, 8).unwrap();
+        assert_eq!(fs::read(used.join(active)).unwrap(), b"active");
+        assert_eq!(fs::read(&other).unwrap(), b"someone else's");
     }
 
     #[test]

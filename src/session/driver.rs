@@ -124,9 +124,9 @@ pub struct DriverMemo {
 }
 
 impl DriverMemo {
-    /// See [`ClusterMemo::forget_transactions`].
-    pub fn forget_transactions(&mut self) {
-        self.cluster.forget_transactions();
+    /// See [`ClusterMemo::forget_parsed`].
+    pub fn forget_parsed(&mut self) {
+        self.cluster.forget_parsed();
     }
 }
 
@@ -930,6 +930,23 @@ impl Driver {
         std::thread::spawn(move || drop(self))
     }
 
+    /// Drops the driver but keeps its private temporary directory, with
+    /// its files, for a later [`Self::restore`] to reuse (`None` for a
+    /// driver on a user's data directory, which has none).
+    /// Only when nothing else holds the cluster (every file is closed);
+    /// otherwise the directory is deleted, as [`Self::dispose`] does.
+    pub fn into_scratch(self) -> Option<tempfile::TempDir> {
+        /// Drops everything but the cluster and the directory.
+        fn split(driver: Driver) -> (BrokerCluster, Option<tempfile::TempDir>) {
+            let Driver { cluster, _temp, .. } = driver;
+            (cluster, _temp)
+        }
+        let (cluster, temp) = split(self);
+        let closed = cluster.is_only_handle();
+        drop(cluster);
+        temp.filter(|_| closed)
+    }
+
     /// Copies the data directory (without its lock file) into `dest`,
     /// hard-linking the files no one writes in place (`shared_files`).
     pub fn copy_data_dir(&self, dest: &Path) -> std::io::Result<CopyStats> {
@@ -943,14 +960,26 @@ impl Driver {
     /// the restore links the checkpoint's journal and cuts it back to the
     /// length it had then (`shared_files::restore_sharing`), so the driver
     /// this one replaces must not be used again, even if this fails.
+    ///
+    /// `reuse` is the directory of a driver already dropped
+    /// ([`Self::into_scratch`]) to restore into instead of a fresh one: the
+    /// copy then writes its private files over in place and keeps what
+    /// is linked already (`shared_files::restore_sharing`), creating few
+    /// inodes (issue 17 item 11: on this machine's ext4 a new inode is
+    /// searched for past every recently deleted one, and a step back
+    /// deleted and created a directory tree each time).
     pub fn restore(
         header: &Header,
         checkpoint_dir: &Path,
         memo: &DriverMemo,
         copied: &CopyStats,
+        reuse: Option<tempfile::TempDir>,
     ) -> Result<Self, String> {
-        let temp = crate::session::scratch::tempdir()
-            .map_err(|e| format!("cannot create a temporary directory: {e}"))?;
+        let temp = match reuse {
+            Some(temp) => temp,
+            None => crate::session::scratch::tempdir()
+                .map_err(|e| format!("cannot create a temporary directory: {e}"))?,
+        };
         match copied.journal_len {
             Some(len) => {
                 crate::engine::shared_files::restore_sharing(checkpoint_dir, temp.path(), len)

@@ -5,13 +5,21 @@
 //! state, taken every `every` steps (at the first step after that where
 //! nothing is pending: a running task cannot be copied), so a step back
 //! replays a bounded number of steps, not the whole history. Each restore
-//! runs in its own temporary directory.
+//! runs in a temporary directory of its own: a fresh one, or that of a
+//! driver it replaced earlier, dropped by then (its files written over in
+//! place, which creates few inodes: `Driver::restore`).
 //!
 //! Neither copies the bytes of history (issue 17 item 11): a checkpoint
 //! hard-links the closed segments and the files replaced only by rename,
 //! and a restore links those and the checkpoint's journal too, cut back to
 //! the length it had when the checkpoint was taken
-//! (`engine::shared_files`, which says why that is safe). Only the active
+//! (`engine::shared_files`, which says why that is safe). Nor does a step
+//! back parse history again: the checkpoint's memo keeps what an open
+//! would parse from the files (each log's summaries and segments, the
+//! coordinator's state and markers, the readers' counts), shared in
+//! chunks (`engine::shared_vec`), and a restore takes it after checking
+//! the files' lengths (`PartitionLog::scan_remembered`), so one step back
+//! costs the same at step 1,000 and at step 100,000 (docs/performance.md). Only the active
 //! segments (at most `segment_max_bytes` each) are copied by a restore, and
 //! a checkpoint copies the journal as well. Because a restore cuts the
 //! checkpoint's journal under whichever driver it replaces, a failed
@@ -42,8 +50,9 @@ pub const DEFAULT_CHECKPOINT_EVERY: usize = 50;
 /// [`keep`]).
 pub const DENSE: usize = 16;
 
-/// How many of the newest checkpoints keep the transaction coordinator's
-/// in-memory state (see `ClusterMemo::forget_transactions`).
+/// How many of the newest checkpoints keep the state parsed from the files:
+/// the transaction coordinator's and the logs' (see
+/// `ClusterMemo::forget_parsed`).
 pub const REMEMBERED: usize = 16;
 
 struct Checkpoint {
@@ -55,6 +64,9 @@ struct Checkpoint {
     copied: CopyStats,
 }
 
+/// How many replaced drivers' directories are kept for reuse.
+const SPARE: usize = 2;
+
 /// A recording being played, with checkpoints for going back.
 pub struct Timeline {
     recording: Recording,
@@ -63,9 +75,12 @@ pub struct Timeline {
     driver: Driver,
     outcomes: Vec<Outcome>,
     replayed: usize,
-    /// Replaced drivers being dropped in the background (see
-    /// `Driver::dispose`), joined when the timeline goes.
+    /// Replaced drivers being dropped in the background, joined when the
+    /// timeline goes; each leaves its directory in `spare`.
     disposals: Vec<std::thread::JoinHandle<()>>,
+    /// Directories of dropped drivers for the next restores to reuse
+    /// (`Driver::restore`), at most [`SPARE`]; deleted with the timeline.
+    spare: std::sync::Arc<std::sync::Mutex<Vec<tempfile::TempDir>>>,
     /// A frame's snapshot of the step before the current one, taken just
     /// before the current step was applied: what the step changed is the
     /// difference (issue 13). None at step 0.
@@ -87,6 +102,10 @@ impl Drop for Timeline {
         for handle in self.disposals.drain(..) {
             let _ = handle.join();
         }
+        self.spare
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clear();
     }
 }
 
@@ -113,6 +132,7 @@ impl Timeline {
             outcomes: Vec::new(),
             replayed: 0,
             disposals: Vec::new(),
+            spare: Default::default(),
             before: None,
             broken: None,
             at_moment: false,
@@ -192,16 +212,41 @@ impl Timeline {
                 .rev()
                 .find(|c| c.step < target.max(1))
                 .expect("step 0 is always checkpointed");
+            let reuse = self
+                .spare
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .pop();
             let restored = Driver::restore(
                 &self.recording.header,
                 checkpoint.dir.path(),
                 &checkpoint.memo,
                 &checkpoint.copied,
+                reuse,
             )
             .inspect_err(|why| self.broken = Some(why.clone()))?;
             let old = std::mem::replace(&mut self.driver, restored);
             self.disposals.retain(|h| !h.is_finished());
-            self.disposals.push(old.dispose());
+            // Dropped in the background (closing its files need not hold up
+            // the new frame); its directory is kept for a later restore.
+            let spare = std::sync::Arc::clone(&self.spare);
+            self.disposals.push(std::thread::spawn(move || {
+                let Some(dir) = old.into_scratch() else {
+                    return;
+                };
+                let mut spare = spare
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner);
+                let extra = match spare.len() < SPARE {
+                    true => {
+                        spare.push(dir);
+                        None
+                    }
+                    false => Some(dir),
+                };
+                drop(spare);
+                drop(extra); // deleted outside the lock
+            }));
             self.outcomes.clear();
             self.before = None;
         }
@@ -244,6 +289,8 @@ impl Timeline {
         if self.checkpoints.iter().any(|c| c.step == step) {
             return Ok(());
         }
+        // The memo keeps the readers' counts too (see `warm_reader_cache`).
+        crate::session::snapshot::build::warm_reader_cache(&self.driver);
         let Some(memo) = self.driver.memo() else {
             return Ok(()); // something is pending: try again after the next step
         };
@@ -268,13 +315,14 @@ impl Timeline {
         let mut kept = kept.into_iter();
         // Dropping a checkpoint deletes its directory.
         self.checkpoints.retain(|_| kept.next().unwrap_or(true));
-        // Only the newest checkpoints keep the transaction coordinator's
-        // state (a restore from them skips reading the journal): stepping
-        // back near the present stays bounded by the interval, and memory
-        // stays bounded by REMEMBERED checkpoints, not by history.
+        // Only the newest checkpoints keep the state parsed from the files
+        // (a restore from them reads neither the journal nor the logs):
+        // stepping back near the present stays bounded by the interval,
+        // and memory stays bounded by REMEMBERED checkpoints, not by
+        // history.
         let len = self.checkpoints.len();
         for c in &mut self.checkpoints[..len.saturating_sub(REMEMBERED)] {
-            c.memo.forget_transactions();
+            c.memo.forget_parsed();
         }
         Ok(())
     }

@@ -32,6 +32,7 @@ mod lock;
 mod memo;
 mod open;
 mod partitions;
+pub mod reader_cache;
 mod state;
 
 pub use self::handles::{LogHandle, OffsetsHandle, ReplicaSetHandle};
@@ -198,6 +199,13 @@ impl BrokerCluster {
         if let Some(observer) = observer {
             observer(state, now, torn);
         }
+    }
+
+    /// Whether this is the cluster's only handle: dropping it closes every
+    /// file (a time-travel restore reuses the directory only then,
+    /// `Driver::into_scratch`).
+    pub fn is_only_handle(&self) -> bool {
+        Arc::strong_count(&self.shared) == 1 && Arc::weak_count(&self.shared) == 0
     }
 
     /// How many times this cluster crashed.

@@ -16,6 +16,7 @@ use crate::engine::core::record::ConsumerRecord;
 use crate::engine::error::{MiniKafkaError, Result};
 use crate::engine::log::index::IndexEntry;
 use crate::engine::log::segment::{Resume, ScannedSegment, Segment, keep_if_small};
+use crate::engine::shared_vec::SharedVec;
 
 /// The batch-level facts of one logged batch.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -114,8 +115,20 @@ pub struct LogCarry {
     points: Vec<SegmentPoint>,
     /// The crashed log's summaries; once [`ScannedLog::open_carrying`] lent
     /// the first `lent` of them to the new log, the rest.
-    batches: Vec<BatchSummary>,
+    batches: SharedVec<BatchSummary>,
     lent: usize,
+}
+
+/// A log as a time-travel checkpoint keeps it in memory (issue 17 item 11):
+/// what an open of the checkpoint's copy would parse from its files, so
+/// that a restore reads none of them ([`PartitionLog::scan_remembered`]).
+/// Its summaries share their chunks with the log it was taken from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LogMemo {
+    batches: SharedVec<BatchSummary>,
+    /// Each segment: base offset, bytes, index entries.
+    segments: Vec<(i64, u64, Vec<IndexEntry>)>,
+    points: Vec<SegmentPoint>,
 }
 
 /// A log read and checked by [`PartitionLog::scan`], not yet opened.
@@ -127,12 +140,24 @@ pub struct ScannedLog {
     /// Batches of each segment taken from a [`LogCarry`] (0 for a segment
     /// scanned in full), in segment order.
     carried: Vec<usize>,
+    /// Not read but checked against a checkpoint's memo
+    /// ([`PartitionLog::scan_remembered`]): `segments` is empty.
+    remembered: Option<LogMemo>,
 }
 
 impl ScannedLog {
     /// The segments found (an empty log gets one when opened).
     pub fn segment_count(&self) -> usize {
-        self.segments.len().max(1)
+        match &self.remembered {
+            Some(memo) => memo.segments.len().max(1),
+            None => self.segments.len().max(1),
+        }
+    }
+
+    /// Whether this log was checked against a checkpoint's memo instead of
+    /// read ([`PartitionLog::scan_remembered`]).
+    pub fn is_remembered(&self) -> bool {
+        self.remembered.is_some()
     }
 
     /// Opens the scanned log: creates its directory if new, cuts the active
@@ -149,6 +174,9 @@ impl ScannedLog {
         self,
         carry: Option<&mut LogCarry>,
     ) -> Result<(PartitionLog, LogRecovery)> {
+        if let Some(memo) = self.remembered {
+            return PartitionLog::open_remembered(self.dir, self.config, memo);
+        }
         let dir = &self.dir;
         fs::create_dir_all(dir).map_err(|e| MiniKafkaError::io(dir, e))?;
         let scanned_on_open = self
@@ -167,7 +195,7 @@ impl ScannedLog {
             false => None,
         };
         let trusted: usize = self.carried.iter().sum();
-        let mut batches = Vec::new();
+        let mut batches = SharedVec::new();
         if let Some(carry) = carry.filter(|_| trusted > 0) {
             let rest = carry.batches.split_off(trusted);
             batches = std::mem::replace(&mut carry.batches, rest);
@@ -225,12 +253,12 @@ fn resume_point(
         .points
         .get(i)
         .filter(|p| p.base_offset == base && p.batches > 0)?;
-    let batches = carry
-        .batches
-        .get(start..start.checked_add(point.batches)?)?;
-    if batches.first()?.base_offset < min_base.max(base) {
+    let end = start.checked_add(point.batches)?;
+    let last = carry.batches.get(end - 1)?;
+    if carry.batches.get(start)?.base_offset < min_base.max(base) {
         return None;
     }
+    let batches = carry.batches.iter_from(start).take(point.batches);
     // The index entries a scan finds in those bytes: the rule of
     // `segment::scan_frames`, on the positions the summaries' sizes give.
     let mut entries: Vec<IndexEntry> = Vec::new();
@@ -250,7 +278,7 @@ fn resume_point(
             len: point.len,
             crc: point.crc,
             entries,
-            next_min: batches.last().expect("checked above").last_offset + 1,
+            next_min: last.last_offset + 1,
         };
         (resume, point.batches)
     })
@@ -262,7 +290,9 @@ pub struct PartitionLog {
     dir: PathBuf,
     config: LogConfig,
     segments: Vec<Segment>,
-    batches: Vec<BatchSummary>,
+    /// Shared in chunks with the time-travel checkpoints' memos
+    /// ([`LogMemo`]) and the logs restored from them.
+    batches: SharedVec<BatchSummary>,
     /// Each segment as the open read it (see [`LogCarry`]); segments rolled
     /// since have none.
     points: Vec<SegmentPoint>,
@@ -362,7 +392,121 @@ impl PartitionLog {
             config,
             segments,
             carried,
+            remembered: None,
         })
+    }
+
+    /// The in-memory state a time-travel checkpoint keeps of this log (see
+    /// [`LogMemo`]); `None` for a log that went offline, whose summaries
+    /// may not match its files. The caller flushed the log's files.
+    pub fn memo(&self) -> Option<LogMemo> {
+        if self.offline.is_some() {
+            return None;
+        }
+        Some(LogMemo {
+            batches: self.batches.clone(),
+            segments: self
+                .segments
+                .iter()
+                .map(|s| (s.base_offset(), s.size(), s.index().entries().to_vec()))
+                .collect(),
+            points: self.points.clone(),
+        })
+    }
+
+    /// [`Self::scan`] of the copy of a time-travel checkpoint's directory
+    /// taken with `memo`: instead of reading the segments, checks that the
+    /// directory holds exactly the memo's segments, each a regular file of
+    /// the memo's length, and each index a regular file of the length its
+    /// entries take; reads no byte of them. `None` when it does not: the
+    /// caller scans the log in full. Writes nothing either way.
+    ///
+    /// Why that is enough (issue 17 item 11): the memo was taken from a
+    /// quiet log whose files were flushed, and describes the files as the
+    /// checkpoint copied them. The checkpoint's directory is private to
+    /// the timeline and nothing writes in it; its closed segments and their
+    /// indexes are hard links that every in-place writer unshares first
+    /// (`shared_files`), and its active segments are copies. So its files
+    /// hold the bytes the memo parsed from, and the restore's copy of them
+    /// too. The lengths catch a file cut or grown by anything else. A real
+    /// open from disk (a first open, a crash's reopen, `state --data-dir`)
+    /// never comes here: it reads and checks every frame before repairing
+    /// anything (SPEC §5).
+    pub fn scan_remembered(
+        dir: &Path,
+        config: LogConfig,
+        memo: &LogMemo,
+    ) -> Result<Option<ScannedLog>> {
+        let mut bases = Vec::new();
+        let entries = match fs::read_dir(dir) {
+            Ok(entries) => entries,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(MiniKafkaError::io(dir, e)),
+        };
+        for entry in entries {
+            let entry = entry.map_err(|e| MiniKafkaError::io(dir, e))?;
+            let name = entry.file_name();
+            let name = name.to_string_lossy();
+            if let Some(stem) = name.strip_suffix(".log")
+                && stem.len() == 20
+                && stem.bytes().all(|b| b.is_ascii_digit())
+            {
+                bases.push(stem.parse::<i64>().ok());
+            }
+        }
+        bases.sort_unstable();
+        let same_segments = bases.len() == memo.segments.len()
+            && bases
+                .iter()
+                .zip(&memo.segments)
+                .all(|(found, (base, _, _))| *found == Some(*base));
+        if !same_segments {
+            return Ok(None);
+        }
+        let regular_of_len = |path: &Path, len: u64| match fs::symlink_metadata(path) {
+            Ok(m) => m.file_type().is_file() && m.len() == len,
+            Err(_) => false,
+        };
+        for (base, size, index) in &memo.segments {
+            let log = dir.join(crate::engine::log::segment::log_file_name(*base));
+            let index_path = dir.join(crate::engine::log::segment::index_file_name(*base));
+            let index_len = (index.len() * crate::engine::log::index::ENTRY_LEN) as u64;
+            if !regular_of_len(&log, *size) || !regular_of_len(&index_path, index_len) {
+                return Ok(None);
+            }
+        }
+        Ok(Some(ScannedLog {
+            dir: dir.to_path_buf(),
+            config,
+            segments: Vec::new(),
+            carried: Vec::new(),
+            remembered: Some(memo.clone()),
+        }))
+    }
+
+    /// Opens a log [`Self::scan_remembered`] checked: its segments' files
+    /// with the memo's lengths and index entries, its summaries and
+    /// recovery points the memo's (shared, not copied). Nothing to repair.
+    fn open_remembered(
+        dir: PathBuf,
+        config: LogConfig,
+        memo: LogMemo,
+    ) -> Result<(PartitionLog, LogRecovery)> {
+        let mut segments = Vec::with_capacity(memo.segments.len());
+        for (base, size, entries) in memo.segments {
+            segments.push(Segment::open_remembered(&dir, base, size, entries)?);
+        }
+        let log = PartitionLog {
+            dir,
+            config,
+            segments,
+            batches: memo.batches,
+            points: memo.points,
+            scanned_on_open: 0,
+            frame: Vec::new(),
+            offline: None,
+        };
+        Ok((log, LogRecovery::default()))
     }
 
     /// Moves this log's summaries out as a crash's recovery point (see
@@ -395,7 +539,7 @@ impl PartitionLog {
         }
         let mut batches = std::mem::take(&mut self.batches);
         batches.truncate(carry.lent);
-        batches.append(&mut carry.batches);
+        batches.append(std::mem::take(&mut carry.batches));
         carry.batches = batches;
         carry.lent = 0;
     }
@@ -437,7 +581,7 @@ impl PartitionLog {
     }
 
     /// One summary per batch, in offset order.
-    pub fn batch_summaries(&self) -> &[BatchSummary] {
+    pub fn batch_summaries(&self) -> &SharedVec<BatchSummary> {
         &self.batches
     }
 
@@ -622,7 +766,7 @@ impl PartitionLog {
             .partition_point(|b| b.last_offset < from_offset);
         let mut bytes = 0u64;
         let mut count = 0;
-        for b in &self.batches[first..] {
+        for b in self.batches.iter_from(first) {
             if count > 0 && bytes + u64::from(b.size_bytes) > max_bytes {
                 break;
             }
@@ -666,8 +810,9 @@ impl PartitionLog {
             let wanted = max_records - out.len();
             let first = self.batches.partition_point(|b| b.last_offset < next);
             let mut records = 0usize;
-            let count = self.batches[first..]
-                .iter()
+            let count = self
+                .batches
+                .iter_from(first)
                 .take_while(|b| {
                     let more = records < wanted && b.base_offset < end_offset;
                     records += b.record_count as usize;

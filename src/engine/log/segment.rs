@@ -157,6 +157,28 @@ impl Segment {
         result
     }
 
+    /// Opens a segment whose bytes a time-travel checkpoint's memo
+    /// describes (`PartitionLog::scan_remembered` checked the lengths):
+    /// `size` bytes, `entries` its index. Reads no frame; the index file is
+    /// checked against the entries as on any open (`OffsetIndex::open_rebuilt`).
+    pub fn open_remembered(
+        dir: &Path,
+        base_offset: i64,
+        size: u64,
+        entries: Vec<IndexEntry>,
+    ) -> Result<Self> {
+        let path = dir.join(log_file_name(base_offset));
+        let file = open_rw(&path, false)?;
+        let index = OffsetIndex::open_rebuilt(&dir.join(index_file_name(base_offset)), entries)?;
+        Ok(Self {
+            base_offset,
+            path,
+            file,
+            size,
+            index,
+        })
+    }
+
     /// The first offset this segment may hold.
     pub fn base_offset(&self) -> i64 {
         self.base_offset

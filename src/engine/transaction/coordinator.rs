@@ -27,11 +27,11 @@ use crate::engine::error::{MiniKafkaError, Result};
 use crate::engine::log::PartitionLog;
 use crate::engine::replication::model::TransactionVisibility;
 use crate::engine::replication::{AckMode, PartitionReplicaSet};
+use crate::engine::shared_vec::SharedVec;
 use crate::engine::transaction::journal::{
     JournalCarry, JournalFrame, JournalMemo, TransactionJournal,
 };
 use crate::engine::transaction::model::{TransactionData, TransactionState};
-use crate::engine::transaction::shared_vec::SharedVec;
 
 /// Which instance of a transaction id an operation addresses.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -43,8 +43,24 @@ pub struct InstanceRef {
 }
 
 /// For each transaction id and partition: (first offset, instance) in
-/// offset order.
-type Owners = BTreeMap<String, BTreeMap<TopicPartition, Vec<(i64, usize)>>>;
+/// offset order. Each list is shared in chunks with the checkpoints' memos
+/// (issue 17 item 11): a list grows with the instances of its id.
+type Owners = BTreeMap<String, BTreeMap<TopicPartition, SharedVec<(i64, usize)>>>;
+
+/// For each partition, the markers of each instance there, in offset order,
+/// by instance index (sorted, one entry per instance): a map kept as a
+/// sorted [`SharedVec`] so that a checkpoint's memo and a restore share it
+/// (issue 17 item 11), and a lookup is a binary search.
+type Markers = BTreeMap<TopicPartition, SharedVec<(usize, Vec<(i64, ControlType)>)>>;
+
+/// The markers of instance `index` in one partition's list.
+fn markers_in(
+    on_tp: &SharedVec<(usize, Vec<(i64, ControlType)>)>,
+    index: usize,
+) -> Option<&Vec<(i64, ControlType)>> {
+    let at = on_tp.partition_point(|&(i, _)| i < index);
+    on_tp.get(at).filter(|(i, _)| *i == index).map(|(_, m)| m)
+}
 
 /// A quiet coordinator's state without its file, kept with a time-travel
 /// checkpoint (see [`TransactionCoordinator::open_from_memo`]).
@@ -54,6 +70,10 @@ pub struct CoordinatorMemo {
     instances: SharedVec<TransactionData>,
     current: BTreeMap<String, usize>,
     owners: Owners,
+    /// The markers as the coordinator knew them: a restore keeps them
+    /// instead of finding them again in every leader's batch summaries
+    /// ([`TransactionCoordinator::attach_markers`], O(batches)).
+    markers: Markers,
 }
 
 /// A crash's recovery point for the coordinator (issue 17 item 12): the
@@ -95,7 +115,7 @@ pub struct TransactionCoordinator {
     /// leaders' logs on open, and from the new leader's log on a promotion.
     /// Kept by partition, then instance: an open rebuilds one partition's
     /// at a time, and a lookup needs no key built (issue 17 item 12).
-    markers: BTreeMap<TopicPartition, BTreeMap<usize, Vec<(i64, ControlType)>>>,
+    markers: Markers,
     rules: RuleSwitches,
     timeout_ms: u64,
     /// Journal frames the open parsed and replayed: all of them, or after a
@@ -228,14 +248,16 @@ impl TransactionCoordinator {
     }
 
     /// The state a checkpoint keeps (the caller checked [`Self::is_quiet`]:
-    /// nothing in flight, nothing pending). Markers are not kept: they are
-    /// rebuilt from the logs by [`Self::attach_markers`].
+    /// nothing in flight, nothing pending), markers included: a restore
+    /// from it needs no [`Self::attach_markers`]. Its lists share their
+    /// chunks with this coordinator's.
     pub fn memo(&self) -> CoordinatorMemo {
         CoordinatorMemo {
             journal: self.journal.memo(),
             instances: self.instances.clone(),
             current: self.current.clone(),
             owners: self.owners.clone(),
+            markers: self.markers.clone(),
         }
     }
 
@@ -260,7 +282,7 @@ impl TransactionCoordinator {
             owners: memo.owners.clone(),
             in_flight: BTreeSet::new(),
             pending_sends: BTreeMap::new(),
-            markers: BTreeMap::new(),
+            markers: memo.markers.clone(),
             rules,
             timeout_ms,
             replayed_on_open: 0,
@@ -301,6 +323,9 @@ impl TransactionCoordinator {
             // The first offset can move down (acks completing out of order):
             // the instance's entry is where its previous state put it.
             let was = before.as_ref().and_then(|b| b.first_offset(tp));
+            if was == Some(*first) && stays(owners, index, *first) {
+                continue; // removing and inserting it would put it back there
+            }
             remove_owner(owners, index, was);
             let at = owners.partition_point(|&(o, _)| o <= *first);
             owners.insert(at, (*first, index));
@@ -342,7 +367,7 @@ impl TransactionCoordinator {
         // Summaries are in offset order, so each list is built sorted and
         // without repeats, as `record_marker` keeps it.
         let mut on_tp: BTreeMap<usize, Vec<(i64, ControlType)>> = BTreeMap::new();
-        let mut owners_of: BTreeMap<&str, Option<&Vec<(i64, usize)>>> = BTreeMap::new();
+        let mut owners_of: BTreeMap<&str, Option<&SharedVec<(i64, usize)>>> = BTreeMap::new();
         for b in leader.batch_summaries() {
             let (Some(control), Some(id)) = (b.control, b.transactional_id.as_deref()) else {
                 continue;
@@ -358,7 +383,7 @@ impl TransactionCoordinator {
             }
         }
         if !on_tp.is_empty() {
-            self.markers.insert(tp.clone(), on_tp);
+            self.markers.insert(tp.clone(), on_tp.into_iter().collect());
         }
     }
 
@@ -374,7 +399,11 @@ impl TransactionCoordinator {
             Some(on_tp) => on_tp,
             None => self.markers.entry(tp.clone()).or_default(),
         };
-        let list = on_tp.entry(index).or_default();
+        let entry = on_tp.partition_point(|&(i, _)| i < index);
+        if on_tp.get(entry).is_none_or(|(i, _)| *i != index) {
+            on_tp.insert(entry, (index, Vec::new()));
+        }
+        let (_, list) = on_tp.get_mut(entry).expect("just ensured");
         let at = list.partition_point(|&(o, _)| o < offset);
         if list.get(at).is_none_or(|&(o, _)| o != offset) {
             list.insert(at, (offset, control));
@@ -396,9 +425,7 @@ impl TransactionCoordinator {
 
     /// The offset of instance `index`'s marker of type `control` on `tp`.
     pub fn marker(&self, index: usize, tp: &TopicPartition, control: ControlType) -> Option<i64> {
-        self.markers
-            .get(tp)?
-            .get(&index)?
+        markers_in(self.markers.get(tp)?, index)?
             .iter()
             .find(|&&(_, c)| c == control)
             .map(|&(o, _)| o)
@@ -784,7 +811,7 @@ impl TransactionCoordinator {
         };
         self.markers
             .iter()
-            .filter_map(|(tp, on_tp)| Some((tp, on_tp.get(&index)?)))
+            .filter_map(|(tp, on_tp)| Some((tp, markers_in(on_tp, index)?)))
             .flat_map(|(tp, list)| list.iter().map(move |(o, _)| (tp.clone(), *o)))
             .collect()
     }
@@ -815,7 +842,7 @@ impl TransactionCoordinator {
     }
 
     /// The journal's frames, oldest first.
-    pub fn journal_frames(&self) -> &[JournalFrame] {
+    pub fn journal_frames(&self) -> &SharedVec<JournalFrame> {
         self.journal.frames()
     }
 
@@ -872,7 +899,7 @@ impl TransactionCoordinator {
         let ended_before = self
             .markers
             .get(tp)
-            .and_then(|on_tp| on_tp.get(&index))
+            .and_then(|on_tp| markers_in(on_tp, index))
             .and_then(|m| m.first())
             .is_some_and(|&(marker, _)| marker < offset);
         (!ended_before).then(|| &self.instances[index])
@@ -919,27 +946,47 @@ impl TransactionVisibility for TransactionCoordinator {
 
 /// The instance among an (id, partition)'s `owners` whose first offset is
 /// the last at or below `offset`.
-fn candidate_in(owners: &[(i64, usize)], offset: i64) -> Option<usize> {
+fn candidate_in(owners: &SharedVec<(i64, usize)>, offset: i64) -> Option<usize> {
     let at = owners.partition_point(|&(first, _)| first <= offset);
     at.checked_sub(1).map(|i| owners[i].1)
 }
 
 /// Removes instance `index`'s entry from an (id, partition)'s owners: found
 /// by its first offset `was` when known (the usual case, O(log n)), else by
-/// a scan.
-fn remove_owner(owners: &mut Vec<(i64, usize)>, index: usize, was: Option<i64>) {
-    if let Some(first) = was {
-        let from = owners.partition_point(|&(o, _)| o < first);
-        let found = owners[from..]
-            .iter()
-            .take_while(|&&(o, _)| o == first)
-            .position(|&(_, i)| i == index);
-        if let Some(at) = found {
-            owners.remove(from + at);
-            return;
-        }
+/// a scan. An instance whose previous state had no first offset there
+/// (`was` is `None`: a new instance, or one new to this partition) has no
+/// entry, since only [`TransactionCoordinator::apply`] writes them, one per
+/// first offset: nothing to scan for (a scan per new instance made a
+/// replay quadratic in the instances of an id; debug builds check).
+fn remove_owner(owners: &mut SharedVec<(i64, usize)>, index: usize, was: Option<i64>) {
+    let Some(first) = was else {
+        debug_assert!(owners.iter().all(|&(_, i)| i != index), "instance {index}");
+        return;
+    };
+    let from = owners.partition_point(|&(o, _)| o < first);
+    let found = owners
+        .iter_from(from)
+        .take_while(|&&(o, _)| o == first)
+        .position(|&(_, i)| i == index);
+    if let Some(at) = found {
+        owners.remove(from + at);
+        return;
     }
-    owners.retain(|&(_, i)| i != index);
+    // Not where its first offset puts it: removed wherever it is, in place
+    // (rebuilding the list would copy every chunk a memo shares).
+    while let Some(at) = owners.iter().position(|&(_, i)| i == index) {
+        owners.remove(at);
+    }
+}
+
+/// Whether instance `index`'s entry at first offset `first` is the last of
+/// the entries at that offset: removing it and inserting it again after
+/// them (what [`TransactionCoordinator::apply`] does) leaves it in place.
+fn stays(owners: &SharedVec<(i64, usize)>, index: usize, first: i64) -> bool {
+    let end = owners.partition_point(|&(o, _)| o <= first);
+    end.checked_sub(1)
+        .and_then(|i| owners.get(i))
+        .is_some_and(|&(o, i)| o == first && i == index)
 }
 
 /// PREPARE_* and COMPLETE_* for a marker type.

@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 
 use crate::engine::error::{MiniKafkaError, Result};
 use crate::engine::fsutil;
+use crate::engine::shared_vec::SharedVec;
 use crate::engine::transaction::model::{TransactionData, TransactionState};
 
 /// The journal's file name under the data directory.
@@ -40,10 +41,12 @@ pub struct JournalRecovery {
 
 /// The journal's in-memory index, kept with a time-travel checkpoint so a
 /// restore can reopen the checkpoint's copy without reading every frame
-/// again (issue 7, P5).
+/// again (issue 7, P5). Its frames are shared in chunks with the journal
+/// it was taken from and the ones restored from it (issue 17 item 11), so
+/// taking it and restoring it copy no frame.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct JournalMemo {
-    frames: Vec<JournalFrame>,
+    frames: SharedVec<JournalFrame>,
     size: u64,
     crc: u32,
 }
@@ -56,7 +59,7 @@ pub struct JournalMemo {
 /// recovery reads what changed since the last one").
 #[derive(Debug)]
 pub struct JournalCarry {
-    frames: Vec<JournalFrame>,
+    frames: SharedVec<JournalFrame>,
     size: u64,
     crc: u32,
 }
@@ -66,7 +69,7 @@ pub struct JournalCarry {
 pub struct TransactionJournal {
     path: PathBuf,
     file: File,
-    frames: Vec<JournalFrame>,
+    frames: SharedVec<JournalFrame>,
     size: u64,
     /// CRC32 of the file's first `size` bytes: what a crash's reopen checks
     /// before it trusts `frames` (see [`JournalCarry`]).
@@ -115,7 +118,7 @@ impl TransactionJournal {
         }
         let mut frames = match carry.take_if(|_| trusted) {
             Some(c) => c.frames,
-            None => Vec::new(),
+            None => SharedVec::new(),
         };
         frames.extend(tail_frames);
         let crc = crc_after(start_crc, start, &tail[..valid]);
@@ -268,7 +271,7 @@ impl TransactionJournal {
     }
 
     /// Every valid frame, oldest first.
-    pub fn frames(&self) -> &[JournalFrame] {
+    pub fn frames(&self) -> &SharedVec<JournalFrame> {
         &self.frames
     }
 
@@ -292,7 +295,7 @@ impl JournalCarry {
     /// A carry of no frames (it describes every file, trusting nothing).
     pub(crate) fn empty() -> Self {
         Self {
-            frames: Vec::new(),
+            frames: SharedVec::new(),
             size: 0,
             crc: 0,
         }

@@ -7,7 +7,8 @@ pub mod handle;
 pub mod journal;
 pub mod manager;
 pub mod model;
-pub mod shared_vec;
+/// Moved to [`crate::engine::shared_vec`] (the logs use it too).
+pub use crate::engine::shared_vec;
 
 pub use coordinator::TransactionCoordinator;
 pub use handle::{EndOutcome, Transaction};

@@ -201,7 +201,7 @@ fn read(
     let from = summaries.partition_point(|b| b.last_offset < offset);
     let mut count = 0;
     let mut size = 0u64;
-    for b in &summaries[from..] {
+    for b in summaries.iter_from(from) {
         if b.last_offset >= end {
             break;
         }

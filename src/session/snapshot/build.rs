@@ -14,9 +14,11 @@
 use std::collections::BTreeMap;
 
 use crate::engine::core::cluster::ClusterState;
+use crate::engine::core::cluster::reader_cache::LeaderAt;
 use crate::engine::core::recovery::RecoveryReport;
 use crate::engine::fault::TearReport;
 use crate::engine::log::partition_log::{BatchSummary, PartitionLog};
+use crate::engine::shared_vec::CHUNK;
 use crate::engine::transaction::{TransactionData, TransactionState};
 use crate::engine::{ControlType, IsolationLevel, RecordBatch, TopicPartition};
 use crate::session::driver::Driver;
@@ -249,8 +251,8 @@ fn cluster_parts(s: &ClusterState, now: u64, bounds: &Bounds) -> ClusterParts {
     let c = s.transactions();
     let transactions = c.current().map(transaction).collect();
     let frames = c.journal_frames();
-    let tail = frames[frames.len().saturating_sub(bounds.journal_frames)..]
-        .iter()
+    let tail = frames
+        .iter_from(frames.len().saturating_sub(bounds.journal_frames))
         .map(|f| JournalFrameSnapshot {
             number: f.number,
             offset: f.offset,
@@ -400,16 +402,15 @@ fn partition(
     let log = &set.leader_replica().log;
     let summaries = log.batch_summaries();
     let start = summaries.len().saturating_sub(bounds.batches);
-    let window = &summaries[start..];
+    let window = summaries.iter_from(start);
     let mut heads: BTreeMap<i64, RecordBatch> = BTreeMap::new();
     if bounds.records > 0
-        && let Some(first) = window.first()
+        && let Some(first) = window.clone().next()
         && let Ok(read) = log.read_batch_heads(first.base_offset, window.len(), bounds.records)
     {
         heads = read.into_iter().map(|b| (b.base_offset, b)).collect();
     }
     let batches = window
-        .iter()
         .map(|summary| {
             let (fate, explanation) = fate::decide(s, tp, summary, hw, lso);
             let (explanation, explanation_zh) = (explanation.en, explanation.zh);
@@ -480,14 +481,13 @@ fn partition(
 /// [`load_values`]); the others' values are the leader's.
 fn replica_log(own: &PartitionLog, leader: &PartitionLog, bounds: &Bounds) -> Vec<ReplicaBatch> {
     let summaries = own.batch_summaries();
-    let window = &summaries[summaries.len().saturating_sub(bounds.batches)..];
+    let window = summaries.iter_from(summaries.len().saturating_sub(bounds.batches));
     // The leader holds all of its own batches: none of them is divergent.
     let shared = window
-        .iter()
+        .clone()
         .rposition(|b| leader.holds(b))
         .map_or(0, |i| i + 1);
     window
-        .iter()
         .enumerate()
         .map(|(i, b)| {
             let divergent = i >= shared;
@@ -558,6 +558,19 @@ fn consumer_values(
 /// engine's fetch applies, E11). From the in-memory batch summaries: no
 /// record is read, so a frame's disk reads stay what it draws. A partition
 /// whose leader is stopped reads nothing, as its lists.
+///
+/// The counts of the settled prefix of the log are kept in the cluster
+/// state's reader cache (issue 17 item 11: walking every batch made each
+/// frame, and so each step back, grow with history): the whole chunks of
+/// summaries that lie wholly below the LSO. A batch there is below the HW,
+/// and below the LSO its fate no longer changes while its summary stays:
+/// its owner is a complete instance (the LSO stops at the first offset of
+/// every unfinished one), or none, and a complete instance is never
+/// written again (a new one begins instead); later instances, their first
+/// offsets and their markers all lie past it. What would change it, a
+/// crash's reopen, a truncation or a new leader, gives a new state, other
+/// chunks or another leader epoch, and the cache does not answer. Debug
+/// builds check every answer against the whole walk.
 fn reader_counts(s: &ClusterState, tp: &TopicPartition, hw: i64, lso: i64) -> ReaderCounts {
     let Ok(set) = s.partition(tp) else {
         return ReaderCounts::default();
@@ -567,28 +580,97 @@ fn reader_counts(s: &ClusterState, tp: &TopicPartition, hw: i64, lso: i64) -> Re
         return ReaderCounts::default();
     }
     let start = leader.log.log_start_offset().max(0);
-    // Offsets of the batch in [start, end).
-    let within = |b: &BatchSummary, end: i64| -> usize {
-        let (from, to) = (b.base_offset.max(start), (b.last_offset + 1).min(end));
-        usize::try_from(to - from).unwrap_or(0)
+    let summaries = leader.log.batch_summaries();
+    let at = LeaderAt {
+        leader: set.leader(),
+        leader_epoch: set.leader_epoch(),
+        log_start: start,
     };
-    let mut counts = ReaderCounts::default();
-    for b in leader.log.batch_summaries() {
+    let settled = summaries.partition_point(|b| b.last_offset < lso);
+    let keep = settled - settled % CHUNK;
+    let cache = s.reader_cache();
+    let (from, folded) = cache.lookup(tp, at, summaries, keep).unwrap_or((0, (0, 0)));
+    let mut counts = ReaderCounts {
+        read_uncommitted: folded.0,
+        read_committed: folded.1,
+    };
+    let mut at_keep = (from == keep).then_some(counts);
+    for (i, b) in summaries.iter_from(from).enumerate() {
+        if from + i == keep {
+            at_keep = Some(counts);
+        }
         if b.base_offset >= hw {
             break;
         }
-        if b.control.is_some() {
-            continue;
-        }
-        counts.read_uncommitted += within(b, hw);
-        let committed = b.base_offset < lso
-            && (b.transactional_id.is_none()
-                || fate::decide(s, tp, b, hw, lso).0 == Fate::Committed);
-        if committed {
-            counts.read_committed += within(b, lso);
-        }
+        count_batch(s, tp, b, start, hw, lso, &mut counts);
     }
+    if keep == summaries.len() {
+        at_keep = Some(counts);
+    }
+    if let Some(c) = at_keep.filter(|_| keep > from) {
+        cache.store(
+            tp,
+            at,
+            summaries,
+            keep,
+            (c.read_uncommitted, c.read_committed),
+        );
+    }
+    debug_assert_eq!(
+        counts,
+        {
+            let mut all = ReaderCounts::default();
+            for b in summaries.iter().take_while(|b| b.base_offset < hw) {
+                count_batch(s, tp, b, start, hw, lso, &mut all);
+            }
+            all
+        },
+        "the reader cache's counts of {tp}"
+    );
     counts
+}
+
+/// Brings the reader cache of `driver`'s cluster up to date (see
+/// [`reader_counts`]): a time-travel checkpoint calls it before taking its
+/// memo, so that the first frame after a restore from it folds only what
+/// came after its settled prefix, even when no frame was drawn before the
+/// checkpoint (issue 17 item 11). It costs what a frame's counts cost:
+/// the batches since the cache was last brought up to date.
+pub fn warm_reader_cache(driver: &Driver) {
+    driver.cluster().with_state(|s| {
+        for (tp, set) in s.partitions() {
+            let hw = set.high_watermark();
+            let lso = s.last_stable_offset(tp).map_or(hw, |l| l.min(hw));
+            reader_counts(s, tp, hw, lso);
+        }
+    });
+}
+
+/// Adds batch `b`'s records to what a fresh consumer reads from `start`
+/// (see [`reader_counts`]); `b` begins below the HW.
+fn count_batch(
+    s: &ClusterState,
+    tp: &TopicPartition,
+    b: &BatchSummary,
+    start: i64,
+    hw: i64,
+    lso: i64,
+    counts: &mut ReaderCounts,
+) {
+    if b.control.is_some() {
+        return;
+    }
+    // Offsets of the batch in [start, end).
+    let within = |end: i64| -> usize {
+        let (from, to) = (b.base_offset.max(start), (b.last_offset + 1).min(end));
+        usize::try_from(to - from).unwrap_or(0)
+    };
+    counts.read_uncommitted += within(hw);
+    let committed = b.base_offset < lso
+        && (b.transactional_id.is_none() || fate::decide(s, tp, b, hw, lso).0 == Fate::Committed);
+    if committed {
+        counts.read_committed += within(lso);
+    }
 }
 
 fn records(b: &RecordBatch) -> Vec<RecordSnapshot> {

@@ -289,8 +289,8 @@ fn marker_after(s: &ClusterState, tp: &TopicPartition, id: &str, offset: i64) ->
     let set = s.partition(tp).ok()?;
     let summaries = set.leader_replica().log.batch_summaries();
     let start = summaries.partition_point(|b| b.base_offset <= offset);
-    summaries[start..]
-        .iter()
+    summaries
+        .iter_from(start)
         .find(|b| b.control.is_some() && b.transactional_id.as_deref() == Some(id))
         .map(|b| b.base_offset)
 }

@@ -8,7 +8,8 @@ use std::sync::atomic::AtomicU64;
 use std::sync::{Arc, Mutex};
 
 use super::lock::lock_data_dir;
-use super::open::validate_config;
+use super::open::{Remembered, validate_config};
+use super::reader_cache::{PrefixFold, ReaderCache};
 use super::state::ClusterState;
 use super::{BrokerCluster, Shared};
 use crate::engine::clock::Clock;
@@ -17,6 +18,8 @@ use crate::engine::core::metadata::TopicPartition;
 use crate::engine::core::partitioner::Partitioner;
 use crate::engine::core::recovery::RecoveryReport;
 use crate::engine::error::Result;
+use crate::engine::log::partition_log::LogMemo;
+use crate::engine::producer::ProducerStateManager;
 use crate::engine::replication::PartitionReplicaSet;
 use crate::engine::replication::replica_set::ReplicaSetMemo;
 use crate::engine::transaction::coordinator::CoordinatorMemo;
@@ -33,14 +36,35 @@ pub struct ClusterMemo {
     /// The transaction coordinator's state, so a restore need not read the
     /// journal again (issue 7, P5); `None` once forgotten to save memory.
     transactions: Option<Arc<CoordinatorMemo>>,
+    /// Each replica log's parsed state, so a restore need not read the
+    /// logs again (issue 17 item 11); `None` once forgotten.
+    logs: Option<Arc<RememberedLogs>>,
+    /// The readers' folds (`reader_cache`): the first frame after a
+    /// restore finds them, as the frame before the checkpoint did.
+    reader_folds: BTreeMap<TopicPartition, PrefixFold>,
 }
 
+/// A replica's state that an open parses from its log's files, as a
+/// checkpoint keeps it (issue 17 item 11).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReplicaMemo {
+    pub(super) log: LogMemo,
+    /// What `Replica::new` rebuilds from the log's summaries.
+    pub(super) producers: ProducerStateManager,
+}
+
+/// Every replica log's [`ReplicaMemo`], by partition and broker.
+pub type RememberedLogs = BTreeMap<(TopicPartition, BrokerId), ReplicaMemo>;
+
 impl ClusterMemo {
-    /// Drops the coordinator's state: a restore from this memo then reads
-    /// the journal, as a reopen does. A timeline keeps it only in its newest
-    /// checkpoints, so memory does not grow with history squared.
-    pub fn forget_transactions(&mut self) {
+    /// Drops the state parsed from the files (the coordinator's and the
+    /// logs'): a restore from this memo then reads the journal and the
+    /// logs, as a reopen does. A timeline keeps it only in its newest
+    /// checkpoints, so memory stays bounded by those, not by history.
+    pub fn forget_parsed(&mut self) {
         self.transactions = None;
+        self.logs = None;
+        self.reader_folds.clear();
     }
 }
 
@@ -63,6 +87,23 @@ impl BrokerCluster {
             partitioner: state.partitioner.clone(),
             last_recovery: state.last_recovery.clone(),
             transactions: Some(Arc::new(state.transactions.memo())),
+            logs: Some(Arc::new(
+                state
+                    .partitions
+                    .iter()
+                    .flat_map(|(tp, set)| {
+                        set.assignment().iter().filter_map(move |&b| {
+                            let replica = set.replica(b).ok()?;
+                            let memo = ReplicaMemo {
+                                log: replica.log.memo()?,
+                                producers: replica.producer_state.clone(),
+                            };
+                            Some(((tp.clone(), b), memo))
+                        })
+                    })
+                    .collect(),
+            )),
+            reader_folds: state.reader_cache.folds(),
         })
     }
 
@@ -76,14 +117,24 @@ impl BrokerCluster {
         let clock: Arc<dyn Clock> = Arc::new(clock);
         validate_config(&config)?;
         let (lock, _) = lock_data_dir(&config.data_dir)?;
-        let mut state =
-            ClusterState::open_with(config, clock.now_ms(), false, memo.transactions.as_deref())?;
+        let remembered = Remembered {
+            coordinator: memo.transactions.as_deref(),
+            logs: memo.logs.as_deref(),
+        };
+        let mut state = ClusterState::open_carrying(
+            config,
+            clock.now_ms(),
+            false,
+            remembered,
+            &mut Default::default(),
+        )?;
         for (tp, m) in &memo.partitions {
             state.partition_mut(tp)?.restore(m);
         }
         state.stopped = memo.stopped.clone();
         state.partitioner = memo.partitioner.clone();
         state.last_recovery = memo.last_recovery.clone();
+        state.reader_cache = ReaderCache::with(memo.reader_folds.clone());
         Ok(Self {
             shared: Arc::new(Shared {
                 clock,

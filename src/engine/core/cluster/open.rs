@@ -13,6 +13,7 @@ use std::collections::BTreeSet;
 use std::fs;
 use std::path::PathBuf;
 
+use super::memo::RememberedLogs;
 use super::state::ClusterState;
 use crate::engine::config::{BrokerId, MiniKafkaConfig};
 use crate::engine::consumer::OffsetStore;
@@ -121,7 +122,10 @@ impl ClusterState {
             config,
             now_ms,
             recover,
-            coordinator,
+            Remembered {
+                coordinator,
+                logs: None,
+            },
             &mut Carried::default(),
         )
     }
@@ -134,9 +138,10 @@ impl ClusterState {
         config: MiniKafkaConfig,
         now_ms: u64,
         recover: bool,
-        coordinator: Option<&CoordinatorMemo>,
+        remembered: Remembered<'_>,
         carried: &mut Carried,
     ) -> Result<Self> {
+        let Remembered { coordinator, logs } = remembered;
         validate_config(&config)?;
         let dir = &config.data_dir;
         fs::create_dir_all(dir).map_err(|e| MiniKafkaError::io(dir, e))?;
@@ -149,7 +154,7 @@ impl ClusterState {
         // (a bad closed segment, a replica on an unconfigured broker) is
         // refused with the directory as found (SPEC §5), and each log is
         // read once (P4).
-        let scanned = scan_logs(&config, &metadata, carried)?;
+        let scanned = scan_logs(&config, &metadata, carried, logs)?;
         check_open_files(metadata.path(), "its", &scanned, 0)?;
         let mut last_recovery = RecoveryReport::default();
         let had_carry = carried.coordinator.is_some();
@@ -162,6 +167,8 @@ impl ClusterState {
             )?,
             None => None,
         };
+        // A coordinator from a checkpoint's memo knows its markers.
+        let markers_known = remembered.is_some();
         let mut transactions = match remembered {
             Some(transactions) => transactions,
             None => TransactionCoordinator::reopen(
@@ -189,8 +196,9 @@ impl ClusterState {
             last_recovery,
             config,
             down: None,
+            reader_cache: Default::default(),
         };
-        match state.finish_open(scanned, now_ms, recover, carried) {
+        match state.finish_open(scanned, now_ms, recover, markers_known, logs, carried) {
             Ok(()) => Ok(state),
             Err(e) => {
                 if took_carry {
@@ -204,21 +212,27 @@ impl ClusterState {
 
     /// The second phase of an open, once every log was read and checked and
     /// the journal replayed: repairs, re-elections, the recovery of E12.
+    /// `markers_known`: the coordinator came from a checkpoint's memo, with
+    /// the markers it knew then, so they are not looked for in the logs.
     fn finish_open(
         &mut self,
         scanned: Vec<ScannedPartition>,
         now_ms: u64,
         recover: bool,
+        markers_known: bool,
+        remembered: Option<&RememberedLogs>,
         carried: &mut Carried,
     ) -> Result<()> {
         let state = self;
         let mut reelected = Vec::new();
         for (tp, meta, logs) in scanned {
             let (set, reelection) =
-                state.open_partition_carrying(&tp, &meta, logs, now_ms, carried)?;
+                state.open_partition_carrying(&tp, &meta, logs, now_ms, remembered, carried)?;
             state.partitions.insert_tracked(tp, set);
             reelected.extend(reelection);
         }
+        // A repair changed a log or a leader since the memo's markers.
+        let repaired = !reelected.is_empty() || !state.last_recovery.logs_truncated.is_empty();
         // Persisted once every log opened: a recovery that fails part way
         // leaves metadata.json as it found it.
         for e in reelected {
@@ -234,7 +248,9 @@ impl ClusterState {
             last_recovery,
             ..
         } = &mut *state;
-        transactions.attach_markers(partitions);
+        if !markers_known || repaired {
+            transactions.attach_markers(partitions);
+        }
         if recover {
             transactions.recover(partitions, offsets, now_ms, last_recovery)?;
             // Kafka rules: an ONGOING transaction found past its timeout
@@ -256,17 +272,20 @@ impl ClusterState {
         logs: Vec<(BrokerId, ScannedLog)>,
         now_ms: u64,
     ) -> Result<(PartitionReplicaSet, Option<LeaderReelection>)> {
-        self.open_partition_carrying(tp, meta, logs, now_ms, &mut Carried::default())
+        self.open_partition_carrying(tp, meta, logs, now_ms, None, &mut Carried::default())
     }
 
     /// [`Self::open_partition`] of logs scanned with `carried`'s carries:
-    /// on an error, what the logs opened so far were lent goes back.
+    /// on an error, what the logs opened so far were lent goes back. A log
+    /// checked against a checkpoint's memo (`remembered`) gets the producer
+    /// state the memo kept with it.
     fn open_partition_carrying(
         &mut self,
         tp: &TopicPartition,
         meta: &PartitionMetadata,
         logs: Vec<(BrokerId, ScannedLog)>,
         now_ms: u64,
+        remembered: Option<&RememberedLogs>,
         carried: &mut Carried,
     ) -> Result<(PartitionReplicaSet, Option<LeaderReelection>)> {
         let mut replicas: Vec<Replica> = Vec::new();
@@ -279,6 +298,10 @@ impl ClusterState {
         };
         let mut leader_cut = false;
         for (broker, scanned) in logs {
+            let producers = remembered
+                .filter(|_| scanned.is_remembered())
+                .and_then(|r| r.get(&(tp.clone(), broker)))
+                .map(|m| m.producers.clone());
             let carry = carried.logs.get_mut(&(tp.clone(), broker));
             let (log, recovery) = match scanned.open_carrying(carry) {
                 Ok(opened) => opened,
@@ -296,7 +319,10 @@ impl ClusterState {
                     reason: recovery.reason.unwrap_or_default(),
                 });
             }
-            replicas.push(Replica::new(broker, log, now_ms));
+            replicas.push(match producers.filter(|_| recovery.truncated_bytes == 0) {
+                Some(state) => Replica::with_producer_state(broker, log, state, now_ms),
+                None => Replica::new(broker, log, now_ms),
+            });
         }
         let checkpointed = self.checkpoint.get(tp);
         let reelection = reelect_if_truncated(tp, meta, &replicas, leader_cut, checkpointed);
@@ -436,6 +462,16 @@ fn open_file_limit() -> u64 {
     }
 }
 
+/// What a time-travel restore's open may take from the checkpoint's memo
+/// instead of reading the files (issue 17 item 11): the coordinator's
+/// state, and each replica log's parsed state. A real open from disk has
+/// neither.
+#[derive(Debug, Clone, Copy, Default)]
+pub(super) struct Remembered<'a> {
+    pub(super) coordinator: Option<&'a CoordinatorMemo>,
+    pub(super) logs: Option<&'a RememberedLogs>,
+}
+
 /// One partition's replica logs, read and checked but not opened.
 pub(super) type ScannedPartition = (
     TopicPartition,
@@ -445,17 +481,20 @@ pub(super) type ScannedPartition = (
 
 /// Reads and checks every replica log the metadata names, writing nothing:
 /// the first phase of an open (see `ClusterState::open_with`).
-/// A log whose carry in `carried` matches is validated only after it.
+/// A log whose carry in `carried` matches is validated only after it; a
+/// log of a checkpoint's copy whose files match the memo `remembered`
+/// kept of it is not read at all (`PartitionLog::scan_remembered`).
 fn scan_logs(
     config: &MiniKafkaConfig,
     metadata: &MetadataStore,
     carried: &Carried,
+    remembered: Option<&RememberedLogs>,
 ) -> Result<Vec<ScannedPartition>> {
     let mut out = Vec::new();
     for (name, topic) in metadata.topics() {
         for (p, meta) in topic.partitions() {
             let tp = TopicPartition::new(name.clone(), p);
-            let logs = scan_partition_carrying(config, metadata, &tp, meta, carried)?;
+            let logs = scan_partition_carrying(config, metadata, &tp, meta, carried, remembered)?;
             out.push((tp, meta.clone(), logs));
         }
     }
@@ -470,7 +509,7 @@ pub(super) fn scan_partition(
     tp: &TopicPartition,
     meta: &PartitionMetadata,
 ) -> Result<Vec<(BrokerId, ScannedLog)>> {
-    scan_partition_carrying(config, metadata, tp, meta, &Carried::default())
+    scan_partition_carrying(config, metadata, tp, meta, &Carried::default(), None)
 }
 
 /// [`scan_partition`] with the carries of a crash's reopen.
@@ -480,6 +519,7 @@ fn scan_partition_carrying(
     tp: &TopicPartition,
     meta: &PartitionMetadata,
     carried: &Carried,
+    remembered: Option<&RememberedLogs>,
 ) -> Result<Vec<(BrokerId, ScannedLog)>> {
     let log_config = LogConfig {
         segment_max_bytes: config.segment_max_bytes,
@@ -495,8 +535,13 @@ fn scan_partition_carrying(
                     format!("{tp} has a replica on broker {broker}, which is not configured"),
                 ));
             }
-            let carry = carried.logs.get(&(tp.clone(), broker));
             let dir = replica_dir(config, broker, tp);
+            if let Some(memo) = remembered.and_then(|r| r.get(&(tp.clone(), broker)))
+                && let Some(scanned) = PartitionLog::scan_remembered(&dir, log_config, &memo.log)?
+            {
+                return Ok((broker, scanned));
+            }
+            let carry = carried.logs.get(&(tp.clone(), broker));
             let scanned = PartitionLog::scan_carrying(&dir, log_config, carry)?;
             Ok((broker, scanned))
         })
@@ -536,7 +581,8 @@ pub(super) fn reopen_or_go_down(
     // replay, each log's summaries, where the files still begin with the
     // bytes they came from (issue 17 item 12).
     let mut carried = state.take_carried();
-    let reopened = ClusterState::open_carrying(config, now_ms, true, None, &mut carried);
+    let reopened =
+        ClusterState::open_carrying(config, now_ms, true, Remembered::default(), &mut carried);
     if reopened.is_err() {
         state.restore_carried(carried);
     }

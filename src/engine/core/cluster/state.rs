@@ -38,6 +38,8 @@ pub struct ClusterState {
     /// stale (recovery may have cut logs under it), so every operation is
     /// refused until a crash reopens the directory.
     pub(crate) down: Option<String>,
+    /// Folds of the leaders' summaries kept for readers (`reader_cache`).
+    pub(crate) reader_cache: super::reader_cache::ReaderCache,
 }
 
 impl ClusterState {
@@ -65,6 +67,12 @@ impl ClusterState {
             .map(|(tp, set)| (tp.clone(), set.high_watermark()))
             .collect();
         self.checkpoint.write_if_changed(current)
+    }
+
+    /// The readers' cache of folds over the leaders' summaries (see
+    /// `reader_cache`).
+    pub fn reader_cache(&self) -> &super::reader_cache::ReaderCache {
+        &self.reader_cache
     }
 
     /// The configuration the cluster was opened with.
