@@ -624,6 +624,20 @@ fn a_missing_topic_is_named_and_never_created() {
     assert!(err.contains("topic nope: not found"), "{err}");
     let named = observe_topic(&server.bootstrap(), "out");
     assert_eq!(named["partitions"].as_array().unwrap().len(), 1);
+    // A topic named twice is observed once (a new user's review: each
+    // partition was listed twice and the consumers' lists came back empty).
+    let twice = mk_tui(&[
+        "observe",
+        "--bootstrap",
+        &server.bootstrap(),
+        "--topic",
+        "out",
+        "--topic",
+        "out",
+        "--state",
+    ]);
+    let twice: Value = serde_json::from_slice(&twice.stdout).unwrap();
+    assert_eq!(twice, named);
     server.stop();
     let left = server.state();
     let topics: Vec<&Value> = left["partitions"]

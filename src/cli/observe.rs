@@ -75,15 +75,33 @@ impl ObserveArgs {
     }
 }
 
+/// `names` without repeats, in the order first given: `--topic out
+/// --topic out` observes `out` once (each partition was listed twice, and
+/// the second copy's empty fetch emptied the consumers' lists).
+fn first_of_each(names: &[String]) -> Vec<String> {
+    let mut seen = std::collections::BTreeSet::new();
+    names
+        .iter()
+        .filter(|n| seen.insert(n.as_str()))
+        .cloned()
+        .collect()
+}
+
 /// Runs `mk-tui observe`: once (`--state`, `--render`), or live, in the
 /// dashboard when `tty` (with the mouse unless `!mouse`), else printing a
 /// line per refresh.
 pub fn run(args: ObserveArgs, look: Look, tty: bool, mouse: bool) -> Result<(), String> {
     let options = Options {
         bootstrap: observe::bootstrap::parse(&args.bootstrap)?,
-        topics: args.topics.clone(),
-        groups: args.groups.clone(),
+        topics: first_of_each(&args.topics),
+        groups: first_of_each(&args.groups),
     };
+    if args.size.is_some() && !args.render {
+        // clap's `requires` counts a flag's default as given.
+        return Err(
+            "--size: only with --render (a live dashboard takes the terminal's size)".into(),
+        );
+    }
     if !args.is_live() {
         return once(&args, options, look);
     }
@@ -173,7 +191,8 @@ fn open_record(
 
 /// Without a terminal: one line per refresh on standard output, until the
 /// last refresh (`--refreshes`) or a signal. A failed refresh is a line,
-/// not the end; only a recording that cannot be written ends it (exit 2).
+/// not the end; a recording that cannot be written ends it (exit 2), and
+/// so does a last refresh that failed (exit 2 after the lines).
 fn headless_loop(mut session: ObservedSession, refresher: &Live) -> Result<(), String> {
     while let Some(refreshed) = refresher.recv() {
         session.push(refreshed)?;
@@ -198,6 +217,14 @@ fn headless_loop(mut session: ObservedSession, refresher: &Live) -> Result<(), S
         if let Some(e) = view.events.last().filter(|e| e.step == n) {
             super::emit(format_args!("{}\n", e.text));
         }
+    }
+    // A script must tell a run whose last refresh failed from one that
+    // observed: exit 2 with the cause, as `--state` does (a new user's
+    // review: every refresh failing exited 0).
+    let view = session.view();
+    if view.step > 0 && is_stale(view) {
+        let message = view.errors.last().map_or("", |e| e.message.as_str());
+        return Err(message.to_string());
     }
     Ok(())
 }
