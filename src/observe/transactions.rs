@@ -160,7 +160,10 @@ pub fn fill(answers: &Answers) -> (Vec<TransactionSnapshot>, Vec<String>) {
         .map(|(id, _)| id)
         .collect();
     let mut firsts: BTreeMap<&String, BTreeMap<Key, i64>> = BTreeMap::new();
-    let mut ambiguous = false;
+    // The partitions where a producer -1 entry could not be given to one
+    // transaction: the anonymous transactions there have a first offset
+    // nobody can tell.
+    let mut ambiguous: BTreeSet<Key> = BTreeSet::new();
     for (key, producers) in answers.producers.iter().flatten() {
         for p in producers.iter().filter(|p| p.start >= 0) {
             let owner = if p.producer_id >= 0 {
@@ -185,18 +188,39 @@ pub fn fill(answers: &Answers) -> (Vec<TransactionSnapshot>, Vec<String>) {
                 Some(id) => {
                     firsts.entry(id).or_default().insert(key.clone(), p.start);
                 }
-                None => ambiguous |= p.producer_id < 0,
+                None if p.producer_id < 0 => {
+                    ambiguous.insert(key.clone());
+                }
+                None => {}
             }
         }
     }
     let mut out = Vec::new();
     for (id, (state, producer, parts)) in &known {
-        let first = firsts.remove(id).unwrap_or_default();
+        let mut first = firsts.remove(id).unwrap_or_default();
         let mut partitions: BTreeSet<Key> = first.keys().cloned().collect();
         partitions.extend(parts.iter().cloned());
-        if !state.is_unstable() || (ambiguous && *producer < 0) {
+        // What is listed unavailable is left empty, never shown half
+        // (a new user's review: partitions listed unavailable were drawn).
+        if !state.is_unstable() {
+            // A complete transaction's partitions are not on the wire.
             unavailable.push(field::at(field::TXN_PARTITIONS, id));
             unavailable.push(field::at(field::TXN_FIRST_OFFSETS, id));
+            partitions.clear();
+            first.clear();
+        } else if *producer < 0
+            && !ambiguous.is_empty()
+            && (parts.is_empty() || parts.iter().any(|k| ambiguous.contains(k)))
+        {
+            // Its partitions are DescribeTransactions' (known, when it
+            // answered); its first offsets on them cannot be told apart
+            // from another producer -1's.
+            if parts.is_empty() {
+                unavailable.push(field::at(field::TXN_PARTITIONS, id));
+                partitions.clear();
+            }
+            unavailable.push(field::at(field::TXN_FIRST_OFFSETS, id));
+            first.clear();
         }
         out.push(TransactionSnapshot {
             id: id.clone(),
@@ -601,17 +625,56 @@ mod tests {
             ..Answers::default()
         };
         let (txns, unavailable) = fill(&answers);
+        // out-0 has two of id -1: neither a's nor b's first offset there
+        // can be told, so both are listed unavailable and shown empty,
+        // never half (b's out-1 alone would read as all of b).
         assert!(txns[0].first_offsets.is_empty(), "out-0 has two of id -1");
-        assert_eq!(
-            txns[1].first_offsets,
-            BTreeMap::from([("out-1".into(), 5)]),
-            "only b lists out-1"
-        );
+        assert!(txns[1].first_offsets.is_empty(), "b lists out-0 too");
         for f in [
             "transactions[a].first_offsets",
             "transactions[b].first_offsets",
         ] {
             assert!(unavailable.iter().any(|u| u == f), "{f}: {unavailable:?}");
+        }
+        // Their partitions are DescribeTransactions': known.
+        assert_eq!(txns[1].partitions, ["out-0", "out-1"]);
+        assert!(!unavailable.iter().any(|u| u.ends_with("].partitions")));
+        // A transaction alone on its partitions keeps its first offsets
+        // (a new user's review: the demo's tx-open on orders-1, with two
+        // clients' transactions open on out-0).
+        let answers = Answers {
+            listed: Some(vec![
+                listed("a", -1, "Ongoing"),
+                listed("b", -1, "Ongoing"),
+                listed("c", -1, "Ongoing"),
+            ]),
+            described: Some(BTreeMap::from([
+                ("a".into(), described(&[1])),
+                ("b".into(), described(&[0])),
+                ("c".into(), described(&[0])),
+            ])),
+            producers: Some(BTreeMap::from([
+                (key(0), vec![producer(-1, 2), producer(-1, 4)]),
+                (key(1), vec![producer(-1, 5)]),
+            ])),
+            ..Answers::default()
+        };
+        let (txns, unavailable) = fill(&answers);
+        assert_eq!(txns[0].first_offsets, BTreeMap::from([("out-1".into(), 5)]));
+        assert!(!unavailable.contains(&"transactions[a].first_offsets".to_string()));
+        for (t, id) in txns[1..].iter().zip(["b", "c"]) {
+            assert!(t.first_offsets.is_empty());
+            assert!(unavailable.contains(&format!("transactions[{id}].first_offsets")));
+        }
+        // Every field listed unavailable is empty.
+        for t in &txns {
+            for (f, empty) in [
+                ("first_offsets", t.first_offsets.is_empty()),
+                ("partitions", t.partitions.is_empty()),
+            ] {
+                let listed = unavailable.contains(&format!("transactions[{}].{f}", t.id));
+                assert!(!listed || empty, "{} {f}", t.id);
+            }
         }
         // Without ListTransactions, nothing.
         let (none, unavailable) = fill(&Answers::default());

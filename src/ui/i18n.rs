@@ -162,9 +162,24 @@ const LABELS: &[(&str, &str, &str)] = &[
     ),
     ("not_visible_short", "not visible", "看不到"),
     (
+        "staged_not_visible",
+        "staged offsets: not visible over Kafka",
+        "暂存的 offset：通过 Kafka 看不到",
+    ),
+    (
+        "staged_not_visible_short",
+        "staged: not visible",
+        "暂存：看不到",
+    ),
+    (
         "journal_txns",
         "journal not visible over Kafka; transactions:",
         "看不到 journal；事务：",
+    ),
+    (
+        "journal_no_txns",
+        "journal not visible over Kafka; no transactions",
+        "看不到 journal；没有事务",
     ),
     ("no_topics", "no topics yet", "还没有主题"),
     ("clock", "clock", "时钟"),

@@ -211,7 +211,12 @@ fn observed<'a>(view: &'a Snapshot, ctx: &'a PaneContext, max: usize) -> Vec<Lin
                 .map(|(tp, o)| format!("{tp}@{o}"))
                 .collect();
             let mut spans = vec![Span::raw(format!("{} ", t.id)), state(t.state, ctx)];
-            if !starts.is_empty() {
+            let unknown = view.lacks(&field::at(field::TXN_FIRST_OFFSETS, &t.id));
+            if unknown && t.state.is_unstable() {
+                // An open transaction whose first offsets the protocol
+                // could not tell (two producer -1 entries on a partition).
+                spans.push(Span::styled(" ?", ctx.theme.dim()));
+            } else if !starts.is_empty() {
                 spans.push(Span::styled(
                     format!(" {}", starts.join(" ")),
                     ctx.theme.dim(),
@@ -229,8 +234,13 @@ pub fn render(view: &Snapshot, ctx: &PaneContext, area: Rect, buf: &mut Buffer) 
     let summary = if view.lacks(field::JOURNAL) {
         // `__transaction_state` is not readable by a client; the admin
         // APIs still tell its transactions.
-        let known = !view.lacks(field::TRANSACTIONS) && !view.transactions.is_empty();
-        let key = if known { "journal_txns" } else { "not_visible" };
+        let key = if view.lacks(field::TRANSACTIONS) {
+            "not_visible"
+        } else if view.transactions.is_empty() {
+            "journal_no_txns"
+        } else {
+            "journal_txns"
+        };
         Line::styled(ctx.lang.t(key), ctx.theme.dim())
     } else if view.journal.frames == 0 {
         Line::styled(ctx.lang.t("no_frames"), ctx.theme.dim())
@@ -490,6 +500,30 @@ mod tests {
                 assert!(text.contains(&format!("{tp}@{o}")), "{text}");
             }
         }
+        // An open transaction whose first offsets could not be told
+        // shows `?` where they go.
+        let open = v
+            .transactions
+            .iter()
+            .find(|t| t.state.is_unstable())
+            .expect("the test view has an open transaction")
+            .id
+            .clone();
+        let mut unknown = v.clone();
+        unknown
+            .unavailable
+            .push(field::at(field::TXN_FIRST_OFFSETS, &open));
+        let text = draw(PaneId::Journal, &unknown, &ctx(), 70, 6);
+        let line = text.lines().find(|l| l.contains(&open)).unwrap();
+        assert!(line.contains(" ?") && !line.contains('@'), "{text}");
+        // None: said, not a blank list.
+        let mut none = v.clone();
+        none.transactions.clear();
+        let text = draw(PaneId::Journal, &none, &ctx(), 70, 6);
+        assert!(
+            text.contains("journal not visible over Kafka; no transactions"),
+            "{text}"
+        );
         v.unavailable.push(field::TRANSACTIONS.into());
         let text = draw(PaneId::Journal, &v, &ctx(), 70, 6);
         assert!(

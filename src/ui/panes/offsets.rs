@@ -25,9 +25,18 @@ pub fn render(view: &Snapshot, ctx: &PaneContext, area: Rect, buf: &mut Buffer) 
     // An observed cluster's staged offsets are not visible to a client
     // (docs/observe.md: `transactions[].staged_offsets` unavailable).
     let nothing = if view.lacks(field::TRANSACTIONS) || view.lacks(field::TXN_STAGED_OFFSETS) {
-        "not_visible"
+        "staged_not_visible"
     } else {
         "nothing_staged"
+    };
+    // In words, or in short where the words do not fit.
+    let nothing = match nothing {
+        "staged_not_visible"
+            if ratatui::text::Span::raw(t(nothing)).width() > usize::from(inner.width) =>
+        {
+            "staged_not_visible_short"
+        }
+        other => other,
     };
     let none = staging
         .peek()
@@ -126,7 +135,7 @@ mod tests {
         let text = draw(PaneId::Offsets, &v, &ctx(), 60, 7);
         let lines: Vec<&str> = text.lines().collect();
         assert!(
-            lines[1].contains("not visible over the Kafka protocol"),
+            lines[1].contains("staged offsets: not visible over Kafka"),
             "{text}"
         );
         assert!(
