@@ -216,6 +216,7 @@ fn nothing_yet(title: &str) -> Snapshot {
         client_log: Vec::new(),
         fault_armed: None,
         unavailable: [
+            field::PARTITIONS,
             field::TRANSACTIONS,
             field::COMMITTED_OFFSETS,
             field::JOURNAL,
@@ -233,11 +234,18 @@ fn nothing_yet(title: &str) -> Snapshot {
 /// the step's `at_ms`, with what changed since `before` (the same for step
 /// `n - 1`) and the session's last events and errors. The observer's clock
 /// and its own errors are the session's, so neither is unavailable here.
+///
+/// `before` is the last refresh that answered before step `n`, with its
+/// step: what changed is told since then (`since_step`), so a refresh that
+/// answers after failed ones compares with what was last seen, and says
+/// so. The first refresh that answers has nothing to compare with: it
+/// tells no change (the cluster was not created or begun then, only first
+/// seen), and says what it first saw instead.
 fn compose(
     title: &str,
     (n, at_ms): (usize, u64),
     shown: Option<&Snapshot>,
-    before: Option<&Snapshot>,
+    before: Option<(usize, &Snapshot)>,
     events: Vec<EventSnapshot>,
     errors: Vec<ErrorSnapshot>,
 ) -> Snapshot {
@@ -247,17 +255,25 @@ fn compose(
     view.title = title.to_string();
     view.unavailable
         .retain(|f| f != field::CLOCK_MS && f != field::ERRORS);
-    if n > 0 {
-        let empty;
-        let before = match before {
-            Some(b) => b,
-            None => {
-                empty = nothing_yet(title);
-                &empty
-            }
-        };
-        view.changes = observed_diff(before, &view);
-        view.changes.since_step = Some(n - 1);
+    match before {
+        Some((m, before)) if n > 0 => {
+            view.changes = observed_diff(before, &view);
+            view.changes.since_step = Some(m);
+        }
+        _ if n > 0 && shown.is_some() => {
+            let (p, t) = (view.partitions.len(), view.transactions.len());
+            let g = view.committed_offsets.len();
+            view.changes = Changes::default();
+            view.changes.sentences = vec![format!(
+                "first seen: {p} partition{}, {t} transaction{}, {g} group{}",
+                plural(p),
+                plural(t),
+                plural(g)
+            )];
+            view.changes.sentences_zh =
+                vec![format!("首次看到：{p} 个分区，{t} 个事务，{g} 个消费组")];
+        }
+        _ => {}
     }
     view.events = events;
     view.errors = errors;
@@ -279,6 +295,10 @@ fn observed_diff(before: &Snapshot, after: &Snapshot) -> Changes {
         s
     };
     diff(&ends_at_hw(before), &ends_at_hw(after))
+}
+
+fn plural(n: usize) -> &'static str {
+    if n == 1 { "" } else { "s" }
 }
 
 /// The newest [`TAIL`] of `items`.
@@ -347,6 +367,7 @@ impl ObservedSession {
             None => Ok(()),
         };
         let error = refreshed.outcome.as_ref().err().map(String::as_str);
+        let before_step = self.progress.last_good;
         match self.progress.advance(n, error) {
             Added::Nothing => {}
             Added::Event(e) => self.events.push_back(e),
@@ -366,7 +387,7 @@ impl ObservedSession {
             &self.header.title,
             (n, refreshed.at_ms),
             self.last_good.as_ref(),
-            before.as_ref(),
+            before.as_ref().map(|b| (before_step, b)),
             self.events.iter().cloned().collect(),
             self.errors.iter().cloned().collect(),
         );
@@ -712,9 +733,8 @@ impl ObservationTimeline {
 
     fn compose(&self, n: usize) -> Snapshot {
         let shown = self.snapshot_of(self.last_good[n]);
-        let before = n
-            .checked_sub(1)
-            .and_then(|m| self.snapshot_of(self.last_good[m]));
+        let before_step = n.checked_sub(1).map_or(0, |m| self.last_good[m]);
+        let before = self.snapshot_of(before_step);
         let upto = |step: usize| step <= n;
         let events: Vec<EventSnapshot> = self
             .events
@@ -732,7 +752,7 @@ impl ObservationTimeline {
             &self.observation.header.title,
             (n, self.observation.at_ms(n)),
             shown.as_ref(),
-            before.as_ref(),
+            before.as_ref().map(|b| (before_step, b)),
             tail(&events),
             tail(&errors),
         );
@@ -762,6 +782,7 @@ mod tests {
 
     fn observed(hw: i64) -> Snapshot {
         let mut s = nothing_yet("observe 127.0.0.1:9092");
+        s.unavailable.retain(|f| f != field::PARTITIONS);
         s.partitions.push(PartitionSnapshot {
             topic: "out".into(),
             partition: 0,
@@ -861,12 +882,20 @@ mod tests {
             v[5].events.last().unwrap().text,
             "refresh 5: the cluster answers again after 2 failed refreshes"
         );
-        // Step 1 is compared with the empty step 0.
-        assert!(
-            v[1].changes.sentences.iter().any(|s| s == "out-0 created"),
-            "{:?}",
-            v[1].changes.sentences
+        // Since the last refresh that answered (2), not the stale step 4.
+        assert_eq!(v[5].changes.since_step, Some(2));
+        // Step 1 has nothing to compare with: nothing was created or begun
+        // then, only first seen (a new user's review: "out-0 created",
+        // "tx begun: complete_abort").
+        assert_eq!(
+            v[1].changes.sentences,
+            ["first seen: 1 partition, 0 transactions, 0 groups"]
         );
+        assert!(v[1].changes.partition("out-0").is_none());
+        assert_eq!(v[1].changes.since_step, None);
+        // Before any answer, the partitions are unknown, not none.
+        assert!(v[0].lacks(field::PARTITIONS));
+        assert!(!v[1].lacks(field::PARTITIONS));
     }
 
     #[test]

@@ -182,6 +182,11 @@ const LABELS: &[(&str, &str, &str)] = &[
         "看不到 journal；没有事务",
     ),
     ("no_topics", "no topics yet", "还没有主题"),
+    (
+        "nothing_observed",
+        "nothing observed yet",
+        "尚未观察到任何内容",
+    ),
     ("clock", "clock", "时钟"),
     ("rules", "rules", "规则"),
     ("too_small", "Terminal too small", "终端太小"),

@@ -33,6 +33,9 @@ use crate::session::recording::Caption;
 /// and the panes that then say `?` or "not visible".
 pub mod field {
     pub const CLOCK_MS: &str = "clock_ms";
+    /// An observation before its first refresh answered: the cluster's
+    /// partitions are not known yet (not "none").
+    pub const PARTITIONS: &str = "partitions";
     pub const TRANSACTIONS: &str = "transactions";
     pub const COMMITTED_OFFSETS: &str = "committed_offsets";
     pub const JOURNAL: &str = "journal";

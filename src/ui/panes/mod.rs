@@ -128,7 +128,14 @@ fn no_topics(view: &Snapshot, ctx: &PaneContext, inner: Rect, buf: &mut Buffer) 
     if !view.partitions.is_empty() || inner.is_empty() {
         return false;
     }
-    let line = Line::styled(ctx.lang.t("no_topics"), ctx.theme.dim());
+    // An observation before its first answer knows no partitions yet:
+    // "no topics" would be a claim about the cluster.
+    let key = if view.lacks(crate::session::snapshot::field::PARTITIONS) {
+        "nothing_observed"
+    } else {
+        "no_topics"
+    };
+    let line = Line::styled(ctx.lang.t(key), ctx.theme.dim());
     shorten(line, usize::from(inner.width)).render(Rect { height: 1, ..inner }, buf);
     true
 }
@@ -754,6 +761,13 @@ mod tests {
             let dim = ctx().theme.dim().fg;
             assert!(dim.is_some(), "the test's theme has colour");
             assert_eq!(buf[(1, 1)].style().fg, dim, "{id:?}");
+            let mut unseen = empty.clone();
+            unseen
+                .unavailable
+                .push(crate::session::snapshot::field::PARTITIONS.into());
+            let text = draw(id, &unseen, &ctx(), 40, 6);
+            let line = text.lines().nth(1).unwrap();
+            assert!(line.starts_with("│nothing observed yet"), "{id:?}:\n{text}");
             let full = draw(id, &view(), &ctx(), 40, 6);
             assert!(!full.contains("no topics yet"), "{id:?}:\n{full}");
         }
