@@ -20,113 +20,40 @@
 #[path = "serve/python.rs"]
 mod python;
 
-use std::io::{BufRead, BufReader, Write};
-use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
-use std::time::{Duration, Instant};
+#[path = "common/line_driver.rs"]
+mod line_driver;
+
+use line_driver::LineDriver;
+
+use std::path::Path;
+use std::process::Command;
 
 use serde_json::{Value, json};
 
-/// How long one driver command may take (a transaction's round trips on
-/// loopback take milliseconds; a consumer waits at most 20 s itself).
-const COMMAND_TIMEOUT: Duration = Duration::from_secs(60);
+/// The mock cluster's driver (tests/common/line_driver.rs).
+struct Mock(LineDriver);
 
-/// The mock cluster's driver: its standard input takes commands, its
-/// standard output's lines arrive on `lines`. Dropping it kills it.
-struct Mock {
-    child: Child,
-    stdin: ChildStdin,
-    lines: Receiver<String>,
-    stderr: PathBuf,
-    _dir: tempfile::TempDir,
-    boot: String,
+impl std::ops::Deref for Mock {
+    type Target = LineDriver;
+    fn deref(&self) -> &LineDriver {
+        &self.0
+    }
 }
 
-impl Drop for Mock {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+impl std::ops::DerefMut for Mock {
+    fn deref_mut(&mut self) -> &mut LineDriver {
+        &mut self.0
     }
 }
 
 impl Mock {
     fn start(py: &Path) -> Self {
         let dir = tempfile::tempdir().unwrap();
-        let stderr = dir.path().join("stderr");
-        let mut child = Command::new(py)
+        let mut command = Command::new(py);
+        command
             .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/clients/ck_mock_cluster.py"))
-            .arg("3")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(std::fs::File::create(&stderr).unwrap())
-            .spawn()
-            .expect("the driver starts");
-        let stdin = child.stdin.take().unwrap();
-        let stdout = child.stdout.take().unwrap();
-        let (send, lines) = channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
-                if send.send(line).is_err() {
-                    break;
-                }
-            }
-        });
-        let mut mock = Mock {
-            child,
-            stdin,
-            lines,
-            stderr,
-            _dir: dir,
-            boot: String::new(),
-        };
-        let out = mock.until("ready");
-        mock.boot = out
-            .iter()
-            .find_map(|l| l.strip_prefix("boot "))
-            .unwrap_or_else(|| panic!("the driver prints its brokers: {out:?}"))
-            .to_string();
-        mock
-    }
-
-    /// The lines up to `last` (not included), within [`COMMAND_TIMEOUT`].
-    fn until(&mut self, last: &str) -> Vec<String> {
-        let deadline = Instant::now() + COMMAND_TIMEOUT;
-        let mut out = Vec::new();
-        loop {
-            let left = deadline.saturating_duration_since(Instant::now());
-            match self.lines.recv_timeout(left) {
-                Ok(line) if line == last => return out,
-                Ok(line) if line.starts_with("failed") => self.fail(&line, &out),
-                Ok(line) => out.push(line),
-                Err(RecvTimeoutError::Timeout) => self.fail(&format!("no {last:?}"), &out),
-                Err(RecvTimeoutError::Disconnected) => {
-                    self.fail(&format!("the driver exited before {last:?}"), &out)
-                }
-            }
-        }
-    }
-
-    fn fail(&self, what: &str, out: &[String]) -> ! {
-        let err = std::fs::read_to_string(&self.stderr).unwrap_or_default();
-        panic!("ck_mock_cluster.py: {what}\nout: {out:?}\nerr:\n{err}");
-    }
-
-    /// Runs one driver command; its lines.
-    fn run(&mut self, command: &str) -> Vec<String> {
-        writeln!(self.stdin, "{command}").unwrap();
-        self.stdin.flush().unwrap();
-        let verb = command.split_whitespace().next().unwrap();
-        self.until(&format!("ok {verb}"))
-    }
-
-    /// The offsets a command's records were delivered at.
-    fn delivered(&mut self, command: &str) -> Vec<i64> {
-        self.run(command)
-            .iter()
-            .filter_map(|l| l.strip_prefix("delivered "))
-            .map(|o| o.parse().unwrap())
-            .collect()
+            .arg("3");
+        Mock(LineDriver::start("ck_mock_cluster.py", command, dir, None))
     }
 
     /// What a consumer at `isolation` reads of t-0: its values, and the

@@ -23,17 +23,15 @@
 #[path = "serve/python.rs"]
 mod python;
 
-use std::io::{BufRead, BufReader, Write};
+#[path = "common/line_driver.rs"]
+mod line_driver;
+
+use line_driver::LineDriver;
+
 use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
-use std::time::{Duration, Instant};
+use std::process::Command;
 
 use serde_json::{Value, json};
-
-/// How long one driver command may take (a transaction's round trips on
-/// loopback take milliseconds; a consumer waits at most 20 s itself).
-const COMMAND_TIMEOUT: Duration = Duration::from_secs(60);
 
 /// The tansu binary: `$MK_TUI_TANSU` (.ci/run installs it and sets it).
 /// Without it the test is skipped, except under CI, which installs it.
@@ -51,37 +49,34 @@ fn tansu() -> Option<PathBuf> {
     found
 }
 
-/// The broker and its driver: the driver's standard input takes
-/// commands, its standard output's lines arrive on `lines`. Dropping it
+/// The broker and its driver (tests/common/line_driver.rs): dropping it
 /// kills the driver, and with it the broker.
-struct Broker {
-    child: Child,
-    stdin: ChildStdin,
-    lines: Receiver<String>,
-    stderr: PathBuf,
-    log: PathBuf,
-    _dir: tempfile::TempDir,
-    boot: String,
+struct Broker(LineDriver);
+
+impl std::ops::Deref for Broker {
+    type Target = LineDriver;
+    fn deref(&self) -> &LineDriver {
+        &self.0
+    }
 }
 
-impl Drop for Broker {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+impl std::ops::DerefMut for Broker {
+    fn deref_mut(&mut self) -> &mut LineDriver {
+        &mut self.0
     }
 }
 
 impl Broker {
     fn start(py: &Path, tansu: &Path) -> Self {
         let dir = tempfile::tempdir().unwrap();
-        let stderr = dir.path().join("stderr");
         let log = dir.path().join("broker.log");
         // The broker runs in an empty directory (it reads a `.env` file
         // from its working directory) with its own defaults made explicit:
         // memory storage, one node, loopback only.
         let workdir = dir.path().join("broker");
         std::fs::create_dir(&workdir).unwrap();
-        let mut child = Command::new(py)
+        let mut command = Command::new(py);
+        command
             .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/clients/ck_foreign_broker.py"))
             .arg(&log)
             .arg(&workdir)
@@ -96,83 +91,13 @@ impl Broker {
                 "memory://tansu/",
             ])
             .env_remove("STORAGE_ENGINE")
-            .env_remove("OTEL_EXPORTER_OTLP_ENDPOINT")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(std::fs::File::create(&stderr).unwrap())
-            .spawn()
-            .expect("the driver starts");
-        let stdin = child.stdin.take().unwrap();
-        let stdout = child.stdout.take().unwrap();
-        let (send, lines) = channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
-                if send.send(line).is_err() {
-                    break;
-                }
-            }
-        });
-        let mut broker = Broker {
-            child,
-            stdin,
-            lines,
-            stderr,
-            log,
-            _dir: dir,
-            boot: String::new(),
-        };
-        let out = broker.until("ready");
-        broker.boot = out
-            .iter()
-            .find_map(|l| l.strip_prefix("boot "))
-            .unwrap_or_else(|| panic!("the driver prints the broker's address: {out:?}"))
-            .to_string();
-        broker
-    }
-
-    /// The lines up to `last` (not included), within [`COMMAND_TIMEOUT`].
-    fn until(&mut self, last: &str) -> Vec<String> {
-        let deadline = Instant::now() + COMMAND_TIMEOUT;
-        let mut out = Vec::new();
-        loop {
-            let left = deadline.saturating_duration_since(Instant::now());
-            match self.lines.recv_timeout(left) {
-                Ok(line) if line == last => return out,
-                Ok(line) if line.starts_with("failed") => self.fail(&line, &out),
-                Ok(line) => out.push(line),
-                Err(RecvTimeoutError::Timeout) => self.fail(&format!("no {last:?}"), &out),
-                Err(RecvTimeoutError::Disconnected) => {
-                    self.fail(&format!("the driver exited before {last:?}"), &out)
-                }
-            }
-        }
-    }
-
-    fn fail(&self, what: &str, out: &[String]) -> ! {
-        let err = std::fs::read_to_string(&self.stderr).unwrap_or_default();
-        let log = std::fs::read_to_string(&self.log).unwrap_or_default();
-        let tail: Vec<&str> = log.lines().rev().take(40).collect();
-        panic!(
-            "ck_foreign_broker.py: {what}\nout: {out:?}\nerr:\n{err}\nbroker log (last lines, newest first):\n{}",
-            tail.join("\n")
-        );
-    }
-
-    /// Runs one driver command; its lines.
-    fn run(&mut self, command: &str) -> Vec<String> {
-        writeln!(self.stdin, "{command}").unwrap();
-        self.stdin.flush().unwrap();
-        let verb = command.split_whitespace().next().unwrap();
-        self.until(&format!("ok {verb}"))
-    }
-
-    /// The offsets a command's records were delivered at.
-    fn delivered(&mut self, command: &str) -> Vec<i64> {
-        self.run(command)
-            .iter()
-            .filter_map(|l| l.strip_prefix("delivered "))
-            .map(|o| o.parse().unwrap())
-            .collect()
+            .env_remove("OTEL_EXPORTER_OTLP_ENDPOINT");
+        Broker(LineDriver::start(
+            "ck_foreign_broker.py",
+            command,
+            dir,
+            Some(log),
+        ))
     }
 
     /// What a consumer at `isolation` reads of t-0: its values, where its
