@@ -496,26 +496,7 @@ impl Observation {
     /// (and its snapshot checked) now, so a bad file is refused before
     /// anything is drawn.
     pub fn load(path: &Path) -> Result<Self, RecordingError> {
-        let file = path.display().to_string();
-        let bytes = std::fs::read(path).map_err(|e| RecordingError {
-            file: file.clone(),
-            line: 0,
-            column: None,
-            message: format!("cannot read: {e}"),
-        })?;
-        let text = String::from_utf8(bytes).map_err(|e| {
-            let before = &e.as_bytes()[..e.utf8_error().valid_up_to()];
-            let start = before
-                .iter()
-                .rposition(|&b| b == b'\n')
-                .map_or(0, |i| i + 1);
-            RecordingError {
-                file: file.clone(),
-                line: 1 + before.iter().filter(|&&b| b == b'\n').count(),
-                column: Some(1 + String::from_utf8_lossy(&before[start..]).chars().count()),
-                message: "not valid UTF-8".into(),
-            }
-        })?;
+        let (file, text) = crate::session::recording::read_text(path)?;
         Self::parse(&file, &text)
     }
 

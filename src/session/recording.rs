@@ -199,34 +199,42 @@ pub(crate) fn json_error(file: &str, line: usize, e: &serde_json::Error) -> Reco
     }
 }
 
+/// A recording file's name (for errors) and text: refused in one line
+/// when it cannot be read (`FILE: cannot read: …`) or is not UTF-8
+/// (`FILE:LINE:COLUMN: not valid UTF-8`, where the first bad byte is).
+/// Engine and observation recordings read alike.
+pub(crate) fn read_text(path: &Path) -> Result<(String, String), RecordingError> {
+    let file = path.display().to_string();
+    let bytes = std::fs::read(path).map_err(|e| RecordingError {
+        file: file.clone(),
+        line: 0,
+        column: None,
+        message: format!("cannot read: {e}"),
+    })?;
+    let text = String::from_utf8(bytes).map_err(|e| {
+        let before = &e.as_bytes()[..e.utf8_error().valid_up_to()];
+        let line_start = before
+            .iter()
+            .rposition(|&b| b == b'\n')
+            .map_or(0, |i| i + 1);
+        RecordingError {
+            file: file.clone(),
+            line: 1 + before.iter().filter(|&&b| b == b'\n').count(),
+            column: Some(
+                1 + String::from_utf8_lossy(&before[line_start..])
+                    .chars()
+                    .count(),
+            ),
+            message: "not valid UTF-8".into(),
+        }
+    })?;
+    Ok((file, text))
+}
+
 impl Recording {
     /// Reads and checks a recording file.
     pub fn load(path: &Path) -> Result<Self, RecordingError> {
-        let file = path.display().to_string();
-        let text = std::fs::read(path).map_err(|e| RecordingError {
-            file: file.clone(),
-            line: 0,
-            column: None,
-            message: format!("cannot read: {e}"),
-        })?;
-        let text = String::from_utf8(text).map_err(|e| {
-            let at = e.utf8_error().valid_up_to();
-            let before = &e.as_bytes()[..at];
-            let line_start = before
-                .iter()
-                .rposition(|&b| b == b'\n')
-                .map_or(0, |i| i + 1);
-            RecordingError {
-                file: file.clone(),
-                line: 1 + before.iter().filter(|&&b| b == b'\n').count(),
-                column: Some(
-                    1 + String::from_utf8_lossy(&before[line_start..])
-                        .chars()
-                        .count(),
-                ),
-                message: "not valid UTF-8".into(),
-            }
-        })?;
+        let (file, text) = read_text(path)?;
         Self::parse(&file, &text)
     }
 
