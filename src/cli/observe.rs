@@ -213,9 +213,13 @@ fn headless_loop(mut session: ObservedSession, refresher: &Live) -> Result<(), S
                 "refresh {n}: ok, {partitions} partition{plural}: {changes}\n"
             ));
         }
-        // A recovery is an event: say it too.
-        if let Some(e) = view.events.last().filter(|e| e.step == n) {
-            super::emit(format_args!("{}\n", e.text));
+        // A recovery is an event: say it too (what changed is on the line
+        // above already).
+        let changes = crate::session::observation::change_event(view);
+        for e in view.events.iter().filter(|e| e.step == n) {
+            if Some(e) != changes.as_ref() {
+                super::emit(format_args!("{}\n", e.text));
+            }
         }
     }
     // A script must tell a run whose last refresh failed from one that

@@ -297,6 +297,30 @@ fn observed_diff(before: &Snapshot, after: &Snapshot) -> Changes {
     diff(&ends_at_hw(before), &ends_at_hw(after))
 }
 
+/// The events pane's line for refresh `n` that answered and changed
+/// something: what it changed, kept among the session's events (the last
+/// [`TAIL`]) so a live observer's history stays on screen after the next
+/// refresh (a view's `changes` are its own step's only; at one refresh a
+/// second they were gone before anyone read them). Made from the view's
+/// own `changes`, live and in a replay alike.
+pub fn change_event(view: &Snapshot) -> Option<EventSnapshot> {
+    let c = &view.changes;
+    if c.sentences.is_empty() {
+        return None;
+    }
+    let zh = if c.sentences_zh.len() == c.sentences.len() {
+        c.sentences_zh.join("；")
+    } else {
+        c.sentences.join("; ")
+    };
+    // The pane writes the step before it (`#2 …`, `step 2: …`).
+    Some(EventSnapshot {
+        step: view.step,
+        text: c.sentences.join("; "),
+        zh,
+    })
+}
+
 fn plural(n: usize) -> &'static str {
     if n == 1 { "" } else { "s" }
 }
@@ -391,6 +415,13 @@ impl ObservedSession {
             self.events.iter().cloned().collect(),
             self.errors.iter().cloned().collect(),
         );
+        if let Some(e) = change_event(&self.view) {
+            self.events.push_back(e.clone());
+            if self.events.len() > TAIL {
+                self.events.pop_front();
+            }
+            self.view.events = self.events.iter().cloned().collect();
+        }
         written
     }
 }
@@ -662,6 +693,10 @@ impl ObservationTimeline {
         let mut progress = Progress::default();
         let mut last_good = vec![0];
         let (mut events, mut errors) = (Vec::new(), Vec::new());
+        // The last refresh that answered, parsed, to tell each answer's
+        // changes as live does (two snapshots at a time).
+        let mut before: Option<(usize, Snapshot)> = None;
+        let title = &observation.header.title;
         for (i, s) in observation.steps.iter().enumerate() {
             let n = i + 1;
             match progress.advance(n, s.outcome.as_ref().err().map(String::as_str)) {
@@ -670,6 +705,19 @@ impl ObservationTimeline {
                 Added::Error(e) => errors.push(e),
             }
             last_good.push(progress.last_good);
+            if let Ok(text) = &s.outcome {
+                let shown = Snapshot::from_json(text).expect("checked when the recording was read");
+                let view = compose(
+                    title,
+                    (n, s.at_ms),
+                    Some(&shown),
+                    before.as_ref().map(|(m, b)| (*m, b)),
+                    Vec::new(),
+                    Vec::new(),
+                );
+                events.extend(change_event(&view));
+                before = Some((n, shown));
+            }
         }
         let mut timeline = Self {
             view: nothing_yet(&observation.header.title),
@@ -859,9 +907,26 @@ mod tests {
         assert_eq!(back.high_watermark, Some((2, 4)));
         assert_eq!(back.new_batches, [2, 3]);
         assert!(back.removed.is_empty());
-        assert_eq!(
-            v[5].events.last().unwrap().text,
-            "refresh 5: the cluster answers again after 2 failed refreshes"
+        let texts: Vec<&str> = v[5].events.iter().map(|e| e.text.as_str()).collect();
+        assert!(
+            texts.contains(&"refresh 5: the cluster answers again after 2 failed refreshes"),
+            "{texts:?}"
+        );
+        // What each refresh changed stays among the events after it (a
+        // new user's review: live, it was gone at the next refresh).
+        let changed = |v: &Snapshot, n: usize| {
+            v.events
+                .iter()
+                .any(|e| e.step == n && e.text.starts_with("out-0@1 appended"))
+        };
+        assert!(
+            changed(&v[2], 2) && changed(&v[4], 2) && changed(&v[5], 2),
+            "{:?}",
+            v[4].events
+        );
+        assert!(
+            !v[4].events.iter().any(|e| e.step == 4),
+            "a failed refresh changes nothing"
         );
         // Since the last refresh that answered (2), not the stale step 4.
         assert_eq!(v[5].changes.since_step, Some(2));
