@@ -701,7 +701,10 @@ fn an_observation_replays_with_the_replay_keys_forward_back_and_playing() {
         (KeyCommand::LastStep, 3),
         (KeyCommand::PrevStep, 2),
         (KeyCommand::FirstStep, 0),
-        (KeyCommand::NextCaption, 3),
+        // `]`: the next refresh where something happened (step 1 saw the
+        // cluster first).
+        (KeyCommand::NextCaption, 1),
+        (KeyCommand::LastStep, 3),
     ] {
         app.update(Msg::Command(command)).unwrap();
         assert_eq!(shown(&app), views[step], "{command:?}");
@@ -808,4 +811,56 @@ fn a_leader_that_moves_between_refreshes_is_followed_and_marked() {
         "{}",
         state["changes"]
     );
+}
+
+/// An observation has no captions: `]` and `[` jump between the refreshes
+/// where something happened (a change, a failure, an answer again), over
+/// the quiet ones (a new user's review: `]` went straight to the end).
+#[test]
+fn brackets_jump_over_the_refreshes_where_nothing_happened() {
+    let temp = tempfile::tempdir().unwrap();
+    let file = temp.path().join("obs.jsonl");
+    let header = ObservationHeader::new(&["127.0.0.1:9092".into()], &[], &[], 1000);
+    let writer =
+        minikafka::session::observation::ObservationWriter::create(&file, &header).unwrap();
+    let mut live = ObservedSession::new(header, Some(writer));
+    let (open, settled) = (
+        fixture("ch08-visibility-open"),
+        fixture("ch08-visibility-settled"),
+    );
+    // 1 first seen, 2 changed, 3 and 4 the same, 5 changed, 6 the same.
+    for (i, snapshot) in [&open, &settled, &settled, &settled, &open, &open]
+        .into_iter()
+        .enumerate()
+    {
+        let refreshed = Refreshed {
+            at_ms: 1000 * i as u64,
+            outcome: Ok(snapshot.clone()),
+        };
+        live.push(refreshed).unwrap();
+        let quiet = live.view().changes.sentences.is_empty();
+        assert_eq!(quiet, [3, 4, 6].contains(&(i + 1)), "refresh {}", i + 1);
+    }
+    let timeline = ObservationTimeline::new(Observation::load(&file).unwrap());
+    let mut app = App::observation_replay(
+        timeline,
+        layout::builtin_default(),
+        Lang::En,
+        Theme::plain(),
+    );
+    for (command, step) in [
+        (KeyCommand::NextCaption, 1),
+        (KeyCommand::NextCaption, 2),
+        (KeyCommand::NextCaption, 5),
+        (KeyCommand::NextCaption, 6),
+        (KeyCommand::PrevCaption, 5),
+        (KeyCommand::PrevCaption, 2),
+        (KeyCommand::NextStep, 3),
+        (KeyCommand::PrevCaption, 2),
+        (KeyCommand::PrevCaption, 1),
+        (KeyCommand::PrevCaption, 0),
+    ] {
+        app.update(Msg::Command(command)).unwrap();
+        assert_eq!(app.snapshot().step, step, "{command:?}");
+    }
 }

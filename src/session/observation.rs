@@ -730,6 +730,17 @@ impl ObservationTimeline {
         timeline
     }
 
+    /// The steps where something happened: a refresh that changed what
+    /// it saw, answered again, or failed; in order. An observation has no
+    /// captions, so these are what `]` and `[` jump between.
+    pub fn eventful_steps(&self) -> std::collections::BTreeSet<usize> {
+        self.events
+            .iter()
+            .map(|e| e.step)
+            .chain(self.errors.iter().map(|e| e.step))
+            .collect()
+    }
+
     /// The recording.
     pub fn observation(&self) -> &Observation {
         &self.observation

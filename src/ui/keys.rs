@@ -329,8 +329,8 @@ pub const REPLAY_KEYS: &[KeyHelp] = &[
     },
     KeyHelp {
         keys: "]/[",
-        en: "next/previous captioned step",
-        zh: "下一个/上一个有说明的步骤",
+        en: "next/previous captioned step (observed: a refresh where something happened)",
+        zh: "下一个/上一个有说明的步骤（观察：有事发生的刷新）",
     },
     KeyHelp {
         keys: "b",

@@ -263,8 +263,22 @@ impl App {
                 let target = match command {
                     KeyCommand::NextStep => step + 1,
                     KeyCommand::PrevStep => step.saturating_sub(1),
-                    KeyCommand::FirstStep | KeyCommand::PrevCaption => 0,
-                    KeyCommand::LastStep | KeyCommand::NextCaption => last,
+                    KeyCommand::FirstStep => 0,
+                    KeyCommand::LastStep => last,
+                    // No captions here: `]` and `[` go to the next and
+                    // previous refresh where something happened (changed,
+                    // failed, answered again), else to the end or start.
+                    KeyCommand::NextCaption | KeyCommand::PrevCaption => {
+                        let Observed::Replay { timeline, .. } = &*o else {
+                            unreachable!("matched a replay above")
+                        };
+                        let eventful = timeline.eventful_steps();
+                        if command == KeyCommand::NextCaption {
+                            eventful.range(step + 1..).next().copied().unwrap_or(last)
+                        } else {
+                            eventful.range(..step).next_back().copied().unwrap_or(0)
+                        }
+                    }
                     KeyCommand::PlayPause => {
                         if let Observed::Replay { playing, .. } = o {
                             *playing = !*playing;
