@@ -20,17 +20,18 @@
 #[path = "serve/python.rs"]
 mod python;
 
-#[path = "common/line_driver.rs"]
-mod line_driver;
+#[allow(dead_code)]
+#[path = "common/foreign.rs"]
+mod foreign;
 
-use line_driver::LineDriver;
+use foreign::{LineDriver, batch, mk_tui, observe, t0, unavailable};
 
 use std::path::Path;
 use std::process::Command;
 
 use serde_json::{Value, json};
 
-/// The mock cluster's driver (tests/common/line_driver.rs).
+/// The mock cluster's driver (tests/common/foreign.rs).
 struct Mock(LineDriver);
 
 impl std::ops::Deref for Mock {
@@ -68,54 +69,6 @@ impl Mock {
         let end = out.iter().find_map(|l| l.strip_prefix("end ")).unwrap();
         (values, end.split(' ').nth(1).unwrap().parse().unwrap())
     }
-}
-
-fn mk_tui(args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_mk-tui"))
-        .args(args)
-        .output()
-        .expect("mk-tui runs")
-}
-
-/// `mk-tui observe --bootstrap B --state EXTRA…` as JSON.
-fn observe(boot: &str, extra: &[&str]) -> Value {
-    let mut args = vec!["observe", "--bootstrap", boot, "--state"];
-    args.extend(extra);
-    let out = mk_tui(&args);
-    assert!(
-        out.status.success(),
-        "observe {extra:?} failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).unwrap()
-}
-
-fn t0(state: &Value) -> &Value {
-    state["partitions"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|p| p["topic"] == "t" && p["partition"] == 0)
-        .unwrap_or_else(|| panic!("t-0 observed: {state}"))
-}
-
-fn unavailable(state: &Value) -> Vec<&str> {
-    state["unavailable"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|v| v.as_str().unwrap())
-        .collect()
-}
-
-/// The batch of t-0 at `base`.
-fn batch(state: &Value, base: i64) -> &Value {
-    t0(state)["batches"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|b| b["base_offset"] == base)
-        .unwrap_or_else(|| panic!("a batch at {base}: {}", t0(state)))
 }
 
 /// What every observation of t-0 must show, whatever the step: the

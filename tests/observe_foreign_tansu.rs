@@ -23,10 +23,11 @@
 #[path = "serve/python.rs"]
 mod python;
 
-#[path = "common/line_driver.rs"]
-mod line_driver;
+#[allow(dead_code)]
+#[path = "common/foreign.rs"]
+mod foreign;
 
-use line_driver::LineDriver;
+use foreign::{LineDriver, batch, mk_tui, observe, t0, unavailable};
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -49,7 +50,7 @@ fn tansu() -> Option<PathBuf> {
     found
 }
 
-/// The broker and its driver (tests/common/line_driver.rs): dropping it
+/// The broker and its driver (tests/common/foreign.rs): dropping it
 /// kills the driver, and with it the broker.
 struct Broker(LineDriver);
 
@@ -132,52 +133,6 @@ struct Read {
     /// The latest offset ListOffsets tells it, at its isolation level
     /// (`get_watermark_offsets`).
     hw: i64,
-}
-
-fn mk_tui(args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_mk-tui"))
-        .args(args)
-        .output()
-        .expect("mk-tui runs")
-}
-
-/// `mk-tui observe --bootstrap B --state` as JSON.
-fn observe(boot: &str) -> Value {
-    let out = mk_tui(&["observe", "--bootstrap", boot, "--state"]);
-    assert!(
-        out.status.success(),
-        "observe failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).unwrap()
-}
-
-fn t0(state: &Value) -> &Value {
-    state["partitions"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|p| p["topic"] == "t" && p["partition"] == 0)
-        .unwrap_or_else(|| panic!("t-0 observed: {state}"))
-}
-
-fn unavailable(state: &Value) -> Vec<&str> {
-    state["unavailable"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|v| v.as_str().unwrap())
-        .collect()
-}
-
-/// The batch of t-0 at `base`.
-fn batch(state: &Value, base: i64) -> &Value {
-    t0(state)["batches"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|b| b["base_offset"] == base)
-        .unwrap_or_else(|| panic!("a batch at {base}: {}", t0(state)))
 }
 
 /// The fates of t-0's batches by base offset, as `[base, fate]` pairs.
@@ -297,7 +252,7 @@ fn observe_reads_tansu_with_its_lso_as_its_clients_do() {
     let boot = broker.boot.clone();
 
     // A new broker: itself, no partition.
-    let empty = observe(&boot);
+    let empty = observe(&boot, &[]);
     let meta = broker.run("metadata");
     let ids: Vec<Value> = meta
         .iter()
@@ -317,7 +272,7 @@ fn observe_reads_tansu_with_its_lso_as_its_clients_do() {
         .map(String::as_str)
         .collect();
     assert_eq!(listed.len(), 1, "{meta:?}");
-    let fresh = observe(&boot);
+    let fresh = observe(&boot, &[]);
     let w: Vec<&str> = listed[0].split(' ').collect();
     let p = t0(&fresh);
     assert_eq!(
@@ -344,7 +299,7 @@ fn observe_reads_tansu_with_its_lso_as_its_clients_do() {
     assert_eq!(broker.delivered("plain 2"), [0, 1]);
     // Tansu's ListOffsets answers the newest batch's base offset + 1 as
     // latest (1, not 2); its Fetch tells the HW and the LSO right.
-    let plain = observe(&boot);
+    let plain = observe(&boot, &[]);
     assert_eq!(check_t0(&mut broker, &plain, 2), (2, 1, 1));
     let b = batch(&plain, 0);
     assert_eq!(
@@ -361,7 +316,7 @@ fn observe_reads_tansu_with_its_lso_as_its_clients_do() {
     // A committed transaction: its data, then a COMMIT marker.
     let data = broker.delivered("txn tc commit c1 c2");
     assert_eq!(data, [2, 3]);
-    let committed = observe(&boot);
+    let committed = observe(&boot, &[]);
     assert_eq!(check_t0(&mut broker, &committed, 5), (5, 5, 5));
     let pid_commit = check_transaction(&committed, &data, Some((4, "commit")));
     assert_eq!(batch(&committed, 2)["fate"], "committed");
@@ -372,7 +327,7 @@ fn observe_reads_tansu_with_its_lso_as_its_clients_do() {
     // committed.
     let data = broker.delivered("txn ta abort a1");
     assert_eq!(data, [5]);
-    let aborted = observe(&boot);
+    let aborted = observe(&boot, &[]);
     assert_eq!(check_t0(&mut broker, &aborted, 7), (7, 7, 7));
     let pid_abort = check_transaction(&aborted, &data, Some((6, "abort")));
     assert_ne!(pid_abort, pid_commit);
@@ -383,7 +338,7 @@ fn observe_reads_tansu_with_its_lso_as_its_clients_do() {
     // while any transaction on the partition is open).
     let data = broker.delivered("txn to open o1");
     assert_eq!(data, [7]);
-    let open = observe(&boot);
+    let open = observe(&boot, &[]);
     assert_eq!(
         check_t0(&mut broker, &open, 8),
         (7, 8, 0),
@@ -398,7 +353,7 @@ fn observe_reads_tansu_with_its_lso_as_its_clients_do() {
     assert_eq!(broker.delivered("txn tb abort b1"), [8]);
     assert_eq!(broker.delivered("txn td commit d1"), [10]);
     assert_eq!(broker.delivered("plain 1"), [12]);
-    let behind = observe(&boot);
+    let behind = observe(&boot, &[]);
     assert_eq!(check_t0(&mut broker, &behind, 13), (7, 13, 0));
     let pid_late_abort = check_transaction(&behind, &[8], Some((9, "abort")));
     let pid_late_commit = check_transaction(&behind, &[10], Some((11, "commit")));
@@ -473,7 +428,7 @@ fn observe_reads_tansu_with_its_lso_as_its_clients_do() {
     // and read_committed returns them all, the aborted ones too (tansu
     // lists no aborted transaction): the rule calls them committed.
     assert!(broker.run("end to commit").is_empty());
-    let ended = observe(&boot);
+    let ended = observe(&boot, &[]);
     assert_eq!(check_t0(&mut broker, &ended, 14), (14, 14, 14));
     check_transaction(&ended, &[7], Some((13, "commit")));
     let expected = [

@@ -1,14 +1,19 @@
-//! A Python driver of a foreign broker (tests/clients/ck_mock_cluster.py,
-//! ck_foreign_broker.py): its standard input takes one command a line, its
-//! standard output answers with lines ending `ok VERB` (or `failed …`).
-//! Every wait is bounded; dropping it kills the driver (and with it the
-//! broker it started), whether the test passed or not.
+//! What the tests of `mk-tui observe` against foreign brokers share
+//! (tests/observe_foreign.rs, observe_foreign_tansu.rs): the Python driver
+//! of the broker ([`LineDriver`]: tests/clients/ck_mock_cluster.py,
+//! ck_foreign_broker.py; its standard input takes one command a line, its
+//! standard output answers with lines ending `ok VERB` or `failed …`; every
+//! wait is bounded, and dropping it kills the driver and with it the
+//! broker, whether the test passed or not), and reading the observer's
+//! state of topic `t`.
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::PathBuf;
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
 use std::time::{Duration, Instant};
+
+use serde_json::Value;
 
 /// How long one driver command may take (a transaction's round trips on
 /// loopback take milliseconds; a consumer waits at most 20 s itself).
@@ -130,4 +135,53 @@ impl LineDriver {
             .map(|o| o.parse().unwrap())
             .collect()
     }
+}
+
+pub fn mk_tui(args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_mk-tui"))
+        .args(args)
+        .output()
+        .expect("mk-tui runs")
+}
+
+/// `mk-tui observe --bootstrap B --state EXTRA…` as JSON.
+pub fn observe(boot: &str, extra: &[&str]) -> Value {
+    let mut args = vec!["observe", "--bootstrap", boot, "--state"];
+    args.extend(extra);
+    let out = mk_tui(&args);
+    assert!(
+        out.status.success(),
+        "observe {extra:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// Partition t-0 of an observed state.
+pub fn t0(state: &Value) -> &Value {
+    state["partitions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["topic"] == "t" && p["partition"] == 0)
+        .unwrap_or_else(|| panic!("t-0 observed: {state}"))
+}
+
+pub fn unavailable(state: &Value) -> Vec<&str> {
+    state["unavailable"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap())
+        .collect()
+}
+
+/// The batch of t-0 at `base`.
+pub fn batch(state: &Value, base: i64) -> &Value {
+    t0(state)["batches"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|b| b["base_offset"] == base)
+        .unwrap_or_else(|| panic!("a batch at {base}: {}", t0(state)))
 }
