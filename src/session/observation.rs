@@ -539,36 +539,16 @@ impl Observation {
             column: None,
             message,
         };
-        let mut lines = text
-            .lines()
-            .enumerate()
-            .map(|(i, l)| (i + 1, l))
-            .filter(|(_, l)| !l.trim().is_empty());
-        let (first, header_line) = lines
-            .next()
-            .ok_or_else(|| err(1, "empty recording: line 1 must be the header".into()))?;
-        let value: serde_json::Value =
-            serde_json::from_str(header_line).map_err(|e| json_error(file, first, &e))?;
-        match value
-            .get("mk_observation")
-            .and_then(serde_json::Value::as_u64)
-        {
-            Some(v) if v == u64::from(OBSERVATION_VERSION) => {}
-            Some(v) => {
-                return Err(err(
-                    first,
-                    format!(
-                        "observation recording version {v} is not supported; this build reads version {OBSERVATION_VERSION}"
-                    ),
-                ));
-            }
-            None => {
-                return Err(err(
-                    first,
-                    "field mk_observation: expected the format version, 1".into(),
-                ));
-            }
-        }
+        let (first, value, lines) = crate::session::recording::versioned_header(
+            file,
+            text,
+            (
+                "mk_observation",
+                OBSERVATION_VERSION,
+                "observation recording",
+                "field mk_observation: expected the format version, 1",
+            ),
+        )?;
         let header: ObservationHeader =
             serde_json::from_value(value).map_err(|e| err(first, format!("header: {e}")))?;
         if header.bootstrap.is_empty() {

@@ -231,6 +231,49 @@ pub(crate) fn read_text(path: &Path) -> Result<(String, String), RecordingError>
     Ok((file, text))
 }
 
+/// A recording's lines that are not blank, numbered from 1, and its first
+/// as JSON (the header), whose version field `key` must be `version`:
+/// `what` names the format in the message for another version, `missing`
+/// is the message when the field is absent. Engine and observation
+/// recordings begin alike.
+pub(crate) fn versioned_header<'a>(
+    file: &str,
+    text: &'a str,
+    (key, version, what, missing): (&str, u32, &str, &str),
+) -> Result<
+    (
+        usize,
+        serde_json::Value,
+        impl Iterator<Item = (usize, &'a str)>,
+    ),
+    RecordingError,
+> {
+    let err = |line: usize, message: String| RecordingError {
+        file: file.to_string(),
+        line,
+        column: None,
+        message,
+    };
+    let mut lines = text
+        .lines()
+        .enumerate()
+        .map(|(i, l)| (i + 1, l))
+        .filter(|(_, l)| !l.trim().is_empty());
+    let (first, header_line) = lines
+        .next()
+        .ok_or_else(|| err(1, "empty recording: line 1 must be the header".into()))?;
+    let value: serde_json::Value =
+        serde_json::from_str(header_line).map_err(|e| json_error(file, first, &e))?;
+    match value.get(key).and_then(serde_json::Value::as_u64) {
+        Some(v) if v == u64::from(version) => Ok((first, value, lines)),
+        Some(v) => Err(err(
+            first,
+            format!("{what} version {v} is not supported; this build reads version {version}"),
+        )),
+        None => Err(err(first, missing.to_string())),
+    }
+}
+
 impl Recording {
     /// Reads and checks a recording file.
     pub fn load(path: &Path) -> Result<Self, RecordingError> {
@@ -246,36 +289,16 @@ impl Recording {
             column: None,
             message,
         };
-        let mut lines = text
-            .lines()
-            .enumerate()
-            .map(|(i, l)| (i + 1, l))
-            .filter(|(_, l)| !l.trim().is_empty());
-        let (first, header_line) = lines
-            .next()
-            .ok_or_else(|| err(1, "empty recording: line 1 must be the header".into()))?;
-        let value: serde_json::Value =
-            serde_json::from_str(header_line).map_err(|e| json_error(file, first, &e))?;
-        match value
-            .get("mk_recording")
-            .and_then(serde_json::Value::as_u64)
-        {
-            Some(v) if v == u64::from(RECORDING_VERSION) => {}
-            Some(v) => {
-                return Err(err(
-                    first,
-                    format!(
-                        "recording version {v} is not supported; this build reads version {RECORDING_VERSION}"
-                    ),
-                ));
-            }
-            None => {
-                return Err(err(
-                    first,
-                    "field mk_recording: missing; line 1 must be the header".into(),
-                ));
-            }
-        }
+        let (first, value, lines) = versioned_header(
+            file,
+            text,
+            (
+                "mk_recording",
+                RECORDING_VERSION,
+                "recording",
+                "field mk_recording: missing; line 1 must be the header",
+            ),
+        )?;
         let header: Header =
             serde_json::from_value(value).map_err(|e| err(first, format!("header: {e}")))?;
         header
