@@ -17,15 +17,14 @@
 use std::collections::BTreeMap;
 
 use kafka_protocol::messages::offset_fetch_request::OffsetFetchRequestTopic;
-use kafka_protocol::messages::{
-    ApiKey, FindCoordinatorRequest, GroupId, ListGroupsRequest, OffsetFetchRequest, TopicName,
-};
+use kafka_protocol::messages::{ApiKey, GroupId, ListGroupsRequest, OffsetFetchRequest, TopicName};
 use kafka_protocol::protocol::StrBytes;
 
 use crate::session::snapshot::{GroupOffsets, field};
 
 use super::Link;
 use super::connection::{self, Conn};
+use super::coordinator;
 use super::metadata::Cluster;
 use super::offsets::Key;
 use super::versions::ours;
@@ -39,21 +38,6 @@ const UNSTABLE_OFFSET_COMMIT: i16 = 88;
 /// The offsets of one group, keyed `<topic>-<partition>`; partitions with
 /// no committed offset (-1) are left out, as `mk-tui state` leaves them.
 pub type Committed = BTreeMap<String, i64>;
-
-/// Where `group`'s coordinator listens, `HOST:PORT`.
-pub async fn coordinator(conn: &mut Conn, version: i16, group: &str) -> Result<String, String> {
-    let request = FindCoordinatorRequest::default()
-        .with_key(StrBytes::from_string(group.to_string()))
-        .with_key_type(0);
-    let response = conn.call("FindCoordinator", &request, version).await?;
-    if response.error_code != 0 {
-        return Err(format!(
-            "group {group}: FindCoordinator v{version} answered error code {} ({})",
-            response.error_code, conn.address
-        ));
-    }
-    Ok(format!("{}:{}", response.host.as_str(), response.port))
-}
 
 /// What `group` committed, asked of its coordinator on `conn`.
 pub async fn committed(conn: &mut Conn, version: i16, group: &str) -> Result<Committed, String> {
@@ -218,7 +202,8 @@ pub(super) async fn ask(
             "FindCoordinator",
             ours::FIND_COORDINATOR,
         )?;
-        let address = coordinator(&mut link.conn, version, group).await?;
+        let address =
+            coordinator::find(&mut link.conn, version, coordinator::Of::Group, group).await?;
         let link = super::link(links, &address).await?;
         let version = link
             .versions

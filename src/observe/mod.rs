@@ -1,4 +1,4 @@
-//! `mk-tui observe` (issue 15, first slice; docs/observe.md): the same
+//! `mk-tui observe` (issue 15; docs/observe.md): the same
 //! [`Snapshot`] the panes render, built from a Kafka cluster over its wire
 //! protocol instead of from the embedded engine. A plain consumer's
 //! requests — ApiVersions, Metadata, ListOffsets, Fetch — and the admin
@@ -10,15 +10,17 @@
 //! One job per file: [`connection`] frames requests on a socket with
 //! bounded reads, [`versions`] picks each API's version, [`metadata`],
 //! [`offsets`] and [`fetch`] ask, [`batches`] decodes record batches,
+//! [`coordinator`] finds a group's or a transactional id's coordinator,
 //! [`groups`] reads committed offsets, [`transactions`] the open
-//! transactions, [`log_dirs`] the replicas' offset lags, [`fate`] decides batch fates from
-//! the wire alone, [`assemble`] fills the snapshot and lists what it could
-//! not fill.
+//! transactions, [`log_dirs`] the replicas' offset lags, [`fate`] decides
+//! batch fates from the wire alone, [`assemble`] fills the snapshot and
+//! lists what it could not fill, [`live`] refreshes it on a period.
 
 pub mod assemble;
 pub mod batches;
 pub mod bootstrap;
 pub mod connection;
+pub mod coordinator;
 pub mod fate;
 pub mod fetch;
 pub mod groups;

@@ -33,8 +33,8 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use kafka_protocol::messages::describe_producers_request::TopicRequest;
 use kafka_protocol::messages::{
-    ApiKey, DescribeProducersRequest, DescribeTransactionsRequest, FindCoordinatorRequest,
-    ListTransactionsRequest, TopicName, TransactionalId,
+    ApiKey, DescribeProducersRequest, DescribeTransactionsRequest, ListTransactionsRequest,
+    TopicName, TransactionalId,
 };
 use kafka_protocol::protocol::StrBytes;
 
@@ -42,6 +42,7 @@ use crate::session::snapshot::{Fate, Snapshot, TransactionSnapshot, TxnState, fi
 
 use super::Link;
 use super::connection::Conn;
+use super::coordinator;
 use super::metadata::Cluster;
 use super::offsets::Key;
 use super::versions::ours;
@@ -417,7 +418,13 @@ async fn describe_all(
             "FindCoordinator",
             ours::FIND_COORDINATOR,
         )?;
-        let address = coordinator(&mut link.conn, version, &l.id).await?;
+        let address = coordinator::find(
+            &mut link.conn,
+            version,
+            coordinator::Of::TransactionalId,
+            &l.id,
+        )
+        .await?;
         by_coordinator
             .entry(address)
             .or_default()
@@ -470,21 +477,6 @@ async fn describe_all(
         }
     }
     Ok(Some(out))
-}
-
-/// Where transactional id `id`'s coordinator listens.
-async fn coordinator(conn: &mut Conn, version: i16, id: &str) -> Result<String, String> {
-    let request = FindCoordinatorRequest::default()
-        .with_key(StrBytes::from_string(id.to_string()))
-        .with_key_type(1);
-    let response = conn.call("FindCoordinator", &request, version).await?;
-    if response.error_code != 0 {
-        return Err(format!(
-            "transactional id {id}: FindCoordinator v{version} answered error code {} ({})",
-            response.error_code, conn.address
-        ));
-    }
-    Ok(format!("{}:{}", response.host.as_str(), response.port))
 }
 
 /// A partition's error code in DescribeProducers.
