@@ -122,7 +122,7 @@ setsid bash -c '
   owner=$1 lifetime=$2 dir=$3
   end=$((SECONDS + lifetime))
   while kill -0 "$owner" 2>/dev/null && [ $SECONDS -lt $end ]; do
-    [ -f "$dir/stopped" ] && exit 0
+    { [ -f "$dir/stopped" ] || [ ! -d "$dir" ]; } && exit 0
     sleep 1
   done
   "$(dirname "$0")"/stop.sh "$dir" >/dev/null 2>&1
