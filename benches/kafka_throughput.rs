@@ -27,6 +27,14 @@
 //!   a C client whose own cost is far below the server's, so the server's
 //!   own cost shows.
 //!
+//! - **Apache Kafka** (issue 23 item 5): the same script, the same client
+//!   and records against Apache Kafka 4.4 (three KRaft nodes started by
+//!   tests/kafka-ref/start.sh on loopback, the topic on one of them, one
+//!   replica), in rounds interleaved with fresh `mk-tui serve` runs
+//!   (`MK_BENCH_ROUNDS`, default 3), reported as Kafka's time over
+//!   serve's: above 1, serve is faster. Skipped with a line when Kafka
+//!   cannot be started (no Java or Maven).
+//!
 //! Run by hand (not part of `cargo test`; needs the Python client, see
 //! tests/clients/README.md):
 //!
@@ -43,6 +51,10 @@ use std::time::{Duration, Instant};
 use minikafka::engine::{AckMode, IsolationLevel, Record, RecordBatch, TopicPartition};
 use minikafka::session::{Action, Driver, Outcome};
 
+#[allow(dead_code)]
+#[path = "../tests/common/kafka_ref.rs"]
+mod kafka_ref;
+
 const VALUE_BYTES: usize = 100;
 const TOPIC: &str = "bench";
 
@@ -57,6 +69,7 @@ fn main() {
         return;
     };
     println!("kafka_throughput: {records} records of {VALUE_BYTES} B, one partition, one replica");
+    against_kafka(&python, records);
     let served = served(&python, records);
     let kcat = served_kcat(&python, records);
     let per_request = served.records_per_request;
@@ -175,6 +188,133 @@ fn main() {
     }
 }
 
+/// The same client against `mk-tui serve` and Apache Kafka 4.4, in
+/// interleaved rounds (the order alternating, so a drift in the machine's
+/// load falls on both), each side's median reported, and Kafka's time over
+/// serve's: above 1.0 serve is faster.
+fn against_kafka(python: &PathBuf, records: usize) {
+    let rounds: usize = std::env::var("MK_BENCH_ROUNDS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(3);
+    let Some(kafka) = kafka_ref::KafkaRef::start() else {
+        println!("kafka_throughput: Apache Kafka could not be started: its rows are skipped");
+        return;
+    };
+    let mut serve_runs = Vec::new();
+    let mut kafka_runs = Vec::new();
+    for round in 0..rounds {
+        let on_kafka = |python: &PathBuf| {
+            let topic = format!("{TOPIC}-{round}");
+            client_run(python, &kafka.bootstrap, &topic, records)
+        };
+        if round % 2 == 0 {
+            serve_runs.push(served(python, records));
+            kafka_runs.push(on_kafka(python));
+        } else {
+            kafka_runs.push(on_kafka(python));
+            serve_runs.push(served(python, records));
+        }
+    }
+    let median = |mut v: Vec<Duration>| {
+        v.sort();
+        v[v.len() / 2]
+    };
+    let rate = |d: Duration| records as f64 / d.as_secs_f64();
+    println!(
+        "{:<52} {:>12} {:>12} {:>8}",
+        "against Apache Kafka 4.4 (median of rounds)", "serve rec/s", "Kafka rec/s", "ratio"
+    );
+    let row = |what: &str, serve: Duration, kafka: Duration| {
+        println!(
+            "{what:<52} {:>12.0} {:>12.0} {:>8.3}",
+            rate(serve),
+            rate(kafka),
+            kafka.as_secs_f64() / serve.as_secs_f64()
+        );
+    };
+    row(
+        "produce (acks=1, confluent-kafka)",
+        median(serve_runs.iter().map(|s| s.produce).collect()),
+        median(kafka_runs.iter().map(|k| k.produce).collect()),
+    );
+    row(
+        "fetch, read_committed, from the consumer's start",
+        median(serve_runs.iter().map(|s| s.fetch).collect()),
+        median(kafka_runs.iter().map(|k| k.fetch).collect()),
+    );
+    row(
+        "fetch, read_committed, after the first record",
+        median(
+            serve_runs
+                .iter()
+                .map(|s| s.fetch - s.first_record)
+                .collect(),
+        ),
+        median(
+            kafka_runs
+                .iter()
+                .map(|k| k.fetch - k.first_record)
+                .collect(),
+        ),
+    );
+    println!(
+        "rounds: {rounds}; serve produce {:?}; Kafka produce {:?}",
+        serve_runs
+            .iter()
+            .map(|s| s.produce.as_millis())
+            .collect::<Vec<_>>(),
+        kafka_runs
+            .iter()
+            .map(|k| k.produce.as_millis())
+            .collect::<Vec<_>>()
+    );
+}
+
+/// The client's timings (tests/clients/ck_throughput.py) against any
+/// bootstrap address.
+struct ClientRun {
+    produce: Duration,
+    enqueue: Duration,
+    consume_floor: Duration,
+    fetch: Duration,
+    first_record: Duration,
+}
+
+fn client_run(python: &PathBuf, boot: &str, topic: &str, records: usize) -> ClientRun {
+    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/clients/ck_throughput.py");
+    let out = Command::new(python)
+        .arg(script)
+        .args([boot, topic, &records.to_string(), &VALUE_BYTES.to_string()])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "the client failed against {boot}: {text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let seconds = |word: &str| {
+        let line = text
+            .lines()
+            .find(|l| l.starts_with(word))
+            .unwrap_or_else(|| panic!("no {word:?} line in {text}"));
+        let words: Vec<&str> = line.split(' ').collect();
+        let secs = |i: usize| Duration::from_secs_f64(words[i].parse().unwrap());
+        (secs(2), words.get(3).map(|_| secs(3)).unwrap_or_default())
+    };
+    let (fetch, first_record) = seconds("fetched");
+    let (produce, enqueue) = seconds("produced");
+    let (consume_floor, _) = seconds("floor");
+    ClientRun {
+        produce,
+        enqueue,
+        consume_floor,
+        fetch,
+        first_record,
+    }
+}
+
 /// The Python that imports confluent_kafka, as the tests find it.
 fn python() -> Option<PathBuf> {
     let py = std::env::var_os("MK_TUI_PYTHON")
@@ -207,32 +347,13 @@ fn served(python: &PathBuf, records: usize) -> Served {
     let temp = tempfile::tempdir().unwrap();
     let log = temp.path().join("serve.log");
     let (mut child, boot) = start_serve(temp.path(), &log);
-    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/clients/ck_throughput.py");
-    let out = Command::new(python)
-        .arg(script)
-        .args([&boot, TOPIC, &records.to_string(), &VALUE_BYTES.to_string()])
-        .output()
-        .unwrap();
+    let run = client_run(python, &boot, TOPIC, records);
     let _ = Command::new("kill")
         .arg("-TERM")
         .arg(child.id().to_string())
         .status();
     let status = child.wait().unwrap();
-    let text = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success() && status.success(),
-        "the client or the server failed: {text}{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let seconds = |word: &str| {
-        let line = text
-            .lines()
-            .find(|l| l.starts_with(word))
-            .unwrap_or_else(|| panic!("no {word:?} line in {text}"));
-        let words: Vec<&str> = line.split(' ').collect();
-        let secs = |i: usize| Duration::from_secs_f64(words[i].parse().unwrap());
-        (secs(2), words.get(3).map(|_| secs(3)).unwrap_or_default())
-    };
+    assert!(status.success(), "the server failed ({status})");
     // "Produce v9 from client "rdkafka": acks=1 bench-0 offset 0 (4109 record(s))"
     let log = std::fs::read_to_string(&log).unwrap();
     let produces: Vec<usize> = log
@@ -241,15 +362,12 @@ fn served(python: &PathBuf, records: usize) -> Served {
         .filter_map(|l| l.rsplit_once(" (")?.1.split(' ').next()?.parse().ok())
         .collect();
     assert_eq!(produces.iter().sum::<usize>(), records, "{log}");
-    let (fetch, first_record) = seconds("fetched");
-    let (produce, enqueue) = seconds("produced");
-    let (consume_floor, _) = seconds("floor");
     Served {
-        consume_floor,
-        produce,
-        enqueue,
-        fetch,
-        first_record,
+        consume_floor: run.consume_floor,
+        produce: run.produce,
+        enqueue: run.enqueue,
+        fetch: run.fetch,
+        first_record: run.first_record,
         records_per_request: records as f64 / produces.len() as f64,
     }
 }
