@@ -227,14 +227,53 @@ fn create_topics_refusals_carry_kafkas_codes() {
         python::run(&py, "ck_create_topic.py", &[&boot, "u", "1", "4"]).trim(),
         "error u INVALID_REPLICATION_FACTOR"
     );
+    // Past the session's cap of 256 replicas (docs/recording-format.md):
+    // POLICY_VIOLATION, with a message naming the cap.
+    assert_eq!(
+        python::run(&py, "ck_create_topic.py", &[&boot, "wide", "200", "1"]).trim(),
+        "created wide"
+    );
+    assert_eq!(
+        python::run(&py, "ck_create_topic.py", &[&boot, "over", "56", "1"]).trim(),
+        "error over POLICY_VIOLATION"
+    );
+    let mut conn = wire::Conn::connect(server.brokers[0].1, "caps");
+    let request = kafka_protocol::messages::CreateTopicsRequest::default()
+        .with_timeout_ms(10_000)
+        .with_topics(vec![
+            kafka_protocol::messages::create_topics_request::CreatableTopic::default()
+                .with_name(kafka_protocol::messages::TopicName(
+                    kafka_protocol::protocol::StrBytes::from_static_str("over"),
+                ))
+                .with_num_partitions(56)
+                .with_replication_factor(1),
+        ]);
+    let r = conn.call(&request, 5).expect("CreateTopics answered");
+    let message = r.topics[0].error_message.as_deref().unwrap_or_default();
+    assert_eq!(r.topics[0].error_code, 44, "{r:?}");
+    assert!(
+        message.contains("257 replicas in all") && message.contains("the cap is 256 replicas"),
+        "{message}"
+    );
+    // One fewer replica fits exactly.
+    assert_eq!(
+        python::run(&py, "ck_create_topic.py", &[&boot, "fits", "55", "1"]).trim(),
+        "created fits"
+    );
     server.stop();
-    let topics: Vec<String> = server.state()["partitions"]
+    let mut topics: Vec<String> = server.state()["partitions"]
         .as_array()
         .unwrap()
         .iter()
         .map(|p| p["topic"].as_str().unwrap().to_string())
         .collect();
-    assert_eq!(topics, ["t"], "refused topics were not created");
+    topics.sort();
+    topics.dedup();
+    assert_eq!(
+        topics,
+        ["fits", "t", "wide"],
+        "refused topics were not created"
+    );
 }
 
 #[test]
