@@ -1,4 +1,4 @@
-//! Error codes by API version (issue 23): a producer fenced by a newer one
+//! Error codes Apache Kafka answers, and serve (issue 23). By API version: a producer fenced by a newer one
 //! of its transactional id sends each transactional API at each version
 //! both servers handle, to `mk-tui serve --rules kafka` and to Apache
 //! Kafka 4.4 (tests/common/kafka_ref.rs), and both must answer the same
@@ -6,7 +6,9 @@
 //! PRODUCER_FENCED (src/kafka/by_version.rs). serve's codes are also
 //! checked on their own, so the test asserts something where Kafka cannot
 //! be started (outside CI). kafka-python speaking Kafka 2.6's versions
-//! (EndTxn v1) then meets the fencing on both.
+//! (EndTxn v1) then meets the fencing on both. DeleteTopics: serve
+//! refuses it as Kafka does when deletion is disabled, where Kafka 4.4
+//! deletes (a difference, docs/kafka-differences.md).
 
 #[allow(dead_code)]
 #[path = "common/kafka_ref.rs"]
@@ -24,13 +26,15 @@ mod wire;
 use std::time::{Duration, Instant};
 
 use kafka_protocol::messages::add_partitions_to_txn_request::AddPartitionsToTxnTopic;
+use kafka_protocol::messages::create_topics_request::CreatableTopic;
+use kafka_protocol::messages::delete_topics_request::DeleteTopicState;
 use kafka_protocol::messages::txn_offset_commit_request::{
     TxnOffsetCommitRequestPartition, TxnOffsetCommitRequestTopic,
 };
 use kafka_protocol::messages::{
-    AddOffsetsToTxnRequest, AddPartitionsToTxnRequest, ApiVersionsRequest, EndTxnRequest,
-    FindCoordinatorRequest, GroupId, InitProducerIdRequest, MetadataRequest, ProducerId, TopicName,
-    TransactionalId, TxnOffsetCommitRequest,
+    AddOffsetsToTxnRequest, AddPartitionsToTxnRequest, ApiVersionsRequest, CreateTopicsRequest,
+    DeleteTopicsRequest, EndTxnRequest, FindCoordinatorRequest, GroupId, InitProducerIdRequest,
+    MetadataRequest, ProducerId, TopicName, TransactionalId, TxnOffsetCommitRequest,
 };
 use kafka_protocol::protocol::StrBytes;
 
@@ -246,15 +250,22 @@ fn expected(api: &str, version: i16) -> i16 {
     }
 }
 
+/// One Apache Kafka cluster for every check of this file (each costs
+/// about 1.5 GB and 25 s to start).
 #[test]
-fn a_fenced_producer_gets_the_code_its_api_version_knows_as_from_kafka() {
+fn serve_answers_these_error_codes_as_apache_kafka_or_as_documented() {
     let serve = Server::start(&["--rules", "kafka"]);
+    let kafka = KafkaRef::start();
+    a_fenced_producer_gets_the_code_its_api_version_knows(&serve, kafka.as_ref());
+    delete_topics_is_refused_as_kafka_refuses_it_when_disabled(&serve, kafka.as_ref());
+}
+
+fn a_fenced_producer_gets_the_code_its_api_version_knows(serve: &Server, kafka: Option<&KafkaRef>) {
     let serve_port = serve.brokers[0].1;
     let mut conn = Conn::connect(serve_port, "admin");
     wire::create_topic(&mut conn, "fenced", 1, 1);
-    let kafka = KafkaRef::start();
     let serve_listing = versions(serve_port);
-    let kafka_listing = kafka.as_ref().map(|k| versions(port_of(&k.addr(1))));
+    let kafka_listing = kafka.map(|k| versions(port_of(&k.addr(1))));
     let mut listings: Vec<&[(i16, i16, i16)]> = vec![&serve_listing];
     if let Some(l) = &kafka_listing {
         listings.push(l);
@@ -316,4 +327,155 @@ fn a_fenced_producer_gets_the_code_its_api_version_knows_as_from_kafka() {
             && l.contains("PRODUCER_FENCED answered as INVALID_PRODUCER_EPOCH")),
         "kafka-python's EndTxn v1 got INVALID_PRODUCER_EPOCH:\n{log}"
     );
+}
+
+fn delete_request(names: &[&str], version: i16) -> DeleteTopicsRequest {
+    let request = DeleteTopicsRequest::default().with_timeout_ms(15_000);
+    if version >= 6 {
+        request.with_topics(
+            names
+                .iter()
+                .map(|n| DeleteTopicState::default().with_name(Some(TopicName(s(n)))))
+                .collect(),
+        )
+    } else {
+        request.with_topic_names(names.iter().map(|n| TopicName(s(n))).collect())
+    }
+}
+
+/// Whether `port`'s broker lists `topic` in its Metadata.
+fn listed(port: u16, topic: &str) -> bool {
+    let mut conn = Conn::connect(port, "metadata");
+    let r = conn
+        .call(&MetadataRequest::default().with_topics(None), 9)
+        .expect("Metadata answered");
+    r.topics
+        .iter()
+        .any(|t| t.name.as_ref().is_some_and(|n| n.0.as_str() == topic))
+}
+
+/// serve refuses DeleteTopics for every topic as Kafka does with
+/// `delete.topic.enable=false` (TOPIC_DELETION_DISABLED from v3,
+/// INVALID_REQUEST below, a message from v5) and keeps the topic; Kafka
+/// 4.4 deletes it, answers UNKNOWN_TOPIC_OR_PARTITION for a topic it does
+/// not have, and lets the name be created again (docs/kafka-differences.md,
+/// "DeleteTopics").
+fn delete_topics_is_refused_as_kafka_refuses_it_when_disabled(
+    serve: &Server,
+    kafka: Option<&KafkaRef>,
+) {
+    let port = serve.brokers[0].1;
+    let mut conn = Conn::connect(port, "admin");
+    wire::create_topic(&mut conn, "doomed", 2, 1);
+    for v in 1..=6 {
+        let r = conn
+            .call(&delete_request(&["doomed", "nowhere"], v), v)
+            .expect("DeleteTopics answered, the connection kept");
+        let expected = if v >= 3 { 73 } else { 42 };
+        let codes: Vec<(String, i16)> = r
+            .responses
+            .iter()
+            .map(|t| (t.name.as_ref().unwrap().0.to_string(), t.error_code))
+            .collect();
+        assert_eq!(
+            codes,
+            [("doomed".into(), expected), ("nowhere".into(), expected)],
+            "v{v}"
+        );
+        let message = r.responses[0].error_message.as_deref().unwrap_or_default();
+        assert_eq!(
+            message.contains("deletion is disabled"),
+            v >= 5,
+            "v{v}: {message:?}"
+        );
+    }
+    assert!(listed(port, "doomed"), "the refused topic is still there");
+    if let Some(py) = python::with("confluent_kafka") {
+        let out = python::run(
+            &py,
+            "ck_delete_topics.py",
+            &[&serve.bootstrap(), "doomed", "nowhere"],
+        );
+        assert_eq!(
+            out.lines().collect::<Vec<_>>(),
+            [
+                "error doomed TOPIC_DELETION_DISABLED",
+                "error nowhere TOPIC_DELETION_DISABLED"
+            ],
+            "{out}"
+        );
+    }
+    if let Some(py) = python::with("kafka") {
+        let out = python::run(
+            &py,
+            "kp_delete_topics.py",
+            &[&serve.bootstrap(), "doomed", "nowhere"],
+        );
+        assert_eq!(
+            out.lines().collect::<Vec<_>>(),
+            ["doomed 73", "nowhere 73"],
+            "{out}"
+        );
+    }
+    assert!(listed(port, "doomed"));
+
+    let Some(kafka) = kafka else {
+        return;
+    };
+    let boot = port_of(&kafka.addr(1));
+    let mut conn = Conn::connect(boot, "admin");
+    wire::create_topic(&mut conn, "doomed", 2, 3);
+    wait_for_topic(boot, "doomed");
+    let r = conn
+        .call(&delete_request(&["doomed", "nowhere"], 6), 6)
+        .expect("DeleteTopics answered");
+    let codes: Vec<i16> = r.responses.iter().map(|t| t.error_code).collect();
+    let names: Vec<&str> = r
+        .responses
+        .iter()
+        .map(|t| t.name.as_ref().map_or("", |n| n.0.as_str()))
+        .collect();
+    let mut pairs: Vec<(&str, i16)> = names.into_iter().zip(codes).collect();
+    pairs.sort();
+    assert_eq!(
+        pairs,
+        [("doomed", 0), ("nowhere", 3)],
+        "Apache Kafka: {r:?}"
+    );
+    settled("doomed deleted from Kafka's metadata", || {
+        if listed(boot, "doomed") {
+            Err(3)
+        } else {
+            Ok(())
+        }
+    });
+    // The name is free again once the deletion completed.
+    settled("doomed created again on Kafka", || {
+        let request = CreateTopicsRequest::default()
+            .with_timeout_ms(10_000)
+            .with_topics(vec![
+                CreatableTopic::default()
+                    .with_name(TopicName(s("doomed")))
+                    .with_num_partitions(1)
+                    .with_replication_factor(3),
+            ]);
+        let r = conn.call(&request, 4).expect("CreateTopics answered");
+        match r.topics[0].error_code {
+            0 => Ok(()),
+            36 => Err(51),
+            c => Err(c),
+        }
+    });
+    if let Some(py) = python::with("confluent_kafka") {
+        let out = python::run(
+            &py,
+            "ck_delete_topics.py",
+            &[&kafka.bootstrap, "doomed", "nowhere"],
+        );
+        assert_eq!(
+            out.lines().collect::<Vec<_>>(),
+            ["deleted doomed", "error nowhere UNKNOWN_TOPIC_OR_PART"],
+            "{out}"
+        );
+    }
 }
