@@ -131,7 +131,16 @@ fn create_one(
         return Ok((partitions, replication));
     }
     match worker.apply(&action) {
-        Outcome::Error(e) => Err((code::INVALID_REQUEST, e.to_string())),
+        Outcome::Error(e) => {
+            let kafka = match e.engine() {
+                // More files than the process may open (`ulimit -n`), said
+                // in the message: a cap of this machine.
+                Some(MiniKafkaError::TooLarge { .. }) => code::POLICY_VIOLATION,
+                Some(engine) => code_of(engine),
+                None => code::INVALID_REQUEST,
+            };
+            Err((kafka, e.to_string()))
+        }
         _ => Ok((partitions, replication)),
     }
 }
