@@ -13,6 +13,7 @@
 //!
 //! Behind the `serve` cargo feature (on by default; docs/build.md).
 
+pub mod by_version;
 pub mod clock;
 pub mod codec;
 pub mod errors;

@@ -20,6 +20,7 @@ use tokio::sync::{Notify, oneshot, watch};
 use tokio::task::JoinSet;
 
 use crate::engine::config::BrokerId;
+use crate::kafka::by_version;
 use crate::kafka::clock::RealTime;
 use crate::kafka::codec::{self, FrameError};
 use crate::kafka::errors::code;
@@ -428,7 +429,10 @@ async fn one_request(who: Who, frame: &Bytes, net: &Net) -> Step {
     match answer.body {
         // The dropped-response fault: nothing written, the connection closed.
         _ if answer.close => Step::Close(outcome),
-        Some(kind) => reply(version, kind, outcome),
+        Some(mut kind) => {
+            let changed = by_version::downgrade(&mut kind, version);
+            reply(version, kind, outcome + &by_version::said(&changed))
+        }
         None => Step::Quiet(outcome),
     }
 }

@@ -228,13 +228,95 @@ fn create_topics_refusals_carry_kafkas_codes() {
         "error u INVALID_REPLICATION_FACTOR"
     );
     server.stop();
-    let topics: Vec<String> = server.state()["partitions"]
+    let mut topics: Vec<String> = server.state()["partitions"]
         .as_array()
         .unwrap()
         .iter()
         .map(|p| p["topic"].as_str().unwrap().to_string())
         .collect();
+    topics.dedup();
     assert_eq!(topics, ["t"], "refused topics were not created");
+}
+
+/// Past the session's cap of 1024 replicas (docs/recording-format.md),
+/// CreateTopics is POLICY_VIOLATION with a message naming the cap; up to
+/// it, confluent-kafka creates the topics.
+#[test]
+fn create_topics_past_the_replica_cap_is_a_policy_violation_naming_it() {
+    let Some(py) = python::with("confluent_kafka") else {
+        return;
+    };
+    // 1024 replicas keep about 2,100 files open; the server inherits the
+    // limit from this process.
+    if raise_open_file_limit(4096) < 2200 {
+        println!("skipped: this machine's `ulimit -n` hard limit is below 2200");
+        return;
+    }
+    let mut server = Server::start(&[]);
+    let boot = server.bootstrap();
+    for (name, partitions, rf) in [("wide", "256", "3"), ("fits", "256", "1")] {
+        assert_eq!(
+            python::run(&py, "ck_create_topic.py", &[&boot, name, partitions, rf]).trim(),
+            format!("created {name}")
+        );
+    }
+    assert_eq!(
+        python::run(&py, "ck_create_topic.py", &[&boot, "over", "1", "1"]).trim(),
+        "error over POLICY_VIOLATION"
+    );
+    let mut conn = wire::Conn::connect(server.brokers[0].1, "caps");
+    let request = kafka_protocol::messages::CreateTopicsRequest::default()
+        .with_timeout_ms(10_000)
+        .with_topics(vec![
+            kafka_protocol::messages::create_topics_request::CreatableTopic::default()
+                .with_name(kafka_protocol::messages::TopicName(
+                    kafka_protocol::protocol::StrBytes::from_static_str("over"),
+                ))
+                .with_num_partitions(1)
+                .with_replication_factor(1),
+        ]);
+    let r = conn.call(&request, 5).expect("CreateTopics answered");
+    let message = r.topics[0].error_message.as_deref().unwrap_or_default();
+    assert_eq!(r.topics[0].error_code, 44, "{r:?}");
+    assert!(
+        message.contains("1025 replicas in all (1 for this topic); the cap is 1024 replicas"),
+        "{message}"
+    );
+    server.stop();
+    let mut topics: Vec<String> = server.state()["partitions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["topic"].as_str().unwrap().to_string())
+        .collect();
+    topics.dedup();
+    assert_eq!(
+        topics,
+        ["fits", "wide"],
+        "the refused topic was not created"
+    );
+}
+
+/// Raises this process's soft `RLIMIT_NOFILE` towards `wanted` (within
+/// the hard limit), for the servers it starts next; returns the soft
+/// limit it has then.
+fn raise_open_file_limit(wanted: u64) -> u64 {
+    let mut limit = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: getrlimit and setrlimit read and write the struct given.
+    unsafe {
+        if libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) != 0 {
+            return 0;
+        }
+        if limit.rlim_cur < wanted {
+            limit.rlim_cur = wanted.min(limit.rlim_max);
+            libc::setrlimit(libc::RLIMIT_NOFILE, &limit);
+            libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit);
+        }
+    }
+    limit.rlim_cur
 }
 
 #[test]

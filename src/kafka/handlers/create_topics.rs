@@ -1,7 +1,9 @@
 //! CreateTopics (versions 2-7): each topic becomes a `create_topic` action.
 //! Refusals a broker would give are found first, from the cluster as it
 //! is, so they carry Kafka's code: TOPIC_ALREADY_EXISTS,
-//! INVALID_PARTITIONS, INVALID_REPLICATION_FACTOR, INVALID_TOPIC_EXCEPTION.
+//! INVALID_PARTITIONS, INVALID_REPLICATION_FACTOR, INVALID_TOPIC_EXCEPTION,
+//! and POLICY_VIOLATION past the session's caps on topics and replicas,
+//! with a message naming the cap.
 //! A partition or replication count of -1 takes the server's default: one
 //! partition, and as many replicas as brokers, at most 3 (Kafka's default
 //! is 1; replication is what the dashboard teaches). Manual replica
@@ -84,7 +86,9 @@ fn create_one(
         n if n < 1 || n as u32 > MAX_PARTITIONS => {
             return Err((
                 code::INVALID_PARTITIONS,
-                format!("invalid partition count {n}: give 1 to {MAX_PARTITIONS}"),
+                format!(
+                    "invalid partition count {n}: give 1 to {MAX_PARTITIONS}; the cap is {MAX_PARTITIONS} partitions per topic"
+                ),
             ));
         }
         n => n as u32,
@@ -108,16 +112,35 @@ fn create_one(
     {
         return Err(refuse(MiniKafkaError::TopicAlreadyExists(name)));
     }
-    if validate_only {
-        return Ok((partitions, replication));
-    }
     let action = Action::CreateTopic {
         name,
         partitions,
         replication_factor: replication,
     };
+    // The caps a recording may use (docs/recording-format.md, "Limits"):
+    // past them the driver would refuse the action, so the client is told
+    // which cap, as Kafka's CreateTopicPolicy refuses with POLICY_VIOLATION
+    // and a message.
+    if let Err(e) = worker.driver.refuse(&action) {
+        return Err((
+            code::POLICY_VIOLATION,
+            format!("{e} (mk-tui serve's cap, docs/kafka-protocol.md \"CreateTopics\")"),
+        ));
+    }
+    if validate_only {
+        return Ok((partitions, replication));
+    }
     match worker.apply(&action) {
-        Outcome::Error(e) => Err((code::INVALID_REQUEST, e.to_string())),
+        Outcome::Error(e) => {
+            let kafka = match e.engine() {
+                // More files than the process may open (`ulimit -n`), said
+                // in the message: a cap of this machine.
+                Some(MiniKafkaError::TooLarge { .. }) => code::POLICY_VIOLATION,
+                Some(engine) => code_of(engine),
+                None => code::INVALID_REQUEST,
+            };
+            Err((kafka, e.to_string()))
+        }
         _ => Ok((partitions, replication)),
     }
 }

@@ -46,11 +46,15 @@ pub fn handle(
     request: &InitProducerIdRequest,
     version: i16,
 ) -> Handled {
-    let txn = request
-        .transactional_id
-        .as_ref()
-        .map(|t| t.0.to_string())
-        .filter(|t| !t.is_empty());
+    let txn = request.transactional_id.as_ref().map(|t| t.0.to_string());
+    if txn.as_deref() == Some("") {
+        // Kafka's coordinator: an empty id is neither idempotent (null)
+        // nor a transactional id.
+        return Handled::Now(answer(
+            Err((code::INVALID_REQUEST, String::new())),
+            "INVALID_REQUEST: an empty transactional id (null asks for an idempotent producer)",
+        ));
+    }
     let Some(txn) = txn else {
         let known = (version >= 3 && request.producer_id.0 >= 0)
             .then_some((request.producer_id.0, request.producer_epoch));
@@ -62,6 +66,12 @@ pub fn handle(
     };
     if !fences(worker) {
         return Handled::Now(book_rules(worker, client_id, &txn));
+    }
+    if version >= 3
+        && let Err(e) = expected_is_current(worker, &txn, request)
+    {
+        let outcome = format!("transactional id {txn:?}: {}: {}", name_of(e.0), e.1);
+        return Handled::Now(answer(Err(e), outcome));
     }
     let (step, end) = steps::apply(worker, &Action::Begin { txn: txn.clone() });
     let client = client_id.to_string();
@@ -84,6 +94,33 @@ pub fn handle(
         StepEnd::Done => Handled::Now(finish(worker, Ok(()))),
         StepEnd::Failed(e) => Handled::Now(finish(worker, Err(e))),
     }
+}
+
+/// KIP-360 (v3+): a producer that names the id and epoch it holds gets the
+/// next epoch only if they are still the transactional id's; one that a
+/// newer producer fenced is PRODUCER_FENCED, as Kafka's coordinator
+/// answers, instead of fencing the newer one in turn. (Kafka also accepts
+/// a retry of a bump whose answer was lost, by the epoch before it; this
+/// server keeps no previous epoch and answers it PRODUCER_FENCED.)
+fn expected_is_current(
+    worker: &Worker,
+    txn: &str,
+    request: &InitProducerIdRequest,
+) -> Result<(), Refused> {
+    let (id, epoch) = (request.producer_id.0, request.producer_epoch);
+    let Some(p) = worker.producers.transactional.get(txn) else {
+        return Ok(());
+    };
+    if id < 0 || (id == p.producer_id && epoch == p.epoch) {
+        return Ok(());
+    }
+    Err((
+        code::PRODUCER_FENCED,
+        format!(
+            "the producer names id {id} epoch {epoch}; {txn:?} is now id {} epoch {}",
+            p.producer_id, p.epoch
+        ),
+    ))
 }
 
 /// After the kafka rules' `begin`: the engine's producer id and epoch of
@@ -144,7 +181,7 @@ fn book_rules(worker: &mut Worker, client: &str, txn: &str) -> Answer {
     )
 }
 
-fn answer(result: Result<(i64, i16), Refused>, outcome: String) -> Answer {
+fn answer(result: Result<(i64, i16), Refused>, outcome: impl Into<String>) -> Answer {
     let response = match result {
         Ok((id, epoch)) => InitProducerIdResponse::default()
             .with_producer_id(ProducerId(id))

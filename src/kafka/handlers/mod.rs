@@ -12,6 +12,7 @@ pub mod add_to_txn;
 mod admin_tests;
 pub mod api_versions;
 pub mod create_topics;
+pub mod delete_topics;
 pub mod describe_log_dirs;
 pub mod describe_producers;
 pub mod end_txn;
@@ -48,6 +49,7 @@ pub const SUPPORTED: &[(ApiKey, i16, i16)] = &[
     (ApiKey::Metadata, 1, 12),
     (ApiKey::ApiVersions, 0, 4),
     (ApiKey::CreateTopics, 2, 7),
+    (ApiKey::DeleteTopics, 1, 6),
     (ApiKey::OffsetFetch, 1, 7),
     (ApiKey::FindCoordinator, 0, 4),
     (ApiKey::InitProducerId, 0, 4),
@@ -87,6 +89,7 @@ pub fn handle(worker: &mut Worker, request: Request) -> Handled {
     match body {
         RequestKind::Metadata(r) => Handled::Now(metadata::handle(worker, &r, version)),
         RequestKind::CreateTopics(r) => Handled::Now(create_topics::handle(worker, &r, version)),
+        RequestKind::DeleteTopics(r) => Handled::Now(delete_topics::handle(&r, version)),
         RequestKind::Produce(r) => produce::handle(worker, broker, r, version),
         RequestKind::Fetch(r) => Handled::Now(fetch::handle(worker, broker, &r, version)),
         RequestKind::ListOffsets(r) => {

@@ -614,3 +614,49 @@ fn a_retry_of_a_pending_acks_all_batch_waits_for_its_original() {
     }
     assert_eq!(log_end(&h), 2);
 }
+
+/// InitProducerId v3+ naming an id and epoch (KIP-360): the current one
+/// gets the next epoch; a fenced one is PRODUCER_FENCED and leaves the
+/// newer producer's epoch as it was. Kafka would also accept a retry of a
+/// bump by the epoch before it; this server keeps no previous epoch
+/// (docs/kafka-differences.md, "InitProducerId retry of an epoch bump").
+#[test]
+fn init_producer_id_naming_a_fenced_epoch_is_fenced_not_bumped() {
+    let mut h = worker("kafka");
+    let (_, pid, first) = init(&mut h, Some("app"));
+    let (_, _, second) = init(&mut h, Some("app"));
+    let named = |epoch: i16| {
+        RequestKind::InitProducerId(
+            InitProducerIdRequest::default()
+                .with_transactional_id(Some(TransactionalId(StrBytes::from_static_str("app"))))
+                .with_transaction_timeout_ms(60_000)
+                .with_producer_id(ProducerId(pid))
+                .with_producer_epoch(epoch),
+        )
+    };
+    let ResponseKind::InitProducerId(r) = ask(&mut h, 4, named(first)) else {
+        panic!()
+    };
+    assert_eq!(r.error_code, code::PRODUCER_FENCED, "{r:?}");
+    // The retry of a bump whose answer was lost names `second` after the
+    // bump to `second + 1`: Kafka answers it, this server fences it.
+    let ResponseKind::InitProducerId(r) = ask(&mut h, 4, named(second)) else {
+        panic!()
+    };
+    assert_eq!((r.error_code, r.producer_epoch), (0, second + 1), "{r:?}");
+    let ResponseKind::InitProducerId(r) = ask(&mut h, 4, named(second)) else {
+        panic!()
+    };
+    assert_eq!(r.error_code, code::PRODUCER_FENCED, "{r:?}");
+    // An empty transactional id is neither idempotent nor transactional.
+    let empty = RequestKind::InitProducerId(
+        InitProducerIdRequest::default()
+            .with_transactional_id(Some(TransactionalId(StrBytes::from_static_str(""))))
+            .with_producer_id(ProducerId(-1))
+            .with_producer_epoch(-1),
+    );
+    let ResponseKind::InitProducerId(r) = ask(&mut h, 4, empty) else {
+        panic!()
+    };
+    assert_eq!(r.error_code, code::INVALID_REQUEST, "{r:?}");
+}

@@ -1,0 +1,481 @@
+//! Error codes Apache Kafka answers, and serve (issue 23). By API version: a producer fenced by a newer one
+//! of its transactional id sends each transactional API at each version
+//! both servers handle, to `mk-tui serve --rules kafka` and to Apache
+//! Kafka 4.4 (tests/common/kafka_ref.rs), and both must answer the same
+//! code: INVALID_PRODUCER_EPOCH below the version that knows
+//! PRODUCER_FENCED (src/kafka/by_version.rs). serve's codes are also
+//! checked on their own, so the test asserts something where Kafka cannot
+//! be started (outside CI). kafka-python speaking Kafka 2.6's versions
+//! (EndTxn v1) then meets the fencing on both. DeleteTopics: serve
+//! refuses it as Kafka does when deletion is disabled, where Kafka 4.4
+//! deletes (a difference, docs/kafka-differences.md).
+
+#[allow(dead_code)]
+#[path = "common/kafka_ref.rs"]
+mod kafka_ref;
+#[allow(dead_code)]
+#[path = "serve/python.rs"]
+mod python;
+#[allow(dead_code)]
+#[path = "serve/server.rs"]
+mod server;
+#[allow(dead_code)]
+#[path = "serve/wire.rs"]
+mod wire;
+
+use std::time::{Duration, Instant};
+
+use kafka_protocol::messages::add_partitions_to_txn_request::AddPartitionsToTxnTopic;
+use kafka_protocol::messages::create_topics_request::CreatableTopic;
+use kafka_protocol::messages::delete_topics_request::DeleteTopicState;
+use kafka_protocol::messages::txn_offset_commit_request::{
+    TxnOffsetCommitRequestPartition, TxnOffsetCommitRequestTopic,
+};
+use kafka_protocol::messages::{
+    AddOffsetsToTxnRequest, AddPartitionsToTxnRequest, ApiVersionsRequest, CreateTopicsRequest,
+    DeleteTopicsRequest, EndTxnRequest, FindCoordinatorRequest, GroupId, InitProducerIdRequest,
+    MetadataRequest, ProducerId, TopicName, TransactionalId, TxnOffsetCommitRequest,
+};
+use kafka_protocol::protocol::StrBytes;
+
+use kafka_ref::KafkaRef;
+use server::Server;
+use wire::Conn;
+
+/// How long a coordinator may answer "not yet" (loading, electing).
+const SETTLE: Duration = Duration::from_secs(60);
+
+const PRODUCER_FENCED: i16 = 90;
+const INVALID_PRODUCER_EPOCH: i16 = 47;
+
+/// The transactional APIs and the newest version of each this server
+/// handles (src/kafka/handlers/mod.rs).
+const APIS: [(&str, i16, i16); 5] = [
+    ("InitProducerId", 22, 4),
+    ("AddPartitionsToTxn", 24, 3),
+    ("AddOffsetsToTxn", 25, 3),
+    ("EndTxn", 26, 3),
+    ("TxnOffsetCommit", 28, 3),
+];
+
+fn s(text: &str) -> StrBytes {
+    StrBytes::from_string(text.to_string())
+}
+
+fn port_of(addr: &str) -> u16 {
+    addr.rsplit(':').next().unwrap().parse().unwrap()
+}
+
+/// Each API's versions `port`'s broker handles, as (key, min, max).
+fn versions(port: u16) -> Vec<(i16, i16, i16)> {
+    let mut conn = Conn::connect(port, "versions");
+    let r = conn
+        .call(&ApiVersionsRequest::default(), 0)
+        .expect("ApiVersions answered");
+    r.api_keys
+        .iter()
+        .map(|k| (k.api_key, k.min_version, k.max_version))
+        .collect()
+}
+
+/// The versions of `key` both listings handle, up to `cap`.
+fn common(listings: &[&[(i16, i16, i16)]], key: i16, cap: i16) -> Vec<i16> {
+    let (mut lo, mut hi) = (0, cap);
+    for l in listings {
+        let (_, min, max) = l
+            .iter()
+            .find(|(k, _, _)| *k == key)
+            .unwrap_or_else(|| panic!("API {key} not listed"));
+        lo = lo.max(*min);
+        hi = hi.min(*max);
+    }
+    (lo..=hi).collect()
+}
+
+/// Calls `f` until it answers something other than a retriable
+/// coordinator code (loading, not available, not coordinator, concurrent
+/// transactions), for at most [`SETTLE`].
+fn settled<T>(what: &str, mut f: impl FnMut() -> Result<T, i16>) -> T {
+    let deadline = Instant::now() + SETTLE;
+    loop {
+        match f() {
+            Ok(t) => return t,
+            Err(c) if [14, 15, 16, 51, 3, 5].contains(&c) && Instant::now() < deadline => {
+                std::thread::sleep(Duration::from_millis(200));
+            }
+            Err(c) => panic!("{what}: error {c}"),
+        }
+    }
+}
+
+/// The port of the coordinator of `key` (`key_type` 0 a group, 1 a
+/// transactional id), asked of `port`'s broker.
+fn coordinator(port: u16, key: &str, key_type: i8) -> u16 {
+    let mut conn = Conn::connect(port, "find");
+    settled(&format!("FindCoordinator {key}"), || {
+        let request = FindCoordinatorRequest::default()
+            .with_key(s(key))
+            .with_key_type(key_type);
+        let r = conn.call(&request, 2).expect("FindCoordinator answered");
+        if r.error_code != 0 {
+            return Err(r.error_code);
+        }
+        Ok(r.port as u16)
+    })
+}
+
+/// Waits until `port`'s broker lists `topic` with a leader.
+fn wait_for_topic(port: u16, topic: &str) {
+    let mut conn = Conn::connect(port, "metadata");
+    settled(&format!("metadata of {topic}"), || {
+        let request = MetadataRequest::default().with_topics(None);
+        let r = conn.call(&request, 9).expect("Metadata answered");
+        let ready = r.topics.iter().any(|t| {
+            t.name.as_ref().is_some_and(|n| n.0.as_str() == topic)
+                && t.partitions.iter().all(|p| p.leader_id.0 >= 0)
+                && !t.partitions.is_empty()
+        });
+        if ready { Ok(()) } else { Err(3) }
+    });
+}
+
+fn init(conn: &mut Conn, txn: &str, expected: (i64, i16), version: i16) -> Result<(i64, i16), i16> {
+    let request = InitProducerIdRequest::default()
+        .with_transactional_id(Some(TransactionalId(s(txn))))
+        .with_transaction_timeout_ms(60_000)
+        .with_producer_id(ProducerId(expected.0))
+        .with_producer_epoch(expected.1);
+    let r = conn
+        .call(&request, version)
+        .expect("InitProducerId answered");
+    if r.error_code != 0 {
+        return Err(r.error_code);
+    }
+    Ok((r.producer_id.0, r.producer_epoch))
+}
+
+/// A zombie's requests: `txn` is initialised twice, and each API is sent
+/// at each of `versions` with the first (fenced) epoch. Returns
+/// `API vN: CODE` lines.
+fn fenced_codes(bootstrap: u16, topic: &str, txn: &str, versions: &[Vec<i16>]) -> Vec<String> {
+    let group = format!("{txn}-group");
+    wait_for_topic(bootstrap, topic);
+    let txn_port = coordinator(bootstrap, txn, 1);
+    let group_port = coordinator(bootstrap, &group, 0);
+    let mut conn = Conn::connect(txn_port, "zombie");
+    let (pid, zombie) = settled("first InitProducerId", || init(&mut conn, txn, (-1, -1), 3));
+    let (pid2, fresh) = settled("second InitProducerId", || {
+        init(&mut conn, txn, (-1, -1), 3)
+    });
+    assert_eq!(
+        (pid2, fresh),
+        (pid, zombie + 1),
+        "the second init bumps the epoch"
+    );
+    let mut lines = Vec::new();
+    let mut note = |api: &str, v: i16, code: i16| lines.push(format!("{api} v{v}: {code}"));
+    for &v in versions[0].iter().filter(|v| **v >= 3) {
+        let code = init(&mut conn, txn, (pid, zombie), v).err().unwrap_or(0);
+        note("InitProducerId", v, code);
+    }
+    for &v in &versions[1] {
+        let request = AddPartitionsToTxnRequest::default()
+            .with_v3_and_below_transactional_id(TransactionalId(s(txn)))
+            .with_v3_and_below_producer_id(ProducerId(pid))
+            .with_v3_and_below_producer_epoch(zombie)
+            .with_v3_and_below_topics(vec![
+                AddPartitionsToTxnTopic::default()
+                    .with_name(TopicName(s(topic)))
+                    .with_partitions(vec![0]),
+            ]);
+        let r = conn.call(&request, v).expect("AddPartitionsToTxn answered");
+        let code = r.results_by_topic_v3_and_below[0].results_by_partition[0].partition_error_code;
+        note("AddPartitionsToTxn", v, code);
+    }
+    for &v in &versions[2] {
+        let request = AddOffsetsToTxnRequest::default()
+            .with_transactional_id(TransactionalId(s(txn)))
+            .with_producer_id(ProducerId(pid))
+            .with_producer_epoch(zombie)
+            .with_group_id(GroupId(s(&group)));
+        let r = conn.call(&request, v).expect("AddOffsetsToTxn answered");
+        note("AddOffsetsToTxn", v, r.error_code);
+    }
+    for &v in &versions[3] {
+        let request = EndTxnRequest::default()
+            .with_transactional_id(TransactionalId(s(txn)))
+            .with_producer_id(ProducerId(pid))
+            .with_producer_epoch(zombie)
+            .with_committed(true);
+        let r = conn.call(&request, v).expect("EndTxn answered");
+        note("EndTxn", v, r.error_code);
+    }
+    let mut groups = Conn::connect(group_port, "zombie-offsets");
+    for &v in &versions[4] {
+        let request = TxnOffsetCommitRequest::default()
+            .with_transactional_id(TransactionalId(s(txn)))
+            .with_group_id(GroupId(s(&group)))
+            .with_producer_id(ProducerId(pid))
+            .with_producer_epoch(zombie)
+            .with_generation_id(-1)
+            .with_topics(vec![
+                TxnOffsetCommitRequestTopic::default()
+                    .with_name(TopicName(s(topic)))
+                    .with_partitions(vec![
+                        TxnOffsetCommitRequestPartition::default()
+                            .with_partition_index(0)
+                            .with_committed_offset(1)
+                            .with_committed_leader_epoch(-1),
+                    ]),
+            ]);
+        let r = groups.call(&request, v).expect("TxnOffsetCommit answered");
+        note("TxnOffsetCommit", v, r.topics[0].partitions[0].error_code);
+    }
+    lines
+}
+
+/// What serve answers, by Kafka's rules: PRODUCER_FENCED from the version
+/// that knows it (InitProducerId v4, the others v2), INVALID_PRODUCER_EPOCH
+/// below, and always on TxnOffsetCommit.
+fn expected(api: &str, version: i16) -> i16 {
+    let knows = match api {
+        "InitProducerId" => 4,
+        "TxnOffsetCommit" => i16::MAX,
+        _ => 2,
+    };
+    if version >= knows {
+        PRODUCER_FENCED
+    } else {
+        INVALID_PRODUCER_EPOCH
+    }
+}
+
+/// One Apache Kafka cluster for every check of this file (each costs
+/// about 1.5 GB and 25 s to start).
+#[test]
+fn serve_answers_these_error_codes_as_apache_kafka_or_as_documented() {
+    let serve = Server::start(&["--rules", "kafka"]);
+    let kafka = KafkaRef::start();
+    a_fenced_producer_gets_the_code_its_api_version_knows(&serve, kafka.as_ref());
+    delete_topics_is_refused_as_kafka_refuses_it_when_disabled(&serve, kafka.as_ref());
+}
+
+fn a_fenced_producer_gets_the_code_its_api_version_knows(serve: &Server, kafka: Option<&KafkaRef>) {
+    let serve_port = serve.brokers[0].1;
+    let mut conn = Conn::connect(serve_port, "admin");
+    wire::create_topic(&mut conn, "fenced", 1, 1);
+    let serve_listing = versions(serve_port);
+    let kafka_listing = kafka.map(|k| versions(port_of(&k.addr(1))));
+    let mut listings: Vec<&[(i16, i16, i16)]> = vec![&serve_listing];
+    if let Some(l) = &kafka_listing {
+        listings.push(l);
+    }
+    let by_api: Vec<Vec<i16>> = APIS
+        .iter()
+        .map(|(_, key, cap)| common(&listings, *key, *cap))
+        .collect();
+
+    let served = fenced_codes(serve_port, "fenced", "zombie", &by_api);
+    println!("serve:\n{}", served.join("\n"));
+    // Every version both handle was asked, and EndTxn v1 among them.
+    assert!(served.contains(&"EndTxn v1: 47".to_string()), "{served:?}");
+    for line in &served {
+        let (what, code) = line.split_once(": ").unwrap();
+        let (api, v) = what.split_once(" v").unwrap();
+        let v: i16 = v.parse().unwrap();
+        assert_eq!(code.parse::<i16>().unwrap(), expected(api, v), "{line}");
+    }
+    let log = serve.log();
+    assert!(
+        log.contains("PRODUCER_FENCED answered as INVALID_PRODUCER_EPOCH at this version"),
+        "{log}"
+    );
+
+    let Some(kafka) = kafka else {
+        return;
+    };
+    let boot = port_of(&kafka.addr(1));
+    let mut conn = Conn::connect(boot, "admin");
+    wire::create_topic(&mut conn, "fenced", 1, 3);
+    let from_kafka = fenced_codes(boot, "fenced", "zombie", &by_api);
+    println!("Apache Kafka:\n{}", from_kafka.join("\n"));
+    assert_eq!(served, from_kafka, "serve and Apache Kafka 4.4 differ");
+
+    // A real client speaking Kafka 2.6's versions (EndTxn v1) is fenced
+    // by both, and reads only the fresh producer's record.
+    let Some(py) = python::with("kafka") else {
+        return;
+    };
+    let expected = [
+        "zombie commit: ProducerFencedError",
+        "read_committed: [b'from-fresh']",
+    ];
+    for (name, bootstrap) in [
+        ("serve", serve.bootstrap()),
+        ("Kafka", kafka.bootstrap.clone()),
+    ] {
+        let out = python::run(
+            &py,
+            "kp_txn_fenced_old.py",
+            &[&bootstrap, "old-out", "old-app"],
+        );
+        assert_eq!(out.lines().collect::<Vec<_>>(), expected, "{name}: {out}");
+    }
+    let log = serve.log();
+    assert!(
+        log.lines().any(|l| l.contains("EndTxn v1")
+            && l.contains("PRODUCER_FENCED answered as INVALID_PRODUCER_EPOCH")),
+        "kafka-python's EndTxn v1 got INVALID_PRODUCER_EPOCH:\n{log}"
+    );
+}
+
+fn delete_request(names: &[&str], version: i16) -> DeleteTopicsRequest {
+    let request = DeleteTopicsRequest::default().with_timeout_ms(15_000);
+    if version >= 6 {
+        request.with_topics(
+            names
+                .iter()
+                .map(|n| DeleteTopicState::default().with_name(Some(TopicName(s(n)))))
+                .collect(),
+        )
+    } else {
+        request.with_topic_names(names.iter().map(|n| TopicName(s(n))).collect())
+    }
+}
+
+/// Whether `port`'s broker lists `topic` in its Metadata.
+fn listed(port: u16, topic: &str) -> bool {
+    let mut conn = Conn::connect(port, "metadata");
+    let r = conn
+        .call(&MetadataRequest::default().with_topics(None), 9)
+        .expect("Metadata answered");
+    r.topics
+        .iter()
+        .any(|t| t.name.as_ref().is_some_and(|n| n.0.as_str() == topic))
+}
+
+/// serve refuses DeleteTopics for every topic as Kafka does with
+/// `delete.topic.enable=false` (TOPIC_DELETION_DISABLED from v3,
+/// INVALID_REQUEST below, a message from v5) and keeps the topic; Kafka
+/// 4.4 deletes it, answers UNKNOWN_TOPIC_OR_PARTITION for a topic it does
+/// not have, and lets the name be created again (docs/kafka-differences.md,
+/// "DeleteTopics").
+fn delete_topics_is_refused_as_kafka_refuses_it_when_disabled(
+    serve: &Server,
+    kafka: Option<&KafkaRef>,
+) {
+    let port = serve.brokers[0].1;
+    let mut conn = Conn::connect(port, "admin");
+    wire::create_topic(&mut conn, "doomed", 2, 1);
+    for v in 1..=6 {
+        let r = conn
+            .call(&delete_request(&["doomed", "nowhere"], v), v)
+            .expect("DeleteTopics answered, the connection kept");
+        let expected = if v >= 3 { 73 } else { 42 };
+        let codes: Vec<(String, i16)> = r
+            .responses
+            .iter()
+            .map(|t| (t.name.as_ref().unwrap().0.to_string(), t.error_code))
+            .collect();
+        assert_eq!(
+            codes,
+            [("doomed".into(), expected), ("nowhere".into(), expected)],
+            "v{v}"
+        );
+        let message = r.responses[0].error_message.as_deref().unwrap_or_default();
+        assert_eq!(
+            message.contains("deletion is disabled"),
+            v >= 5,
+            "v{v}: {message:?}"
+        );
+    }
+    assert!(listed(port, "doomed"), "the refused topic is still there");
+    if let Some(py) = python::with("confluent_kafka") {
+        let out = python::run(
+            &py,
+            "ck_delete_topics.py",
+            &[&serve.bootstrap(), "doomed", "nowhere"],
+        );
+        assert_eq!(
+            out.lines().collect::<Vec<_>>(),
+            [
+                "error doomed TOPIC_DELETION_DISABLED",
+                "error nowhere TOPIC_DELETION_DISABLED"
+            ],
+            "{out}"
+        );
+    }
+    if let Some(py) = python::with("kafka") {
+        let out = python::run(
+            &py,
+            "kp_delete_topics.py",
+            &[&serve.bootstrap(), "doomed", "nowhere"],
+        );
+        assert_eq!(
+            out.lines().collect::<Vec<_>>(),
+            ["doomed 73", "nowhere 73"],
+            "{out}"
+        );
+    }
+    assert!(listed(port, "doomed"));
+
+    let Some(kafka) = kafka else {
+        return;
+    };
+    let boot = port_of(&kafka.addr(1));
+    let mut conn = Conn::connect(boot, "admin");
+    wire::create_topic(&mut conn, "doomed", 2, 3);
+    wait_for_topic(boot, "doomed");
+    let r = conn
+        .call(&delete_request(&["doomed", "nowhere"], 6), 6)
+        .expect("DeleteTopics answered");
+    let codes: Vec<i16> = r.responses.iter().map(|t| t.error_code).collect();
+    let names: Vec<&str> = r
+        .responses
+        .iter()
+        .map(|t| t.name.as_ref().map_or("", |n| n.0.as_str()))
+        .collect();
+    let mut pairs: Vec<(&str, i16)> = names.into_iter().zip(codes).collect();
+    pairs.sort();
+    assert_eq!(
+        pairs,
+        [("doomed", 0), ("nowhere", 3)],
+        "Apache Kafka: {r:?}"
+    );
+    settled("doomed deleted from Kafka's metadata", || {
+        if listed(boot, "doomed") {
+            Err(3)
+        } else {
+            Ok(())
+        }
+    });
+    // The name is free again once the deletion completed.
+    settled("doomed created again on Kafka", || {
+        let request = CreateTopicsRequest::default()
+            .with_timeout_ms(10_000)
+            .with_topics(vec![
+                CreatableTopic::default()
+                    .with_name(TopicName(s("doomed")))
+                    .with_num_partitions(1)
+                    .with_replication_factor(3),
+            ]);
+        let r = conn.call(&request, 4).expect("CreateTopics answered");
+        match r.topics[0].error_code {
+            0 => Ok(()),
+            36 => Err(51),
+            c => Err(c),
+        }
+    });
+    if let Some(py) = python::with("confluent_kafka") {
+        let out = python::run(
+            &py,
+            "ck_delete_topics.py",
+            &[&kafka.bootstrap, "doomed", "nowhere"],
+        );
+        assert_eq!(
+            out.lines().collect::<Vec<_>>(),
+            ["deleted doomed", "error nowhere UNKNOWN_TOPIC_OR_PART"],
+            "{out}"
+        );
+    }
+}
