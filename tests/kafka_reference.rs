@@ -29,8 +29,9 @@ fn three_nodes_serve_the_java_client_and_a_killed_node_rejoins() {
     );
 
     kafka.kill(2);
-    // Two of three nodes keep the controller quorum and min.insync.replicas
-    // 2: a new topic is still written and read.
+    // Two of three nodes keep the controller quorum and, with node 2
+    // fenced (kill waits for it), a new topic of two replicas on them meets
+    // min.insync.replicas 2: it is still written and read.
     let out = kafka.java("RoundTrip.java", &[&kafka.bootstrap, "second", "2"]);
     assert!(out.ends_with("end 5\n"), "{out}");
     kafka.restart(2);

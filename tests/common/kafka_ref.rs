@@ -122,8 +122,10 @@ impl KafkaRef {
         format!("127.0.0.1:{}", self.ports[n as usize - 1])
     }
 
-    /// Kills node `n` with SIGKILL (a crash, as a test of failover wants)
-    /// and waits until it is gone.
+    /// Kills node `n` with SIGKILL (a crash, as a test of failover wants),
+    /// waits until it is gone, then until the controller has fenced it
+    /// (`broker.session.timeout.ms`, 6 s: the other brokers list only
+    /// each other, and its partitions' leaders have moved).
     pub fn kill(&self, n: u32) {
         let pid = self.pid(n);
         let _ = Command::new("kill").args(["-9", &pid.to_string()]).status();
@@ -138,10 +140,20 @@ impl KafkaRef {
             }
             std::thread::sleep(Duration::from_millis(20));
         }
+        let others: Vec<u32> = (1..=3).filter(|&m| m != n).collect();
+        self.wait_brokers(&others);
     }
 
-    /// Starts node `n` again on its data directory and waits until its
-    /// port accepts connections.
+    /// Waits until the cluster lists exactly `brokers` (registered and not
+    /// fenced), asking through the other nodes; panics after 90 s.
+    pub fn wait_brokers(&self, brokers: &[u32]) {
+        let boot: Vec<String> = brokers.iter().map(|&m| self.addr(m)).collect();
+        let list: Vec<String> = brokers.iter().map(u32::to_string).collect();
+        self.java("WaitBrokers.java", &[&boot.join(","), &list.join(",")]);
+    }
+
+    /// Starts node `n` again on its data directory and waits until the
+    /// cluster lists all three brokers again.
     pub fn restart(&self, n: u32) {
         let status = Command::new(script("node.sh"))
             .arg(self.dir.path())
@@ -158,6 +170,7 @@ impl KafkaRef {
             );
             std::thread::sleep(Duration::from_millis(100));
         }
+        self.wait_brokers(&[1, 2, 3]);
     }
 
     /// The last `lines` lines of node `n`'s server log, for a failure.
