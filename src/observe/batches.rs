@@ -150,6 +150,11 @@ fn decode_one(batch: Bytes) -> Result<WireBatch, String> {
             offset: r.offset,
             key: r.key.as_deref().map(text),
             value: r.value.as_deref().map(text),
+            headers: r
+                .headers
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.as_deref().map(text)))
+                .collect(),
         })
         .collect();
     Ok(wire)
