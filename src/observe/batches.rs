@@ -164,7 +164,7 @@ fn decode_one(batch: Bytes) -> Result<WireBatch, String> {
 /// a v2 record batch, bit by bit: a fetch holds at most
 /// [`super::fetch::PARTITION_MAX_BYTES`] per partition, so speed does not
 /// matter, and no dependency is added for it.
-fn crc32c(bytes: &[u8]) -> u32 {
+pub(crate) fn crc32c(bytes: &[u8]) -> u32 {
     let mut crc = !0u32;
     for &b in bytes {
         crc ^= u32::from(b);

@@ -1,10 +1,11 @@
 //! ListOffsets (versions 1-7): earliest (-2) is the log start offset;
 //! latest (-1) is the HW for read_uncommitted and the LSO for
 //! read_committed, as Kafka answers. A timestamp at or above 0 finds the
-//! first record stamped at or after it; the engine stamps records with its
-//! own clock (milliseconds since the cluster started), so a wall-clock
-//! timestamp finds nothing (-1), as on a broker whose records are older.
-//! The max-timestamp query (-3) is refused with INVALID_REQUEST.
+//! first offset whose record is stamped at or after it (the producer's
+//! CreateTime, kept as sent), with that record's timestamp; as in Kafka,
+//! only an offset a consumer of that isolation level may read (below the
+//! HW, or the LSO for read_committed) is an answer, else none (-1). The
+//! max-timestamp query (-3) is refused with INVALID_REQUEST.
 
 use kafka_protocol::messages::list_offsets_response::{
     ListOffsetsPartitionResponse, ListOffsetsTopicResponse,
@@ -96,14 +97,13 @@ fn offset_for(
         .map_err(|_| code::UNKNOWN_TOPIC_OR_PARTITION)?;
     let epoch = set.leader_epoch() as i32;
     let hw = set.high_watermark();
+    let lso = s.last_stable_offset(tp).map_or(hw, |l| l.min(hw));
+    // The end of what a consumer of this isolation level reads.
+    let readable = if committed { lso } else { hw };
     let log = &set.leader_replica().log;
     match timestamp {
         EARLIEST => Ok((log.log_start_offset(), -1, epoch)),
-        LATEST if committed => {
-            let lso = s.last_stable_offset(tp).map_or(hw, |l| l.min(hw));
-            Ok((lso, -1, epoch))
-        }
-        LATEST => Ok((hw, -1, epoch)),
+        LATEST => Ok((readable, -1, epoch)),
         t if t >= 0 => {
             let count = log
                 .batch_summaries()
@@ -116,12 +116,15 @@ fn offset_for(
             let batches = log
                 .read_batches(log.log_start_offset(), count)
                 .map_err(|_| code::UNKNOWN_SERVER_ERROR)?;
-            let found = batches.iter().find_map(|b| {
-                b.records
-                    .iter()
-                    .find(|r| r.timestamp_ms >= t)
-                    .map(|r| (b.base_offset + i64::from(r.offset_delta), r.timestamp_ms))
-            });
+            let found = batches
+                .iter()
+                .find_map(|b| {
+                    b.records
+                        .iter()
+                        .find(|r| r.timestamp_ms >= t)
+                        .map(|r| (b.base_offset + i64::from(r.offset_delta), r.timestamp_ms))
+                })
+                .filter(|(offset, _)| *offset < readable);
             Ok(found.map_or((-1, -1, epoch), |(o, ts)| (o, ts, epoch)))
         }
         _ => Err(code::INVALID_REQUEST),

@@ -256,6 +256,8 @@ fn admit(
     let empty = bytes::Bytes::new();
     let batches = records::decode_producer_batches(data.records.as_ref().unwrap_or(&empty))
         .map_err(|r| (r.code, r.message))?;
+    records::check_timestamps(batches.iter().flat_map(|b| &b.records), RealTime::unix_ms())
+        .map_err(|r| (r.code, r.message))?;
     let first = &batches[0];
     let (producer_id, epoch, base_sequence) =
         (first.producer_id, first.producer_epoch, first.base_sequence);
