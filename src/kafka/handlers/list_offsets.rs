@@ -130,3 +130,56 @@ fn offset_for(
         _ => Err(code::INVALID_REQUEST),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use kafka_protocol::messages::list_offsets_request::{ListOffsetsPartition, ListOffsetsTopic};
+    use kafka_protocol::messages::{ListOffsetsRequest, RequestKind, ResponseKind, TopicName};
+    use kafka_protocol::protocol::StrBytes;
+
+    use crate::kafka::handlers::admin_tests::{Harness, cluster};
+
+    /// (offset, timestamp) ListOffsets v7 answers for `timestamp` on t-0.
+    fn by_time(h: &mut Harness, timestamp: i64, committed: bool) -> (i64, i64) {
+        let request = ListOffsetsRequest::default()
+            .with_isolation_level(i8::from(committed))
+            .with_topics(vec![
+                ListOffsetsTopic::default()
+                    .with_name(TopicName(StrBytes::from_static_str("t")))
+                    .with_partitions(vec![
+                        ListOffsetsPartition::default().with_timestamp(timestamp),
+                    ]),
+            ]);
+        let ResponseKind::ListOffsets(r) = h.ask(1, 7, RequestKind::ListOffsets(request)) else {
+            panic!("a ListOffsets response")
+        };
+        let p = &r.topics[0].partitions[0];
+        assert_eq!(p.error_code, 0);
+        (p.offset, p.timestamp)
+    }
+
+    /// The first offset stamped at or after the time asked, with its
+    /// timestamp; as in Kafka, only an offset the isolation level may read
+    /// answers: an open transaction's record is past the LSO.
+    #[test]
+    fn a_timestamp_finds_the_first_readable_offset_stamped_at_or_after_it() {
+        let mut h = cluster("minikafka");
+        h.act(
+            serde_json::json!({"produce": {"topic": "t", "partition": 0, "records": [
+            {"value": "a", "timestamp_ms": 100}, {"value": "b", "timestamp_ms": 200}]}}),
+        );
+        h.act(serde_json::json!({"begin": {"txn": "tx"}}));
+        h.act(
+            serde_json::json!({"send": {"txn": "tx", "topic": "t", "partition": 0,
+            "records": [{"value": "c", "timestamp_ms": 300}]}}),
+        );
+        h.act(serde_json::json!({"replicate": {}}));
+        for committed in [false, true] {
+            assert_eq!(by_time(&mut h, 50, committed), (0, 100));
+            assert_eq!(by_time(&mut h, 150, committed), (1, 200));
+            assert_eq!(by_time(&mut h, 301, committed), (-1, -1), "none after");
+        }
+        assert_eq!(by_time(&mut h, 250, false), (2, 300));
+        assert_eq!(by_time(&mut h, 250, true), (-1, -1), "past the LSO");
+    }
+}
