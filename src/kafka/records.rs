@@ -116,6 +116,22 @@ fn batch_attributes(rest: &Bytes) -> Result<i16, Refusal> {
     Ok(attributes)
 }
 
+/// How the log names the compression of a produce partition's first
+/// batch: `", zstd"` and the like, or nothing when it is uncompressed
+/// (or too short to say).
+pub fn compression_note(records: &Bytes) -> &'static str {
+    if records.len() <= ATTRIBUTES_AT + 1 {
+        return "";
+    }
+    match records[ATTRIBUTES_AT + 1] & 0x7 {
+        1 => ", gzip",
+        2 => ", snappy",
+        3 => ", lz4",
+        4 => ", zstd",
+        _ => "",
+    }
+}
+
 /// Decodes the record batches of one produce partition.
 ///
 /// This slice carries what the `produce` action holds: plain (not
@@ -538,6 +554,12 @@ mod tests {
                 "{compression:?} is in the attributes"
             );
             assert_eq!(decode_produce(&bytes).unwrap(), expected, "{compression:?}");
+            let note = compression_note(&bytes);
+            assert_eq!(
+                note.is_empty(),
+                compression == Compression::None,
+                "{compression:?}: {note:?}"
+            );
         }
     }
 

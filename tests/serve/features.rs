@@ -82,7 +82,18 @@ fn timestamps_headers_and_every_compression_come_back_as_sent_to_both_clients() 
     let mut kp_expected = expected_read();
     kp_expected.pop(); // the `future` line is the producer's
     assert_eq!(read_lines(&kp_out), kp_expected, "kafka-python:\n{kp_out}");
-    server.stop();
+    let log = server.stop();
+    // The server's log names each compressed batch's codec: the clients
+    // did compress.
+    for codec in &CODECS[1..] {
+        let batch = CODECS.iter().position(|c| c == codec).unwrap() * 3;
+        let note = format!("wf-0 offset {batch} (3 record(s)");
+        let line = log.lines().find(|l| l.contains(&note)).unwrap_or_default();
+        assert!(
+            line.contains(&format!(", {codec}")),
+            "{codec} at offset {batch}:\n{log}"
+        );
+    }
 
     // The engine's batches hold the records decompressed, with their
     // timestamps and headers; the recording replays to the same state.

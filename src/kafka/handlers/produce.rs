@@ -72,8 +72,10 @@ pub fn handle(worker: &mut Worker, broker: u32, request: ProduceRequest, _versio
                     } else {
                         ", pending"
                     };
+                    let empty = bytes::Bytes::new();
+                    let codec = records::compression_note(data.records.as_ref().unwrap_or(&empty));
                     notes.push(format!(
-                        "{name}-{} offset {} ({} record(s){state})",
+                        "{name}-{} offset {} ({} record(s){codec}{state})",
                         data.index, done.base_offset, done.count
                     ));
                     if !done.pending.is_empty() {
