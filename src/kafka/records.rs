@@ -7,6 +7,8 @@
 //! checks and writes the CRC-32C.
 
 use bytes::{Buf, Bytes, BytesMut};
+use kafka_protocol::compression::MAX_DECOMPRESSED_BYTES;
+use kafka_protocol::error::ResponseError;
 use kafka_protocol::protocol::StrBytes;
 use kafka_protocol::records::{
     Compression, Record as WireRecord, RecordBatchDecoder, RecordBatchEncoder, RecordEncodeOptions,
@@ -16,6 +18,7 @@ use kafka_protocol::records::{
 use crate::engine::{ControlType, RecordBatch};
 use crate::kafka::errors::code;
 
+use crate::session::action::HeaderSpec;
 /// One record of a produce request, as the `produce` and `send` actions
 /// take it.
 pub use crate::session::action::RecordSpec as IncomingRecord;
@@ -45,12 +48,12 @@ pub fn action_batches(records: Vec<IncomingRecord>) -> Vec<Vec<IncomingRecord>> 
 }
 
 /// The payload fields (`key`, `value`, `records`) of an action carrying
-/// `batch`: one record as `key`/`value`, the shape a recording writes for
-/// one, and more as `records`.
+/// `batch`: one bare record as `key`/`value`, the shape a recording writes
+/// for one, and more, or one with a timestamp or headers, as `records`.
 pub fn payload_fields(
     mut batch: Vec<IncomingRecord>,
 ) -> (Option<String>, Option<String>, Vec<IncomingRecord>) {
-    if batch.len() == 1 {
+    if batch.len() == 1 && !batch[0].has_extras() {
         let one = batch.pop().expect("one record");
         return (one.key, Some(one.value), Vec::new());
     }
@@ -82,8 +85,10 @@ const ATTRIBUTES_AT: usize = 21;
 /// Offset of the producer id.
 const PRODUCER_ID_AT: usize = 43;
 
-/// The attributes of the v2 batch `rest` starts with, after the checks
-/// both decoders make first: a whole header, format v2, no compression.
+/// The attributes of the v2 batch `rest` starts with, after the check
+/// both decoders make first: a whole header, format v2. Compressed
+/// batches (gzip, snappy, lz4, zstd) are decompressed by the protocol
+/// crate's codecs; the engine keeps their records uncompressed.
 fn batch_attributes(rest: &Bytes) -> Result<i16, Refusal> {
     if rest.len() < PRODUCER_ID_AT + 8 {
         return Err(Refusal::new(
@@ -99,25 +104,47 @@ fn batch_attributes(rest: &Bytes) -> Result<i16, Refusal> {
         ));
     }
     let attributes = i16::from_be_bytes([rest[ATTRIBUTES_AT], rest[ATTRIBUTES_AT + 1]]);
-    if attributes & 0x7 != 0 {
+    if attributes & 0x7 > 4 {
         return Err(Refusal::new(
             code::UNSUPPORTED_COMPRESSION_TYPE,
-            "compressed batches are not supported: set compression.type=none",
+            format!(
+                "compression type {}: Kafka knows 0-4 (none, gzip, snappy, lz4, zstd)",
+                attributes & 0x7
+            ),
         ));
     }
     Ok(attributes)
 }
 
+/// How the log names the compression of a produce partition's first
+/// batch: `", zstd"` and the like, or nothing when it is uncompressed
+/// (or too short to say).
+pub fn compression_note(records: &Bytes) -> &'static str {
+    if records.len() <= ATTRIBUTES_AT + 1 {
+        return "";
+    }
+    match records[ATTRIBUTES_AT + 1] & 0x7 {
+        1 => ", gzip",
+        2 => ", snappy",
+        3 => ", lz4",
+        4 => ", zstd",
+        _ => "",
+    }
+}
+
 /// Decodes the record batches of one produce partition.
 ///
 /// This slice carries what the `produce` action holds: plain (not
-/// idempotent, not transactional) uncompressed batches whose keys and
-/// values are UTF-8 text, without headers. Anything else is refused whole
-/// with the Kafka code that says why (docs/kafka-protocol.md).
+/// idempotent, not transactional) batches, compressed or not, whose keys,
+/// values and header values are UTF-8 text; each record keeps its
+/// timestamp and headers. Anything else is refused whole with the Kafka
+/// code that says why (docs/kafka-protocol.md).
 pub fn decode_produce(records: &Bytes) -> Result<Vec<IncomingRecord>, Refusal> {
     let mut out = Vec::new();
     let mut rest = records.clone();
+    let mut decoded = 0;
     while rest.has_remaining() {
+        within_bound(decoded)?;
         let attributes = batch_attributes(&rest)?;
         if attributes & (1 << 4) != 0 || attributes & (1 << 5) != 0 {
             return Err(Refusal::new(
@@ -141,9 +168,12 @@ pub fn decode_produce(records: &Bytes) -> Result<Vec<IncomingRecord>, Refusal> {
             Refusal::new(code::CORRUPT_MESSAGE, format!("bad record batch: {e}"))
         })?;
         for r in set.records {
-            out.push(incoming(r)?);
+            let r = incoming(r)?;
+            decoded += r.bytes();
+            out.push(r);
         }
     }
+    within_bound(decoded)?;
     if out.is_empty() {
         return Err(Refusal::new(
             code::INVALID_RECORD,
@@ -151,6 +181,50 @@ pub fn decode_produce(records: &Bytes) -> Result<Vec<IncomingRecord>, Refusal> {
         ));
     }
     Ok(out)
+}
+
+/// Refuses a produce partition whose records, decompressed, pass what one
+/// batch may decompress to: several small compressed batches must not add
+/// up to what one may not be.
+fn within_bound(bytes: usize) -> Result<(), Refusal> {
+    if bytes > MAX_DECOMPRESSED_BYTES {
+        return Err(Refusal::new(
+            ResponseError::MessageTooLarge.code(),
+            format!(
+                "{bytes} bytes of records in one produce partition; the cap is {MAX_DECOMPRESSED_BYTES}"
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// Kafka's `message.timestamp.after.max.ms` (one hour, its default since
+/// Kafka 4.0): a producer's timestamp further ahead of the broker's wall
+/// clock is refused. Kafka's `before` bound is unlimited by default, so
+/// any past timestamp is kept.
+pub const TIMESTAMP_AFTER_MAX_MS: i64 = 3_600_000;
+
+/// Refuses the records with `INVALID_TIMESTAMP`, as Kafka does, if one is
+/// stamped more than [`TIMESTAMP_AFTER_MAX_MS`] after `now_ms` (the wall
+/// clock, `RealTime::unix_ms`). A refusal appends nothing, so the engine
+/// never depends on the wall clock.
+pub fn check_timestamps<'a>(
+    records: impl IntoIterator<Item = &'a IncomingRecord>,
+    now_ms: i64,
+) -> Result<(), Refusal> {
+    let latest = now_ms.saturating_add(TIMESTAMP_AFTER_MAX_MS);
+    for (i, r) in records.into_iter().enumerate() {
+        if let Some(t) = r.timestamp_ms.filter(|t| *t > latest) {
+            return Err(Refusal::new(
+                ResponseError::InvalidTimestamp.code(),
+                format!(
+                    "record {i} is stamped {t}, more than {TIMESTAMP_AFTER_MAX_MS} ms after \
+                     the broker's clock ({now_ms}): Kafka's message.timestamp.after.max.ms"
+                ),
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// One record batch of an idempotent or transactional producer, with the
@@ -178,14 +252,16 @@ pub fn first_producer_id(records: &Bytes) -> Option<i64> {
 }
 
 /// Decodes the record batches of one produce partition from an
-/// idempotent or transactional producer: uncompressed v2 batches that all
-/// carry the same producer id and epoch, with UTF-8 text keys and values
-/// and no headers, as [`decode_produce`] takes them. Control batches from
+/// idempotent or transactional producer: v2 batches that all carry the
+/// same producer id and epoch, with records as [`decode_produce`] takes
+/// them. Control batches from
 /// clients are refused (only the coordinator writes markers).
 pub fn decode_producer_batches(records: &Bytes) -> Result<Vec<ProducerBatch>, Refusal> {
     let mut out: Vec<ProducerBatch> = Vec::new();
     let mut rest = records.clone();
+    let mut decoded = 0;
     while rest.has_remaining() {
+        within_bound(decoded)?;
         let attributes = batch_attributes(&rest)?;
         if attributes & (1 << 5) != 0 {
             return Err(Refusal::new(
@@ -226,8 +302,14 @@ pub fn decode_producer_batches(records: &Bytes) -> Result<Vec<ProducerBatch>, Re
         for r in set.records {
             batch.records.push(incoming(r)?);
         }
+        decoded += batch
+            .records
+            .iter()
+            .map(IncomingRecord::bytes)
+            .sum::<usize>();
         out.push(batch);
     }
+    within_bound(decoded)?;
     if out.is_empty() {
         return Err(Refusal::new(
             code::INVALID_RECORD,
@@ -238,12 +320,6 @@ pub fn decode_producer_batches(records: &Bytes) -> Result<Vec<ProducerBatch>, Re
 }
 
 fn incoming(r: WireRecord) -> Result<IncomingRecord, Refusal> {
-    if !r.headers.is_empty() {
-        return Err(Refusal::new(
-            code::INVALID_RECORD,
-            "record headers are not kept by this server yet: send records without headers",
-        ));
-    }
     let text = |what: &str, b: Bytes| {
         String::from_utf8(b.to_vec()).map_err(|_| {
             Refusal::new(
@@ -262,7 +338,22 @@ fn incoming(r: WireRecord) -> Result<IncomingRecord, Refusal> {
             ));
         }
     };
-    Ok(IncomingRecord { key, value })
+    let mut headers = Vec::with_capacity(r.headers.len());
+    for (k, v) in r.headers {
+        let value = v
+            .map(|v| text(&format!("header {:?}'s value", k.as_str()), v))
+            .transpose()?;
+        headers.push(HeaderSpec {
+            key: k.to_string(),
+            value,
+        });
+    }
+    Ok(IncomingRecord {
+        key,
+        value,
+        timestamp_ms: Some(r.timestamp),
+        headers,
+    })
 }
 
 /// Encodes engine batches as Kafka v2 batches, one wire batch per engine
@@ -373,7 +464,25 @@ mod tests {
     }
 
     fn produce_bytes(records: &[(Option<&str>, Option<&str>)], producer_id: i64) -> Bytes {
-        let wire: Vec<WireRecord> = records
+        encode_wire(&wire_of(records, producer_id), Compression::None)
+    }
+
+    fn encode_wire(wire: &[WireRecord], compression: Compression) -> Bytes {
+        let mut buf = BytesMut::new();
+        RecordBatchEncoder::encode(
+            &mut buf,
+            wire.iter(),
+            &RecordEncodeOptions {
+                version: 2,
+                compression,
+            },
+        )
+        .unwrap();
+        buf.freeze()
+    }
+
+    fn wire_of(records: &[(Option<&str>, Option<&str>)], producer_id: i64) -> Vec<WireRecord> {
+        records
             .iter()
             .enumerate()
             .map(|(i, (k, v))| WireRecord {
@@ -395,18 +504,156 @@ mod tests {
                 value: v.map(|v| Bytes::copy_from_slice(v.as_bytes())),
                 headers: Default::default(),
             })
-            .collect();
-        let mut buf = BytesMut::new();
-        RecordBatchEncoder::encode(
-            &mut buf,
-            wire.iter(),
-            &RecordEncodeOptions {
-                version: 2,
-                compression: Compression::None,
+            .collect()
+    }
+
+    /// Every compression a Kafka producer may choose decodes to the same
+    /// records, each with its own timestamp and headers.
+    #[test]
+    fn compressed_batches_decode_with_timestamps_and_headers() {
+        let mut wire = wire_of(&[(Some("k"), Some("a")), (None, Some("b"))], -1);
+        wire[0].timestamp = 1_700_000_000_123;
+        wire[1].timestamp = 42;
+        wire[0]
+            .headers
+            .insert(StrBytes::from_static_str("trace"), Some(Bytes::from("t-1")));
+        wire[0]
+            .headers
+            .insert(StrBytes::from_static_str("empty"), None);
+        let expected = vec![
+            IncomingRecord {
+                timestamp_ms: Some(1_700_000_000_123),
+                headers: vec![
+                    HeaderSpec {
+                        key: "trace".into(),
+                        value: Some("t-1".into()),
+                    },
+                    HeaderSpec {
+                        key: "empty".into(),
+                        value: None,
+                    },
+                ],
+                ..IncomingRecord::new(Some("k".into()), "a")
             },
-        )
-        .unwrap();
-        buf.freeze()
+            IncomingRecord {
+                timestamp_ms: Some(42),
+                ..IncomingRecord::new(None, "b")
+            },
+        ];
+        for compression in [
+            Compression::None,
+            Compression::Gzip,
+            Compression::Snappy,
+            Compression::Lz4,
+            Compression::Zstd,
+        ] {
+            let bytes = encode_wire(&wire, compression);
+            assert_eq!(
+                bytes[ATTRIBUTES_AT + 1] & 0x7,
+                compression as u8,
+                "{compression:?} is in the attributes"
+            );
+            assert_eq!(decode_produce(&bytes).unwrap(), expected, "{compression:?}");
+            let note = compression_note(&bytes);
+            assert_eq!(
+                note.is_empty(),
+                compression == Compression::None,
+                "{compression:?}: {note:?}"
+            );
+        }
+    }
+
+    /// A small compressed batch that claims more than the bound is refused
+    /// with a Kafka code, before it is held whole.
+    #[test]
+    fn a_decompression_bomb_is_refused() {
+        let big = "x".repeat(MAX_DECOMPRESSED_BYTES / 4 + 1);
+        let wire = wire_of(&[(None, Some(big.as_str())); 5], -1);
+        for compression in [
+            Compression::Gzip,
+            Compression::Snappy,
+            Compression::Lz4,
+            Compression::Zstd,
+        ] {
+            let bytes = encode_wire(&wire, compression);
+            assert!(bytes.len() < MAX_DECOMPRESSED_BYTES / 16, "{compression:?}");
+            let e = decode_produce(&bytes).unwrap_err();
+            assert_eq!(e.code, code::CORRUPT_MESSAGE, "{compression:?}: {e:?}");
+        }
+        // Batches each within the bound, together past it.
+        let one = encode_wire(&wire[..3], Compression::Zstd);
+        let mut two = one.to_vec();
+        two.extend_from_slice(&one);
+        let e = decode_produce(&Bytes::from(two)).unwrap_err();
+        assert_eq!(e.code, ResponseError::MessageTooLarge.code(), "{e:?}");
+    }
+
+    /// Kafka keeps a header key sent twice; the protocol crate decodes
+    /// headers into a map, so the key comes once, with its last value
+    /// (docs/kafka-differences.md).
+    #[test]
+    fn a_repeated_header_key_keeps_its_last_value() {
+        let mut wire = wire_of(&[(None, Some("v"))], -1);
+        for (k, v) in [("a", "1"), ("b", "2")] {
+            wire[0]
+                .headers
+                .insert(StrBytes::from_static_str(k), Some(Bytes::from(v)));
+        }
+        let mut bytes = encode_wire(&wire, Compression::None).to_vec();
+        // Header key "b" (zigzag length 1, then the byte) renamed "a", and
+        // the CRC-32C (of everything after it) made right again.
+        let at = bytes.windows(2).position(|w| w == [2, b'b']).unwrap();
+        bytes[at + 1] = b'a';
+        let crc = crate::observe::batches::crc32c(&bytes[ATTRIBUTES_AT..]);
+        bytes[ATTRIBUTES_AT - 4..ATTRIBUTES_AT].copy_from_slice(&crc.to_be_bytes());
+        let got = decode_produce(&Bytes::from(bytes)).unwrap();
+        assert_eq!(
+            got[0].headers,
+            vec![HeaderSpec {
+                key: "a".into(),
+                value: Some("2".into())
+            }]
+        );
+    }
+
+    /// A timestamp more than an hour ahead of the wall clock is refused
+    /// whole, as Kafka 4 refuses it; any past one is kept.
+    #[test]
+    fn a_timestamp_far_in_the_future_is_refused() {
+        let now = 1_700_000_000_000;
+        let at = |t| IncomingRecord {
+            timestamp_ms: Some(t),
+            ..IncomingRecord::new(None, "v")
+        };
+        let ok = [at(1), at(now), at(now + TIMESTAMP_AFTER_MAX_MS)];
+        assert!(check_timestamps(&ok, now).is_ok());
+        let late = [at(now), at(now + TIMESTAMP_AFTER_MAX_MS + 1)];
+        let e = check_timestamps(&late, now).unwrap_err();
+        assert_eq!(e.code, ResponseError::InvalidTimestamp.code());
+        assert!(
+            e.message.starts_with("record 1 is stamped"),
+            "{}",
+            e.message
+        );
+    }
+
+    /// One record with a timestamp or headers keeps the `records` form of
+    /// an action, which alone carries them.
+    #[test]
+    fn a_record_with_extras_stays_a_records_payload() {
+        let bare = IncomingRecord::new(Some("k".into()), "v");
+        assert_eq!(
+            payload_fields(vec![bare.clone()]),
+            (Some("k".into()), Some("v".into()), Vec::new())
+        );
+        let stamped = IncomingRecord {
+            timestamp_ms: Some(5),
+            ..bare
+        };
+        assert_eq!(
+            payload_fields(vec![stamped.clone()]),
+            (None, None, vec![stamped])
+        );
     }
 
     #[test]
@@ -417,12 +664,12 @@ mod tests {
             got,
             vec![
                 IncomingRecord {
-                    key: Some("k".into()),
-                    value: "a".into()
+                    timestamp_ms: Some(1000),
+                    ..IncomingRecord::new(Some("k".into()), "a")
                 },
                 IncomingRecord {
-                    key: None,
-                    value: "b".into()
+                    timestamp_ms: Some(1000),
+                    ..IncomingRecord::new(None, "b")
                 }
             ]
         );
@@ -449,7 +696,7 @@ mod tests {
             "the CRC-32C catches a flipped byte"
         );
         let mut compressed = produce_bytes(&[(None, Some("a"))], -1).to_vec();
-        compressed[ATTRIBUTES_AT + 1] |= 1;
+        compressed[ATTRIBUTES_AT + 1] |= 5;
         assert_eq!(
             decode_produce(&Bytes::from(compressed)).unwrap_err().code,
             code::UNSUPPORTED_COMPRESSION_TYPE
@@ -475,6 +722,10 @@ mod tests {
         let bytes = encode_batches(&[data, marker]).unwrap();
         let sets = RecordBatchDecoder::decode_all(&mut bytes.clone()).unwrap();
         assert_eq!(sets.len(), 2, "one wire batch per engine batch");
+        assert!(
+            sets.iter().all(|s| s.compression == Compression::None),
+            "fetched batches are uncompressed (docs/kafka-differences.md)"
+        );
         let recs = &sets[0].records;
         assert_eq!(recs.len(), 2);
         assert_eq!((recs[0].offset, recs[1].offset), (5, 6));

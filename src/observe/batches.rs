@@ -150,6 +150,11 @@ fn decode_one(batch: Bytes) -> Result<WireBatch, String> {
             offset: r.offset,
             key: r.key.as_deref().map(text),
             value: r.value.as_deref().map(text),
+            headers: r
+                .headers
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.as_deref().map(text)))
+                .collect(),
         })
         .collect();
     Ok(wire)
@@ -159,7 +164,7 @@ fn decode_one(batch: Bytes) -> Result<WireBatch, String> {
 /// a v2 record batch, bit by bit: a fetch holds at most
 /// [`super::fetch::PARTITION_MAX_BYTES`] per partition, so speed does not
 /// matter, and no dependency is added for it.
-fn crc32c(bytes: &[u8]) -> u32 {
+pub(crate) fn crc32c(bytes: &[u8]) -> u32 {
     let mut crc = !0u32;
     for &b in bytes {
         crc ^= u32::from(b);

@@ -150,6 +150,21 @@ pub struct RecordSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub key: Option<String>,
     pub value: String,
+    /// The producer's timestamp (Kafka's CreateTime), kept as given;
+    /// absent (or 0, the book's rule) the leader stamps its clock's time.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timestamp_ms: Option<i64>,
+    /// The record's headers, in order (a key may repeat, as in Kafka).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub headers: Vec<HeaderSpec>,
+}
+
+/// One record header: a text key and a text value or null.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HeaderSpec {
+    pub key: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub value: Option<String>,
 }
 
 impl RecordSpec {
@@ -157,13 +172,26 @@ impl RecordSpec {
         Self {
             key,
             value: value.into(),
+            timestamp_ms: None,
+            headers: Vec::new(),
         }
     }
 
-    /// Its key's and value's bytes: what a batch's cap counts
-    /// (`limits::MAX_BATCH_BYTES`).
+    /// Its key's, value's and headers' bytes, a header at least one (as
+    /// on the wire): what a batch's cap counts (`limits::MAX_BATCH_BYTES`).
     pub fn bytes(&self) -> usize {
-        self.key.as_ref().map_or(0, String::len) + self.value.len()
+        let headers: usize = self
+            .headers
+            .iter()
+            .map(|h| (h.key.len() + h.value.as_ref().map_or(0, String::len)).max(1))
+            .sum();
+        self.key.as_ref().map_or(0, String::len) + self.value.len() + headers
+    }
+
+    /// Whether it carries more than a key and a value, so that only the
+    /// `records` form of an action holds it.
+    pub fn has_extras(&self) -> bool {
+        self.timestamp_ms.is_some() || !self.headers.is_empty()
     }
 }
 
@@ -180,6 +208,19 @@ pub fn payload<'a>(
             .iter()
             .map(|r| (r.key.as_deref(), r.value.as_str()))
             .collect(),
+    }
+}
+
+/// The records of a `produce` or `send` whole, with their timestamps and
+/// headers: its one `key`/`value` as a record, or its `records`.
+pub fn payload_records(
+    key: &Option<String>,
+    value: &Option<String>,
+    records: &[RecordSpec],
+) -> Vec<RecordSpec> {
+    match value {
+        Some(v) => vec![RecordSpec::new(key.clone(), v.clone())],
+        None => records.to_vec(),
     }
 }
 

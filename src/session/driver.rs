@@ -32,7 +32,9 @@ use crate::engine::{
     AckMode, BrokerCluster, ManualClock, MiniKafkaConfig, MiniKafkaError, RecordBatch,
     TopicPartition,
 };
-use crate::session::action::{Action, FieldError, GarbageSpec, TearTargetSpec, payload};
+use crate::session::action::{
+    Action, FieldError, GarbageSpec, RecordSpec, TearTargetSpec, payload, payload_records,
+};
 use crate::session::history::History;
 use crate::session::limits;
 use crate::session::narrate;
@@ -656,7 +658,7 @@ impl Driver {
                     .produce(
                         topic,
                         *partition,
-                        to_records(&payload(key, value, records)),
+                        to_records(&payload_records(key, value, records)),
                         acks.unwrap_or_default(),
                         producer.as_deref(),
                     )
@@ -1249,7 +1251,7 @@ async fn run_txn_op(
             records,
             ..
         } => {
-            let records = to_records(&payload(&key, &value, &records));
+            let records = to_records(&payload_records(&key, &value, &records));
             handle()?.send_batch(&topic, partition, records).await?;
             Ok(None)
         }
@@ -1270,12 +1272,21 @@ async fn run_txn_op(
 
 /// The engine's records of an action's payload (`key`/`value` or
 /// `records`), in order.
-fn to_records(payload: &[(Option<&str>, &str)]) -> Vec<Record> {
+fn to_records(payload: &[RecordSpec]) -> Vec<Record> {
     payload
         .iter()
-        .map(|(key, value)| Record {
-            key: key.map(|k| k.as_bytes().to_vec()),
-            value: Some(value.as_bytes().to_vec()),
+        .map(|r| Record {
+            key: r.key.as_ref().map(|k| k.as_bytes().to_vec()),
+            value: Some(r.value.as_bytes().to_vec()),
+            timestamp_ms: r.timestamp_ms.unwrap_or(0),
+            headers: r
+                .headers
+                .iter()
+                .map(|h| crate::engine::Header {
+                    key: h.key.clone(),
+                    value: h.value.as_ref().map(|v| v.as_bytes().to_vec()),
+                })
+                .collect(),
             ..Record::default()
         })
         .collect()

@@ -39,6 +39,10 @@ pub const MAX_BATCH_RECORDS: usize = 65_536;
 /// Keys and values of one batch together, in bytes: Kafka's
 /// `message.max.bytes` bounds a whole record batch, and so does this.
 pub const MAX_BATCH_BYTES: usize = MAX_VALUE_BYTES;
+/// Headers of one record, and a header key's bytes: MKB1 writes both
+/// lengths as u16 (FORMATS.md), and Kafka sets no cap of its own.
+pub const MAX_RECORD_HEADERS: usize = u16::MAX as usize;
+pub const MAX_HEADER_KEY_BYTES: usize = u16::MAX as usize;
 /// Topic, transactional id, group and producer names, in bytes: Kafka's
 /// topic name limit, used for every name.
 pub const MAX_NAME_BYTES: usize = MAX_TOPIC_NAME_LEN;
@@ -69,6 +73,26 @@ fn check_batch(field: &str, records: &[RecordSpec]) -> Result<(), FieldError> {
             format!("{bytes} bytes of keys and values"),
             &format!("{MAX_BATCH_BYTES} bytes"),
         ));
+    }
+    for (i, r) in records.iter().enumerate() {
+        if r.headers.len() > MAX_RECORD_HEADERS {
+            return Err(over(
+                format!("{field}[{i}].headers"),
+                format!("{} headers", r.headers.len()),
+                &format!("{MAX_RECORD_HEADERS} headers"),
+            ));
+        }
+        if let Some(h) = r
+            .headers
+            .iter()
+            .find(|h| h.key.len() > MAX_HEADER_KEY_BYTES)
+        {
+            return Err(over(
+                format!("{field}[{i}].headers"),
+                format!("a key of {} bytes", h.key.len()),
+                &format!("{MAX_HEADER_KEY_BYTES} bytes"),
+            ));
+        }
     }
     Ok(())
 }
@@ -377,6 +401,20 @@ mod tests {
         let e = check_action(&batch(16, MAX_BATCH_BYTES / 16 + 1)).unwrap_err();
         assert_eq!(e.field, "action.send.records");
         assert!(e.message.contains("bytes of keys and values"), "{e}");
+        // A record's headers: their count and each key, as MKB1 holds them.
+        let headers = |n: usize, key: usize| {
+            let header = serde_json::json!({"key": "h".repeat(key)});
+            act(&serde_json::json!({"produce": {"topic": "out", "records": [
+                {"value": "v", "headers": vec![header; n]}]}})
+            .to_string())
+        };
+        assert!(check_action(&headers(MAX_RECORD_HEADERS, 1)).is_ok());
+        let e = check_action(&headers(MAX_RECORD_HEADERS + 1, 1)).unwrap_err();
+        assert_eq!(e.field, "action.produce.records[0].headers");
+        assert!(check_action(&headers(1, MAX_HEADER_KEY_BYTES)).is_ok());
+        let e = check_action(&headers(1, MAX_HEADER_KEY_BYTES + 1)).unwrap_err();
+        assert_eq!(e.field, "action.produce.records[0].headers", "{e}");
+        assert!(e.message.contains("a key of 65536 bytes"), "{e}");
         let e = check_action(&Action::Begin {
             txn: "x".repeat(MAX_NAME_BYTES + 1),
         })
@@ -411,6 +449,8 @@ mod tests {
             ("key, value, garbage", MAX_VALUE_BYTES.to_string()),
             ("records of a batch", MAX_BATCH_RECORDS.to_string()),
             ("bytes of a batch", MAX_BATCH_BYTES.to_string()),
+            ("headers of a record", MAX_RECORD_HEADERS.to_string()),
+            ("header key", MAX_HEADER_KEY_BYTES.to_string()),
             ("names", MAX_NAME_BYTES.to_string()),
             ("clock", MAX_CLOCK_MS.to_string()),
         ] {

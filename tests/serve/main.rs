@@ -7,7 +7,11 @@ mod admin;
 mod bad_input;
 mod closed_log;
 mod fault;
+mod features;
 mod groups;
+#[allow(dead_code)]
+#[path = "../common/kafka_ref.rs"]
+mod kafka_ref;
 mod load;
 mod python;
 mod raw;

@@ -1,10 +1,11 @@
 //! ListOffsets (versions 1-7): earliest (-2) is the log start offset;
 //! latest (-1) is the HW for read_uncommitted and the LSO for
 //! read_committed, as Kafka answers. A timestamp at or above 0 finds the
-//! first record stamped at or after it; the engine stamps records with its
-//! own clock (milliseconds since the cluster started), so a wall-clock
-//! timestamp finds nothing (-1), as on a broker whose records are older.
-//! The max-timestamp query (-3) is refused with INVALID_REQUEST.
+//! first offset whose record is stamped at or after it (the producer's
+//! CreateTime, kept as sent), with that record's timestamp; as in Kafka,
+//! only an offset a consumer of that isolation level may read (below the
+//! HW, or the LSO for read_committed) is an answer, else none (-1). The
+//! max-timestamp query (-3) is refused with INVALID_REQUEST.
 
 use kafka_protocol::messages::list_offsets_response::{
     ListOffsetsPartitionResponse, ListOffsetsTopicResponse,
@@ -96,14 +97,13 @@ fn offset_for(
         .map_err(|_| code::UNKNOWN_TOPIC_OR_PARTITION)?;
     let epoch = set.leader_epoch() as i32;
     let hw = set.high_watermark();
+    let lso = s.last_stable_offset(tp).map_or(hw, |l| l.min(hw));
+    // The end of what a consumer of this isolation level reads.
+    let readable = if committed { lso } else { hw };
     let log = &set.leader_replica().log;
     match timestamp {
         EARLIEST => Ok((log.log_start_offset(), -1, epoch)),
-        LATEST if committed => {
-            let lso = s.last_stable_offset(tp).map_or(hw, |l| l.min(hw));
-            Ok((lso, -1, epoch))
-        }
-        LATEST => Ok((hw, -1, epoch)),
+        LATEST => Ok((readable, -1, epoch)),
         t if t >= 0 => {
             let count = log
                 .batch_summaries()
@@ -116,14 +116,70 @@ fn offset_for(
             let batches = log
                 .read_batches(log.log_start_offset(), count)
                 .map_err(|_| code::UNKNOWN_SERVER_ERROR)?;
-            let found = batches.iter().find_map(|b| {
-                b.records
-                    .iter()
-                    .find(|r| r.timestamp_ms >= t)
-                    .map(|r| (b.base_offset + i64::from(r.offset_delta), r.timestamp_ms))
-            });
+            let found = batches
+                .iter()
+                .find_map(|b| {
+                    b.records
+                        .iter()
+                        .find(|r| r.timestamp_ms >= t)
+                        .map(|r| (b.base_offset + i64::from(r.offset_delta), r.timestamp_ms))
+                })
+                .filter(|(offset, _)| *offset < readable);
             Ok(found.map_or((-1, -1, epoch), |(o, ts)| (o, ts, epoch)))
         }
         _ => Err(code::INVALID_REQUEST),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use kafka_protocol::messages::list_offsets_request::{ListOffsetsPartition, ListOffsetsTopic};
+    use kafka_protocol::messages::{ListOffsetsRequest, RequestKind, ResponseKind, TopicName};
+    use kafka_protocol::protocol::StrBytes;
+
+    use crate::kafka::handlers::admin_tests::{Harness, cluster};
+
+    /// (offset, timestamp) ListOffsets v7 answers for `timestamp` on t-0.
+    fn by_time(h: &mut Harness, timestamp: i64, committed: bool) -> (i64, i64) {
+        let request = ListOffsetsRequest::default()
+            .with_isolation_level(i8::from(committed))
+            .with_topics(vec![
+                ListOffsetsTopic::default()
+                    .with_name(TopicName(StrBytes::from_static_str("t")))
+                    .with_partitions(vec![
+                        ListOffsetsPartition::default().with_timestamp(timestamp),
+                    ]),
+            ]);
+        let ResponseKind::ListOffsets(r) = h.ask(1, 7, RequestKind::ListOffsets(request)) else {
+            panic!("a ListOffsets response")
+        };
+        let p = &r.topics[0].partitions[0];
+        assert_eq!(p.error_code, 0);
+        (p.offset, p.timestamp)
+    }
+
+    /// The first offset stamped at or after the time asked, with its
+    /// timestamp; as in Kafka, only an offset the isolation level may read
+    /// answers: an open transaction's record is past the LSO.
+    #[test]
+    fn a_timestamp_finds_the_first_readable_offset_stamped_at_or_after_it() {
+        let mut h = cluster("minikafka");
+        h.act(
+            serde_json::json!({"produce": {"topic": "t", "partition": 0, "records": [
+            {"value": "a", "timestamp_ms": 100}, {"value": "b", "timestamp_ms": 200}]}}),
+        );
+        h.act(serde_json::json!({"begin": {"txn": "tx"}}));
+        h.act(
+            serde_json::json!({"send": {"txn": "tx", "topic": "t", "partition": 0,
+            "records": [{"value": "c", "timestamp_ms": 300}]}}),
+        );
+        h.act(serde_json::json!({"replicate": {}}));
+        for committed in [false, true] {
+            assert_eq!(by_time(&mut h, 50, committed), (0, 100));
+            assert_eq!(by_time(&mut h, 150, committed), (1, 200));
+            assert_eq!(by_time(&mut h, 301, committed), (-1, -1), "none after");
+        }
+        assert_eq!(by_time(&mut h, 250, false), (2, 300));
+        assert_eq!(by_time(&mut h, 250, true), (-1, -1), "past the LSO");
     }
 }

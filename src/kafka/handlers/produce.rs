@@ -72,8 +72,10 @@ pub fn handle(worker: &mut Worker, broker: u32, request: ProduceRequest, _versio
                     } else {
                         ", pending"
                     };
+                    let empty = bytes::Bytes::new();
+                    let codec = records::compression_note(data.records.as_ref().unwrap_or(&empty));
                     notes.push(format!(
-                        "{name}-{} offset {} ({} record(s){state})",
+                        "{name}-{} offset {} ({} record(s){codec}{state})",
                         data.index, done.base_offset, done.count
                     ));
                     if !done.pending.is_empty() {
@@ -159,6 +161,7 @@ fn partition(
     let empty = bytes::Bytes::new();
     let incoming = records::decode_produce(data.records.as_ref().unwrap_or(&empty))
         .map_err(|r| (r.code, r.message))?;
+    records::check_timestamps(&incoming, RealTime::unix_ms()).map_err(|r| (r.code, r.message))?;
     let count = incoming.len();
     let mut pending = Vec::new();
     let mut appended = 0;

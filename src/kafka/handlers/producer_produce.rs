@@ -62,6 +62,8 @@ struct Admitted {
     base_sequence: i32,
     /// An exact retry: the offset the batch was appended at before.
     duplicate: Option<i64>,
+    /// The log's name of its compression (`records::compression_note`).
+    codec: &'static str,
 }
 
 /// Handles a produce whose batches carry a producer id; `None` for a
@@ -256,6 +258,8 @@ fn admit(
     let empty = bytes::Bytes::new();
     let batches = records::decode_producer_batches(data.records.as_ref().unwrap_or(&empty))
         .map_err(|r| (r.code, r.message))?;
+    records::check_timestamps(batches.iter().flat_map(|b| &b.records), RealTime::unix_ms())
+        .map_err(|r| (r.code, r.message))?;
     let first = &batches[0];
     let (producer_id, epoch, base_sequence) =
         (first.producer_id, first.producer_epoch, first.base_sequence);
@@ -353,6 +357,7 @@ fn admit(
         epoch,
         base_sequence,
         duplicate,
+        codec: records::compression_note(data.records.as_ref().unwrap_or(&empty)),
     })
 }
 
@@ -451,10 +456,11 @@ fn idempotent(
                     p.note_appends(&a.tp, a.base_sequence, pending.clone());
                 }
                 notes.push(format!(
-                    "{} offset {base} ({} record(s) of producer {name}, sequence {}{})",
+                    "{} offset {base} ({} record(s) of producer {name}, sequence {}{}{})",
                     a.tp,
                     a.records.len(),
                     a.base_sequence,
+                    a.codec,
                     if pending.is_empty() { "" } else { ", pending" }
                 ));
                 pr.base_offset = base;
@@ -567,8 +573,8 @@ impl Continue for TxnProduce {
                 let base = part.base_offset.unwrap_or(-1);
                 let (_, start) = leo(worker, &part.admitted.tp);
                 self.notes.push(format!(
-                    "{} offset {base} ({} record(s), sequence {})",
-                    part.admitted.tp, part.count, part.admitted.base_sequence
+                    "{} offset {base} ({} record(s), sequence {}{})",
+                    part.admitted.tp, part.count, part.admitted.base_sequence, part.admitted.codec
                 ));
                 let pr = &mut self.response.responses[part.ti].partition_responses[part.pi];
                 pr.base_offset = base;

@@ -679,6 +679,11 @@ fn records(b: &RecordBatch) -> Vec<RecordSnapshot> {
             offset: r.offset,
             key: r.key.as_deref().map(text),
             value: r.value.as_deref().map(text),
+            headers: r
+                .headers
+                .iter()
+                .map(|h| (h.key.clone(), h.value.as_deref().map(text)))
+                .collect(),
         })
         .collect()
 }

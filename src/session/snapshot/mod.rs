@@ -469,11 +469,11 @@ impl BatchSnapshot {
     /// batch holds more: what a frame reads of it, so a frame and
     /// `mk-tui state` show the same words.
     pub fn values_text(&self) -> String {
-        let values: Vec<&str> = self
+        let values: Vec<String> = self
             .records
             .iter()
             .take(VALUES_SHOWN)
-            .map(|r| r.value.as_deref().unwrap_or("null"))
+            .map(RecordSnapshot::value_text)
             .collect();
         let more = if self.len() > values.len() as i64 {
             ", …"
@@ -490,6 +490,41 @@ pub struct RecordSnapshot {
     pub offset: i64,
     pub key: Option<String>,
     pub value: Option<String>,
+    /// Its headers in order, as text (absent from the JSON when none, so
+    /// a record without headers reads as the book's).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub headers: Vec<(String, Option<String>)>,
+}
+
+impl RecordSnapshot {
+    /// A record without headers.
+    pub fn new(offset: i64, key: Option<String>, value: Option<String>) -> Self {
+        Self {
+            offset,
+            key,
+            value,
+            headers: Vec::new(),
+        }
+    }
+
+    /// Its value as the panes show it, with its headers after it in
+    /// braces when it has any: `v0{trace=t1,flag}` (a null header value
+    /// shows as its key alone).
+    pub fn value_text(&self) -> String {
+        let value = self.value.as_deref().unwrap_or("null");
+        if self.headers.is_empty() {
+            return value.to_string();
+        }
+        let headers: Vec<String> = self
+            .headers
+            .iter()
+            .map(|(k, v)| match v {
+                Some(v) => format!("{k}={v}"),
+                None => k.clone(),
+            })
+            .collect();
+        format!("{value}{{{}}}", headers.join(","))
+    }
 }
 
 /// A transaction's state: the journal's lowercase names.

@@ -447,11 +447,7 @@ mod testkit {
             records: values
                 .iter()
                 .zip(base..)
-                .map(|(v, offset)| RecordSnapshot {
-                    offset,
-                    key: None,
-                    value: Some(v.to_string()),
-                })
+                .map(|(v, offset)| RecordSnapshot::new(offset, None, Some(v.to_string())))
                 .collect(),
         }
     }

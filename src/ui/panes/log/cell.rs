@@ -89,9 +89,7 @@ pub fn value(records: &[RecordSnapshot], slot: Slot, per_batch: bool) -> String 
         records.iter().find(|r| r.offset == slot.from)
     };
     r.map_or(String::new(), |r| {
-        r.value
-            .as_deref()
-            .map_or_else(|| "null".into(), |v| super::super::visible(v).into_owned())
+        super::super::visible(&r.value_text()).into_owned()
     })
 }
 
@@ -190,7 +188,21 @@ pub fn drawn(c: Cell<'_>, slot: Slot, win: &Window, ctx: &PaneContext) -> Option
 
 #[cfg(test)]
 mod tests {
-    use super::counted;
+    use super::{Slot, counted, value};
+    use crate::session::snapshot::RecordSnapshot;
+
+    /// A record's headers show after its value, in braces; a record
+    /// without any shows its value alone, as before headers were kept.
+    #[test]
+    fn a_cell_shows_a_records_headers_after_its_value() {
+        let mut with = RecordSnapshot::new(3, None, Some("v3".into()));
+        with.headers = vec![("trace".into(), Some("t1".into())), ("flag".into(), None)];
+        let records = [RecordSnapshot::new(2, None, Some("v2".into())), with];
+        let at = |from| Slot { from, to: from };
+        assert_eq!(value(&records, at(2), false), "v2");
+        assert_eq!(value(&records, at(3), false), "v3{trace=t1,flag}");
+        assert_eq!(value(&records, at(3), true), "v2", "per batch: the first");
+    }
 
     #[test]
     fn a_batch_cell_keeps_its_count_over_its_value_and_never_cuts_it() {

@@ -729,11 +729,7 @@ mod tests {
             control: None,
             crc: 99,
             divergent: true,
-            records: vec![RecordSnapshot {
-                offset: 2,
-                key: None,
-                value: Some("lost".into()),
-            }],
+            records: vec![RecordSnapshot::new(2, None, Some("lost".into()))],
         });
         v
     }

@@ -42,7 +42,8 @@ impl<B: ByteBuf> Decompressor<B> for Gzip {
         let mut tmp = BytesMut::new();
 
         // Decompress directly from the input buffer
-        let mut d = GzDecoder::new((&mut tmp).writer());
+        // mk-tui: the output is bounded (super::MAX_DECOMPRESSED_BYTES).
+        let mut d = GzDecoder::new(super::Bounded::new((&mut tmp).writer()));
         d.write_all(&buf.copy_to_bytes(buf.remaining()))
             .context("Failed to decompress gzip")?;
         d.finish().context("Failed to decompress gzip")?;

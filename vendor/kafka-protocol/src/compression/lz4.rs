@@ -42,7 +42,8 @@ impl<B: ByteBuf> Decompressor<B> for Lz4 {
     where
         F: FnOnce(&mut Self::Buf) -> Result<R>,
     {
-        let mut tmp = BytesMut::new().writer();
+        // mk-tui: the output is bounded (super::MAX_DECOMPRESSED_BYTES).
+        let mut tmp = super::Bounded::new(BytesMut::new().writer());
 
         // Allocate a temporary buffer to hold the uncompressed bytes
         let buf = buf.copy_to_bytes(buf.remaining());
@@ -50,7 +51,7 @@ impl<B: ByteBuf> Decompressor<B> for Lz4 {
         let mut decoder = Decoder::new(buf.reader()).context("Failed to decompress lz4")?;
         io::copy(&mut decoder, &mut tmp).context("Failed to decompress lz4")?;
 
-        f(&mut tmp.into_inner().into())
+        f(&mut tmp.into_inner().into_inner().into())
     }
 }
 

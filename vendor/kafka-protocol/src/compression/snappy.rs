@@ -81,6 +81,13 @@ impl<B: ByteBuf> Decompressor<B> for Snappy {
         {
             let compressed = compressed.copy_to_bytes(compressed.remaining());
             let actual_len = decompress_len(&compressed).context("failed to read snappy header")?;
+            // mk-tui: a claimed length past the bound is refused before allocating.
+            if actual_len > super::MAX_DECOMPRESSED_BYTES {
+                anyhow::bail!(
+                    "snappy data claims {actual_len} bytes, more than {}",
+                    super::MAX_DECOMPRESSED_BYTES
+                );
+            }
             let mut tmp = BytesMut::zeroed(actual_len);
             Decoder::new()
                 .decompress(&compressed, &mut tmp)
@@ -105,6 +112,15 @@ impl<B: ByteBuf> Decompressor<B> for Snappy {
             let uncompressed_block_length = decompress_len(&compressed_block)
                 .context("failed to get snappy uncompressed length")?;
             let uncompressed_block_start = uncompressed.len();
+            // mk-tui: the blocks together are bounded before allocating.
+            if uncompressed_block_start.saturating_add(uncompressed_block_length)
+                > super::MAX_DECOMPRESSED_BYTES
+            {
+                anyhow::bail!(
+                    "snappy blocks claim more than {} bytes",
+                    super::MAX_DECOMPRESSED_BYTES
+                );
+            }
             uncompressed.resize(
                 uncompressed_block_start.saturating_add(uncompressed_block_length),
                 0,

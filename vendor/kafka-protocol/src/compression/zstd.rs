@@ -34,12 +34,13 @@ impl<B: ByteBuf> Decompressor<B> for Zstd {
     where
         F: FnOnce(&mut Self::Buf) -> Result<R>,
     {
-        let mut tmp = BytesMut::new().writer();
+        // mk-tui: the output is bounded (super::MAX_DECOMPRESSED_BYTES).
+        let mut tmp = super::Bounded::new(BytesMut::new().writer());
         // Allocate a temporary buffer to hold the uncompressed bytes
         let buf = buf.copy_to_bytes(buf.remaining());
         zstd::stream::copy_decode(buf.reader(), &mut tmp).context("Failed to decompress zstd")?;
 
-        f(&mut tmp.into_inner().into())
+        f(&mut tmp.into_inner().into_inner().into())
     }
 }
 
