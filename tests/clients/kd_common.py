@@ -179,3 +179,16 @@ def committed(ctx, group, topic, partition=0, isolation="read_uncommitted", time
         return err(e)
     finally:
         c.close()
+
+
+def settled_committed(ctx, group, topic, partition=0, timeout=15):
+    """committed() once it shows an offset: Kafka's group coordinator
+    publishes a transaction's offsets when the commit marker reaches
+    __consumer_offsets, after EndTxn was answered, so a read right after
+    the commit may still see none."""
+    deadline = time.monotonic() + timeout
+    while True:
+        c = committed(ctx, group, topic, partition)
+        if c is not None or time.monotonic() > deadline:
+            return c
+        time.sleep(0.1)

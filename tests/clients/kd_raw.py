@@ -267,5 +267,7 @@ def not_leader(ctx, topic):
 
 
 def unknown_topic(ctx, topic):
+    """An acks=all Produce v3 of one plain record to `topic`'s leader (to
+    the lowest broker id if the topic is unknown)."""
     addrs, leader = brokers(ctx, topic)
     return {"produce": produce(Conn(addrs[leader]), topic, batch([b"x"]))}

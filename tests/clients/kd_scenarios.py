@@ -17,13 +17,20 @@ from confluent_kafka.admin import NewTopic, OffsetSpec
 
 import kd_raw
 from kd_common import (Ctx, both, committed, deliver, ends, err, list_offsets, read,
-                       settled_ends)
+                       settled_committed, settled_ends)
 
 SCENARIOS = {}
+# Scenarios the test runs itself, around stopping a broker.
+PHASES = {}
 
 
 def scenario(f):
     SCENARIOS[f.__name__] = f
+    return f
+
+
+def phase(f):
+    PHASES[f.__name__] = f
     return f
 
 
@@ -302,7 +309,7 @@ def chapter8_offsets_exercise(ctx):
            "stable_before": committed(ctx, group, tin, isolation="read_committed", timeout=2)}
     tx.commit_transaction(30)
     settled_ends(ctx, tout)
-    out["committed_after"] = committed(ctx, group, tin)
+    out["committed_after"] = settled_committed(ctx, group, tin)
     out["stable_after"] = committed(ctx, group, tin, isolation="read_committed")
     out["out"] = read(ctx, tout, isolation="read_committed")
     worker.close()
@@ -517,12 +524,51 @@ def raw_unknown_topic_produce(ctx):
     return kd_raw.unknown_topic(ctx, ctx.topic("absent"))
 
 
+# --- a broker stopped (run by the test on its own, after the others) ---
+
+
+@phase
+def broker_down_setup(ctx):
+    """Creates TAG-all (RF 3) and TAG-two (RF 2); names the broker the
+    test is to stop: a follower of TAG-two, so that its ISR falls to one,
+    below min.insync.replicas 2, while TAG-all keeps two."""
+    ctx.create("all", rf=3)
+    t = ctx.create("two", rf=2)
+    p = ctx.admin.list_topics(t, timeout=10).topics[t].partitions[0]
+    return {"stop": next(r for r in p.replicas if r != p.leader)}
+
+
+@phase
+def broker_down(ctx):
+    """With the broker stopped (serve: a recording's stop_broker and a
+    clock past replica.lag.time.max.ms), acks=all and acks=1 writes."""
+    tall, ttwo = ctx.topic("all"), ctx.topic("two")
+    isr = {}
+    deadline = time.monotonic() + 40
+    while time.monotonic() < deadline:
+        md = ctx.admin.list_topics(timeout=10).topics
+        isr = {name: len(md[t].partitions[0].isrs) for name, t in (("all", tall), ("two", ttwo))}
+        if isr["two"] == 1:
+            break
+        time.sleep(0.5)
+    quick = {"message.timeout.ms": 5000}
+    out = {"isr": isr,
+           "acks_all_rf3": deliver(ctx.producer(acks="all", **quick), tall, [b"a0", b"a1"]),
+           "acks_all_rf2": deliver(ctx.producer(acks="all", **quick), ttwo, [b"b0"]),
+           "acks_1_rf2": deliver(ctx.producer(acks=1, **quick), ttwo, [b"c0"]),
+           "raw_acks_all_rf2": kd_raw.unknown_topic(ctx, ttwo)["produce"]}
+    out["ends"] = {"all": ends(ctx, tall), "two": ends(ctx, ttwo)}
+    out["read"] = {"all": [r["value"] for r in read(ctx, tall)],
+                   "two": [r["value"] for r in read(ctx, ttwo)]}
+    return out
+
+
 def main():
     if sys.argv[1:] == ["list"]:
         print("\n".join(SCENARIOS))
         return
     boot, name, tag = sys.argv[1:4]
-    doc = SCENARIOS[name](Ctx(boot, tag))
+    doc = {**SCENARIOS, **PHASES}[name](Ctx(boot, tag))
     print(json.dumps(doc, sort_keys=True))
 
 

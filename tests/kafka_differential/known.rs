@@ -162,4 +162,25 @@ pub const KNOWN: &[Known] = &[
         serve: r#"{"headers":null,"key":null,"offset":0,"timestamp":"other","value":"slow"}"#,
         verdict: "documented: docs/kafka-differences.md *transaction.timeout.ms*",
     },
+    Known {
+        scenario: "broker_down",
+        path: "ends.two.hw",
+        kafka: r#"0"#,
+        serve: r#"1"#,
+        verdict: "documented: docs/kafka-differences.md *The high watermark below min.insync.replicas*",
+    },
+    Known {
+        scenario: "broker_down",
+        path: "ends.two.lso",
+        kafka: r#"0"#,
+        serve: r#"1"#,
+        verdict: "documented: docs/kafka-differences.md *The high watermark below min.insync.replicas*",
+    },
+    Known {
+        scenario: "broker_down",
+        path: "read.two.0",
+        kafka: r#"absent"#,
+        serve: r#""c0""#,
+        verdict: "documented: docs/kafka-differences.md *The high watermark below min.insync.replicas*",
+    },
 ];
