@@ -32,7 +32,12 @@ class Ctx:
         while time.monotonic() < deadline:
             md = self.admin.list_topics(t, timeout=5).topics.get(t)
             if md is not None and md.error is None and len(md.partitions) == partitions and all(
-                    p.leader >= 0 for p in md.partitions.values()):
+                    p.leader >= 0 for p in md.partitions.values()) and all(
+                    not isinstance(list_offsets(self, t, p, OffsetSpec.latest(), retry_s=0), dict)
+                    for p in range(partitions)):
+                # Every leader knows the topic (a broker's metadata can lag
+                # the one that answered, and ListOffsets would get
+                # UNKNOWN_TOPIC_OR_PART).
                 return t
             time.sleep(0.1)
         raise SystemExit(f"topic {t} has no leaders after 20 s")
@@ -103,17 +108,28 @@ def both(ctx, topic, partition=0, sent_ts=None):
             for iso in ("read_uncommitted", "read_committed")}
 
 
-def list_offsets(ctx, topic, partition, spec, isolation="read_uncommitted"):
+# ListOffsets errors that pass (metadata catching up, a leader moving):
+# retried for a few seconds, as an application would, before they count.
+TRANSIENT = {"_NOENT", "_TRANSPORT", "_TIMED_OUT", "REQUEST_TIMED_OUT", "NOT_LEADER_OR_FOLLOWER",
+             "LEADER_NOT_AVAILABLE", "UNKNOWN_TOPIC_OR_PART"}
+
+
+def list_offsets(ctx, topic, partition, spec, isolation="read_uncommitted", retry_s=5):
     """ListOffsets through the admin client: the offset, or the error."""
     level = (IsolationLevel.READ_COMMITTED if isolation == "read_committed"
              else IsolationLevel.READ_UNCOMMITTED)
     tp = TopicPartition(topic, partition)
-    try:
-        res = ctx.admin.list_offsets({tp: spec}, isolation_level=level,
-                                     request_timeout=15)[tp].result(20)
-        return res.offset
-    except KafkaException as e:
-        return {"error": e.args[0].name()}
+    deadline = time.monotonic() + retry_s
+    while True:
+        try:
+            res = ctx.admin.list_offsets({tp: spec}, isolation_level=level,
+                                         request_timeout=15)[tp].result(20)
+            return res.offset
+        except KafkaException as e:
+            name = e.args[0].name()
+            if name not in TRANSIENT or time.monotonic() > deadline:
+                return {"error": name}
+        time.sleep(0.2)
 
 
 def ends(ctx, topic, partition=0):
