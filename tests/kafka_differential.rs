@@ -204,6 +204,10 @@ fn serve_with_kafka_rules_answers_real_clients_as_apache_kafka_does_or_as_docume
         let diffs = differences(k, s);
         if diffs.is_empty() {
             agree += 1;
+            println!("{name}: agrees");
+        } else {
+            let paths: Vec<&str> = diffs.iter().map(|d| d.path.as_str()).collect();
+            println!("{name}: differs at {}", paths.join(", "));
         }
         for d in &diffs {
             match known::KNOWN.iter().position(|x| matches(x, name, d)) {

@@ -208,3 +208,14 @@ def settled_committed(ctx, group, topic, partition=0, timeout=15):
         if c is not None or time.monotonic() > deadline:
             return c
         time.sleep(0.1)
+
+
+def wait_hw(ctx, topic, n, partition=0, timeout=15):
+    """Waits (bounded) until the HW reaches n: an acks=0 or acks=1 write is
+    acknowledged before the followers have it, and consumers see it only
+    once they do, so a read right after would be a race."""
+    deadline = time.monotonic() + timeout
+    while list_offsets(ctx, topic, partition, OffsetSpec.latest()) != n:
+        if time.monotonic() > deadline:
+            return
+        time.sleep(0.1)

@@ -17,7 +17,7 @@ from confluent_kafka.admin import NewTopic, OffsetSpec
 
 import kd_raw
 from kd_common import (Ctx, both, committed, deliver, ends, err, list_offsets, read,
-                       settled_committed, settled_ends)
+                       settled_committed, settled_ends, wait_hw)
 
 SCENARIOS = {}
 # Scenarios the test runs itself, around stopping a broker.
@@ -42,6 +42,7 @@ def acks_1(ctx):
     t = ctx.create("t")
     offsets = deliver(ctx.producer(acks=1), t, [f"v{i}".encode() for i in range(5)],
                       keys=[f"k{i}".encode() for i in range(5)])
+    wait_hw(ctx, t, 5)
     return {"offsets": offsets, "read": both(ctx, t), "ends": ends(ctx, t)}
 
 
@@ -56,6 +57,7 @@ def acks_all(ctx):
 def acks_0(ctx):
     t = ctx.create("t")
     offsets = deliver(ctx.producer(acks=0), t, [f"v{i}".encode() for i in range(3)])
+    wait_hw(ctx, t, 3)
     return {"offsets": offsets, "read": both(ctx, t), "ends": ends(ctx, t)}
 
 
