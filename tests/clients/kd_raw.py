@@ -227,6 +227,7 @@ def fenced_end_txn(ctx, topic):
         "same_producer_id": pid == pid2,
         "epoch_step": new - old,
         "add_partitions": added,
+        "old_epoch_add_partitions_v1": add_partitions(conn, txn, pid, old, topic),
         "old_epoch_end_txn_v1": end_txn(conn, 1, txn, pid, old, 1),
         "old_epoch_end_txn_v2": end_txn(conn, 2, txn, pid, old, 1),
         "unknown_pid_end_txn_v1": end_txn(conn, 1, txn, pid + 77777, 0, 1),

@@ -115,10 +115,17 @@ pub const KNOWN: &[Known] = &[
     },
     Known {
         scenario: "raw_fenced_end_txn_by_version",
+        path: "old_epoch_add_partitions_v1",
+        kafka: r#"47"#,
+        serve: r#"90"#,
+        verdict: "being fixed (issue 23 item 4): error codes by API version; docs/kafka-differences.md *PRODUCER_FENCED below the versions that know it*",
+    },
+    Known {
+        scenario: "raw_fenced_end_txn_by_version",
         path: "old_epoch_end_txn_v1",
         kafka: r#"47"#,
         serve: r#"90"#,
-        verdict: "being fixed (issue 23 item 4): error codes by API version; docs/kafka-differences.md *EndTxn below v2*",
+        verdict: "being fixed (issue 23 item 4): error codes by API version; docs/kafka-differences.md *PRODUCER_FENCED below the versions that know it*",
     },
     Known {
         scenario: "raw_fenced_end_txn_by_version",
