@@ -16,13 +16,6 @@ pub struct Known {
 
 pub const KNOWN: &[Known] = &[
     Known {
-        scenario: "list_offsets_by_timestamp",
-        path: "max_timestamp",
-        kafka: r#"2"#,
-        serve: r#"{"error":"INVALID_REQUEST"}"#,
-        verdict: "documented: docs/kafka-differences.md *ListOffsets MAX_TIMESTAMP*",
-    },
-    Known {
         scenario: "headers",
         path: "read.0.headers.0.1",
         kafka: r#""abc""#,

@@ -5,7 +5,10 @@
 //! CreateTime, kept as sent), with that record's timestamp; as in Kafka,
 //! only an offset a consumer of that isolation level may read (below the
 //! HW, or the LSO for read_committed) is an answer, else none (-1). The
-//! max-timestamp query (-3) is refused with INVALID_REQUEST.
+//! max-timestamp query (-3, KIP-734) finds the first record stamped with
+//! the largest timestamp in the log, under the same filter: Kafka looks
+//! over the whole log, so a largest timestamp above the HW answers none
+//! rather than the largest below it.
 
 use kafka_protocol::messages::list_offsets_response::{
     ListOffsetsPartitionResponse, ListOffsetsTopicResponse,
@@ -21,6 +24,7 @@ use crate::kafka::worker::{Answer, Worker};
 /// Kafka's special timestamps.
 const LATEST: i64 = -1;
 const EARLIEST: i64 = -2;
+const MAX_TIMESTAMP: i64 = -3;
 
 pub fn handle(
     worker: &mut Worker,
@@ -110,12 +114,7 @@ fn offset_for(
                 .iter()
                 .take_while(|b| b.last_offset < hw)
                 .count();
-            if count == 0 {
-                return Ok((-1, -1, epoch));
-            }
-            let batches = log
-                .read_batches(log.log_start_offset(), count)
-                .map_err(|_| code::UNKNOWN_SERVER_ERROR)?;
+            let batches = read(log, count)?;
             let found = batches
                 .iter()
                 .find_map(|b| {
@@ -127,8 +126,38 @@ fn offset_for(
                 .filter(|(offset, _)| *offset < readable);
             Ok(found.map_or((-1, -1, epoch), |(o, ts)| (o, ts, epoch)))
         }
+        MAX_TIMESTAMP => {
+            let batches = read(log, log.batch_summaries().len())?;
+            // The first record with the largest timestamp: a later one
+            // only replaces it when strictly larger.
+            let found = batches
+                .iter()
+                .flat_map(|b| {
+                    b.records
+                        .iter()
+                        .map(|r| (b.base_offset + i64::from(r.offset_delta), r.timestamp_ms))
+                })
+                .fold(None, |best: Option<(i64, i64)>, (o, ts)| match best {
+                    Some((_, top)) if top >= ts => best,
+                    _ => Some((o, ts)),
+                })
+                .filter(|(offset, _)| *offset < readable);
+            Ok(found.map_or((-1, -1, epoch), |(o, ts)| (o, ts, epoch)))
+        }
         _ => Err(code::INVALID_REQUEST),
     }
+}
+
+/// The first `count` batches from the log start (none when `count` is 0).
+fn read(
+    log: &crate::engine::log::PartitionLog,
+    count: usize,
+) -> Result<Vec<crate::engine::RecordBatch>, i16> {
+    if count == 0 {
+        return Ok(Vec::new());
+    }
+    log.read_batches(log.log_start_offset(), count)
+        .map_err(|_| code::UNKNOWN_SERVER_ERROR)
 }
 
 #[cfg(test)]
@@ -181,5 +210,31 @@ mod tests {
         }
         assert_eq!(by_time(&mut h, 250, false), (2, 300));
         assert_eq!(by_time(&mut h, 250, true), (-1, -1), "past the LSO");
+    }
+
+    /// The max-timestamp query (-3): the first record with the largest
+    /// timestamp, not the last offset; under the same isolation filter,
+    /// so an open transaction's larger timestamp answers none at
+    /// read_committed rather than the largest committed one.
+    #[test]
+    fn max_timestamp_finds_the_first_record_with_the_largest_timestamp() {
+        let mut h = cluster("minikafka");
+        h.act(
+            serde_json::json!({"produce": {"topic": "t", "partition": 0, "records": [
+            {"value": "a", "timestamp_ms": 100}, {"value": "b", "timestamp_ms": 300},
+            {"value": "c", "timestamp_ms": 300}, {"value": "d", "timestamp_ms": 200}]}}),
+        );
+        h.act(serde_json::json!({"replicate": {}}));
+        for committed in [false, true] {
+            assert_eq!(by_time(&mut h, -3, committed), (1, 300));
+        }
+        h.act(serde_json::json!({"begin": {"txn": "tx"}}));
+        h.act(
+            serde_json::json!({"send": {"txn": "tx", "topic": "t", "partition": 0,
+            "records": [{"value": "e", "timestamp_ms": 400}]}}),
+        );
+        h.act(serde_json::json!({"replicate": {}}));
+        assert_eq!(by_time(&mut h, -3, false), (4, 400));
+        assert_eq!(by_time(&mut h, -3, true), (-1, -1), "past the LSO");
     }
 }
