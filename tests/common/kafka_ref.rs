@@ -50,7 +50,9 @@ fn script(name: &str) -> PathBuf {
 /// Under CI Kafka is always available, so not getting it is a failure.
 pub fn skip_or_fail(reason: &str) {
     if std::env::var("CI").is_ok_and(|v| v == "true") {
-        panic!("CI fetches and starts Apache Kafka (.ci/run, tests/kafka-ref/start.sh), yet {reason}");
+        panic!(
+            "CI fetches and starts Apache Kafka (.ci/run, tests/kafka-ref/start.sh), yet {reason}"
+        );
     }
     println!("skipped: {reason}");
 }
