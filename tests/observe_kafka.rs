@@ -421,39 +421,6 @@ fn observe_reads_apache_kafka_as_its_clients_do() {
         );
     }
 
-    // The hanging transaction, begun now so that its timeout runs while
-    // the rest is checked: a producer with transaction.timeout.ms 10 s
-    // writes two records to h-0 and is killed. Until the coordinator
-    // aborts it, the LSO stays at its first offset and the transaction is
-    // open (DescribeProducers says where it starts).
-    let hang_begun = Instant::now();
-    let hang = ck.delivered(&format!("hang h th {} h1 h2", HANG_TIMEOUT.as_millis()));
-    assert_eq!(hang, [0, 1]);
-    let hanging = observe_topic(&boot, "h");
-    assert!(
-        hang_begun.elapsed() < HANG_TIMEOUT,
-        "the hanging transaction was observed before its timeout"
-    );
-    let h0 = part(&hanging, "h", 0);
-    assert_eq!(
-        (&h0["high_watermark"], &h0["last_stable_offset"]),
-        (&json!(2), &json!(0)),
-        "{h0}"
-    );
-    assert_eq!(fates(h0), expect_fates(&[(0, "ongoing")]));
-    let (hang_pid, hang_epoch) = check_transaction(h0, &[0, 1], None);
-    assert_eq!(
-        transactions(&hanging)["th"],
-        ("ongoing".to_string(), json!(["h-0"]), json!({"h-0": 0}))
-    );
-    assert!(
-        h0["batches"][0]["explanation"]
-            .as_str()
-            .unwrap()
-            .ends_with("the LSO 0 is the first offset of open transaction th (DescribeProducers)"),
-        "{h0}"
-    );
-
     // confluent-kafka on t-0: plain records, a committed transaction, an
     // aborted one; Kafka lists the aborted one in its Fetch answers, so
     // below the LSO its batch is `aborted` and read_committed skips it.
@@ -488,6 +455,41 @@ fn observe_reads_apache_kafka_as_its_clients_do() {
             (6, "aborted"),
             (7, "control")
         ])
+    );
+
+    // The hanging transaction, begun now (the transaction coordinators
+    // are up: a first transaction waits for them to load) so that its
+    // timeout runs while the rest is checked: a producer with
+    // transaction.timeout.ms 10 s writes two records to h-0 and is
+    // killed. Until the coordinator aborts it, the LSO stays at its
+    // first offset and the transaction is open (DescribeProducers says
+    // where it starts).
+    let hang_begun = Instant::now();
+    let hang = ck.delivered(&format!("hang h th {} h1 h2", HANG_TIMEOUT.as_millis()));
+    assert_eq!(hang, [0, 1]);
+    let hanging = observe_topic(&boot, "h");
+    assert!(
+        hang_begun.elapsed() < HANG_TIMEOUT,
+        "the hanging transaction was observed before its timeout"
+    );
+    let h0 = part(&hanging, "h", 0);
+    assert_eq!(
+        (&h0["high_watermark"], &h0["last_stable_offset"]),
+        (&json!(2), &json!(0)),
+        "{h0}"
+    );
+    assert_eq!(fates(h0), expect_fates(&[(0, "ongoing")]));
+    let (hang_pid, hang_epoch) = check_transaction(h0, &[0, 1], None);
+    assert_eq!(
+        transactions(&hanging)["th"],
+        ("ongoing".to_string(), json!(["h-0"]), json!({"h-0": 0}))
+    );
+    assert!(
+        h0["batches"][0]["explanation"]
+            .as_str()
+            .unwrap()
+            .ends_with("the LSO 0 is the first offset of open transaction th (DescribeProducers)"),
+        "{h0}"
     );
 
     // One left open, and behind it an aborted transaction, a committed
@@ -629,6 +631,7 @@ fn observe_reads_apache_kafka_as_its_clients_do() {
         part(s, "h", 0)["last_stable_offset"] == part(s, "h", 0)["high_watermark"]
     });
     let held = hang_begun.elapsed();
+    println!("observe_kafka: the hanging transaction held the LSO {held:.1?}");
     assert!(
         held >= HANG_TIMEOUT,
         "the LSO was held {held:?}, less than the timeout"
@@ -705,6 +708,7 @@ fn observe_reads_apache_kafka_as_its_clients_do() {
     let dead = before["leader"].as_u64().unwrap() as u32;
     let dead_addr = kafka.addr(dead);
     kafka.kill(dead);
+    let killed = Instant::now();
     let (failed_over, failures) =
         observe_until(&boot, "t", FAILOVER_WAIT, "failed over", |s| {
             s["partitions"].as_array().unwrap().iter().all(|p| {
@@ -721,8 +725,9 @@ fn observe_reads_apache_kafka_as_its_clients_do() {
         }
     }
     println!(
-        "observe_kafka: {} observations failed before the failover",
-        failures.len()
+        "observe_kafka: {} observations failed; failed over {:.1?} after the kill",
+        failures.len(),
+        killed.elapsed()
     );
     assert_eq!(
         failed_over["brokers"],
@@ -759,6 +764,7 @@ fn observe_reads_apache_kafka_as_its_clients_do() {
 
     // Started again: it is listed, and catches up into every ISR, where
     // it reports offset lag 0 and the size of its own log files.
+    let restarted = Instant::now();
     kafka.restart(dead);
     let (rejoined, _) = observe_until(&boot, "t", FAILOVER_WAIT, "rejoined", |s| {
         s["partitions"]
@@ -767,6 +773,10 @@ fn observe_reads_apache_kafka_as_its_clients_do() {
             .iter()
             .all(|p| p["isr"].as_array().unwrap().contains(&json!(dead)))
     });
+    println!(
+        "observe_kafka: back in every ISR {:.1?} after the restart",
+        restarted.elapsed()
+    );
     assert_eq!(
         rejoined["brokers"],
         json!([1, 2, 3].map(|id| json!({"id": id, "stopped": false})))
