@@ -384,6 +384,10 @@ fn observe_reads_apache_kafka_as_its_clients_do() {
     assert_eq!(missing.status.code(), Some(2));
     let err = String::from_utf8_lossy(&missing.stderr);
     assert!(err.contains("topic t: not found"), "{err}");
+    assert!(
+        ck.metadata("t").1.is_empty(),
+        "the observer created no topic"
+    );
 
     // t: three partitions of three replicas, as the AdminClient lists them.
     for create in ["create t 3 3", "create h 1 3", "create j 1 3"] {
@@ -527,6 +531,35 @@ fn observe_reads_apache_kafka_as_its_clients_do() {
     );
     assert_eq!(transactions(&open)["tc"].0, "complete_commit");
     assert_eq!(transactions(&open)["ta"].0, "complete_abort");
+
+    // One frame of it, as `mk-tui render` draws a saved state: the LSO
+    // below the HW, the markers as cells.
+    let frame = mk_tui(&[
+        "observe",
+        "--bootstrap",
+        &boot,
+        "--topic",
+        "t",
+        "--render",
+        "--size",
+        "120x40",
+    ]);
+    assert!(
+        frame.status.success(),
+        "{}",
+        String::from_utf8_lossy(&frame.stderr)
+    );
+    let frame = String::from_utf8(frame.stdout).unwrap();
+    let line = format!("leader {} e0 HW 14 LSO 8 LEO ?", t0["leader"]);
+    assert!(
+        frame
+            .lines()
+            .any(|l| l.contains("│t-0 ") && l.contains(&line)),
+        "{line:?} in:\n{frame}"
+    );
+    for drawn in ["│ observed │", "COMMIT", "ABORT"] {
+        assert!(frame.contains(drawn), "{drawn:?} in:\n{frame}");
+    }
 
     // Committed: the LSO reaches the HW past its marker.
     assert!(ck.run("end to commit").is_empty());
