@@ -734,8 +734,8 @@ fn observe_reads_apache_kafka_as_its_clients_do() {
 
     // A broker killed: t-0's leader. Until the controller fences it
     // (broker.session.timeout.ms, 9 s by default) Metadata still names it
-    // the leader, and an observation fails in one line naming it; then
-    // its partitions' leaders move (epoch + 1), it leaves every ISR and
+    // the leader, and an observation fails in one line naming it and
+    // the partitions it leads; then its partitions' leaders move (epoch + 1), it leaves every ISR and
     // is stopped, its replicas offline.
     let before = part(&settled, "t", 0).clone();
     let dead = before["leader"].as_u64().unwrap() as u32;
@@ -751,9 +751,10 @@ fn observe_reads_apache_kafka_as_its_clients_do() {
     for f in &failures {
         assert_eq!(f.lines().count(), 1, "{f}");
         if f.contains("cannot connect") {
+            let leader = format!("(broker {dead}, which Metadata names the leader of ");
             assert!(
-                f.contains(&dead_addr),
-                "names the dead broker {dead_addr}: {f}"
+                f.contains(&dead_addr) && f.contains(&leader) && f.contains("t-0"),
+                "names the dead broker {dead_addr} and what it leads: {f}"
             );
         }
     }
