@@ -12,13 +12,20 @@
 //!   Kafka's consumer applies them), else `aborted`: the wire cannot tell
 //!   an aborted batch from one the embedded cluster calls orphaned;
 //! - at or above the LSO, plain data is `held_back`; transactional data is
-//!   `aborted` or `held_back` when a later ABORT or COMMIT marker of the
-//!   same producer id and epoch follows it (producer id ≥ 0 only), else
-//!   `ongoing`; [`super::transactions::decide`] then makes an `ongoing`
-//!   batch `decided` when DescribeTransactions says its producer id and
-//!   epoch are deciding (`Prepare*`). The book's transactions have
-//!   producer id -1, so there a decided transaction whose markers are
-//!   missing still looks ongoing.
+//!   `aborted` or `held_back` when the first ABORT or COMMIT marker of the
+//!   same producer id after it has its epoch or a later one (producer id
+//!   ≥ 0 only), else `ongoing`; [`super::transactions::decide`] then
+//!   makes an `ongoing` batch `decided` when DescribeTransactions says its
+//!   producer id is deciding (`Prepare*`) at its epoch or the next. The
+//!   book's transactions have producer id -1, so there a decided
+//!   transaction whose markers are missing still looks ongoing.
+//!
+//! A marker may carry a later epoch than its data: Kafka's coordinator
+//! bumps the epoch when it ends a transaction under transaction version 2
+//! (KIP-890; Kafka 4.x with its Java client 4.x) and when it aborts one
+//! that timed out (any version), and writes the markers with the bumped
+//! epoch. A producer's transactions on a partition follow each other, so
+//! the first marker of its id after its data ends the data's transaction.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -129,9 +136,11 @@ pub fn fates(
     out
 }
 
-/// The first marker after `b` of its producer id and epoch, when it has a
-/// producer id (the book's rules write -1 for every transaction, so a
-/// marker cannot be matched to its data by producer).
+/// The marker that ends `b`'s transaction: the first after it of its
+/// producer id, at its epoch or a later one (see the module's note on
+/// bumped epochs), when it has a producer id (the book's rules write -1
+/// for every transaction, so a marker cannot be matched to its data by
+/// producer).
 fn marker_after(later: &[WireBatch], b: &WireBatch) -> Option<(ControlKind, i64)> {
     if b.producer_id < 0 {
         return None;
@@ -141,7 +150,7 @@ fn marker_after(later: &[WireBatch], b: &WireBatch) -> Option<(ControlKind, i64)
         .find(|m| {
             m.control.is_some()
                 && m.producer_id == b.producer_id
-                && m.producer_epoch == b.producer_epoch
+                && m.producer_epoch >= b.producer_epoch
         })
         .and_then(|m| Some((m.control?, m.base_offset)))
 }
@@ -151,13 +160,23 @@ mod tests {
     use super::*;
 
     fn batch(at: i64, pid: i64, txn: bool, control: Option<ControlKind>) -> WireBatch {
+        epoch_batch(at, pid, 0, txn, control)
+    }
+
+    fn epoch_batch(
+        at: i64,
+        pid: i64,
+        epoch: i16,
+        txn: bool,
+        control: Option<ControlKind>,
+    ) -> WireBatch {
         WireBatch {
             base_offset: at,
             last_offset: at,
             leader_epoch: 0,
             crc: 0,
             producer_id: pid,
-            producer_epoch: 0,
+            producer_epoch: epoch,
             base_sequence: 0,
             transactional: txn,
             control,
@@ -209,5 +228,37 @@ mod tests {
         let fates = fates(&batches, &BTreeSet::new(), 4, 0);
         let names: Vec<&str> = fates.values().map(|(f, _)| f.name()).collect();
         assert_eq!(names, ["ongoing", "aborted", "held_back", "control"]);
+    }
+
+    #[test]
+    fn a_marker_with_a_bumped_epoch_ends_the_data_before_it() {
+        // Kafka 4.x under transaction version 2: each transaction's marker
+        // carries the epoch after its data's; the next transaction writes
+        // at that epoch. Above the LSO (0, held by producer 1).
+        let batches = vec![
+            epoch_batch(0, 1, 0, true, None),
+            epoch_batch(1, 9, 0, true, None),
+            epoch_batch(2, 9, 1, true, Some(ControlKind::Commit)),
+            epoch_batch(3, 9, 1, true, None),
+            epoch_batch(4, 9, 2, true, Some(ControlKind::Abort)),
+            epoch_batch(5, 9, 2, true, None),
+            // An older epoch's marker (not possible from one coordinator)
+            // does not end newer data.
+            epoch_batch(6, 9, 1, true, Some(ControlKind::Commit)),
+        ];
+        let fates = fates(&batches, &BTreeSet::new(), 7, 0);
+        let names: Vec<&str> = fates.values().map(|(f, _)| f.name()).collect();
+        assert_eq!(
+            names,
+            [
+                "ongoing",
+                "held_back",
+                "control",
+                "aborted",
+                "control",
+                "ongoing",
+                "control"
+            ]
+        );
     }
 }

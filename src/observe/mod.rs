@@ -98,6 +98,27 @@ fn cluster_address(links: &BTreeMap<String, Link>, bootstrap: &[String]) -> Stri
         .expect("a bootstrap broker answered")
 }
 
+/// The line for a leader that Metadata names but that does not answer:
+/// which broker leads which partitions. A broker that died stays in
+/// Kafka's Metadata until the controller fences it
+/// (`broker.session.timeout.ms`, 9 s by default), so this is what a
+/// refresh says for those seconds (docs/observe.md "Apache Kafka 4.4").
+fn unreachable_leader(e: String, cluster: &metadata::Cluster, indexes: &[usize]) -> String {
+    let names: Vec<String> = indexes
+        .iter()
+        .map(|&i| {
+            let p = &cluster.partitions[i];
+            format!("{}-{}", p.topic, p.partition)
+        })
+        .collect();
+    let shown = match names.len() {
+        0..=3 => names.join(", "),
+        n => format!("{} and {} more", names[..3].join(", "), n - 3),
+    };
+    let leader = cluster.partitions[indexes[0]].leader;
+    format!("{e} (broker {leader}, which Metadata names the leader of {shown})")
+}
+
 async fn observe_async(options: &Options) -> Result<Snapshot, String> {
     let mut first = None;
     let mut failures = Vec::new();
@@ -140,7 +161,10 @@ async fn observe_async(options: &Options) -> Result<Snapshot, String> {
     let mut observed: Vec<Option<Observed>> = vec![None; cluster.partitions.len()];
     for (address, indexes) in &led {
         if !links.contains_key(address) {
-            links.insert(address.clone(), Link::open(address).await?);
+            let link = Link::open(address)
+                .await
+                .map_err(|e| unreachable_leader(e, &cluster, indexes))?;
+            links.insert(address.clone(), link);
         }
         let link = links.get_mut(address).expect("inserted above");
         let list_version =

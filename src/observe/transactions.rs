@@ -258,9 +258,9 @@ pub fn deciding(answers: &Answers) -> BTreeMap<(i64, i32), (String, TxnState)> {
 
 /// Gives each batch the wire rule calls `ongoing` (transactional data at
 /// or above the LSO with no marker of its producer after it) the fate
-/// `decided` when its producer id and epoch are those of a deciding
-/// transaction: the outcome is decided, its marker is not below the HW
-/// yet (docs/observe.md "Fates").
+/// `decided` when its producer id is that of a deciding transaction at
+/// its epoch or the next: the outcome is decided, its marker is not below
+/// the HW yet (docs/observe.md "Fates").
 pub fn decide(snapshot: &mut Snapshot, deciding: &BTreeMap<(i64, i32), (String, TxnState)>) {
     for p in &mut snapshot.partitions {
         let (key, lso) = (p.name(), p.last_stable_offset);
@@ -268,7 +268,13 @@ pub fn decide(snapshot: &mut Snapshot, deciding: &BTreeMap<(i64, i32), (String, 
             if b.fate != Fate::Ongoing || b.producer_id < 0 {
                 continue;
             }
-            if let Some((id, state)) = deciding.get(&(b.producer_id, b.producer_epoch)) {
+            // At the batch's epoch, or the next: the coordinator bumps it
+            // as it decides under transaction version 2 (KIP-890) and when
+            // it aborts a timed-out transaction (src/observe/fate.rs).
+            let described = [b.producer_epoch, b.producer_epoch + 1]
+                .iter()
+                .find_map(|&e| deciding.get(&(b.producer_id, e)));
+            if let Some((id, state)) = described {
                 b.fate = Fate::Decided;
                 b.explanation = format!(
                     "{id} is {} (DescribeTransactions, producer {} epoch {}): decided, but its marker on {key} is not below the HW, so read_committed waits at LSO {lso}",
@@ -723,8 +729,8 @@ mod tests {
         let mut snapshot: Snapshot = serde_json::from_value(serde_json::json!({
             "step": 0, "clock_ms": 0, "rules": "observed",
             "partitions": [{"topic": "out", "partition": 0, "leader": 1, "leader_epoch": 0,
-                "isr": [1], "log_start_offset": 0, "high_watermark": 4, "last_stable_offset": 0,
-                "replicas": [], "batches": [batch(0, 5, 1), batch(1, 5, 0), batch(2, 6, 0), batch(3, -1, -1)]}],
+                "isr": [1], "log_start_offset": 0, "high_watermark": 5, "last_stable_offset": 0,
+                "replicas": [], "batches": [batch(0, 5, 2), batch(1, 5, 1), batch(2, 5, 0), batch(3, 6, 0), batch(4, -1, -1)]}],
             "transactions": [], "committed_offsets": {}, "journal": {"frames": 0, "bytes": 0},
             "last_recovery": null,
             "consumers": {"read_uncommitted": {}, "read_committed": {}},
@@ -739,7 +745,7 @@ mod tests {
         };
         let answers = Answers {
             described: Some(BTreeMap::from([
-                ("a".into(), described("PrepareAbort", 5, 1)),
+                ("a".into(), described("PrepareAbort", 5, 2)),
                 ("b".into(), described("Ongoing", 6, 0)),
                 ("c".into(), described("PrepareCommit", -1, -1)),
             ])),
@@ -753,8 +759,8 @@ mod tests {
             .collect();
         assert_eq!(
             fates,
-            ["decided", "ongoing", "ongoing", "ongoing"],
-            "only producer 5 epoch 1; an older epoch, an ongoing one and id -1 are not matched"
+            ["decided", "decided", "ongoing", "ongoing", "ongoing"],
+            "producer 5 at epoch 2 and at 1 (bumped as it decides, KIP-890); an epoch two older, an ongoing one and id -1 are not matched"
         );
         assert!(
             snapshot.partitions[0].batches[0]
