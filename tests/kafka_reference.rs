@@ -28,9 +28,9 @@ fn three_nodes_serve_the_java_client_and_a_killed_node_rejoins() {
         kafka.log_tail(1, 20)
     );
 
-    kafka.kill(2);
+    kafka.kill_and_fence(2);
     // Two of three nodes keep the controller quorum and, with node 2
-    // fenced (kill waits for it), a new topic of two replicas on them meets
+    // fenced (kill_and_fence waits for it), a new topic of two replicas on them meets
     // min.insync.replicas 2: it is still written and read.
     let out = kafka.java("RoundTrip.java", &[&kafka.bootstrap, "second", "2"]);
     assert!(out.ends_with("end 5\n"), "{out}");

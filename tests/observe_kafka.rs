@@ -769,7 +769,7 @@ fn observe_reads_apache_kafka_as_its_clients_do() {
     }
 
     // A broker killed: t-0's leader. Until the controller fences it
-    // (broker.session.timeout.ms, 9 s by default) Metadata still names it
+    // (broker.session.timeout.ms, 6 s in tests/kafka-ref/start.sh) Metadata still names it
     // the leader, and an observation fails in one line naming it and
     // the partitions it leads; then its partitions' leaders move (epoch + 1), it leaves every ISR and
     // is stopped, its replicas offline.

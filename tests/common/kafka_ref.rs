@@ -122,10 +122,11 @@ impl KafkaRef {
         format!("127.0.0.1:{}", self.ports[n as usize - 1])
     }
 
-    /// Kills node `n` with SIGKILL (a crash, as a test of failover wants),
-    /// waits until it is gone, then until the controller has fenced it
-    /// (`broker.session.timeout.ms`, 6 s: the other brokers list only
-    /// each other, and its partitions' leaders have moved).
+    /// Kills node `n` with SIGKILL (a crash, as a test of failover wants)
+    /// and waits until it is gone. Until the controller fences it
+    /// (`broker.session.timeout.ms`, 6 s) Metadata still lists it and
+    /// names it leader: a test that needs the failover done calls
+    /// [`KafkaRef::kill_and_fence`].
     pub fn kill(&self, n: u32) {
         let pid = self.pid(n);
         let _ = Command::new("kill").args(["-9", &pid.to_string()]).status();
@@ -140,6 +141,13 @@ impl KafkaRef {
             }
             std::thread::sleep(Duration::from_millis(20));
         }
+    }
+
+    /// Kills node `n`, then waits until the controller has fenced it: the
+    /// other brokers list only each other, and its partitions' leaders
+    /// have moved.
+    pub fn kill_and_fence(&self, n: u32) {
+        self.kill(n);
         let others: Vec<u32> = (1..=3).filter(|&m| m != n).collect();
         self.wait_brokers(&others);
     }
