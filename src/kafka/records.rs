@@ -420,10 +420,10 @@ fn wire_records(batch: &RecordBatch) -> Vec<WireRecord> {
             w.key = r.key.clone().map(Bytes::from);
             w.value = r.value.clone().map(Bytes::from);
             for h in &r.headers {
-                w.headers.insert(
+                w.headers.push((
                     StrBytes::from_string(h.key.clone()),
                     h.value.clone().map(Bytes::from),
-                );
+                ));
             }
             w
         })
@@ -516,10 +516,10 @@ mod tests {
         wire[1].timestamp = 42;
         wire[0]
             .headers
-            .insert(StrBytes::from_static_str("trace"), Some(Bytes::from("t-1")));
+            .push((StrBytes::from_static_str("trace"), Some(Bytes::from("t-1"))));
         wire[0]
             .headers
-            .insert(StrBytes::from_static_str("empty"), None);
+            .push((StrBytes::from_static_str("empty"), None));
         let expected = vec![
             IncomingRecord {
                 timestamp_ms: Some(1_700_000_000_123),
@@ -588,31 +588,25 @@ mod tests {
         assert_eq!(e.code, ResponseError::MessageTooLarge.code(), "{e:?}");
     }
 
-    /// Kafka keeps a header key sent twice; the protocol crate decodes
-    /// headers into a map, so the key comes once, with its last value
-    /// (docs/kafka-differences.md).
+    /// A header key sent twice is kept twice, in order, as Kafka keeps it
+    /// (the vendored protocol crate decodes headers as a list).
     #[test]
-    fn a_repeated_header_key_keeps_its_last_value() {
+    fn a_repeated_header_key_is_kept_twice_in_order() {
         let mut wire = wire_of(&[(None, Some("v"))], -1);
-        for (k, v) in [("a", "1"), ("b", "2")] {
+        for (k, v) in [("a", "1"), ("b", "2"), ("a", "3")] {
             wire[0]
                 .headers
-                .insert(StrBytes::from_static_str(k), Some(Bytes::from(v)));
+                .push((StrBytes::from_static_str(k), Some(Bytes::from(v))));
         }
-        let mut bytes = encode_wire(&wire, Compression::None).to_vec();
-        // Header key "b" (zigzag length 1, then the byte) renamed "a", and
-        // the CRC-32C (of everything after it) made right again.
-        let at = bytes.windows(2).position(|w| w == [2, b'b']).unwrap();
-        bytes[at + 1] = b'a';
-        let crc = crate::observe::batches::crc32c(&bytes[ATTRIBUTES_AT..]);
-        bytes[ATTRIBUTES_AT - 4..ATTRIBUTES_AT].copy_from_slice(&crc.to_be_bytes());
-        let got = decode_produce(&Bytes::from(bytes)).unwrap();
+        let bytes = encode_wire(&wire, Compression::None);
+        let got = decode_produce(&bytes).unwrap();
+        let spec = |k: &str, v: &str| HeaderSpec {
+            key: k.into(),
+            value: Some(v.into()),
+        };
         assert_eq!(
             got[0].headers,
-            vec![HeaderSpec {
-                key: "a".into(),
-                value: Some("2".into())
-            }]
+            vec![spec("a", "1"), spec("b", "2"), spec("a", "3")]
         );
     }
 

@@ -16,34 +16,6 @@ pub struct Known {
 
 pub const KNOWN: &[Known] = &[
     Known {
-        scenario: "headers",
-        path: "read.0.headers.0.1",
-        kafka: r#""abc""#,
-        serve: r#""def""#,
-        verdict: "documented: docs/kafka-differences.md *A repeated header key keeps one value*",
-    },
-    Known {
-        scenario: "headers",
-        path: "read.0.headers.1.0",
-        kafka: r#""trace""#,
-        serve: r#""empty""#,
-        verdict: "documented: docs/kafka-differences.md *A repeated header key keeps one value*",
-    },
-    Known {
-        scenario: "headers",
-        path: "read.0.headers.1.1",
-        kafka: r#""def""#,
-        serve: r#""""#,
-        verdict: "documented: docs/kafka-differences.md *A repeated header key keeps one value*",
-    },
-    Known {
-        scenario: "headers",
-        path: "read.0.headers.2",
-        kafka: r#"["empty",""]"#,
-        serve: r#"absent"#,
-        verdict: "documented: docs/kafka-differences.md *A repeated header key keeps one value*",
-    },
-    Known {
         scenario: "tombstone",
         path: "offsets.0",
         kafka: r#"0"#,

@@ -42,7 +42,7 @@ use anyhow::{anyhow, bail, Result};
 use bytes::{Buf, Bytes, BytesMut};
 use crc::{Crc, CRC_32_ISO_HDLC};
 use crc32c::crc32c;
-use indexmap::IndexMap;
+// mk-tui: headers are a Vec (below), so IndexMap is no longer used here.
 
 use crate::protocol::{
     buf::{gap, ByteBuf, ByteBufMut},
@@ -181,7 +181,9 @@ pub struct Record {
     /// The payload of the record.
     pub value: Option<Bytes>,
     /// Headers associated with the record's payload.
-    pub headers: IndexMap<StrBytes, Option<Bytes>>,
+    // mk-tui: a list, not a map: Kafka keeps every header in order, a key
+    // repeated or not, and a map kept only the last value of a repeated key.
+    pub headers: Vec<(StrBytes, Option<Bytes>)>,
 }
 
 const MAGIC_BYTE_OFFSET: usize = 16;
@@ -896,7 +898,7 @@ impl Record {
         let num_headers = num_headers as usize;
 
         // mk-tui: bounded by the bytes left, as above.
-        let mut headers = IndexMap::with_capacity(num_headers.min(buf.remaining()));
+        let mut headers = Vec::with_capacity(num_headers.min(buf.remaining()));
         for _ in 0..num_headers {
             // Key len
             let key_len: i32 = types::VarInt.decode(buf)?;
@@ -919,7 +921,7 @@ impl Record {
                 Ordering::Greater => Some(buf.try_get_bytes(value_len as usize)?),
             };
 
-            headers.insert(key, value);
+            headers.push((key, value));
         }
 
         Ok(Self {
