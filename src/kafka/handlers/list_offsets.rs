@@ -2,7 +2,8 @@
 //! latest (-1) is the HW for read_uncommitted and the LSO for
 //! read_committed, as Kafka answers. A timestamp at or above 0 finds the
 //! first offset whose record is stamped at or after it (the producer's
-//! CreateTime, kept as sent), with that record's timestamp; as in Kafka,
+//! CreateTime, kept as sent, or a LogAppendTime topic's append time, as a
+//! Unix time), with that record's timestamp; as in Kafka,
 //! only an offset a consumer of that isolation level may read (below the
 //! HW, or the LSO for read_committed) is an answer, else none (-1). The
 //! max-timestamp query (-3) is refused with INVALID_REQUEST.
@@ -15,6 +16,7 @@ use kafka_protocol::messages::{ListOffsetsRequest, ListOffsetsResponse, Response
 use super::{leader_check, topic_partition};
 use crate::engine::TopicPartition;
 use crate::engine::core::cluster::ClusterState;
+use crate::engine::core::metadata::TimestampType;
 use crate::kafka::errors::{code, name_of};
 use crate::kafka::worker::{Answer, Worker};
 
@@ -30,6 +32,7 @@ pub fn handle(
 ) -> Answer {
     let committed = request.isolation_level == 1;
     let mut notes = Vec::new();
+    let origin = worker.append_time_origin();
     let topics = worker.driver.cluster().with_state(|s| {
         request
             .topics
@@ -46,7 +49,7 @@ pub fn handle(
                             .ok_or(code::UNKNOWN_TOPIC_OR_PARTITION)
                             .and_then(|tp| {
                                 leader_check(s, &tp, broker)?;
-                                offset_for(s, &tp, p.timestamp, committed)
+                                offset_for(s, &tp, p.timestamp, committed, origin)
                             });
                         match found {
                             Ok((offset, timestamp, epoch)) => {
@@ -91,6 +94,7 @@ fn offset_for(
     tp: &TopicPartition,
     timestamp: i64,
     committed: bool,
+    origin: i64,
 ) -> Result<(i64, i64, i32), i16> {
     let set = s
         .partition(tp)
@@ -105,6 +109,14 @@ fn offset_for(
         EARLIEST => Ok((log.log_start_offset(), -1, epoch)),
         LATEST => Ok((readable, -1, epoch)),
         t if t >= 0 => {
+            // A LogAppendTime topic's records hold the engine clock's time;
+            // the client asks and is answered in Unix time (fetch.rs).
+            let shift = if set.timestamp_type() == TimestampType::LogAppendTime {
+                origin
+            } else {
+                0
+            };
+            let t = t.saturating_sub(shift);
             let count = log
                 .batch_summaries()
                 .iter()
@@ -125,7 +137,9 @@ fn offset_for(
                         .map(|r| (b.base_offset + i64::from(r.offset_delta), r.timestamp_ms))
                 })
                 .filter(|(offset, _)| *offset < readable);
-            Ok(found.map_or((-1, -1, epoch), |(o, ts)| (o, ts, epoch)))
+            Ok(found.map_or((-1, -1, epoch), |(o, ts)| {
+                (o, ts.saturating_add(shift), epoch)
+            }))
         }
         _ => Err(code::INVALID_REQUEST),
     }

@@ -38,6 +38,7 @@ use kafka_protocol::messages::{ApiKey, RequestKind};
 
 use crate::engine::TopicPartition;
 use crate::engine::core::cluster::ClusterState;
+use crate::engine::core::metadata::TimestampType;
 use crate::kafka::errors::code;
 use crate::kafka::worker::{Answer, Handled, Request, Worker};
 
@@ -152,4 +153,18 @@ pub fn topic_partition(topic: &str, partition: i32) -> Option<TopicPartition> {
     u32::try_from(partition)
         .ok()
         .map(|p| TopicPartition::new(topic, p))
+}
+
+/// A produce response's `log_append_time_ms` for a batch `topic` just
+/// took: Kafka's -1 for a CreateTime topic; for a LogAppendTime one the
+/// time the leader stamped it with (the engine clock now, as a Unix time,
+/// see [`Worker::append_time_origin`]).
+pub fn log_append_time(worker: &mut Worker, topic: &str) -> i64 {
+    match worker.driver.cluster().timestamp_type(topic) {
+        Some(TimestampType::LogAppendTime) => {
+            let now = i64::try_from(worker.driver.clock_ms()).unwrap_or(i64::MAX);
+            worker.append_time_origin().saturating_add(now)
+        }
+        _ => -1,
+    }
 }

@@ -465,6 +465,7 @@ fn idempotent(
                 ));
                 pr.base_offset = base;
                 pr.log_start_offset = start;
+                pr.log_append_time_ms = super::log_append_time(worker, &a.tp.topic);
                 if !pending.is_empty() {
                     waiting.push((ti, pi, pending));
                 }
@@ -576,9 +577,11 @@ impl Continue for TxnProduce {
                     "{} offset {base} ({} record(s), sequence {}{})",
                     part.admitted.tp, part.count, part.admitted.base_sequence, part.admitted.codec
                 ));
+                let appended_at = super::log_append_time(worker, &part.admitted.tp.topic);
                 let pr = &mut self.response.responses[part.ti].partition_responses[part.pi];
                 pr.base_offset = base;
                 pr.log_start_offset = start;
+                pr.log_append_time_ms = appended_at;
                 continue;
             }
             // Each send appends when applied: never behind another action
