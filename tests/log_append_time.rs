@@ -131,3 +131,60 @@ fn the_action_field_is_optional_and_checked() {
         "timestamp_type": "WallTime"}});
     assert!(Action::from_json(&bad).is_err());
 }
+
+/// What the book's Python code reads of `topic`-0 in `data`, opening the
+/// whole directory as its `BrokerCluster` does: `OFFSET TIMESTAMP` lines,
+/// or `None` where the book's code or a Python for it is not here.
+fn book_reads(data: &std::path::Path, topic: &str) -> Option<String> {
+    let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/book/src");
+    let python =
+        std::env::var_os("MK_BOOK_PYTHON").or_else(|| std::env::var_os("MK_TUI_PYTHON"))?;
+    if !src.join("minikafka").is_dir() {
+        return None;
+    }
+    let script = r#"
+import sys
+from pathlib import Path
+from minikafka.config import MiniKafkaConfig
+from minikafka.core.cluster import BrokerCluster
+from minikafka.core.metadata import TopicPartition
+cluster = BrokerCluster.open(MiniKafkaConfig(Path(sys.argv[1]), broker_ids=(1,)))
+for r in cluster.fetch(TopicPartition(sys.argv[2], 0), 0, 100):
+    print(r.offset, r.timestamp_ms)
+"#;
+    let out = std::process::Command::new(python)
+        .args(["-c", script])
+        .arg(data)
+        .arg(topic)
+        .env("PYTHONPATH", &src)
+        .output()
+        .ok()?;
+    assert!(
+        out.status.success(),
+        "the book's code: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    Some(String::from_utf8(out.stdout).unwrap())
+}
+
+/// The book's Python code opens a data directory holding a LogAppendTime
+/// topic (its metadata reader ignores `timestamp_type`) and reads the
+/// stamped records as the engine wrote them.
+#[test]
+fn the_books_code_reads_a_log_append_time_topic() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let mut driver = Driver::new(&header(), Some(&data)).unwrap();
+    act(
+        &mut driver,
+        json!({"create_topic": {"name": "lat", "partitions": 1, "replication_factor": 1,
+            "timestamp_type": "LogAppendTime"}}),
+    );
+    act(&mut driver, json!({"advance_clock": {"ms": 12}}));
+    act(&mut driver, produce("lat", &[1234, 99]));
+    drop(driver);
+    let Some(read) = book_reads(&data, "lat") else {
+        return;
+    };
+    assert_eq!(read, "0 12\n1 12\n");
+}
