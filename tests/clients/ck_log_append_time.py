@@ -48,8 +48,8 @@ def report(err, msg):
 for batch in range(3):
     for j in range(3):
         sent_at.append(int(time.time() * 1000))
-        producer.produce(topic, value=f"v{batch}{j}".encode(), partition=0,
-                         timestamp=T0 + 3 * batch + j, on_delivery=report)
+        producer.produce(topic, value=f"v{batch}{j}".encode(), key=f"k{batch}{j}".encode(),
+                         partition=0, timestamp=T0 + 3 * batch + j, on_delivery=report)
     producer.flush(20)
     time.sleep(0.03)
 print(*lines, sep="\n")
