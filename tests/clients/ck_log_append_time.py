@@ -1,7 +1,7 @@
 """confluent-kafka: a LogAppendTime topic. Creates TOPIC (one partition, RF
 given) with message.timestamp.type=LogAppendTime, then writes three
-batches of three records, each record with a CreateTime far in the past
-(T0), the batches apart by 30 ms. Prints what can be compared with another
+batches of three records (the middle one idempotent), each record with a
+CreateTime far in the past (T0), the batches apart by 30 ms. Prints what can be compared with another
 broker, never a time itself:
 `delivered OFFSET TYPE` per record (the delivery report's timestamp type,
 from the produce response's log_append_time_ms), then per record read
@@ -29,8 +29,6 @@ admin = AdminClient({"bootstrap.servers": boot})
 admin.create_topics([NewTopic(topic, 1, rf, config={
     "message.timestamp.type": "LogAppendTime"})])[topic].result(15)
 
-producer = Producer({"bootstrap.servers": boot, "linger.ms": 5,
-                     "message.timeout.ms": 15000})
 delivered = {}
 sent_at = []
 lines = []
@@ -46,6 +44,10 @@ def report(err, msg):
 
 
 for batch in range(3):
+    # The middle batch's producer is idempotent: its produce response is
+    # answered by another path of the broker.
+    producer = Producer({"bootstrap.servers": boot, "linger.ms": 5,
+                         "enable.idempotence": batch == 1, "message.timeout.ms": 15000})
     for j in range(3):
         sent_at.append(int(time.time() * 1000))
         producer.produce(topic, value=f"v{batch}{j}".encode(), key=f"k{batch}{j}".encode(),

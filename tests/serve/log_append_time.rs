@@ -42,12 +42,18 @@ fn a_log_append_time_topic_is_stamped_at_append_and_replays() {
     let Some(py) = python::with("confluent_kafka") else {
         return;
     };
+    for rules in ["minikafka", "kafka"] {
+        stamped_at_append_and_replayed(&py, rules);
+    }
+}
+
+fn stamped_at_append_and_replayed(py: &std::path::PathBuf, rules: &str) {
     let out = tempfile::tempdir().unwrap();
     let file = out.path().join("served.jsonl");
-    let mut server = Server::start(&["--record", file.to_str().unwrap()]);
+    let mut server = Server::start(&["--record", file.to_str().unwrap(), "--rules", rules]);
     let boot = server.bootstrap();
-    let got = python::run(&py, "ck_log_append_time.py", &[&boot, "lat", "3"]);
-    assert_eq!(lines(&got), expected(), "{got}");
+    let got = python::run(py, "ck_log_append_time.py", &[&boot, "lat", "3"]);
+    assert_eq!(lines(&got), expected(), "{rules}:\n{got}");
     // kafka-python reads the same batches as LogAppendTime, and finds
     // offset 0 for every time before the appends (wire_lines.py's ASKED,
     // 2020: the records' CreateTimes were older still).
@@ -65,7 +71,7 @@ fn a_log_append_time_topic_is_stamped_at_append_and_replays() {
     }
     // Any other topic config, or another value, is refused, naming it.
     for config in ["retention.ms=1000", "message.timestamp.type=WallTime"] {
-        let refused = python::run(&py, "ck_create_topic.py", &[&boot, "x", "1", "1", config]);
+        let refused = python::run(py, "ck_create_topic.py", &[&boot, "x", "1", "1", config]);
         assert_eq!(refused.trim(), "error x INVALID_CONFIG", "{config}");
     }
     server.stop();
