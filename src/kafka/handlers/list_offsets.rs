@@ -155,11 +155,16 @@ mod tests {
 
     /// (offset, timestamp) ListOffsets v7 answers for `timestamp` on t-0.
     fn by_time(h: &mut Harness, timestamp: i64, committed: bool) -> (i64, i64) {
+        by_time_in(h, "t", timestamp, committed)
+    }
+
+    /// [`by_time`] on partition 0 of `topic`.
+    fn by_time_in(h: &mut Harness, topic: &str, timestamp: i64, committed: bool) -> (i64, i64) {
         let request = ListOffsetsRequest::default()
             .with_isolation_level(i8::from(committed))
             .with_topics(vec![
                 ListOffsetsTopic::default()
-                    .with_name(TopicName(StrBytes::from_static_str("t")))
+                    .with_name(TopicName(StrBytes::from_string(topic.to_string())))
                     .with_partitions(vec![
                         ListOffsetsPartition::default().with_timestamp(timestamp),
                     ]),
@@ -195,5 +200,39 @@ mod tests {
         }
         assert_eq!(by_time(&mut h, 250, false), (2, 300));
         assert_eq!(by_time(&mut h, 250, true), (-1, -1), "past the LSO");
+    }
+
+    /// A LogAppendTime topic is asked and answered in Unix time: its
+    /// engine stamps (100 and 150 on the engine clock) plus the origin the
+    /// server fixed when first asked, the wall clock minus the engine
+    /// clock then (150).
+    #[test]
+    fn a_log_append_time_topic_is_found_by_its_append_times_as_unix_times() {
+        let mut h = cluster("minikafka");
+        h.act(
+            serde_json::json!({"create_topic": {"name": "lat", "partitions": 1,
+            "replication_factor": 2, "timestamp_type": "LogAppendTime"}}),
+        );
+        for ms in [100, 50] {
+            h.act(serde_json::json!({"advance_clock": {"ms": ms}}));
+            h.act(
+                serde_json::json!({"produce": {"topic": "lat", "partition": 0,
+                "records": [{"value": "a", "timestamp_ms": 7}]}}),
+            );
+        }
+        h.act(serde_json::json!({"replicate": {}}));
+        let before = crate::kafka::clock::RealTime::unix_ms();
+        let (offset, first) = by_time_in(&mut h, "lat", 0, false);
+        let after = crate::kafka::clock::RealTime::unix_ms();
+        assert_eq!(offset, 0);
+        assert!(
+            (before - 50..=after - 50).contains(&first),
+            "{first} is the wall clock then, less the 50 ms since the append"
+        );
+        assert_eq!(by_time_in(&mut h, "lat", first + 1, false), (1, first + 50));
+        assert_eq!(by_time_in(&mut h, "lat", first + 51, false), (-1, -1));
+        // The CreateTime the producer sent (7) is not kept: asking for it
+        // finds the first record at its append time.
+        assert_eq!(by_time_in(&mut h, "lat", 7, false), (0, first));
     }
 }
