@@ -168,3 +168,24 @@ pub fn log_append_time(worker: &mut Worker, topic: &str) -> i64 {
         _ => -1,
     }
 }
+
+/// [`log_append_time`] for an idempotent retry answered as a duplicate:
+/// Kafka gives the original batch's append time, here the stamp of the
+/// record at `offset` in the leader's log (as a Unix time); -1 for a
+/// CreateTime topic.
+pub fn log_append_time_of(worker: &mut Worker, tp: &TopicPartition, offset: i64) -> i64 {
+    if worker.driver.cluster().timestamp_type(&tp.topic) != Some(TimestampType::LogAppendTime) {
+        return -1;
+    }
+    let stamp = worker.driver.cluster().with_state(|s| {
+        let log = &s.partition(tp).ok()?.leader_replica().log;
+        let batches = log.read_batches(offset, 1).ok()?;
+        let batch = batches.first()?;
+        let record = batch
+            .records
+            .iter()
+            .find(|r| batch.base_offset + i64::from(r.offset_delta) == offset)?;
+        Some(record.timestamp_ms)
+    });
+    stamp.map_or(-1, |t| worker.append_time_origin().saturating_add(t))
+}

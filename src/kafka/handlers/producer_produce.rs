@@ -125,7 +125,10 @@ pub fn handle(worker: &mut Worker, broker: u32, request: &ProduceRequest) -> Opt
                         // show the sequence check's answer, which appends
                         // nothing (docs/kafka-protocol.md).
                         worker.note(&said);
-                        pr = pr.with_base_offset(offset);
+                        let appended_at = super::log_append_time_of(worker, &a.tp, offset);
+                        pr = pr
+                            .with_base_offset(offset)
+                            .with_log_append_time_ms(appended_at);
                     }
                     None => admitted.push((ti, pi, a)),
                 },
