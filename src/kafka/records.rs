@@ -360,14 +360,27 @@ fn incoming(r: WireRecord) -> Result<IncomingRecord, Refusal> {
 /// batch, with their offsets, leader epoch, producer fields and control
 /// markers as Kafka writes them (a control record with key version 0 and
 /// type 0 abort / 1 commit).
-pub fn encode_batches(batches: &[RecordBatch]) -> Result<Bytes, String> {
+///
+/// `log_append_origin`: the topic is LogAppendTime, and its records' times
+/// (the engine clock's, when the leader appended them) are sent as Unix
+/// times counted from this origin, with the batch's LogAppendTime bit.
+pub fn encode_batches(
+    batches: &[RecordBatch],
+    log_append_origin: Option<i64>,
+) -> Result<Bytes, String> {
     let mut buf = BytesMut::new();
     let options = RecordEncodeOptions {
         version: 2,
         compression: Compression::None,
     };
     for batch in batches {
-        let wire = wire_records(batch);
+        let mut wire = wire_records(batch);
+        if let Some(origin) = log_append_origin {
+            for w in wire.iter_mut().filter(|w| !w.control) {
+                w.timestamp_type = TimestampType::LogAppend;
+                w.timestamp = origin.saturating_add(w.timestamp);
+            }
+        }
         RecordBatchEncoder::encode(&mut buf, wire.iter(), &options).map_err(|e| {
             format!(
                 "cannot encode the batch at offset {}: {e}",
@@ -713,7 +726,7 @@ mod tests {
         data.leader_epoch = 2;
         let mut marker = RecordBatch::control_marker(ControlType::Commit, "tx-1");
         marker.base_offset = 7;
-        let bytes = encode_batches(&[data, marker]).unwrap();
+        let bytes = encode_batches(&[data, marker], None).unwrap();
         let sets = RecordBatchDecoder::decode_all(&mut bytes.clone()).unwrap();
         assert_eq!(sets.len(), 2, "one wire batch per engine batch");
         assert!(
@@ -735,5 +748,33 @@ mod tests {
             Some(&[0u8, 0, 0, 1][..]),
             "commit marker key"
         );
+    }
+
+    /// A LogAppendTime topic's batch goes out with the timestamp-type bit
+    /// (attributes bit 3) and its records' engine stamps as Unix times from
+    /// the origin; a CreateTime batch has neither.
+    #[test]
+    fn a_log_append_time_batch_carries_the_bit_and_unix_times() {
+        let mut batch = RecordBatch::new(vec![Record::value("a"), Record::value("b")]);
+        batch.stamp_append_time(40);
+        let origin = 1_700_000_000_000;
+        for (log_append, bit, time) in [(Some(origin), true, origin + 40), (None, false, 40)] {
+            let bytes = encode_batches(std::slice::from_ref(&batch), log_append).unwrap();
+            let attributes = i16::from_be_bytes([bytes[ATTRIBUTES_AT], bytes[ATTRIBUTES_AT + 1]]);
+            assert_eq!(attributes & (1 << 3) != 0, bit, "{log_append:?}");
+            // The batch's max timestamp, which a client reads for every
+            // record of a LogAppendTime batch.
+            let max = i64::from_be_bytes(bytes[35..43].try_into().unwrap());
+            assert_eq!(max, time);
+            let sets = RecordBatchDecoder::decode_all(&mut bytes.clone()).unwrap();
+            for r in &sets[0].records {
+                let kind = if bit {
+                    TimestampType::LogAppend
+                } else {
+                    TimestampType::Creation
+                };
+                assert_eq!((r.timestamp_type, r.timestamp), (kind, time));
+            }
+        }
     }
 }

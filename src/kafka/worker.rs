@@ -183,6 +183,10 @@ struct Core {
     /// Log the driver side's own lines (a fault armed) on standard error
     /// (`serve`), else into the registry (the dashboard owns the terminal).
     to_stderr: bool,
+    /// The Unix time of the engine clock's 0, fixed when first asked: a
+    /// LogAppendTime record is stamped with the engine clock (replays need
+    /// no wall clock) and sent to clients as a Unix time from here.
+    append_time_origin: Option<i64>,
 }
 
 impl Core {
@@ -234,6 +238,7 @@ impl ServerState {
                 gates,
                 faults: Faults::default(),
                 to_stderr: real_time,
+                append_time_origin: None,
             },
             producers: ProducerTable::default(),
             groups: Groups::default(),
@@ -360,6 +365,20 @@ impl Worker<'_> {
         settle(self.driver, &mut self.core.waiting);
         self.settle_continuing();
         outcome
+    }
+
+    /// The Unix time (ms) the engine clock's 0 stands for on the wire: a
+    /// LogAppendTime record's time is this plus its engine stamp. Fixed
+    /// the first time it is asked, from the wall clock and the engine
+    /// clock then, so every answer translates a stamp alike and append
+    /// times stay monotonic. Under serve the engine clock follows real
+    /// time, so a stamp reads as the Unix time of its append.
+    pub fn append_time_origin(&mut self) -> i64 {
+        let engine_now = i64::try_from(self.driver.clock_ms()).unwrap_or(i64::MAX);
+        *self
+            .core
+            .append_time_origin
+            .get_or_insert_with(|| RealTime::unix_ms().saturating_sub(engine_now))
     }
 
     /// A `note` step that says `caption` (SPEC §4 `note`: it changes

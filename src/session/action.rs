@@ -14,6 +14,7 @@ use serde::de::Error as _;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use crate::engine::AckMode;
+use crate::engine::core::metadata::TimestampType;
 use crate::engine::transaction::CutPoint;
 
 /// One action. Field names are the recording's.
@@ -24,6 +25,11 @@ pub enum Action {
         name: String,
         partitions: u32,
         replication_factor: u32,
+        /// `"LogAppendTime"`: the leader stamps each appended record with
+        /// its clock (Kafka's `message.timestamp.type`). Left out when
+        /// `"CreateTime"`, the default, so the book's actions read as before.
+        #[serde(default, skip_serializing_if = "TimestampType::is_create_time")]
+        timestamp_type: TimestampType,
     },
     Produce {
         topic: String,

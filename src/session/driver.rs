@@ -641,9 +641,10 @@ impl Driver {
                 name,
                 partitions,
                 replication_factor,
+                timestamp_type,
             } => self
                 .cluster
-                .create_topic(name, *partitions, *replication_factor)
+                .create_topic_stamped(name, *partitions, *replication_factor, *timestamp_type)
                 .map_err(err)?,
             Action::Produce {
                 topic,

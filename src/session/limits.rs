@@ -148,6 +148,7 @@ pub fn check_action(action: &Action) -> Result<(), FieldError> {
             name,
             partitions,
             replication_factor,
+            ..
         } => check_topic_shape(
             "action.create_topic",
             name,
@@ -268,6 +269,7 @@ impl Budget {
                 name,
                 partitions,
                 replication_factor,
+                ..
             } => self.spend_topic(
                 "action.create_topic",
                 name,

@@ -64,20 +64,6 @@ fn timestamps_headers_and_every_compression_come_back_as_sent_to_both_clients() 
     let delivered: Vec<String> = (0..15).map(|o| format!("delivered {o}")).collect();
     assert_eq!(lines_with(&ck, "delivered"), delivered, "{ck}");
     assert_eq!(read_lines(&ck), expected_read(), "confluent-kafka:\n{ck}");
-    // Topic configs, LogAppendTime among them, are refused
-    // (docs/kafka-differences.md): every topic is CreateTime.
-    let lat = python::run(
-        &py,
-        "ck_create_topic.py",
-        &[
-            &boot,
-            "lat",
-            "1",
-            "1",
-            "message.timestamp.type=LogAppendTime",
-        ],
-    );
-    assert_eq!(lat.trim(), "error lat INVALID_CONFIG");
     let kp_out = python::run(&kp, "kp_read_back.py", &[&boot, "wf", "15"]);
     let mut kp_expected = expected_read();
     kp_expected.pop(); // the `future` line is the producer's

@@ -13,6 +13,7 @@ mod groups;
 #[path = "../common/kafka_ref.rs"]
 mod kafka_ref;
 mod load;
+mod log_append_time;
 mod python;
 mod raw;
 mod readme;

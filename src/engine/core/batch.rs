@@ -111,6 +111,15 @@ impl RecordBatch {
         }
     }
 
+    /// Sets every record's timestamp to the append time, whatever the
+    /// producer sent: a LogAppendTime topic's records carry the time the
+    /// leader appended them (Kafka's `message.timestamp.type`).
+    pub fn stamp_append_time(&mut self, now_ms: i64) {
+        for record in &mut self.records {
+            record.timestamp_ms = now_ms;
+        }
+    }
+
     fn renumber(&mut self) {
         for (i, record) in self.records.iter_mut().enumerate() {
             record.offset_delta = i as i32;

@@ -52,7 +52,9 @@ use self::open::{
 use crate::engine::clock::Clock;
 use crate::engine::config::{BrokerId, MiniKafkaConfig};
 use crate::engine::core::batch::RecordBatch;
-use crate::engine::core::metadata::{MAX_LEADER_EPOCH, PartitionMetadata, TopicPartition};
+use crate::engine::core::metadata::{
+    MAX_LEADER_EPOCH, PartitionMetadata, TimestampType, TopicPartition,
+};
 use crate::engine::core::record::ConsumerRecord;
 use crate::engine::core::recovery::RecoveryReport;
 use crate::engine::error::{MiniKafkaError, Result};
@@ -299,12 +301,30 @@ impl BrokerCluster {
 
     /// Creates a topic with round-robin replica assignment (E3).
     pub fn create_topic(&self, name: &str, partitions: u32, replication_factor: u32) -> Result<()> {
+        self.create_topic_stamped(
+            name,
+            partitions,
+            replication_factor,
+            TimestampType::CreateTime,
+        )
+    }
+
+    /// [`Self::create_topic`] with the topic's timestamp type, kept in its
+    /// metadata (LogAppendTime: the leader stamps what it appends).
+    pub fn create_topic_stamped(
+        &self,
+        name: &str,
+        partitions: u32,
+        replication_factor: u32,
+        timestamp_type: TimestampType,
+    ) -> Result<()> {
         self.mutate(|state, now| {
             let brokers = state.config.broker_ids.clone();
             let mut topic =
                 state
                     .metadata
                     .plan_topic(name, partitions, replication_factor, &brokers)?;
+            topic.timestamp_type = timestamp_type;
             // A partition created while brokers are stopped is led by its
             // first running replica, as Kafka elects from live replicas;
             // its replicas on stopped brokers start stopped and out of the
@@ -346,6 +366,15 @@ impl BrokerCluster {
             }
             Ok(())
         })
+    }
+
+    /// A topic's timestamp type, or `None` for a topic that does not exist.
+    pub fn timestamp_type(&self, topic: &str) -> Option<TimestampType> {
+        self.lock()
+            .metadata
+            .topics()
+            .get(topic)
+            .map(|t| t.timestamp_type)
     }
 
     /// Topic names and partition counts.

@@ -64,11 +64,34 @@ pub struct PartitionMetadata {
     pub replicas: Vec<BrokerId>,
 }
 
+/// Which time a topic's records carry (Kafka's topic config
+/// `message.timestamp.type`, spelled as Kafka spells its values).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+pub enum TimestampType {
+    /// The producer's timestamp, kept as sent (the book's only kind).
+    #[default]
+    CreateTime,
+    /// The leader's clock when it appended the batch, over every record's.
+    LogAppendTime,
+}
+
+impl TimestampType {
+    /// Whether this is the default, left out of metadata.json and of the
+    /// `create_topic` action so that both stay in the book's format.
+    pub fn is_create_time(&self) -> bool {
+        *self == TimestampType::CreateTime
+    }
+}
+
 /// One topic's partitions, keyed by the partition number as a string (the
-/// book's JSON; keys sort as strings, like Python's `sort_keys`).
+/// book's JSON; keys sort as strings, like Python's `sort_keys`), and its
+/// timestamp type, written only when it is LogAppendTime (the book's
+/// reader ignores a key it does not know).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
 pub struct TopicMetadata {
     pub partitions: BTreeMap<String, PartitionMetadata>,
+    #[serde(default, skip_serializing_if = "TimestampType::is_create_time")]
+    pub timestamp_type: TimestampType,
 }
 
 impl TopicMetadata {
@@ -229,6 +252,7 @@ impl MetadataStore {
                     ))
                 })
                 .collect::<Result<_>>()?,
+            timestamp_type: TimestampType::CreateTime,
         };
         Ok(topic)
     }

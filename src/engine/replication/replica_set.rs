@@ -11,7 +11,7 @@ use tokio::sync::oneshot;
 
 use crate::engine::config::{AcksAllCompletion, BrokerId, IsrEvaluation};
 use crate::engine::core::batch::RecordBatch;
-use crate::engine::core::metadata::TopicPartition;
+use crate::engine::core::metadata::{TimestampType, TopicPartition};
 use crate::engine::core::record::ConsumerRecord;
 use crate::engine::error::{MiniKafkaError, Result};
 use crate::engine::producer::SequenceCheck;
@@ -84,6 +84,9 @@ pub struct PartitionReplicaSet {
     high_watermark: i64,
     pending: Vec<PendingAppend>,
     settings: ReplicationSettings,
+    /// The topic's timestamp type: LogAppendTime has the leader stamp
+    /// every record it appends with its clock.
+    timestamp_type: TimestampType,
 }
 
 impl PartitionReplicaSet {
@@ -116,6 +119,7 @@ impl PartitionReplicaSet {
             high_watermark: high_watermark.clamp(start, leo),
             pending: Vec::new(),
             settings,
+            timestamp_type: TimestampType::CreateTime,
         };
         if set.settings.isr_evaluation == IsrEvaluation::AtFetch {
             // The book judges the ISR once when it opens (replicas level with
@@ -130,6 +134,18 @@ impl PartitionReplicaSet {
                 .collect();
         }
         set
+    }
+
+    /// The same set, stamping appends as `timestamp_type` says (the
+    /// topic's, from its metadata).
+    pub fn with_timestamp_type(mut self, timestamp_type: TimestampType) -> Self {
+        self.timestamp_type = timestamp_type;
+        self
+    }
+
+    /// The topic's timestamp type.
+    pub fn timestamp_type(&self) -> TimestampType {
+        self.timestamp_type
     }
 
     /// The partition.
@@ -398,7 +414,10 @@ impl PartitionReplicaSet {
         }
         batch.base_offset = self.leader_leo();
         batch.leader_epoch = self.leader_epoch;
-        batch.stamp_timestamps(now_ms as i64);
+        match self.timestamp_type {
+            TimestampType::CreateTime => batch.stamp_timestamps(now_ms as i64),
+            TimestampType::LogAppendTime => batch.stamp_append_time(now_ms as i64),
+        }
         let leader = self.leader;
         let summary = self
             .replicas

@@ -7,8 +7,9 @@
 //! A partition or replication count of -1 takes the server's default: one
 //! partition, and as many replicas as brokers, at most 3 (Kafka's default
 //! is 1; replication is what the dashboard teaches). Manual replica
-//! assignments and topic configs are refused (INVALID_REQUEST,
-//! INVALID_CONFIG): the engine has neither.
+//! assignments are refused (INVALID_REQUEST), and so is every topic config
+//! but `message.timestamp.type` (INVALID_CONFIG, naming the config): the
+//! engine keeps a topic's timestamp type and no other setting.
 
 use kafka_protocol::messages::create_topics_request::CreatableTopic;
 use kafka_protocol::messages::create_topics_response::CreatableTopicResult;
@@ -16,6 +17,7 @@ use kafka_protocol::messages::{CreateTopicsRequest, CreateTopicsResponse, Respon
 use kafka_protocol::protocol::StrBytes;
 
 use crate::engine::MiniKafkaError;
+use crate::engine::core::metadata::TimestampType;
 use crate::engine::core::metadata::validate_topic_name;
 use crate::kafka::errors::{code, code_of, name_of};
 use crate::kafka::worker::{Answer, Worker};
@@ -58,6 +60,43 @@ pub fn handle(worker: &mut Worker, request: &CreateTopicsRequest, version: i16) 
     Answer::now(ResponseKind::CreateTopics(response), outcomes.join(", "))
 }
 
+/// Kafka's topic config for the timestamp a topic's records carry, the
+/// one topic config the engine keeps (in the topic's metadata).
+const TIMESTAMP_TYPE: &str = "message.timestamp.type";
+
+/// The topic's timestamp type from its configs: `message.timestamp.type`
+/// is taken with Kafka's two values; any other config is refused with
+/// INVALID_CONFIG naming it, since the engine's settings are the cluster's.
+fn timestamp_type(t: &CreatableTopic) -> Result<TimestampType, (i16, String)> {
+    let mut kind = TimestampType::CreateTime;
+    for config in &t.configs {
+        let name = config.name.as_str();
+        let value = config.value.as_ref().map(|v| v.as_str());
+        kind = match (name, value) {
+            (TIMESTAMP_TYPE, Some("CreateTime")) => TimestampType::CreateTime,
+            (TIMESTAMP_TYPE, Some("LogAppendTime")) => TimestampType::LogAppendTime,
+            (TIMESTAMP_TYPE, v) => {
+                return Err((
+                    code::INVALID_CONFIG,
+                    format!(
+                        "invalid value {} for configuration {TIMESTAMP_TYPE}: expected CreateTime or LogAppendTime",
+                        v.unwrap_or("null")
+                    ),
+                ));
+            }
+            (other, _) => {
+                return Err((
+                    code::INVALID_CONFIG,
+                    format!(
+                        "topic config {other} is not supported: the engine's settings are the cluster's; only {TIMESTAMP_TYPE} is kept"
+                    ),
+                ));
+            }
+        };
+    }
+    Ok(kind)
+}
+
 /// Creates one topic (or only checks it, for `validate_only`): its
 /// partition count and replication factor, or the Kafka code and message.
 fn create_one(
@@ -73,12 +112,7 @@ fn create_one(
             "manual replica assignments are not supported".into(),
         ));
     }
-    if !t.configs.is_empty() {
-        return Err((
-            code::INVALID_CONFIG,
-            "topic configs are not supported: the engine's settings are the cluster's".into(),
-        ));
-    }
+    let timestamp_type = timestamp_type(t)?;
     validate_topic_name(&name).map_err(refuse)?;
     let brokers = worker.brokers.len() as u32;
     let partitions = match t.num_partitions {
@@ -116,6 +150,7 @@ fn create_one(
         name,
         partitions,
         replication_factor: replication,
+        timestamp_type,
     };
     // The caps a recording may use (docs/recording-format.md, "Limits"):
     // past them the driver would refuse the action, so the client is told
@@ -142,5 +177,57 @@ fn create_one(
             Err((kafka, e.to_string()))
         }
         _ => Ok((partitions, replication)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use kafka_protocol::messages::create_topics_request::CreatableTopicConfig;
+
+    use super::*;
+
+    fn with_configs(configs: &[(&str, Option<&str>)]) -> CreatableTopic {
+        CreatableTopic::default().with_configs(
+            configs
+                .iter()
+                .map(|(name, value)| {
+                    CreatableTopicConfig::default()
+                        .with_name(StrBytes::from_string(name.to_string()))
+                        .with_value(value.map(|v| StrBytes::from_string(v.to_string())))
+                })
+                .collect(),
+        )
+    }
+
+    /// `message.timestamp.type` takes Kafka's two values; any other
+    /// config, or value, is INVALID_CONFIG with a message naming it.
+    #[test]
+    fn only_the_timestamp_type_config_is_taken() {
+        let kind = |configs: &[(&str, Option<&str>)]| timestamp_type(&with_configs(configs));
+        assert_eq!(kind(&[]), Ok(TimestampType::CreateTime));
+        assert_eq!(
+            kind(&[(TIMESTAMP_TYPE, Some("LogAppendTime"))]),
+            Ok(TimestampType::LogAppendTime)
+        );
+        assert_eq!(
+            kind(&[(TIMESTAMP_TYPE, Some("CreateTime"))]),
+            Ok(TimestampType::CreateTime)
+        );
+        for (configs, named) in [
+            (&[("retention.ms", Some("1000"))][..], "retention.ms"),
+            (
+                &[
+                    (TIMESTAMP_TYPE, Some("LogAppendTime")),
+                    ("cleanup.policy", Some("compact")),
+                ][..],
+                "cleanup.policy",
+            ),
+            (&[(TIMESTAMP_TYPE, Some("WallTime"))][..], "WallTime"),
+            (&[(TIMESTAMP_TYPE, None)][..], TIMESTAMP_TYPE),
+        ] {
+            let (code, message) = kind(configs).unwrap_err();
+            assert_eq!(code, code::INVALID_CONFIG, "{configs:?}");
+            assert!(message.contains(named), "{message}");
+        }
     }
 }

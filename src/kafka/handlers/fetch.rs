@@ -18,6 +18,7 @@ use kafka_protocol::messages::{FetchRequest, FetchResponse, ProducerId, Response
 
 use super::{leader_check, topic_partition};
 use crate::engine::core::cluster::ClusterState;
+use crate::engine::core::metadata::TimestampType;
 use crate::engine::replication::model::TransactionVisibility;
 use crate::engine::{ControlType, RecordBatch, TopicPartition};
 use crate::kafka::errors::{code, name_of};
@@ -31,6 +32,7 @@ pub fn handle(worker: &mut Worker, broker: u32, request: &FetchRequest, _version
     let mut bytes_out = 0usize;
     let mut aborted_listed = 0usize;
     let mut notes = Vec::new();
+    let origin = worker.append_time_origin();
     let responses = worker.driver.cluster().with_state(|s| {
         request
             .topics
@@ -46,7 +48,7 @@ pub fn handle(worker: &mut Worker, broker: u32, request: &FetchRequest, _version
                             .ok_or(code::UNKNOWN_TOPIC_OR_PARTITION)
                             .and_then(|tp| {
                                 leader_check(s, &tp, broker)?;
-                                read(s, &tp, p.fetch_offset, max, first, committed)
+                                read(s, &tp, p.fetch_offset, max, first, committed, origin)
                             });
                         let mut data = PartitionData::default().with_partition_index(p.partition);
                         match read {
@@ -185,6 +187,7 @@ fn read(
     max_bytes: u64,
     at_least_one: bool,
     committed: bool,
+    origin: i64,
 ) -> Result<Read, i16> {
     let set = s
         .partition(tp)
@@ -222,7 +225,9 @@ fn read(
     } else {
         (batches, Vec::new())
     };
-    let records = records::encode_batches(&visible).map_err(|_| code::UNKNOWN_SERVER_ERROR)?;
+    let log_append = (set.timestamp_type() == TimestampType::LogAppendTime).then_some(origin);
+    let records =
+        records::encode_batches(&visible, log_append).map_err(|_| code::UNKNOWN_SERVER_ERROR)?;
     Ok(Read {
         high_watermark: hw,
         last_stable_offset: lso,

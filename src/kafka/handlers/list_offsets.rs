@@ -2,7 +2,8 @@
 //! latest (-1) is the HW for read_uncommitted and the LSO for
 //! read_committed, as Kafka answers. A timestamp at or above 0 finds the
 //! first offset whose record is stamped at or after it (the producer's
-//! CreateTime, kept as sent), with that record's timestamp; as in Kafka,
+//! CreateTime, kept as sent, or a LogAppendTime topic's append time, as a
+//! Unix time), with that record's timestamp; as in Kafka,
 //! only an offset a consumer of that isolation level may read (below the
 //! HW, or the LSO for read_committed) is an answer, else none (-1). The
 //! max-timestamp query (-3, KIP-734) finds the first record stamped with
@@ -18,6 +19,7 @@ use kafka_protocol::messages::{ListOffsetsRequest, ListOffsetsResponse, Response
 use super::{leader_check, topic_partition};
 use crate::engine::TopicPartition;
 use crate::engine::core::cluster::ClusterState;
+use crate::engine::core::metadata::TimestampType;
 use crate::kafka::errors::{code, name_of};
 use crate::kafka::worker::{Answer, Worker};
 
@@ -34,6 +36,7 @@ pub fn handle(
 ) -> Answer {
     let committed = request.isolation_level == 1;
     let mut notes = Vec::new();
+    let origin = worker.append_time_origin();
     let topics = worker.driver.cluster().with_state(|s| {
         request
             .topics
@@ -50,7 +53,7 @@ pub fn handle(
                             .ok_or(code::UNKNOWN_TOPIC_OR_PARTITION)
                             .and_then(|tp| {
                                 leader_check(s, &tp, broker)?;
-                                offset_for(s, &tp, p.timestamp, committed)
+                                offset_for(s, &tp, p.timestamp, committed, origin)
                             });
                         match found {
                             Ok((offset, timestamp, epoch)) => {
@@ -95,6 +98,7 @@ fn offset_for(
     tp: &TopicPartition,
     timestamp: i64,
     committed: bool,
+    origin: i64,
 ) -> Result<(i64, i64, i32), i16> {
     let set = s
         .partition(tp)
@@ -105,10 +109,18 @@ fn offset_for(
     // The end of what a consumer of this isolation level reads.
     let readable = if committed { lso } else { hw };
     let log = &set.leader_replica().log;
+    // A LogAppendTime topic's records hold the engine clock's time; the
+    // client asks and is answered in Unix time (fetch.rs).
+    let shift = if set.timestamp_type() == TimestampType::LogAppendTime {
+        origin
+    } else {
+        0
+    };
     match timestamp {
         EARLIEST => Ok((log.log_start_offset(), -1, epoch)),
         LATEST => Ok((readable, -1, epoch)),
         t if t >= 0 => {
+            let t = t.saturating_sub(shift);
             let count = log
                 .batch_summaries()
                 .iter()
@@ -124,7 +136,9 @@ fn offset_for(
                         .map(|r| (b.base_offset + i64::from(r.offset_delta), r.timestamp_ms))
                 })
                 .filter(|(offset, _)| *offset < readable);
-            Ok(found.map_or((-1, -1, epoch), |(o, ts)| (o, ts, epoch)))
+            Ok(found.map_or((-1, -1, epoch), |(o, ts)| {
+                (o, ts.saturating_add(shift), epoch)
+            }))
         }
         MAX_TIMESTAMP => {
             let batches = read(log, log.batch_summaries().len())?;
@@ -142,7 +156,9 @@ fn offset_for(
                     _ => Some((o, ts)),
                 })
                 .filter(|(offset, _)| *offset < readable);
-            Ok(found.map_or((-1, -1, epoch), |(o, ts)| (o, ts, epoch)))
+            Ok(found.map_or((-1, -1, epoch), |(o, ts)| {
+                (o, ts.saturating_add(shift), epoch)
+            }))
         }
         _ => Err(code::INVALID_REQUEST),
     }
@@ -170,11 +186,16 @@ mod tests {
 
     /// (offset, timestamp) ListOffsets v7 answers for `timestamp` on t-0.
     fn by_time(h: &mut Harness, timestamp: i64, committed: bool) -> (i64, i64) {
+        by_time_in(h, "t", timestamp, committed)
+    }
+
+    /// [`by_time`] on partition 0 of `topic`.
+    fn by_time_in(h: &mut Harness, topic: &str, timestamp: i64, committed: bool) -> (i64, i64) {
         let request = ListOffsetsRequest::default()
             .with_isolation_level(i8::from(committed))
             .with_topics(vec![
                 ListOffsetsTopic::default()
-                    .with_name(TopicName(StrBytes::from_static_str("t")))
+                    .with_name(TopicName(StrBytes::from_string(topic.to_string())))
                     .with_partitions(vec![
                         ListOffsetsPartition::default().with_timestamp(timestamp),
                     ]),
@@ -236,5 +257,39 @@ mod tests {
         h.act(serde_json::json!({"replicate": {}}));
         assert_eq!(by_time(&mut h, -3, false), (4, 400));
         assert_eq!(by_time(&mut h, -3, true), (-1, -1), "past the LSO");
+    }
+
+    /// A LogAppendTime topic is asked and answered in Unix time: its
+    /// engine stamps (100 and 150 on the engine clock) plus the origin the
+    /// server fixed when first asked, the wall clock minus the engine
+    /// clock then (150).
+    #[test]
+    fn a_log_append_time_topic_is_found_by_its_append_times_as_unix_times() {
+        let mut h = cluster("minikafka");
+        h.act(
+            serde_json::json!({"create_topic": {"name": "lat", "partitions": 1,
+            "replication_factor": 2, "timestamp_type": "LogAppendTime"}}),
+        );
+        for ms in [100, 50] {
+            h.act(serde_json::json!({"advance_clock": {"ms": ms}}));
+            h.act(
+                serde_json::json!({"produce": {"topic": "lat", "partition": 0,
+                "records": [{"value": "a", "timestamp_ms": 7}]}}),
+            );
+        }
+        h.act(serde_json::json!({"replicate": {}}));
+        let before = crate::kafka::clock::RealTime::unix_ms();
+        let (offset, first) = by_time_in(&mut h, "lat", 0, false);
+        let after = crate::kafka::clock::RealTime::unix_ms();
+        assert_eq!(offset, 0);
+        assert!(
+            (before - 50..=after - 50).contains(&first),
+            "{first} is the wall clock then, less the 50 ms since the append"
+        );
+        assert_eq!(by_time_in(&mut h, "lat", first + 1, false), (1, first + 50));
+        assert_eq!(by_time_in(&mut h, "lat", first + 51, false), (-1, -1));
+        // The CreateTime the producer sent (7) is not kept: asking for it
+        // finds the first record at its append time.
+        assert_eq!(by_time_in(&mut h, "lat", 7, false), (0, first));
     }
 }

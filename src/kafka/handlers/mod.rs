@@ -38,6 +38,7 @@ use kafka_protocol::messages::{ApiKey, RequestKind};
 
 use crate::engine::TopicPartition;
 use crate::engine::core::cluster::ClusterState;
+use crate::engine::core::metadata::TimestampType;
 use crate::kafka::errors::code;
 use crate::kafka::worker::{Answer, Handled, Request, Worker};
 
@@ -152,4 +153,39 @@ pub fn topic_partition(topic: &str, partition: i32) -> Option<TopicPartition> {
     u32::try_from(partition)
         .ok()
         .map(|p| TopicPartition::new(topic, p))
+}
+
+/// A produce response's `log_append_time_ms` for a batch `topic` just
+/// took: Kafka's -1 for a CreateTime topic; for a LogAppendTime one the
+/// time the leader stamped it with (the engine clock now, as a Unix time,
+/// see [`Worker::append_time_origin`]).
+pub fn log_append_time(worker: &mut Worker, topic: &str) -> i64 {
+    match worker.driver.cluster().timestamp_type(topic) {
+        Some(TimestampType::LogAppendTime) => {
+            let now = i64::try_from(worker.driver.clock_ms()).unwrap_or(i64::MAX);
+            worker.append_time_origin().saturating_add(now)
+        }
+        _ => -1,
+    }
+}
+
+/// [`log_append_time`] for an idempotent retry answered as a duplicate:
+/// Kafka gives the original batch's append time, here the stamp of the
+/// record at `offset` in the leader's log (as a Unix time); -1 for a
+/// CreateTime topic.
+pub fn log_append_time_of(worker: &mut Worker, tp: &TopicPartition, offset: i64) -> i64 {
+    if worker.driver.cluster().timestamp_type(&tp.topic) != Some(TimestampType::LogAppendTime) {
+        return -1;
+    }
+    let stamp = worker.driver.cluster().with_state(|s| {
+        let log = &s.partition(tp).ok()?.leader_replica().log;
+        let batches = log.read_batches(offset, 1).ok()?;
+        let batch = batches.first()?;
+        let record = batch
+            .records
+            .iter()
+            .find(|r| batch.base_offset + i64::from(r.offset_delta) == offset)?;
+        Some(record.timestamp_ms)
+    });
+    stamp.map_or(-1, |t| worker.append_time_origin().saturating_add(t))
 }

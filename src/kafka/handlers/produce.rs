@@ -66,7 +66,8 @@ pub fn handle(worker: &mut Worker, broker: u32, request: ProduceRequest, _versio
                 Ok(done) => {
                     pr = pr
                         .with_base_offset(done.base_offset)
-                        .with_log_start_offset(done.log_start_offset);
+                        .with_log_start_offset(done.log_start_offset)
+                        .with_log_append_time_ms(super::log_append_time(worker, &name));
                     let state = if done.pending.is_empty() {
                         ""
                     } else {

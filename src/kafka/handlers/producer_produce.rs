@@ -125,7 +125,10 @@ pub fn handle(worker: &mut Worker, broker: u32, request: &ProduceRequest) -> Opt
                         // show the sequence check's answer, which appends
                         // nothing (docs/kafka-protocol.md).
                         worker.note(&said);
-                        pr = pr.with_base_offset(offset);
+                        let appended_at = super::log_append_time_of(worker, &a.tp, offset);
+                        pr = pr
+                            .with_base_offset(offset)
+                            .with_log_append_time_ms(appended_at);
                     }
                     None => admitted.push((ti, pi, a)),
                 },
@@ -465,6 +468,7 @@ fn idempotent(
                 ));
                 pr.base_offset = base;
                 pr.log_start_offset = start;
+                pr.log_append_time_ms = super::log_append_time(worker, &a.tp.topic);
                 if !pending.is_empty() {
                     waiting.push((ti, pi, pending));
                 }
@@ -576,9 +580,11 @@ impl Continue for TxnProduce {
                     "{} offset {base} ({} record(s), sequence {}{})",
                     part.admitted.tp, part.count, part.admitted.base_sequence, part.admitted.codec
                 ));
+                let appended_at = super::log_append_time(worker, &part.admitted.tp.topic);
                 let pr = &mut self.response.responses[part.ti].partition_responses[part.pi];
                 pr.base_offset = base;
                 pr.log_start_offset = start;
+                pr.log_append_time_ms = appended_at;
                 continue;
             }
             // Each send appends when applied: never behind another action

@@ -17,9 +17,9 @@ use kafka_protocol::records::{
 use crate::kafka::errors::code;
 use crate::kafka::registry::Registry;
 use crate::kafka::worker::{Advertised, Answer, Handled, Request, ServerState, Worker};
-use crate::session::Driver;
 use crate::session::listeners::NoSteps;
 use crate::session::recording::Header;
+use crate::session::{Action, Driver};
 
 /// A one-broker cluster and the server's state beside it.
 struct Harness {
@@ -120,13 +120,20 @@ fn batch(pid: i64, epoch: i16, seq: i32, values: &[&str], transactional: bool) -
 
 /// Produces `records` to t-0: (error code, base offset).
 fn produce(w: &mut Harness, txn: Option<&str>, records: Bytes) -> (i16, i64) {
+    let (code, base_offset, _) = produce_to(w, "t", txn, records);
+    (code, base_offset)
+}
+
+/// (error code, base offset, log_append_time_ms) of a produce to
+/// partition 0 of `topic`.
+fn produce_to(w: &mut Harness, topic: &str, txn: Option<&str>, records: Bytes) -> (i16, i64, i64) {
     let r = ProduceRequest::default()
         .with_transactional_id(txn.map(|t| TransactionalId(StrBytes::from_string(t.into()))))
         .with_acks(-1)
         .with_timeout_ms(1000)
         .with_topic_data(vec![
             TopicProduceData::default()
-                .with_name(TopicName(StrBytes::from_static_str("t")))
+                .with_name(TopicName(StrBytes::from_string(topic.into())))
                 .with_partition_data(vec![
                     PartitionProduceData::default()
                         .with_index(0)
@@ -136,7 +143,7 @@ fn produce(w: &mut Harness, txn: Option<&str>, records: Bytes) -> (i16, i64) {
     match ask(w, 9, RequestKind::Produce(r)) {
         ResponseKind::Produce(r) => {
             let p = &r.responses[0].partition_responses[0];
-            (p.error_code, p.base_offset)
+            (p.error_code, p.base_offset, p.log_append_time_ms)
         }
         other => panic!("{other:?}"),
     }
@@ -211,6 +218,39 @@ fn an_idempotent_retry_gets_its_offset_and_appends_nothing() {
         produce(&mut w, None, batch(pid, 0, 2, &["c"], false)),
         (0, 2)
     );
+}
+
+/// On a LogAppendTime topic an idempotent batch is answered with its
+/// append time, and a retry of it with the same time, as Kafka answers
+/// a duplicate with the original's; a CreateTime topic's is -1.
+#[test]
+fn a_retry_on_a_log_append_time_topic_gets_the_originals_append_time() {
+    let mut w = worker("minikafka");
+    w.driver.apply(&Action::CreateTopic {
+        name: "lat".into(),
+        partitions: 1,
+        replication_factor: 1,
+        timestamp_type: crate::engine::core::metadata::TimestampType::LogAppendTime,
+    });
+    let (_, pid, _) = init(&mut w, None);
+    let first = batch(pid, 0, 0, &["a"], false);
+    let (e, offset, appended) = produce_to(&mut w, "lat", None, first.clone());
+    assert_eq!((e, offset), (0, 0));
+    assert!(appended > 0, "a Unix time: {appended}");
+    w.driver.apply(&Action::AdvanceClock { ms: 40 });
+    assert_eq!(
+        produce_to(&mut w, "lat", None, first),
+        (0, 0, appended),
+        "the retry: the original's offset and time"
+    );
+    let (_, _, later) = produce_to(&mut w, "lat", None, batch(pid, 0, 1, &["b"], false));
+    assert_eq!(
+        later,
+        appended + 40,
+        "the next batch, 40 ms on the engine clock"
+    );
+    let (e, _, create) = produce_to(&mut w, "t", None, batch(pid, 0, 0, &["c"], false));
+    assert_eq!((e, create), (0, -1));
 }
 
 #[test]

@@ -330,6 +330,11 @@ impl RecordBatchEncoder {
 
         // Attributes
         let mut attributes = options.compression as i16;
+        // mk-tui: the timestamp type bit, which upstream's encoder leaves
+        // out (a LogAppendTime topic's fetched batches carry it).
+        if first_record.timestamp_type == TimestampType::LogAppend {
+            attributes |= 1 << 3;
+        }
         if first_record.transactional {
             attributes |= 1 << 4;
         }

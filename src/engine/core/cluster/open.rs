@@ -357,6 +357,13 @@ impl ClusterState {
             leader_epoch,
             hw,
             self.replication_settings(),
+        )
+        .with_timestamp_type(
+            self.metadata
+                .topics()
+                .get(&tp.topic)
+                .map(|t| t.timestamp_type)
+                .unwrap_or_default(),
         );
         Ok((set, reelection))
     }
