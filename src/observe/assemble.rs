@@ -122,12 +122,6 @@ pub fn assemble(bootstrap: &[String], cluster: &Cluster, partitions: Vec<Observe
                     b.base_offset, b.crc
                 ));
             }
-            if b.compressed && b.control.is_none() {
-                unavailable.push(format!(
-                    "partitions[{key}].batches[{}].records (compressed)",
-                    b.base_offset
-                ));
-            }
             let (fate, explanation) = decided[&b.base_offset].clone();
             batches.push(BatchSnapshot {
                 base_offset: b.base_offset,
