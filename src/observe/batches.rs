@@ -191,6 +191,9 @@ mod tests {
 
     /// A batch as a producer compresses it (Kafka keeps and returns it so)
     /// decodes to its records with each codec: values and headers intact.
+    /// A record as the test compares it: offset, value, headers.
+    type Seen = (i64, Option<String>, Vec<(String, Option<String>)>);
+
     #[test]
     fn a_compressed_batch_decodes_to_its_records() {
         use bytes::BytesMut;
@@ -237,12 +240,12 @@ mod tests {
             let b = &batches[0];
             assert!(b.compressed, "{compression:?}");
             assert_eq!((b.base_offset, b.last_offset), (10, 12));
-            let got: Vec<(i64, Option<String>, Vec<(String, Option<String>)>)> = b
+            let got: Vec<Seen> = b
                 .records
                 .iter()
                 .map(|r| (r.offset, r.value.clone(), r.headers.clone()))
                 .collect();
-            let want: Vec<(i64, Option<String>, Vec<(String, Option<String>)>)> = (0..3)
+            let want: Vec<Seen> = (0..3)
                 .map(|i| {
                     (
                         10 + i,
