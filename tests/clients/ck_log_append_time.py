@@ -46,7 +46,9 @@ def report(err, msg):
 for batch in range(3):
     # The middle batch's producer is idempotent: its produce response is
     # answered by another path of the broker.
-    producer = Producer({"bootstrap.servers": boot, "linger.ms": 5,
+    # linger.ms long and flush() to send: each group of three is one batch
+    # however slow the loop runs (with 5 ms a loaded machine split one).
+    producer = Producer({"bootstrap.servers": boot, "linger.ms": 2000,
                          "enable.idempotence": batch == 1, "message.timeout.ms": 15000})
     for j in range(3):
         sent_at.append(int(time.time() * 1000))
