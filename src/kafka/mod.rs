@@ -304,11 +304,10 @@ pub(crate) async fn bind_all(
 /// a recording of the session starts with.
 fn open_driver(options: &ServeOptions) -> Result<(Driver, Header, Vec<Step>), String> {
     let rules = options.rules.as_deref();
-    if let Some(rules) = rules {
-        rules
-            .parse::<Rules>()
-            .map_err(|e| format!("--rules: {e}"))?;
-    }
+    let given: Option<Rules> = rules
+        .map(str::parse)
+        .transpose()
+        .map_err(|e| format!("--rules: {e}"))?;
     let dir = options.data_dir.as_deref();
     if let Some(file) = &options.recording {
         let recording = Recording::load(file).map_err(|e| e.to_string())?;
@@ -333,8 +332,11 @@ fn open_driver(options: &ServeOptions) -> Result<(Driver, Header, Vec<Step>), St
                 dir.display()
             ));
         }
-        let driver = Driver::open_in_place(dir, rules.parse()?)?;
-        return Ok((driver, default_header(rules)?, Vec::new()));
+        // Under the rules and configuration the directory was made with
+        // (its cluster.json); --rules may only agree.
+        let driver = Driver::open_in_place(dir, given)?;
+        let header = default_header(driver.rules())?;
+        return Ok((driver, header, Vec::new()));
     }
     let header = default_header(rules)?;
     Ok((Driver::new(&header, dir)?, header, Vec::new()))
