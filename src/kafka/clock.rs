@@ -11,14 +11,25 @@ use std::time::Instant;
 pub struct RealTime {
     started: Instant,
     applied_ms: u64,
+    /// Time owed from before the start: how long a data directory's server
+    /// was down, handed out with the first elapsed time.
+    owed_ms: u64,
 }
 
 impl RealTime {
     /// Starts counting now.
     pub fn start() -> Self {
+        Self::start_owing(0)
+    }
+
+    /// Starts counting now, with `owed_ms` already passed (serve reopening
+    /// a data directory: the time it was down, see
+    /// [`crate::session::Driver::follow_wall_clock`]).
+    pub fn start_owing(owed_ms: u64) -> Self {
         Self {
             started: Instant::now(),
             applied_ms: 0,
+            owed_ms,
         }
     }
 
@@ -26,7 +37,7 @@ impl RealTime {
     /// applied once returned. Fractions carry over to the next call, so the
     /// applied total never drifts from real time.
     pub fn take_elapsed_ms(&mut self) -> u64 {
-        let now = self.started.elapsed().as_millis() as u64;
+        let now = (self.started.elapsed().as_millis() as u64).saturating_add(self.owed_ms);
         let due = now.saturating_sub(self.applied_ms);
         self.applied_ms += due;
         due
@@ -64,5 +75,12 @@ mod tests {
             "the first call took the time: {first} then {second}"
         );
         assert_eq!(t.applied_ms, first + second);
+    }
+
+    #[test]
+    fn time_owed_is_handed_out_first() {
+        let mut t = RealTime::start_owing(60_000);
+        let first = t.take_elapsed_ms();
+        assert!((60_000..61_000).contains(&first), "{first}");
     }
 }

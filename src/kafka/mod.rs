@@ -135,6 +135,15 @@ pub fn serve(options: ServeOptions) -> Result<(), String> {
                 ServerState::new(advertised, opts.auto_replicate_ms, true, registry, gates);
             let mut driver = driver;
             driver.set_hw_checkpoint_interval(Some(HW_CHECKPOINT_INTERVAL_MS));
+            // The engine clock follows the wall clock from an origin the
+            // data directory keeps (docs/reliability.md, "What the data
+            // directory remembers").
+            match driver.follow_wall_clock(clock::RealTime::unix_ms()) {
+                Ok((origin, owed)) => {
+                    state.resume_wall_clock(&mut driver, &mut steps, origin, owed)
+                }
+                Err(e) => log_line(format_args!("mk-tui serve: {e}")),
+            }
             for f in &opts.faults {
                 if let Err(e) = state.arm(&mut driver, &mut steps, *f) {
                     log_line(format_args!("mk-tui serve: {e}"));

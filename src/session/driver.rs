@@ -163,7 +163,8 @@ impl Keeper {
 impl Drop for Keeper {
     /// A clean close writes the clock where it stopped; an error here has
     /// no caller, and leaves the file's clock where it was last written
-    /// (a reopen starts from there).
+    /// (a reopen starts from there; serve's clock is brought forward by
+    /// its wall-clock origin).
     fn drop(&mut self) {
         let _ = self.save_clock();
     }
@@ -507,6 +508,45 @@ impl Driver {
     /// The rule set's name.
     pub fn rules(&self) -> &str {
         &self.rules
+    }
+
+    /// `mk-tui serve`: ties the engine clock to the wall clock at the Unix
+    /// time `unix_now_ms`. Serve's engine clock is the wall clock's time
+    /// since an origin (the Unix time of the engine's 0), which
+    /// `cluster.json` keeps: reopened, the clock owes the time the server
+    /// was down, so it stands where it would have had the server kept
+    /// running (and LogAppendTime stamps keep their Unix times). It never
+    /// goes back: a clock already past that (moved by the dashboard, or a
+    /// wall clock set back) stays, and the origin moves instead. Returns
+    /// the origin and the milliseconds owed (applied by the caller as an
+    /// `advance_clock` step); the origin is written to `cluster.json`
+    /// before serving starts.
+    pub fn follow_wall_clock(&mut self, unix_now_ms: i64) -> Result<(i64, u64), String> {
+        let clock = i64::try_from(self.clock_ms()).unwrap_or(i64::MAX);
+        let stored = self.keeper.as_ref().and_then(|k| k.file.unix_origin_ms);
+        let owed = stored.map_or(0, |origin| {
+            unix_now_ms
+                .saturating_sub(origin)
+                .saturating_sub(clock)
+                .max(0)
+        });
+        // The clock's cap (docs/recording-format.md, "Limits").
+        let room = limits::MAX_CLOCK_MS.saturating_sub(self.clock_ms());
+        let owed = u64::try_from(owed).unwrap_or(0).min(room);
+        let origin = unix_now_ms
+            .saturating_sub(clock)
+            .saturating_sub(i64::try_from(owed).unwrap_or(0));
+        let now = self.clock_ms();
+        if let Some(k) = &mut self.keeper
+            && k.file.unix_origin_ms != Some(origin)
+        {
+            let mut file = k.file.clone();
+            file.unix_origin_ms = Some(origin);
+            file.clock_ms = now;
+            file.write(&k.dir, k.sync).map_err(|e| e.to_string())?;
+            k.file = file;
+        }
+        Ok((origin, owed))
     }
 
     /// Whether the data directory is the driver's own temporary one (deleted
