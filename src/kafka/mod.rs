@@ -139,9 +139,7 @@ pub fn serve(options: ServeOptions) -> Result<(), String> {
             // data directory keeps (docs/reliability.md, "What the data
             // directory remembers").
             match driver.follow_wall_clock(clock::RealTime::unix_ms()) {
-                Ok((origin, owed)) => {
-                    state.resume_wall_clock(&mut driver, &mut steps, origin, owed)
-                }
+                Ok((origin, _)) => state.resume_wall_clock(&mut driver, &mut steps, origin),
                 Err(e) => log_line(format_args!("mk-tui serve: {e}")),
             }
             for f in &opts.faults {

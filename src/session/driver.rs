@@ -518,9 +518,10 @@ impl Driver {
     /// running (and LogAppendTime stamps keep their Unix times). It never
     /// goes back: a clock already past that (moved by the dashboard, or a
     /// wall clock set back) stays, and the origin moves instead. Returns
-    /// the origin and the milliseconds owed (applied by the caller as an
-    /// `advance_clock` step); the origin is written to `cluster.json`
-    /// before serving starts.
+    /// the origin, written to `cluster.json` before serving starts, and
+    /// the milliseconds owed; serve then moves the clock to the Unix time
+    /// minus the origin at every step (`kafka::clock::RealTime::from_wall`),
+    /// the time owed first, as `advance_clock` steps.
     pub fn follow_wall_clock(&mut self, unix_now_ms: i64) -> Result<(i64, u64), String> {
         let clock = i64::try_from(self.clock_ms()).unwrap_or(i64::MAX);
         let stored = self.keeper.as_ref().and_then(|k| k.file.unix_origin_ms);
