@@ -4,7 +4,9 @@ LogAppendTime topic of the served recording). PHASE `after`, against the
 server restarted without flags: a new producer of the transactional id
 `app` (the recording left its transaction open) commits `fresh` to
 `out`-0; eight records of 100 bytes to `out`-0; three more to `lat`; then
-every record of `lat` read back, and `out`-0 at read_committed.
+every record of `lat` read back, and `out`-0 at read_committed. PHASE
+`lat N` (after a kill -9 and a restart): three more records to `lat`, then
+its N records read back.
 
 Prints `txn app ok` or `txn app ERROR NAME`, `produced N`, `lat OFFSET
 TIMESTAMP TYPE` per record of `lat` (the broker's append time, Unix ms),
@@ -46,6 +48,12 @@ def read(topic, isolation, count):
 
 if phase == "before":
     print("produced", produce("lat", [b"before-%d" % i for i in range(3)]))
+    sys.exit(0)
+if phase == "lat":
+    print("produced", produce("lat", [b"late-%d" % i for i in range(3)]))
+    for msg in read("lat", "read_uncommitted", int(sys.argv[3])):
+        kind, ts = msg.timestamp()
+        print("lat", msg.offset(), ts, "log_append" if kind == TIMESTAMP_LOG_APPEND_TIME else kind)
     sys.exit(0)
 
 t = Producer({"bootstrap.servers": boot, "transactional.id": "app",

@@ -142,4 +142,47 @@ fn a_restart_without_flags_keeps_rules_segments_and_clock() {
     assert_eq!(file["rules"], "kafka");
     assert_eq!(file["config"]["segment_max_bytes"], 300);
     assert!(file["clock_ms"].as_u64().unwrap() > 3_600_000, "{file}");
+
+    // Killed (-9), so the clock in cluster.json is behind (written every
+    // 5 s), down for two seconds, restarted: the append times still go on,
+    // and the engine clock counted the time it was down.
+    let args = ["serve", "--listen", "127.0.0.1:0"];
+    let server = Server::start_with(tempfile::tempdir().unwrap(), data.clone(), &args);
+    let third_at = unix_ms();
+    let third = python::run(&py, "ck_reopen.py", &[&server.bootstrap(), "before"]);
+    assert_eq!(third.trim(), "produced 3", "{third}");
+    let third_end = unix_ms();
+    drop(server);
+    std::thread::sleep(std::time::Duration::from_secs(2));
+    let mut server = Server::start_with(tempfile::tempdir().unwrap(), data.clone(), &args);
+    let fourth_at = unix_ms();
+    let fourth = python::run(&py, "ck_reopen.py", &[&server.bootstrap(), "lat", "12"]);
+    let fourth_end = unix_ms();
+    server.stop();
+    let lat = stamps(&fourth);
+    assert_eq!(lat.len(), 12, "{fourth}");
+    for &(offset, ts) in &lat[6..] {
+        let (from, to) = if offset < 9 {
+            (third_at, third_end)
+        } else {
+            (fourth_at, fourth_end)
+        };
+        assert!(
+            (from - slack..=to + slack).contains(&ts),
+            "lat-0 offset {offset} stamped {ts}, appended between {from} and {to}:\n{fourth}"
+        );
+    }
+    assert!(
+        lat.windows(2).all(|w| w[0].1 <= w[1].1),
+        "append times monotonic across a kill -9: {lat:?}"
+    );
+    let file: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(data.join("cluster.json")).unwrap()).unwrap();
+    let origin = file["unix_origin_ms"].as_i64().unwrap();
+    let clock = file["clock_ms"].as_i64().unwrap();
+    let stopped = unix_ms();
+    assert!(
+        (stopped - slack - 1_000..=stopped).contains(&(origin + clock)),
+        "the engine clock is the wall clock's time since the origin, the time down included: origin {origin} + clock {clock} vs {stopped}"
+    );
 }
