@@ -18,6 +18,17 @@ use serde_json::{Value, json};
 
 const HOUR: u64 = 3_600_000;
 
+/// The tests run one at a time: one forks `mk-tui` while another holds a
+/// data directory's lock, and the child shares the lock between its fork
+/// and its exec (seen once: a reopen refused as "in use").
+static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn serial() -> std::sync::MutexGuard<'static, ()> {
+    SERIAL
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
 fn header() -> Header {
     serde_json::from_value(json!({
         "mk_recording": 1,
@@ -104,6 +115,7 @@ fn segments(data: &Path) -> usize {
 /// `minikafka`, clock 0).
 #[test]
 fn state_and_the_dashboard_reopen_with_the_rules_and_clock_it_was_made_with() {
+    let _serial = serial();
     let (_temp, data) = made_by_the_cli();
     let out = mk_tui(&["state", "--data-dir"], &data);
     assert!(
@@ -138,6 +150,7 @@ fn state_and_the_dashboard_reopen_with_the_rules_and_clock_it_was_made_with() {
 /// times out 60 s after it began, not an hour later.
 #[test]
 fn reopened_without_flags_it_keeps_rules_config_and_clock() {
+    let _serial = serial();
     let (_temp, data) = made_by_a_driver();
     assert_eq!(segments(&data), 1);
     let mut driver = Driver::open_in_place(&data, None).unwrap();
@@ -186,6 +199,7 @@ fn reopened_without_flags_it_keeps_rules_config_and_clock() {
 /// names both, and nothing in the directory changes.
 #[test]
 fn contradicting_rules_are_refused_naming_both_and_change_nothing() {
+    let _serial = serial();
     let (_temp, data) = made_by_a_driver();
     let before = common::dir_snapshot(&data);
     let err = Driver::open_in_place(&data, Rules::Minikafka).unwrap_err();
@@ -211,6 +225,7 @@ fn contradicting_rules_are_refused_naming_both_and_change_nothing() {
 /// next open needs no flag.
 #[test]
 fn a_directory_without_the_file_takes_the_flags_and_gets_one() {
+    let _serial = serial();
     let (_temp, data) = made_by_a_driver();
     std::fs::remove_file(data.join("cluster.json")).unwrap();
     let driver = Driver::open_in_place(&data, Rules::Kafka).unwrap();
@@ -234,6 +249,7 @@ fn a_directory_without_the_file_takes_the_flags_and_gets_one() {
 /// past that stays, and the origin moves instead. Never back.
 #[test]
 fn serve_resumes_the_clock_from_its_wall_clock_origin() {
+    let _serial = serial();
     let (_temp, data) = made_by_a_driver();
     let t0: i64 = 1_800_000_000_000;
     let mut driver = Driver::open_in_place(&data, None).unwrap();
