@@ -139,23 +139,29 @@ impl DriverMemo {
 /// still holds the directory.
 struct Keeper {
     dir: std::path::PathBuf,
-    /// What the file holds now.
+    /// What the file holds now (once `written`).
     file: ClusterFile,
+    /// Whether the file is on disk: a directory made before the file, in
+    /// a directory that refused the first write (read-only), gets it at
+    /// the next save.
+    written: bool,
     sync: bool,
     clock: ManualClock,
 }
 
 impl Keeper {
-    /// Writes the clock if it moved since the file was written.
+    /// Writes the clock if it moved since the file was written (the whole
+    /// file if it is not on disk yet).
     fn save_clock(&mut self) -> Result<(), MiniKafkaError> {
         let now = crate::engine::Clock::now_ms(&self.clock);
-        if now == self.file.clock_ms {
+        if self.written && now == self.file.clock_ms {
             return Ok(());
         }
         let mut file = self.file.clone();
         file.clock_ms = now;
         file.write(&self.dir, self.sync)?;
         self.file = file;
+        self.written = true;
         Ok(())
     }
 }
@@ -297,26 +303,24 @@ impl Driver {
         let rules: Rules = header.rules.parse()?;
         let mut driver = Self::assemble(cluster, clock, config, header.rules.clone(), temp);
         if data_dir.is_some() {
-            driver.keep(ClusterFile::of(&driver.config, rules, 0), true)?;
+            let file = ClusterFile::of(&driver.config, rules, 0);
+            file.write(&driver.config.data_dir, driver.config.sync_writes)
+                .map_err(|e| e.to_string())?;
+            driver.keep(file, true);
         }
         Ok(driver)
     }
 
-    /// Starts keeping `cluster.json` as `file` says, writing it first when
-    /// `write` (a new directory, or one made before the file).
-    fn keep(&mut self, file: ClusterFile, write: bool) -> Result<(), String> {
-        let sync = self.config.sync_writes;
-        if write {
-            file.write(&self.config.data_dir, sync)
-                .map_err(|e| e.to_string())?;
-        }
+    /// Starts keeping `cluster.json` as `file` says (`written`: it is on
+    /// disk already).
+    fn keep(&mut self, file: ClusterFile, written: bool) {
         self.keeper = Some(Keeper {
             dir: self.config.data_dir.clone(),
             file,
-            sync,
+            written,
+            sync: self.config.sync_writes,
             clock: self.clock.clone(),
         });
-        Ok(())
     }
 
     /// The configuration, rules and clock to open `dir` with: what its
@@ -367,7 +371,13 @@ impl Driver {
             BrokerCluster::open(config.clone(), clock.clone()).map_err(|e| e.to_string())?;
         let mut driver = Self::assemble(cluster, clock, config, rules.name().to_string(), None);
         driver.last_recovery = Some(driver.cluster.last_recovery());
-        driver.keep(file, missing)?;
+        driver.keep(file, !missing);
+        if missing {
+            // Best effort: a read-only directory still opens (its first
+            // write fails as an error event), and the file is written at
+            // the next save.
+            let _ = driver.keeper.as_mut().map(Keeper::save_clock);
+        }
         Ok(driver)
     }
 
@@ -539,13 +549,14 @@ impl Driver {
             .saturating_sub(i64::try_from(owed).unwrap_or(0));
         let now = self.clock_ms();
         if let Some(k) = &mut self.keeper
-            && k.file.unix_origin_ms != Some(origin)
+            && (!k.written || k.file.unix_origin_ms != Some(origin))
         {
             let mut file = k.file.clone();
             file.unix_origin_ms = Some(origin);
             file.clock_ms = now;
             file.write(&k.dir, k.sync).map_err(|e| e.to_string())?;
             k.file = file;
+            k.written = true;
         }
         Ok((origin, owed))
     }
