@@ -65,7 +65,8 @@ pub struct Cli {
     #[arg(long, value_name = "DIR")]
     pub data_dir: Option<PathBuf>,
     /// Engine rules for the dashboard's cluster: minikafka (the book,
-    /// default) or kafka. A recording names its own rules.
+    /// default) or kafka. A recording names its own rules, and a reopened
+    /// --data-dir keeps the ones it was made with (others are refused).
     #[arg(long)]
     pub rules: Option<String>,
     /// Labels and captions: en or zh.
