@@ -17,9 +17,10 @@ use std::process::Command;
 use minikafka::engine::config::Rules;
 use minikafka::session::Driver;
 
-/// The cases the issues list (8, 12's typed fields and limits, and 17's
-/// files that are not what they seem); each must exist (more are welcome).
-const REQUIRED: [&str; 33] = [
+/// The cases the issues list (8, 12's typed fields and limits, 17's
+/// files that are not what they seem, and 25's data directory that
+/// remembers how it was made); each must exist (more are welcome).
+const REQUIRED: [&str; 36] = [
     "recording-malformed-json",
     "layout-malformed-json",
     "recording-unknown-action",
@@ -53,6 +54,9 @@ const REQUIRED: [&str; 33] = [
     "metadata-leader-epoch-max",
     "metadata-too-many-replicas",
     "state-data-dir-in-use",
+    "data-dir-rules-contradict",
+    "data-dir-rules-contradict-state",
+    "data-dir-rules-contradict-serve",
 ];
 
 fn root() -> PathBuf {

@@ -234,3 +234,52 @@ async fn a_directory_written_here_reads_in_the_book() {
     );
     assert_eq!(dumped["producer-identities.json"]["app"], json!([0, 0]));
 }
+
+/// Issue 25 item 3: `cluster.json` is an extra file beside the book's.
+/// A directory the book wrote opens through the driver (under the book's
+/// rules, no file to contradict) and gets one, and the book still reads
+/// every file it defines as it wrote them; a directory the driver made
+/// (with its `cluster.json`) reads in the book too.
+#[test]
+fn cluster_json_beside_the_books_files_keeps_both_ways() {
+    use minikafka::session::Driver;
+    let dir = tempfile::tempdir().unwrap();
+    book(&["write", dir.path().to_str().unwrap()]);
+    let before: Value =
+        serde_json::from_str(&book(&["dump", dir.path().to_str().unwrap()])).unwrap();
+    let driver = Driver::open_in_place(dir.path(), None).unwrap();
+    assert_eq!(driver.rules(), "minikafka");
+    assert_eq!(driver.cluster().config().broker_ids, [1, 2]);
+    drop(driver);
+    let file: Value =
+        serde_json::from_slice(&std::fs::read(dir.path().join("cluster.json")).unwrap()).unwrap();
+    assert_eq!(file["rules"], "minikafka");
+    let after: Value =
+        serde_json::from_str(&book(&["dump", dir.path().to_str().unwrap()])).unwrap();
+    assert_eq!(after, before, "the book reads its files as it wrote them");
+
+    let made = tempfile::tempdir().unwrap();
+    let data = made.path().join("data");
+    let header = serde_json::from_value(json!({
+        "mk_recording": 1, "rules": "kafka",
+        "cluster": {"brokers": [2, 1], "topics": [{"name": "out", "partitions": 1, "replication_factor": 2}],
+                    "config": {"segment_max_bytes": 300}},
+    }))
+    .unwrap();
+    let mut driver = Driver::new(&header, Some(&data)).unwrap();
+    let produce = minikafka::session::Action::from_json(
+        &json!({"produce": {"topic": "out", "partition": 0, "value": "v"}}),
+    )
+    .unwrap();
+    driver.apply(&produce);
+    drop(driver);
+    let dumped: Value = serde_json::from_str(&book(&["dump", data.to_str().unwrap()])).unwrap();
+    assert_eq!(
+        dumped["metadata.json"]["topics"]["out"]["partitions"]["0"]["replicas"],
+        json!([2, 1])
+    );
+    assert_eq!(
+        dumped["logs"]["broker-2/out-0"][0]["records"][0]["value"],
+        "76"
+    );
+}

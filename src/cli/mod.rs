@@ -65,7 +65,8 @@ pub struct Cli {
     #[arg(long, value_name = "DIR")]
     pub data_dir: Option<PathBuf>,
     /// Engine rules for the dashboard's cluster: minikafka (the book,
-    /// default) or kafka. A recording names its own rules.
+    /// default) or kafka. A recording names its own rules, and a reopened
+    /// --data-dir keeps the ones it was made with (others are refused).
     #[arg(long)]
     pub rules: Option<String>,
     /// Labels and captions: en or zh.
@@ -124,9 +125,11 @@ pub enum Command {
         /// there; without FILE, read the existing directory DIR.
         #[arg(long, value_name = "DIR")]
         data_dir: Option<PathBuf>,
-        /// Rules for an existing data directory: minikafka or kafka.
-        #[arg(long, default_value = "minikafka")]
-        rules: String,
+        /// Rules for an existing data directory: minikafka or kafka
+        /// (default: the ones it was made with, kept in its cluster.json,
+        /// which other rules contradict; without that file, minikafka).
+        #[arg(long)]
+        rules: Option<String>,
     },
     /// Check recordings (each is read and its cluster built) and layouts
     /// (files ending in .json under a layouts folder, or named layout files).
@@ -294,11 +297,13 @@ pub fn run(cli: Cli) -> Result<(), String> {
         ui::signals::exit_cleanly_on_signal();
     }
     refuse_unused(&cli)?;
-    let rules: Rules = cli
+    // Given or not: a reopened data directory keeps the rules it was made
+    // with, and refuses other ones (Driver::open_in_place).
+    let rules: Option<Rules> = cli
         .rules
         .as_deref()
-        .unwrap_or("minikafka")
-        .parse()
+        .map(str::parse)
+        .transpose()
         .map_err(|e| format!("--rules: {e}"))?;
     let lang: Lang = cli.lang.parse().map_err(|e| format!("--lang: {e}"))?;
     let palette: Palette = cli.theme.parse().map_err(|e| format!("--theme: {e}"))?;
@@ -551,7 +556,11 @@ pub fn run(cli: Cli) -> Result<(), String> {
                     None => state_of_recording(&file, step, dir.as_deref())?,
                 },
                 (None, Some(dir)) => {
-                    let rules: Rules = rules.parse().map_err(|e| format!("--rules: {e}"))?;
+                    let rules: Option<Rules> = rules
+                        .as_deref()
+                        .map(str::parse)
+                        .transpose()
+                        .map_err(|e| format!("--rules: {e}"))?;
                     Snapshot::of(&Driver::open_copy(&dir, rules)?)
                 }
                 (None, None) => return Err("state: give a recording FILE or --data-dir DIR".into()),
@@ -739,13 +748,16 @@ impl Record {
 /// and the frame snapshot before the last of them (what it changed).
 type Session = (Driver, Header, Vec<Step>, Option<Snapshot>);
 
-fn start_session(data_dir: Option<&Path>, rules: Rules) -> Result<Session, String> {
+fn start_session(data_dir: Option<&Path>, rules: Option<Rules>) -> Result<Session, String> {
     let reopen = data_dir.is_some_and(|d| d.read_dir().is_ok_and(|mut e| e.next().is_some()));
     let mut demo = demo::recording();
-    demo.header.rules = rules.name().to_string();
+    demo.header.rules = rules.unwrap_or_default().name().to_string();
     match data_dir {
         Some(dir) if reopen => {
+            // As the directory was made (its cluster.json); `rules`, if
+            // given, must agree.
             let driver = Driver::open_in_place(dir, rules)?;
+            demo.header.rules = driver.rules().to_string();
             let mut header = demo.header;
             header.title = format!("{} (reopened)", dir.display());
             Ok((driver, header, Vec::new(), None))
@@ -762,7 +774,7 @@ fn start_session(data_dir: Option<&Path>, rules: Rules) -> Result<Session, Strin
 /// with the Kafka listeners open beside it if asked.
 fn run_live(
     data_dir: Option<PathBuf>,
-    rules: Rules,
+    rules: Option<Rules>,
     record: Option<Record>,
     listen: Option<Listen>,
     (layout, lang, theme): (Layout, Lang, Theme),
@@ -944,7 +956,11 @@ fn dashboard(app: App, mouse: bool) -> Result<(), String> {
 /// `--record`, the session that ran (the demo's steps, or none on a
 /// reopened directory) is written as a recording, as a live session's
 /// recording starts.
-fn run_demo(data_dir: Option<PathBuf>, rules: Rules, record: Option<Record>) -> Result<(), String> {
+fn run_demo(
+    data_dir: Option<PathBuf>,
+    rules: Option<Rules>,
+    record: Option<Record>,
+) -> Result<(), String> {
     let (driver, header, applied, _) = start_session(data_dir.as_deref(), rules)?;
     if let Some(r) = &record {
         r.open(&header, &applied)?;
@@ -954,7 +970,7 @@ fn run_demo(data_dir: Option<PathBuf>, rules: Rules, record: Option<Record>) -> 
         Some(dir) => outln!("MiniKafka demo cluster in {}", dir.display()),
         None => outln!("MiniKafka demo cluster in a temporary directory"),
     }
-    outln!("rules: {}", rules.name());
+    outln!("rules: {}", driver.rules());
     for t in &recovery.logs_truncated {
         outln!(
             "recovery: cut {} bytes from {} on broker {} ({})",

@@ -25,7 +25,9 @@ pub struct ServeArgs {
     /// given); read it afterwards with `mk-tui state --data-dir DIR`.
     #[arg(long, value_name = "DIR")]
     pub data_dir: Option<PathBuf>,
-    /// Engine rules: minikafka or kafka (default: the recording's, else minikafka).
+    /// Engine rules: minikafka or kafka (default: the recording's, else
+    /// minikafka). A reopened --data-dir keeps the rules, configuration and
+    /// clock it was made with (its cluster.json); other rules are refused.
     #[arg(long)]
     pub rules: Option<String>,
     /// Replicate every MS milliseconds (0: never, so acks=all waits).

@@ -135,6 +135,13 @@ pub fn serve(options: ServeOptions) -> Result<(), String> {
                 ServerState::new(advertised, opts.auto_replicate_ms, true, registry, gates);
             let mut driver = driver;
             driver.set_hw_checkpoint_interval(Some(HW_CHECKPOINT_INTERVAL_MS));
+            // The engine clock follows the wall clock from an origin the
+            // data directory keeps (docs/reliability.md, "What the data
+            // directory remembers").
+            match driver.follow_wall_clock(clock::RealTime::unix_ms()) {
+                Ok((origin, _)) => state.resume_wall_clock(&mut driver, &mut steps, origin),
+                Err(e) => log_line(format_args!("mk-tui serve: {e}")),
+            }
             for f in &opts.faults {
                 if let Err(e) = state.arm(&mut driver, &mut steps, *f) {
                     log_line(format_args!("mk-tui serve: {e}"));
@@ -304,11 +311,10 @@ pub(crate) async fn bind_all(
 /// a recording of the session starts with.
 fn open_driver(options: &ServeOptions) -> Result<(Driver, Header, Vec<Step>), String> {
     let rules = options.rules.as_deref();
-    if let Some(rules) = rules {
-        rules
-            .parse::<Rules>()
-            .map_err(|e| format!("--rules: {e}"))?;
-    }
+    let given: Option<Rules> = rules
+        .map(str::parse)
+        .transpose()
+        .map_err(|e| format!("--rules: {e}"))?;
     let dir = options.data_dir.as_deref();
     if let Some(file) = &options.recording {
         let recording = Recording::load(file).map_err(|e| e.to_string())?;
@@ -333,8 +339,11 @@ fn open_driver(options: &ServeOptions) -> Result<(Driver, Header, Vec<Step>), St
                 dir.display()
             ));
         }
-        let driver = Driver::open_in_place(dir, rules.parse()?)?;
-        return Ok((driver, default_header(rules)?, Vec::new()));
+        // Under the rules and configuration the directory was made with
+        // (its cluster.json); --rules may only agree.
+        let driver = Driver::open_in_place(dir, given)?;
+        let header = default_header(driver.rules())?;
+        return Ok((driver, header, Vec::new()));
     }
     let header = default_header(rules)?;
     Ok((Driver::new(&header, dir)?, header, Vec::new()))

@@ -325,6 +325,26 @@ impl ServerState {
         self.worker(driver, steps).advance_clock();
     }
 
+    /// Serve whose engine clock's 0 stands for the Unix time `origin_ms`
+    /// (kept in the data directory's `cluster.json`): from now on the
+    /// engine clock is the wall clock's time since then, LogAppendTime
+    /// stamps are sent from there, and the time a reopened server was down
+    /// is applied now, as one `advance_clock` step (under the kafka rules
+    /// an abandoned transaction then times out as it would have). See
+    /// [`Driver::follow_wall_clock`].
+    pub fn resume_wall_clock(
+        &mut self,
+        driver: &mut Driver,
+        steps: &mut dyn Steps,
+        origin_ms: i64,
+    ) {
+        self.core.append_time_origin = Some(origin_ms);
+        if self.core.time.is_some() {
+            self.core.time = Some(RealTime::from_wall(origin_ms, driver.clock_ms()));
+            self.worker(driver, steps).advance_clock();
+        }
+    }
+
     /// How long until [`Self::on_timer`] has work (at most 200 ms).
     pub fn sleep_for(&self) -> Duration {
         let now = RealTime::now();

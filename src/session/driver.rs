@@ -35,6 +35,7 @@ use crate::engine::{
 use crate::session::action::{
     Action, FieldError, GarbageSpec, RecordSpec, TearTargetSpec, payload, payload_records,
 };
+use crate::session::cluster_file::ClusterFile;
 use crate::session::history::History;
 use crate::session::limits;
 use crate::session::narrate;
@@ -132,8 +133,53 @@ impl DriverMemo {
     }
 }
 
+/// Keeps `cluster.json` (`src/session/cluster_file.rs`) up to date for a
+/// driver on a data directory a user keeps. Declared first in [`Driver`],
+/// so it is dropped (and writes the clock a last time) while the cluster
+/// still holds the directory.
+struct Keeper {
+    dir: std::path::PathBuf,
+    /// What the file holds now (once `written`).
+    file: ClusterFile,
+    /// Whether the file is on disk: a directory made before the file, in
+    /// a directory that refused the first write (read-only), gets it at
+    /// the next save.
+    written: bool,
+    sync: bool,
+    clock: ManualClock,
+}
+
+impl Keeper {
+    /// Writes the clock if it moved since the file was written (the whole
+    /// file if it is not on disk yet).
+    fn save_clock(&mut self) -> Result<(), MiniKafkaError> {
+        let now = crate::engine::Clock::now_ms(&self.clock);
+        if self.written && now == self.file.clock_ms {
+            return Ok(());
+        }
+        let mut file = self.file.clone();
+        file.clock_ms = now;
+        file.write(&self.dir, self.sync)?;
+        self.file = file;
+        self.written = true;
+        Ok(())
+    }
+}
+
+impl Drop for Keeper {
+    /// A clean close writes the clock where it stopped; an error here has
+    /// no caller, and leaves the file's clock where it was last written
+    /// (a reopen starts from there; serve's clock is brought forward by
+    /// its wall-clock origin).
+    fn drop(&mut self) {
+        let _ = self.save_clock();
+    }
+}
+
 /// A live cluster driven one action at a time.
 pub struct Driver {
+    /// `cluster.json`'s keeper (`None` on a private temporary directory).
+    keeper: Option<Keeper>,
     runtime: Runtime,
     clock: ManualClock,
     cluster: BrokerCluster,
@@ -254,34 +300,93 @@ impl Driver {
                 .create_topic(&t.name, t.partitions, t.replication_factor)
                 .map_err(|e| format!("field cluster.topics[{i}]: {e}"))?;
         }
-        Ok(Self::assemble(
-            cluster,
-            clock,
-            config,
-            header.rules.clone(),
-            temp,
-        ))
+        let rules: Rules = header.rules.parse()?;
+        let mut driver = Self::assemble(cluster, clock, config, header.rules.clone(), temp);
+        if data_dir.is_some() {
+            let file = ClusterFile::of(&driver.config, rules, 0);
+            file.write(&driver.config.data_dir, driver.config.sync_writes)
+                .map_err(|e| e.to_string())?;
+            driver.keep(file, true);
+        }
+        Ok(driver)
+    }
+
+    /// Starts keeping `cluster.json` as `file` says (`written`: it is on
+    /// disk already).
+    fn keep(&mut self, file: ClusterFile, written: bool) {
+        self.keeper = Some(Keeper {
+            dir: self.config.data_dir.clone(),
+            file,
+            written,
+            sync: self.config.sync_writes,
+            clock: self.clock.clone(),
+        });
+    }
+
+    /// The configuration, rules and clock to open `dir` with: what its
+    /// `cluster.json` remembers (`given` rules that contradict it are
+    /// refused, naming both), or for a directory without one (made by the
+    /// book's code or an older mk-tui) the `given` rules (else the book's),
+    /// the default configuration on the brokers found in it, and the clock
+    /// at 0. Reads only: nothing is written before the open succeeds.
+    fn how_to_open(
+        dir: &Path,
+        given: Option<Rules>,
+    ) -> Result<(MiniKafkaConfig, Rules, ClusterFile, bool), String> {
+        match ClusterFile::read(dir)? {
+            Some(file) => {
+                file.check_given(dir, given)?;
+                let mut config = file.config(dir)?;
+                // A broker the directory holds that the file does not name
+                // (a replica the book's code added) still opens.
+                for id in brokers_in(dir)? {
+                    if !config.broker_ids.contains(&id) && dir.join(format!("broker-{id}")).exists()
+                    {
+                        config.broker_ids.push(id);
+                    }
+                }
+                let rules = file.rules_parsed()?;
+                Ok((config, rules, file, false))
+            }
+            None => {
+                let rules = given.unwrap_or_default();
+                let config = MiniKafkaConfig::new(dir)
+                    .with_brokers(brokers_in(dir)?)
+                    .with_rules(rules);
+                let file = ClusterFile::of(&config, rules, 0);
+                Ok((config, rules, file, true))
+            }
+        }
     }
 
     /// The driver of an existing data directory, opened in place (recovery
-    /// runs and may repair it): `mk-tui --data-dir DIR` run again.
-    pub fn open_in_place(dir: &Path, rules: Rules) -> Result<Self, String> {
-        let brokers = brokers_in(dir)?;
-        let config = MiniKafkaConfig::new(dir)
-            .with_brokers(brokers)
-            .with_rules(rules);
-        let clock = ManualClock::new();
+    /// runs and may repair it): `mk-tui --data-dir DIR` run again. It opens
+    /// as its `cluster.json` remembers it (rules, configuration, clock);
+    /// `rules`, when given, must agree (see [`Self::how_to_open`]). A
+    /// directory without the file gets one, once the open succeeded.
+    pub fn open_in_place(dir: &Path, rules: impl Into<Option<Rules>>) -> Result<Self, String> {
+        let (config, rules, file, missing) = Self::how_to_open(dir, rules.into())?;
+        let clock = ManualClock::at(file.clock_ms);
         let cluster =
             BrokerCluster::open(config.clone(), clock.clone()).map_err(|e| e.to_string())?;
         let mut driver = Self::assemble(cluster, clock, config, rules.name().to_string(), None);
         driver.last_recovery = Some(driver.cluster.last_recovery());
+        driver.keep(file, !missing);
+        if missing {
+            // Best effort: a read-only directory still opens (its first
+            // write fails as an error event), and the file is written at
+            // the next save.
+            let _ = driver.keeper.as_mut().map(Keeper::save_clock);
+        }
         Ok(driver)
     }
 
     /// The driver of an existing data directory, opened on a private copy so
     /// the directory itself is not changed (SPEC §5 `state --data-dir`).
-    /// Broker ids come from the directory; the rules are given.
-    pub fn open_copy(dir: &Path, rules: Rules) -> Result<Self, String> {
+    /// It opens as [`Self::open_in_place`] would (the copy's `cluster.json`,
+    /// or the given rules and the brokers in the directory).
+    pub fn open_copy(dir: &Path, rules: impl Into<Option<Rules>>) -> Result<Self, String> {
+        let given = rules.into();
         if !dir.exists() {
             return Err(format!("{}: no such data directory", dir.display()));
         }
@@ -299,13 +404,16 @@ impl Driver {
                 &dir.display().to_string(),
             )
         })?;
-        let brokers = brokers_in(temp.path())?;
-        let mut config = MiniKafkaConfig::new(temp.path())
-            .with_brokers(brokers)
-            .with_rules(rules);
+        let in_dir = |e: String| {
+            e.replace(
+                &temp.path().display().to_string(),
+                &dir.display().to_string(),
+            )
+        };
+        let (mut config, rules, file, _) = Self::how_to_open(temp.path(), given).map_err(in_dir)?;
         // A private copy, deleted at exit (see `Self::new`).
         config.sync_writes = false;
-        let clock = ManualClock::new();
+        let clock = ManualClock::at(file.clock_ms);
         let cluster = BrokerCluster::open(config.clone(), clock.clone()).map_err(|e| {
             e.to_string().replace(
                 &temp.path().display().to_string(),
@@ -350,6 +458,7 @@ impl Driver {
             slot.moment = Some(build::moment(state, now, torn, &slot.bounds));
         })));
         Self {
+            keeper: None,
             runtime,
             clock,
             cluster,
@@ -409,6 +518,47 @@ impl Driver {
     /// The rule set's name.
     pub fn rules(&self) -> &str {
         &self.rules
+    }
+
+    /// `mk-tui serve`: ties the engine clock to the wall clock at the Unix
+    /// time `unix_now_ms`. Serve's engine clock is the wall clock's time
+    /// since an origin (the Unix time of the engine's 0), which
+    /// `cluster.json` keeps: reopened, the clock owes the time the server
+    /// was down, so it stands where it would have had the server kept
+    /// running (and LogAppendTime stamps keep their Unix times). It never
+    /// goes back: a clock already past that (moved by the dashboard, or a
+    /// wall clock set back) stays, and the origin moves instead. Returns
+    /// the origin, written to `cluster.json` before serving starts, and
+    /// the milliseconds owed; serve then moves the clock to the Unix time
+    /// minus the origin at every step (`kafka::clock::RealTime::from_wall`),
+    /// the time owed first, as `advance_clock` steps.
+    pub fn follow_wall_clock(&mut self, unix_now_ms: i64) -> Result<(i64, u64), String> {
+        let clock = i64::try_from(self.clock_ms()).unwrap_or(i64::MAX);
+        let stored = self.keeper.as_ref().and_then(|k| k.file.unix_origin_ms);
+        let owed = stored.map_or(0, |origin| {
+            unix_now_ms
+                .saturating_sub(origin)
+                .saturating_sub(clock)
+                .max(0)
+        });
+        // The clock's cap (docs/recording-format.md, "Limits").
+        let room = limits::MAX_CLOCK_MS.saturating_sub(self.clock_ms());
+        let owed = u64::try_from(owed).unwrap_or(0).min(room);
+        let origin = unix_now_ms
+            .saturating_sub(clock)
+            .saturating_sub(i64::try_from(owed).unwrap_or(0));
+        let now = self.clock_ms();
+        if let Some(k) = &mut self.keeper
+            && (!k.written || k.file.unix_origin_ms != Some(origin))
+        {
+            let mut file = k.file.clone();
+            file.unix_origin_ms = Some(origin);
+            file.clock_ms = now;
+            file.write(&k.dir, k.sync).map_err(|e| e.to_string())?;
+            k.file = file;
+            k.written = true;
+        }
+        Ok((origin, owed))
     }
 
     /// Whether the data directory is the driver's own temporary one (deleted
@@ -537,7 +687,13 @@ impl Driver {
             Ok(())
         } else {
             self.hw_checkpoint_at_ms = self.clock_ms();
-            self.cluster.flush()
+            // The clock goes to `cluster.json` as often as the HW to its
+            // checkpoint: after a step that moved it (serve: every 5 s).
+            let saved = match &mut self.keeper {
+                Some(k) => k.save_clock(),
+                None => Ok(()),
+            };
+            self.cluster.flush().and(saved)
         };
         let outcome = match (outcome, flushed) {
             (Outcome::Error(e), _) => Outcome::Error(e),

@@ -3,6 +3,7 @@
 //! [`Snapshot`] every screen and the headless state are made from.
 
 pub mod action;
+pub mod cluster_file;
 pub mod driver;
 pub mod history;
 pub mod limits;

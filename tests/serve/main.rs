@@ -18,6 +18,7 @@ mod python;
 mod raw;
 mod readme;
 mod record;
+mod reopen;
 mod server;
 mod txn;
 mod wire;
