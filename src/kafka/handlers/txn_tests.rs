@@ -188,6 +188,11 @@ fn log_end(w: &Harness) -> i64 {
     })
 }
 
+/// The engine's producer state judges an idempotent client's batches
+/// (E7), as Kafka's does: a retry gets its original offset, a gap is out
+/// of order, a newer epoch starts again from 0 (KIP-360: an idempotent
+/// client bumps its own epoch), an older one is fenced, and a producer id
+/// the server never gave is taken as Kafka takes it.
 #[test]
 fn an_idempotent_retry_gets_its_offset_and_appends_nothing() {
     let mut w = worker("minikafka");
@@ -207,17 +212,30 @@ fn an_idempotent_retry_gets_its_offset_and_appends_nothing() {
     );
     assert_eq!(
         produce(&mut w, None, batch(pid, 1, 2, &["c"], false)).0,
-        code::INVALID_PRODUCER_EPOCH
-    );
-    assert_eq!(
-        produce(&mut w, None, batch(7, 0, 0, &["c"], false)).0,
-        code::UNKNOWN_PRODUCER_ID
+        code::OUT_OF_ORDER_SEQUENCE_NUMBER,
+        "a new epoch starts at sequence 0"
     );
     assert_eq!(log_end(&w), 2, "refusals append nothing");
     assert_eq!(
         produce(&mut w, None, batch(pid, 0, 2, &["c"], false)),
         (0, 2)
     );
+    assert_eq!(
+        produce(&mut w, None, batch(pid, 1, 0, &["d"], false)),
+        (0, 3),
+        "the epoch the client bumped itself"
+    );
+    assert_eq!(
+        produce(&mut w, None, batch(pid, 0, 3, &["e"], false)).0,
+        code::INVALID_PRODUCER_EPOCH,
+        "the older epoch is fenced"
+    );
+    assert_eq!(
+        produce(&mut w, None, batch(7, 0, 0, &["f"], false)),
+        (0, 4),
+        "an id this server never gave"
+    );
+    assert_eq!(log_end(&w), 5);
 }
 
 /// On a LogAppendTime topic an idempotent batch is answered with its
