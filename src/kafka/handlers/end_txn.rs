@@ -23,7 +23,6 @@ use std::time::Duration;
 use kafka_protocol::messages::{EndTxnRequest, EndTxnResponse, ResponseKind};
 
 use super::txn_client::{self, fences};
-use crate::engine::transaction::TransactionState;
 use crate::kafka::clock::RealTime;
 use crate::kafka::errors::{code, name_of};
 use crate::kafka::producers::Ended;
@@ -75,19 +74,23 @@ pub fn handle(worker: &mut Worker, request: &EndTxnRequest) -> Handled {
             answer(Err(e), outcome)
         });
     };
-    if let Err(why) = txn_client::still_open(worker, &txn, &open) {
-        // Decided already (a commit completed by recovery, a failed
-        // marker write whose PREPARE holds): answered as it really ends,
-        // as Kafka's coordinator answers an EndTxn of a transaction in
-        // PREPARE_* or COMPLETE_*.
-        let decided = worker.driver.cluster().with_state(|s| {
-            s.transactions()
-                .instances()
-                .get(open.instance)
-                .and_then(|d| txn_client::ended_as(d.state).map(|e| (e, d.state)))
-        });
+    let decided = worker.driver.cluster().with_state(|s| {
+        s.transactions()
+            .instances()
+            .get(open.instance)
+            .and_then(|d| txn_client::ended_as(d.state).map(|e| (e, d.state)))
+    });
+    // Resuming a commit (or abort) whose PREPARE holds and whose markers
+    // could not all be written (a full disk) is the action itself again.
+    let resumes = decided.is_some_and(|(e, state)| e == wanted && !state.is_complete());
+    if let (false, Err(why)) = (resumes, txn_client::still_open(worker, &txn, &open)) {
+        // Decided already (a commit completed by recovery, one whose
+        // PREPARE holds): answered as it really ends, as Kafka's
+        // coordinator answers an EndTxn of a transaction in PREPARE_* or
+        // COMPLETE_*. An abort the cluster made (a timeout, the
+        // dashboard, a fencing) is left to the rules below.
         if let Some((ended, state)) = decided
-            .filter(|(_, s)| *s != TransactionState::CompleteAbort || wanted == Ended::Aborted)
+            .filter(|(e, _)| *e == Ended::Committed || wanted == Ended::Aborted)
         {
             end_locally(worker, &txn, ended);
             return Handled::Now(if ended == wanted {

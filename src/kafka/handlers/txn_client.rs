@@ -23,7 +23,7 @@ pub fn fences(worker: &Worker) -> bool {
 /// what outlived the process: the producer id and epoch of the id's latest
 /// engine instance (the kafka rules: the journal holds them, E14) or the
 /// server's file (the book's rules, [`crate::kafka::producer_ids`]); its
-/// transaction as still open if the engine has it ONGOING, with the
+/// transaction as still open if the engine has not completed it, with the
 /// partitions and groups the engine knows; and how its last one ended,
 /// so that a client's EndTxn retried across the restart is answered as
 /// the transaction really ended. Nothing if the id is unknown.
@@ -53,8 +53,11 @@ pub fn recall(worker: &mut Worker, txn: &str) {
     let Some(identity) = identity else {
         return;
     };
+    // Open to the client while it can still be ended by it: ONGOING, or
+    // decided with its markers not all written (the book's recovery does
+    // not resend them; the client's retried EndTxn does).
     let open = match (&instance, latest) {
-        (Some(d), Some(index)) if d.state == TransactionState::Ongoing => Some(OpenTxn {
+        (Some(d), Some(index)) if !d.state.is_complete() => Some(OpenTxn {
             instance: index,
             partitions: d.partitions.iter().cloned().collect(),
             groups: d.staged_offsets.keys().cloned().collect(),
@@ -62,7 +65,9 @@ pub fn recall(worker: &mut Worker, txn: &str) {
         _ => None,
     };
     worker.producers.init_transactional(txn, "", identity, open);
-    let ended = instance.and_then(|d| ended_as(d.state));
+    let ended = instance
+        .filter(|d| d.state.is_complete())
+        .and_then(|d| ended_as(d.state));
     if let Some(p) = worker.producers.transactional.get_mut(txn) {
         p.last_ended = ended;
     }
