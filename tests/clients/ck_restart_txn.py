@@ -50,7 +50,13 @@ def attempt(k, n, topic, a):
                     raise
                 say("retry", k, a, e.args[0].name())
         raise KafkaException(e.args[0])
-    except KafkaException as e:
+    except (KafkaException, SystemError) as e:
+        # A fatal error raised while a delivery report runs comes as a
+        # SystemError caused by the KafkaException.
+        if not isinstance(e, KafkaException):
+            if not isinstance(e.__cause__, KafkaException):
+                raise
+            e = e.__cause__
         err = e.args[0]
         if err.txn_requires_abort():
             try:

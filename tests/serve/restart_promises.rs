@@ -377,3 +377,166 @@ fn an_idempotent_producers_epoch_bump_after_a_timed_out_message_is_accepted() {
     assert!(audit.ok(), "{}", audit.summary());
     assert_eq!(audit.read, 7, "x-0, x-1 and z-0..z-4 once each");
 }
+
+/// The state of transactional id `txn` in the last frame of the data
+/// directory's transaction journal that names it (`ongoing`,
+/// `prepare_commit`, `complete_commit`...), read while the server is
+/// down or running (each frame is `CRC JSON`, docs/recording-format.md).
+fn journal_state(data_dir: &Path, txn: &str) -> Option<String> {
+    let text = std::fs::read_to_string(data_dir.join("transactions.journal")).ok()?;
+    text.lines().rev().find_map(|line| {
+        let json: serde_json::Value = serde_json::from_str(line.split_once(' ')?.1).ok()?;
+        (json["id"] == txn).then(|| json["state"].as_str().unwrap_or_default().to_string())
+    })
+}
+
+/// Waits (at most `bound`) for the journal to say `state` for `txn`.
+fn await_journal(data_dir: &Path, txn: &str, state: &str, bound: Duration) -> bool {
+    let deadline = Instant::now() + bound;
+    while Instant::now() < deadline {
+        if journal_state(data_dir, txn).as_deref() == Some(state) {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    false
+}
+
+/// The logical transactions of `ck_restart_txn.py` in what was read:
+/// value `K.I/N@A` grouped by (K, A), each with the I read.
+fn attempts(read: &[Record]) -> BTreeMap<(String, String), Vec<String>> {
+    let mut out: BTreeMap<(String, String), Vec<String>> = BTreeMap::new();
+    for (_, _, _, v) in read {
+        let (record, attempt) = v.split_once('@').unwrap();
+        let (k, i) = record.split_once('.').unwrap();
+        out.entry((k.to_string(), attempt.to_string()))
+            .or_default()
+            .push(i.to_string());
+    }
+    out
+}
+
+/// 1d. A commit in flight when the server is killed: the transaction's
+/// PREPARE_COMMIT is in the journal (the commit's markers wait for the
+/// next replication round, every 3 s here), the client's EndTxn has no
+/// answer yet. After the restart recovery completes the commit, and the
+/// client's retried EndTxn must be told so (success), not an error that
+/// makes it abort and send the records again. At read_committed every
+/// record of a logical transaction is there once; every attempt is
+/// wholly visible or wholly invisible; one the client was told aborted
+/// is invisible, one told committed is visible; and the producer goes on
+/// to commit its next transaction.
+fn a_commit_in_flight_at_a_kill(rules: &[&str]) {
+    let Some(py) = python::with("confluent_kafka") else {
+        return;
+    };
+    let mut args = rules.to_vec();
+    args.extend(["--auto-replicate", "3000"]);
+    let mut server = Server::start_restartable(&args);
+    let boot = server.bootstrap();
+    python::run(&py, "ck_create_topic.py", &[&boot, "t", "1", "3"]);
+    let mut producer = Script::start(&py, "ck_restart_txn.py", &[&boot, "T1"]);
+    // The kill must land between PREPARE_COMMIT and the markers: a few
+    // tries, in case a replication round completes the commit first.
+    let mut caught = None;
+    for k in 1..=5 {
+        producer.send(&format!("txn {k} 3 t"));
+        producer.until(|l| l == format!("committing {k} 1"), MINUTE);
+        let prepared = await_journal(
+            &server.data_dir,
+            "T1",
+            "prepare_commit",
+            Duration::from_secs(10),
+        );
+        server.kill();
+        let state = journal_state(&server.data_dir, "T1");
+        server.restart();
+        producer.until(|l| l == "ok txn", Duration::from_secs(120));
+        if prepared && state.as_deref() == Some("prepare_commit") {
+            caught = Some(k);
+            break;
+        }
+        println!("transaction {k}: killed at {state:?}, not in PREPARE_COMMIT; again");
+    }
+    let caught = caught.expect("a kill landed between PREPARE_COMMIT and the markers in 5 tries");
+    let next = caught + 1;
+    producer.send(&format!("txn {next} 3 t"));
+    producer.until(|l| l == "ok txn", Duration::from_secs(120));
+    let lines = producer.all();
+    let read = read_all(&py, &boot, "read_committed", &[("t", 1)]);
+    let seen = attempts(&read);
+    let outcome: Vec<&String> = lines
+        .iter()
+        .filter(|l| {
+            ["committed", "aborted", "abort", "retry", "fatal", "gave"]
+                .contains(&l.split(' ').next().unwrap())
+        })
+        .collect();
+    println!(
+        "{rules:?}: kill during the commit of transaction {caught}; the client: {outcome:?}; \
+         read_committed (transaction, attempt) -> records: {seen:?}"
+    );
+    let mut problems = Vec::new();
+    let mut logical: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
+    for ((k, a), records) in &seen {
+        if records.len() != 3 {
+            problems.push(format!(
+                "transaction {k} attempt {a} partly visible: {records:?}"
+            ));
+        }
+        if lines.contains(&format!("aborted {k} {a}"))
+            || lines
+                .iter()
+                .any(|l| l.starts_with(&format!("aborted {k} {a} ")))
+        {
+            problems.push(format!(
+                "transaction {k} attempt {a} visible though the client was told it aborted"
+            ));
+        }
+        logical.entry(k).or_default().push(a);
+    }
+    for (k, a) in &logical {
+        if a.len() > 1 {
+            problems.push(format!("transaction {k} visible twice, attempts {a:?}"));
+        }
+    }
+    for l in &lines {
+        if let ["committed", k, a] = l.split(' ').collect::<Vec<_>>()[..] {
+            if !seen.contains_key(&(k.to_string(), a.to_string())) {
+                problems.push(format!(
+                    "transaction {k} attempt {a} told committed, not visible"
+                ));
+            }
+        }
+    }
+    if !lines.contains(&format!("committed {caught} 1")) {
+        problems.push(format!(
+            "the retried EndTxn of transaction {caught} was not answered with success"
+        ));
+    }
+    if !lines.contains(&format!("committed {next} 1")) {
+        problems.push(format!(
+            "the next transaction {next} did not commit at its first attempt"
+        ));
+    }
+    let fatal = fatal(&lines);
+    if !fatal.is_empty() {
+        problems.push(format!("fatal errors {fatal:?}"));
+    }
+    assert!(
+        problems.is_empty(),
+        "{rules:?}:\n{}\nclient: {outcome:?}\nlog:\n{}",
+        problems.join("\n"),
+        tail(&server.log(), 25)
+    );
+}
+
+#[test]
+fn a_commit_in_flight_at_a_kill_is_answered_committed_after_the_restart_kafka_rules() {
+    a_commit_in_flight_at_a_kill(&["--rules", "kafka"]);
+}
+
+#[test]
+fn a_commit_in_flight_at_a_kill_is_answered_committed_after_the_restart_book_rules() {
+    a_commit_in_flight_at_a_kill(&[]);
+}
