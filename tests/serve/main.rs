@@ -18,6 +18,8 @@ mod python;
 mod raw;
 mod readme;
 mod record;
+mod restart_promises;
+mod script;
 mod server;
 mod txn;
 mod wire;
