@@ -15,7 +15,6 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 
-use tokio::runtime::Runtime;
 use tokio::task::JoinHandle;
 
 use crate::engine::config::{BrokerId, Rules};
@@ -46,10 +45,7 @@ use crate::session::recording::Header;
 use crate::session::said::{self, Said};
 use crate::session::snapshot::build::{self, MOMENT_FRAME};
 use crate::session::snapshot::{Bounds, Moment};
-
-/// Yields given to spawned work after each action: enough for every chain of
-/// ready futures to run, and the same every time.
-const QUIESCE_YIELDS: usize = 64;
+use crate::session::tasks::Tasks;
 
 /// Something that happened at a step, for the events pane.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -151,7 +147,7 @@ impl DriverMemo {
 
 /// A live cluster driven one action at a time.
 pub struct Driver {
-    runtime: Runtime,
+    tasks: Tasks,
     clock: ManualClock,
     cluster: BrokerCluster,
     config: MiniKafkaConfig,
@@ -344,17 +340,7 @@ impl Driver {
         rules: String,
         temp: Option<tempfile::TempDir>,
     ) -> Self {
-        // Tasks run in the order they were woken, as in the book's asyncio
-        // loop (issue 16): the wakes of a step's own call (a replicate that
-        // acknowledges two appends) queue remotely, those of the tasks that
-        // run locally; checking the remote queue first on every tick runs
-        // the step's wakes before what they wake in turn, which is
-        // asyncio's one FIFO queue. So two operations completing in one
-        // step journal their frames in the book's order.
-        let runtime = tokio::runtime::Builder::new_current_thread()
-            .global_queue_interval(1)
-            .build()
-            .expect("a current-thread runtime without drivers always builds");
+        let tasks = Tasks::new();
         let moments = Arc::new(Mutex::new(MomentSlot {
             bounds: MOMENT_FRAME,
             moment: None,
@@ -369,7 +355,7 @@ impl Driver {
             slot.moment = Some(build::moment(state, now, torn, &slot.bounds));
         })));
         Self {
-            runtime,
+            tasks,
             clock,
             cluster,
             config,
@@ -893,7 +879,7 @@ impl Driver {
                 .try_append(&tp, RecordBatch::new(records), acks, None)?,
         };
         let task = self
-            .runtime
+            .tasks
             .spawn(async move { future.await.map(OpEnd::Appended) });
         Ok(PendingOp {
             step: self.step,
@@ -951,7 +937,7 @@ impl Driver {
         let refs = self.txn_refs.clone();
         let kind = action.name();
         let generation = self.cluster.generation();
-        let task = self.runtime.spawn(async move {
+        let task = self.tasks.spawn(async move {
             let _turn = lock.lock_owned().await;
             // An action queued behind one that crashed the cluster (a cut
             // point) is a pending operation the crash drops.
@@ -1106,11 +1092,7 @@ impl Driver {
 
     /// Lets spawned work run until it can go no further.
     fn quiesce(&mut self) {
-        self.runtime.block_on(async {
-            for _ in 0..QUIESCE_YIELDS {
-                tokio::task::yield_now().await;
-            }
-        });
+        self.tasks.settle();
         let ops = std::mem::take(&mut self.ops);
         for op in ops {
             if !op.task.is_finished() {
@@ -1118,8 +1100,8 @@ impl Driver {
                 continue;
             }
             let result = self
-                .runtime
-                .block_on(op.task)
+                .tasks
+                .join(op.task)
                 .unwrap_or_else(|e| Err(MiniKafkaError::InvalidBatch(format!("task failed: {e}"))));
             let done = Done {
                 step: op.step,

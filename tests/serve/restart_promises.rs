@@ -501,12 +501,12 @@ fn a_commit_in_flight_at_a_kill(rules: &[&str]) {
         }
     }
     for l in &lines {
-        if let ["committed", k, a] = l.split(' ').collect::<Vec<_>>()[..] {
-            if !seen.contains_key(&(k.to_string(), a.to_string())) {
-                problems.push(format!(
-                    "transaction {k} attempt {a} told committed, not visible"
-                ));
-            }
+        if let ["committed", k, a] = l.split(' ').collect::<Vec<_>>()[..]
+            && !seen.contains_key(&(k.to_string(), a.to_string()))
+        {
+            problems.push(format!(
+                "transaction {k} attempt {a} told committed, not visible"
+            ));
         }
     }
     if !lines.contains(&format!("committed {caught} 1")) {

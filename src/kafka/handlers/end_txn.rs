@@ -89,8 +89,8 @@ pub fn handle(worker: &mut Worker, request: &EndTxnRequest) -> Handled {
         // coordinator answers an EndTxn of a transaction in PREPARE_* or
         // COMPLETE_*. An abort the cluster made (a timeout, the
         // dashboard, a fencing) is left to the rules below.
-        if let Some((ended, state)) = decided
-            .filter(|(e, _)| *e == Ended::Committed || wanted == Ended::Aborted)
+        if let Some((ended, state)) =
+            decided.filter(|(e, _)| *e == Ended::Committed || wanted == Ended::Aborted)
         {
             end_locally(worker, &txn, ended);
             return Handled::Now(if ended == wanted {

@@ -212,7 +212,13 @@ fn an_end_txn_retried_across_a_restart_is_answered_as_the_transaction_ends() {
             crash_after: Some(crate::engine::transaction::CutPoint::Prepare),
         });
         let gates = tokio::sync::watch::channel(Default::default()).0;
-        h.state = ServerState::new(h.state.brokers.clone(), 0, false, Registry::default(), gates);
+        h.state = ServerState::new(
+            h.state.brokers.clone(),
+            0,
+            false,
+            Registry::default(),
+            gates,
+        );
         assert_eq!(
             end(&mut h, "tx", pid, epoch, false),
             code::INVALID_TXN_STATE,
