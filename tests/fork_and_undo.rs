@@ -144,6 +144,7 @@ fn undo_goes_back_one_step_in_state_and_in_the_recording() {
         records: vec![],
         acks: None,
         producer: None,
+        wire: None,
     }))
     .unwrap();
     press(&mut app, 'x');

@@ -197,6 +197,7 @@ fn invalid_prompt_input_records_nothing_and_keeps_the_prompt_open_with_the_reaso
             records: vec![],
             acks: Some("1".parse().unwrap()),
             producer: None,
+            wire: None,
         }
     );
     // what the engine refuses by its rules is still a (failed) step

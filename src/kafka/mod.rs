@@ -21,6 +21,7 @@ pub mod fault;
 pub mod groups;
 pub mod handlers;
 pub mod live;
+pub mod producer_ids;
 pub mod producers;
 pub mod record;
 pub mod records;

@@ -1,25 +1,22 @@
-//! What the wire protocol keeps of idempotent and transactional clients
-//! (issue 14 items 2 and 4): the producer id and epoch each was given by
-//! InitProducerId, the transaction it has open in the engine, the
-//! partitions and groups it added to it, and the sequence numbers of its
-//! recent batches per partition.
+//! What the wire protocol keeps of transactional clients: the producer id
+//! and epoch each transactional id was given by InitProducerId, the
+//! transaction it has open in the engine, the partitions and groups it
+//! added to it, and (the book's rules only, where a transaction's batches
+//! carry no producer id) the sequence numbers of its recent batches.
 //!
-//! The engine keeps its own state of all of this (E7 producer state, E10
-//! the transaction journal); this table is the edge's map from a client's
-//! ids onto the engine's actions (docs/kafka-protocol.md, *Producer ids
-//! and epochs*). It is not part of a recording: a replay applies the
-//! actions, not the requests.
+//! The engine keeps its own state of the rest (E7 producer state, E10 the
+//! transaction journal), and after a restart this table is filled again
+//! from it ([`crate::kafka::handlers::txn_client::recall`]). It is not part
+//! of a recording: a replay applies the actions, not the requests
+//! (docs/kafka-protocol.md, *Producer ids and epochs*).
 //!
 //! Ordered maps only, so what it holds never depends on hash order.
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 use crate::engine::TopicPartition;
-
-/// Producer ids the server gives out itself start here; the engine's own
-/// ids (its named producers, and transactional ids under `--rules kafka`)
-/// count up from 0, so the two are told apart at a glance.
-pub const FIRST_SERVER_PRODUCER_ID: i64 = 1000;
+use crate::kafka::producer_ids::ProducerIds;
+use crate::session::Driver;
 
 /// Batches remembered per producer and partition for retries, as Kafka
 /// (and E7) keeps 5.
@@ -53,10 +50,14 @@ pub enum SequenceVerdict {
 
 impl Sequences {
     /// Checks a batch of `count` records from `base_sequence` at `epoch`
-    /// (E7's rules at the edge: a new epoch starts at 0).
+    /// (E7's rules at the edge: a new epoch starts at 0; with nothing
+    /// known, any sequence is taken, as Kafka takes it).
     pub fn check(&self, epoch: i16, base_sequence: i32, count: i32) -> SequenceVerdict {
         let last = base_sequence.wrapping_add(count - 1);
-        if epoch != self.epoch || self.recent.is_empty() {
+        if self.recent.is_empty() {
+            return SequenceVerdict::Next;
+        }
+        if epoch != self.epoch {
             return if base_sequence == 0 {
                 SequenceVerdict::Next
             } else {
@@ -94,48 +95,6 @@ impl Sequences {
         });
         while self.recent.len() > RECENT_BATCHES {
             self.recent.pop_front();
-        }
-    }
-}
-
-/// An idempotent (not transactional) producer.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct IdempotentProducer {
-    pub epoch: i16,
-    pub client_id: String,
-    pub sequences: BTreeMap<TopicPartition, Sequences>,
-    /// The driver steps of the appends of its recent batches that waited
-    /// for acks=all, by partition and first sequence: a retry of a batch
-    /// whose appends still wait is answered once they finish, as Kafka
-    /// answers a duplicate once the original is replicated.
-    pub appends: BTreeMap<(TopicPartition, i32), Vec<usize>>,
-}
-
-impl IdempotentProducer {
-    /// Notes the steps of a batch's acks=all appends (none: nothing to
-    /// wait for), keeping only the batches [`Sequences`] remembers.
-    pub fn note_appends(&mut self, tp: &TopicPartition, first_sequence: i32, steps: Vec<usize>) {
-        if !steps.is_empty() {
-            self.appends.insert((tp.clone(), first_sequence), steps);
-        }
-        let recent = self.sequences.get(tp);
-        self.appends.retain(|(t, seq), _| {
-            t != tp || recent.is_some_and(|r| r.recent.iter().any(|b| b.first_sequence == *seq))
-        });
-    }
-
-    /// The engine's named producer for this wire id and epoch: the
-    /// `producer` field of its `produce` actions, naming the client.
-    pub fn engine_name(&self, producer_id: i64) -> String {
-        let client = if self.client_id.is_empty() {
-            "client"
-        } else {
-            &self.client_id
-        };
-        if self.epoch == 0 {
-            format!("{client}#{producer_id}")
-        } else {
-            format!("{client}#{producer_id}.{}", self.epoch)
         }
     }
 }
@@ -187,46 +146,51 @@ pub struct TxnProducer {
     pub sequences: BTreeMap<TopicPartition, Sequences>,
 }
 
-/// Every producer the server has given an id.
+/// The transactional producers the server has given an id, and where
+/// ids come from. Idempotent producers need no entry: their batches carry
+/// their identity into the engine, whose producer state (E7) judges them.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ProducerTable {
-    pub idempotent: BTreeMap<i64, IdempotentProducer>,
     pub transactional: BTreeMap<String, TxnProducer>,
-    next_id: Option<i64>,
+    /// Opened from the data directory at the first id given.
+    ids: Option<ProducerIds>,
 }
 
 impl ProducerTable {
-    /// The next producer id the server gives out itself.
-    pub fn allocate_id(&mut self) -> i64 {
-        let id = self.next_id.unwrap_or(FIRST_SERVER_PRODUCER_ID);
-        self.next_id = Some(id + 1);
-        id
+    /// The next producer id the server gives out itself, never one given
+    /// before, across restarts too ([`ProducerIds`]).
+    pub fn allocate_id(&mut self, driver: &Driver) -> Result<i64, String> {
+        self.ids(driver)?.allocate()
     }
 
-    /// InitProducerId without a transactional id: a new idempotent
-    /// producer, or (KIP-360, a client that names its id and epoch) the
-    /// same id at the next epoch. Returns the id and epoch.
-    pub fn init_idempotent(&mut self, client_id: &str, known: Option<(i64, i16)>) -> (i64, i16) {
-        if let Some((id, epoch)) = known
-            && let Some(p) = self.idempotent.get_mut(&id)
-            && p.epoch == epoch
-        {
-            p.epoch = epoch.saturating_add(1);
-            p.sequences.clear();
-            p.appends.clear();
-            return (id, p.epoch);
+    /// The server's ids, opened from `driver`'s data directory.
+    pub fn ids(&mut self, driver: &Driver) -> Result<&mut ProducerIds, String> {
+        if self.ids.is_none() {
+            let floor = driver.cluster().with_state(|s| {
+                let in_logs = s.partitions().values().filter_map(|set| {
+                    let state = &set.leader_replica().producer_state;
+                    state.producers().keys().next_back().copied()
+                });
+                let in_journal = s
+                    .transactions()
+                    .instances()
+                    .iter()
+                    .filter_map(|d| d.producer.map(|(id, _)| id))
+                    .collect::<Vec<_>>();
+                in_logs.chain(in_journal).max().map_or(0, |id| id + 1)
+            });
+            let sync = driver.cluster().config().sync_writes;
+            self.ids = Some(ProducerIds::open(driver.data_dir(), floor, sync)?);
         }
-        let id = self.allocate_id();
-        self.idempotent.insert(
-            id,
-            IdempotentProducer {
-                epoch: 0,
-                client_id: client_id.to_string(),
-                sequences: BTreeMap::new(),
-                appends: BTreeMap::new(),
-            },
-        );
-        (id, 0)
+        Ok(self.ids.as_mut().expect("opened above"))
+    }
+
+    /// InitProducerId without a transactional id: a new producer id at
+    /// epoch 0, always, as Kafka's coordinator answers it (a client that
+    /// names its id and epoch, KIP-360, gets a new id too; an idempotent
+    /// client bumps its epoch by itself, which E7 accepts from sequence 0).
+    pub fn init_idempotent(&mut self, driver: &Driver) -> Result<(i64, i16), String> {
+        Ok((self.allocate_id(driver)?, 0))
     }
 
     /// Registers (or re-registers, at a new epoch) the transactional
@@ -253,12 +217,22 @@ impl ProducerTable {
 
     /// The identity the server itself gives `txn` next (book rules, where
     /// the engine gives transactions none): the same id at the next epoch,
-    /// or a new id at epoch 0.
-    pub fn next_transactional_identity(&mut self, txn: &str) -> (i64, i16) {
-        match self.transactional.get(txn) {
-            Some(p) => (p.producer_id, p.epoch.saturating_add(1)),
-            None => (self.allocate_id(), 0),
-        }
+    /// or a new id at epoch 0; persisted before it is returned.
+    pub fn next_transactional_identity(
+        &mut self,
+        driver: &Driver,
+        txn: &str,
+    ) -> Result<(i64, i16), String> {
+        let known = match self.transactional.get(txn) {
+            Some(p) => Some((p.producer_id, p.epoch)),
+            None => self.ids(driver)?.transactional(txn),
+        };
+        let identity = match known {
+            Some((id, epoch)) => (id, epoch.saturating_add(1)),
+            None => (self.allocate_id(driver)?, 0),
+        };
+        self.ids(driver)?.set_transactional(txn, identity)?;
+        Ok(identity)
     }
 }
 
@@ -271,7 +245,8 @@ mod tests {
         let mut s = Sequences::default();
         assert_eq!(
             s.check(0, 3, 1),
-            SequenceVerdict::OutOfOrder { expected: 0 }
+            SequenceVerdict::Next,
+            "nothing known (a restart): the client's sequence is taken"
         );
         assert_eq!(s.check(0, 0, 2), SequenceVerdict::Next);
         s.record(0, 0, 2, 10);
@@ -295,23 +270,5 @@ mod tests {
             s.check(0, 2, 1),
             SequenceVerdict::OutOfOrder { .. }
         ));
-    }
-
-    #[test]
-    fn ids_are_the_servers_own_and_epochs_bump_for_a_known_producer() {
-        let mut t = ProducerTable::default();
-        assert_eq!(t.init_idempotent("rdkafka", None), (1000, 0));
-        assert_eq!(t.init_idempotent("rdkafka", None), (1001, 0));
-        assert_eq!(t.init_idempotent("rdkafka", Some((1000, 0))), (1000, 1));
-        assert_eq!(
-            t.init_idempotent("rdkafka", Some((1000, 0))),
-            (1002, 0),
-            "a stale epoch gets a new producer"
-        );
-        assert_eq!(t.idempotent[&1000].engine_name(1000), "rdkafka#1000.1");
-        assert_eq!(t.idempotent[&1001].engine_name(1001), "rdkafka#1001");
-        assert_eq!(t.next_transactional_identity("tx"), (1003, 0));
-        t.init_transactional("tx", "c", (1003, 0), None);
-        assert_eq!(t.next_transactional_identity("tx"), (1003, 1));
     }
 }

@@ -51,6 +51,11 @@ pub enum Action {
         /// A named idempotent producer.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         producer: Option<String>,
+        /// A Kafka client's own producer id, epoch and first sequence,
+        /// carried by the batch as the client sent it, for the engine's
+        /// producer state (E7) to judge: instead of `producer`.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        wire: Option<WireIdentity>,
     },
     Begin {
         txn: String,
@@ -68,6 +73,12 @@ pub enum Action {
         /// A whole batch, one transactional engine batch (as `produce`'s).
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         records: Vec<RecordSpec>,
+        /// A Kafka client's producer id, epoch and first sequence (as
+        /// `produce`'s): the transaction's producer must be this one, and
+        /// its producer state (E7) judges the sequence. Only where the
+        /// engine gives transactions a producer id (`--rules kafka`).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        wire: Option<WireIdentity>,
     },
     SendOffsets {
         txn: String,
@@ -149,6 +160,17 @@ pub const ACTION_NAMES: [&str; 17] = [
     "note",
     "ui",
 ];
+
+/// The identity a Kafka client's batch carries on the wire (E7): which
+/// producer sent it, at which epoch, and the sequence number of its first
+/// record. Recorded with the action, so a replay judges the same batch the
+/// same way.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WireIdentity {
+    pub producer_id: i64,
+    pub epoch: i16,
+    pub base_sequence: i32,
+}
 
 /// One record of a batch `produce` or `send` (`records: [...]`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -526,18 +548,36 @@ impl Action {
                 )),
             },
             Action::Produce {
+                producer: Some(_),
+                wire: Some(_),
+                ..
+            } => Err(FieldError::new(
+                "action.produce.wire",
+                "give producer (a named producer of the engine) or wire (a client's identity), not both",
+            )),
+            Action::Produce {
                 key,
                 value,
                 records,
+                wire,
                 ..
             }
             | Action::Send {
                 key,
                 value,
                 records,
+                wire,
                 ..
             } => {
                 let field = format!("action.{}", self.name());
+                if let Some(w) = wire
+                    && (w.producer_id < 0 || w.epoch < 0 || w.base_sequence < 0)
+                {
+                    return Err(FieldError::new(
+                        format!("{field}.wire"),
+                        "producer_id, epoch and base_sequence are at least 0",
+                    ));
+                }
                 match (value, records.is_empty()) {
                     (Some(_), true) => Ok(()),
                     (None, false) if key.is_none() => Ok(()),
@@ -585,6 +625,7 @@ mod tests {
                 key: None,
                 value: Some("pending".into()),
                 records: vec![],
+                wire: None,
             }
         );
         assert_eq!(

@@ -15,7 +15,6 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 
-use tokio::runtime::Runtime;
 use tokio::task::JoinHandle;
 
 use crate::engine::config::{BrokerId, Rules};
@@ -24,6 +23,8 @@ use crate::engine::core::record::Record;
 use crate::engine::core::recovery::RecoveryReport;
 use crate::engine::fault::{Tear, TearTarget};
 use crate::engine::producer::Producer;
+use crate::engine::producer::SequenceCheck;
+use crate::engine::replication::AppendResult;
 use crate::engine::shared_files::CopyStats;
 use crate::engine::transaction::CutPoint;
 use crate::engine::transaction::coordinator::InstanceRef;
@@ -33,7 +34,8 @@ use crate::engine::{
     TopicPartition,
 };
 use crate::session::action::{
-    Action, FieldError, GarbageSpec, RecordSpec, TearTargetSpec, payload, payload_records,
+    Action, FieldError, GarbageSpec, RecordSpec, TearTargetSpec, WireIdentity, payload,
+    payload_records,
 };
 use crate::session::cluster_file::ClusterFile;
 use crate::session::history::History;
@@ -44,10 +46,7 @@ use crate::session::recording::Header;
 use crate::session::said::{self, Said};
 use crate::session::snapshot::build::{self, MOMENT_FRAME};
 use crate::session::snapshot::{Bounds, Moment};
-
-/// Yields given to spawned work after each action: enough for every chain of
-/// ready futures to run, and the same every time.
-const QUIESCE_YIELDS: usize = 64;
+use crate::session::tasks::Tasks;
 
 /// Something that happened at a step, for the events pane.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -94,7 +93,21 @@ pub struct PendingView {
     pub batches: Vec<(TopicPartition, i64)>,
 }
 
-type OpResult = Result<Option<RecoveryReport>, MiniKafkaError>;
+/// How a finished operation ended well.
+enum OpEnd {
+    Done,
+    /// A produce's batch: where it landed, or for an exact retry where
+    /// the original had landed (E7).
+    Appended(AppendResult),
+    /// A commit or abort that crashed at its cut point: recovery's report.
+    Crashed(RecoveryReport),
+}
+
+type OpResult = Result<OpEnd, MiniKafkaError>;
+
+/// How many finished produces [`Driver::appended`] remembers: a served
+/// client's request reads its steps' results as soon as they finish.
+const APPENDED_KEPT: usize = 4096;
 
 struct PendingOp {
     step: usize,
@@ -180,7 +193,7 @@ impl Drop for Keeper {
 pub struct Driver {
     /// `cluster.json`'s keeper (`None` on a private temporary directory).
     keeper: Option<Keeper>,
-    runtime: Runtime,
+    tasks: Tasks,
     clock: ManualClock,
     cluster: BrokerCluster,
     config: MiniKafkaConfig,
@@ -193,6 +206,8 @@ pub struct Driver {
     ops: Vec<PendingOp>,
     events: History<Event>,
     errors: History<ErrorEvent>,
+    /// The latest finished produces' results by step ([`Self::appended`]).
+    appended: std::collections::VecDeque<(usize, AppendResult)>,
     last_recovery: Option<RecoveryReport>,
     /// How this step's own operation ended, if it ended during quiescence.
     own_outcome: Option<Outcome>,
@@ -433,17 +448,7 @@ impl Driver {
         rules: String,
         temp: Option<tempfile::TempDir>,
     ) -> Self {
-        // Tasks run in the order they were woken, as in the book's asyncio
-        // loop (issue 16): the wakes of a step's own call (a replicate that
-        // acknowledges two appends) queue remotely, those of the tasks that
-        // run locally; checking the remote queue first on every tick runs
-        // the step's wakes before what they wake in turn, which is
-        // asyncio's one FIFO queue. So two operations completing in one
-        // step journal their frames in the book's order.
-        let runtime = tokio::runtime::Builder::new_current_thread()
-            .global_queue_interval(1)
-            .build()
-            .expect("a current-thread runtime without drivers always builds");
+        let tasks = Tasks::new();
         let moments = Arc::new(Mutex::new(MomentSlot {
             bounds: MOMENT_FRAME,
             moment: None,
@@ -459,7 +464,7 @@ impl Driver {
         })));
         Self {
             keeper: None,
-            runtime,
+            tasks,
             clock,
             cluster,
             config,
@@ -472,6 +477,7 @@ impl Driver {
             ops: Vec::new(),
             events: History::new(),
             errors: History::new(),
+            appended: std::collections::VecDeque::new(),
             last_recovery: None,
             own_outcome: None,
             crashed_in_step: None,
@@ -588,6 +594,35 @@ impl Driver {
     /// Failed actions so far, oldest first.
     pub fn errors(&self) -> &History<ErrorEvent> {
         &self.errors
+    }
+
+    /// Where the batch of the `produce` of `step` landed, once it
+    /// finished well: its offsets (none for acks=0), and whether it was an
+    /// exact retry answered with the original's (E7). Kept for the latest
+    /// produces only; a served client reads it as its step finishes.
+    pub fn appended(&self, step: usize) -> Option<AppendResult> {
+        self.appended
+            .iter()
+            .rev()
+            .find(|(s, _)| *s == step)
+            .map(|(_, r)| *r)
+    }
+
+    /// The original offsets a duplicate produce or send of `step` was
+    /// answered with.
+    fn own_duplicate(&self, step: usize) -> Option<(i64, i64)> {
+        self.appended(step)
+            .filter(|r| r.duplicate)
+            .and_then(|r| r.offsets)
+    }
+
+    /// Where the batch of the pending `produce` of `step` lands: its
+    /// partition and first offset (for an exact retry, its original's).
+    pub fn lands_at(&self, step: usize) -> Option<(TopicPartition, i64)> {
+        self.ops
+            .iter()
+            .find(|op| op.step == step)
+            .and_then(|op| op.appended.clone())
     }
 
     /// What the last crash or tear's recovery did, if one happened.
@@ -716,6 +751,17 @@ impl Driver {
             Outcome::Recovered(text) => {
                 Said::new(text.clone(), self.recovered_zh.clone().unwrap_or_default())
             }
+            Outcome::Ok if self.own_duplicate(step).is_some() => {
+                let (first, last) = self.own_duplicate(step).expect("just checked");
+                Said::new(
+                    format!(
+                        "{name}: an exact retry, answered with the original offsets {first}..{last} (E7: duplicate, nothing appended)"
+                    ),
+                    format!(
+                        "{name_zh}：完全相同的重试，以原 offset {first}..{last} 回答（E7：重复，未追加）"
+                    ),
+                )
+            }
             other => Said::new(
                 format!("{name}: {}", other.name()),
                 format!("{name_zh}：{}", said::outcome_zh(other.name())),
@@ -810,6 +856,7 @@ impl Driver {
                 records,
                 acks,
                 producer,
+                wire,
             } => {
                 return self
                     .produce(
@@ -818,6 +865,7 @@ impl Driver {
                         to_records(&payload_records(key, value, records)),
                         acks.unwrap_or_default(),
                         producer.as_deref(),
+                        *wire,
                     )
                     .map(Started::Pending);
             }
@@ -937,7 +985,8 @@ impl Driver {
 
     /// Appends one batch of `records` (one record, or a client's whole
     /// batch) to `partition`, else to the partition of the first record's
-    /// key, else round-robin.
+    /// key, else round-robin: as a named producer's, as a client's with
+    /// its `wire` identity, or as a plain producer's.
     fn produce(
         &mut self,
         topic: &str,
@@ -945,16 +994,34 @@ impl Driver {
         records: Vec<Record>,
         acks: AckMode,
         producer: Option<&str>,
+        wire: Option<WireIdentity>,
     ) -> Result<PendingOp, ActionError> {
         let key = records.first().and_then(|r| r.key.as_deref());
         let tp = self.cluster.choose_partition(topic, partition, key)?;
-        let offset = self.cluster.with_state(|s| {
-            s.partition(&tp)
-                .map(|set| set.leader_replica().log_end_offset())
-                .unwrap_or(-1)
+        let batch = wire.map(|w| {
+            RecordBatch::new(records.clone()).with_producer(
+                w.producer_id,
+                i32::from(w.epoch),
+                w.base_sequence,
+            )
         });
-        let future = match producer {
-            Some(name) => {
+        // Where the batch lands, or for an exact retry where its original
+        // did (what a pending acks=all retry waits on).
+        let offset = self.cluster.with_state(|s| {
+            s.partition(&tp).map_or(-1, |set| {
+                let leader = set.leader_replica();
+                match batch
+                    .as_ref()
+                    .and_then(|b| leader.producer_state.check(&tp, b).ok())
+                {
+                    Some(SequenceCheck::Duplicate { base_offset, .. }) => base_offset,
+                    _ => leader.log_end_offset(),
+                }
+            })
+        });
+        let future = match (batch, producer) {
+            (Some(batch), _) => self.cluster.try_append(&tp, batch, acks, None)?,
+            (None, Some(name)) => {
                 if !self.producers.contains_key(name) {
                     let p = self.cluster.producer(name)?;
                     self.producers.insert(name.to_string(), p);
@@ -963,13 +1030,13 @@ impl Driver {
                 p.set_acks(acks);
                 p.send_records(&tp, records)?
             }
-            None => self
+            (None, None) => self
                 .cluster
                 .try_append(&tp, RecordBatch::new(records), acks, None)?,
         };
         let task = self
-            .runtime
-            .spawn(async move { future.await.map(|_| None) });
+            .tasks
+            .spawn(async move { future.await.map(OpEnd::Appended) });
         Ok(PendingOp {
             step: self.step,
             kind: "produce",
@@ -996,6 +1063,7 @@ impl Driver {
                 key,
                 value,
                 records,
+                wire,
             } => {
                 let first_key = payload(key, value, records)
                     .first()
@@ -1010,6 +1078,7 @@ impl Driver {
                     key: key.clone(),
                     value: value.clone(),
                     records: records.clone(),
+                    wire: *wire,
                 }
             }
             other => other.clone(),
@@ -1024,7 +1093,7 @@ impl Driver {
         let refs = self.txn_refs.clone();
         let kind = action.name();
         let generation = self.cluster.generation();
-        let task = self.runtime.spawn(async move {
+        let task = self.tasks.spawn(async move {
             let _turn = lock.lock_owned().await;
             // An action queued behind one that crashed the cluster (a cut
             // point) is a pending operation the crash drops.
@@ -1179,11 +1248,7 @@ impl Driver {
 
     /// Lets spawned work run until it can go no further.
     fn quiesce(&mut self) {
-        self.runtime.block_on(async {
-            for _ in 0..QUIESCE_YIELDS {
-                tokio::task::yield_now().await;
-            }
-        });
+        self.tasks.settle();
         let ops = std::mem::take(&mut self.ops);
         for op in ops {
             if !op.task.is_finished() {
@@ -1191,8 +1256,8 @@ impl Driver {
                 continue;
             }
             let result = self
-                .runtime
-                .block_on(op.task)
+                .tasks
+                .join(op.task)
                 .unwrap_or_else(|e| Err(MiniKafkaError::InvalidBatch(format!("task failed: {e}"))));
             let done = Done {
                 step: op.step,
@@ -1209,8 +1274,15 @@ impl Driver {
     fn finish(&mut self, op: Done, result: OpResult) {
         let own = op.step == self.step;
         match result {
-            Ok(None) if own => self.own_outcome = Some(Outcome::Ok),
-            Ok(None) => self.events.push(Event::new(
+            Ok(OpEnd::Appended(result)) => {
+                if self.appended.len() == APPENDED_KEPT {
+                    self.appended.pop_front();
+                }
+                self.appended.push_back((op.step, result));
+                self.finish(op, Ok(OpEnd::Done));
+            }
+            Ok(OpEnd::Done) if own => self.own_outcome = Some(Outcome::Ok),
+            Ok(OpEnd::Done) => self.events.push(Event::new(
                 self.step,
                 Said::new(
                     format!("{} of step {} completed", op.kind, op.step),
@@ -1219,7 +1291,7 @@ impl Driver {
             )),
             // Only a commit or abort that crashed at its cut point reports
             // a recovery.
-            Ok(Some(report)) => {
+            Ok(OpEnd::Crashed(report)) => {
                 let text = narrate::cut_crash(
                     op.kind == "commit",
                     op.txn.as_deref().unwrap_or_default(),
@@ -1368,8 +1440,8 @@ fn copy_tree(from: &Path, to: &Path, depth: usize) -> std::io::Result<()> {
 /// A commit or abort that crashed at its cut point reports the recovery.
 fn end_outcome(outcome: EndOutcome) -> OpResult {
     Ok(match outcome {
-        EndOutcome::Completed => None,
-        EndOutcome::Crashed(report) => Some(report),
+        EndOutcome::Completed => OpEnd::Done,
+        EndOutcome::Crashed(report) => OpEnd::Crashed(report),
     })
 }
 
@@ -1398,7 +1470,7 @@ async fn run_txn_op(
             refs.lock()
                 .unwrap_or_else(std::sync::PoisonError::into_inner)
                 .insert(txn.to_string(), tx.instance());
-            Ok(None)
+            Ok(OpEnd::Done)
         }
         Action::Send {
             topic,
@@ -1406,24 +1478,32 @@ async fn run_txn_op(
             key,
             value,
             records,
+            wire,
             ..
         } => {
             let records = to_records(&payload_records(&key, &value, &records));
-            handle()?.send_batch(&topic, partition, records).await?;
-            Ok(None)
+            let count = records.len() as i64;
+            let wire = wire.map(|w| (w.producer_id, i32::from(w.epoch), w.base_sequence));
+            let sent = handle()?
+                .send_batch_as(&topic, partition, records, wire)
+                .await?;
+            Ok(OpEnd::Appended(AppendResult {
+                offsets: Some((sent.base_offset, sent.base_offset + count - 1)),
+                duplicate: sent.duplicate,
+            }))
         }
         Action::SendOffsets { group, offsets, .. } => {
             let offsets = offsets
                 .into_iter()
                 .map(|o| (TopicPartition::new(o.topic, o.partition), o.offset));
             handle()?.send_offsets(&group, offsets).await?;
-            Ok(None)
+            Ok(OpEnd::Done)
         }
         Action::Commit { crash_after, .. } => {
             end_outcome(handle()?.commit_until(crash_after).await?)
         }
         Action::Abort { crash_after, .. } => end_outcome(handle()?.abort_until(crash_after).await?),
-        _ => Ok(None),
+        _ => Ok(OpEnd::Done),
     }
 }
 

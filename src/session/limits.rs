@@ -386,6 +386,7 @@ mod tests {
             records: vec![],
             acks: None,
             producer: None,
+            wire: None,
         })
         .unwrap_err();
         assert_eq!(e.field, "action.produce.value");

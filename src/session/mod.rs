@@ -15,6 +15,7 @@ pub mod recording;
 pub mod said;
 pub mod scratch;
 pub mod snapshot;
+pub mod tasks;
 pub mod timeline;
 pub mod ui_step;
 

@@ -442,6 +442,7 @@ pub fn parse(kind: PromptKind, text: &str, facts: &Facts) -> Result<Action, Said
                     .transpose()
                     .map_err(|e| field_error(e, "acks 只能是 0、1 或 all"))?,
                 producer: a.field("producer").map(str::to_string),
+                wire: None,
             }
         }
         PromptKind::Begin => Action::Begin {
@@ -460,6 +461,7 @@ pub fn parse(kind: PromptKind, text: &str, facts: &Facts) -> Result<Action, Said
                 key: a.field("key").map(str::to_string),
                 value: Some(a.at(2).to_string()),
                 records: Vec::new(),
+                wire: None,
             }
         }
         PromptKind::SendOffsets => {
@@ -702,7 +704,8 @@ mod tests {
                 value: Some("hello world".into()),
                 records: vec![],
                 acks: Some("all".parse().unwrap()),
-                producer: None
+                producer: None,
+                wire: None,
             }
         );
         assert!(matches!(

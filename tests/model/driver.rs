@@ -156,6 +156,7 @@ impl Model {
                         key: None,
                         value: value.clone(),
                         records: vec![],
+                        wire: None,
                     },
                     generation: self.generation,
                     phase: Phase::Queued,

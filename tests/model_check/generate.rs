@@ -179,6 +179,7 @@ pub fn concretize(op: &Op, m: &Model, driver: &Driver, step: usize) -> Option<Ac
                     .expect("a spelling"),
             ),
             producer: None,
+            wire: None,
         },
         Op::Begin(txn) if txn_free(txn) => Action::Begin {
             txn: TXNS[txn as usize].into(),
@@ -194,6 +195,7 @@ pub fn concretize(op: &Op, m: &Model, driver: &Driver, step: usize) -> Option<Ac
             key: None,
             value: Some(value),
             records: vec![],
+            wire: None,
         },
         Op::SendOffsets {
             txn,

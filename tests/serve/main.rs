@@ -19,6 +19,8 @@ mod raw;
 mod readme;
 mod record;
 mod reopen;
+mod restart_promises;
+mod script;
 mod server;
 mod txn;
 mod wire;

@@ -1,6 +1,8 @@
 //! A `mk-tui serve` child process for one test: started on loopback with
-//! ports the system picks, stopped with SIGTERM, killed on drop. Every wait
-//! is bounded.
+//! ports the system picks, stopped with SIGTERM, killed on drop. A server
+//! started with [`Server::start_restartable`] can also be killed with
+//! SIGKILL, paused (SIGSTOP/SIGCONT) and restarted on the same data
+//! directory and ports ([`Server::restart`]). Every wait is bounded.
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
@@ -19,6 +21,8 @@ pub struct Server {
     pub brokers: Vec<(u32, u16)>,
     pub data_dir: PathBuf,
     log: PathBuf,
+    /// The arguments before `--data-dir`, for [`Self::restart`].
+    args: Vec<String>,
     _temp: tempfile::TempDir,
 }
 
@@ -35,16 +39,65 @@ impl Server {
     /// Starts the binary with exactly `args` plus `--data-dir`.
     pub fn start_with(temp: tempfile::TempDir, data_dir: PathBuf, args: &[&str]) -> Self {
         let log = temp.path().join("serve.log");
+        let mut server = Self {
+            child: None,
+            brokers: Vec::new(),
+            data_dir,
+            log,
+            args: args.iter().map(|a| a.to_string()).collect(),
+            _temp: temp,
+        };
+        server.spawn();
+        server
+    }
+
+    /// `mk-tui serve --listen 127.0.0.1:BASE --data-dir D EXTRA...` on
+    /// three consecutive free ports, so that [`Self::restart`] can listen
+    /// on the same ones again (a few tries: a neighbour may be taken).
+    pub fn start_restartable(extra: &[&str]) -> Self {
+        for _ in 0..10 {
+            let base = std::net::TcpListener::bind("127.0.0.1:0")
+                .unwrap()
+                .local_addr()
+                .unwrap()
+                .port();
+            if base > 65000
+                || (1..3).any(|n| std::net::TcpListener::bind(("127.0.0.1", base + n)).is_err())
+            {
+                continue;
+            }
+            let temp = tempfile::tempdir().unwrap();
+            let data_dir = temp.path().join("data");
+            let listen = format!("127.0.0.1:{base}");
+            let mut args = vec!["serve", "--listen", &listen];
+            args.extend_from_slice(extra);
+            let attempt = std::panic::catch_unwind(|| Self::start_with(temp, data_dir, &args));
+            if let Ok(server) = attempt {
+                return server;
+            }
+        }
+        panic!("no three consecutive free ports found in ten tries");
+    }
+
+    /// Starts the child (its standard error appended to the log) and waits
+    /// for `ready`.
+    fn spawn(&mut self) {
+        let log = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&self.log)
+            .unwrap();
         let mut child = Command::new(env!("CARGO_BIN_EXE_mk-tui"))
-            .args(args)
+            .args(&self.args)
             .arg("--data-dir")
-            .arg(&data_dir)
+            .arg(&self.data_dir)
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
-            .stderr(std::fs::File::create(&log).unwrap())
+            .stderr(log)
             .spawn()
             .expect("mk-tui starts");
         let stdout = child.stdout.take().unwrap();
+        self.child = Some(child);
         let (tx, rx) = mpsc::channel();
         std::thread::spawn(move || {
             for line in BufReader::new(stdout).lines().map_while(Result::ok) {
@@ -55,13 +108,6 @@ impl Server {
         });
         let deadline = Instant::now() + START_TIMEOUT;
         let mut brokers = Vec::new();
-        let mut server = Self {
-            child: Some(child),
-            brokers: Vec::new(),
-            data_dir,
-            log,
-            _temp: temp,
-        };
         loop {
             let left = deadline.saturating_duration_since(Instant::now());
             match rx.recv_timeout(left) {
@@ -76,12 +122,37 @@ impl Server {
                 }
                 Err(_) => panic!(
                     "mk-tui serve did not print ready in time; its log:\n{}",
-                    server.log()
+                    self.log()
                 ),
             }
         }
-        server.brokers = brokers;
-        server
+        self.brokers = brokers;
+    }
+
+    /// Kills the server with SIGKILL (`kill -9`: nothing flushed, nothing
+    /// closed) and waits for it to be gone.
+    pub fn kill(&mut self) {
+        let mut child = self.child.take().expect("running");
+        child.kill().unwrap();
+        child.wait().unwrap();
+    }
+
+    /// Starts the server again on the same data directory, arguments and
+    /// ports, after [`Self::kill`] or [`Self::stop`].
+    pub fn restart(&mut self) {
+        assert!(self.child.is_none(), "restart after kill or stop");
+        let before = self.brokers.clone();
+        self.spawn();
+        assert_eq!(self.brokers, before, "restarted on the same ports");
+    }
+
+    /// Pauses (SIGSTOP) or resumes (SIGCONT) the server: its connections
+    /// stay open and nothing is answered meanwhile.
+    pub fn pause(&self, paused: bool) {
+        let child = self.child.as_ref().expect("running");
+        let signal = if paused { libc::SIGSTOP } else { libc::SIGCONT };
+        // SAFETY: kill(2) with the id of our own child and a signal.
+        assert_eq!(unsafe { libc::kill(child.id() as i32, signal) }, 0);
     }
 
     /// The bootstrap address: the first broker.
@@ -149,6 +220,7 @@ pub fn state_of(dir: &Path) -> serde_json::Value {
 impl Drop for Server {
     fn drop(&mut self) {
         if let Some(mut child) = self.child.take() {
+            // SIGKILL ends a paused (SIGSTOP) server too.
             let _ = child.kill();
             let _ = child.wait();
         }

@@ -220,8 +220,8 @@ fn an_idempotent_producer_writes_each_record_once_with_its_sequence() {
     let log = server.stop();
     assert!(log.contains("idempotent producer id 1000 epoch 0"), "{log}");
     assert!(
-        log.contains("of producer rdkafka#1000, sequence 0"),
-        "the records are the engine's named producer's:\n{log}"
+        log.contains("of producer 1000 epoch 0, sequence 0"),
+        "the records carry the client's identity into the engine:\n{log}"
     );
     let state = server.state();
     let p = partition(&state, "t", 0);
@@ -243,7 +243,7 @@ fn an_idempotent_producer_writes_each_record_once_with_its_sequence() {
     assert!(!seqs.is_empty(), "{p}");
     assert!(
         seqs.iter()
-            .all(|&(pid, seq, offset)| pid == 0 && seq == offset),
+            .all(|&(pid, seq, offset)| pid == 1000 && seq == offset),
         "{seqs:?}: {p}"
     );
 }

@@ -103,6 +103,20 @@ impl Transaction {
             .await
     }
 
+    /// Sends a Kafka client's batch numbered as the client numbered it
+    /// ([`TransactionManager::send_batch_as`]).
+    pub async fn send_batch_as(
+        &self,
+        topic: &str,
+        partition: Option<u32>,
+        records: Vec<crate::engine::Record>,
+        wire: Option<(i64, i32, i32)>,
+    ) -> Result<super::manager::Sent> {
+        self.manager
+            .send_batch_as(self, topic, partition, records, wire)
+            .await
+    }
+
     /// Stages consumer offsets for `group`; published only by commit.
     pub async fn send_offsets(
         &self,

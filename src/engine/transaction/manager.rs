@@ -23,6 +23,7 @@ use crate::engine::core::cluster::ClusterState;
 use crate::engine::core::metadata::TopicPartition;
 use crate::engine::core::record::Record;
 use crate::engine::error::{MiniKafkaError, Result};
+use crate::engine::producer::SequenceCheck;
 use crate::engine::replication::AckMode;
 use crate::engine::transaction::coordinator::InstanceRef;
 use crate::engine::transaction::model::{CutPoint, TransactionData, TransactionState};
@@ -41,6 +42,16 @@ fn ongoing(s: &ClusterState, tx: &Transaction, operation: &'static str) -> Resul
 }
 
 /// The transaction manager of a cluster (`cluster.transactions()`).
+/// Where a transactional batch landed ([`TransactionManager::send_batch_as`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Sent {
+    pub tp: TopicPartition,
+    /// The batch's first offset; for an exact retry, its original's.
+    pub base_offset: i64,
+    /// An exact retry answered with the original's offset (E7).
+    pub duplicate: bool,
+}
+
 #[derive(Debug, Clone)]
 pub struct TransactionManager {
     cluster: BrokerCluster,
@@ -143,28 +154,82 @@ impl TransactionManager {
         partition: Option<u32>,
         records: Vec<Record>,
     ) -> Result<(TopicPartition, i64)> {
-        let (index, tp, offset, ack) = self.cluster.mutate(|s, now| {
+        let sent = self
+            .send_batch_as(tx, topic, partition, records, None)
+            .await?;
+        Ok((sent.tp, sent.base_offset))
+    }
+
+    /// `send` of a Kafka client's batch, numbered as the client numbered
+    /// it: `wire` is the producer id, epoch and first sequence it carried.
+    /// They must be the transaction's producer's (E14), and its producer
+    /// state judges the sequence (E7): an exact retry of a batch already
+    /// sent is answered with its original offset and appends nothing.
+    /// Without `wire` the engine numbers the batch itself.
+    pub async fn send_batch_as(
+        &self,
+        tx: &Transaction,
+        topic: &str,
+        partition: Option<u32>,
+        records: Vec<Record>,
+        wire: Option<(i64, i32, i32)>,
+    ) -> Result<Sent> {
+        let appended = self.cluster.mutate(|s, now| {
             let index = ongoing(s, tx, "send")?;
             let key = records.first().and_then(|r| r.key.as_deref());
             let tp = s.choose_partition(topic, partition, key)?;
             let mut batch = RecordBatch::new(records).with_transactional_id(tx.id());
-            if let Some((pid, epoch)) = s.transactions.instance(index).producer {
-                let next = s
-                    .partition(&tp)?
-                    .leader_replica()
-                    .producer_state
-                    .entry(pid)
-                    .filter(|e| e.epoch == epoch)
-                    .and_then(|e| e.batches.back())
-                    .map_or(0, |b| b.last_sequence.wrapping_add(1));
-                batch = batch.with_producer(pid, epoch, next);
+            match (s.transactions.instance(index).producer, wire) {
+                (Some((pid, epoch)), None) => {
+                    let next = s
+                        .partition(&tp)?
+                        .leader_replica()
+                        .producer_state
+                        .entry(pid)
+                        .filter(|e| e.epoch == epoch)
+                        .and_then(|e| e.batches.back())
+                        .map_or(0, |b| b.last_sequence.wrapping_add(1));
+                    batch = batch.with_producer(pid, epoch, next);
+                }
+                (Some((pid, epoch)), Some((wire_pid, wire_epoch, sequence))) => {
+                    if (wire_pid, wire_epoch) != (pid, epoch) {
+                        return Err(MiniKafkaError::ProducerFenced {
+                            tp: tp.to_string(),
+                            producer_id: wire_pid,
+                            epoch: wire_epoch,
+                            current: epoch,
+                        });
+                    }
+                    batch = batch.with_producer(pid, epoch, sequence);
+                    let leader = s.partition(&tp)?.leader_replica();
+                    if let SequenceCheck::Duplicate { base_offset, .. } =
+                        leader.producer_state.check(&tp, &batch)?
+                    {
+                        return Ok(Err(Sent {
+                            tp,
+                            base_offset,
+                            duplicate: true,
+                        }));
+                    }
+                }
+                (None, Some(_)) => {
+                    return Err(MiniKafkaError::InvalidBatch(format!(
+                        "{:?}'s transaction has no producer id under the book's rules: its batches carry no client identity",
+                        tx.id()
+                    )));
+                }
+                (None, None) => {}
             }
             let set = s.partition_mut(&tp)?;
             let offset = set.leader_replica().log_end_offset();
             let ack = set.append(batch, AckMode::All, now, None)?;
             s.transactions.start_send(index, &tp, offset);
-            Ok((index, tp, offset, ack))
+            Ok(Ok((index, tp, offset, ack)))
         })?;
+        let (index, tp, offset, ack) = match appended {
+            Ok(appended) => appended,
+            Err(duplicate) => return Ok(duplicate),
+        };
         let generation = self.cluster.generation();
         if let Err(e) = ack.await {
             if self.cluster.generation() == generation {
@@ -177,7 +242,11 @@ impl TransactionManager {
             let index = ongoing(s, tx, "send")?;
             s.transactions.record_send(index, &tp, offset)
         })?;
-        Ok((tp, offset))
+        Ok(Sent {
+            tp,
+            base_offset: offset,
+            duplicate: false,
+        })
     }
 
     /// `send_offsets` (E10): stages consumer offsets for `group`, journaled;

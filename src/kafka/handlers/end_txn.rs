@@ -8,11 +8,15 @@
 //! transaction before the answer.
 //!
 //! An EndTxn with no transaction open is answered NONE if it repeats the
-//! way the last one ended (a retry whose answer was lost), else
-//! INVALID_TXN_STATE. A transaction the cluster ended meanwhile (timeout,
-//! abort from the dashboard, crash) cannot be committed: PRODUCER_FENCED
-//! under the kafka rules (Kafka fences a timed-out producer),
-//! INVALID_TXN_STATE under the book's; aborting it is answered NONE.
+//! way the last one ended (a retry whose answer was lost, across a restart
+//! too: [`txn_client::recall`]), else INVALID_TXN_STATE. A transaction
+//! whose outcome was decided meanwhile (its PREPARE written: a commit
+//! completed by recovery, or one whose markers could not be written) is
+//! answered as it really ends: NONE for the same verb, INVALID_TXN_STATE
+//! for the other, as Kafka's coordinator answers. One the cluster aborted
+//! (timeout, abort from the dashboard, crash) cannot be committed:
+//! PRODUCER_FENCED under the kafka rules (Kafka fences a timed-out
+//! producer), INVALID_TXN_STATE under the book's; aborting it is NONE.
 
 use std::time::Duration;
 
@@ -70,7 +74,36 @@ pub fn handle(worker: &mut Worker, request: &EndTxnRequest) -> Handled {
             answer(Err(e), outcome)
         });
     };
-    if let Err(why) = txn_client::still_open(worker, &txn, &open) {
+    let decided = worker.driver.cluster().with_state(|s| {
+        s.transactions()
+            .instances()
+            .get(open.instance)
+            .and_then(|d| txn_client::ended_as(d.state).map(|e| (e, d.state)))
+    });
+    // Resuming a commit (or abort) whose PREPARE holds and whose markers
+    // could not all be written (a full disk) is the action itself again.
+    let resumes = decided.is_some_and(|(e, state)| e == wanted && !state.is_complete());
+    if let (false, Err(why)) = (resumes, txn_client::still_open(worker, &txn, &open)) {
+        // Decided already (a commit completed by recovery, one whose
+        // PREPARE holds): answered as it really ends, as Kafka's
+        // coordinator answers an EndTxn of a transaction in PREPARE_* or
+        // COMPLETE_*. An abort the cluster made (a timeout, the
+        // dashboard, a fencing) is left to the rules below.
+        if let Some((ended, state)) =
+            decided.filter(|(e, _)| *e == Ended::Committed || wanted == Ended::Aborted)
+        {
+            end_locally(worker, &txn, ended);
+            return Handled::Now(if ended == wanted {
+                answer(Ok(()), format!("{verb} {txn:?}: already {state}: {why}"))
+            } else {
+                let e = (
+                    code::INVALID_TXN_STATE,
+                    format!("{txn:?}'s transaction is {state}, decided before this {verb}"),
+                );
+                let outcome = refused(&txn, &e);
+                answer(Err(e), outcome)
+            });
+        }
         end_locally(worker, &txn, wanted);
         return Handled::Now(if wanted == Ended::Aborted {
             answer(Ok(()), format!("{verb} {txn:?}: already ended: {why}"))

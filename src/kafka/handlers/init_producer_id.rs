@@ -1,11 +1,11 @@
 //! InitProducerId (versions 0-4): a producer id and epoch for an
 //! idempotent or a transactional producer (E7, E10, E14).
 //!
-//! - Idempotent (no transactional id): the server gives the id itself
-//!   (from 1000, [`crate::kafka::producers`]); nothing changes in the
-//!   engine until the producer's first batch, a `produce` action of the
-//!   named producer `CLIENT#ID`. A client that names its id and current
-//!   epoch (v3+, KIP-360) gets the same id at the next epoch.
+//! - Idempotent (no transactional id): a new id, from 1000, never one
+//!   given before ([`crate::kafka::producer_ids`]), as Kafka's coordinator
+//!   answers (a client that names its id and epoch, KIP-360, gets a new
+//!   id too). Nothing changes in the engine until the producer's first
+//!   batch, a `produce` carrying its identity.
 //! - Transactional, `--rules kafka`: a `begin` action. The engine gives
 //!   the transactional id its next producer epoch and, if a transaction of
 //!   the id is still open (a zombie's), completes and fences it, as
@@ -56,14 +56,16 @@ pub fn handle(
         ));
     }
     let Some(txn) = txn else {
-        let known = (version >= 3 && request.producer_id.0 >= 0)
-            .then_some((request.producer_id.0, request.producer_epoch));
-        let (id, epoch) = worker.producers.init_idempotent(client_id, known);
-        return Handled::Now(answer(
-            Ok((id, epoch)),
-            format!("idempotent producer id {id} epoch {epoch}"),
-        ));
+        return Handled::Now(match worker.producers.init_idempotent(worker.driver) {
+            Ok((id, epoch)) => answer(
+                Ok((id, epoch)),
+                format!("idempotent producer id {id} epoch {epoch}"),
+            ),
+            Err(why) => not_allocated(why),
+        });
     };
+    // After a restart: what the journal or the server's file kept of it.
+    super::txn_client::recall(worker, &txn);
     if !fences(worker) {
         return Handled::Now(book_rules(worker, client_id, &txn));
     }
@@ -168,7 +170,13 @@ fn book_rules(worker: &mut Worker, client: &str, txn: &str) -> Answer {
             ),
         );
     }
-    let identity = worker.producers.next_transactional_identity(txn);
+    let identity = match worker
+        .producers
+        .next_transactional_identity(worker.driver, txn)
+    {
+        Ok(identity) => identity,
+        Err(why) => return not_allocated(why),
+    };
     worker
         .producers
         .init_transactional(txn, client, identity, None);
@@ -178,6 +186,16 @@ fn book_rules(worker: &mut Worker, client: &str, txn: &str) -> Answer {
             "transactional id {txn:?}: producer id {} epoch {} (the server's; the book's transactions have none)",
             identity.0, identity.1
         ),
+    )
+}
+
+/// No id could be given durably (the data directory cannot be written):
+/// COORDINATOR_NOT_AVAILABLE, which a client retries, rather than an id a
+/// restart could give again.
+fn not_allocated(why: String) -> Answer {
+    answer(
+        Err((code::COORDINATOR_NOT_AVAILABLE, why.clone())),
+        format!("COORDINATOR_NOT_AVAILABLE: no producer id given: {why}"),
     )
 }
 

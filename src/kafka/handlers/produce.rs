@@ -200,6 +200,7 @@ fn produce_action(topic: &str, partition: u32, batch: Vec<IncomingRecord>, acks:
         records,
         acks: Some(acks.parse().expect("0, 1 or all")),
         producer: None,
+        wire: None,
     }
 }
 

@@ -1,27 +1,32 @@
 //! Produce (versions 3-9) from idempotent and transactional producers:
 //! v2 batches with a producer id, epoch and base sequence (E1, E7, E10).
 //!
-//! The edge checks what the action vocabulary does not carry: the
-//! producer id and epoch against InitProducerId's (INVALID_PRODUCER_EPOCH
-//! for an old epoch under `--rules kafka`, UNKNOWN_PRODUCER_ID for an id it
-//! never gave), and the batch's sequence numbers against the producer's
-//! recent batches on the partition, as E7 does: an exact retry is answered
-//! with the original offset and appends nothing; a gap is
-//! OUT_OF_ORDER_SEQUENCE_NUMBER. A transactional batch must go to a
-//! partition added with AddPartitionsToTxn (INVALID_TXN_STATE).
-//!
-//! Then each partition's records become one action carrying them all
-//! (`records`: one engine batch, as Kafka keeps the client's; split only
-//! past one action's caps, Kafka's `message.max.bytes`):
-//! - idempotent: `produce` by the named producer `CLIENT#ID` (the engine's
-//!   own idempotent producer, which numbers its batches' sequences as the
-//!   client did), with the request's acks; acks=all waits as a plain
-//!   produce does;
-//! - transactional: `send` in the client's transaction (E10: acks=all, the
-//!   partition and first offset journaled). The sends go one at a time,
-//!   each once the transaction has nothing pending in the driver, so every
-//!   one appends when it is applied and the response's base offset is the
-//!   first record's.
+//! The edge translates; the engine decides. Each partition's records
+//! become one action carrying them all (`records`: one engine batch, as
+//! Kafka keeps the client's; split only past one action's caps, Kafka's
+//! `message.max.bytes`) and the client's identity (`wire`: producer id,
+//! epoch, first sequence). The leader's producer state (E7), rebuilt from
+//! the log when the server restarts, judges the sequence: an exact retry
+//! is answered with the original offsets and appends nothing, a gap is
+//! OUT_OF_ORDER_SEQUENCE_NUMBER, an older epoch INVALID_PRODUCER_EPOCH,
+//! and a newer epoch from sequence 0 starts afresh (KIP-360, the epoch an
+//! idempotent client bumps itself after a timed-out batch).
+//! - idempotent: a `produce` with the request's acks; any producer id is
+//!   taken, as Kafka takes it (ids are the server's, never reused:
+//!   [`crate::kafka::producers`]);
+//! - transactional: a `send` in the client's transaction (E10: acks=all,
+//!   the partition and first offset journaled), to a partition added with
+//!   AddPartitionsToTxn (INVALID_TXN_STATE otherwise). The sends go one at
+//!   a time, each once the transaction has nothing pending in the driver.
+//!   The engine numbers a transaction's batches itself: the book's
+//!   transactions have no producer id, and under the kafka rules each
+//!   `begin` takes the next epoch (E14) while a Kafka client keeps one
+//!   epoch across its transactions (transaction version 1). So the edge
+//!   keeps a transactional client's recent sequences per partition and
+//!   answers its exact retries itself; with no sequences known (a new
+//!   producer, or after a restart) it takes the client's, as Kafka takes
+//!   any sequence of a producer it holds no state for
+//!   (docs/kafka-differences.md).
 
 use std::collections::VecDeque;
 use std::time::{Duration, Instant};
@@ -35,11 +40,12 @@ use super::{leader_check, topic_partition, txn_client};
 use crate::engine::{AckMode, TopicPartition};
 use crate::kafka::clock::RealTime;
 use crate::kafka::errors::{code, name_of};
-use crate::kafka::producers::{SequenceVerdict, Sequences};
+use crate::kafka::producers::SequenceVerdict;
 use crate::kafka::records::{self, IncomingRecord};
 use crate::kafka::steps::{self, Refused, StepEnd};
 use crate::kafka::worker::{Answer, Continue, Handled, WaitingProduce, Worker};
 use crate::session::Action;
+use crate::session::action::WireIdentity;
 use crate::session::recording::Caption;
 
 /// The longest a produce waits, whatever the client asks.
@@ -96,9 +102,6 @@ pub fn handle(worker: &mut Worker, broker: u32, request: &ProduceRequest) -> Opt
     let mut response = ProduceResponse::default();
     let mut notes = Vec::new();
     let mut admitted = Vec::new();
-    // Retries whose original acks=all appends still wait: answered with
-    // them (ti, pi, the steps).
-    let mut retries_waiting = Vec::new();
     for (ti, topic) in request.topic_data.iter().enumerate() {
         let name = topic.name.0.to_string();
         let mut tr = TopicProduceResponse::default().with_name(topic.name.clone());
@@ -111,19 +114,10 @@ pub fn handle(worker: &mut Worker, broker: u32, request: &ProduceRequest) -> Opt
                 Ok(a) => match a.duplicate {
                     Some(offset) => {
                         let said = retry_said(&a, offset);
-                        let waits = still_waiting(worker, &sender, &a);
-                        if waits.is_empty() || request.acks != -1 {
-                            notes.push(said.text("en").to_string());
-                        } else {
-                            notes.push(format!(
-                                "{}; its original is still waiting for the followers, and so is this answer",
-                                said.text("en")
-                            ));
-                            retries_waiting.push((ti, pi, waits));
-                        }
+                        notes.push(said.text("en").to_string());
                         // A `note` step: the dashboard and a recording
-                        // show the sequence check's answer, which appends
-                        // nothing (docs/kafka-protocol.md).
+                        // show the edge's sequence check, which appends
+                        // nothing (the book's transactions only).
                         worker.note(&said);
                         let appended_at = super::log_append_time_of(worker, &a.tp, offset);
                         pr = pr
@@ -154,7 +148,7 @@ pub fn handle(worker: &mut Worker, broker: u32, request: &ProduceRequest) -> Opt
             Answering {
                 response,
                 notes,
-                waiting: retries_waiting,
+                waiting: Vec::new(),
             },
             admitted,
             acks,
@@ -173,6 +167,7 @@ pub fn handle(worker: &mut Worker, broker: u32, request: &ProduceRequest) -> Opt
                     in_flight: 0,
                     admitted: a,
                     base_offset: None,
+                    first_step: None,
                     step: None,
                 })
                 .collect();
@@ -185,33 +180,6 @@ pub fn handle(worker: &mut Worker, broker: u32, request: &ProduceRequest) -> Opt
             }))
         }
     })
-}
-
-/// The steps of an idempotent batch's original acks=all appends that the
-/// driver still has pending (a retry of it waits for them too).
-fn still_waiting(worker: &Worker, sender: &Sender, a: &Admitted) -> Vec<usize> {
-    if *sender != Sender::Idempotent {
-        return Vec::new();
-    }
-    let Some(steps) = worker
-        .producers
-        .idempotent
-        .get(&a.producer_id)
-        .and_then(|p| p.appends.get(&(a.tp.clone(), a.base_sequence)))
-    else {
-        return Vec::new();
-    };
-    let pending: std::collections::BTreeSet<usize> = worker
-        .driver
-        .pending()
-        .iter()
-        .map(|p| p.action_step)
-        .collect();
-    steps
-        .iter()
-        .copied()
-        .filter(|s| pending.contains(s))
-        .collect()
 }
 
 /// A response being put together: the partitions answered so far, the
@@ -242,7 +210,7 @@ fn retry_said(a: &Admitted, offset: i64) -> Caption {
 
 /// The checks of the edge, before anything is appended.
 fn admit(
-    worker: &Worker,
+    worker: &mut Worker,
     broker: u32,
     topic: &str,
     data: &PartitionProduceData,
@@ -288,24 +256,8 @@ fn admit(
         records.extend(b.records.iter().cloned());
     }
     let sequences = match sender {
-        Sender::Idempotent => {
-            let p = worker.producers.idempotent.get(&producer_id).ok_or_else(|| {
-                (
-                    code::UNKNOWN_PRODUCER_ID,
-                    format!("producer id {producer_id} was not given by this server (InitProducerId)"),
-                )
-            })?;
-            if p.epoch != epoch {
-                return Err((
-                    code::INVALID_PRODUCER_EPOCH,
-                    format!(
-                        "producer {producer_id} epoch {epoch} is not the current {}",
-                        p.epoch
-                    ),
-                ));
-            }
-            p.sequences.get(&tp)
-        }
+        // The engine's producer state judges them (E7).
+        Sender::Idempotent => None,
         Sender::Transactional(txn) => {
             txn_client::check_producer(
                 worker,
@@ -325,22 +277,23 @@ fn admit(
                         format!("{tp} was not added to {txn:?}'s transaction (AddPartitionsToTxn)"),
                     )
                 })?;
+            let fences = txn_client::fences(worker);
+            let sequences = p.sequences.get(&tp).cloned().unwrap_or_default();
             txn_client::still_open(worker, txn, open).map_err(|m| {
-                let kafka = if txn_client::fences(worker) {
+                let kafka = if fences {
                     code::INVALID_PRODUCER_EPOCH
                 } else {
                     code::INVALID_TXN_STATE
                 };
                 (kafka, m)
             })?;
-            p.sequences.get(&tp)
+            Some(sequences)
         }
     };
     let count = records.len() as i32;
-    let verdict = sequences.map_or_else(
-        || Sequences::default().check(epoch, base_sequence, count),
-        |s| s.check(epoch, base_sequence, count),
-    );
+    let verdict = sequences.map_or(SequenceVerdict::Next, |s| {
+        s.check(epoch, base_sequence, count)
+    });
     let duplicate = match verdict {
         SequenceVerdict::Next => None,
         SequenceVerdict::Duplicate(offset) => Some(offset),
@@ -364,27 +317,51 @@ fn admit(
     })
 }
 
-/// Notes an appended batch's sequences for retries.
-fn remember(worker: &mut Worker, sender: &Sender, a: &Admitted, base_offset: i64) {
-    let sequences = match sender {
-        Sender::Idempotent => worker
-            .producers
-            .idempotent
-            .get_mut(&a.producer_id)
-            .map(|p| p.sequences.entry(a.tp.clone()).or_default()),
-        Sender::Transactional(txn) => worker
-            .producers
-            .transactional
-            .get_mut(txn)
-            .map(|p| p.sequences.entry(a.tp.clone()).or_default()),
-    };
-    if let Some(s) = sequences {
-        s.record(
+/// Notes a transactional batch's sequences for retries (see the
+/// module's note).
+fn remember(worker: &mut Worker, txn: &str, a: &Admitted, base_offset: i64) {
+    if let Some(p) = worker.producers.transactional.get_mut(txn) {
+        p.sequences.entry(a.tp.clone()).or_default().record(
             a.epoch,
             a.base_sequence,
             a.records.len() as i32,
             base_offset,
         );
+    }
+}
+
+/// The client's identity of the part of a batch after its first `sent`
+/// records (a batch split past one action's caps): sequences count on,
+/// wrapping past `i32::MAX` to 0 as Kafka's do.
+fn wire_after(a: &Admitted, sent: usize) -> WireIdentity {
+    let sequence = (i64::from(a.base_sequence) + sent as i64) % (i64::from(i32::MAX) + 1);
+    WireIdentity {
+        producer_id: a.producer_id,
+        epoch: a.epoch,
+        base_sequence: sequence as i32,
+    }
+}
+
+/// Where the batch of a `produce` or `send` step landed, as the engine
+/// answered: its first offset (for an exact retry, the original's) and
+/// whether it was one.
+fn landed(worker: &Worker, step: usize) -> Option<(i64, bool)> {
+    if let Some(result) = worker.driver.appended(step) {
+        return result.offsets.map(|(first, _)| (first, result.duplicate));
+    }
+    worker
+        .driver
+        .lands_at(step)
+        .map(|(_, first)| (first, false))
+}
+
+/// A produce error in Kafka's words: an older epoch on Produce is
+/// INVALID_PRODUCER_EPOCH, as Kafka's producer state answers it.
+fn produce_code(e: i16) -> i16 {
+    if e == code::PRODUCER_FENCED {
+        code::INVALID_PRODUCER_EPOCH
+    } else {
+        e
     }
 }
 
@@ -397,8 +374,8 @@ fn leo(worker: &Worker, tp: &TopicPartition) -> (i64, i64) {
     })
 }
 
-/// The idempotent producer's records as `produce` actions of its named
-/// engine producer.
+/// The idempotent producer's records as `produce` actions carrying its
+/// identity, judged by the engine (E7).
 fn idempotent(
     worker: &mut Worker,
     answering: Answering,
@@ -413,11 +390,11 @@ fn idempotent(
         mut waiting,
     } = answering;
     for (ti, pi, a) in admitted {
-        let name = worker.producers.idempotent[&a.producer_id].engine_name(a.producer_id);
-        let (base, start) = leo(worker, &a.tp);
+        let (leo_before, start) = leo(worker, &a.tp);
         let mut pending = Vec::new();
         let mut failed = None;
         let mut appended = 0;
+        let mut first: Option<(i64, bool)> = None;
         for batch in records::action_batches(a.records.clone()) {
             let n = batch.len();
             let (key, value, records) = records::payload_fields(batch);
@@ -428,14 +405,16 @@ fn idempotent(
                 value,
                 records,
                 acks: Some(acks),
-                producer: Some(name.clone()),
+                producer: None,
+                wire: Some(wire_after(&a, appended)),
             };
-            match steps::apply(worker, &action) {
-                (step, StepEnd::Pending) => pending.push(step),
-                (_, StepEnd::Done) => {}
-                (_, StepEnd::Failed((e, m))) => {
+            let (step, end) = steps::apply(worker, &action);
+            match end {
+                StepEnd::Pending => pending.push(step),
+                StepEnd::Done => {}
+                StepEnd::Failed((e, m)) => {
                     failed = Some((
-                        e,
+                        produce_code(e),
                         format!(
                             "{m} ({appended} of {} record(s) appended before it)",
                             a.records.len()
@@ -443,6 +422,9 @@ fn idempotent(
                     ));
                     break;
                 }
+            }
+            if first.is_none() {
+                first = landed(worker, step);
             }
             appended += n;
         }
@@ -454,21 +436,28 @@ fn idempotent(
                 pr.error_message = Some(StrBytes::from_string(m));
             }
             None => {
-                remember(worker, &Sender::Idempotent, &a, base);
-                if let Some(p) = worker.producers.idempotent.get_mut(&a.producer_id) {
-                    p.note_appends(&a.tp, a.base_sequence, pending.clone());
+                let (base, duplicate) = first.unwrap_or((leo_before, false));
+                if duplicate {
+                    notes.push(retry_said(&a, base).text("en").to_string());
+                } else {
+                    notes.push(format!(
+                        "{} offset {base} ({} record(s) of producer {} epoch {}, sequence {}{}{})",
+                        a.tp,
+                        a.records.len(),
+                        a.producer_id,
+                        a.epoch,
+                        a.base_sequence,
+                        a.codec,
+                        if pending.is_empty() { "" } else { ", pending" }
+                    ));
                 }
-                notes.push(format!(
-                    "{} offset {base} ({} record(s) of producer {name}, sequence {}{}{})",
-                    a.tp,
-                    a.records.len(),
-                    a.base_sequence,
-                    a.codec,
-                    if pending.is_empty() { "" } else { ", pending" }
-                ));
                 pr.base_offset = base;
                 pr.log_start_offset = start;
-                pr.log_append_time_ms = super::log_append_time(worker, &a.tp.topic);
+                pr.log_append_time_ms = if duplicate {
+                    super::log_append_time_of(worker, &a.tp, base)
+                } else {
+                    super::log_append_time(worker, &a.tp.topic)
+                };
                 if !pending.is_empty() {
                     waiting.push((ti, pi, pending));
                 }
@@ -509,6 +498,8 @@ struct Part {
     /// Records of the send in flight.
     in_flight: usize,
     base_offset: Option<i64>,
+    /// The step of its first `send`, whose answer gives the base offset.
+    first_step: Option<usize>,
     /// The step of the `send` in flight.
     step: Option<usize>,
 }
@@ -565,16 +556,21 @@ impl Continue for TxnProduce {
                         part.step = None;
                         part.done += part.in_flight;
                     }
-                    StepEnd::Failed(e) => {
+                    StepEnd::Failed((e, m)) => {
                         part.step = None;
-                        self.fail(e);
+                        self.fail((produce_code(e), m));
                         continue;
                     }
                 }
             }
             if part.batches.is_empty() {
                 let part = self.parts.pop_front().expect("the front part");
-                let base = part.base_offset.unwrap_or(-1);
+                let base = part
+                    .first_step
+                    .and_then(|step| landed(worker, step))
+                    .map(|(first, _)| first)
+                    .or(part.base_offset)
+                    .unwrap_or(-1);
                 let (_, start) = leo(worker, &part.admitted.tp);
                 self.notes.push(format!(
                     "{} offset {base} ({} record(s), sequence {}{})",
@@ -604,12 +600,13 @@ impl Continue for TxnProduce {
                 key,
                 value,
                 records,
+                wire: None,
             };
             let (step, end) = steps::apply(worker, &action);
             let part = self.parts.front_mut().expect("the front part");
             match end {
-                StepEnd::Failed(e) => {
-                    self.fail(e);
+                StepEnd::Failed((e, m)) => {
+                    self.fail((produce_code(e), m));
                     continue;
                 }
                 StepEnd::Pending => part.step = Some(step),
@@ -617,8 +614,9 @@ impl Continue for TxnProduce {
             }
             if part.base_offset.is_none() {
                 part.base_offset = Some(offset);
-                let sender = Sender::Transactional(self.txn.clone());
-                remember(worker, &sender, &part.admitted, offset);
+                part.first_step = Some(step);
+                let txn = self.txn.clone();
+                remember(worker, &txn, &part.admitted, offset);
             }
         }
     }

@@ -9,7 +9,7 @@
 
 use crate::engine::transaction::TransactionState;
 use crate::kafka::errors::code;
-use crate::kafka::producers::OpenTxn;
+use crate::kafka::producers::{Ended, OpenTxn};
 use crate::kafka::steps::{self, Refused, StepEnd};
 use crate::kafka::worker::Worker;
 use crate::session::Action;
@@ -19,17 +19,84 @@ pub fn fences(worker: &Worker) -> bool {
     worker.driver.cluster().config().rules.fence_zombies
 }
 
+/// Fills the table's entry of `txn` after a restart emptied it, from
+/// what outlived the process: the producer id and epoch of the id's latest
+/// engine instance (the kafka rules: the journal holds them, E14) or the
+/// server's file (the book's rules, [`crate::kafka::producer_ids`]); its
+/// transaction as still open if the engine has not completed it, with the
+/// partitions and groups the engine knows; and how its last one ended,
+/// so that a client's EndTxn retried across the restart is answered as
+/// the transaction really ended. Nothing if the id is unknown.
+pub fn recall(worker: &mut Worker, txn: &str) {
+    if worker.producers.transactional.contains_key(txn) {
+        return;
+    }
+    let latest = steps::latest_instance(worker, txn);
+    let instance = latest.and_then(|i| {
+        worker
+            .driver
+            .cluster()
+            .with_state(|s| s.transactions().instances().get(i).cloned())
+    });
+    let identity = if fences(worker) {
+        instance
+            .as_ref()
+            .and_then(|d| d.producer)
+            .and_then(|(id, epoch)| Some((id, i16::try_from(epoch).ok()?)))
+    } else {
+        worker
+            .producers
+            .ids(worker.driver)
+            .ok()
+            .and_then(|ids| ids.transactional(txn))
+    };
+    let Some(identity) = identity else {
+        return;
+    };
+    // Open to the client while it can still be ended by it: ONGOING, or
+    // decided with its markers not all written (the book's recovery does
+    // not resend them; the client's retried EndTxn does).
+    let open = match (&instance, latest) {
+        (Some(d), Some(index)) if !d.state.is_complete() => Some(OpenTxn {
+            instance: index,
+            partitions: d.partitions.iter().cloned().collect(),
+            groups: d.staged_offsets.keys().cloned().collect(),
+        }),
+        _ => None,
+    };
+    worker.producers.init_transactional(txn, "", identity, open);
+    let ended = instance
+        .filter(|d| d.state.is_complete())
+        .and_then(|d| ended_as(d.state));
+    if let Some(p) = worker.producers.transactional.get_mut(txn) {
+        p.last_ended = ended;
+    }
+}
+
+/// How a transaction in `state` ended, or will once its markers are
+/// written: its decision is durable from PREPARE on (E9).
+pub fn ended_as(state: TransactionState) -> Option<Ended> {
+    match state {
+        TransactionState::Ongoing => None,
+        TransactionState::PrepareCommit | TransactionState::CompleteCommit => {
+            Some(Ended::Committed)
+        }
+        TransactionState::PrepareAbort | TransactionState::CompleteAbort => Some(Ended::Aborted),
+    }
+}
+
 /// Checks a request's producer id and epoch against what InitProducerId
 /// gave `txn`. `stale` is the code for an old epoch: PRODUCER_FENCED on
 /// the coordinator's APIs, INVALID_PRODUCER_EPOCH on Produce and
 /// TxnOffsetCommit, as Kafka answers.
 pub fn check_producer(
-    worker: &Worker,
+    worker: &mut Worker,
     txn: &str,
     producer_id: i64,
     epoch: i16,
     stale: i16,
 ) -> Result<(), Refused> {
+    recall(worker, txn);
     let Some(p) = worker.producers.transactional.get(txn) else {
         return Err((
             code::INVALID_PRODUCER_ID_MAPPING,

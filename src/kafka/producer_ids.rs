@@ -1,0 +1,177 @@
+//! The producer ids `serve` gives out, kept in the data directory so that
+//! none is ever given twice, across restarts too, and the identity each
+//! transactional id holds where the engine keeps none (the book's rules).
+//!
+//! Kafka's brokers take producer ids in blocks of 1,000 from the
+//! controller, which writes each block to the metadata log before a broker
+//! hands out any id of it; a restarted broker takes a new block. Here the
+//! block's end is written to `serve-producer-ids.json` (atomically, as the
+//! book writes its JSON files) before the first id of the block is given,
+//! so a restart goes on from the end of the last block. A producer id
+//! reused would let a new client's batches pass for an old client's
+//! retries (E7), acknowledged and never appended.
+//!
+//! The file is this server's, not the book's (FORMATS.md has no such
+//! file): `{"version":1,"block_end":2000,"transactional":{"tx":[1000,3]}}`.
+//! docs/reliability.md, *What `serve` promises a client across restarts*.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use crate::engine::fsutil;
+
+/// The file's name in the data directory.
+pub const FILE: &str = "serve-producer-ids.json";
+
+/// The ids the server gives out itself start here; the engine's own ids
+/// (its named producers, and transactional ids under `--rules kafka`)
+/// count up from 0, so the two are told apart at a glance.
+pub const FIRST_SERVER_PRODUCER_ID: i64 = 1000;
+
+/// Ids reserved by one write of the file, as Kafka's blocks.
+pub const BLOCK: i64 = 1000;
+
+const VERSION: u32 = 1;
+
+/// What the file holds.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+struct Stored {
+    version: u32,
+    /// Every id below it may have been given out.
+    block_end: i64,
+    /// The book's rules: each transactional id's producer id and epoch.
+    #[serde(default)]
+    transactional: BTreeMap<String, (i64, i16)>,
+}
+
+/// The server's producer id allocator, persisted.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProducerIds {
+    path: PathBuf,
+    next: i64,
+    stored: Stored,
+    sync: bool,
+}
+
+impl ProducerIds {
+    /// Opens the file of `data_dir`, or starts a new one. `floor`: an id
+    /// the cluster's logs or journal already hold, plus one (a data
+    /// directory written before this file existed); the first id given
+    /// is at least it.
+    pub fn open(data_dir: &Path, floor: i64, sync: bool) -> Result<Self, String> {
+        let path = data_dir.join(FILE);
+        let stored: Stored = fsutil::read_json_file(&path)
+            .map_err(|e| e.to_string())?
+            .unwrap_or_default();
+        if stored.version > VERSION {
+            return Err(format!(
+                "{}: version {} is newer than this mk-tui reads ({VERSION})",
+                path.display(),
+                stored.version
+            ));
+        }
+        let next = stored.block_end.max(floor).max(FIRST_SERVER_PRODUCER_ID);
+        Ok(Self {
+            path,
+            next,
+            stored: Stored {
+                version: VERSION,
+                block_end: next,
+                ..stored
+            },
+            sync,
+        })
+    }
+
+    /// The next producer id, never given before: a new block is written
+    /// first when the last is used up. `Err` if the file cannot be
+    /// written (a full disk): then no id is given.
+    pub fn allocate(&mut self) -> Result<i64, String> {
+        if self.next >= self.stored.block_end {
+            let mut stored = self.stored.clone();
+            stored.block_end = self.next + BLOCK;
+            self.write(&stored)?;
+            self.stored = stored;
+        }
+        let id = self.next;
+        self.next += 1;
+        Ok(id)
+    }
+
+    /// The identity the server last gave `txn` (the book's rules).
+    pub fn transactional(&self, txn: &str) -> Option<(i64, i16)> {
+        self.stored.transactional.get(txn).copied()
+    }
+
+    /// Records the identity given to `txn`, durably, before the client
+    /// hears of it.
+    pub fn set_transactional(&mut self, txn: &str, identity: (i64, i16)) -> Result<(), String> {
+        let mut stored = self.stored.clone();
+        stored.transactional.insert(txn.to_string(), identity);
+        self.write(&stored)?;
+        self.stored = stored;
+        Ok(())
+    }
+
+    fn write(&self, stored: &Stored) -> Result<(), String> {
+        fsutil::write_atomically(
+            &self.path,
+            fsutil::to_book_json(stored).as_bytes(),
+            self.sync,
+        )
+        .map_err(|e| e.to_string())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_go_on_from_the_last_block_after_a_reopen() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut ids = ProducerIds::open(dir.path(), 0, false).unwrap();
+        assert_eq!(ids.allocate().unwrap(), 1000);
+        assert_eq!(ids.allocate().unwrap(), 1001);
+        let text = std::fs::read_to_string(dir.path().join(FILE)).unwrap();
+        assert_eq!(text, r#"{"version":1,"block_end":2000,"transactional":{}}"#);
+        // A restart: the rest of the block is skipped, never reused.
+        let mut ids = ProducerIds::open(dir.path(), 0, false).unwrap();
+        assert_eq!(ids.allocate().unwrap(), 2000);
+        for expected in 2001..3000 {
+            assert_eq!(ids.allocate().unwrap(), expected);
+        }
+        assert_eq!(ids.allocate().unwrap(), 3000, "a new block");
+        let mut ids = ProducerIds::open(dir.path(), 0, false).unwrap();
+        assert_eq!(ids.allocate().unwrap(), 4000);
+    }
+
+    #[test]
+    fn ids_the_logs_hold_are_not_given_and_transactional_ids_are_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut ids = ProducerIds::open(dir.path(), 1500, false).unwrap();
+        assert_eq!(ids.allocate().unwrap(), 1500);
+        ids.set_transactional("tx", (1500, 2)).unwrap();
+        let ids = ProducerIds::open(dir.path(), 0, false).unwrap();
+        assert_eq!(ids.transactional("tx"), Some((1500, 2)));
+        assert_eq!(ids.transactional("other"), None);
+    }
+
+    #[test]
+    fn a_newer_file_is_refused_and_a_failed_write_gives_no_id() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join(FILE), r#"{"version":9,"block_end":5}"#).unwrap();
+        let e = ProducerIds::open(dir.path(), 0, false).unwrap_err();
+        assert!(e.contains("version 9 is newer"), "{e}");
+        let gone = dir.path().join("gone");
+        let mut ids = ProducerIds::open(&gone, 0, false).unwrap();
+        assert!(
+            ids.allocate().is_err(),
+            "no directory to write the block in"
+        );
+        std::fs::create_dir(&gone).unwrap();
+        assert_eq!(ids.allocate().unwrap(), 1000, "the id was not used up");
+    }
+}
