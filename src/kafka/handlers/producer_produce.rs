@@ -424,7 +424,9 @@ fn idempotent(
                 }
             }
             if first.is_none() {
-                first = landed(worker, step);
+                // A pending retry lands where its original did, below
+                // the log's end.
+                first = landed(worker, step).map(|(at, dup)| (at, dup || at < leo_before));
             }
             appended += n;
         }
@@ -437,7 +439,12 @@ fn idempotent(
             }
             None => {
                 let (base, duplicate) = first.unwrap_or((leo_before, false));
-                if duplicate {
+                if duplicate && !pending.is_empty() {
+                    notes.push(format!(
+                        "{}; its original is still waiting for the followers, and so is this answer",
+                        retry_said(&a, base).text("en")
+                    ));
+                } else if duplicate {
                     notes.push(retry_said(&a, base).text("en").to_string());
                 } else {
                     notes.push(format!(
