@@ -539,7 +539,7 @@ impl Observation {
             column: None,
             message,
         };
-        let (first, value, lines) = crate::session::recording::versioned_header(
+        let ((first, header_line), _, lines) = crate::session::recording::versioned_header(
             file,
             text,
             (
@@ -550,7 +550,7 @@ impl Observation {
             ),
         )?;
         let header: ObservationHeader =
-            serde_json::from_value(value).map_err(|e| err(first, format!("header: {e}")))?;
+            crate::session::recording::header_from_line(file, first, header_line)?;
         if header.bootstrap.is_empty() {
             return Err(err(
                 first,
