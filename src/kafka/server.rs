@@ -348,7 +348,7 @@ async fn one_request(who: Who, frame: &Bytes, net: &Net) -> Step {
         .begin(who.connection, &client, format!("{api:?} v{version}"));
     let reply = |v: i16, kind: ResponseKind, outcome: String| -> Step {
         match codec::response_frame(api, v, correlation, |buf| {
-            kind.encode(buf, v).map_err(|e| e.to_string())
+            kind.encode(buf, v).map_err(codec::one_line)
         }) {
             Ok(bytes) => Step::Reply(bytes, outcome),
             Err(e) => Step::Close(format!("{what}: {e}")),

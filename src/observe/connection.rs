@@ -14,6 +14,10 @@ use kafka_protocol::protocol::{Decodable, Encodable, HeaderVersion, Request, Str
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
+// The protocol crate's errors may end in a newline; every error here is
+// one line (issue 25).
+use crate::kafka::codec::one_line;
+
 /// What an error says of a response that was read whole but does not
 /// decode as the request's response: the connection is still in step, so
 /// a caller may ask again differently (OffsetFetch, [`super::groups`]).
@@ -79,10 +83,10 @@ impl Conn {
         buf.extend_from_slice(&[0; 4]);
         header
             .encode(&mut buf, R::header_version(version))
-            .map_err(|e| format!("{what}: cannot encode the request header: {e}"))?;
+            .map_err(|e| format!("{what}: cannot encode the request header: {}", one_line(e)))?;
         request
             .encode(&mut buf, version)
-            .map_err(|e| format!("{what}: cannot encode the request: {e}"))?;
+            .map_err(|e| format!("{what}: cannot encode the request: {}", one_line(e)))?;
         let size = (buf.len() - 4) as i32;
         buf[..4].copy_from_slice(&size.to_be_bytes());
         let exchange = async {
@@ -102,7 +106,12 @@ impl Conn {
             }
         };
         let header = ResponseHeader::decode(&mut payload, R::Response::header_version(version))
-            .map_err(|e| format!("{what}: the response header does not decode: {e}"))?;
+            .map_err(|e| {
+                format!(
+                    "{what}: the response header does not decode: {}",
+                    one_line(e)
+                )
+            })?;
         if header.correlation_id != self.correlation {
             return Err(format!(
                 "{what}: the response answers request {}, not {}",
@@ -110,7 +119,7 @@ impl Conn {
             ));
         }
         R::Response::decode(&mut payload, version)
-            .map_err(|e| format!("{what}: {UNDECODABLE}: {e}"))
+            .map_err(|e| format!("{what}: {UNDECODABLE}: {}", one_line(e)))
     }
 }
 
