@@ -9,9 +9,9 @@
 #[path = "common/fake_kafka.rs"]
 mod fake_kafka;
 
-use std::process::{Command, Output};
 use bytes::{Bytes, BytesMut};
 use fake_kafka::Fake;
+use std::process::{Command, Output};
 
 fn mk_tui(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_mk-tui"))

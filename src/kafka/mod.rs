@@ -97,9 +97,11 @@ pub struct ServeOptions {
     pub faults: Vec<fault::Fault>,
 }
 
-/// Runs the server until SIGTERM or Ctrl-C. Listening addresses are
-/// printed on standard output, one line per broker, then `ready`.
-pub fn serve(options: ServeOptions) -> Result<(), String> {
+/// Runs the server until SIGTERM, Ctrl-C, SIGHUP or SIGQUIT; returns that
+/// signal's number once the server has stopped cleanly (the caller exits
+/// with 128 + it). Listening addresses are printed on standard output, one
+/// line per broker, then `ready`.
+pub fn serve(options: ServeOptions) -> Result<i32, String> {
     let listen = listen_address(&options.listen, options.allow_remote)?;
     if let Some(file) = &options.record {
         check_record(file, options.force, options.data_dir.as_deref())?;
@@ -183,7 +185,7 @@ pub fn serve(options: ServeOptions) -> Result<(), String> {
         gates: gates_rx,
         to_stderr: true,
     };
-    let signal = runtime.block_on(server::serve_until_signal(listeners, net, signals));
+    let (signal, number) = runtime.block_on(server::serve_until_signal(listeners, net, signals));
     log_line(format_args!("mk-tui serve: {signal}: closing"));
     runtime.shutdown_timeout(std::time::Duration::from_secs(2));
     let _ = commands.send(Command::Shutdown);
@@ -200,9 +202,9 @@ pub fn serve(options: ServeOptions) -> Result<(), String> {
             log_line(format_args!(
                 "mk-tui serve: stopped after {steps} steps; {kept}{recorded}"
             ));
-            Ok(())
+            Ok(number)
         }
-        Ok(None) => Ok(()),
+        Ok(None) => Ok(number),
         Err(_) => Err("the driver thread panicked".into()),
     }
 }
