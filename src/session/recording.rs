@@ -527,6 +527,40 @@ impl Recording {
 pub struct RecordingWriter {
     path: PathBuf,
     file: File,
+    /// The file's length after its last whole line.
+    len: u64,
+}
+
+/// Appends `line` and a newline to `file`, whose length after its last
+/// whole line is `*len`, and syncs it. The line reaches the file whole or
+/// not at all (issue 25: a full disk left a half line, and `state` and
+/// `check` refused the whole recording): it is written in one buffer, and
+/// a write or sync that fails cuts the file back to `*len`, so what is
+/// there is a whole recording up to the failure. If the cut fails too,
+/// the error says so (the half line then stays, and the reader names it).
+pub(crate) fn append_line(file: &mut File, len: &mut u64, line: &str) -> std::io::Result<()> {
+    use std::io::{Seek, SeekFrom};
+    let mut buf = Vec::with_capacity(line.len() + 1);
+    buf.extend_from_slice(line.as_bytes());
+    buf.push(b'\n');
+    let written = file
+        .seek(SeekFrom::Start(*len))
+        .and_then(|_| file.write_all(&buf))
+        .and_then(|()| file.flush())
+        .and_then(|()| file.sync_data());
+    match written {
+        Ok(()) => {
+            *len += buf.len() as u64;
+            Ok(())
+        }
+        Err(e) => match file.set_len(*len).and_then(|()| file.sync_data()) {
+            Ok(()) => Err(e),
+            Err(cut) => Err(std::io::Error::new(
+                e.kind(),
+                format!("{e}; and cutting the half-written line failed: {cut}"),
+            )),
+        },
+    }
 }
 
 impl RecordingWriter {
@@ -540,6 +574,7 @@ impl RecordingWriter {
         let mut writer = Self {
             path: path.to_path_buf(),
             file,
+            len: 0,
         };
         writer.write_line(&serde_json::to_string(header).expect("header serialises"))?;
         Ok(writer)
@@ -551,10 +586,7 @@ impl RecordingWriter {
     }
 
     fn write_line(&mut self, line: &str) -> std::io::Result<()> {
-        self.file.write_all(line.as_bytes())?;
-        self.file.write_all(b"\n")?;
-        self.file.flush()?;
-        self.file.sync_data()
+        append_line(&mut self.file, &mut self.len, line)
     }
 
     /// Replaces the whole file with `header` and `steps` (an undone step
@@ -571,13 +603,15 @@ impl RecordingWriter {
         let mut next = Self {
             path: self.path.clone(),
             file: tmp.reopen()?,
+            len: 0,
         };
         next.write_line(&serde_json::to_string(header).expect("header serialises"))?;
         for step in steps {
             next.append(step)?;
         }
         tmp.persist(&self.path).map_err(|e| e.error)?;
-        self.file = OpenOptions::new().append(true).open(&self.path)?;
+        self.file = OpenOptions::new().write(true).open(&self.path)?;
+        self.len = next.len;
         Ok(())
     }
 
