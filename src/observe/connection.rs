@@ -59,7 +59,7 @@ impl Deadline {
     /// 30 s ran out`.
     pub fn ran_out(&self) -> String {
         let ms = self.timeout.as_millis();
-        let span = if ms % 1000 == 0 {
+        let span = if ms.is_multiple_of(1000) {
             format!("{} s", ms / 1000)
         } else {
             format!("{ms} ms")

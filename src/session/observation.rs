@@ -540,7 +540,7 @@ impl Observation {
             column: None,
             message,
         };
-        let ((first, header_line), _, lines) = crate::session::recording::versioned_header(
+        let ((first, header_line), lines) = crate::session::recording::versioned_header(
             file,
             text,
             (

@@ -380,23 +380,20 @@ pub(crate) fn value_spans(text: &str) -> Vec<(String, usize, usize)> {
     out
 }
 
-/// A recording's lines that are not blank, numbered from 1, and its first
-/// as JSON (the header, with its text for [`header_from_line`]), whose version field `key` must be `version`:
-/// `what` names the format in the message for another version, `missing`
-/// is the message when the field is absent. Engine and observation
-/// recordings begin alike.
+/// A line of a recording and its number, from 1.
+pub(crate) type Numbered<'a> = (usize, &'a str);
+
+/// A recording's lines that are not blank, numbered from 1: its first
+/// (the header, for [`header_from_line`]), checked to be JSON whose
+/// version field `key` is `version` (`what` names the format in the
+/// message for another version, `missing` is the message when the field
+/// is absent), and the rest. Engine and observation recordings begin
+/// alike.
 pub(crate) fn versioned_header<'a>(
     file: &str,
     text: &'a str,
     (key, version, what, missing): (&str, u32, &str, &str),
-) -> Result<
-    (
-        (usize, &'a str),
-        serde_json::Value,
-        impl Iterator<Item = (usize, &'a str)>,
-    ),
-    RecordingError,
-> {
+) -> Result<(Numbered<'a>, impl Iterator<Item = Numbered<'a>>), RecordingError> {
     let err = |line: usize, message: String| RecordingError {
         file: file.to_string(),
         line,
@@ -414,7 +411,7 @@ pub(crate) fn versioned_header<'a>(
     let value: serde_json::Value =
         serde_json::from_str(header_line).map_err(|e| json_error(file, first, &e))?;
     match value.get(key).and_then(serde_json::Value::as_u64) {
-        Some(v) if v == u64::from(version) => Ok(((first, header_line), value, lines)),
+        Some(v) if v == u64::from(version) => Ok(((first, header_line), lines)),
         Some(v) => Err(err(
             first,
             format!("{what} version {v} is not supported; this build reads version {version}"),
@@ -438,7 +435,7 @@ impl Recording {
             column: None,
             message,
         };
-        let ((first, header_line), _, lines) = versioned_header(
+        let ((first, header_line), lines) = versioned_header(
             file,
             text,
             (
