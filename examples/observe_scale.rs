@@ -95,6 +95,7 @@ fn main() {
         bootstrap: kafka.bootstrap.split(',').map(String::from).collect(),
         topics: Vec::new(),
         groups: Vec::new(),
+        timeout: Duration::from_millis(minikafka::observe::DEFAULT_TIMEOUT_MS),
     };
     // Until every partition has its leader in Metadata.
     let deadline = Instant::now() + Duration::from_secs(60);

@@ -17,6 +17,15 @@ fn main() -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(message) => {
+            // One line whatever a library put in the message (issue 25: the
+            // protocol crate's errors end in a newline); each cause is
+            // made one line where it is formatted, this is the net.
+            let message = message
+                .lines()
+                .map(str::trim_end)
+                .filter(|l| !l.is_empty())
+                .collect::<Vec<_>>()
+                .join(" ");
             eprintln!("mk-tui: {message}");
             ExitCode::from(2)
         }

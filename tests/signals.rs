@@ -127,3 +127,75 @@ fn sigint_restores_the_terminal_and_cleans_up() {
 fn sigquit_restores_the_terminal_and_cleans_up() {
     signalled("QUIT", 3);
 }
+
+/// `mk-tui serve` (issue 25): each signal stops it cleanly (the cluster
+/// closed, its data directory readable, the temporary directories gone)
+/// and it exits with 128 + the signal's number, as every other command
+/// does; it exited 0 before.
+fn serve_signalled(name: &str, number: i32) {
+    use std::io::{BufRead, BufReader};
+    use std::process::Stdio;
+    let tmp = tempfile::tempdir().unwrap();
+    let data = tmp.path().join("data");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_mk-tui"))
+        .args(["serve", "--listen", "127.0.0.1:0", "--data-dir"])
+        .arg(&data)
+        .env("TMPDIR", tmp.path())
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stdout = BufReader::new(child.stdout.take().unwrap());
+    for line in stdout.lines() {
+        if line.unwrap() == "ready" {
+            break;
+        }
+    }
+    Command::new("kill")
+        .args([format!("-{name}"), child.id().to_string()])
+        .status()
+        .unwrap();
+    let start = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(20),
+            "{name}: still running"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let mut log = String::new();
+    std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut log).unwrap();
+    assert_eq!(status.code(), Some(128 + number), "{name}: {log}");
+    assert!(
+        log.contains(": closing") && log.contains("stopped after"),
+        "{name}: {log}"
+    );
+    let state = Command::new(env!("CARGO_BIN_EXE_mk-tui"))
+        .args(["state", "--data-dir"])
+        .arg(&data)
+        .output()
+        .unwrap();
+    assert!(
+        state.status.success(),
+        "{name}: {}",
+        String::from_utf8_lossy(&state.stderr)
+    );
+    let left: Vec<_> = std::fs::read_dir(tmp.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with("mk-tui-"))
+        .collect();
+    assert!(left.is_empty(), "{name}: left behind {left:?}");
+}
+
+#[test]
+fn serve_exits_143_after_sigterm_130_after_sigint_129_after_sighup() {
+    serve_signalled("TERM", 15);
+    serve_signalled("INT", 2);
+    serve_signalled("HUP", 1);
+    serve_signalled("QUIT", 3);
+}

@@ -15,6 +15,9 @@
 
 mod common;
 
+#[path = "common/fake_kafka.rs"]
+mod fake_kafka;
+
 use std::fs;
 use std::path::{Path, PathBuf};
 
@@ -411,42 +414,51 @@ const TMPFS_ENV: &str = "MK_TEST_TMPFS_DIR";
 #[test]
 fn a_full_tmpfs_loses_no_acknowledged_write() {
     let Ok(dir) = std::env::var(TMPFS_ENV) else {
-        let mount = tempfile::tempdir().unwrap();
-        let script = format!(
-            "mount -t tmpfs -o size=1m tmpfs '{}' && echo MOUNTED && exec \"$0\" --exact a_full_tmpfs_loses_no_acknowledged_write --nocapture --test-threads 1",
-            mount.path().display()
+        in_a_tmpfs(
+            "a_full_tmpfs_loses_no_acknowledged_write",
+            TMPFS_ENV,
+            "full tmpfs: ",
         );
-        let out = std::process::Command::new("unshare")
-            .args(["-m", "--propagation", "private", "sh", "-c", &script])
-            .arg(std::env::current_exe().unwrap())
-            .env(TMPFS_ENV, mount.path())
-            .output();
-        match out {
-            Ok(out) if out.status.success() => {
-                let stdout = String::from_utf8_lossy(&out.stdout);
-                assert!(stdout.contains("full tmpfs: "), "{stdout}");
-                println!(
-                    "{}",
-                    stdout.lines().find(|l| l.contains("full tmpfs")).unwrap()
-                );
-            }
-            Ok(out) if String::from_utf8_lossy(&out.stdout).contains("MOUNTED") => panic!(
-                "{}\n{}",
-                String::from_utf8_lossy(&out.stdout),
-                String::from_utf8_lossy(&out.stderr)
-            ),
-            Ok(out) => println!(
-                "skipped: cannot mount a tmpfs here ({})",
-                String::from_utf8_lossy(&out.stderr).trim()
-            ),
-            Err(e) => println!("skipped: cannot run unshare ({e})"),
-        }
         return;
     };
     let runtime = tokio::runtime::Builder::new_current_thread()
         .build()
         .unwrap();
     runtime.block_on(fill_a_tmpfs(Path::new(&dir)));
+}
+
+/// Runs the test `name` again in a private mount namespace (`unshare -m`,
+/// which needs root or user namespaces) with a 1 MiB tmpfs mounted at the
+/// directory `env` names; prints its line holding `marker`. Skipped,
+/// saying so, where the machine cannot mount one.
+fn in_a_tmpfs(name: &str, env: &str, marker: &str) {
+    let mount = tempfile::tempdir().unwrap();
+    let script = format!(
+        "mount -t tmpfs -o size=1m tmpfs '{}' && echo MOUNTED && exec \"$0\" --exact {name} --nocapture --test-threads 1",
+        mount.path().display()
+    );
+    let out = std::process::Command::new("unshare")
+        .args(["-m", "--propagation", "private", "sh", "-c", &script])
+        .arg(std::env::current_exe().unwrap())
+        .env(env, mount.path())
+        .output();
+    match out {
+        Ok(out) if out.status.success() => {
+            let stdout = String::from_utf8_lossy(&out.stdout);
+            assert!(stdout.contains(marker), "{stdout}");
+            println!("{}", stdout.lines().find(|l| l.contains(marker)).unwrap());
+        }
+        Ok(out) if String::from_utf8_lossy(&out.stdout).contains("MOUNTED") => panic!(
+            "{}\n{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        ),
+        Ok(out) => println!(
+            "skipped: cannot mount a tmpfs here ({})",
+            String::from_utf8_lossy(&out.stderr).trim()
+        ),
+        Err(e) => println!("skipped: cannot run unshare ({e})"),
+    }
 }
 
 async fn fill_a_tmpfs(root: &Path) {
@@ -586,6 +598,138 @@ fn fill(filler: &Path, leave: u64) {
     while file.write_all(&[0]).is_ok() {}
     let len = file.metadata().unwrap().len();
     file.set_len(len.saturating_sub(leave)).unwrap();
+}
+
+// ---------------------------------------------------------------------------
+// Recordings on a full disk.
+
+const RECORDING_TMPFS_ENV: &str = "MK_TEST_RECORDING_TMPFS_DIR";
+
+/// Issue 25: a recording written on a full disk (`serve --record`,
+/// `observe --record`, the dashboard's `--record`) ends in a whole line,
+/// so `check` and `state` read it up to the failure; before, it ended in
+/// a half line and the whole file was refused. On a real 1 MiB tmpfs
+/// (as above): the writer itself, then `serve REC --record F` and
+/// `observe --record F` filling it.
+#[test]
+fn recordings_on_a_full_tmpfs_end_in_a_whole_line() {
+    let Ok(dir) = std::env::var(RECORDING_TMPFS_ENV) else {
+        in_a_tmpfs(
+            "recordings_on_a_full_tmpfs_end_in_a_whole_line",
+            RECORDING_TMPFS_ENV,
+            "full tmpfs recordings: ",
+        );
+        return;
+    };
+    recordings_fill_a_tmpfs(Path::new(&dir));
+}
+
+/// A recording of `steps` produce steps with 1000-byte values.
+fn big_recording(steps: usize) -> String {
+    let mut text = String::from(
+        r#"{"mk_recording":1,"title":"big","rules":"minikafka","cluster":{"brokers":[1],"topics":[{"name":"out","partitions":1,"replication_factor":1}]}}"#,
+    );
+    text.push('\n');
+    for i in 0..steps {
+        text.push_str(&format!(
+            r#"{{"at_ms":{i},"action":{{"produce":{{"topic":"out","partition":0,"value":"{i:04}{}"}}}}}}"#,
+            "x".repeat(996)
+        ));
+        text.push('\n');
+    }
+    text
+}
+
+/// `mk-tui check FILE` succeeds; the file ends in a newline; its steps.
+fn whole(file: &Path) -> usize {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_mk-tui"))
+        .arg("check")
+        .arg(file)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}: {}",
+        file.display(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = fs::read_to_string(file).unwrap();
+    assert!(text.ends_with('\n'), "{}", file.display());
+    text.lines().count() - 1
+}
+
+fn recordings_fill_a_tmpfs(root: &Path) {
+    use minikafka::session::{Recording, RecordingWriter};
+    let filler = root.join("filler");
+    // The writer: appends until the disk is full, then after space is back.
+    let big = Recording::parse("big.jsonl", &big_recording(1)).unwrap();
+    let file = root.join("writer.jsonl");
+    let mut writer = RecordingWriter::create(&file, &big.header).unwrap();
+    fill(&filler, 0);
+    let mut appended = 0;
+    let err = loop {
+        match writer.append(&big.steps[0]) {
+            Ok(()) => appended += 1,
+            Err(e) => break e,
+        }
+        assert!(appended < 100, "the disk never filled");
+    };
+    assert_eq!(err.raw_os_error(), Some(libc::ENOSPC), "{err}");
+    assert_eq!(
+        whole(&file),
+        appended,
+        "every whole step, the failed one cut"
+    );
+    fs::remove_file(&filler).unwrap();
+    writer.append(&big.steps[0]).unwrap();
+    assert_eq!(
+        whole(&file),
+        appended + 1,
+        "appends go on once space is back"
+    );
+    drop(writer);
+
+    // `serve REC --record F`: the recording's steps are written first, and
+    // the disk fills among them.
+    let inputs = tempfile::tempdir().unwrap();
+    let rec = inputs.path().join("big.jsonl");
+    fs::write(&rec, big_recording(300)).unwrap();
+    fill(&filler, 8 << 10);
+    let served = root.join("served.jsonl");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_mk-tui"))
+        .arg("serve")
+        .arg(&rec)
+        .args(["--listen", "127.0.0.1:0", "--record"])
+        .arg(&served)
+        .env("TMPDIR", inputs.path())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("No space left on device"), "{stderr}");
+    let served_steps = whole(&served);
+    assert!(served_steps < 300, "{served_steps}");
+    fs::remove_file(&filler).unwrap();
+
+    // `observe --record F`: each refresh is a line; the disk fills and the
+    // observer stops (exit 2) with a whole recording.
+    let address = fake_kafka::Fake::with_batches(40, 1).start();
+    fill(&filler, 64 << 10);
+    let observed = root.join("observed.jsonl");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_mk-tui"))
+        .args(["observe", "--bootstrap", &address, "--interval", "100"])
+        .args(["--refreshes", "100", "--record"])
+        .arg(&observed)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("No space left on device"), "{stderr}");
+    let refreshes = whole(&observed);
+    assert!((1..100).contains(&refreshes), "{refreshes}");
+    println!(
+        "full tmpfs recordings: the writer kept {appended} whole steps, serve --record {served_steps}, observe --record {refreshes} refreshes"
+    );
 }
 
 // ---------------------------------------------------------------------------

@@ -23,6 +23,10 @@ use crate::ui::headless::{self, Format, Look};
 /// The most refreshes `--refreshes` may ask for (a day at 100 ms).
 const MAX_REFRESHES: usize = 864_000;
 
+/// `--timeout`'s bounds, in ms: as `--interval`'s.
+const MIN_TIMEOUT_MS: u64 = 100;
+const MAX_TIMEOUT_MS: u64 = 3_600_000;
+
 /// The options of `mk-tui observe` (its help is the `Command::Observe`
 /// doc comment, which clap shows).
 #[derive(Debug, Args)]
@@ -66,6 +70,11 @@ pub struct ObserveArgs {
     /// With --record: replace FILE if it exists.
     #[arg(long, requires = "record")]
     pub force: bool,
+    /// The longest one observation (and each live refresh) may take, in
+    /// milliseconds, from 100 to 3600000 (default 30000); what the brokers
+    /// could not give in time is listed under `unavailable`.
+    #[arg(long, value_name = "MS")]
+    pub timeout: Option<u64>,
 }
 
 impl ObserveArgs {
@@ -91,10 +100,17 @@ fn first_of_each(names: &[String]) -> Vec<String> {
 /// dashboard when `tty` (with the mouse unless `!mouse`), else printing a
 /// line per refresh.
 pub fn run(args: ObserveArgs, look: Look, tty: bool, mouse: bool) -> Result<(), String> {
+    let timeout = args.timeout.unwrap_or(observe::DEFAULT_TIMEOUT_MS);
+    if !(MIN_TIMEOUT_MS..=MAX_TIMEOUT_MS).contains(&timeout) {
+        return Err(format!(
+            "--timeout {timeout}: expected milliseconds from {MIN_TIMEOUT_MS} to {MAX_TIMEOUT_MS}"
+        ));
+    }
     let options = Options {
         bootstrap: observe::bootstrap::parse(&args.bootstrap)?,
         topics: first_of_each(&args.topics),
         groups: first_of_each(&args.groups),
+        timeout: Duration::from_millis(timeout),
     };
     if args.size.is_some() && !args.render {
         // clap's `requires` counts a flag's default as given.

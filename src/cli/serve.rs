@@ -48,14 +48,17 @@ pub struct ServeArgs {
     pub fault: Vec<String>,
 }
 
-/// Runs the server.
+/// Runs the server; once a signal has stopped it cleanly, removes the
+/// private temporary directories and exits with 128 + the signal's number
+/// (143 for SIGTERM, 130 for Ctrl-C, 129 for SIGHUP), as every other
+/// command does (issue 25: `serve` exited 0).
 pub fn run(args: ServeArgs) -> Result<(), String> {
     let faults = args
         .fault
         .iter()
         .map(|f| kafka::fault::Fault::from_name(f).map_err(|e| format!("--fault: {e}")))
         .collect::<Result<Vec<_>, _>>()?;
-    kafka::serve(ServeOptions {
+    let signal = kafka::serve(ServeOptions {
         recording: args.recording,
         listen: args.listen,
         data_dir: args.data_dir,
@@ -65,5 +68,7 @@ pub fn run(args: ServeArgs) -> Result<(), String> {
         record: args.record,
         force: args.force,
         faults,
-    })
+    })?;
+    crate::session::scratch::remove_all();
+    std::process::exit(crate::ui::signals::exit_code(signal));
 }

@@ -38,6 +38,7 @@ use std::sync::mpsc;
 use std::collections::BTreeSet;
 
 use crate::engine::config::{BrokerId, Rules};
+use crate::session::cluster_file::ClusterFile;
 use crate::session::recording::{Header, Step};
 use crate::session::{Driver, Recording};
 use record::RecordSteps;
@@ -98,13 +99,22 @@ pub struct ServeOptions {
     pub faults: Vec<fault::Fault>,
 }
 
-/// Runs the server until SIGTERM or Ctrl-C. Listening addresses are
-/// printed on standard output, one line per broker, then `ready`.
-pub fn serve(options: ServeOptions) -> Result<(), String> {
+/// Runs the server until SIGTERM, Ctrl-C, SIGHUP or SIGQUIT; returns that
+/// signal's number once the server has stopped cleanly (the caller exits
+/// with 128 + it). Listening addresses are printed on standard output, one
+/// line per broker, then `ready`.
+pub fn serve(options: ServeOptions) -> Result<i32, String> {
     let listen = listen_address(&options.listen, options.allow_remote)?;
     if let Some(file) = &options.record {
         check_record(file, options.force, options.data_dir.as_deref())?;
     }
+    // Everything that can be checked without writing is checked, and every
+    // listener bound, before anything is created (issue 25: ports in use
+    // left a journal, a lock file and broker directories in a new
+    // --data-dir).
+    let plan = plan(&options)?;
+    let runtime = network_runtime()?;
+    let listeners = runtime.block_on(bind_all(listen, &plan.brokers))?;
     let (ids_tx, ids_rx) = mpsc::channel::<Result<Vec<BrokerId>, String>>();
     let (adv_tx, adv_rx) = mpsc::channel::<Vec<Advertised>>();
     let (commands, command_rx) = mpsc::channel::<Command>();
@@ -116,7 +126,7 @@ pub fn serve(options: ServeOptions) -> Result<(), String> {
     let thread = std::thread::Builder::new()
         .name("mk-tui-driver".into())
         .spawn(move || -> Option<(usize, PathBuf, Option<PathBuf>)> {
-            let opened = open_driver(&opts).and_then(|(driver, header, applied)| {
+            let opened = open_driver(&opts, plan).and_then(|(driver, header, applied)| {
                 let steps = match &opts.record {
                     Some(file) => RecordSteps::create(file, &header, &applied, &driver)?,
                     None => RecordSteps::none(),
@@ -154,23 +164,21 @@ pub fn serve(options: ServeOptions) -> Result<(), String> {
             Some(done)
         })
         .map_err(|e| format!("cannot start the driver thread: {e}"))?;
-    let brokers = match ids_rx.recv() {
-        Ok(Ok(ids)) => ids,
+    let bound: Vec<BrokerId> = listeners.iter().map(|(b, _)| *b).collect();
+    match ids_rx.recv() {
+        Ok(Ok(ids)) if ids == bound => {}
+        Ok(Ok(ids)) => {
+            drop(adv_tx);
+            let _ = thread.join();
+            return Err(format!(
+                "the cluster opened with brokers {ids:?}, not the {bound:?} listened for"
+            ));
+        }
         Ok(Err(e)) => {
             let _ = thread.join();
             return Err(e);
         }
         Err(_) => return Err("the driver thread stopped before the cluster opened".into()),
-    };
-    let runtime = network_runtime()?;
-    let bound = runtime.block_on(bind_all(listen, &brokers));
-    let listeners = match bound {
-        Ok(l) => l,
-        Err(e) => {
-            drop(adv_tx);
-            let _ = thread.join();
-            return Err(e);
-        }
     };
     let advertised = advertise(&listeners)?;
     for a in &advertised {
@@ -191,7 +199,7 @@ pub fn serve(options: ServeOptions) -> Result<(), String> {
         gates: gates_rx,
         to_stderr: true,
     };
-    let signal = runtime.block_on(server::serve_until_signal(listeners, net, signals));
+    let (signal, number) = runtime.block_on(server::serve_until_signal(listeners, net, signals));
     log_line(format_args!("mk-tui serve: {signal}: closing"));
     runtime.shutdown_timeout(std::time::Duration::from_secs(2));
     let _ = commands.send(Command::Shutdown);
@@ -208,9 +216,9 @@ pub fn serve(options: ServeOptions) -> Result<(), String> {
             log_line(format_args!(
                 "mk-tui serve: stopped after {steps} steps; {kept}{recorded}"
             ));
-            Ok(())
+            Ok(number)
         }
-        Ok(None) => Ok(()),
+        Ok(None) => Ok(number),
         Err(_) => Err("the driver thread panicked".into()),
     }
 }
@@ -307,31 +315,47 @@ pub(crate) async fn bind_all(
     Ok(out)
 }
 
-/// The cluster to serve: the recording's (its steps applied), a reopened
-/// data directory, or 3 brokers with no topics; with the header and steps
-/// a recording of the session starts with.
-fn open_driver(options: &ServeOptions) -> Result<(Driver, Header, Vec<Step>), String> {
+/// Where the served cluster comes from, decided before anything is
+/// written: the brokers to listen for, and what to open.
+#[derive(Debug)]
+struct Plan {
+    brokers: Vec<BrokerId>,
+    source: Source,
+}
+
+#[derive(Debug)]
+enum Source {
+    /// A recording, with its header (rules overridden) and steps.
+    Recording(Header, Vec<Step>),
+    /// A data directory that holds data, reopened as it was made (its
+    /// cluster.json), `--rules` if given agreeing.
+    Reopen(Option<Rules>),
+    /// 3 brokers, no topics.
+    Fresh(Header),
+}
+
+/// Reads what `serve` was given without writing anything: the rules, the
+/// recording, or a data directory's broker ids (`Driver::open_in_place`
+/// reads the same).
+fn plan(options: &ServeOptions) -> Result<Plan, String> {
     let rules = options.rules.as_deref();
     let given: Option<Rules> = rules
         .map(str::parse)
         .transpose()
         .map_err(|e| format!("--rules: {e}"))?;
-    let dir = options.data_dir.as_deref();
     if let Some(file) = &options.recording {
         let recording = Recording::load(file).map_err(|e| e.to_string())?;
-        let mut header = recording.header.clone();
+        let mut header = recording.header;
         if let Some(rules) = rules {
             header.rules = rules.to_string();
         }
-        let mut driver =
-            Driver::new(&header, dir).map_err(|e| format!("{}:1: {e}", file.display()))?;
-        for step in &recording.steps {
-            driver.apply(&step.action);
-        }
-        return Ok((driver, header, recording.steps));
+        return Ok(Plan {
+            brokers: header.cluster.brokers.clone(),
+            source: Source::Recording(header, recording.steps),
+        });
     }
     let rules = rules.unwrap_or("minikafka");
-    if let Some(dir) = dir.filter(|d| holds_data(d)) {
+    if let Some(dir) = options.data_dir.as_deref().filter(|d| holds_data(d)) {
         if options.record.is_some() {
             // A recording starts from its header's cluster; a reopened
             // directory's history is not one.
@@ -341,13 +365,51 @@ fn open_driver(options: &ServeOptions) -> Result<(Driver, Header, Vec<Step>), St
             ));
         }
         // Under the rules and configuration the directory was made with
-        // (its cluster.json); --rules may only agree.
-        let driver = Driver::open_in_place(dir, given)?;
-        let header = default_header(driver.rules())?;
-        return Ok((driver, header, Vec::new()));
+        // (its cluster.json): --rules may only agree, checked before
+        // anything is bound or written.
+        let stored = ClusterFile::read(dir)?;
+        if let Some(file) = &stored {
+            file.check_given(dir, given)?;
+        }
+        let brokers = match &stored {
+            Some(file) => file.config(dir)?.broker_ids,
+            None => crate::session::driver::brokers_in(dir)?,
+        };
+        return Ok(Plan {
+            brokers,
+            source: Source::Reopen(given),
+        });
     }
     let header = default_header(rules)?;
-    Ok((Driver::new(&header, dir)?, header, Vec::new()))
+    Ok(Plan {
+        brokers: header.cluster.brokers.clone(),
+        source: Source::Fresh(header),
+    })
+}
+
+/// The cluster to serve, as planned: the recording's (its steps applied),
+/// a reopened data directory, or 3 brokers with no topics; with the header
+/// and steps a recording of the session starts with.
+fn open_driver(options: &ServeOptions, plan: Plan) -> Result<(Driver, Header, Vec<Step>), String> {
+    let dir = options.data_dir.as_deref();
+    match plan.source {
+        Source::Recording(header, steps) => {
+            let file = options.recording.as_deref().unwrap_or(Path::new(""));
+            let mut driver =
+                Driver::new(&header, dir).map_err(|e| format!("{}:1: {e}", file.display()))?;
+            for step in &steps {
+                driver.apply(&step.action);
+            }
+            Ok((driver, header, steps))
+        }
+        Source::Reopen(given) => {
+            let dir = dir.expect("a reopened directory is given");
+            let driver = Driver::open_in_place(dir, given)?;
+            let header = default_header(driver.rules())?;
+            Ok((driver, header, Vec::new()))
+        }
+        Source::Fresh(header) => Ok((Driver::new(&header, dir)?, header, Vec::new())),
+    }
 }
 
 fn holds_data(dir: &Path) -> bool {

@@ -383,8 +383,9 @@ pub fn encode_batches(
         }
         RecordBatchEncoder::encode(&mut buf, wire.iter(), &options).map_err(|e| {
             format!(
-                "cannot encode the batch at offset {}: {e}",
-                batch.base_offset
+                "cannot encode the batch at offset {}: {}",
+                batch.base_offset,
+                crate::kafka::codec::one_line(e)
             )
         })?;
     }

@@ -33,14 +33,20 @@ const MAX_FETCH_WAIT: Duration = Duration::from_secs(30);
 /// How often a waiting fetch asks again.
 const FETCH_POLL: Duration = Duration::from_millis(20);
 
-/// SIGTERM and Ctrl-C (SIGINT), listened for from the moment this is made:
-/// made before `ready` is printed, so a signal sent right after it is not
-/// the default kill.
+/// SIGTERM, Ctrl-C (SIGINT), SIGHUP and SIGQUIT, listened for from the
+/// moment this is made: made before `ready` is printed, so a signal sent
+/// right after it is not the default kill. Each ends `serve` cleanly, which
+/// then exits with 128 + its number, as every other command does (issue
+/// 25: SIGTERM exited 0).
 pub struct Signals {
     #[cfg(unix)]
     term: tokio::signal::unix::Signal,
     #[cfg(unix)]
     int: tokio::signal::unix::Signal,
+    #[cfg(unix)]
+    hup: tokio::signal::unix::Signal,
+    #[cfg(unix)]
+    quit: tokio::signal::unix::Signal,
 }
 
 impl Signals {
@@ -49,11 +55,15 @@ impl Signals {
         #[cfg(unix)]
         {
             use tokio::signal::unix::{SignalKind, signal};
-            let term = signal(SignalKind::terminate())
-                .map_err(|e| format!("cannot catch SIGTERM: {e}"))?;
-            let int =
-                signal(SignalKind::interrupt()).map_err(|e| format!("cannot catch Ctrl-C: {e}"))?;
-            Ok(Self { term, int })
+            let catch = |kind: SignalKind, name: &str| {
+                signal(kind).map_err(|e| format!("cannot catch {name}: {e}"))
+            };
+            Ok(Self {
+                term: catch(SignalKind::terminate(), "SIGTERM")?,
+                int: catch(SignalKind::interrupt(), "Ctrl-C")?,
+                hup: catch(SignalKind::hangup(), "SIGHUP")?,
+                quit: catch(SignalKind::quit(), "SIGQUIT")?,
+            })
         }
         #[cfg(not(unix))]
         {
@@ -61,19 +71,21 @@ impl Signals {
         }
     }
 
-    /// Waits for one; returns its name.
-    async fn next(&mut self) -> &'static str {
+    /// Waits for one; returns its name and number.
+    async fn next(&mut self) -> (&'static str, i32) {
         #[cfg(unix)]
         {
             tokio::select! {
-                _ = self.int.recv() => "Ctrl-C",
-                _ = self.term.recv() => "SIGTERM",
+                _ = self.int.recv() => ("Ctrl-C", 2),
+                _ = self.term.recv() => ("SIGTERM", 15),
+                _ = self.hup.recv() => ("SIGHUP", 1),
+                _ = self.quit.recv() => ("SIGQUIT", 3),
             }
         }
         #[cfg(not(unix))]
         {
             let _ = tokio::signal::ctrl_c().await;
-            "Ctrl-C"
+            ("Ctrl-C", 2)
         }
     }
 }
@@ -123,12 +135,13 @@ pub struct Net {
     pub to_stderr: bool,
 }
 
-/// Serves every listener until SIGTERM or Ctrl-C; returns which one came.
+/// Serves every listener until a signal of [`Signals`]; returns which one
+/// came (its name and number).
 pub async fn serve_until_signal(
     listeners: Vec<(BrokerId, TcpListener)>,
     net: Net,
     mut signals: Signals,
-) -> &'static str {
+) -> (&'static str, i32) {
     let mut tasks = spawn_listeners(listeners, net);
     let signal = signals.next().await;
     tasks.abort_all();
@@ -348,7 +361,7 @@ async fn one_request(who: Who, frame: &Bytes, net: &Net) -> Step {
         .begin(who.connection, &client, format!("{api:?} v{version}"));
     let reply = |v: i16, kind: ResponseKind, outcome: String| -> Step {
         match codec::response_frame(api, v, correlation, |buf| {
-            kind.encode(buf, v).map_err(|e| e.to_string())
+            kind.encode(buf, v).map_err(codec::one_line)
         }) {
             Ok(bytes) => Step::Reply(bytes, outcome),
             Err(e) => Step::Close(format!("{what}: {e}")),

@@ -127,8 +127,11 @@ fn decode_one(batch: Bytes) -> Result<WireBatch, String> {
             Bytes::from(fixed)
         }
     };
-    let set = RecordBatchDecoder::decode(&mut checked)
-        .map_err(|e| format!("the batch at offset {base_offset} does not decode: {e}"))?;
+    let set = RecordBatchDecoder::decode(&mut checked).map_err(|e| {
+        // The protocol crate's messages may end in a newline (issue 25).
+        let e = crate::kafka::codec::one_line(e);
+        format!("the batch at offset {base_offset} does not decode: {e}")
+    })?;
     if is_control {
         let key = set.records.first().and_then(|r| r.key.clone());
         wire.control = match key.as_deref() {

@@ -2,11 +2,11 @@
 //! a tokio `TcpStream` speaking Kafka frames as `src/kafka/codec.rs` reads
 //! them on the server side (4-byte big-endian size, header, body), one
 //! request at a time. Every connect and every response is bounded in time
-//! ([`TIMEOUT`]) and in size ([`MAX_RESPONSE_BYTES`]), so a silent or
-//! misbehaving broker ends the observation with one line, never a hang or
-//! an allocation a length prefix asked for.
+//! ([`TIMEOUT`], and the observation's one [`Deadline`]) and in size
+//! ([`MAX_RESPONSE_BYTES`]), so a silent or misbehaving broker costs at most
+//! that, never a hang or an allocation a length prefix asked for.
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use bytes::{Bytes, BytesMut};
 use kafka_protocol::messages::{RequestHeader, ResponseHeader};
@@ -14,13 +14,70 @@ use kafka_protocol::protocol::{Decodable, Encodable, HeaderVersion, Request, Str
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
+// The protocol crate's errors may end in a newline; every error here is
+// one line (issue 25).
+use crate::kafka::codec::one_line;
+
 /// What an error says of a response that was read whole but does not
 /// decode as the request's response: the connection is still in step, so
 /// a caller may ask again differently (OffsetFetch, [`super::groups`]).
 pub const UNDECODABLE: &str = "the response does not decode";
 
-/// How long a connect, or a request's response, may take.
+/// How long a connect, or a request's response, may take (less when the
+/// observation's [`Deadline`] is nearer).
 pub const TIMEOUT: Duration = Duration::from_secs(10);
+
+/// The one deadline of an observation (`--timeout`, issue 25): every
+/// connect and response waits at most [`TIMEOUT`] and at most until this,
+/// and once it has passed nothing more is sent.
+#[derive(Debug, Clone, Copy)]
+pub struct Deadline {
+    at: Instant,
+    timeout: Duration,
+}
+
+impl Deadline {
+    /// `timeout` from now.
+    pub fn after(timeout: Duration) -> Self {
+        Self {
+            at: Instant::now() + timeout,
+            timeout,
+        }
+    }
+
+    /// The time left (zero once passed).
+    pub fn left(&self) -> Duration {
+        self.at.saturating_duration_since(Instant::now())
+    }
+
+    /// Whether it has passed.
+    pub fn passed(&self) -> bool {
+        self.left().is_zero()
+    }
+
+    /// What an error says when it passed: `the observation's --timeout of
+    /// 30 s ran out`.
+    pub fn ran_out(&self) -> String {
+        let ms = self.timeout.as_millis();
+        let span = if ms.is_multiple_of(1000) {
+            format!("{} s", ms / 1000)
+        } else {
+            format!("{ms} ms")
+        };
+        format!("the observation's --timeout of {span} ran out")
+    }
+
+    /// How long the next wait may be: [`TIMEOUT`], or less when the
+    /// deadline is nearer (then true).
+    fn wait(&self) -> (Duration, bool) {
+        let left = self.left();
+        if left < TIMEOUT {
+            (left, true)
+        } else {
+            (TIMEOUT, false)
+        }
+    }
+}
 
 /// The largest response read: 16 MiB. The biggest response asked for is a
 /// Fetch bounded by [`super::fetch::PARTITION_MAX_BYTES`] per partition;
@@ -36,14 +93,27 @@ pub struct Conn {
     /// `HOST:PORT`, for the error lines.
     pub address: String,
     correlation: i32,
+    /// The observation's deadline.
+    pub deadline: Deadline,
 }
 
 impl Conn {
-    /// Connects to `address` (`HOST:PORT`) within [`TIMEOUT`].
-    pub async fn connect(address: &str) -> Result<Self, String> {
-        let stream = match tokio::time::timeout(TIMEOUT, TcpStream::connect(address)).await {
+    /// Connects to `address` (`HOST:PORT`) within [`TIMEOUT`] and before
+    /// `deadline`.
+    pub async fn connect(address: &str, deadline: Deadline) -> Result<Self, String> {
+        let (wait, near) = deadline.wait();
+        if wait.is_zero() {
+            return Err(format!("{address}: not asked: {}", deadline.ran_out()));
+        }
+        let stream = match tokio::time::timeout(wait, TcpStream::connect(address)).await {
             Ok(Ok(s)) => s,
             Ok(Err(e)) => return Err(format!("{address}: cannot connect: {e}")),
+            Err(_) if near => {
+                return Err(format!(
+                    "{address}: cannot connect: no answer before {}",
+                    deadline.ran_out()
+                ));
+            }
             Err(_) => {
                 return Err(format!(
                     "{address}: cannot connect: no answer within {} s",
@@ -56,6 +126,7 @@ impl Conn {
             stream,
             address: address.to_string(),
             correlation: 0,
+            deadline,
         })
     }
 
@@ -69,6 +140,10 @@ impl Conn {
         version: i16,
     ) -> Result<R::Response, String> {
         let what = format!("{}: {name} v{version}", self.address);
+        let (wait, near) = self.deadline.wait();
+        if wait.is_zero() {
+            return Err(format!("{what}: not asked: {}", self.deadline.ran_out()));
+        }
         self.correlation += 1;
         let header = RequestHeader::default()
             .with_request_api_key(R::KEY)
@@ -79,10 +154,10 @@ impl Conn {
         buf.extend_from_slice(&[0; 4]);
         header
             .encode(&mut buf, R::header_version(version))
-            .map_err(|e| format!("{what}: cannot encode the request header: {e}"))?;
+            .map_err(|e| format!("{what}: cannot encode the request header: {}", one_line(e)))?;
         request
             .encode(&mut buf, version)
-            .map_err(|e| format!("{what}: cannot encode the request: {e}"))?;
+            .map_err(|e| format!("{what}: cannot encode the request: {}", one_line(e)))?;
         let size = (buf.len() - 4) as i32;
         buf[..4].copy_from_slice(&size.to_be_bytes());
         let exchange = async {
@@ -92,8 +167,16 @@ impl Conn {
                 .map_err(|e| format!("{what}: cannot send: {e}"))?;
             read_frame(&mut self.stream, &what).await
         };
-        let mut payload = match tokio::time::timeout(TIMEOUT, exchange).await {
+        let mut payload = match tokio::time::timeout(wait, exchange).await {
             Ok(r) => r?,
+            // The connection is out of step now, but nothing more is sent
+            // on it: the deadline has passed.
+            Err(_) if near => {
+                return Err(format!(
+                    "{what}: no response before {}",
+                    self.deadline.ran_out()
+                ));
+            }
             Err(_) => {
                 return Err(format!(
                     "{what}: no response within {} s",
@@ -102,7 +185,12 @@ impl Conn {
             }
         };
         let header = ResponseHeader::decode(&mut payload, R::Response::header_version(version))
-            .map_err(|e| format!("{what}: the response header does not decode: {e}"))?;
+            .map_err(|e| {
+                format!(
+                    "{what}: the response header does not decode: {}",
+                    one_line(e)
+                )
+            })?;
         if header.correlation_id != self.correlation {
             return Err(format!(
                 "{what}: the response answers request {}, not {}",
@@ -110,7 +198,7 @@ impl Conn {
             ));
         }
         R::Response::decode(&mut payload, version)
-            .map_err(|e| format!("{what}: {UNDECODABLE}: {e}"))
+            .map_err(|e| format!("{what}: {UNDECODABLE}: {}", one_line(e)))
     }
 }
 

@@ -199,6 +199,7 @@ mod tests {
             ],
             aborted: vec![(7, 0)],
             watermarks: None,
+            cut_at: None,
         };
         let visible = read_committed_visible(&fetched);
         assert_eq!(visible, BTreeSet::from([1, 4, 5]));

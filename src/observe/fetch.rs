@@ -6,6 +6,7 @@
 //! session): it commits nothing and joins no group.
 
 use std::collections::BTreeMap;
+use std::time::Instant;
 
 use kafka_protocol::messages::fetch_request::{FetchPartition, FetchTopic};
 use kafka_protocol::messages::{BrokerId, FetchRequest, TopicName};
@@ -49,6 +50,9 @@ pub struct Fetched {
     /// answer said them: what a consumer is told and stops at, checked
     /// against ListOffsets (docs/observe.md "Fetch against ListOffsets").
     pub watermarks: Option<(i64, i64)>,
+    /// Where the fetch stopped because its time ran out (the next offset
+    /// it would have asked for), if it did before the end (issue 25).
+    pub cut_at: Option<i64>,
 }
 
 /// Fetches each partition's tail `start..end` (`end` its HW) from the
@@ -60,12 +64,16 @@ pub struct Fetched {
 /// when an answer brings no whole batch (read_committed stops at the
 /// LSO), or when its answers add up to [`PARTITION_MAX_BYTES`]: the bound
 /// holds across the rounds, and each round moves at least one offset, so
-/// there are at most [`TAIL_OFFSETS`] of them.
+/// there are at most [`TAIL_OFFSETS`] of them. No round starts at or after
+/// `until`, and one the observation's deadline cuts ends the fetch too:
+/// each partition not done is then marked [`Fetched::cut_at`] where it
+/// stopped, with what came before kept.
 pub async fn fetch_tail(
     conn: &mut Conn,
     version: i16,
     partitions: &[(Key, i64, i64)],
     isolation: i8,
+    until: Instant,
 ) -> Result<BTreeMap<Key, Fetched>, String> {
     let mut out: BTreeMap<Key, Fetched> = BTreeMap::new();
     // (key, next offset, end, bytes left)
@@ -82,7 +90,22 @@ pub async fn fetch_tail(
         if ask.is_empty() {
             return Ok(out);
         }
-        let answer = fetch(conn, version, &ask, isolation).await?;
+        let answer = if Instant::now() >= until || conn.deadline.passed() {
+            Err(String::new())
+        } else {
+            fetch(conn, version, &ask, isolation).await
+        };
+        let answer = match answer {
+            Ok(answer) => answer,
+            Err(e) if !e.is_empty() && !conn.deadline.passed() => return Err(e),
+            Err(_) => {
+                // Out of time: keep what came, say where it stopped.
+                for (key, next, _) in ask {
+                    out.entry(key).or_default().cut_at = Some(next);
+                }
+                return Ok(out);
+            }
+        };
         for (key, next, _, left) in &mut open {
             let Some((got, bytes)) = answer.get(key) else {
                 continue; // not asked this round
@@ -192,6 +215,7 @@ async fn fetch(
                 batches,
                 aborted,
                 watermarks,
+                cut_at: None,
             };
             out.insert(key, (fetched, bytes));
         }
@@ -222,6 +246,11 @@ mod tests {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
     use super::*;
+    use crate::observe::connection::Deadline;
+
+    fn far() -> Instant {
+        Instant::now() + std::time::Duration::from_secs(30)
+    }
 
     /// A batch of `count` records from `base`.
     fn batch(base: i64, count: i64) -> Bytes {
@@ -316,9 +345,10 @@ mod tests {
         runtime.block_on(async {
             // Batches 0-2, 3, 4-7; the tail starts inside the first.
             let (address, server) = one_batch_per_fetch(vec![(0, 3), (3, 1), (4, 4)]).await;
-            let mut conn = Conn::connect(&address).await.unwrap();
+            let deadline = Deadline::after(std::time::Duration::from_secs(30));
+            let mut conn = Conn::connect(&address, deadline).await.unwrap();
             let key: Key = ("t".into(), 0);
-            let got = fetch_tail(&mut conn, 12, &[(key.clone(), 1, 8)], 0)
+            let got = fetch_tail(&mut conn, 12, &[(key.clone(), 1, 8)], 0, far())
                 .await
                 .unwrap();
             drop(conn);
@@ -376,9 +406,10 @@ mod tests {
             // The broker holds 0-1 but says (end) HW 5 of a partition it
             // cannot serve past 2: the second fetch brings nothing.
             let (address, server) = one_batch_per_fetch(vec![(0, 2)]).await;
-            let mut conn = Conn::connect(&address).await.unwrap();
+            let deadline = Deadline::after(std::time::Duration::from_secs(30));
+            let mut conn = Conn::connect(&address, deadline).await.unwrap();
             let key: Key = ("t".into(), 0);
-            let got = fetch_tail(&mut conn, 12, &[(key.clone(), 0, 5)], 1)
+            let got = fetch_tail(&mut conn, 12, &[(key.clone(), 0, 5)], 1, far())
                 .await
                 .unwrap();
             drop(conn);

@@ -22,7 +22,7 @@ use kafka_protocol::protocol::StrBytes;
 
 use crate::session::snapshot::{GroupOffsets, field};
 
-use super::Link;
+use super::Links;
 use super::connection::{self, Conn};
 use super::coordinator;
 use super::metadata::Cluster;
@@ -133,7 +133,7 @@ pub struct Observed {
 /// The groups `named`, or every group listed; their committed offsets and
 /// where a transactional commit of theirs is pending among `keys`.
 pub(super) async fn ask(
-    links: &mut BTreeMap<String, Link>,
+    links: &mut Links,
     cluster: &Cluster,
     bootstrap: &str,
     named: &[String],
@@ -145,7 +145,7 @@ pub(super) async fn ask(
         let mut lacking = Vec::new();
         for b in &cluster.brokers {
             let Ok(link) = super::link(links, &b.address).await else {
-                lacking.push(format!("broker {} (unreachable)", b.id));
+                lacking.push(format!("broker {} ({})", b.id, links.reason(&b.address)));
                 continue;
             };
             match link
@@ -159,7 +159,7 @@ pub(super) async fn ask(
                     }
                     Err(e) => {
                         lacking.push(format!("broker {} ({e})", b.id));
-                        links.remove(&b.address);
+                        links.failed(&b.address, &e);
                     }
                 },
                 None => lacking.push(format!("broker {} (no ListGroups)", b.id)),

@@ -4,7 +4,8 @@
 //! drawing thread never waits on a broker: a slow or silent one delays the
 //! next refresh, never a key or quitting. Each refresh is a whole
 //! [`observe`](super::observe) — new connections, the same bounds (every
-//! connect and every response waits at most 10 s) — so a broker that went
+//! connect and every response waits at most 10 s, the whole refresh at most
+//! `--timeout`) — so a broker that went
 //! away and came back on the same address is simply asked again, and a
 //! failure (unreachable broker, closed connection, unsupported version,
 //! missing topic, a leader that moved during the refresh) is the one line

@@ -23,7 +23,7 @@ use kafka_protocol::protocol::StrBytes;
 use crate::session::Snapshot;
 use crate::session::snapshot::field;
 
-use super::Link;
+use super::Links;
 use super::connection::Conn;
 use super::metadata::Cluster;
 use super::offsets::Key;
@@ -42,14 +42,14 @@ pub struct Dirs {
 
 /// Asks every broker of `cluster` about `keys`.
 pub(super) async fn ask(
-    links: &mut BTreeMap<String, Link>,
+    links: &mut Links,
     cluster: &Cluster,
     keys: &[Key],
 ) -> Result<Dirs, String> {
     let mut out = Dirs::default();
     for b in &cluster.brokers {
         let Ok(link) = super::link(links, &b.address).await else {
-            out.silent.push((b.id, "unreachable".into()));
+            out.silent.push((b.id, links.reason(&b.address)));
             continue;
         };
         let Some(v) = link
@@ -68,8 +68,8 @@ pub(super) async fn ask(
             Ok(Err(why)) => out.silent.push((b.id, why)),
             // A broker going away mid-observation says nothing.
             Err(e) => {
+                links.failed(&b.address, &e);
                 out.silent.push((b.id, e));
-                links.remove(&b.address);
             }
         }
     }

@@ -32,13 +32,15 @@ pub mod transactions;
 pub mod versions;
 
 use std::collections::BTreeMap;
+use std::time::Instant;
 
 use kafka_protocol::messages::ApiKey;
 
 use crate::session::Snapshot;
+use crate::session::snapshot::field;
 
 use assemble::Observed;
-use connection::Conn;
+use connection::{Conn, Deadline};
 use offsets::Key;
 use versions::{Versions, ours};
 
@@ -52,7 +54,12 @@ pub struct Options {
     /// The consumer groups whose committed offsets to read (every group
     /// ListGroups lists when empty).
     pub groups: Vec<String>,
+    /// The one deadline of an observation (`--timeout`; issue 25).
+    pub timeout: std::time::Duration,
 }
+
+/// `--timeout`'s default: 30 s for an observation, whatever its brokers do.
+pub const DEFAULT_TIMEOUT_MS: u64 = 30_000;
 
 /// One snapshot of the cluster, or the one line saying what failed where.
 pub fn observe(options: &Options) -> Result<Snapshot, String> {
@@ -71,31 +78,106 @@ struct Link {
 }
 
 impl Link {
-    async fn open(address: &str) -> Result<Self, String> {
-        let mut conn = Conn::connect(address).await?;
+    async fn open(address: &str, deadline: Deadline) -> Result<Self, String> {
+        let mut conn = Conn::connect(address, deadline).await?;
         let versions = Versions::ask(&mut conn).await?;
         Ok(Self { conn, versions })
     }
 }
 
-/// The link to `address`, opened if there is none yet.
-async fn link<'a>(
-    links: &'a mut BTreeMap<String, Link>,
-    address: &str,
-) -> Result<&'a mut Link, String> {
-    if !links.contains_key(address) {
-        links.insert(address.to_string(), Link::open(address).await?);
-    }
-    Ok(links.get_mut(address).expect("inserted above"))
+/// The observation's links to its brokers, by address, and the brokers
+/// that failed: a broker that did not answer once is not asked again in
+/// the same observation (issue 25: four silent brokers cost 10 s each at
+/// every ask, 80 s in all).
+pub(crate) struct Links {
+    open: BTreeMap<String, Link>,
+    failed: BTreeMap<String, String>,
+    deadline: Deadline,
 }
 
-/// The address of the bootstrap broker that answered (the first link).
-fn cluster_address(links: &BTreeMap<String, Link>, bootstrap: &[String]) -> String {
-    bootstrap
-        .iter()
-        .find(|a| links.contains_key(*a))
-        .cloned()
-        .expect("a bootstrap broker answered")
+impl Links {
+    fn new(deadline: Deadline) -> Self {
+        Self {
+            open: BTreeMap::new(),
+            failed: BTreeMap::new(),
+            deadline,
+        }
+    }
+
+    /// The link to `address`, opened if there is none yet; the error it
+    /// failed with, if it did.
+    async fn get(&mut self, address: &str) -> Result<&mut Link, String> {
+        if let Some(e) = self.failed.get(address) {
+            return Err(e.clone());
+        }
+        if !self.open.contains_key(address) {
+            match Link::open(address, self.deadline).await {
+                Ok(link) => {
+                    self.open.insert(address.to_string(), link);
+                }
+                Err(e) => {
+                    self.failed.insert(address.to_string(), e.clone());
+                    return Err(e);
+                }
+            }
+        }
+        Ok(self.open.get_mut(address).expect("inserted above"))
+    }
+
+    /// Opens every address not yet opened or failed, all at once: silent
+    /// brokers cost one wait together, not one each.
+    async fn open_all(&mut self, addresses: &[String]) {
+        let mut opening = tokio::task::JoinSet::new();
+        for address in addresses {
+            if self.open.contains_key(address) || self.failed.contains_key(address) {
+                continue;
+            }
+            let (address, deadline) = (address.clone(), self.deadline);
+            opening.spawn(async move {
+                let link = Link::open(&address, deadline).await;
+                (address, link)
+            });
+        }
+        while let Some(joined) = opening.join_next().await {
+            match joined {
+                Ok((address, Ok(link))) => {
+                    self.open.insert(address, link);
+                }
+                Ok((address, Err(e))) => {
+                    self.failed.insert(address, e);
+                }
+                Err(_) => {} // not opened: asked again on its own later
+            }
+        }
+    }
+
+    /// The link to `address` failed mid-observation (`why`): closed, and
+    /// not asked again.
+    fn failed(&mut self, address: &str, why: &str) {
+        self.open.remove(address);
+        self.failed
+            .entry(address.to_string())
+            .or_insert_with(|| why.to_string());
+    }
+
+    /// Why a broker gave nothing, in the words `unavailable` uses:
+    /// `unreachable`, or what the deadline cut.
+    fn reason(&self, address: &str) -> String {
+        let ran_out = self.deadline.ran_out();
+        match self.failed.get(address) {
+            Some(e) if e.contains("not asked: ") && e.contains(&ran_out) => {
+                format!("not asked: {ran_out}")
+            }
+            Some(e) if e.contains(&ran_out) => format!("no answer before {ran_out}"),
+            None if self.deadline.passed() => format!("not asked: {ran_out}"),
+            _ => "unreachable".to_string(),
+        }
+    }
+}
+
+/// The link to `address`, opened if there is none yet.
+async fn link<'a>(links: &'a mut Links, address: &str) -> Result<&'a mut Link, String> {
+    links.get(address).await
 }
 
 /// The line for a leader that Metadata names but that does not answer:
@@ -120,10 +202,11 @@ fn unreachable_leader(e: String, cluster: &metadata::Cluster, indexes: &[usize])
 }
 
 async fn observe_async(options: &Options) -> Result<Snapshot, String> {
+    let deadline = Deadline::after(options.timeout);
     let mut first = None;
     let mut failures = Vec::new();
     for address in &options.bootstrap {
-        match Link::open(address).await {
+        match Link::open(address, deadline).await {
             Ok(link) => {
                 first = Some(link);
                 break;
@@ -141,8 +224,10 @@ async fn observe_async(options: &Options) -> Result<Snapshot, String> {
         .versions
         .pick(ApiKey::Metadata, "Metadata", ours::METADATA)?;
     let cluster = metadata::ask(&mut first.conn, version, &options.topics).await?;
-    let mut links: BTreeMap<String, Link> = BTreeMap::new();
-    links.insert(first.conn.address.clone(), first);
+    // The bootstrap broker that answered.
+    let bootstrap = first.conn.address.clone();
+    let mut links = Links::new(deadline);
+    links.open.insert(bootstrap.clone(), first);
     // Partitions by their leader's address.
     let mut led: BTreeMap<String, Vec<usize>> = BTreeMap::new();
     for (i, p) in cluster.partitions.iter().enumerate() {
@@ -158,19 +243,19 @@ async fn observe_async(options: &Options) -> Result<Snapshot, String> {
             })?;
         led.entry(broker.address.clone()).or_default().push(i);
     }
-    let mut observed: Vec<Option<Observed>> = vec![None; cluster.partitions.len()];
+    // The partitions themselves (their offsets) are the snapshot: a leader
+    // that cannot say them ends the observation. Their tails are fetched
+    // after, each of the 2 fetches per leader in its share of the time
+    // left, so one slow leader cannot starve the others.
+    let mut offsets_by_leader = Vec::new();
     for (address, indexes) in &led {
-        if !links.contains_key(address) {
-            let link = Link::open(address)
-                .await
-                .map_err(|e| unreachable_leader(e, &cluster, indexes))?;
-            links.insert(address.clone(), link);
-        }
-        let link = links.get_mut(address).expect("inserted above");
+        let link = links
+            .get(address)
+            .await
+            .map_err(|e| unreachable_leader(e, &cluster, indexes))?;
         let list_version =
             link.versions
                 .pick(ApiKey::ListOffsets, "ListOffsets", ours::LIST_OFFSETS)?;
-        let fetch_version = link.versions.pick(ApiKey::Fetch, "Fetch", ours::FETCH)?;
         let keys: Vec<Key> = indexes
             .iter()
             .map(|&i| {
@@ -179,6 +264,15 @@ async fn observe_async(options: &Options) -> Result<Snapshot, String> {
             })
             .collect();
         let offsets = offsets::ask(&mut link.conn, list_version, &keys).await?;
+        offsets_by_leader.push((address, indexes, keys, offsets));
+    }
+    let mut observed: Vec<Option<Observed>> = vec![None; cluster.partitions.len()];
+    let mut cut: Vec<String> = Vec::new();
+    let mut fetches_left = 2 * offsets_by_leader.len() as u32;
+    let share = |left: u32| Instant::now() + deadline.left() / left.max(1);
+    for (address, indexes, keys, offsets) in offsets_by_leader {
+        let link = links.get(address).await?;
+        let fetch_version = link.versions.pick(ApiKey::Fetch, "Fetch", ours::FETCH)?;
         let tails: Vec<(Key, i64, i64)> = keys
             .iter()
             .map(|k| {
@@ -187,19 +281,49 @@ async fn observe_async(options: &Options) -> Result<Snapshot, String> {
                 (k.clone(), start, o.high_watermark)
             })
             .collect();
-        let mut uncommitted = fetch::fetch_tail(&mut link.conn, fetch_version, &tails, 0).await?;
-        let mut committed = fetch::fetch_tail(&mut link.conn, fetch_version, &tails, 1).await?;
+        let until = share(fetches_left);
+        fetches_left -= 1;
+        let mut uncommitted =
+            fetch::fetch_tail(&mut link.conn, fetch_version, &tails, 0, until).await?;
+        // read_committed reads no further than read_uncommitted reached.
+        let committed_tails: Vec<(Key, i64, i64)> = tails
+            .iter()
+            .map(|(k, start, end)| {
+                let reached = uncommitted.get(k).and_then(|f| f.cut_at).unwrap_or(*end);
+                (k.clone(), *start, reached)
+            })
+            .collect();
+        let until = share(fetches_left);
+        fetches_left -= 1;
+        let mut committed =
+            fetch::fetch_tail(&mut link.conn, fetch_version, &committed_tails, 1, until).await?;
         for (&i, (key, start, _)) in indexes.iter().zip(&tails) {
+            let mut read_uncommitted = uncommitted.remove(key).unwrap_or_default();
+            let read_committed = committed.remove(key).unwrap_or_default();
+            // Both isolation levels cover the same offsets, so the fates
+            // (committed below the LSO when read_committed returned it) hold.
+            let stop = [read_uncommitted.cut_at, read_committed.cut_at]
+                .into_iter()
+                .flatten()
+                .min();
+            if let Some(stop) = stop {
+                read_uncommitted.batches.retain(|b| b.last_offset < stop);
+                cut.push(format!(
+                    "partitions[{}-{}].batches from offset {stop} (not fetched: {})",
+                    key.0,
+                    key.1,
+                    deadline.ran_out()
+                ));
+            }
             observed[i] = Some(Observed {
                 meta: cluster.partitions[i].clone(),
                 offsets: offsets[key],
                 start: *start,
-                read_uncommitted: uncommitted.remove(key).unwrap_or_default(),
-                read_committed: committed.remove(key).unwrap_or_default(),
+                read_uncommitted,
+                read_committed,
             });
         }
     }
-    let bootstrap = cluster_address(&links, &options.bootstrap);
     let keys: BTreeMap<String, Vec<Key>> = led
         .iter()
         .map(|(address, indexes)| {
@@ -210,17 +334,53 @@ async fn observe_async(options: &Options) -> Result<Snapshot, String> {
             (address.clone(), keys.collect())
         })
         .collect();
-    let answers = transactions::ask(&mut links, &cluster, &bootstrap, &keys).await?;
+    // Every broker Metadata lists is asked something (DescribeLogDirs at
+    // least): connect to the rest all at once, so silent ones cost one
+    // wait together. What the admin APIs add is not worth the
+    // observation: once the deadline has passed, what they could not ask
+    // is listed unavailable.
+    let addresses: Vec<String> = cluster.brokers.iter().map(|b| b.address.clone()).collect();
+    links.open_all(&addresses).await;
+    let mut late: Vec<String> = Vec::new();
+    let answers = match transactions::ask(&mut links, &cluster, &bootstrap, &keys).await {
+        Ok(a) => a,
+        Err(e) if deadline.passed() => {
+            late.push(format!("{} ({e})", field::TRANSACTIONS));
+            transactions::Answers::default()
+        }
+        Err(e) => return Err(e),
+    };
     let all: Vec<Key> = keys.values().flatten().cloned().collect();
-    let groups = groups::ask(&mut links, &cluster, &bootstrap, &options.groups, &all).await?;
+    let groups = match groups::ask(&mut links, &cluster, &bootstrap, &options.groups, &all).await {
+        Ok(g) => g,
+        Err(e) if deadline.passed() => {
+            late.push(format!("{} ({e})", field::COMMITTED_OFFSETS));
+            groups::Observed::default()
+        }
+        Err(e) => return Err(e),
+    };
     let dirs = log_dirs::ask(&mut links, &cluster, &all).await?;
     let observed = observed.into_iter().flatten().collect();
     let mut snapshot = assemble::assemble(&options.bootstrap, &cluster, observed);
+    snapshot.unavailable.extend(cut);
     snapshot.committed_offsets = groups.committed;
     snapshot.unavailable.extend(groups.unavailable);
     let (txns, lacking) = transactions::fill(&answers);
     snapshot.transactions = txns;
     snapshot.unavailable.extend(lacking);
+    snapshot.unavailable.extend(late);
+    // Each broker that did not answer, named once with why (issue 25):
+    // whatever it alone could say is missing.
+    for b in &cluster.brokers {
+        if links.failed.contains_key(&b.address) {
+            snapshot.unavailable.push(format!(
+                "broker {} at {} ({})",
+                b.id,
+                b.address,
+                links.reason(&b.address)
+            ));
+        }
+    }
     transactions::decide(&mut snapshot, &transactions::deciding(&answers));
     transactions::explain_lso(&mut snapshot);
     log_dirs::fill(&mut snapshot, &dirs);

@@ -40,7 +40,7 @@ use kafka_protocol::protocol::StrBytes;
 
 use crate::session::snapshot::{Fate, Snapshot, TransactionSnapshot, TxnState, field};
 
-use super::Link;
+use super::Links;
 use super::connection::Conn;
 use super::coordinator;
 use super::metadata::Cluster;
@@ -324,7 +324,7 @@ pub fn explain_lso(snapshot: &mut Snapshot) {
 /// `bootstrap` broker), DescribeProducers of `led` (partitions by their
 /// leader's address).
 pub(super) async fn ask(
-    links: &mut BTreeMap<String, Link>,
+    links: &mut Links,
     cluster: &Cluster,
     bootstrap: &str,
     led: &BTreeMap<String, Vec<Key>>,
@@ -334,7 +334,7 @@ pub(super) async fn ask(
     let mut everywhere = true;
     for b in &cluster.brokers {
         let Ok(link) = super::link(links, &b.address).await else {
-            answers.silent.push((b.id, "unreachable".into()));
+            answers.silent.push((b.id, links.reason(&b.address)));
             continue;
         };
         let Some(v) = link
@@ -353,8 +353,8 @@ pub(super) async fn ask(
             // `mk-tui serve` closing its listener) says nothing; the others
             // still do.
             Err(e) => {
+                links.failed(&b.address, &e);
                 answers.silent.push((b.id, e));
-                links.remove(&b.address);
             }
         }
     }
@@ -412,7 +412,7 @@ async fn list(conn: &mut Conn, version: i16) -> Result<Result<Vec<Listed>, i16>,
 /// DescribeTransactions of every id at its coordinator; None when a
 /// coordinator does not serve it.
 async fn describe_all(
-    links: &mut BTreeMap<String, Link>,
+    links: &mut Links,
     bootstrap: &str,
     listed: &[Listed],
 ) -> Result<Option<BTreeMap<String, Described>>, String> {

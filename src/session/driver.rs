@@ -1353,7 +1353,9 @@ struct Done {
 
 /// The broker ids of a data directory: every `broker-<id>` folder and every
 /// replica named in `metadata.json`, in increasing order (at least broker 1).
-fn brokers_in(dir: &Path) -> Result<Vec<BrokerId>, String> {
+/// The broker ids of a data directory (its `broker-N` directories and the
+/// replicas its metadata names; broker 1 when there are none), read only.
+pub(crate) fn brokers_in(dir: &Path) -> Result<Vec<BrokerId>, String> {
     let mut ids = std::collections::BTreeSet::new();
     let entries = std::fs::read_dir(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     for entry in entries.flatten() {

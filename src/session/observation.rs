@@ -21,7 +21,6 @@
 
 use std::collections::VecDeque;
 use std::fs::{File, OpenOptions};
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -440,6 +439,8 @@ impl SnapshotSource for ObservedSession {
 pub struct ObservationWriter {
     path: PathBuf,
     file: File,
+    /// The file's length after its last whole line.
+    len: u64,
 }
 
 impl ObservationWriter {
@@ -454,6 +455,7 @@ impl ObservationWriter {
         let mut w = Self {
             path: path.to_path_buf(),
             file,
+            len: 0,
         };
         w.line(&serde_json::to_string(header).expect("a header serialises"))?;
         Ok(w)
@@ -469,11 +471,10 @@ impl ObservationWriter {
         self.line(&serde_json::to_string(&line).expect("a refresh serialises"))
     }
 
+    /// One whole line, or none (a failed write is cut back:
+    /// [`crate::session::recording::append_line`]).
     fn line(&mut self, line: &str) -> std::io::Result<()> {
-        self.file.write_all(line.as_bytes())?;
-        self.file.write_all(b"\n")?;
-        self.file.flush()?;
-        self.file.sync_data()
+        crate::session::recording::append_line(&mut self.file, &mut self.len, line)
     }
 
     /// The file being written.
@@ -539,7 +540,7 @@ impl Observation {
             column: None,
             message,
         };
-        let (first, value, lines) = crate::session::recording::versioned_header(
+        let ((first, header_line), lines) = crate::session::recording::versioned_header(
             file,
             text,
             (
@@ -550,7 +551,7 @@ impl Observation {
             ),
         )?;
         let header: ObservationHeader =
-            serde_json::from_value(value).map_err(|e| err(first, format!("header: {e}")))?;
+            crate::session::recording::header_from_line(file, first, header_line)?;
         if header.bootstrap.is_empty() {
             return Err(err(
                 first,

@@ -231,23 +231,169 @@ pub(crate) fn read_text(path: &Path) -> Result<(String, String), RecordingError>
     Ok((file, text))
 }
 
-/// A recording's lines that are not blank, numbered from 1, and its first
-/// as JSON (the header), whose version field `key` must be `version`:
-/// `what` names the format in the message for another version, `missing`
-/// is the message when the field is absent. Engine and observation
-/// recordings begin alike.
+/// A header line that is valid JSON but not a valid header, as one error
+/// naming the field and where its value starts (issue 25: a header number
+/// error said `invalid value: integer -3, expected u32` without either):
+/// `FILE:LINE:COLUMN: field cluster.topics[0].partitions: …`. serde_json
+/// reports where in the line it stopped; [`value_spans`] finds the
+/// innermost value there, which is the field (an object, for a missing
+/// field). The column counts characters, as every column here does.
+pub(crate) fn header_from_line<T: serde::de::DeserializeOwned>(
+    file: &str,
+    line: usize,
+    text: &str,
+) -> Result<T, RecordingError> {
+    let e = match serde_json::from_str::<T>(text) {
+        Ok(header) => return Ok(header),
+        Err(e) => e,
+    };
+    let full = e.to_string();
+    let suffix = format!(" at line {} column {}", e.line(), e.column());
+    let message = friendly_range(full.strip_suffix(&suffix).unwrap_or(&full));
+    // serde_json's column is 1-based, in bytes, at the last byte it read.
+    let at = e.column().saturating_sub(1);
+    let found = value_spans(text)
+        .into_iter()
+        .filter(|(_, start, end)| *start <= at && at < *end)
+        .max_by_key(|(_, start, _)| *start);
+    let (message, start) = match found {
+        Some((path, start, _)) if !path.is_empty() => (format!("field {path}: {message}"), start),
+        _ => (format!("header: {message}"), at),
+    };
+    let column = 1 + text.get(..start).map_or(start, |s| s.chars().count());
+    Err(RecordingError {
+        file: file.to_string(),
+        line,
+        column: Some(column),
+        message,
+    })
+}
+
+/// serde's "expected u32" said as the range it means.
+fn friendly_range(message: &str) -> String {
+    for (ty, max) in [
+        ("u16", u64::from(u16::MAX)),
+        ("u32", u64::from(u32::MAX)),
+        ("u64", u64::MAX),
+        ("usize", u64::MAX),
+    ] {
+        if let Some(head) = message.strip_suffix(&format!("expected {ty}")) {
+            return format!("{head}expected an integer from 0 to {max}");
+        }
+    }
+    message.to_string()
+}
+
+/// Every value of the JSON `text` (already known to parse) with its path
+/// (`cluster.topics[0].partitions`; the whole text is `""`) and its byte
+/// span. Nesting is bounded by serde_json's recursion limit, which the
+/// text has passed.
+pub(crate) fn value_spans(text: &str) -> Vec<(String, usize, usize)> {
+    fn ws(b: &[u8], i: &mut usize) {
+        while b.get(*i).is_some_and(u8::is_ascii_whitespace) {
+            *i += 1;
+        }
+    }
+    fn string_end(b: &[u8], mut i: usize) -> usize {
+        // `i` is at the opening quote.
+        i += 1;
+        while let Some(&c) = b.get(i) {
+            match c {
+                b'\\' => i += 2,
+                b'"' => return i + 1,
+                _ => i += 1,
+            }
+        }
+        i
+    }
+    fn value(text: &str, i: &mut usize, path: String, out: &mut Vec<(String, usize, usize)>) {
+        let b = text.as_bytes();
+        ws(b, i);
+        let start = *i;
+        match b.get(*i) {
+            Some(b'{') => {
+                *i += 1;
+                loop {
+                    ws(b, i);
+                    match b.get(*i) {
+                        Some(b'}') => {
+                            *i += 1;
+                            break;
+                        }
+                        Some(b'"') => {
+                            let end = string_end(b, *i);
+                            let key: String = text
+                                .get(*i..end)
+                                .and_then(|k| serde_json::from_str(k).ok())
+                                .unwrap_or_default();
+                            *i = end;
+                            ws(b, i);
+                            if b.get(*i) == Some(&b':') {
+                                *i += 1;
+                            }
+                            let child = if path.is_empty() {
+                                key
+                            } else {
+                                format!("{path}.{key}")
+                            };
+                            value(text, i, child, out);
+                        }
+                        Some(_) => *i += 1, // ','
+                        None => break,
+                    }
+                }
+            }
+            Some(b'[') => {
+                *i += 1;
+                let mut n = 0;
+                loop {
+                    ws(b, i);
+                    match b.get(*i) {
+                        Some(b']') => {
+                            *i += 1;
+                            break;
+                        }
+                        Some(b',') => *i += 1,
+                        Some(_) => {
+                            value(text, i, format!("{path}[{n}]"), out);
+                            n += 1;
+                        }
+                        None => break,
+                    }
+                }
+            }
+            Some(b'"') => *i = string_end(b, *i),
+            Some(_) => {
+                while b
+                    .get(*i)
+                    .is_some_and(|c| !matches!(c, b',' | b']' | b'}') && !c.is_ascii_whitespace())
+                {
+                    *i += 1;
+                }
+            }
+            None => {}
+        }
+        out.push((path, start, *i));
+    }
+    let mut out = Vec::new();
+    value(text, &mut 0, String::new(), &mut out);
+    out
+}
+
+/// A line of a recording and its number, from 1.
+pub(crate) type Numbered<'a> = (usize, &'a str);
+
+/// A recording's lines that are not blank, numbered from 1: its first
+/// (the header, for [`header_from_line`]), checked to be JSON whose
+/// version field `key` is `version` (`what` names the format in the
+/// message for another version, `missing` is the message when the field
+/// is absent), and the rest. Engine and observation recordings begin
+/// alike.
 pub(crate) fn versioned_header<'a>(
     file: &str,
     text: &'a str,
     (key, version, what, missing): (&str, u32, &str, &str),
-) -> Result<
-    (
-        usize,
-        serde_json::Value,
-        impl Iterator<Item = (usize, &'a str)>,
-    ),
-    RecordingError,
-> {
+) -> Result<(Numbered<'a>, impl Iterator<Item = Numbered<'a>>), RecordingError> {
     let err = |line: usize, message: String| RecordingError {
         file: file.to_string(),
         line,
@@ -265,7 +411,7 @@ pub(crate) fn versioned_header<'a>(
     let value: serde_json::Value =
         serde_json::from_str(header_line).map_err(|e| json_error(file, first, &e))?;
     match value.get(key).and_then(serde_json::Value::as_u64) {
-        Some(v) if v == u64::from(version) => Ok((first, value, lines)),
+        Some(v) if v == u64::from(version) => Ok(((first, header_line), lines)),
         Some(v) => Err(err(
             first,
             format!("{what} version {v} is not supported; this build reads version {version}"),
@@ -289,7 +435,7 @@ impl Recording {
             column: None,
             message,
         };
-        let (first, value, lines) = versioned_header(
+        let ((first, header_line), lines) = versioned_header(
             file,
             text,
             (
@@ -299,8 +445,7 @@ impl Recording {
                 "field mk_recording: missing; line 1 must be the header",
             ),
         )?;
-        let header: Header =
-            serde_json::from_value(value).map_err(|e| err(first, format!("header: {e}")))?;
+        let header: Header = header_from_line(file, first, header_line)?;
         header
             .rules
             .parse::<Rules>()
@@ -379,6 +524,40 @@ impl Recording {
 pub struct RecordingWriter {
     path: PathBuf,
     file: File,
+    /// The file's length after its last whole line.
+    len: u64,
+}
+
+/// Appends `line` and a newline to `file`, whose length after its last
+/// whole line is `*len`, and syncs it. The line reaches the file whole or
+/// not at all (issue 25: a full disk left a half line, and `state` and
+/// `check` refused the whole recording): it is written in one buffer, and
+/// a write or sync that fails cuts the file back to `*len`, so what is
+/// there is a whole recording up to the failure. If the cut fails too,
+/// the error says so (the half line then stays, and the reader names it).
+pub(crate) fn append_line(file: &mut File, len: &mut u64, line: &str) -> std::io::Result<()> {
+    use std::io::{Seek, SeekFrom};
+    let mut buf = Vec::with_capacity(line.len() + 1);
+    buf.extend_from_slice(line.as_bytes());
+    buf.push(b'\n');
+    let written = file
+        .seek(SeekFrom::Start(*len))
+        .and_then(|_| file.write_all(&buf))
+        .and_then(|()| file.flush())
+        .and_then(|()| file.sync_data());
+    match written {
+        Ok(()) => {
+            *len += buf.len() as u64;
+            Ok(())
+        }
+        Err(e) => match file.set_len(*len).and_then(|()| file.sync_data()) {
+            Ok(()) => Err(e),
+            Err(cut) => Err(std::io::Error::new(
+                e.kind(),
+                format!("{e}; and cutting the half-written line failed: {cut}"),
+            )),
+        },
+    }
 }
 
 impl RecordingWriter {
@@ -392,6 +571,7 @@ impl RecordingWriter {
         let mut writer = Self {
             path: path.to_path_buf(),
             file,
+            len: 0,
         };
         writer.write_line(&serde_json::to_string(header).expect("header serialises"))?;
         Ok(writer)
@@ -403,10 +583,7 @@ impl RecordingWriter {
     }
 
     fn write_line(&mut self, line: &str) -> std::io::Result<()> {
-        self.file.write_all(line.as_bytes())?;
-        self.file.write_all(b"\n")?;
-        self.file.flush()?;
-        self.file.sync_data()
+        append_line(&mut self.file, &mut self.len, line)
     }
 
     /// Replaces the whole file with `header` and `steps` (an undone step
@@ -423,13 +600,15 @@ impl RecordingWriter {
         let mut next = Self {
             path: self.path.clone(),
             file: tmp.reopen()?,
+            len: 0,
         };
         next.write_line(&serde_json::to_string(header).expect("header serialises"))?;
         for step in steps {
             next.append(step)?;
         }
         tmp.persist(&self.path).map_err(|e| e.error)?;
-        self.file = OpenOptions::new().append(true).open(&self.path)?;
+        self.file = OpenOptions::new().write(true).open(&self.path)?;
+        self.len = next.len;
         Ok(())
     }
 
@@ -444,6 +623,22 @@ mod tests {
     use super::*;
 
     const HEADER: &str = r#"{"mk_recording":1,"title":"t","rules":"minikafka","cluster":{"brokers":[1,2],"topics":[{"name":"out","partitions":1,"replication_factor":2}],"config":{"min_insync_replicas":1}},"layout":"transactions","terminal":{"cols":120,"rows":36}}"#;
+
+    #[test]
+    fn a_header_value_error_names_its_field_and_column() {
+        let line = r#"{"mk_recording":1, "cluster":{"brokers":[1,2],"topics":[{"name":"a\"}","partitions":1,"replication_factor":1},{"name":"b","partitions":-3,"replication_factor":1}]}}"#;
+        let e = Recording::parse("r.jsonl", line).unwrap_err();
+        let column = line.find("-3").unwrap() + 1;
+        assert_eq!(
+            e.to_string(),
+            format!(
+                "r.jsonl:1:{column}: field cluster.topics[1].partitions: invalid value: integer `-3`, expected an integer from 0 to 4294967295"
+            )
+        );
+        let spans = value_spans(r#"{"a":[1,{"b":"x"}],"c":null}"#);
+        let paths: Vec<&str> = spans.iter().map(|(p, _, _)| p.as_str()).collect();
+        assert_eq!(paths, ["a[0]", "a[1].b", "a[1]", "a", "c", ""]);
+    }
 
     #[test]
     fn parses_the_specs_example() {

@@ -263,3 +263,88 @@ fn a_client_that_hangs_up_while_its_request_waits_gets_one_line() {
     assert_eq!(p["log_end_offset"], 1, "the append stays: {p}");
     assert_eq!(p["high_watermark"], 0, "never replicated: {p}");
 }
+
+/// Two neighbouring loopback ports: the first free (closed again), the
+/// second held by the returned listener.
+fn port_then_a_held_one() -> (u16, std::net::TcpListener) {
+    for _ in 0..50 {
+        let first = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = first.local_addr().unwrap().port();
+        if port == u16::MAX {
+            continue;
+        }
+        if let Ok(held) = std::net::TcpListener::bind(("127.0.0.1", port + 1)) {
+            return (port, held);
+        }
+    }
+    panic!("no two neighbouring free ports");
+}
+
+/// `serve` on ports in use (issue 25): broker 1's port is free, broker 2's
+/// is taken. One line, exit 2, and nothing created or changed: a new
+/// --data-dir is not made, the --record file not written, a data
+/// directory holding data left byte for byte. Every listener is bound
+/// before anything is written; before, the new directory got a journal,
+/// a lock file and broker directories.
+#[test]
+fn serve_on_ports_in_use_creates_and_changes_nothing() {
+    let bin = env!("CARGO_BIN_EXE_mk-tui");
+    let tmp = tempfile::tempdir().unwrap();
+    let (port, _held) = port_then_a_held_one();
+    let listen = format!("127.0.0.1:{port}");
+    let refused = |args: &[&str]| -> String {
+        let out = std::process::Command::new(bin)
+            .arg("serve")
+            .args(args)
+            .args(["--listen", &listen])
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr).into_owned();
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
+        assert!(
+            err.starts_with("mk-tui: broker 2: cannot listen on ")
+                && err.contains(&format!("127.0.0.1:{}", port + 1)),
+            "{err}"
+        );
+        err
+    };
+    // A new data directory and a recording: neither created.
+    let data = tmp.path().join("new-data");
+    let record = tmp.path().join("session.jsonl");
+    refused(&[
+        "--data-dir",
+        data.to_str().unwrap(),
+        "--record",
+        record.to_str().unwrap(),
+    ]);
+    assert!(!data.exists(), "the new data directory was created");
+    assert!(!record.exists(), "the recording was created");
+    // From a recording, into a new directory.
+    let recording =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("recordings/ch06-leader-failure.jsonl");
+    refused(&[
+        recording.to_str().unwrap(),
+        "--data-dir",
+        data.to_str().unwrap(),
+    ]);
+    assert!(!data.exists(), "the new data directory was created");
+    // A directory that holds data: reopened only once listening.
+    let held = tmp.path().join("held");
+    let made = std::process::Command::new(bin)
+        .arg("state")
+        .arg(&recording)
+        .arg("--data-dir")
+        .arg(&held)
+        .output()
+        .unwrap();
+    assert!(made.status.success());
+    let before = snapshot(&held);
+    refused(&["--data-dir", held.to_str().unwrap()]);
+    assert_eq!(snapshot(&held), before, "the data directory changed");
+    // An empty directory stays empty.
+    let empty = tmp.path().join("empty");
+    std::fs::create_dir(&empty).unwrap();
+    refused(&["--data-dir", empty.to_str().unwrap()]);
+    assert_eq!(std::fs::read_dir(&empty).unwrap().count(), 0);
+}
