@@ -187,6 +187,9 @@ struct Core {
     /// LogAppendTime record is stamped with the engine clock (replays need
     /// no wall clock) and sent to clients as a Unix time from here.
     append_time_origin: Option<i64>,
+    /// The broker's `fetch.max.bytes`: the most one Fetch response holds
+    /// ([`handlers::fetch::FETCH_MAX_BYTES`] unless a test lowers it).
+    fetch_max_bytes: u64,
 }
 
 impl Core {
@@ -239,6 +242,7 @@ impl ServerState {
                 faults: Faults::default(),
                 to_stderr: real_time,
                 append_time_origin: None,
+                fetch_max_bytes: handlers::fetch::FETCH_MAX_BYTES,
             },
             producers: ProducerTable::default(),
             groups: Groups::default(),
@@ -265,6 +269,12 @@ impl ServerState {
     /// The connection registry.
     pub fn registry(&self) -> &Registry {
         &self.core.registry
+    }
+
+    /// Sets the broker's `fetch.max.bytes` (the tests lower it to see the
+    /// cap at work on a small log).
+    pub fn set_fetch_max_bytes(&mut self, bytes: u64) {
+        self.core.fetch_max_bytes = bytes;
     }
 
     /// Handles one request: answers it now, or keeps it waiting.
@@ -399,6 +409,11 @@ impl Worker<'_> {
             .core
             .append_time_origin
             .get_or_insert_with(|| RealTime::unix_ms().saturating_sub(engine_now))
+    }
+
+    /// The broker's `fetch.max.bytes`: the most one Fetch response holds.
+    pub fn fetch_max_bytes(&self) -> u64 {
+        self.core.fetch_max_bytes
     }
 
     /// A `note` step that says `caption` (SPEC §4 `note`: it changes

@@ -11,10 +11,13 @@
 //! is a full fetch), which Kafka allows. Reads never change the cluster.
 
 use bytes::Bytes;
+use kafka_protocol::messages::fetch_request::FetchPartition;
 use kafka_protocol::messages::fetch_response::{
     AbortedTransaction, FetchableTopicResponse, PartitionData,
 };
-use kafka_protocol::messages::{FetchRequest, FetchResponse, ProducerId, ResponseKind};
+use kafka_protocol::messages::{FetchRequest, FetchResponse, ProducerId, ResponseKind, TopicName};
+use std::collections::HashMap;
+use std::collections::hash_map::Entry;
 
 use super::{leader_check, topic_partition};
 use crate::engine::core::cluster::ClusterState;
@@ -25,74 +28,105 @@ use crate::kafka::errors::{code, name_of};
 use crate::kafka::records;
 use crate::kafka::worker::{Answer, Worker};
 
+/// Kafka's `fetch.max.bytes` default (55 MiB): the most a Fetch response
+/// holds, whatever the request's `max_bytes` asks (Kafka's
+/// `KafkaApis.handleFetchRequest` caps it the same way), except that the
+/// first partition with data returns at least one batch.
+pub const FETCH_MAX_BYTES: u64 = 57_671_680;
+
+/// The partitions a request names, each once: in the order first named,
+/// each with the fetch offset and partition max bytes it was named with
+/// last. Kafka reads a request's partitions into a map
+/// (`FetchRequest.fetchData`, a `LinkedHashMap`), so a partition named
+/// twice is read and answered once, at the place it was first named,
+/// with the values of its last naming.
+fn named_once(request: &FetchRequest) -> Vec<(&TopicName, &FetchPartition)> {
+    let mut at: HashMap<(&str, i32), usize> = HashMap::new();
+    let mut named: Vec<(&TopicName, &FetchPartition)> = Vec::new();
+    for t in &request.topics {
+        for p in &t.partitions {
+            match at.entry((t.topic.0.as_str(), p.partition)) {
+                Entry::Occupied(e) => named[*e.get()].1 = p,
+                Entry::Vacant(e) => {
+                    e.insert(named.len());
+                    named.push((&t.topic, p));
+                }
+            }
+        }
+    }
+    named
+}
+
 pub fn handle(worker: &mut Worker, broker: u32, request: &FetchRequest, _version: i16) -> Answer {
     let committed = request.isolation_level == 1;
-    let mut budget = request.max_bytes.max(0) as u64;
+    let fetch_max = worker.fetch_max_bytes();
+    let mut budget = (request.max_bytes.max(0) as u64).min(fetch_max);
+    // Kafka's `fetchMinBytes`: the request's, at most the response's cap.
+    let min_bytes = i64::from(request.min_bytes).min(budget as i64);
     let mut first = true;
     let mut bytes_out = 0usize;
     let mut aborted_listed = 0usize;
     let mut notes = Vec::new();
     let origin = worker.append_time_origin();
+    let named = named_once(request);
     let responses = worker.driver.cluster().with_state(|s| {
-        request
-            .topics
-            .iter()
-            .map(|t| {
-                let name = t.topic.0.to_string();
-                let partitions = t
-                    .partitions
-                    .iter()
-                    .map(|p| {
-                        let max = (p.partition_max_bytes.max(0) as u64).min(budget);
-                        let read = topic_partition(&name, p.partition)
-                            .ok_or(code::UNKNOWN_TOPIC_OR_PARTITION)
-                            .and_then(|tp| {
-                                leader_check(s, &tp, broker)?;
-                                read(s, &tp, p.fetch_offset, max, first, committed, origin)
-                            });
-                        let mut data = PartitionData::default().with_partition_index(p.partition);
-                        match read {
-                            Ok(r) => {
-                                budget = budget.saturating_sub(r.records.len() as u64);
-                                bytes_out += r.records.len();
-                                aborted_listed += r.aborted.len();
-                                if !r.records.is_empty() {
-                                    first = false;
-                                }
-                                data = data
-                                    .with_high_watermark(r.high_watermark)
-                                    .with_last_stable_offset(r.last_stable_offset)
-                                    .with_log_start_offset(r.log_start_offset)
-                                    .with_aborted_transactions(committed.then(|| {
-                                        r.aborted
-                                            .iter()
-                                            .map(|&(pid, first)| {
-                                                AbortedTransaction::default()
-                                                    .with_producer_id(ProducerId(pid))
-                                                    .with_first_offset(first)
-                                            })
-                                            .collect()
-                                    }))
-                                    .with_records(Some(r.records));
-                            }
-                            Err(error) => {
-                                notes.push(format!("{name}-{}: {}", p.partition, name_of(error)));
-                                data = data
-                                    .with_error_code(error)
-                                    .with_high_watermark(-1)
-                                    .with_last_stable_offset(-1)
-                                    .with_log_start_offset(-1)
-                                    .with_records(Some(Bytes::new()));
-                            }
-                        }
-                        data
-                    })
-                    .collect();
-                FetchableTopicResponse::default()
-                    .with_topic(t.topic.clone())
-                    .with_partitions(partitions)
-            })
-            .collect::<Vec<_>>()
+        let mut responses: Vec<FetchableTopicResponse> = Vec::new();
+        for (topic, p) in named {
+            let name = topic.0.as_str();
+            let max = (p.partition_max_bytes.max(0) as u64).min(budget);
+            let read = topic_partition(name, p.partition)
+                .ok_or(code::UNKNOWN_TOPIC_OR_PARTITION)
+                .and_then(|tp| {
+                    leader_check(s, &tp, broker)?;
+                    read(s, &tp, p.fetch_offset, max, first, committed, origin)
+                });
+            let mut data = PartitionData::default().with_partition_index(p.partition);
+            match read {
+                Ok(r) => {
+                    budget = budget.saturating_sub(r.records.len() as u64);
+                    bytes_out += r.records.len();
+                    aborted_listed += r.aborted.len();
+                    if !r.records.is_empty() {
+                        first = false;
+                    }
+                    data = data
+                        .with_high_watermark(r.high_watermark)
+                        .with_last_stable_offset(r.last_stable_offset)
+                        .with_log_start_offset(r.log_start_offset)
+                        .with_aborted_transactions(committed.then(|| {
+                            r.aborted
+                                .iter()
+                                .map(|&(pid, first)| {
+                                    AbortedTransaction::default()
+                                        .with_producer_id(ProducerId(pid))
+                                        .with_first_offset(first)
+                                })
+                                .collect()
+                        }))
+                        .with_records(Some(r.records));
+                }
+                Err(error) => {
+                    notes.push(format!("{name}-{}: {}", p.partition, name_of(error)));
+                    data = data
+                        .with_error_code(error)
+                        .with_high_watermark(-1)
+                        .with_last_stable_offset(-1)
+                        .with_log_start_offset(-1)
+                        .with_records(Some(Bytes::new()));
+                }
+            }
+            // Consecutive partitions of a topic share its entry, as in
+            // Kafka's `FetchResponse.toMessage`.
+            match responses.last_mut() {
+                Some(last) if last.topic == *topic => last.partitions.push(data),
+                _ => responses.push(
+                    FetchableTopicResponse::default()
+                        .with_topic(topic.clone())
+                        .with_partitions(vec![data]),
+                ),
+            }
+        }
+        responses
     });
     let isolation = if committed {
         "read_committed"
@@ -106,7 +140,9 @@ pub fn handle(worker: &mut Worker, broker: u32, request: &FetchRequest, _version
     if !notes.is_empty() {
         outcome = format!("{outcome}; {}", notes.join(", "));
     }
-    let empty_fetch = bytes_out == 0 && notes.is_empty();
+    // Kafka answers at once when an error is to be told or `min_bytes`
+    // are there (at once for a `min_bytes` of 0); else the fetch waits.
+    let empty_fetch = notes.is_empty() && (bytes_out as i64) < min_bytes;
     let response = FetchResponse::default()
         .with_session_id(0)
         .with_responses(responses);
@@ -235,4 +271,119 @@ fn read(
         records,
         aborted,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use kafka_protocol::messages::fetch_request::FetchTopic;
+    use kafka_protocol::protocol::StrBytes;
+
+    use super::*;
+    use crate::kafka::handlers::admin_tests::{Harness, cluster};
+    use crate::session::listeners::NoSteps;
+
+    /// Ten batches of one 1,000-byte record each in t-0, all below the HW.
+    fn ten_batches() -> Harness {
+        let mut h = cluster("kafka");
+        for i in 0..10 {
+            let value = format!("{i}").repeat(1000);
+            h.act(serde_json::json!({"produce": {"topic": "t", "value": value}}));
+        }
+        h.act(serde_json::json!({"replicate": {}}));
+        h
+    }
+
+    fn request(max_bytes: i32, partition_max: i32, min_bytes: i32) -> FetchRequest {
+        FetchRequest::default()
+            .with_max_bytes(max_bytes)
+            .with_min_bytes(min_bytes)
+            .with_topics(vec![
+                FetchTopic::default()
+                    .with_topic(TopicName(StrBytes::from_static_str("t")))
+                    .with_partitions(vec![
+                        FetchPartition::default()
+                            .with_partition(0)
+                            .with_fetch_offset(0)
+                            .with_partition_max_bytes(partition_max),
+                    ]),
+            ])
+    }
+
+    /// (batches returned, record bytes, whether the fetch would wait).
+    fn fetched(h: &mut Harness, request: &FetchRequest) -> (usize, usize, bool) {
+        let mut steps = NoSteps;
+        let mut w = h.state.worker(&mut h.driver, &mut steps);
+        let answer = handle(&mut w, 1, request, 11);
+        let Some(ResponseKind::Fetch(r)) = answer.body else {
+            panic!("{answer:?}")
+        };
+        let records = r.responses[0].partitions[0].records.clone().unwrap();
+        (count_batches(&records), records.len(), answer.empty_fetch)
+    }
+
+    /// The v2 batches in `records`: each is its 12-byte offset and length,
+    /// then that length.
+    fn count_batches(records: &[u8]) -> usize {
+        let (mut at, mut n) = (0, 0);
+        while at + 12 <= records.len() {
+            let len = i32::from_be_bytes(records[at + 8..at + 12].try_into().unwrap());
+            at += 12 + len as usize;
+            n += 1;
+        }
+        assert_eq!(at, records.len(), "whole batches");
+        n
+    }
+
+    #[test]
+    fn the_default_fetch_max_bytes_is_kafkas() {
+        assert_eq!(FETCH_MAX_BYTES, 55 * 1024 * 1024);
+    }
+
+    /// `max_bytes` 2^31 - 1 is capped by the broker's `fetch.max.bytes`;
+    /// the first batch comes whatever the caps, so a consumer progresses.
+    #[test]
+    fn fetch_max_bytes_caps_a_requests_max_bytes_but_one_batch_always_comes() {
+        let mut h = ten_batches();
+        let (all, bytes, _) = fetched(&mut h, &request(i32::MAX, i32::MAX, 1));
+        assert_eq!(all, 10);
+        let batch = bytes / 10;
+        // At most the cap (sizes are counted in the engine's stored
+        // batches, never smaller than the wire's), but one batch always.
+        let within = |h: &mut Harness, r: &FetchRequest, cap: usize| {
+            let (n, bytes, _) = fetched(h, r);
+            assert!(
+                n >= 1 && bytes <= cap.max(batch),
+                "{n} batches, {bytes} bytes, cap {cap}"
+            );
+            n
+        };
+        h.state.set_fetch_max_bytes((batch * 5 / 2) as u64);
+        within(&mut h, &request(i32::MAX, i32::MAX, 1), batch * 5 / 2);
+        h.state.set_fetch_max_bytes(10);
+        assert_eq!(within(&mut h, &request(i32::MAX, i32::MAX, 1), 10), 1);
+        h.state.set_fetch_max_bytes(FETCH_MAX_BYTES);
+        assert_eq!(within(&mut h, &request(10, i32::MAX, 1), 10), 1);
+        assert_eq!(within(&mut h, &request(i32::MAX, 10, 1), 10), 1);
+        let cap = batch * 3;
+        within(&mut h, &request(i32::MAX, cap as i32, 1), cap);
+        within(&mut h, &request(cap as i32, i32::MAX, 1), cap);
+    }
+
+    /// Kafka answers once `min_bytes` are there, an error is to be told,
+    /// or at once for a `min_bytes` of 0; else the fetch waits.
+    #[test]
+    fn a_fetch_waits_until_min_bytes_are_there() {
+        let mut h = ten_batches();
+        let (_, bytes, waits) = fetched(&mut h, &request(i32::MAX, i32::MAX, 1));
+        assert!(!waits);
+        assert!(!fetched(&mut h, &request(i32::MAX, i32::MAX, bytes as i32)).2);
+        assert!(fetched(&mut h, &request(i32::MAX, i32::MAX, bytes as i32 + 1)).2);
+        // min_bytes past max_bytes: max_bytes is what can come.
+        assert!(!fetched(&mut h, &request(10, i32::MAX, i32::MAX)).2);
+        let mut at_end = request(i32::MAX, i32::MAX, 1);
+        at_end.topics[0].partitions[0].fetch_offset = 10;
+        assert!(fetched(&mut h, &at_end).2, "nothing past the HW: waits");
+        at_end.min_bytes = 0;
+        assert!(!fetched(&mut h, &at_end).2, "min_bytes 0: answered at once");
+    }
 }
