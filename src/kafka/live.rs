@@ -81,6 +81,7 @@ pub fn open(driver: &Driver, options: &ListenOptions) -> Result<LiveListeners, S
         registry,
         gates: gates.clone(),
         to_stderr: false,
+        reading: crate::kafka::codec::ReadBudget::default(),
     };
     let tasks = {
         let _inside = runtime.enter();

@@ -121,6 +121,9 @@ pub struct Net {
     pub gates: watch::Receiver<BTreeSet<BrokerId>>,
     /// Log each request on standard error (else into the registry).
     pub to_stderr: bool,
+    /// The bytes of the requests being read at once, shared by every
+    /// connection of every listener (`codec::MAX_READING_BYTES`).
+    pub reading: codec::ReadBudget,
 }
 
 /// Serves every listener until SIGTERM or Ctrl-C; returns which one came.
@@ -275,8 +278,10 @@ async fn connection(broker: BrokerId, stream: TcpStream, peer: SocketAddr, net: 
     loop {
         let served = tokio::select! {
             served = async {
-                let frame = codec::read_frame(&mut reader).await?;
-                Ok::<_, FrameError>(one_request(who, &frame, &net).await)
+                // The frame, and its share of the budget, is held until
+                // the request is handled.
+                let frame = codec::read_frame(&mut reader, &net.reading).await?;
+                Ok::<_, FrameError>(one_request(who, &frame.bytes, &net).await)
             } => served,
             () = stopped(broker, &mut gates) => {
                 log(&net, broker, Some(peer), "the broker stopped; connection closed");

@@ -308,8 +308,11 @@ fn stalled_requests_are_bounded_in_memory_and_closed_at_their_deadline() {
         }
         assert!(lines[0].ends_with("; connection closed"), "{:?}", lines[0]);
     }
-    println!("{stalled} dropped at their deadline while read, {refused} refused waiting");
-    assert!(stalled >= 1 && refused >= 48, "{stalled} / {refused}");
+    // At least the 8 the cap let in are dropped while read; the others
+    // waited for room, and those that got it when the first were dropped
+    // stalled in turn.
+    println!("{stalled} dropped at their deadline while read, {refused} refused waiting for room");
+    assert!(stalled >= 8, "{stalled} / {refused}");
 }
 
 /// Issue 25: 3,000 waiting fetches polled the driver every 20 ms and cost
