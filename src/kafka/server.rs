@@ -21,17 +21,11 @@ use tokio::task::JoinSet;
 
 use crate::engine::config::BrokerId;
 use crate::kafka::by_version;
-use crate::kafka::clock::RealTime;
 use crate::kafka::codec::{self, FrameError};
 use crate::kafka::errors::code;
 use crate::kafka::handlers::{self, api_versions, unsupported};
 use crate::kafka::registry::{ConnectionId, Registry};
 use crate::kafka::worker::{Answer, Command, Request};
-
-/// The longest a fetch long-poll waits, whatever `max_wait_ms` asks.
-const MAX_FETCH_WAIT: Duration = Duration::from_secs(30);
-/// How often a waiting fetch asks again.
-const FETCH_POLL: Duration = Duration::from_millis(20);
 
 /// SIGTERM and Ctrl-C (SIGINT), listened for from the moment this is made:
 /// made before `ready` is printed, so a signal sent right after it is not
@@ -395,21 +389,6 @@ async fn one_request(who: Who, frame: &Bytes, net: &Net) -> Step {
     };
     let answer = match kind {
         RequestKind::ApiVersions(r) => api_versions::handle(&r, version),
-        RequestKind::Fetch(fetch) => {
-            let wait = Duration::from_millis(fetch.max_wait_ms.max(0) as u64).min(MAX_FETCH_WAIT);
-            let deadline = RealTime::now() + wait;
-            loop {
-                let request = RequestKind::Fetch(fetch.clone());
-                let Some(answer) = ask(commands, who, &client, version, request).await else {
-                    return Step::Close(format!("{what}: the server is stopping"));
-                };
-                let now = RealTime::now();
-                if !answer.empty_fetch || now >= deadline {
-                    break answer;
-                }
-                tokio::time::sleep(FETCH_POLL.min(deadline - now)).await;
-            }
-        }
         other => {
             // The producer InitProducerId gives, for the clients pane.
             let txn = match &other {

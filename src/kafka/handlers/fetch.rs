@@ -154,6 +154,37 @@ pub fn handle(worker: &mut Worker, broker: u32, request: &FetchRequest, _version
     }
 }
 
+/// What a waiting fetch's answer on a partition depends on: its leader
+/// and whether that one is stopped, its HW, LSO, log start and log end
+/// (`None`: no such partition). While these stay the same, a fetch that
+/// had less than its `min_bytes` to return still has (the worker wakes a
+/// waiting fetch only when one of its partitions' changes).
+pub type Watched = Option<(u32, bool, i64, i64, i64, i64)>;
+
+/// [`Watched`] of `tp` now.
+pub fn watched(s: &ClusterState, tp: &TopicPartition) -> Watched {
+    let set = s.partition(tp).ok()?;
+    let hw = set.high_watermark();
+    let lso = s.last_stable_offset(tp).unwrap_or(hw);
+    let leader = set.leader_replica();
+    Some((
+        set.leader(),
+        leader.stopped,
+        hw,
+        lso,
+        leader.log.log_start_offset(),
+        leader.log.log_end_offset(),
+    ))
+}
+
+/// The partitions a request names (those that can exist).
+pub fn partitions(request: &FetchRequest) -> Vec<TopicPartition> {
+    named_once(request)
+        .into_iter()
+        .filter_map(|(t, p)| topic_partition(t.0.as_str(), p.partition))
+        .collect()
+}
+
 /// One partition's answer.
 struct Read {
     high_watermark: i64,
