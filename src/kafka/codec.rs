@@ -64,13 +64,27 @@ impl ReadBudget {
     }
 }
 
-/// A request's bytes, holding their share of the [`ReadBudget`] until
-/// dropped (once the request is handled).
+/// A request's bytes, holding their share of the [`ReadBudget`].
 #[derive(Debug)]
 pub struct Frame {
     pub bytes: Bytes,
-    _room: OwnedSemaphorePermit,
+    room: OwnedSemaphorePermit,
 }
+
+impl Frame {
+    /// The request's share of the [`ReadBudget`], given back when dropped:
+    /// sent to the driver with the decoded request, and dropped once the
+    /// driver has handled it (its bytes are then gone, even if its answer
+    /// waits), as Kafka gives a request's memory back once it is parsed
+    /// and handed on.
+    pub fn into_room(self) -> Room {
+        Room(self.room)
+    }
+}
+
+/// A share of the [`ReadBudget`], given back when dropped.
+#[derive(Debug)]
+pub struct Room(#[allow(dead_code)] OwnedSemaphorePermit);
 
 /// Why a connection is closed while reading a frame.
 #[derive(Debug)]
@@ -187,7 +201,7 @@ pub async fn read_frame<R: AsyncRead + Unpin>(
     }
     Ok(Frame {
         bytes: payload.freeze(),
-        _room: room,
+        room,
     })
 }
 

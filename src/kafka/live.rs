@@ -109,8 +109,9 @@ impl Listeners for LiveListeners {
         let before = driver.step();
         while let Ok(command) = self.commands.try_recv() {
             match command {
-                Command::Request(request, reply) => {
+                Command::Request(request, reply, room) => {
                     self.state.handle(driver, steps, *request, reply);
+                    drop(room);
                 }
                 Command::Shutdown => {}
             }

@@ -13,7 +13,6 @@ use std::net::SocketAddr;
 use std::sync::{Arc, mpsc};
 use std::time::Duration;
 
-use bytes::Bytes;
 use kafka_protocol::messages::{ApiKey, RequestKind, ResponseKind};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{Notify, oneshot, watch};
@@ -272,10 +271,10 @@ async fn connection(broker: BrokerId, stream: TcpStream, peer: SocketAddr, net: 
     loop {
         let served = tokio::select! {
             served = async {
-                // The frame, and its share of the budget, is held until
-                // the request is handled.
+                // The frame's share of the budget is held until the
+                // driver has handled the request.
                 let frame = codec::read_frame(&mut reader, &net.reading).await?;
-                Ok::<_, FrameError>(one_request(who, &frame.bytes, &net).await)
+                Ok::<_, FrameError>(one_request(who, frame, &net).await)
             } => served,
             () = stopped(broker, &mut gates) => {
                 log(&net, broker, Some(peer), "the broker stopped; connection closed");
@@ -327,9 +326,11 @@ struct Who {
     connection: ConnectionId,
 }
 
-async fn one_request(who: Who, frame: &Bytes, net: &Net) -> Step {
+async fn one_request(who: Who, frame: codec::Frame, net: &Net) -> Step {
+    let bytes = frame.bytes.clone();
+    let frame_bytes = &bytes;
     let commands = &net.commands;
-    let prefix = match codec::peek_header(frame) {
+    let prefix = match codec::peek_header(frame_bytes) {
         Ok(p) => p,
         Err(e) => return Step::Close(format!("malformed request: {e}")),
     };
@@ -374,7 +375,7 @@ async fn one_request(who: Who, frame: &Bytes, net: &Net) -> Step {
             None => Step::Close(format!("{what}: not handled by this server")),
         };
     }
-    let (_, mut body) = match codec::split_header(api, version, frame) {
+    let (_, mut body) = match codec::split_header(api, version, frame_bytes) {
         Ok(split) => split,
         Err(e) => return Step::Close(format!("{what}: {e}")),
     };
@@ -397,7 +398,8 @@ async fn one_request(who: Who, frame: &Bytes, net: &Net) -> Step {
                 }
                 _ => None,
             };
-            let Some(answer) = ask(commands, who, &client, version, other).await else {
+            let room = frame.into_room();
+            let Some(answer) = ask(commands, who, &client, version, other, room).await else {
                 return Step::Close(format!("{what}: the server is stopping"));
             };
             if let Some(ResponseKind::InitProducerId(r)) = &answer.body
@@ -429,6 +431,7 @@ async fn ask(
     client: &str,
     version: i16,
     body: RequestKind,
+    room: codec::Room,
 ) -> Option<Answer> {
     let (tx, rx) = oneshot::channel();
     let request = Request {
@@ -438,7 +441,7 @@ async fn ask(
         body,
         connection: who.connection,
     };
-    if !commands.send(Command::Request(Box::new(request), tx)) {
+    if !commands.send(Command::Request(Box::new(request), tx, room)) {
         return None;
     }
     rx.await.ok()

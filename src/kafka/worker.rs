@@ -87,7 +87,13 @@ impl Answer {
 /// What a connection asks of the driver thread.
 #[derive(Debug)]
 pub enum Command {
-    Request(Box<Request>, oneshot::Sender<Answer>),
+    /// A request, whom to answer, and its share of the connections'
+    /// read budget, given back once the request is handled.
+    Request(
+        Box<Request>,
+        oneshot::Sender<Answer>,
+        crate::kafka::codec::Room,
+    ),
     Shutdown,
 }
 
@@ -842,8 +848,9 @@ pub fn run(
     state.after_step(&driver);
     loop {
         match commands.recv_timeout(state.sleep_for()) {
-            Ok(Command::Request(request, reply)) => {
+            Ok(Command::Request(request, reply, room)) => {
                 state.handle(&mut driver, steps, *request, reply);
+                drop(room);
             }
             Ok(Command::Shutdown) | Err(mpsc::RecvTimeoutError::Disconnected) => break,
             Err(mpsc::RecvTimeoutError::Timeout) => {}

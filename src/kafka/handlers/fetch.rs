@@ -417,4 +417,74 @@ mod tests {
         at_end.min_bytes = 0;
         assert!(!fetched(&mut h, &at_end).2, "min_bytes 0: answered at once");
     }
+
+    /// A fetch at the end of t-0 waits on the driver's side; it is asked
+    /// again when t-0 changes and answered once the HW passes its offset
+    /// (the replication after the append), or as it is at its deadline.
+    #[test]
+    fn a_waiting_fetch_is_answered_by_the_step_that_gives_it_data() {
+        use crate::kafka::worker::Request;
+        use crate::session::Action;
+        use tokio::sync::oneshot;
+        let mut h = ten_batches();
+        let mut at_end = request(i32::MAX, i32::MAX, 1);
+        at_end.topics[0].partitions[0].fetch_offset = 10;
+        at_end.max_wait_ms = 30_000;
+        let ask = |h: &mut Harness, r: &FetchRequest| {
+            let (tx, rx) = oneshot::channel();
+            let request = Request {
+                broker: 1,
+                client_id: "test".into(),
+                version: 11,
+                body: kafka_protocol::messages::RequestKind::Fetch(r.clone()),
+                connection: 0,
+            };
+            h.state.handle(&mut h.driver, &mut NoSteps, request, tx);
+            rx
+        };
+        let apply = |h: &mut Harness, action: serde_json::Value| {
+            let action: Action = serde_json::from_value(action).unwrap();
+            let mut steps = NoSteps;
+            h.state.worker(&mut h.driver, &mut steps).apply(&action);
+        };
+        let mut rx = ask(&mut h, &at_end);
+        assert!(rx.try_recv().is_err(), "nothing past the HW: it waits");
+        assert!(h.state.has_timers());
+        // The append moves the log end (asked again, still nothing below
+        // the HW); the replication moves the HW: answered.
+        apply(
+            &mut h,
+            serde_json::json!({"produce": {"topic": "t", "value": "late"}}),
+        );
+        assert!(rx.try_recv().is_err(), "appended, not yet replicated");
+        apply(&mut h, serde_json::json!({"replicate": {}}));
+        let answer = rx.try_recv().expect("answered by the replication");
+        let Some(ResponseKind::Fetch(r)) = answer.body else {
+            panic!("{answer:?}")
+        };
+        let records = r.responses[0].partitions[0].records.clone().unwrap();
+        assert_eq!(count_batches(&records), 1);
+
+        // A step someone else applied (the dashboard's key): the next
+        // timer is due at once, and answers it.
+        at_end.topics[0].partitions[0].fetch_offset = 11;
+        let mut rx = ask(&mut h, &at_end);
+        h.act(serde_json::json!({"produce": {"topic": "t", "value": "key"}}));
+        h.act(serde_json::json!({"replicate": {}}));
+        h.state.after_step(&h.driver);
+        assert_eq!(h.state.sleep_for(), std::time::Duration::ZERO);
+        h.state.on_timer(&mut h.driver, &mut NoSteps);
+        assert!(rx.try_recv().is_ok(), "answered at the timer");
+
+        // Nothing comes: answered empty at its deadline.
+        at_end.topics[0].partitions[0].fetch_offset = 12;
+        at_end.max_wait_ms = 1;
+        let mut rx = ask(&mut h, &at_end);
+        assert!(rx.try_recv().is_err());
+        std::thread::sleep(std::time::Duration::from_millis(5));
+        h.state.on_timer(&mut h.driver, &mut NoSteps);
+        let answer = rx.try_recv().expect("answered at the deadline");
+        assert!(answer.empty_fetch);
+        assert!(!h.state.has_timers(), "no fetch waits any more");
+    }
 }
