@@ -5,8 +5,11 @@
 //!
 //! Each request is logged as one line on standard error: the broker, the
 //! API and version, the client id and the outcome. A malformed frame, an
-//! oversized request, an unknown API or a client that disconnects inside
-//! a request closes that connection with one line; the others go on.
+//! oversized request, an unknown API, a client that disconnects inside
+//! a request, a request that does not arrive whole within its deadline or
+//! finds no room under the cap of the requests being read
+//! ([`codec::read_frame`]) closes that connection with one line; the
+//! others go on.
 
 use std::collections::BTreeSet;
 use std::net::SocketAddr;
@@ -328,9 +331,8 @@ struct Who {
 
 async fn one_request(who: Who, frame: codec::Frame, net: &Net) -> Step {
     let bytes = frame.bytes.clone();
-    let frame_bytes = &bytes;
     let commands = &net.commands;
-    let prefix = match codec::peek_header(frame_bytes) {
+    let prefix = match codec::peek_header(&bytes) {
         Ok(p) => p,
         Err(e) => return Step::Close(format!("malformed request: {e}")),
     };
@@ -375,7 +377,7 @@ async fn one_request(who: Who, frame: codec::Frame, net: &Net) -> Step {
             None => Step::Close(format!("{what}: not handled by this server")),
         };
     }
-    let (_, mut body) = match codec::split_header(api, version, frame_bytes) {
+    let (_, mut body) = match codec::split_header(api, version, &bytes) {
         Ok(split) => split,
         Err(e) => return Step::Close(format!("{what}: {e}")),
     };
