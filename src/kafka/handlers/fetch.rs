@@ -10,7 +10,7 @@
 //! engine does not count as committed is left out (see [`read_committed`]). Fetch sessions are declined (session id 0: every request
 //! is a full fetch), which Kafka allows. Reads never change the cluster.
 
-use bytes::Bytes;
+use bytes::{Bytes, BytesMut};
 use kafka_protocol::messages::fetch_request::FetchPartition;
 use kafka_protocol::messages::fetch_response::{
     AbortedTransaction, FetchableTopicResponse, PartitionData,
@@ -293,8 +293,26 @@ fn read(
         (batches, Vec::new())
     };
     let log_append = (set.timestamp_type() == TimestampType::LogAppendTime).then_some(origin);
-    let records =
-        records::encode_batches(&visible, log_append).map_err(|_| code::UNKNOWN_SERVER_ERROR)?;
+    // The batches were chosen by their stored size (MKB1 frames); what is
+    // sent is held to `max_bytes` in the wire's bytes, but for the first
+    // batch when `at_least_one` (a stored frame can be a few bytes shorter
+    // than its v2 batch).
+    let mut records = BytesMut::new();
+    let mut sent_up_to = None;
+    for b in &visible {
+        let one = records::encode_batches(std::slice::from_ref(b), log_append)
+            .map_err(|_| code::UNKNOWN_SERVER_ERROR)?;
+        let first = records.is_empty() && at_least_one;
+        if !first && (records.len() + one.len()) as u64 > max_bytes {
+            break;
+        }
+        records.extend_from_slice(&one);
+        sent_up_to = Some(b.last_offset());
+    }
+    let records = records.freeze();
+    // The aborted transactions of the batches sent.
+    let mut aborted = aborted;
+    aborted.retain(|&(_, first)| sent_up_to.is_some_and(|last| first <= last));
     Ok(Read {
         high_watermark: hw,
         last_stable_offset: lso,
