@@ -184,27 +184,46 @@ pub fn recording_parse(data: &[u8]) {
 /// decodes back equal; an error is one line.
 #[cfg(feature = "serve")]
 pub fn kafka_request(data: &[u8]) {
-    use crate::kafka::codec::{FrameError, MAX_REQUEST_BYTES, read_frame};
-    let mut stream = data;
-    loop {
-        match poll_ready(read_frame(&mut stream)) {
-            Ok(frame) => {
-                assert!(!frame.is_empty() && frame.len() <= MAX_REQUEST_BYTES);
-                kafka_payload(frame);
+    use crate::kafka::codec::{FrameError, MAX_REQUEST_BYTES, ReadBudget, read_frame};
+    thread_local! {
+        /// The request deadline's timer needs a runtime with a clock.
+        static RUNTIME: tokio::runtime::Runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_time()
+            .build()
+            .expect("a tokio runtime");
+    }
+    RUNTIME.with(|runtime| {
+        let _inside = runtime.enter();
+        read_frames(data);
+    });
+    kafka_payload(bytes::Bytes::copy_from_slice(data));
+
+    fn read_frames(data: &[u8]) {
+        let budget = ReadBudget::default();
+        let mut stream = data;
+        loop {
+            match poll_ready(read_frame(&mut stream, &budget)) {
+                Ok(frame) => {
+                    let frame = frame.bytes;
+                    assert!(!frame.is_empty() && frame.len() <= MAX_REQUEST_BYTES);
+                    kafka_payload(frame);
+                }
+                Err(FrameError::Oversized(n)) => {
+                    assert!(n <= 0 || n > MAX_REQUEST_BYTES as i64, "size {n}");
+                    break;
+                }
+                Err(FrameError::Closed) => {
+                    assert!(stream.is_empty(), "closed between frames");
+                    break;
+                }
+                Err(FrameError::Truncated) => break,
+                Err(e @ (FrameError::Stalled { .. } | FrameError::Refused { .. })) => {
+                    panic!("a read from memory neither stalls nor waits for room: {e}")
+                }
+                Err(FrameError::Io(e)) => panic!("reading from memory failed: {e}"),
             }
-            Err(FrameError::Oversized(n)) => {
-                assert!(n <= 0 || n > MAX_REQUEST_BYTES as i64, "size {n}");
-                break;
-            }
-            Err(FrameError::Closed) => {
-                assert!(stream.is_empty(), "closed between frames");
-                break;
-            }
-            Err(FrameError::Truncated) => break,
-            Err(FrameError::Io(e)) => panic!("reading from memory failed: {e}"),
         }
     }
-    kafka_payload(bytes::Bytes::copy_from_slice(data));
 }
 
 /// One frame's payload, through what `server::one_request` does with it

@@ -8,7 +8,12 @@
 use bytes::{Buf, Bytes, BytesMut};
 use kafka_protocol::messages::{ApiKey, RequestHeader, ResponseHeader};
 use kafka_protocol::protocol::{Decodable, Encodable};
+use std::sync::Arc;
+use std::time::Duration;
+
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
+use tokio::time::timeout_at;
 
 /// The largest request accepted: 8 MiB. Kafka's own default
 /// (`socket.request.max.bytes`) is 100 MiB; a teaching cluster needs far
@@ -16,6 +21,70 @@ use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 /// librdkafka's requests carry a few), and a smaller cap bounds what one
 /// bad client can make the server allocate.
 pub const MAX_REQUEST_BYTES: usize = 8 * 1024 * 1024;
+
+/// How long a request may take to arrive whole, from the first byte of
+/// its size prefix: a request stalled half-sent is dropped then, its
+/// connection closed. Ours: Kafka has no deadline per request (its
+/// `connections.max.idle.ms`, 10 minutes, closes idle connections).
+/// Between requests a connection may stay idle as long as it likes.
+pub const REQUEST_DEADLINE: Duration = Duration::from_secs(10);
+
+/// The bytes of all requests being read (and handled) at once, as their
+/// size prefixes give them: Kafka's `queued.max.request.bytes` (unbounded
+/// by default). A request past it waits for room, up to its
+/// [`REQUEST_DEADLINE`], then its connection is refused.
+pub const MAX_READING_BYTES: usize = 64 * 1024 * 1024;
+
+/// The room [`MAX_READING_BYTES`] leaves, shared by every connection.
+#[derive(Debug, Clone)]
+pub struct ReadBudget {
+    room: Arc<Semaphore>,
+    cap: usize,
+}
+
+impl Default for ReadBudget {
+    fn default() -> Self {
+        Self::new(MAX_READING_BYTES)
+    }
+}
+
+impl ReadBudget {
+    /// A budget of `cap` bytes (at least [`MAX_REQUEST_BYTES`]).
+    pub fn new(cap: usize) -> Self {
+        let cap = cap.max(MAX_REQUEST_BYTES);
+        Self {
+            room: Arc::new(Semaphore::new(cap)),
+            cap,
+        }
+    }
+
+    /// The bytes held by the requests being read now.
+    fn held(&self) -> usize {
+        self.cap - self.room.available_permits()
+    }
+}
+
+/// A request's bytes, holding their share of the [`ReadBudget`].
+#[derive(Debug)]
+pub struct Frame {
+    pub bytes: Bytes,
+    room: OwnedSemaphorePermit,
+}
+
+impl Frame {
+    /// The request's share of the [`ReadBudget`], given back when dropped:
+    /// sent to the driver with the decoded request, and dropped once the
+    /// driver has handled it (its bytes are then gone, even if its answer
+    /// waits), as Kafka gives a request's memory back once it is parsed
+    /// and handed on.
+    pub fn into_room(self) -> Room {
+        Room(self.room)
+    }
+}
+
+/// A share of the [`ReadBudget`], given back when dropped.
+#[derive(Debug)]
+pub struct Room(#[allow(dead_code)] OwnedSemaphorePermit);
 
 /// Why a connection is closed while reading a frame.
 #[derive(Debug)]
@@ -26,12 +95,23 @@ pub enum FrameError {
     Truncated,
     /// The size prefix is negative or past [`MAX_REQUEST_BYTES`].
     Oversized(i64),
+    /// The request did not arrive whole within [`REQUEST_DEADLINE`]
+    /// (its size, if its prefix came, and the bytes of it that came).
+    Stalled { size: Option<usize>, got: usize },
+    /// No room in the [`ReadBudget`] within [`REQUEST_DEADLINE`]: the
+    /// request's size, the bytes the others held, the cap.
+    Refused {
+        size: usize,
+        held: usize,
+        cap: usize,
+    },
     /// A socket error.
     Io(std::io::Error),
 }
 
 impl std::fmt::Display for FrameError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let secs = REQUEST_DEADLINE.as_secs();
         match self {
             FrameError::Closed => write!(f, "closed by the client"),
             FrameError::Truncated => write!(f, "closed by the client inside a request"),
@@ -39,33 +119,90 @@ impl std::fmt::Display for FrameError {
                 f,
                 "request size {n} is not between 1 and the cap of {MAX_REQUEST_BYTES} bytes"
             ),
+            FrameError::Stalled {
+                size: Some(size),
+                got,
+            } => write!(
+                f,
+                "a request of {size} bytes did not arrive whole within {secs} s of its first \
+                 byte ({got} bytes of it came)"
+            ),
+            FrameError::Stalled { size: None, got } => write!(
+                f,
+                "a request did not arrive whole within {secs} s of its first byte ({got} of \
+                 its 4 size bytes came)"
+            ),
+            FrameError::Refused { size, held, cap } => write!(
+                f,
+                "a request of {size} bytes refused: the requests being read at once held \
+                 {held} bytes of their cap of {cap} for {secs} s"
+            ),
             FrameError::Io(e) => write!(f, "socket error: {e}"),
         }
     }
 }
 
-/// Reads one frame's payload (without its size prefix).
-pub async fn read_frame<R: AsyncRead + Unpin>(reader: &mut R) -> Result<Bytes, FrameError> {
+/// Reads one frame's payload (without its size prefix): waits as long as
+/// it takes for its first byte, then gives it [`REQUEST_DEADLINE`] to
+/// arrive whole, room in `budget` included. The payload's memory is
+/// filled as the bytes arrive, so a stalled request holds only what came.
+pub async fn read_frame<R: AsyncRead + Unpin>(
+    reader: &mut R,
+    budget: &ReadBudget,
+) -> Result<Frame, FrameError> {
     let mut size = [0u8; 4];
-    let mut got = 0;
+    let first = match reader.read(&mut size).await {
+        Ok(0) => return Err(FrameError::Closed),
+        Ok(n) => n,
+        Err(e) => return Err(FrameError::Io(e)),
+    };
+    let deadline = tokio::time::Instant::now() + REQUEST_DEADLINE;
+    let mut got = first;
     while got < 4 {
-        match reader.read(&mut size[got..]).await {
-            Ok(0) if got == 0 => return Err(FrameError::Closed),
-            Ok(0) => return Err(FrameError::Truncated),
-            Ok(n) => got += n,
-            Err(e) => return Err(FrameError::Io(e)),
+        match timeout_at(deadline, reader.read(&mut size[got..])).await {
+            Err(_) => return Err(FrameError::Stalled { size: None, got }),
+            Ok(Ok(0)) => return Err(FrameError::Truncated),
+            Ok(Ok(n)) => got += n,
+            Ok(Err(e)) => return Err(FrameError::Io(e)),
         }
     }
     let size = i32::from_be_bytes(size);
     if size <= 0 || size as usize > MAX_REQUEST_BYTES {
         return Err(FrameError::Oversized(i64::from(size)));
     }
-    let mut payload = BytesMut::zeroed(size as usize);
-    match reader.read_exact(&mut payload).await {
-        Ok(_) => Ok(payload.freeze()),
-        Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => Err(FrameError::Truncated),
-        Err(e) => Err(FrameError::Io(e)),
+    let size = size as usize;
+    let room = budget.room.clone().acquire_many_owned(size as u32);
+    let room = match timeout_at(deadline, room).await {
+        Ok(Ok(room)) => room,
+        Ok(Err(_)) => unreachable!("the budget's semaphore is never closed"),
+        Err(_) => {
+            return Err(FrameError::Refused {
+                size,
+                held: budget.held(),
+                cap: budget.cap,
+            });
+        }
+    };
+    let mut payload = BytesMut::with_capacity(size);
+    while payload.len() < size {
+        let left = (size - payload.len()) as u64;
+        let mut part = (&mut *reader).take(left);
+        match timeout_at(deadline, part.read_buf(&mut payload)).await {
+            Err(_) => {
+                return Err(FrameError::Stalled {
+                    size: Some(size),
+                    got: payload.len(),
+                });
+            }
+            Ok(Ok(0)) => return Err(FrameError::Truncated),
+            Ok(Ok(_)) => {}
+            Ok(Err(e)) => return Err(FrameError::Io(e)),
+        }
     }
+    Ok(Frame {
+        bytes: payload.freeze(),
+        room,
+    })
 }
 
 /// Writes one response frame: size, header (at the version the API and
@@ -170,6 +307,12 @@ pub fn response_frame(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    async fn read_frame<R: AsyncRead + Unpin>(reader: &mut R) -> Result<Bytes, FrameError> {
+        super::read_frame(reader, &ReadBudget::default())
+            .await
+            .map(|f| f.bytes)
+    }
 
     #[tokio::test]
     async fn frames_past_the_cap_or_cut_short_are_refused() {

@@ -81,6 +81,7 @@ pub fn open(driver: &Driver, options: &ListenOptions) -> Result<LiveListeners, S
         registry,
         gates: gates.clone(),
         to_stderr: false,
+        reading: crate::kafka::codec::ReadBudget::default(),
     };
     let tasks = {
         let _inside = runtime.enter();
@@ -108,8 +109,9 @@ impl Listeners for LiveListeners {
         let before = driver.step();
         while let Ok(command) = self.commands.try_recv() {
             match command {
-                Command::Request(request, reply) => {
+                Command::Request(request, reply, room) => {
                     self.state.handle(driver, steps, *request, reply);
+                    drop(room);
                 }
                 Command::Shutdown => {}
             }

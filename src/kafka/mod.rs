@@ -198,6 +198,7 @@ pub fn serve(options: ServeOptions) -> Result<i32, String> {
         registry: net_registry,
         gates: gates_rx,
         to_stderr: true,
+        reading: crate::kafka::codec::ReadBudget::default(),
     };
     let (signal, number) = runtime.block_on(server::serve_until_signal(listeners, net, signals));
     log_line(format_args!("mk-tui serve: {signal}: closing"));

@@ -5,15 +5,17 @@
 //!
 //! Each request is logged as one line on standard error: the broker, the
 //! API and version, the client id and the outcome. A malformed frame, an
-//! oversized request, an unknown API or a client that disconnects inside
-//! a request closes that connection with one line; the others go on.
+//! oversized request, an unknown API, a client that disconnects inside
+//! a request, a request that does not arrive whole within its deadline or
+//! finds no room under the cap of the requests being read
+//! ([`codec::read_frame`]) closes that connection with one line; the
+//! others go on.
 
 use std::collections::BTreeSet;
 use std::net::SocketAddr;
 use std::sync::{Arc, mpsc};
 use std::time::Duration;
 
-use bytes::Bytes;
 use kafka_protocol::messages::{ApiKey, RequestKind, ResponseKind};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{Notify, oneshot, watch};
@@ -21,17 +23,11 @@ use tokio::task::JoinSet;
 
 use crate::engine::config::BrokerId;
 use crate::kafka::by_version;
-use crate::kafka::clock::RealTime;
 use crate::kafka::codec::{self, FrameError};
 use crate::kafka::errors::code;
 use crate::kafka::handlers::{self, api_versions, unsupported};
 use crate::kafka::registry::{ConnectionId, Registry};
 use crate::kafka::worker::{Answer, Command, Request};
-
-/// The longest a fetch long-poll waits, whatever `max_wait_ms` asks.
-const MAX_FETCH_WAIT: Duration = Duration::from_secs(30);
-/// How often a waiting fetch asks again.
-const FETCH_POLL: Duration = Duration::from_millis(20);
 
 /// SIGTERM, Ctrl-C (SIGINT), SIGHUP and SIGQUIT, listened for from the
 /// moment this is made: made before `ready` is printed, so a signal sent
@@ -133,6 +129,9 @@ pub struct Net {
     pub gates: watch::Receiver<BTreeSet<BrokerId>>,
     /// Log each request on standard error (else into the registry).
     pub to_stderr: bool,
+    /// The bytes of the requests being read at once, shared by every
+    /// connection of every listener (`codec::MAX_READING_BYTES`).
+    pub reading: codec::ReadBudget,
 }
 
 /// Serves every listener until a signal of [`Signals`]; returns which one
@@ -288,8 +287,10 @@ async fn connection(broker: BrokerId, stream: TcpStream, peer: SocketAddr, net: 
     loop {
         let served = tokio::select! {
             served = async {
-                let frame = codec::read_frame(&mut reader).await?;
-                Ok::<_, FrameError>(one_request(who, &frame, &net).await)
+                // The frame's share of the budget is held until the
+                // driver has handled the request.
+                let frame = codec::read_frame(&mut reader, &net.reading).await?;
+                Ok::<_, FrameError>(one_request(who, frame, &net).await)
             } => served,
             () = stopped(broker, &mut gates) => {
                 log(&net, broker, Some(peer), "the broker stopped; connection closed");
@@ -341,9 +342,10 @@ struct Who {
     connection: ConnectionId,
 }
 
-async fn one_request(who: Who, frame: &Bytes, net: &Net) -> Step {
+async fn one_request(who: Who, frame: codec::Frame, net: &Net) -> Step {
+    let bytes = frame.bytes.clone();
     let commands = &net.commands;
-    let prefix = match codec::peek_header(frame) {
+    let prefix = match codec::peek_header(&bytes) {
         Ok(p) => p,
         Err(e) => return Step::Close(format!("malformed request: {e}")),
     };
@@ -388,7 +390,7 @@ async fn one_request(who: Who, frame: &Bytes, net: &Net) -> Step {
             None => Step::Close(format!("{what}: not handled by this server")),
         };
     }
-    let (_, mut body) = match codec::split_header(api, version, frame) {
+    let (_, mut body) = match codec::split_header(api, version, &bytes) {
         Ok(split) => split,
         Err(e) => return Step::Close(format!("{what}: {e}")),
     };
@@ -403,21 +405,6 @@ async fn one_request(who: Who, frame: &Bytes, net: &Net) -> Step {
     };
     let answer = match kind {
         RequestKind::ApiVersions(r) => api_versions::handle(&r, version),
-        RequestKind::Fetch(fetch) => {
-            let wait = Duration::from_millis(fetch.max_wait_ms.max(0) as u64).min(MAX_FETCH_WAIT);
-            let deadline = RealTime::now() + wait;
-            loop {
-                let request = RequestKind::Fetch(fetch.clone());
-                let Some(answer) = ask(commands, who, &client, version, request).await else {
-                    return Step::Close(format!("{what}: the server is stopping"));
-                };
-                let now = RealTime::now();
-                if !answer.empty_fetch || now >= deadline {
-                    break answer;
-                }
-                tokio::time::sleep(FETCH_POLL.min(deadline - now)).await;
-            }
-        }
         other => {
             // The producer InitProducerId gives, for the clients pane.
             let txn = match &other {
@@ -426,7 +413,8 @@ async fn one_request(who: Who, frame: &Bytes, net: &Net) -> Step {
                 }
                 _ => None,
             };
-            let Some(answer) = ask(commands, who, &client, version, other).await else {
+            let room = frame.into_room();
+            let Some(answer) = ask(commands, who, &client, version, other, room).await else {
                 return Step::Close(format!("{what}: the server is stopping"));
             };
             if let Some(ResponseKind::InitProducerId(r)) = &answer.body
@@ -458,6 +446,7 @@ async fn ask(
     client: &str,
     version: i16,
     body: RequestKind,
+    room: codec::Room,
 ) -> Option<Answer> {
     let (tx, rx) = oneshot::channel();
     let request = Request {
@@ -467,7 +456,7 @@ async fn ask(
         body,
         connection: who.connection,
     };
-    if !commands.send(Command::Request(Box::new(request), tx)) {
+    if !commands.send(Command::Request(Box::new(request), tx, room)) {
         return None;
     }
     rx.await.ok()

@@ -5,6 +5,7 @@
 
 mod admin;
 mod bad_input;
+mod bounds;
 mod closed_log;
 mod fault;
 mod features;

@@ -165,6 +165,11 @@ impl Server {
         self.brokers.iter().find(|(b, _)| *b == broker).unwrap().1
     }
 
+    /// The server's process id (for /proc: its memory and CPU time).
+    pub fn pid(&self) -> u32 {
+        self.child.as_ref().expect("running").id()
+    }
+
     /// What the server logged so far (standard error).
     pub fn log(&self) -> String {
         std::fs::read_to_string(&self.log).unwrap_or_default()

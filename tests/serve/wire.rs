@@ -62,13 +62,42 @@ impl Conn {
     /// Sends `request` and reads its response; `None` when the server
     /// closed the connection instead of answering.
     pub fn call<R: Request>(&mut self, request: &R, version: i16) -> Option<R::Response> {
+        self.call_sized(request, version).map(|(r, _)| r)
+    }
+
+    /// [`Self::call`], with the size of the response frame in bytes.
+    pub fn call_sized<R: Request>(
+        &mut self,
+        request: &R,
+        version: i16,
+    ) -> Option<(R::Response, usize)> {
         let frame = self.frame(request, version);
         self.stream.write_all(&frame).ok()?;
-        let mut payload = Bytes::from(self.read_frame()?);
+        let payload = self.read_frame()?;
+        let size = payload.len();
+        Some((self.decode::<R>(payload, version), size))
+    }
+
+    /// Sends `request` without reading its response ([`Self::answer`]
+    /// reads it): a fetch that waits.
+    pub fn send<R: Request>(&mut self, request: &R, version: i16) {
+        let frame = self.frame(request, version);
+        self.stream.write_all(&frame).unwrap();
+    }
+
+    /// The response to the request [`Self::send`] sent last; `None` when
+    /// the server closed the connection (or the read timed out).
+    pub fn answer<R: Request>(&mut self, version: i16) -> Option<R::Response> {
+        let payload = self.read_frame()?;
+        Some(self.decode::<R>(payload, version))
+    }
+
+    fn decode<R: Request>(&self, payload: Vec<u8>, version: i16) -> R::Response {
+        let mut payload = Bytes::from(payload);
         let header =
             ResponseHeader::decode(&mut payload, R::Response::header_version(version)).unwrap();
         assert_eq!(header.correlation_id, self.correlation, "correlation id");
-        Some(R::Response::decode(&mut payload, version).unwrap())
+        R::Response::decode(&mut payload, version).unwrap()
     }
 
     /// One response frame's payload, or `None` at EOF.

@@ -10,11 +10,14 @@
 //! engine does not count as committed is left out (see [`read_committed`]). Fetch sessions are declined (session id 0: every request
 //! is a full fetch), which Kafka allows. Reads never change the cluster.
 
-use bytes::Bytes;
+use bytes::{Bytes, BytesMut};
+use kafka_protocol::messages::fetch_request::FetchPartition;
 use kafka_protocol::messages::fetch_response::{
     AbortedTransaction, FetchableTopicResponse, PartitionData,
 };
-use kafka_protocol::messages::{FetchRequest, FetchResponse, ProducerId, ResponseKind};
+use kafka_protocol::messages::{FetchRequest, FetchResponse, ProducerId, ResponseKind, TopicName};
+use std::collections::HashMap;
+use std::collections::hash_map::Entry;
 
 use super::{leader_check, topic_partition};
 use crate::engine::core::cluster::ClusterState;
@@ -25,74 +28,105 @@ use crate::kafka::errors::{code, name_of};
 use crate::kafka::records;
 use crate::kafka::worker::{Answer, Worker};
 
+/// Kafka's `fetch.max.bytes` default (55 MiB): the most a Fetch response
+/// holds, whatever the request's `max_bytes` asks (Kafka's
+/// `KafkaApis.handleFetchRequest` caps it the same way), except that the
+/// first partition with data returns at least one batch.
+pub const FETCH_MAX_BYTES: u64 = 57_671_680;
+
+/// The partitions a request names, each once: in the order first named,
+/// each with the fetch offset and partition max bytes it was named with
+/// last. Kafka reads a request's partitions into a map
+/// (`FetchRequest.fetchData`, a `LinkedHashMap`), so a partition named
+/// twice is read and answered once, at the place it was first named,
+/// with the values of its last naming.
+fn named_once(request: &FetchRequest) -> Vec<(&TopicName, &FetchPartition)> {
+    let mut at: HashMap<(&str, i32), usize> = HashMap::new();
+    let mut named: Vec<(&TopicName, &FetchPartition)> = Vec::new();
+    for t in &request.topics {
+        for p in &t.partitions {
+            match at.entry((t.topic.0.as_str(), p.partition)) {
+                Entry::Occupied(e) => named[*e.get()].1 = p,
+                Entry::Vacant(e) => {
+                    e.insert(named.len());
+                    named.push((&t.topic, p));
+                }
+            }
+        }
+    }
+    named
+}
+
 pub fn handle(worker: &mut Worker, broker: u32, request: &FetchRequest, _version: i16) -> Answer {
     let committed = request.isolation_level == 1;
-    let mut budget = request.max_bytes.max(0) as u64;
+    let fetch_max = worker.fetch_max_bytes();
+    let mut budget = (request.max_bytes.max(0) as u64).min(fetch_max);
+    // Kafka's `fetchMinBytes`: the request's, at most the response's cap.
+    let min_bytes = i64::from(request.min_bytes).min(budget as i64);
     let mut first = true;
     let mut bytes_out = 0usize;
     let mut aborted_listed = 0usize;
     let mut notes = Vec::new();
     let origin = worker.append_time_origin();
+    let named = named_once(request);
     let responses = worker.driver.cluster().with_state(|s| {
-        request
-            .topics
-            .iter()
-            .map(|t| {
-                let name = t.topic.0.to_string();
-                let partitions = t
-                    .partitions
-                    .iter()
-                    .map(|p| {
-                        let max = (p.partition_max_bytes.max(0) as u64).min(budget);
-                        let read = topic_partition(&name, p.partition)
-                            .ok_or(code::UNKNOWN_TOPIC_OR_PARTITION)
-                            .and_then(|tp| {
-                                leader_check(s, &tp, broker)?;
-                                read(s, &tp, p.fetch_offset, max, first, committed, origin)
-                            });
-                        let mut data = PartitionData::default().with_partition_index(p.partition);
-                        match read {
-                            Ok(r) => {
-                                budget = budget.saturating_sub(r.records.len() as u64);
-                                bytes_out += r.records.len();
-                                aborted_listed += r.aborted.len();
-                                if !r.records.is_empty() {
-                                    first = false;
-                                }
-                                data = data
-                                    .with_high_watermark(r.high_watermark)
-                                    .with_last_stable_offset(r.last_stable_offset)
-                                    .with_log_start_offset(r.log_start_offset)
-                                    .with_aborted_transactions(committed.then(|| {
-                                        r.aborted
-                                            .iter()
-                                            .map(|&(pid, first)| {
-                                                AbortedTransaction::default()
-                                                    .with_producer_id(ProducerId(pid))
-                                                    .with_first_offset(first)
-                                            })
-                                            .collect()
-                                    }))
-                                    .with_records(Some(r.records));
-                            }
-                            Err(error) => {
-                                notes.push(format!("{name}-{}: {}", p.partition, name_of(error)));
-                                data = data
-                                    .with_error_code(error)
-                                    .with_high_watermark(-1)
-                                    .with_last_stable_offset(-1)
-                                    .with_log_start_offset(-1)
-                                    .with_records(Some(Bytes::new()));
-                            }
-                        }
-                        data
-                    })
-                    .collect();
-                FetchableTopicResponse::default()
-                    .with_topic(t.topic.clone())
-                    .with_partitions(partitions)
-            })
-            .collect::<Vec<_>>()
+        let mut responses: Vec<FetchableTopicResponse> = Vec::new();
+        for (topic, p) in named {
+            let name = topic.0.as_str();
+            let max = (p.partition_max_bytes.max(0) as u64).min(budget);
+            let read = topic_partition(name, p.partition)
+                .ok_or(code::UNKNOWN_TOPIC_OR_PARTITION)
+                .and_then(|tp| {
+                    leader_check(s, &tp, broker)?;
+                    read(s, &tp, p.fetch_offset, max, first, committed, origin)
+                });
+            let mut data = PartitionData::default().with_partition_index(p.partition);
+            match read {
+                Ok(r) => {
+                    budget = budget.saturating_sub(r.records.len() as u64);
+                    bytes_out += r.records.len();
+                    aborted_listed += r.aborted.len();
+                    if !r.records.is_empty() {
+                        first = false;
+                    }
+                    data = data
+                        .with_high_watermark(r.high_watermark)
+                        .with_last_stable_offset(r.last_stable_offset)
+                        .with_log_start_offset(r.log_start_offset)
+                        .with_aborted_transactions(committed.then(|| {
+                            r.aborted
+                                .iter()
+                                .map(|&(pid, first)| {
+                                    AbortedTransaction::default()
+                                        .with_producer_id(ProducerId(pid))
+                                        .with_first_offset(first)
+                                })
+                                .collect()
+                        }))
+                        .with_records(Some(r.records));
+                }
+                Err(error) => {
+                    notes.push(format!("{name}-{}: {}", p.partition, name_of(error)));
+                    data = data
+                        .with_error_code(error)
+                        .with_high_watermark(-1)
+                        .with_last_stable_offset(-1)
+                        .with_log_start_offset(-1)
+                        .with_records(Some(Bytes::new()));
+                }
+            }
+            // Consecutive partitions of a topic share its entry, as in
+            // Kafka's `FetchResponse.toMessage`.
+            match responses.last_mut() {
+                Some(last) if last.topic == *topic => last.partitions.push(data),
+                _ => responses.push(
+                    FetchableTopicResponse::default()
+                        .with_topic(topic.clone())
+                        .with_partitions(vec![data]),
+                ),
+            }
+        }
+        responses
     });
     let isolation = if committed {
         "read_committed"
@@ -106,7 +140,9 @@ pub fn handle(worker: &mut Worker, broker: u32, request: &FetchRequest, _version
     if !notes.is_empty() {
         outcome = format!("{outcome}; {}", notes.join(", "));
     }
-    let empty_fetch = bytes_out == 0 && notes.is_empty();
+    // Kafka answers at once when an error is to be told or `min_bytes`
+    // are there (at once for a `min_bytes` of 0); else the fetch waits.
+    let empty_fetch = notes.is_empty() && (bytes_out as i64) < min_bytes;
     let response = FetchResponse::default()
         .with_session_id(0)
         .with_responses(responses);
@@ -116,6 +152,37 @@ pub fn handle(worker: &mut Worker, broker: u32, request: &FetchRequest, _version
         empty_fetch,
         close: false,
     }
+}
+
+/// What a waiting fetch's answer on a partition depends on: its leader
+/// and whether that one is stopped, its HW, LSO, log start and log end
+/// (`None`: no such partition). While these stay the same, a fetch that
+/// had less than its `min_bytes` to return still has (the worker wakes a
+/// waiting fetch only when one of its partitions' changes).
+pub type Watched = Option<(u32, bool, i64, i64, i64, i64)>;
+
+/// [`Watched`] of `tp` now.
+pub fn watched(s: &ClusterState, tp: &TopicPartition) -> Watched {
+    let set = s.partition(tp).ok()?;
+    let hw = set.high_watermark();
+    let lso = s.last_stable_offset(tp).unwrap_or(hw);
+    let leader = set.leader_replica();
+    Some((
+        set.leader(),
+        leader.stopped,
+        hw,
+        lso,
+        leader.log.log_start_offset(),
+        leader.log.log_end_offset(),
+    ))
+}
+
+/// The partitions a request names (those that can exist).
+pub fn partitions(request: &FetchRequest) -> Vec<TopicPartition> {
+    named_once(request)
+        .into_iter()
+        .filter_map(|(t, p)| topic_partition(t.0.as_str(), p.partition))
+        .collect()
 }
 
 /// One partition's answer.
@@ -226,8 +293,26 @@ fn read(
         (batches, Vec::new())
     };
     let log_append = (set.timestamp_type() == TimestampType::LogAppendTime).then_some(origin);
-    let records =
-        records::encode_batches(&visible, log_append).map_err(|_| code::UNKNOWN_SERVER_ERROR)?;
+    // The batches were chosen by their stored size (MKB1 frames); what is
+    // sent is held to `max_bytes` in the wire's bytes, but for the first
+    // batch when `at_least_one` (a stored frame can be a few bytes shorter
+    // than its v2 batch).
+    let mut records = BytesMut::new();
+    let mut sent_up_to = None;
+    for b in &visible {
+        let one = records::encode_batches(std::slice::from_ref(b), log_append)
+            .map_err(|_| code::UNKNOWN_SERVER_ERROR)?;
+        let first = records.is_empty() && at_least_one;
+        if !first && (records.len() + one.len()) as u64 > max_bytes {
+            break;
+        }
+        records.extend_from_slice(&one);
+        sent_up_to = Some(b.last_offset());
+    }
+    let records = records.freeze();
+    // The aborted transactions of the batches sent.
+    let mut aborted = aborted;
+    aborted.retain(|&(_, first)| sent_up_to.is_some_and(|last| first <= last));
     Ok(Read {
         high_watermark: hw,
         last_stable_offset: lso,
@@ -235,4 +320,189 @@ fn read(
         records,
         aborted,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use kafka_protocol::messages::fetch_request::FetchTopic;
+    use kafka_protocol::protocol::StrBytes;
+
+    use super::*;
+    use crate::kafka::handlers::admin_tests::{Harness, cluster};
+    use crate::session::listeners::NoSteps;
+
+    /// Ten batches of one 1,000-byte record each in t-0, all below the HW.
+    fn ten_batches() -> Harness {
+        let mut h = cluster("kafka");
+        for i in 0..10 {
+            let value = format!("{i}").repeat(1000);
+            h.act(serde_json::json!({"produce": {"topic": "t", "value": value}}));
+        }
+        h.act(serde_json::json!({"replicate": {}}));
+        h
+    }
+
+    fn request(max_bytes: i32, partition_max: i32, min_bytes: i32) -> FetchRequest {
+        FetchRequest::default()
+            .with_max_bytes(max_bytes)
+            .with_min_bytes(min_bytes)
+            .with_topics(vec![
+                FetchTopic::default()
+                    .with_topic(TopicName(StrBytes::from_static_str("t")))
+                    .with_partitions(vec![
+                        FetchPartition::default()
+                            .with_partition(0)
+                            .with_fetch_offset(0)
+                            .with_partition_max_bytes(partition_max),
+                    ]),
+            ])
+    }
+
+    /// (batches returned, record bytes, whether the fetch would wait).
+    fn fetched(h: &mut Harness, request: &FetchRequest) -> (usize, usize, bool) {
+        let mut steps = NoSteps;
+        let mut w = h.state.worker(&mut h.driver, &mut steps);
+        let answer = handle(&mut w, 1, request, 11);
+        let Some(ResponseKind::Fetch(r)) = answer.body else {
+            panic!("{answer:?}")
+        };
+        let records = r.responses[0].partitions[0].records.clone().unwrap();
+        (count_batches(&records), records.len(), answer.empty_fetch)
+    }
+
+    /// The v2 batches in `records`: each is its 12-byte offset and length,
+    /// then that length.
+    fn count_batches(records: &[u8]) -> usize {
+        let (mut at, mut n) = (0, 0);
+        while at + 12 <= records.len() {
+            let len = i32::from_be_bytes(records[at + 8..at + 12].try_into().unwrap());
+            at += 12 + len as usize;
+            n += 1;
+        }
+        assert_eq!(at, records.len(), "whole batches");
+        n
+    }
+
+    #[test]
+    fn the_default_fetch_max_bytes_is_kafkas() {
+        assert_eq!(FETCH_MAX_BYTES, 55 * 1024 * 1024);
+    }
+
+    /// `max_bytes` 2^31 - 1 is capped by the broker's `fetch.max.bytes`;
+    /// the first batch comes whatever the caps, so a consumer progresses.
+    #[test]
+    fn fetch_max_bytes_caps_a_requests_max_bytes_but_one_batch_always_comes() {
+        let mut h = ten_batches();
+        let (all, bytes, _) = fetched(&mut h, &request(i32::MAX, i32::MAX, 1));
+        assert_eq!(all, 10);
+        let batch = bytes / 10;
+        // At most the cap (sizes are counted in the engine's stored
+        // batches, never smaller than the wire's), but one batch always.
+        let within = |h: &mut Harness, r: &FetchRequest, cap: usize| {
+            let (n, bytes, _) = fetched(h, r);
+            assert!(
+                n >= 1 && bytes <= cap.max(batch),
+                "{n} batches, {bytes} bytes, cap {cap}"
+            );
+            n
+        };
+        h.state.set_fetch_max_bytes((batch * 5 / 2) as u64);
+        within(&mut h, &request(i32::MAX, i32::MAX, 1), batch * 5 / 2);
+        h.state.set_fetch_max_bytes(10);
+        assert_eq!(within(&mut h, &request(i32::MAX, i32::MAX, 1), 10), 1);
+        h.state.set_fetch_max_bytes(FETCH_MAX_BYTES);
+        assert_eq!(within(&mut h, &request(10, i32::MAX, 1), 10), 1);
+        assert_eq!(within(&mut h, &request(i32::MAX, 10, 1), 10), 1);
+        let cap = batch * 3;
+        within(&mut h, &request(i32::MAX, cap as i32, 1), cap);
+        within(&mut h, &request(cap as i32, i32::MAX, 1), cap);
+    }
+
+    /// Kafka answers once `min_bytes` are there, an error is to be told,
+    /// or at once for a `min_bytes` of 0; else the fetch waits.
+    #[test]
+    fn a_fetch_waits_until_min_bytes_are_there() {
+        let mut h = ten_batches();
+        let (_, bytes, waits) = fetched(&mut h, &request(i32::MAX, i32::MAX, 1));
+        assert!(!waits);
+        assert!(!fetched(&mut h, &request(i32::MAX, i32::MAX, bytes as i32)).2);
+        assert!(fetched(&mut h, &request(i32::MAX, i32::MAX, bytes as i32 + 1)).2);
+        // min_bytes past max_bytes: max_bytes is what can come.
+        assert!(!fetched(&mut h, &request(10, i32::MAX, i32::MAX)).2);
+        let mut at_end = request(i32::MAX, i32::MAX, 1);
+        at_end.topics[0].partitions[0].fetch_offset = 10;
+        assert!(fetched(&mut h, &at_end).2, "nothing past the HW: waits");
+        at_end.min_bytes = 0;
+        assert!(!fetched(&mut h, &at_end).2, "min_bytes 0: answered at once");
+    }
+
+    /// A fetch at the end of t-0 waits on the driver's side; it is asked
+    /// again when t-0 changes and answered once the HW passes its offset
+    /// (the replication after the append), or as it is at its deadline.
+    #[test]
+    fn a_waiting_fetch_is_answered_by_the_step_that_gives_it_data() {
+        use crate::kafka::worker::Request;
+        use crate::session::Action;
+        use tokio::sync::oneshot;
+        let mut h = ten_batches();
+        let mut at_end = request(i32::MAX, i32::MAX, 1);
+        at_end.topics[0].partitions[0].fetch_offset = 10;
+        at_end.max_wait_ms = 30_000;
+        let ask = |h: &mut Harness, r: &FetchRequest| {
+            let (tx, rx) = oneshot::channel();
+            let request = Request {
+                broker: 1,
+                client_id: "test".into(),
+                version: 11,
+                body: kafka_protocol::messages::RequestKind::Fetch(r.clone()),
+                connection: 0,
+            };
+            h.state.handle(&mut h.driver, &mut NoSteps, request, tx);
+            rx
+        };
+        let apply = |h: &mut Harness, action: serde_json::Value| {
+            let action: Action = serde_json::from_value(action).unwrap();
+            let mut steps = NoSteps;
+            h.state.worker(&mut h.driver, &mut steps).apply(&action);
+        };
+        let mut rx = ask(&mut h, &at_end);
+        assert!(rx.try_recv().is_err(), "nothing past the HW: it waits");
+        assert!(h.state.has_timers());
+        // The append moves the log end (asked again, still nothing below
+        // the HW); the replication moves the HW: answered.
+        apply(
+            &mut h,
+            serde_json::json!({"produce": {"topic": "t", "value": "late"}}),
+        );
+        assert!(rx.try_recv().is_err(), "appended, not yet replicated");
+        apply(&mut h, serde_json::json!({"replicate": {}}));
+        let answer = rx.try_recv().expect("answered by the replication");
+        let Some(ResponseKind::Fetch(r)) = answer.body else {
+            panic!("{answer:?}")
+        };
+        let records = r.responses[0].partitions[0].records.clone().unwrap();
+        assert_eq!(count_batches(&records), 1);
+
+        // A step someone else applied (the dashboard's key): the next
+        // timer is due at once, and answers it.
+        at_end.topics[0].partitions[0].fetch_offset = 11;
+        let mut rx = ask(&mut h, &at_end);
+        h.act(serde_json::json!({"produce": {"topic": "t", "value": "key"}}));
+        h.act(serde_json::json!({"replicate": {}}));
+        h.state.after_step(&h.driver);
+        assert_eq!(h.state.sleep_for(), std::time::Duration::ZERO);
+        h.state.on_timer(&mut h.driver, &mut NoSteps);
+        assert!(rx.try_recv().is_ok(), "answered at the timer");
+
+        // Nothing comes: answered empty at its deadline.
+        at_end.topics[0].partitions[0].fetch_offset = 12;
+        at_end.max_wait_ms = 1;
+        let mut rx = ask(&mut h, &at_end);
+        assert!(rx.try_recv().is_err());
+        std::thread::sleep(std::time::Duration::from_millis(5));
+        h.state.on_timer(&mut h.driver, &mut NoSteps);
+        let answer = rx.try_recv().expect("answered at the deadline");
+        assert!(answer.empty_fetch);
+        assert!(!h.state.has_timers(), "no fetch waits any more");
+    }
 }

@@ -40,7 +40,7 @@ use crate::engine::TopicPartition;
 use crate::engine::core::cluster::ClusterState;
 use crate::engine::core::metadata::TimestampType;
 use crate::kafka::errors::code;
-use crate::kafka::worker::{Answer, Handled, Request, Worker};
+use crate::kafka::worker::{Answer, FetchWait, Handled, Request, Worker};
 
 /// The APIs this server answers, with the versions it handles.
 pub const SUPPORTED: &[(ApiKey, i16, i16)] = &[
@@ -92,7 +92,18 @@ pub fn handle(worker: &mut Worker, request: Request) -> Handled {
         RequestKind::CreateTopics(r) => Handled::Now(create_topics::handle(worker, &r, version)),
         RequestKind::DeleteTopics(r) => Handled::Now(delete_topics::handle(&r, version)),
         RequestKind::Produce(r) => produce::handle(worker, broker, r, version),
-        RequestKind::Fetch(r) => Handled::Now(fetch::handle(worker, broker, &r, version)),
+        RequestKind::Fetch(r) => {
+            let answer = fetch::handle(worker, broker, &r, version);
+            if answer.empty_fetch && r.max_wait_ms > 0 {
+                Handled::Fetch(Box::new(FetchWait {
+                    broker,
+                    version,
+                    request: r,
+                }))
+            } else {
+                Handled::Now(answer)
+            }
+        }
         RequestKind::ListOffsets(r) => {
             Handled::Now(list_offsets::handle(worker, broker, &r, version))
         }

@@ -73,7 +73,7 @@ fn ask(h: &mut Harness, version: i16, body: RequestKind) -> ResponseKind {
     let answer: Answer = match super::handle(&mut w, request) {
         Handled::Now(a) => a,
         Handled::Continue(mut c) => c.poll(&mut w).expect("one broker: nothing waits"),
-        Handled::Wait(_) => panic!("one broker: nothing waits"),
+        Handled::Wait(_) | Handled::Fetch(_) => panic!("one broker: nothing waits"),
     };
     answer.body.expect("a response")
 }
