@@ -13,7 +13,10 @@
 //! whose outcome was decided meanwhile (its PREPARE written: a commit
 //! completed by recovery, or one whose markers could not be written) is
 //! answered as it really ends: NONE for the same verb, INVALID_TXN_STATE
-//! for the other, as Kafka's coordinator answers. One the cluster aborted
+//! for the other, as Kafka's coordinator answers. A commit whose PREPARE
+//! was written but whose markers failed (a full disk) is answered NONE:
+//! decided, it is completed by the server when the markers can be written,
+//! as Kafka's coordinator retries them. One the cluster aborted
 //! (timeout, abort from the dashboard, crash) cannot be committed:
 //! PRODUCER_FENCED under the kafka rules (Kafka fences a timed-out
 //! producer), INVALID_TXN_STATE under the book's; aborting it is NONE.
@@ -131,11 +134,29 @@ pub fn handle(worker: &mut Worker, request: &EndTxnRequest) -> Handled {
     };
     let (step, end) = steps::apply(worker, &action);
     let partitions = open.partitions.len();
+    let instance = open.instance;
     let finish = move |worker: &mut Worker, result: Result<(), Refused>| {
+        // Failed after its PREPARE was written (a marker on a full disk):
+        // the outcome is decided, and the server completes it once the
+        // markers can be written (`Worker::complete_decided`), as Kafka's
+        // coordinator answers EndTxn once the PREPARE is durable and
+        // retries the markers itself.
+        let decided = result.is_err()
+            && worker.driver.cluster().with_state(|s| {
+                s.transactions()
+                    .instances()
+                    .get(instance)
+                    .and_then(|d| txn_client::ended_as(d.state))
+                    == Some(wanted)
+            });
         let outcome = match &result {
             Ok(()) => format!("{verb} {txn:?}: done ({partitions} partition(s) marked)"),
+            Err((_, m)) if decided => format!(
+                "{verb} {txn:?}: decided (its PREPARE is written); the rest failed ({m}) and the server completes it when it can"
+            ),
             Err(e) => refused(&txn, e),
         };
+        let result = if decided { Ok(()) } else { result };
         if result.is_ok() {
             end_locally(worker, &txn, wanted);
         }

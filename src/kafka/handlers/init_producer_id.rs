@@ -147,6 +147,14 @@ fn kafka_identity(worker: &mut Worker, txn: &str, client: &str) -> Result<(i64, 
             format!("{txn:?}'s producer epoch {epoch} does not fit Kafka's 16 bits"),
         )
     })?;
+    // The identity the client holds from now on, for after a restart:
+    // the engine takes the next epoch at each `begin`, the client keeps
+    // this one (transaction version 1).
+    worker
+        .producers
+        .ids(worker.driver)
+        .and_then(|ids| ids.set_transactional(txn, (id, epoch)))
+        .map_err(|why| (code::COORDINATOR_NOT_AVAILABLE, why))?;
     worker
         .producers
         .init_transactional(txn, client, (id, epoch), Some(OpenTxn::new(index)));

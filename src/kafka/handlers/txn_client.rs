@@ -20,9 +20,9 @@ pub fn fences(worker: &Worker) -> bool {
 }
 
 /// Fills the table's entry of `txn` after a restart emptied it, from
-/// what outlived the process: the producer id and epoch of the id's latest
-/// engine instance (the kafka rules: the journal holds them, E14) or the
-/// server's file (the book's rules, [`crate::kafka::producer_ids`]); its
+/// what outlived the process: the producer id and epoch InitProducerId
+/// gave it, kept in the server's file ([`crate::kafka::producer_ids`]);
+/// its
 /// transaction as still open if the engine has not completed it, with the
 /// partitions and groups the engine knows; and how its last one ended,
 /// so that a client's EndTxn retried across the restart is answered as
@@ -38,18 +38,22 @@ pub fn recall(worker: &mut Worker, txn: &str) {
             .cluster()
             .with_state(|s| s.transactions().instances().get(i).cloned())
     });
-    let identity = if fences(worker) {
-        instance
-            .as_ref()
+    // The identity InitProducerId gave the client, as the server's file
+    // kept it; under the kafka rules a directory older than that record
+    // has the engine's latest (which may be a later epoch than the
+    // client's: the engine takes one at each `begin`).
+    let kept = worker
+        .producers
+        .ids(worker.driver)
+        .ok()
+        .and_then(|ids| ids.transactional(txn));
+    let identity = kept.or_else(|| {
+        fences(worker)
+            .then_some(instance.as_ref())
+            .flatten()
             .and_then(|d| d.producer)
             .and_then(|(id, epoch)| Some((id, i16::try_from(epoch).ok()?)))
-    } else {
-        worker
-            .producers
-            .ids(worker.driver)
-            .ok()
-            .and_then(|ids| ids.transactional(txn))
-    };
+    });
     let Some(identity) = identity else {
         return;
     };
