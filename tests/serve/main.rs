@@ -21,6 +21,7 @@ mod record;
 mod restart_promises;
 mod script;
 mod server;
+mod soak;
 mod txn;
 mod wire;
 

@@ -67,20 +67,38 @@ pub fn fatal(lines: &[String]) -> Vec<&String> {
 /// Every record of `topics` (name, partitions) from the beginning to the
 /// end at `isolation`, as a confluent-kafka consumer reads it.
 pub fn read_all(py: &Path, boot: &str, isolation: &str, topics: &[(&str, u32)]) -> Vec<Record> {
+    let (read, unended) = read_to_end(py, boot, isolation, topics);
+    assert!(
+        unended.is_empty(),
+        "the reader did not reach the end of {unended:?} within 60 s"
+    );
+    read
+}
+
+/// The same, with the partitions whose end the reader did not reach
+/// within 60 s (at read_committed: a transaction left open holds the LSO
+/// back) instead of a panic.
+pub fn read_to_end(
+    py: &Path,
+    boot: &str,
+    isolation: &str,
+    topics: &[(&str, u32)],
+) -> (Vec<Record>, Vec<String>) {
     let mut args = vec![boot.to_string(), isolation.into(), "once".into()];
     args.extend(topics.iter().map(|(t, n)| format!("{t}:{n}")));
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
     let mut reader = Script::start(py, "ck_restart_read.py", &args);
     let out = reader.finish(Duration::from_secs(90));
-    let ends = lines_of(&out, "end").len();
-    let want: u32 = topics.iter().map(|(_, n)| n).sum();
-    assert_eq!(
-        ends,
-        want as usize,
-        "the reader reached the end of every partition: {:?}",
-        &out[out.len().saturating_sub(20)..]
-    );
-    with_prefix(&out, "read")
+    let ends: Vec<&String> = lines_of(&out, "end");
+    let unended = topics
+        .iter()
+        .flat_map(|(t, n)| (0..*n).map(move |p| format!("{t}-{p}")))
+        .filter(|tp| {
+            let (t, p) = tp.rsplit_once('-').unwrap();
+            !ends.contains(&&format!("end {t} {p}"))
+        })
+        .collect();
+    (with_prefix(&out, "read"), unended)
 }
 
 /// What became of the acknowledged records in what was read back.
