@@ -11,7 +11,8 @@ runs one command a line:
                   K A ERROR`, or `abort failed K A ERROR`) and the records
                   sent again as attempt A+1, at most 3 attempts; ends with
                   `committed K A`, `gave up K`, or `fatal K A ERROR`; then
-                  `ok txn`
+                  `ok txn`. The first one calls init_transactions()
+                  (`init failed K ERROR` if it fails)
   quit            exits
 
 Exits at the end of its input and after 300 s whatever happens.
@@ -28,8 +29,8 @@ extra = {"transactional.id": txn_id, "linger.ms": 5, "transaction.timeout.ms": 6
          "message.timeout.ms": 60000}
 extra.update(settings(sys.argv[3:]))
 producer = Producer(config(boot, txn_id, extra))
-producer.init_transactions(60)
 say("ready")
+initialised = False
 
 
 def attempt(k, n, topic, a):
@@ -76,6 +77,14 @@ for line in sys.stdin:
         continue
     if words[0] == "txn":
         k, n, topic = words[1], int(words[2]), words[3]
+        if not initialised:
+            try:
+                producer.init_transactions(15)
+                initialised = True
+            except KafkaException as e:
+                say("init failed", k, e.args[0].name())
+                say("ok txn")
+                continue
         for a in range(1, 4):
             outcome = attempt(k, n, topic, a)
             if outcome != "abort":
