@@ -8,7 +8,8 @@ runs one command a line:
                   TOPIC-0 (A: the attempt, from 1), `committing K A`, then
                   commit. A retriable commit error is retried (`retry K A
                   ERROR`); one that requires an abort is aborted (`aborted
-                  K A ERROR`, or `abort failed K A ERROR`) and the records
+                  K A ERROR`, or `abort failed K A COMMIT_ERROR
+                  ABORT_ERROR`) and the records
                   sent again as attempt A+1, at most 3 attempts; ends with
                   `committed K A`, `gave up K`, or `fatal K A ERROR`; then
                   `ok txn`. The first one calls init_transactions()
@@ -64,7 +65,7 @@ def attempt(k, n, topic, a):
                 producer.abort_transaction(60)
                 say("aborted", k, a, err.name())
             except KafkaException as e2:
-                say("abort failed", k, a, e2.args[0].name())
+                say("abort failed", k, a, err.name(), e2.args[0].name())
                 return "fatal"
             return "abort"
         say("fatal", k, a, err.name())
