@@ -143,6 +143,10 @@ pub struct TxnProducer {
     pub client_id: String,
     pub open: Option<OpenTxn>,
     pub last_ended: Option<Ended>,
+    /// The client began a transaction (AddPartitionsToTxn or
+    /// AddOffsetsToTxn) that the engine did not open (a failed `begin`):
+    /// its abort ends nothing.
+    pub attempting: bool,
     pub sequences: BTreeMap<TopicPartition, Sequences>,
 }
 
@@ -210,6 +214,7 @@ impl ProducerTable {
                 client_id: client_id.to_string(),
                 open,
                 last_ended: None,
+                attempting: false,
                 sequences: BTreeMap::new(),
             },
         );

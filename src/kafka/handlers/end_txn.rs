@@ -64,8 +64,29 @@ pub fn handle(worker: &mut Worker, request: &EndTxnRequest) -> Handled {
         return Handled::Now(answer(Err(e), outcome));
     }
     let producer = &worker.producers.transactional[&txn];
-    let (open, last) = (producer.open.clone(), producer.last_ended);
+    let (open, last, attempting) = (
+        producer.open.clone(),
+        producer.last_ended,
+        producer.attempting,
+    );
     let Some(open) = open else {
+        if let Some(state) = txn_client::completing(worker, &txn) {
+            let e = (
+                code::CONCURRENT_TRANSACTIONS,
+                format!(
+                    "{txn:?}'s previous transaction is {state}: its end is still being written"
+                ),
+            );
+            let outcome = refused(&txn, &e);
+            return Handled::Now(answer(Err(e), outcome));
+        }
+        if attempting && wanted == Ended::Aborted {
+            end_locally(worker, &txn, wanted);
+            return Handled::Now(answer(
+                Ok(()),
+                format!("{verb} {txn:?}: nothing to abort (the transaction was never opened)"),
+            ));
+        }
         return Handled::Now(if last == Some(wanted) {
             answer(Ok(()), format!("{verb} {txn:?}: already done (a retry)"))
         } else {
@@ -156,7 +177,11 @@ pub fn handle(worker: &mut Worker, request: &EndTxnRequest) -> Handled {
             ),
             Err(e) => refused(&txn, e),
         };
-        let result = if decided { Ok(()) } else { result };
+        let result = if decided {
+            Ok(())
+        } else {
+            result.map_err(txn_client::coordinator_code)
+        };
         if result.is_ok() {
             end_locally(worker, &txn, wanted);
         }
@@ -178,5 +203,6 @@ fn end_locally(worker: &mut Worker, txn: &str, ended: Ended) {
     if let Some(p) = worker.producers.transactional.get_mut(txn) {
         p.open = None;
         p.last_ended = Some(ended);
+        p.attempting = false;
     }
 }

@@ -78,7 +78,9 @@ pub fn handle(
     let (step, end) = steps::apply(worker, &Action::Begin { txn: txn.clone() });
     let client = client_id.to_string();
     let finish = move |worker: &mut Worker, result: Result<(), Refused>| {
-        let result = result.and_then(|()| kafka_identity(worker, &txn, &client));
+        let result = result
+            .map_err(super::txn_client::coordinator_code)
+            .and_then(|()| kafka_identity(worker, &txn, &client));
         let outcome = match &result {
             Ok((id, epoch)) => format!(
                 "transactional id {txn:?}: producer id {id} epoch {epoch} (begin: an open transaction of an older epoch is fenced)"

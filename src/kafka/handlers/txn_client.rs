@@ -77,6 +77,31 @@ pub fn recall(worker: &mut Worker, txn: &str) {
     }
 }
 
+/// A coordinator API's answer to an engine error: a write that failed
+/// for want of room (the journal, the producer identities) is
+/// NOT_COORDINATOR, which clients retry, as Kafka's transaction state
+/// manager answers a failed append to its transaction log.
+pub fn coordinator_code((e, m): Refused) -> Refused {
+    if e == code::KAFKA_STORAGE_ERROR {
+        (code::NOT_COORDINATOR, m)
+    } else {
+        (e, m)
+    }
+}
+
+/// The state of `txn`'s latest engine instance when its outcome is
+/// decided but not complete (PREPARE written, markers or COMPLETE not
+/// yet): the server is completing it, and a new transaction of the id
+/// waits, CONCURRENT_TRANSACTIONS, as Kafka's coordinator answers while it
+/// writes an id's markers.
+pub fn completing(worker: &Worker, txn: &str) -> Option<TransactionState> {
+    let latest = steps::latest_instance(worker, txn)?;
+    worker.driver.cluster().with_state(|s| {
+        let state = s.transactions().instances().get(latest)?.state;
+        (state != TransactionState::Ongoing && !state.is_complete()).then_some(state)
+    })
+}
+
 /// How a transaction in `state` ended, or will once its markers are
 /// written: its decision is durable from PREPARE on (E9).
 pub fn ended_as(state: TransactionState) -> Option<Ended> {
@@ -191,6 +216,12 @@ pub fn ensure_open(worker: &mut Worker, txn: &str) -> Result<Opened, Refused> {
             }
         }
     }
+    if let Some(state) = completing(worker, txn) {
+        return Err((
+            code::CONCURRENT_TRANSACTIONS,
+            format!("{txn:?}'s previous transaction is {state}: its end is still being written"),
+        ));
+    }
     let (step, end) = steps::apply(worker, &Action::Begin { txn: txn.into() });
     match end {
         StepEnd::Done => {
@@ -198,7 +229,7 @@ pub fn ensure_open(worker: &mut Worker, txn: &str) -> Result<Opened, Refused> {
             Ok(Opened::Open)
         }
         StepEnd::Pending => Ok(Opened::Pending(step)),
-        StepEnd::Failed(e) => Err(e),
+        StepEnd::Failed(e) => Err(coordinator_code(e)),
     }
 }
 
