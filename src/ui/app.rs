@@ -17,15 +17,19 @@
 //! closing it, scrolling it and quitting do anything (see
 //! [`App::update`]).
 
+use std::cell::{Cell, OnceCell};
 use std::collections::BTreeMap;
+
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
 
 use crate::session::listeners::Listeners;
 use crate::session::recording::{Header, Step};
-use crate::session::said::Said;
 use crate::session::snapshot::source::{apply_all, step_view};
 use crate::session::snapshot::{Bounds, Isolation, SavedState, Snapshot, SnapshotSource, TAIL};
 use crate::session::ui_step::{PaneName, Selection, Toggle, UiScreen, UiStep};
 use crate::session::{Action, Driver, Outcome, Recording, RecordingWriter, Timeline};
+use crate::ui::frame::{self, FrameInput, FrameMap, Shown, ViewState};
 use crate::ui::i18n::Lang;
 use crate::ui::keys::{KeyCommand, PromptEdit, PromptKind};
 use crate::ui::layout::Layout;
@@ -34,6 +38,7 @@ use crate::ui::prompt::{self, Facts, Prompt};
 use crate::ui::theme::Theme;
 
 mod observed;
+pub use crate::ui::status::{Status, StatusKind};
 pub use observed::Observed;
 
 /// How far a pane whose content has no cheap count scrolls at most (panes
@@ -75,62 +80,6 @@ pub enum Msg {
     /// Live with `--listen`: requests came in or a server timer is due;
     /// handle them ([`App::serve_clients`]).
     Serve,
-}
-
-/// How the last thing done ended, which sets the status line's colour.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum StatusKind {
-    Ok,
-    Pending,
-    /// The step crashed the cluster on purpose (crash, tear, a cut point)
-    /// and recovery ran.
-    Recovered,
-    Error,
-}
-
-/// The status line's message and its kind.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Status {
-    pub kind: StatusKind,
-    pub text: String,
-}
-
-impl Status {
-    /// An error message.
-    pub fn error(text: impl Into<String>) -> Self {
-        Self {
-            kind: StatusKind::Error,
-            text: text.into(),
-        }
-    }
-
-    /// The status of step `step`, action `name`, ended with `outcome`: the
-    /// one place an [`Outcome`] becomes a status kind and text.
-    pub fn of_outcome(step: usize, name: &str, outcome: &Outcome) -> Self {
-        let (kind, text) = match outcome {
-            Outcome::Ok => (StatusKind::Ok, format!("{name}: ok")),
-            Outcome::Pending => (StatusKind::Pending, format!("{name}: pending")),
-            // The sentence names the action and what recovery did.
-            Outcome::Recovered(sentence) => (StatusKind::Recovered, sentence.clone()),
-            Outcome::Error(e) => (StatusKind::Error, format!("{name}: error: {e}")),
-        };
-        Self {
-            kind,
-            text: format!("step {step}: {text}"),
-        }
-    }
-
-    /// [`Self::of_outcome`] in `lang`: the driver's words for the step
-    /// (`Driver::last_said`), whose English half is the same sentence.
-    pub fn of_step(step: usize, outcome: &Outcome, said: &Said, lang: Lang) -> Self {
-        Self {
-            kind: Self::of_outcome(step, "", outcome).kind,
-            text: lang.pick(
-                format!("step {step}: {}", said.en),
-                format!("步骤 {step}：{}", said.zh),
-            ),
-        }
-    }
 }
 
 /// A live session: keys drive the engine, and are recorded if asked.
@@ -217,6 +166,17 @@ pub struct App {
     branch_listeners: Option<BranchListeners>,
     /// Replay: the play speed, an index into [`SPEEDS`].
     pub speed: usize,
+    /// The snapshot of the current state, built once per change
+    /// ([`Self::view`]) and shared by every pane, click and key.
+    view: OnceCell<Snapshot>,
+    /// How many snapshots have been built ([`Self::snapshot_builds`]).
+    builds: Cell<usize>,
+    /// The map of the last frame drawn: on screen (None), or, when nothing
+    /// was drawn since the state changed, into a throwaway buffer at
+    /// generation `n` (Some(n)); see [`Self::frame_map`].
+    last_map: Option<(FrameMap, Option<u64>)>,
+    /// Counts the updates: a throwaway map is the state of one generation.
+    generation: u64,
 }
 
 /// Play speeds, as multiples of the recorded pace (`+` and `-`).
@@ -312,6 +272,10 @@ impl App {
             branch_recorder: None,
             branch_listeners: None,
             speed: NORMAL_SPEED,
+            view: OnceCell::new(),
+            builds: Cell::new(0),
+            last_map: None,
+            generation: 0,
         }
     }
 
@@ -332,54 +296,67 @@ impl App {
         )
     }
 
-    /// The help's last useful scroll position: its last page at the
-    /// terminal's size, or (size unknown) its last entry.
-    fn help_scroll_limit(&self) -> usize {
-        match self.size {
-            Some((cols, rows)) => crate::ui::help::last_first(self, cols, rows),
-            None => crate::ui::help::entries(self).saturating_sub(1),
+    /// The help's last useful scroll position: its last page in the
+    /// frame's map, or (size unknown) its last entry.
+    fn help_scroll_limit(&mut self) -> usize {
+        match self.frame_map() {
+            Some(map) => map.help_last,
+            None => crate::ui::help::entries(&*self).saturating_sub(1),
         }
-    }
-
-    /// Where pane `pane` is drawn at the terminal's size, if the size is
-    /// known and the pane is on screen.
-    fn pane_area(&self, pane: PaneId, view: &Snapshot) -> Option<ratatui::layout::Rect> {
-        let (cols, rows) = self.size?;
-        let [_, body, _] = crate::ui::frame::split(ratatui::layout::Rect::new(0, 0, cols, rows));
-        crate::ui::frame::body(self, view, body)
-            .panes
-            .into_iter()
-            .find(|(p, _)| *p == pane)
-            .map(|(_, r)| r)
     }
 
     /// How far pane `pane` scrolls, in its own unit (partitions, frames,
     /// rows): past it the pane would show nothing new. Panes whose rows
-    /// wrap count them at their width on screen when the terminal's size is
-    /// known; otherwise they get a bound that is never too short.
-    fn scroll_limit(&self, pane: PaneId) -> usize {
-        let view = self.snapshot();
-        let wrapped = |count: fn(
-            &Snapshot,
-            &crate::ui::panes::PaneContext,
-            ratatui::layout::Rect,
-        ) -> usize| {
-            self.pane_area(pane, &view).map(|area| {
-                count(
-                    &view,
-                    &crate::ui::frame::pane_context(self, &view, pane),
-                    area,
-                )
-                .saturating_sub(1)
-            })
+    /// wrap count them at their width in the frame's map when they are on
+    /// screen; otherwise they get a bound that is never too short.
+    fn scroll_limit(&mut self, pane: PaneId) -> usize {
+        let exact = self
+            .frame_map()
+            .and_then(|map| map.rows.get(&pane))
+            .map(|n| n.saturating_sub(1));
+        exact.unwrap_or_else(|| scroll_limit(pane, self.view()))
+    }
+
+    /// The map of the frame on screen: the last one drawn ([`Self::draw`]),
+    /// or, before the first draw or when the state changed since one drawn
+    /// only for its map, the current state drawn at the terminal's size
+    /// into a throwaway buffer by the same [`frame::draw`]
+    /// (docs/dashboard.md "The frame's map"). None while the size is
+    /// unknown.
+    pub fn frame_map(&mut self) -> Option<&FrameMap> {
+        let area = self.size.map(|(cols, rows)| Rect::new(0, 0, cols, rows));
+        let kept = match &self.last_map {
+            Some((map, None)) => area.is_none_or(|a| a == map.area),
+            Some((map, Some(n))) => Some(map.area) == area && *n == self.generation,
+            None => false,
         };
-        let exact = match pane {
-            PaneId::Caption => wrapped(crate::ui::panes::caption::row_count),
-            PaneId::Consumers => wrapped(crate::ui::panes::consumers::row_count),
-            PaneId::Clients => wrapped(crate::ui::panes::clients::row_count),
-            _ => None,
-        };
-        exact.unwrap_or_else(|| scroll_limit(pane, &view))
+        if !kept {
+            let mut buf = Buffer::empty(area?);
+            let input = FrameInput {
+                values: None,
+                ..self.frame_input()
+            };
+            let map = frame::draw(&input, &mut buf);
+            self.last_map = Some((map, Some(self.generation)));
+        }
+        self.last_map.as_ref().map(|(map, _)| map)
+    }
+
+    /// Draws the frame into `buf` (the terminal's) and keeps its map for
+    /// the clicks and scrolling that follow.
+    pub fn draw(&mut self, buf: &mut Buffer) {
+        let map = frame::draw(&self.frame_input(), buf);
+        self.last_map = Some((map, None));
+    }
+
+    /// What the next frame is drawn from: the current snapshot and view
+    /// state, and the source of its values.
+    pub fn frame_input(&self) -> FrameInput<'_> {
+        FrameInput {
+            view: self.view(),
+            state: self.into(),
+            values: Some(self.source()),
+        }
     }
 
     /// What the key bar shows.
@@ -398,6 +375,7 @@ impl App {
     /// (see `session::snapshot::source::apply_all`), so its first frame
     /// shows what that step changed.
     pub fn with_before(mut self, before: Option<Snapshot>) -> Self {
+        self.touched();
         if let Mode::Live(live) = &mut self.mode {
             live.before = before;
         }
@@ -408,6 +386,7 @@ impl App {
     /// undo can then go back into them, and new steps are paced after the
     /// last one's `at_ms`.
     pub fn with_history(mut self, steps: Vec<Step>) -> Self {
+        self.touched();
         if let Mode::Live(live) = &mut self.mode {
             live.elapsed_ms = steps.last().map_or(0, |s| s.at_ms + LIVE_STEP_MS);
             live.history = steps;
@@ -417,6 +396,7 @@ impl App {
 
     /// A live app with Kafka listeners beside its driver (`--listen`).
     pub fn with_listeners(mut self, listeners: Box<dyn Listeners>) -> Self {
+        self.touched();
         if let Mode::Live(live) = &mut self.mode {
             live.listeners = Some(listeners);
         }
@@ -443,6 +423,8 @@ impl App {
     /// session as a key's is ([`crate::ui::client_steps`]). True when the
     /// engine changed.
     pub fn serve_clients(&mut self) -> bool {
+        // The listeners' registry (clients, their log) is in the snapshot.
+        self.touched();
         let Mode::Live(live) = &mut self.mode else {
             return false;
         };
@@ -483,6 +465,7 @@ impl App {
     /// Produce; the arming is a `note` step of the session, recorded with
     /// its caption ([`crate::kafka::fault`]).
     fn arm_drop_produce_response(&mut self) {
+        self.touched();
         if let Some(off) = self.engine_keys_off() {
             self.status = Some(Status::error(off));
             return;
@@ -574,9 +557,32 @@ impl App {
         self.layout.panes().get(self.focus).copied()
     }
 
-    /// The snapshot for the next frame, bounded to what a frame shows
-    /// ([`Bounds::FRAME`]), without record values.
+    /// The snapshot of the current state, bounded to what a frame shows
+    /// ([`Bounds::FRAME`]), without record values: built at the first ask
+    /// after a change, then shared until the next.
+    pub fn view(&self) -> &Snapshot {
+        self.view.get_or_init(|| self.build_snapshot())
+    }
+
+    /// [`Self::view`], owned.
     pub fn snapshot(&self) -> Snapshot {
+        self.view().clone()
+    }
+
+    /// How many snapshots this app has built: one per change of state
+    /// that is drawn or read.
+    pub fn snapshot_builds(&self) -> usize {
+        self.builds.get()
+    }
+
+    /// The source changed (a step, a move in time, a served request): the
+    /// next [`Self::view`] builds the snapshot again.
+    fn touched(&mut self) {
+        self.view.take();
+    }
+
+    fn build_snapshot(&self) -> Snapshot {
+        self.builds.set(self.builds.get() + 1);
         let mut snapshot = self.source().snapshot(&Bounds::FRAME);
         if let Mode::Live(live) = &self.mode {
             // After a crash the moment of death first, then (space) the
@@ -606,13 +612,11 @@ impl App {
         snapshot
     }
 
-    /// The snapshot for a frame of `area`: [`Self::snapshot`] with the
-    /// records of the batch rows that frame draws.
-    pub fn snapshot_for(&self, area: ratatui::layout::Rect) -> Snapshot {
-        let mut snapshot = self.snapshot();
-        let wanted = crate::ui::frame::visible_batches(self, &snapshot, area);
-        self.source().load_values(&mut snapshot, &wanted);
-        snapshot
+    /// The snapshot a frame of `area` is drawn from: [`Self::view`] with
+    /// the records of the batch rows that frame draws.
+    pub fn snapshot_for(&self, area: Rect) -> Snapshot {
+        let input = self.frame_input();
+        frame::with_values(&input, &frame::map(&input, area)).into_owned()
     }
 
     /// The row (all partitions' windows counted together, as `J`/`K` and
@@ -624,14 +628,14 @@ impl App {
 
     /// [`Self::selected_row_in`] the current snapshot.
     pub fn selected_row(&self) -> Option<usize> {
-        self.selected_row_in(&self.snapshot())
+        self.selected_row_in(self.view())
     }
 
     /// What prompts check before they make an action (brokers, stopped
     /// brokers, topics, partitions and their replicas), from the current
     /// snapshot: the one read of the state for input checks.
     pub fn facts(&self) -> Facts {
-        Facts::of(&self.snapshot())
+        Facts::of(self.view())
     }
 
     /// The recorded pace: milliseconds from the current step to the next one,
@@ -678,6 +682,12 @@ impl App {
     /// that cannot be restored) is also the status line's message; the
     /// interactive loop shows it there, headless callers return it.
     pub fn update(&mut self, msg: Msg) -> Result<(), String> {
+        let done = self.handle(msg);
+        self.generation += 1;
+        done
+    }
+
+    fn handle(&mut self, msg: Msg) -> Result<(), String> {
         match msg {
             Msg::Command(command) => self.command(command),
             Msg::Edit(edit) => {
@@ -737,15 +747,10 @@ impl App {
     /// like Tab; false when no pane is there (or the help or a prompt is
     /// open: they are modal).
     fn focus_at(&mut self, col: u16, row: u16) -> bool {
-        let Some((cols, rows)) = self.size else {
-            return false;
-        };
         if self.show_help || self.prompt.is_some() {
             return false;
         }
-        let view = self.snapshot();
-        let area = ratatui::layout::Rect::new(0, 0, cols, rows);
-        let Some(pane) = crate::ui::frame::pane_at(self, &view, area, col, row) else {
+        let Some(pane) = self.frame_map().and_then(|map| map.pane_at(col, row)) else {
             return false;
         };
         let Some(index) = self.layout.panes().iter().position(|p| *p == pane) else {
@@ -835,7 +840,7 @@ impl App {
                 }
             }
             KeyCommand::SelectNext => {
-                let view = self.snapshot();
+                let view = self.view();
                 let last = crate::ui::panes::partitions::selectable(&view).checked_sub(1);
                 let row = match (self.selected_row_in(&view), last) {
                     (_, None) => None,
@@ -845,7 +850,7 @@ impl App {
                 self.selected = crate::ui::panes::partitions::selection_at(&view, row);
             }
             KeyCommand::SelectPrev => {
-                let view = self.snapshot();
+                let view = self.view();
                 let row = self.selected_row_in(&view).and_then(|s| s.checked_sub(1));
                 self.selected = crate::ui::panes::partitions::selection_at(&view, row);
             }
@@ -880,6 +885,7 @@ impl App {
             KeyCommand::Crash => self.apply(Action::Crash {}),
             // Live: from a crash's moment of death to its recovery.
             KeyCommand::NextStep if self.live_at_moment() => {
+                self.touched();
                 if let Mode::Live(live) = &mut self.mode {
                     live.at_moment = false;
                 }
@@ -984,6 +990,7 @@ impl App {
     /// first and the next forward its recovery; back goes the same way in
     /// reverse. Neither sub-step move touches the engine.
     fn move_replay(&mut self, command: KeyCommand) -> Result<(), String> {
+        self.touched();
         let Mode::Replay { timeline, .. } = &mut self.mode else {
             return Ok(());
         };
@@ -1013,8 +1020,11 @@ impl App {
         if command == KeyCommand::NextStep
             && let Mode::Replay { timeline, .. } = &mut self.mode
             && timeline.step() == step + 1
+            && timeline.show_moment(true)
         {
-            timeline.show_moment(true);
+            // Its moment of death first: the snapshot the partitions pane
+            // followed above was the recovery's.
+            self.touched();
         }
         moved
     }
@@ -1050,6 +1060,7 @@ impl App {
             format!("{} (branched at step {step})", header.title),
             format!("{}（在步骤 {step} 分支）", header.title_in("zh")),
         );
+        self.touched();
         self.mode = Mode::Live(Box::new(LiveSession {
             driver,
             header,
@@ -1120,6 +1131,7 @@ impl App {
             return;
         }
         let old = std::mem::replace(&mut live.driver, driver);
+        self.view.take();
         drop(old.dispose());
         live.history.pop();
         live.before = before;
@@ -1145,6 +1157,7 @@ impl App {
     /// the recording does not change between the two steps keeps what the
     /// viewer chose with their own keys.
     fn goto(&mut self, step: usize) -> Result<(), String> {
+        self.touched();
         if let Mode::Observed(o) = &mut self.mode {
             o.goto(step);
             self.moved_in_observation();
@@ -1191,7 +1204,7 @@ impl App {
     /// log a replay anchors where the live session did, however it got
     /// there (forward, back or by a jump).
     fn follow(&mut self) {
-        let view = self.snapshot();
+        let view = self.view();
         let wrote = view.partitions.iter().position(|p| {
             view.changes.partition(&p.name()).is_some_and(|c| {
                 !c.new_batches.is_empty() || !c.removed.is_empty() || c.log_start_offset.is_some()
@@ -1275,6 +1288,7 @@ impl App {
     /// recording. Returns the step number and outcome, or why the step
     /// could not be recorded.
     fn step_live(&mut self, action: Action) -> Result<(usize, Outcome), String> {
+        self.touched();
         let Mode::Live(live) = &mut self.mode else {
             return Err(self.engine_keys_off().unwrap_or_default().into());
         };
@@ -1319,7 +1333,7 @@ impl App {
 
     /// A useful default for each prompt, from the current state.
     fn default_prompt(&self, kind: PromptKind) -> String {
-        let view = self.snapshot();
+        let view = self.view();
         let open_txn = view
             .transactions
             .iter()
@@ -1376,6 +1390,37 @@ impl App {
             PromptKind::StartBroker => stopped.unwrap_or(broker).to_string(),
             PromptKind::Promote => format!("{first_tp} {broker}"),
             PromptKind::GotoStep => view.step.to_string(),
+        }
+    }
+}
+
+impl<'a> From<&'a App> for ViewState<'a> {
+    /// The view state a frame of `app` is drawn with.
+    fn from(app: &'a App) -> Self {
+        let shown = match &app.mode {
+            Mode::Live(_) => Shown::Live,
+            Mode::Saved(_) => Shown::Saved,
+            _ if app.is_playing() => Shown::Playing,
+            _ if app.is_replay() => Shown::Replay,
+            _ => Shown::Observing,
+        };
+        ViewState {
+            layout: &app.layout,
+            lang: app.lang,
+            theme: app.theme,
+            focus: app.focused(),
+            scroll: &app.scroll,
+            selected: &app.selected,
+            isolation: app.isolation,
+            zoomed: app.zoomed,
+            presenting: app.presenting,
+            help: app.show_help.then_some(app.help_scroll),
+            prompt: app.prompt.as_ref(),
+            status: app.status.as_ref(),
+            shown,
+            speed: (app.speed != NORMAL_SPEED).then_some(SPEEDS[app.speed]),
+            live_at_moment: app.live_at_moment(),
+            bar: app.bar_state(),
         }
     }
 }
@@ -1536,39 +1581,6 @@ mod tests {
                 select: Some(Selection::Clear),
                 ..UiStep::default()
             }]
-        );
-    }
-
-    #[test]
-    fn an_outcome_sets_the_status_kind() {
-        assert_eq!(
-            Status::of_outcome(3, "commit", &Outcome::Ok),
-            Status {
-                kind: StatusKind::Ok,
-                text: "step 3: commit: ok".into()
-            }
-        );
-        assert_eq!(
-            Status::of_outcome(4, "send", &Outcome::Pending).kind,
-            StatusKind::Pending
-        );
-        let invalid = crate::session::action::FieldError::new("action.tear", "give one");
-        let e = Status::of_outcome(5, "tear", &Outcome::Error(invalid.into()));
-        assert_eq!(
-            (e.kind, e.text.as_str()),
-            (
-                StatusKind::Error,
-                "step 5: tear: error: field action.tear: give one"
-            )
-        );
-        let sentence = "crash: recovery found nothing to repair";
-        let r = Status::of_outcome(6, "crash", &Outcome::Recovered(sentence.into()));
-        assert_eq!(
-            (r.kind, r.text.as_str()),
-            (
-                StatusKind::Recovered,
-                "step 6: crash: recovery found nothing to repair"
-            )
         );
     }
 }

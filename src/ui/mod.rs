@@ -18,5 +18,6 @@ pub mod prompt;
 pub mod prompt_edit;
 pub mod run;
 pub mod signals;
+pub mod status;
 pub mod theme;
 pub mod wrap;

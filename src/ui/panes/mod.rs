@@ -96,6 +96,47 @@ pub struct PaneContext {
     pub isolation: Isolation,
 }
 
+/// A pane over a snapshot, as a ratatui [`Widget`]: what a frame draws in
+/// each of its rectangles, and what the frame's map asks of it (how many
+/// rows it has at a size, which batches' values it shows).
+#[derive(Debug, Clone, Copy)]
+pub struct Pane<'a> {
+    pub id: PaneId,
+    pub view: &'a Snapshot,
+    pub ctx: PaneContext,
+}
+
+impl Pane<'_> {
+    /// How many rows the pane has in `area` (the whole pane) when they wrap
+    /// at its width: what its scrolling can reach. None for the panes that
+    /// count their scrolling in their own unit (partitions, frames, rows).
+    pub fn rows(&self, area: Rect) -> Option<usize> {
+        let count = match self.id {
+            PaneId::Caption => caption::row_count,
+            PaneId::Consumers => consumers::row_count,
+            PaneId::Clients => clients::row_count,
+            _ => return None,
+        };
+        Some(count(self.view, &self.ctx, area))
+    }
+
+    /// The batches whose values the pane in `area` shows (see
+    /// [`partitions::visible_batches`]).
+    pub fn visible_batches(&self, area: Rect) -> Vec<crate::session::snapshot::build::Wanted> {
+        match self.id {
+            PaneId::Partitions => partitions::visible_batches(self.view, &self.ctx, area),
+            PaneId::Log => log::visible_batches(self.view, &self.ctx, area),
+            _ => Vec::new(),
+        }
+    }
+}
+
+impl Widget for Pane<'_> {
+    fn render(self, area: Rect, buf: &mut Buffer) {
+        render(self.id, self.view, &self.ctx, area, buf);
+    }
+}
+
 /// Draws pane `id`.
 pub fn render(id: PaneId, view: &Snapshot, ctx: &PaneContext, area: Rect, buf: &mut Buffer) {
     let area = area.intersection(buf.area);
