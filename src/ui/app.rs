@@ -26,7 +26,7 @@ use ratatui::layout::Rect;
 use crate::session::listeners::Listeners;
 use crate::session::recording::{Header, Step};
 use crate::session::snapshot::source::{apply_all, step_view};
-use crate::session::snapshot::{Bounds, Isolation, SavedState, Snapshot, SnapshotSource, TAIL};
+use crate::session::snapshot::{Bounds, Isolation, SavedState, Snapshot, SnapshotSource};
 use crate::session::ui_step::{PaneName, Selection, Toggle, UiScreen, UiStep};
 use crate::session::{Action, Driver, Outcome, Recording, RecordingWriter, Timeline};
 use crate::ui::frame::{self, FrameInput, FrameMap, Shown, ViewState};
@@ -40,10 +40,6 @@ use crate::ui::theme::Theme;
 mod observed;
 pub use crate::ui::status::{Status, StatusKind};
 pub use observed::Observed;
-
-/// How far a pane whose content has no cheap count scrolls at most (panes
-/// clip what they draw anyway).
-const MAX_SCROLL: usize = 10_000;
 
 /// How many request log lines a frame's snapshot carries (`--listen`):
 /// as many as the server keeps (200), so that the clients pane, which
@@ -141,7 +137,7 @@ pub struct App {
     pub scroll: BTreeMap<PaneId, usize>,
     /// The selected batch of the partitions pane: by partition and base
     /// offset, so a client writing elsewhere does not move it (see
-    /// [`Self::selected_row_in`] for the row the panes draw it at).
+    /// [`Self::selected_row`] for the row the panes draw it at).
     pub selected: Selection,
     pub show_help: bool,
     /// The help overlay's first line shown.
@@ -314,7 +310,7 @@ impl App {
             .frame_map()
             .and_then(|map| map.rows.get(&pane))
             .map(|n| n.saturating_sub(1));
-        exact.unwrap_or_else(|| scroll_limit(pane, self.view()))
+        exact.unwrap_or_else(|| crate::ui::panes::scroll_limit(pane, self.view()))
     }
 
     /// The map of the frame on screen: the last one drawn ([`Self::draw`]),
@@ -356,18 +352,6 @@ impl App {
             view: self.view(),
             state: self.into(),
             values: Some(self.source()),
-        }
-    }
-
-    /// What the key bar shows.
-    pub fn bar_state(&self) -> crate::ui::keys::BarState {
-        crate::ui::keys::BarState {
-            replay: self.is_replay(),
-            playing: self.is_playing(),
-            zoomed: self.zoomed,
-            presenting: self.presenting,
-            saved: matches!(self.mode, Mode::Saved(_)),
-            observing: self.is_observing(),
         }
     }
 
@@ -564,9 +548,12 @@ impl App {
         self.view.get_or_init(|| self.build_snapshot())
     }
 
-    /// [`Self::view`], owned.
+    /// A snapshot built now: what the next change would show. The
+    /// listeners' registry (`--listen`) changes on their own threads, and
+    /// the app takes it in at each [`Msg::Serve`]; a caller that polls it
+    /// gets it here. Frames, keys and clicks share [`Self::view`].
     pub fn snapshot(&self) -> Snapshot {
-        self.view().clone()
+        self.build_snapshot()
     }
 
     /// How many snapshots this app has built: one per change of state
@@ -620,15 +607,10 @@ impl App {
     }
 
     /// The row (all partitions' windows counted together, as `J`/`K` and
-    /// the panes count them) the selected batch is drawn at in `view`, or
-    /// None when nothing is selected or the batch is not in its window.
-    pub fn selected_row_in(&self, view: &Snapshot) -> Option<usize> {
-        crate::ui::panes::partitions::row_of(view, &self.selected)
-    }
-
-    /// [`Self::selected_row_in`] the current snapshot.
+    /// the panes count them) the selected batch is drawn at, or None when
+    /// nothing is selected or the batch is not in its window.
     pub fn selected_row(&self) -> Option<usize> {
-        self.selected_row_in(self.view())
+        crate::ui::panes::partitions::row_of(self.view(), &self.selected)
     }
 
     /// What prompts check before they make an action (brokers, stopped
@@ -671,11 +653,6 @@ impl App {
     /// True in a live session whose last step's moment of death is shown.
     pub fn live_at_moment(&self) -> bool {
         matches!(&self.mode, Mode::Live(live) if live.at_moment)
-    }
-
-    /// "×2" when playing at another pace than the recorded one.
-    pub fn speed_label(&self) -> Option<String> {
-        (self.speed != NORMAL_SPEED).then(|| format!("×{}", SPEEDS[self.speed]))
     }
 
     /// The one place the dashboard's state changes. An error (a replay step
@@ -839,20 +816,16 @@ impl App {
                     };
                 }
             }
-            KeyCommand::SelectNext => {
-                let view = self.view();
-                let last = crate::ui::panes::partitions::selectable(&view).checked_sub(1);
-                let row = match (self.selected_row_in(&view), last) {
+            KeyCommand::SelectNext | KeyCommand::SelectPrev => {
+                use crate::ui::panes::partitions::{selectable, selection_at};
+                let last = selectable(self.view()).checked_sub(1);
+                let row = match (self.selected_row(), last) {
                     (_, None) => None,
+                    (s, _) if command == KeyCommand::SelectPrev => s.and_then(|s| s.checked_sub(1)),
                     (None, Some(_)) => Some(0),
                     (Some(s), Some(last)) => Some((s + 1).min(last)),
                 };
-                self.selected = crate::ui::panes::partitions::selection_at(&view, row);
-            }
-            KeyCommand::SelectPrev => {
-                let view = self.view();
-                let row = self.selected_row_in(&view).and_then(|s| s.checked_sub(1));
-                self.selected = crate::ui::panes::partitions::selection_at(&view, row);
+                self.selected = selection_at(self.view(), row);
             }
             KeyCommand::Faster if self.is_replay() => {
                 self.speed = (self.speed + 1).min(SPEEDS.len() - 1);
@@ -873,7 +846,7 @@ impl App {
                 if let Some(off) = self.engine_keys_off() {
                     self.status = Some(Status::error(off));
                 } else {
-                    let text = self.default_prompt(kind);
+                    let text = prompt::default_text(kind, self.view(), self.last_txn.as_deref());
                     self.prompt = Some(Prompt::new(kind, text));
                 }
             }
@@ -1330,68 +1303,6 @@ impl App {
         }
         Ok((driver.step(), outcome))
     }
-
-    /// A useful default for each prompt, from the current state.
-    fn default_prompt(&self, kind: PromptKind) -> String {
-        let view = self.view();
-        let open_txn = view
-            .transactions
-            .iter()
-            .rev()
-            .find(|t| t.state.is_unstable())
-            .map(|t| t.id.clone());
-        // The transaction begun last, while it is open; else the newest open.
-        let last_open = self.last_txn.clone().filter(|id| {
-            view.transactions
-                .iter()
-                .any(|t| &t.id == id && t.state.is_unstable())
-        });
-        let txn = last_open.or(open_txn).unwrap_or_else(|| "tx-1".into());
-        let stopped = view
-            .partitions
-            .iter()
-            .flat_map(|p| p.replicas.iter())
-            .find(|r| r.stopped)
-            .map(|r| r.broker);
-        // Chapter 8's topic `out` when there is one (the demo has it, so
-        // the chapter's experiment is a few presses of Enter), else the
-        // first topic.
-        let lesson = view
-            .partitions
-            .iter()
-            .find(|p| p.topic == "out")
-            .or(view.partitions.first());
-        let topic = lesson.map_or_else(|| "out".to_string(), |p| p.topic.clone());
-        let first_tp = lesson.map_or_else(|| "out-0".to_string(), |p| p.name());
-        let n = view.step + 1;
-        let broker = view
-            .partitions
-            .first()
-            .and_then(|p| p.replicas.iter().find(|r| !r.is_leader))
-            .map_or(1, |r| r.broker);
-        match kind {
-            PromptKind::Produce => format!("{topic} value-{n} acks=1"),
-            PromptKind::Begin => (1..)
-                .map(|i| format!("tx-{i}"))
-                .find(|id| !view.transactions.iter().any(|t| &t.id == id))
-                .expect("some id is free"),
-            PromptKind::Send => format!("{txn} {topic} value-{n}"),
-            PromptKind::SendOffsets => format!("{txn} workers {first_tp} {n}"),
-            PromptKind::Commit | PromptKind::Abort => txn,
-            PromptKind::CrashAtCut => format!("{txn} prepare"),
-            PromptKind::ReplicateBroker => broker.to_string(),
-            PromptKind::AdvanceClock => "1000".into(),
-            PromptKind::TearJournal => "5".into(),
-            PromptKind::TearLog => format!(
-                "{first_tp} {} 5",
-                view.partitions.first().map_or(1, |p| p.leader)
-            ),
-            PromptKind::StopBroker => broker.to_string(),
-            PromptKind::StartBroker => stopped.unwrap_or(broker).to_string(),
-            PromptKind::Promote => format!("{first_tp} {broker}"),
-            PromptKind::GotoStep => view.step.to_string(),
-        }
-    }
 }
 
 impl<'a> From<&'a App> for ViewState<'a> {
@@ -1420,7 +1331,14 @@ impl<'a> From<&'a App> for ViewState<'a> {
             shown,
             speed: (app.speed != NORMAL_SPEED).then_some(SPEEDS[app.speed]),
             live_at_moment: app.live_at_moment(),
-            bar: app.bar_state(),
+            bar: crate::ui::keys::BarState {
+                replay: app.is_replay(),
+                playing: app.is_playing(),
+                zoomed: app.zoomed,
+                presenting: app.presenting,
+                saved: matches!(app.mode, Mode::Saved(_)),
+                observing: app.is_observing(),
+            },
         }
     }
 }
@@ -1429,50 +1347,6 @@ impl<'a> From<&'a App> for ViewState<'a> {
 /// names; a test checks it).
 pub fn pane_name(pane: PaneId) -> PaneName {
     PaneName::from_name(pane.name()).expect("every pane has a recording name")
-}
-
-/// How far pane `pane` scrolls in its own unit (partitions, frames, rows),
-/// from what `view` holds: past it the pane would show nothing new.
-fn scroll_limit(pane: PaneId, view: &Snapshot) -> usize {
-    let last = |n: usize| n.saturating_sub(1);
-    match pane {
-        PaneId::Partitions | PaneId::Replicas | PaneId::Watermarks | PaneId::Log => {
-            last(view.partitions.len())
-        }
-        PaneId::Journal => last(view.journal.tail.len().min(TAIL)),
-        PaneId::Events => {
-            last(view.events.len() + view.errors.len() + view.changes.sentences.len())
-        }
-        PaneId::Pending => last(view.pending.len()),
-        PaneId::Offsets => {
-            let staged: usize = view
-                .transactions
-                .iter()
-                .filter(|t| t.state.is_unstable() && !t.staged_offsets.is_empty())
-                .map(|t| 1 + t.staged_offsets.values().map(|m| m.len()).sum::<usize>())
-                .sum();
-            let committed: usize = view.committed_offsets.values().map(|m| m.len()).sum();
-            last(staged.max(1) + 1 + committed)
-        }
-        // Wrapped rows: at most one row per value or character.
-        PaneId::Consumers => last(
-            view.consumers
-                .read_uncommitted
-                .values()
-                .map(|v| 1 + v.len())
-                .sum(),
-        ),
-        PaneId::Caption => view.caption.as_ref().map_or(0, |c| {
-            c.text("en")
-                .chars()
-                .count()
-                .max(c.text("zh").chars().count())
-        }),
-        // A pane added to `PaneId` scrolls freely until it says its limit
-        // here (panes clip what they draw).
-        #[allow(unreachable_patterns)]
-        _ => MAX_SCROLL,
-    }
 }
 
 /// The screen the `ui` steps among a recording's first `step` steps leave.

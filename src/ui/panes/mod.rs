@@ -7,7 +7,7 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Paragraph, Widget};
 
-use crate::session::snapshot::{Isolation, Snapshot};
+use crate::session::snapshot::{Isolation, Snapshot, TAIL};
 use crate::ui::i18n::Lang;
 use crate::ui::theme::Theme;
 
@@ -134,6 +134,54 @@ impl Pane<'_> {
 impl Widget for Pane<'_> {
     fn render(self, area: Rect, buf: &mut Buffer) {
         render(self.id, self.view, &self.ctx, area, buf);
+    }
+}
+
+/// How far a pane whose content has no cheap count scrolls at most (panes
+/// clip what they draw anyway).
+const MAX_SCROLL: usize = 10_000;
+
+/// How far pane `pane` scrolls in its own unit (partitions, frames, rows),
+/// from what `view` holds: past it the pane would show nothing new.
+pub fn scroll_limit(pane: PaneId, view: &Snapshot) -> usize {
+    let last = |n: usize| n.saturating_sub(1);
+    match pane {
+        PaneId::Partitions | PaneId::Replicas | PaneId::Watermarks | PaneId::Log => {
+            last(view.partitions.len())
+        }
+        PaneId::Journal => last(view.journal.tail.len().min(TAIL)),
+        PaneId::Events => {
+            last(view.events.len() + view.errors.len() + view.changes.sentences.len())
+        }
+        PaneId::Pending => last(view.pending.len()),
+        PaneId::Offsets => {
+            let staged: usize = view
+                .transactions
+                .iter()
+                .filter(|t| t.state.is_unstable() && !t.staged_offsets.is_empty())
+                .map(|t| 1 + t.staged_offsets.values().map(|m| m.len()).sum::<usize>())
+                .sum();
+            let committed: usize = view.committed_offsets.values().map(|m| m.len()).sum();
+            last(staged.max(1) + 1 + committed)
+        }
+        // Wrapped rows: at most one row per value or character.
+        PaneId::Consumers => last(
+            view.consumers
+                .read_uncommitted
+                .values()
+                .map(|v| 1 + v.len())
+                .sum(),
+        ),
+        PaneId::Caption => view.caption.as_ref().map_or(0, |c| {
+            c.text("en")
+                .chars()
+                .count()
+                .max(c.text("zh").chars().count())
+        }),
+        // A pane added to `PaneId` scrolls freely until it says its limit
+        // here (panes clip what they draw).
+        #[allow(unreachable_patterns)]
+        _ => MAX_SCROLL,
     }
 }
 
