@@ -16,6 +16,10 @@
 //! viewer set them. The help overlay is modal: while it is open only
 //! closing it, scrolling it and quitting do anything (see
 //! [`App::update`]).
+//!
+//! The app never lays the screen out: it keeps the map the last frame drew
+//! ([`App::draw`], [`App::frame_map`]) for clicks and scrolling, and builds
+//! the snapshot once per change of state ([`App::view`]).
 
 use std::cell::{Cell, OnceCell};
 use std::collections::BTreeMap;

@@ -1,12 +1,16 @@
 //! One frame: a title bar, the body, and a key bar (or the open prompt);
 //! the help overlay on top; a message instead of a panic when the terminal
 //! is too small for the layout. The live UI, `render` and `export` all draw
-//! through [`draw`].
+//! through [`draw`], from a frozen [`FrameInput`] (the snapshot and the
+//! view state as data), and get back the frame's [`FrameMap`]: where each
+//! pane went, how many rows the wrapping ones have, which batches' values
+//! were shown. The app keeps the map for clicks and scrolling
+//! (docs/dashboard.md "The frame's map").
 //!
 //! The body is the layout's panes, or, zoomed (`f`), the focused pane alone,
-//! or, presenting (`P`), the focused pane above a large caption
-//! ([`body`]). The theme's ground is painted first, so a light or
-//! high-contrast frame looks the same in any terminal.
+//! or, presenting (`P`), the focused pane above a large caption. The
+//! theme's ground is painted first, so a light or high-contrast frame
+//! looks the same in any terminal.
 
 use std::collections::BTreeMap;
 
