@@ -905,30 +905,15 @@ impl App {
                 Mode::Observed(o) => o.last_step(),
                 _ => 0,
             };
-            let text = prompt.text.trim();
-            let reason = match text.parse::<usize>() {
-                Ok(n) if n <= last => {
+            let reason = match prompt::parse_step(&prompt.text, last, self.lang) {
+                Ok(n) => {
                     self.prompt = None;
                     if let Err(e) = self.goto(n) {
                         self.status = Some(Status::error(e));
                     }
                     return;
                 }
-                // Says what was wrong with what was typed, and what is
-                // right; the text stays, selected, to be typed over or
-                // edited (docs/dashboard.md "Go to step").
-                Ok(n) => self.lang.pick(
-                    format!("no step {n}: a step from 0 to {last}"),
-                    format!("没有步骤 {n}：步骤应在 0 到 {last} 之间"),
-                ),
-                Err(_) if text.is_empty() => self.lang.pick(
-                    format!("type a step from 0 to {last}"),
-                    format!("请输入 0 到 {last} 之间的步骤"),
-                ),
-                Err(_) => self.lang.pick(
-                    format!("{text:?} is not a step number: a step from 0 to {last}"),
-                    format!("{text:?} 不是步骤号：步骤应在 0 到 {last} 之间"),
-                ),
+                Err(reason) => reason,
             };
             if let Some(p) = &mut self.prompt {
                 p.refusal = Some(reason);
@@ -1181,13 +1166,7 @@ impl App {
     /// log a replay anchors where the live session did, however it got
     /// there (forward, back or by a jump).
     fn follow(&mut self) {
-        let view = self.view();
-        let wrote = view.partitions.iter().position(|p| {
-            view.changes.partition(&p.name()).is_some_and(|c| {
-                !c.new_batches.is_empty() || !c.removed.is_empty() || c.log_start_offset.is_some()
-            })
-        });
-        if let Some(p) = wrote {
+        if let Some(p) = crate::ui::panes::partitions::written(self.view()) {
             self.scroll.insert(PaneId::Partitions, p);
         }
     }

@@ -85,6 +85,28 @@ pub fn default_text(kind: PromptKind, view: &Snapshot, last_txn: Option<&str>) -
     }
 }
 
+/// The step typed into the `g` prompt, from 0 to `last`; or, in `lang`,
+/// what was wrong with what was typed and what is right (the text stays,
+/// selected, to be typed over or edited: docs/dashboard.md "Go to step").
+pub fn parse_step(text: &str, last: usize, lang: Lang) -> Result<usize, String> {
+    let text = text.trim();
+    match text.parse::<usize>() {
+        Ok(n) if n <= last => Ok(n),
+        Ok(n) => Err(lang.pick(
+            format!("no step {n}: a step from 0 to {last}"),
+            format!("没有步骤 {n}：步骤应在 0 到 {last} 之间"),
+        )),
+        Err(_) if text.is_empty() => Err(lang.pick(
+            format!("type a step from 0 to {last}"),
+            format!("请输入 0 到 {last} 之间的步骤"),
+        )),
+        Err(_) => Err(lang.pick(
+            format!("{text:?} is not a step number: a step from 0 to {last}"),
+            format!("{text:?} 不是步骤号：步骤应在 0 到 {last} 之间"),
+        )),
+    }
+}
+
 /// An open prompt: which action, the text being edited, where the cursor
 /// is, and why the last Enter was refused (cleared by the next edit). The
 /// editing keys are in `ui::prompt_edit`.
