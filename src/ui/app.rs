@@ -561,7 +561,7 @@ impl App {
     }
 
     /// How many snapshots this app has built: one per change of state
-    /// that is drawn or read.
+    /// that is drawn or read, and one per [`Self::snapshot`].
     pub fn snapshot_builds(&self) -> usize {
         self.builds.get()
     }
