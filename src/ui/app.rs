@@ -691,7 +691,9 @@ impl App {
             }
             Msg::Resize(cols, rows) => {
                 self.size = Some((cols, rows));
-                self.help_scroll = self.help_scroll.min(self.help_scroll_limit());
+                if self.help_scroll > 0 {
+                    self.help_scroll = self.help_scroll.min(self.help_scroll_limit());
+                }
                 Ok(())
             }
             Msg::Goto(step) => self.goto(step),
