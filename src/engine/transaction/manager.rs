@@ -592,7 +592,7 @@ impl TransactionCoordinator {
         if !self.rules.transaction_timeout {
             return Ok(Vec::new());
         }
-        let expired: Vec<usize> = (self.transactions.current_indices().into_iter())
+        let expired: Vec<usize> = (self.transactions.current.values().copied())
             .filter(|&i| {
                 let d = self.transactions.instance(i);
                 d.state == TransactionState::Ongoing
