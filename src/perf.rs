@@ -23,7 +23,6 @@ use crate::engine::{
 use crate::session::recording::Header;
 use crate::session::{Driver, Recording};
 use crate::ui::app::App;
-use crate::ui::headless::frame_buffer;
 use crate::ui::i18n::Lang;
 use crate::ui::layout;
 use crate::ui::theme::Theme;
@@ -271,9 +270,22 @@ impl DashboardWorkload {
     }
 
     /// One frame of the default layout at `cols` x `rows`: build the View,
-    /// then draw every pane.
+    /// then draw every pane. The snapshot is built for each frame, as after
+    /// a step (the app itself shares one between the frames of a state).
     pub fn frame(&self, cols: u16, rows: u16) -> Buffer {
-        frame_buffer(&self.app, cols, rows)
+        let view = self.app.snapshot();
+        let input = crate::ui::frame::FrameInput {
+            view: &view,
+            ..self.app.frame_input()
+        };
+        let mut terminal = ratatui::Terminal::new(ratatui::backend::TestBackend::new(cols, rows))
+            .expect("a test backend always works");
+        terminal
+            .draw(|f| {
+                crate::ui::frame::draw(&input, f.buffer_mut());
+            })
+            .expect("drawing into a test backend cannot fail");
+        terminal.backend().buffer().clone()
     }
 }
 

@@ -580,3 +580,100 @@ fn the_timeline_keeps_the_current_and_the_last_step_in_view() {
         }
     }
 }
+
+/// A frame into a buffer of `cols` x `rows` as the terminal draws it
+/// ([`App::draw`]: the app keeps its map).
+fn draw(app: &mut App, cols: u16, rows: u16) -> Buffer {
+    let mut buf = Buffer::empty(ratatui::layout::Rect::new(0, 0, cols, rows));
+    app.draw(&mut buf);
+    buf
+}
+
+/// One snapshot per change of state (issue 24 item 2): a key press and
+/// the frame after it build it once, however many panes, keys and
+/// clicks read it; a key that changes no state builds none.
+#[test]
+fn a_key_press_builds_the_snapshot_once() {
+    use minikafka::ui::app::Msg;
+    let mut app = live_demo(layout::builtin_default());
+    app.update(Msg::Resize(120, 36)).unwrap();
+    draw(&mut app, 120, 36);
+    let builds = |app: &App| app.snapshot_builds();
+    let mut before = builds(&app);
+    // An engine key (`r`: a step), a replay step, a selection, a scroll,
+    // a click and the frames after them.
+    for (keys, built) in [("r", 1), ("x", 1), (" ", 1), ("J", 0), ("\t", 0), ("j", 0)] {
+        press(&mut app, keys);
+        draw(&mut app, 120, 36);
+        assert_eq!(builds(&app) - before, built, "{keys:?}");
+        before = builds(&app);
+    }
+    app.update(Msg::Click(60, 30)).unwrap();
+    draw(&mut app, 120, 36);
+    assert_eq!(builds(&app), before, "a click");
+
+    // A replay: one per step moved, the moment of death of a crash and
+    // its recovery each a state of their own.
+    let mut replay = App::replay(
+        recording("ch08-torn-journal.jsonl"),
+        layout::builtin_default(),
+        Lang::En,
+        Theme::colored(),
+    )
+    .unwrap();
+    draw(&mut replay, 120, 36);
+    for _ in 0..3 {
+        let before = builds(&replay);
+        press(&mut replay, " ");
+        draw(&mut replay, 120, 36);
+        assert_eq!(builds(&replay) - before, 1);
+    }
+}
+
+/// A click focuses the pane the last frame drew under it (issue 24 item
+/// 2): the app keeps that frame's map and never lays the screen out again
+/// itself. Before any frame, the map is the current state drawn at the
+/// terminal's size into a throwaway buffer.
+#[test]
+fn a_click_uses_the_map_of_the_last_draw() {
+    use minikafka::ui::app::Msg;
+    use minikafka::ui::panes::PaneId;
+    let mut app = live_demo(layout::builtin_default());
+    app.update(Msg::Resize(120, 36)).unwrap();
+    draw(&mut app, 120, 36);
+    let map = app.frame_map().unwrap().clone();
+    assert_eq!(map.area, ratatui::layout::Rect::new(0, 0, 120, 36));
+    let at = |pane: PaneId| {
+        let r = map.panes.iter().find(|(p, _)| *p == pane).unwrap().1;
+        (r.x + 1, r.y + 1)
+    };
+    let (ex, ey) = at(PaneId::Events);
+    assert_eq!(app.focused(), Some(PaneId::Partitions));
+    // Zoomed, the partitions pane would fill the body; the frame on screen
+    // still shows the layout until the next draw, and the click goes to
+    // the pane drawn there.
+    press(&mut app, "f");
+    app.update(Msg::Click(ex, ey)).unwrap();
+    assert_eq!(app.focused(), Some(PaneId::Events), "the drawn map");
+    // Drawn zoomed, the events pane fills the body: a click anywhere in it
+    // keeps it.
+    draw(&mut app, 120, 36);
+    let (px, py) = at(PaneId::Partitions);
+    app.update(Msg::Click(px, py)).unwrap();
+    assert_eq!(app.focused(), Some(PaneId::Events), "the zoomed frame");
+    assert_eq!(
+        app.frame_map().unwrap().panes,
+        [(PaneId::Events, ratatui::layout::Rect::new(0, 1, 120, 34))]
+    );
+
+    // Nothing drawn yet: the map is the current state's, drawn at the
+    // terminal's size; none while the size is unknown.
+    let mut fresh = live_demo(layout::builtin_default());
+    assert!(fresh.frame_map().is_none());
+    fresh.update(Msg::Click(ex, ey)).unwrap();
+    assert_eq!(fresh.focused(), Some(PaneId::Partitions), "no size, no map");
+    fresh.update(Msg::Resize(120, 36)).unwrap();
+    fresh.update(Msg::Click(ex, ey)).unwrap();
+    assert_eq!(fresh.focused(), Some(PaneId::Events));
+    assert_eq!(fresh.frame_map().unwrap().panes, map.panes);
+}

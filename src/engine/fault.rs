@@ -1,6 +1,6 @@
-//! Faults as data (E13): crash cut points live on `Transaction::commit_until`
-//! and `abort_until`; this module tears the tail of the journal or of a
-//! replica's log. A tear is a crash: the in-memory state is dropped, the file
+//! Faults as data (E13): the cut points where a commit or abort stops and
+//! the process "dies" (`Transaction::commit_until`, `abort_until`), and the
+//! tear of the tail of the journal or of a replica's log. A tear is a crash: the in-memory state is dropped, the file
 //! is damaged as asked, and the cluster reopens and recovers.
 
 use std::fs::OpenOptions;
@@ -9,6 +9,7 @@ use std::path::PathBuf;
 
 use crate::engine::config::BrokerId;
 use crate::engine::core::metadata::TopicPartition;
+use crate::engine::core::recovery::RecoveryReport;
 use crate::engine::error::{MiniKafkaError, Result};
 
 /// The file whose tail is torn.
@@ -74,9 +75,81 @@ pub fn tear_file(path: &std::path::Path, tear: &Tear) -> Result<TearReport> {
     })
 }
 
+/// Where a commit or abort stops and the process "dies" (E13).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum CutPoint {
+    /// After PREPARE_* is journaled, before any marker.
+    Prepare,
+    /// After the first `k` markers (of the touched partitions, in order). A
+    /// `k` of 0 is [`CutPoint::Prepare`]; `k` at or past the count is
+    /// [`CutPoint::Markers`].
+    Marker(usize),
+    /// After every marker, before offsets are published (or discarded).
+    Markers,
+    /// After offsets are published (or discarded), before COMPLETE_*.
+    Offsets,
+}
+
+impl CutPoint {
+    /// The recording spelling: `prepare`, `marker:N`, `markers`, `offsets`.
+    pub fn name(self) -> String {
+        match self {
+            CutPoint::Prepare => "prepare".into(),
+            CutPoint::Marker(k) => format!("marker:{k}"),
+            CutPoint::Markers => "markers".into(),
+            CutPoint::Offsets => "offsets".into(),
+        }
+    }
+}
+
+impl std::str::FromStr for CutPoint {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let unknown = || {
+            format!(
+                "unknown cut point {s:?}: expected \"prepare\", \"marker:N\", \"markers\" or \"offsets\""
+            )
+        };
+        match s {
+            "prepare" => Ok(CutPoint::Prepare),
+            "markers" => Ok(CutPoint::Markers),
+            "offsets" => Ok(CutPoint::Offsets),
+            _ => s
+                .strip_prefix("marker:")
+                .and_then(|k| k.parse().ok())
+                .map(CutPoint::Marker)
+                .ok_or_else(unknown),
+        }
+    }
+}
+
+/// How a commit or abort ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum EndOutcome {
+    /// Every step ran: the transaction is COMPLETE_*.
+    Completed,
+    /// The process "died" at the cut point and recovered; here is what
+    /// recovery did.
+    Crashed(RecoveryReport),
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn cut_points_parse_and_print() {
+        for s in ["prepare", "marker:2", "markers", "offsets"] {
+            assert_eq!(s.parse::<CutPoint>().unwrap().name(), s);
+        }
+        assert!(
+            "marker:x"
+                .parse::<CutPoint>()
+                .unwrap_err()
+                .contains("marker:N")
+        );
+    }
 
     #[test]
     fn cuts_at_most_the_whole_file_and_appends_garbage() {

@@ -76,7 +76,9 @@ pub mod producer;
 pub mod replication;
 pub mod shared_files;
 pub mod shared_vec;
+pub mod time_travel;
 pub mod transaction;
+pub mod txn_support;
 
 pub use self::clock::{Clock, ManualClock, SystemClock};
 pub use self::config::MiniKafkaConfig;

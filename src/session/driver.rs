@@ -27,8 +27,8 @@ use crate::engine::producer::SequenceCheck;
 use crate::engine::replication::AppendResult;
 use crate::engine::shared_files::CopyStats;
 use crate::engine::transaction::CutPoint;
-use crate::engine::transaction::coordinator::InstanceRef;
 use crate::engine::transaction::{EndOutcome, Transaction};
+use crate::engine::txn_support::steps::InstanceRef;
 use crate::engine::{
     AckMode, BrokerCluster, ManualClock, MiniKafkaConfig, MiniKafkaError, RecordBatch,
     TopicPartition,

@@ -16,16 +16,24 @@
 //! viewer set them. The help overlay is modal: while it is open only
 //! closing it, scrolling it and quitting do anything (see
 //! [`App::update`]).
+//!
+//! The app never lays the screen out: it keeps the map the last frame drew
+//! ([`App::draw`], [`App::frame_map`]) for clicks and scrolling, and builds
+//! the snapshot once per change of state ([`App::view`]).
 
+use std::cell::{Cell, OnceCell};
 use std::collections::BTreeMap;
+
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
 
 use crate::session::listeners::Listeners;
 use crate::session::recording::{Header, Step};
-use crate::session::said::Said;
 use crate::session::snapshot::source::{apply_all, step_view};
-use crate::session::snapshot::{Bounds, Isolation, SavedState, Snapshot, SnapshotSource, TAIL};
+use crate::session::snapshot::{Bounds, Isolation, SavedState, Snapshot, SnapshotSource};
 use crate::session::ui_step::{PaneName, Selection, Toggle, UiScreen, UiStep};
 use crate::session::{Action, Driver, Outcome, Recording, RecordingWriter, Timeline};
+use crate::ui::frame::{self, FrameInput, FrameMap, Shown, ViewState};
 use crate::ui::i18n::Lang;
 use crate::ui::keys::{KeyCommand, PromptEdit, PromptKind};
 use crate::ui::layout::Layout;
@@ -34,11 +42,8 @@ use crate::ui::prompt::{self, Facts, Prompt};
 use crate::ui::theme::Theme;
 
 mod observed;
+pub use crate::ui::status::{Status, StatusKind};
 pub use observed::Observed;
-
-/// How far a pane whose content has no cheap count scrolls at most (panes
-/// clip what they draw anyway).
-const MAX_SCROLL: usize = 10_000;
 
 /// How many request log lines a frame's snapshot carries (`--listen`):
 /// as many as the server keeps (200), so that the clients pane, which
@@ -75,62 +80,6 @@ pub enum Msg {
     /// Live with `--listen`: requests came in or a server timer is due;
     /// handle them ([`App::serve_clients`]).
     Serve,
-}
-
-/// How the last thing done ended, which sets the status line's colour.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum StatusKind {
-    Ok,
-    Pending,
-    /// The step crashed the cluster on purpose (crash, tear, a cut point)
-    /// and recovery ran.
-    Recovered,
-    Error,
-}
-
-/// The status line's message and its kind.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Status {
-    pub kind: StatusKind,
-    pub text: String,
-}
-
-impl Status {
-    /// An error message.
-    pub fn error(text: impl Into<String>) -> Self {
-        Self {
-            kind: StatusKind::Error,
-            text: text.into(),
-        }
-    }
-
-    /// The status of step `step`, action `name`, ended with `outcome`: the
-    /// one place an [`Outcome`] becomes a status kind and text.
-    pub fn of_outcome(step: usize, name: &str, outcome: &Outcome) -> Self {
-        let (kind, text) = match outcome {
-            Outcome::Ok => (StatusKind::Ok, format!("{name}: ok")),
-            Outcome::Pending => (StatusKind::Pending, format!("{name}: pending")),
-            // The sentence names the action and what recovery did.
-            Outcome::Recovered(sentence) => (StatusKind::Recovered, sentence.clone()),
-            Outcome::Error(e) => (StatusKind::Error, format!("{name}: error: {e}")),
-        };
-        Self {
-            kind,
-            text: format!("step {step}: {text}"),
-        }
-    }
-
-    /// [`Self::of_outcome`] in `lang`: the driver's words for the step
-    /// (`Driver::last_said`), whose English half is the same sentence.
-    pub fn of_step(step: usize, outcome: &Outcome, said: &Said, lang: Lang) -> Self {
-        Self {
-            kind: Self::of_outcome(step, "", outcome).kind,
-            text: lang.pick(
-                format!("step {step}: {}", said.en),
-                format!("步骤 {step}：{}", said.zh),
-            ),
-        }
-    }
 }
 
 /// A live session: keys drive the engine, and are recorded if asked.
@@ -192,7 +141,7 @@ pub struct App {
     pub scroll: BTreeMap<PaneId, usize>,
     /// The selected batch of the partitions pane: by partition and base
     /// offset, so a client writing elsewhere does not move it (see
-    /// [`Self::selected_row_in`] for the row the panes draw it at).
+    /// [`Self::selected_row`] for the row the panes draw it at).
     pub selected: Selection,
     pub show_help: bool,
     /// The help overlay's first line shown.
@@ -217,6 +166,17 @@ pub struct App {
     branch_listeners: Option<BranchListeners>,
     /// Replay: the play speed, an index into [`SPEEDS`].
     pub speed: usize,
+    /// The snapshot of the current state, built once per change
+    /// ([`Self::view`]) and shared by every pane, click and key.
+    view: OnceCell<Snapshot>,
+    /// How many snapshots have been built ([`Self::snapshot_builds`]).
+    builds: Cell<usize>,
+    /// The map of the last frame drawn: on screen (None), or, when nothing
+    /// was drawn since the state changed, into a throwaway buffer at
+    /// generation `n` (Some(n)); see [`Self::frame_map`].
+    last_map: Option<(FrameMap, Option<u64>)>,
+    /// Counts the updates: a throwaway map is the state of one generation.
+    generation: u64,
 }
 
 /// Play speeds, as multiples of the recorded pace (`+` and `-`).
@@ -312,6 +272,10 @@ impl App {
             branch_recorder: None,
             branch_listeners: None,
             speed: NORMAL_SPEED,
+            view: OnceCell::new(),
+            builds: Cell::new(0),
+            last_map: None,
+            generation: 0,
         }
     }
 
@@ -332,65 +296,66 @@ impl App {
         )
     }
 
-    /// The help's last useful scroll position: its last page at the
-    /// terminal's size, or (size unknown) its last entry.
-    fn help_scroll_limit(&self) -> usize {
-        match self.size {
-            Some((cols, rows)) => crate::ui::help::last_first(self, cols, rows),
-            None => crate::ui::help::entries(self).saturating_sub(1),
+    /// The help's last useful scroll position: its last page in the
+    /// frame's map, or (size unknown) its last entry.
+    fn help_scroll_limit(&mut self) -> usize {
+        match self.frame_map() {
+            Some(map) => map.help_last,
+            None => crate::ui::help::entries(&*self).saturating_sub(1),
         }
-    }
-
-    /// Where pane `pane` is drawn at the terminal's size, if the size is
-    /// known and the pane is on screen.
-    fn pane_area(&self, pane: PaneId, view: &Snapshot) -> Option<ratatui::layout::Rect> {
-        let (cols, rows) = self.size?;
-        let [_, body, _] = crate::ui::frame::split(ratatui::layout::Rect::new(0, 0, cols, rows));
-        crate::ui::frame::body(self, view, body)
-            .panes
-            .into_iter()
-            .find(|(p, _)| *p == pane)
-            .map(|(_, r)| r)
     }
 
     /// How far pane `pane` scrolls, in its own unit (partitions, frames,
     /// rows): past it the pane would show nothing new. Panes whose rows
-    /// wrap count them at their width on screen when the terminal's size is
-    /// known; otherwise they get a bound that is never too short.
-    fn scroll_limit(&self, pane: PaneId) -> usize {
-        let view = self.snapshot();
-        let wrapped = |count: fn(
-            &Snapshot,
-            &crate::ui::panes::PaneContext,
-            ratatui::layout::Rect,
-        ) -> usize| {
-            self.pane_area(pane, &view).map(|area| {
-                count(
-                    &view,
-                    &crate::ui::frame::pane_context(self, &view, pane),
-                    area,
-                )
-                .saturating_sub(1)
-            })
-        };
-        let exact = match pane {
-            PaneId::Caption => wrapped(crate::ui::panes::caption::row_count),
-            PaneId::Consumers => wrapped(crate::ui::panes::consumers::row_count),
-            PaneId::Clients => wrapped(crate::ui::panes::clients::row_count),
-            _ => None,
-        };
-        exact.unwrap_or_else(|| scroll_limit(pane, &view))
+    /// wrap count them at their width in the frame's map when they are on
+    /// screen; otherwise they get a bound that is never too short.
+    fn scroll_limit(&mut self, pane: PaneId) -> usize {
+        let exact = self
+            .frame_map()
+            .and_then(|map| map.rows.get(&pane))
+            .map(|n| n.saturating_sub(1));
+        exact.unwrap_or_else(|| crate::ui::panes::scroll_limit(pane, self.view()))
     }
 
-    /// What the key bar shows.
-    pub fn bar_state(&self) -> crate::ui::keys::BarState {
-        crate::ui::keys::BarState {
-            replay: self.is_replay(),
-            playing: self.is_playing(),
-            zoomed: self.zoomed,
-            presenting: self.presenting,
-            saved: matches!(self.mode, Mode::Saved(_)),
-            observing: self.is_observing(),
+    /// The map of the frame on screen: the last one drawn ([`Self::draw`]),
+    /// or, before the first draw or when the state changed since one drawn
+    /// only for its map, the current state drawn at the terminal's size
+    /// into a throwaway buffer by the same [`frame::draw`]
+    /// (docs/dashboard.md "The frame's map"). None while the size is
+    /// unknown.
+    pub fn frame_map(&mut self) -> Option<&FrameMap> {
+        let area = self.size.map(|(cols, rows)| Rect::new(0, 0, cols, rows));
+        let kept = match &self.last_map {
+            Some((map, None)) => area.is_none_or(|a| a == map.area),
+            Some((map, Some(n))) => Some(map.area) == area && *n == self.generation,
+            None => false,
+        };
+        if !kept {
+            let mut buf = Buffer::empty(area?);
+            let input = FrameInput {
+                values: None,
+                ..self.frame_input()
+            };
+            let map = frame::draw(&input, &mut buf);
+            self.last_map = Some((map, Some(self.generation)));
+        }
+        self.last_map.as_ref().map(|(map, _)| map)
+    }
+
+    /// Draws the frame into `buf` (the terminal's) and keeps its map for
+    /// the clicks and scrolling that follow.
+    pub fn draw(&mut self, buf: &mut Buffer) {
+        let map = frame::draw(&self.frame_input(), buf);
+        self.last_map = Some((map, None));
+    }
+
+    /// What the next frame is drawn from: the current snapshot and view
+    /// state, and the source of its values.
+    pub fn frame_input(&self) -> FrameInput<'_> {
+        FrameInput {
+            view: self.view(),
+            state: self.into(),
+            values: Some(self.source()),
         }
     }
 
@@ -398,6 +363,7 @@ impl App {
     /// (see `session::snapshot::source::apply_all`), so its first frame
     /// shows what that step changed.
     pub fn with_before(mut self, before: Option<Snapshot>) -> Self {
+        self.touched();
         if let Mode::Live(live) = &mut self.mode {
             live.before = before;
         }
@@ -408,6 +374,7 @@ impl App {
     /// undo can then go back into them, and new steps are paced after the
     /// last one's `at_ms`.
     pub fn with_history(mut self, steps: Vec<Step>) -> Self {
+        self.touched();
         if let Mode::Live(live) = &mut self.mode {
             live.elapsed_ms = steps.last().map_or(0, |s| s.at_ms + LIVE_STEP_MS);
             live.history = steps;
@@ -417,6 +384,7 @@ impl App {
 
     /// A live app with Kafka listeners beside its driver (`--listen`).
     pub fn with_listeners(mut self, listeners: Box<dyn Listeners>) -> Self {
+        self.touched();
         if let Mode::Live(live) = &mut self.mode {
             live.listeners = Some(listeners);
         }
@@ -443,6 +411,8 @@ impl App {
     /// session as a key's is ([`crate::ui::client_steps`]). True when the
     /// engine changed.
     pub fn serve_clients(&mut self) -> bool {
+        // The listeners' registry (clients, their log) is in the snapshot.
+        self.touched();
         let Mode::Live(live) = &mut self.mode else {
             return false;
         };
@@ -483,6 +453,7 @@ impl App {
     /// Produce; the arming is a `note` step of the session, recorded with
     /// its caption ([`crate::kafka::fault`]).
     fn arm_drop_produce_response(&mut self) {
+        self.touched();
         if let Some(off) = self.engine_keys_off() {
             self.status = Some(Status::error(off));
             return;
@@ -574,9 +545,35 @@ impl App {
         self.layout.panes().get(self.focus).copied()
     }
 
-    /// The snapshot for the next frame, bounded to what a frame shows
-    /// ([`Bounds::FRAME`]), without record values.
+    /// The snapshot of the current state, bounded to what a frame shows
+    /// ([`Bounds::FRAME`]), without record values: built at the first ask
+    /// after a change, then shared until the next.
+    pub fn view(&self) -> &Snapshot {
+        self.view.get_or_init(|| self.build_snapshot())
+    }
+
+    /// A snapshot built now: what the next change would show. The
+    /// listeners' registry (`--listen`) changes on their own threads, and
+    /// the app takes it in at each [`Msg::Serve`]; a caller that polls it
+    /// gets it here. Frames, keys and clicks share [`Self::view`].
     pub fn snapshot(&self) -> Snapshot {
+        self.build_snapshot()
+    }
+
+    /// How many snapshots this app has built: one per change of state
+    /// that is drawn or read, and one per [`Self::snapshot`].
+    pub fn snapshot_builds(&self) -> usize {
+        self.builds.get()
+    }
+
+    /// The source changed (a step, a move in time, a served request): the
+    /// next [`Self::view`] builds the snapshot again.
+    fn touched(&mut self) {
+        self.view.take();
+    }
+
+    fn build_snapshot(&self) -> Snapshot {
+        self.builds.set(self.builds.get() + 1);
         let mut snapshot = self.source().snapshot(&Bounds::FRAME);
         if let Mode::Live(live) = &self.mode {
             // After a crash the moment of death first, then (space) the
@@ -606,32 +603,25 @@ impl App {
         snapshot
     }
 
-    /// The snapshot for a frame of `area`: [`Self::snapshot`] with the
-    /// records of the batch rows that frame draws.
-    pub fn snapshot_for(&self, area: ratatui::layout::Rect) -> Snapshot {
-        let mut snapshot = self.snapshot();
-        let wanted = crate::ui::frame::visible_batches(self, &snapshot, area);
-        self.source().load_values(&mut snapshot, &wanted);
-        snapshot
+    /// The snapshot a frame of `area` is drawn from: [`Self::view`] with
+    /// the records of the batch rows that frame draws.
+    pub fn snapshot_for(&self, area: Rect) -> Snapshot {
+        let input = self.frame_input();
+        frame::with_values(&input, &frame::map(&input, area)).into_owned()
     }
 
     /// The row (all partitions' windows counted together, as `J`/`K` and
-    /// the panes count them) the selected batch is drawn at in `view`, or
-    /// None when nothing is selected or the batch is not in its window.
-    pub fn selected_row_in(&self, view: &Snapshot) -> Option<usize> {
-        crate::ui::panes::partitions::row_of(view, &self.selected)
-    }
-
-    /// [`Self::selected_row_in`] the current snapshot.
+    /// the panes count them) the selected batch is drawn at, or None when
+    /// nothing is selected or the batch is not in its window.
     pub fn selected_row(&self) -> Option<usize> {
-        self.selected_row_in(&self.snapshot())
+        crate::ui::panes::partitions::row_of(self.view(), &self.selected)
     }
 
     /// What prompts check before they make an action (brokers, stopped
     /// brokers, topics, partitions and their replicas), from the current
     /// snapshot: the one read of the state for input checks.
     pub fn facts(&self) -> Facts {
-        Facts::of(&self.snapshot())
+        Facts::of(self.view())
     }
 
     /// The recorded pace: milliseconds from the current step to the next one,
@@ -669,15 +659,16 @@ impl App {
         matches!(&self.mode, Mode::Live(live) if live.at_moment)
     }
 
-    /// "×2" when playing at another pace than the recorded one.
-    pub fn speed_label(&self) -> Option<String> {
-        (self.speed != NORMAL_SPEED).then(|| format!("×{}", SPEEDS[self.speed]))
-    }
-
     /// The one place the dashboard's state changes. An error (a replay step
     /// that cannot be restored) is also the status line's message; the
     /// interactive loop shows it there, headless callers return it.
     pub fn update(&mut self, msg: Msg) -> Result<(), String> {
+        let done = self.handle(msg);
+        self.generation += 1;
+        done
+    }
+
+    fn handle(&mut self, msg: Msg) -> Result<(), String> {
         match msg {
             Msg::Command(command) => self.command(command),
             Msg::Edit(edit) => {
@@ -700,7 +691,9 @@ impl App {
             }
             Msg::Resize(cols, rows) => {
                 self.size = Some((cols, rows));
-                self.help_scroll = self.help_scroll.min(self.help_scroll_limit());
+                if self.help_scroll > 0 {
+                    self.help_scroll = self.help_scroll.min(self.help_scroll_limit());
+                }
                 Ok(())
             }
             Msg::Goto(step) => self.goto(step),
@@ -737,15 +730,10 @@ impl App {
     /// like Tab; false when no pane is there (or the help or a prompt is
     /// open: they are modal).
     fn focus_at(&mut self, col: u16, row: u16) -> bool {
-        let Some((cols, rows)) = self.size else {
-            return false;
-        };
         if self.show_help || self.prompt.is_some() {
             return false;
         }
-        let view = self.snapshot();
-        let area = ratatui::layout::Rect::new(0, 0, cols, rows);
-        let Some(pane) = crate::ui::frame::pane_at(self, &view, area, col, row) else {
+        let Some(pane) = self.frame_map().and_then(|map| map.pane_at(col, row)) else {
             return false;
         };
         let Some(index) = self.layout.panes().iter().position(|p| *p == pane) else {
@@ -834,20 +822,16 @@ impl App {
                     };
                 }
             }
-            KeyCommand::SelectNext => {
-                let view = self.snapshot();
-                let last = crate::ui::panes::partitions::selectable(&view).checked_sub(1);
-                let row = match (self.selected_row_in(&view), last) {
+            KeyCommand::SelectNext | KeyCommand::SelectPrev => {
+                use crate::ui::panes::partitions::{selectable, selection_at};
+                let last = selectable(self.view()).checked_sub(1);
+                let row = match (self.selected_row(), last) {
                     (_, None) => None,
+                    (s, _) if command == KeyCommand::SelectPrev => s.and_then(|s| s.checked_sub(1)),
                     (None, Some(_)) => Some(0),
                     (Some(s), Some(last)) => Some((s + 1).min(last)),
                 };
-                self.selected = crate::ui::panes::partitions::selection_at(&view, row);
-            }
-            KeyCommand::SelectPrev => {
-                let view = self.snapshot();
-                let row = self.selected_row_in(&view).and_then(|s| s.checked_sub(1));
-                self.selected = crate::ui::panes::partitions::selection_at(&view, row);
+                self.selected = selection_at(self.view(), row);
             }
             KeyCommand::Faster if self.is_replay() => {
                 self.speed = (self.speed + 1).min(SPEEDS.len() - 1);
@@ -868,7 +852,7 @@ impl App {
                 if let Some(off) = self.engine_keys_off() {
                     self.status = Some(Status::error(off));
                 } else {
-                    let text = self.default_prompt(kind);
+                    let text = prompt::default_text(kind, self.view(), self.last_txn.as_deref());
                     self.prompt = Some(Prompt::new(kind, text));
                 }
             }
@@ -880,6 +864,7 @@ impl App {
             KeyCommand::Crash => self.apply(Action::Crash {}),
             // Live: from a crash's moment of death to its recovery.
             KeyCommand::NextStep if self.live_at_moment() => {
+                self.touched();
                 if let Mode::Live(live) = &mut self.mode {
                     live.at_moment = false;
                 }
@@ -922,30 +907,15 @@ impl App {
                 Mode::Observed(o) => o.last_step(),
                 _ => 0,
             };
-            let text = prompt.text.trim();
-            let reason = match text.parse::<usize>() {
-                Ok(n) if n <= last => {
+            let reason = match prompt::parse_step(&prompt.text, last, self.lang) {
+                Ok(n) => {
                     self.prompt = None;
                     if let Err(e) = self.goto(n) {
                         self.status = Some(Status::error(e));
                     }
                     return;
                 }
-                // Says what was wrong with what was typed, and what is
-                // right; the text stays, selected, to be typed over or
-                // edited (docs/dashboard.md "Go to step").
-                Ok(n) => self.lang.pick(
-                    format!("no step {n}: a step from 0 to {last}"),
-                    format!("没有步骤 {n}：步骤应在 0 到 {last} 之间"),
-                ),
-                Err(_) if text.is_empty() => self.lang.pick(
-                    format!("type a step from 0 to {last}"),
-                    format!("请输入 0 到 {last} 之间的步骤"),
-                ),
-                Err(_) => self.lang.pick(
-                    format!("{text:?} is not a step number: a step from 0 to {last}"),
-                    format!("{text:?} 不是步骤号：步骤应在 0 到 {last} 之间"),
-                ),
+                Err(reason) => reason,
             };
             if let Some(p) = &mut self.prompt {
                 p.refusal = Some(reason);
@@ -984,6 +954,7 @@ impl App {
     /// first and the next forward its recovery; back goes the same way in
     /// reverse. Neither sub-step move touches the engine.
     fn move_replay(&mut self, command: KeyCommand) -> Result<(), String> {
+        self.touched();
         let Mode::Replay { timeline, .. } = &mut self.mode else {
             return Ok(());
         };
@@ -1013,8 +984,11 @@ impl App {
         if command == KeyCommand::NextStep
             && let Mode::Replay { timeline, .. } = &mut self.mode
             && timeline.step() == step + 1
+            && timeline.show_moment(true)
         {
-            timeline.show_moment(true);
+            // Its moment of death first: the snapshot the partitions pane
+            // followed above was the recovery's.
+            self.touched();
         }
         moved
     }
@@ -1050,6 +1024,7 @@ impl App {
             format!("{} (branched at step {step})", header.title),
             format!("{}（在步骤 {step} 分支）", header.title_in("zh")),
         );
+        self.touched();
         self.mode = Mode::Live(Box::new(LiveSession {
             driver,
             header,
@@ -1120,6 +1095,7 @@ impl App {
             return;
         }
         let old = std::mem::replace(&mut live.driver, driver);
+        self.view.take();
         drop(old.dispose());
         live.history.pop();
         live.before = before;
@@ -1145,6 +1121,7 @@ impl App {
     /// the recording does not change between the two steps keeps what the
     /// viewer chose with their own keys.
     fn goto(&mut self, step: usize) -> Result<(), String> {
+        self.touched();
         if let Mode::Observed(o) = &mut self.mode {
             o.goto(step);
             self.moved_in_observation();
@@ -1191,13 +1168,7 @@ impl App {
     /// log a replay anchors where the live session did, however it got
     /// there (forward, back or by a jump).
     fn follow(&mut self) {
-        let view = self.snapshot();
-        let wrote = view.partitions.iter().position(|p| {
-            view.changes.partition(&p.name()).is_some_and(|c| {
-                !c.new_batches.is_empty() || !c.removed.is_empty() || c.log_start_offset.is_some()
-            })
-        });
-        if let Some(p) = wrote {
+        if let Some(p) = crate::ui::panes::partitions::written(self.view()) {
             self.scroll.insert(PaneId::Partitions, p);
         }
     }
@@ -1275,6 +1246,7 @@ impl App {
     /// recording. Returns the step number and outcome, or why the step
     /// could not be recorded.
     fn step_live(&mut self, action: Action) -> Result<(usize, Outcome), String> {
+        self.touched();
         let Mode::Live(live) = &mut self.mode else {
             return Err(self.engine_keys_off().unwrap_or_default().into());
         };
@@ -1316,66 +1288,42 @@ impl App {
         }
         Ok((driver.step(), outcome))
     }
+}
 
-    /// A useful default for each prompt, from the current state.
-    fn default_prompt(&self, kind: PromptKind) -> String {
-        let view = self.snapshot();
-        let open_txn = view
-            .transactions
-            .iter()
-            .rev()
-            .find(|t| t.state.is_unstable())
-            .map(|t| t.id.clone());
-        // The transaction begun last, while it is open; else the newest open.
-        let last_open = self.last_txn.clone().filter(|id| {
-            view.transactions
-                .iter()
-                .any(|t| &t.id == id && t.state.is_unstable())
-        });
-        let txn = last_open.or(open_txn).unwrap_or_else(|| "tx-1".into());
-        let stopped = view
-            .partitions
-            .iter()
-            .flat_map(|p| p.replicas.iter())
-            .find(|r| r.stopped)
-            .map(|r| r.broker);
-        // Chapter 8's topic `out` when there is one (the demo has it, so
-        // the chapter's experiment is a few presses of Enter), else the
-        // first topic.
-        let lesson = view
-            .partitions
-            .iter()
-            .find(|p| p.topic == "out")
-            .or(view.partitions.first());
-        let topic = lesson.map_or_else(|| "out".to_string(), |p| p.topic.clone());
-        let first_tp = lesson.map_or_else(|| "out-0".to_string(), |p| p.name());
-        let n = view.step + 1;
-        let broker = view
-            .partitions
-            .first()
-            .and_then(|p| p.replicas.iter().find(|r| !r.is_leader))
-            .map_or(1, |r| r.broker);
-        match kind {
-            PromptKind::Produce => format!("{topic} value-{n} acks=1"),
-            PromptKind::Begin => (1..)
-                .map(|i| format!("tx-{i}"))
-                .find(|id| !view.transactions.iter().any(|t| &t.id == id))
-                .expect("some id is free"),
-            PromptKind::Send => format!("{txn} {topic} value-{n}"),
-            PromptKind::SendOffsets => format!("{txn} workers {first_tp} {n}"),
-            PromptKind::Commit | PromptKind::Abort => txn,
-            PromptKind::CrashAtCut => format!("{txn} prepare"),
-            PromptKind::ReplicateBroker => broker.to_string(),
-            PromptKind::AdvanceClock => "1000".into(),
-            PromptKind::TearJournal => "5".into(),
-            PromptKind::TearLog => format!(
-                "{first_tp} {} 5",
-                view.partitions.first().map_or(1, |p| p.leader)
-            ),
-            PromptKind::StopBroker => broker.to_string(),
-            PromptKind::StartBroker => stopped.unwrap_or(broker).to_string(),
-            PromptKind::Promote => format!("{first_tp} {broker}"),
-            PromptKind::GotoStep => view.step.to_string(),
+impl<'a> From<&'a App> for ViewState<'a> {
+    /// The view state a frame of `app` is drawn with.
+    fn from(app: &'a App) -> Self {
+        let shown = match &app.mode {
+            Mode::Live(_) => Shown::Live,
+            Mode::Saved(_) => Shown::Saved,
+            _ if app.is_playing() => Shown::Playing,
+            _ if app.is_replay() => Shown::Replay,
+            _ => Shown::Observing,
+        };
+        ViewState {
+            layout: &app.layout,
+            lang: app.lang,
+            theme: app.theme,
+            focus: app.focused(),
+            scroll: &app.scroll,
+            selected: &app.selected,
+            isolation: app.isolation,
+            zoomed: app.zoomed,
+            presenting: app.presenting,
+            help: app.show_help.then_some(app.help_scroll),
+            prompt: app.prompt.as_ref(),
+            status: app.status.as_ref(),
+            shown,
+            speed: (app.speed != NORMAL_SPEED).then_some(SPEEDS[app.speed]),
+            live_at_moment: app.live_at_moment(),
+            bar: crate::ui::keys::BarState {
+                replay: app.is_replay(),
+                playing: app.is_playing(),
+                zoomed: app.zoomed,
+                presenting: app.presenting,
+                saved: matches!(app.mode, Mode::Saved(_)),
+                observing: app.is_observing(),
+            },
         }
     }
 }
@@ -1384,50 +1332,6 @@ impl App {
 /// names; a test checks it).
 pub fn pane_name(pane: PaneId) -> PaneName {
     PaneName::from_name(pane.name()).expect("every pane has a recording name")
-}
-
-/// How far pane `pane` scrolls in its own unit (partitions, frames, rows),
-/// from what `view` holds: past it the pane would show nothing new.
-fn scroll_limit(pane: PaneId, view: &Snapshot) -> usize {
-    let last = |n: usize| n.saturating_sub(1);
-    match pane {
-        PaneId::Partitions | PaneId::Replicas | PaneId::Watermarks | PaneId::Log => {
-            last(view.partitions.len())
-        }
-        PaneId::Journal => last(view.journal.tail.len().min(TAIL)),
-        PaneId::Events => {
-            last(view.events.len() + view.errors.len() + view.changes.sentences.len())
-        }
-        PaneId::Pending => last(view.pending.len()),
-        PaneId::Offsets => {
-            let staged: usize = view
-                .transactions
-                .iter()
-                .filter(|t| t.state.is_unstable() && !t.staged_offsets.is_empty())
-                .map(|t| 1 + t.staged_offsets.values().map(|m| m.len()).sum::<usize>())
-                .sum();
-            let committed: usize = view.committed_offsets.values().map(|m| m.len()).sum();
-            last(staged.max(1) + 1 + committed)
-        }
-        // Wrapped rows: at most one row per value or character.
-        PaneId::Consumers => last(
-            view.consumers
-                .read_uncommitted
-                .values()
-                .map(|v| 1 + v.len())
-                .sum(),
-        ),
-        PaneId::Caption => view.caption.as_ref().map_or(0, |c| {
-            c.text("en")
-                .chars()
-                .count()
-                .max(c.text("zh").chars().count())
-        }),
-        // A pane added to `PaneId` scrolls freely until it says its limit
-        // here (panes clip what they draw).
-        #[allow(unreachable_patterns)]
-        _ => MAX_SCROLL,
-    }
 }
 
 /// The screen the `ui` steps among a recording's first `step` steps leave.
@@ -1536,39 +1440,6 @@ mod tests {
                 select: Some(Selection::Clear),
                 ..UiStep::default()
             }]
-        );
-    }
-
-    #[test]
-    fn an_outcome_sets_the_status_kind() {
-        assert_eq!(
-            Status::of_outcome(3, "commit", &Outcome::Ok),
-            Status {
-                kind: StatusKind::Ok,
-                text: "step 3: commit: ok".into()
-            }
-        );
-        assert_eq!(
-            Status::of_outcome(4, "send", &Outcome::Pending).kind,
-            StatusKind::Pending
-        );
-        let invalid = crate::session::action::FieldError::new("action.tear", "give one");
-        let e = Status::of_outcome(5, "tear", &Outcome::Error(invalid.into()));
-        assert_eq!(
-            (e.kind, e.text.as_str()),
-            (
-                StatusKind::Error,
-                "step 5: tear: error: field action.tear: give one"
-            )
-        );
-        let sentence = "crash: recovery found nothing to repair";
-        let r = Status::of_outcome(6, "crash", &Outcome::Recovered(sentence.into()));
-        assert_eq!(
-            (r.kind, r.text.as_str()),
-            (
-                StatusKind::Recovered,
-                "step 6: crash: recovery found nothing to repair"
-            )
         );
     }
 }

@@ -1,27 +1,129 @@
 //! One frame: a title bar, the body, and a key bar (or the open prompt);
 //! the help overlay on top; a message instead of a panic when the terminal
 //! is too small for the layout. The live UI, `render` and `export` all draw
-//! through [`draw`].
+//! through [`draw`], from a frozen [`FrameInput`] (the snapshot and the
+//! view state as data), and get back the frame's [`FrameMap`]: where each
+//! pane went, how many rows the wrapping ones have, which batches' values
+//! were shown. The app keeps the map for clicks and scrolling
+//! (docs/dashboard.md "The frame's map").
 //!
 //! The body is the layout's panes, or, zoomed (`f`), the focused pane alone,
-//! or, presenting (`P`), the focused pane above a large caption
-//! ([`body`]). The theme's ground is painted first, so a light or
-//! high-contrast frame looks the same in any terminal.
+//! or, presenting (`P`), the focused pane above a large caption. The
+//! theme's ground is painted first, so a light or high-contrast frame
+//! looks the same in any terminal.
 
-use crate::session::snapshot::field;
-use ratatui::Frame;
-use ratatui::layout::{Constraint, Layout as Split, Rect};
+use std::collections::BTreeMap;
+
+use ratatui::buffer::Buffer;
+use ratatui::layout::{Constraint, Layout as Split, Position, Rect};
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Paragraph, Wrap};
+use ratatui::widgets::{Block, Paragraph, Widget, Wrap};
 
-use crate::session::snapshot::Snapshot;
 use crate::session::snapshot::build::Wanted;
-use crate::ui::app::{App, StatusKind};
-use crate::ui::keys::key_bar;
-use crate::ui::panes::{self, PaneContext, PaneId};
+use crate::session::snapshot::field;
+use crate::session::snapshot::{Isolation, Snapshot, SnapshotSource};
+use crate::session::ui_step::Selection;
+use crate::ui::i18n::Lang;
+use crate::ui::keys::{BarState, key_bar};
+use crate::ui::layout::Layout;
+use crate::ui::panes::{self, Pane, PaneContext, PaneId};
 use crate::ui::presentation;
+use crate::ui::prompt::Prompt;
+use crate::ui::status::{Status, StatusKind};
 use crate::ui::theme::Theme;
+
+/// What a frame shows besides the snapshot: the view state, as data. The
+/// dashboard (`App`) makes one for each frame; nothing here reads the app.
+#[derive(Clone, Copy)]
+pub struct ViewState<'a> {
+    pub layout: &'a Layout,
+    pub lang: Lang,
+    pub theme: Theme,
+    /// The focused pane.
+    pub focus: Option<PaneId>,
+    pub scroll: &'a BTreeMap<PaneId, usize>,
+    /// The selected batch of the partitions pane.
+    pub selected: &'a Selection,
+    pub isolation: Isolation,
+    /// `f`: the focused pane fills the body.
+    pub zoomed: bool,
+    /// `P`: the focused pane above a large caption.
+    pub presenting: bool,
+    /// The help overlay, when open: its first entry shown.
+    pub help: Option<usize>,
+    pub prompt: Option<&'a Prompt>,
+    pub status: Option<&'a Status>,
+    /// What drives the frame: the title bar's mode.
+    pub shown: Shown,
+    /// The play speed, when it is not the recorded pace ("×2").
+    pub speed: Option<f64>,
+    /// A live session at a crash's moment of death: `space` shows the
+    /// recovery (the banner says so).
+    pub live_at_moment: bool,
+    /// What the key bar offers.
+    pub bar: BarState,
+}
+
+/// The title bar's mode.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Shown {
+    Live,
+    Replay,
+    /// A replay playing at the recorded pace.
+    Playing,
+    /// A saved state (`render --state`); one with unavailable fields is a
+    /// snapshot of a real cluster, and says "observed".
+    Saved,
+    /// A real cluster observed live (`mk-tui observe`).
+    Observing,
+}
+
+/// Everything a frame is drawn from, frozen: the snapshot and the view
+/// state, and where the values of the rows drawn come from.
+#[derive(Clone, Copy)]
+pub struct FrameInput<'a> {
+    pub view: &'a Snapshot,
+    pub state: ViewState<'a>,
+    /// The snapshot's source: a frame reads the record values of the batch
+    /// rows it draws, and only those (see
+    /// [`SnapshotSource::load_values`]). None: drawn without them (a frame
+    /// drawn only for its map).
+    pub values: Option<&'a dyn SnapshotSource>,
+}
+
+/// What a frame drew where: everything clicks, scrolling and keys need to
+/// know about the screen, so that the dashboard never lays it out again.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FrameMap {
+    /// The frame's whole area.
+    pub area: Rect,
+    /// The body's panes, each with its rectangle (none when the terminal is
+    /// too small for the layout).
+    pub panes: Vec<(PaneId, Rect)>,
+    /// Presenting: where the large caption is.
+    pub caption: Option<Rect>,
+    /// The rows of each pane drawn whose rows wrap at its width
+    /// ([`Pane::rows`]): how far it scrolls.
+    pub rows: BTreeMap<PaneId, usize>,
+    /// The batches whose rows the frame draws, with how many of each
+    /// batch's first records (one ask per batch, as far as the furthest
+    /// pane's).
+    pub batches: Vec<Wanted>,
+    /// The help's last useful first entry at this size: scrolling further
+    /// would show nothing new.
+    pub help_last: usize,
+}
+
+impl FrameMap {
+    /// The pane drawn at the terminal cell (`col`, `row`).
+    pub fn pane_at(&self, col: u16, row: u16) -> Option<PaneId> {
+        self.panes
+            .iter()
+            .find(|(_, r)| r.contains(Position { x: col, y: row }))
+            .map(|&(pane, _)| pane)
+    }
+}
 
 /// The title bar, body and key bar of a frame of `area`.
 pub fn split(area: Rect) -> [Rect; 3] {
@@ -35,132 +137,171 @@ pub fn split(area: Rect) -> [Rect; 3] {
 
 /// What pane `pane` is drawn with, over `view` (where the selected batch's
 /// row is looked up).
-pub fn pane_context(app: &App, view: &Snapshot, pane: panes::PaneId) -> PaneContext {
+fn pane_context(state: &ViewState, view: &Snapshot, pane: PaneId) -> PaneContext {
     PaneContext {
-        lang: app.lang,
-        theme: app.theme,
-        focused: app.focused() == Some(pane),
-        scroll: app.scroll.get(&pane).copied().unwrap_or(0),
-        selected: app.selected_row_in(view),
-        isolation: app.isolation,
+        lang: state.lang,
+        theme: state.theme,
+        focused: state.focus == Some(pane),
+        scroll: state.scroll.get(&pane).copied().unwrap_or(0),
+        selected: panes::partitions::row_of(view, state.selected),
+        isolation: state.isolation,
     }
 }
 
-/// What the body of a frame shows.
-pub struct Body {
-    /// The panes drawn, each with its rectangle.
-    pub panes: Vec<(PaneId, Rect)>,
-    /// Presenting: where the large caption goes.
-    pub caption: Option<Rect>,
-}
-
-/// The pane drawn at the terminal cell (`col`, `row`) of a frame of `area`
-/// (the same layout `draw` uses, zoom and presentation included).
-pub fn pane_at(app: &App, view: &Snapshot, area: Rect, col: u16, row: u16) -> Option<PaneId> {
-    if !app.layout.fits(area) {
-        return None;
-    }
-    let [_, rect, _] = split(area);
-    body(app, view, rect)
-        .panes
-        .into_iter()
-        .find(|(_, r)| r.contains(ratatui::layout::Position { x: col, y: row }))
-        .map(|(pane, _)| pane)
-}
-
-/// The body's panes: the layout's; zoomed, the focused pane over the whole
+/// The body's panes, each with its rectangle, and presenting, where the
+/// caption goes: the layout's; zoomed, the focused pane over the whole
 /// body; presenting, the focused pane (or, when the caption pane has the
 /// focus, the layout's first other pane) above the large caption.
-pub fn body(app: &App, view: &Snapshot, body: Rect) -> Body {
-    let focused = app.focused();
-    if app.zoomed
-        && let Some(pane) = focused
+fn body(input: &FrameInput, body: Rect) -> (Vec<(PaneId, Rect)>, Option<Rect>) {
+    let state = &input.state;
+    if state.zoomed
+        && let Some(pane) = state.focus
     {
-        return Body {
-            panes: vec![(pane, body)],
+        return (vec![(pane, body)], None);
+    }
+    if !state.presenting {
+        return (state.layout.areas(body), None);
+    }
+    let shown = state.focus.filter(|p| *p != PaneId::Caption).or_else(|| {
+        state
+            .layout
+            .panes()
+            .into_iter()
+            .find(|p| *p != PaneId::Caption)
+    });
+    let want = presentation::clamp_height(
+        presentation::caption_height(state, input.view, body.width),
+        body.height,
+    );
+    let Some(pane) = shown else {
+        return (Vec::new(), Some(body));
+    };
+    let [top, bottom] =
+        Split::vertical([Constraint::Fill(1), Constraint::Length(want)]).areas(body);
+    (vec![(pane, top)], Some(bottom))
+}
+
+/// The map of a frame of `area`: where [`draw`] puts each pane, how many
+/// rows the wrapping ones have there, which batches' values it shows.
+/// Drawing is this, then the panes.
+pub fn map(input: &FrameInput, area: Rect) -> FrameMap {
+    let [_, rect, _] = split(area);
+    let help_last = crate::ui::help::last_first_in(&input.state, rect);
+    if !input.state.layout.fits(area) {
+        return FrameMap {
+            area,
+            panes: Vec::new(),
             caption: None,
+            rows: BTreeMap::new(),
+            batches: Vec::new(),
+            help_last,
         };
     }
-    if app.presenting {
-        let shown = focused.filter(|p| *p != PaneId::Caption).or_else(|| {
-            app.layout
-                .panes()
-                .into_iter()
-                .find(|p| *p != PaneId::Caption)
-        });
-        let want = presentation::clamp_height(
-            presentation::caption_height(app, view, body.width),
-            body.height,
-        );
-        let Some(pane) = shown else {
-            return Body {
-                panes: Vec::new(),
-                caption: Some(body),
-            };
+    let (shown, caption) = body(input, rect);
+    let mut rows = BTreeMap::new();
+    let mut batches = Vec::new();
+    for &(id, rect) in &shown {
+        let pane = Pane {
+            id,
+            view: input.view,
+            ctx: pane_context(&input.state, input.view, id),
         };
-        let [top, bottom] =
-            Split::vertical([Constraint::Fill(1), Constraint::Length(want)]).areas(body);
-        return Body {
-            panes: vec![(pane, top)],
-            caption: Some(bottom),
-        };
+        if let Some(n) = pane.rows(rect) {
+            rows.insert(id, n);
+        }
+        batches.extend(pane.visible_batches(rect));
     }
-    Body {
-        panes: app.layout.areas(body),
-        caption: None,
+    // One ask per batch, as far as the furthest pane's.
+    batches.sort_unstable();
+    batches.reverse();
+    batches.dedup_by_key(|&mut (p, b, _)| (p, b));
+    batches.reverse();
+    FrameMap {
+        area,
+        panes: shown,
+        caption,
+        rows,
+        batches,
+        help_last,
     }
+}
+
+/// The pane a frame of `area` draws at the terminal cell (`col`, `row`)
+/// (zoom and presentation included).
+pub fn pane_at<'a>(
+    state: impl Into<ViewState<'a>>,
+    view: &'a Snapshot,
+    area: Rect,
+    col: u16,
+    row: u16,
+) -> Option<PaneId> {
+    let input = FrameInput {
+        view,
+        state: state.into(),
+        values: None,
+    };
+    map(&input, area).pane_at(col, row)
 }
 
 /// The batches whose rows a frame of `area` draws, with how many of each
-/// batch's first records it draws (see
-/// [`SnapshotSource::load_values`](crate::session::SnapshotSource::load_values)).
-pub fn visible_batches(app: &App, view: &Snapshot, area: Rect) -> Vec<Wanted> {
-    let [_, rect, _] = split(area);
-    if !app.layout.fits(area) {
-        return Vec::new();
-    }
-    let mut out: Vec<Wanted> = body(app, view, rect)
-        .panes
-        .into_iter()
-        .flat_map(|(pane, rect)| {
-            let ctx = pane_context(app, view, pane);
-            match pane {
-                panes::PaneId::Partitions => panes::partitions::visible_batches(view, &ctx, rect),
-                panes::PaneId::Log => panes::log::visible_batches(view, &ctx, rect),
-                _ => Vec::new(),
-            }
-        })
-        .collect();
-    // One ask per batch, as far as the furthest pane's.
-    out.sort_unstable();
-    out.reverse();
-    out.dedup_by_key(|&mut (p, b, _)| (p, b));
-    out.reverse();
-    out
+/// batch's first records it draws ([`FrameMap::batches`]).
+pub fn visible_batches<'a>(
+    state: impl Into<ViewState<'a>>,
+    view: &'a Snapshot,
+    area: Rect,
+) -> Vec<Wanted> {
+    let input = FrameInput {
+        view,
+        state: state.into(),
+        values: None,
+    };
+    map(&input, area).batches
 }
 
-/// Draws the whole frame for `view`.
-pub fn draw(app: &App, view: &Snapshot, frame: &mut Frame) {
-    let area = frame.area();
-    frame.render_widget(Block::new().style(app.theme.base()), area);
+/// `input`'s snapshot with the values of the batch rows `map` draws, read
+/// from its source (the snapshot itself when there is nothing to read).
+pub fn with_values<'a>(input: &FrameInput<'a>, map: &FrameMap) -> std::borrow::Cow<'a, Snapshot> {
+    match input.values {
+        Some(source) if !map.batches.is_empty() => {
+            let mut view = input.view.clone();
+            source.load_values(&mut view, &map.batches);
+            std::borrow::Cow::Owned(view)
+        }
+        _ => std::borrow::Cow::Borrowed(input.view),
+    }
+}
+
+/// Draws the whole frame into `buf` (its area is the frame's) and returns
+/// its map: the one drawing path of the live UI, `render` and `export`.
+pub fn draw(input: &FrameInput, buf: &mut Buffer) -> FrameMap {
+    let area = buf.area;
+    let state = &input.state;
+    let map = map(input, area);
+    Block::new().style(state.theme.base()).render(area, buf);
     let [title, rect, bottom] = split(area);
-    if !app.layout.fits(area) {
-        too_small(app, frame, area);
-        return;
+    if !state.layout.fits(area) {
+        too_small(state, buf, area);
+        return map;
     }
-    frame.render_widget(Paragraph::new(title_line(app, view, title.width)), title);
-    let shown = body(app, view, rect);
-    for (pane, rect) in shown.panes {
-        let ctx = pane_context(app, view, pane);
-        panes::render(pane, view, &ctx, rect, frame.buffer_mut());
+    let view = with_values(input, &map);
+    Paragraph::new(title_line(state, &view, title.width)).render(title, buf);
+    for &(id, rect) in &map.panes {
+        let ctx = pane_context(state, &view, id);
+        Pane {
+            id,
+            view: &view,
+            ctx,
+        }
+        .render(rect, buf);
     }
-    if let Some(at) = shown.caption {
-        presentation::draw_caption(app, view, at, frame.buffer_mut());
+    if let Some(at) = map.caption {
+        presentation::draw_caption(state, &view, at, buf);
     }
-    frame.render_widget(Paragraph::new(bottom_line(app, bottom.width)), bottom);
-    if app.show_help {
-        crate::ui::help::draw(app, frame, rect);
+    Paragraph::new(bottom_line(state, bottom.width)).render(bottom, buf);
+    if let Some(first) = state.help {
+        crate::ui::help::draw(state, first, buf, rect);
     }
+    map
 }
 
 /// The title bar for a frame `width` cells wide. The facts (mode, step,
@@ -168,21 +309,17 @@ pub fn draw(app: &App, view: &Snapshot, frame: &mut Frame) {
 /// forms chosen on purpose (`3/6 · 0 ms · minikafka · RC`); the title then
 /// gets what is left, cut at a word with `…`, or goes. Nothing is cut in
 /// the middle of a word.
-fn title_line(app: &App, view: &Snapshot, width: u16) -> Line<'static> {
+fn title_line(app: &ViewState, view: &Snapshot, width: u16) -> Line<'static> {
     let t = |k| app.lang.t(k);
     let width = usize::from(width);
-    let mode = match &app.mode {
-        crate::ui::app::Mode::Replay { playing: true, .. } => format!("▶ {}", t("mode_replay")),
-        crate::ui::app::Mode::Replay { .. } => t("mode_replay").to_string(),
-        crate::ui::app::Mode::Live(_) => t("mode_live").to_string(),
+    let mode = match app.shown {
+        Shown::Playing => format!("▶ {}", t("mode_replay")),
+        Shown::Replay => t("mode_replay").to_string(),
+        Shown::Live => t("mode_live").to_string(),
         // A snapshot of a real cluster (`mk-tui observe`, docs/observe.md).
-        crate::ui::app::Mode::Saved(_) if !view.unavailable.is_empty() => {
-            t("mode_observed").to_string()
-        }
-        crate::ui::app::Mode::Saved(_) => t("mode_saved").to_string(),
-        crate::ui::app::Mode::Observed(_) if app.is_playing() => format!("▶ {}", t("mode_replay")),
-        crate::ui::app::Mode::Observed(_) if app.is_replay() => t("mode_replay").to_string(),
-        crate::ui::app::Mode::Observed(_) => t("mode_observed").to_string(),
+        Shown::Saved if !view.unavailable.is_empty() => t("mode_observed").to_string(),
+        Shown::Saved => t("mode_saved").to_string(),
+        Shown::Observing => t("mode_observed").to_string(),
     };
     // A failed refresh shows the last snapshot that answered (docs/observe.md "Live").
     let mode = if crate::session::observation::is_stale(view) {
@@ -191,8 +328,8 @@ fn title_line(app: &App, view: &Snapshot, width: u16) -> Line<'static> {
         mode
     };
     // The play speed, when it is not the recorded pace.
-    let mode = match app.speed_label() {
-        Some(speed) if app.is_replay() => format!("{mode} {speed}"),
+    let mode = match app.speed {
+        Some(speed) if app.bar.replay => format!("{mode} ×{speed}"),
         _ => mode,
     };
     let isolation = app.isolation.name();
@@ -212,8 +349,8 @@ fn title_line(app: &App, view: &Snapshot, width: u16) -> Line<'static> {
         t("isolation")
     );
     let short_isolation = match app.isolation {
-        crate::session::snapshot::Isolation::ReadCommitted => "RC",
-        crate::session::snapshot::Isolation::ReadUncommitted => "RU",
+        Isolation::ReadCommitted => "RC",
+        Isolation::ReadUncommitted => "RU",
     };
     let medium = format!(
         "│ {mode} │ {} {} │ {ms} │ {} │ {short_isolation} ",
@@ -230,7 +367,7 @@ fn title_line(app: &App, view: &Snapshot, width: u16) -> Line<'static> {
     // At a moment of death the banner takes the recording title's place
     // (the caption pane still names it): docs/dashboard.md.
     if view.before_recovery {
-        let banner = if app.live_at_moment() {
+        let banner = if app.live_at_moment {
             format!(" ✝ {} · space: {} ", t("moment_of_death"), t("recovery"))
         } else {
             format!(" ✝ {} ", t("moment_of_death"))
@@ -319,8 +456,8 @@ pub fn status_style(theme: Theme, kind: StatusKind) -> Style {
 
 /// The bottom line `width` cells wide: the open prompt, or the status and
 /// the key bar.
-fn bottom_line(app: &App, width: u16) -> Line<'static> {
-    if let Some(prompt) = &app.prompt {
+fn bottom_line(app: &ViewState, width: u16) -> Line<'static> {
+    if let Some(prompt) = app.prompt {
         // The cursor is the reversed cell under it (a space at the end), so
         // it shows in every render and cast without the terminal's cursor.
         let (before, under, after) = prompt.at_cursor();
@@ -373,7 +510,7 @@ const PINNED_KEYS: [&str; 2] = ["?", "q"];
 /// at the end; the status comes first (at 80 columns the keys would hide
 /// it) and gets what they leave, shortened at a word with `…`; the other
 /// keys follow it in order, each whole or not at all.
-fn status_and_keys(app: &App, width: usize) -> Line<'static> {
+fn status_and_keys(app: &ViewState, width: usize) -> Line<'static> {
     let entry = |key: &str, what: &'static str| {
         vec![
             Span::styled(format!(" {key}"), app.theme.strong()),
@@ -381,15 +518,15 @@ fn status_and_keys(app: &App, width: usize) -> Line<'static> {
         ]
     };
     let w = |spans: &[Span]| spans.iter().map(Span::width).sum::<usize>();
-    let keys = key_bar(app.bar_state());
+    let keys = key_bar(app.bar);
     // Observing live, `r` stays too: after a failed refresh the status
     // is long, and refreshing is what to do next (docs/observe.md "Live").
-    let pinned = |k: &str| PINNED_KEYS.contains(&k) || (app.is_observing() && k == "r");
+    let pinned = |k: &str| PINNED_KEYS.contains(&k) || (app.bar.observing && k == "r");
     let (pinned, others): (Vec<_>, Vec<_>) = keys.into_iter().partition(|(k, _)| pinned(k));
     let tail: Vec<Span<'static>> = pinned.iter().flat_map(|(k, l)| entry(k, l)).collect();
     let mut room = width.saturating_sub(w(&tail));
     let mut spans = Vec::new();
-    if let Some(status) = &app.status {
+    if let Some(status) = app.status {
         let line = Line::from(Span::styled(
             format!(" {} │", status.text),
             status_style(app.theme, status.kind),
@@ -422,7 +559,7 @@ fn status_and_keys(app: &App, width: usize) -> Line<'static> {
     Line::from(spans)
 }
 
-fn too_small(app: &App, frame: &mut Frame, area: Rect) {
+fn too_small(app: &ViewState, buf: &mut Buffer, area: Rect) {
     let text = format!(
         "{}: {}x{} — the \"{}\" layout needs {}x{}. Enlarge the window, or press q to quit.",
         app.lang.t("too_small"),
@@ -432,7 +569,9 @@ fn too_small(app: &App, frame: &mut Frame, area: Rect) {
         app.layout.min_cols,
         app.layout.min_rows
     );
-    frame.render_widget(Paragraph::new(text).wrap(Wrap { trim: true }), area);
+    Paragraph::new(text)
+        .wrap(Wrap { trim: true })
+        .render(area, buf);
 }
 
 #[cfg(test)]

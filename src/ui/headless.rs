@@ -12,7 +12,6 @@ use ratatui::{Terminal, TerminalOptions, Viewport};
 
 use crate::session::Recording;
 use crate::ui::app::{App, Msg};
-use crate::ui::frame::draw;
 use crate::ui::i18n::Lang;
 use crate::ui::layout::Layout;
 use crate::ui::theme::Theme;
@@ -52,13 +51,15 @@ fn unicode_width(s: &str) -> usize {
     ratatui::text::Span::raw(s).width()
 }
 
-/// The frame of `app` at its current step, drawn into a test backend.
+/// The frame of `app` at its current step, drawn into a test backend (a
+/// picture of the app: its map is not kept, see [`App::draw`]).
 pub fn frame_buffer(app: &App, cols: u16, rows: u16) -> Buffer {
     let mut terminal =
         Terminal::new(TestBackend::new(cols, rows)).expect("a test backend always works");
-    let view = app.snapshot_for(Rect::new(0, 0, cols, rows));
     terminal
-        .draw(|f| draw(app, &view, f))
+        .draw(|f| {
+            crate::ui::frame::draw(&app.frame_input(), f.buffer_mut());
+        })
         .expect("drawing into a test backend cannot fail");
     terminal.backend().buffer().clone()
 }
@@ -99,9 +100,8 @@ impl AnsiTerminal {
         Ok(Self { terminal, bytes })
     }
 
-    fn draw(&mut self, app: &App) -> std::io::Result<Vec<u8>> {
-        let view = app.snapshot_for(self.terminal.get_frame().area());
-        self.terminal.draw(|f| draw(app, &view, f))?;
+    fn draw(&mut self, app: &mut App) -> std::io::Result<Vec<u8>> {
+        self.terminal.draw(|f| app.draw(f.buffer_mut()))?;
         Ok(std::mem::take(&mut *self.bytes.0.borrow_mut()))
     }
 }
@@ -191,7 +191,7 @@ fn frames_of(
             Format::Text => buffer_text(&frame_buffer(&app, cols, rows)),
             Format::Ansi => {
                 let mut t = AnsiTerminal::new(cols, rows).map_err(|e| e.to_string())?;
-                String::from_utf8_lossy(&t.draw(&app).map_err(|e| e.to_string())?).into_owned()
+                String::from_utf8_lossy(&t.draw(&mut app).map_err(|e| e.to_string())?).into_owned()
             }
         });
     }
@@ -225,7 +225,7 @@ pub fn render_saved_in(
         Format::Text => buffer_text(&frame_buffer(&app, cols, rows)),
         Format::Ansi => {
             let mut t = AnsiTerminal::new(cols, rows).map_err(|e| e.to_string())?;
-            String::from_utf8_lossy(&t.draw(&app).map_err(|e| e.to_string())?).into_owned()
+            String::from_utf8_lossy(&t.draw(&mut app).map_err(|e| e.to_string())?).into_owned()
         }
     })
 }
@@ -330,7 +330,7 @@ fn write_cast(
     };
     // Clear the screen and draw the first frame; say what it is.
     app.goto_step(from)?;
-    let first = terminal.draw(&app).map_err(io)?;
+    let first = terminal.draw(&mut app).map_err(io)?;
     emit(
         0.0,
         "o",
@@ -347,7 +347,7 @@ fn write_cast(
     for (i, (at_ms, caption)) in steps.iter().enumerate().take(to).skip(from) {
         app.goto_step(i + 1)?;
         let t = TITLE_HOLD_S + at_ms.saturating_sub(start_ms) as f64 / 1000.0;
-        let bytes = terminal.draw(&app).map_err(io)?;
+        let bytes = terminal.draw(&mut app).map_err(io)?;
         emit(t, "o", String::from_utf8_lossy(&bytes).into_owned())?;
         if let Some(caption) = caption {
             emit(t, "m", format!("step {}: {caption}", i + 1))?;

@@ -5,13 +5,12 @@
 //! cut, and it scrolls by entry, with "↑ N more" / "↓ N more" on its border
 //! when entries are out of view.
 
-use ratatui::Frame;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Paragraph, Widget};
 
-use crate::ui::app::App;
+use crate::ui::frame::ViewState;
 use crate::ui::keys::{
     COMMON_KEYS, HELP_KEYS, KeyHelp, LIVE_KEYS, OBSERVE_KEYS, PROMPT_KEYS, REPLAY_KEYS,
 };
@@ -31,17 +30,17 @@ enum Entry {
     Key(&'static KeyHelp),
 }
 
-fn entries_of(app: &App) -> Vec<Entry> {
-    let mode = if app.is_replay() {
+fn entries_of(app: &ViewState) -> Vec<Entry> {
+    let mode = if app.bar.replay {
         REPLAY_KEYS
-    } else if app.is_observing() {
+    } else if app.bar.observing {
         OBSERVE_KEYS
     } else {
         LIVE_KEYS
     };
     let mut out: Vec<Entry> = COMMON_KEYS.iter().chain(mode).map(Entry::Key).collect();
     // Prompts exist in a live session only.
-    if !app.is_replay() && !app.is_observing() {
+    if !app.bar.replay && !app.bar.observing {
         out.push(Entry::Heading("prompt_keys"));
         out.extend(PROMPT_KEYS.iter().map(Entry::Key));
     }
@@ -78,12 +77,12 @@ const MARKS: &[KeyHelp] = &[
 ];
 
 /// How many entries the help has (what `help_scroll` counts).
-pub fn entries(app: &App) -> usize {
-    entries_of(app).len()
+pub fn entries<'a>(state: impl Into<ViewState<'a>>) -> usize {
+    entries_of(&state.into()).len()
 }
 
 /// The rows of one entry in a text column `text_w` wide.
-fn rows(app: &App, entry: &Entry, text_w: usize) -> Vec<Line<'static>> {
+fn rows(app: &ViewState, entry: &Entry, text_w: usize) -> Vec<Line<'static>> {
     let strong = app.theme.strong();
     match entry {
         Entry::Heading(key) => vec![Line::styled(
@@ -109,7 +108,7 @@ fn rows(app: &App, entry: &Entry, text_w: usize) -> Vec<Line<'static>> {
 }
 
 /// The overlay's rectangle in `body` and its entries' rows.
-fn geometry(app: &App, body: Rect) -> (Rect, Vec<Vec<Line<'static>>>) {
+fn geometry(app: &ViewState, body: Rect) -> (Rect, Vec<Vec<Line<'static>>>) {
     let w = MAX_WIDTH.min(body.width);
     let text_w = usize::from(w.saturating_sub(2)).saturating_sub(KEY_COLUMN + GAP);
     let per_entry: Vec<Vec<Line>> = entries_of(app)
@@ -143,14 +142,19 @@ fn last_page(per_entry: &[Vec<Line>], height: usize) -> usize {
 
 /// The help's last useful scroll position in a `cols` x `rows` terminal:
 /// scrolling further would show nothing new.
-pub fn last_first(app: &App, cols: u16, rows: u16) -> usize {
+pub fn last_first<'a>(state: impl Into<ViewState<'a>>, cols: u16, rows: u16) -> usize {
     let [_, body, _] = crate::ui::frame::split(Rect::new(0, 0, cols, rows));
-    let (area, per_entry) = geometry(app, body);
+    last_first_in(&state.into(), body)
+}
+
+/// [`last_first`] for a frame whose body is `body`.
+pub fn last_first_in(state: &ViewState, body: Rect) -> usize {
+    let (area, per_entry) = geometry(state, body);
     last_page(&per_entry, usize::from(area.height.saturating_sub(2)))
 }
 
-/// Draws the overlay in the middle of `body`.
-pub fn draw(app: &App, frame: &mut Frame, body: Rect) {
+/// Draws the overlay in the middle of `body`, from entry `scroll` on.
+pub fn draw(app: &ViewState, scroll: usize, buf: &mut Buffer, body: Rect) {
     let (area, per_entry) = geometry(app, body);
     // One column more on each side is cleared: a wide character there
     // would otherwise cover the overlay's border on a real terminal.
@@ -159,8 +163,7 @@ pub fn draw(app: &App, frame: &mut Frame, body: Rect) {
         width: (area.width + 2).min(body.right() - area.x.saturating_sub(1).max(body.x)),
         ..area
     };
-    frame.render_widget(Clear, margin);
-    let buf = frame.buffer_mut();
+    Clear.render(margin, buf);
     buf.set_style(margin, app.theme.base());
     let block = Block::default()
         .borders(Borders::ALL)
@@ -177,7 +180,7 @@ pub fn draw(app: &App, frame: &mut Frame, body: Rect) {
     // Whole entries from the first one scrolled to, as many as fit; the
     // last page is always full.
     let height = usize::from(inner.height);
-    let first = app.help_scroll.min(last_page(&per_entry, height));
+    let first = scroll.min(last_page(&per_entry, height));
     let mut lines = Vec::new();
     let mut shown = first;
     for entry in &per_entry[first..] {

@@ -1,8 +1,10 @@
 //! The dashboard (SPEC §6): ratatui + crossterm. Panes are pure renderers of
 //! a `session::Snapshot` (nothing here names the engine); layouts arrange
-//! panes; `App` holds focus, selection and mode and asks its
-//! `SnapshotSource` for the snapshot of each frame; `frame::draw` is the one
-//! drawing path for the live UI, `render` and `export`.
+//! panes; `App` holds focus, selection and mode, and the snapshot of the
+//! current state, built once per change; `frame::draw` is the one drawing
+//! path for the live UI, `render` and `export`: it draws from a frozen
+//! input and returns the frame's map, which the app keeps for clicks and
+//! scrolling.
 
 pub mod app;
 pub mod client_steps;
@@ -18,5 +20,6 @@ pub mod prompt;
 pub mod prompt_edit;
 pub mod run;
 pub mod signals;
+pub mod status;
 pub mod theme;
 pub mod wrap;

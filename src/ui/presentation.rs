@@ -14,7 +14,7 @@ use ratatui::text::Line;
 use ratatui::widgets::{Block, Paragraph, Widget};
 
 use crate::session::snapshot::Snapshot;
-use crate::ui::app::App;
+use crate::ui::frame::ViewState;
 use crate::ui::panes;
 use crate::ui::wrap::{width, wrap};
 
@@ -32,7 +32,7 @@ pub const MAX_SHARE: u16 = 45;
 const MARGIN: u16 = 3;
 
 /// The step heading: the recording's title and the step.
-fn heading(app: &App, view: &Snapshot) -> String {
+fn heading(app: &ViewState, view: &Snapshot) -> String {
     let step = match view.total_steps {
         Some(total) => format!("{} {}/{total}", app.lang.t("step"), view.step),
         None => format!("{} {}", app.lang.t("step"), view.step),
@@ -45,7 +45,7 @@ fn heading(app: &App, view: &Snapshot) -> String {
 }
 
 /// The caption's lines for a box `outer_w` wide.
-fn caption_lines(app: &App, view: &Snapshot, outer_w: u16) -> Vec<String> {
+fn caption_lines(app: &ViewState, view: &Snapshot, outer_w: u16) -> Vec<String> {
     let text_w = usize::from(outer_w.saturating_sub(2 + 2 * MARGIN)).min(MEASURE);
     match &view.caption {
         Some(c) => wrap(c.text(app.lang.code()), text_w),
@@ -61,8 +61,8 @@ fn double_spaced(n: usize, rows: usize) -> bool {
 
 /// The rows the caption's box wants in a body `width` wide: borders, the
 /// heading, a blank row, and the caption double-spaced; clamped to the
-/// module's bounds by [`crate::ui::frame::body`]'s split.
-pub fn caption_height(app: &App, view: &Snapshot, width: u16) -> u16 {
+/// module's bounds by [`crate::ui::frame::map`]'s split.
+pub fn caption_height(app: &ViewState, view: &Snapshot, width: u16) -> u16 {
     let n = caption_lines(app, view, width).len();
     let want = 2 + 2 + (2 * n).saturating_sub(1);
     let want = u16::try_from(want).unwrap_or(u16::MAX);
@@ -79,7 +79,7 @@ pub fn clamp_height(want: u16, body_h: u16) -> u16 {
 }
 
 /// Draws the large caption into `area`.
-pub fn draw_caption(app: &App, view: &Snapshot, area: Rect, buf: &mut Buffer) {
+pub fn draw_caption(app: &ViewState, view: &Snapshot, area: Rect, buf: &mut Buffer) {
     let area = area.intersection(buf.area);
     let theme = app.theme;
     let block = Block::bordered()

@@ -23,6 +23,90 @@ use crate::session::snapshot::Snapshot;
 use crate::ui::i18n::Lang;
 use crate::ui::keys::PromptKind;
 
+/// A useful default for prompt `kind`, from the current state `view`
+/// (`last_txn`: the transaction last begun from a key).
+pub fn default_text(kind: PromptKind, view: &Snapshot, last_txn: Option<&str>) -> String {
+    let open_txn = view
+        .transactions
+        .iter()
+        .rev()
+        .find(|t| t.state.is_unstable())
+        .map(|t| t.id.clone());
+    // The transaction begun last, while it is open; else the newest open.
+    let last_open = last_txn.map(str::to_string).filter(|id| {
+        view.transactions
+            .iter()
+            .any(|t| &t.id == id && t.state.is_unstable())
+    });
+    let txn = last_open.or(open_txn).unwrap_or_else(|| "tx-1".into());
+    let stopped = view
+        .partitions
+        .iter()
+        .flat_map(|p| p.replicas.iter())
+        .find(|r| r.stopped)
+        .map(|r| r.broker);
+    // Chapter 8's topic `out` when there is one (the demo has it, so
+    // the chapter's experiment is a few presses of Enter), else the
+    // first topic.
+    let lesson = view
+        .partitions
+        .iter()
+        .find(|p| p.topic == "out")
+        .or(view.partitions.first());
+    let topic = lesson.map_or_else(|| "out".to_string(), |p| p.topic.clone());
+    let first_tp = lesson.map_or_else(|| "out-0".to_string(), |p| p.name());
+    let n = view.step + 1;
+    let broker = view
+        .partitions
+        .first()
+        .and_then(|p| p.replicas.iter().find(|r| !r.is_leader))
+        .map_or(1, |r| r.broker);
+    match kind {
+        PromptKind::Produce => format!("{topic} value-{n} acks=1"),
+        PromptKind::Begin => (1..)
+            .map(|i| format!("tx-{i}"))
+            .find(|id| !view.transactions.iter().any(|t| &t.id == id))
+            .expect("some id is free"),
+        PromptKind::Send => format!("{txn} {topic} value-{n}"),
+        PromptKind::SendOffsets => format!("{txn} workers {first_tp} {n}"),
+        PromptKind::Commit | PromptKind::Abort => txn,
+        PromptKind::CrashAtCut => format!("{txn} prepare"),
+        PromptKind::ReplicateBroker => broker.to_string(),
+        PromptKind::AdvanceClock => "1000".into(),
+        PromptKind::TearJournal => "5".into(),
+        PromptKind::TearLog => format!(
+            "{first_tp} {} 5",
+            view.partitions.first().map_or(1, |p| p.leader)
+        ),
+        PromptKind::StopBroker => broker.to_string(),
+        PromptKind::StartBroker => stopped.unwrap_or(broker).to_string(),
+        PromptKind::Promote => format!("{first_tp} {broker}"),
+        PromptKind::GotoStep => view.step.to_string(),
+    }
+}
+
+/// The step typed into the `g` prompt, from 0 to `last`; or, in `lang`,
+/// what was wrong with what was typed and what is right (the text stays,
+/// selected, to be typed over or edited: docs/dashboard.md "Go to step").
+pub fn parse_step(text: &str, last: usize, lang: Lang) -> Result<usize, String> {
+    let text = text.trim();
+    match text.parse::<usize>() {
+        Ok(n) if n <= last => Ok(n),
+        Ok(n) => Err(lang.pick(
+            format!("no step {n}: a step from 0 to {last}"),
+            format!("没有步骤 {n}：步骤应在 0 到 {last} 之间"),
+        )),
+        Err(_) if text.is_empty() => Err(lang.pick(
+            format!("type a step from 0 to {last}"),
+            format!("请输入 0 到 {last} 之间的步骤"),
+        )),
+        Err(_) => Err(lang.pick(
+            format!("{text:?} is not a step number: a step from 0 to {last}"),
+            format!("{text:?} 不是步骤号：步骤应在 0 到 {last} 之间"),
+        )),
+    }
+}
+
 /// An open prompt: which action, the text being edited, where the cursor
 /// is, and why the last Enter was refused (cleared by the next edit). The
 /// editing keys are in `ui::prompt_edit`.

@@ -20,7 +20,6 @@ use crossterm::event::{
 use futures::StreamExt;
 
 use crate::ui::app::{App, Msg};
-use crate::ui::frame::draw;
 use crate::ui::keys;
 
 /// How often an idle dashboard wakes up (for play mode pacing).
@@ -94,10 +93,7 @@ fn event_loop(
             // The view is built for the frame's own area, after the
             // terminal resized itself, so every drawn row has its values.
             terminal
-                .draw(|f| {
-                    let view = app.snapshot_for(f.area());
-                    draw(app, &view, f)
-                })
+                .draw(|f| app.draw(f.buffer_mut()))
                 .map_err(|e| format!("cannot draw: {e}"))?;
             dirty = false;
             last_draw = std::time::Instant::now();

@@ -457,7 +457,9 @@ impl BrokerCluster {
 
     /// The transaction coordinator (E10): `transactions().begin("tx-1")`.
     pub fn transactions(&self) -> TransactionManager {
-        TransactionManager::new(self.clone())
+        TransactionManager {
+            cluster: self.clone(),
+        }
     }
 
     /// The current leader's log of `tp`.

@@ -1,27 +1,18 @@
-//! `Transaction`: one transaction as `begin` returned it. Like the book's
-//! `Transaction`, each method delegates to the [`TransactionManager`].
+//! The book's `Transaction` (in `manager.py`): one transaction as `begin`
+//! returned it. Each method delegates to the [`TransactionManager`]. The
+//! handle's other ways to send and to stop at a cut point are in
+//! `txn_support::steps`.
 
 use crate::engine::core::metadata::TopicPartition;
-use crate::engine::core::recovery::RecoveryReport;
 use crate::engine::error::Result;
-use crate::engine::transaction::coordinator::InstanceRef;
 use crate::engine::transaction::manager::TransactionManager;
-use crate::engine::transaction::model::CutPoint;
+use crate::engine::txn_support::steps::InstanceRef;
 
-/// How a commit or abort ended.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum EndOutcome {
-    /// Every step ran: the transaction is COMPLETE_*.
-    Completed,
-    /// The process "died" at the cut point and recovered; here is what
-    /// recovery did.
-    Crashed(RecoveryReport),
-}
-
-/// One transaction.
+/// One transaction (the book's `manager` and `data`: here the id and the
+/// instance `begin` made).
 #[derive(Debug, Clone)]
 pub struct Transaction {
-    manager: TransactionManager,
+    pub(crate) manager: TransactionManager,
     id: String,
     instance: InstanceRef,
 }
@@ -47,12 +38,8 @@ impl Transaction {
         self.instance
     }
 
-    /// Kafka rules: the producer epoch this handle holds.
-    pub fn producer_epoch(&self) -> Option<i32> {
-        self.instance.epoch
-    }
-
-    /// Sends one value to `topic`, partition chosen as for any keyless record.
+    /// `send`: one value to `topic`, partition chosen as for any keyless
+    /// record.
     pub async fn send(
         &self,
         topic: &str,
@@ -63,61 +50,8 @@ impl Transaction {
             .await
     }
 
-    /// Sends one value to `partition` of `topic` (the book's
-    /// `tx.send(topic, value=…, partition=…)`).
-    pub async fn send_to(
-        &self,
-        topic: &str,
-        partition: u32,
-        value: impl Into<Vec<u8>>,
-    ) -> Result<(TopicPartition, i64)> {
-        self.manager
-            .send(self, topic, Some(partition), None, value.into())
-            .await
-    }
-
-    /// Sends one record, to `partition` if given, else by key, else
-    /// round-robin.
-    pub async fn send_record(
-        &self,
-        topic: &str,
-        partition: Option<u32>,
-        key: Option<&[u8]>,
-        value: impl Into<Vec<u8>>,
-    ) -> Result<(TopicPartition, i64)> {
-        self.manager
-            .send(self, topic, partition, key, value.into())
-            .await
-    }
-
-    /// Sends several records as one transactional batch, to `partition` if
-    /// given, else by the first record's key, else round-robin.
-    pub async fn send_batch(
-        &self,
-        topic: &str,
-        partition: Option<u32>,
-        records: Vec<crate::engine::Record>,
-    ) -> Result<(TopicPartition, i64)> {
-        self.manager
-            .send_batch(self, topic, partition, records)
-            .await
-    }
-
-    /// Sends a Kafka client's batch numbered as the client numbered it
-    /// ([`TransactionManager::send_batch_as`]).
-    pub async fn send_batch_as(
-        &self,
-        topic: &str,
-        partition: Option<u32>,
-        records: Vec<crate::engine::Record>,
-        wire: Option<(i64, i32, i32)>,
-    ) -> Result<super::manager::Sent> {
-        self.manager
-            .send_batch_as(self, topic, partition, records, wire)
-            .await
-    }
-
-    /// Stages consumer offsets for `group`; published only by commit.
+    /// `send_offsets`: stages consumer offsets for `group`; published only
+    /// by commit.
     pub async fn send_offsets(
         &self,
         group: &str,
@@ -128,24 +62,14 @@ impl Transaction {
             .await
     }
 
-    /// Commits: the chapter's four steps, in order.
+    /// `commit`: the chapter's four steps, in order.
     pub async fn commit(&self) -> Result<()> {
         self.manager.commit(self, None).await.map(|_| ())
     }
 
-    /// Aborts: PREPARE_ABORT, ABORT markers, staged offsets discarded,
+    /// `abort`: PREPARE_ABORT, ABORT markers, staged offsets discarded,
     /// COMPLETE_ABORT.
     pub async fn abort(&self) -> Result<()> {
         self.manager.abort(self, None).await.map(|_| ())
-    }
-
-    /// Commits, but stops after `cut` and crashes the cluster (E13).
-    pub async fn commit_until(&self, cut: Option<CutPoint>) -> Result<EndOutcome> {
-        self.manager.commit(self, cut).await
-    }
-
-    /// Aborts, but stops after `cut` and crashes the cluster (E13).
-    pub async fn abort_until(&self, cut: Option<CutPoint>) -> Result<EndOutcome> {
-        self.manager.abort(self, cut).await
     }
 }

@@ -1,75 +1,122 @@
-//! `TransactionManager` (E10, E13): the book's `cluster.transactions`, with
-//! the async API of its examples:
-//!
-//! ```no_run
-//! # async fn demo(cluster: minikafka::engine::BrokerCluster) -> minikafka::engine::Result<()> {
-//! let tx = cluster.transactions().begin("tx-1").await?;
-//! tx.send("out", b"pending".to_vec()).await?;
-//! tx.commit().await?;
-//! # Ok(()) }
-//! ```
-//!
-//! `commit` runs the chapter's steps in order, each a separate engine step so
-//! other work (replication, reads) can interleave while a marker waits for
-//! `acks=all`: PREPARE_COMMIT (journal) -> a COMMIT marker on each touched
-//! partition, in order, with acks=all -> publish staged offsets ->
-//! COMPLETE_COMMIT (journal). `abort` mirrors it and discards staged offsets.
-//! A [`CutPoint`] stops either after a step and crashes the cluster.
+//! The book's `manager.py`: `TransactionManager` (E10-E12), in the book's
+//! order: `begin`, `send`, `send_offsets`, `commit`, `abort`,
+//! `is_committed`, `last_stable_offset`, `_require_ongoing`,
+//! `_finish_recovery`. The book's manager is one object; here its state is
+//! [`TransactionCoordinator`], inside the cluster's state so that a crash
+//! drops it, and its async verbs are [`TransactionManager`]
+//! (`cluster.transactions()`), each a few synchronous steps on that state.
+//! Each step of `commit` is its own engine step, so replication, reads or
+//! a crash can run while a marker waits for `acks=all`; a [`CutPoint`]
+//! stops after a step and crashes the cluster (E13). Kafka-rule switches
+//! (E14) are marked "Kafka rules"; what the engine adds around the book is
+//! in `txn_support` and `time_travel` (docs/reading-the-engine.md).
 
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+
+use crate::engine::config::RuleSwitches;
+use crate::engine::consumer::OffsetStore;
 use crate::engine::consumer::offsets::GroupOffsets;
 use crate::engine::core::batch::{ControlType, RecordBatch};
 use crate::engine::core::cluster::BrokerCluster;
-use crate::engine::core::cluster::ClusterState;
 use crate::engine::core::metadata::TopicPartition;
 use crate::engine::core::record::Record;
+use crate::engine::core::recovery::{CompletedTransaction, RecoveryReport, ResentMarker};
 use crate::engine::error::{MiniKafkaError, Result};
-use crate::engine::producer::SequenceCheck;
-use crate::engine::replication::AckMode;
-use crate::engine::transaction::coordinator::InstanceRef;
-use crate::engine::transaction::model::{CutPoint, TransactionData, TransactionState};
-
+use crate::engine::fault::{CutPoint, EndOutcome};
 use crate::engine::replication::model::TransactionVisibility;
-use crate::engine::transaction::handle::{EndOutcome, Transaction};
+use crate::engine::replication::{AckMode, PartitionReplicaSet};
+use crate::engine::transaction::handle::Transaction;
+use crate::engine::transaction::journal::{JournalRecovery, TransactionJournal};
+use crate::engine::transaction::model::{TransactionData, TransactionState};
+use crate::engine::txn_support::instances::TransactionInstances;
+use crate::engine::txn_support::steps::{
+    InstanceRef, Sent, markers_before, number_batch, ongoing, states_for, verb,
+};
 
-/// The instance `tx` addresses, which must be ONGOING for `operation`.
-fn ongoing(s: &ClusterState, tx: &Transaction, operation: &'static str) -> Result<usize> {
-    s.transactions.require(
-        tx.id(),
-        tx.instance(),
-        operation,
-        &[TransactionState::Ongoing],
-    )
+/// The book's `TransactionManager`'s state: the journal and the
+/// transactions (`_transactions`, kept per instance), plus what only the
+/// step-by-step commit needs in memory.
+#[derive(Debug)]
+pub struct TransactionCoordinator {
+    pub(crate) journal: TransactionJournal,
+    pub(crate) transactions: TransactionInstances,
+    /// Instances whose commit or abort is running now.
+    pub(crate) in_flight: BTreeSet<usize>,
+    /// Writes appended, not yet acknowledged: they hold the LSO back.
+    pub(crate) pending_sends: BTreeMap<(usize, TopicPartition), Vec<i64>>,
+    pub(crate) rules: RuleSwitches,
+    /// Kafka rules: `transaction_timeout_ms`.
+    pub(crate) timeout_ms: u64,
+    pub(crate) replayed_on_open: usize,
 }
 
-/// The transaction manager of a cluster (`cluster.transactions()`).
-/// Where a transactional batch landed ([`TransactionManager::send_batch_as`]).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Sent {
-    pub tp: TopicPartition,
-    /// The batch's first offset; for an exact retry, its original's.
-    pub base_offset: i64,
-    /// An exact retry answered with the original's offset (E7).
-    pub duplicate: bool,
-}
-
+/// The book's `TransactionManager`'s verbs (`cluster.transactions()`).
 #[derive(Debug, Clone)]
 pub struct TransactionManager {
-    cluster: BrokerCluster,
+    pub(crate) cluster: BrokerCluster,
+}
+
+impl TransactionCoordinator {
+    /// The book's `__init__`: `journal.recover()`. Call [`Self::recover`]
+    /// (the book's `_finish_recovery`) once the logs are open.
+    pub fn open(
+        data_dir: &Path,
+        rules: RuleSwitches,
+        timeout_ms: u64,
+        report: &mut RecoveryReport,
+    ) -> Result<Self> {
+        let (journal, records, recovery) = TransactionJournal::open(data_dir)?;
+        Ok(Self::replay(
+            journal,
+            TransactionInstances::default(),
+            (records, recovery),
+            (rules, timeout_ms),
+            report,
+        ))
+    }
+
+    /// The coordinator of `journal`, whose records are replayed onto
+    /// `transactions` in order.
+    pub(crate) fn replay(
+        journal: TransactionJournal,
+        transactions: TransactionInstances,
+        (records, recovery): (Vec<TransactionData>, JournalRecovery),
+        (rules, timeout_ms): (RuleSwitches, u64),
+        report: &mut RecoveryReport,
+    ) -> Self {
+        report.journal_truncated_bytes = recovery.truncated_bytes;
+        report.journal_reason = recovery.reason;
+        let mut coordinator = Self {
+            journal,
+            transactions,
+            in_flight: BTreeSet::new(),
+            pending_sends: BTreeMap::new(),
+            rules,
+            timeout_ms,
+            replayed_on_open: records.len(),
+        };
+        for record in records {
+            coordinator.transactions.apply(record);
+        }
+        coordinator
+    }
+
+    /// `self.journal.append(data)`, and `data` is the instance's state.
+    fn write(&mut self, data: TransactionData) -> Result<usize> {
+        self.journal.append(&data)?;
+        Ok(self.transactions.apply(data))
+    }
 }
 
 impl TransactionManager {
-    pub(crate) fn new(cluster: BrokerCluster) -> Self {
-        Self { cluster }
-    }
-
-    /// `begin` (E10): a new ONGOING transaction, journaled. Refused for an
-    /// active id under the book's rules; under the kafka rules the active
-    /// instance is completed and fenced (E14).
+    /// `begin` (E10): a new ONGOING transaction, journaled.
     pub async fn begin(&self, id: &str) -> Result<Transaction> {
         if id.is_empty() {
             return Err(MiniKafkaError::InvalidTransactionalId(String::new()));
         }
         let handle = self.cluster.mutate(|s, now| {
+            // Kafka rules: the transactional id gets a producer id and epoch.
             let producer = if s.config.rules.fence_zombies {
                 Some(s.identities.init(&format!("transactional.id:{id}"))?)
             } else {
@@ -80,50 +127,53 @@ impl TransactionManager {
         })?;
         Ok(Transaction::new(self.clone(), id, handle))
     }
+}
 
-    /// A handle on the latest instance of `id`: for example an ONGOING
-    /// transaction found after a crash, so that it can be aborted (E14).
-    pub fn resume(&self, id: &str) -> Result<Transaction> {
-        let handle = self.cluster.with_state(|s| {
-            let index = s.transactions.resolve(
-                id,
-                InstanceRef {
-                    index: 0,
-                    epoch: None,
-                },
-            )?;
-            Ok::<_, MiniKafkaError>(InstanceRef {
-                index,
-                epoch: s.transactions.instance(index).producer.map(|(_, e)| e),
-            })
-        })?;
-        Ok(Transaction::new(self.clone(), id, handle))
+impl TransactionCoordinator {
+    /// `begin`: refused for an active id; under the kafka rules the active
+    /// instance is fenced instead (completed: a PREPARE_COMMIT one commits,
+    /// anything else aborts, markers written) and the new one gets the next
+    /// epoch.
+    pub fn begin(
+        &mut self,
+        id: &str,
+        producer: Option<(i64, i32)>,
+        partitions: &mut BTreeMap<TopicPartition, PartitionReplicaSet>,
+        offsets: &mut OffsetStore,
+        now_ms: u64,
+    ) -> Result<InstanceRef> {
+        if let Some(old) = self.transactions.latest(id) {
+            let state = self.transactions.instance(old).state;
+            if state.is_unstable() {
+                if !self.rules.fence_zombies {
+                    return Err(MiniKafkaError::TransactionAlreadyActive {
+                        id: id.to_string(),
+                        state: state.name().to_string(),
+                    });
+                }
+                // Kafka rules: zombie fencing.
+                let control = if state == TransactionState::PrepareCommit {
+                    ControlType::Commit
+                } else {
+                    ControlType::Abort
+                };
+                self.complete_now(old, control, true, partitions, offsets, now_ms)?;
+            }
+        }
+        let mut data = TransactionData::begin(id);
+        data.producer = producer;
+        if self.rules.transaction_timeout {
+            data.started_ms = Some(now_ms); // Kafka rules: the timeout's start
+        }
+        let index = self.write(data)?;
+        Ok(InstanceRef {
+            index,
+            epoch: producer.map(|(_, e)| e),
+        })
     }
+}
 
-    /// The latest state of `id`.
-    pub fn get(&self, id: &str) -> Option<TransactionData> {
-        self.cluster.with_state(|s| s.transactions.get(id).cloned())
-    }
-
-    /// The latest state of every transaction id, by id.
-    pub fn all(&self) -> Vec<TransactionData> {
-        self.cluster
-            .with_state(|s| s.transactions.current().cloned().collect())
-    }
-
-    /// `last_stable_offset` (E11): the first offset of the earliest
-    /// unstable transaction on `tp`, else the HW.
-    pub fn last_stable_offset(&self, tp: &TopicPartition) -> Result<i64> {
-        self.cluster.last_stable_offset(tp)
-    }
-
-    /// `is_committed` (E11): whether a transactional batch on `tp` belongs to
-    /// a committed transaction instance.
-    pub fn is_committed(&self, tp: &TopicPartition, batch: &RecordBatch) -> bool {
-        self.cluster
-            .with_state(|s| s.transactions.is_committed(tp, batch))
-    }
-
+impl TransactionManager {
     /// `send` (E10): requires ONGOING, appends a transactional batch with
     /// acks=all, and once it is acknowledged journals the partition and its
     /// first offset. Returns where the record landed.
@@ -140,32 +190,15 @@ impl TransactionManager {
             value: Some(value),
             ..Record::default()
         };
-        self.send_batch(tx, topic, partition, vec![record]).await
-    }
-
-    /// `send` of several records as one transactional batch (a Kafka
-    /// client's batch; the book sends one record at a time): to
-    /// `partition`, else by the first record's key, else round-robin.
-    /// Returns where the batch's first record landed.
-    pub async fn send_batch(
-        &self,
-        tx: &Transaction,
-        topic: &str,
-        partition: Option<u32>,
-        records: Vec<Record>,
-    ) -> Result<(TopicPartition, i64)> {
         let sent = self
-            .send_batch_as(tx, topic, partition, records, None)
+            .send_batch_as(tx, topic, partition, vec![record], None)
             .await?;
         Ok((sent.tp, sent.base_offset))
     }
 
-    /// `send` of a Kafka client's batch, numbered as the client numbered
-    /// it: `wire` is the producer id, epoch and first sequence it carried.
-    /// They must be the transaction's producer's (E14), and its producer
-    /// state judges the sequence (E7): an exact retry of a batch already
-    /// sent is answered with its original offset and appends nothing.
-    /// Without `wire` the engine numbers the batch itself.
+    /// `send` of a batch of records (the book sends one): to `partition`,
+    /// else by the first record's key, else round-robin. `wire` is a Kafka
+    /// client's producer id, epoch and first sequence ([`number_batch`]).
     pub async fn send_batch_as(
         &self,
         tx: &Transaction,
@@ -178,48 +211,11 @@ impl TransactionManager {
             let index = ongoing(s, tx, "send")?;
             let key = records.first().and_then(|r| r.key.as_deref());
             let tp = s.choose_partition(topic, partition, key)?;
-            let mut batch = RecordBatch::new(records).with_transactional_id(tx.id());
-            match (s.transactions.instance(index).producer, wire) {
-                (Some((pid, epoch)), None) => {
-                    let next = s
-                        .partition(&tp)?
-                        .leader_replica()
-                        .producer_state
-                        .entry(pid)
-                        .filter(|e| e.epoch == epoch)
-                        .and_then(|e| e.batches.back())
-                        .map_or(0, |b| b.last_sequence.wrapping_add(1));
-                    batch = batch.with_producer(pid, epoch, next);
-                }
-                (Some((pid, epoch)), Some((wire_pid, wire_epoch, sequence))) => {
-                    if (wire_pid, wire_epoch) != (pid, epoch) {
-                        return Err(MiniKafkaError::ProducerFenced {
-                            tp: tp.to_string(),
-                            producer_id: wire_pid,
-                            epoch: wire_epoch,
-                            current: epoch,
-                        });
-                    }
-                    batch = batch.with_producer(pid, epoch, sequence);
-                    let leader = s.partition(&tp)?.leader_replica();
-                    if let SequenceCheck::Duplicate { base_offset, .. } =
-                        leader.producer_state.check(&tp, &batch)?
-                    {
-                        return Ok(Err(Sent {
-                            tp,
-                            base_offset,
-                            duplicate: true,
-                        }));
-                    }
-                }
-                (None, Some(_)) => {
-                    return Err(MiniKafkaError::InvalidBatch(format!(
-                        "{:?}'s transaction has no producer id under the book's rules: its batches carry no client identity",
-                        tx.id()
-                    )));
-                }
-                (None, None) => {}
-            }
+            let batch = RecordBatch::new(records).with_transactional_id(tx.id());
+            let batch = match number_batch(s, index, &tp, batch, wire)? {
+                Ok(batch) => batch,
+                Err(duplicate) => return Ok(Err(duplicate)),
+            };
             let set = s.partition_mut(&tp)?;
             let offset = set.leader_replica().log_end_offset();
             let ack = set.append(batch, AckMode::All, now, None)?;
@@ -230,15 +226,8 @@ impl TransactionManager {
             Ok(appended) => appended,
             Err(duplicate) => return Ok(duplicate),
         };
-        let generation = self.cluster.generation();
-        if let Err(e) = ack.await {
-            if self.cluster.generation() == generation {
-                self.cluster
-                    .with_state_mut(|s| s.transactions.abandon_send(index, &tp, offset));
-            }
-            return Err(e);
-        }
-        self.step(generation, |s| {
+        let generation = self.acked(index, &tp, offset, ack).await?;
+        self.step(generation, |s, _| {
             let index = ongoing(s, tx, "send")?;
             s.transactions.record_send(index, &tp, offset)
         })?;
@@ -248,7 +237,22 @@ impl TransactionManager {
             duplicate: false,
         })
     }
+}
 
+impl TransactionCoordinator {
+    /// The end of `send`: the partition and its first offset, journaled
+    /// after every send as in the book.
+    pub fn record_send(&mut self, index: usize, tp: &TopicPartition, offset: i64) -> Result<()> {
+        self.abandon_send(index, tp, offset);
+        let mut data = self.transactions.instance(index).clone();
+        self.require_ongoing(&data, "send")?;
+        data.record_write(tp, offset);
+        self.write(data)?;
+        Ok(())
+    }
+}
+
+impl TransactionManager {
     /// `send_offsets` (E10): stages consumer offsets for `group`, journaled;
     /// nothing is published until commit.
     pub async fn send_offsets(
@@ -262,7 +266,27 @@ impl TransactionManager {
             s.transactions.stage_offsets(index, group, &offsets)
         })
     }
+}
 
+impl TransactionCoordinator {
+    /// `send_offsets`: `staged_offsets[group].update(offsets)`, journaled.
+    pub fn stage_offsets(
+        &mut self,
+        index: usize,
+        group: &str,
+        offsets: &GroupOffsets,
+    ) -> Result<()> {
+        let mut data = self.transactions.instance(index).clone();
+        data.staged_offsets
+            .entry(group.to_string())
+            .or_default()
+            .extend(offsets.iter().map(|(tp, o)| (tp.clone(), *o)));
+        self.write(data)?;
+        Ok(())
+    }
+}
+
+impl TransactionManager {
     /// `commit` (E10), stopping after `cut` with a crash if one is given
     /// (E13): PREPARE_COMMIT -> COMMIT markers -> offsets -> COMPLETE_COMMIT.
     pub async fn commit(&self, tx: &Transaction, cut: Option<CutPoint>) -> Result<EndOutcome> {
@@ -276,27 +300,26 @@ impl TransactionManager {
         self.end(tx, ControlType::Abort, cut).await
     }
 
+    /// `commit` or `abort`, one step at a time. A step that fails leaves
+    /// the state PREPARE_*, and commit or abort may be called again to
+    /// resume it: it writes only the markers that are missing.
     async fn end(
         &self,
         tx: &Transaction,
         control: ControlType,
         cut: Option<CutPoint>,
     ) -> Result<EndOutcome> {
-        let (index, marks) = self
+        // 1. PREPARE_* (journal).
+        let (index, partitions) = self
             .cluster
             .mutate(|s, _| s.transactions.prepare(tx.id(), tx.instance(), control))?;
         let generation = self.cluster.generation();
-        let n = marks.len();
-        let crash_after_markers = match cut {
-            Some(CutPoint::Prepare) => Some(0),
-            Some(CutPoint::Marker(k)) => Some(k.min(n)),
-            Some(CutPoint::Markers) => Some(n),
-            _ => None,
-        };
+        let crash_after_markers = markers_before(cut, partitions.len());
         if crash_after_markers == Some(0) {
             return self.crash(index);
         }
-        for (i, (tp, _)) in marks.iter().enumerate() {
+        // 2. A marker on each touched partition, in order, with acks=all.
+        for (i, tp) in partitions.iter().enumerate() {
             if let Err(e) = self.write_marker(index, control, tp, generation).await {
                 return Err(self.release(index, generation, e));
             }
@@ -304,7 +327,8 @@ impl TransactionManager {
                 return self.crash(index);
             }
         }
-        self.step(generation, |s| {
+        // 3. Staged offsets published (commit) or discarded (abort).
+        self.step(generation, |s, _| {
             s.transactions
                 .settle_offsets(index, control, &mut s.offsets)
         })
@@ -312,81 +336,286 @@ impl TransactionManager {
         if cut == Some(CutPoint::Offsets) {
             return self.crash(index);
         }
-        self.step(generation, |s| s.transactions.complete(index, control))
+        // 4. COMPLETE_* (journal).
+        self.step(generation, |s, _| s.transactions.complete(index, control))
             .map_err(|e| self.release(index, generation, e))?;
         Ok(EndOutcome::Completed)
     }
+}
 
-    /// Ends a completion that failed with `e` (a marker refused, or a write
-    /// of `offsets.json` or of the journal that failed: issue 17): the
-    /// state stays PREPARE_*, and commit or abort may be called again to
-    /// resume it. Returns `e`.
-    fn release(&self, index: usize, generation: u64, e: MiniKafkaError) -> MiniKafkaError {
-        if self.cluster.generation() == generation {
-            self.cluster
-                .with_state_mut(|s| s.transactions.release(index));
+impl TransactionCoordinator {
+    /// Step 1 of commit and abort: requires ONGOING (or the same PREPARE_*,
+    /// to resume a completion that failed on a marker), journals PREPARE_*,
+    /// and marks the instance in flight. Returns the partitions to mark,
+    /// sorted (the book's `sorted(data.partitions)`).
+    pub fn prepare(
+        &mut self,
+        id: &str,
+        handle: InstanceRef,
+        control: ControlType,
+    ) -> Result<(usize, Vec<TopicPartition>)> {
+        let (prepare, _) = states_for(control);
+        let operation = verb(control);
+        let index = self.require(id, handle, operation, &[TransactionState::Ongoing, prepare])?;
+        self.check_startable(id, index)?;
+        let mut data = self.transactions.instance(index).clone();
+        if data.state == TransactionState::Ongoing {
+            data.state = prepare;
+            self.write(data.clone())?;
         }
-        e
+        self.in_flight.insert(index);
+        let partitions = data.first_offsets.into_iter().map(|(tp, _)| tp);
+        Ok((index, partitions.collect()))
     }
 
-    /// One later step of a multi-step operation: refused if the cluster
-    /// crashed since the operation started (its state is gone).
-    fn step<R>(
-        &self,
-        generation: u64,
-        f: impl FnOnce(&mut ClusterState) -> Result<R>,
-    ) -> Result<R> {
-        self.cluster.mutate(|s, _| {
-            if self.cluster.generation() != generation {
-                return Err(MiniKafkaError::Crashed);
+    /// Step 3: a commit publishes the staged offsets
+    /// (`offsets.commit_many`); an abort discards them (the discard is
+    /// journaled with COMPLETE_ABORT).
+    pub fn settle_offsets(
+        &mut self,
+        index: usize,
+        control: ControlType,
+        offsets: &mut OffsetStore,
+    ) -> Result<()> {
+        self.check_in_flight(index, control)?;
+        match control {
+            ControlType::Commit => {
+                offsets.commit_groups(&self.transactions.instance(index).staged_offsets)
             }
-            f(s)
+            ControlType::Abort => {
+                self.transactions.discard_staged_offsets(index);
+                Ok(())
+            }
+        }
+    }
+
+    /// Step 4: COMPLETE_* (journal).
+    pub fn complete(&mut self, index: usize, control: ControlType) -> Result<()> {
+        self.check_in_flight(index, control)?;
+        let mut data = self.transactions.instance(index).clone();
+        data.state = states_for(control).1;
+        if control == ControlType::Abort {
+            data.staged_offsets.clear();
+        }
+        self.write(data)?;
+        self.in_flight.remove(&index);
+        Ok(())
+    }
+}
+
+impl TransactionManager {
+    /// `is_committed` (E11): whether a transactional batch on `tp` belongs
+    /// to a committed transaction instance.
+    pub fn is_committed(&self, tp: &TopicPartition, batch: &RecordBatch) -> bool {
+        self.cluster
+            .with_state(|s| s.transactions.is_committed(tp, batch))
+    }
+
+    /// `last_stable_offset` (E11): the first offset of the earliest
+    /// unstable transaction on `tp`, else the HW.
+    pub fn last_stable_offset(&self, tp: &TopicPartition) -> Result<i64> {
+        self.cluster.last_stable_offset(tp)
+    }
+}
+
+impl TransactionVisibility for TransactionCoordinator {
+    /// E11, per instance: the batch's own instance must be COMPLETE_COMMIT.
+    /// Under the kafka rules every instance has its own producer epoch and
+    /// its batches carry it: a batch of another epoch is never the
+    /// candidate's, even when the candidate has no end marker there (its
+    /// completion by a timeout or a fencing begin found the leader stopped).
+    fn is_committed(&self, tp: &TopicPartition, batch: &RecordBatch) -> bool {
+        batch.transactional_id.as_deref().is_some_and(|id| {
+            self.transactions
+                .owner(id, tp, batch.base_offset)
+                .is_some_and(|d| {
+                    d.state == TransactionState::CompleteCommit
+                        && d.producer.is_none_or(|producer| {
+                            producer == (batch.producer_id, batch.producer_epoch)
+                        })
+                })
         })
     }
 
-    /// Appends instance `index`'s marker to `tp` with acks=all and waits. A
-    /// marker of the same type already there (a resumed completion) is not
-    /// written twice; its replication is awaited instead.
-    async fn write_marker(
-        &self,
-        index: usize,
-        control: ControlType,
-        tp: &TopicPartition,
-        generation: u64,
-    ) -> Result<()> {
-        let ack = self.cluster.mutate(|s, now| {
-            if self.cluster.generation() != generation {
-                return Err(MiniKafkaError::Crashed);
-            }
-            s.transactions.check_in_flight(index, control)?;
-            let data = s.transactions.instance(index);
-            let (id, producer) = (data.id.clone(), data.producer);
-            let existing = s.transactions.marker(index, tp, control);
-            let set = s.partition_mut(tp)?;
-            if let Some(offset) = existing {
-                return Ok(set.await_replication(offset, offset, now));
-            }
-            let mut marker = RecordBatch::control_marker(control, id);
-            if let Some((pid, epoch)) = producer {
-                (marker.producer_id, marker.producer_epoch) = (pid, epoch);
-            }
-            let offset = set.leader_replica().log_end_offset();
-            let ack = set.append(marker, AckMode::All, now, None)?;
-            s.transactions.record_marker(index, tp, offset, control);
-            Ok(ack)
-        })?;
-        ack.await.map(|_| ())
+    /// E11: the smallest first offset among ONGOING/PREPARE_* transactions on
+    /// `tp`, else the HW; never above the HW. Writes appended but not yet
+    /// acknowledged count too, so a later record is never read past a write
+    /// that may still commit.
+    fn last_stable_offset(&self, tp: &TopicPartition, high_watermark: i64) -> i64 {
+        let journaled = self
+            .transactions
+            .current()
+            .filter(|d| d.state.is_unstable())
+            .filter_map(|d| d.first_offset(tp));
+        journaled
+            .chain(self.pending_on(tp))
+            .min()
+            .map_or(high_watermark, |first| first.min(high_watermark))
+    }
+}
+
+impl TransactionCoordinator {
+    /// The book's `_require_ongoing`, for `operation`.
+    fn require_ongoing(&self, data: &TransactionData, operation: &'static str) -> Result<()> {
+        if data.state != TransactionState::Ongoing {
+            return Err(MiniKafkaError::InvalidTransactionState {
+                id: data.id.clone(),
+                operation,
+                state: data.state.name().to_string(),
+                expected: "ongoing",
+            });
+        }
+        Ok(())
     }
 
-    /// The process "dies" at a cut point. If recovery itself fails, the old
-    /// state stays and the completion is released so it can be retried.
-    fn crash(&self, index: usize) -> Result<EndOutcome> {
-        self.cluster
-            .crash()
-            .map(EndOutcome::Crashed)
-            .inspect_err(|_| {
-                self.cluster
-                    .with_state_mut(|s| s.transactions.release(index));
-            })
+    /// The instance a handle addresses: under the book's rules the id's
+    /// latest instance, whichever it is; under the kafka rules a handle of
+    /// an older epoch is fenced.
+    pub fn resolve(&self, id: &str, handle: InstanceRef) -> Result<usize> {
+        let unknown = || MiniKafkaError::UnknownTransaction(id.to_string());
+        let latest = self.transactions.latest(id).ok_or_else(unknown)?;
+        let current = self.transactions.instance(latest).producer;
+        let current = current.map_or(-1, |(_, e)| e);
+        match handle
+            .epoch
+            .filter(|&e| self.rules.fence_zombies && e < current)
+        {
+            Some(epoch) => Err(MiniKafkaError::TransactionFenced {
+                id: id.to_string(),
+                epoch,
+                current,
+            }),
+            None => Ok(latest),
+        }
     }
+
+    /// The book's `_finish_recovery` (E12): every PREPARE_COMMIT publishes
+    /// its staged offsets and becomes COMPLETE_COMMIT; every PREPARE_ABORT
+    /// becomes COMPLETE_ABORT. Missing markers are re-sent only under the
+    /// kafka rules. ONGOING ones are reported as left open.
+    pub fn recover(
+        &mut self,
+        partitions: &mut BTreeMap<TopicPartition, PartitionReplicaSet>,
+        offsets: &mut OffsetStore,
+        now_ms: u64,
+        report: &mut RecoveryReport,
+    ) -> Result<()> {
+        for index in self.transactions.current_indices() {
+            let data = self.transactions.instance(index);
+            let control = match data.state {
+                TransactionState::PrepareCommit => ControlType::Commit,
+                TransactionState::PrepareAbort => ControlType::Abort,
+                TransactionState::Ongoing => {
+                    report.left_open.push(data.id.clone());
+                    continue;
+                }
+                _ => continue,
+            };
+            let from = data.state;
+            let resend = self.rules.resend_markers_on_recovery; // Kafka rules
+            let resent = self.complete_now(index, control, resend, partitions, offsets, now_ms)?;
+            report.markers_resent.extend(resent);
+            let data = self.transactions.instance(index);
+            report.completed.push(CompletedTransaction {
+                id: data.id.clone(),
+                from,
+                to: data.state,
+            });
+        }
+        Ok(())
+    }
+
+    /// Drives an instance to COMPLETE_* at once: PREPARE_* (if not yet), the
+    /// missing markers when `write_markers` (Kafka rules; appended on the
+    /// leader, not waited for), offsets published or discarded, COMPLETE_*.
+    /// Used by recovery, and under the kafka rules by the timeout and zombie
+    /// fencing.
+    fn complete_now(
+        &mut self,
+        index: usize,
+        control: ControlType,
+        write_markers: bool,
+        partitions: &mut BTreeMap<TopicPartition, PartitionReplicaSet>,
+        offsets: &mut OffsetStore,
+        now_ms: u64,
+    ) -> Result<Vec<ResentMarker>> {
+        let (prepare, complete) = states_for(control);
+        let mut data = self.transactions.instance(index).clone();
+        if data.state == TransactionState::Ongoing {
+            data.state = prepare;
+            self.write(data.clone())?;
+        }
+        let mut written = Vec::new();
+        for tp in data.partitions.iter().filter(|_| write_markers) {
+            let Some(set) = partitions.get_mut(tp) else {
+                continue;
+            };
+            let known = self.transactions.marker(index, tp, control).is_some();
+            if known || set.leader_replica().stopped {
+                continue;
+            }
+            let offset = set.leader_replica().log_end_offset();
+            let mut ack = set.append(marker_of(&data, control), AckMode::Leader, now_ms, None)?;
+            if let Some(Ok(_)) = ack.try_take() {
+                self.transactions.record_marker(index, tp, offset, control);
+                let (id, tp) = (data.id.clone(), tp.clone());
+                written.push(ResentMarker {
+                    id,
+                    tp,
+                    control,
+                    offset,
+                });
+            }
+        }
+        if control == ControlType::Commit {
+            offsets.commit_groups(&data.staged_offsets)?;
+        } else {
+            data.staged_offsets.clear();
+        }
+        data.state = complete;
+        self.write(data)?;
+        // An in-flight commit or abort of this instance finds it finished
+        // and stops; its unacknowledged sends are dropped.
+        self.in_flight.remove(&index);
+        self.pending_sends.retain(|(i, _), _| *i != index);
+        Ok(written)
+    }
+
+    /// Kafka rules: aborts every ONGOING transaction older than the timeout.
+    /// Returns the ids aborted.
+    pub fn expire(
+        &mut self,
+        partitions: &mut BTreeMap<TopicPartition, PartitionReplicaSet>,
+        offsets: &mut OffsetStore,
+        now_ms: u64,
+    ) -> Result<Vec<String>> {
+        if !self.rules.transaction_timeout {
+            return Ok(Vec::new());
+        }
+        let expired: Vec<usize> = (self.transactions.current.values().copied())
+            .filter(|&i| {
+                let d = self.transactions.instance(i);
+                d.state == TransactionState::Ongoing
+                    && !self.in_flight.contains(&i)
+                    && d.started_ms
+                        .is_some_and(|s| now_ms.saturating_sub(s) >= self.timeout_ms)
+            })
+            .collect();
+        let mut ids = Vec::new();
+        for index in expired {
+            self.complete_now(index, ControlType::Abort, true, partitions, offsets, now_ms)?;
+            ids.push(self.transactions.instance(index).id.clone());
+        }
+        Ok(ids)
+    }
+}
+
+/// The book's `RecordBatch.control_marker(...)` of a transaction; under the
+/// kafka rules it carries the instance's producer id and epoch.
+pub(crate) fn marker_of(data: &TransactionData, control: ControlType) -> RecordBatch {
+    let mut marker = RecordBatch::control_marker(control, data.id.clone());
+    if let Some((pid, epoch)) = data.producer {
+        (marker.producer_id, marker.producer_epoch) = (pid, epoch);
+    }
+    marker
 }

@@ -1,17 +1,16 @@
-//! The book's `transaction` package (E9-E14): the journaled transaction state
-//! machine, the LSO and `read_committed`, recovery, and the async
-//! `Transaction` handle.
+//! The book's `transaction` package (E9-E14), file for file: `model.rs`
+//! (`model.py`), `journal.rs` (`journal.py`), `manager.rs` and `handle.rs`
+//! (`manager.py`'s `TransactionManager` and `Transaction`). What the engine
+//! adds around them is in `engine::txn_support` and
+//! `engine::time_travel::transactions` (docs/reading-the-engine.md).
 
-pub mod coordinator;
 pub mod handle;
 pub mod journal;
 pub mod manager;
 pub mod model;
-/// Moved to [`crate::engine::shared_vec`] (the logs use it too).
-pub use crate::engine::shared_vec;
 
-pub use coordinator::TransactionCoordinator;
-pub use handle::{EndOutcome, Transaction};
+pub use crate::engine::fault::{CutPoint, EndOutcome};
+pub use handle::Transaction;
 pub use journal::{JournalFrame, TransactionJournal};
-pub use manager::TransactionManager;
-pub use model::{CutPoint, TransactionData, TransactionState};
+pub use manager::{TransactionCoordinator, TransactionManager};
+pub use model::{TransactionData, TransactionState};

@@ -1,14 +1,8 @@
-//! `TransactionState` and `TransactionData` (E10), and their journal JSON
-//! (FORMATS.md "Transaction journal"):
-//!
-//! ```json
-//! {"first_offsets":[["out",0,0]],"id":"tx-1","partitions":[["out",0]],
-//!  "staged_offsets":{"workers":[["in",0,7]]},"state":"ongoing"}
-//! ```
-//!
-//! Under the kafka rules a transaction also carries its producer id, epoch and
-//! start time (E14); those keys are written only when set, so a journal
-//! written under the book's rules is exactly the book's.
+//! The book's `model.py`: `TransactionState` and `TransactionData` (E10),
+//! and their journal JSON (FORMATS.md "Transaction journal"). Under the
+//! kafka rules a transaction also carries its producer id, epoch and start
+//! time (E14), written only when set: under the book's rules a journal is
+//! exactly the book's.
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -129,8 +123,8 @@ impl TransactionData {
     }
 }
 
-/// The journal's JSON shape; fields in alphabetical order, as Python's
-/// `sort_keys` writes them.
+/// The journal's JSON shape (the book's `journal.append` payload); fields
+/// in alphabetical order, as Python's `sort_keys` writes them.
 #[derive(Debug, Serialize, Deserialize)]
 struct JournalRecord {
     first_offsets: Vec<(String, u32, i64)>,
@@ -146,32 +140,31 @@ struct JournalRecord {
     state: TransactionState,
 }
 
+/// `[topic, partition, offset]`, and back.
+fn triple((tp, offset): (&TopicPartition, &i64)) -> (String, u32, i64) {
+    (tp.topic.clone(), tp.partition, *offset)
+}
+
+fn untriple((topic, partition, offset): (String, u32, i64)) -> (TopicPartition, i64) {
+    (TopicPartition::new(topic, partition), offset)
+}
+
 impl From<&TransactionData> for JournalRecord {
     fn from(d: &TransactionData) -> Self {
+        let staged = d.staged_offsets.iter();
         Self {
             first_offsets: d
                 .first_offsets
                 .iter()
-                .map(|(tp, o)| (tp.topic.clone(), tp.partition, *o))
+                .map(|(tp, o)| triple((tp, o)))
                 .collect(),
             id: d.id.clone(),
-            partitions: d
-                .partitions
-                .iter()
+            partitions: (d.partitions.iter())
                 .map(|tp| (tp.topic.clone(), tp.partition))
                 .collect(),
             producer_epoch: d.producer.map(|(_, e)| e),
             producer_id: d.producer.map(|(p, _)| p),
-            staged_offsets: d
-                .staged_offsets
-                .iter()
-                .map(|(g, offsets)| {
-                    let list = offsets
-                        .iter()
-                        .map(|(tp, o)| (tp.topic.clone(), tp.partition, *o))
-                        .collect();
-                    (g.clone(), list)
-                })
+            staged_offsets: (staged.map(|(g, o)| (g.clone(), o.iter().map(triple).collect())))
                 .collect(),
             started_ms: d.started_ms,
             state: d.state,
@@ -181,93 +174,24 @@ impl From<&TransactionData> for JournalRecord {
 
 impl From<JournalRecord> for TransactionData {
     fn from(r: JournalRecord) -> Self {
-        let mut data = Self::unsorted(r);
+        let staged = r.staged_offsets.into_iter();
+        let mut data = Self {
+            id: r.id,
+            state: r.state,
+            partitions: (r.partitions.into_iter())
+                .map(|(t, p)| TopicPartition::new(t, p))
+                .collect(),
+            first_offsets: r.first_offsets.into_iter().map(untriple).collect(),
+            staged_offsets: (staged.map(|(g, list)| (g, list.into_iter().map(untriple).collect())))
+                .collect(),
+            producer: r.producer_id.zip(r.producer_epoch),
+            started_ms: r.started_ms,
+        };
         // The book reads them into a set: a frame in another order (an older
         // mk-tui's first-write order) is the same transaction.
         data.partitions.sort();
         data.first_offsets.sort_by(|a, b| a.0.cmp(&b.0));
         data
-    }
-}
-
-impl TransactionData {
-    fn unsorted(r: JournalRecord) -> Self {
-        Self {
-            id: r.id,
-            state: r.state,
-            partitions: r
-                .partitions
-                .into_iter()
-                .map(|(t, p)| TopicPartition::new(t, p))
-                .collect(),
-            first_offsets: r
-                .first_offsets
-                .into_iter()
-                .map(|(t, p, o)| (TopicPartition::new(t, p), o))
-                .collect(),
-            staged_offsets: r
-                .staged_offsets
-                .into_iter()
-                .map(|(g, list)| {
-                    let offsets = list
-                        .into_iter()
-                        .map(|(t, p, o)| (TopicPartition::new(t, p), o))
-                        .collect();
-                    (g, offsets)
-                })
-                .collect(),
-            producer: r.producer_id.zip(r.producer_epoch),
-            started_ms: r.started_ms,
-        }
-    }
-}
-
-/// Where a commit or abort stops and the process "dies" (E13).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum CutPoint {
-    /// After PREPARE_* is journaled, before any marker.
-    Prepare,
-    /// After the first `k` markers (of the touched partitions, in order). A
-    /// `k` of 0 is [`CutPoint::Prepare`]; `k` at or past the count is
-    /// [`CutPoint::Markers`].
-    Marker(usize),
-    /// After every marker, before offsets are published (or discarded).
-    Markers,
-    /// After offsets are published (or discarded), before COMPLETE_*.
-    Offsets,
-}
-
-impl CutPoint {
-    /// The recording spelling: `prepare`, `marker:N`, `markers`, `offsets`.
-    pub fn name(self) -> String {
-        match self {
-            CutPoint::Prepare => "prepare".into(),
-            CutPoint::Marker(k) => format!("marker:{k}"),
-            CutPoint::Markers => "markers".into(),
-            CutPoint::Offsets => "offsets".into(),
-        }
-    }
-}
-
-impl std::str::FromStr for CutPoint {
-    type Err = String;
-
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        let unknown = || {
-            format!(
-                "unknown cut point {s:?}: expected \"prepare\", \"marker:N\", \"markers\" or \"offsets\""
-            )
-        };
-        match s {
-            "prepare" => Ok(CutPoint::Prepare),
-            "markers" => Ok(CutPoint::Markers),
-            "offsets" => Ok(CutPoint::Offsets),
-            _ => s
-                .strip_prefix("marker:")
-                .and_then(|k| k.parse().ok())
-                .map(CutPoint::Marker)
-                .ok_or_else(unknown),
-        }
     }
 }
 
@@ -310,19 +234,6 @@ mod tests {
         assert_eq!(
             TransactionData::from_journal_json(json.as_bytes()).unwrap(),
             d
-        );
-    }
-
-    #[test]
-    fn cut_points_parse_and_print() {
-        for s in ["prepare", "marker:2", "markers", "offsets"] {
-            assert_eq!(s.parse::<CutPoint>().unwrap().name(), s);
-        }
-        assert!(
-            "marker:x"
-                .parse::<CutPoint>()
-                .unwrap_err()
-                .contains("marker:N")
         );
     }
 

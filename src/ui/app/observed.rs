@@ -163,6 +163,7 @@ impl App {
     /// Live: makes each refresh that ended a step, and says how the last
     /// one went on the status line.
     pub(super) fn take_refreshes(&mut self) {
+        self.touched();
         let Mode::Observed(Observed::Live(live)) = &mut self.mode else {
             return;
         };
@@ -224,8 +225,9 @@ impl App {
     /// it changed, and the status line says a failed refresh's error, as
     /// the live screen said it (nothing for one that answered).
     pub(super) fn moved_in_observation(&mut self) {
-        let view = self.snapshot();
-        self.status = crate::session::observation::is_stale(&view)
+        self.touched();
+        let view = self.view();
+        self.status = crate::session::observation::is_stale(view)
             .then(|| view.errors.last().map(|e| Status::error(e.message.clone())))
             .flatten();
         self.follow();

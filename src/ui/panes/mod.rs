@@ -7,7 +7,7 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Paragraph, Widget};
 
-use crate::session::snapshot::{Isolation, Snapshot};
+use crate::session::snapshot::{Isolation, Snapshot, TAIL};
 use crate::ui::i18n::Lang;
 use crate::ui::theme::Theme;
 
@@ -94,6 +94,95 @@ pub struct PaneContext {
     pub selected: Option<usize>,
     /// The consumer the partitions pane marks batches for (the `i` key).
     pub isolation: Isolation,
+}
+
+/// A pane over a snapshot, as a ratatui [`Widget`]: what a frame draws in
+/// each of its rectangles, and what the frame's map asks of it (how many
+/// rows it has at a size, which batches' values it shows).
+#[derive(Debug, Clone, Copy)]
+pub struct Pane<'a> {
+    pub id: PaneId,
+    pub view: &'a Snapshot,
+    pub ctx: PaneContext,
+}
+
+impl Pane<'_> {
+    /// How many rows the pane has in `area` (the whole pane) when they wrap
+    /// at its width: what its scrolling can reach. None for the panes that
+    /// count their scrolling in their own unit (partitions, frames, rows).
+    pub fn rows(&self, area: Rect) -> Option<usize> {
+        let count = match self.id {
+            PaneId::Caption => caption::row_count,
+            PaneId::Consumers => consumers::row_count,
+            PaneId::Clients => clients::row_count,
+            _ => return None,
+        };
+        Some(count(self.view, &self.ctx, area))
+    }
+
+    /// The batches whose values the pane in `area` shows (see
+    /// [`partitions::visible_batches`]).
+    pub fn visible_batches(&self, area: Rect) -> Vec<crate::session::snapshot::build::Wanted> {
+        match self.id {
+            PaneId::Partitions => partitions::visible_batches(self.view, &self.ctx, area),
+            PaneId::Log => log::visible_batches(self.view, &self.ctx, area),
+            _ => Vec::new(),
+        }
+    }
+}
+
+impl Widget for Pane<'_> {
+    fn render(self, area: Rect, buf: &mut Buffer) {
+        render(self.id, self.view, &self.ctx, area, buf);
+    }
+}
+
+/// How far a pane whose content has no cheap count scrolls at most (panes
+/// clip what they draw anyway).
+const MAX_SCROLL: usize = 10_000;
+
+/// How far pane `pane` scrolls in its own unit (partitions, frames, rows),
+/// from what `view` holds: past it the pane would show nothing new.
+pub fn scroll_limit(pane: PaneId, view: &Snapshot) -> usize {
+    let last = |n: usize| n.saturating_sub(1);
+    match pane {
+        PaneId::Partitions | PaneId::Replicas | PaneId::Watermarks | PaneId::Log => {
+            last(view.partitions.len())
+        }
+        PaneId::Journal => last(view.journal.tail.len().min(TAIL)),
+        PaneId::Events => {
+            last(view.events.len() + view.errors.len() + view.changes.sentences.len())
+        }
+        PaneId::Pending => last(view.pending.len()),
+        PaneId::Offsets => {
+            let staged: usize = view
+                .transactions
+                .iter()
+                .filter(|t| t.state.is_unstable() && !t.staged_offsets.is_empty())
+                .map(|t| 1 + t.staged_offsets.values().map(|m| m.len()).sum::<usize>())
+                .sum();
+            let committed: usize = view.committed_offsets.values().map(|m| m.len()).sum();
+            last(staged.max(1) + 1 + committed)
+        }
+        // Wrapped rows: at most one row per value or character.
+        PaneId::Consumers => last(
+            view.consumers
+                .read_uncommitted
+                .values()
+                .map(|v| 1 + v.len())
+                .sum(),
+        ),
+        PaneId::Caption => view.caption.as_ref().map_or(0, |c| {
+            c.text("en")
+                .chars()
+                .count()
+                .max(c.text("zh").chars().count())
+        }),
+        // A pane added to `PaneId` scrolls freely until it says its limit
+        // here (panes clip what they draw).
+        #[allow(unreachable_patterns)]
+        _ => MAX_SCROLL,
+    }
 }
 
 /// Draws pane `id`.

@@ -22,7 +22,7 @@ use crate::engine::log::partition_log::LogMemo;
 use crate::engine::producer::ProducerStateManager;
 use crate::engine::replication::PartitionReplicaSet;
 use crate::engine::replication::replica_set::ReplicaSetMemo;
-use crate::engine::transaction::coordinator::CoordinatorMemo;
+use crate::engine::time_travel::transactions::CoordinatorMemo;
 
 /// The in-memory state of a quiet cluster that its data directory does not
 /// hold: with a copy of the directory, enough to rebuild the cluster exactly

@@ -30,8 +30,8 @@ use crate::engine::log::partition_log::{LogCarry, LogConfig, ScannedLog};
 use crate::engine::producer::ProducerIdentities;
 use crate::engine::replication::checkpoint::HighWatermarkCheckpoint;
 use crate::engine::replication::{PartitionReplicaSet, Replica};
+use crate::engine::time_travel::transactions::{CoordinatorCarry, CoordinatorMemo};
 use crate::engine::transaction::TransactionCoordinator;
-use crate::engine::transaction::coordinator::{CoordinatorCarry, CoordinatorMemo};
 
 /// The directory of one replica's log: `broker-<id>/<topic>-<partition>`.
 pub fn replica_dir(config: &MiniKafkaConfig, broker: BrokerId, tp: &TopicPartition) -> PathBuf {

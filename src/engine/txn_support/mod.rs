@@ -1,0 +1,11 @@
+//! What the engine adds around the book's transaction types
+//! (`engine::transaction`), kept out of them so that those read like the
+//! book: the index of transaction instances behind per-instance visibility
+//! (`instances`), the bookkeeping of a commit run one engine step at a time
+//! (`steps`), and what the dashboard, the Kafka edge and the tests read of
+//! the coordinator (`readers`). A checkpoint's memo and a crash's carry are
+//! in `engine::time_travel::transactions`.
+
+pub mod instances;
+pub mod readers;
+pub mod steps;
