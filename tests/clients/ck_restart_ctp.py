@@ -24,6 +24,7 @@ until a line `stop` (or the end) of standard input, after which it
 stops once it has read to the end of its input: `done COMMITTED
 ABORTED UNKNOWN`; if it is still initialising a producer then, it exits
 with status 4. Exits after 900 s whatever happens."""
+import os
 import sys
 import threading
 import time
@@ -63,6 +64,26 @@ def kafka_error(e):
     raise e
 
 
+def diagnosis():
+    """Settings for diagnosing a wedged loop, off unless asked:
+    MK_CTP_DEBUG_DIR=D sends this process's standard error (librdkafka's
+    debug log of eos,broker,protocol) to D/TXN_ID.PID.log;
+    MK_CTP_NO_REBOOTSTRAP=1 sets metadata.recovery.strategy=none, which
+    keeps librdkafka 2.16 from re-bootstrapping when every broker is down
+    (a kill -9 of serve) and so from keeping a decommissioned broker as
+    the group coordinator of send_offsets_to_transaction (librdkafka
+    issue #5511)."""
+    extra = {}
+    d = os.environ.get("MK_CTP_DEBUG_DIR")
+    if d:
+        fd = os.open(f"{d}/{txn_id}.{os.getpid()}.log", os.O_WRONLY | os.O_CREAT | os.O_APPEND)
+        os.dup2(fd, 2)
+        extra["debug"] = "eos,broker,protocol"
+    if os.environ.get("MK_CTP_NO_REBOOTSTRAP"):
+        extra["metadata.recovery.strategy"] = "none"
+    return extra
+
+
 def new_producer():
     """A transactional producer, initialised: retried until it is (a
     restart, or a transaction the server has not ended yet), or until
@@ -70,6 +91,7 @@ def new_producer():
     producer = Producer(config(boot, txn_id, {
         "transactional.id": txn_id, "linger.ms": 5,
         "transaction.timeout.ms": 60000, "message.timeout.ms": 60000,
+        **diagnosis(),
     }))
     while not stop.is_set():
         try:
