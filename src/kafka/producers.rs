@@ -110,6 +110,9 @@ pub struct OpenTxn {
     pub partitions: BTreeSet<TopicPartition>,
     /// Groups added with AddOffsetsToTxn.
     pub groups: BTreeSet<String>,
+    /// Open across a restart: the client's recent sequences in it are
+    /// lost, so a batch it retries could not be told from a new one.
+    pub recalled: bool,
 }
 
 impl OpenTxn {
@@ -118,6 +121,7 @@ impl OpenTxn {
             instance,
             partitions: BTreeSet::new(),
             groups: BTreeSet::new(),
+            recalled: false,
         }
     }
 

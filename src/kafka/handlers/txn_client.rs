@@ -65,6 +65,7 @@ pub fn recall(worker: &mut Worker, txn: &str) {
             instance: index,
             partitions: d.partitions.iter().cloned().collect(),
             groups: d.staged_offsets.keys().cloned().collect(),
+            recalled: d.state == TransactionState::Ongoing,
         }),
         _ => None,
     };
