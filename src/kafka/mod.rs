@@ -140,6 +140,14 @@ pub fn serve(options: ServeOptions) -> Result<i32, String> {
                     return None;
                 }
             };
+            // The stopped brokers' listeners are closed before `ready`:
+            // they were bound with the others (nothing is created before
+            // every port is bound), and a client must not reach one.
+            gates.send_replace(
+                driver
+                    .cluster()
+                    .with_state(|s| s.stopped_brokers().iter().copied().collect()),
+            );
             let _ = ids_tx.send(Ok(driver.cluster().config().broker_ids.clone()));
             let advertised = adv_rx.recv().ok()?;
             let mut state =
@@ -192,6 +200,11 @@ pub fn serve(options: ServeOptions) -> Result<i32, String> {
         let _inside = runtime.enter();
         server::Signals::install()?
     };
+    // A stopped broker's listener is closed before `ready`, so no client
+    // reaches it (the gates were set before the broker ids were sent).
+    let stopped = gates_rx.borrow().clone();
+    let listeners = server::closing(listeners, &stopped)
+        .map_err(|e| format!("a listener has no address: {e}"))?;
     out_line(format_args!("ready"));
     let net = Net {
         commands: Commands::new(commands.clone()),

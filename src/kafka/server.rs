@@ -137,21 +137,51 @@ pub struct Net {
 /// Serves every listener until a signal of [`Signals`]; returns which one
 /// came (its name and number).
 pub async fn serve_until_signal(
-    listeners: Vec<(BrokerId, TcpListener)>,
+    listeners: Vec<Listener>,
     net: Net,
     mut signals: Signals,
 ) -> (&'static str, i32) {
-    let mut tasks = spawn_listeners(listeners, net);
+    let mut tasks = spawn(listeners, net);
     let signal = signals.next().await;
     tasks.abort_all();
     signal
 }
 
+/// A broker's address and its listener, `None` while the broker is
+/// stopped.
+pub type Listener = (BrokerId, std::net::SocketAddr, Option<TcpListener>);
+
+/// The bound listeners, those of the `stopped` brokers closed now: before
+/// a client is told the server is ready, since a connection queued on one
+/// would be reset once its task closed it.
+pub fn closing(
+    listeners: Vec<(BrokerId, TcpListener)>,
+    stopped: &BTreeSet<BrokerId>,
+) -> std::io::Result<Vec<Listener>> {
+    listeners
+        .into_iter()
+        .map(|(broker, listener)| {
+            let addr = listener.local_addr()?;
+            Ok((broker, addr, (!stopped.contains(&broker)).then_some(listener)))
+        })
+        .collect()
+}
+
 /// One task per broker's listener (call inside the runtime).
 pub fn spawn_listeners(listeners: Vec<(BrokerId, TcpListener)>, net: Net) -> JoinSet<()> {
+    match closing(listeners, &BTreeSet::new()) {
+        Ok(listeners) => spawn(listeners, net),
+        Err(e) => {
+            log(&net, 0, None, &format!("a listener has no address: {e}"));
+            JoinSet::new()
+        }
+    }
+}
+
+fn spawn(listeners: Vec<Listener>, net: Net) -> JoinSet<()> {
     let mut tasks = JoinSet::new();
-    for (broker, listener) in listeners {
-        tasks.spawn(accept_loop(broker, listener, net.clone()));
+    for (broker, addr, first) in listeners {
+        tasks.spawn(accept_loop(broker, addr, first, net.clone()));
     }
     tasks
 }
@@ -162,12 +192,13 @@ const REBIND_RETRY: Duration = Duration::from_millis(500);
 /// A broker's listener: accepts while the broker runs; closed when the
 /// engine stops the broker (its connections close too), reopened on the
 /// same address when it starts again (issue 14 item 1).
-async fn accept_loop(broker: BrokerId, first: TcpListener, net: Net) {
-    let Ok(addr) = first.local_addr() else {
-        log(&net, broker, None, "the listener has no address; closed");
-        return;
-    };
-    let mut listener = Some(first);
+async fn accept_loop(
+    broker: BrokerId,
+    addr: std::net::SocketAddr,
+    first: Option<TcpListener>,
+    net: Net,
+) {
+    let mut listener = first;
     let mut gates = net.gates.clone();
     loop {
         let stopped = gates.borrow_and_update().contains(&broker);
