@@ -1,6 +1,8 @@
 //! The producer ids `serve` gives out, kept in the data directory so that
-//! none is ever given twice, across restarts too, and the identity each
-//! transactional id holds where the engine keeps none (the book's rules).
+//! none is ever given twice, across restarts too, and the identity
+//! InitProducerId gave each transactional id (the engine keeps none under
+//! the book's rules, and under the kafka rules takes a new epoch at each
+//! `begin` while the client keeps its own).
 //!
 //! Kafka's brokers take producer ids in blocks of 1,000 from the
 //! controller, which writes each block to the metadata log before a broker
@@ -41,7 +43,8 @@ struct Stored {
     version: u32,
     /// Every id below it may have been given out.
     block_end: i64,
-    /// The book's rules: each transactional id's producer id and epoch.
+    /// Each transactional id's producer id and epoch, as its client holds
+    /// them.
     #[serde(default)]
     transactional: BTreeMap<String, (i64, i16)>,
 }
@@ -100,7 +103,7 @@ impl ProducerIds {
         Ok(id)
     }
 
-    /// The identity the server last gave `txn` (the book's rules).
+    /// The identity the server last gave `txn`.
     pub fn transactional(&self, txn: &str) -> Option<(i64, i16)> {
         self.stored.transactional.get(txn).copied()
     }

@@ -110,6 +110,9 @@ pub struct OpenTxn {
     pub partitions: BTreeSet<TopicPartition>,
     /// Groups added with AddOffsetsToTxn.
     pub groups: BTreeSet<String>,
+    /// Open across a restart: the client's recent sequences in it are
+    /// lost, so a batch it retries could not be told from a new one.
+    pub recalled: bool,
 }
 
 impl OpenTxn {
@@ -118,6 +121,7 @@ impl OpenTxn {
             instance,
             partitions: BTreeSet::new(),
             groups: BTreeSet::new(),
+            recalled: false,
         }
     }
 
@@ -143,6 +147,10 @@ pub struct TxnProducer {
     pub client_id: String,
     pub open: Option<OpenTxn>,
     pub last_ended: Option<Ended>,
+    /// The client began a transaction (AddPartitionsToTxn or
+    /// AddOffsetsToTxn) that the engine did not open (a failed `begin`):
+    /// its abort ends nothing.
+    pub attempting: bool,
     pub sequences: BTreeMap<TopicPartition, Sequences>,
 }
 
@@ -210,6 +218,7 @@ impl ProducerTable {
                 client_id: client_id.to_string(),
                 open,
                 last_ended: None,
+                attempting: false,
                 sequences: BTreeMap::new(),
             },
         );

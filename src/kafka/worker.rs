@@ -31,6 +31,7 @@ use tokio::sync::oneshot;
 
 use crate::engine::TopicPartition;
 use crate::engine::config::BrokerId;
+use crate::engine::transaction::TransactionState;
 use crate::kafka::clock::RealTime;
 use crate::kafka::errors::{code, code_of_name};
 use crate::kafka::fault::{self, Dropping, Fault, Faults};
@@ -38,6 +39,7 @@ use crate::kafka::groups::Groups;
 use crate::kafka::handlers::{self, fetch};
 use crate::kafka::producers::ProducerTable;
 use crate::kafka::registry::{ConnectionId, Registry};
+use crate::kafka::steps;
 use crate::session::listeners::Steps;
 use crate::session::recording::Caption;
 use crate::session::{Action, Driver, Outcome};
@@ -306,7 +308,14 @@ struct Core {
     fetch_max_bytes: u64,
     /// The fetches waiting for data.
     fetches: Fetches,
+    /// When to try again to complete decided transactions, and the pause
+    /// after a try that failed ([`Worker::complete_decided`]).
+    completing: (Instant, Duration),
 }
+
+/// The first pause between tries to complete a decided transaction, and
+/// the longest (the pause doubles while tries fail: a full disk).
+const COMPLETE_RETRY: (Duration, Duration) = (Duration::from_secs(1), Duration::from_secs(30));
 
 impl Core {
     /// One line of the server's log, where the request lines go.
@@ -360,6 +369,7 @@ impl ServerState {
                 append_time_origin: None,
                 fetch_max_bytes: handlers::fetch::FETCH_MAX_BYTES,
                 fetches: Fetches::default(),
+                completing: (RealTime::now() + COMPLETE_RETRY.0, COMPLETE_RETRY.0),
             },
             producers: ProducerTable::default(),
             groups: Groups::default(),
@@ -670,6 +680,9 @@ impl Worker<'_> {
             });
             self.core.next_replicate = RealTime::now() + every;
         }
+        if self.core.time.is_some() && now >= self.core.completing.0 {
+            self.complete_decided();
+        }
         // A step someone else applied (a key) may have let them move on.
         self.settle_continuing();
         self.wake_fetches();
@@ -677,6 +690,66 @@ impl Worker<'_> {
         expire(&mut self.core.waiting, RealTime::now());
         self.expire_continuing(RealTime::now());
         self.settle_dropping();
+    }
+
+    /// Completes the transactions whose outcome is decided (their PREPARE
+    /// written) but whose markers or COMPLETE could not all be written (a
+    /// full disk), as Kafka's coordinator retries its markers: a `commit`
+    /// or `abort` of each, which resumes it. Serve only (the dashboard's
+    /// lecturer ends transactions by hand). While tries fail the pause
+    /// between them doubles, from 1 s to 30 s, so a full disk costs few
+    /// steps.
+    fn complete_decided(&mut self) {
+        let decided: Vec<(String, bool)> = self.driver.cluster().with_state(|s| {
+            let mut latest = BTreeMap::new();
+            for d in s.transactions().instances().iter() {
+                latest.insert(d.id.clone(), d.state);
+            }
+            latest
+                .into_iter()
+                .filter_map(|(id, state)| match state {
+                    TransactionState::PrepareCommit => Some((id, true)),
+                    TransactionState::PrepareAbort => Some((id, false)),
+                    _ => None,
+                })
+                .collect()
+        });
+        let mut failed = false;
+        for (txn, commit) in decided {
+            if steps::txn_busy(self, &txn) {
+                continue;
+            }
+            let action = if commit {
+                Action::Commit {
+                    txn: txn.clone(),
+                    crash_after: None,
+                }
+            } else {
+                Action::Abort {
+                    txn: txn.clone(),
+                    crash_after: None,
+                }
+            };
+            let outcome = self.apply(&action);
+            let verb = if commit { "commit" } else { "abort" };
+            match outcome {
+                Outcome::Error(e) => {
+                    failed = true;
+                    self.core.log(&format!(
+                        "completing the decided {verb} of {txn:?} failed again: {e}"
+                    ));
+                }
+                _ => self
+                    .core
+                    .log(&format!("completed the decided {verb} of {txn:?}")),
+            }
+        }
+        let pause = if failed {
+            (self.core.completing.1 * 2).min(COMPLETE_RETRY.1)
+        } else {
+            COMPLETE_RETRY.0
+        };
+        self.core.completing = (RealTime::now() + pause, pause);
     }
 
     fn handle(&mut self, request: Request, reply: oneshot::Sender<Answer>) {

@@ -2,7 +2,8 @@
 the soak, tests/serve/soak.rs): one line a fact on standard output,
 flushed at once and never interleaved between threads, so the test reads
 them as they happen; a lifetime after which the script exits whatever
-happens; and confluent-kafka configurations whose errors and producer
+happens; SIGUSR1 for every thread's stack on standard error (a test
+that finds a script stuck sends it); and confluent-kafka configurations whose errors and producer
 ids are reported as lines:
 
   error NAME fatal|retriable TEXT   an error callback (librdkafka's own)
@@ -10,12 +11,17 @@ ids are reported as lines:
                                     holds (librdkafka's statistics), on
                                     each change
 """
+import faulthandler
 import json
 import os
+import signal
 import sys
 import threading
 
 _lock = threading.Lock()
+# SIGUSR1 writes every thread's stack to standard error: a test that finds
+# a script stuck shows where.
+faulthandler.register(signal.SIGUSR1, all_threads=True)
 
 
 def say(*words):

@@ -8,10 +8,12 @@ runs one command a line:
                   TOPIC-0 (A: the attempt, from 1), `committing K A`, then
                   commit. A retriable commit error is retried (`retry K A
                   ERROR`); one that requires an abort is aborted (`aborted
-                  K A ERROR`, or `abort failed K A ERROR`) and the records
+                  K A ERROR`, or `abort failed K A COMMIT_ERROR
+                  ABORT_ERROR`) and the records
                   sent again as attempt A+1, at most 3 attempts; ends with
                   `committed K A`, `gave up K`, or `fatal K A ERROR`; then
-                  `ok txn`
+                  `ok txn`. The first one calls init_transactions()
+                  (`init failed K ERROR` if it fails)
   quit            exits
 
 Exits at the end of its input and after 300 s whatever happens.
@@ -28,8 +30,8 @@ extra = {"transactional.id": txn_id, "linger.ms": 5, "transaction.timeout.ms": 6
          "message.timeout.ms": 60000}
 extra.update(settings(sys.argv[3:]))
 producer = Producer(config(boot, txn_id, extra))
-producer.init_transactions(60)
 say("ready")
+initialised = False
 
 
 def attempt(k, n, topic, a):
@@ -63,7 +65,7 @@ def attempt(k, n, topic, a):
                 producer.abort_transaction(60)
                 say("aborted", k, a, err.name())
             except KafkaException as e2:
-                say("abort failed", k, a, e2.args[0].name())
+                say("abort failed", k, a, err.name(), e2.args[0].name())
                 return "fatal"
             return "abort"
         say("fatal", k, a, err.name())
@@ -76,6 +78,14 @@ for line in sys.stdin:
         continue
     if words[0] == "txn":
         k, n, topic = words[1], int(words[2]), words[3]
+        if not initialised:
+            try:
+                producer.init_transactions(15)
+                initialised = True
+            except KafkaException as e:
+                say("init failed", k, e.args[0].name())
+                say("ok txn")
+                continue
         for a in range(1, 4):
             outcome = attempt(k, n, topic, a)
             if outcome != "abort":

@@ -23,6 +23,7 @@ mod reopen;
 mod restart_promises;
 mod script;
 mod server;
+mod soak;
 mod txn;
 mod wire;
 

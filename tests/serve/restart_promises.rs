@@ -67,20 +67,38 @@ pub fn fatal(lines: &[String]) -> Vec<&String> {
 /// Every record of `topics` (name, partitions) from the beginning to the
 /// end at `isolation`, as a confluent-kafka consumer reads it.
 pub fn read_all(py: &Path, boot: &str, isolation: &str, topics: &[(&str, u32)]) -> Vec<Record> {
+    let (read, unended) = read_to_end(py, boot, isolation, topics);
+    assert!(
+        unended.is_empty(),
+        "the reader did not reach the end of {unended:?} within 60 s"
+    );
+    read
+}
+
+/// The same, with the partitions whose end the reader did not reach
+/// within 60 s (at read_committed: a transaction left open holds the LSO
+/// back) instead of a panic.
+pub fn read_to_end(
+    py: &Path,
+    boot: &str,
+    isolation: &str,
+    topics: &[(&str, u32)],
+) -> (Vec<Record>, Vec<String>) {
     let mut args = vec![boot.to_string(), isolation.into(), "once".into()];
     args.extend(topics.iter().map(|(t, n)| format!("{t}:{n}")));
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
     let mut reader = Script::start(py, "ck_restart_read.py", &args);
     let out = reader.finish(Duration::from_secs(90));
-    let ends = lines_of(&out, "end").len();
-    let want: u32 = topics.iter().map(|(_, n)| n).sum();
-    assert_eq!(
-        ends,
-        want as usize,
-        "the reader reached the end of every partition: {:?}",
-        &out[out.len().saturating_sub(20)..]
-    );
-    with_prefix(&out, "read")
+    let ends: Vec<&String> = lines_of(&out, "end");
+    let unended = topics
+        .iter()
+        .flat_map(|(t, n)| (0..*n).map(move |p| format!("{t}-{p}")))
+        .filter(|tp| {
+            let (t, p) = tp.rsplit_once('-').unwrap();
+            !ends.contains(&&format!("end {t} {p}"))
+        })
+        .collect();
+    (with_prefix(&out, "read"), unended)
 }
 
 /// What became of the acknowledged records in what was read back.
@@ -416,6 +434,50 @@ fn attempts(read: &[Record]) -> BTreeMap<(String, String), Vec<String>> {
     out
 }
 
+/// What a transactional client was told (`lines` of ck_restart_txn.py)
+/// against what read_committed shows (`seen`, from [`attempts`]): every
+/// attempt wholly visible or invisible, none told aborted visible, each
+/// told committed visible, and no logical transaction visible twice.
+fn transaction_problems(
+    lines: &[String],
+    seen: &BTreeMap<(String, String), Vec<String>>,
+) -> Vec<String> {
+    let mut problems = Vec::new();
+    let mut logical: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
+    for ((k, a), records) in seen {
+        let n: usize = records[0].split_once('/').unwrap().1.parse().unwrap();
+        if records.len() != n {
+            problems.push(format!(
+                "transaction {k} attempt {a} partly visible: {records:?}"
+            ));
+        }
+        if lines
+            .iter()
+            .any(|l| l.starts_with(&format!("aborted {k} {a} ")))
+        {
+            problems.push(format!(
+                "transaction {k} attempt {a} visible though the client was told it aborted"
+            ));
+        }
+        logical.entry(k).or_default().push(a);
+    }
+    for (k, a) in &logical {
+        if a.len() > 1 {
+            problems.push(format!("transaction {k} visible twice, attempts {a:?}"));
+        }
+    }
+    for l in lines {
+        if let ["committed", k, a] = l.split(' ').collect::<Vec<_>>()[..]
+            && !seen.contains_key(&(k.to_string(), a.to_string()))
+        {
+            problems.push(format!(
+                "transaction {k} attempt {a} told committed, not visible"
+            ));
+        }
+    }
+    problems
+}
+
 /// 1d. A commit in flight when the server is killed: the transaction's
 /// PREPARE_COMMIT is in the journal (the commit's markers wait for the
 /// next replication round, every 3 s here), the client's EndTxn has no
@@ -476,39 +538,7 @@ fn a_commit_in_flight_at_a_kill(rules: &[&str]) {
         "{rules:?}: kill during the commit of transaction {caught}; the client: {outcome:?}; \
          read_committed (transaction, attempt) -> records: {seen:?}"
     );
-    let mut problems = Vec::new();
-    let mut logical: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
-    for ((k, a), records) in &seen {
-        if records.len() != 3 {
-            problems.push(format!(
-                "transaction {k} attempt {a} partly visible: {records:?}"
-            ));
-        }
-        if lines.contains(&format!("aborted {k} {a}"))
-            || lines
-                .iter()
-                .any(|l| l.starts_with(&format!("aborted {k} {a} ")))
-        {
-            problems.push(format!(
-                "transaction {k} attempt {a} visible though the client was told it aborted"
-            ));
-        }
-        logical.entry(k).or_default().push(a);
-    }
-    for (k, a) in &logical {
-        if a.len() > 1 {
-            problems.push(format!("transaction {k} visible twice, attempts {a:?}"));
-        }
-    }
-    for l in &lines {
-        if let ["committed", k, a] = l.split(' ').collect::<Vec<_>>()[..]
-            && !seen.contains_key(&(k.to_string(), a.to_string()))
-        {
-            problems.push(format!(
-                "transaction {k} attempt {a} told committed, not visible"
-            ));
-        }
-    }
+    let mut problems = transaction_problems(&lines, &seen);
     if !lines.contains(&format!("committed {caught} 1")) {
         problems.push(format!(
             "the retried EndTxn of transaction {caught} was not answered with success"
@@ -539,4 +569,196 @@ fn a_commit_in_flight_at_a_kill_is_answered_committed_after_the_restart_kafka_ru
 #[test]
 fn a_commit_in_flight_at_a_kill_is_answered_committed_after_the_restart_book_rules() {
     a_commit_in_flight_at_a_kill(&[]);
+}
+
+/// Where the full-disk tests find their tmpfs (set when this binary
+/// re-runs itself inside a private mount namespace).
+const TMPFS_ENV: &str = "MK_TEST_SERVE_TMPFS_DIR";
+
+/// Runs `body` with a real 1 MiB tmpfs: this test binary re-runs the test
+/// `name` under `unshare -m` (root or user namespaces; skipped, saying
+/// so, where neither is available), as tests/write_failures.rs does, and
+/// prints the lines of the inner run that start with `figures`.
+fn in_a_tmpfs(name: &str, body: impl FnOnce(&Path)) {
+    if let Ok(dir) = std::env::var(TMPFS_ENV) {
+        return body(Path::new(&dir));
+    }
+    let mount = tempfile::tempdir().unwrap();
+    let script = format!(
+        "mount -t tmpfs -o size=1m tmpfs '{}' && echo MOUNTED && exec \"$0\" --exact {name} --nocapture --test-threads 1",
+        mount.path().display()
+    );
+    let out = std::process::Command::new("unshare")
+        .args(["-m", "--propagation", "private", "sh", "-c", &script])
+        .arg(std::env::current_exe().unwrap())
+        .env(TMPFS_ENV, mount.path())
+        .output();
+    match out {
+        Ok(out) if out.status.success() => {
+            let stdout = String::from_utf8_lossy(&out.stdout);
+            for line in stdout.lines().filter(|l| l.contains("figures")) {
+                println!("{line}");
+            }
+            assert!(stdout.contains("figures"), "{stdout}");
+        }
+        Ok(out) if String::from_utf8_lossy(&out.stdout).contains("MOUNTED") => panic!(
+            "{}\n{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        ),
+        Ok(out) => println!(
+            "skipped: cannot mount a tmpfs here ({})",
+            String::from_utf8_lossy(&out.stderr).trim()
+        ),
+        Err(e) => println!("skipped: cannot run unshare ({e})"),
+    }
+}
+
+/// Fills the file system of `dir` with `filler` until a write fails,
+/// then gives back `free` bytes.
+fn fill(dir: &Path, free: u64) {
+    use std::io::Write;
+    let path = dir.join("filler");
+    let mut f = std::fs::File::create(&path).unwrap();
+    let chunk = [0u8; 4096];
+    let mut len = 0u64;
+    while f.write_all(&chunk).is_ok() {
+        len += chunk.len() as u64;
+    }
+    let _ = f.sync_all();
+    // A partial last write counts too.
+    let len = std::fs::metadata(&path).map_or(len, |m| m.len());
+    f.set_len(len.saturating_sub(free)).unwrap();
+}
+
+/// 1e. A transaction told "aborted" never becomes visible, and no client
+/// is wedged, on a full disk. With the disk full (a file fills it to the
+/// last page) 16 transactions run one after the other from one producer
+/// (3 records, then commit; an abort when the commit fails, and the
+/// records sent again, at most 3 attempts; a producer that fails fatally
+/// is replaced by one of a new transactional id, and the rounds end if
+/// none can be initialised). On tmpfs a write fails only when it needs a new page, so
+/// as the journal and the logs grow, the failing write is in turn a
+/// record, a PREPARE_COMMIT, a marker or a COMPLETE_COMMIT. Then the
+/// space is given back, the server killed and restarted, and a last
+/// transaction must commit. At read_committed each attempt is wholly
+/// visible or invisible, none the client was told aborted is visible,
+/// each told committed is, no logical transaction is visible twice, and
+/// no client saw a fatal error.
+fn a_transaction_told_aborted_on_a_full_disk(rules: &[&str], dir: &Path) {
+    let Some(py) = python::with("confluent_kafka") else {
+        return;
+    };
+    let data = dir.join("data");
+    let mut server = Server::start_restartable_in(Some(&data), rules);
+    let boot = server.bootstrap();
+    python::run(&py, "ck_create_topic.py", &[&boot, "t", "1", "3"]);
+    // A first transaction with room to spare: the producer is
+    // initialised and the topic's files exist.
+    let mut producer = Script::start(
+        &py,
+        "ck_restart_txn.py",
+        &[&boot, "T-full", "message.timeout.ms=5000"],
+    );
+    producer.run("txn first 3 t", Duration::from_secs(120));
+    fill(dir, 0);
+    let mut lines = Vec::new();
+    let mut told = Vec::new();
+    for k in 0..16 {
+        let out = producer.run(&format!("txn {k} 3 t"), Duration::from_secs(120));
+        told.push(
+            out.iter()
+                .filter(|l| {
+                    !l.starts_with("delivered") && !l.starts_with("error _") && *l != "ok txn"
+                })
+                .cloned()
+                .collect::<Vec<_>>()
+                .join(", "),
+        );
+        if out.iter().any(|l| l.starts_with("init failed")) {
+            // No producer can start on this full disk: no more rounds.
+            break;
+        }
+        if out
+            .iter()
+            .any(|l| l.starts_with("fatal") || l.starts_with("abort failed"))
+        {
+            // That producer is done for (a problem of its own, below):
+            // the next rounds go on with a new one, of a new id.
+            lines.extend(producer.all());
+            producer = Script::start(
+                &py,
+                "ck_restart_txn.py",
+                &[&boot, &format!("T{k}"), "message.timeout.ms=5000"],
+            );
+        }
+    }
+    lines.extend(producer.all());
+    drop(producer);
+    std::fs::remove_file(dir.join("filler")).unwrap();
+    server.kill();
+    server.restart();
+    let mut last = Script::start(&py, "ck_restart_txn.py", &[&boot, "T-last"]);
+    let last = last.run("txn last 3 t", Duration::from_secs(120));
+    lines.extend(last.iter().cloned());
+    let (read, unended) = read_to_end(&py, &boot, "read_committed", &[("t", 1)]);
+    let seen = attempts(&read);
+    let mut problems = transaction_problems(&lines, &seen);
+    // While the disk stays full, a decided transaction's markers cannot
+    // be written, and the id's next transaction waits for them
+    // (CONCURRENT_TRANSACTIONS), as on Kafka: an abort can time out then,
+    // which a client retries. Any other failed abort is fatal.
+    let retriable = ["_TIMED_OUT", "CONCURRENT_TRANSACTIONS", "NOT_COORDINATOR"];
+    let fatal: Vec<&String> = lines
+        .iter()
+        .filter(|l| {
+            l.starts_with("fatal ")
+                || (l.starts_with("abort failed")
+                    && !l
+                        .split(' ')
+                        .next_back()
+                        .is_some_and(|e| retriable.contains(&e)))
+                || (l.starts_with("error ") && l.split(' ').nth(2) == Some("fatal"))
+        })
+        .collect();
+    if !fatal.is_empty() {
+        problems.push(format!("fatal errors {fatal:?}"));
+    }
+    if !last.iter().any(|l| l.starts_with("committed last")) {
+        problems.push(format!(
+            "no last transaction committed once space was back: {last:?}"
+        ));
+    }
+    if !unended.is_empty() {
+        problems.push(format!(
+            "read_committed did not reach the end of {unended:?}"
+        ));
+    }
+    println!(
+        "figures {rules:?}: on the full disk each transaction's client was told: {}; \
+         read_committed (transaction, attempt) -> records: {seen:?}",
+        told.join(" | ")
+    );
+    assert!(
+        problems.is_empty(),
+        "{rules:?}:\n{}\nlog:\n{}",
+        problems.join("\n"),
+        tail(&server.log(), 30)
+    );
+}
+
+#[test]
+fn a_transaction_told_aborted_on_a_full_disk_never_becomes_visible_book_rules() {
+    in_a_tmpfs(
+        "restart_promises::a_transaction_told_aborted_on_a_full_disk_never_becomes_visible_book_rules",
+        |dir| a_transaction_told_aborted_on_a_full_disk(&[], dir),
+    );
+}
+
+#[test]
+fn a_transaction_told_aborted_on_a_full_disk_never_becomes_visible_kafka_rules() {
+    in_a_tmpfs(
+        "restart_promises::a_transaction_told_aborted_on_a_full_disk_never_becomes_visible_kafka_rules",
+        |dir| a_transaction_told_aborted_on_a_full_disk(&["--rules", "kafka"], dir),
+    );
 }

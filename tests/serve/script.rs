@@ -143,12 +143,52 @@ impl Script {
         self.all()
     }
 
+    /// Like [`Self::finish`], but never panics: the lines, and how it
+    /// ended (`None` if it was still running after `timeout`: its stacks
+    /// are then in [`Self::stderr_tail`], and it is killed).
+    pub fn stop(&mut self, timeout: Duration) -> (Vec<String>, Option<std::process::ExitStatus>) {
+        self.send("stop");
+        self.stdin = None;
+        let deadline = Instant::now() + timeout;
+        loop {
+            match self
+                .lines
+                .recv_timeout(deadline.saturating_duration_since(Instant::now()))
+            {
+                Ok(line) => self.seen.push(line),
+                Err(RecvTimeoutError::Disconnected) => break,
+                Err(RecvTimeoutError::Timeout) => {
+                    // SAFETY: kill(2) with the id of our own child.
+                    unsafe { libc::kill(self.child.id() as i32, libc::SIGUSR1) };
+                    std::thread::sleep(Duration::from_millis(300));
+                    let _ = self.child.kill();
+                    let _ = self.child.wait();
+                    return (self.all(), None);
+                }
+            }
+        }
+        let status = self.child.wait().unwrap();
+        (self.all(), Some(status))
+    }
+
+    /// The last `n` lines of its standard error.
+    pub fn stderr_tail(&self, n: usize) -> String {
+        let err = std::fs::read_to_string(&self.stderr).unwrap_or_default();
+        let lines: Vec<&str> = err.lines().collect();
+        lines[lines.len().saturating_sub(n)..].join("\n")
+    }
+
     /// Every line so far.
     pub fn all(&self) -> Vec<String> {
         self.seen.iter().map(|(_, l)| l.clone()).collect()
     }
 
     pub fn fail(&self, what: &str) -> ! {
+        // The script's stacks (ck_restart_common.py), if it still runs.
+        // SAFETY: kill(2) with the id of our own child and a signal.
+        if unsafe { libc::kill(self.child.id() as i32, libc::SIGUSR1) } == 0 {
+            std::thread::sleep(Duration::from_millis(300));
+        }
         let err = std::fs::read_to_string(&self.stderr).unwrap_or_default();
         let out: Vec<&str> = self.seen.iter().map(|(_, l)| l.as_str()).collect();
         let tail = &out[out.len().saturating_sub(60)..];

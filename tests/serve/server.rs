@@ -55,6 +55,13 @@ impl Server {
     /// three consecutive free ports, so that [`Self::restart`] can listen
     /// on the same ones again (a few tries: a neighbour may be taken).
     pub fn start_restartable(extra: &[&str]) -> Self {
+        Self::start_restartable_in(None, extra)
+    }
+
+    /// The same with the data directory at `data_dir` (the log stays in
+    /// a temporary directory of its own), or in the temporary directory.
+    pub fn start_restartable_in(data_dir: Option<&Path>, extra: &[&str]) -> Self {
+        let mut last = String::from("every base port was taken");
         for _ in 0..10 {
             let base = std::net::TcpListener::bind("127.0.0.1:0")
                 .unwrap()
@@ -67,16 +74,22 @@ impl Server {
                 continue;
             }
             let temp = tempfile::tempdir().unwrap();
-            let data_dir = temp.path().join("data");
+            let data_dir = data_dir.map_or_else(|| temp.path().join("data"), Path::to_path_buf);
             let listen = format!("127.0.0.1:{base}");
             let mut args = vec!["serve", "--listen", &listen];
             args.extend_from_slice(extra);
-            let attempt = std::panic::catch_unwind(|| Self::start_with(temp, data_dir, &args));
-            if let Ok(server) = attempt {
-                return server;
+            match std::panic::catch_unwind(|| Self::start_with(temp, data_dir, &args)) {
+                Ok(server) => return server,
+                Err(e) => {
+                    last = e
+                        .downcast_ref::<String>()
+                        .cloned()
+                        .or_else(|| e.downcast_ref::<&str>().map(|s| s.to_string()))
+                        .unwrap_or_default();
+                }
             }
         }
-        panic!("no three consecutive free ports found in ten tries");
+        panic!("no server started on three consecutive free ports in ten tries; the last: {last}");
     }
 
     /// Starts the child (its standard error appended to the log) and waits

@@ -173,6 +173,9 @@ fn open_then(
     adding: Adding,
     respond: impl FnOnce(Result<(), Refused>) -> Answer + Send + 'static,
 ) -> Handled {
+    if let Some(p) = worker.producers.transactional.get_mut(&txn) {
+        p.attempting = true;
+    }
     match txn_client::ensure_open(worker, &txn) {
         Err(e) => Handled::Now(respond(Err(e))),
         Ok(Opened::Open) => {
@@ -187,7 +190,7 @@ fn open_then(
                     txn_client::finish_begin(worker, &txn);
                     add(worker, &txn, adding);
                 }
-                respond(result)
+                respond(result.map_err(txn_client::coordinator_code))
             }),
         )),
     }

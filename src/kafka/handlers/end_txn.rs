@@ -13,7 +13,10 @@
 //! whose outcome was decided meanwhile (its PREPARE written: a commit
 //! completed by recovery, or one whose markers could not be written) is
 //! answered as it really ends: NONE for the same verb, INVALID_TXN_STATE
-//! for the other, as Kafka's coordinator answers. One the cluster aborted
+//! for the other, as Kafka's coordinator answers. A commit whose PREPARE
+//! was written but whose markers failed (a full disk) is answered NONE:
+//! decided, it is completed by the server when the markers can be written,
+//! as Kafka's coordinator retries them. One the cluster aborted
 //! (timeout, abort from the dashboard, crash) cannot be committed:
 //! PRODUCER_FENCED under the kafka rules (Kafka fences a timed-out
 //! producer), INVALID_TXN_STATE under the book's; aborting it is NONE.
@@ -61,8 +64,29 @@ pub fn handle(worker: &mut Worker, request: &EndTxnRequest) -> Handled {
         return Handled::Now(answer(Err(e), outcome));
     }
     let producer = &worker.producers.transactional[&txn];
-    let (open, last) = (producer.open.clone(), producer.last_ended);
+    let (open, last, attempting) = (
+        producer.open.clone(),
+        producer.last_ended,
+        producer.attempting,
+    );
     let Some(open) = open else {
+        if let Some(state) = txn_client::completing(worker, &txn) {
+            let e = (
+                code::CONCURRENT_TRANSACTIONS,
+                format!(
+                    "{txn:?}'s previous transaction is {state}: its end is still being written"
+                ),
+            );
+            let outcome = refused(&txn, &e);
+            return Handled::Now(answer(Err(e), outcome));
+        }
+        if attempting && wanted == Ended::Aborted {
+            end_locally(worker, &txn, wanted);
+            return Handled::Now(answer(
+                Ok(()),
+                format!("{verb} {txn:?}: nothing to abort (the transaction was never opened)"),
+            ));
+        }
         return Handled::Now(if last == Some(wanted) {
             answer(Ok(()), format!("{verb} {txn:?}: already done (a retry)"))
         } else {
@@ -131,10 +155,32 @@ pub fn handle(worker: &mut Worker, request: &EndTxnRequest) -> Handled {
     };
     let (step, end) = steps::apply(worker, &action);
     let partitions = open.partitions.len();
+    let instance = open.instance;
     let finish = move |worker: &mut Worker, result: Result<(), Refused>| {
+        // Failed after its PREPARE was written (a marker on a full disk):
+        // the outcome is decided, and the server completes it once the
+        // markers can be written (`Worker::complete_decided`), as Kafka's
+        // coordinator answers EndTxn once the PREPARE is durable and
+        // retries the markers itself.
+        let decided = result.is_err()
+            && worker.driver.cluster().with_state(|s| {
+                s.transactions()
+                    .instances()
+                    .get(instance)
+                    .and_then(|d| txn_client::ended_as(d.state))
+                    == Some(wanted)
+            });
         let outcome = match &result {
             Ok(()) => format!("{verb} {txn:?}: done ({partitions} partition(s) marked)"),
+            Err((_, m)) if decided => format!(
+                "{verb} {txn:?}: decided (its PREPARE is written); the rest failed ({m}) and the server completes it when it can"
+            ),
             Err(e) => refused(&txn, e),
+        };
+        let result = if decided {
+            Ok(())
+        } else {
+            result.map_err(txn_client::coordinator_code)
         };
         if result.is_ok() {
             end_locally(worker, &txn, wanted);
@@ -157,5 +203,6 @@ fn end_locally(worker: &mut Worker, txn: &str, ended: Ended) {
     if let Some(p) = worker.producers.transactional.get_mut(txn) {
         p.open = None;
         p.last_ended = Some(ended);
+        p.attempting = false;
     }
 }

@@ -78,7 +78,9 @@ pub fn handle(
     let (step, end) = steps::apply(worker, &Action::Begin { txn: txn.clone() });
     let client = client_id.to_string();
     let finish = move |worker: &mut Worker, result: Result<(), Refused>| {
-        let result = result.and_then(|()| kafka_identity(worker, &txn, &client));
+        let result = result
+            .map_err(super::txn_client::coordinator_code)
+            .and_then(|()| kafka_identity(worker, &txn, &client));
         let outcome = match &result {
             Ok((id, epoch)) => format!(
                 "transactional id {txn:?}: producer id {id} epoch {epoch} (begin: an open transaction of an older epoch is fenced)"
@@ -147,6 +149,14 @@ fn kafka_identity(worker: &mut Worker, txn: &str, client: &str) -> Result<(i64, 
             format!("{txn:?}'s producer epoch {epoch} does not fit Kafka's 16 bits"),
         )
     })?;
+    // The identity the client holds from now on, for after a restart:
+    // the engine takes the next epoch at each `begin`, the client keeps
+    // this one (transaction version 1).
+    worker
+        .producers
+        .ids(worker.driver)
+        .and_then(|ids| ids.set_transactional(txn, (id, epoch)))
+        .map_err(|why| (code::COORDINATOR_NOT_AVAILABLE, why))?;
     worker
         .producers
         .init_transactional(txn, client, (id, epoch), Some(OpenTxn::new(index)));

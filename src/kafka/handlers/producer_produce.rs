@@ -277,6 +277,18 @@ fn admit(
                         format!("{tp} was not added to {txn:?}'s transaction (AddPartitionsToTxn)"),
                     )
                 })?;
+            if open.recalled {
+                // The server restarted inside this transaction and lost
+                // the client's sequences: a batch retried across the
+                // restart would be appended twice. The client aborts
+                // (abortable for it) and runs the transaction again.
+                return Err((
+                    code::INVALID_TXN_STATE,
+                    format!(
+                        "the server restarted during {txn:?}'s transaction: abort it and run it again"
+                    ),
+                ));
+            }
             let fences = txn_client::fences(worker);
             let sequences = p.sequences.get(&tp).cloned().unwrap_or_default();
             txn_client::still_open(worker, txn, open).map_err(|m| {

@@ -20,9 +20,9 @@ pub fn fences(worker: &Worker) -> bool {
 }
 
 /// Fills the table's entry of `txn` after a restart emptied it, from
-/// what outlived the process: the producer id and epoch of the id's latest
-/// engine instance (the kafka rules: the journal holds them, E14) or the
-/// server's file (the book's rules, [`crate::kafka::producer_ids`]); its
+/// what outlived the process: the producer id and epoch InitProducerId
+/// gave it, kept in the server's file ([`crate::kafka::producer_ids`]);
+/// its
 /// transaction as still open if the engine has not completed it, with the
 /// partitions and groups the engine knows; and how its last one ended,
 /// so that a client's EndTxn retried across the restart is answered as
@@ -38,18 +38,22 @@ pub fn recall(worker: &mut Worker, txn: &str) {
             .cluster()
             .with_state(|s| s.transactions().instances().get(i).cloned())
     });
-    let identity = if fences(worker) {
-        instance
-            .as_ref()
+    // The identity InitProducerId gave the client, as the server's file
+    // kept it; under the kafka rules a directory older than that record
+    // has the engine's latest (which may be a later epoch than the
+    // client's: the engine takes one at each `begin`).
+    let kept = worker
+        .producers
+        .ids(worker.driver)
+        .ok()
+        .and_then(|ids| ids.transactional(txn));
+    let identity = kept.or_else(|| {
+        fences(worker)
+            .then_some(instance.as_ref())
+            .flatten()
             .and_then(|d| d.producer)
             .and_then(|(id, epoch)| Some((id, i16::try_from(epoch).ok()?)))
-    } else {
-        worker
-            .producers
-            .ids(worker.driver)
-            .ok()
-            .and_then(|ids| ids.transactional(txn))
-    };
+    });
     let Some(identity) = identity else {
         return;
     };
@@ -61,6 +65,7 @@ pub fn recall(worker: &mut Worker, txn: &str) {
             instance: index,
             partitions: d.partitions.iter().cloned().collect(),
             groups: d.staged_offsets.keys().cloned().collect(),
+            recalled: d.state == TransactionState::Ongoing,
         }),
         _ => None,
     };
@@ -71,6 +76,31 @@ pub fn recall(worker: &mut Worker, txn: &str) {
     if let Some(p) = worker.producers.transactional.get_mut(txn) {
         p.last_ended = ended;
     }
+}
+
+/// A coordinator API's answer to an engine error: a write that failed
+/// for want of room (the journal, the producer identities) is
+/// NOT_COORDINATOR, which clients retry, as Kafka's transaction state
+/// manager answers a failed append to its transaction log.
+pub fn coordinator_code((e, m): Refused) -> Refused {
+    if e == code::KAFKA_STORAGE_ERROR {
+        (code::NOT_COORDINATOR, m)
+    } else {
+        (e, m)
+    }
+}
+
+/// The state of `txn`'s latest engine instance when its outcome is
+/// decided but not complete (PREPARE written, markers or COMPLETE not
+/// yet): the server is completing it, and a new transaction of the id
+/// waits, CONCURRENT_TRANSACTIONS, as Kafka's coordinator answers while it
+/// writes an id's markers.
+pub fn completing(worker: &Worker, txn: &str) -> Option<TransactionState> {
+    let latest = steps::latest_instance(worker, txn)?;
+    worker.driver.cluster().with_state(|s| {
+        let state = s.transactions().instances().get(latest)?.state;
+        (state != TransactionState::Ongoing && !state.is_complete()).then_some(state)
+    })
 }
 
 /// How a transaction in `state` ended, or will once its markers are
@@ -187,6 +217,12 @@ pub fn ensure_open(worker: &mut Worker, txn: &str) -> Result<Opened, Refused> {
             }
         }
     }
+    if let Some(state) = completing(worker, txn) {
+        return Err((
+            code::CONCURRENT_TRANSACTIONS,
+            format!("{txn:?}'s previous transaction is {state}: its end is still being written"),
+        ));
+    }
     let (step, end) = steps::apply(worker, &Action::Begin { txn: txn.into() });
     match end {
         StepEnd::Done => {
@@ -194,7 +230,7 @@ pub fn ensure_open(worker: &mut Worker, txn: &str) -> Result<Opened, Refused> {
             Ok(Opened::Open)
         }
         StepEnd::Pending => Ok(Opened::Pending(step)),
-        StepEnd::Failed(e) => Err(e),
+        StepEnd::Failed(e) => Err(coordinator_code(e)),
     }
 }
 

@@ -79,16 +79,30 @@ pub fn handle(worker: &mut Worker, request: &TxnOffsetCommitRequest) -> Handled 
     .and_then(|()| {
         let open = worker.producers.transactional[&txn].open.as_ref();
         match open {
-            Some(o) if o.groups.contains(&group) => {
+            Some(o) => {
                 txn_client::still_open(worker, &txn, o).map_err(|m| (code::INVALID_TXN_STATE, m))
             }
-            _ => Err((
+            None => Err((
                 code::INVALID_TXN_STATE,
-                format!("group {group:?} was not added to {txn:?}'s transaction (AddOffsetsToTxn)"),
+                format!("{txn:?} has no transaction open (AddOffsetsToTxn)"),
             )),
         }
     })
     .and(offsets);
+    // A group the client added before a restart is not known after it
+    // (AddOffsetsToTxn is the server's, not the journal's): the offsets
+    // of an open transaction add their group, as Kafka's group
+    // coordinator takes a transactional offset commit without asking the
+    // transaction coordinator (and transaction version 2 adds it).
+    if checked.is_ok()
+        && let Some(o) = worker
+            .producers
+            .transactional
+            .get_mut(&txn)
+            .and_then(|p| p.open.as_mut())
+    {
+        o.groups.insert(group.clone());
+    }
     let offsets = match checked {
         Ok(o) => o,
         Err(e) => {
