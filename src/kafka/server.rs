@@ -162,7 +162,11 @@ pub fn closing(
         .into_iter()
         .map(|(broker, listener)| {
             let addr = listener.local_addr()?;
-            Ok((broker, addr, (!stopped.contains(&broker)).then_some(listener)))
+            Ok((
+                broker,
+                addr,
+                (!stopped.contains(&broker)).then_some(listener),
+            ))
         })
         .collect()
 }
