@@ -202,6 +202,15 @@ async fn accept_loop(
     first: Option<TcpListener>,
     net: Net,
 ) {
+    if first.is_none() {
+        // Stopped already when serving began: closed before `ready`.
+        log(
+            &net,
+            broker,
+            None,
+            &format!("stopped: listener on {addr} closed"),
+        );
+    }
     let mut listener = first;
     let mut gates = net.gates.clone();
     loop {

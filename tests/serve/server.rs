@@ -61,16 +61,17 @@ impl Server {
     /// The same with the data directory at `data_dir` (the log stays in
     /// a temporary directory of its own), or in the temporary directory.
     pub fn start_restartable_in(data_dir: Option<&Path>, extra: &[&str]) -> Self {
+        // Below the ephemeral range (32768 and up on Linux), where the
+        // outgoing connections of every client of the parallel tests take
+        // their ports (the odd ones, next to an even bind(0) port).
+        let seed = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.subsec_nanos())
+            ^ std::process::id();
         let mut last = String::from("every base port was taken");
-        for _ in 0..10 {
-            let base = std::net::TcpListener::bind("127.0.0.1:0")
-                .unwrap()
-                .local_addr()
-                .unwrap()
-                .port();
-            if base > 65000
-                || (1..3).any(|n| std::net::TcpListener::bind(("127.0.0.1", base + n)).is_err())
-            {
+        for attempt in 0..50u32 {
+            let base = 20_000 + (seed.wrapping_add(attempt.wrapping_mul(7_919)) % 12_000) as u16;
+            if (0..3).any(|n| std::net::TcpListener::bind(("127.0.0.1", base + n)).is_err()) {
                 continue;
             }
             let temp = tempfile::tempdir().unwrap();
@@ -89,7 +90,7 @@ impl Server {
                 }
             }
         }
-        panic!("no server started on three consecutive free ports in ten tries; the last: {last}");
+        panic!("no server started on three consecutive free ports in 50 tries; the last: {last}");
     }
 
     /// Starts the child (its standard error appended to the log) and waits
