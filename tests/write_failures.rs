@@ -17,6 +17,9 @@ mod common;
 
 #[path = "common/fake_kafka.rs"]
 mod fake_kafka;
+#[path = "common/tmpfs.rs"]
+mod tmpfs;
+use tmpfs::in_a_tmpfs;
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -425,40 +428,6 @@ fn a_full_tmpfs_loses_no_acknowledged_write() {
         .build()
         .unwrap();
     runtime.block_on(fill_a_tmpfs(Path::new(&dir)));
-}
-
-/// Runs the test `name` again in a private mount namespace (`unshare -m`,
-/// which needs root or user namespaces) with a 1 MiB tmpfs mounted at the
-/// directory `env` names; prints its line holding `marker`. Skipped,
-/// saying so, where the machine cannot mount one.
-fn in_a_tmpfs(name: &str, env: &str, marker: &str) {
-    let mount = tempfile::tempdir().unwrap();
-    let script = format!(
-        "mount -t tmpfs -o size=1m tmpfs '{}' && echo MOUNTED && exec \"$0\" --exact {name} --nocapture --test-threads 1",
-        mount.path().display()
-    );
-    let out = std::process::Command::new("unshare")
-        .args(["-m", "--propagation", "private", "sh", "-c", &script])
-        .arg(std::env::current_exe().unwrap())
-        .env(env, mount.path())
-        .output();
-    match out {
-        Ok(out) if out.status.success() => {
-            let stdout = String::from_utf8_lossy(&out.stdout);
-            assert!(stdout.contains(marker), "{stdout}");
-            println!("{}", stdout.lines().find(|l| l.contains(marker)).unwrap());
-        }
-        Ok(out) if String::from_utf8_lossy(&out.stdout).contains("MOUNTED") => panic!(
-            "{}\n{}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        ),
-        Ok(out) => println!(
-            "skipped: cannot mount a tmpfs here ({})",
-            String::from_utf8_lossy(&out.stderr).trim()
-        ),
-        Err(e) => println!("skipped: cannot run unshare ({e})"),
-    }
 }
 
 async fn fill_a_tmpfs(root: &Path) {

@@ -24,6 +24,8 @@ mod restart_promises;
 mod script;
 mod server;
 mod soak;
+#[path = "../common/tmpfs.rs"]
+mod tmpfs;
 mod txn;
 mod wire;
 

@@ -575,42 +575,12 @@ fn a_commit_in_flight_at_a_kill_is_answered_committed_after_the_restart_book_rul
 /// re-runs itself inside a private mount namespace).
 const TMPFS_ENV: &str = "MK_TEST_SERVE_TMPFS_DIR";
 
-/// Runs `body` with a real 1 MiB tmpfs: this test binary re-runs the test
-/// `name` under `unshare -m` (root or user namespaces; skipped, saying
-/// so, where neither is available), as tests/write_failures.rs does, and
-/// prints the lines of the inner run that start with `figures`.
+/// Runs `body` with a real 1 MiB tmpfs: inside the re-run of the test
+/// `name` ([`crate::tmpfs::in_a_tmpfs`]), whose `figures` lines are printed.
 fn in_a_tmpfs(name: &str, body: impl FnOnce(&Path)) {
-    if let Ok(dir) = std::env::var(TMPFS_ENV) {
-        return body(Path::new(&dir));
-    }
-    let mount = tempfile::tempdir().unwrap();
-    let script = format!(
-        "mount -t tmpfs -o size=1m tmpfs '{}' && echo MOUNTED && exec \"$0\" --exact {name} --nocapture --test-threads 1",
-        mount.path().display()
-    );
-    let out = std::process::Command::new("unshare")
-        .args(["-m", "--propagation", "private", "sh", "-c", &script])
-        .arg(std::env::current_exe().unwrap())
-        .env(TMPFS_ENV, mount.path())
-        .output();
-    match out {
-        Ok(out) if out.status.success() => {
-            let stdout = String::from_utf8_lossy(&out.stdout);
-            for line in stdout.lines().filter(|l| l.contains("figures")) {
-                println!("{line}");
-            }
-            assert!(stdout.contains("figures"), "{stdout}");
-        }
-        Ok(out) if String::from_utf8_lossy(&out.stdout).contains("MOUNTED") => panic!(
-            "{}\n{}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        ),
-        Ok(out) => println!(
-            "skipped: cannot mount a tmpfs here ({})",
-            String::from_utf8_lossy(&out.stderr).trim()
-        ),
-        Err(e) => println!("skipped: cannot run unshare ({e})"),
+    match std::env::var(TMPFS_ENV) {
+        Ok(dir) => body(Path::new(&dir)),
+        Err(_) => crate::tmpfs::in_a_tmpfs(name, TMPFS_ENV, "figures"),
     }
 }
 
