@@ -15,7 +15,8 @@
 //! `MK_SOAK_SEED` replays a run (the seed is printed, and named on
 //! failure); `MK_SOAK_RESTARTS` (default 10) and `MK_SOAK_MAX_GAP_MS`
 //! (default 6000: the longest pause between a restart's recovery and the
-//! next kill) make a longer run. The figures are printed
+//! next kill) make a longer run; `MK_SOAK_DATA_DIR` keeps the data
+//! directory there. The figures are printed
 //! (`cargo test --test serve soak -- --nocapture`).
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -144,7 +145,10 @@ fn soak(rules: &[&str]) {
     println!("{what}");
     let mut rng = Rng(seed);
     let started = Instant::now();
-    let mut server = Server::start_restartable(rules);
+    // MK_SOAK_DATA_DIR=D keeps the data directory (in D, which must not
+    // exist) for a post-mortem of a failed run.
+    let kept = std::env::var_os("MK_SOAK_DATA_DIR").map(std::path::PathBuf::from);
+    let mut server = Server::start_restartable_in(kept.as_deref(), rules);
     let boot = server.bootstrap();
     for topic in ["in", "out"] {
         python::run(&py, "ck_create_topic.py", &[&boot, topic, "2", "3"]);
@@ -224,6 +228,15 @@ fn soak(rules: &[&str]) {
     let (read_out, unended_out) = read_to_end(&py, &boot, "read_committed", &[("out", 2)]);
     unended.extend(unended_out);
     let log = server.log();
+    if let Some(dir) = &kept {
+        std::fs::write(dir.with_extension("log"), &log).unwrap();
+        let lines: Vec<String> = clients
+            .iter()
+            .zip(&outs)
+            .flat_map(|(c, o)| o.iter().map(move |l| format!("{} {l}", c.name)))
+            .collect();
+        std::fs::write(dir.with_extension("clients"), lines.join("\n")).unwrap();
+    }
 
     // Acknowledged records of `in`: all there, once.
     let acked: Vec<Record> = produced.iter().flat_map(|o| delivered(o)).collect();

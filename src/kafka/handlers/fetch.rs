@@ -201,18 +201,43 @@ struct Read {
 /// The engine decides what is committed (E11: the journal, per
 /// transaction instance). An aborted batch is returned as Kafka returns
 /// it, listed in `aborted_transactions` for the client to skip, where the
-/// client's rule gives the engine's answer: the batch carries a producer
-/// id (the kafka rules' transactions do) and an ABORT marker of that
-/// producer follows it in the same response, so the client skips it up to
-/// that marker. Any other transactional batch the engine does not count as
-/// committed (the book's transactions have no producer id; a write whose
-/// acks failed) is left out, and its offsets are a gap the client steps
-/// over. Control batches are always returned.
+/// client's rule gives the engine's answer. That rule (Java's
+/// `CompletedFetch`, librdkafka's `rd_kafka_aborted_txns`) skips every
+/// batch of a listed producer id from the listed offset up to that
+/// producer's next ABORT marker, committed ones included: so a batch is
+/// listed only if an ABORT marker of its producer follows in the same
+/// response before any committed batch of that producer. Any other
+/// transactional batch the engine does not count as committed is left
+/// out, and its offsets are a gap the client steps over: the book's
+/// transactions have no producer id; a write whose acks failed; a batch
+/// appended but never journaled before the process died, whose instance
+/// wrote no marker there (the producer's later transactions commit after
+/// it, and listing it would hide them up to its next abort).
+/// Control batches are always returned.
 fn read_committed(
     s: &ClusterState,
     tp: &TopicPartition,
     batches: Vec<RecordBatch>,
 ) -> (Vec<RecordBatch>, Vec<(i64, i64)>) {
+    let committed: Vec<bool> = batches
+        .iter()
+        .map(|b| b.is_control() || !b.is_transactional() || s.transactions().is_committed(tp, b))
+        .collect();
+    // Backwards: for each producer, whether its next batch after this one
+    // that the client acts on is an ABORT marker (true) or a committed
+    // data batch (false).
+    let mut abort_next: HashMap<i64, bool> = HashMap::new();
+    let mut listable = vec![false; batches.len()];
+    for (i, b) in batches.iter().enumerate().rev() {
+        let pid = b.producer_id;
+        if !committed[i] {
+            listable[i] = pid >= 0 && abort_next.get(&pid) == Some(&true);
+        } else if b.control == Some(ControlType::Abort) {
+            abort_next.insert(pid, true);
+        } else if !b.is_control() && pid >= 0 {
+            abort_next.insert(pid, false);
+        }
+    }
     let mut aborted = Vec::new();
     let mut in_run = std::collections::BTreeSet::new();
     let mut keep = vec![true; batches.len()];
@@ -220,20 +245,15 @@ fn read_committed(
         if b.control == Some(ControlType::Abort) {
             in_run.remove(&b.producer_id);
         }
-        if b.is_control() || !b.is_transactional() || s.transactions().is_committed(tp, b) {
+        if committed[i] {
             continue;
         }
-        let pid = b.producer_id;
-        let marker_follows = pid >= 0
-            && batches[i + 1..]
-                .iter()
-                .any(|m| m.control == Some(ControlType::Abort) && m.producer_id == pid);
-        if !marker_follows {
+        if !listable[i] {
             keep[i] = false;
             continue;
         }
-        if in_run.insert(pid) {
-            aborted.push((pid, b.base_offset));
+        if in_run.insert(b.producer_id) {
+            aborted.push((b.producer_id, b.base_offset));
         }
     }
     let visible = batches
@@ -504,5 +524,112 @@ mod tests {
         let answer = rx.try_recv().expect("answered at the deadline");
         assert!(answer.empty_fetch);
         assert!(!h.state.has_timers(), "no fetch waits any more");
+    }
+
+    /// What a read_committed client shows of a response, by its rule: a
+    /// listed producer's batches are skipped from the listed offset up to
+    /// that producer's next ABORT marker; control batches are not shown.
+    fn shown_at_read_committed(r: &PartitionData) -> Vec<String> {
+        use kafka_protocol::records::RecordBatchDecoder;
+        let mut listed: Vec<(i64, i64)> = r
+            .aborted_transactions
+            .iter()
+            .flatten()
+            .map(|a| (a.producer_id.0, a.first_offset))
+            .collect();
+        listed.sort_by_key(|&(_, first)| first);
+        let mut listed = listed.into_iter().peekable();
+        let mut skipping = std::collections::BTreeSet::new();
+        let mut shown = Vec::new();
+        let mut bytes = r.records.clone().unwrap();
+        for set in RecordBatchDecoder::decode_all(&mut bytes).unwrap() {
+            let first = &set.records[0];
+            let last = set.records.last().unwrap().offset;
+            while let Some(&(pid, _)) = listed.peek().filter(|&&(_, o)| o <= last) {
+                skipping.insert(pid);
+                listed.next();
+            }
+            if first.control {
+                let abort = first.key.as_deref().is_some_and(|k| k[2..4] == [0, 0]);
+                if abort {
+                    skipping.remove(&first.producer_id);
+                }
+                continue;
+            }
+            if first.transactional && skipping.contains(&first.producer_id) {
+                continue;
+            }
+            for record in &set.records {
+                shown.push(String::from_utf8(record.value.clone().unwrap().to_vec()).unwrap());
+            }
+        }
+        shown
+    }
+
+    /// A transactional batch appended but never journaled (the process
+    /// died before its acks: its instance knows no partition and writes no
+    /// marker) is left out at read_committed: listed as aborted, it would
+    /// make the client skip the same producer's later committed
+    /// transactions up to its next ABORT marker (the soak's "told
+    /// committed, invisible"; MK_SOAK_SEED=1796193943869415480).
+    #[test]
+    fn a_batch_never_journaled_hides_none_of_its_producers_later_commits() {
+        let mut h = cluster("kafka");
+        let act = |h: &mut Harness, actions: &[serde_json::Value]| {
+            for a in actions {
+                h.act(a.clone());
+            }
+        };
+        use serde_json::json;
+        act(
+            &mut h,
+            &[
+                json!({"begin": {"txn": "x"}}),
+                json!({"send": {"txn": "x", "topic": "t", "value": "orphan"}}),
+                json!({"crash": {}}),
+                json!({"begin": {"txn": "x"}}),
+                json!({"send": {"txn": "x", "topic": "t", "value": "committed"}}),
+                json!({"replicate": {}}),
+                json!({"commit": {"txn": "x"}}),
+                json!({"replicate": {}}),
+                json!({"begin": {"txn": "x"}}),
+                json!({"send": {"txn": "x", "topic": "t", "value": "aborted"}}),
+                json!({"replicate": {}}),
+                json!({"abort": {"txn": "x"}}),
+                json!({"replicate": {}}),
+            ],
+        );
+        let mut fetch = request(i32::MAX, i32::MAX, 1);
+        let read = |h: &mut Harness, fetch: &FetchRequest| {
+            let mut steps = NoSteps;
+            let mut w = h.state.worker(&mut h.driver, &mut steps);
+            let Some(ResponseKind::Fetch(r)) = handle(&mut w, 1, fetch, 11).body else {
+                panic!("a fetch response")
+            };
+            r.responses[0].partitions[0].clone()
+        };
+        let all = read(&mut h, &fetch);
+        let mut bytes = all.records.clone().unwrap();
+        let values: Vec<String> =
+            kafka_protocol::records::RecordBatchDecoder::decode_all(&mut bytes)
+                .unwrap()
+                .iter()
+                .flat_map(|set| &set.records)
+                .filter(|r| !r.control)
+                .map(|r| String::from_utf8(r.value.clone().unwrap().to_vec()).unwrap())
+                .collect();
+        assert_eq!(
+            values,
+            ["orphan", "committed", "aborted"],
+            "read_uncommitted"
+        );
+        fetch.isolation_level = 1;
+        let committed = read(&mut h, &fetch);
+        assert_eq!(shown_at_read_committed(&committed), ["committed"]);
+        assert_eq!(
+            committed.aborted_transactions.as_ref().map(Vec::len),
+            Some(1),
+            "the aborted transaction is listed, the batch never journaled is left out"
+        );
     }
 }
