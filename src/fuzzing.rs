@@ -1,6 +1,6 @@
-//! The bodies of the fuzz targets (issue 8, `fuzz/`), shared so that the
-//! nightly cargo-fuzz binaries and the stable `tests/fuzz_corpus.rs` (which
-//! replays the committed corpus in CI) run the same code.
+//! The bodies of the fuzz targets (`fuzz/`), shared so that the nightly
+//! cargo-fuzz binaries and the stable `tests/fuzz_corpus.rs` (which replays
+//! the committed corpus in CI) run the same code.
 //!
 //! Each body takes arbitrary bytes. It must never panic on its own: it panics
 //! only when a property of the input's parser fails, with a message saying

@@ -1,5 +1,5 @@
-//! The workloads of the performance targets P1-P6 (issue 7,
-//! `docs/performance.md`), shared by `benches/` and `examples/perf_report.rs`
+//! The workloads of the performance targets P1-P6
+//! (`docs/performance.md`), shared by `benches/` and `examples/perf_report.rs`
 //! so that the report and the benches measure the same thing. Each target is
 //! a pair: the engine's path and a baseline that does only the physical work
 //! (the same bytes written, fsynced, read or CRC-checked), measured side by
@@ -301,7 +301,7 @@ pub fn generated_recording(steps: usize) -> Recording {
 /// moves instead). A crash reopens the data directory; its recovery parses
 /// only what was written since the last one (recovery points,
 /// docs/engine-decisions.md), so both grow about linearly with the steps
-/// (issue 17 item 12, `benches/growth.rs`).
+/// (`benches/growth.rs`).
 pub fn generated_recording_with(steps: usize, crashes: bool) -> Recording {
     let mut lines = vec![
         r#"{"mk_recording":1,"title":"generated","cluster":{"brokers":[1,2],"topics":[{"name":"out","partitions":2,"replication_factor":2},{"name":"in","partitions":1,"replication_factor":1}]}}"#.to_string(),
@@ -329,7 +329,7 @@ pub fn generated_recording_with(steps: usize, crashes: bool) -> Recording {
         .expect("generated recording parses")
 }
 
-/// Issue 17 item 12: a fresh one-broker cluster (no fsync) with
+/// A fresh one-broker cluster (no fsync) with
 /// `partitions` partitions created as topics of up to 100 partitions each.
 pub fn many_partitions(partitions: u32) -> (TempDir, BrokerCluster) {
     let dir = tempfile::tempdir().expect("a temporary directory");

@@ -1,11 +1,10 @@
-//! Observation recordings in the headless commands and the replay (issue
-//! 15 item 3; docs/recording-format.md "Observation recordings"): a file
-//! whose header has `mk_observation` is read here, the rest as before by
-//! the engine recording's reader (unchanged). `state` and `render` show a
-//! refresh's step as the replay does, `export` writes its cast; `check`
-//! reads every line; a replay steps through the refreshes. What an
-//! observation cannot do (apply in a data directory, branch) is refused in
-//! one line.
+//! Observation recordings in the headless commands and the replay
+//! (docs/recording-format.md "Observation recordings"): a file whose header
+//! has `mk_observation` is read here, the rest as before by the engine
+//! recording's reader (unchanged). `state` and `render` show a refresh's step
+//! as the replay does, `export` writes its cast; `check` reads every line; a
+//! replay steps through the refreshes. What an observation cannot do (apply in
+//! a data directory, branch) is refused in one line.
 
 use std::path::Path;
 

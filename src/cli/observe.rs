@@ -1,11 +1,10 @@
-//! `mk-tui observe`'s arguments (issue 15): the clap side of
-//! [`crate::observe`]. `--state` prints one snapshot and `--render` one
-//! frame, then exit (any failure: one line, exit 2). Without either the
-//! observation is live (docs/observe.md "Live"): the dashboard in a
-//! terminal, or one line per refresh on standard output without one; it
-//! refreshes every `--interval` ms and on `r`, each refresh is a step
-//! (recorded with `--record`), and a failed refresh is that step's error
-//! while the observer keeps going.
+//! `mk-tui observe`'s arguments: the clap side of [`crate::observe`].
+//! `--state` prints one snapshot and `--render` one frame, then exit (any
+//! failure: one line, exit 2). Without either the observation is live
+//! (docs/observe.md "Live"): the dashboard in a terminal, or one line per
+//! refresh on standard output without one; it refreshes every `--interval` ms
+//! and on `r`, each refresh is a step (recorded with `--record`), and a failed
+//! refresh is that step's error while the observer keeps going.
 
 use std::path::PathBuf;
 use std::time::Duration;

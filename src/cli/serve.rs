@@ -1,5 +1,4 @@
-//! `mk-tui serve`'s arguments (issue 14): the clap side of
-//! [`crate::kafka::serve`].
+//! `mk-tui serve`'s arguments: the clap side of [`crate::kafka::serve`].
 
 use std::path::PathBuf;
 

@@ -1,9 +1,9 @@
-//! Error codes as the client's API version knows them (issue 23): Kafka
-//! answers an old version with the older code its clients handle, not
-//! with a code added later. The handlers choose the code for the newest
-//! version; [`downgrade`] rewrites a response for the version it is sent
-//! at, once, for every API (whatever path the error took: a check of the
-//! request, an engine error of an applied action, a timeout).
+//! Error codes as the client's API version knows them: Kafka answers an old
+//! version with the older code its clients handle, not with a code added
+//! later. The handlers choose the code for the newest version; [`downgrade`]
+//! rewrites a response for the version it is sent at, once, for every API
+//! (whatever path the error took: a check of the request, an engine error of
+//! an applied action, a timeout).
 //!
 //! Kafka's rules, read from its sources (docs/kafka-protocol.md, "Error
 //! codes by API version"):

@@ -1,8 +1,7 @@
-//! The one place `mk-tui serve` reads the wall clock (SPEC §2
-//! "Determinism", issue 14 item 1). The engine's clock is still the
-//! driver's manual clock: the real time that passed since the last step is
-//! applied as an `advance_clock` action, so a served session is a plain
-//! action list and replays without the wall clock.
+//! The one place `mk-tui serve` reads the wall clock (SPEC §2 "Determinism").
+//! The engine's clock is still the driver's manual clock: the real time that
+//! passed since the last step is applied as an `advance_clock` action, so a
+//! served session is a plain action list and replays without the wall clock.
 
 use std::time::Instant;
 

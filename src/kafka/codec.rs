@@ -1,5 +1,5 @@
-//! Kafka frames on a socket (issue 14, docs/kafka-protocol.md): a 4-byte
-//! big-endian size, then the request header and body. A frame larger than
+//! Kafka frames on a socket (docs/kafka-protocol.md): a 4-byte big-endian
+//! size, then the request header and body. A frame larger than
 //! [`MAX_REQUEST_BYTES`] or shorter than a header closes the connection.
 //!
 //! Only the frame and the header are read here; bodies are decoded by the

@@ -1,7 +1,7 @@
-//! Engine errors as Kafka error codes (issue 14 item 2): each
-//! [`MiniKafkaError`] variant maps to the code a real broker answers in the
-//! same situation, so a client's retry logic reacts as it would against
-//! Kafka (a retriable NOT_LEADER_OR_FOLLOWER, a fatal PRODUCER_FENCED).
+//! Engine errors as Kafka error codes: each [`MiniKafkaError`] variant maps to
+//! the code a real broker answers in the same situation, so a client's retry
+//! logic reacts as it would against Kafka (a retriable NOT_LEADER_OR_FOLLOWER,
+//! a fatal PRODUCER_FENCED).
 
 use kafka_protocol::error::ResponseError;
 

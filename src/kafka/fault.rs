@@ -1,7 +1,6 @@
-//! The fault for the lesson on idempotence (issue 14 item 3): "drop the
-//! response of the next produce; the client retries, and the dashboard
-//! shows the sequence check answering the retry with the original
-//! offsets".
+//! The fault for the lesson on idempotence: "drop the response of the next
+//! produce; the client retries, and the dashboard shows the sequence check
+//! answering the retry with the original offsets".
 //!
 //! Armed by `mk-tui serve --fault drop-produce-response` (at the start) or
 //! the dashboard's `D` key (`mk-tui --listen`). The next Produce that

@@ -1,11 +1,10 @@
-//! Consumer groups of one member (issue 14 item 2: "enough of the group
-//! protocol for `subscribe()` with a single consumer"): each group has at
-//! most one member, which is its leader, assigns the partitions to itself
-//! (the client's own assignor, in SyncGroup) and keeps them while it
-//! heartbeats. A second member is refused with GROUP_MAX_SIZE_REACHED,
-//! Kafka's answer when `group.max.size` is reached (here 1): such
-//! consumers use `assign()` or groups of their own
-//! (docs/kafka-protocol.md).
+//! Consumer groups of one member ("enough of the group protocol for
+//! `subscribe()` with a single consumer"): each group has at most one member,
+//! which is its leader, assigns the partitions to itself (the client's own
+//! assignor, in SyncGroup) and keeps them while it heartbeats. A second member
+//! is refused with GROUP_MAX_SIZE_REACHED, Kafka's answer when
+//! `group.max.size` is reached (here 1): such consumers use `assign()` or
+//! groups of their own (docs/kafka-protocol.md).
 //!
 //! Membership is the server's, not the engine's: no action changes it and
 //! a replay has none (the committed offsets, which are the engine's, come

@@ -1,10 +1,10 @@
-//! `mk-tui --listen ADDR` (issue 14 item 1): the dashboard with the Kafka
-//! listeners open, per-broker ports as `mk-tui serve` has them. The
-//! listeners and connections run on their own network runtime; the
-//! dashboard's live session keeps the one [`Driver`], and its loop hands
-//! the requests that came in to [`LiveListeners::serve`] between keys, so
-//! keys and clients are actions of the same driver in arrival order, and
-//! both are steps of the session's recording.
+//! `mk-tui --listen ADDR`: the dashboard with the Kafka listeners open,
+//! per-broker ports as `mk-tui serve` has them. The listeners and connections
+//! run on their own network runtime; the dashboard's live session keeps the
+//! one [`Driver`], and its loop hands the requests that came in to
+//! [`LiveListeners::serve`] between keys, so keys and clients are actions of
+//! the same driver in arrival order, and both are steps of the session's
+//! recording.
 //!
 //! Unlike `serve`, the engine clock stays the lecturer's (no
 //! `advance_clock` for real time) and nothing replicates by itself unless

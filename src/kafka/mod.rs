@@ -1,7 +1,7 @@
 //! `mk-tui serve`: the embedded cluster speaks the Kafka wire protocol on
 //! loopback, so real clients (confluent-kafka, kcat, kafka-python) drive it
-//! (issue 14; docs/kafka-protocol.md lists each API and what differs from a
-//! real broker).
+//! (docs/kafka-protocol.md lists each API and what differs from a real
+//! broker).
 //!
 //! Threads: one driver thread owns the [`Driver`](crate::session::Driver)
 //! and applies every change as an action ([`worker`]); a tokio runtime

@@ -1,7 +1,7 @@
-//! Kafka's v2 record batches (CRC-32C) at the edge (issue 14 item 1): what
-//! a producer sends is decoded here into records the `produce` action can
-//! carry, and the engine's batches are encoded here for a fetch. The engine
-//! never sees the wire format; MKB1 stays the on-disk format.
+//! Kafka's v2 record batches (CRC-32C) at the edge: what a producer sends is
+//! decoded here into records the `produce` action can carry, and the engine's
+//! batches are encoded here for a fetch. The engine never sees the wire
+//! format; MKB1 stays the on-disk format.
 //!
 //! Both directions use the `kafka-protocol` crate's records module, which
 //! checks and writes the CRC-32C.

@@ -1,8 +1,8 @@
-//! The server's connection registry (issue 14 item 3, the `clients` pane):
-//! every open connection with its broker, peer, client id, the requests it
-//! was answered and the one in flight (a connection's requests are handled
-//! one at a time), and the producer id, epoch and transactional id it was
-//! given by InitProducerId.
+//! The server's connection registry (the `clients` pane): every open
+//! connection with its broker, peer, client id, the requests it was answered
+//! and the one in flight (a connection's requests are handled one at a time),
+//! and the producer id, epoch and transactional id it was given by
+//! InitProducerId.
 //!
 //! Shared by the network tasks (they open, count and close) and the driver
 //! side (it marks an `acks=all` produce as waiting). It is the room's view:

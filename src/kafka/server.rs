@@ -1,7 +1,7 @@
-//! The listeners and connections of `mk-tui serve` (issue 14 item 1): one
-//! listener per broker, one task per connection, requests on a connection
-//! handled one at a time in order (as a Kafka broker does: a connection's
-//! next request is read once the previous one is answered).
+//! The listeners and connections of `mk-tui serve`: one listener per broker,
+//! one task per connection, requests on a connection handled one at a time in
+//! order (as a Kafka broker does: a connection's next request is read once the
+//! previous one is answered).
 //!
 //! Each request is logged as one line on standard error: the broker, the
 //! API and version, the client id and the outcome. A malformed frame, an

@@ -1,5 +1,5 @@
 //! Applying an action for a request and learning how it ended, now or at
-//! a later step (issue 14: transactional requests). A `begin`, `send` or
+//! a later step (transactional requests). A `begin`, `send` or
 //! `commit` may stay pending in the driver (waiting for acks=all, or
 //! behind an earlier action of the same transaction, SPEC §4); its request
 //! is answered when the driver reports the step finished, with the Kafka

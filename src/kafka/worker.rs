@@ -1,7 +1,7 @@
-//! The driver thread (issue 14 item 3, SPEC §2): one thread owns the
-//! [`Driver`] and handles every request, one at a time, in arrival order.
-//! Connections send it [`Command`]s over a channel and await a oneshot
-//! reply; the network runtime never touches the engine.
+//! The driver thread (SPEC §2): one thread owns the [`Driver`] and handles
+//! every request, one at a time, in arrival order. Connections send it
+//! [`Command`]s over a channel and await a oneshot reply; the network runtime
+//! never touches the engine.
 //!
 //! Every change to the engine is an [`Action`] applied by the driver: the
 //! requests' `create_topic` and `produce`, and the server's own

@@ -1,9 +1,8 @@
-//! `--bootstrap HOST:PORT[,HOST:PORT…]` (docs/observe.md): the brokers to
-//! ask first. A `PLAINTEXT://` prefix is accepted, as Kafka clients write
+//! `--bootstrap HOST:PORT[,HOST:PORT…]` (docs/observe.md): the brokers to ask
+//! first. A `PLAINTEXT://` prefix is accepted, as Kafka clients write
 //! listeners; `SSL://` and `SASL_*://` are refused with one line, because
-//! authentication and TLS are out of scope (issue 15, item 4) and
-//! speaking plaintext to such a listener would only fail later and less
-//! clearly.
+//! authentication and TLS are out of scope and speaking plaintext to such a
+//! listener would only fail later and less clearly.
 
 /// The bootstrap addresses, `HOST:PORT` each, in the order given.
 pub fn parse(list: &str) -> Result<Vec<String>, String> {

@@ -1,5 +1,4 @@
-//! The live observer's refreshes (issue 15 items 3 and 4; docs/observe.md
-//! "Live"): a thread of its own observes the cluster every interval, or at
+//! The live observer's refreshes (docs/observe.md "Live"): a thread of its own observes the cluster every interval, or at
 //! once when asked (`r`), and hands each outcome to the session, so the
 //! drawing thread never waits on a broker: a slow or silent one delays the
 //! next refresh, never a key or quitting. Each refresh is a whole

@@ -1,11 +1,10 @@
-//! `mk-tui observe` (issue 15; docs/observe.md): the same
-//! [`Snapshot`] the panes render, built from a Kafka cluster over its wire
-//! protocol instead of from the embedded engine. A plain consumer's
-//! requests — ApiVersions, Metadata, ListOffsets, Fetch — and the admin
-//! client's reads (the transaction APIs, OffsetFetch), so it never writes
-//! to the cluster: no CreateTopics, no commits, no group joined.
-//! Plaintext only: authentication and TLS are out of scope
-//! ([`bootstrap`]).
+//! `mk-tui observe` (docs/observe.md): the same [`Snapshot`] the panes render,
+//! built from a Kafka cluster over its wire protocol instead of from the
+//! embedded engine. A plain consumer's requests — ApiVersions, Metadata,
+//! ListOffsets, Fetch — and the admin client's reads (the transaction APIs,
+//! OffsetFetch), so it never writes to the cluster: no CreateTopics, no
+//! commits, no group joined. Plaintext only: authentication and TLS are out of
+//! scope ([`bootstrap`]).
 //!
 //! One job per file: [`connection`] frames requests on a socket with
 //! bounded reads, [`versions`] picks each API's version, [`metadata`],

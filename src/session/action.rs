@@ -3,7 +3,7 @@
 //! `{"begin":{"txn":"tx-1"}}`. Unknown fields are ignored; optional fields
 //! have the defaults the spec states.
 //!
-//! `acks`, `crash_after` and the tear target are typed (issue 12): they are
+//! `acks`, `crash_after` and the tear target are typed: they are
 //! parsed when an action is read, so `mk-tui check` refuses `acks: "2"`
 //! with the field named, and the driver never meets a bad spelling. On disk
 //! they keep the spec's shapes: `"0"`/`"1"`/`"all"`, `"prepare"`/

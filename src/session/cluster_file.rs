@@ -1,10 +1,9 @@
-//! `cluster.json`: what a data directory remembers of how it was made
-//! (issue 25 item 3). The rules, the configuration and the engine clock
-//! are not in any file the book defines (FORMATS.md), so a directory
-//! reopened by `--data-dir` alone used to come back under the book's rules,
-//! the default configuration and a clock at 0. This extra file keeps them;
-//! the book's files keep the book's format, and the book's code ignores
-//! this one.
+//! `cluster.json`: what a data directory remembers of how it was made. The
+//! rules, the configuration and the engine clock are not in any file the book
+//! defines (FORMATS.md), so a directory reopened by `--data-dir` alone used to
+//! come back under the book's rules, the default configuration and a clock at
+//! 0. This extra file keeps them; the book's files keep the book's format, and
+//! the book's code ignores this one.
 //!
 //! ```text
 //! {"clock_ms":3600000,"config":{"broker_ids":[1,2,3],…,"segment_max_bytes":300,…},

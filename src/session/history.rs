@@ -1,5 +1,5 @@
-//! `History<T>`: an append-only list whose clones share everything but a
-//! short tail (issue 17 item 11).
+//! `History<T>`: an append-only list whose clones share everything but a short
+//! tail.
 //!
 //! A driver's events and errors grow by a few entries every step, and every
 //! time-travel checkpoint keeps a copy of them (`DriverMemo`). Held as a

@@ -1,11 +1,11 @@
-//! Limits instead of aborts (issue 12 item 6, SPEC §5 "Errors"): every count,
-//! size and time a recording can ask for has a cap, checked when the
-//! recording is read, so `mk-tui check` and `mk-tui state` refuse an absurd
-//! value with one line (file, line, field) in well under a second, instead
-//! of allocating gigabytes or wrapping the clock. The driver checks the same
-//! caps before applying an action, so a live session cannot pass them
-//! either. Every cap, and why it has its value, is in the table of
-//! docs/recording-format.md ("Limits"); a test keeps the two in step.
+//! Limits instead of aborts (SPEC §5 "Errors"): every count, size and time a
+//! recording can ask for has a cap, checked when the recording is read, so
+//! `mk-tui check` and `mk-tui state` refuse an absurd value with one line
+//! (file, line, field) in well under a second, instead of allocating gigabytes
+//! or wrapping the clock. The driver checks the same caps before applying an
+//! action, so a live session cannot pass them either. Every cap, and why it
+//! has its value, is in the table of docs/recording-format.md ("Limits"); a
+//! test keeps the two in step.
 
 use crate::engine::core::metadata::{MAX_PARTITIONS, MAX_TOPIC_NAME_LEN};
 use crate::session::action::{Action, FieldError, GarbageSpec, RecordSpec, TearTargetSpec};

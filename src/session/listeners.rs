@@ -1,9 +1,9 @@
 //! What may sit beside a live session's driver and drive it too: the Kafka
-//! listeners of `mk-tui --listen` (issue 14, SPEC §2). The session knows
-//! them only through these two traits, so the session and ui layers name
-//! no network code, and the one [`Driver`] stays the only engine: keys and
-//! clients both become actions it applies, in the order they arrive, and
-//! every one of them is a step of the session's recording.
+//! listeners of `mk-tui --listen` (SPEC §2). The session knows them only
+//! through these two traits, so the session and ui layers name no network
+//! code, and the one [`Driver`] stays the only engine: keys and clients both
+//! become actions it applies, in the order they arrive, and every one of them
+//! is a step of the session's recording.
 
 use std::sync::Arc;
 use std::time::Duration;

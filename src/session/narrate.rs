@@ -1,8 +1,8 @@
-//! The sentences the events pane and the status line give for a crash, a
-//! tear, and a commit or abort that crashed at its cut point (issue 12
-//! item 4): what crashed, then what recovery did, built only from the
-//! [`RecoveryReport`] fields, in its order, so the text is deterministic
-//! and never claims more than the report says.
+//! The sentences the events pane and the status line give for a crash, a tear,
+//! and a commit or abort that crashed at its cut point: what crashed, then
+//! what recovery did, built only from the [`RecoveryReport`] fields, in its
+//! order, so the text is deterministic and never claims more than the report
+//! says.
 //!
 //! ```text
 //! commit of tx-1 crashed after PREPARE_COMMIT (cut point prepare); recovery completed tx-1 (offsets published, no markers written: book rules)

@@ -1,10 +1,10 @@
-//! Observation sessions (issue 15 item 3, SPEC §4-§6; docs/observe.md
-//! "Live" and docs/recording-format.md "Observation recordings"): the live
-//! observer of a real Kafka cluster refreshes its [`Snapshot`] again and
-//! again, and each refresh is a step. A replay cannot ask the cluster
-//! again, so an observation recording holds what each refresh saw: the
-//! observer's snapshot (bounded by its fetch bounds, docs/observe.md) or
-//! the one line saying why the refresh failed.
+//! Observation sessions (SPEC §4-§6; docs/observe.md "Live" and
+//! docs/recording-format.md "Observation recordings"): the live observer of a
+//! real Kafka cluster refreshes its [`Snapshot`] again and again, and each
+//! refresh is a step. A replay cannot ask the cluster again, so an observation
+//! recording holds what each refresh saw: the observer's snapshot (bounded by
+//! its fetch bounds, docs/observe.md) or the one line saying why the refresh
+//! failed.
 //!
 //! The view of step N is a pure function of the file's first N refresh
 //! lines ([`compose`] and [`Progress`]): the live session

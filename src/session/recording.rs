@@ -1,10 +1,10 @@
 //! Recordings (SPEC §4): JSON Lines, UTF-8. Line 1 is the header; every other
 //! non-blank line is one step. Unknown fields are ignored; an unknown action
 //! or a wrong version is an error naming the file and the line. Typed fields
-//! (`acks`, `crash_after`, the tear target) are parsed here, and every
-//! header and step is held to the caps of [`crate::session::limits`], so a
-//! recording that reads is one the driver can apply without allocating
-//! absurd amounts or wrapping the clock (issue 12, SPEC §5 "Errors").
+//! (`acks`, `crash_after`, the tear target) are parsed here, and every header
+//! and step is held to the caps of [`crate::session::limits`], so a recording
+//! that reads is one the driver can apply without allocating absurd amounts or
+//! wrapping the clock (SPEC §5 "Errors").
 //!
 //! ```text
 //! {"mk_recording":1,"title":"…","rules":"minikafka","cluster":{…},"layout":"transactions","terminal":{"cols":120,"rows":36}}

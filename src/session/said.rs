@@ -1,4 +1,4 @@
-//! Sentences in both interface languages (issue 13 item 10, "Chinese,
+//! Sentences in both interface languages ("Chinese,
 //! whole"). The session says what a step did, what a batch's fate is and
 //! what recovery repaired; the dashboard prints it in `--lang en` or
 //! `--lang zh`. Both are made at the same place from the same numbers, so

@@ -1,4 +1,4 @@
-//! Where the session's temporary directories go (issue 17 item 9): every
+//! Where the session's temporary directories go: every
 //! private data directory (the demo's, the copy `state --data-dir` opens,
 //! time-travel checkpoints) is made inside one directory per process,
 //! `$TMPDIR/mk-tui-<pid>-XXXXXX`, so that a signal can remove them all at

@@ -9,34 +9,32 @@
 //! driver it replaced earlier, dropped by then (its files written over in
 //! place, which creates few inodes: `Driver::restore`).
 //!
-//! Neither copies the bytes of history (issue 17 item 11): a checkpoint
-//! hard-links the closed segments and the files replaced only by rename,
-//! and a restore links those and the checkpoint's journal too, cut back to
-//! the length it had when the checkpoint was taken
-//! (`engine::shared_files`, which says why that is safe). Nor does a step
-//! back parse history again: the checkpoint's memo keeps what an open
-//! would parse from the files (each log's summaries and segments, the
-//! coordinator's state and markers, the readers' counts), shared in
-//! chunks (`engine::shared_vec`), and a restore takes it after checking
-//! the files' lengths (`PartitionLog::scan_remembered`), so one step back
-//! costs the same at step 1,000 and at step 100,000 (docs/performance.md). Only the active
-//! segments (at most `segment_max_bytes` each) are copied by a restore, and
-//! a checkpoint copies the journal as well. Because a restore cuts the
-//! checkpoint's journal under whichever driver it replaces, a failed
-//! restore leaves the timeline unusable (`broken`) rather than going on
-//! with that driver.
+//! Neither copies the bytes of history: a checkpoint hard-links the closed
+//! segments and the files replaced only by rename, and a restore links those
+//! and the checkpoint's journal too, cut back to the length it had when the
+//! checkpoint was taken (`engine::shared_files`, which says why that is safe).
+//! Nor does a step back parse history again: the checkpoint's memo keeps what
+//! an open would parse from the files (each log's summaries and segments, the
+//! coordinator's state and markers, the readers' counts), shared in chunks
+//! (`engine::shared_vec`), and a restore takes it after checking the files'
+//! lengths (`PartitionLog::scan_remembered`), so one step back costs the same
+//! at step 1,000 and at step 100,000 (docs/performance.md). Only the active
+//! segments (at most `segment_max_bytes` each) are copied by a restore, and a
+//! checkpoint copies the journal as well. Because a restore cuts the
+//! checkpoint's journal under whichever driver it replaces, a failed restore
+//! leaves the timeline unusable (`broken`) rather than going on with that
+//! driver.
 //!
-//! Memory and disk (issue 17 item 11): a checkpoint's directory is a copy
-//! of the data directory at its step, so keeping one every `every` steps
-//! for the whole recording cost O(steps²) of disk, and their memos (each
-//! with every event so far) O(steps²) of memory. Now the memos share their
-//! events (`history.rs`) and the checkpoints are spaced wider the further
-//! they are from the current step ([`keep`]): all of the
-//! [`DENSE`] nearest are kept, and past them one per window that doubles
-//! with the distance. So at most `DENSE * (2 + log2(steps / (every *
-//! DENSE)))` checkpoints exist (about 130 for 100,000 steps, 180 for
-//! 1,000,000), and a step back from the current step still replays at
-//! most `every` steps; a jump far back replays at most the window there.
+//! Memory and disk: a checkpoint's directory is a copy of the data directory
+//! at its step, so keeping one every `every` steps for the whole recording
+//! cost O(steps²) of disk, and their memos (each with every event so far)
+//! O(steps²) of memory. Now the memos share their events (`history.rs`) and
+//! the checkpoints are spaced wider the further they are from the current step
+//! ([`keep`]): all of the [`DENSE`] nearest are kept, and past them one per
+//! window that doubles with the distance. So at most `DENSE * (2 + log2(steps
+//! / (every * DENSE)))` checkpoints exist (about 130 for 100,000 steps, 180
+//! for 1,000,000), and a step back from the current step still replays at most
+//! `every` steps; a jump far back replays at most the window there.
 
 use crate::engine::shared_files::CopyStats;
 use crate::session::driver::{Driver, DriverMemo, Outcome};

@@ -1,4 +1,4 @@
-//! The help overlay (SPEC §6 `?`; issue 13 item 6). It is modal: while it
+//! The help overlay (SPEC §6 `?`). It is modal: while it
 //! is open `App::update` drops every command but closing it (`?`, `Esc`,
 //! `q`), scrolling it (`j`/`k`) and Ctrl-C, so no key reaches the engine or
 //! the screen behind it. Its lines wrap under their key instead of being

@@ -1,12 +1,12 @@
-//! Presentation mode (`P`; issue 13 item 5): for a lecture on a projector,
-//! the body shows only the focused pane and, under it, the step's caption
-//! large. A terminal cannot draw a bigger font, so "large" means what a room
-//! can read from the back, set like a slide: bold text on a short measure
-//! (at most [`MEASURE`] columns, centred, with margins), a line of space
-//! between the lines when they fit, the recording's title and step above
-//! it, the whole block centred in a box that takes a third of the body
-//! ([`MIN_SHARE`]) and grows with its text up to [`MAX_SHARE`]; text that
-//! still does not fit is marked "↓ N more".
+//! Presentation mode (`P`): for a lecture on a projector, the body shows only
+//! the focused pane and, under it, the step's caption large. A terminal cannot
+//! draw a bigger font, so "large" means what a room can read from the back,
+//! set like a slide: bold text on a short measure (at most [`MEASURE`]
+//! columns, centred, with margins), a line of space between the lines when
+//! they fit, the recording's title and step above it, the whole block centred
+//! in a box that takes a third of the body ([`MIN_SHARE`]) and grows with its
+//! text up to [`MAX_SHARE`]; text that still does not fit is marked "↓ N
+//! more".
 
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;

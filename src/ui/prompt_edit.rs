@@ -1,8 +1,8 @@
-//! Editing the prompt's line (SPEC §6 prompts; issue 13 item 6): the cursor
-//! moves with ←/→ and Home/End, typing and deleting happen at the cursor,
-//! and Ctrl-U deletes from the start of the line to the cursor, as in a
-//! shell. The cursor is a byte offset kept on a character boundary, so a
-//! multi-byte character (`é`, `消`) is one step and is never cut.
+//! Editing the prompt's line (SPEC §6 prompts): the cursor moves with ←/→ and
+//! Home/End, typing and deleting happen at the cursor, and Ctrl-U deletes from
+//! the start of the line to the cursor, as in a shell. The cursor is a byte
+//! offset kept on a character boundary, so a multi-byte character (`é`, `消`)
+//! is one step and is never cut.
 
 use crate::ui::keys::PromptEdit;
 use crate::ui::prompt::Prompt;

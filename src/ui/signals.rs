@@ -1,10 +1,9 @@
-//! SIGTERM, SIGINT, SIGHUP and SIGQUIT (issue 17 items 7 and 9). The
-//! dashboard waits for them in its event loop (`ui::run`), so it restores
-//! the terminal, lets the session close (the recording and the HW
-//! checkpoint are written at every step; the cluster closes as the driver
-//! drops) and exits with the conventional code, 128 + the signal's number.
-//! Every other command (src/cli), which has no loop to wait in, gets a watcher
-//! thread that removes the private temporary directories
+//! SIGTERM, SIGINT, SIGHUP and SIGQUIT. The dashboard waits for them in its
+//! event loop (`ui::run`), so it restores the terminal, lets the session close
+//! (the recording and the HW checkpoint are written at every step; the cluster
+//! closes as the driver drops) and exits with the conventional code, 128 + the
+//! signal's number. Every other command (src/cli), which has no loop to wait
+//! in, gets a watcher thread that removes the private temporary directories
 //! (`session::scratch`) and exits the same way.
 
 use tokio::signal::unix::{Signal, SignalKind, signal};

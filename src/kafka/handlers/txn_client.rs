@@ -1,11 +1,10 @@
-//! What every transactional request checks first (issue 14 items 2 and
-//! 4): that the client's producer id is the one InitProducerId gave its
-//! transactional id, that its epoch is current (under `--rules kafka`
-//! only: the book does not fence, E14), and that the transaction it works
-//! on is open in the engine, opening it with a `begin` action when the
-//! client starts a new one (Kafka opens a transaction with its first
-//! AddPartitionsToTxn or AddOffsetsToTxn; the client's begin_transaction()
-//! sends nothing).
+//! What every transactional request checks first: that the client's producer
+//! id is the one InitProducerId gave its transactional id, that its epoch is
+//! current (under `--rules kafka` only: the book does not fence, E14), and
+//! that the transaction it works on is open in the engine, opening it with a
+//! `begin` action when the client starts a new one (Kafka opens a transaction
+//! with its first AddPartitionsToTxn or AddOffsetsToTxn; the client's
+//! begin_transaction() sends nothing).
 
 use crate::engine::transaction::TransactionState;
 use crate::kafka::errors::code;

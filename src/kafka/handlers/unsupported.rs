@@ -1,11 +1,10 @@
-//! Requests this server does not handle, or not at the version asked
-//! (issue 14 item 2: "never a dropped connection without a log line"). An
-//! API whose response has a top-level
-//! error code is answered with UNSUPPORTED_VERSION in that code, at the
-//! request's version, so the client reports it; any other (an unknown API
+//! Requests this server does not handle, or not at the version asked ("never a
+//! dropped connection without a log line"). An API whose response has a
+//! top-level error code is answered with UNSUPPORTED_VERSION in that code, at
+//! the request's version, so the client reports it; any other (an unknown API
 //! key, a version the protocol crate cannot encode, an API whose errors sit
-//! per partition) closes the connection after one log line, as Kafka does
-//! for a request it cannot parse.
+//! per partition) closes the connection after one log line, as Kafka does for
+//! a request it cannot parse.
 
 use kafka_protocol::messages::{
     AddOffsetsToTxnResponse, ApiKey, EndTxnResponse, FindCoordinatorResponse, HeartbeatResponse,

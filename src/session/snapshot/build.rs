@@ -1,15 +1,15 @@
-//! The one snapshot builder (issue 12, item 1): reads a driver's cluster
-//! under one lock through `BrokerCluster::with_state`, which never runs the
-//! engine's refresh path, so building a snapshot changes nothing: no ISR
-//! update, no transaction timeout, no checkpoint write. Reading the state
-//! twice gives the same bytes and leaves the data directory as it was.
+//! The one snapshot builder: reads a driver's cluster under one lock through
+//! `BrokerCluster::with_state`, which never runs the engine's refresh path, so
+//! building a snapshot changes nothing: no ISR update, no transaction timeout,
+//! no checkpoint write. Reading the state twice gives the same bytes and
+//! leaves the data directory as it was.
 //!
 //! [`Bounds`] says how much to read. `mk-tui state` reads everything
 //! ([`Bounds::FULL`]); a frame reads what a screen can show
-//! ([`Bounds::FRAME`]): batch windows come from the logs' in-memory
-//! summaries and record values are read only for the rows a frame draws
+//! ([`Bounds::FRAME`]): batch windows come from the logs' in-memory summaries
+//! and record values are read only for the rows a frame draws
 //! ([`load_values`]), so a frame's cost follows the screen, not the log size
-//! (issue 7's P1).
+//! (P1).
 
 use std::collections::BTreeMap;
 

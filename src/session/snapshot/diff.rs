@@ -1,7 +1,7 @@
-//! What a step changed (issue 13, item 2): the difference between the
-//! snapshot before a step and the snapshot after it, as data the panes
-//! highlight and as sentences the events pane says ("out-0 HW 1 → 2",
-//! "broker 3 stopped", "read_committed now reads out-0@0").
+//! What a step changed: the difference between the snapshot before a step and
+//! the snapshot after it, as data the panes highlight and as sentences the
+//! events pane says ("out-0 HW 1 → 2", "broker 3 stopped", "read_committed now
+//! reads out-0@0").
 //!
 //! The diff is computed from the two snapshots alone, and is the same
 //! whatever [`Bounds`](super::Bounds) each was read with: a batch is new when

@@ -1,4 +1,4 @@
-//! One fate per batch, decided in one place (issue 12, item 3). The fate is
+//! One fate per batch, decided in one place. The fate is
 //! what becomes of a batch for the consumers, and it is decided by the same
 //! rules the engine's read_committed fetch applies (E11: below the LSO, and
 //! a transactional batch only if its own instance is COMPLETE_COMMIT), so a

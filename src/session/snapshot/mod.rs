@@ -1,11 +1,11 @@
 //! `Snapshot`: the one read-only picture of the cluster and the session that
-//! every screen is made from (issue 12). `mk-tui state` prints its serde
-//! form (SPEC §5 keys, and more), the text state is a renderer of it
-//! ([`text`]), and every pane draws from it (SPEC §2: panes are pure
-//! renderers of a snapshot). It is made of plain data types of its own, with
-//! no engine type in it, so the ui layer never names the engine and a saved
-//! state (`render --state FILE.json`) or, later, an observer of a real Kafka
-//! cluster can fill it as well as the embedded cluster does.
+//! every screen is made from. `mk-tui state` prints its serde form (SPEC §5
+//! keys, and more), the text state is a renderer of it ([`text`]), and every
+//! pane draws from it (SPEC §2: panes are pure renderers of a snapshot). It is
+//! made of plain data types of its own, with no engine type in it, so the ui
+//! layer never names the engine and a saved state (`render --state FILE.json`)
+//! or, later, an observer of a real Kafka cluster can fill it as well as the
+//! embedded cluster does.
 //!
 //! One builder ([`build`]) fills it, reading the engine without changing it:
 //! no ISR or timeout re-evaluation on read; time moves only through the

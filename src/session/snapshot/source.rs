@@ -1,8 +1,8 @@
-//! One seam for sources (issue 12, item 2): whatever can say how things
-//! stand, as a [`Snapshot`]. The live driver, the replay timeline and a saved
-//! state (`mk-tui render --state FILE.json`) implement it today; an observer
-//! of a real Kafka cluster is the next. The ui draws from the snapshot alone
-//! and never asks the source anything else.
+//! One seam for sources: whatever can say how things stand, as a [`Snapshot`].
+//! The live driver, the replay timeline and a saved state (`mk-tui render
+//! --state FILE.json`) implement it today; an observer of a real Kafka cluster
+//! is the next. The ui draws from the snapshot alone and never asks the source
+//! anything else.
 
 use crate::session::driver::Driver;
 use crate::session::snapshot::build::{Wanted, load_values};

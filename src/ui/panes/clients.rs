@@ -1,14 +1,14 @@
-//! The clients pane (issue 14, `mk-tui --listen`): the Kafka listeners and
-//! every client connection on them: its broker, peer address, client id,
-//! requests answered, the request in flight ("Produce v9 acks=all
-//! waiting" while an append waits for `r`), and the producer id, epoch and
-//! transactional id InitProducerId gave it; under them, the last lines of
-//! the request log, a connection's empty fetches folded into one line
-//! ([`client_log`](super::client_log)). While the dropped-response fault
-//! (`D`) is armed, the title says so in the warning style. Pure over the
-//! snapshot's `listeners`, `clients`, `client_log` and `fault_armed`
-//! (filled by the session from the server's registry, never from the
-//! engine); a replay or a saved state has none, and says how to get them.
+//! The clients pane (`mk-tui --listen`): the Kafka listeners and every client
+//! connection on them: its broker, peer address, client id, requests answered,
+//! the request in flight ("Produce v9 acks=all waiting" while an append waits
+//! for `r`), and the producer id, epoch and transactional id InitProducerId
+//! gave it; under them, the last lines of the request log, a connection's
+//! empty fetches folded into one line ([`client_log`](super::client_log)).
+//! While the dropped-response fault (`D`) is armed, the title says so in the
+//! warning style. Pure over the snapshot's `listeners`, `clients`,
+//! `client_log` and `fault_armed` (filled by the session from the server's
+//! registry, never from the engine); a replay or a saved state has none, and
+//! says how to get them.
 //!
 //! The table's columns are as wide as what they hold. When the pane is
 //! too narrow for all of them, the headers take their short forms first,

@@ -6,16 +6,16 @@
 //! the last lines.
 //!
 //! When the rows do not all fit, the pane still opens at the top and keeps
-//! every partition's header on screen (issue 13 item 6), then gives each
-//! partition its newest batch, then the spare rows to one partition: the
-//! "anchor", `ctx.scroll`, which `j`/`k` move and which the app sets to the
-//! partition the last step wrote to, so the batch a student just wrote is
-//! always drawn. A header says how many older batches are out of view
-//! (`↑3`). With no more rows than partitions (the demo's six at 80x24),
-//! headers alone would say nothing of what was written: the anchor then
-//! keeps its header and its newest batches (about half the rows), the
-//! headers of its neighbours take the rest, and the other partitions
-//! scroll, the border saying how many are above and below. See [`plan`].
+//! every partition's header on screen, then gives each partition its newest
+//! batch, then the spare rows to one partition: the "anchor", `ctx.scroll`,
+//! which `j`/`k` move and which the app sets to the partition the last step
+//! wrote to, so the batch a student just wrote is always drawn. A header says
+//! how many older batches are out of view (`↑3`). With no more rows than
+//! partitions (the demo's six at 80x24), headers alone would say nothing of
+//! what was written: the anchor then keeps its header and its newest batches
+//! (about half the rows), the headers of its neighbours take the rest, and the
+//! other partitions scroll, the border saying how many are above and below.
+//! See [`plan`].
 
 use crate::session::snapshot::field;
 use ratatui::buffer::Buffer;

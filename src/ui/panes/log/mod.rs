@@ -1,7 +1,7 @@
-//! The log pane (issue 13, item 1; SPEC §6: "each partition's record
-//! batches", "each replica's log end offset, lag", "the HW against the
-//! LSO"): each partition's replicas drawn as rows of cells, one cell per
-//! offset, aligned by offset across replicas, the leader's row first.
+//! The log pane (SPEC §6: "each partition's record batches", "each replica's
+//! log end offset, lag", "the HW against the LSO"): each partition's replicas
+//! drawn as rows of cells, one cell per offset, aligned by offset across
+//! replicas, the leader's row first.
 //!
 //! - A cell shows its fate's glyph and the first characters of its value;
 //!   a COMMIT or ABORT marker is a cell of its own (`◆C`, `◆A`, or the word
