@@ -27,9 +27,9 @@
 //!
 //! Memory and disk: a checkpoint's directory is a copy of the data directory
 //! at its step, so keeping one every `every` steps for the whole recording
-//! cost O(steps²) of disk, and their memos (each with every event so far)
-//! O(steps²) of memory. Now the memos share their events (`history.rs`) and
-//! the checkpoints are spaced wider the further they are from the current step
+//! would cost O(steps²) of disk, and their memos (each with every event so
+//! far) O(steps²) of memory. So the memos share their events (`history.rs`)
+//! and the checkpoints are spaced wider the further they are from the current step
 //! ([`keep`]): all of the [`DENSE`] nearest are kept, and past them one per
 //! window that doubles with the distance. So at most `DENSE * (2 + log2(steps
 //! / (every * DENSE)))` checkpoints exist (about 130 for 100,000 steps, 180
