@@ -530,3 +530,7 @@ impl Session {
         }
     }
 }
+
+#[cfg(test)]
+#[path = "session_tests.rs"]
+mod tests;
