@@ -1,4 +1,4 @@
-//! `mk-tui serve --record F` (issue 14 item 3): a served session written as
+//! `mk-tui serve --record F`: a served session written as
 //! a normal recording (SPEC §4) as it goes. The header is the served
 //! cluster's; the recording's own steps (when serving a recording) come
 //! first; then every action the driver applies for a client or the server

@@ -351,16 +351,14 @@ impl Session {
         }
     }
 
-    /// Live, at a crash's moment of death: shows the recovery.
-    pub fn leave_moment(&mut self) {
-        if let Mode::Live(live) = &mut self.mode {
-            live.at_moment = false;
-        }
-    }
-
-    /// Where a replay key goes (nothing to move outside a replay).
+    /// Where a replay key goes. Live, `space` at a crash's moment of death
+    /// shows its recovery; nothing else moves outside a replay.
     pub fn travel(&mut self, mv: Move) -> Travel {
         match &mut self.mode {
+            Mode::Live(live) if mv == Move::Next && live.at_moment => {
+                live.at_moment = false;
+                Travel::Stay
+            }
             Mode::Replay(replay) => replay.travel(mv),
             Mode::Observed(o @ Observed::Replay { .. }) => Travel::To(match mv {
                 Move::Next => o.step() + 1,

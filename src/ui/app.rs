@@ -517,18 +517,8 @@ impl App {
                     self.prompt = Some(Prompt::new(kind, text));
                 }
             }
-            KeyCommand::ReplicateAll if self.is_observing() => self.request_refresh(),
-            KeyCommand::ReplicateAll => self.apply(Action::Replicate {
-                broker: None,
-                topic: None,
-                partition: None,
-            }),
+            KeyCommand::ReplicateAll => self.replicate_all(),
             KeyCommand::Crash => self.apply(Action::Crash {}),
-            // Live: from a crash's moment of death to its recovery.
-            KeyCommand::NextStep if self.live_at_moment() => {
-                self.touched();
-                self.session.leave_moment();
-            }
             KeyCommand::NextStep => return self.travel(Move::Next),
             KeyCommand::PrevStep => return self.travel(Move::Prev),
             KeyCommand::FirstStep => return self.travel(Move::First),

@@ -92,10 +92,15 @@ impl App {
         self.follow();
     }
 
-    /// `r` observing live: asks for a refresh now.
-    pub(super) fn request_refresh(&mut self) {
+    /// `r`: observing live, asks for a refresh now; elsewhere the
+    /// followers fetch (an engine key, off outside a live session).
+    pub(super) fn replicate_all(&mut self) {
         let Some((n, asked)) = self.session.request_refresh() else {
-            return;
+            return self.apply(crate::session::Action::Replicate {
+                broker: None,
+                topic: None,
+                partition: None,
+            });
         };
         self.status = Some(if asked {
             Status {
