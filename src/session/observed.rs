@@ -10,6 +10,7 @@ use std::sync::Arc;
 use tokio::sync::Notify;
 
 use crate::session::observation::{ObservationTimeline, ObservedSession, Refresher};
+use crate::session::replay::{Move, Travel};
 use crate::session::snapshot::SnapshotSource;
 
 /// An observation on screen.
@@ -81,10 +82,35 @@ impl Observed {
         }
     }
 
+    /// Where a replay key goes in a replayed observation (nowhere live).
+    pub(super) fn travel(&self, mv: Move) -> Travel {
+        if let Observed::Live(_) = self {
+            return Travel::Stay;
+        }
+        Travel::To(match mv {
+            Move::Next => self.step() + 1,
+            Move::Prev => self.step().saturating_sub(1),
+            Move::First => 0,
+            Move::Last => self.last_step(),
+            Move::NextCaption => self.eventful(true),
+            Move::PrevCaption => self.eventful(false),
+        })
+    }
+
+    /// A replay playing stops at the last refresh.
+    pub(super) fn stop_at_end(&mut self) {
+        let last = self.last_step();
+        if let Observed::Replay { timeline, playing } = self
+            && timeline.step() >= last
+        {
+            *playing = false;
+        }
+    }
+
     /// The next (`forward`) or previous refresh where something happened
     /// (changed, failed, answered again), else the end or the start: the
     /// observation's `]` and `[`, as it has no captions.
-    pub(super) fn eventful(&self, forward: bool) -> usize {
+    fn eventful(&self, forward: bool) -> usize {
         let (step, last) = (self.step(), self.last_step());
         let Observed::Replay { timeline, .. } = self else {
             return step;

@@ -360,14 +360,7 @@ impl Session {
                 Travel::Stay
             }
             Mode::Replay(replay) => replay.travel(mv),
-            Mode::Observed(o @ Observed::Replay { .. }) => Travel::To(match mv {
-                Move::Next => o.step() + 1,
-                Move::Prev => o.step().saturating_sub(1),
-                Move::First => 0,
-                Move::Last => o.last_step(),
-                Move::NextCaption => o.eventful(true),
-                Move::PrevCaption => o.eventful(false),
-            }),
+            Mode::Observed(o) => o.travel(mv),
             _ => Travel::Stay,
         }
     }
@@ -421,12 +414,9 @@ impl Session {
 
     /// A replay playing stops at the end (after the last step's recovery).
     pub fn stop_at_end(&mut self) {
-        let last = self.last_step();
         match &mut self.mode {
             Mode::Replay(replay) if replay.at_end() => replay.playing = false,
-            Mode::Observed(Observed::Replay { timeline, playing }) if timeline.step() >= last => {
-                *playing = false
-            }
+            Mode::Observed(o) => o.stop_at_end(),
             _ => {}
         }
     }

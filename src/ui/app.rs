@@ -47,7 +47,7 @@ mod observed;
 mod screen;
 mod steps;
 
-pub use crate::session::listeners::Listeners;
+use crate::session::listeners::Listeners;
 pub use crate::session::session::{BranchListeners, BranchRecorder};
 pub use crate::ui::status::{Status, StatusKind};
 pub use screen::pane_name;
