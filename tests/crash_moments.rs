@@ -221,12 +221,8 @@ fn replay(name: &str) -> App {
 
 /// (step, at the moment) of a replay.
 fn at(app: &App) -> (usize, bool) {
-    match &app.mode {
-        minikafka::ui::app::Mode::Replay { timeline, .. } => {
-            (timeline.step(), timeline.at_moment())
-        }
-        _ => unreachable!("a replay"),
-    }
+    let timeline = app.session().timeline().expect("a replay");
+    (timeline.step(), timeline.at_moment())
 }
 
 fn go(app: &mut App, command: KeyCommand) -> (usize, bool) {
@@ -282,10 +278,7 @@ fn replay_steps_through_the_moment_then_the_recovery_and_back() {
 }
 
 fn app_recording(app: &App) -> &Recording {
-    match &app.mode {
-        minikafka::ui::app::Mode::Replay { timeline, .. } => timeline.recording(),
-        _ => unreachable!("a replay"),
-    }
+    app.session().timeline().expect("a replay").recording()
 }
 
 #[test]
@@ -314,12 +307,7 @@ fn playing_does_not_stop_on_the_last_steps_moment() {
     app.update(Msg::Goto(last - 1)).unwrap();
     app.update(Msg::Command(KeyCommand::PlayPause)).unwrap();
     app.update(Msg::Tick).unwrap();
-    let playing = |app: &App| {
-        matches!(
-            app.mode,
-            minikafka::ui::app::Mode::Replay { playing: true, .. }
-        )
-    };
+    let playing = |app: &App| app.is_playing();
     // The last step is a tear or not; either way the player ends after it.
     if at(&app).1 {
         assert!(playing(&app), "the moment is not the end");

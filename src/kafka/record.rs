@@ -1,4 +1,4 @@
-//! `mk-tui serve --record F` (issue 14 item 3): a served session written as
+//! `mk-tui serve --record F`: a served session written as
 //! a normal recording (SPEC §4) as it goes. The header is the served
 //! cluster's; the recording's own steps (when serving a recording) come
 //! first; then every action the driver applies for a client or the server
@@ -10,22 +10,21 @@ use std::path::{Path, PathBuf};
 
 use crate::session::listeners::Steps;
 use crate::session::recording::{Caption, Header, Step};
+use crate::session::step_log::{Pace, StepLog};
 use crate::session::{Action, Driver, Outcome, RecordingWriter};
 
-/// Where a served session's steps go.
-#[derive(Debug, Default)]
+/// Where a served session's steps go: a [`StepLog`] paced by the engine
+/// clock, which follows real time here, that keeps no history (a server
+/// runs for days and undoes nothing).
+#[derive(Debug)]
 pub struct RecordSteps {
-    writer: Option<RecordingWriter>,
-    /// `at_ms` of the last step already written (the served recording's).
-    at_base: u64,
-    /// The engine clock when serving began.
-    clock_base: u64,
+    log: Option<StepLog>,
 }
 
 impl RecordSteps {
     /// Nothing recorded (no `--record`).
     pub fn none() -> Self {
-        Self::default()
+        Self { log: None }
     }
 
     /// Creates `path` with `header` and the `applied` steps, then appends
@@ -43,16 +42,23 @@ impl RecordSteps {
         for step in applied {
             writer.append(step).map_err(io)?;
         }
-        Ok(Self {
-            writer: Some(writer),
-            at_base: applied.last().map_or(0, |s| s.at_ms),
-            clock_base: driver.clock_ms(),
-        })
+        let last = applied.last().cloned().into_iter().collect();
+        let log = StepLog::new(
+            Pace::EngineClock,
+            last,
+            Some(writer),
+            driver.clock_ms(),
+            false,
+        );
+        Ok(Self { log: Some(log) })
     }
 
     /// The file being written, while it is.
     pub fn path(&self) -> Option<PathBuf> {
-        self.writer.as_ref().map(|w| w.path().to_path_buf())
+        self.log
+            .as_ref()
+            .and_then(|l| l.path())
+            .map(Path::to_path_buf)
     }
 }
 
@@ -69,23 +75,19 @@ impl Steps for RecordSteps {
 impl RecordSteps {
     /// Appends one step, synced; a failed write stops the recording.
     fn write(&mut self, driver: &Driver, action: &Action, caption: Option<Caption>) {
-        let Some(writer) = &mut self.writer else {
+        let Some(log) = &mut self.log else {
             return;
         };
-        let step = Step {
-            at_ms: self.at_base + driver.clock_ms().saturating_sub(self.clock_base),
-            action: action.clone(),
-            caption,
-        };
-        if let Err(e) = writer.append(&step) {
+        if let Err(e) = log.push(action.clone(), caption, driver.clock_ms()) {
             // What is written is a whole recording up to here; serving goes
             // on, said once.
             crate::kafka::log_line(format_args!(
-                "mk-tui serve: {}: cannot record step {}: {e}; recording stopped",
-                writer.path().display(),
-                driver.step()
+                "mk-tui serve: {}: cannot record step {}: {}; recording stopped",
+                e.path.display(),
+                driver.step(),
+                e.error
             ));
-            self.writer = None;
+            self.log = None;
         }
     }
 }

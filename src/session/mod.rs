@@ -3,18 +3,26 @@
 //! [`Snapshot`] every screen and the headless state are made from.
 
 pub mod action;
+pub mod client_steps;
 pub mod cluster_file;
 pub mod driver;
 pub mod history;
 pub mod limits;
 pub mod listeners;
+pub mod live;
 pub mod narrate;
 pub mod observation;
+pub mod observed;
 pub mod outcome;
 pub mod recording;
+pub mod replay;
 pub mod said;
 pub mod scratch;
+// The type is `session::Session`; its file is named after it.
+#[allow(clippy::module_inception)]
+pub mod session;
 pub mod snapshot;
+pub mod step_log;
 pub mod tasks;
 pub mod timeline;
 pub mod ui_step;
@@ -23,5 +31,6 @@ pub use action::Action;
 pub use driver::Driver;
 pub use outcome::{ActionError, Outcome, OutcomeKind};
 pub use recording::{Recording, RecordingError, RecordingWriter, Step};
+pub use session::Session;
 pub use snapshot::{Snapshot, SnapshotSource};
 pub use timeline::Timeline;

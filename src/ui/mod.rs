@@ -7,7 +7,6 @@
 //! scrolling.
 
 pub mod app;
-pub mod client_steps;
 pub mod frame;
 pub mod headless;
 pub mod help;

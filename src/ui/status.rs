@@ -2,6 +2,7 @@
 //! its colour ([`StatusKind`]), and its words.
 
 use crate::session::Outcome;
+use crate::session::client_steps::Told;
 use crate::session::said::Said;
 use crate::ui::i18n::Lang;
 
@@ -29,6 +30,49 @@ impl Status {
         Self {
             kind: StatusKind::Error,
             text: text.into(),
+        }
+    }
+
+    /// A sentence of the session that went well, in `lang`.
+    pub fn ok(said: &Said, lang: Lang) -> Self {
+        Self {
+            kind: StatusKind::Ok,
+            text: said.get(lang.zh()).to_string(),
+        }
+    }
+
+    /// A sentence of the session saying why something was not done, in
+    /// `lang`.
+    pub fn refused(said: &Said, lang: Lang) -> Self {
+        Self::error(said.get(lang.zh()))
+    }
+
+    /// The status of the last step a Kafka client (`--listen`) applied:
+    /// the step's, saying who did it; a server's `note` step says its
+    /// caption.
+    pub fn of_told(told: &Told, lang: Lang) -> Self {
+        match told {
+            Told::Applied {
+                step,
+                outcome,
+                said,
+            } => {
+                let mut status = Self::of_step(*step, outcome, said, lang);
+                status.text.push_str(if lang == Lang::Zh {
+                    "（Kafka 客户端）"
+                } else {
+                    " (Kafka client)"
+                });
+                status
+            }
+            Told::Noted { step, caption } => Self {
+                kind: StatusKind::Ok,
+                text: lang.pick(
+                    format!("step {step}: {}", caption.text("en")),
+                    format!("步骤 {step}：{}", caption.text("zh")),
+                ),
+            },
+            Told::NotRecorded(e) => Self::error(e.clone()),
         }
     }
 
