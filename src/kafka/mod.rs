@@ -387,7 +387,7 @@ fn plan(options: &ServeOptions) -> Result<Plan, String> {
         }
         let brokers = match &stored {
             Some(file) => file.config(dir)?.broker_ids,
-            None => crate::session::driver::brokers_in(dir)?,
+            None => crate::session::data_dir::brokers_in(dir).map_err(|e| e.to_string())?,
         };
         return Ok(Plan {
             brokers,

@@ -38,12 +38,13 @@ use crate::session::action::{
     payload_records,
 };
 use crate::session::cluster_file::ClusterFile;
+use crate::session::data_dir;
 use crate::session::history::History;
 use crate::session::limits;
-use crate::session::narrate;
+use crate::session::narrate::{self, StepEnd};
 pub use crate::session::outcome::{ActionError, Outcome, OutcomeKind};
 use crate::session::recording::Header;
-use crate::session::said::{self, Said};
+use crate::session::said::Said;
 use crate::session::snapshot::build::{self, MOMENT_FRAME};
 use crate::session::snapshot::{Bounds, Moment};
 use crate::session::tasks::Tasks;
@@ -285,24 +286,7 @@ impl Driver {
         // A header that did not come through `Recording::parse` (the demo,
         // a test, the live dashboard) is held to the same caps.
         limits::check_cluster(&header.cluster).map_err(|e| e.to_string())?;
-        let (temp, dir) = match data_dir {
-            Some(dir) => {
-                let empty = std::fs::read_dir(dir).map_or(true, |mut d| d.next().is_none());
-                if !empty {
-                    return Err(format!(
-                        "{}: data directory must be empty or absent",
-                        dir.display()
-                    ));
-                }
-                (None, dir.to_path_buf())
-            }
-            None => {
-                let temp = crate::session::scratch::tempdir()
-                    .map_err(|e| format!("cannot create a temporary directory: {e}"))?;
-                let dir = temp.path().to_path_buf();
-                (Some(temp), dir)
-            }
-        };
+        let (dir, temp) = data_dir::fresh(data_dir).map_err(|e| e.to_string())?;
         let mut config = config_for(header, &dir)?;
         // A private temporary directory is deleted at exit: no power loss
         // can reach it, so its writes skip fsync (P5).
@@ -354,7 +338,7 @@ impl Driver {
                 let mut config = file.config(dir)?;
                 // A broker the directory holds that the file does not name
                 // (a replica the book's code added) still opens.
-                for id in brokers_in(dir)? {
+                for id in data_dir::brokers_in(dir).map_err(|e| e.to_string())? {
                     if !config.broker_ids.contains(&id) && dir.join(format!("broker-{id}")).exists()
                     {
                         config.broker_ids.push(id);
@@ -366,7 +350,7 @@ impl Driver {
             None => {
                 let rules = given.unwrap_or_default();
                 let config = MiniKafkaConfig::new(dir)
-                    .with_brokers(brokers_in(dir)?)
+                    .with_brokers(data_dir::brokers_in(dir).map_err(|e| e.to_string())?)
                     .with_rules(rules);
                 let file = ClusterFile::of(&config, rules, 0);
                 Ok((config, rules, file, true))
@@ -402,39 +386,14 @@ impl Driver {
     /// or the given rules and the brokers in the directory).
     pub fn open_copy(dir: &Path, rules: impl Into<Option<Rules>>) -> Result<Self, String> {
         let given = rules.into();
-        if !dir.exists() {
-            return Err(format!("{}: no such data directory", dir.display()));
-        }
-        if !dir.is_dir() {
-            return Err(format!("{}: not a directory", dir.display()));
-        }
-        // Shared, while the copy is made: never a copy of files a running
-        // mk-tui is writing (issue 17, item 5).
-        let _shared = crate::engine::core::cluster::lock_shared(dir).map_err(|e| e.to_string())?;
-        let temp = crate::session::scratch::tempdir()
-            .map_err(|e| format!("cannot create a temporary directory: {e}"))?;
-        copy_dir(dir, temp.path()).map_err(|e| {
-            e.to_string().replace(
-                &temp.path().display().to_string(),
-                &dir.display().to_string(),
-            )
-        })?;
-        let in_dir = |e: String| {
-            e.replace(
-                &temp.path().display().to_string(),
-                &dir.display().to_string(),
-            )
-        };
+        let temp = data_dir::private_copy(dir).map_err(|e| e.to_string())?;
+        let in_dir = |e: String| data_dir::in_original(&e, temp.path(), dir);
         let (mut config, rules, file, _) = Self::how_to_open(temp.path(), given).map_err(in_dir)?;
         // A private copy, deleted at exit (see `Self::new`).
         config.sync_writes = false;
         let clock = ManualClock::at(file.clock_ms);
-        let cluster = BrokerCluster::open(config.clone(), clock.clone()).map_err(|e| {
-            e.to_string().replace(
-                &temp.path().display().to_string(),
-                &dir.display().to_string(),
-            )
-        })?;
+        let cluster = BrokerCluster::open(config.clone(), clock.clone())
+            .map_err(|e| in_dir(e.to_string()))?;
         let mut driver =
             Self::assemble(cluster, clock, config, rules.name().to_string(), Some(temp));
         driver.last_recovery = Some(driver.cluster.last_recovery());
@@ -742,31 +701,23 @@ impl Driver {
                 code: e.code(),
             });
         }
-        let (name, name_zh) = (action.name(), said::action_zh(action.name()));
-        let said = match &outcome {
-            Outcome::Error(e) => Said::new(
-                format!("{name}: error: {e}"),
-                format!("{name_zh}：错误，{}：{e}", said::error_zh(e.code())),
-            ),
-            Outcome::Recovered(text) => {
-                Said::new(text.clone(), self.recovered_zh.clone().unwrap_or_default())
-            }
-            Outcome::Ok if self.own_duplicate(step).is_some() => {
-                let (first, last) = self.own_duplicate(step).expect("just checked");
-                Said::new(
-                    format!(
-                        "{name}: an exact retry, answered with the original offsets {first}..{last} (E7: duplicate, nothing appended)"
-                    ),
-                    format!(
-                        "{name_zh}：完全相同的重试，以原 offset {first}..{last} 回答（E7：重复，未追加）"
-                    ),
-                )
-            }
-            other => Said::new(
-                format!("{name}: {}", other.name()),
-                format!("{name_zh}：{}", said::outcome_zh(other.name())),
-            ),
+        let recovered = match &outcome {
+            Outcome::Recovered(text) => Some(Said::new(
+                text.clone(),
+                self.recovered_zh.clone().unwrap_or_default(),
+            )),
+            _ => None,
         };
+        let end = match (&outcome, &recovered) {
+            (Outcome::Error(e), _) => StepEnd::Error(e),
+            (_, Some(told)) => StepEnd::Recovered(told),
+            (Outcome::Ok, _) => match self.own_duplicate(step) {
+                Some((first, last)) => StepEnd::Duplicate { first, last },
+                None => StepEnd::Ok,
+            },
+            _ => StepEnd::Pending,
+        };
+        let said = narrate::step(action, end);
         self.events.push(Event::new(step, said.clone()));
         self.last_moment = self
             .moments
@@ -778,10 +729,7 @@ impl Driver {
         // crashed at its cut point is a crash too, for the status line.
         match (outcome, self.crashed_in_step.take()) {
             (Outcome::Ok, Some(crash)) => {
-                self.last_said = Said::new(
-                    format!("{name}: ok; {}", crash.en),
-                    format!("{name_zh}：完成；{}", crash.zh),
-                );
+                self.last_said = narrate::step(action, StepEnd::OkThenCrash(&crash));
                 Outcome::Recovered(self.last_said.en.clone())
             }
             (outcome, _) => {
@@ -1205,8 +1153,7 @@ impl Driver {
     ) -> Result<Self, String> {
         let temp = match reuse {
             Some(temp) => temp,
-            None => crate::session::scratch::tempdir()
-                .map_err(|e| format!("cannot create a temporary directory: {e}"))?,
+            None => data_dir::scratch().map_err(|e| e.to_string())?,
         };
         match copied.journal_len {
             Some(len) => {
@@ -1282,13 +1229,9 @@ impl Driver {
                 self.finish(op, Ok(OpEnd::Done));
             }
             Ok(OpEnd::Done) if own => self.own_outcome = Some(Outcome::Ok),
-            Ok(OpEnd::Done) => self.events.push(Event::new(
-                self.step,
-                Said::new(
-                    format!("{} of step {} completed", op.kind, op.step),
-                    format!("步骤 {} 的{}已完成", op.step, said::action_zh(op.kind)),
-                ),
-            )),
+            Ok(OpEnd::Done) => self
+                .events
+                .push(Event::new(self.step, narrate::completed(op.kind, op.step))),
             // Only a commit or abort that crashed at its cut point reports
             // a recovery.
             Ok(OpEnd::Crashed(report)) => {
@@ -1311,18 +1254,8 @@ impl Driver {
             }
             Err(e) if own => self.own_outcome = Some(Outcome::Error(e.into())),
             Err(e) => {
-                self.events.push(Event::new(
-                    self.step,
-                    Said::new(
-                        format!("{} of step {} failed: {e}", op.kind, op.step),
-                        format!(
-                            "步骤 {} 的{}失败，{}：{e}",
-                            op.step,
-                            said::action_zh(op.kind),
-                            said::error_zh(e.code())
-                        ),
-                    ),
-                ));
+                self.events
+                    .push(Event::new(self.step, narrate::failed(op.kind, op.step, &e)));
                 self.errors.push(ErrorEvent {
                     step: op.step,
                     message: e.to_string(),
@@ -1349,94 +1282,6 @@ struct Done {
     kind: &'static str,
     txn: Option<String>,
     cut: Option<CutPoint>,
-}
-
-/// The broker ids of a data directory: every `broker-<id>` folder and every
-/// replica named in `metadata.json`, in increasing order (at least broker 1).
-/// The broker ids of a data directory (its `broker-N` directories and the
-/// replicas its metadata names; broker 1 when there are none), read only.
-pub(crate) fn brokers_in(dir: &Path) -> Result<Vec<BrokerId>, String> {
-    let mut ids = std::collections::BTreeSet::new();
-    let entries = std::fs::read_dir(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-    for entry in entries.flatten() {
-        let name = entry.file_name();
-        if let Some(id) = name
-            .to_str()
-            .and_then(|n| n.strip_prefix("broker-"))
-            .and_then(|n| n.parse().ok())
-        {
-            ids.insert(id);
-        }
-    }
-    if let Ok(store) = crate::engine::core::metadata::MetadataStore::open(dir) {
-        for topic in store.topics().values() {
-            for (_, p) in topic.partitions() {
-                ids.extend(p.replicas.iter().copied());
-            }
-        }
-    }
-    if ids.is_empty() {
-        ids.insert(1);
-    }
-    Ok(ids.into_iter().collect())
-}
-
-/// Copies a directory tree, leaving out the data directory's lock file.
-///
-/// Only regular files and directories are copied; a symlink to a directory
-/// (a broker directory on another disk) is followed, as the in-place open
-/// follows it. Anything else (a FIFO, a device, a symlink to a file) is
-/// refused naming the entry, with the line the in-place open gives it:
-/// copying it could block forever or never end (issue 17, item 4).
-fn copy_dir(from: &Path, to: &Path) -> std::io::Result<()> {
-    copy_tree(from, to, 0)
-}
-
-/// Directories deeper than this are refused: a symlink loop.
-const MAX_COPY_DEPTH: usize = 32;
-
-fn copy_tree(from: &Path, to: &Path, depth: usize) -> std::io::Result<()> {
-    let named = |path: &Path, e: std::io::Error| {
-        std::io::Error::new(e.kind(), format!("{}: cannot copy: {e}", path.display()))
-    };
-    if depth > MAX_COPY_DEPTH {
-        return Err(std::io::Error::other(format!(
-            "{}: directories nest more than {MAX_COPY_DEPTH} deep (a symlink loop?)",
-            from.display()
-        )));
-    }
-    std::fs::create_dir_all(to).map_err(|e| named(to, e))?;
-    for entry in std::fs::read_dir(from).map_err(|e| named(from, e))? {
-        let entry = entry.map_err(|e| named(from, e))?;
-        let name = entry.file_name();
-        if name == crate::engine::core::cluster::LOCK_FILE {
-            continue;
-        }
-        let source = entry.path();
-        let target = to.join(&name);
-        let kind = entry.file_type().map_err(|e| named(&source, e))?;
-        let followed = if kind.is_symlink() {
-            std::fs::metadata(&source).ok().map(|m| m.file_type())
-        } else {
-            Some(kind)
-        };
-        match followed {
-            Some(t) if t.is_dir() => copy_tree(&source, &target, depth + 1)?,
-            _ if kind.is_file() => {
-                std::fs::copy(&source, &target).map_err(|e| named(&source, e))?;
-            }
-            _ => {
-                return Err(std::io::Error::other(
-                    crate::engine::MiniKafkaError::NotARegularFile {
-                        path: source,
-                        kind: crate::engine::fsutil::kind_of(kind),
-                    }
-                    .to_string(),
-                ));
-            }
-        }
-    }
-    Ok(())
 }
 
 /// A commit or abort that crashed at its cut point reports the recovery.

@@ -4,7 +4,9 @@
 
 pub mod action;
 pub mod cluster_file;
+pub mod data_dir;
 pub mod driver;
+pub mod error;
 pub mod history;
 pub mod limits;
 pub mod listeners;
@@ -21,6 +23,7 @@ pub mod ui_step;
 
 pub use action::Action;
 pub use driver::Driver;
+pub use error::SessionError;
 pub use outcome::{ActionError, Outcome, OutcomeKind};
 pub use recording::{Recording, RecordingError, RecordingWriter, Step};
 pub use snapshot::{Snapshot, SnapshotSource};
