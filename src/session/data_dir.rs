@@ -60,14 +60,8 @@ pub fn private_copy(dir: &Path) -> Result<TempDir> {
     }
     let _shared = lock_shared(dir)?;
     let temp = scratch()?;
-    copy_tree(dir, temp.path(), 0)
-        .map_err(|e| SessionError::refused(in_original(&e.to_string(), temp.path(), dir)))?;
+    copy_tree(dir, temp.path(), 0).map_err(|e| SessionError::Copy(e).of_copy(temp.path(), dir))?;
     Ok(temp)
-}
-
-/// `message` about the copy at `copy`, told of the original `dir` instead.
-pub fn in_original(message: &str, copy: &Path, dir: &Path) -> String {
-    message.replace(&copy.display().to_string(), &dir.display().to_string())
 }
 
 /// The broker ids of a data directory (its `broker-N` directories and the

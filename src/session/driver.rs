@@ -39,6 +39,7 @@ use crate::session::action::{
 };
 use crate::session::cluster_file::ClusterFile;
 use crate::session::data_dir;
+use crate::session::error::{Result, SessionError};
 use crate::session::history::History;
 use crate::session::limits;
 use crate::session::narrate::{self, StepEnd};
@@ -251,8 +252,8 @@ impl std::fmt::Debug for Driver {
 }
 
 /// The cluster configuration a recording header asks for, in `data_dir`.
-pub fn config_for(header: &Header, data_dir: &Path) -> Result<MiniKafkaConfig, String> {
-    let rules: Rules = header.rules.parse()?;
+pub fn config_for(header: &Header, data_dir: &Path) -> Result<MiniKafkaConfig> {
+    let rules: Rules = header.rules.parse().map_err(SessionError::Rules)?;
     let mut config = MiniKafkaConfig::new(data_dir)
         .with_brokers(header.cluster.brokers.iter().copied())
         .with_rules(rules);
@@ -282,29 +283,27 @@ impl Driver {
     /// The cluster of `header` at step 0: opened in `data_dir` (which must be
     /// empty or absent) or in a fresh temporary directory, with the header's
     /// topics created.
-    pub fn new(header: &Header, data_dir: Option<&Path>) -> Result<Self, String> {
+    pub fn new(header: &Header, data_dir: Option<&Path>) -> Result<Self> {
         // A header that did not come through `Recording::parse` (the demo,
         // a test, the live dashboard) is held to the same caps.
-        limits::check_cluster(&header.cluster).map_err(|e| e.to_string())?;
-        let (dir, temp) = data_dir::fresh(data_dir).map_err(|e| e.to_string())?;
+        limits::check_cluster(&header.cluster)?;
+        let (dir, temp) = data_dir::fresh(data_dir)?;
         let mut config = config_for(header, &dir)?;
         // A private temporary directory is deleted at exit: no power loss
         // can reach it, so its writes skip fsync (P5).
         config.sync_writes = temp.is_none();
         let clock = ManualClock::new();
-        let cluster =
-            BrokerCluster::open(config.clone(), clock.clone()).map_err(|e| e.to_string())?;
+        let cluster = BrokerCluster::open(config.clone(), clock.clone())?;
         for (i, t) in header.cluster.topics.iter().enumerate() {
             cluster
                 .create_topic(&t.name, t.partitions, t.replication_factor)
-                .map_err(|e| format!("field cluster.topics[{i}]: {e}"))?;
+                .map_err(|e| FieldError::new(format!("cluster.topics[{i}]"), e.to_string()))?;
         }
-        let rules: Rules = header.rules.parse()?;
+        let rules: Rules = header.rules.parse().map_err(SessionError::Rules)?;
         let mut driver = Self::assemble(cluster, clock, config, header.rules.clone(), temp);
         if data_dir.is_some() {
             let file = ClusterFile::of(&driver.config, rules, 0);
-            file.write(&driver.config.data_dir, driver.config.sync_writes)
-                .map_err(|e| e.to_string())?;
+            file.write(&driver.config.data_dir, driver.config.sync_writes)?;
             driver.keep(file, true);
         }
         Ok(driver)
@@ -331,14 +330,14 @@ impl Driver {
     fn how_to_open(
         dir: &Path,
         given: Option<Rules>,
-    ) -> Result<(MiniKafkaConfig, Rules, ClusterFile, bool), String> {
+    ) -> Result<(MiniKafkaConfig, Rules, ClusterFile, bool)> {
         match ClusterFile::read(dir)? {
             Some(file) => {
                 file.check_given(dir, given)?;
                 let mut config = file.config(dir)?;
                 // A broker the directory holds that the file does not name
                 // (a replica the book's code added) still opens.
-                for id in data_dir::brokers_in(dir).map_err(|e| e.to_string())? {
+                for id in data_dir::brokers_in(dir)? {
                     if !config.broker_ids.contains(&id) && dir.join(format!("broker-{id}")).exists()
                     {
                         config.broker_ids.push(id);
@@ -350,7 +349,7 @@ impl Driver {
             None => {
                 let rules = given.unwrap_or_default();
                 let config = MiniKafkaConfig::new(dir)
-                    .with_brokers(data_dir::brokers_in(dir).map_err(|e| e.to_string())?)
+                    .with_brokers(data_dir::brokers_in(dir)?)
                     .with_rules(rules);
                 let file = ClusterFile::of(&config, rules, 0);
                 Ok((config, rules, file, true))
@@ -363,11 +362,10 @@ impl Driver {
     /// as its `cluster.json` remembers it (rules, configuration, clock);
     /// `rules`, when given, must agree (see [`Self::how_to_open`]). A
     /// directory without the file gets one, once the open succeeded.
-    pub fn open_in_place(dir: &Path, rules: impl Into<Option<Rules>>) -> Result<Self, String> {
+    pub fn open_in_place(dir: &Path, rules: impl Into<Option<Rules>>) -> Result<Self> {
         let (config, rules, file, missing) = Self::how_to_open(dir, rules.into())?;
         let clock = ManualClock::at(file.clock_ms);
-        let cluster =
-            BrokerCluster::open(config.clone(), clock.clone()).map_err(|e| e.to_string())?;
+        let cluster = BrokerCluster::open(config.clone(), clock.clone())?;
         let mut driver = Self::assemble(cluster, clock, config, rules.name().to_string(), None);
         driver.last_recovery = Some(driver.cluster.last_recovery());
         driver.keep(file, !missing);
@@ -384,16 +382,16 @@ impl Driver {
     /// the directory itself is not changed (SPEC §5 `state --data-dir`).
     /// It opens as [`Self::open_in_place`] would (the copy's `cluster.json`,
     /// or the given rules and the brokers in the directory).
-    pub fn open_copy(dir: &Path, rules: impl Into<Option<Rules>>) -> Result<Self, String> {
+    pub fn open_copy(dir: &Path, rules: impl Into<Option<Rules>>) -> Result<Self> {
         let given = rules.into();
-        let temp = data_dir::private_copy(dir).map_err(|e| e.to_string())?;
-        let in_dir = |e: String| data_dir::in_original(&e, temp.path(), dir);
+        let temp = data_dir::private_copy(dir)?;
+        let in_dir = |e: SessionError| e.of_copy(temp.path(), dir);
         let (mut config, rules, file, _) = Self::how_to_open(temp.path(), given).map_err(in_dir)?;
         // A private copy, deleted at exit (see `Self::new`).
         config.sync_writes = false;
         let clock = ManualClock::at(file.clock_ms);
-        let cluster = BrokerCluster::open(config.clone(), clock.clone())
-            .map_err(|e| in_dir(e.to_string()))?;
+        let cluster =
+            BrokerCluster::open(config.clone(), clock.clone()).map_err(|e| in_dir(e.into()))?;
         let mut driver =
             Self::assemble(cluster, clock, config, rules.name().to_string(), Some(temp));
         driver.last_recovery = Some(driver.cluster.last_recovery());
@@ -497,7 +495,7 @@ impl Driver {
     /// the milliseconds owed; serve then moves the clock to the Unix time
     /// minus the origin at every step (`kafka::clock::RealTime::from_wall`),
     /// the time owed first, as `advance_clock` steps.
-    pub fn follow_wall_clock(&mut self, unix_now_ms: i64) -> Result<(i64, u64), String> {
+    pub fn follow_wall_clock(&mut self, unix_now_ms: i64) -> Result<(i64, u64)> {
         let clock = i64::try_from(self.clock_ms()).unwrap_or(i64::MAX);
         let stored = self.keeper.as_ref().and_then(|k| k.file.unix_origin_ms);
         let owed = stored.map_or(0, |origin| {
@@ -519,7 +517,7 @@ impl Driver {
             let mut file = k.file.clone();
             file.unix_origin_ms = Some(origin);
             file.clock_ms = now;
-            file.write(&k.dir, k.sync).map_err(|e| e.to_string())?;
+            file.write(&k.dir, k.sync)?;
             k.file = file;
             k.written = true;
         }
@@ -1150,10 +1148,10 @@ impl Driver {
         memo: &DriverMemo,
         copied: &CopyStats,
         reuse: Option<tempfile::TempDir>,
-    ) -> Result<Self, String> {
+    ) -> Result<Self> {
         let temp = match reuse {
             Some(temp) => temp,
-            None => data_dir::scratch().map_err(|e| e.to_string())?,
+            None => data_dir::scratch()?,
         };
         match copied.journal_len {
             Some(len) => {
@@ -1161,12 +1159,11 @@ impl Driver {
             }
             None => crate::engine::shared_files::copy_sharing(checkpoint_dir, temp.path()),
         }
-        .map_err(|e| format!("cannot copy a checkpoint: {e}"))?;
+        .map_err(|e| SessionError::os("cannot copy a checkpoint", e))?;
         let mut config = config_for(header, temp.path())?;
         config.sync_writes = false;
         let clock = ManualClock::at(memo.clock_ms);
-        let cluster = BrokerCluster::restore(config.clone(), clock.clone(), &memo.cluster)
-            .map_err(|e| e.to_string())?;
+        let cluster = BrokerCluster::restore(config.clone(), clock.clone(), &memo.cluster)?;
         let mut driver = Self::assemble(cluster, clock, config, header.rules.clone(), Some(temp));
         driver.step = memo.step;
         driver.producers = memo

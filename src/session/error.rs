@@ -6,6 +6,7 @@
 //! catalogue (`tests/bad_inputs/`) holds to the byte.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use crate::engine::MiniKafkaError;
 use crate::session::action::FieldError;
@@ -22,6 +23,20 @@ pub enum SessionError {
     /// A field of a header, an action or a file: `field cluster.topics[0]: …`.
     #[error(transparent)]
     Field(#[from] FieldError),
+    /// A rule set's name the engine does not know: its sentence.
+    #[error("{0}")]
+    Rules(String),
+    /// An error met on a private copy of a data directory, told of the
+    /// original (the copy's path replaced by `original`'s).
+    #[error("{told}")]
+    InCopy { original: PathBuf, told: String },
+    /// An error met once and met again by every later call (a time-travel
+    /// timeline a failed restore left unusable).
+    #[error(transparent)]
+    Again(Arc<SessionError>),
+    /// Several failures (`mk-tui check` of several files), one a line.
+    #[error("{}", .0.iter().map(ToString::to_string).collect::<Vec<_>>().join("\nmk-tui: "))]
+    Several(Vec<SessionError>),
     /// A command-line flag or argument and what is wrong with its value.
     #[error("{flag}: {problem}")]
     Flag { flag: String, problem: String },
@@ -34,16 +49,50 @@ pub enum SessionError {
         path: PathBuf,
         source: std::io::Error,
     },
+    /// A directory tree that could not be copied: the error names the
+    /// entry.
+    #[error("{0}")]
+    Copy(std::io::Error),
     /// An I/O error with no one path: what was being done.
     #[error("{doing}: {source}")]
     Os {
-        doing: &'static str,
+        doing: String,
         source: std::io::Error,
     },
+    /// A layout file or name that is not one.
+    #[error(transparent)]
+    Layout(#[from] crate::ui::layout::LayoutError),
+    /// Drawing or writing frames (a terminal, a cast) failed.
+    #[error("{0}")]
+    Write(std::io::Error),
+    /// The terminal would not let the mouse be captured.
+    #[error("cannot capture the mouse: {0} (try --no-mouse)")]
+    Mouse(std::io::Error),
+    /// An observation whose last refresh failed: the line it recorded.
+    #[error("{0}")]
+    RefreshFailed(String),
+    /// JSON that could not be read or made: what it was.
+    #[error("{what}: {source}")]
+    Json {
+        what: String,
+        source: serde_json::Error,
+    },
+    /// `serve --record`'s recorder (`kafka::record`), whose errors are
+    /// still sentences, failed: its sentence.
+    #[error("{0}")]
+    Recorder(String),
+    /// The dashboard's model (`ui::app::App`), whose errors are still
+    /// sentences, refused: its sentence.
+    #[error("{0}")]
+    Dashboard(String),
     /// A Kafka exchange that failed: what was asked (an API, a broker's
     /// address, a frame) and why.
     #[error("{what}: {problem}")]
     Protocol { what: String, problem: String },
+    /// A Kafka frame that cannot be read or written: what is wrong with
+    /// it (the protocol crate's message made one line).
+    #[error("{0}")]
+    Frame(String),
     /// A request the current state refuses (two flags that do not go
     /// together, a file that exists, a server that cannot start): the
     /// sentence says which.
@@ -55,6 +104,14 @@ pub enum SessionError {
         context: String,
         source: Box<SessionError>,
     },
+}
+
+/// The one line, for the callers whose own errors are still sentences
+/// (the dashboard's `App`).
+impl From<SessionError> for String {
+    fn from(e: SessionError) -> String {
+        e.to_string()
+    }
 }
 
 /// The session's results.
@@ -82,8 +139,11 @@ impl SessionError {
         }
     }
 
-    pub fn os(doing: &'static str, source: std::io::Error) -> Self {
-        Self::Os { doing, source }
+    pub fn os(doing: impl Into<String>, source: std::io::Error) -> Self {
+        Self::Os {
+            doing: doing.into(),
+            source,
+        }
     }
 
     pub fn protocol(what: impl std::fmt::Display, problem: impl std::fmt::Display) -> Self {
@@ -105,11 +165,23 @@ impl SessionError {
         }
     }
 
+    /// `self` met on the private copy `copy` of `original`, told of the
+    /// original.
+    pub fn of_copy(self, copy: &Path, original: &Path) -> Self {
+        Self::InCopy {
+            original: original.to_path_buf(),
+            told: self
+                .to_string()
+                .replace(&copy.display().to_string(), &original.display().to_string()),
+        }
+    }
+
     /// The engine's error, if that is what this is (under any context).
     pub fn engine(&self) -> Option<&MiniKafkaError> {
         match self {
             Self::Engine(e) => Some(e),
             Self::In { source, .. } => source.engine(),
+            Self::Again(e) => e.engine(),
             _ => None,
         }
     }

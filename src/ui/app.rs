@@ -1131,7 +1131,7 @@ impl App {
             return Ok(());
         };
         let old = recorded_screen(timeline, timeline.step());
-        let moved = timeline.goto(step).map(|_| ());
+        let moved = timeline.goto(step).map(|_| ()).map_err(String::from);
         let new = recorded_screen(timeline, timeline.step());
         if old.focus != new.focus {
             let panes = self.layout.panes();
