@@ -181,7 +181,7 @@ fn once(args: &ObserveArgs, options: Options, look: Look) -> Result<(), SessionE
         Some(s) => super::parse_size(s)?,
         None => (120, 36),
     };
-    let snapshot = observe::observe(&options).map_err(SessionError::RefreshFailed)?;
+    let snapshot = observe::observe(&options)?;
     let text = if args.render {
         headless::render_saved_in(snapshot, cols, rows, format, look)?
     } else {

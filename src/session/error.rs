@@ -59,9 +59,10 @@ pub enum SessionError {
         doing: String,
         source: std::io::Error,
     },
-    /// A layout file or name that is not one.
+    /// A layout file or name that is not one (`ui::layout::LayoutError`,
+    /// boxed: the session builds without the dashboard).
     #[error(transparent)]
-    Layout(#[from] crate::ui::layout::LayoutError),
+    Layout(Box<dyn std::error::Error + Send + Sync>),
     /// Drawing or writing frames (a terminal, a cast) failed.
     #[error("{0}")]
     Write(std::io::Error),
@@ -93,6 +94,16 @@ pub enum SessionError {
     /// it (the protocol crate's message made one line).
     #[error("{0}")]
     Frame(String),
+    /// No bootstrap broker of an observation answered: why each did not.
+    #[error("no bootstrap broker answered: {}", .0.iter().map(ToString::to_string).collect::<Vec<_>>().join("; "))]
+    NoBootstrap(Vec<SessionError>),
+    /// A partition leader Metadata names did not answer.
+    #[error("{source} (broker {broker}, which Metadata names the leader of {partitions})")]
+    Leader {
+        source: Box<SessionError>,
+        broker: u32,
+        partitions: String,
+    },
     /// A request the current state refuses (two flags that do not go
     /// together, a file that exists, a server that cannot start): the
     /// sentence says which.
