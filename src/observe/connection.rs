@@ -105,7 +105,7 @@ impl Conn {
         let (wait, near) = deadline.wait();
         if wait.is_zero() {
             return Err(SessionError::protocol(
-                &address,
+                address,
                 format!("not asked: {}", deadline.ran_out()),
             ));
         }
@@ -113,19 +113,19 @@ impl Conn {
             Ok(Ok(s)) => s,
             Ok(Err(e)) => {
                 return Err(SessionError::protocol(
-                    &address,
+                    address,
                     format!("cannot connect: {e}"),
                 ));
             }
             Err(_) if near => {
                 return Err(SessionError::protocol(
-                    &address,
+                    address,
                     format!("cannot connect: no answer before {}", deadline.ran_out()),
                 ));
             }
             Err(_) => {
                 return Err(SessionError::protocol(
-                    &address,
+                    address,
                     format!("cannot connect: no answer within {} s", TIMEOUT.as_secs()),
                 ));
             }
@@ -230,14 +230,14 @@ async fn read_frame(stream: &mut TcpStream, what: &str) -> Result<Bytes, Session
         match stream.read(&mut size[got..]).await {
             Ok(0) => {
                 return Err(SessionError::protocol(
-                    &what,
+                    what,
                     "the broker closed the connection before answering",
                 ));
             }
             Ok(n) => got += n,
             Err(e) => {
                 return Err(SessionError::protocol(
-                    &what,
+                    what,
                     format!("cannot read the response: {e}"),
                 ));
             }
@@ -246,7 +246,7 @@ async fn read_frame(stream: &mut TcpStream, what: &str) -> Result<Bytes, Session
     let size = i32::from_be_bytes(size);
     if size <= 0 || size as usize > MAX_RESPONSE_BYTES {
         return Err(SessionError::protocol(
-            &what,
+            what,
             format!(
                 "response size {size} is not between 1 and the cap of {MAX_RESPONSE_BYTES} bytes"
             ),
@@ -256,11 +256,11 @@ async fn read_frame(stream: &mut TcpStream, what: &str) -> Result<Bytes, Session
     match stream.read_exact(&mut payload).await {
         Ok(_) => Ok(payload.freeze()),
         Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => Err(SessionError::protocol(
-            &what,
+            what,
             "the broker closed the connection inside its response",
         )),
         Err(e) => Err(SessionError::protocol(
-            &what,
+            what,
             format!("cannot read the response: {e}"),
         )),
     }
