@@ -207,6 +207,14 @@ mod tests {
             format!("{}: not a directory", file.display())
         );
         assert!(brokers_in(&missing).is_err());
+        // A FIFO is refused (copying it could block forever), named in
+        // the user's directory, not in the private copy.
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("broker-1");
+        let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        let e = private_copy(dir.path()).unwrap_err().to_string();
+        assert!(e.starts_with(&fifo.display().to_string()), "{e}");
         let empty = tempfile::tempdir().unwrap();
         assert_eq!(brokers_in(empty.path()).unwrap(), vec![1]);
     }
