@@ -243,7 +243,7 @@ fn kafka_payload(frame: bytes::Bytes) {
     };
     let prefix = match peek_header(&frame) {
         Ok(prefix) => prefix,
-        Err(e) => return one_line("header prefix", &e),
+        Err(e) => return one_line("header prefix", &e.to_string()),
     };
     let Ok(api) = ApiKey::try_from(prefix.api_key) else {
         return;
@@ -268,7 +268,7 @@ fn kafka_payload(frame: bytes::Bytes) {
                 kind.encode(buf, v).map_err(|e| e.to_string())
             })
         {
-            one_line("refusal", &e);
+            one_line("refusal", &e.to_string());
         }
     }
     // Every version the protocol crate knows is decoded, not only those
@@ -279,7 +279,7 @@ fn kafka_payload(frame: bytes::Bytes) {
     }
     let (header, mut body) = match split_header(api, version, &frame) {
         Ok(split) => split,
-        Err(e) => return one_line("header", &e),
+        Err(e) => return one_line("header", &e.to_string()),
     };
     assert_eq!(header.request_api_key, prefix.api_key);
     assert_eq!(header.request_api_version, version);

@@ -16,10 +16,11 @@ fn main() -> ExitCode {
     minikafka::session::scratch::remove_all();
     match result {
         Ok(()) => ExitCode::SUCCESS,
-        Err(message) => {
+        Err(error) => {
             // One line whatever a library put in the message (issue 25: the
             // protocol crate's errors end in a newline); each cause is
             // made one line where it is formatted, this is the net.
+            let message = error.to_string();
             let message = message
                 .lines()
                 .map(str::trim_end)

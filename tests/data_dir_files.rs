@@ -160,7 +160,9 @@ fn the_copy_holds_the_lock_shared_and_names_a_running_writer() {
         )),
         "{err}"
     );
-    let err = Driver::open_copy(t.dir.path(), Rules::Minikafka).unwrap_err();
+    let err = Driver::open_copy(t.dir.path(), Rules::Minikafka)
+        .unwrap_err()
+        .to_string();
     assert!(err.contains("in use by another mk-tui (pid"), "{err}");
     let dir = t.dir;
     drop(t.cluster);

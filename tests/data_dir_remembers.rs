@@ -202,7 +202,9 @@ fn contradicting_rules_are_refused_naming_both_and_change_nothing() {
     let _serial = serial();
     let (_temp, data) = made_by_a_driver();
     let before = common::dir_snapshot(&data);
-    let err = Driver::open_in_place(&data, Rules::Minikafka).unwrap_err();
+    let err = Driver::open_in_place(&data, Rules::Minikafka)
+        .unwrap_err()
+        .to_string();
     assert_eq!(
         err,
         format!(
@@ -210,7 +212,9 @@ fn contradicting_rules_are_refused_naming_both_and_change_nothing() {
             data.display()
         )
     );
-    let err = Driver::open_copy(&data, Rules::Minikafka).unwrap_err();
+    let err = Driver::open_copy(&data, Rules::Minikafka)
+        .unwrap_err()
+        .to_string();
     assert!(err.starts_with("--rules minikafka: "), "{err}");
     assert!(
         err.contains(&format!("{}/cluster.json", data.display())),

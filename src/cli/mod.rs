@@ -16,11 +16,12 @@ use std::io::IsTerminal;
 
 use crate::demo;
 use crate::engine::config::Rules;
+use crate::session::recording::RecordingError;
 use crate::session::recording::{Header, MAX_TERMINAL_SIDE, Step};
 use crate::session::snapshot::Bounds;
 use crate::session::snapshot::source::{apply_all, with_changes};
 use crate::session::snapshot::text as state_text;
-use crate::session::{Driver, Recording, RecordingWriter, Snapshot};
+use crate::session::{Driver, Recording, RecordingWriter, SessionError, Snapshot};
 use crate::ui::{
     self,
     app::App,
@@ -279,7 +280,7 @@ pub fn argument_error(e: &clap::Error) -> std::process::ExitCode {
 }
 
 /// Runs the command line; the error is the one line to print.
-pub fn run(cli: Cli) -> Result<(), String> {
+pub fn run(cli: Cli) -> Result<(), SessionError> {
     // The dashboard and the server wait for signals in their own loops;
     // every other path gets a watcher that cleans up and exits.
     let tty = std::io::stdout().is_terminal();
@@ -304,14 +305,20 @@ pub fn run(cli: Cli) -> Result<(), String> {
         .as_deref()
         .map(str::parse)
         .transpose()
-        .map_err(|e| format!("--rules: {e}"))?;
-    let lang: Lang = cli.lang.parse().map_err(|e| format!("--lang: {e}"))?;
-    let palette: Palette = cli.theme.parse().map_err(|e| format!("--theme: {e}"))?;
+        .map_err(|e| SessionError::flag("--rules", e))?;
+    let lang: Lang = cli
+        .lang
+        .parse()
+        .map_err(|e| SessionError::flag("--lang", e))?;
+    let palette: Palette = cli
+        .theme
+        .parse()
+        .map_err(|e| SessionError::flag("--theme", e))?;
     let theme = Theme::from_env(palette);
     let layout_spec = cli.layout.clone();
-    let layout_for = |recording_layout: Option<&str>| -> Result<Layout, String> {
+    let layout_for = |recording_layout: Option<&str>| -> Result<Layout, SessionError> {
         match layout_spec.as_deref().or(recording_layout) {
-            Some(spec) => layout::load(spec).map_err(|e| e.to_string()),
+            Some(spec) => Ok(layout::load(spec)?),
             None => Ok(layout::builtin_default()),
         }
     };
@@ -332,10 +339,10 @@ pub fn run(cli: Cli) -> Result<(), String> {
             if let Some(l) = &listen {
                 l.check(record.as_ref(), cli.data_dir.as_deref())?;
                 if !tty {
-                    return Err(
-                        "--listen: the dashboard needs a terminal; `mk-tui serve` runs the listeners headless"
-                            .into(),
-                    );
+                    return Err(SessionError::flag(
+                        "--listen",
+                        "the dashboard needs a terminal; `mk-tui serve` runs the listeners headless",
+                    ));
                 }
             }
             if tty {
@@ -368,10 +375,12 @@ pub fn run(cli: Cli) -> Result<(), String> {
             // A replay draws into a terminal; into a pipe or a file it would
             // leave the terminal raw and write escape codes nobody reads.
             if !tty {
-                return Err(format!(
-                    "replay {}: standard output is not a terminal; `mk-tui render {} --all` prints its frames",
-                    file.display(),
-                    file.display()
+                return Err(SessionError::flag(
+                    format!("replay {}", file.display()),
+                    format!(
+                        "standard output is not a terminal; `mk-tui render {} --all` prints its frames",
+                        file.display()
+                    ),
                 ));
             }
             if let Some(observation) = observation::load(&file) {
@@ -390,25 +399,28 @@ pub fn run(cli: Cli) -> Result<(), String> {
                 };
                 return dashboard(observation::replay(observation, look), !cli.no_mouse);
             }
-            let recording = Recording::load(&file).map_err(|e| e.to_string())?;
+            let recording = Recording::load(&file)?;
             let layout = layout_for(recording.header.layout.as_deref())?;
             let record = record.map(|path| Record { path, force });
             if let Some(r) = &record {
                 r.refuse_existing()?;
             }
             let mut app = App::replay(recording, layout, lang, theme)
-                .map_err(|e| format!("{}:1: {e}", file.display()))?;
+                .map_err(|e| SessionError::Dashboard(e).in_(format!("{}:1", file.display())))?;
             if let Some(l) = listen.map(|listen| Listen {
                 listen,
                 allow_remote,
                 auto_replicate_ms: auto_replicate.unwrap_or(0),
             }) {
                 l.check(None, None)?;
-                app = app.with_branch_listeners(Box::new(move |driver| l.open(driver, lang)));
+                app = app.with_branch_listeners(Box::new(move |driver| {
+                    l.open(driver, lang).map_err(String::from)
+                }));
             }
             if let Some(r) = record {
-                app =
-                    app.with_branch_recorder(Box::new(move |header, steps| r.open(header, steps)));
+                app = app.with_branch_recorder(Box::new(move |header, steps| {
+                    r.open(header, steps).map_err(String::from)
+                }));
             }
             dashboard(app, !cli.no_mouse)
         }
@@ -423,7 +435,12 @@ pub fn run(cli: Cli) -> Result<(), String> {
             let format = match format.as_str() {
                 "text" => Format::Text,
                 "ansi" => Format::Ansi,
-                other => return Err(format!("--format {other:?}: expected text or ansi")),
+                other => {
+                    return Err(SessionError::flag(
+                        format!("--format {other:?}"),
+                        "expected text or ansi",
+                    ));
+                }
             };
             if let Some(path) = state {
                 let snapshot = load_state(&path)?;
@@ -464,16 +481,16 @@ pub fn run(cli: Cli) -> Result<(), String> {
                 }
                 return Ok(());
             }
-            let recording = Recording::load(&file).map_err(|e| e.to_string())?;
+            let recording = Recording::load(&file)?;
             let layout = layout_for(recording.header.layout.as_deref())?;
             let (cols, rows) = size_of(size.as_deref(), &recording)?;
             let last = recording.steps.len();
             let steps: Vec<usize> = match (step, all) {
                 (_, true) => (0..=last).collect(),
                 (Some(s), false) if s > last => {
-                    return Err(format!(
-                        "{}: --step {s} is past the last step, {last}",
-                        file.display()
+                    return Err(SessionError::path(
+                        &file,
+                        format!("--step {s} is past the last step, {last}"),
                     ));
                 }
                 (Some(s), false) => vec![s],
@@ -485,7 +502,7 @@ pub fn run(cli: Cli) -> Result<(), String> {
                 theme,
             };
             let frames = headless::render_in(recording, &steps, cols, rows, format, look)
-                .map_err(|e| format!("{}:1: {e}", file.display()))?;
+                .map_err(|e| e.in_(format!("{}:1", file.display())))?;
             for (step, frame) in steps.iter().zip(frames) {
                 if all {
                     outln!("── step {step} ──");
@@ -521,17 +538,19 @@ pub fn run(cli: Cli) -> Result<(), String> {
                 };
                 let out =
                     observation::export(&file, observation, (from, to), size.as_deref(), look)?;
-                return std::fs::write(&cast, out).map_err(|e| format!("{}: {e}", cast.display()));
+                return std::fs::write(&cast, out).map_err(|e| SessionError::io(&cast, e));
             }
-            let recording = Recording::load(&file).map_err(|e| e.to_string())?;
+            let recording = Recording::load(&file)?;
             let layout = layout_for(recording.header.layout.as_deref())?;
             let (cols, rows) = size_of(size.as_deref(), &recording)?;
             let last = recording.steps.len();
             let (from, to) = (from.unwrap_or(0), to.unwrap_or(last));
             if from > to || to > last {
-                return Err(format!(
-                    "{}: --from {from} --to {to}: expected 0 <= from <= to <= {last}, the last step",
-                    file.display()
+                return Err(SessionError::path(
+                    &file,
+                    format!(
+                        "--from {from} --to {to}: expected 0 <= from <= to <= {last}, the last step"
+                    ),
                 ));
             }
             let mut out = Vec::new();
@@ -541,8 +560,8 @@ pub fn run(cli: Cli) -> Result<(), String> {
                 theme,
             };
             headless::export_cast_in(recording, cols, rows, look, (from, to), &mut out)
-                .map_err(|e| format!("{}:1: {e}", file.display()))?;
-            std::fs::write(&cast, out).map_err(|e| format!("{}: {e}", cast.display()))
+                .map_err(|e| e.in_(format!("{}:1", file.display())))?;
+            std::fs::write(&cast, out).map_err(|e| SessionError::io(&cast, e))
         }
         Some(Command::State {
             file,
@@ -560,10 +579,15 @@ pub fn run(cli: Cli) -> Result<(), String> {
                         .as_deref()
                         .map(str::parse)
                         .transpose()
-                        .map_err(|e| format!("--rules: {e}"))?;
+                        .map_err(|e| SessionError::flag("--rules", e))?;
                     Snapshot::of(&Driver::open_copy(&dir, rules)?)
                 }
-                (None, None) => return Err("state: give a recording FILE or --data-dir DIR".into()),
+                (None, None) => {
+                    return Err(SessionError::flag(
+                        "state",
+                        "give a recording FILE or --data-dir DIR",
+                    ));
+                }
             };
             outln!("{}", state.to_json());
             Ok(())
@@ -580,7 +604,7 @@ pub fn run(cli: Cli) -> Result<(), String> {
                             l.name,
                             l.panes().len()
                         ),
-                        Err(e) => failed.push(e.to_string()),
+                        Err(e) => failed.push(e.into()),
                     }
                     continue;
                 }
@@ -592,7 +616,7 @@ pub fn run(cli: Cli) -> Result<(), String> {
             if failed.is_empty() {
                 Ok(())
             } else {
-                Err(failed.join("\nmk-tui: "))
+                Err(SessionError::Several(failed))
             }
         }
     }
@@ -603,17 +627,17 @@ pub fn state_of_recording(
     file: &Path,
     step: Option<usize>,
     data_dir: Option<&Path>,
-) -> Result<Snapshot, String> {
-    let recording = Recording::load(file).map_err(|e| e.to_string())?;
+) -> Result<Snapshot, SessionError> {
+    let recording = Recording::load(file)?;
     let last = recording.steps.len();
     let target = step.unwrap_or(last);
     if target > last {
-        return Err(format!(
-            "{}: --step {target} is past the last step, {last}",
-            file.display()
+        return Err(SessionError::path(
+            file,
+            format!("--step {target} is past the last step, {last}"),
         ));
     }
-    let header_error = |e: String| format!("{}:1: {e}", file.display());
+    let header_error = |e: SessionError| e.in_(format!("{}:1", file.display()));
     if data_dir.is_some() {
         // Build the cluster once in a temporary directory first, so that a
         // header the engine refuses leaves DIR as it was (SPEC §5).
@@ -646,30 +670,33 @@ pub fn state_of_recording(
 
 /// A state saved by `mk-tui state`: one JSON object. A file that is not one
 /// is refused with its name and the line and column serde found wrong.
-pub fn load_state(path: &Path) -> Result<Snapshot, String> {
-    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+pub fn load_state(path: &Path) -> Result<Snapshot, SessionError> {
+    let text = std::fs::read_to_string(path).map_err(|e| SessionError::io(path, e))?;
+    // serde_json's line is 0 only for an I/O error, which a string cannot
+    // give: the position is always there.
     Snapshot::from_json(&text).map_err(|e| {
-        format!(
-            "{}:{}:{}: not a state written by `mk-tui state`: {e}",
-            path.display(),
-            e.line(),
-            e.column()
-        )
+        RecordingError {
+            file: path.display().to_string(),
+            line: e.line(),
+            column: Some(e.column()),
+            message: format!("not a state written by `mk-tui state`: {e}"),
+        }
+        .into()
     })
 }
 
 /// Checks one recording; returns its number of steps.
-pub fn check(file: &Path) -> Result<usize, String> {
+pub fn check(file: &Path) -> Result<usize, SessionError> {
     if let Some(observation) = observation::load(file) {
         return Ok(observation?.len());
     }
-    let recording = Recording::load(file).map_err(|e| e.to_string())?;
-    Driver::new(&recording.header, None).map_err(|e| format!("{}:1: {e}", file.display()))?;
+    let recording = Recording::load(file)?;
+    Driver::new(&recording.header, None).map_err(|e| e.in_(format!("{}:1", file.display())))?;
     Ok(recording.steps.len())
 }
 
 /// `COLSxROWS`, or the recording's terminal size, or 120x36.
-fn size_of(size: Option<&str>, recording: &Recording) -> Result<(u16, u16), String> {
+fn size_of(size: Option<&str>, recording: &Recording) -> Result<(u16, u16), SessionError> {
     match size {
         Some(s) => parse_size(s),
         None => Ok(recording
@@ -680,7 +707,7 @@ fn size_of(size: Option<&str>, recording: &Recording) -> Result<(u16, u16), Stri
 }
 
 /// `COLSxROWS`, each side from 1 to [`MAX_TERMINAL_SIDE`].
-fn parse_size(s: &str) -> Result<(u16, u16), String> {
+fn parse_size(s: &str) -> Result<(u16, u16), SessionError> {
     let parsed = s
         .split_once(['x', 'X'])
         .and_then(|(c, r)| Some((c.parse().ok()?, r.parse().ok()?)));
@@ -688,8 +715,9 @@ fn parse_size(s: &str) -> Result<(u16, u16), String> {
     parsed
         .filter(|(c, r): &(u16, u16)| side.contains(c) && side.contains(r))
         .ok_or_else(|| {
-            format!(
-                "--size {s:?}: expected COLSxROWS, like 120x36, each from 1 to {MAX_TERMINAL_SIDE}"
+            SessionError::flag(
+                format!("--size {s:?}"),
+                format!("expected COLSxROWS, like 120x36, each from 1 to {MAX_TERMINAL_SIDE}"),
             )
         })
 }
@@ -703,25 +731,25 @@ struct Record {
 impl Record {
     /// Refuses an existing file unless `--force`, before anything is
     /// written anywhere (the data directory included).
-    fn refuse_existing(&self) -> Result<(), String> {
+    fn refuse_existing(&self) -> Result<(), SessionError> {
         if !self.force && std::fs::symlink_metadata(&self.path).is_ok() {
             return Err(self.exists());
         }
         Ok(())
     }
 
-    fn exists(&self) -> String {
-        format!(
-            "{}: already exists; --record does not replace a file (give --force to replace it)",
-            self.path.display()
+    fn exists(&self) -> SessionError {
+        SessionError::path(
+            &self.path,
+            "already exists; --record does not replace a file (give --force to replace it)",
         )
     }
 
     /// Creates the recording with `header` and the steps already applied.
     /// Without `--force` the file is created only if it is still absent,
     /// so a file that appeared since [`Record::refuse_existing`] is kept.
-    fn open(&self, header: &Header, applied: &[Step]) -> Result<RecordingWriter, String> {
-        let io = |e: std::io::Error| format!("{}: {e}", self.path.display());
+    fn open(&self, header: &Header, applied: &[Step]) -> Result<RecordingWriter, SessionError> {
+        let io = |e: std::io::Error| SessionError::io(&self.path, e);
         if !self.force {
             std::fs::OpenOptions::new()
                 .write(true)
@@ -748,7 +776,7 @@ impl Record {
 /// and the frame snapshot before the last of them (what it changed).
 type Session = (Driver, Header, Vec<Step>, Option<Snapshot>);
 
-fn start_session(data_dir: Option<&Path>, rules: Option<Rules>) -> Result<Session, String> {
+fn start_session(data_dir: Option<&Path>, rules: Option<Rules>) -> Result<Session, SessionError> {
     let reopen = data_dir.is_some_and(|d| d.read_dir().is_ok_and(|mut e| e.next().is_some()));
     let mut demo = demo::recording();
     demo.header.rules = rules.unwrap_or_default().name().to_string();
@@ -779,7 +807,7 @@ fn run_live(
     listen: Option<Listen>,
     (layout, lang, theme): (Layout, Lang, Theme),
     mouse: bool,
-) -> Result<(), String> {
+) -> Result<(), SessionError> {
     let (driver, header, applied, before) = start_session(data_dir.as_deref(), rules)?;
     let listeners = listen.map(|l| l.open(&driver, lang)).transpose()?;
     let recorder = record.map(|r| r.open(&header, &applied)).transpose()?;
@@ -808,17 +836,19 @@ impl Listen {
     /// What is refused before anything opens: a non-loopback address
     /// without `--allow-remote`, a `--record` file inside the data
     /// directory (as `serve` refuses it), a build without the listeners.
-    fn check(&self, record: Option<&Record>, data_dir: Option<&Path>) -> Result<(), String> {
+    fn check(&self, record: Option<&Record>, data_dir: Option<&Path>) -> Result<(), SessionError> {
         #[cfg(feature = "serve")]
         {
             crate::kafka::listen_address(&self.listen, self.allow_remote)?;
             if let (Some(r), Some(dir)) = (record, data_dir)
                 && crate::kafka::record::inside(&r.path, dir)
             {
-                return Err(format!(
-                    "--record {}: inside the data directory {}; record somewhere else",
-                    r.path.display(),
-                    dir.display()
+                return Err(SessionError::flag(
+                    format!("--record {}", r.path.display()),
+                    format!(
+                        "inside the data directory {}; record somewhere else",
+                        dir.display()
+                    ),
                 ));
             }
             Ok(())
@@ -826,7 +856,7 @@ impl Listen {
         #[cfg(not(feature = "serve"))]
         {
             let _ = (record, data_dir);
-            Err("--listen: this build has no Kafka listeners (the `serve` feature)".into())
+            Err(no_listeners())
         }
     }
 
@@ -837,7 +867,7 @@ impl Listen {
         &self,
         driver: &Driver,
         lang: Lang,
-    ) -> Result<(Box<dyn crate::session::listeners::Listeners>, String), String> {
+    ) -> Result<(Box<dyn crate::session::listeners::Listeners>, String), SessionError> {
         let l = crate::kafka::live::open(
             driver,
             &crate::kafka::live::ListenOptions {
@@ -886,9 +916,18 @@ impl Listen {
         &self,
         _: &Driver,
         _: Lang,
-    ) -> Result<(Box<dyn crate::session::listeners::Listeners>, String), String> {
-        Err("--listen: this build has no Kafka listeners (the `serve` feature)".into())
+    ) -> Result<(Box<dyn crate::session::listeners::Listeners>, String), SessionError> {
+        Err(no_listeners())
     }
+}
+
+/// `--listen` in a build without the `serve` feature.
+#[cfg(not(feature = "serve"))]
+fn no_listeners() -> SessionError {
+    SessionError::flag(
+        "--listen",
+        "this build has no Kafka listeners (the `serve` feature)",
+    )
 }
 
 /// The dashboard's own options (`--data-dir`, `--rules`, `--record`,
@@ -896,7 +935,7 @@ impl Listen {
 /// otherwise ignore them silently (issue 17 item 10): `render`, `export`
 /// and `check` draw from the recording alone, `state` and `serve` have
 /// their own `--data-dir` and `--rules`, and `replay` its own `--record`.
-fn refuse_unused(cli: &Cli) -> Result<(), String> {
+fn refuse_unused(cli: &Cli) -> Result<(), SessionError> {
     let Some(command) = &cli.command else {
         return Ok(());
     };
@@ -912,8 +951,9 @@ fn refuse_unused(cli: &Cli) -> Result<(), String> {
         Command::Export { .. } => "export",
     };
     if cli.layout.is_some() && matches!(name, "state" | "check" | "serve") {
-        return Err(format!(
-            "--layout: {name} draws no frames (`mk-tui check LAYOUT.json` checks a layout file)"
+        return Err(SessionError::flag(
+            "--layout",
+            format!("{name} draws no frames (`mk-tui check LAYOUT.json` checks a layout file)"),
         ));
     }
     let given = [
@@ -934,15 +974,15 @@ fn refuse_unused(cli: &Cli) -> Result<(), String> {
         }
         _ => format!("; {name} does not use it"),
     };
-    Err(format!(
+    Err(SessionError::refused(format!(
         "{flag} before the command is the dashboard's option{own}"
-    ))
+    )))
 }
 
 /// Runs the dashboard; after a signal (the terminal restored, the session
 /// closed) removes the private temporary directories and exits with 128 +
 /// the signal's number, as a shell expects of a program a signal ended.
-fn dashboard(app: App, mouse: bool) -> Result<(), String> {
+fn dashboard(app: App, mouse: bool) -> Result<(), SessionError> {
     match ui::run::run(app, mouse)? {
         ui::run::Ended::Quit => Ok(()),
         ui::run::Ended::Signal(number) => {
@@ -960,7 +1000,7 @@ fn run_demo(
     data_dir: Option<PathBuf>,
     rules: Option<Rules>,
     record: Option<Record>,
-) -> Result<(), String> {
+) -> Result<(), SessionError> {
     let (driver, header, applied, _) = start_session(data_dir.as_deref(), rules)?;
     if let Some(r) = &record {
         r.open(&header, &applied)?;

@@ -9,22 +9,23 @@
 use std::path::Path;
 
 use crate::session::Snapshot;
+use crate::session::error::{Result, SessionError};
 use crate::session::observation::{Observation, ObservationTimeline, is_observation};
 use crate::ui::app::App;
 use crate::ui::headless::{self, Format, Look};
 
 /// The observation recording in `file`, or None when `file` is not one.
-pub(super) fn load(file: &Path) -> Option<Result<Observation, String>> {
-    is_observation(file).then(|| Observation::load(file).map_err(|e| e.to_string()))
+pub(super) fn load(file: &Path) -> Option<Result<Observation>> {
+    is_observation(file).then(|| Observation::load(file).map_err(SessionError::from))
 }
 
 /// `--step N` checked against the observation's last step.
-fn target(file: &Path, observation: &Observation, step: Option<usize>) -> Result<usize, String> {
+fn target(file: &Path, observation: &Observation, step: Option<usize>) -> Result<usize> {
     let last = observation.len();
     match step {
-        Some(s) if s > last => Err(format!(
-            "{}: --step {s} is past the last step, {last}",
-            file.display()
+        Some(s) if s > last => Err(SessionError::path(
+            file,
+            format!("--step {s} is past the last step, {last}"),
         )),
         Some(s) => Ok(s),
         None => Ok(last),
@@ -37,12 +38,14 @@ pub(super) fn state(
     observation: Observation,
     step: Option<usize>,
     data_dir: Option<&Path>,
-) -> Result<Snapshot, String> {
+) -> Result<Snapshot> {
     if let Some(dir) = data_dir {
-        return Err(format!(
-            "{}: an observation recording holds snapshots, not actions: nothing to apply in --data-dir {}",
-            file.display(),
-            dir.display()
+        return Err(SessionError::path(
+            file,
+            format!(
+                "an observation recording holds snapshots, not actions: nothing to apply in --data-dir {}",
+                dir.display()
+            ),
         ));
     }
     let n = target(file, &observation, step)?;
@@ -59,7 +62,7 @@ pub(super) fn render(
     size: Option<&str>,
     format: Format,
     look: Look,
-) -> Result<Vec<(usize, String)>, String> {
+) -> Result<Vec<(usize, String)>> {
     let (cols, rows) = size_of(size, &observation)?;
     let steps: Vec<usize> = if all {
         (0..=observation.len()).collect()
@@ -68,7 +71,7 @@ pub(super) fn render(
     };
     let timeline = ObservationTimeline::new(observation);
     let frames = headless::render_observation_in(timeline, &steps, cols, rows, format, look)
-        .map_err(|e| format!("{}: {e}", file.display()))?;
+        .map_err(|e| e.in_(file.display()))?;
     Ok(steps.into_iter().zip(frames).collect())
 }
 
@@ -80,25 +83,25 @@ pub(super) fn export(
     (from, to): (Option<usize>, Option<usize>),
     size: Option<&str>,
     look: Look,
-) -> Result<Vec<u8>, String> {
+) -> Result<Vec<u8>> {
     let (cols, rows) = size_of(size, &observation)?;
     let last = observation.len();
     let (from, to) = (from.unwrap_or(0), to.unwrap_or(last));
     if from > to || to > last {
-        return Err(format!(
-            "{}: --from {from} --to {to}: expected 0 <= from <= to <= {last}, the last step",
-            file.display()
+        return Err(SessionError::path(
+            file,
+            format!("--from {from} --to {to}: expected 0 <= from <= to <= {last}, the last step"),
         ));
     }
     let mut out = Vec::new();
     let timeline = ObservationTimeline::new(observation);
     headless::export_observation_cast_in(timeline, cols, rows, look, (from, to), &mut out)
-        .map_err(|e| format!("{}: {e}", file.display()))?;
+        .map_err(|e| e.in_(file.display()))?;
     Ok(out)
 }
 
 /// `--size COLSxROWS`, or the recording's terminal, or 120x36.
-fn size_of(size: Option<&str>, observation: &Observation) -> Result<(u16, u16), String> {
+fn size_of(size: Option<&str>, observation: &Observation) -> Result<(u16, u16)> {
     match size {
         Some(s) => super::parse_size(s),
         None => Ok(observation
@@ -120,9 +123,9 @@ pub(super) fn replay(observation: Observation, look: Look) -> App {
 
 /// Why `what` (an option or a command) does not apply to an observation,
 /// in one line that says `why`.
-pub(super) fn refuse(file: &Path, what: &str, why: &str) -> String {
-    format!(
-        "{}: an observation recording (mk_observation) cannot {what}: {why}",
-        file.display()
+pub(super) fn refuse(file: &Path, what: &str, why: &str) -> SessionError {
+    SessionError::path(
+        file,
+        format!("an observation recording (mk_observation) cannot {what}: {why}"),
     )
 }

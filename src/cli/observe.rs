@@ -12,6 +12,7 @@ use std::time::Duration;
 use clap::Args;
 
 use crate::observe::{self, Options, live::Live};
+use crate::session::SessionError;
 use crate::session::observation::{
     DEFAULT_INTERVAL_MS, MAX_INTERVAL_MS, MIN_INTERVAL_MS, ObservationHeader, ObservationWriter,
     ObservedSession, is_stale,
@@ -98,11 +99,12 @@ fn first_of_each(names: &[String]) -> Vec<String> {
 /// Runs `mk-tui observe`: once (`--state`, `--render`), or live, in the
 /// dashboard when `tty` (with the mouse unless `!mouse`), else printing a
 /// line per refresh.
-pub fn run(args: ObserveArgs, look: Look, tty: bool, mouse: bool) -> Result<(), String> {
+pub fn run(args: ObserveArgs, look: Look, tty: bool, mouse: bool) -> Result<(), SessionError> {
     let timeout = args.timeout.unwrap_or(observe::DEFAULT_TIMEOUT_MS);
     if !(MIN_TIMEOUT_MS..=MAX_TIMEOUT_MS).contains(&timeout) {
-        return Err(format!(
-            "--timeout {timeout}: expected milliseconds from {MIN_TIMEOUT_MS} to {MAX_TIMEOUT_MS}"
+        return Err(SessionError::flag(
+            format!("--timeout {timeout}"),
+            format!("expected milliseconds from {MIN_TIMEOUT_MS} to {MAX_TIMEOUT_MS}"),
         ));
     }
     let options = Options {
@@ -113,24 +115,27 @@ pub fn run(args: ObserveArgs, look: Look, tty: bool, mouse: bool) -> Result<(), 
     };
     if args.size.is_some() && !args.render {
         // clap's `requires` counts a flag's default as given.
-        return Err(
-            "--size: only with --render (a live dashboard takes the terminal's size)".into(),
-        );
+        return Err(SessionError::flag(
+            "--size",
+            "only with --render (a live dashboard takes the terminal's size)",
+        ));
     }
     if !args.is_live() {
         return once(&args, options, look);
     }
     let interval = args.interval.unwrap_or(DEFAULT_INTERVAL_MS);
     if !(MIN_INTERVAL_MS..=MAX_INTERVAL_MS).contains(&interval) {
-        return Err(format!(
-            "--interval {interval}: expected milliseconds from {MIN_INTERVAL_MS} to {MAX_INTERVAL_MS}"
+        return Err(SessionError::flag(
+            format!("--interval {interval}"),
+            format!("expected milliseconds from {MIN_INTERVAL_MS} to {MAX_INTERVAL_MS}"),
         ));
     }
     if let Some(n) = args.refreshes
         && !(1..=MAX_REFRESHES).contains(&n)
     {
-        return Err(format!(
-            "--refreshes {n}: expected a number of refreshes from 1 to {MAX_REFRESHES}"
+        return Err(SessionError::flag(
+            format!("--refreshes {n}"),
+            format!("expected a number of refreshes from 1 to {MAX_REFRESHES}"),
         ));
     }
     let header = ObservationHeader::new(
@@ -160,11 +165,16 @@ pub fn run(args: ObserveArgs, look: Look, tty: bool, mouse: bool) -> Result<(), 
 }
 
 /// `--state` or `--render`: one observation, printed.
-fn once(args: &ObserveArgs, options: Options, look: Look) -> Result<(), String> {
+fn once(args: &ObserveArgs, options: Options, look: Look) -> Result<(), SessionError> {
     let format = match args.format.as_str() {
         "text" => Format::Text,
         "ansi" => Format::Ansi,
-        other => return Err(format!("--format {other:?}: expected text or ansi")),
+        other => {
+            return Err(SessionError::flag(
+                format!("--format {other:?}"),
+                "expected text or ansi",
+            ));
+        }
     };
     let (cols, rows) = match args.size.as_deref() {
         Some(s) => super::parse_size(s)?,
@@ -186,17 +196,17 @@ fn open_record(
     path: &std::path::Path,
     force: bool,
     header: &ObservationHeader,
-) -> Result<ObservationWriter, String> {
-    let io = |e: std::io::Error| format!("{}: {e}", path.display());
+) -> Result<ObservationWriter, SessionError> {
+    let io = |e: std::io::Error| SessionError::io(path, e);
     if !force {
         std::fs::OpenOptions::new()
             .write(true)
             .create_new(true)
             .open(path)
             .map_err(|e| match e.kind() {
-                std::io::ErrorKind::AlreadyExists => format!(
-                    "{}: already exists; --record does not replace a file (give --force to replace it)",
-                    path.display()
+                std::io::ErrorKind::AlreadyExists => SessionError::path(
+                    path,
+                    "already exists; --record does not replace a file (give --force to replace it)",
                 ),
                 _ => io(e),
             })?;
@@ -208,7 +218,7 @@ fn open_record(
 /// last refresh (`--refreshes`) or a signal. A failed refresh is a line,
 /// not the end; a recording that cannot be written ends it (exit 2), and
 /// so does a last refresh that failed (exit 2 after the lines).
-fn headless_loop(mut session: ObservedSession, refresher: &Live) -> Result<(), String> {
+fn headless_loop(mut session: ObservedSession, refresher: &Live) -> Result<(), SessionError> {
     while let Some(refreshed) = refresher.recv() {
         session.push(refreshed)?;
         let view = session.view();
@@ -243,7 +253,7 @@ fn headless_loop(mut session: ObservedSession, refresher: &Live) -> Result<(), S
     let view = session.view();
     if view.step > 0 && is_stale(view) {
         let message = view.errors.last().map_or("", |e| e.message.as_str());
-        return Err(message.to_string());
+        return Err(SessionError::RefreshFailed(message.to_string()));
     }
     Ok(())
 }

@@ -51,11 +51,11 @@ pub struct ServeArgs {
 /// private temporary directories and exits with 128 + the signal's number
 /// (143 for SIGTERM, 130 for Ctrl-C, 129 for SIGHUP), as every other
 /// command does (issue 25: `serve` exited 0).
-pub fn run(args: ServeArgs) -> Result<(), String> {
+pub fn run(args: ServeArgs) -> Result<(), crate::session::SessionError> {
     let faults = args
         .fault
         .iter()
-        .map(|f| kafka::fault::Fault::from_name(f).map_err(|e| format!("--fault: {e}")))
+        .map(|f| kafka::fault::Fault::from_name(f))
         .collect::<Result<Vec<_>, _>>()?;
     let signal = kafka::serve(ServeOptions {
         recording: args.recording,

@@ -15,6 +15,8 @@ use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use tokio::time::timeout_at;
 
+use crate::session::SessionError;
+
 /// The largest request accepted: 8 MiB. Kafka's own default
 /// (`socket.request.max.bytes`) is 100 MiB; a teaching cluster needs far
 /// less (a client's batch is at most about 1 MiB, `message.max.bytes`, and
@@ -227,13 +229,13 @@ pub struct HeaderPrefix {
 }
 
 /// Reads the [`HeaderPrefix`] of a frame, or says why it is not one.
-pub fn peek_header(frame: &Bytes) -> Result<HeaderPrefix, String> {
+pub fn peek_header(frame: &Bytes) -> Result<HeaderPrefix, SessionError> {
     let mut b = frame.clone();
     if b.remaining() < 10 {
-        return Err(format!(
+        return Err(SessionError::Frame(format!(
             "a request of {} bytes is shorter than a request header",
             frame.len()
-        ));
+        )));
     }
     let api_key = b.get_i16();
     let api_version = b.get_i16();
@@ -242,7 +244,9 @@ pub fn peek_header(frame: &Bytes) -> Result<HeaderPrefix, String> {
     let client_id = if len < 0 {
         None
     } else if b.remaining() < len as usize {
-        return Err("the client id runs past the end of the request".into());
+        return Err(SessionError::Frame(
+            "the client id runs past the end of the request".into(),
+        ));
     } else {
         Some(String::from_utf8_lossy(&b[..len as usize]).into_owned())
     };
@@ -259,11 +263,11 @@ pub fn split_header(
     api_key: ApiKey,
     version: i16,
     frame: &Bytes,
-) -> Result<(RequestHeader, Bytes), String> {
+) -> Result<(RequestHeader, Bytes), SessionError> {
     let mut b = frame.clone();
     let header_version = api_key.request_header_version(version);
     let header = RequestHeader::decode(&mut b, header_version)
-        .map_err(|e| format!("bad request header: {}", one_line(e)))?;
+        .map_err(|e| SessionError::Frame(format!("bad request header: {}", one_line(e))))?;
     Ok((header, b))
 }
 
@@ -279,12 +283,12 @@ pub fn one_line(message: impl std::fmt::Display) -> String {
 }
 
 /// A whole response frame: size prefix, response header, `body`.
-pub fn response_frame(
+pub fn response_frame<E: std::fmt::Display>(
     api_key: ApiKey,
     version: i16,
     correlation_id: i32,
-    body: impl FnOnce(&mut BytesMut) -> Result<(), String>,
-) -> Result<Vec<u8>, String> {
+    body: impl FnOnce(&mut BytesMut) -> Result<(), E>,
+) -> Result<Vec<u8>, SessionError> {
     let mut buf = BytesMut::new();
     buf.extend_from_slice(&[0; 4]);
     let header = ResponseHeader::default().with_correlation_id(correlation_id);
@@ -295,10 +299,14 @@ pub fn response_frame(
     } else {
         api_key.response_header_version(version)
     };
-    header
-        .encode(&mut buf, header_version)
-        .map_err(|e| format!("cannot encode the response header: {}", one_line(e)))?;
-    body(&mut buf).map_err(|e| format!("cannot encode the response: {}", one_line(e)))?;
+    header.encode(&mut buf, header_version).map_err(|e| {
+        SessionError::Frame(format!(
+            "cannot encode the response header: {}",
+            one_line(e)
+        ))
+    })?;
+    body(&mut buf)
+        .map_err(|e| SessionError::Frame(format!("cannot encode the response: {}", one_line(e))))?;
     let size = (buf.len() - 4) as i32;
     buf[..4].copy_from_slice(&size.to_be_bytes());
     Ok(buf.to_vec())
@@ -348,7 +356,9 @@ mod tests {
         );
         // Produce v9 (header v2) cut inside its header.
         let cut = Bytes::from_static(&[0, 0, 0, 9, 0, 0, 0, 1, 0, 1]);
-        let e = split_header(ApiKey::Produce, 9, &cut).unwrap_err();
+        let e = split_header(ApiKey::Produce, 9, &cut)
+            .unwrap_err()
+            .to_string();
         assert!(!e.contains('\n'), "{e:?}");
     }
 

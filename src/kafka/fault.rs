@@ -47,13 +47,16 @@ impl Fault {
     }
 
     /// The fault called `name`.
-    pub fn from_name(name: &str) -> Result<Self, String> {
+    pub fn from_name(name: &str) -> Result<Self, crate::session::SessionError> {
         Self::ALL
             .into_iter()
             .find(|f| f.name() == name)
             .ok_or_else(|| {
                 let names: Vec<&str> = Self::ALL.iter().map(|f| f.name()).collect();
-                format!("unknown fault {name:?}; valid faults: {}", names.join(", "))
+                crate::session::SessionError::flag(
+                    "--fault",
+                    format!("unknown fault {name:?}; valid faults: {}", names.join(", ")),
+                )
             })
     }
 
@@ -159,10 +162,10 @@ mod tests {
     #[test]
     fn faults_by_name() {
         assert_eq!(
-            Fault::from_name("drop-produce-response"),
-            Ok(Fault::DropProduceResponse)
+            Fault::from_name("drop-produce-response").ok(),
+            Some(Fault::DropProduceResponse)
         );
-        let err = Fault::from_name("drop").unwrap_err();
+        let err = Fault::from_name("drop").unwrap_err().to_string();
         assert!(err.contains("valid faults: drop-produce-response"), "{err}");
     }
 }

@@ -23,9 +23,9 @@ use crate::kafka::registry::Registry;
 use crate::kafka::server::{self, Commands, Net};
 use crate::kafka::worker::{Advertised, Command, ServerState};
 use crate::kafka::{advertise, bind_all, listen_address, network_runtime};
-use crate::session::Driver;
 use crate::session::listeners::{Listeners, Steps};
 use crate::session::snapshot::{ClientSnapshot, ListenerSnapshot};
+use crate::session::{Driver, SessionError};
 
 /// What `--listen` asks for.
 #[derive(Debug, Clone)]
@@ -57,7 +57,7 @@ impl std::fmt::Debug for LiveListeners {
 
 /// Opens one listener per broker of `driver`'s cluster. Refuses a
 /// non-loopback address unless asked, as `serve` does.
-pub fn open(driver: &Driver, options: &ListenOptions) -> Result<LiveListeners, String> {
+pub fn open(driver: &Driver, options: &ListenOptions) -> Result<LiveListeners, SessionError> {
     let listen = listen_address(&options.listen, options.allow_remote)?;
     let brokers = driver.cluster().config().broker_ids.clone();
     let runtime = network_runtime()?;
@@ -144,7 +144,7 @@ impl Listeners for LiveListeners {
         &mut self,
         driver: &mut Driver,
         steps: &mut dyn Steps,
-    ) -> Result<(), String> {
+    ) -> Result<(), SessionError> {
         self.state.arm(
             driver,
             steps,

@@ -38,6 +38,7 @@ use std::sync::mpsc;
 use std::collections::BTreeSet;
 
 use crate::engine::config::{BrokerId, Rules};
+use crate::session::SessionError;
 use crate::session::cluster_file::ClusterFile;
 use crate::session::recording::{Header, Step};
 use crate::session::{Driver, Recording};
@@ -103,7 +104,7 @@ pub struct ServeOptions {
 /// signal's number once the server has stopped cleanly (the caller exits
 /// with 128 + it). Listening addresses are printed on standard output, one
 /// line per broker, then `ready`.
-pub fn serve(options: ServeOptions) -> Result<i32, String> {
+pub fn serve(options: ServeOptions) -> Result<i32, SessionError> {
     let listen = listen_address(&options.listen, options.allow_remote)?;
     if let Some(file) = &options.record {
         check_record(file, options.force, options.data_dir.as_deref())?;
@@ -115,7 +116,7 @@ pub fn serve(options: ServeOptions) -> Result<i32, String> {
     let plan = plan(&options)?;
     let runtime = network_runtime()?;
     let listeners = runtime.block_on(bind_all(listen, &plan.brokers))?;
-    let (ids_tx, ids_rx) = mpsc::channel::<Result<Vec<BrokerId>, String>>();
+    let (ids_tx, ids_rx) = mpsc::channel::<Result<Vec<BrokerId>, SessionError>>();
     let (adv_tx, adv_rx) = mpsc::channel::<Vec<Advertised>>();
     let (commands, command_rx) = mpsc::channel::<Command>();
     let registry = Registry::default();
@@ -128,7 +129,8 @@ pub fn serve(options: ServeOptions) -> Result<i32, String> {
         .spawn(move || -> Option<(usize, PathBuf, Option<PathBuf>)> {
             let opened = open_driver(&opts, plan).and_then(|(driver, header, applied)| {
                 let steps = match &opts.record {
-                    Some(file) => RecordSteps::create(file, &header, &applied, &driver)?,
+                    Some(file) => RecordSteps::create(file, &header, &applied, &driver)
+                        .map_err(SessionError::Recorder)?,
                     None => RecordSteps::none(),
                 };
                 Ok((driver, steps))
@@ -171,22 +173,26 @@ pub fn serve(options: ServeOptions) -> Result<i32, String> {
             drop(driver);
             Some(done)
         })
-        .map_err(|e| format!("cannot start the driver thread: {e}"))?;
+        .map_err(|e| SessionError::os("cannot start the driver thread", e))?;
     let bound: Vec<BrokerId> = listeners.iter().map(|(b, _)| *b).collect();
     match ids_rx.recv() {
         Ok(Ok(ids)) if ids == bound => {}
         Ok(Ok(ids)) => {
             drop(adv_tx);
             let _ = thread.join();
-            return Err(format!(
+            return Err(SessionError::refused(format!(
                 "the cluster opened with brokers {ids:?}, not the {bound:?} listened for"
-            ));
+            )));
         }
         Ok(Err(e)) => {
             let _ = thread.join();
             return Err(e);
         }
-        Err(_) => return Err("the driver thread stopped before the cluster opened".into()),
+        Err(_) => {
+            return Err(SessionError::refused(
+                "the driver thread stopped before the cluster opened",
+            ));
+        }
     };
     let advertised = advertise(&listeners)?;
     for a in &advertised {
@@ -204,7 +210,7 @@ pub fn serve(options: ServeOptions) -> Result<i32, String> {
     // reaches it (the gates were set before the broker ids were sent).
     let stopped = gates_rx.borrow().clone();
     let listeners = server::closing(listeners, &stopped)
-        .map_err(|e| format!("a listener has no address: {e}"))?;
+        .map_err(|e| SessionError::os("a listener has no address", e))?;
     out_line(format_args!("ready"));
     let net = Net {
         commands: Commands::new(commands.clone()),
@@ -233,31 +239,31 @@ pub fn serve(options: ServeOptions) -> Result<i32, String> {
             Ok(number)
         }
         Ok(None) => Ok(number),
-        Err(_) => Err("the driver thread panicked".into()),
+        Err(_) => Err(SessionError::refused("the driver thread panicked")),
     }
 }
 
 /// The runtime the listeners and connections run on (two threads: the
 /// machine's cores are shared with the driver and the dashboard).
-pub(crate) fn network_runtime() -> Result<tokio::runtime::Runtime, String> {
+pub(crate) fn network_runtime() -> Result<tokio::runtime::Runtime, SessionError> {
     tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .thread_name("mk-tui-net")
         .enable_all()
         .build()
-        .map_err(|e| format!("cannot start the network runtime: {e}"))
+        .map_err(|e| SessionError::os("cannot start the network runtime", e))
 }
 
 /// Each bound listener's address, as Metadata advertises it.
 pub(crate) fn advertise(
     listeners: &[(BrokerId, tokio::net::TcpListener)],
-) -> Result<Vec<Advertised>, String> {
+) -> Result<Vec<Advertised>, SessionError> {
     listeners
         .iter()
         .map(|(broker, listener)| {
             let addr = listener
                 .local_addr()
-                .map_err(|e| format!("broker {broker}: {e}"))?;
+                .map_err(|e| SessionError::os(format!("broker {broker}"), e))?;
             Ok(Advertised {
                 broker: *broker,
                 host: addr.ip().to_string(),
@@ -270,36 +276,42 @@ pub(crate) fn advertise(
 /// `--record FILE`: refused when FILE exists (unless `force`) or would be
 /// written inside the data directory (the engine's files; a recording
 /// there would be swept with them), before anything is written.
-pub fn check_record(file: &Path, force: bool, data_dir: Option<&Path>) -> Result<(), String> {
+pub fn check_record(file: &Path, force: bool, data_dir: Option<&Path>) -> Result<(), SessionError> {
     if let Some(dir) = data_dir
         && record::inside(file, dir)
     {
-        return Err(format!(
-            "--record {}: inside the data directory {}; record somewhere else",
-            file.display(),
-            dir.display()
+        return Err(SessionError::flag(
+            format!("--record {}", file.display()),
+            format!(
+                "inside the data directory {}; record somewhere else",
+                dir.display()
+            ),
         ));
     }
     if !force && std::fs::symlink_metadata(file).is_ok() {
-        return Err(format!(
-            "{}: already exists; --record does not replace a file (give --force to replace it)",
-            file.display()
+        return Err(SessionError::path(
+            file,
+            "already exists; --record does not replace a file (give --force to replace it)",
         ));
     }
     Ok(())
 }
 
 /// Parses the listen address and refuses a non-loopback one unless asked.
-pub(crate) fn listen_address(text: &str, allow_remote: bool) -> Result<SocketAddr, String> {
+pub(crate) fn listen_address(text: &str, allow_remote: bool) -> Result<SocketAddr, SessionError> {
+    let flag = || format!("--listen {text:?}");
     let addr = text
         .to_socket_addrs()
-        .map_err(|e| format!("--listen {text:?}: {e}"))?
+        .map_err(|e| SessionError::flag(flag(), e))?
         .next()
-        .ok_or_else(|| format!("--listen {text:?}: no address"))?;
+        .ok_or_else(|| SessionError::flag(flag(), "no address"))?;
     if !addr.ip().is_loopback() && !allow_remote {
-        return Err(format!(
-            "--listen {text:?}: not a loopback address; the server is unauthenticated, so binding {} needs --allow-remote",
-            addr.ip()
+        return Err(SessionError::flag(
+            flag(),
+            format!(
+                "not a loopback address; the server is unauthenticated, so binding {} needs --allow-remote",
+                addr.ip()
+            ),
         ));
     }
     Ok(addr)
@@ -310,20 +322,23 @@ pub(crate) fn listen_address(text: &str, allow_remote: bool) -> Result<SocketAdd
 pub(crate) async fn bind_all(
     listen: SocketAddr,
     brokers: &[BrokerId],
-) -> Result<Vec<(BrokerId, tokio::net::TcpListener)>, String> {
+) -> Result<Vec<(BrokerId, tokio::net::TcpListener)>, SessionError> {
     let mut out = Vec::new();
     for (i, broker) in brokers.iter().enumerate() {
         let port = if listen.port() == 0 {
             0
         } else {
             u16::try_from(usize::from(listen.port()) + i).map_err(|_| {
-                format!("--listen {listen}: broker {broker}'s port would pass 65535")
+                SessionError::flag(
+                    format!("--listen {listen}"),
+                    format!("broker {broker}'s port would pass 65535"),
+                )
             })?
         };
         let addr = SocketAddr::new(listen.ip(), port);
-        let listener = tokio::net::TcpListener::bind(addr)
-            .await
-            .map_err(|e| format!("broker {broker}: cannot listen on {addr}: {e}"))?;
+        let listener = tokio::net::TcpListener::bind(addr).await.map_err(|e| {
+            SessionError::os(format!("cannot listen on {addr}"), e).in_(format!("broker {broker}"))
+        })?;
         out.push((*broker, listener));
     }
     Ok(out)
@@ -351,14 +366,14 @@ enum Source {
 /// Reads what `serve` was given without writing anything: the rules, the
 /// recording, or a data directory's broker ids (`Driver::open_in_place`
 /// reads the same).
-fn plan(options: &ServeOptions) -> Result<Plan, String> {
+fn plan(options: &ServeOptions) -> Result<Plan, SessionError> {
     let rules = options.rules.as_deref();
     let given: Option<Rules> = rules
         .map(str::parse)
         .transpose()
-        .map_err(|e| format!("--rules: {e}"))?;
+        .map_err(|e| SessionError::flag("--rules", e))?;
     if let Some(file) = &options.recording {
-        let recording = Recording::load(file).map_err(|e| e.to_string())?;
+        let recording = Recording::load(file)?;
         let mut header = recording.header;
         if let Some(rules) = rules {
             header.rules = rules.to_string();
@@ -373,9 +388,12 @@ fn plan(options: &ServeOptions) -> Result<Plan, String> {
         if options.record.is_some() {
             // A recording starts from its header's cluster; a reopened
             // directory's history is not one.
-            return Err(format!(
-                "--record: {} already holds data, and a recording starts from a fresh cluster; give an empty --data-dir",
-                dir.display()
+            return Err(SessionError::flag(
+                "--record",
+                format!(
+                    "{} already holds data, and a recording starts from a fresh cluster; give an empty --data-dir",
+                    dir.display()
+                ),
             ));
         }
         // Under the rules and configuration the directory was made with
@@ -387,7 +405,7 @@ fn plan(options: &ServeOptions) -> Result<Plan, String> {
         }
         let brokers = match &stored {
             Some(file) => file.config(dir)?.broker_ids,
-            None => crate::session::driver::brokers_in(dir)?,
+            None => crate::session::data_dir::brokers_in(dir)?,
         };
         return Ok(Plan {
             brokers,
@@ -404,13 +422,16 @@ fn plan(options: &ServeOptions) -> Result<Plan, String> {
 /// The cluster to serve, as planned: the recording's (its steps applied),
 /// a reopened data directory, or 3 brokers with no topics; with the header
 /// and steps a recording of the session starts with.
-fn open_driver(options: &ServeOptions, plan: Plan) -> Result<(Driver, Header, Vec<Step>), String> {
+fn open_driver(
+    options: &ServeOptions,
+    plan: Plan,
+) -> Result<(Driver, Header, Vec<Step>), SessionError> {
     let dir = options.data_dir.as_deref();
     match plan.source {
         Source::Recording(header, steps) => {
             let file = options.recording.as_deref().unwrap_or(Path::new(""));
             let mut driver =
-                Driver::new(&header, dir).map_err(|e| format!("{}:1: {e}", file.display()))?;
+                Driver::new(&header, dir).map_err(|e| e.in_(format!("{}:1", file.display())))?;
             for step in &steps {
                 driver.apply(&step.action);
             }
@@ -431,14 +452,17 @@ fn holds_data(dir: &Path) -> bool {
 }
 
 /// Three brokers, no topics: clients create them with CreateTopics.
-fn default_header(rules: &str) -> Result<Header, String> {
+fn default_header(rules: &str) -> Result<Header, SessionError> {
     serde_json::from_value(serde_json::json!({
         "mk_recording": 1,
         "title": "mk-tui serve",
         "rules": rules,
         "cluster": {"brokers": [1, 2, 3], "topics": []},
     }))
-    .map_err(|e| format!("the default cluster: {e}"))
+    .map_err(|source| SessionError::Json {
+        what: "the default cluster".into(),
+        source,
+    })
 }
 
 #[cfg(test)]
@@ -449,7 +473,9 @@ mod tests {
     fn only_loopback_unless_asked() {
         assert!(listen_address("127.0.0.1:9092", false).is_ok());
         assert!(listen_address("[::1]:9092", false).is_ok());
-        let err = listen_address("0.0.0.0:9092", false).unwrap_err();
+        let err = listen_address("0.0.0.0:9092", false)
+            .unwrap_err()
+            .to_string();
         assert!(
             err.contains("--allow-remote") && err.contains("unauthenticated"),
             "{err}"

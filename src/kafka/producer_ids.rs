@@ -23,6 +23,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use crate::engine::fsutil;
+use crate::session::SessionError;
 
 /// The file's name in the data directory.
 pub const FILE: &str = "serve-producer-ids.json";
@@ -63,16 +64,16 @@ impl ProducerIds {
     /// the cluster's logs or journal already hold, plus one (a data
     /// directory written before this file existed); the first id given
     /// is at least it.
-    pub fn open(data_dir: &Path, floor: i64, sync: bool) -> Result<Self, String> {
+    pub fn open(data_dir: &Path, floor: i64, sync: bool) -> Result<Self, SessionError> {
         let path = data_dir.join(FILE);
-        let stored: Stored = fsutil::read_json_file(&path)
-            .map_err(|e| e.to_string())?
-            .unwrap_or_default();
+        let stored: Stored = fsutil::read_json_file(&path)?.unwrap_or_default();
         if stored.version > VERSION {
-            return Err(format!(
-                "{}: version {} is newer than this mk-tui reads ({VERSION})",
-                path.display(),
-                stored.version
+            return Err(SessionError::path(
+                &path,
+                format!(
+                    "version {} is newer than this mk-tui reads ({VERSION})",
+                    stored.version
+                ),
             ));
         }
         let next = stored.block_end.max(floor).max(FIRST_SERVER_PRODUCER_ID);
@@ -91,7 +92,7 @@ impl ProducerIds {
     /// The next producer id, never given before: a new block is written
     /// first when the last is used up. `Err` if the file cannot be
     /// written (a full disk): then no id is given.
-    pub fn allocate(&mut self) -> Result<i64, String> {
+    pub fn allocate(&mut self) -> Result<i64, SessionError> {
         if self.next >= self.stored.block_end {
             let mut stored = self.stored.clone();
             stored.block_end = self.next + BLOCK;
@@ -110,7 +111,11 @@ impl ProducerIds {
 
     /// Records the identity given to `txn`, durably, before the client
     /// hears of it.
-    pub fn set_transactional(&mut self, txn: &str, identity: (i64, i16)) -> Result<(), String> {
+    pub fn set_transactional(
+        &mut self,
+        txn: &str,
+        identity: (i64, i16),
+    ) -> Result<(), SessionError> {
         let mut stored = self.stored.clone();
         stored.transactional.insert(txn.to_string(), identity);
         self.write(&stored)?;
@@ -118,13 +123,12 @@ impl ProducerIds {
         Ok(())
     }
 
-    fn write(&self, stored: &Stored) -> Result<(), String> {
-        fsutil::write_atomically(
+    fn write(&self, stored: &Stored) -> Result<(), SessionError> {
+        Ok(fsutil::write_atomically(
             &self.path,
             fsutil::to_book_json(stored).as_bytes(),
             self.sync,
-        )
-        .map_err(|e| e.to_string())
+        )?)
     }
 }
 
@@ -166,7 +170,9 @@ mod tests {
     fn a_newer_file_is_refused_and_a_failed_write_gives_no_id() {
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join(FILE), r#"{"version":9,"block_end":5}"#).unwrap();
-        let e = ProducerIds::open(dir.path(), 0, false).unwrap_err();
+        let e = ProducerIds::open(dir.path(), 0, false)
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("version 9 is newer"), "{e}");
         let gone = dir.path().join("gone");
         let mut ids = ProducerIds::open(&gone, 0, false).unwrap();

@@ -17,6 +17,7 @@ use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use crate::engine::TopicPartition;
 use crate::kafka::producer_ids::ProducerIds;
 use crate::session::Driver;
+use crate::session::SessionError;
 
 /// Batches remembered per producer and partition for retries, as Kafka
 /// (and E7) keeps 5.
@@ -167,12 +168,12 @@ pub struct ProducerTable {
 impl ProducerTable {
     /// The next producer id the server gives out itself, never one given
     /// before, across restarts too ([`ProducerIds`]).
-    pub fn allocate_id(&mut self, driver: &Driver) -> Result<i64, String> {
+    pub fn allocate_id(&mut self, driver: &Driver) -> Result<i64, SessionError> {
         self.ids(driver)?.allocate()
     }
 
     /// The server's ids, opened from `driver`'s data directory.
-    pub fn ids(&mut self, driver: &Driver) -> Result<&mut ProducerIds, String> {
+    pub fn ids(&mut self, driver: &Driver) -> Result<&mut ProducerIds, SessionError> {
         if self.ids.is_none() {
             let floor = driver.cluster().with_state(|s| {
                 let in_logs = s.partitions().values().filter_map(|set| {
@@ -197,7 +198,7 @@ impl ProducerTable {
     /// epoch 0, always, as Kafka's coordinator answers it (a client that
     /// names its id and epoch, KIP-360, gets a new id too; an idempotent
     /// client bumps its epoch by itself, which E7 accepts from sequence 0).
-    pub fn init_idempotent(&mut self, driver: &Driver) -> Result<(i64, i16), String> {
+    pub fn init_idempotent(&mut self, driver: &Driver) -> Result<(i64, i16), SessionError> {
         Ok((self.allocate_id(driver)?, 0))
     }
 
@@ -231,7 +232,7 @@ impl ProducerTable {
         &mut self,
         driver: &Driver,
         txn: &str,
-    ) -> Result<(i64, i16), String> {
+    ) -> Result<(i64, i16), SessionError> {
         let known = match self.transactional.get(txn) {
             Some(p) => Some((p.producer_id, p.epoch)),
             None => self.ids(driver)?.transactional(txn),

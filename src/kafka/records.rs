@@ -367,7 +367,7 @@ fn incoming(r: WireRecord) -> Result<IncomingRecord, Refusal> {
 pub fn encode_batches(
     batches: &[RecordBatch],
     log_append_origin: Option<i64>,
-) -> Result<Bytes, String> {
+) -> Result<Bytes, crate::session::SessionError> {
     let mut buf = BytesMut::new();
     let options = RecordEncodeOptions {
         version: 2,
@@ -382,11 +382,11 @@ pub fn encode_batches(
             }
         }
         RecordBatchEncoder::encode(&mut buf, wire.iter(), &options).map_err(|e| {
-            format!(
+            crate::session::SessionError::Frame(format!(
                 "cannot encode the batch at offset {}: {}",
                 batch.base_offset,
                 crate::kafka::codec::one_line(e)
-            )
+            ))
         })?;
     }
     Ok(buf.freeze())

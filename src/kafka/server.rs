@@ -47,12 +47,14 @@ pub struct Signals {
 
 impl Signals {
     /// Installs the handlers (inside the runtime).
-    pub fn install() -> Result<Self, String> {
+    pub fn install() -> Result<Self, crate::session::SessionError> {
         #[cfg(unix)]
         {
             use tokio::signal::unix::{SignalKind, signal};
             let catch = |kind: SignalKind, name: &str| {
-                signal(kind).map_err(|e| format!("cannot catch {name}: {e}"))
+                signal(kind).map_err(|e| {
+                    crate::session::SessionError::os(format!("cannot catch {name}"), e)
+                })
             };
             Ok(Self {
                 term: catch(SignalKind::terminate(), "SIGTERM")?,

@@ -423,12 +423,12 @@ impl ServerState {
         driver: &mut Driver,
         steps: &mut dyn Steps,
         fault: Fault,
-    ) -> Result<(), String> {
+    ) -> Result<(), crate::session::SessionError> {
         if self.core.faults.armed() == Some(fault) {
-            return Err(format!(
+            return Err(crate::session::SessionError::refused(format!(
                 "fault {}: armed already, waiting for the next Produce",
                 fault.name()
-            ));
+            )));
         }
         let mut worker = self.worker(driver, steps);
         worker.core.faults.arm(fault);

@@ -17,6 +17,7 @@
 use bytes::{Buf, Bytes};
 use kafka_protocol::records::RecordBatchDecoder;
 
+use crate::session::SessionError;
 use crate::session::snapshot::{ControlKind, RecordSnapshot, text};
 
 /// Bytes before a batch's records: its v2 header.
@@ -51,7 +52,7 @@ const CRC_AT: usize = 17;
 const CRC_FROM: usize = 21;
 
 /// The whole batches in `bytes`, in order.
-pub fn decode_batches(bytes: &Bytes) -> Result<Vec<WireBatch>, String> {
+pub fn decode_batches(bytes: &Bytes) -> Result<Vec<WireBatch>, SessionError> {
     let mut out = Vec::new();
     let mut at = 0usize;
     while bytes.len() - at >= LOG_OVERHEAD {
@@ -59,24 +60,24 @@ pub fn decode_batches(bytes: &Bytes) -> Result<Vec<WireBatch>, String> {
         let base_offset = i64::from_be_bytes(b[0..8].try_into().expect("8 bytes"));
         let length = i32::from_be_bytes(b[8..12].try_into().expect("4 bytes"));
         let Ok(length) = usize::try_from(length) else {
-            return Err(format!(
+            return Err(SessionError::Frame(format!(
                 "the batch at offset {base_offset} has a negative length {length}"
-            ));
+            )));
         };
         let total = LOG_OVERHEAD + length;
         if b.len() < total {
             break; // cut at the response's byte limit: a consumer drops it too
         }
         if total < HEADER_BYTES {
-            return Err(format!(
+            return Err(SessionError::Frame(format!(
                 "the batch at offset {base_offset} is {total} bytes, shorter than a v2 header"
-            ));
+            )));
         }
         if b[16] != 2 {
-            return Err(format!(
+            return Err(SessionError::Frame(format!(
                 "the batch at offset {base_offset} is magic v{}, not v2",
                 b[16]
-            ));
+            )));
         }
         out.push(decode_one(bytes.slice(at..at + total))?);
         at += total;
@@ -84,7 +85,7 @@ pub fn decode_batches(bytes: &Bytes) -> Result<Vec<WireBatch>, String> {
     Ok(out)
 }
 
-fn decode_one(batch: Bytes) -> Result<WireBatch, String> {
+fn decode_one(batch: Bytes) -> Result<WireBatch, SessionError> {
     let mut h = batch.clone();
     let base_offset = h.get_i64();
     let _length = h.get_i32();
@@ -130,7 +131,9 @@ fn decode_one(batch: Bytes) -> Result<WireBatch, String> {
     let set = RecordBatchDecoder::decode(&mut checked).map_err(|e| {
         // The protocol crate's messages may end in a newline (issue 25).
         let e = crate::kafka::codec::one_line(e);
-        format!("the batch at offset {base_offset} does not decode: {e}")
+        SessionError::Frame(format!(
+            "the batch at offset {base_offset} does not decode: {e}"
+        ))
     })?;
     if is_control {
         let key = set.records.first().and_then(|r| r.key.clone());
@@ -138,9 +141,9 @@ fn decode_one(batch: Bytes) -> Result<WireBatch, String> {
             Some([_, _, 0, 0, ..]) => Some(ControlKind::Abort),
             Some([_, _, 0, 1, ..]) => Some(ControlKind::Commit),
             _ => {
-                return Err(format!(
+                return Err(SessionError::Frame(format!(
                     "the control batch at offset {base_offset} has no ABORT or COMMIT key"
-                ));
+                )));
             }
         };
         return Ok(wire);

@@ -4,14 +4,17 @@
 //! authentication and TLS are out of scope and speaking plaintext to such a
 //! listener would only fail later and less clearly.
 
+use crate::session::SessionError;
+
 /// The bootstrap addresses, `HOST:PORT` each, in the order given.
-pub fn parse(list: &str) -> Result<Vec<String>, String> {
+pub fn parse(list: &str) -> Result<Vec<String>, SessionError> {
     let mut out = Vec::new();
     for entry in list.split(',') {
         let entry = entry.trim();
         if entry.is_empty() {
-            return Err(format!(
-                "--bootstrap {list:?}: an empty address (expected HOST:PORT[,HOST:PORT…])"
+            return Err(SessionError::flag(
+                format!("--bootstrap {list:?}"),
+                "an empty address (expected HOST:PORT[,HOST:PORT…])",
             ));
         }
         let address = match entry.split_once("://") {
@@ -19,13 +22,19 @@ pub fn parse(list: &str) -> Result<Vec<String>, String> {
             Some((scheme, rest)) => match scheme.to_ascii_uppercase().as_str() {
                 "PLAINTEXT" => rest,
                 s if s == "SSL" || s.starts_with("SASL_") => {
-                    return Err(format!(
-                        "--bootstrap {entry}: {scheme}:// is not supported: authentication and TLS are out of scope (plaintext brokers only, see docs/observe.md)"
+                    return Err(SessionError::flag(
+                        format!("--bootstrap {entry}"),
+                        format!(
+                            "{scheme}:// is not supported: authentication and TLS are out of scope (plaintext brokers only, see docs/observe.md)"
+                        ),
                     ));
                 }
                 _ => {
-                    return Err(format!(
-                        "--bootstrap {entry}: unknown scheme {scheme}:// (expected HOST:PORT or PLAINTEXT://HOST:PORT)"
+                    return Err(SessionError::flag(
+                        format!("--bootstrap {entry}"),
+                        format!(
+                            "unknown scheme {scheme}:// (expected HOST:PORT or PLAINTEXT://HOST:PORT)"
+                        ),
                     ));
                 }
             },
@@ -34,8 +43,9 @@ pub fn parse(list: &str) -> Result<Vec<String>, String> {
             .rsplit_once(':')
             .is_some_and(|(host, port)| !host.is_empty() && port.parse::<u16>().is_ok());
         if !port_ok {
-            return Err(format!(
-                "--bootstrap {entry}: expected HOST:PORT, like 127.0.0.1:9092"
+            return Err(SessionError::flag(
+                format!("--bootstrap {entry}"),
+                "expected HOST:PORT, like 127.0.0.1:9092",
             ));
         }
         out.push(address.to_string());
@@ -62,7 +72,7 @@ mod tests {
             "SASL_SSL://h:9094",
             "sasl_plaintext://h:9095",
         ] {
-            let e = parse(url).unwrap_err();
+            let e = parse(url).unwrap_err().to_string();
             assert!(e.contains("out of scope"), "{e}");
             assert!(e.contains(url), "{e}");
         }

@@ -17,6 +17,7 @@ use tokio::net::TcpStream;
 // The protocol crate's errors may end in a newline; every error here is
 // one line (issue 25).
 use crate::kafka::codec::one_line;
+use crate::session::SessionError;
 
 /// What an error says of a response that was read whole but does not
 /// decode as the request's response: the connection is still in step, so
@@ -100,24 +101,32 @@ pub struct Conn {
 impl Conn {
     /// Connects to `address` (`HOST:PORT`) within [`TIMEOUT`] and before
     /// `deadline`.
-    pub async fn connect(address: &str, deadline: Deadline) -> Result<Self, String> {
+    pub async fn connect(address: &str, deadline: Deadline) -> Result<Self, SessionError> {
         let (wait, near) = deadline.wait();
         if wait.is_zero() {
-            return Err(format!("{address}: not asked: {}", deadline.ran_out()));
+            return Err(SessionError::protocol(
+                address,
+                format!("not asked: {}", deadline.ran_out()),
+            ));
         }
         let stream = match tokio::time::timeout(wait, TcpStream::connect(address)).await {
             Ok(Ok(s)) => s,
-            Ok(Err(e)) => return Err(format!("{address}: cannot connect: {e}")),
+            Ok(Err(e)) => {
+                return Err(SessionError::protocol(
+                    address,
+                    format!("cannot connect: {e}"),
+                ));
+            }
             Err(_) if near => {
-                return Err(format!(
-                    "{address}: cannot connect: no answer before {}",
-                    deadline.ran_out()
+                return Err(SessionError::protocol(
+                    address,
+                    format!("cannot connect: no answer before {}", deadline.ran_out()),
                 ));
             }
             Err(_) => {
-                return Err(format!(
-                    "{address}: cannot connect: no answer within {} s",
-                    TIMEOUT.as_secs()
+                return Err(SessionError::protocol(
+                    address,
+                    format!("cannot connect: no answer within {} s", TIMEOUT.as_secs()),
                 ));
             }
         };
@@ -138,11 +147,14 @@ impl Conn {
         name: &str,
         request: &R,
         version: i16,
-    ) -> Result<R::Response, String> {
+    ) -> Result<R::Response, SessionError> {
         let what = format!("{}: {name} v{version}", self.address);
         let (wait, near) = self.deadline.wait();
         if wait.is_zero() {
-            return Err(format!("{what}: not asked: {}", self.deadline.ran_out()));
+            return Err(SessionError::protocol(
+                &what,
+                format!("not asked: {}", self.deadline.ran_out()),
+            ));
         }
         self.correlation += 1;
         let header = RequestHeader::default()
@@ -154,17 +166,22 @@ impl Conn {
         buf.extend_from_slice(&[0; 4]);
         header
             .encode(&mut buf, R::header_version(version))
-            .map_err(|e| format!("{what}: cannot encode the request header: {}", one_line(e)))?;
-        request
-            .encode(&mut buf, version)
-            .map_err(|e| format!("{what}: cannot encode the request: {}", one_line(e)))?;
+            .map_err(|e| {
+                SessionError::protocol(
+                    &what,
+                    format!("cannot encode the request header: {}", one_line(e)),
+                )
+            })?;
+        request.encode(&mut buf, version).map_err(|e| {
+            SessionError::protocol(&what, format!("cannot encode the request: {}", one_line(e)))
+        })?;
         let size = (buf.len() - 4) as i32;
         buf[..4].copy_from_slice(&size.to_be_bytes());
         let exchange = async {
             self.stream
                 .write_all(&buf)
                 .await
-                .map_err(|e| format!("{what}: cannot send: {e}"))?;
+                .map_err(|e| SessionError::protocol(&what, format!("cannot send: {e}")))?;
             read_frame(&mut self.stream, &what).await
         };
         let mut payload = match tokio::time::timeout(wait, exchange).await {
@@ -172,63 +189,79 @@ impl Conn {
             // The connection is out of step now, but nothing more is sent
             // on it: the deadline has passed.
             Err(_) if near => {
-                return Err(format!(
-                    "{what}: no response before {}",
-                    self.deadline.ran_out()
+                return Err(SessionError::protocol(
+                    &what,
+                    format!("no response before {}", self.deadline.ran_out()),
                 ));
             }
             Err(_) => {
-                return Err(format!(
-                    "{what}: no response within {} s",
-                    TIMEOUT.as_secs()
+                return Err(SessionError::protocol(
+                    &what,
+                    format!("no response within {} s", TIMEOUT.as_secs()),
                 ));
             }
         };
         let header = ResponseHeader::decode(&mut payload, R::Response::header_version(version))
             .map_err(|e| {
-                format!(
-                    "{what}: the response header does not decode: {}",
-                    one_line(e)
+                SessionError::protocol(
+                    &what,
+                    format!("the response header does not decode: {}", one_line(e)),
                 )
             })?;
         if header.correlation_id != self.correlation {
-            return Err(format!(
-                "{what}: the response answers request {}, not {}",
-                header.correlation_id, self.correlation
+            return Err(SessionError::protocol(
+                &what,
+                format!(
+                    "the response answers request {}, not {}",
+                    header.correlation_id, self.correlation
+                ),
             ));
         }
         R::Response::decode(&mut payload, version)
-            .map_err(|e| format!("{what}: {UNDECODABLE}: {}", one_line(e)))
+            .map_err(|e| SessionError::protocol(&what, format!("{UNDECODABLE}: {}", one_line(e))))
     }
 }
 
 /// One response frame's payload (without its size prefix).
-async fn read_frame(stream: &mut TcpStream, what: &str) -> Result<Bytes, String> {
+async fn read_frame(stream: &mut TcpStream, what: &str) -> Result<Bytes, SessionError> {
     let mut size = [0u8; 4];
     let mut got = 0;
     while got < 4 {
         match stream.read(&mut size[got..]).await {
             Ok(0) => {
-                return Err(format!(
-                    "{what}: the broker closed the connection before answering"
+                return Err(SessionError::protocol(
+                    what,
+                    "the broker closed the connection before answering",
                 ));
             }
             Ok(n) => got += n,
-            Err(e) => return Err(format!("{what}: cannot read the response: {e}")),
+            Err(e) => {
+                return Err(SessionError::protocol(
+                    what,
+                    format!("cannot read the response: {e}"),
+                ));
+            }
         }
     }
     let size = i32::from_be_bytes(size);
     if size <= 0 || size as usize > MAX_RESPONSE_BYTES {
-        return Err(format!(
-            "{what}: response size {size} is not between 1 and the cap of {MAX_RESPONSE_BYTES} bytes"
+        return Err(SessionError::protocol(
+            what,
+            format!(
+                "response size {size} is not between 1 and the cap of {MAX_RESPONSE_BYTES} bytes"
+            ),
         ));
     }
     let mut payload = BytesMut::zeroed(size as usize);
     match stream.read_exact(&mut payload).await {
         Ok(_) => Ok(payload.freeze()),
-        Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => Err(format!(
-            "{what}: the broker closed the connection inside its response"
+        Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => Err(SessionError::protocol(
+            what,
+            "the broker closed the connection inside its response",
         )),
-        Err(e) => Err(format!("{what}: cannot read the response: {e}")),
+        Err(e) => Err(SessionError::protocol(
+            what,
+            format!("cannot read the response: {e}"),
+        )),
     }
 }

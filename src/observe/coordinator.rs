@@ -7,6 +7,8 @@ use kafka_protocol::protocol::StrBytes;
 
 use super::connection::Conn;
 
+use crate::session::SessionError;
+
 /// What a coordinator is looked up for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Of {
@@ -32,17 +34,23 @@ impl Of {
 
 /// Where the coordinator of `key` listens, `HOST:PORT`; an error code is
 /// one line naming the key, the version and the broker asked.
-pub async fn find(conn: &mut Conn, version: i16, of: Of, key: &str) -> Result<String, String> {
+pub async fn find(
+    conn: &mut Conn,
+    version: i16,
+    of: Of,
+    key: &str,
+) -> Result<String, SessionError> {
     let request = FindCoordinatorRequest::default()
         .with_key(StrBytes::from_string(key.to_string()))
         .with_key_type(of.key_type());
     let response = conn.call("FindCoordinator", &request, version).await?;
     if response.error_code != 0 {
-        return Err(format!(
-            "{} {key}: FindCoordinator v{version} answered error code {} ({})",
-            of.name(),
-            response.error_code,
-            conn.address
+        return Err(SessionError::protocol(
+            format!("{} {key}", of.name()),
+            format!(
+                "FindCoordinator v{version} answered error code {} ({})",
+                response.error_code, conn.address
+            ),
         ));
     }
     Ok(format!("{}:{}", response.host.as_str(), response.port))

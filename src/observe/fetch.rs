@@ -16,6 +16,8 @@ use super::batches::{WireBatch, decode_batches};
 use super::connection::Conn;
 use super::offsets::Key;
 
+use crate::session::SessionError;
+
 /// The bytes asked of one partition per fetch: 64 KiB. A pane draws at
 /// most [`crate::session::snapshot::BATCH_WINDOW`] batches, which a
 /// teaching cluster's batches fit in many times over; a real cluster's
@@ -74,7 +76,7 @@ pub async fn fetch_tail(
     partitions: &[(Key, i64, i64)],
     isolation: i8,
     until: Instant,
-) -> Result<BTreeMap<Key, Fetched>, String> {
+) -> Result<BTreeMap<Key, Fetched>, SessionError> {
     let mut out: BTreeMap<Key, Fetched> = BTreeMap::new();
     // (key, next offset, end, bytes left)
     let mut open: Vec<(Key, i64, i64, i32)> = partitions
@@ -90,15 +92,16 @@ pub async fn fetch_tail(
         if ask.is_empty() {
             return Ok(out);
         }
+        // None: out of time before asking.
         let answer = if Instant::now() >= until || conn.deadline.passed() {
-            Err(String::new())
+            None
         } else {
-            fetch(conn, version, &ask, isolation).await
+            Some(fetch(conn, version, &ask, isolation).await)
         };
         let answer = match answer {
-            Ok(answer) => answer,
-            Err(e) if !e.is_empty() && !conn.deadline.passed() => return Err(e),
-            Err(_) => {
+            Some(Ok(answer)) => answer,
+            Some(Err(e)) if !conn.deadline.passed() => return Err(e),
+            _ => {
                 // Out of time: keep what came, say where it stopped.
                 for (key, next, _) in ask {
                     out.entry(key).or_default().cut_at = Some(next);
@@ -140,7 +143,7 @@ async fn fetch(
     version: i16,
     partitions: &[(Key, i64, i32)],
     isolation: i8,
-) -> Result<BTreeMap<Key, (Fetched, i32)>, String> {
+) -> Result<BTreeMap<Key, (Fetched, i32)>, SessionError> {
     let mut topics: BTreeMap<&str, Vec<FetchPartition>> = BTreeMap::new();
     for ((topic, partition), start, max_bytes) in partitions {
         topics.entry(topic).or_default().push(
@@ -182,9 +185,12 @@ async fn fetch(
     };
     let response = conn.call("Fetch", &request, version).await?;
     if response.error_code != 0 {
-        return Err(format!(
-            "{}: Fetch v{version} ({level}) answered error code {}",
-            conn.address, response.error_code
+        return Err(SessionError::protocol(
+            &conn.address,
+            format!(
+                "Fetch v{version} ({level}) answered error code {}",
+                response.error_code
+            ),
         ));
     }
     let mut out = BTreeMap::new();
@@ -196,10 +202,13 @@ async fn fetch(
                 key.0, key.1, conn.address
             );
             if p.error_code != 0 {
-                return Err(format!("{at}: error code {}", p.error_code));
+                return Err(SessionError::protocol(
+                    &at,
+                    format!("error code {}", p.error_code),
+                ));
             }
             let batches = match &p.records {
-                Some(bytes) => decode_batches(bytes).map_err(|e| format!("{at}: {e}"))?,
+                Some(bytes) => decode_batches(bytes).map_err(|e| e.in_(&at))?,
                 None => Vec::new(),
             };
             let aborted = p
@@ -222,9 +231,12 @@ async fn fetch(
     }
     for ((topic, partition), _, _) in partitions {
         if !out.contains_key(&(topic.clone(), *partition)) {
-            return Err(format!(
-                "{topic}-{partition}: Fetch v{version} {level} left it out of its answer ({})",
-                conn.address
+            return Err(SessionError::protocol(
+                format!("{topic}-{partition}"),
+                format!(
+                    "Fetch v{version} {level} left it out of its answer ({})",
+                    conn.address
+                ),
             ));
         }
     }

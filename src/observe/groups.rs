@@ -20,6 +20,7 @@ use kafka_protocol::messages::offset_fetch_request::OffsetFetchRequestTopic;
 use kafka_protocol::messages::{ApiKey, GroupId, ListGroupsRequest, OffsetFetchRequest, TopicName};
 use kafka_protocol::protocol::StrBytes;
 
+use crate::session::SessionError;
 use crate::session::snapshot::{GroupOffsets, field};
 
 use super::Links;
@@ -40,7 +41,11 @@ const UNSTABLE_OFFSET_COMMIT: i16 = 88;
 pub type Committed = BTreeMap<String, i64>;
 
 /// What `group` committed, asked of its coordinator on `conn`.
-pub async fn committed(conn: &mut Conn, version: i16, group: &str) -> Result<Committed, String> {
+pub async fn committed(
+    conn: &mut Conn,
+    version: i16,
+    group: &str,
+) -> Result<Committed, SessionError> {
     offset_fetch(conn, version, group, None).await
 }
 
@@ -56,9 +61,9 @@ pub async fn committed_or_observed(
     version: i16,
     group: &str,
     observed: &[Key],
-) -> Result<(Committed, Option<String>), String> {
+) -> Result<(Committed, Option<String>), SessionError> {
     match committed(conn, version, group).await {
-        Err(e) if e.contains(connection::UNDECODABLE) => {
+        Err(e) if e.to_string().contains(connection::UNDECODABLE) => {
             let note = format!(
                 "committed_offsets[{group}] of topics not observed ({}: OffsetFetch v{version} for all topics does not decode)",
                 conn.address
@@ -76,7 +81,7 @@ async fn offset_fetch(
     version: i16,
     group: &str,
     partitions: Option<&[Key]>,
-) -> Result<Committed, String> {
+) -> Result<Committed, SessionError> {
     let topics = partitions.map(|partitions| {
         let mut topics: BTreeMap<&str, Vec<i32>> = BTreeMap::new();
         for (topic, partition) in partitions {
@@ -98,17 +103,23 @@ async fn offset_fetch(
     let response = conn.call("OffsetFetch", &request, version).await?;
     let at = format!("group {group}: OffsetFetch v{version} ({})", conn.address);
     if response.error_code != 0 {
-        return Err(format!("{at}: error code {}", response.error_code));
+        return Err(SessionError::protocol(
+            &at,
+            format!("error code {}", response.error_code),
+        ));
     }
     let mut out = BTreeMap::new();
     for t in &response.topics {
         for p in &t.partitions {
             if p.error_code != 0 {
-                return Err(format!(
-                    "{at}: {}-{}: error code {}",
-                    t.name.0.as_str(),
-                    p.partition_index,
-                    p.error_code
+                return Err(SessionError::protocol(
+                    &at,
+                    format!(
+                        "{}-{}: error code {}",
+                        t.name.0.as_str(),
+                        p.partition_index,
+                        p.error_code
+                    ),
                 ));
             }
             if p.committed_offset >= 0 {
@@ -138,7 +149,7 @@ pub(super) async fn ask(
     bootstrap: &str,
     named: &[String],
     keys: &[Key],
-) -> Result<Observed, String> {
+) -> Result<Observed, SessionError> {
     let mut out = Observed::default();
     let groups: Vec<String> = if named.is_empty() {
         let mut all = Vec::new();
@@ -159,7 +170,7 @@ pub(super) async fn ask(
                     }
                     Err(e) => {
                         lacking.push(format!("broker {} ({e})", b.id));
-                        links.failed(&b.address, &e);
+                        links.failed(&b.address, e);
                     }
                 },
                 None => lacking.push(format!("broker {} (no ListGroups)", b.id)),
@@ -227,7 +238,7 @@ pub(super) async fn ask(
 
 /// The group ids ListGroups lists on the broker on `conn`, or the error
 /// code it answered instead (a coordinator still loading).
-async fn list(conn: &mut Conn, version: i16) -> Result<Result<Vec<String>, i16>, String> {
+async fn list(conn: &mut Conn, version: i16) -> Result<Result<Vec<String>, i16>, SessionError> {
     let response = conn
         .call("ListGroups", &ListGroupsRequest::default(), version)
         .await?;
@@ -249,7 +260,7 @@ async fn pending(
     version: i16,
     group: &str,
     keys: &[Key],
-) -> Result<Vec<Key>, String> {
+) -> Result<Vec<Key>, SessionError> {
     let mut topics: BTreeMap<&str, Vec<i32>> = BTreeMap::new();
     for (t, p) in keys {
         topics
@@ -279,7 +290,10 @@ async fn pending(
         conn.address
     );
     if response.error_code != 0 {
-        return Err(format!("{at}: error code {}", response.error_code));
+        return Err(SessionError::protocol(
+            &at,
+            format!("error code {}", response.error_code),
+        ));
     }
     let mut out = Vec::new();
     for t in &response.topics {
@@ -288,7 +302,12 @@ async fn pending(
             match p.error_code {
                 0 => {}
                 UNSTABLE_OFFSET_COMMIT => out.push(key),
-                e => return Err(format!("{at}: {}-{}: error code {e}", key.0, key.1)),
+                e => {
+                    return Err(SessionError::protocol(
+                        &at,
+                        format!("{}-{}: error code {e}", key.0, key.1),
+                    ));
+                }
             }
         }
     }

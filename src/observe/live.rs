@@ -64,7 +64,7 @@ impl Live {
                 let began = Instant::now();
                 let at_ms =
                     u64::try_from(began.duration_since(start).as_millis()).unwrap_or(u64::MAX);
-                let outcome = super::observe(&options);
+                let outcome = super::observe(&options).map_err(|e| e.to_string());
                 if done.send(Refreshed { at_ms, outcome }).is_err() {
                     return;
                 }

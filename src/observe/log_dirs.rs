@@ -20,6 +20,7 @@ use kafka_protocol::messages::describe_log_dirs_request::DescribableLogDirTopic;
 use kafka_protocol::messages::{ApiKey, DescribeLogDirsRequest, TopicName};
 use kafka_protocol::protocol::StrBytes;
 
+use crate::session::SessionError;
 use crate::session::Snapshot;
 use crate::session::snapshot::field;
 
@@ -45,7 +46,7 @@ pub(super) async fn ask(
     links: &mut Links,
     cluster: &Cluster,
     keys: &[Key],
-) -> Result<Dirs, String> {
+) -> Result<Dirs, SessionError> {
     let mut out = Dirs::default();
     for b in &cluster.brokers {
         let Ok(link) = super::link(links, &b.address).await else {
@@ -68,8 +69,8 @@ pub(super) async fn ask(
             Ok(Err(why)) => out.silent.push((b.id, why)),
             // A broker going away mid-observation says nothing.
             Err(e) => {
-                links.failed(&b.address, &e);
-                out.silent.push((b.id, e));
+                out.silent.push((b.id, e.to_string()));
+                links.failed(&b.address, e);
             }
         }
     }
@@ -82,7 +83,7 @@ async fn describe(
     conn: &mut Conn,
     version: i16,
     keys: &[Key],
-) -> Result<Result<Vec<(Key, Entry)>, String>, String> {
+) -> Result<Result<Vec<(Key, Entry)>, String>, SessionError> {
     let mut topics: BTreeMap<&str, Vec<i32>> = BTreeMap::new();
     for (t, p) in keys {
         topics

@@ -9,6 +9,8 @@ use kafka_protocol::protocol::StrBytes;
 
 use super::connection::Conn;
 
+use crate::session::SessionError;
+
 /// UNKNOWN_TOPIC_OR_PARTITION.
 const UNKNOWN_TOPIC: i16 = 3;
 
@@ -46,7 +48,11 @@ pub struct Cluster {
 /// Asks `conn` (at `version`) for `topics`, or for every topic but the
 /// internal ones (`__consumer_offsets`, `__transaction_state`) when none
 /// is named.
-pub async fn ask(conn: &mut Conn, version: i16, topics: &[String]) -> Result<Cluster, String> {
+pub async fn ask(
+    conn: &mut Conn,
+    version: i16,
+    topics: &[String],
+) -> Result<Cluster, SessionError> {
     let named = (!topics.is_empty()).then(|| {
         topics
             .iter()
@@ -62,7 +68,8 @@ pub async fn ask(conn: &mut Conn, version: i16, topics: &[String]) -> Result<Clu
     let response = conn.call("Metadata", &request, version).await?;
     let at = format!("{}: Metadata v{version}", conn.address);
     let id = |n: i32, what: &str| {
-        u32::try_from(n).map_err(|_| format!("{at}: {what} {n} is not a broker id"))
+        u32::try_from(n)
+            .map_err(|_| SessionError::protocol(&at, format!("{what} {n} is not a broker id")))
     };
     let mut brokers = response
         .brokers
@@ -73,16 +80,22 @@ pub async fn ask(conn: &mut Conn, version: i16, topics: &[String]) -> Result<Clu
                 address: format!("{}:{}", b.host.as_str(), b.port),
             })
         })
-        .collect::<Result<Vec<_>, String>>()?;
+        .collect::<Result<Vec<_>, SessionError>>()?;
     brokers.sort_by_key(|b| b.id);
     let mut partitions = Vec::new();
     for t in &response.topics {
         let name = t.name.as_ref().map_or("", |n| n.0.as_str()).to_string();
         if t.error_code == UNKNOWN_TOPIC {
-            return Err(format!("topic {name}: not found ({at})"));
+            return Err(SessionError::protocol(
+                format!("topic {name}"),
+                format!("not found ({at})"),
+            ));
         }
         if t.error_code != 0 {
-            return Err(format!("topic {name}: error code {} ({at})", t.error_code));
+            return Err(SessionError::protocol(
+                format!("topic {name}"),
+                format!("error code {} ({at})", t.error_code),
+            ));
         }
         if t.is_internal && topics.is_empty() {
             continue;
@@ -90,9 +103,12 @@ pub async fn ask(conn: &mut Conn, version: i16, topics: &[String]) -> Result<Clu
         for p in &t.partitions {
             let key = format!("{name}-{}", p.partition_index);
             if p.error_code != 0 || p.leader_id.0 < 0 {
-                return Err(format!(
-                    "{key}: no leader (error code {}, leader {}) ({at})",
-                    p.error_code, p.leader_id.0
+                return Err(SessionError::protocol(
+                    &key,
+                    format!(
+                        "no leader (error code {}, leader {}) ({at})",
+                        p.error_code, p.leader_id.0
+                    ),
                 ));
             }
             let ids = |v: &[kafka_protocol::messages::BrokerId], what: &str| {
@@ -102,8 +118,9 @@ pub async fn ask(conn: &mut Conn, version: i16, topics: &[String]) -> Result<Clu
             };
             partitions.push(Partition {
                 topic: name.clone(),
-                partition: u32::try_from(p.partition_index)
-                    .map_err(|_| format!("{at}: partition index {}", p.partition_index))?,
+                partition: u32::try_from(p.partition_index).map_err(|_| {
+                    SessionError::protocol(&at, format!("partition index {}", p.partition_index))
+                })?,
                 leader: id(p.leader_id.0, "leader")?,
                 leader_epoch: u32::try_from(p.leader_epoch).unwrap_or(0),
                 replicas: ids(&p.replica_nodes, "replica")?,
@@ -114,7 +131,10 @@ pub async fn ask(conn: &mut Conn, version: i16, topics: &[String]) -> Result<Clu
     }
     for t in topics {
         if !partitions.iter().any(|p| &p.topic == t) {
-            return Err(format!("topic {t}: not found ({at})"));
+            return Err(SessionError::protocol(
+                format!("topic {t}"),
+                format!("not found ({at})"),
+            ));
         }
     }
     partitions.sort_by(|a, b| (&a.topic, a.partition).cmp(&(&b.topic, b.partition)));

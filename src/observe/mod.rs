@@ -31,10 +31,12 @@ pub mod transactions;
 pub mod versions;
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 use std::time::Instant;
 
 use kafka_protocol::messages::ApiKey;
 
+use crate::session::SessionError;
 use crate::session::Snapshot;
 use crate::session::snapshot::field;
 
@@ -61,12 +63,12 @@ pub struct Options {
 pub const DEFAULT_TIMEOUT_MS: u64 = 30_000;
 
 /// One snapshot of the cluster, or the one line saying what failed where.
-pub fn observe(options: &Options) -> Result<Snapshot, String> {
+pub fn observe(options: &Options) -> Result<Snapshot, SessionError> {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_io()
         .enable_time()
         .build()
-        .map_err(|e| format!("cannot start the observer's runtime: {e}"))?;
+        .map_err(|e| SessionError::os("cannot start the observer's runtime", e))?;
     runtime.block_on(observe_async(options))
 }
 
@@ -77,7 +79,7 @@ struct Link {
 }
 
 impl Link {
-    async fn open(address: &str, deadline: Deadline) -> Result<Self, String> {
+    async fn open(address: &str, deadline: Deadline) -> Result<Self, SessionError> {
         let mut conn = Conn::connect(address, deadline).await?;
         let versions = Versions::ask(&mut conn).await?;
         Ok(Self { conn, versions })
@@ -90,7 +92,8 @@ impl Link {
 /// every ask, 80 s in all).
 pub(crate) struct Links {
     open: BTreeMap<String, Link>,
-    failed: BTreeMap<String, String>,
+    /// Shared: each later ask of a failed broker meets the same error.
+    failed: BTreeMap<String, Arc<SessionError>>,
     deadline: Deadline,
 }
 
@@ -105,9 +108,9 @@ impl Links {
 
     /// The link to `address`, opened if there is none yet; the error it
     /// failed with, if it did.
-    async fn get(&mut self, address: &str) -> Result<&mut Link, String> {
+    async fn get(&mut self, address: &str) -> Result<&mut Link, SessionError> {
         if let Some(e) = self.failed.get(address) {
-            return Err(e.clone());
+            return Err(SessionError::Again(e.clone()));
         }
         if !self.open.contains_key(address) {
             match Link::open(address, self.deadline).await {
@@ -115,8 +118,9 @@ impl Links {
                     self.open.insert(address.to_string(), link);
                 }
                 Err(e) => {
+                    let e = Arc::new(e);
                     self.failed.insert(address.to_string(), e.clone());
-                    return Err(e);
+                    return Err(SessionError::Again(e));
                 }
             }
         }
@@ -143,7 +147,7 @@ impl Links {
                     self.open.insert(address, link);
                 }
                 Ok((address, Err(e))) => {
-                    self.failed.insert(address, e);
+                    self.failed.insert(address, Arc::new(e));
                 }
                 Err(_) => {} // not opened: asked again on its own later
             }
@@ -152,18 +156,18 @@ impl Links {
 
     /// The link to `address` failed mid-observation (`why`): closed, and
     /// not asked again.
-    fn failed(&mut self, address: &str, why: &str) {
+    fn failed(&mut self, address: &str, why: SessionError) {
         self.open.remove(address);
         self.failed
             .entry(address.to_string())
-            .or_insert_with(|| why.to_string());
+            .or_insert_with(|| Arc::new(why));
     }
 
     /// Why a broker gave nothing, in the words `unavailable` uses:
     /// `unreachable`, or what the deadline cut.
     fn reason(&self, address: &str) -> String {
         let ran_out = self.deadline.ran_out();
-        match self.failed.get(address) {
+        match self.failed.get(address).map(|e| e.to_string()) {
             Some(e) if e.contains("not asked: ") && e.contains(&ran_out) => {
                 format!("not asked: {ran_out}")
             }
@@ -175,7 +179,7 @@ impl Links {
 }
 
 /// The link to `address`, opened if there is none yet.
-async fn link<'a>(links: &'a mut Links, address: &str) -> Result<&'a mut Link, String> {
+async fn link<'a>(links: &'a mut Links, address: &str) -> Result<&'a mut Link, SessionError> {
     links.get(address).await
 }
 
@@ -184,7 +188,11 @@ async fn link<'a>(links: &'a mut Links, address: &str) -> Result<&'a mut Link, S
 /// Kafka's Metadata until the controller fences it
 /// (`broker.session.timeout.ms`, 9 s by default), so this is what a
 /// refresh says for those seconds (docs/observe.md "Apache Kafka 4.4").
-fn unreachable_leader(e: String, cluster: &metadata::Cluster, indexes: &[usize]) -> String {
+fn unreachable_leader(
+    e: SessionError,
+    cluster: &metadata::Cluster,
+    indexes: &[usize],
+) -> SessionError {
     let names: Vec<String> = indexes
         .iter()
         .map(|&i| {
@@ -196,11 +204,14 @@ fn unreachable_leader(e: String, cluster: &metadata::Cluster, indexes: &[usize])
         0..=3 => names.join(", "),
         n => format!("{} and {} more", names[..3].join(", "), n - 3),
     };
-    let leader = cluster.partitions[indexes[0]].leader;
-    format!("{e} (broker {leader}, which Metadata names the leader of {shown})")
+    SessionError::Leader {
+        source: Box::new(e),
+        broker: cluster.partitions[indexes[0]].leader,
+        partitions: shown,
+    }
 }
 
-async fn observe_async(options: &Options) -> Result<Snapshot, String> {
+async fn observe_async(options: &Options) -> Result<Snapshot, SessionError> {
     let deadline = Deadline::after(options.timeout);
     let mut first = None;
     let mut failures = Vec::new();
@@ -216,7 +227,7 @@ async fn observe_async(options: &Options) -> Result<Snapshot, String> {
     let Some(mut first) = first else {
         return Err(match failures.len() {
             1 => failures.remove(0),
-            _ => format!("no bootstrap broker answered: {}", failures.join("; ")),
+            _ => SessionError::NoBootstrap(failures),
         });
     };
     let version = first
@@ -235,9 +246,12 @@ async fn observe_async(options: &Options) -> Result<Snapshot, String> {
             .iter()
             .find(|b| b.id == p.leader)
             .ok_or_else(|| {
-                format!(
-                    "{}-{}: leader {} is not among the brokers Metadata lists",
-                    p.topic, p.partition, p.leader
+                SessionError::protocol(
+                    format!("{}-{}", p.topic, p.partition),
+                    format!(
+                        "leader {} is not among the brokers Metadata lists",
+                        p.leader
+                    ),
                 )
             })?;
         led.entry(broker.address.clone()).or_default().push(i);

@@ -12,6 +12,8 @@ use kafka_protocol::protocol::StrBytes;
 
 use super::connection::Conn;
 
+use crate::session::SessionError;
+
 /// `(topic, partition)`.
 pub type Key = (String, u32);
 
@@ -32,7 +34,7 @@ pub async fn ask(
     conn: &mut Conn,
     version: i16,
     partitions: &[Key],
-) -> Result<BTreeMap<Key, Offsets>, String> {
+) -> Result<BTreeMap<Key, Offsets>, SessionError> {
     let log_start = list(conn, version, partitions, EARLIEST, 0).await?;
     let hw = list(conn, version, partitions, LATEST, 0).await?;
     let lso = list(conn, version, partitions, LATEST, 1).await?;
@@ -59,7 +61,7 @@ async fn list(
     partitions: &[Key],
     timestamp: i64,
     isolation: i8,
-) -> Result<BTreeMap<Key, i64>, String> {
+) -> Result<BTreeMap<Key, i64>, SessionError> {
     let mut topics: BTreeMap<&str, Vec<ListOffsetsPartition>> = BTreeMap::new();
     for (topic, partition) in partitions {
         topics.entry(topic).or_default().push(
@@ -88,9 +90,12 @@ async fn list(
         for p in &t.partitions {
             let key = (t.name.0.to_string(), p.partition_index.max(0) as u32);
             if p.error_code != 0 {
-                return Err(format!(
-                    "{}-{}: ListOffsets v{version} answered error code {} ({})",
-                    key.0, key.1, p.error_code, conn.address
+                return Err(SessionError::protocol(
+                    format!("{}-{}", key.0, key.1),
+                    format!(
+                        "ListOffsets v{version} answered error code {} ({})",
+                        p.error_code, conn.address
+                    ),
                 ));
             }
             out.insert(key, p.offset);
@@ -98,9 +103,12 @@ async fn list(
     }
     for (topic, partition) in partitions {
         if !out.contains_key(&(topic.clone(), *partition)) {
-            return Err(format!(
-                "{topic}-{partition}: ListOffsets v{version} left it out of its answer ({})",
-                conn.address
+            return Err(SessionError::protocol(
+                format!("{topic}-{partition}"),
+                format!(
+                    "ListOffsets v{version} left it out of its answer ({})",
+                    conn.address
+                ),
             ));
         }
     }

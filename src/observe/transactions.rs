@@ -38,6 +38,7 @@ use kafka_protocol::messages::{
 };
 use kafka_protocol::protocol::StrBytes;
 
+use crate::session::SessionError;
 use crate::session::snapshot::{Fate, Snapshot, TransactionSnapshot, TxnState, field};
 
 use super::Links;
@@ -328,7 +329,7 @@ pub(super) async fn ask(
     cluster: &Cluster,
     bootstrap: &str,
     led: &BTreeMap<String, Vec<Key>>,
-) -> Result<Answers, String> {
+) -> Result<Answers, SessionError> {
     let mut answers = Answers::default();
     let mut listed: Vec<Listed> = Vec::new();
     let mut everywhere = true;
@@ -353,8 +354,8 @@ pub(super) async fn ask(
             // `mk-tui serve` closing its listener) says nothing; the others
             // still do.
             Err(e) => {
-                links.failed(&b.address, &e);
-                answers.silent.push((b.id, e));
+                answers.silent.push((b.id, e.to_string()));
+                links.failed(&b.address, e);
             }
         }
     }
@@ -392,7 +393,7 @@ pub(super) async fn ask(
 
 /// ListTransactions, all states, all producers; the error code the
 /// broker answered instead (a coordinator still loading), if any.
-async fn list(conn: &mut Conn, version: i16) -> Result<Result<Vec<Listed>, i16>, String> {
+async fn list(conn: &mut Conn, version: i16) -> Result<Result<Vec<Listed>, i16>, SessionError> {
     let request = ListTransactionsRequest::default().with_duration_filter(-1);
     let response = conn.call("ListTransactions", &request, version).await?;
     if response.error_code != 0 {
@@ -415,7 +416,7 @@ async fn describe_all(
     links: &mut Links,
     bootstrap: &str,
     listed: &[Listed],
-) -> Result<Option<BTreeMap<String, Described>>, String> {
+) -> Result<Option<BTreeMap<String, Described>>, SessionError> {
     let mut by_coordinator: BTreeMap<String, Vec<String>> = BTreeMap::new();
     for l in listed {
         let link = super::link(links, bootstrap).await?;
@@ -494,7 +495,7 @@ async fn describe_producers(
     conn: &mut Conn,
     version: i16,
     keys: &[Key],
-) -> Result<(BTreeMap<Key, Vec<Producer>>, Vec<ProducerError>), String> {
+) -> Result<(BTreeMap<Key, Vec<Producer>>, Vec<ProducerError>), SessionError> {
     let mut topics: BTreeMap<&str, Vec<i32>> = BTreeMap::new();
     for (topic, partition) in keys {
         topics

@@ -12,6 +12,8 @@ use kafka_protocol::messages::{ApiKey, ApiVersionsRequest};
 
 use super::connection::Conn;
 
+use crate::session::SessionError;
+
 /// The versions this observer can send of each API it uses, and why the
 /// lower bounds are where they are.
 pub mod ours {
@@ -56,14 +58,14 @@ pub struct Versions {
 
 impl Versions {
     /// Asks the broker on `conn`.
-    pub async fn ask(conn: &mut Conn) -> Result<Self, String> {
+    pub async fn ask(conn: &mut Conn) -> Result<Self, SessionError> {
         let response = conn
             .call("ApiVersions", &ApiVersionsRequest::default(), 0)
             .await?;
         if response.error_code != 0 {
-            return Err(format!(
-                "{}: ApiVersions v0 answered error code {}",
-                conn.address, response.error_code
+            return Err(SessionError::protocol(
+                &conn.address,
+                format!("ApiVersions v0 answered error code {}", response.error_code),
             ));
         }
         Ok(Self {
@@ -87,20 +89,30 @@ impl Versions {
     }
 
     /// The newest version of `key` in both the broker's range and `ours`.
-    pub fn pick(&self, key: ApiKey, name: &str, ours: RangeInclusive<i16>) -> Result<i16, String> {
+    pub fn pick(
+        &self,
+        key: ApiKey,
+        name: &str,
+        ours: RangeInclusive<i16>,
+    ) -> Result<i16, SessionError> {
         let Some(&(min, max)) = self.ranges.get(&(key as i16)) else {
-            return Err(format!(
-                "{}: the broker does not support {name} (API key {}), which the observer needs",
-                self.address, key as i16
+            return Err(SessionError::protocol(
+                &self.address,
+                format!(
+                    "the broker does not support {name} (API key {}), which the observer needs",
+                    key as i16
+                ),
             ));
         };
         let top = max.min(*ours.end());
         if top < min.max(*ours.start()) {
-            return Err(format!(
-                "{}: unsupported API version: the broker serves {name} v{min}-{max}, the observer speaks v{}-{}",
-                self.address,
-                ours.start(),
-                ours.end()
+            return Err(SessionError::protocol(
+                &self.address,
+                format!(
+                    "unsupported API version: the broker serves {name} v{min}-{max}, the observer speaks v{}-{}",
+                    ours.start(),
+                    ours.end()
+                ),
             ));
         }
         Ok(top)

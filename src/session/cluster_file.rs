@@ -25,6 +25,7 @@ use serde::{Deserialize, Serialize};
 use crate::engine::config::{BrokerId, MiniKafkaConfig, Rules};
 use crate::engine::error::MiniKafkaError;
 use crate::engine::fsutil;
+use crate::session::error::SessionError;
 use crate::session::limits::MAX_CLOCK_MS;
 
 /// The file's name in the data directory.
@@ -111,12 +112,10 @@ impl ClusterFile {
     /// by the book's code or by an mk-tui before this file). A file that is
     /// not one (a FIFO, a symlink), does not parse, is of a newer version
     /// or holds values no mk-tui writes is an error naming it.
-    pub fn read(dir: &Path) -> Result<Option<Self>, String> {
+    pub fn read(dir: &Path) -> Result<Option<Self>, SessionError> {
         let path = Self::path(dir);
-        let corrupt = |reason: String| MiniKafkaError::corrupt(&path, reason).to_string();
-        let Some(version) =
-            fsutil::read_json_file::<VersionOnly>(&path).map_err(|e| e.to_string())?
-        else {
+        let corrupt = |reason: String| SessionError::from(MiniKafkaError::corrupt(&path, reason));
+        let Some(version) = fsutil::read_json_file::<VersionOnly>(&path)? else {
             return Ok(None);
         };
         if version.version != u64::from(CLUSTER_FILE_VERSION) {
@@ -125,12 +124,10 @@ impl ClusterFile {
                 version.version,
                 CLUSTER_FILE_VERSION,
             )
-            .to_string());
+            .into());
         }
-        let file = fsutil::read_json_file::<Self>(&path)
-            .map_err(|e| e.to_string())?
-            .expect("read just before");
-        file.rules_parsed().map_err(corrupt)?;
+        let file = fsutil::read_json_file::<Self>(&path)?.expect("read just before");
+        file.rules.parse::<Rules>().map_err(corrupt)?;
         if !matches!(file.config.isr_evaluation.as_str(), "at_fetch" | "by_clock") {
             return Err(corrupt(format!(
                 "isr_evaluation {:?} is not \"at_fetch\" or \"by_clock\"",
@@ -147,12 +144,12 @@ impl ClusterFile {
     }
 
     /// The rules, parsed.
-    pub fn rules_parsed(&self) -> Result<Rules, String> {
-        self.rules.parse()
+    pub fn rules_parsed(&self) -> Result<Rules, SessionError> {
+        self.rules.parse().map_err(SessionError::Rules)
     }
 
     /// The configuration the file describes, on `dir`.
-    pub fn config(&self, dir: &Path) -> Result<MiniKafkaConfig, String> {
+    pub fn config(&self, dir: &Path) -> Result<MiniKafkaConfig, SessionError> {
         let rules = self.rules_parsed()?;
         let c = &self.config;
         let mut config = MiniKafkaConfig::new(dir)
@@ -173,14 +170,16 @@ impl ClusterFile {
     /// Refuses `--rules` given on a reopen when it is not the rules the
     /// directory was made under, naming both; rules that agree (or none
     /// given) are fine.
-    pub fn check_given(&self, dir: &Path, given: Option<Rules>) -> Result<(), String> {
+    pub fn check_given(&self, dir: &Path, given: Option<Rules>) -> Result<(), SessionError> {
         match given {
-            Some(given) if given.name() != self.rules => Err(format!(
-                "--rules {}: {} was made under --rules {} ({}); leave --rules out to reopen it as it was made",
-                given.name(),
-                dir.display(),
-                self.rules,
-                Self::path(dir).display()
+            Some(given) if given.name() != self.rules => Err(SessionError::flag(
+                format!("--rules {}", given.name()),
+                format!(
+                    "{} was made under --rules {} ({}); leave --rules out to reopen it as it was made",
+                    dir.display(),
+                    self.rules,
+                    Self::path(dir).display()
+                ),
             )),
             _ => Ok(()),
         }
@@ -224,7 +223,7 @@ mod tests {
         assert_eq!(ClusterFile::read(dir.path()).unwrap(), None);
         let path = dir.path().join(CLUSTER_FILE);
         std::fs::write(&path, r#"{"version":2}"#).unwrap();
-        let err = ClusterFile::read(dir.path()).unwrap_err();
+        let err = ClusterFile::read(dir.path()).unwrap_err().to_string();
         assert!(
             err.contains("written by a newer mk-tui (format version 2"),
             "{err}"
@@ -233,7 +232,7 @@ mod tests {
         let mut json = serde_json::to_value(&file).unwrap();
         json["rules"] = "book".into();
         std::fs::write(&path, json.to_string()).unwrap();
-        let err = ClusterFile::read(dir.path()).unwrap_err();
+        let err = ClusterFile::read(dir.path()).unwrap_err().to_string();
         assert!(
             err.contains("cluster.json") && err.contains("\"book\""),
             "{err}"
@@ -241,7 +240,7 @@ mod tests {
         json["rules"] = "kafka".into();
         json["clock_ms"] = serde_json::json!(u64::MAX);
         std::fs::write(&path, json.to_string()).unwrap();
-        let err = ClusterFile::read(dir.path()).unwrap_err();
+        let err = ClusterFile::read(dir.path()).unwrap_err().to_string();
         assert!(err.contains("past the clock's cap"), "{err}");
     }
 
@@ -252,7 +251,9 @@ mod tests {
         assert!(file.check_given(dir, None).is_ok());
         assert!(file.check_given(dir, Some(Rules::Kafka)).is_ok());
         assert_eq!(
-            file.check_given(dir, Some(Rules::Minikafka)).unwrap_err(),
+            file.check_given(dir, Some(Rules::Minikafka))
+                .unwrap_err()
+                .to_string(),
             "--rules minikafka: /d was made under --rules kafka (/d/cluster.json); leave --rules out to reopen it as it was made"
         );
     }

@@ -38,12 +38,14 @@ use crate::session::action::{
     payload_records,
 };
 use crate::session::cluster_file::ClusterFile;
+use crate::session::data_dir;
+use crate::session::error::{Result, SessionError};
 use crate::session::history::History;
 use crate::session::limits;
-use crate::session::narrate;
+use crate::session::narrate::{self, StepEnd};
 pub use crate::session::outcome::{ActionError, Outcome, OutcomeKind};
 use crate::session::recording::Header;
-use crate::session::said::{self, Said};
+use crate::session::said::Said;
 use crate::session::snapshot::build::{self, MOMENT_FRAME};
 use crate::session::snapshot::{Bounds, Moment};
 use crate::session::tasks::Tasks;
@@ -250,8 +252,8 @@ impl std::fmt::Debug for Driver {
 }
 
 /// The cluster configuration a recording header asks for, in `data_dir`.
-pub fn config_for(header: &Header, data_dir: &Path) -> Result<MiniKafkaConfig, String> {
-    let rules: Rules = header.rules.parse()?;
+pub fn config_for(header: &Header, data_dir: &Path) -> Result<MiniKafkaConfig> {
+    let rules: Rules = header.rules.parse().map_err(SessionError::Rules)?;
     let mut config = MiniKafkaConfig::new(data_dir)
         .with_brokers(header.cluster.brokers.iter().copied())
         .with_rules(rules);
@@ -281,46 +283,27 @@ impl Driver {
     /// The cluster of `header` at step 0: opened in `data_dir` (which must be
     /// empty or absent) or in a fresh temporary directory, with the header's
     /// topics created.
-    pub fn new(header: &Header, data_dir: Option<&Path>) -> Result<Self, String> {
+    pub fn new(header: &Header, data_dir: Option<&Path>) -> Result<Self> {
         // A header that did not come through `Recording::parse` (the demo,
         // a test, the live dashboard) is held to the same caps.
-        limits::check_cluster(&header.cluster).map_err(|e| e.to_string())?;
-        let (temp, dir) = match data_dir {
-            Some(dir) => {
-                let empty = std::fs::read_dir(dir).map_or(true, |mut d| d.next().is_none());
-                if !empty {
-                    return Err(format!(
-                        "{}: data directory must be empty or absent",
-                        dir.display()
-                    ));
-                }
-                (None, dir.to_path_buf())
-            }
-            None => {
-                let temp = crate::session::scratch::tempdir()
-                    .map_err(|e| format!("cannot create a temporary directory: {e}"))?;
-                let dir = temp.path().to_path_buf();
-                (Some(temp), dir)
-            }
-        };
+        limits::check_cluster(&header.cluster)?;
+        let (dir, temp) = data_dir::fresh(data_dir)?;
         let mut config = config_for(header, &dir)?;
         // A private temporary directory is deleted at exit: no power loss
         // can reach it, so its writes skip fsync (P5).
         config.sync_writes = temp.is_none();
         let clock = ManualClock::new();
-        let cluster =
-            BrokerCluster::open(config.clone(), clock.clone()).map_err(|e| e.to_string())?;
+        let cluster = BrokerCluster::open(config.clone(), clock.clone())?;
         for (i, t) in header.cluster.topics.iter().enumerate() {
             cluster
                 .create_topic(&t.name, t.partitions, t.replication_factor)
-                .map_err(|e| format!("field cluster.topics[{i}]: {e}"))?;
+                .map_err(|e| FieldError::new(format!("cluster.topics[{i}]"), e.to_string()))?;
         }
-        let rules: Rules = header.rules.parse()?;
+        let rules: Rules = header.rules.parse().map_err(SessionError::Rules)?;
         let mut driver = Self::assemble(cluster, clock, config, header.rules.clone(), temp);
         if data_dir.is_some() {
             let file = ClusterFile::of(&driver.config, rules, 0);
-            file.write(&driver.config.data_dir, driver.config.sync_writes)
-                .map_err(|e| e.to_string())?;
+            file.write(&driver.config.data_dir, driver.config.sync_writes)?;
             driver.keep(file, true);
         }
         Ok(driver)
@@ -347,14 +330,14 @@ impl Driver {
     fn how_to_open(
         dir: &Path,
         given: Option<Rules>,
-    ) -> Result<(MiniKafkaConfig, Rules, ClusterFile, bool), String> {
+    ) -> Result<(MiniKafkaConfig, Rules, ClusterFile, bool)> {
         match ClusterFile::read(dir)? {
             Some(file) => {
                 file.check_given(dir, given)?;
                 let mut config = file.config(dir)?;
                 // A broker the directory holds that the file does not name
                 // (a replica the book's code added) still opens.
-                for id in brokers_in(dir)? {
+                for id in data_dir::brokers_in(dir)? {
                     if !config.broker_ids.contains(&id) && dir.join(format!("broker-{id}")).exists()
                     {
                         config.broker_ids.push(id);
@@ -366,7 +349,7 @@ impl Driver {
             None => {
                 let rules = given.unwrap_or_default();
                 let config = MiniKafkaConfig::new(dir)
-                    .with_brokers(brokers_in(dir)?)
+                    .with_brokers(data_dir::brokers_in(dir)?)
                     .with_rules(rules);
                 let file = ClusterFile::of(&config, rules, 0);
                 Ok((config, rules, file, true))
@@ -379,11 +362,10 @@ impl Driver {
     /// as its `cluster.json` remembers it (rules, configuration, clock);
     /// `rules`, when given, must agree (see [`Self::how_to_open`]). A
     /// directory without the file gets one, once the open succeeded.
-    pub fn open_in_place(dir: &Path, rules: impl Into<Option<Rules>>) -> Result<Self, String> {
+    pub fn open_in_place(dir: &Path, rules: impl Into<Option<Rules>>) -> Result<Self> {
         let (config, rules, file, missing) = Self::how_to_open(dir, rules.into())?;
         let clock = ManualClock::at(file.clock_ms);
-        let cluster =
-            BrokerCluster::open(config.clone(), clock.clone()).map_err(|e| e.to_string())?;
+        let cluster = BrokerCluster::open(config.clone(), clock.clone())?;
         let mut driver = Self::assemble(cluster, clock, config, rules.name().to_string(), None);
         driver.last_recovery = Some(driver.cluster.last_recovery());
         driver.keep(file, !missing);
@@ -400,41 +382,16 @@ impl Driver {
     /// the directory itself is not changed (SPEC §5 `state --data-dir`).
     /// It opens as [`Self::open_in_place`] would (the copy's `cluster.json`,
     /// or the given rules and the brokers in the directory).
-    pub fn open_copy(dir: &Path, rules: impl Into<Option<Rules>>) -> Result<Self, String> {
+    pub fn open_copy(dir: &Path, rules: impl Into<Option<Rules>>) -> Result<Self> {
         let given = rules.into();
-        if !dir.exists() {
-            return Err(format!("{}: no such data directory", dir.display()));
-        }
-        if !dir.is_dir() {
-            return Err(format!("{}: not a directory", dir.display()));
-        }
-        // Shared, while the copy is made: never a copy of files a running
-        // mk-tui is writing (issue 17, item 5).
-        let _shared = crate::engine::core::cluster::lock_shared(dir).map_err(|e| e.to_string())?;
-        let temp = crate::session::scratch::tempdir()
-            .map_err(|e| format!("cannot create a temporary directory: {e}"))?;
-        copy_dir(dir, temp.path()).map_err(|e| {
-            e.to_string().replace(
-                &temp.path().display().to_string(),
-                &dir.display().to_string(),
-            )
-        })?;
-        let in_dir = |e: String| {
-            e.replace(
-                &temp.path().display().to_string(),
-                &dir.display().to_string(),
-            )
-        };
+        let temp = data_dir::private_copy(dir)?;
+        let in_dir = |e: SessionError| e.of_copy(temp.path(), dir);
         let (mut config, rules, file, _) = Self::how_to_open(temp.path(), given).map_err(in_dir)?;
         // A private copy, deleted at exit (see `Self::new`).
         config.sync_writes = false;
         let clock = ManualClock::at(file.clock_ms);
-        let cluster = BrokerCluster::open(config.clone(), clock.clone()).map_err(|e| {
-            e.to_string().replace(
-                &temp.path().display().to_string(),
-                &dir.display().to_string(),
-            )
-        })?;
+        let cluster =
+            BrokerCluster::open(config.clone(), clock.clone()).map_err(|e| in_dir(e.into()))?;
         let mut driver =
             Self::assemble(cluster, clock, config, rules.name().to_string(), Some(temp));
         driver.last_recovery = Some(driver.cluster.last_recovery());
@@ -538,7 +495,7 @@ impl Driver {
     /// the milliseconds owed; serve then moves the clock to the Unix time
     /// minus the origin at every step (`kafka::clock::RealTime::from_wall`),
     /// the time owed first, as `advance_clock` steps.
-    pub fn follow_wall_clock(&mut self, unix_now_ms: i64) -> Result<(i64, u64), String> {
+    pub fn follow_wall_clock(&mut self, unix_now_ms: i64) -> Result<(i64, u64)> {
         let clock = i64::try_from(self.clock_ms()).unwrap_or(i64::MAX);
         let stored = self.keeper.as_ref().and_then(|k| k.file.unix_origin_ms);
         let owed = stored.map_or(0, |origin| {
@@ -560,7 +517,7 @@ impl Driver {
             let mut file = k.file.clone();
             file.unix_origin_ms = Some(origin);
             file.clock_ms = now;
-            file.write(&k.dir, k.sync).map_err(|e| e.to_string())?;
+            file.write(&k.dir, k.sync)?;
             k.file = file;
             k.written = true;
         }
@@ -742,31 +699,23 @@ impl Driver {
                 code: e.code(),
             });
         }
-        let (name, name_zh) = (action.name(), said::action_zh(action.name()));
-        let said = match &outcome {
-            Outcome::Error(e) => Said::new(
-                format!("{name}: error: {e}"),
-                format!("{name_zh}：错误，{}：{e}", said::error_zh(e.code())),
-            ),
-            Outcome::Recovered(text) => {
-                Said::new(text.clone(), self.recovered_zh.clone().unwrap_or_default())
-            }
-            Outcome::Ok if self.own_duplicate(step).is_some() => {
-                let (first, last) = self.own_duplicate(step).expect("just checked");
-                Said::new(
-                    format!(
-                        "{name}: an exact retry, answered with the original offsets {first}..{last} (E7: duplicate, nothing appended)"
-                    ),
-                    format!(
-                        "{name_zh}：完全相同的重试，以原 offset {first}..{last} 回答（E7：重复，未追加）"
-                    ),
-                )
-            }
-            other => Said::new(
-                format!("{name}: {}", other.name()),
-                format!("{name_zh}：{}", said::outcome_zh(other.name())),
-            ),
+        let recovered = match &outcome {
+            Outcome::Recovered(text) => Some(Said::new(
+                text.clone(),
+                self.recovered_zh.clone().unwrap_or_default(),
+            )),
+            _ => None,
         };
+        let end = match (&outcome, &recovered) {
+            (Outcome::Error(e), _) => StepEnd::Error(e),
+            (_, Some(told)) => StepEnd::Recovered(told),
+            (Outcome::Ok, _) => match self.own_duplicate(step) {
+                Some((first, last)) => StepEnd::Duplicate { first, last },
+                None => StepEnd::Ok,
+            },
+            _ => StepEnd::Pending,
+        };
+        let said = narrate::step(action, end);
         self.events.push(Event::new(step, said.clone()));
         self.last_moment = self
             .moments
@@ -778,10 +727,7 @@ impl Driver {
         // crashed at its cut point is a crash too, for the status line.
         match (outcome, self.crashed_in_step.take()) {
             (Outcome::Ok, Some(crash)) => {
-                self.last_said = Said::new(
-                    format!("{name}: ok; {}", crash.en),
-                    format!("{name_zh}：完成；{}", crash.zh),
-                );
+                self.last_said = narrate::step(action, StepEnd::OkThenCrash(&crash));
                 Outcome::Recovered(self.last_said.en.clone())
             }
             (outcome, _) => {
@@ -1202,11 +1148,10 @@ impl Driver {
         memo: &DriverMemo,
         copied: &CopyStats,
         reuse: Option<tempfile::TempDir>,
-    ) -> Result<Self, String> {
+    ) -> Result<Self> {
         let temp = match reuse {
             Some(temp) => temp,
-            None => crate::session::scratch::tempdir()
-                .map_err(|e| format!("cannot create a temporary directory: {e}"))?,
+            None => data_dir::scratch()?,
         };
         match copied.journal_len {
             Some(len) => {
@@ -1214,12 +1159,11 @@ impl Driver {
             }
             None => crate::engine::shared_files::copy_sharing(checkpoint_dir, temp.path()),
         }
-        .map_err(|e| format!("cannot copy a checkpoint: {e}"))?;
+        .map_err(|e| SessionError::os("cannot copy a checkpoint", e))?;
         let mut config = config_for(header, temp.path())?;
         config.sync_writes = false;
         let clock = ManualClock::at(memo.clock_ms);
-        let cluster = BrokerCluster::restore(config.clone(), clock.clone(), &memo.cluster)
-            .map_err(|e| e.to_string())?;
+        let cluster = BrokerCluster::restore(config.clone(), clock.clone(), &memo.cluster)?;
         let mut driver = Self::assemble(cluster, clock, config, header.rules.clone(), Some(temp));
         driver.step = memo.step;
         driver.producers = memo
@@ -1282,13 +1226,9 @@ impl Driver {
                 self.finish(op, Ok(OpEnd::Done));
             }
             Ok(OpEnd::Done) if own => self.own_outcome = Some(Outcome::Ok),
-            Ok(OpEnd::Done) => self.events.push(Event::new(
-                self.step,
-                Said::new(
-                    format!("{} of step {} completed", op.kind, op.step),
-                    format!("步骤 {} 的{}已完成", op.step, said::action_zh(op.kind)),
-                ),
-            )),
+            Ok(OpEnd::Done) => self
+                .events
+                .push(Event::new(self.step, narrate::completed(op.kind, op.step))),
             // Only a commit or abort that crashed at its cut point reports
             // a recovery.
             Ok(OpEnd::Crashed(report)) => {
@@ -1311,18 +1251,8 @@ impl Driver {
             }
             Err(e) if own => self.own_outcome = Some(Outcome::Error(e.into())),
             Err(e) => {
-                self.events.push(Event::new(
-                    self.step,
-                    Said::new(
-                        format!("{} of step {} failed: {e}", op.kind, op.step),
-                        format!(
-                            "步骤 {} 的{}失败，{}：{e}",
-                            op.step,
-                            said::action_zh(op.kind),
-                            said::error_zh(e.code())
-                        ),
-                    ),
-                ));
+                self.events
+                    .push(Event::new(self.step, narrate::failed(op.kind, op.step, &e)));
                 self.errors.push(ErrorEvent {
                     step: op.step,
                     message: e.to_string(),
@@ -1349,94 +1279,6 @@ struct Done {
     kind: &'static str,
     txn: Option<String>,
     cut: Option<CutPoint>,
-}
-
-/// The broker ids of a data directory: every `broker-<id>` folder and every
-/// replica named in `metadata.json`, in increasing order (at least broker 1).
-/// The broker ids of a data directory (its `broker-N` directories and the
-/// replicas its metadata names; broker 1 when there are none), read only.
-pub(crate) fn brokers_in(dir: &Path) -> Result<Vec<BrokerId>, String> {
-    let mut ids = std::collections::BTreeSet::new();
-    let entries = std::fs::read_dir(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-    for entry in entries.flatten() {
-        let name = entry.file_name();
-        if let Some(id) = name
-            .to_str()
-            .and_then(|n| n.strip_prefix("broker-"))
-            .and_then(|n| n.parse().ok())
-        {
-            ids.insert(id);
-        }
-    }
-    if let Ok(store) = crate::engine::core::metadata::MetadataStore::open(dir) {
-        for topic in store.topics().values() {
-            for (_, p) in topic.partitions() {
-                ids.extend(p.replicas.iter().copied());
-            }
-        }
-    }
-    if ids.is_empty() {
-        ids.insert(1);
-    }
-    Ok(ids.into_iter().collect())
-}
-
-/// Copies a directory tree, leaving out the data directory's lock file.
-///
-/// Only regular files and directories are copied; a symlink to a directory
-/// (a broker directory on another disk) is followed, as the in-place open
-/// follows it. Anything else (a FIFO, a device, a symlink to a file) is
-/// refused naming the entry, with the line the in-place open gives it:
-/// copying it could block forever or never end (issue 17, item 4).
-fn copy_dir(from: &Path, to: &Path) -> std::io::Result<()> {
-    copy_tree(from, to, 0)
-}
-
-/// Directories deeper than this are refused: a symlink loop.
-const MAX_COPY_DEPTH: usize = 32;
-
-fn copy_tree(from: &Path, to: &Path, depth: usize) -> std::io::Result<()> {
-    let named = |path: &Path, e: std::io::Error| {
-        std::io::Error::new(e.kind(), format!("{}: cannot copy: {e}", path.display()))
-    };
-    if depth > MAX_COPY_DEPTH {
-        return Err(std::io::Error::other(format!(
-            "{}: directories nest more than {MAX_COPY_DEPTH} deep (a symlink loop?)",
-            from.display()
-        )));
-    }
-    std::fs::create_dir_all(to).map_err(|e| named(to, e))?;
-    for entry in std::fs::read_dir(from).map_err(|e| named(from, e))? {
-        let entry = entry.map_err(|e| named(from, e))?;
-        let name = entry.file_name();
-        if name == crate::engine::core::cluster::LOCK_FILE {
-            continue;
-        }
-        let source = entry.path();
-        let target = to.join(&name);
-        let kind = entry.file_type().map_err(|e| named(&source, e))?;
-        let followed = if kind.is_symlink() {
-            std::fs::metadata(&source).ok().map(|m| m.file_type())
-        } else {
-            Some(kind)
-        };
-        match followed {
-            Some(t) if t.is_dir() => copy_tree(&source, &target, depth + 1)?,
-            _ if kind.is_file() => {
-                std::fs::copy(&source, &target).map_err(|e| named(&source, e))?;
-            }
-            _ => {
-                return Err(std::io::Error::other(
-                    crate::engine::MiniKafkaError::NotARegularFile {
-                        path: source,
-                        kind: crate::engine::fsutil::kind_of(kind),
-                    }
-                    .to_string(),
-                ));
-            }
-        }
-    }
-    Ok(())
 }
 
 /// A commit or abort that crashed at its cut point reports the recovery.

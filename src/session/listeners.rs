@@ -83,5 +83,5 @@ pub trait Listeners {
         &mut self,
         driver: &mut Driver,
         steps: &mut dyn Steps,
-    ) -> Result<(), String>;
+    ) -> Result<(), crate::session::SessionError>;
 }

@@ -164,7 +164,7 @@ impl Live {
         };
         listeners
             .arm_drop_produce_response(&mut self.driver, &mut steps)
-            .map_err(ArmError::Refused)?;
+            .map_err(|e| ArmError::Refused(e.to_string()))?;
         Ok(steps.told)
     }
 

@@ -5,7 +5,9 @@
 pub mod action;
 pub mod client_steps;
 pub mod cluster_file;
+pub mod data_dir;
 pub mod driver;
+pub mod error;
 pub mod history;
 pub mod limits;
 pub mod listeners;
@@ -29,6 +31,7 @@ pub mod ui_step;
 
 pub use action::Action;
 pub use driver::Driver;
+pub use error::SessionError;
 pub use outcome::{ActionError, Outcome, OutcomeKind};
 pub use recording::{Recording, RecordingError, RecordingWriter, Step};
 pub use session::Session;

@@ -1,8 +1,10 @@
-//! The sentences the events pane and the status line give for a crash, a tear,
-//! and a commit or abort that crashed at its cut point: what crashed, then
-//! what recovery did, built only from the [`RecoveryReport`] fields, in its
-//! order, so the text is deterministic and never claims more than the report
-//! says.
+//! The sentences the events pane and the status line give for a step, in
+//! English and Chinese: how it ended ([`step`]), how an earlier step's
+//! pending operation ended ([`completed`], [`failed`]), and for a crash, a
+//! tear, or a commit or abort that crashed at its cut point, what crashed
+//! and then what recovery did, built only from the [`RecoveryReport`]
+//! fields, in its order, so the text is deterministic and never claims
+//! more than the report says. Pure functions: the driver only calls them.
 //!
 //! ```text
 //! commit of tx-1 crashed after PREPARE_COMMIT (cut point prepare); recovery completed tx-1 (offsets published, no markers written: book rules)
@@ -10,12 +12,86 @@
 //! tear journal: cut 86 bytes; recovery truncated 86 journal bytes, left tx-2 open (ongoing)
 //! ```
 
+use crate::engine::MiniKafkaError;
 use crate::engine::core::recovery::{CompletedTransaction, RecoveryReport, ResentMarker};
 use crate::engine::fault::TearReport;
 use crate::engine::transaction::CutPoint;
 use crate::engine::transaction::model::TransactionState;
-use crate::session::action::TearTargetSpec;
-use crate::session::said::Said;
+use crate::session::action::{Action, TearTargetSpec};
+use crate::session::outcome::ActionError;
+use crate::session::said::{self, Said};
+
+/// How a step's own action ended, as its sentence needs it.
+#[derive(Debug, Clone, Copy)]
+pub enum StepEnd<'a> {
+    Ok,
+    Pending,
+    /// An exact retry answered with the original's offsets (E7).
+    Duplicate {
+        first: i64,
+        last: i64,
+    },
+    /// It crashed the cluster on purpose: what crashed and the recovery.
+    Recovered(&'a Said),
+    /// It went well, but an earlier step's pending commit or abort crashed
+    /// at its cut point meanwhile (that crash's sentence).
+    OkThenCrash(&'a Said),
+    Error(&'a ActionError),
+}
+
+/// The sentence of a step: "produce: ok", "commit: error: …".
+pub fn step(action: &Action, end: StepEnd) -> Said {
+    let (name, name_zh) = (action.name(), said::action_zh(action.name()));
+    match end {
+        StepEnd::Error(e) => Said::new(
+            format!("{name}: error: {e}"),
+            format!("{name_zh}：错误，{}：{e}", said::error_zh(e.code())),
+        ),
+        StepEnd::Recovered(told) => told.clone(),
+        StepEnd::Duplicate { first, last } => Said::new(
+            format!(
+                "{name}: an exact retry, answered with the original offsets {first}..{last} (E7: duplicate, nothing appended)"
+            ),
+            format!(
+                "{name_zh}：完全相同的重试，以原 offset {first}..{last} 回答（E7：重复，未追加）"
+            ),
+        ),
+        StepEnd::OkThenCrash(crash) => Said::new(
+            format!("{name}: ok; {}", crash.en),
+            format!("{name_zh}：完成；{}", crash.zh),
+        ),
+        StepEnd::Ok => plain(name, name_zh, "ok"),
+        StepEnd::Pending => plain(name, name_zh, "pending"),
+    }
+}
+
+/// "produce: ok", "生产：完成".
+fn plain(name: &str, name_zh: &str, outcome: &str) -> Said {
+    Said::new(
+        format!("{name}: {outcome}"),
+        format!("{name_zh}：{}", said::outcome_zh(outcome)),
+    )
+}
+
+/// A pending operation of an earlier step that finished well.
+pub fn completed(kind: &str, step: usize) -> Said {
+    Said::new(
+        format!("{kind} of step {step} completed"),
+        format!("步骤 {step} 的{}已完成", said::action_zh(kind)),
+    )
+}
+
+/// A pending operation of an earlier step that failed.
+pub fn failed(kind: &str, step: usize, e: &MiniKafkaError) -> Said {
+    Said::new(
+        format!("{kind} of step {step} failed: {e}"),
+        format!(
+            "步骤 {step} 的{}失败，{}：{e}",
+            said::action_zh(kind),
+            said::error_zh(e.code())
+        ),
+    )
+}
 
 /// What recovery did, as one clause list: "recovery truncated …, completed
 /// tx-1 (…), left tx-2 open (ongoing)". `resend_markers` is the rule
@@ -44,7 +120,11 @@ pub fn recovery(report: &RecoveryReport, resend_markers: bool) -> Said {
         ));
     }
     for c in &report.completed {
-        clauses.push(completed(c, &report.markers_resent, resend_markers));
+        clauses.push(completed_in_recovery(
+            c,
+            &report.markers_resent,
+            resend_markers,
+        ));
     }
     // Markers of no completed transaction (not expected: recovery re-sends
     // only while completing one) are still told.
@@ -80,7 +160,11 @@ pub fn recovery(report: &RecoveryReport, resend_markers: bool) -> Said {
 }
 
 /// "completed tx-1 (offsets published, COMMIT marker re-sent to out-0 at offset 3)".
-fn completed(c: &CompletedTransaction, resent: &[ResentMarker], resend_markers: bool) -> Said {
+fn completed_in_recovery(
+    c: &CompletedTransaction,
+    resent: &[ResentMarker],
+    resend_markers: bool,
+) -> Said {
     let offsets = if c.to == TransactionState::CompleteCommit {
         Said::new("offsets published", "offset 已发布")
     } else {
@@ -233,6 +317,59 @@ mod tests {
             from,
             to,
         }
+    }
+
+    #[test]
+    fn steps_are_told_in_both_languages() {
+        let replicate = Action::Replicate {
+            broker: None,
+            topic: None,
+            partition: None,
+        };
+        let s = step(&replicate, StepEnd::Ok);
+        assert_eq!(
+            (s.en.as_str(), s.zh.as_str()),
+            ("replicate: ok", "复制：完成")
+        );
+        let s = step(&replicate, StepEnd::Pending);
+        assert_eq!(
+            (s.en.as_str(), s.zh.as_str()),
+            ("replicate: pending", "复制：等待中")
+        );
+        let e = ActionError::from(MiniKafkaError::Crashed);
+        let s = step(&replicate, StepEnd::Error(&e));
+        assert_eq!(s.en, format!("replicate: error: {e}"));
+        assert_eq!(s.zh, format!("复制：错误，集群已崩溃：{e}"));
+        let s = step(&replicate, StepEnd::Duplicate { first: 3, last: 4 });
+        assert_eq!(
+            s.en,
+            "replicate: an exact retry, answered with the original offsets 3..4 (E7: duplicate, nothing appended)"
+        );
+        assert_eq!(
+            s.zh,
+            "复制：完全相同的重试，以原 offset 3..4 回答（E7：重复，未追加）"
+        );
+        let crash = Said::new("crash: x", "崩溃：x");
+        let s = step(&replicate, StepEnd::Recovered(&crash));
+        assert_eq!(s, crash);
+        let s = step(&replicate, StepEnd::OkThenCrash(&crash));
+        assert_eq!(
+            (s.en.as_str(), s.zh.as_str()),
+            ("replicate: ok; crash: x", "复制：完成；崩溃：x")
+        );
+    }
+
+    #[test]
+    fn earlier_steps_are_told_by_their_step() {
+        let s = completed("commit", 4);
+        assert_eq!(
+            (s.en.as_str(), s.zh.as_str()),
+            ("commit of step 4 completed", "步骤 4 的提交已完成")
+        );
+        let s = failed("produce", 2, &MiniKafkaError::Crashed);
+        let e = MiniKafkaError::Crashed;
+        assert_eq!(s.en, format!("produce of step 2 failed: {e}"));
+        assert_eq!(s.zh, format!("步骤 2 的生产失败，集群已崩溃：{e}"));
     }
 
     #[test]

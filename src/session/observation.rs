@@ -26,6 +26,7 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
+use crate::session::SessionError;
 use crate::session::recording::{MAX_TERMINAL_SIDE, RecordingError, TerminalSize, json_error};
 use crate::session::snapshot::{
     Bounds, Changes, Consumers, ErrorSnapshot, EventSnapshot, JournalSnapshot, Snapshot,
@@ -381,12 +382,12 @@ impl ObservedSession {
 
     /// Takes one refresh as the next step. The step is taken whether or
     /// not it records; the error says why it could not be written.
-    pub fn push(&mut self, refreshed: Refreshed) -> Result<(), String> {
+    pub fn push(&mut self, refreshed: Refreshed) -> Result<(), SessionError> {
         let n = self.view.step + 1;
         let written = match &mut self.writer {
-            Some(w) => w
-                .append(&refreshed)
-                .map_err(|e| format!("{}: cannot record refresh {n}: {e}", w.path().display())),
+            Some(w) => w.append(&refreshed).map_err(|e| {
+                SessionError::os(format!("cannot record refresh {n}"), e).in_(w.path().display())
+            }),
             None => Ok(()),
         };
         let error = refreshed.outcome.as_ref().err().map(String::as_str);

@@ -153,7 +153,7 @@ impl Observed {
         let mut not_recorded = None;
         for r in refreshed {
             if let Err(e) = live.session.push(r) {
-                not_recorded = Some(e);
+                not_recorded = Some(e.to_string());
             }
         }
         let view = live.session.view();

@@ -383,7 +383,7 @@ impl Session {
             Mode::Replay(replay) => {
                 let timeline = &mut replay.timeline;
                 let left = recorded_screen(timeline, timeline.step());
-                let moved = timeline.goto(step).map(|_| ());
+                let moved = timeline.goto(step).map(|_| ()).map_err(String::from);
                 let reached = recorded_screen(timeline, timeline.step());
                 Went::Recording {
                     left,

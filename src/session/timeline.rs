@@ -38,6 +38,7 @@
 
 use crate::engine::shared_files::CopyStats;
 use crate::session::driver::{Driver, DriverMemo, Outcome};
+use crate::session::error::SessionError;
 use crate::session::recording::Recording;
 use crate::session::snapshot::{Bounds, Snapshot, build};
 
@@ -86,7 +87,7 @@ pub struct Timeline {
     /// Why this timeline can go nowhere: a restore failed after it had
     /// taken a checkpoint's journal, which the driver it would have
     /// replaced may link (`Driver::restore`).
-    broken: Option<String>,
+    broken: Option<std::sync::Arc<SessionError>>,
     /// Showing the moment of death of the current step (its first
     /// sub-step, docs/dashboard.md "Crashes as moments") rather than the
     /// state after its recovery.
@@ -120,7 +121,7 @@ impl std::fmt::Debug for Timeline {
 impl Timeline {
     /// A timeline at step 0 of `recording`, checkpointing every `every`
     /// steps.
-    pub fn new(recording: Recording, every: usize) -> Result<Self, String> {
+    pub fn new(recording: Recording, every: usize) -> Result<Self, SessionError> {
         let driver = Driver::new(&recording.header, None)?;
         let mut timeline = Self {
             recording,
@@ -193,9 +194,9 @@ impl Timeline {
     /// after recovery if it crashed the cluster. The target's
     /// own step is always applied last (from a checkpoint before it), so the
     /// snapshot just before it is at hand.
-    pub fn goto(&mut self, target: usize) -> Result<&Driver, String> {
+    pub fn goto(&mut self, target: usize) -> Result<&Driver, SessionError> {
         if let Some(why) = &self.broken {
-            return Err(why.clone());
+            return Err(SessionError::Again(why.clone()));
         }
         let target = target.min(self.recording.steps.len());
         self.replayed = 0;
@@ -222,7 +223,11 @@ impl Timeline {
                 &checkpoint.copied,
                 reuse,
             )
-            .inspect_err(|why| self.broken = Some(why.clone()))?;
+            .map_err(|why| {
+                let why = std::sync::Arc::new(why);
+                self.broken = Some(why.clone());
+                SessionError::Again(why)
+            })?;
             let old = std::mem::replace(&mut self.driver, restored);
             self.disposals.retain(|h| !h.is_finished());
             // Dropped in the background (closing its files need not hold up
@@ -271,18 +276,18 @@ impl Timeline {
     }
 
     /// One step forward.
-    pub fn step_forward(&mut self) -> Result<&Driver, String> {
+    pub fn step_forward(&mut self) -> Result<&Driver, SessionError> {
         self.goto(self.driver.step() + 1)
     }
 
     /// One step back.
-    pub fn step_back(&mut self) -> Result<&Driver, String> {
+    pub fn step_back(&mut self) -> Result<&Driver, SessionError> {
         self.goto(self.driver.step().saturating_sub(1))
     }
 
     /// Takes a checkpoint of the current step if nothing is pending and
     /// none exists for it yet.
-    fn checkpoint(&mut self) -> Result<(), String> {
+    fn checkpoint(&mut self) -> Result<(), SessionError> {
         let step = self.driver.step();
         if self.checkpoints.iter().any(|c| c.step == step) {
             return Ok(());
@@ -293,11 +298,11 @@ impl Timeline {
             return Ok(()); // something is pending: try again after the next step
         };
         let dir = crate::session::scratch::tempdir()
-            .map_err(|e| format!("cannot create a checkpoint directory: {e}"))?;
+            .map_err(|e| SessionError::os("cannot create a checkpoint directory", e))?;
         let copied = self
             .driver
             .copy_data_dir(dir.path())
-            .map_err(|e| format!("cannot copy the data directory for a checkpoint: {e}"))?;
+            .map_err(|e| SessionError::os("cannot copy the data directory for a checkpoint", e))?;
         let at = self.checkpoints.partition_point(|c| c.step < step);
         self.checkpoints.insert(
             at,

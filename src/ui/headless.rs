@@ -11,6 +11,7 @@ use ratatui::layout::Rect;
 use ratatui::{Terminal, TerminalOptions, Viewport};
 
 use crate::session::Recording;
+use crate::session::SessionError;
 use crate::ui::app::{App, Msg};
 use crate::ui::i18n::Lang;
 use crate::ui::layout::Layout;
@@ -136,7 +137,7 @@ pub fn render(
     format: Format,
     layout: Layout,
     lang: Lang,
-) -> Result<Vec<String>, String> {
+) -> Result<Vec<String>, SessionError> {
     render_in(
         recording,
         steps,
@@ -155,9 +156,10 @@ pub fn render_in(
     rows: u16,
     format: Format,
     look: Look,
-) -> Result<Vec<String>, String> {
+) -> Result<Vec<String>, SessionError> {
     // Forward only: no checkpoints past step 0 (see `App::replay_every`).
-    let app = App::replay_every(recording, usize::MAX, look.layout, look.lang, look.theme)?;
+    let app = App::replay_every(recording, usize::MAX, look.layout, look.lang, look.theme)
+        .map_err(SessionError::Dashboard)?;
     frames_of(app, steps, cols, rows, format)
 }
 
@@ -170,7 +172,7 @@ pub fn render_observation_in(
     rows: u16,
     format: Format,
     look: Look,
-) -> Result<Vec<String>, String> {
+) -> Result<Vec<String>, SessionError> {
     let app = App::observation_replay(timeline, look.layout, look.lang, look.theme);
     frames_of(app, steps, cols, rows, format)
 }
@@ -182,16 +184,18 @@ fn frames_of(
     cols: u16,
     rows: u16,
     format: Format,
-) -> Result<Vec<String>, String> {
-    app.update(Msg::Resize(cols, rows))?;
+) -> Result<Vec<String>, SessionError> {
+    app.update(Msg::Resize(cols, rows))
+        .map_err(SessionError::Dashboard)?;
     let mut frames = Vec::new();
     for &step in steps {
-        app.goto_step(step)?;
+        app.goto_step(step).map_err(SessionError::Dashboard)?;
         frames.push(match format {
             Format::Text => buffer_text(&frame_buffer(&app, cols, rows)),
             Format::Ansi => {
-                let mut t = AnsiTerminal::new(cols, rows).map_err(|e| e.to_string())?;
-                String::from_utf8_lossy(&t.draw(&mut app).map_err(|e| e.to_string())?).into_owned()
+                let mut t = AnsiTerminal::new(cols, rows).map_err(SessionError::Write)?;
+                String::from_utf8_lossy(&t.draw(&mut app).map_err(SessionError::Write)?)
+                    .into_owned()
             }
         });
     }
@@ -207,7 +211,7 @@ pub fn render_saved(
     format: Format,
     layout: Layout,
     lang: Lang,
-) -> Result<String, String> {
+) -> Result<String, SessionError> {
     render_saved_in(snapshot, cols, rows, format, Look::new(layout, lang))
 }
 
@@ -218,14 +222,15 @@ pub fn render_saved_in(
     rows: u16,
     format: Format,
     look: Look,
-) -> Result<String, String> {
+) -> Result<String, SessionError> {
     let mut app = App::saved(snapshot, look.layout, look.lang, look.theme);
-    app.update(Msg::Resize(cols, rows))?;
+    app.update(Msg::Resize(cols, rows))
+        .map_err(SessionError::Dashboard)?;
     Ok(match format {
         Format::Text => buffer_text(&frame_buffer(&app, cols, rows)),
         Format::Ansi => {
-            let mut t = AnsiTerminal::new(cols, rows).map_err(|e| e.to_string())?;
-            String::from_utf8_lossy(&t.draw(&mut app).map_err(|e| e.to_string())?).into_owned()
+            let mut t = AnsiTerminal::new(cols, rows).map_err(SessionError::Write)?;
+            String::from_utf8_lossy(&t.draw(&mut app).map_err(SessionError::Write)?).into_owned()
         }
     })
 }
@@ -248,7 +253,7 @@ pub fn export_cast(
     lang: Lang,
     (from, to): (usize, usize),
     out: &mut impl Write,
-) -> Result<(), String> {
+) -> Result<(), SessionError> {
     export_cast_in(
         recording,
         cols,
@@ -267,7 +272,7 @@ pub fn export_cast_in(
     look: Look,
     (from, to): (usize, usize),
     out: &mut impl Write,
-) -> Result<(), String> {
+) -> Result<(), SessionError> {
     let lang = look.lang;
     let steps: Vec<(u64, Option<String>)> = recording
         .steps
@@ -281,7 +286,8 @@ pub fn export_cast_in(
         .collect();
     let title = recording.header.title_in(look.lang.code()).to_string();
     // Forward only: no checkpoints past step 0 (see `App::replay_every`).
-    let app = App::replay_every(recording, usize::MAX, look.layout, look.lang, look.theme)?;
+    let app = App::replay_every(recording, usize::MAX, look.layout, look.lang, look.theme)
+        .map_err(SessionError::Dashboard)?;
     write_cast(app, &title, &steps, (cols, rows), (from, to), out)
 }
 
@@ -294,7 +300,7 @@ pub fn export_observation_cast_in(
     look: Look,
     (from, to): (usize, usize),
     out: &mut impl Write,
-) -> Result<(), String> {
+) -> Result<(), SessionError> {
     let observation = timeline.observation();
     let steps: Vec<(u64, Option<String>)> = (1..=observation.len())
         .map(|n| (observation.at_ms(n), None))
@@ -313,23 +319,25 @@ fn write_cast(
     (cols, rows): (u16, u16),
     (from, to): (usize, usize),
     out: &mut impl Write,
-) -> Result<(), String> {
+) -> Result<(), SessionError> {
     let last = steps.len();
     if from > to || to > last {
-        return Err(format!(
-            "steps {from} to {to}: expected 0 <= from <= to <= {last}, the last step"
+        return Err(SessionError::flag(
+            format!("steps {from} to {to}"),
+            format!("expected 0 <= from <= to <= {last}, the last step"),
         ));
     }
-    app.update(Msg::Resize(cols, rows))?;
-    let mut terminal = AnsiTerminal::new(cols, rows).map_err(|e| e.to_string())?;
-    let io = |e: std::io::Error| e.to_string();
+    app.update(Msg::Resize(cols, rows))
+        .map_err(SessionError::Dashboard)?;
+    let mut terminal = AnsiTerminal::new(cols, rows).map_err(SessionError::Write)?;
+    let io = SessionError::Write;
     let header = serde_json::json!({"version": 2, "width": cols, "height": rows, "title": title, "env": {"TERM": "xterm-256color"}});
     writeln!(out, "{header}").map_err(io)?;
     let mut emit = |t: f64, kind: &str, data: String| {
         writeln!(out, "{}", serde_json::json!([t, kind, data])).map_err(io)
     };
     // Clear the screen and draw the first frame; say what it is.
-    app.goto_step(from)?;
+    app.goto_step(from).map_err(SessionError::Dashboard)?;
     let first = terminal.draw(&mut app).map_err(io)?;
     emit(
         0.0,
@@ -345,7 +353,7 @@ fn write_cast(
     emit(0.0, "m", label)?;
     let start_ms = from.checked_sub(1).map_or(0, |i| steps[i].0);
     for (i, (at_ms, caption)) in steps.iter().enumerate().take(to).skip(from) {
-        app.goto_step(i + 1)?;
+        app.goto_step(i + 1).map_err(SessionError::Dashboard)?;
         let t = TITLE_HOLD_S + at_ms.saturating_sub(start_ms) as f64 / 1000.0;
         let bytes = terminal.draw(&mut app).map_err(io)?;
         emit(t, "o", String::from_utf8_lossy(&bytes).into_owned())?;

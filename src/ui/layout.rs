@@ -218,6 +218,12 @@ impl fmt::Display for LayoutError {
 
 impl std::error::Error for LayoutError {}
 
+impl From<LayoutError> for crate::session::SessionError {
+    fn from(e: LayoutError) -> Self {
+        Self::Layout(Box::new(e))
+    }
+}
+
 /// The built-in default layout (the embedded `layouts/default.json`).
 pub fn builtin_default() -> Layout {
     builtin("default").expect("the built-in default layout is valid")

@@ -19,6 +19,7 @@ use crossterm::event::{
 };
 use futures::StreamExt;
 
+use crate::session::SessionError;
 use crate::ui::app::{App, Msg};
 use crate::ui::keys;
 
@@ -41,14 +42,15 @@ pub enum Ended {
 /// restored on return, on error, on panic and on a signal, mouse capture
 /// included; the app (its driver, its recording) is dropped before this
 /// returns.
-pub fn run(mut app: App, mouse: bool) -> Result<Ended, String> {
+pub fn run(mut app: App, mouse: bool) -> Result<Ended, SessionError> {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
-        .map_err(|e| format!("cannot start the runtime: {e}"))?;
+        .map_err(|e| SessionError::os("cannot start the runtime", e))?;
     // Caught before the terminal goes raw, so none is missed.
     let mut signals = runtime.block_on(async { crate::ui::signals::Signals::new() })?;
-    let mut terminal = ratatui::try_init().map_err(|e| format!("cannot open the terminal: {e}"))?;
+    let mut terminal =
+        ratatui::try_init().map_err(|e| SessionError::os("cannot open the terminal", e))?;
     if mouse {
         // ratatui's panic hook restores the screen, not the mouse: release
         // it first, then let that hook run.
@@ -59,7 +61,7 @@ pub fn run(mut app: App, mouse: bool) -> Result<Ended, String> {
         }));
         if let Err(e) = crossterm::execute!(std::io::stdout(), EnableMouseCapture) {
             ratatui::restore();
-            return Err(format!("cannot capture the mouse: {e} (try --no-mouse)"));
+            return Err(SessionError::Mouse(e));
         }
     }
     let result = event_loop(&mut app, &mut terminal, &runtime, &mut signals);
@@ -80,13 +82,13 @@ fn event_loop(
     terminal: &mut ratatui::DefaultTerminal,
     runtime: &tokio::runtime::Runtime,
     signals: &mut crate::ui::signals::Signals,
-) -> Result<Ended, String> {
+) -> Result<Ended, SessionError> {
     let mut events = EventStream::new();
     let mut dirty = true;
     let mut last_draw = std::time::Instant::now();
     let size = terminal
         .size()
-        .map_err(|e| format!("cannot read the terminal's size: {e}"))?;
+        .map_err(|e| SessionError::os("cannot read the terminal's size", e))?;
     let _ = app.update(Msg::Resize(size.width, size.height));
     while !app.quit {
         if dirty {
@@ -94,7 +96,7 @@ fn event_loop(
             // terminal resized itself, so every drawn row has its values.
             terminal
                 .draw(|f| app.draw(f.buffer_mut()))
-                .map_err(|e| format!("cannot draw: {e}"))?;
+                .map_err(|e| SessionError::os("cannot draw", e))?;
             dirty = false;
             last_draw = std::time::Instant::now();
         }
@@ -123,7 +125,9 @@ fn event_loop(
                     dirty = true;
                 }
             }
-            Wake::Terminal(Some(Err(e))) => return Err(format!("terminal input failed: {e}")),
+            Wake::Terminal(Some(Err(e))) => {
+                return Err(SessionError::os("terminal input failed", e));
+            }
             Wake::Terminal(None) => return Ok(Ended::Quit),
             Wake::Clients | Wake::Timeout if wake.is_some() => {
                 let step = app.step_now();

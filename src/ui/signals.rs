@@ -16,7 +16,7 @@ pub struct Signals {
 impl Signals {
     /// Starts catching the four. Must run inside a tokio runtime, which
     /// then delivers them to [`Self::next`].
-    pub fn new() -> Result<Self, String> {
+    pub fn new() -> Result<Self, crate::session::SessionError> {
         let kinds = [
             (SignalKind::terminate(), 15, "SIGTERM"),
             (SignalKind::interrupt(), 2, "SIGINT"),
@@ -25,7 +25,8 @@ impl Signals {
         ];
         let mut streams = Vec::new();
         for (kind, number, name) in kinds {
-            let s = signal(kind).map_err(|e| format!("cannot catch {name}: {e}"))?;
+            let s = signal(kind)
+                .map_err(|e| crate::session::SessionError::os(format!("cannot catch {name}"), e))?;
             streams.push((s, number));
         }
         Ok(Self { streams })

@@ -61,7 +61,7 @@ pub fn handle(
                 Ok((id, epoch)),
                 format!("idempotent producer id {id} epoch {epoch}"),
             ),
-            Err(why) => not_allocated(why),
+            Err(why) => not_allocated(why.to_string()),
         });
     };
     // After a restart: what the journal or the server's file kept of it.
@@ -156,7 +156,7 @@ fn kafka_identity(worker: &mut Worker, txn: &str, client: &str) -> Result<(i64, 
         .producers
         .ids(worker.driver)
         .and_then(|ids| ids.set_transactional(txn, (id, epoch)))
-        .map_err(|why| (code::COORDINATOR_NOT_AVAILABLE, why))?;
+        .map_err(|why| (code::COORDINATOR_NOT_AVAILABLE, why.to_string()))?;
     worker
         .producers
         .init_transactional(txn, client, (id, epoch), Some(OpenTxn::new(index)));
@@ -185,7 +185,7 @@ fn book_rules(worker: &mut Worker, client: &str, txn: &str) -> Answer {
         .next_transactional_identity(worker.driver, txn)
     {
         Ok(identity) => identity,
-        Err(why) => return not_allocated(why),
+        Err(why) => return not_allocated(why.to_string()),
     };
     worker
         .producers
