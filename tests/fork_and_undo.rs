@@ -53,9 +53,11 @@ fn branching_takes_over_live_from_the_exact_replay_step_and_records_from_there()
     let mut app = App::replay(rec.clone(), layout::builtin_default(), Lang::En, theme())
         .unwrap()
         .with_branch_recorder(Box::new(move |header, steps| {
-            let mut w = RecordingWriter::create(&out2, header).map_err(|e| e.to_string())?;
+            let mut w = RecordingWriter::create(&out2, header)
+                .map_err(|e| minikafka::session::SessionError::io(&out2, e))?;
             for s in steps {
-                w.append(s).map_err(|e| e.to_string())?;
+                w.append(s)
+                    .map_err(|e| minikafka::session::SessionError::io(&out2, e))?;
             }
             Ok(w)
         }));

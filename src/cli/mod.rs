@@ -406,21 +406,18 @@ pub fn run(cli: Cli) -> Result<(), SessionError> {
                 r.refuse_existing()?;
             }
             let mut app = App::replay(recording, layout, lang, theme)
-                .map_err(|e| SessionError::Dashboard(e).in_(format!("{}:1", file.display())))?;
+                .map_err(|e| e.in_(format!("{}:1", file.display())))?;
             if let Some(l) = listen.map(|listen| Listen {
                 listen,
                 allow_remote,
                 auto_replicate_ms: auto_replicate.unwrap_or(0),
             }) {
                 l.check(None, None)?;
-                app = app.with_branch_listeners(Box::new(move |driver| {
-                    l.open(driver, lang).map_err(String::from)
-                }));
+                app = app.with_branch_listeners(Box::new(move |driver| l.open(driver, lang)));
             }
             if let Some(r) = record {
-                app = app.with_branch_recorder(Box::new(move |header, steps| {
-                    r.open(header, steps).map_err(String::from)
-                }));
+                app =
+                    app.with_branch_recorder(Box::new(move |header, steps| r.open(header, steps)));
             }
             dashboard(app, !cli.no_mouse)
         }

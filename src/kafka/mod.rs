@@ -129,8 +129,7 @@ pub fn serve(options: ServeOptions) -> Result<i32, SessionError> {
         .spawn(move || -> Option<(usize, PathBuf, Option<PathBuf>)> {
             let opened = open_driver(&opts, plan).and_then(|(driver, header, applied)| {
                 let steps = match &opts.record {
-                    Some(file) => RecordSteps::create(file, &header, &applied, &driver)
-                        .map_err(SessionError::Recorder)?,
+                    Some(file) => RecordSteps::create(file, &header, &applied, &driver)?,
                     None => RecordSteps::none(),
                 };
                 Ok((driver, steps))

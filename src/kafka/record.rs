@@ -6,6 +6,7 @@
 //! the real time that passed) is appended and synced as it is applied, so
 //! `mk-tui state F` replays the session without the clients.
 
+use crate::session::SessionError;
 use std::path::{Path, PathBuf};
 
 use crate::session::listeners::Steps;
@@ -36,8 +37,8 @@ impl RecordSteps {
         header: &Header,
         applied: &[Step],
         driver: &Driver,
-    ) -> Result<Self, String> {
-        let io = |e: std::io::Error| format!("--record {}: {e}", path.display());
+    ) -> Result<Self, SessionError> {
+        let io = |e: std::io::Error| SessionError::flag(format!("--record {}", path.display()), e);
         let mut writer = RecordingWriter::create(path, header).map_err(io)?;
         for step in applied {
             writer.append(step).map_err(io)?;

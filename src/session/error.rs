@@ -78,14 +78,6 @@ pub enum SessionError {
         what: String,
         source: serde_json::Error,
     },
-    /// `serve --record`'s recorder (`kafka::record`), whose errors are
-    /// still sentences, failed: its sentence.
-    #[error("{0}")]
-    Recorder(String),
-    /// The dashboard's model (`ui::app::App`), whose errors are still
-    /// sentences, refused: its sentence.
-    #[error("{0}")]
-    Dashboard(String),
     /// A Kafka exchange that failed: what was asked (an API, a broker's
     /// address, a frame) and why.
     #[error("{what}: {problem}")]

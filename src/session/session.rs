@@ -8,6 +8,7 @@
 //! is decided here, each mode in its own file ([`Live`], [`Replay`],
 //! [`Observed`]), so the dashboard's `update` does not branch on them.
 
+use crate::session::SessionError;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -29,12 +30,14 @@ use crate::session::{Action, Driver, Recording, RecordingWriter, Timeline};
 
 /// Opens the recording a branch writes (`replay FILE --record OUT`): given
 /// the header and the replay's steps up to the branch.
-pub type BranchRecorder = Box<dyn FnOnce(&Header, &[Step]) -> Result<RecordingWriter, String>>;
+pub type BranchRecorder =
+    Box<dyn FnOnce(&Header, &[Step]) -> Result<RecordingWriter, SessionError>>;
 
 /// Opens the Kafka listeners of a branch (`replay FILE --listen ADDR`):
 /// given the branch's driver; returns them and the line saying where they
 /// listen.
-pub type BranchListeners = Box<dyn FnOnce(&Driver) -> Result<(Box<dyn Listeners>, String), String>>;
+pub type BranchListeners =
+    Box<dyn FnOnce(&Driver) -> Result<(Box<dyn Listeners>, String), SessionError>>;
 
 /// The session behind the dashboard (see the module's comment).
 pub struct Session {
@@ -62,7 +65,7 @@ pub enum Went {
     Recording {
         left: UiScreen,
         reached: UiScreen,
-        moved: Result<(), String>,
+        moved: Result<(), SessionError>,
     },
     /// An observation moved to another refresh.
     Observation,
@@ -117,7 +120,7 @@ impl Session {
 
     /// A replay of `recording` at step 0, checkpointing every `every`
     /// steps.
-    pub fn replay(recording: Recording, every: usize) -> Result<Self, String> {
+    pub fn replay(recording: Recording, every: usize) -> Result<Self, SessionError> {
         let timeline = Timeline::new(recording, every)?;
         Ok(Self::of(Mode::Replay(Replay {
             timeline: Box::new(timeline),
@@ -383,7 +386,7 @@ impl Session {
             Mode::Replay(replay) => {
                 let timeline = &mut replay.timeline;
                 let left = recorded_screen(timeline, timeline.step());
-                let moved = timeline.goto(step).map(|_| ()).map_err(String::from);
+                let moved = timeline.goto(step).map(|_| ());
                 let reached = recorded_screen(timeline, timeline.step());
                 Went::Recording {
                     left,
@@ -437,7 +440,7 @@ impl Session {
     /// history and its recording (if `--record` was given) start with
     /// those steps, and keys now drive the engine. RaftScope's fork: "what
     /// if we crash here instead?" Err: the branch could not start.
-    pub fn branch(&mut self) -> Result<Branch, String> {
+    pub fn branch(&mut self) -> Result<Branch, SessionError> {
         let timeline = match &self.mode {
             Mode::Replay(replay) => &replay.timeline,
             Mode::Observed(Observed::Replay { .. }) => {

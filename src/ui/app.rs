@@ -24,6 +24,7 @@
 //! ([`App::draw`], [`App::frame_map`]) for clicks and scrolling, and builds
 //! the snapshot once per change of state ([`App::view`]).
 
+use crate::session::SessionError;
 use std::cell::{Cell, OnceCell};
 use std::collections::BTreeMap;
 
@@ -153,7 +154,7 @@ impl App {
         layout: Layout,
         lang: Lang,
         theme: Theme,
-    ) -> Result<Self, String> {
+    ) -> Result<Self, SessionError> {
         let every = crate::session::timeline::DEFAULT_CHECKPOINT_EVERY;
         Self::replay_every(recording, every, layout, lang, theme)
     }
@@ -168,7 +169,7 @@ impl App {
         layout: Layout,
         lang: Lang,
         theme: Theme,
-    ) -> Result<Self, String> {
+    ) -> Result<Self, SessionError> {
         let title = recording.header.title_in(lang.code()).to_string();
         let session = Session::replay(recording, every)?;
         Ok(Self::new(session, title, layout, lang, theme))
@@ -363,13 +364,13 @@ impl App {
     /// The one place the dashboard's state changes. An error (a replay step
     /// that cannot be restored) is also the status line's message; the
     /// interactive loop shows it there, headless callers return it.
-    pub fn update(&mut self, msg: Msg) -> Result<(), String> {
+    pub fn update(&mut self, msg: Msg) -> Result<(), SessionError> {
         let done = self.handle(msg);
         self.generation += 1;
         done
     }
 
-    fn handle(&mut self, msg: Msg) -> Result<(), String> {
+    fn handle(&mut self, msg: Msg) -> Result<(), SessionError> {
         match msg {
             Msg::Command(command) => self.command(command),
             Msg::Edit(edit) => {
@@ -434,7 +435,7 @@ impl App {
     }
 
     /// Replay: moves to `step` ([`Msg::Goto`]; headless render and export).
-    pub fn goto_step(&mut self, step: usize) -> Result<(), String> {
+    pub fn goto_step(&mut self, step: usize) -> Result<(), SessionError> {
         self.update(Msg::Goto(step))
     }
 
@@ -451,7 +452,7 @@ impl App {
         )
     }
 
-    fn command(&mut self, command: KeyCommand) -> Result<(), String> {
+    fn command(&mut self, command: KeyCommand) -> Result<(), SessionError> {
         if self.show_help && !Self::help_allows(command) {
             return Ok(());
         }
@@ -565,7 +566,7 @@ impl App {
     /// A replay key: moves through the steps where the session says it
     /// goes. Forward onto a step that crashed shows its moment of death
     /// first (docs/dashboard.md "Crashes as moments").
-    fn travel(&mut self, mv: Move) -> Result<(), String> {
+    fn travel(&mut self, mv: Move) -> Result<(), SessionError> {
         self.touched();
         let from = self.session.replay_step();
         let Travel::To(target) = self.session.travel(mv) else {
@@ -589,7 +590,7 @@ impl App {
     /// screen at every step, forward and back, while a field the recording
     /// does not change between the two steps keeps what the viewer chose
     /// with their own keys.
-    fn goto(&mut self, step: usize) -> Result<(), String> {
+    fn goto(&mut self, step: usize) -> Result<(), SessionError> {
         self.touched();
         match self.session.goto(step) {
             Went::Nowhere => Ok(()),
@@ -605,7 +606,7 @@ impl App {
                 self.show_recorded(&left, &reached);
                 self.follow();
                 if let Err(e) = &moved {
-                    self.status = Some(Status::error(e.clone()));
+                    self.status = Some(Status::error(e.to_string()));
                 }
                 moved
             }

@@ -158,8 +158,7 @@ pub fn render_in(
     look: Look,
 ) -> Result<Vec<String>, SessionError> {
     // Forward only: no checkpoints past step 0 (see `App::replay_every`).
-    let app = App::replay_every(recording, usize::MAX, look.layout, look.lang, look.theme)
-        .map_err(SessionError::Dashboard)?;
+    let app = App::replay_every(recording, usize::MAX, look.layout, look.lang, look.theme)?;
     frames_of(app, steps, cols, rows, format)
 }
 
@@ -185,11 +184,10 @@ fn frames_of(
     rows: u16,
     format: Format,
 ) -> Result<Vec<String>, SessionError> {
-    app.update(Msg::Resize(cols, rows))
-        .map_err(SessionError::Dashboard)?;
+    app.update(Msg::Resize(cols, rows))?;
     let mut frames = Vec::new();
     for &step in steps {
-        app.goto_step(step).map_err(SessionError::Dashboard)?;
+        app.goto_step(step)?;
         frames.push(match format {
             Format::Text => buffer_text(&frame_buffer(&app, cols, rows)),
             Format::Ansi => {
@@ -224,8 +222,7 @@ pub fn render_saved_in(
     look: Look,
 ) -> Result<String, SessionError> {
     let mut app = App::saved(snapshot, look.layout, look.lang, look.theme);
-    app.update(Msg::Resize(cols, rows))
-        .map_err(SessionError::Dashboard)?;
+    app.update(Msg::Resize(cols, rows))?;
     Ok(match format {
         Format::Text => buffer_text(&frame_buffer(&app, cols, rows)),
         Format::Ansi => {
@@ -286,8 +283,7 @@ pub fn export_cast_in(
         .collect();
     let title = recording.header.title_in(look.lang.code()).to_string();
     // Forward only: no checkpoints past step 0 (see `App::replay_every`).
-    let app = App::replay_every(recording, usize::MAX, look.layout, look.lang, look.theme)
-        .map_err(SessionError::Dashboard)?;
+    let app = App::replay_every(recording, usize::MAX, look.layout, look.lang, look.theme)?;
     write_cast(app, &title, &steps, (cols, rows), (from, to), out)
 }
 
@@ -327,8 +323,7 @@ fn write_cast(
             format!("expected 0 <= from <= to <= {last}, the last step"),
         ));
     }
-    app.update(Msg::Resize(cols, rows))
-        .map_err(SessionError::Dashboard)?;
+    app.update(Msg::Resize(cols, rows))?;
     let mut terminal = AnsiTerminal::new(cols, rows).map_err(SessionError::Write)?;
     let io = SessionError::Write;
     let header = serde_json::json!({"version": 2, "width": cols, "height": rows, "title": title, "env": {"TERM": "xterm-256color"}});
@@ -337,7 +332,7 @@ fn write_cast(
         writeln!(out, "{}", serde_json::json!([t, kind, data])).map_err(io)
     };
     // Clear the screen and draw the first frame; say what it is.
-    app.goto_step(from).map_err(SessionError::Dashboard)?;
+    app.goto_step(from)?;
     let first = terminal.draw(&mut app).map_err(io)?;
     emit(
         0.0,
@@ -353,7 +348,7 @@ fn write_cast(
     emit(0.0, "m", label)?;
     let start_ms = from.checked_sub(1).map_or(0, |i| steps[i].0);
     for (i, (at_ms, caption)) in steps.iter().enumerate().take(to).skip(from) {
-        app.goto_step(i + 1).map_err(SessionError::Dashboard)?;
+        app.goto_step(i + 1)?;
         let t = TITLE_HOLD_S + at_ms.saturating_sub(start_ms) as f64 / 1000.0;
         let bytes = terminal.draw(&mut app).map_err(io)?;
         emit(t, "o", String::from_utf8_lossy(&bytes).into_owned())?;

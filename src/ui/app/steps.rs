@@ -4,13 +4,14 @@
 
 use super::{App, Status};
 use crate::session::Action;
+use crate::session::SessionError;
 use crate::session::live::ArmError;
 use crate::session::session::{Branch, Served};
 
 impl App {
     /// `b`: branch here (a replay). A new live session starts from this
     /// exact step; keys now drive the engine.
-    pub(super) fn branch(&mut self) -> Result<(), String> {
+    pub(super) fn branch(&mut self) -> Result<(), SessionError> {
         match self.session.branch()? {
             Branch::NotHere => {}
             Branch::Refused(why) => self.status = Some(Status::refused(&why, self.lang)),
