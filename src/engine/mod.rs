@@ -14,6 +14,7 @@
 //! | [`consumer`] | `minikafka/consumer` | `offsets.json` |
 //! | [`transaction`] | `minikafka/transaction` | the journal, the coordinator, commit and abort (chapter 8) |
 //! | [`fault`] | (the book's labs) | crash cut points and torn tails |
+//! | [`layout`] | (none) | the names of a data directory's files |
 //! | [`shared_files`] | (none) | time travel's copies of a data directory, sharing the files no one writes in place |
 //! | [`shared_vec`] | (none) | time travel's in-memory state in chunks that checkpoints and restores share |
 //!
@@ -71,6 +72,7 @@ pub mod error;
 pub mod fault;
 pub mod fsutil;
 pub mod io_fault;
+pub mod layout;
 pub mod log;
 pub mod producer;
 pub mod replication;

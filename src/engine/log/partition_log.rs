@@ -468,8 +468,8 @@ impl PartitionLog {
             Err(_) => false,
         };
         for (base, size, index) in &memo.segments {
-            let log = dir.join(crate::engine::log::segment::log_file_name(*base));
-            let index_path = dir.join(crate::engine::log::segment::index_file_name(*base));
+            let log = dir.join(crate::engine::layout::log_file_name(*base));
+            let index_path = dir.join(crate::engine::layout::index_file_name(*base));
             let index_len = (index.len() * crate::engine::log::index::ENTRY_LEN) as u64;
             if !regular_of_len(&log, *size) || !regular_of_len(&index_path, index_len) {
                 return Ok(None);

@@ -10,6 +10,7 @@ use crate::engine::core::batch::RecordBatch;
 use crate::engine::core::codec::{self, BatchHeader, FRAME_HEADER_LEN};
 use crate::engine::error::{MiniKafkaError, Result};
 use crate::engine::fsutil;
+use crate::engine::layout::{index_file_name, log_file_name};
 use crate::engine::log::index::{IndexEntry, OffsetIndex};
 use crate::engine::shared_files;
 
@@ -37,16 +38,6 @@ pub fn keep_if_small(buffer: &mut Vec<u8>) {
 
 /// How much of a large frame [`Segment::read_batch_head_at`] reads first.
 pub const HEAD_READ_BYTES: usize = 4096;
-
-/// The `.log` file name for a segment starting at `base_offset`.
-pub fn log_file_name(base_offset: i64) -> String {
-    format!("{base_offset:020}.log")
-}
-
-/// The `.index` file name for a segment starting at `base_offset`.
-pub fn index_file_name(base_offset: i64) -> String {
-    format!("{base_offset:020}.index")
-}
 
 /// What opening a segment found: its valid batches, and how many bytes of a
 /// bad tail were cut (active segment only).

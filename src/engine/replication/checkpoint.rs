@@ -22,8 +22,7 @@ use crate::engine::core::metadata::TopicPartition;
 use crate::engine::error::{MiniKafkaError, Result};
 use crate::engine::fsutil;
 
-/// The checkpoint file's name under the data directory.
-pub const CHECKPOINT_FILE: &str = "replication-offset-checkpoint";
+pub use crate::engine::layout::CHECKPOINT_FILE;
 
 /// High watermarks by partition, as last written.
 #[derive(Debug, Clone)]
