@@ -44,7 +44,7 @@ impl Replica {
 
     /// A replica over an opened log whose producer state is known: what
     /// [`Self::new`] would rebuild from the log's summaries, kept by a
-    /// time-travel checkpoint with them (issue 17 item 11), so a restore
+    /// time-travel checkpoint with them, so a restore
     /// does not walk every batch again.
     pub fn with_producer_state(
         broker: BrokerId,
