@@ -7,4 +7,5 @@
 //! changed since the last one"; docs/performance.md).
 
 pub mod log;
+pub mod replication;
 pub mod transactions;
