@@ -17,8 +17,8 @@ use crate::engine::log::segment::{Segment, keep_if_small, open_rw, relative_offs
 use crate::engine::shared_files;
 
 /// A segment as the last open of its log read it: the recovery point a
-/// crash's reopen checks. Its first `len` bytes, of
-/// CRC32 `crc`, hold its first `batches` batches.
+/// crash's reopen checks. Its first `len` bytes, of CRC32 `crc`, hold its
+/// first `batches` batches.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct SegmentPoint {
     pub base_offset: i64,
@@ -28,8 +28,8 @@ pub struct SegmentPoint {
 }
 
 /// Where a crash's reopen may resume the scan of a segment (its recovery
-/// point): the segment's first `len` bytes, whose CRC32
-/// is `crc`, were read and checked by the last open and hold whole frames;
+/// point): the segment's first `len` bytes, whose CRC32 is `crc`, were
+/// read and checked by the last open and hold whole frames;
 /// `entries` are the index entries a scan finds in them and `next_min` the
 /// offset after their last batch. [`Segment::scan`] trusts them only when
 /// the file still begins with exactly those bytes.

@@ -22,9 +22,9 @@ use crate::engine::log::recovery::{Resume, ScannedSegment, SegmentPoint};
 use crate::engine::log::segment::{Segment, open_rw};
 use crate::engine::shared_vec::SharedVec;
 
-/// What a crash's reopen may reuse of a replica log:
-/// the recovery points of its segments and the summaries of the log that
-/// crashed, moved out of it. [`PartitionLog::scan_carrying`] trusts a
+/// What a crash's reopen may reuse of a replica log: the recovery points
+/// of its segments and the summaries of the log that crashed, moved out
+/// of it. [`PartitionLog::scan_carrying`] trusts a
 /// segment's summaries only where the file still begins with the bytes the
 /// last open read (docs/engine-decisions.md, "A crash's recovery reads
 /// what changed since the last one").
@@ -37,9 +37,9 @@ pub struct LogCarry {
     lent: usize,
 }
 
-/// A log as a time-travel checkpoint keeps it in memory:
-/// what an open of the checkpoint's copy would parse from its files, so
-/// that a restore reads none of them ([`PartitionLog::scan_remembered`]).
+/// A log as a time-travel checkpoint keeps it in memory: what an open of
+/// the checkpoint's copy would parse from its files, so that a restore
+/// reads none of them ([`PartitionLog::scan_remembered`]).
 /// Its summaries share their chunks with the log it was taken from.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LogMemo {
@@ -307,9 +307,9 @@ impl PartitionLog {
     /// entries take; reads no byte of them. `None` when it does not: the
     /// caller scans the log in full. Writes nothing either way.
     ///
-    /// Why that is enough: the memo was taken from a
-    /// quiet log whose files were flushed, and describes the files as the
-    /// checkpoint copied them. The checkpoint's directory is private to
+    /// Why that is enough: the memo was taken from a quiet log whose files
+    /// were flushed, and describes the files as the checkpoint copied
+    /// them. The checkpoint's directory is private to
     /// the timeline and nothing writes in it; its closed segments and their
     /// indexes are hard links that every in-place writer unshares first
     /// (`shared_files`), and its active segments are copies. So its files
