@@ -17,8 +17,8 @@ use minikafka::engine::config::Rules;
 use minikafka::engine::consumer::offsets::OFFSETS_FILE;
 use minikafka::engine::core::cluster::{LOCK_FILE, lock_shared};
 use minikafka::engine::core::metadata::{MAX_LEADER_EPOCH, METADATA_FILE};
+use minikafka::engine::layout::CHECKPOINT_FILE;
 use minikafka::engine::producer::identity::IDENTITIES_FILE;
-use minikafka::engine::replication::checkpoint::CHECKPOINT_FILE;
 use minikafka::engine::{AckMode, BrokerCluster, ManualClock, MiniKafkaConfig, MiniKafkaError};
 use minikafka::session::Driver;
 

@@ -29,8 +29,8 @@ use minikafka::engine::consumer::offsets::OFFSETS_FILE;
 use minikafka::engine::core::metadata::METADATA_FILE;
 use minikafka::engine::fsutil::tmp_sibling;
 use minikafka::engine::io_fault::{Effect, Errno, FileOp, inject};
+use minikafka::engine::layout::CHECKPOINT_FILE;
 use minikafka::engine::log::index::OffsetIndex;
-use minikafka::engine::replication::checkpoint::CHECKPOINT_FILE;
 use minikafka::engine::transaction::TransactionState;
 use minikafka::engine::{AckMode, BrokerCluster, RecordBatch, TopicPartition};
 

@@ -3,6 +3,12 @@
 
 use std::path::PathBuf;
 
+/// The most partitions one topic may have. Every partition's replicas are
+/// allocated and their files opened when the topic is created, so a count
+/// of 2^32 would ask for gigabytes before failing; 256 is far past what a
+/// dashboard can show (docs/recording-format.md, "Limits").
+pub const MAX_PARTITIONS: u32 = 256;
+
 /// Broker identifiers as configured (`broker_ids`).
 pub type BrokerId = u32;
 

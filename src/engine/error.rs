@@ -4,8 +4,7 @@
 
 use std::path::PathBuf;
 
-use crate::engine::config::BrokerId;
-use crate::engine::core::metadata::MAX_PARTITIONS;
+use crate::engine::config::{BrokerId, MAX_PARTITIONS};
 
 /// Result with [`MiniKafkaError`].
 pub type Result<T, E = MiniKafkaError> = std::result::Result<T, E>;

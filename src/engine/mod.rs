@@ -10,12 +10,15 @@
 //! | [`core`] | `minikafka/core` | `BrokerCluster` (the facade), batches, the `MKB1` codec, topics and `metadata.json` |
 //! | [`log`] | `minikafka/log` | segments, the sparse index, recovery of a torn tail |
 //! | [`replication`] | `minikafka/replication` | replica sets, the ISR, the HW, acks (chapters 5 and 6) |
+//! | [`repl_support`] | (none) | the HW checkpoint file; what the dashboard reads of a replica set |
 //! | [`producer`] | `minikafka/producer` | the idempotent producer: ids, epochs, sequences |
 //! | [`consumer`] | `minikafka/consumer` | `offsets.json` |
 //! | [`transaction`] | `minikafka/transaction` | the journal, the coordinator, commit and abort (chapter 8) |
 //! | [`fault`] | (the book's labs) | crash cut points and torn tails |
+//! | [`layout`] | (none) | the names of a data directory's files |
 //! | [`shared_files`] | (none) | time travel's copies of a data directory, sharing the files no one writes in place |
 //! | [`shared_vec`] | (none) | time travel's in-memory state in chunks that checkpoints and restores share |
+//! | [`time_travel`] | (none) | memos (a checkpoint's state, restored without reading files) and carries (a crash's reopen reads only what changed) |
 //!
 //! The book's examples, in Rust (chapters 5, 6 and 8): an `acks=all` append
 //! waits for the follower; under the book's rules the ISR is judged after a
@@ -71,8 +74,10 @@ pub mod error;
 pub mod fault;
 pub mod fsutil;
 pub mod io_fault;
+pub mod layout;
 pub mod log;
 pub mod producer;
+pub mod repl_support;
 pub mod replication;
 pub mod shared_files;
 pub mod shared_vec;

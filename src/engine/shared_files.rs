@@ -57,16 +57,12 @@ use std::fs::{self, File};
 use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
 use std::path::Path;
 
-use crate::engine::consumer::offsets::OFFSETS_FILE;
-use crate::engine::core::cluster::LOCK_FILE;
-use crate::engine::core::metadata::METADATA_FILE;
 use crate::engine::error::{MiniKafkaError, Result};
 use crate::engine::fsutil;
-use crate::engine::producer::identity::IDENTITIES_FILE;
-use crate::engine::replication::checkpoint::CHECKPOINT_FILE;
-
-/// The transaction journal's file name.
-const JOURNAL: &str = crate::engine::transaction::journal::JOURNAL_FILE;
+use crate::engine::layout::{
+    CHECKPOINT_FILE, IDENTITIES_FILE, JOURNAL_FILE as JOURNAL, LOCK_FILE, METADATA_FILE,
+    OFFSETS_FILE,
+};
 
 /// Files only ever replaced whole by rename.
 const REPLACED_WHOLE: [&str; 4] = [

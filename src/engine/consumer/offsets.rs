@@ -14,8 +14,7 @@ use crate::engine::core::metadata::TopicPartition;
 use crate::engine::error::{MiniKafkaError, Result};
 use crate::engine::fsutil;
 
-/// The offsets file's name under the data directory.
-pub const OFFSETS_FILE: &str = "offsets.json";
+pub use crate::engine::layout::OFFSETS_FILE;
 /// The only offsets format version.
 pub const OFFSETS_VERSION: u32 = 1;
 

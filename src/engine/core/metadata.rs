@@ -15,17 +15,12 @@ use crate::engine::config::BrokerId;
 use crate::engine::error::{MiniKafkaError, Result};
 use crate::engine::fsutil;
 
-/// The metadata file's name under the data directory.
-pub const METADATA_FILE: &str = "metadata.json";
+pub use crate::engine::layout::METADATA_FILE;
 /// The only metadata format version.
 pub const METADATA_VERSION: u32 = 1;
 /// Kafka's limit on topic name length.
 pub const MAX_TOPIC_NAME_LEN: usize = 249;
-/// The most partitions one topic may have. Every partition's replicas are
-/// allocated and their files opened when the topic is created, so a count
-/// of 2^32 would ask for gigabytes before failing; 256 is far past what a
-/// dashboard can show (docs/recording-format.md, "Limits").
-pub const MAX_PARTITIONS: u32 = 256;
+pub use crate::engine::config::MAX_PARTITIONS;
 
 /// The largest leader epoch: Kafka's leader epochs are int32 (the wire
 /// protocol and its checkpoint files carry them so), so an epoch past

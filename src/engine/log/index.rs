@@ -44,9 +44,9 @@ impl OffsetIndex {
 
     /// Opens the index at `path` for the `entries` a segment scan rebuilt,
     /// rewriting the file only when its bytes differ: reopening a data
-    /// directory reads indexes instead of rewriting each one (issue 7, P4).
+    /// directory reads indexes instead of rewriting each one (P4).
     /// The read is capped at the size those entries take: a file of another
-    /// size differs without being read (issue 17, item 4).
+    /// size differs without being read.
     pub fn open_rebuilt(path: &Path, entries: Vec<IndexEntry>) -> Result<Self> {
         let mut file = open_index(path)?;
         let expected = encode_entries(&entries);
@@ -112,7 +112,7 @@ impl OffsetIndex {
 
     /// Appends one entry to memory and file.
     /// A failed or short write is cut back to the entries before it, so
-    /// the file always holds exactly the entries in memory (issue 17); if
+    /// the file always holds exactly the entries in memory; if
     /// the cut fails too, the error is [`MiniKafkaError::KafkaStorage`].
     pub fn append(&mut self, entry: IndexEntry) -> Result<()> {
         if let Err(e) = fsutil::write_all(&self.file, &self.path, &encode_entry(entry)) {

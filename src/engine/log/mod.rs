@@ -3,6 +3,7 @@
 
 pub mod index;
 pub mod partition_log;
+pub mod recovery;
 pub mod segment;
 
 pub use partition_log::{BatchSummary, LogRecovery, PartitionLog};

@@ -7,15 +7,14 @@
 //! record contents are read from the segments on demand, so memory stays
 //! proportional to the number of batches, not to the bytes logged.
 
-use std::fs;
 use std::path::{Path, PathBuf};
 
 use crate::engine::core::batch::{ControlType, RecordBatch};
 use crate::engine::core::codec::{self, BatchHeader};
 use crate::engine::core::record::ConsumerRecord;
 use crate::engine::error::{MiniKafkaError, Result};
-use crate::engine::log::index::IndexEntry;
-use crate::engine::log::segment::{Resume, ScannedSegment, Segment, keep_if_small};
+use crate::engine::log::recovery::SegmentPoint;
+use crate::engine::log::segment::{Segment, keep_if_small};
 use crate::engine::shared_vec::SharedVec;
 
 /// The batch-level facts of one logged batch.
@@ -36,7 +35,7 @@ pub struct BatchSummary {
 }
 
 impl BatchSummary {
-    fn from_header(h: BatchHeader, size_bytes: u32) -> Self {
+    pub(crate) fn from_header(h: BatchHeader, size_bytes: u32) -> Self {
         Self {
             base_offset: h.base_offset,
             last_offset: h.last_offset(),
@@ -93,467 +92,51 @@ pub struct LogConfig {
     pub fsync: bool,
 }
 
-/// A segment as the last open of its log read it: the recovery point a
-/// crash's reopen checks (issue 17 item 12). Its first `len` bytes, of
-/// CRC32 `crc`, hold its first `batches` batches.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct SegmentPoint {
-    base_offset: i64,
-    len: u64,
-    crc: u32,
-    batches: usize,
-}
-
-/// What a crash's reopen may reuse of a replica log (issue 17 item 12):
-/// the recovery points of its segments and the summaries of the log that
-/// crashed, moved out of it. [`PartitionLog::scan_carrying`] trusts a
-/// segment's summaries only where the file still begins with the bytes the
-/// last open read (docs/engine-decisions.md, "A crash's recovery reads
-/// what changed since the last one").
-#[derive(Debug)]
-pub struct LogCarry {
-    points: Vec<SegmentPoint>,
-    /// The crashed log's summaries; once [`ScannedLog::open_carrying`] lent
-    /// the first `lent` of them to the new log, the rest.
-    batches: SharedVec<BatchSummary>,
-    lent: usize,
-}
-
-/// A log as a time-travel checkpoint keeps it in memory (issue 17 item 11):
-/// what an open of the checkpoint's copy would parse from its files, so
-/// that a restore reads none of them ([`PartitionLog::scan_remembered`]).
-/// Its summaries share their chunks with the log it was taken from.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct LogMemo {
-    batches: SharedVec<BatchSummary>,
-    /// Each segment: base offset, bytes, index entries.
-    segments: Vec<(i64, u64, Vec<IndexEntry>)>,
-    points: Vec<SegmentPoint>,
-}
-
-/// A log read and checked by [`PartitionLog::scan`], not yet opened.
-#[derive(Debug)]
-pub struct ScannedLog {
-    dir: PathBuf,
-    config: LogConfig,
-    segments: Vec<ScannedSegment>,
-    /// Batches of each segment taken from a [`LogCarry`] (0 for a segment
-    /// scanned in full), in segment order.
-    carried: Vec<usize>,
-    /// Not read but checked against a checkpoint's memo
-    /// ([`PartitionLog::scan_remembered`]): `segments` is empty.
-    remembered: Option<LogMemo>,
-}
-
-impl ScannedLog {
-    /// The segments found (an empty log gets one when opened).
-    pub fn segment_count(&self) -> usize {
-        match &self.remembered {
-            Some(memo) => memo.segments.len().max(1),
-            None => self.segments.len().max(1),
-        }
-    }
-
-    /// Whether this log was checked against a checkpoint's memo instead of
-    /// read ([`PartitionLog::scan_remembered`]).
-    pub fn is_remembered(&self) -> bool {
-        self.remembered.is_some()
-    }
-
-    /// Opens the scanned log: creates its directory if new, cuts the active
-    /// segment's bad tail and reports it, writes indexes that differ.
-    pub fn open(self) -> Result<(PartitionLog, LogRecovery)> {
-        self.open_carrying(None)
-    }
-
-    /// [`Self::open`] of a log scanned with a carry: the batches the scan
-    /// trusted are lent from `carry` (see [`PartitionLog::give_back`]),
-    /// after every write the open makes succeeded, so a failed open leaves
-    /// `carry` whole.
-    pub fn open_carrying(
-        self,
-        carry: Option<&mut LogCarry>,
-    ) -> Result<(PartitionLog, LogRecovery)> {
-        if let Some(memo) = self.remembered {
-            return PartitionLog::open_remembered(self.dir, self.config, memo);
-        }
-        let dir = &self.dir;
-        fs::create_dir_all(dir).map_err(|e| MiniKafkaError::io(dir, e))?;
-        let scanned_on_open = self
-            .segments
-            .iter()
-            .map(ScannedSegment::scanned_bytes)
-            .sum();
-        let mut opened = Vec::with_capacity(self.segments.len());
-        for (scanned, &carried) in self.segments.into_iter().zip(&self.carried) {
-            let point = scanned.point();
-            let (segment, scan) = scanned.open()?;
-            opened.push((segment, scan, point, carried));
-        }
-        let created = match opened.is_empty() {
-            true => Some(Segment::create(dir, 0)?),
-            false => None,
-        };
-        let trusted: usize = self.carried.iter().sum();
-        let mut batches = SharedVec::new();
-        if let Some(carry) = carry.filter(|_| trusted > 0) {
-            let rest = carry.batches.split_off(trusted);
-            batches = std::mem::replace(&mut carry.batches, rest);
-            carry.lent = trusted;
-        }
-        let mut log = PartitionLog {
-            dir: dir.clone(),
-            config: self.config,
-            segments: Vec::with_capacity(opened.len().max(1)),
-            batches,
-            points: Vec::with_capacity(opened.len()),
-            scanned_on_open,
-            frame: Vec::new(),
-            offline: None,
-        };
-        let mut recovery = LogRecovery::default();
-        for (segment, scan, (base_offset, len, crc), carried) in opened {
-            log.points.push(SegmentPoint {
-                base_offset,
-                len,
-                crc,
-                batches: carried + scan.headers.len(),
-            });
-            log.batches.extend(
-                scan.headers
-                    .into_iter()
-                    .map(|(h, len)| BatchSummary::from_header(h, len)),
-            );
-            if scan.truncated_bytes > 0 {
-                recovery = LogRecovery {
-                    truncated_bytes: scan.truncated_bytes,
-                    reason: scan.reason,
-                };
-            }
-            log.segments.push(segment);
-        }
-        log.segments.extend(created);
-        Ok((log, recovery))
-    }
-}
-
-/// The scan of segment `i` (at `base`) may resume after the batches the
-/// carry's point for it names when they are the carry's batches from
-/// `start` on: from the segment's base and `min_base` on, spanning exactly
-/// the point's bytes. Returns the resume and how many batches it trusts.
-fn resume_point(
-    carry: &LogCarry,
-    i: usize,
-    base: i64,
-    start: usize,
-    min_base: i64,
-    index_interval_bytes: u64,
-) -> Option<(Resume, usize)> {
-    let point = carry
-        .points
-        .get(i)
-        .filter(|p| p.base_offset == base && p.batches > 0)?;
-    let end = start.checked_add(point.batches)?;
-    let last = carry.batches.get(end - 1)?;
-    if carry.batches.get(start)?.base_offset < min_base.max(base) {
-        return None;
-    }
-    let batches = carry.batches.iter_from(start).take(point.batches);
-    // The index entries a scan finds in those bytes: the rule of
-    // `segment::scan_frames`, on the positions the summaries' sizes give.
-    let mut entries: Vec<IndexEntry> = Vec::new();
-    let mut pos = 0u64;
-    for b in batches {
-        let last_entry = entries.last().map_or(0, |e| e.position);
-        if pos - last_entry >= index_interval_bytes {
-            entries.push(IndexEntry {
-                relative_offset: u32::try_from(b.base_offset - base).ok()?,
-                position: pos,
-            });
-        }
-        pos += u64::from(b.size_bytes);
-    }
-    (pos == point.len).then(|| {
-        let resume = Resume {
-            len: point.len,
-            crc: point.crc,
-            entries,
-            next_min: last.last_offset + 1,
-        };
-        (resume, point.batches)
-    })
-}
-
 /// One replica's partition log.
 #[derive(Debug)]
 pub struct PartitionLog {
-    dir: PathBuf,
-    config: LogConfig,
-    segments: Vec<Segment>,
+    pub(crate) dir: PathBuf,
+    pub(crate) config: LogConfig,
+    pub(crate) segments: Vec<Segment>,
     /// Shared in chunks with the time-travel checkpoints' memos
-    /// ([`LogMemo`]) and the logs restored from them.
-    batches: SharedVec<BatchSummary>,
-    /// Each segment as the open read it (see [`LogCarry`]); segments rolled
-    /// since have none.
-    points: Vec<SegmentPoint>,
+    /// (`time_travel/log.rs`) and the logs restored from them.
+    pub(crate) batches: SharedVec<BatchSummary>,
+    /// Each segment as the open read it (a crash's carry,
+    /// `time_travel/log.rs`); segments rolled since have none.
+    pub(crate) points: Vec<SegmentPoint>,
     /// Bytes the open validated frame by frame (all of them on a first
     /// open; after a crash, those written since the last recovery).
-    scanned_on_open: u64,
+    pub(crate) scanned_on_open: u64,
     /// The frame being appended, reused: a fresh frame-sized allocation per
     /// append made glibc consolidate the caller's freed records each time
-    /// (issue 7, P3).
-    frame: Vec<u8>,
+    /// (P3).
+    pub(crate) frame: Vec<u8>,
     /// Why this log takes no more writes: a write failed and cutting it
     /// back failed too (see [`MiniKafkaError::KafkaStorage`]). A crash
     /// reopens the log and recovery cuts what the failed write left.
-    offline: Option<(PathBuf, String)>,
+    pub(crate) offline: Option<(PathBuf, String)>,
 }
 
 impl PartitionLog {
     /// Opens (or creates) the log in `dir`, checking every frame. A bad tail of
     /// the active segment is truncated and reported; a bad closed segment is an
-    /// error. A [`Self::scan`] followed by [`ScannedLog::open`].
+    /// error. A [`Self::scan`] followed by its `open` (`time_travel/log.rs`).
     pub fn open(dir: &Path, config: LogConfig) -> Result<(Self, LogRecovery)> {
         Self::scan(dir, config)?.open()
     }
 
-    /// Reads and checks every segment of the log in `dir` without writing
-    /// anything (a missing `dir` is an empty log): a bad closed segment is
-    /// an error here, before any repair of this or another log was made.
-    pub fn scan(dir: &Path, config: LogConfig) -> Result<ScannedLog> {
-        Self::scan_carrying(dir, config, None)
+    /// The segments, oldest first.
+    pub fn segments(&self) -> &[Segment] {
+        &self.segments
     }
 
-    /// [`Self::scan`] after a crash: every segment is still read, but one
-    /// whose file begins with the bytes `carry`'s point for it describes
-    /// (same length at least, same CRC32) is validated only after them, its
-    /// batches before them taken from `carry`. A segment that does not
-    /// (torn, cut, rewritten, or new) and every segment after it are
-    /// scanned in full. The result is the one a full scan gives.
-    pub fn scan_carrying(
-        dir: &Path,
-        config: LogConfig,
-        carry: Option<&LogCarry>,
-    ) -> Result<ScannedLog> {
-        let mut bases = Vec::new();
-        let entries = match fs::read_dir(dir) {
-            Ok(entries) => Some(entries),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
-            Err(e) => return Err(MiniKafkaError::io(dir, e)),
-        };
-        for entry in entries.into_iter().flatten() {
-            let entry = entry.map_err(|e| MiniKafkaError::io(dir, e))?;
-            let name = entry.file_name();
-            let name = name.to_string_lossy();
-            let Some(stem) = name.strip_suffix(".log") else {
-                continue;
-            };
-            if stem.len() == 20 && stem.bytes().all(|b| b.is_ascii_digit()) {
-                bases.push(stem.parse::<i64>().map_err(|_| {
-                    MiniKafkaError::corrupt(entry.path(), "segment base offset out of range")
-                })?);
-            }
-        }
-        bases.sort_unstable();
-        let mut segments: Vec<ScannedSegment> = Vec::with_capacity(bases.len());
-        let mut carried = Vec::with_capacity(bases.len());
-        let mut min_base = 0;
-        // Batches trusted so far; `None` once a segment was scanned in full
-        // (or resumed and then found more frames): later ones are too.
-        let mut trusted = carry.map(|_| 0);
-        for (i, &base) in bases.iter().enumerate() {
-            let active = i + 1 == bases.len();
-            let resume = match (carry, trusted) {
-                (Some(c), Some(start)) => {
-                    resume_point(c, i, base, start, min_base, config.index_interval_bytes)
-                }
-                _ => None,
-            };
-            let count = resume.as_ref().map_or(0, |(_, n)| *n);
-            let scanned = Segment::scan(
-                dir,
-                base,
-                active,
-                min_base,
-                config.index_interval_bytes,
-                resume.map(|(r, _)| r),
-            )?;
-            let resumed = scanned.resumed();
-            let grew = scanned.scanned_bytes() > 0;
-            trusted = trusted.filter(|_| resumed && !grew).map(|t| t + count);
-            carried.push(if resumed { count } else { 0 });
-            if let Some(next) = scanned.next_offset() {
-                min_base = next;
-            }
-            segments.push(scanned);
-        }
-        Ok(ScannedLog {
-            dir: dir.to_path_buf(),
-            config,
-            segments,
-            carried,
-            remembered: None,
-        })
+    fn active(&self) -> &Segment {
+        self.segments.last().expect("a log always has a segment")
     }
 
-    /// The in-memory state a time-travel checkpoint keeps of this log (see
-    /// [`LogMemo`]); `None` for a log that went offline, whose summaries
-    /// may not match its files. The caller flushed the log's files.
-    pub fn memo(&self) -> Option<LogMemo> {
-        if self.offline.is_some() {
-            return None;
-        }
-        Some(LogMemo {
-            batches: self.batches.clone(),
-            segments: self
-                .segments
-                .iter()
-                .map(|s| (s.base_offset(), s.size(), s.index().entries().to_vec()))
-                .collect(),
-            points: self.points.clone(),
-        })
-    }
-
-    /// [`Self::scan`] of the copy of a time-travel checkpoint's directory
-    /// taken with `memo`: instead of reading the segments, checks that the
-    /// directory holds exactly the memo's segments, each a regular file of
-    /// the memo's length, and each index a regular file of the length its
-    /// entries take; reads no byte of them. `None` when it does not: the
-    /// caller scans the log in full. Writes nothing either way.
-    ///
-    /// Why that is enough (issue 17 item 11): the memo was taken from a
-    /// quiet log whose files were flushed, and describes the files as the
-    /// checkpoint copied them. The checkpoint's directory is private to
-    /// the timeline and nothing writes in it; its closed segments and their
-    /// indexes are hard links that every in-place writer unshares first
-    /// (`shared_files`), and its active segments are copies. So its files
-    /// hold the bytes the memo parsed from, and the restore's copy of them
-    /// too. The lengths catch a file cut or grown by anything else. A real
-    /// open from disk (a first open, a crash's reopen, `state --data-dir`)
-    /// never comes here: it reads and checks every frame before repairing
-    /// anything (SPEC §5).
-    pub fn scan_remembered(
-        dir: &Path,
-        config: LogConfig,
-        memo: &LogMemo,
-    ) -> Result<Option<ScannedLog>> {
-        let mut bases = Vec::new();
-        let entries = match fs::read_dir(dir) {
-            Ok(entries) => entries,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-            Err(e) => return Err(MiniKafkaError::io(dir, e)),
-        };
-        for entry in entries {
-            let entry = entry.map_err(|e| MiniKafkaError::io(dir, e))?;
-            let name = entry.file_name();
-            let name = name.to_string_lossy();
-            if let Some(stem) = name.strip_suffix(".log")
-                && stem.len() == 20
-                && stem.bytes().all(|b| b.is_ascii_digit())
-            {
-                bases.push(stem.parse::<i64>().ok());
-            }
-        }
-        bases.sort_unstable();
-        let same_segments = bases.len() == memo.segments.len()
-            && bases
-                .iter()
-                .zip(&memo.segments)
-                .all(|(found, (base, _, _))| *found == Some(*base));
-        if !same_segments {
-            return Ok(None);
-        }
-        let regular_of_len = |path: &Path, len: u64| match fs::symlink_metadata(path) {
-            Ok(m) => m.file_type().is_file() && m.len() == len,
-            Err(_) => false,
-        };
-        for (base, size, index) in &memo.segments {
-            let log = dir.join(crate::engine::log::segment::log_file_name(*base));
-            let index_path = dir.join(crate::engine::log::segment::index_file_name(*base));
-            let index_len = (index.len() * crate::engine::log::index::ENTRY_LEN) as u64;
-            if !regular_of_len(&log, *size) || !regular_of_len(&index_path, index_len) {
-                return Ok(None);
-            }
-        }
-        Ok(Some(ScannedLog {
-            dir: dir.to_path_buf(),
-            config,
-            segments: Vec::new(),
-            carried: Vec::new(),
-            remembered: Some(memo.clone()),
-        }))
-    }
-
-    /// Opens a log [`Self::scan_remembered`] checked: its segments' files
-    /// with the memo's lengths and index entries, its summaries and
-    /// recovery points the memo's (shared, not copied). Nothing to repair.
-    fn open_remembered(
-        dir: PathBuf,
-        config: LogConfig,
-        memo: LogMemo,
-    ) -> Result<(PartitionLog, LogRecovery)> {
-        let mut segments = Vec::with_capacity(memo.segments.len());
-        for (base, size, entries) in memo.segments {
-            segments.push(Segment::open_remembered(&dir, base, size, entries)?);
-        }
-        let log = PartitionLog {
-            dir,
-            config,
-            segments,
-            batches: memo.batches,
-            points: memo.points,
-            scanned_on_open: 0,
-            frame: Vec::new(),
-            offline: None,
-        };
-        Ok((log, LogRecovery::default()))
-    }
-
-    /// Moves this log's summaries out as a crash's recovery point (see
-    /// [`LogCarry`]); `None` (nothing moved) for a log that went offline,
-    /// whose summaries may not match its files.
-    pub fn take_carry(&mut self) -> Option<LogCarry> {
-        if self.offline.is_some() || self.points.is_empty() {
-            return None;
-        }
-        Some(LogCarry {
-            points: self.points.clone(),
-            batches: std::mem::take(&mut self.batches),
-            lent: 0,
-        })
-    }
-
-    /// Gives back to the log that crashed what [`Self::take_carry`] took,
-    /// once no new log holds part of it (a reopen that failed).
-    pub fn restore_carry(&mut self, carry: LogCarry) {
-        debug_assert_eq!(carry.lent, 0, "given back first");
-        self.batches = carry.batches;
-    }
-
-    /// Returns to `carry` the batches [`ScannedLog::open_carrying`] lent
-    /// this log, leaving it none: `carry` is whole again (a reopen that
-    /// failed after this log opened).
-    pub fn give_back(&mut self, carry: &mut LogCarry) {
-        if carry.lent == 0 {
-            return;
-        }
-        let mut batches = std::mem::take(&mut self.batches);
-        batches.truncate(carry.lent);
-        batches.append(std::mem::take(&mut carry.batches));
-        carry.batches = batches;
-        carry.lent = 0;
-    }
-
-    /// Bytes the open that made this log validated frame by frame: every
-    /// byte on a first open; after a crash only those written since the
-    /// last recovery (issue 17 item 12).
-    pub fn scanned_on_open(&self) -> u64 {
-        self.scanned_on_open
-    }
-
-    /// The directory holding this log's segments.
-    pub fn dir(&self) -> &Path {
-        &self.dir
+    /// The path of the active segment's `.log` file (the torn-tail target).
+    pub fn active_segment_path(&self) -> &Path {
+        self.active().path()
     }
 
     /// The first offset in the log.
@@ -575,47 +158,12 @@ impl PartitionLog {
         self.segments.iter().map(Segment::size).sum()
     }
 
-    /// The segments, oldest first.
-    pub fn segments(&self) -> &[Segment] {
-        &self.segments
-    }
-
-    /// One summary per batch, in offset order.
-    pub fn batch_summaries(&self) -> &SharedVec<BatchSummary> {
-        &self.batches
-    }
-
-    /// True when this log holds exactly `batch` (same offsets, epoch and CRC).
-    pub fn holds(&self, batch: &BatchSummary) -> bool {
-        self.summary_at(batch.base_offset).is_some_and(|s| {
-            s.base_offset == batch.base_offset
-                && s.last_offset == batch.last_offset
-                && s.leader_epoch == batch.leader_epoch
-                && s.crc == batch.crc
-        })
-    }
-
-    /// The summary of the batch holding `offset`.
-    pub fn summary_at(&self, offset: i64) -> Option<&BatchSummary> {
-        let i = self.batches.partition_point(|b| b.last_offset < offset);
-        self.batches.get(i).filter(|b| b.base_offset <= offset)
-    }
-
-    fn active(&self) -> &Segment {
-        self.segments.last().expect("a log always has a segment")
-    }
-
-    /// The path of the active segment's `.log` file (the torn-tail target).
-    pub fn active_segment_path(&self) -> &Path {
-        self.active().path()
-    }
-
     /// Appends a batch whose `base_offset` must be the LEO. Rolls a new
     /// segment when this frame would take the active one past
     /// `segment_max_bytes`.
     ///
     /// A write that fails is cut back: the log holds exactly the batches
-    /// appended with `Ok` (issue 17).
+    /// appended with `Ok`.
     pub fn append(&mut self, batch: &RecordBatch) -> Result<&BatchSummary> {
         self.check_online()?;
         batch.validate()?;
@@ -663,6 +211,188 @@ impl PartitionLog {
         appended?;
         self.batches.push(BatchSummary::of(batch, frame));
         Ok(())
+    }
+
+    /// Records with offsets in `[offset, end_offset)`, at most `max_records`,
+    /// control batches skipped. `offset` must lie in `log_start..=LEO`.
+    pub fn fetch(
+        &self,
+        offset: i64,
+        max_records: usize,
+        end_offset: i64,
+    ) -> Result<Vec<ConsumerRecord>> {
+        self.check_offset(offset)?;
+        self.fetch_filtered(offset, max_records, end_offset, |_| true)
+    }
+
+    /// As [`Self::fetch`], keeping only data batches for which `keep` is true.
+    pub fn fetch_filtered(
+        &self,
+        offset: i64,
+        max_records: usize,
+        end_offset: i64,
+        mut keep: impl FnMut(&RecordBatch) -> bool,
+    ) -> Result<Vec<ConsumerRecord>> {
+        let end_offset = end_offset.min(self.log_end_offset());
+        let mut out = Vec::new();
+        let mut next = offset;
+        while out.len() < max_records && next < end_offset {
+            // Read only as many batches as could fill the request (by their
+            // record counts), so a large log costs no more than a small one.
+            let wanted = max_records - out.len();
+            let first = self.batches.partition_point(|b| b.last_offset < next);
+            let mut records = 0usize;
+            let count = self
+                .batches
+                .iter_from(first)
+                .take_while(|b| {
+                    let more = records < wanted && b.base_offset < end_offset;
+                    records += b.record_count as usize;
+                    more
+                })
+                .count()
+                .clamp(1, 16);
+            let batches = self.read_range(next, end_offset, count)?;
+            let Some(last) = batches.last() else { break };
+            next = last.next_offset();
+            for batch in batches.iter().filter(|b| !b.is_control() && keep(b)) {
+                for record in batch.consumer_records(offset) {
+                    if record.offset >= end_offset || out.len() >= max_records {
+                        break;
+                    }
+                    out.push(record);
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// Whole batches from the one holding `from_offset`, at most `max_batches`.
+    pub fn read_batches(&self, from_offset: i64, max_batches: usize) -> Result<Vec<RecordBatch>> {
+        self.check_offset(from_offset)?;
+        self.read_range(from_offset, self.log_end_offset(), max_batches)
+    }
+
+    /// As [`Self::read_batches`], but each batch keeps only its first
+    /// `max_records` records, read without the rest of its frame: what the
+    /// dashboard shows of a batch, at a cost that does not grow with the
+    /// batch's size (SPEC §2: rendering costs O(what is visible)).
+    pub fn read_batch_heads(
+        &self,
+        from_offset: i64,
+        max_batches: usize,
+        max_records: usize,
+    ) -> Result<Vec<RecordBatch>> {
+        self.check_offset(from_offset)?;
+        self.read_range_with(
+            from_offset,
+            self.log_end_offset(),
+            max_batches,
+            Some(max_records),
+        )
+    }
+
+    /// Whole batches from `from_offset` up to about `max_bytes` (always at
+    /// least one batch): what a follower fetch returns.
+    pub fn read_batches_bytes(&self, from_offset: i64, max_bytes: u64) -> Result<Vec<RecordBatch>> {
+        self.check_offset(from_offset)?;
+        let first = self
+            .batches
+            .partition_point(|b| b.last_offset < from_offset);
+        let mut bytes = 0u64;
+        let mut count = 0;
+        for b in self.batches.iter_from(first) {
+            if count > 0 && bytes + u64::from(b.size_bytes) > max_bytes {
+                break;
+            }
+            bytes += u64::from(b.size_bytes);
+            count += 1;
+        }
+        self.read_range(from_offset, self.log_end_offset(), count)
+    }
+
+    /// Every batch in the log (the book's `all_batches`).
+    pub fn all_batches(&self) -> Result<Vec<RecordBatch>> {
+        self.read_range(self.log_start_offset(), self.log_end_offset(), usize::MAX)
+    }
+
+    /// Removes every batch at or past `offset`, which must be a batch boundary
+    /// (a batch's base offset, or the LEO). Returns the bytes removed.
+    pub fn truncate_to(&mut self, offset: i64) -> Result<u64> {
+        self.check_online()?;
+        let leo = self.log_end_offset();
+        if offset >= leo {
+            return if offset == leo {
+                Ok(0)
+            } else {
+                self.check_offset(offset).map(|_| 0)
+            };
+        }
+        let keep = self.batches.partition_point(|b| b.base_offset < offset);
+        let boundary = self
+            .batches
+            .get(keep)
+            .is_some_and(|b| b.base_offset == offset);
+        if !boundary {
+            return Err(MiniKafkaError::NotABatchBoundary {
+                what: self.dir.display().to_string(),
+                offset,
+            });
+        }
+        let before = self.size_bytes();
+        if let Err(e) = self.cut_segments(offset) {
+            // Segments may be gone while their batches are still listed:
+            // nothing more is written until a restart reads the log again.
+            let reason = format!("a truncation to offset {offset} failed part way ({e})");
+            self.offline = Some((self.dir.clone(), reason));
+            self.check_online()?;
+        }
+        self.batches.truncate(keep);
+        Ok(before - self.size_bytes())
+    }
+
+    /// The file half of [`Self::truncate_to`]: drops the segments at or past
+    /// `offset` and cuts the last one left.
+    fn cut_segments(&mut self, offset: i64) -> Result<()> {
+        while self.segments.len() > 1 && self.active().base_offset() >= offset {
+            let segment = self.segments.pop().expect("len > 1");
+            segment.delete()?;
+        }
+        let segment = self
+            .segments
+            .last_mut()
+            .expect("a log always has a segment");
+        let position = segment.position_of(offset)?.unwrap_or(segment.size());
+        segment.truncate_to_position(position)
+    }
+
+    // Beyond the book: the readers the replica set, producer state and
+    // dashboard use, and the helpers of the methods above.
+
+    /// The directory holding this log's segments.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// One summary per batch, in offset order.
+    pub fn batch_summaries(&self) -> &SharedVec<BatchSummary> {
+        &self.batches
+    }
+
+    /// True when this log holds exactly `batch` (same offsets, epoch and CRC).
+    pub fn holds(&self, batch: &BatchSummary) -> bool {
+        self.summary_at(batch.base_offset).is_some_and(|s| {
+            s.base_offset == batch.base_offset
+                && s.last_offset == batch.last_offset
+                && s.leader_epoch == batch.leader_epoch
+                && s.crc == batch.crc
+        })
+    }
+
+    /// The summary of the batch holding `offset`.
+    pub fn summary_at(&self, offset: i64) -> Option<&BatchSummary> {
+        let i = self.batches.partition_point(|b| b.last_offset < offset);
+        self.batches.get(i).filter(|b| b.base_offset <= offset)
     }
 
     /// Refuses a write to a log that went offline.
@@ -732,109 +462,6 @@ impl PartitionLog {
         Ok(out)
     }
 
-    /// Whole batches from the one holding `from_offset`, at most `max_batches`.
-    pub fn read_batches(&self, from_offset: i64, max_batches: usize) -> Result<Vec<RecordBatch>> {
-        self.check_offset(from_offset)?;
-        self.read_range(from_offset, self.log_end_offset(), max_batches)
-    }
-
-    /// As [`Self::read_batches`], but each batch keeps only its first
-    /// `max_records` records, read without the rest of its frame: what the
-    /// dashboard shows of a batch, at a cost that does not grow with the
-    /// batch's size (SPEC §2: rendering costs O(what is visible)).
-    pub fn read_batch_heads(
-        &self,
-        from_offset: i64,
-        max_batches: usize,
-        max_records: usize,
-    ) -> Result<Vec<RecordBatch>> {
-        self.check_offset(from_offset)?;
-        self.read_range_with(
-            from_offset,
-            self.log_end_offset(),
-            max_batches,
-            Some(max_records),
-        )
-    }
-
-    /// Whole batches from `from_offset` up to about `max_bytes` (always at
-    /// least one batch): what a follower fetch returns.
-    pub fn read_batches_bytes(&self, from_offset: i64, max_bytes: u64) -> Result<Vec<RecordBatch>> {
-        self.check_offset(from_offset)?;
-        let first = self
-            .batches
-            .partition_point(|b| b.last_offset < from_offset);
-        let mut bytes = 0u64;
-        let mut count = 0;
-        for b in self.batches.iter_from(first) {
-            if count > 0 && bytes + u64::from(b.size_bytes) > max_bytes {
-                break;
-            }
-            bytes += u64::from(b.size_bytes);
-            count += 1;
-        }
-        self.read_range(from_offset, self.log_end_offset(), count)
-    }
-
-    /// Every batch in the log (the book's `all_batches`).
-    pub fn all_batches(&self) -> Result<Vec<RecordBatch>> {
-        self.read_range(self.log_start_offset(), self.log_end_offset(), usize::MAX)
-    }
-
-    /// Records with offsets in `[offset, end_offset)`, at most `max_records`,
-    /// control batches skipped. `offset` must lie in `log_start..=LEO`.
-    pub fn fetch(
-        &self,
-        offset: i64,
-        max_records: usize,
-        end_offset: i64,
-    ) -> Result<Vec<ConsumerRecord>> {
-        self.check_offset(offset)?;
-        self.fetch_filtered(offset, max_records, end_offset, |_| true)
-    }
-
-    /// As [`Self::fetch`], keeping only data batches for which `keep` is true.
-    pub fn fetch_filtered(
-        &self,
-        offset: i64,
-        max_records: usize,
-        end_offset: i64,
-        mut keep: impl FnMut(&RecordBatch) -> bool,
-    ) -> Result<Vec<ConsumerRecord>> {
-        let end_offset = end_offset.min(self.log_end_offset());
-        let mut out = Vec::new();
-        let mut next = offset;
-        while out.len() < max_records && next < end_offset {
-            // Read only as many batches as could fill the request (by their
-            // record counts), so a large log costs no more than a small one.
-            let wanted = max_records - out.len();
-            let first = self.batches.partition_point(|b| b.last_offset < next);
-            let mut records = 0usize;
-            let count = self
-                .batches
-                .iter_from(first)
-                .take_while(|b| {
-                    let more = records < wanted && b.base_offset < end_offset;
-                    records += b.record_count as usize;
-                    more
-                })
-                .count()
-                .clamp(1, 16);
-            let batches = self.read_range(next, end_offset, count)?;
-            let Some(last) = batches.last() else { break };
-            next = last.next_offset();
-            for batch in batches.iter().filter(|b| !b.is_control() && keep(b)) {
-                for record in batch.consumer_records(offset) {
-                    if record.offset >= end_offset || out.len() >= max_records {
-                        break;
-                    }
-                    out.push(record);
-                }
-            }
-        }
-        Ok(out)
-    }
-
     fn check_offset(&self, offset: i64) -> Result<()> {
         let (start, end) = (self.log_start_offset(), self.log_end_offset());
         if offset < start || offset > end {
@@ -847,60 +474,12 @@ impl PartitionLog {
         }
         Ok(())
     }
-
-    /// Removes every batch at or past `offset`, which must be a batch boundary
-    /// (a batch's base offset, or the LEO). Returns the bytes removed.
-    pub fn truncate_to(&mut self, offset: i64) -> Result<u64> {
-        self.check_online()?;
-        let leo = self.log_end_offset();
-        if offset >= leo {
-            return if offset == leo {
-                Ok(0)
-            } else {
-                self.check_offset(offset).map(|_| 0)
-            };
-        }
-        let keep = self.batches.partition_point(|b| b.base_offset < offset);
-        let boundary = self
-            .batches
-            .get(keep)
-            .is_some_and(|b| b.base_offset == offset);
-        if !boundary {
-            return Err(MiniKafkaError::NotABatchBoundary {
-                what: self.dir.display().to_string(),
-                offset,
-            });
-        }
-        let before = self.size_bytes();
-        if let Err(e) = self.cut_segments(offset) {
-            // Segments may be gone while their batches are still listed:
-            // nothing more is written until a restart reads the log again.
-            let reason = format!("a truncation to offset {offset} failed part way ({e})");
-            self.offline = Some((self.dir.clone(), reason));
-            self.check_online()?;
-        }
-        self.batches.truncate(keep);
-        Ok(before - self.size_bytes())
-    }
-
-    /// The file half of [`Self::truncate_to`]: drops the segments at or past
-    /// `offset` and cuts the last one left.
-    fn cut_segments(&mut self, offset: i64) -> Result<()> {
-        while self.segments.len() > 1 && self.active().base_offset() >= offset {
-            let segment = self.segments.pop().expect("len > 1");
-            segment.delete()?;
-        }
-        let segment = self
-            .segments
-            .last_mut()
-            .expect("a log always has a segment");
-        let position = segment.position_of(offset)?.unwrap_or(segment.size());
-        segment.truncate_to_position(position)
-    }
 }
 
 #[cfg(test)]
 mod tests {
+    use std::fs;
+
     use super::*;
 
     fn config(segment_max_bytes: u64) -> LogConfig {
@@ -1029,7 +608,7 @@ mod tests {
 
     /// A truncation (a follower cutting a divergent tail) whose file cut
     /// fails takes the log offline: refused until a reopen, which finds
-    /// the log whole (issue 17).
+    /// the log whole.
     #[test]
     fn a_truncation_that_fails_takes_the_log_offline() {
         use crate::engine::io_fault::{Effect, Errno, FileOp, inject};

@@ -7,22 +7,16 @@ use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 
 use crate::engine::core::batch::RecordBatch;
-use crate::engine::core::codec::{self, BatchHeader, FRAME_HEADER_LEN};
+use crate::engine::core::codec::{self, FRAME_HEADER_LEN};
 use crate::engine::error::{MiniKafkaError, Result};
 use crate::engine::fsutil;
+use crate::engine::layout::{index_file_name, log_file_name};
 use crate::engine::log::index::{IndexEntry, OffsetIndex};
 use crate::engine::shared_files;
 
 /// Bytes of a frame needed to learn its offsets: the frame header plus the
 /// payload fields up to and including `last_offset_delta`.
 const OFFSETS_PREFIX_LEN: usize = FRAME_HEADER_LEN + 34;
-
-thread_local! {
-    /// The buffer segment scans read into, kept between segments: reading a
-    /// data directory into one reused buffer instead of a fresh allocation
-    /// per segment saves the page faults of new memory (issue 7, P4).
-    static SCAN_BUFFER: std::cell::Cell<Vec<u8>> = const { std::cell::Cell::new(Vec::new()) };
-}
 
 /// Reused buffers (the scan buffer, a log's frame buffer) keep at most this
 /// much between uses: a 1 GiB segment or a huge batch is not held forever.
@@ -38,47 +32,14 @@ pub fn keep_if_small(buffer: &mut Vec<u8>) {
 /// How much of a large frame [`Segment::read_batch_head_at`] reads first.
 pub const HEAD_READ_BYTES: usize = 4096;
 
-/// The `.log` file name for a segment starting at `base_offset`.
-pub fn log_file_name(base_offset: i64) -> String {
-    format!("{base_offset:020}.log")
-}
-
-/// The `.index` file name for a segment starting at `base_offset`.
-pub fn index_file_name(base_offset: i64) -> String {
-    format!("{base_offset:020}.index")
-}
-
-/// What opening a segment found: its valid batches, and how many bytes of a
-/// bad tail were cut (active segment only).
-#[derive(Debug)]
-pub struct SegmentScan {
-    pub headers: Vec<(BatchHeader, u32)>,
-    pub truncated_bytes: u64,
-    pub reason: Option<String>,
-}
-
-/// Where a crash's reopen may resume the scan of a segment (its recovery
-/// point, issue 17 item 12): the segment's first `len` bytes, whose CRC32
-/// is `crc`, were read and checked by the last open and hold whole frames;
-/// `entries` are the index entries a scan finds in them and `next_min` the
-/// offset after their last batch. [`Segment::scan`] trusts them only when
-/// the file still begins with exactly those bytes.
-#[derive(Debug)]
-pub struct Resume {
-    pub len: u64,
-    pub crc: u32,
-    pub entries: Vec<IndexEntry>,
-    pub next_min: i64,
-}
-
 /// One open segment: file handles, size and index.
 #[derive(Debug)]
 pub struct Segment {
-    base_offset: i64,
-    path: PathBuf,
-    file: File,
-    size: u64,
-    index: OffsetIndex,
+    pub(crate) base_offset: i64,
+    pub(crate) path: PathBuf,
+    pub(crate) file: File,
+    pub(crate) size: u64,
+    pub(crate) index: OffsetIndex,
 }
 
 impl Segment {
@@ -92,89 +53,6 @@ impl Segment {
             path,
             file,
             size: 0,
-            index,
-        })
-    }
-
-    /// Reads and checks an existing segment without writing anything.
-    ///
-    /// Every frame is validated (magic, length, CRC, payload structure,
-    /// increasing offsets from `min_base_offset`). In the `active` segment the
-    /// first bad frame and everything after it is the bad tail that
-    /// [`ScannedSegment::open`] cuts; in a closed segment it is a
-    /// [`MiniKafkaError::Corrupt`] naming the file and the byte position.
-    /// Scanning every log before repairing any is what lets an open that
-    /// must refuse a directory refuse it untouched.
-    ///
-    /// With `resume`, when the file begins with the bytes it describes (as
-    /// long, same CRC32: one pass at memory speed), only the frames after
-    /// them are validated; the scan is then the one a full scan gives, since
-    /// each frame's check depends only on its bytes, the offset before it
-    /// and the position of the last index entry. Otherwise the whole file
-    /// is scanned and [`ScannedSegment::resumed`] says so.
-    pub fn scan(
-        dir: &Path,
-        base_offset: i64,
-        active: bool,
-        min_base_offset: i64,
-        index_interval_bytes: u64,
-        resume: Option<Resume>,
-    ) -> Result<ScannedSegment> {
-        let path = dir.join(log_file_name(base_offset));
-        let mut bytes = SCAN_BUFFER.take();
-        bytes.clear();
-        // A regular file only (a FIFO would block the open, a device be read
-        // without end), and its index too, checked here so that an open that
-        // must refuse one refuses before anything is written (issue 17).
-        let read = fsutil::read_regular_into(&path, u64::MAX, &mut bytes).and_then(|found| {
-            if found {
-                fsutil::require_regular_or_missing(&dir.join(index_file_name(base_offset)))
-            } else {
-                Err(MiniKafkaError::io(
-                    &path,
-                    std::io::Error::from(std::io::ErrorKind::NotFound),
-                ))
-            }
-        });
-        let result = read.and_then(|()| {
-            let resume = resume.filter(|r| {
-                usize::try_from(r.len)
-                    .is_ok_and(|len| len <= bytes.len() && crc32fast::hash(&bytes[..len]) == r.crc)
-            });
-            scan_frames(
-                dir,
-                path,
-                &bytes,
-                base_offset,
-                active,
-                min_base_offset,
-                index_interval_bytes,
-                resume,
-            )
-        });
-        keep_if_small(&mut bytes);
-        SCAN_BUFFER.set(bytes);
-        result
-    }
-
-    /// Opens a segment whose bytes a time-travel checkpoint's memo
-    /// describes (`PartitionLog::scan_remembered` checked the lengths):
-    /// `size` bytes, `entries` its index. Reads no frame; the index file is
-    /// checked against the entries as on any open (`OffsetIndex::open_rebuilt`).
-    pub fn open_remembered(
-        dir: &Path,
-        base_offset: i64,
-        size: u64,
-        entries: Vec<IndexEntry>,
-    ) -> Result<Self> {
-        let path = dir.join(log_file_name(base_offset));
-        let file = open_rw(&path, false)?;
-        let index = OffsetIndex::open_rebuilt(&dir.join(index_file_name(base_offset)), entries)?;
-        Ok(Self {
-            base_offset,
-            path,
-            file,
-            size,
             index,
         })
     }
@@ -234,7 +112,7 @@ impl Segment {
             // Cut back to the last whole frame (and drop the index entry
             // just added for this one): a partial frame left in place would
             // make every later frame unreadable to followers and cut at the
-            // next open (issue 17).
+            // next open.
             let cut = fsutil::cut_back(&self.file, &self.path, self.size);
             let index = self.index.truncate_to_position(self.size);
             return Err(match (cut, index) {
@@ -355,180 +233,14 @@ impl Segment {
     }
 }
 
-/// A segment read and checked by [`Segment::scan`], not yet opened.
-#[derive(Debug)]
-pub struct ScannedSegment {
-    dir: PathBuf,
-    path: PathBuf,
-    base_offset: i64,
-    /// The batches found after the resumed prefix (all of them when the
-    /// scan did not resume).
-    headers: Vec<(BatchHeader, u32)>,
-    entries: Vec<IndexEntry>,
-    /// Bytes of whole valid frames.
-    valid_len: u64,
-    /// CRC32 of those bytes: the recovery point the next crash checks.
-    crc: u32,
-    /// Bytes at the start trusted from a [`Resume`] (0: scanned in full).
-    resumed: u64,
-    /// The offset after the last valid batch, `None` without one.
-    next: Option<i64>,
-    /// Bytes after them (the bad tail of an active segment).
-    truncated_bytes: u64,
-    reason: Option<String>,
-}
-
-impl ScannedSegment {
-    /// The offset after the last valid batch, or `None` if it has none.
-    pub fn next_offset(&self) -> Option<i64> {
-        self.next
-    }
-
-    /// Whether the scan resumed from a [`Resume`] (its batches before it
-    /// are the caller's to supply).
-    pub fn resumed(&self) -> bool {
-        self.resumed > 0
-    }
-
-    /// The base offset, the length and the CRC32 of the valid frames.
-    pub fn point(&self) -> (i64, u64, u32) {
-        (self.base_offset, self.valid_len, self.crc)
-    }
-
-    /// Bytes the scan validated frame by frame (after a resumed prefix).
-    pub fn scanned_bytes(&self) -> u64 {
-        self.valid_len + self.truncated_bytes - self.resumed
-    }
-
-    /// Opens the scanned segment: cuts its bad tail (active segment only)
-    /// and writes its index if the file on disk differs.
-    pub fn open(self) -> Result<(Segment, SegmentScan)> {
-        let Self {
-            dir,
-            path,
-            base_offset,
-            headers,
-            entries,
-            valid_len,
-            truncated_bytes,
-            reason,
-            ..
-        } = self;
-        let mut file = open_rw(&path, false)?;
-        if truncated_bytes > 0 {
-            if shared_files::unshare(&path, &file)? {
-                file = open_rw(&path, false)?;
-            }
-            fsutil::cut_back(&file, &path, valid_len).map_err(|e| MiniKafkaError::io(&path, e))?;
-        }
-        let index = OffsetIndex::open_rebuilt(&dir.join(index_file_name(base_offset)), entries)?;
-        let segment = Segment {
-            base_offset,
-            path,
-            file,
-            size: valid_len,
-            index,
-        };
-        Ok((
-            segment,
-            SegmentScan {
-                headers,
-                truncated_bytes,
-                reason,
-            },
-        ))
-    }
-}
-
-/// [`Segment::scan`] on the segment's bytes.
-#[allow(clippy::too_many_arguments)] // the scan's inputs, passed through
-fn scan_frames(
-    dir: &Path,
-    path: PathBuf,
-    bytes: &[u8],
-    base_offset: i64,
-    active: bool,
-    min_base_offset: i64,
-    index_interval_bytes: u64,
-    resume: Option<Resume>,
-) -> Result<ScannedSegment> {
-    let mut headers = Vec::new();
-    let (mut entries, mut pos, mut next_min, start_crc) = match resume {
-        Some(r) => (r.entries, r.len as usize, r.next_min, r.crc),
-        None => (Vec::new(), 0, min_base_offset.max(base_offset), 0),
-    };
-    let resumed = pos;
-    let mut failure = None;
-    while pos < bytes.len() {
-        match codec::validate(&bytes[pos..]) {
-            Ok((header, _)) if relative_offset(base_offset, header.last_offset()).is_none() => {
-                failure = Some(format!(
-                    "batch at offset {} is not within 2^32 offsets of the segment base",
-                    header.base_offset
-                ));
-                break;
-            }
-            Ok((header, len)) if header.base_offset >= next_min => {
-                let last_entry = entries.last().map_or(0, |e: &IndexEntry| e.position);
-                if pos as u64 - last_entry >= index_interval_bytes {
-                    entries.push(IndexEntry {
-                        relative_offset: relative_offset(base_offset, header.base_offset)
-                            .expect("checked above"),
-                        position: pos as u64,
-                    });
-                }
-                next_min = header.last_offset() + 1;
-                headers.push((header, len as u32));
-                pos += len;
-            }
-            Ok((header, _)) => {
-                failure = Some(format!(
-                    "batch at offset {} does not follow offset {}",
-                    header.base_offset,
-                    next_min - 1
-                ));
-                break;
-            }
-            Err(e) => {
-                failure = Some(e.to_string());
-                break;
-            }
-        }
-    }
-    if let Some(reason) = &failure
-        && !active
-    {
-        return Err(MiniKafkaError::corrupt(
-            &path,
-            format!("closed segment has an invalid frame at byte {pos}: {reason}"),
-        ));
-    }
-    let mut crc = crc32fast::Hasher::new_with_initial_len(start_crc, resumed as u64);
-    crc.update(&bytes[resumed..pos]);
-    let next = (resumed > 0 || !headers.is_empty()).then_some(next_min);
-    Ok(ScannedSegment {
-        dir: dir.to_path_buf(),
-        path,
-        base_offset,
-        headers,
-        entries,
-        valid_len: pos as u64,
-        crc: crc.finalize(),
-        resumed: resumed as u64,
-        next,
-        truncated_bytes: (bytes.len() - pos) as u64,
-        reason: failure,
-    })
-}
-
 /// `offset - base` as an index's `u32` relative offset, if it fits.
-fn relative_offset(base: i64, offset: i64) -> Option<u32> {
+pub(crate) fn relative_offset(base: i64, offset: i64) -> Option<u32> {
     offset.checked_sub(base).and_then(|d| u32::try_from(d).ok())
 }
 
 /// Opens a segment file for reading and appending, refusing anything but a
 /// regular file and never following a symlink.
-fn open_rw(path: &Path, create: bool) -> Result<File> {
+pub(crate) fn open_rw(path: &Path, create: bool) -> Result<File> {
     fsutil::open_data_file(
         path,
         OpenOptions::new().read(true).append(true).create(create),

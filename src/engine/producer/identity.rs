@@ -8,8 +8,7 @@ use std::path::{Path, PathBuf};
 use crate::engine::error::Result;
 use crate::engine::fsutil;
 
-/// The identities file's name under the data directory.
-pub const IDENTITIES_FILE: &str = "producer-identities.json";
+pub use crate::engine::layout::IDENTITIES_FILE;
 
 /// Producer name -> (producer id, epoch), durable in its JSON file.
 #[derive(Debug, Clone)]

@@ -1,5 +1,6 @@
-//! Replication vocabulary: acks, isolation levels, append results, and the
-//! read-only views the dashboard renders.
+//! Replication vocabulary (the book's `model.py`): acks, isolation levels,
+//! append results; the future an append returns, and what `read_committed`
+//! asks of the transactions.
 
 use std::future::Future;
 use std::pin::Pin;
@@ -7,7 +8,6 @@ use std::task::{Context, Poll};
 
 use tokio::sync::oneshot;
 
-use crate::engine::config::BrokerId;
 use crate::engine::core::batch::RecordBatch;
 use crate::engine::core::metadata::TopicPartition;
 use crate::engine::error::{MiniKafkaError, Result};
@@ -139,34 +139,6 @@ impl Future for AppendFuture {
                 .map(|r| r.unwrap_or(Err(MiniKafkaError::Crashed))),
         }
     }
-}
-
-/// One replica as the dashboard shows it (SPEC §6 replicas pane).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ReplicaStatus {
-    pub broker: BrokerId,
-    pub is_leader: bool,
-    pub log_start_offset: i64,
-    pub log_end_offset: i64,
-    /// Leader LEO minus this replica's LEO.
-    pub lag: i64,
-    /// Milliseconds since the last fetch (0 for the leader).
-    pub ms_since_fetch: u64,
-    pub in_sync: bool,
-    pub stopped: bool,
-    /// False until a follower has fetched under the current leader epoch.
-    pub epoch_current: bool,
-}
-
-/// A pending `acks=all` append (SPEC §6 pending pane).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PendingAppendView {
-    pub tp: TopicPartition,
-    pub base_offset: i64,
-    pub last_offset: i64,
-    pub leader_epoch: u32,
-    /// Replicas of the captured ISR that do not have the batch yet.
-    pub waiting_for: Vec<BrokerId>,
 }
 
 /// Which batches `read_committed` may return. The transaction layer (E11)

@@ -42,27 +42,6 @@ impl Replica {
         }
     }
 
-    /// A replica over an opened log whose producer state is known: what
-    /// [`Self::new`] would rebuild from the log's summaries, kept by a
-    /// time-travel checkpoint with them (issue 17 item 11), so a restore
-    /// does not walk every batch again.
-    pub fn with_producer_state(
-        broker: BrokerId,
-        log: PartitionLog,
-        producer_state: ProducerStateManager,
-        now_ms: u64,
-    ) -> Self {
-        Self {
-            broker,
-            log,
-            producer_state,
-            last_fetch_ms: now_ms,
-            leader_epoch_seen: None,
-            stopped: false,
-            down_at_creation: false,
-        }
-    }
-
     /// The log end offset.
     pub fn log_end_offset(&self) -> i64 {
         self.log.log_end_offset()

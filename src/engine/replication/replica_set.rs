@@ -3,7 +3,10 @@
 //! appends.
 //!
 //! Everything is evaluated at an explicit `now_ms` from the cluster's clock, so
-//! the ISR and HW are a pure function of the actions applied.
+//! the ISR and HW are a pure function of the actions applied. The methods
+//! follow the book's order; what the dashboard and the Kafka edge read is in
+//! `repl_support/readers.rs`, a time-travel checkpoint's memo in
+//! `time_travel/replication.rs`.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -16,8 +19,7 @@ use crate::engine::core::record::ConsumerRecord;
 use crate::engine::error::{MiniKafkaError, Result};
 use crate::engine::producer::SequenceCheck;
 use crate::engine::replication::model::{
-    AckMode, AppendFuture, AppendResult, IsolationLevel, PendingAppendView, ReplicaStatus,
-    TransactionVisibility,
+    AckMode, AppendFuture, AppendResult, IsolationLevel, TransactionVisibility,
 };
 use crate::engine::replication::replica::Replica;
 
@@ -34,24 +36,14 @@ pub struct ReplicationSettings {
 
 /// An `acks=all` append waiting for replication (E5).
 #[derive(Debug)]
-struct PendingAppend {
-    base_offset: i64,
-    last_offset: i64,
-    leader_epoch: u32,
+pub(crate) struct PendingAppend {
+    pub(crate) base_offset: i64,
+    pub(crate) last_offset: i64,
+    pub(crate) leader_epoch: u32,
     /// The ISR captured at append time.
-    required: BTreeSet<BrokerId>,
-    result: AppendResult,
-    reply: oneshot::Sender<Result<AppendResult>>,
-}
-
-/// The in-memory replication state of a partition that is not on disk: what
-/// a time-travel checkpoint keeps besides a copy of the data directory.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ReplicaSetMemo {
-    pub isr: BTreeSet<BrokerId>,
-    pub high_watermark: i64,
-    /// Per replica: last fetch time, leader epoch seen, stopped.
-    pub replicas: BTreeMap<BrokerId, (u64, Option<u32>, bool)>,
+    pub(crate) required: BTreeSet<BrokerId>,
+    pub(crate) result: AppendResult,
+    pub(crate) reply: oneshot::Sender<Result<AppendResult>>,
 }
 
 /// What one follower fetch did.
@@ -74,19 +66,19 @@ impl FetchOutcome {
 /// The replicas of one partition and their replication state.
 #[derive(Debug)]
 pub struct PartitionReplicaSet {
-    tp: TopicPartition,
+    pub(crate) tp: TopicPartition,
     /// Brokers in assignment order; the first was the initial leader.
-    assignment: Vec<BrokerId>,
-    replicas: BTreeMap<BrokerId, Replica>,
-    leader: BrokerId,
-    leader_epoch: u32,
-    isr: BTreeSet<BrokerId>,
-    high_watermark: i64,
-    pending: Vec<PendingAppend>,
-    settings: ReplicationSettings,
+    pub(crate) assignment: Vec<BrokerId>,
+    pub(crate) replicas: BTreeMap<BrokerId, Replica>,
+    pub(crate) leader: BrokerId,
+    pub(crate) leader_epoch: u32,
+    pub(crate) isr: BTreeSet<BrokerId>,
+    pub(crate) high_watermark: i64,
+    pub(crate) pending: Vec<PendingAppend>,
+    pub(crate) settings: ReplicationSettings,
     /// The topic's timestamp type: LogAppendTime has the leader stamp
     /// every record it appends with its clock.
-    timestamp_type: TimestampType,
+    pub(crate) timestamp_type: TimestampType,
 }
 
 impl PartitionReplicaSet {
@@ -143,56 +135,9 @@ impl PartitionReplicaSet {
         self
     }
 
-    /// The topic's timestamp type.
-    pub fn timestamp_type(&self) -> TimestampType {
-        self.timestamp_type
-    }
-
-    /// The partition.
-    pub fn topic_partition(&self) -> &TopicPartition {
-        &self.tp
-    }
-
     /// The current leader.
     pub fn leader(&self) -> BrokerId {
         self.leader
-    }
-
-    /// The current leader epoch.
-    pub fn leader_epoch(&self) -> u32 {
-        self.leader_epoch
-    }
-
-    /// In-sync replicas, leader included.
-    pub fn isr(&self) -> &BTreeSet<BrokerId> {
-        &self.isr
-    }
-
-    /// The high watermark: consumers read below it.
-    pub fn high_watermark(&self) -> i64 {
-        self.high_watermark
-    }
-
-    /// Brokers in assignment order.
-    pub fn assignment(&self) -> &[BrokerId] {
-        &self.assignment
-    }
-
-    /// One replica.
-    pub fn replica(&self, broker: BrokerId) -> Result<&Replica> {
-        self.replicas
-            .get(&broker)
-            .ok_or_else(|| self.not_a_replica(broker))
-    }
-
-    /// Mutable access to one replica, for fault injection (tear a tail).
-    pub fn replica_mut(&mut self, broker: BrokerId) -> Result<&mut Replica> {
-        let err = self.not_a_replica(broker);
-        self.replicas.get_mut(&broker).ok_or(err)
-    }
-
-    fn not_a_replica(&self, broker: BrokerId) -> MiniKafkaError {
-        MiniKafkaError::UnknownTopicOrPartition(format!("{} on broker {broker}", self.tp))
     }
 
     /// The leader's replica.
@@ -200,162 +145,9 @@ impl PartitionReplicaSet {
         &self.replicas[&self.leader]
     }
 
-    fn leader_leo(&self) -> i64 {
-        self.leader_replica().log_end_offset()
-    }
-
-    /// The LEO the leader may count for `replica`: its real LEO once it has
-    /// fetched under this epoch, else at most the HW (its tail may diverge).
-    fn effective_leo(&self, replica: &Replica) -> i64 {
-        let leo = replica.log_end_offset();
-        if replica.leader_epoch_seen == Some(self.leader_epoch) {
-            leo
-        } else {
-            // It may have rejoined the ISR without fetching (a reopen, a
-            // restart): count only what provably matches the leader.
-            leo.min(self.high_watermark)
-                .min(self.divergence_point(replica.broker))
-        }
-    }
-
-    /// E4: a follower is in sync when it is within `replica_lag_max_offsets`,
-    /// has fetched within `replica_lag_time_ms`, and its LEO covers the HW.
-    fn caught_up(&self, replica: &Replica, now_ms: u64) -> bool {
-        if replica.broker == self.leader {
-            return true;
-        }
-        if replica.stopped && replica.down_at_creation {
-            return false;
-        }
-        if replica.stopped
-            && replica
-                .leader_epoch_seen
-                .is_some_and(|e| e < self.leader_epoch)
-        {
-            // A stopped replica of an older epoch (the failed old leader, say)
-            // is known dead to the controller that elected this leader.
-            return false;
-        }
-        let leo = self.effective_leo(replica);
-        let offset_lag = (self.leader_leo() - leo).max(0) as u64;
-        offset_lag <= self.settings.replica_lag_max_offsets
-            && now_ms.saturating_sub(replica.last_fetch_ms) <= self.settings.replica_lag_time_ms
-            && leo >= self.high_watermark
-    }
-
-    /// Brings the HW and pending appends up to date at `now_ms`. Under
-    /// [`IsrEvaluation::ByClock`] (kafka rules) the ISR is re-evaluated
-    /// too, to a fixed point; under the book's [`IsrEvaluation::AtFetch`]
-    /// only the HW moves (over the current ISR), as the book's
-    /// `_advance_high_watermark`: its ISR changes only in
-    /// [`Self::refresh_isr`], after followers fetch. While the leader is
-    /// stopped nothing moves: nobody is there to track the followers.
-    pub fn update(&mut self, now_ms: u64) {
-        if self.leader_replica().stopped {
-            return;
-        }
-        if self.settings.isr_evaluation == IsrEvaluation::AtFetch {
-            self.advance_high_watermark();
-            self.settle_pending();
-            return;
-        }
-        loop {
-            let isr: BTreeSet<BrokerId> = self
-                .replicas
-                .values()
-                .filter(|r| self.caught_up(r, now_ms))
-                .map(|r| r.broker)
-                .collect();
-            let min_leo = isr
-                .iter()
-                .map(|b| self.effective_leo(&self.replicas[b]))
-                .min()
-                .unwrap_or(self.high_watermark);
-            let hw = self.high_watermark.max(min_leo);
-            if isr == self.isr && hw == self.high_watermark {
-                break;
-            }
-            self.isr = isr;
-            self.high_watermark = hw;
-        }
-        self.settle_pending();
-    }
-
-    /// The book's `_advance_high_watermark`: HW = max(HW, min LEO over the
-    /// ISR as it stands).
-    fn advance_high_watermark(&mut self) {
-        let min_leo = self
-            .isr
-            .iter()
-            .map(|b| self.effective_leo(&self.replicas[b]))
-            .min()
-            .unwrap_or(self.high_watermark);
-        self.high_watermark = self.high_watermark.max(min_leo);
-    }
-
-    /// The book's `refresh_isr` (E4), run after followers fetch: the ISR
-    /// becomes the leader and the followers caught up at `now_ms` (judged
-    /// against the HW before this refresh, in one pass), then the HW
-    /// advances and pending appends settle. Under the kafka rules it is
-    /// [`Self::update`].
-    fn refresh_isr(&mut self, now_ms: u64) {
-        if self.settings.isr_evaluation == IsrEvaluation::ByClock || self.leader_replica().stopped {
-            return self.update(now_ms);
-        }
-        self.isr = self
-            .replicas
-            .values()
-            .filter(|r| self.caught_up(r, now_ms))
-            .map(|r| r.broker)
-            .collect();
-        self.update(now_ms);
-    }
-
-    /// Completes pending appends that replication satisfied, and fails those
-    /// whose ISR dropped below `min_insync_replicas` first (E5). Under the
-    /// book's rules the ISR is checked first, as the book's
-    /// `_resolve_ack_waiters` and Kafka's `checkEnoughReplicasReachOffset`
-    /// do: a batch that every captured replica has still fails when the
-    /// ISR is below the minimum when it would complete.
-    fn settle_pending(&mut self) {
-        let pending = std::mem::take(&mut self.pending);
-        let isr_first = self.settings.isr_evaluation == IsrEvaluation::AtFetch;
-        for p in pending {
-            let short = self.isr.len() < self.settings.min_insync_replicas;
-            if self.is_satisfied(&p) && !(isr_first && short) {
-                let _ = p.reply.send(Ok(p.result));
-            } else if short {
-                let _ = p
-                    .reply
-                    .send(Err(MiniKafkaError::NotEnoughReplicasAfterAppend {
-                        tp: self.tp.to_string(),
-                        offset: p.base_offset,
-                        isr: self.isr.len(),
-                        min: self.settings.min_insync_replicas,
-                    }));
-            } else {
-                self.pending.push(p);
-            }
-        }
-    }
-
-    fn has_batch(&self, broker: BrokerId, last_offset: i64) -> bool {
-        self.replicas.get(&broker).is_some_and(|r| {
-            r.leader_epoch_seen == Some(self.leader_epoch) && r.log_end_offset() > last_offset
-        })
-    }
-
-    fn is_satisfied(&self, p: &PendingAppend) -> bool {
-        match self.settings.acks_all_completion {
-            // The captured ISR must have the batch (the book), and the HW must
-            // have passed it: a replica that joined the ISR since, without
-            // the batch, could otherwise be promoted and lose an acked write.
-            AcksAllCompletion::CapturedIsr => {
-                self.high_watermark > p.last_offset
-                    && p.required.iter().all(|&b| self.has_batch(b, p.last_offset))
-            }
-            AcksAllCompletion::HighWatermark => self.high_watermark > p.last_offset,
-        }
+    /// In-sync replicas, leader included.
+    pub fn isr(&self) -> &BTreeSet<BrokerId> {
+        &self.isr
     }
 
     /// Appends a batch on the leader (E5, E6, E7).
@@ -472,6 +264,34 @@ impl PartitionReplicaSet {
         AppendFuture::waiting(receiver)
     }
 
+    /// One fetch by every follower, in assignment order (E4). Under the
+    /// book's rules the ISR is refreshed once, after all of them fetched
+    /// (its `fetch_followers_once`); under the kafka rules after each.
+    /// A follower that fails does not stop the others; the first error is
+    /// returned after all have fetched.
+    pub fn replicate_once(&mut self, now_ms: u64) -> Result<FetchOutcome> {
+        let mut total = FetchOutcome::default();
+        let mut first_error = None;
+        let by_clock = self.settings.isr_evaluation == IsrEvaluation::ByClock;
+        for broker in self.assignment.clone() {
+            let fetched = if by_clock {
+                self.replicate_follower(broker, now_ms).map(Some)
+            } else {
+                self.fetch_one(broker, now_ms)
+            };
+            match fetched {
+                Ok(o) => total.add(o.unwrap_or_default()),
+                Err(e) => {
+                    first_error.get_or_insert(e);
+                }
+            }
+        }
+        if !by_clock {
+            self.refresh_isr(now_ms);
+        }
+        first_error.map_or(Ok(total), Err)
+    }
+
     /// One fetch by one follower (E4). A stopped follower, a stopped leader, or
     /// the leader itself fetch nothing. A follower that has not fetched under
     /// the current leader epoch first truncates any tail past the HW, which
@@ -534,58 +354,6 @@ impl PartitionReplicaSet {
             .map_or(follower.log_start_offset(), |b| b.last_offset + 1)
     }
 
-    /// One fetch by every follower, in assignment order (E4). Under the
-    /// book's rules the ISR is refreshed once, after all of them fetched
-    /// (its `fetch_followers_once`); under the kafka rules after each.
-    /// A follower that fails does not stop the others; the first error is
-    /// returned after all have fetched.
-    pub fn replicate_once(&mut self, now_ms: u64) -> Result<FetchOutcome> {
-        let mut total = FetchOutcome::default();
-        let mut first_error = None;
-        let by_clock = self.settings.isr_evaluation == IsrEvaluation::ByClock;
-        for broker in self.assignment.clone() {
-            let fetched = if by_clock {
-                self.replicate_follower(broker, now_ms).map(Some)
-            } else {
-                self.fetch_one(broker, now_ms)
-            };
-            match fetched {
-                Ok(o) => total.add(o.unwrap_or_default()),
-                Err(e) => {
-                    first_error.get_or_insert(e);
-                }
-            }
-        }
-        if !by_clock {
-            self.refresh_isr(now_ms);
-        }
-        first_error.map_or(Ok(total), Err)
-    }
-
-    /// Marks a broker's replica stopped or running (E6).
-    pub fn set_stopped(&mut self, broker: BrokerId, stopped: bool, now_ms: u64) {
-        if let Some(r) = self.replicas.get_mut(&broker) {
-            r.stopped = stopped;
-            r.down_at_creation &= stopped;
-        }
-        self.update(now_ms);
-    }
-
-    /// A new partition's replica on a broker that is stopped when the
-    /// partition is created: stopped, and out of the ISR from the start (it
-    /// never held the log), as Kafka leaves an offline broker out of a new
-    /// partition's ISR. The leader stays in the ISR, stopped or not.
-    pub fn open_stopped(&mut self, broker: BrokerId, now_ms: u64) {
-        if let Some(r) = self.replicas.get_mut(&broker) {
-            r.stopped = true;
-            r.down_at_creation = true;
-        }
-        if broker != self.leader {
-            self.isr.remove(&broker);
-        }
-        self.update(now_ms);
-    }
-
     /// Makes `broker` the leader (E6): only a running ISR member may lead. The
     /// leader epoch goes up; pending appends of the old epoch are fenced;
     /// followers must fetch under the new epoch before they count again.
@@ -636,6 +404,188 @@ impl PartitionReplicaSet {
         debug_assert!(old < self.leader_epoch);
         self.update(now_ms);
         Ok(self.leader_epoch)
+    }
+
+    /// Marks a broker's replica stopped or running (E6).
+    pub fn set_stopped(&mut self, broker: BrokerId, stopped: bool, now_ms: u64) {
+        if let Some(r) = self.replicas.get_mut(&broker) {
+            r.stopped = stopped;
+            r.down_at_creation &= stopped;
+        }
+        self.update(now_ms);
+    }
+
+    /// A new partition's replica on a broker that is stopped when the
+    /// partition is created: stopped, and out of the ISR from the start (it
+    /// never held the log), as Kafka leaves an offline broker out of a new
+    /// partition's ISR. The leader stays in the ISR, stopped or not.
+    pub fn open_stopped(&mut self, broker: BrokerId, now_ms: u64) {
+        if let Some(r) = self.replicas.get_mut(&broker) {
+            r.stopped = true;
+            r.down_at_creation = true;
+        }
+        if broker != self.leader {
+            self.isr.remove(&broker);
+        }
+        self.update(now_ms);
+    }
+
+    /// The book's `refresh_isr` (E4), run after followers fetch: the ISR
+    /// becomes the leader and the followers caught up at `now_ms` (judged
+    /// against the HW before this refresh, in one pass), then the HW
+    /// advances and pending appends settle. Under the kafka rules it is
+    /// [`Self::update`].
+    fn refresh_isr(&mut self, now_ms: u64) {
+        if self.settings.isr_evaluation == IsrEvaluation::ByClock || self.leader_replica().stopped {
+            return self.update(now_ms);
+        }
+        self.isr = self
+            .replicas
+            .values()
+            .filter(|r| self.caught_up(r, now_ms))
+            .map(|r| r.broker)
+            .collect();
+        self.update(now_ms);
+    }
+
+    /// Brings the HW and pending appends up to date at `now_ms`. Under
+    /// [`IsrEvaluation::ByClock`] (kafka rules) the ISR is re-evaluated
+    /// too, to a fixed point; under the book's [`IsrEvaluation::AtFetch`]
+    /// only the HW moves (over the current ISR), as the book's
+    /// `_advance_high_watermark`: its ISR changes only in
+    /// [`Self::refresh_isr`], after followers fetch. While the leader is
+    /// stopped nothing moves: nobody is there to track the followers.
+    pub fn update(&mut self, now_ms: u64) {
+        if self.leader_replica().stopped {
+            return;
+        }
+        if self.settings.isr_evaluation == IsrEvaluation::AtFetch {
+            self.advance_high_watermark();
+            self.settle_pending();
+            return;
+        }
+        loop {
+            let isr: BTreeSet<BrokerId> = self
+                .replicas
+                .values()
+                .filter(|r| self.caught_up(r, now_ms))
+                .map(|r| r.broker)
+                .collect();
+            let min_leo = isr
+                .iter()
+                .map(|b| self.effective_leo(&self.replicas[b]))
+                .min()
+                .unwrap_or(self.high_watermark);
+            let hw = self.high_watermark.max(min_leo);
+            if isr == self.isr && hw == self.high_watermark {
+                break;
+            }
+            self.isr = isr;
+            self.high_watermark = hw;
+        }
+        self.settle_pending();
+    }
+
+    /// E4: a follower is in sync when it is within `replica_lag_max_offsets`,
+    /// has fetched within `replica_lag_time_ms`, and its LEO covers the HW.
+    fn caught_up(&self, replica: &Replica, now_ms: u64) -> bool {
+        if replica.broker == self.leader {
+            return true;
+        }
+        if replica.stopped && replica.down_at_creation {
+            return false;
+        }
+        if replica.stopped
+            && replica
+                .leader_epoch_seen
+                .is_some_and(|e| e < self.leader_epoch)
+        {
+            // A stopped replica of an older epoch (the failed old leader, say)
+            // is known dead to the controller that elected this leader.
+            return false;
+        }
+        let leo = self.effective_leo(replica);
+        let offset_lag = (self.leader_leo() - leo).max(0) as u64;
+        offset_lag <= self.settings.replica_lag_max_offsets
+            && now_ms.saturating_sub(replica.last_fetch_ms) <= self.settings.replica_lag_time_ms
+            && leo >= self.high_watermark
+    }
+
+    /// The LEO the leader may count for `replica`: its real LEO once it has
+    /// fetched under this epoch, else at most the HW (its tail may diverge).
+    fn effective_leo(&self, replica: &Replica) -> i64 {
+        let leo = replica.log_end_offset();
+        if replica.leader_epoch_seen == Some(self.leader_epoch) {
+            leo
+        } else {
+            // It may have rejoined the ISR without fetching (a reopen, a
+            // restart): count only what provably matches the leader.
+            leo.min(self.high_watermark)
+                .min(self.divergence_point(replica.broker))
+        }
+    }
+
+    pub(crate) fn leader_leo(&self) -> i64 {
+        self.leader_replica().log_end_offset()
+    }
+
+    /// The book's `_advance_high_watermark`: HW = max(HW, min LEO over the
+    /// ISR as it stands).
+    fn advance_high_watermark(&mut self) {
+        let min_leo = self
+            .isr
+            .iter()
+            .map(|b| self.effective_leo(&self.replicas[b]))
+            .min()
+            .unwrap_or(self.high_watermark);
+        self.high_watermark = self.high_watermark.max(min_leo);
+    }
+
+    /// Completes pending appends that replication satisfied, and fails those
+    /// whose ISR dropped below `min_insync_replicas` first (E5). Under the
+    /// book's rules the ISR is checked first, as the book's
+    /// `_resolve_ack_waiters` and Kafka's `checkEnoughReplicasReachOffset`
+    /// do: a batch that every captured replica has still fails when the
+    /// ISR is below the minimum when it would complete.
+    fn settle_pending(&mut self) {
+        let pending = std::mem::take(&mut self.pending);
+        let isr_first = self.settings.isr_evaluation == IsrEvaluation::AtFetch;
+        for p in pending {
+            let short = self.isr.len() < self.settings.min_insync_replicas;
+            if self.is_satisfied(&p) && !(isr_first && short) {
+                let _ = p.reply.send(Ok(p.result));
+            } else if short {
+                let _ = p
+                    .reply
+                    .send(Err(MiniKafkaError::NotEnoughReplicasAfterAppend {
+                        tp: self.tp.to_string(),
+                        offset: p.base_offset,
+                        isr: self.isr.len(),
+                        min: self.settings.min_insync_replicas,
+                    }));
+            } else {
+                self.pending.push(p);
+            }
+        }
+    }
+
+    fn is_satisfied(&self, p: &PendingAppend) -> bool {
+        match self.settings.acks_all_completion {
+            // The captured ISR must have the batch (the book), and the HW must
+            // have passed it: a replica that joined the ISR since, without
+            // the batch, could otherwise be promoted and lose an acked write.
+            AcksAllCompletion::CapturedIsr => {
+                self.high_watermark > p.last_offset
+                    && p.required.iter().all(|&b| self.has_batch(b, p.last_offset))
+            }
+            AcksAllCompletion::HighWatermark => self.high_watermark > p.last_offset,
+        }
+    }
+
+    pub(crate) fn has_batch(&self, broker: BrokerId, last_offset: i64) -> bool {
+        self.replicas.get(&broker).is_some_and(|r| {
+            r.leader_epoch_seen == Some(self.leader_epoch) && r.log_end_offset() > last_offset
+        })
     }
 
     /// Consumer fetch through the leader (E4, E11): up to the HW for
@@ -695,89 +645,5 @@ impl PartitionReplicaSet {
                 })
             }
         }
-    }
-
-    /// Every replica as the dashboard shows it, in assignment order.
-    pub fn replica_statuses(&self, now_ms: u64) -> Vec<ReplicaStatus> {
-        let leader_leo = self.leader_leo();
-        self.assignment
-            .iter()
-            .map(|b| {
-                let r = &self.replicas[b];
-                let is_leader = *b == self.leader;
-                ReplicaStatus {
-                    broker: *b,
-                    is_leader,
-                    log_start_offset: r.log.log_start_offset(),
-                    log_end_offset: r.log_end_offset(),
-                    lag: leader_leo - r.log_end_offset(),
-                    ms_since_fetch: if is_leader {
-                        0
-                    } else {
-                        now_ms.saturating_sub(r.last_fetch_ms)
-                    },
-                    in_sync: self.isr.contains(b),
-                    stopped: r.stopped,
-                    epoch_current: r.leader_epoch_seen == Some(self.leader_epoch),
-                }
-            })
-            .collect()
-    }
-
-    /// The in-memory state a checkpoint keeps (pending appends excluded: a
-    /// checkpoint is only taken when there are none).
-    pub fn memo(&self) -> ReplicaSetMemo {
-        ReplicaSetMemo {
-            isr: self.isr.clone(),
-            high_watermark: self.high_watermark,
-            replicas: self
-                .replicas
-                .iter()
-                .map(|(b, r)| (*b, (r.last_fetch_ms, r.leader_epoch_seen, r.stopped)))
-                .collect(),
-        }
-    }
-
-    /// Puts back the in-memory state of a checkpoint.
-    pub fn restore(&mut self, memo: &ReplicaSetMemo) {
-        self.isr = memo.isr.clone();
-        self.high_watermark = memo.high_watermark;
-        for (b, &(last_fetch_ms, seen, stopped)) in &memo.replicas {
-            if let Some(r) = self.replicas.get_mut(b) {
-                r.last_fetch_ms = last_fetch_ms;
-                r.leader_epoch_seen = seen;
-                r.stopped = stopped;
-            }
-        }
-    }
-
-    /// Drops every pending `acks=all` append: their futures fail with
-    /// `Crashed` (the process died and could not restart).
-    pub fn drop_pending(&mut self) {
-        self.pending.clear();
-    }
-
-    /// True when no `acks=all` append is waiting.
-    pub fn is_quiet(&self) -> bool {
-        self.pending.is_empty()
-    }
-
-    /// Pending `acks=all` appends and the replicas each still waits for.
-    pub fn pending_appends(&self) -> Vec<PendingAppendView> {
-        self.pending
-            .iter()
-            .map(|p| PendingAppendView {
-                tp: self.tp.clone(),
-                base_offset: p.base_offset,
-                last_offset: p.last_offset,
-                leader_epoch: p.leader_epoch,
-                waiting_for: p
-                    .required
-                    .iter()
-                    .copied()
-                    .filter(|&b| !self.has_batch(b, p.last_offset))
-                    .collect(),
-            })
-            .collect()
     }
 }

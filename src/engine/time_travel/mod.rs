@@ -6,4 +6,6 @@
 //! it came from (docs/engine-decisions.md, "A crash's recovery reads what
 //! changed since the last one"; docs/performance.md).
 
+pub mod log;
+pub mod replication;
 pub mod transactions;

@@ -18,8 +18,7 @@ use crate::engine::fsutil;
 use crate::engine::shared_vec::SharedVec;
 use crate::engine::transaction::model::{TransactionData, TransactionState};
 
-/// The journal's file name under the data directory.
-pub const JOURNAL_FILE: &str = "transactions.journal";
+pub use crate::engine::layout::JOURNAL_FILE;
 
 /// One valid frame (line) of the journal, for the dashboard's journal pane.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -16,7 +16,7 @@ use crate::engine::core::metadata::TopicPartition;
 use crate::engine::core::record::ConsumerRecord;
 use crate::engine::error::Result;
 use crate::engine::log::{BatchSummary, PartitionLog};
-use crate::engine::replication::model::{PendingAppendView, ReplicaStatus};
+use crate::engine::repl_support::readers::{PendingAppendView, ReplicaStatus};
 use crate::engine::replication::replica_set::FetchOutcome;
 use crate::engine::replication::{IsolationLevel, PartitionReplicaSet};
 

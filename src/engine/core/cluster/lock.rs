@@ -15,8 +15,7 @@ use std::path::Path;
 use crate::engine::error::{MiniKafkaError, Result};
 use crate::engine::fsutil;
 
-/// The advisory lock file under the data directory.
-pub const LOCK_FILE: &str = ".mk-tui.lock";
+pub use crate::engine::layout::LOCK_FILE;
 
 /// Takes the data directory's exclusive advisory lock, so that two clusters
 /// (two mk-tui processes, or two handles in one) never write one directory.

@@ -18,10 +18,10 @@ use crate::engine::core::metadata::TopicPartition;
 use crate::engine::core::partitioner::Partitioner;
 use crate::engine::core::recovery::RecoveryReport;
 use crate::engine::error::Result;
-use crate::engine::log::partition_log::LogMemo;
 use crate::engine::producer::ProducerStateManager;
 use crate::engine::replication::PartitionReplicaSet;
-use crate::engine::replication::replica_set::ReplicaSetMemo;
+use crate::engine::time_travel::log::LogMemo;
+use crate::engine::time_travel::replication::ReplicaSetMemo;
 use crate::engine::time_travel::transactions::CoordinatorMemo;
 
 /// The in-memory state of a quiet cluster that its data directory does not

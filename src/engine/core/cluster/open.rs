@@ -26,10 +26,11 @@ use crate::engine::core::recovery::{
 };
 use crate::engine::error::{MiniKafkaError, Result};
 use crate::engine::log::PartitionLog;
-use crate::engine::log::partition_log::{LogCarry, LogConfig, ScannedLog};
+use crate::engine::log::partition_log::LogConfig;
 use crate::engine::producer::ProducerIdentities;
-use crate::engine::replication::checkpoint::HighWatermarkCheckpoint;
+use crate::engine::repl_support::checkpoint::HighWatermarkCheckpoint;
 use crate::engine::replication::{PartitionReplicaSet, Replica};
+use crate::engine::time_travel::log::{LogCarry, ScannedLog};
 use crate::engine::time_travel::transactions::{CoordinatorCarry, CoordinatorMemo};
 use crate::engine::transaction::TransactionCoordinator;
 

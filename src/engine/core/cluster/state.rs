@@ -14,9 +14,10 @@ use crate::engine::core::partitioner::Partitioner;
 use crate::engine::core::recovery::RecoveryReport;
 use crate::engine::error::{MiniKafkaError, Result};
 use crate::engine::producer::ProducerIdentities;
+use crate::engine::repl_support::checkpoint::HighWatermarkCheckpoint;
+use crate::engine::repl_support::readers::PendingAppendView;
 use crate::engine::replication::PartitionReplicaSet;
-use crate::engine::replication::checkpoint::HighWatermarkCheckpoint;
-use crate::engine::replication::model::{PendingAppendView, TransactionVisibility};
+use crate::engine::replication::model::TransactionVisibility;
 use crate::engine::replication::replica_set::ReplicationSettings;
 use crate::engine::transaction::TransactionCoordinator;
 

@@ -22,8 +22,7 @@ use crate::engine::core::metadata::TopicPartition;
 use crate::engine::error::{MiniKafkaError, Result};
 use crate::engine::fsutil;
 
-/// The checkpoint file's name under the data directory.
-pub const CHECKPOINT_FILE: &str = "replication-offset-checkpoint";
+pub use crate::engine::layout::CHECKPOINT_FILE;
 
 /// High watermarks by partition, as last written.
 #[derive(Debug, Clone)]
@@ -90,7 +89,7 @@ fn parse(text: &str) -> std::result::Result<BTreeMap<TopicPartition, i64>, Strin
             parsed.ok_or_else(|| format!("line {}: expected `topic partition offset`", i + 3))?;
         // A high watermark is an offset, never below 0: a negative one is
         // not clamped (that would hide every acknowledged record) but
-        // refused, naming the file (issue 17, item 6).
+        // refused, naming the file.
         if hw < 0 {
             return Err(format!(
                 "line {}: the high watermark of {tp} is {hw}, below offset 0",
