@@ -1,10 +1,10 @@
-//! Injected write failures, for tests only (issue 17, item 1): "the Nth
-//! write to file X fails with ENOSPC or EIO, or writes only K bytes", and
-//! the same for an fsync or a truncate. Every write, fsync and truncate of
-//! a file the engine keeps (journal, segments, indexes, the JSON files, the
-//! HW checkpoint) goes through [`crate::engine::fsutil`]'s primitives, which
-//! ask [`check`] first; so a test can make any one of them fail at a chosen
-//! moment, deterministically, without a full disk.
+//! Injected write failures, for tests only: "the Nth write to file X fails
+//! with ENOSPC or EIO, or writes only K bytes", and the same for an fsync or a
+//! truncate. Every write, fsync and truncate of a file the engine keeps
+//! (journal, segments, indexes, the JSON files, the HW checkpoint) goes
+//! through [`crate::engine::fsutil`]'s primitives, which ask [`check`] first;
+//! so a test can make any one of them fail at a chosen moment,
+//! deterministically, without a full disk.
 //!
 //! The registry is process-wide (a failure may be met on any thread), but a
 //! fault names one path, and tests use their own temporary directories, so

@@ -1,11 +1,11 @@
 //! Copies of a quiet data directory that share the files no one writes in
-//! place (issue 17 item 11: time travel's checkpoints and restores, SPEC §4).
+//! place (time travel's checkpoints and restores, SPEC §4).
 //!
 //! A time-travel checkpoint is a copy of the data directory, and a step back
 //! makes a copy of a checkpoint to run on. Copied byte for byte, each costs
-//! the bytes logged so far and a new inode per file (on this machine's ext4
-//! a new inode is searched for past every recently deleted one): a step back
-//! grew with history. Most of those files are never written again in place:
+//! the bytes logged so far and a new inode per file (on ext4 a new inode is
+//! searched for past every recently deleted one): a step back would grow
+//! with history. Most of those files are never written again in place:
 //!
 //! - a *closed* segment, every `.log` of a log directory but the one with
 //!   the highest base offset (appends go to the last segment only, a roll
@@ -38,16 +38,15 @@
 //! a torn-tail fault (`BrokerCluster::tear`), makes the journal
 //! [`unshare`] first, through its own handle.
 //!
-//! A restore may copy into the directory of a driver that was dropped
-//! (a time-travel timeline keeps two for reuse, issue 17 item 11): what is
-//! already the source's inode stays, a private file (one link) is written
-//! over in place, anything else there is unlinked first, and whatever the
-//! source lacks is removed (but the lock file). Writing in place is safe
-//! because a file with one link is that dead driver's alone: checkpoints
-//! copy active segments and link everything else, so a file any other
-//! directory shares has more links. It creates no inode, which on this
-//! machine's ext4 is slow right after many deletes (every step back
-//! deleted and created a directory tree).
+//! A restore may copy into the directory of a driver that was dropped (a
+//! time-travel timeline keeps two for reuse): what is already the source's
+//! inode stays, a private file (one link) is written over in place, anything
+//! else there is unlinked first, and whatever the source lacks is removed (but
+//! the lock file). Writing in place is safe because a file with one link is
+//! that dead driver's alone: checkpoints copy active segments and link
+//! everything else, so a file any other directory shares has more links. It
+//! creates no inode, which on ext4 is slow right after many deletes (a step
+//! back that deleted and created a directory tree would pay it each time).
 //!
 //! A file that cannot be linked (another file system, a link limit) is
 //! copied. `state --data-dir` still copies a user's directory byte for

@@ -1,5 +1,5 @@
 //! `SharedVec<T>`: a growable list kept in chunks behind `Arc`s, so that a
-//! clone shares every chunk (issue 17 item 11).
+//! clone shares every chunk.
 //!
 //! Time travel keeps the in-memory state a data directory's files parse
 //! to with every checkpoint (`ClusterMemo`), so that a step back restores

@@ -2,11 +2,11 @@
 //! Its own file because it is the one piece of opening that must happen
 //! before any read, and must be undone when an open is refused.
 //!
-//! The writer holds the lock exclusively and writes its pid into the file
-//! as soon as it holds it (putting back what was there if its open is
-//! refused); `state --data-dir` takes it shared while it
-//! copies the directory, so it never copies files a running mk-tui is
-//! writing, and names that mk-tui's pid when it cannot (issue 17, item 5).
+//! The writer holds the lock exclusively and writes its pid into the file as
+//! soon as it holds it (putting back what was there if its open is refused);
+//! `state --data-dir` takes it shared while it copies the directory, so it
+//! never copies files a running mk-tui is writing, and names that mk-tui's pid
+//! when it cannot.
 
 use std::fs;
 use std::io::{Read, Write};

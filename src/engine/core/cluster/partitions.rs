@@ -1,5 +1,5 @@
 //! `Partitions`: every replica set of a cluster, and which of them an
-//! operation may have changed (issue 17 item 12).
+//! operation may have changed.
 //!
 //! `BrokerCluster::mutate` brings every ISR, HW and pending ack up to the
 //! clock before and after each operation (SPEC §3 E5: the ISR and the HW

@@ -1,8 +1,7 @@
 //! A cache for readers that fold a leader's batch summaries from the log's
-//! start (issue 17 item 11): the dashboard's count of what a fresh consumer
-//! reads (`session::snapshot`'s reader counts) walked every batch of every
-//! partition on each frame, so a step back's frame of the step before grew
-//! with history.
+//! start: without it, the dashboard's count of what a fresh consumer reads
+//! (`session::snapshot`'s reader counts) would walk every batch of every
+//! partition on each frame, and a step back's frame would grow with history.
 //!
 //! The engine does not know what is folded; it keeps, per partition, the
 //! result of a fold over the first `k` summaries of the leader's log
