@@ -11,9 +11,10 @@ use kafka_protocol::messages::{
 };
 use kafka_protocol::protocol::StrBytes;
 
+use crate::kafka::broker::{Advertised, Broker, Handled, Request};
 use crate::kafka::errors::code;
 use crate::kafka::registry::Registry;
-use crate::kafka::worker::{Advertised, Handled, Request, ServerState};
+use crate::kafka::worker::ServerState;
 use crate::session::listeners::NoSteps;
 use crate::session::recording::Header;
 use crate::session::{Action, Driver};
@@ -299,9 +300,9 @@ fn list_groups_names_every_group_with_offsets_staged_offsets_or_a_member() {
     h.act(serde_json::json!({"send_offsets": {"txn": "tx-1", "group": "staged", "offsets": [{"topic": "t", "partition": 0, "offset": 0}]}}));
     {
         let mut steps = NoSteps;
-        let w = h.state.worker(&mut h.driver, &mut steps);
+        let mut w = h.state.worker(&mut h.driver, &mut steps);
         let now = crate::kafka::clock::RealTime::now();
-        w.groups.get("live", now).member = Some(crate::kafka::groups::Member {
+        w.groups_mut().get("live", now).member = Some(crate::kafka::groups::Member {
             id: "m".into(),
             client_id: "c".into(),
             session: std::time::Duration::from_secs(60),

@@ -20,8 +20,8 @@ use super::{leader_check, topic_partition};
 use crate::engine::TopicPartition;
 use crate::engine::core::cluster::ClusterState;
 use crate::engine::core::metadata::TimestampType;
+use crate::kafka::broker::{Answer, Broker};
 use crate::kafka::errors::{code, name_of};
-use crate::kafka::worker::{Answer, Worker};
 
 /// Kafka's special timestamps.
 const LATEST: i64 = -1;
@@ -29,7 +29,7 @@ const EARLIEST: i64 = -2;
 const MAX_TIMESTAMP: i64 = -3;
 
 pub fn handle(
-    worker: &mut Worker,
+    worker: &mut dyn Broker,
     broker: u32,
     request: &ListOffsetsRequest,
     version: i16,
@@ -37,7 +37,7 @@ pub fn handle(
     let committed = request.isolation_level == 1;
     let mut notes = Vec::new();
     let origin = worker.append_time_origin();
-    let topics = worker.driver.cluster().with_state(|s| {
+    let topics = worker.read(|s| {
         request
             .topics
             .iter()

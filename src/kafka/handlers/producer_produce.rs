@@ -38,12 +38,12 @@ use kafka_protocol::protocol::StrBytes;
 
 use super::{leader_check, topic_partition, txn_client};
 use crate::engine::{AckMode, TopicPartition};
+use crate::kafka::broker::{Answer, Broker, Continue, Handled, WaitingProduce};
 use crate::kafka::clock::RealTime;
 use crate::kafka::errors::{code, name_of};
 use crate::kafka::producers::SequenceVerdict;
 use crate::kafka::records::{self, IncomingRecord};
 use crate::kafka::steps::{self, Refused, StepEnd};
-use crate::kafka::worker::{Answer, Continue, Handled, WaitingProduce, Worker};
 use crate::session::Action;
 use crate::session::action::WireIdentity;
 use crate::session::recording::Caption;
@@ -74,7 +74,7 @@ struct Admitted {
 
 /// Handles a produce whose batches carry a producer id; `None` for a
 /// plain producer's, which `produce` handles.
-pub fn handle(worker: &mut Worker, broker: u32, request: &ProduceRequest) -> Option<Handled> {
+pub fn handle(worker: &mut dyn Broker, broker: u32, request: &ProduceRequest) -> Option<Handled> {
     let sender = match request
         .transactional_id
         .as_ref()
@@ -210,7 +210,7 @@ fn retry_said(a: &Admitted, offset: i64) -> Caption {
 
 /// The checks of the edge, before anything is appended.
 fn admit(
-    worker: &mut Worker,
+    worker: &mut dyn Broker,
     broker: u32,
     topic: &str,
     data: &PartitionProduceData,
@@ -222,7 +222,7 @@ fn admit(
             format!("no partition {} of {topic}", data.index),
         )
     })?;
-    worker.driver.cluster().with_state(|s| {
+    worker.read(|s| {
         leader_check(s, &tp, broker)
             .map_err(|c| (c, format!("{tp}: broker {broker} cannot take it")))
     })?;
@@ -266,7 +266,7 @@ fn admit(
                 epoch,
                 code::INVALID_PRODUCER_EPOCH,
             )?;
-            let p = &worker.producers.transactional[txn];
+            let p = &worker.producers().transactional[txn];
             let open = p
                 .open
                 .as_ref()
@@ -331,8 +331,8 @@ fn admit(
 
 /// Notes a transactional batch's sequences for retries (see the
 /// module's note).
-fn remember(worker: &mut Worker, txn: &str, a: &Admitted, base_offset: i64) {
-    if let Some(p) = worker.producers.transactional.get_mut(txn) {
+fn remember(worker: &mut dyn Broker, txn: &str, a: &Admitted, base_offset: i64) {
+    if let Some(p) = worker.producers_mut().transactional.get_mut(txn) {
         p.sequences.entry(a.tp.clone()).or_default().record(
             a.epoch,
             a.base_sequence,
@@ -357,14 +357,11 @@ fn wire_after(a: &Admitted, sent: usize) -> WireIdentity {
 /// Where the batch of a `produce` or `send` step landed, as the engine
 /// answered: its first offset (for an exact retry, the original's) and
 /// whether it was one.
-fn landed(worker: &Worker, step: usize) -> Option<(i64, bool)> {
-    if let Some(result) = worker.driver.appended(step) {
+fn landed(worker: &dyn Broker, step: usize) -> Option<(i64, bool)> {
+    if let Some(result) = worker.appended(step) {
         return result.offsets.map(|(first, _)| (first, result.duplicate));
     }
-    worker
-        .driver
-        .lands_at(step)
-        .map(|(_, first)| (first, false))
+    worker.lands_at(step).map(|first| (first, false))
 }
 
 /// A produce error in Kafka's words: an older epoch on Produce is
@@ -377,8 +374,8 @@ fn produce_code(e: i16) -> i16 {
     }
 }
 
-fn leo(worker: &Worker, tp: &TopicPartition) -> (i64, i64) {
-    worker.driver.cluster().with_state(|s| {
+fn leo(worker: &dyn Broker, tp: &TopicPartition) -> (i64, i64) {
+    worker.read(|s| {
         s.partition(tp).map_or((-1, -1), |set| {
             let log = &set.leader_replica().log;
             (log.log_end_offset(), log.log_start_offset())
@@ -389,7 +386,7 @@ fn leo(worker: &Worker, tp: &TopicPartition) -> (i64, i64) {
 /// The idempotent producer's records as `produce` actions carrying its
 /// identity, judged by the engine (E7).
 fn idempotent(
-    worker: &mut Worker,
+    worker: &mut dyn Broker,
     answering: Answering,
     admitted: Vec<(usize, usize, Admitted)>,
     acks: AckMode,
@@ -563,7 +560,7 @@ impl TxnProduce {
 }
 
 impl Continue for TxnProduce {
-    fn poll(&mut self, worker: &mut Worker) -> Option<Answer> {
+    fn poll(&mut self, worker: &mut dyn Broker) -> Option<Answer> {
         loop {
             let Some(part) = self.parts.front_mut() else {
                 return Some(self.answer(""));
@@ -644,7 +641,7 @@ impl Continue for TxnProduce {
         self.deadline
     }
 
-    fn timed_out(mut self: Box<Self>, _worker: &mut Worker) -> Answer {
+    fn timed_out(mut self: Box<Self>, _worker: &mut dyn Broker) -> Answer {
         while let Some(part) = self.parts.pop_front() {
             let sent = part.done;
             let pr = &mut self.response.responses[part.ti].partition_responses[part.pi];
