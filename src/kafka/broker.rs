@@ -8,8 +8,11 @@
 //! driver, and the driver thread's module is the only one that calls them.
 //!
 //! The engine's types a handler translates (its state, topic-partitions,
-//! transaction states, ...) are re-exported here, once, so the handlers
-//! name the engine's vocabulary without each reaching into its modules.
+//! transaction states, batches, ...) are re-exported here, once: this
+//! list is the whole of the engine the Kafka edge speaks of, and the
+//! views below ([`Broker::read`] and the plain reads beside it) keep the
+//! common questions (a transaction's state, a log's ends) out of the
+//! engine's internals.
 
 use std::time::{Duration, Instant};
 
@@ -25,8 +28,13 @@ use crate::session::{Action, ActionError, Outcome};
 
 pub use crate::engine::config::BrokerId;
 pub use crate::engine::core::cluster::ClusterState;
-pub use crate::engine::core::metadata::TimestampType;
-pub use crate::engine::replication::model::AppendResult;
+pub use crate::engine::core::metadata::{TimestampType, validate_topic_name};
+pub use crate::engine::log::PartitionLog;
+pub use crate::engine::replication::model::TransactionVisibility;
+pub use crate::engine::transaction::{TransactionData, TransactionState};
+pub use crate::engine::{
+    AckMode, AppendResult, ControlType, MiniKafkaError, RecordBatch, TopicPartition,
+};
 
 /// The server as a handler uses it. Reads are of the cluster as it stands
 /// between two steps; the only change is an applied action, so everything
@@ -102,6 +110,43 @@ impl dyn Broker + '_ {
     /// A topic's timestamp type, or `None` for a topic that does not exist.
     pub fn timestamp_type(&self, topic: &str) -> Option<TimestampType> {
         self.read(|s| s.metadata().topics().get(topic).map(|t| t.timestamp_type))
+    }
+
+    /// The leader's log end and start offsets of `tp`; -1 and -1 when
+    /// there is no such partition.
+    pub fn log_ends(&self, tp: &TopicPartition) -> (i64, i64) {
+        self.read(|s| {
+            s.partition(tp).map_or((-1, -1), |set| {
+                let log = &set.leader_replica().log;
+                (log.log_end_offset(), log.log_start_offset())
+            })
+        })
+    }
+
+    /// The brokers stopped in the engine.
+    pub fn stopped_brokers(&self) -> std::collections::BTreeSet<BrokerId> {
+        self.read(|s| s.stopped_brokers().iter().copied().collect())
+    }
+
+    /// The index of transactional id `txn`'s latest engine transaction
+    /// (each `begin` is a new one, an instance).
+    pub fn latest_instance(&self, txn: &str) -> Option<usize> {
+        self.read(|s| {
+            s.transactions()
+                .instances()
+                .iter()
+                .rposition(|d| d.id == txn)
+        })
+    }
+
+    /// Engine transaction `instance`, copied.
+    pub fn instance(&self, instance: usize) -> Option<TransactionData> {
+        self.read(|s| s.transactions().instances().get(instance).cloned())
+    }
+
+    /// The state of engine transaction `instance`.
+    pub fn txn_state(&self, instance: usize) -> Option<TransactionState> {
+        self.read(|s| s.transactions().instances().get(instance).map(|d| d.state))
     }
 }
 

@@ -57,16 +57,6 @@ pub fn txn_busy(worker: &dyn Broker, txn: &str) -> bool {
         .any(|p| p.txn.as_deref() == Some(txn))
 }
 
-/// The index of the latest engine instance of transaction `txn`.
-pub fn latest_instance(worker: &dyn Broker, txn: &str) -> Option<usize> {
-    worker.read(|s| {
-        s.transactions()
-            .instances()
-            .iter()
-            .rposition(|d| d.id == txn)
-    })
-}
-
 /// What a request does once its step has ended.
 pub type Finish = Box<dyn FnOnce(&mut dyn Broker, Result<(), Refused>) -> Answer + Send>;
 

@@ -22,8 +22,7 @@ use kafka_protocol::protocol::StrBytes;
 
 use super::topic_partition;
 use super::txn_client::{self, Opened};
-use crate::engine::TopicPartition;
-use crate::kafka::broker::{Answer, Broker, Handled};
+use crate::kafka::broker::{Answer, Broker, Handled, TopicPartition};
 use crate::kafka::clock::RealTime;
 use crate::kafka::errors::{code, name_of};
 use crate::kafka::steps::{AfterStep, Refused};

@@ -16,10 +16,7 @@ use kafka_protocol::messages::create_topics_response::CreatableTopicResult;
 use kafka_protocol::messages::{CreateTopicsRequest, CreateTopicsResponse, ResponseKind};
 use kafka_protocol::protocol::StrBytes;
 
-use crate::engine::MiniKafkaError;
-use crate::engine::core::metadata::TimestampType;
-use crate::engine::core::metadata::validate_topic_name;
-use crate::kafka::broker::{Answer, Broker};
+use crate::kafka::broker::{Answer, Broker, MiniKafkaError, TimestampType, validate_topic_name};
 use crate::kafka::errors::{code, code_of, name_of};
 use crate::session::{Action, Outcome};
 

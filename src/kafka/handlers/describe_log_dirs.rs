@@ -29,9 +29,7 @@ use kafka_protocol::messages::{
 };
 use kafka_protocol::protocol::StrBytes;
 
-use crate::engine::TopicPartition;
-use crate::engine::core::cluster::ClusterState;
-use crate::kafka::broker::{Answer, Broker};
+use crate::kafka::broker::{Answer, Broker, ClusterState, TopicPartition};
 use crate::kafka::errors::code;
 
 /// The replica of `tp` on `broker`: (size in bytes, offset lag), if the

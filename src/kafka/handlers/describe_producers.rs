@@ -34,9 +34,7 @@ use kafka_protocol::messages::{
 use kafka_protocol::protocol::StrBytes;
 
 use super::{leader_check, topic_partition};
-use crate::engine::TopicPartition;
-use crate::engine::core::cluster::ClusterState;
-use crate::kafka::broker::{Answer, Broker};
+use crate::kafka::broker::{Answer, Broker, ClusterState, TopicPartition};
 use crate::kafka::errors::name_of;
 use crate::kafka::txn_view::{TxnView, views};
 

@@ -98,12 +98,9 @@ pub fn handle(worker: &mut dyn Broker, request: &EndTxnRequest) -> Handled {
             answer(Err(e), outcome)
         });
     };
-    let decided = worker.read(|s| {
-        s.transactions()
-            .instances()
-            .get(open.instance)
-            .and_then(|d| txn_client::ended_as(d.state).map(|e| (e, d.state)))
-    });
+    let decided = worker
+        .txn_state(open.instance)
+        .and_then(|state| txn_client::ended_as(state).map(|e| (e, state)));
     // Resuming a commit (or abort) whose PREPARE holds and whose markers
     // could not all be written (a full disk) is the action itself again.
     let resumes = decided.is_some_and(|(e, state)| e == wanted && !state.is_complete());
@@ -163,13 +160,7 @@ pub fn handle(worker: &mut dyn Broker, request: &EndTxnRequest) -> Handled {
         // coordinator answers EndTxn once the PREPARE is durable and
         // retries the markers itself.
         let decided = result.is_err()
-            && worker.read(|s| {
-                s.transactions()
-                    .instances()
-                    .get(instance)
-                    .and_then(|d| txn_client::ended_as(d.state))
-                    == Some(wanted)
-            });
+            && worker.txn_state(instance).and_then(txn_client::ended_as) == Some(wanted);
         let outcome = match &result {
             Ok(()) => format!("{verb} {txn:?}: done ({partitions} partition(s) marked)"),
             Err((_, m)) if decided => format!(

@@ -20,11 +20,10 @@ use std::collections::HashMap;
 use std::collections::hash_map::Entry;
 
 use super::{leader_check, topic_partition};
-use crate::engine::core::cluster::ClusterState;
-use crate::engine::core::metadata::TimestampType;
-use crate::engine::replication::model::TransactionVisibility;
-use crate::engine::{ControlType, RecordBatch, TopicPartition};
-use crate::kafka::broker::{Answer, Broker};
+use crate::kafka::broker::{
+    Answer, Broker, ClusterState, ControlType, RecordBatch, TimestampType, TopicPartition,
+    TransactionVisibility,
+};
 use crate::kafka::errors::{code, name_of};
 use crate::kafka::records;
 

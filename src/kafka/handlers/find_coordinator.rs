@@ -19,7 +19,7 @@ use crate::kafka::errors::{code, name_of};
 /// The broker that coordinates groups and transactions now: the first
 /// configured one that is not stopped.
 pub fn coordinator(worker: &dyn Broker) -> Option<Advertised> {
-    let stopped = worker.read(|s| s.stopped_brokers().clone());
+    let stopped = worker.stopped_brokers();
     worker
         .brokers()
         .iter()

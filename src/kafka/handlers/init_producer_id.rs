@@ -130,8 +130,8 @@ fn expected_is_current(
 /// After the kafka rules' `begin`: the engine's producer id and epoch of
 /// `txn`, registered as the client's, with the begun transaction open.
 fn kafka_identity(worker: &mut dyn Broker, txn: &str, client: &str) -> Result<(i64, i16), Refused> {
-    let index = steps::latest_instance(worker, txn);
-    let producer = index.and_then(|i| worker.read(|s| s.transactions().instances()[i].producer));
+    let index = worker.latest_instance(txn);
+    let producer = index.and_then(|i| worker.instance(i)?.producer);
     let (Some(index), Some((id, epoch))) = (index, producer) else {
         return Err((
             code::UNKNOWN_SERVER_ERROR,
@@ -160,12 +160,10 @@ fn kafka_identity(worker: &mut dyn Broker, txn: &str, client: &str) -> Result<(i
 /// The book's rules: the server's own id; an open transaction of the id
 /// is not fenced but waited for.
 fn book_rules(worker: &mut dyn Broker, client: &str, txn: &str) -> Answer {
-    let unstable = steps::latest_instance(worker, txn).and_then(|i| {
-        worker.read(|s| {
-            let d = &s.transactions().instances()[i];
-            d.state.is_unstable().then_some(d.state)
-        })
-    });
+    let unstable = worker
+        .latest_instance(txn)
+        .and_then(|i| worker.txn_state(i))
+        .filter(|state| state.is_unstable());
     if let Some(state) = unstable {
         return answer(
             Err((code::CONCURRENT_TRANSACTIONS, String::new())),

@@ -17,10 +17,9 @@ use kafka_protocol::messages::list_offsets_response::{
 use kafka_protocol::messages::{ListOffsetsRequest, ListOffsetsResponse, ResponseKind};
 
 use super::{leader_check, topic_partition};
-use crate::engine::TopicPartition;
-use crate::engine::core::cluster::ClusterState;
-use crate::engine::core::metadata::TimestampType;
-use crate::kafka::broker::{Answer, Broker};
+use crate::kafka::broker::{
+    Answer, Broker, ClusterState, PartitionLog, RecordBatch, TimestampType, TopicPartition,
+};
 use crate::kafka::errors::{code, name_of};
 
 /// Kafka's special timestamps.
@@ -165,10 +164,7 @@ fn offset_for(
 }
 
 /// The first `count` batches from the log start (none when `count` is 0).
-fn read(
-    log: &crate::engine::log::PartitionLog,
-    count: usize,
-) -> Result<Vec<crate::engine::RecordBatch>, i16> {
+fn read(log: &PartitionLog, count: usize) -> Result<Vec<RecordBatch>, i16> {
     if count == 0 {
         return Ok(Vec::new());
     }

@@ -12,7 +12,7 @@ use kafka_protocol::messages::{
 };
 use kafka_protocol::protocol::StrBytes;
 
-use crate::kafka::broker::{Answer, Broker};
+use crate::kafka::broker::{Answer, Broker, TopicPartition};
 use crate::kafka::errors::code;
 
 /// The cluster id every response names.
@@ -38,7 +38,7 @@ pub fn handle(worker: &mut dyn Broker, request: &MetadataRequest, _version: i16)
                 };
                 topic.partitions = (0..count)
                     .filter_map(|p| {
-                        let tp = crate::engine::TopicPartition::new(name.clone(), p);
+                        let tp = TopicPartition::new(name.clone(), p);
                         let set = s.partition(&tp).ok()?;
                         let stopped: Vec<BrokerId> = set
                             .assignment()

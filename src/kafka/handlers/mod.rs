@@ -36,10 +36,9 @@ pub mod unsupported;
 
 use kafka_protocol::messages::{ApiKey, RequestKind};
 
-use crate::engine::TopicPartition;
-use crate::engine::core::cluster::ClusterState;
-use crate::engine::core::metadata::TimestampType;
-use crate::kafka::broker::{Answer, Broker, FetchWait, Handled, Request};
+use crate::kafka::broker::{
+    Answer, Broker, ClusterState, FetchWait, Handled, Request, TimestampType, TopicPartition,
+};
 use crate::kafka::errors::code;
 
 /// The APIs this server answers, with the versions it handles.

@@ -14,8 +14,7 @@ use kafka_protocol::messages::offset_fetch_response::{
 use kafka_protocol::messages::{OffsetFetchRequest, OffsetFetchResponse, ResponseKind, TopicName};
 use kafka_protocol::protocol::StrBytes;
 
-use crate::engine::TopicPartition;
-use crate::kafka::broker::{Answer, Broker};
+use crate::kafka::broker::{Answer, Broker, TopicPartition};
 use crate::kafka::errors::code;
 
 pub fn handle(worker: &mut dyn Broker, request: &OffsetFetchRequest, version: i16) -> Answer {

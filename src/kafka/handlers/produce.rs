@@ -24,8 +24,7 @@ use kafka_protocol::messages::{ProduceRequest, ProduceResponse, ResponseKind};
 use kafka_protocol::protocol::StrBytes;
 
 use super::{leader_check, topic_partition};
-use crate::engine::MiniKafkaError;
-use crate::kafka::broker::{Answer, Broker, Handled, WaitingProduce};
+use crate::kafka::broker::{Answer, Broker, Handled, MiniKafkaError, WaitingProduce};
 use crate::kafka::clock::RealTime;
 use crate::kafka::errors::{code, code_of, name_of};
 use crate::kafka::records::{self, IncomingRecord};

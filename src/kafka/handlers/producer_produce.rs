@@ -37,8 +37,9 @@ use kafka_protocol::messages::{ProduceRequest, ProduceResponse, ResponseKind};
 use kafka_protocol::protocol::StrBytes;
 
 use super::{leader_check, topic_partition, txn_client};
-use crate::engine::{AckMode, TopicPartition};
-use crate::kafka::broker::{Answer, Broker, Continue, Handled, WaitingProduce};
+use crate::kafka::broker::{
+    AckMode, Answer, Broker, Continue, Handled, TopicPartition, WaitingProduce,
+};
 use crate::kafka::clock::RealTime;
 use crate::kafka::errors::{code, name_of};
 use crate::kafka::producers::SequenceVerdict;
@@ -374,15 +375,6 @@ fn produce_code(e: i16) -> i16 {
     }
 }
 
-fn leo(worker: &dyn Broker, tp: &TopicPartition) -> (i64, i64) {
-    worker.read(|s| {
-        s.partition(tp).map_or((-1, -1), |set| {
-            let log = &set.leader_replica().log;
-            (log.log_end_offset(), log.log_start_offset())
-        })
-    })
-}
-
 /// The idempotent producer's records as `produce` actions carrying its
 /// identity, judged by the engine (E7).
 fn idempotent(
@@ -399,7 +391,7 @@ fn idempotent(
         mut waiting,
     } = answering;
     for (ti, pi, a) in admitted {
-        let (leo_before, start) = leo(worker, &a.tp);
+        let (leo_before, start) = worker.log_ends(&a.tp);
         let mut pending = Vec::new();
         let mut failed = None;
         let mut appended = 0;
@@ -587,7 +579,7 @@ impl Continue for TxnProduce {
                     .map(|(first, _)| first)
                     .or(part.base_offset)
                     .unwrap_or(-1);
-                let (_, start) = leo(worker, &part.admitted.tp);
+                let (_, start) = worker.log_ends(&part.admitted.tp);
                 self.notes.push(format!(
                     "{} offset {base} ({} record(s), sequence {}{})",
                     part.admitted.tp, part.count, part.admitted.base_sequence, part.admitted.codec
@@ -607,7 +599,7 @@ impl Continue for TxnProduce {
             let batch = part.batches.pop_front().expect("not empty");
             part.in_flight = batch.len();
             let tp = part.admitted.tp.clone();
-            let (offset, _) = leo(worker, &tp);
+            let (offset, _) = worker.log_ends(&tp);
             let (key, value, records) = records::payload_fields(batch);
             let action = Action::Send {
                 txn: self.txn.clone(),

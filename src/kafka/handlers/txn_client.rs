@@ -6,8 +6,7 @@
 //! with its first AddPartitionsToTxn or AddOffsetsToTxn; the client's
 //! begin_transaction() sends nothing).
 
-use crate::engine::transaction::TransactionState;
-use crate::kafka::broker::Broker;
+use crate::kafka::broker::{Broker, TransactionState};
 use crate::kafka::errors::code;
 use crate::kafka::producers::{Ended, OpenTxn};
 use crate::kafka::steps::{self, Refused, StepEnd};
@@ -30,9 +29,8 @@ pub fn recall(worker: &mut dyn Broker, txn: &str) {
     if worker.producers().transactional.contains_key(txn) {
         return;
     }
-    let latest = steps::latest_instance(worker, txn);
-    let instance =
-        latest.and_then(|i| worker.read(|s| s.transactions().instances().get(i).cloned()));
+    let latest = worker.latest_instance(txn);
+    let instance = latest.and_then(|i| worker.instance(i));
     // The identity InitProducerId gave the client, as the server's file
     // kept it; under the kafka rules a directory older than that record
     // has the engine's latest (which may be a later epoch than the
@@ -92,11 +90,9 @@ pub fn coordinator_code((e, m): Refused) -> Refused {
 /// waits, CONCURRENT_TRANSACTIONS, as Kafka's coordinator answers while it
 /// writes an id's markers.
 pub fn completing(worker: &dyn Broker, txn: &str) -> Option<TransactionState> {
-    let latest = steps::latest_instance(worker, txn)?;
-    worker.read(|s| {
-        let state = s.transactions().instances().get(latest)?.state;
-        (state != TransactionState::Ongoing && !state.is_complete()).then_some(state)
-    })
+    let latest = worker.latest_instance(txn)?;
+    let state = worker.txn_state(latest)?;
+    (state != TransactionState::Ongoing && !state.is_complete()).then_some(state)
 }
 
 /// How a transaction in `state` ended, or will once its markers are
@@ -168,13 +164,8 @@ pub enum Opened {
 /// Whether the engine instance the client holds is still its open one:
 /// the id's latest instance, ONGOING. `Err` says what ended it.
 pub fn still_open(worker: &dyn Broker, txn: &str, open: &OpenTxn) -> Result<(), String> {
-    let latest = steps::latest_instance(worker, txn);
-    let state = worker.read(|s| {
-        s.transactions()
-            .instances()
-            .get(open.instance)
-            .map(|d| d.state)
-    });
+    let latest = worker.latest_instance(txn);
+    let state = worker.txn_state(open.instance);
     match (latest, state) {
         (Some(l), Some(TransactionState::Ongoing)) if l == open.instance => Ok(()),
         (Some(l), _) if l != open.instance => Err(format!(
@@ -232,7 +223,7 @@ pub fn ensure_open(worker: &mut dyn Broker, txn: &str) -> Result<Opened, Refused
 
 /// Records the engine instance a finished `begin` opened as the client's.
 pub fn finish_begin(worker: &mut dyn Broker, txn: &str) {
-    let latest = steps::latest_instance(worker, txn);
+    let latest = worker.latest_instance(txn);
     if let (Some(index), Some(p)) = (latest, worker.producers_mut().transactional.get_mut(txn)) {
         p.open = Some(OpenTxn::new(index));
     }
