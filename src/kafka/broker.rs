@@ -1,18 +1,15 @@
 //! What a handler sees of the server: the request it answers, the answer
 //! it gives, and the [`Broker`] it translates over. A handler reads the
-//! cluster through [`Broker::read`], changes it only by applying actions
-//! ([`Broker::apply`]), and keeps the wire's own state (producer ids, groups,
-//! advertised brokers) in the tables the broker lends it. The driver
-//! thread's [`crate::kafka::worker::Worker`] is the one broker; keeping the
-//! handlers on this interface means they never reach past it into the
-//! driver, and the driver thread's module is the only one that calls them.
+//! cluster (`read`, and the plain views beside it: a transaction's state,
+//! a log's ends), changes it only by applying actions ([`Broker::apply`]),
+//! and keeps the wire's own state (producer ids, groups, advertised
+//! brokers) in the tables the broker lends it. The driver thread's
+//! [`crate::kafka::worker::Worker`] is the broker; the handlers know only
+//! this interface, so they cannot reach past it into the driver, and the
+//! worker, which dispatches requests to them, is the one module above them.
 //!
-//! The engine's types a handler translates (its state, topic-partitions,
-//! transaction states, batches, ...) are re-exported here, once: this
-//! list is the whole of the engine the Kafka edge speaks of, and the
-//! views below ([`Broker::read`] and the plain reads beside it) keep the
-//! common questions (a transaction's state, a log's ends) out of the
-//! engine's internals.
+//! The engine's types the handlers translate are re-exported here, once:
+//! the list is the whole of the engine the Kafka edge speaks of.
 
 use std::time::{Duration, Instant};
 
@@ -40,8 +37,8 @@ pub use crate::engine::{
 /// between two steps; the only change is an applied action, so everything
 /// a client does is a step of the recording.
 pub trait Broker {
-    /// Calls `f` once with the cluster's state (see [`Self::read`], the
-    /// typed form handlers call).
+    /// Calls `f` once with the cluster's state (handlers call `read`, its
+    /// typed form on `dyn Broker`).
     fn read_state(&self, f: &mut dyn FnMut(&ClusterState));
     /// The engine clock, in ms since the cluster started.
     fn clock_ms(&self) -> u64;
@@ -89,6 +86,9 @@ pub trait Broker {
     fn groups_mut(&mut self) -> &mut Groups;
 }
 
+/// The reads with a type of their own live here, on the trait object, so
+/// the trait stays object-safe: a [`Continue`] is polled with a
+/// `&mut dyn Broker`.
 impl dyn Broker + '_ {
     /// Reads the cluster's state: `f`'s answer.
     pub fn read<R>(&self, f: impl FnOnce(&ClusterState) -> R) -> R {

@@ -233,10 +233,10 @@ impl Core {
 
 /// One request's (or one timer's) view of the server: the borrowed
 /// driver, the state kept beside it, and where applied actions are told.
-/// Handlers read the cluster through `driver` and change it only through
-/// [`Worker::apply`].
+/// Handlers see it as a [`Broker`]: they read the cluster and change it
+/// only through [`Worker::apply`].
 pub struct Worker<'a> {
-    pub driver: &'a mut Driver,
+    driver: &'a mut Driver,
     brokers: &'a [Advertised],
     producers: &'a mut ProducerTable,
     groups: &'a mut Groups,

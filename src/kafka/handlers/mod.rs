@@ -1,5 +1,5 @@
 //! One handler per Kafka API (docs/kafka-protocol.md). Each runs on the
-//! driver thread with the [`Worker`], reads the cluster without changing it,
+//! driver thread over a [`Broker`], reads the cluster without changing it,
 //! and changes it only through actions applied by the driver.
 //!
 //! [`SUPPORTED`] is what ApiVersions advertises: exactly the APIs and
