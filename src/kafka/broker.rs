@@ -15,6 +15,7 @@ use std::time::{Duration, Instant};
 
 use kafka_protocol::messages::{FetchRequest, ProduceResponse, RequestKind, ResponseKind};
 
+use crate::engine::MiniKafkaConfig;
 use crate::kafka::groups::Groups;
 use crate::kafka::producer_ids::ProducerIds;
 use crate::kafka::producers::ProducerTable;
@@ -100,6 +101,11 @@ impl dyn Broker + '_ {
             }
         });
         out.expect("read_state calls back once")
+    }
+
+    /// The cluster's configuration (its rules among it).
+    pub fn config(&self) -> MiniKafkaConfig {
+        self.read(|s| s.config().clone())
     }
 
     /// The topics' names, in order.

@@ -53,7 +53,7 @@ fn read(worker: &dyn Broker) -> Vec<TxnView> {
 /// under rules that time transactions out, else -1 (the book's never time
 /// out).
 fn timeout_ms(worker: &dyn Broker) -> i32 {
-    let config = worker.read(|s| s.config().clone());
+    let config = worker.config();
     if config.rules.transaction_timeout {
         i32::try_from(config.transaction_timeout_ms).unwrap_or(i32::MAX)
     } else {

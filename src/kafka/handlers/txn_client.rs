@@ -14,7 +14,7 @@ use crate::session::Action;
 
 /// Whether the cluster runs the kafka rules' zombie fencing (E14).
 pub fn fences(worker: &dyn Broker) -> bool {
-    worker.read(|s| s.config().rules.fence_zombies)
+    worker.config().rules.fence_zombies
 }
 
 /// Fills the table's entry of `txn` after a restart emptied it, from
