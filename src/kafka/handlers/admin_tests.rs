@@ -419,3 +419,31 @@ fn log_dirs_give_each_replicas_size_and_its_lag_behind_the_high_watermark() {
         "{leader:?} {follower:?}"
     );
 }
+
+/// The plain views of `broker.rs` read what the engine holds: a
+/// transaction's latest instance and state, a log's ends, the topics, the
+/// stopped brokers and the rules.
+#[test]
+fn the_brokers_views_read_the_engine() {
+    use crate::kafka::broker::{TimestampType, TopicPartition, TransactionState};
+    let mut h = cluster("minikafka");
+    h.act(serde_json::json!({"produce": {"topic": "t", "value": "p"}}));
+    h.act(serde_json::json!({"replicate": {}}));
+    h.act(serde_json::json!({"begin": {"txn": "tx-1"}}));
+    h.act(serde_json::json!({"stop_broker": {"broker": 2}}));
+    let mut steps = NoSteps;
+    let w = h.state.worker(&mut h.driver, &mut steps);
+    let b: &dyn Broker = &w;
+    let latest = b.latest_instance("tx-1").expect("begun");
+    assert_eq!(b.txn_state(latest), Some(TransactionState::Ongoing));
+    assert_eq!(b.instance(latest).map(|d| d.id), Some("tx-1".to_string()));
+    assert_eq!(b.latest_instance("nope"), None);
+    assert_eq!(b.txn_state(latest + 1), None);
+    assert_eq!(b.log_ends(&TopicPartition::new("t", 0)), (1, 0));
+    assert_eq!(b.log_ends(&TopicPartition::new("t", 9)), (-1, -1));
+    assert_eq!(b.topic_names(), ["t"]);
+    assert_eq!(b.timestamp_type("t"), Some(TimestampType::CreateTime));
+    assert_eq!(b.timestamp_type("nope"), None);
+    assert_eq!(b.stopped_brokers().into_iter().collect::<Vec<_>>(), [2]);
+    assert!(!b.config().rules.fence_zombies, "the book's rules");
+}
