@@ -34,6 +34,10 @@ pub use crate::engine::{
     AckMode, AppendResult, ControlType, MiniKafkaError, RecordBatch, TopicPartition,
 };
 
+/// Why the server's producer-id file ([`ProducerIds`]) failed, as
+/// [`ProducerTable`] says it.
+pub type IdError = String;
+
 /// The server as a handler uses it. Reads are of the cluster as it stands
 /// between two steps; the only change is an applied action, so everything
 /// a client does is a step of the recording.
@@ -77,11 +81,11 @@ pub trait Broker {
     fn producers(&self) -> &ProducerTable;
     fn producers_mut(&mut self) -> &mut ProducerTable;
     /// The server's producer ids, opened from the data directory.
-    fn producer_ids(&mut self) -> Result<&mut ProducerIds, String>;
+    fn producer_ids(&mut self) -> Result<&mut ProducerIds, IdError>;
     /// InitProducerId without a transactional id: a new id at epoch 0.
-    fn init_idempotent(&mut self) -> Result<(i64, i16), String>;
+    fn init_idempotent(&mut self) -> Result<(i64, i16), IdError>;
     /// The identity the server itself gives `txn` next (book rules).
-    fn next_transactional_identity(&mut self, txn: &str) -> Result<(i64, i16), String>;
+    fn next_transactional_identity(&mut self, txn: &str) -> Result<(i64, i16), IdError>;
     /// The consumer groups.
     fn groups(&self) -> &Groups;
     fn groups_mut(&mut self) -> &mut Groups;

@@ -33,7 +33,7 @@ use crate::engine::TopicPartition;
 use crate::engine::config::BrokerId;
 use crate::engine::transaction::TransactionState;
 use crate::kafka::broker::{
-    Advertised, Answer, AppendResult, Broker, ClusterState, Continue, FetchWait, Handled,
+    Advertised, Answer, AppendResult, Broker, ClusterState, Continue, FetchWait, Handled, IdError,
     MAX_FETCH_WAIT, Request, WaitingProduce,
 };
 use crate::kafka::clock::RealTime;
@@ -793,15 +793,15 @@ impl Broker for Worker<'_> {
         self.producers
     }
 
-    fn producer_ids(&mut self) -> Result<&mut ProducerIds, String> {
+    fn producer_ids(&mut self) -> Result<&mut ProducerIds, IdError> {
         self.producers.ids(self.driver)
     }
 
-    fn init_idempotent(&mut self) -> Result<(i64, i16), String> {
+    fn init_idempotent(&mut self) -> Result<(i64, i16), IdError> {
         self.producers.init_idempotent(self.driver)
     }
 
-    fn next_transactional_identity(&mut self, txn: &str) -> Result<(i64, i16), String> {
+    fn next_transactional_identity(&mut self, txn: &str) -> Result<(i64, i16), IdError> {
         self.producers.next_transactional_identity(self.driver, txn)
     }
 
