@@ -25,7 +25,7 @@
 use kafka_protocol::messages::RequestKind;
 use tokio::sync::oneshot;
 
-use crate::kafka::worker::Answer;
+use crate::kafka::broker::Answer;
 use crate::session::recording::Caption;
 
 /// A fault the server can be asked to inject.

@@ -19,9 +19,10 @@ use tokio::sync::{Notify, watch};
 use tokio::task::JoinSet;
 
 use crate::engine::config::BrokerId;
+use crate::kafka::broker::Advertised;
 use crate::kafka::registry::Registry;
 use crate::kafka::server::{self, Commands, Net};
-use crate::kafka::worker::{Advertised, Command, ServerState};
+use crate::kafka::worker::{Command, ServerState};
 use crate::kafka::{advertise, bind_all, listen_address, network_runtime};
 use crate::session::listeners::{Listeners, Steps};
 use crate::session::snapshot::{ClientSnapshot, ListenerSnapshot};

@@ -13,6 +13,7 @@
 //!
 //! Behind the `serve` cargo feature (on by default; docs/build.md).
 
+pub mod broker;
 pub mod by_version;
 pub mod clock;
 pub mod codec;
@@ -67,9 +68,10 @@ pub fn out_line(line: std::fmt::Arguments) {
 /// `replica.high.watermark.checkpoint.interval.ms`. See
 /// [`Driver::set_hw_checkpoint_interval`].
 pub const HW_CHECKPOINT_INTERVAL_MS: u64 = 5_000;
+use broker::Advertised;
 use registry::Registry;
 use server::{Commands, Net};
-use worker::{Advertised, Command, ServerState};
+use worker::{Command, ServerState};
 
 /// The default listen address: the first broker's.
 pub const DEFAULT_LISTEN: &str = "127.0.0.1:9092";

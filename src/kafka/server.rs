@@ -22,12 +22,13 @@ use tokio::sync::{Notify, oneshot, watch};
 use tokio::task::JoinSet;
 
 use crate::engine::config::BrokerId;
+use crate::kafka::broker::{Answer, Request};
 use crate::kafka::by_version;
 use crate::kafka::codec::{self, FrameError};
 use crate::kafka::errors::code;
 use crate::kafka::handlers::{self, api_versions, unsupported};
 use crate::kafka::registry::{ConnectionId, Registry};
-use crate::kafka::worker::{Answer, Command, Request};
+use crate::kafka::worker::Command;
 
 /// SIGTERM, Ctrl-C (SIGINT), SIGHUP and SIGQUIT, listened for from the
 /// moment this is made: made before `ready` is printed, so a signal sent

@@ -7,8 +7,8 @@
 
 use std::time::Instant;
 
+use crate::kafka::broker::{Answer, Broker, Continue};
 use crate::kafka::errors::{code, code_of, code_of_name};
-use crate::kafka::worker::{Answer, Continue, Worker};
 use crate::session::{Action, Outcome};
 
 /// A Kafka error code and the message a response carries.
@@ -23,9 +23,9 @@ pub enum StepEnd {
 }
 
 /// Applies `action`; returns its step and how it stands.
-pub fn apply(worker: &mut Worker, action: &Action) -> (usize, StepEnd) {
+pub fn apply(worker: &mut dyn Broker, action: &Action) -> (usize, StepEnd) {
     let outcome = worker.apply(action);
-    let step = worker.driver.step();
+    let step = worker.last_step();
     let end = match outcome {
         Outcome::Ok | Outcome::Recovered(_) => StepEnd::Done,
         Outcome::Pending => StepEnd::Pending,
@@ -39,42 +39,26 @@ pub fn apply(worker: &mut Worker, action: &Action) -> (usize, StepEnd) {
 
 /// How the action of `step` stands now: still pending, done, or failed
 /// with the error the driver recorded for it.
-pub fn end_of(worker: &Worker, step: usize) -> StepEnd {
-    if worker
-        .driver
-        .pending()
-        .iter()
-        .any(|p| p.action_step == step)
-    {
+pub fn end_of(worker: &dyn Broker, step: usize) -> StepEnd {
+    if worker.pending().iter().any(|p| p.action_step == step) {
         return StepEnd::Pending;
     }
-    match worker.driver.errors().iter().find(|e| e.step == step) {
-        Some(e) => StepEnd::Failed((code_of_name(e.code), e.message.clone())),
+    match worker.step_error(step) {
+        Some((kind, message)) => StepEnd::Failed((code_of_name(kind), message)),
         None => StepEnd::Done,
     }
 }
 
 /// Whether an action of transaction `txn` is still pending in the driver.
-pub fn txn_busy(worker: &Worker, txn: &str) -> bool {
+pub fn txn_busy(worker: &dyn Broker, txn: &str) -> bool {
     worker
-        .driver
         .pending()
         .iter()
         .any(|p| p.txn.as_deref() == Some(txn))
 }
 
-/// The index of the latest engine instance of transaction `txn`.
-pub fn latest_instance(worker: &Worker, txn: &str) -> Option<usize> {
-    worker.driver.cluster().with_state(|s| {
-        s.transactions()
-            .instances()
-            .iter()
-            .rposition(|d| d.id == txn)
-    })
-}
-
 /// What a request does once its step has ended.
-pub type Finish = Box<dyn FnOnce(&mut Worker, Result<(), Refused>) -> Answer + Send>;
+pub type Finish = Box<dyn FnOnce(&mut dyn Broker, Result<(), Refused>) -> Answer + Send>;
 
 /// A request answered when one applied action's step ends (or at the
 /// deadline, with REQUEST_TIMED_OUT).
@@ -103,7 +87,7 @@ impl AfterStep {
 }
 
 impl Continue for AfterStep {
-    fn poll(&mut self, worker: &mut Worker) -> Option<Answer> {
+    fn poll(&mut self, worker: &mut dyn Broker) -> Option<Answer> {
         let result = match end_of(worker, self.step) {
             StepEnd::Pending => return None,
             StepEnd::Done => Ok(()),
@@ -117,7 +101,7 @@ impl Continue for AfterStep {
         self.deadline
     }
 
-    fn timed_out(mut self: Box<Self>, worker: &mut Worker) -> Answer {
+    fn timed_out(mut self: Box<Self>, worker: &mut dyn Broker) -> Answer {
         let finish = self.finish.take().expect("finished only once");
         finish(
             worker,

@@ -33,9 +33,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use crate::engine::TopicPartition;
-use crate::engine::core::cluster::ClusterState;
-use crate::engine::transaction::TransactionState;
+use crate::kafka::broker::{ClusterState, TopicPartition, TransactionState};
 use crate::kafka::producers::ProducerTable;
 
 /// Kafka's state names (`TransactionState` in Kafka's coordinator).

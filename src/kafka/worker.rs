@@ -26,65 +26,29 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use kafka_protocol::messages::{FetchRequest, ProduceResponse, RequestKind, ResponseKind};
+use kafka_protocol::messages::{RequestKind, ResponseKind};
 use tokio::sync::oneshot;
 
 use crate::engine::TopicPartition;
 use crate::engine::config::BrokerId;
 use crate::engine::transaction::TransactionState;
+use crate::kafka::broker::{
+    Advertised, Answer, AppendResult, Broker, ClusterState, Continue, FetchWait, Handled, IdError,
+    MAX_FETCH_WAIT, Request, WaitingProduce,
+};
 use crate::kafka::clock::RealTime;
 use crate::kafka::errors::{code, code_of_name};
 use crate::kafka::fault::{self, Dropping, Fault, Faults};
 use crate::kafka::groups::Groups;
 use crate::kafka::handlers::{self, fetch};
+use crate::kafka::producer_ids::ProducerIds;
 use crate::kafka::producers::ProducerTable;
-use crate::kafka::registry::{ConnectionId, Registry};
+use crate::kafka::registry::Registry;
 use crate::kafka::steps;
+use crate::session::driver::PendingView;
 use crate::session::listeners::Steps;
 use crate::session::recording::Caption;
-use crate::session::{Action, Driver, Outcome};
-
-/// One decoded request, with who sent it where.
-#[derive(Debug)]
-pub struct Request {
-    /// The broker whose listener took the connection.
-    pub broker: BrokerId,
-    pub client_id: String,
-    pub version: i16,
-    pub body: RequestKind,
-    /// The connection it came on (the registry's number), so the driver
-    /// side can mark it waiting.
-    pub connection: ConnectionId,
-}
-
-/// The answer to a request.
-#[derive(Debug)]
-pub struct Answer {
-    /// The response body; `None` for an `acks=0` produce, which Kafka
-    /// never answers.
-    pub body: Option<ResponseKind>,
-    /// What happened, for the request log.
-    pub outcome: String,
-    /// A fetch with less than its `min_bytes` to return (and no error):
-    /// it waits, up to its `max_wait_ms`, for the steps that can give it
-    /// more ([`Handled::Fetch`]).
-    pub empty_fetch: bool,
-    /// Close the connection once answered (after the body, if any): the
-    /// dropped-response fault ([`crate::kafka::fault`]).
-    pub close: bool,
-}
-
-impl Answer {
-    /// An answer sent now.
-    pub fn now(body: ResponseKind, outcome: impl Into<String>) -> Self {
-        Self {
-            body: Some(body),
-            outcome: outcome.into(),
-            empty_fetch: false,
-            close: false,
-        }
-    }
-}
+use crate::session::{Action, ActionError, Driver, Outcome};
 
 /// What a connection asks of the driver thread.
 #[derive(Debug)]
@@ -97,41 +61,6 @@ pub enum Command {
         crate::kafka::codec::Room,
     ),
     Shutdown,
-}
-
-/// A broker's advertised address.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Advertised {
-    pub broker: BrokerId,
-    pub host: String,
-    pub port: u16,
-}
-
-/// What a produce handler hands back: an answer now, or a response whose
-/// partitions wait for pending steps.
-#[derive(Debug)]
-pub enum Handled {
-    Now(Answer),
-    Wait(WaitingProduce),
-    /// A request answered after work that takes several steps (a
-    /// transactional produce, an EndTxn waiting for its markers): see
-    /// [`Continue`].
-    Continue(Box<dyn Continue>),
-    /// A fetch with less than its `min_bytes` to return: it waits for the
-    /// steps that can give it more (see [`Fetches`]).
-    Fetch(Box<FetchWait>),
-}
-
-/// The longest a fetch waits, whatever its `max_wait_ms` asks.
-pub const MAX_FETCH_WAIT: Duration = Duration::from_secs(30);
-
-/// A fetch that waits: the request, asked again when one of its
-/// partitions changes, and answered as it is at its deadline.
-#[derive(Debug)]
-pub struct FetchWait {
-    pub broker: BrokerId,
-    pub version: i16,
-    pub request: FetchRequest,
 }
 
 /// A waiting fetch and whom to answer.
@@ -223,37 +152,11 @@ impl Fetches {
     }
 }
 
-/// A request whose answer waits for the driver (issue 14: transactions).
-/// [`Continue::poll`] is called after every action the worker applies and
-/// on every timer tick; it may apply the request's next action and returns
-/// the answer once it has one.
-pub trait Continue: Send + std::fmt::Debug {
-    /// Moves on if it can: `Some(answer)` when the request is answered.
-    fn poll(&mut self, worker: &mut Worker<'_>) -> Option<Answer>;
-    /// When a broker gives up on it.
-    fn deadline(&self) -> Instant;
-    /// The answer at the deadline.
-    fn timed_out(self: Box<Self>, worker: &mut Worker<'_>) -> Answer;
-}
-
 /// A continuing request and whom to answer.
 #[derive(Debug)]
 struct Continuing {
     work: Box<dyn Continue>,
     reply: oneshot::Sender<Answer>,
-}
-
-/// An `acks=all` produce whose appends are pending.
-#[derive(Debug)]
-pub struct WaitingProduce {
-    /// The response with every partition's offsets already filled in.
-    pub response: ProduceResponse,
-    /// (topic index, partition index, the steps it waits on).
-    pub parts: Vec<(usize, usize, Vec<usize>)>,
-    /// When a broker gives up and answers REQUEST_TIMED_OUT.
-    pub deadline: Instant,
-    /// What the log says of the partitions that did not wait.
-    pub outcome: String,
 }
 
 /// The brokers whose listeners are closed (stopped in the engine): the
@@ -330,13 +233,13 @@ impl Core {
 
 /// One request's (or one timer's) view of the server: the borrowed
 /// driver, the state kept beside it, and where applied actions are told.
-/// Handlers read the cluster through `driver` and change it only through
-/// [`Worker::apply`].
+/// Handlers see it as a [`Broker`]: they read the cluster and change it
+/// only through [`Worker::apply`].
 pub struct Worker<'a> {
-    pub driver: &'a mut Driver,
-    pub brokers: &'a [Advertised],
-    pub producers: &'a mut ProducerTable,
-    pub groups: &'a mut Groups,
+    driver: &'a mut Driver,
+    brokers: &'a [Advertised],
+    producers: &'a mut ProducerTable,
+    groups: &'a mut Groups,
     core: &'a mut Core,
     steps: &'a mut dyn Steps,
 }
@@ -568,7 +471,7 @@ impl Worker<'_> {
     /// clock then, so every answer translates a stamp alike and append
     /// times stay monotonic. Under serve the engine clock follows real
     /// time, so a stamp reads as the Unix time of its append.
-    pub fn append_time_origin(&mut self) -> i64 {
+    fn append_time_origin(&mut self) -> i64 {
         let engine_now = i64::try_from(self.driver.clock_ms()).unwrap_or(i64::MAX);
         *self
             .core
@@ -576,16 +479,11 @@ impl Worker<'_> {
             .get_or_insert_with(|| RealTime::unix_ms().saturating_sub(engine_now))
     }
 
-    /// The broker's `fetch.max.bytes`: the most one Fetch response holds.
-    pub fn fetch_max_bytes(&self) -> u64 {
-        self.core.fetch_max_bytes
-    }
-
     /// A `note` step that says `caption` (SPEC §4 `note`: it changes
     /// nothing), told to the [`Steps`] with its caption: the server's word
     /// for what the engine's actions do not show (a fault, a retry answered
     /// from the sequence check). Real time first, as for any step.
-    pub fn note(&mut self, caption: &Caption) {
+    fn note(&mut self, caption: &Caption) {
         self.advance_clock();
         let action = Action::Note {};
         if self.driver.refuse(&action).is_err() {
@@ -826,6 +724,94 @@ fn transactional_id(body: &RequestKind) -> Option<String> {
         _ => return None,
     };
     Some(id.0.to_string()).filter(|t| !t.is_empty())
+}
+
+/// The handlers' view of the server: reads of the driver, actions through
+/// [`Worker::apply`], and the tables kept beside it.
+impl Broker for Worker<'_> {
+    fn read_state(&self, f: &mut dyn FnMut(&ClusterState)) {
+        self.driver.cluster().with_state(f);
+    }
+
+    fn clock_ms(&self) -> u64 {
+        self.driver.clock_ms()
+    }
+
+    fn apply(&mut self, action: &Action) -> Outcome {
+        Worker::apply(self, action)
+    }
+
+    fn refuse(&self, action: &Action) -> Result<(), ActionError> {
+        self.driver.refuse(action)
+    }
+
+    fn note(&mut self, caption: &Caption) {
+        Worker::note(self, caption);
+    }
+
+    fn last_step(&self) -> usize {
+        self.driver.step()
+    }
+
+    fn pending(&self) -> Vec<PendingView> {
+        self.driver.pending()
+    }
+
+    fn step_error(&self, step: usize) -> Option<(&'static str, String)> {
+        self.driver
+            .errors()
+            .iter()
+            .find(|e| e.step == step)
+            .map(|e| (e.code, e.message.clone()))
+    }
+
+    fn appended(&self, step: usize) -> Option<AppendResult> {
+        self.driver.appended(step)
+    }
+
+    fn lands_at(&self, step: usize) -> Option<i64> {
+        self.driver.lands_at(step).map(|(_, first)| first)
+    }
+
+    fn append_time_origin(&mut self) -> i64 {
+        Worker::append_time_origin(self)
+    }
+
+    fn fetch_max_bytes(&self) -> u64 {
+        self.core.fetch_max_bytes
+    }
+
+    fn brokers(&self) -> &[Advertised] {
+        self.brokers
+    }
+
+    fn producers(&self) -> &ProducerTable {
+        self.producers
+    }
+
+    fn producers_mut(&mut self) -> &mut ProducerTable {
+        self.producers
+    }
+
+    fn producer_ids(&mut self) -> Result<&mut ProducerIds, IdError> {
+        self.producers.ids(self.driver)
+    }
+
+    fn init_idempotent(&mut self) -> Result<(i64, i16), IdError> {
+        self.producers.init_idempotent(self.driver)
+    }
+
+    fn next_transactional_identity(&mut self, txn: &str) -> Result<(i64, i16), IdError> {
+        self.producers.next_transactional_identity(self.driver, txn)
+    }
+
+    fn groups(&self) -> &Groups {
+        self.groups
+    }
+
+    fn groups_mut(&mut self) -> &mut Groups {
+        self.groups
+    }
 }
 
 /// Tells the network side which brokers are stopped, when that changed.

@@ -22,11 +22,10 @@ use kafka_protocol::protocol::StrBytes;
 
 use super::topic_partition;
 use super::txn_client::{self, Opened};
-use crate::engine::TopicPartition;
+use crate::kafka::broker::{Answer, Broker, Handled, TopicPartition};
 use crate::kafka::clock::RealTime;
 use crate::kafka::errors::{code, name_of};
 use crate::kafka::steps::{AfterStep, Refused};
-use crate::kafka::worker::{Answer, Handled, Worker};
 
 /// How long a `begin` may wait behind earlier work of the same id.
 const MAX_WAIT: Duration = Duration::from_secs(60);
@@ -42,7 +41,7 @@ enum Adding {
     Group(String),
 }
 
-pub fn add_partitions(worker: &mut Worker, request: &AddPartitionsToTxnRequest) -> Handled {
+pub fn add_partitions(worker: &mut dyn Broker, request: &AddPartitionsToTxnRequest) -> Handled {
     let txn = request.v3_and_below_transactional_id.0.to_string();
     let asked: Vec<(String, i32)> = request
         .v3_and_below_topics
@@ -51,11 +50,8 @@ pub fn add_partitions(worker: &mut Worker, request: &AddPartitionsToTxnRequest) 
         .collect();
     let mut bad = BTreeSet::new();
     let mut tps = Vec::new();
-    let cluster = worker.driver.cluster().clone();
     for (topic, p) in &asked {
-        match topic_partition(topic, *p)
-            .filter(|tp| cluster.with_state(|s| s.partition(tp).is_ok()))
-        {
+        match topic_partition(topic, *p).filter(|tp| worker.read(|s| s.partition(tp).is_ok())) {
             Some(tp) => tps.push(tp),
             None => {
                 bad.insert((topic.clone(), *p));
@@ -125,7 +121,7 @@ pub fn add_partitions(worker: &mut Worker, request: &AddPartitionsToTxnRequest) 
     )
 }
 
-pub fn add_offsets(worker: &mut Worker, request: &AddOffsetsToTxnRequest) -> Handled {
+pub fn add_offsets(worker: &mut dyn Broker, request: &AddOffsetsToTxnRequest) -> Handled {
     let txn = request.transactional_id.0.to_string();
     let group = request.group_id.0.to_string();
     let respond = |result: Result<(), Refused>, outcome: String| {
@@ -168,12 +164,12 @@ pub fn add_offsets(worker: &mut Worker, request: &AddOffsetsToTxnRequest) -> Han
 /// Opens the client's transaction if it is not, adds what it asked, and
 /// answers with `respond` (now, or once a pending `begin` finished).
 fn open_then(
-    worker: &mut Worker,
+    worker: &mut dyn Broker,
     txn: String,
     adding: Adding,
     respond: impl FnOnce(Result<(), Refused>) -> Answer + Send + 'static,
 ) -> Handled {
-    if let Some(p) = worker.producers.transactional.get_mut(&txn) {
+    if let Some(p) = worker.producers_mut().transactional.get_mut(&txn) {
         p.attempting = true;
     }
     match txn_client::ensure_open(worker, &txn) {
@@ -185,20 +181,22 @@ fn open_then(
         Ok(Opened::Pending(step)) => Handled::Continue(AfterStep::new(
             step,
             RealTime::now() + MAX_WAIT,
-            Box::new(move |worker: &mut Worker, result: Result<(), Refused>| {
-                if result.is_ok() {
-                    txn_client::finish_begin(worker, &txn);
-                    add(worker, &txn, adding);
-                }
-                respond(result.map_err(txn_client::coordinator_code))
-            }),
+            Box::new(
+                move |worker: &mut dyn Broker, result: Result<(), Refused>| {
+                    if result.is_ok() {
+                        txn_client::finish_begin(worker, &txn);
+                        add(worker, &txn, adding);
+                    }
+                    respond(result.map_err(txn_client::coordinator_code))
+                },
+            ),
         )),
     }
 }
 
-fn add(worker: &mut Worker, txn: &str, adding: Adding) {
+fn add(worker: &mut dyn Broker, txn: &str, adding: Adding) {
     let Some(open) = worker
-        .producers
+        .producers_mut()
         .transactional
         .get_mut(txn)
         .and_then(|p| p.open.as_mut())

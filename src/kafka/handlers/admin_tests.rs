@@ -11,9 +11,10 @@ use kafka_protocol::messages::{
 };
 use kafka_protocol::protocol::StrBytes;
 
+use crate::kafka::broker::{Advertised, Broker, Handled, Request};
 use crate::kafka::errors::code;
 use crate::kafka::registry::Registry;
-use crate::kafka::worker::{Advertised, Handled, Request, ServerState};
+use crate::kafka::worker::ServerState;
 use crate::session::listeners::NoSteps;
 use crate::session::recording::Header;
 use crate::session::{Action, Driver};
@@ -299,9 +300,9 @@ fn list_groups_names_every_group_with_offsets_staged_offsets_or_a_member() {
     h.act(serde_json::json!({"send_offsets": {"txn": "tx-1", "group": "staged", "offsets": [{"topic": "t", "partition": 0, "offset": 0}]}}));
     {
         let mut steps = NoSteps;
-        let w = h.state.worker(&mut h.driver, &mut steps);
+        let mut w = h.state.worker(&mut h.driver, &mut steps);
         let now = crate::kafka::clock::RealTime::now();
-        w.groups.get("live", now).member = Some(crate::kafka::groups::Member {
+        w.groups_mut().get("live", now).member = Some(crate::kafka::groups::Member {
             id: "m".into(),
             client_id: "c".into(),
             session: std::time::Duration::from_secs(60),
@@ -417,4 +418,32 @@ fn log_dirs_give_each_replicas_size_and_its_lag_behind_the_high_watermark() {
         leader[0].1 > follower[0].1 && follower[0].1 > 0,
         "{leader:?} {follower:?}"
     );
+}
+
+/// The plain views of `broker.rs` read what the engine holds: a
+/// transaction's latest instance and state, a log's ends, the topics, the
+/// stopped brokers and the rules.
+#[test]
+fn the_brokers_views_read_the_engine() {
+    use crate::kafka::broker::{TimestampType, TopicPartition, TransactionState};
+    let mut h = cluster("minikafka");
+    h.act(serde_json::json!({"produce": {"topic": "t", "value": "p"}}));
+    h.act(serde_json::json!({"replicate": {}}));
+    h.act(serde_json::json!({"begin": {"txn": "tx-1"}}));
+    h.act(serde_json::json!({"stop_broker": {"broker": 2}}));
+    let mut steps = NoSteps;
+    let w = h.state.worker(&mut h.driver, &mut steps);
+    let b: &dyn Broker = &w;
+    let latest = b.latest_instance("tx-1").expect("begun");
+    assert_eq!(b.txn_state(latest), Some(TransactionState::Ongoing));
+    assert_eq!(b.instance(latest).map(|d| d.id), Some("tx-1".to_string()));
+    assert_eq!(b.latest_instance("nope"), None);
+    assert_eq!(b.txn_state(latest + 1), None);
+    assert_eq!(b.log_ends(&TopicPartition::new("t", 0)), (1, 0));
+    assert_eq!(b.log_ends(&TopicPartition::new("t", 9)), (-1, -1));
+    assert_eq!(b.topic_names(), ["t"]);
+    assert_eq!(b.timestamp_type("t"), Some(TimestampType::CreateTime));
+    assert_eq!(b.timestamp_type("nope"), None);
+    assert_eq!(b.stopped_brokers().into_iter().collect::<Vec<_>>(), [2]);
+    assert!(!b.config().rules.fence_zombies, "the book's rules");
 }

@@ -7,8 +7,8 @@ use kafka_protocol::messages::api_versions_response::ApiVersion;
 use kafka_protocol::messages::{ApiVersionsRequest, ApiVersionsResponse, ResponseKind};
 
 use super::SUPPORTED;
+use crate::kafka::broker::Answer;
 use crate::kafka::errors::code;
-use crate::kafka::worker::Answer;
 
 /// The response listing every supported API.
 pub fn listing(error_code: i16) -> ApiVersionsResponse {

@@ -16,18 +16,15 @@ use kafka_protocol::messages::create_topics_response::CreatableTopicResult;
 use kafka_protocol::messages::{CreateTopicsRequest, CreateTopicsResponse, ResponseKind};
 use kafka_protocol::protocol::StrBytes;
 
-use crate::engine::MiniKafkaError;
-use crate::engine::core::metadata::TimestampType;
-use crate::engine::core::metadata::validate_topic_name;
+use crate::kafka::broker::{Answer, Broker, MiniKafkaError, TimestampType, validate_topic_name};
 use crate::kafka::errors::{code, code_of, name_of};
-use crate::kafka::worker::{Answer, Worker};
 use crate::session::{Action, Outcome};
 
 /// The most partitions one topic may have here: each is a directory per
 /// replica, and a client's typo must not create a million of them.
 pub const MAX_PARTITIONS: u32 = 256;
 
-pub fn handle(worker: &mut Worker, request: &CreateTopicsRequest, version: i16) -> Answer {
+pub fn handle(worker: &mut dyn Broker, request: &CreateTopicsRequest, version: i16) -> Answer {
     let mut outcomes = Vec::new();
     let topics = request
         .topics
@@ -100,7 +97,7 @@ fn timestamp_type(t: &CreatableTopic) -> Result<TimestampType, (i16, String)> {
 /// Creates one topic (or only checks it, for `validate_only`): its
 /// partition count and replication factor, or the Kafka code and message.
 fn create_one(
-    worker: &mut Worker,
+    worker: &mut dyn Broker,
     t: &CreatableTopic,
     validate_only: bool,
 ) -> Result<(u32, u32), (i16, String)> {
@@ -114,7 +111,7 @@ fn create_one(
     }
     let timestamp_type = timestamp_type(t)?;
     validate_topic_name(&name).map_err(refuse)?;
-    let brokers = worker.brokers.len() as u32;
+    let brokers = worker.brokers().len() as u32;
     let partitions = match t.num_partitions {
         -1 => 1,
         n if n < 1 || n as u32 > MAX_PARTITIONS => {
@@ -137,13 +134,7 @@ fn create_one(
         }
         n => n as u32,
     };
-    if worker
-        .driver
-        .cluster()
-        .topics()
-        .iter()
-        .any(|(n, _)| *n == name)
-    {
+    if worker.topic_names().contains(&name) {
         return Err(refuse(MiniKafkaError::TopicAlreadyExists(name)));
     }
     let action = Action::CreateTopic {
@@ -156,7 +147,7 @@ fn create_one(
     // past them the driver would refuse the action, so the client is told
     // which cap, as Kafka's CreateTopicPolicy refuses with POLICY_VIOLATION
     // and a message.
-    if let Err(e) = worker.driver.refuse(&action) {
+    if let Err(e) = worker.refuse(&action) {
         return Err((
             code::POLICY_VIOLATION,
             format!("{e} (mk-tui serve's cap, docs/kafka-protocol.md \"CreateTopics\")"),

@@ -10,8 +10,8 @@ use kafka_protocol::messages::delete_topics_response::DeletableTopicResult;
 use kafka_protocol::messages::{DeleteTopicsRequest, DeleteTopicsResponse, ResponseKind};
 use kafka_protocol::protocol::StrBytes;
 
+use crate::kafka::broker::Answer;
 use crate::kafka::errors::{code, name_of};
-use crate::kafka::worker::Answer;
 
 /// Why, in each topic's `error_message`.
 const WHY: &str = "topic deletion is disabled in mk-tui serve: the engine has no action that \

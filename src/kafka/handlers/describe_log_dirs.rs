@@ -29,10 +29,8 @@ use kafka_protocol::messages::{
 };
 use kafka_protocol::protocol::StrBytes;
 
-use crate::engine::TopicPartition;
-use crate::engine::core::cluster::ClusterState;
+use crate::kafka::broker::{Answer, Broker, ClusterState, TopicPartition};
 use crate::kafka::errors::code;
-use crate::kafka::worker::{Answer, Worker};
 
 /// The replica of `tp` on `broker`: (size in bytes, offset lag), if the
 /// broker holds one.
@@ -44,9 +42,9 @@ pub fn replica_dir(s: &ClusterState, tp: &TopicPartition, broker: u32) -> Option
     Some((size, lag))
 }
 
-pub fn handle(worker: &mut Worker, broker: u32, request: &DescribeLogDirsRequest) -> Answer {
+pub fn handle(worker: &mut dyn Broker, broker: u32, request: &DescribeLogDirsRequest) -> Answer {
     let mut replicas = 0;
-    let result = worker.driver.cluster().with_state(|s| {
+    let result = worker.read(|s| {
         let dir = s.config().data_dir.join(format!("broker-{broker}"));
         let dir = StrBytes::from_string(dir.display().to_string());
         let result = DescribeLogDirsResult::default()

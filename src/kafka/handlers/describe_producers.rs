@@ -34,16 +34,14 @@ use kafka_protocol::messages::{
 use kafka_protocol::protocol::StrBytes;
 
 use super::{leader_check, topic_partition};
-use crate::engine::TopicPartition;
-use crate::engine::core::cluster::ClusterState;
+use crate::kafka::broker::{Answer, Broker, ClusterState, TopicPartition};
 use crate::kafka::errors::name_of;
 use crate::kafka::txn_view::{TxnView, views};
-use crate::kafka::worker::{Answer, Worker};
 
-pub fn handle(worker: &mut Worker, broker: u32, request: &DescribeProducersRequest) -> Answer {
-    let producers = &*worker.producers;
+pub fn handle(worker: &mut dyn Broker, broker: u32, request: &DescribeProducersRequest) -> Answer {
+    let producers = worker.producers();
     let mut notes = Vec::new();
-    let topics = worker.driver.cluster().with_state(|s| {
+    let topics = worker.read(|s| {
         let txns = views(s, producers);
         request
             .topics

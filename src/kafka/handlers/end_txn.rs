@@ -26,17 +26,17 @@ use std::time::Duration;
 use kafka_protocol::messages::{EndTxnRequest, EndTxnResponse, ResponseKind};
 
 use super::txn_client::{self, fences};
+use crate::kafka::broker::{Answer, Broker, Handled};
 use crate::kafka::clock::RealTime;
 use crate::kafka::errors::{code, name_of};
 use crate::kafka::producers::Ended;
 use crate::kafka::steps::{self, AfterStep, Refused, StepEnd};
-use crate::kafka::worker::{Answer, Handled, Worker};
 use crate::session::Action;
 
 /// How long a commit may wait for its markers' replication.
 const MAX_WAIT: Duration = Duration::from_secs(300);
 
-pub fn handle(worker: &mut Worker, request: &EndTxnRequest) -> Handled {
+pub fn handle(worker: &mut dyn Broker, request: &EndTxnRequest) -> Handled {
     let txn = request.transactional_id.0.to_string();
     let wanted = if request.committed {
         Ended::Committed
@@ -63,7 +63,7 @@ pub fn handle(worker: &mut Worker, request: &EndTxnRequest) -> Handled {
         let outcome = refused(&txn, &e);
         return Handled::Now(answer(Err(e), outcome));
     }
-    let producer = &worker.producers.transactional[&txn];
+    let producer = &worker.producers().transactional[&txn];
     let (open, last, attempting) = (
         producer.open.clone(),
         producer.last_ended,
@@ -98,12 +98,9 @@ pub fn handle(worker: &mut Worker, request: &EndTxnRequest) -> Handled {
             answer(Err(e), outcome)
         });
     };
-    let decided = worker.driver.cluster().with_state(|s| {
-        s.transactions()
-            .instances()
-            .get(open.instance)
-            .and_then(|d| txn_client::ended_as(d.state).map(|e| (e, d.state)))
-    });
+    let decided = worker
+        .txn_state(open.instance)
+        .and_then(|state| txn_client::ended_as(state).map(|e| (e, state)));
     // Resuming a commit (or abort) whose PREPARE holds and whose markers
     // could not all be written (a full disk) is the action itself again.
     let resumes = decided.is_some_and(|(e, state)| e == wanted && !state.is_complete());
@@ -156,20 +153,14 @@ pub fn handle(worker: &mut Worker, request: &EndTxnRequest) -> Handled {
     let (step, end) = steps::apply(worker, &action);
     let partitions = open.partitions.len();
     let instance = open.instance;
-    let finish = move |worker: &mut Worker, result: Result<(), Refused>| {
+    let finish = move |worker: &mut dyn Broker, result: Result<(), Refused>| {
         // Failed after its PREPARE was written (a marker on a full disk):
         // the outcome is decided, and the server completes it once the
         // markers can be written (`Worker::complete_decided`), as Kafka's
         // coordinator answers EndTxn once the PREPARE is durable and
         // retries the markers itself.
         let decided = result.is_err()
-            && worker.driver.cluster().with_state(|s| {
-                s.transactions()
-                    .instances()
-                    .get(instance)
-                    .and_then(|d| txn_client::ended_as(d.state))
-                    == Some(wanted)
-            });
+            && worker.txn_state(instance).and_then(txn_client::ended_as) == Some(wanted);
         let outcome = match &result {
             Ok(()) => format!("{verb} {txn:?}: done ({partitions} partition(s) marked)"),
             Err((_, m)) if decided => format!(
@@ -199,8 +190,8 @@ pub fn handle(worker: &mut Worker, request: &EndTxnRequest) -> Handled {
 }
 
 /// The client's transaction is over: nothing open, its end remembered.
-fn end_locally(worker: &mut Worker, txn: &str, ended: Ended) {
-    if let Some(p) = worker.producers.transactional.get_mut(txn) {
+fn end_locally(worker: &mut dyn Broker, txn: &str, ended: Ended) {
+    if let Some(p) = worker.producers_mut().transactional.get_mut(txn) {
         p.open = None;
         p.last_ended = Some(ended);
         p.attempting = false;

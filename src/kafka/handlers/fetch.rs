@@ -20,13 +20,12 @@ use std::collections::HashMap;
 use std::collections::hash_map::Entry;
 
 use super::{leader_check, topic_partition};
-use crate::engine::core::cluster::ClusterState;
-use crate::engine::core::metadata::TimestampType;
-use crate::engine::replication::model::TransactionVisibility;
-use crate::engine::{ControlType, RecordBatch, TopicPartition};
+use crate::kafka::broker::{
+    Answer, Broker, ClusterState, ControlType, RecordBatch, TimestampType, TopicPartition,
+    TransactionVisibility,
+};
 use crate::kafka::errors::{code, name_of};
 use crate::kafka::records;
-use crate::kafka::worker::{Answer, Worker};
 
 /// Kafka's `fetch.max.bytes` default (55 MiB): the most a Fetch response
 /// holds, whatever the request's `max_bytes` asks (Kafka's
@@ -57,7 +56,12 @@ fn named_once(request: &FetchRequest) -> Vec<(&TopicName, &FetchPartition)> {
     named
 }
 
-pub fn handle(worker: &mut Worker, broker: u32, request: &FetchRequest, _version: i16) -> Answer {
+pub fn handle(
+    worker: &mut dyn Broker,
+    broker: u32,
+    request: &FetchRequest,
+    _version: i16,
+) -> Answer {
     let committed = request.isolation_level == 1;
     let fetch_max = worker.fetch_max_bytes();
     let mut budget = (request.max_bytes.max(0) as u64).min(fetch_max);
@@ -69,7 +73,7 @@ pub fn handle(worker: &mut Worker, broker: u32, request: &FetchRequest, _version
     let mut notes = Vec::new();
     let origin = worker.append_time_origin();
     let named = named_once(request);
-    let responses = worker.driver.cluster().with_state(|s| {
+    let responses = worker.read(|s| {
         let mut responses: Vec<FetchableTopicResponse> = Vec::new();
         for (topic, p) in named {
             let name = topic.0.as_str();
@@ -461,7 +465,7 @@ mod tests {
     /// (the replication after the append), or as it is at its deadline.
     #[test]
     fn a_waiting_fetch_is_answered_by_the_step_that_gives_it_data() {
-        use crate::kafka::worker::Request;
+        use crate::kafka::broker::Request;
         use crate::session::Action;
         use tokio::sync::oneshot;
         let mut h = ten_batches();

@@ -13,24 +13,21 @@ use kafka_protocol::messages::{
 };
 use kafka_protocol::protocol::StrBytes;
 
+use crate::kafka::broker::{Advertised, Answer, Broker};
 use crate::kafka::errors::{code, name_of};
-use crate::kafka::worker::{Advertised, Answer, Worker};
 
 /// The broker that coordinates groups and transactions now: the first
 /// configured one that is not stopped.
-pub fn coordinator(worker: &Worker) -> Option<Advertised> {
-    let stopped = worker
-        .driver
-        .cluster()
-        .with_state(|s| s.stopped_brokers().clone());
+pub fn coordinator(worker: &dyn Broker) -> Option<Advertised> {
+    let stopped = worker.stopped_brokers();
     worker
-        .brokers
+        .brokers()
         .iter()
         .find(|b| !stopped.contains(&b.broker))
         .cloned()
 }
 
-pub fn handle(worker: &mut Worker, request: &FindCoordinatorRequest, version: i16) -> Answer {
+pub fn handle(worker: &mut dyn Broker, request: &FindCoordinatorRequest, version: i16) -> Answer {
     let found = coordinator(worker);
     let kind = |t: i8| match t {
         0 => Ok("group"),

@@ -19,10 +19,10 @@ use kafka_protocol::messages::{
 };
 use kafka_protocol::protocol::StrBytes;
 
+use crate::kafka::broker::{Answer, Broker};
 use crate::kafka::clock::RealTime;
 use crate::kafka::errors::{code, name_of};
 use crate::kafka::groups::{MAX_SESSION, Member, Refusal};
-use crate::kafka::worker::{Answer, Worker};
 
 fn refusal_code(r: Refusal) -> i16 {
     match r {
@@ -31,7 +31,12 @@ fn refusal_code(r: Refusal) -> i16 {
     }
 }
 
-pub fn join(worker: &mut Worker, client_id: &str, r: &JoinGroupRequest, version: i16) -> Answer {
+pub fn join(
+    worker: &mut dyn Broker,
+    client_id: &str,
+    r: &JoinGroupRequest,
+    version: i16,
+) -> Answer {
     let group = r.group_id.0.to_string();
     let refuse = |error: i16, member: &str, outcome: String| {
         let response = JoinGroupResponse::default()
@@ -52,7 +57,7 @@ pub fn join(worker: &mut Worker, client_id: &str, r: &JoinGroupRequest, version:
     };
     let mut member_id = r.member_id.to_string();
     if member_id.is_empty() {
-        member_id = worker.groups.new_member_id(client_id);
+        member_id = worker.groups_mut().new_member_id(client_id);
         if version >= 4 {
             // KIP-394: the member rejoins with the id it was given.
             let outcome = format!("group {group:?}: MEMBER_ID_REQUIRED, named {member_id:?}");
@@ -60,7 +65,7 @@ pub fn join(worker: &mut Worker, client_id: &str, r: &JoinGroupRequest, version:
         }
     }
     let now = RealTime::now();
-    let g = worker.groups.get(&group, now);
+    let g = worker.groups_mut().get(&group, now);
     if let Some(other) = g.member.as_ref().filter(|m| m.id != member_id) {
         let outcome = format!(
             "group {group:?}: GROUP_MAX_SIZE_REACHED: {:?} (client {:?}) is its one member; this server keeps one consumer per group: use assign(), or another group",
@@ -103,11 +108,11 @@ pub fn join(worker: &mut Worker, client_id: &str, r: &JoinGroupRequest, version:
     )
 }
 
-pub fn sync(worker: &mut Worker, r: &SyncGroupRequest, version: i16) -> Answer {
+pub fn sync(worker: &mut dyn Broker, r: &SyncGroupRequest, version: i16) -> Answer {
     let group = r.group_id.0.to_string();
     let member = r.member_id.to_string();
     let result = worker
-        .groups
+        .groups_mut()
         .check(&group, &member, Some(r.generation_id))
         .map(|g| {
             let m = g.member.as_mut().expect("checked");
@@ -150,10 +155,13 @@ pub fn sync(worker: &mut Worker, r: &SyncGroupRequest, version: i16) -> Answer {
     Answer::now(ResponseKind::SyncGroup(response), outcome)
 }
 
-pub fn heartbeat(worker: &mut Worker, r: &HeartbeatRequest) -> Answer {
+pub fn heartbeat(worker: &mut dyn Broker, r: &HeartbeatRequest) -> Answer {
     let group = r.group_id.0.to_string();
     let member = r.member_id.to_string();
-    let error = match worker.groups.check(&group, &member, Some(r.generation_id)) {
+    let error = match worker
+        .groups_mut()
+        .check(&group, &member, Some(r.generation_id))
+    {
         Ok(_) => code::NONE,
         Err(e) => refusal_code(e),
     };
@@ -163,7 +171,7 @@ pub fn heartbeat(worker: &mut Worker, r: &HeartbeatRequest) -> Answer {
     )
 }
 
-pub fn leave(worker: &mut Worker, r: &LeaveGroupRequest, version: i16) -> Answer {
+pub fn leave(worker: &mut dyn Broker, r: &LeaveGroupRequest, version: i16) -> Answer {
     let group = r.group_id.0.to_string();
     let leaving: Vec<String> = if version >= 3 {
         r.members.iter().map(|m| m.member_id.to_string()).collect()
@@ -173,7 +181,7 @@ pub fn leave(worker: &mut Worker, r: &LeaveGroupRequest, version: i16) -> Answer
     let results: Vec<(String, i16)> = leaving
         .into_iter()
         .map(|m| {
-            let error = if worker.groups.leave(&group, &m) {
+            let error = if worker.groups_mut().leave(&group, &m) {
                 code::NONE
             } else {
                 code::UNKNOWN_MEMBER_ID

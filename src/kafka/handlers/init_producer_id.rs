@@ -30,18 +30,18 @@ use kafka_protocol::messages::{
 };
 
 use super::txn_client::fences;
+use crate::kafka::broker::{Answer, Broker, Handled};
 use crate::kafka::clock::RealTime;
 use crate::kafka::errors::{code, name_of};
 use crate::kafka::producers::OpenTxn;
 use crate::kafka::steps::{self, AfterStep, Refused, StepEnd};
-use crate::kafka::worker::{Answer, Handled, Worker};
 use crate::session::Action;
 
 /// How long a `begin` may wait behind a zombie's pending work.
 const MAX_WAIT: Duration = Duration::from_secs(60);
 
 pub fn handle(
-    worker: &mut Worker,
+    worker: &mut dyn Broker,
     client_id: &str,
     request: &InitProducerIdRequest,
     version: i16,
@@ -56,7 +56,7 @@ pub fn handle(
         ));
     }
     let Some(txn) = txn else {
-        return Handled::Now(match worker.producers.init_idempotent(worker.driver) {
+        return Handled::Now(match worker.init_idempotent() {
             Ok((id, epoch)) => answer(
                 Ok((id, epoch)),
                 format!("idempotent producer id {id} epoch {epoch}"),
@@ -77,7 +77,7 @@ pub fn handle(
     }
     let (step, end) = steps::apply(worker, &Action::Begin { txn: txn.clone() });
     let client = client_id.to_string();
-    let finish = move |worker: &mut Worker, result: Result<(), Refused>| {
+    let finish = move |worker: &mut dyn Broker, result: Result<(), Refused>| {
         let result = result
             .map_err(super::txn_client::coordinator_code)
             .and_then(|()| kafka_identity(worker, &txn, &client));
@@ -107,12 +107,12 @@ pub fn handle(
 /// a retry of a bump whose answer was lost, by the epoch before it; this
 /// server keeps no previous epoch and answers it PRODUCER_FENCED.)
 fn expected_is_current(
-    worker: &Worker,
+    worker: &dyn Broker,
     txn: &str,
     request: &InitProducerIdRequest,
 ) -> Result<(), Refused> {
     let (id, epoch) = (request.producer_id.0, request.producer_epoch);
-    let Some(p) = worker.producers.transactional.get(txn) else {
+    let Some(p) = worker.producers().transactional.get(txn) else {
         return Ok(());
     };
     if id < 0 || (id == p.producer_id && epoch == p.epoch) {
@@ -129,14 +129,9 @@ fn expected_is_current(
 
 /// After the kafka rules' `begin`: the engine's producer id and epoch of
 /// `txn`, registered as the client's, with the begun transaction open.
-fn kafka_identity(worker: &mut Worker, txn: &str, client: &str) -> Result<(i64, i16), Refused> {
-    let index = steps::latest_instance(worker, txn);
-    let producer = index.and_then(|i| {
-        worker
-            .driver
-            .cluster()
-            .with_state(|s| s.transactions().instances()[i].producer)
-    });
+fn kafka_identity(worker: &mut dyn Broker, txn: &str, client: &str) -> Result<(i64, i16), Refused> {
+    let index = worker.latest_instance(txn);
+    let producer = index.and_then(|i| worker.instance(i)?.producer);
     let (Some(index), Some((id, epoch))) = (index, producer) else {
         return Err((
             code::UNKNOWN_SERVER_ERROR,
@@ -153,25 +148,22 @@ fn kafka_identity(worker: &mut Worker, txn: &str, client: &str) -> Result<(i64, 
     // the engine takes the next epoch at each `begin`, the client keeps
     // this one (transaction version 1).
     worker
-        .producers
-        .ids(worker.driver)
+        .producer_ids()
         .and_then(|ids| ids.set_transactional(txn, (id, epoch)))
         .map_err(|why| (code::COORDINATOR_NOT_AVAILABLE, why.to_string()))?;
     worker
-        .producers
+        .producers_mut()
         .init_transactional(txn, client, (id, epoch), Some(OpenTxn::new(index)));
     Ok((id, epoch))
 }
 
 /// The book's rules: the server's own id; an open transaction of the id
 /// is not fenced but waited for.
-fn book_rules(worker: &mut Worker, client: &str, txn: &str) -> Answer {
-    let unstable = steps::latest_instance(worker, txn).and_then(|i| {
-        worker.driver.cluster().with_state(|s| {
-            let d = &s.transactions().instances()[i];
-            d.state.is_unstable().then_some(d.state)
-        })
-    });
+fn book_rules(worker: &mut dyn Broker, client: &str, txn: &str) -> Answer {
+    let unstable = worker
+        .latest_instance(txn)
+        .and_then(|i| worker.txn_state(i))
+        .filter(|state| state.is_unstable());
     if let Some(state) = unstable {
         return answer(
             Err((code::CONCURRENT_TRANSACTIONS, String::new())),
@@ -180,15 +172,12 @@ fn book_rules(worker: &mut Worker, client: &str, txn: &str) -> Answer {
             ),
         );
     }
-    let identity = match worker
-        .producers
-        .next_transactional_identity(worker.driver, txn)
-    {
+    let identity = match worker.next_transactional_identity(txn) {
         Ok(identity) => identity,
         Err(why) => return not_allocated(why.to_string()),
     };
     worker
-        .producers
+        .producers_mut()
         .init_transactional(txn, client, identity, None);
     answer(
         Ok(identity),

@@ -24,15 +24,15 @@ use kafka_protocol::messages::{GroupId, ListGroupsRequest, ListGroupsResponse, R
 use kafka_protocol::protocol::StrBytes;
 
 use super::find_coordinator::coordinator;
+use crate::kafka::broker::{Answer, Broker};
 use crate::kafka::clock::RealTime;
-use crate::kafka::worker::{Answer, Worker};
 
 /// One listed group: (protocol type, state).
 type Listing = BTreeMap<String, (String, &'static str)>;
 
 /// Every group known, by id.
-pub fn known(worker: &Worker) -> Listing {
-    let mut out: Listing = worker.driver.cluster().with_state(|s| {
+pub fn known(worker: &dyn Broker) -> Listing {
+    let mut out: Listing = worker.read(|s| {
         let mut out = Listing::new();
         for g in s.offsets().groups().keys() {
             out.insert(g.clone(), (String::new(), "Empty"));
@@ -45,7 +45,7 @@ pub fn known(worker: &Worker) -> Listing {
         }
         out
     });
-    for (id, member) in worker.groups.listed(RealTime::now()) {
+    for (id, member) in worker.groups().listed(RealTime::now()) {
         let entry = out
             .entry(id.clone())
             .or_insert_with(|| (String::new(), "Empty"));
@@ -64,7 +64,7 @@ pub fn known(worker: &Worker) -> Listing {
 }
 
 pub fn handle(
-    worker: &mut Worker,
+    worker: &mut dyn Broker,
     broker: u32,
     request: &ListGroupsRequest,
     version: i16,

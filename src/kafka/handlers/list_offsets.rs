@@ -17,11 +17,10 @@ use kafka_protocol::messages::list_offsets_response::{
 use kafka_protocol::messages::{ListOffsetsRequest, ListOffsetsResponse, ResponseKind};
 
 use super::{leader_check, topic_partition};
-use crate::engine::TopicPartition;
-use crate::engine::core::cluster::ClusterState;
-use crate::engine::core::metadata::TimestampType;
+use crate::kafka::broker::{
+    Answer, Broker, ClusterState, PartitionLog, RecordBatch, TimestampType, TopicPartition,
+};
 use crate::kafka::errors::{code, name_of};
-use crate::kafka::worker::{Answer, Worker};
 
 /// Kafka's special timestamps.
 const LATEST: i64 = -1;
@@ -29,7 +28,7 @@ const EARLIEST: i64 = -2;
 const MAX_TIMESTAMP: i64 = -3;
 
 pub fn handle(
-    worker: &mut Worker,
+    worker: &mut dyn Broker,
     broker: u32,
     request: &ListOffsetsRequest,
     version: i16,
@@ -37,7 +36,7 @@ pub fn handle(
     let committed = request.isolation_level == 1;
     let mut notes = Vec::new();
     let origin = worker.append_time_origin();
-    let topics = worker.driver.cluster().with_state(|s| {
+    let topics = worker.read(|s| {
         request
             .topics
             .iter()
@@ -165,10 +164,7 @@ fn offset_for(
 }
 
 /// The first `count` batches from the log start (none when `count` is 0).
-fn read(
-    log: &crate::engine::log::PartitionLog,
-    count: usize,
-) -> Result<Vec<crate::engine::RecordBatch>, i16> {
+fn read(log: &PartitionLog, count: usize) -> Result<Vec<RecordBatch>, i16> {
     if count == 0 {
         return Ok(Vec::new());
     }

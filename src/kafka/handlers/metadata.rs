@@ -12,15 +12,14 @@ use kafka_protocol::messages::{
 };
 use kafka_protocol::protocol::StrBytes;
 
+use crate::kafka::broker::{Answer, Broker, TopicPartition};
 use crate::kafka::errors::code;
-use crate::kafka::worker::{Answer, Worker};
 
 /// The cluster id every response names.
 pub const CLUSTER_ID: &str = "mk-tui";
 
-pub fn handle(worker: &mut Worker, request: &MetadataRequest, _version: i16) -> Answer {
-    let cluster = worker.driver.cluster();
-    let all: Vec<String> = cluster.topics().into_iter().map(|(name, _)| name).collect();
+pub fn handle(worker: &mut dyn Broker, request: &MetadataRequest, _version: i16) -> Answer {
+    let all = worker.topic_names();
     let wanted: Vec<String> = match &request.topics {
         None => all.clone(),
         Some(topics) => topics
@@ -28,7 +27,7 @@ pub fn handle(worker: &mut Worker, request: &MetadataRequest, _version: i16) -> 
             .filter_map(|t| t.name.as_ref().map(|n| n.0.to_string()))
             .collect(),
     };
-    let topics = cluster.with_state(|s| {
+    let topics = worker.read(|s| {
         wanted
             .iter()
             .map(|name| {
@@ -39,7 +38,7 @@ pub fn handle(worker: &mut Worker, request: &MetadataRequest, _version: i16) -> 
                 };
                 topic.partitions = (0..count)
                     .filter_map(|p| {
-                        let tp = crate::engine::TopicPartition::new(name.clone(), p);
+                        let tp = TopicPartition::new(name.clone(), p);
                         let set = s.partition(&tp).ok()?;
                         let stopped: Vec<BrokerId> = set
                             .assignment()
@@ -76,7 +75,7 @@ pub fn handle(worker: &mut Worker, request: &MetadataRequest, _version: i16) -> 
             .collect::<Vec<_>>()
     });
     let brokers = worker
-        .brokers
+        .brokers()
         .iter()
         .map(|b| {
             MetadataResponseBroker::default()
@@ -85,7 +84,7 @@ pub fn handle(worker: &mut Worker, request: &MetadataRequest, _version: i16) -> 
                 .with_port(i32::from(b.port))
         })
         .collect();
-    let controller = worker.brokers.first().map_or(-1, |b| b.broker as i32);
+    let controller = worker.brokers().first().map_or(-1, |b| b.broker as i32);
     let outcome = format!("ok: {} topic(s)", topics.len());
     let response = MetadataResponse::default()
         .with_brokers(brokers)

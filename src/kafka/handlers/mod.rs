@@ -1,5 +1,5 @@
 //! One handler per Kafka API (docs/kafka-protocol.md). Each runs on the
-//! driver thread with the [`Worker`], reads the cluster without changing it,
+//! driver thread over a [`Broker`], reads the cluster without changing it,
 //! and changes it only through actions applied by the driver.
 //!
 //! [`SUPPORTED`] is what ApiVersions advertises: exactly the APIs and
@@ -36,11 +36,10 @@ pub mod unsupported;
 
 use kafka_protocol::messages::{ApiKey, RequestKind};
 
-use crate::engine::TopicPartition;
-use crate::engine::core::cluster::ClusterState;
-use crate::engine::core::metadata::TimestampType;
+use crate::kafka::broker::{
+    Answer, Broker, ClusterState, FetchWait, Handled, Request, TimestampType, TopicPartition,
+};
 use crate::kafka::errors::code;
-use crate::kafka::worker::{Answer, FetchWait, Handled, Request, Worker};
 
 /// The APIs this server answers, with the versions it handles.
 pub const SUPPORTED: &[(ApiKey, i16, i16)] = &[
@@ -79,7 +78,7 @@ pub fn supported(api: ApiKey) -> Option<(i16, i16)> {
 }
 
 /// Handles one decoded request of a supported API and version.
-pub fn handle(worker: &mut Worker, request: Request) -> Handled {
+pub fn handle(worker: &mut dyn Broker, request: Request) -> Handled {
     let Request {
         broker,
         client_id,
@@ -169,11 +168,11 @@ pub fn topic_partition(topic: &str, partition: i32) -> Option<TopicPartition> {
 /// A produce response's `log_append_time_ms` for a batch `topic` just
 /// took: Kafka's -1 for a CreateTime topic; for a LogAppendTime one the
 /// time the leader stamped it with (the engine clock now, as a Unix time,
-/// see [`Worker::append_time_origin`]).
-pub fn log_append_time(worker: &mut Worker, topic: &str) -> i64 {
-    match worker.driver.cluster().timestamp_type(topic) {
+/// see [`Broker::append_time_origin`]).
+pub fn log_append_time(worker: &mut dyn Broker, topic: &str) -> i64 {
+    match worker.timestamp_type(topic) {
         Some(TimestampType::LogAppendTime) => {
-            let now = i64::try_from(worker.driver.clock_ms()).unwrap_or(i64::MAX);
+            let now = i64::try_from(worker.clock_ms()).unwrap_or(i64::MAX);
             worker.append_time_origin().saturating_add(now)
         }
         _ => -1,
@@ -184,11 +183,11 @@ pub fn log_append_time(worker: &mut Worker, topic: &str) -> i64 {
 /// Kafka gives the original batch's append time, here the stamp of the
 /// record at `offset` in the leader's log (as a Unix time); -1 for a
 /// CreateTime topic.
-pub fn log_append_time_of(worker: &mut Worker, tp: &TopicPartition, offset: i64) -> i64 {
-    if worker.driver.cluster().timestamp_type(&tp.topic) != Some(TimestampType::LogAppendTime) {
+pub fn log_append_time_of(worker: &mut dyn Broker, tp: &TopicPartition, offset: i64) -> i64 {
+    if worker.timestamp_type(&tp.topic) != Some(TimestampType::LogAppendTime) {
         return -1;
     }
-    let stamp = worker.driver.cluster().with_state(|s| {
+    let stamp = worker.read(|s| {
         let log = &s.partition(tp).ok()?.leader_replica().log;
         let batches = log.read_batches(offset, 1).ok()?;
         let batch = batches.first()?;

@@ -15,15 +15,15 @@ use kafka_protocol::messages::offset_commit_response::{
 };
 use kafka_protocol::messages::{OffsetCommitRequest, OffsetCommitResponse, ResponseKind};
 
+use crate::kafka::broker::{Answer, Broker};
 use crate::kafka::clock::RealTime;
 use crate::kafka::errors::{code, name_of};
 use crate::kafka::groups::Refusal;
 use crate::kafka::steps::{self, StepEnd};
-use crate::kafka::worker::{Answer, Worker};
 use crate::session::Action;
 use crate::session::action::OffsetSpec;
 
-pub fn handle(worker: &mut Worker, request: &OffsetCommitRequest) -> Answer {
+pub fn handle(worker: &mut dyn Broker, request: &OffsetCommitRequest) -> Answer {
     let group = request.group_id.0.to_string();
     let member = request.member_id.to_string();
     let respond = |error: i16, outcome: String| {
@@ -51,7 +51,11 @@ pub fn handle(worker: &mut Worker, request: &OffsetCommitRequest) -> Answer {
         )
     };
     let member_check = if member.is_empty() {
-        let has_member = worker.groups.get(&group, RealTime::now()).member.is_some();
+        let has_member = worker
+            .groups_mut()
+            .get(&group, RealTime::now())
+            .member
+            .is_some();
         if has_member {
             Err(Refusal::UnknownMember)
         } else {
@@ -59,7 +63,7 @@ pub fn handle(worker: &mut Worker, request: &OffsetCommitRequest) -> Answer {
         }
     } else {
         worker
-            .groups
+            .groups_mut()
             .check(&group, &member, Some(request.generation_id_or_member_epoch))
             .map(drop)
     };

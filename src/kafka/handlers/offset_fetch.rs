@@ -14,15 +14,14 @@ use kafka_protocol::messages::offset_fetch_response::{
 use kafka_protocol::messages::{OffsetFetchRequest, OffsetFetchResponse, ResponseKind, TopicName};
 use kafka_protocol::protocol::StrBytes;
 
-use crate::engine::TopicPartition;
+use crate::kafka::broker::{Answer, Broker, TopicPartition};
 use crate::kafka::errors::code;
-use crate::kafka::worker::{Answer, Worker};
 
-pub fn handle(worker: &mut Worker, request: &OffsetFetchRequest, version: i16) -> Answer {
+pub fn handle(worker: &mut dyn Broker, request: &OffsetFetchRequest, version: i16) -> Answer {
     let group = request.group_id.0.to_string();
     let stable = version >= 7 && request.require_stable;
     let mut notes = Vec::new();
-    let topics = worker.driver.cluster().with_state(|s| {
+    let topics = worker.read(|s| {
         let committed = s
             .offsets()
             .groups()

@@ -24,17 +24,21 @@ use kafka_protocol::messages::{ProduceRequest, ProduceResponse, ResponseKind};
 use kafka_protocol::protocol::StrBytes;
 
 use super::{leader_check, topic_partition};
-use crate::engine::MiniKafkaError;
+use crate::kafka::broker::{Answer, Broker, Handled, MiniKafkaError, WaitingProduce};
 use crate::kafka::clock::RealTime;
 use crate::kafka::errors::{code, code_of, name_of};
 use crate::kafka::records::{self, IncomingRecord};
-use crate::kafka::worker::{Answer, Handled, WaitingProduce, Worker};
 use crate::session::{Action, Outcome};
 
 /// The longest a produce waits for acks=all, whatever the client asks.
 const MAX_TIMEOUT: Duration = Duration::from_secs(300);
 
-pub fn handle(worker: &mut Worker, broker: u32, request: ProduceRequest, _version: i16) -> Handled {
+pub fn handle(
+    worker: &mut dyn Broker,
+    broker: u32,
+    request: ProduceRequest,
+    _version: i16,
+) -> Handled {
     // Idempotent and transactional producers' batches (issue 14 items 1-2).
     if let Some(handled) = super::producer_produce::handle(worker, broker, &request) {
         return handled;
@@ -130,7 +134,7 @@ struct Appended {
 }
 
 fn partition(
-    worker: &mut Worker,
+    worker: &mut dyn Broker,
     broker: u32,
     topic: &str,
     data: &PartitionProduceData,
@@ -142,9 +146,8 @@ fn partition(
             format!("no partition {} of {topic}", data.index),
         )
     })?;
-    let cluster = worker.driver.cluster().clone();
-    let min_isr = cluster.config().min_insync_replicas;
-    let (base_offset, log_start_offset) = cluster.with_state(|s| {
+    let (base_offset, log_start_offset) = worker.read(|s| {
+        let min_isr = s.config().min_insync_replicas;
         leader_check(s, &tp, broker)
             .map_err(|c| (c, format!("{tp}: broker {broker} cannot take it")))?;
         let set = s.partition(&tp).map_err(|e| (code_of(&e), e.to_string()))?;
@@ -176,7 +179,7 @@ fn partition(
                     format!("{e} ({appended} of {count} record(s) appended before it)"),
                 ));
             }
-            Outcome::Pending => pending.push(worker.driver.step()),
+            Outcome::Pending => pending.push(worker.last_step()),
             _ => {}
         }
         appended += n;

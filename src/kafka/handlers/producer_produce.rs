@@ -37,13 +37,14 @@ use kafka_protocol::messages::{ProduceRequest, ProduceResponse, ResponseKind};
 use kafka_protocol::protocol::StrBytes;
 
 use super::{leader_check, topic_partition, txn_client};
-use crate::engine::{AckMode, TopicPartition};
+use crate::kafka::broker::{
+    AckMode, Answer, Broker, Continue, Handled, TopicPartition, WaitingProduce,
+};
 use crate::kafka::clock::RealTime;
 use crate::kafka::errors::{code, name_of};
 use crate::kafka::producers::SequenceVerdict;
 use crate::kafka::records::{self, IncomingRecord};
 use crate::kafka::steps::{self, Refused, StepEnd};
-use crate::kafka::worker::{Answer, Continue, Handled, WaitingProduce, Worker};
 use crate::session::Action;
 use crate::session::action::WireIdentity;
 use crate::session::recording::Caption;
@@ -74,7 +75,7 @@ struct Admitted {
 
 /// Handles a produce whose batches carry a producer id; `None` for a
 /// plain producer's, which `produce` handles.
-pub fn handle(worker: &mut Worker, broker: u32, request: &ProduceRequest) -> Option<Handled> {
+pub fn handle(worker: &mut dyn Broker, broker: u32, request: &ProduceRequest) -> Option<Handled> {
     let sender = match request
         .transactional_id
         .as_ref()
@@ -210,7 +211,7 @@ fn retry_said(a: &Admitted, offset: i64) -> Caption {
 
 /// The checks of the edge, before anything is appended.
 fn admit(
-    worker: &mut Worker,
+    worker: &mut dyn Broker,
     broker: u32,
     topic: &str,
     data: &PartitionProduceData,
@@ -222,7 +223,7 @@ fn admit(
             format!("no partition {} of {topic}", data.index),
         )
     })?;
-    worker.driver.cluster().with_state(|s| {
+    worker.read(|s| {
         leader_check(s, &tp, broker)
             .map_err(|c| (c, format!("{tp}: broker {broker} cannot take it")))
     })?;
@@ -266,7 +267,7 @@ fn admit(
                 epoch,
                 code::INVALID_PRODUCER_EPOCH,
             )?;
-            let p = &worker.producers.transactional[txn];
+            let p = &worker.producers().transactional[txn];
             let open = p
                 .open
                 .as_ref()
@@ -331,8 +332,8 @@ fn admit(
 
 /// Notes a transactional batch's sequences for retries (see the
 /// module's note).
-fn remember(worker: &mut Worker, txn: &str, a: &Admitted, base_offset: i64) {
-    if let Some(p) = worker.producers.transactional.get_mut(txn) {
+fn remember(worker: &mut dyn Broker, txn: &str, a: &Admitted, base_offset: i64) {
+    if let Some(p) = worker.producers_mut().transactional.get_mut(txn) {
         p.sequences.entry(a.tp.clone()).or_default().record(
             a.epoch,
             a.base_sequence,
@@ -357,14 +358,11 @@ fn wire_after(a: &Admitted, sent: usize) -> WireIdentity {
 /// Where the batch of a `produce` or `send` step landed, as the engine
 /// answered: its first offset (for an exact retry, the original's) and
 /// whether it was one.
-fn landed(worker: &Worker, step: usize) -> Option<(i64, bool)> {
-    if let Some(result) = worker.driver.appended(step) {
+fn landed(worker: &dyn Broker, step: usize) -> Option<(i64, bool)> {
+    if let Some(result) = worker.appended(step) {
         return result.offsets.map(|(first, _)| (first, result.duplicate));
     }
-    worker
-        .driver
-        .lands_at(step)
-        .map(|(_, first)| (first, false))
+    worker.lands_at(step).map(|first| (first, false))
 }
 
 /// A produce error in Kafka's words: an older epoch on Produce is
@@ -377,19 +375,10 @@ fn produce_code(e: i16) -> i16 {
     }
 }
 
-fn leo(worker: &Worker, tp: &TopicPartition) -> (i64, i64) {
-    worker.driver.cluster().with_state(|s| {
-        s.partition(tp).map_or((-1, -1), |set| {
-            let log = &set.leader_replica().log;
-            (log.log_end_offset(), log.log_start_offset())
-        })
-    })
-}
-
 /// The idempotent producer's records as `produce` actions carrying its
 /// identity, judged by the engine (E7).
 fn idempotent(
-    worker: &mut Worker,
+    worker: &mut dyn Broker,
     answering: Answering,
     admitted: Vec<(usize, usize, Admitted)>,
     acks: AckMode,
@@ -402,7 +391,7 @@ fn idempotent(
         mut waiting,
     } = answering;
     for (ti, pi, a) in admitted {
-        let (leo_before, start) = leo(worker, &a.tp);
+        let (leo_before, start) = worker.log_ends(&a.tp);
         let mut pending = Vec::new();
         let mut failed = None;
         let mut appended = 0;
@@ -563,7 +552,7 @@ impl TxnProduce {
 }
 
 impl Continue for TxnProduce {
-    fn poll(&mut self, worker: &mut Worker) -> Option<Answer> {
+    fn poll(&mut self, worker: &mut dyn Broker) -> Option<Answer> {
         loop {
             let Some(part) = self.parts.front_mut() else {
                 return Some(self.answer(""));
@@ -590,7 +579,7 @@ impl Continue for TxnProduce {
                     .map(|(first, _)| first)
                     .or(part.base_offset)
                     .unwrap_or(-1);
-                let (_, start) = leo(worker, &part.admitted.tp);
+                let (_, start) = worker.log_ends(&part.admitted.tp);
                 self.notes.push(format!(
                     "{} offset {base} ({} record(s), sequence {}{})",
                     part.admitted.tp, part.count, part.admitted.base_sequence, part.admitted.codec
@@ -610,7 +599,7 @@ impl Continue for TxnProduce {
             let batch = part.batches.pop_front().expect("not empty");
             part.in_flight = batch.len();
             let tp = part.admitted.tp.clone();
-            let (offset, _) = leo(worker, &tp);
+            let (offset, _) = worker.log_ends(&tp);
             let (key, value, records) = records::payload_fields(batch);
             let action = Action::Send {
                 txn: self.txn.clone(),
@@ -644,7 +633,7 @@ impl Continue for TxnProduce {
         self.deadline
     }
 
-    fn timed_out(mut self: Box<Self>, _worker: &mut Worker) -> Answer {
+    fn timed_out(mut self: Box<Self>, _worker: &mut dyn Broker) -> Answer {
         while let Some(part) = self.parts.pop_front() {
             let sent = part.done;
             let pr = &mut self.response.responses[part.ti].partition_responses[part.pi];

@@ -33,27 +33,27 @@ use kafka_protocol::messages::{
 use kafka_protocol::protocol::StrBytes;
 
 use super::find_coordinator::coordinator;
+use crate::kafka::broker::{Answer, Broker};
 use crate::kafka::clock::RealTime;
 use crate::kafka::errors::{code, name_of};
 use crate::kafka::txn_view::{KAFKA_STATES, TxnView, views};
-use crate::kafka::worker::{Answer, Worker};
 
 /// Whether `broker` is the coordinator now.
-fn coordinates(worker: &Worker, broker: u32) -> bool {
+fn coordinates(worker: &dyn Broker, broker: u32) -> bool {
     coordinator(worker).is_some_and(|c| c.broker == broker)
 }
 
 /// The engine's transactions, read once.
-fn read(worker: &Worker) -> Vec<TxnView> {
-    let producers = &*worker.producers;
-    worker.driver.cluster().with_state(|s| views(s, producers))
+fn read(worker: &dyn Broker) -> Vec<TxnView> {
+    let producers = worker.producers();
+    worker.read(|s| views(s, producers))
 }
 
 /// The transaction timeout in ms: the engine's `transaction_timeout_ms`
 /// under rules that time transactions out, else -1 (the book's never time
 /// out).
-fn timeout_ms(worker: &Worker) -> i32 {
-    let config = worker.driver.cluster().config();
+fn timeout_ms(worker: &dyn Broker) -> i32 {
+    let config = worker.config();
     if config.rules.transaction_timeout {
         i32::try_from(config.transaction_timeout_ms).unwrap_or(i32::MAX)
     } else {
@@ -62,7 +62,7 @@ fn timeout_ms(worker: &Worker) -> i32 {
 }
 
 pub fn list(
-    worker: &mut Worker,
+    worker: &mut dyn Broker,
     broker: u32,
     request: &ListTransactionsRequest,
     version: i16,
@@ -73,7 +73,7 @@ pub fn list(
         .filter(|f| !KAFKA_STATES.contains(&f.as_str()))
         .cloned()
         .collect();
-    let now = i64::try_from(worker.driver.clock_ms()).unwrap_or(i64::MAX);
+    let now = i64::try_from(worker.clock_ms()).unwrap_or(i64::MAX);
     let duration = if version >= 1 {
         request.duration_filter
     } else {
@@ -123,14 +123,18 @@ pub fn list(
     Answer::now(ResponseKind::ListTransactions(response), outcome)
 }
 
-pub fn describe(worker: &mut Worker, broker: u32, request: &DescribeTransactionsRequest) -> Answer {
+pub fn describe(
+    worker: &mut dyn Broker,
+    broker: u32,
+    request: &DescribeTransactionsRequest,
+) -> Answer {
     let here = coordinates(worker, broker);
     let all = if here { read(worker) } else { Vec::new() };
     let timeout = timeout_ms(worker);
     // Kafka's start time is a Unix time; the engine's is its clock. The
     // engine's clock follows real time under serve, so its `begin` was
     // (now - started) ms ago.
-    let engine_now = i64::try_from(worker.driver.clock_ms()).unwrap_or(i64::MAX);
+    let engine_now = i64::try_from(worker.clock_ms()).unwrap_or(i64::MAX);
     let unix_now = RealTime::unix_ms();
     let start = |ms: i64| {
         if ms < 0 {

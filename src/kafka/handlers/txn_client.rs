@@ -6,16 +6,15 @@
 //! with its first AddPartitionsToTxn or AddOffsetsToTxn; the client's
 //! begin_transaction() sends nothing).
 
-use crate::engine::transaction::TransactionState;
+use crate::kafka::broker::{Broker, TransactionState};
 use crate::kafka::errors::code;
 use crate::kafka::producers::{Ended, OpenTxn};
 use crate::kafka::steps::{self, Refused, StepEnd};
-use crate::kafka::worker::Worker;
 use crate::session::Action;
 
 /// Whether the cluster runs the kafka rules' zombie fencing (E14).
-pub fn fences(worker: &Worker) -> bool {
-    worker.driver.cluster().config().rules.fence_zombies
+pub fn fences(worker: &dyn Broker) -> bool {
+    worker.config().rules.fence_zombies
 }
 
 /// Fills the table's entry of `txn` after a restart emptied it, from
@@ -26,24 +25,18 @@ pub fn fences(worker: &Worker) -> bool {
 /// partitions and groups the engine knows; and how its last one ended,
 /// so that a client's EndTxn retried across the restart is answered as
 /// the transaction really ended. Nothing if the id is unknown.
-pub fn recall(worker: &mut Worker, txn: &str) {
-    if worker.producers.transactional.contains_key(txn) {
+pub fn recall(worker: &mut dyn Broker, txn: &str) {
+    if worker.producers().transactional.contains_key(txn) {
         return;
     }
-    let latest = steps::latest_instance(worker, txn);
-    let instance = latest.and_then(|i| {
-        worker
-            .driver
-            .cluster()
-            .with_state(|s| s.transactions().instances().get(i).cloned())
-    });
+    let latest = worker.latest_instance(txn);
+    let instance = latest.and_then(|i| worker.instance(i));
     // The identity InitProducerId gave the client, as the server's file
     // kept it; under the kafka rules a directory older than that record
     // has the engine's latest (which may be a later epoch than the
     // client's: the engine takes one at each `begin`).
     let kept = worker
-        .producers
-        .ids(worker.driver)
+        .producer_ids()
         .ok()
         .and_then(|ids| ids.transactional(txn));
     let identity = kept.or_else(|| {
@@ -68,11 +61,13 @@ pub fn recall(worker: &mut Worker, txn: &str) {
         }),
         _ => None,
     };
-    worker.producers.init_transactional(txn, "", identity, open);
+    worker
+        .producers_mut()
+        .init_transactional(txn, "", identity, open);
     let ended = instance
         .filter(|d| d.state.is_complete())
         .and_then(|d| ended_as(d.state));
-    if let Some(p) = worker.producers.transactional.get_mut(txn) {
+    if let Some(p) = worker.producers_mut().transactional.get_mut(txn) {
         p.last_ended = ended;
     }
 }
@@ -94,12 +89,10 @@ pub fn coordinator_code((e, m): Refused) -> Refused {
 /// yet): the server is completing it, and a new transaction of the id
 /// waits, CONCURRENT_TRANSACTIONS, as Kafka's coordinator answers while it
 /// writes an id's markers.
-pub fn completing(worker: &Worker, txn: &str) -> Option<TransactionState> {
-    let latest = steps::latest_instance(worker, txn)?;
-    worker.driver.cluster().with_state(|s| {
-        let state = s.transactions().instances().get(latest)?.state;
-        (state != TransactionState::Ongoing && !state.is_complete()).then_some(state)
-    })
+pub fn completing(worker: &dyn Broker, txn: &str) -> Option<TransactionState> {
+    let latest = worker.latest_instance(txn)?;
+    let state = worker.txn_state(latest)?;
+    (state != TransactionState::Ongoing && !state.is_complete()).then_some(state)
 }
 
 /// How a transaction in `state` ended, or will once its markers are
@@ -119,14 +112,14 @@ pub fn ended_as(state: TransactionState) -> Option<Ended> {
 /// the coordinator's APIs, INVALID_PRODUCER_EPOCH on Produce and
 /// TxnOffsetCommit, as Kafka answers.
 pub fn check_producer(
-    worker: &mut Worker,
+    worker: &mut dyn Broker,
     txn: &str,
     producer_id: i64,
     epoch: i16,
     stale: i16,
 ) -> Result<(), Refused> {
     recall(worker, txn);
-    let Some(p) = worker.producers.transactional.get(txn) else {
+    let Some(p) = worker.producers().transactional.get(txn) else {
         return Err((
             code::INVALID_PRODUCER_ID_MAPPING,
             format!("transactional id {txn:?} has no producer id: call InitProducerId first"),
@@ -170,14 +163,9 @@ pub enum Opened {
 
 /// Whether the engine instance the client holds is still its open one:
 /// the id's latest instance, ONGOING. `Err` says what ended it.
-pub fn still_open(worker: &Worker, txn: &str, open: &OpenTxn) -> Result<(), String> {
-    let latest = steps::latest_instance(worker, txn);
-    let state = worker.driver.cluster().with_state(|s| {
-        s.transactions()
-            .instances()
-            .get(open.instance)
-            .map(|d| d.state)
-    });
+pub fn still_open(worker: &dyn Broker, txn: &str, open: &OpenTxn) -> Result<(), String> {
+    let latest = worker.latest_instance(txn);
+    let state = worker.txn_state(open.instance);
     match (latest, state) {
         (Some(l), Some(TransactionState::Ongoing)) if l == open.instance => Ok(()),
         (Some(l), _) if l != open.instance => Err(format!(
@@ -197,9 +185,9 @@ pub fn still_open(worker: &Worker, txn: &str, open: &OpenTxn) -> Result<(), Stri
 /// or offsets in and that the cluster ended meanwhile is not replaced
 /// silently: PRODUCER_FENCED, as Kafka fences a producer whose
 /// transaction timed out.
-pub fn ensure_open(worker: &mut Worker, txn: &str) -> Result<Opened, Refused> {
+pub fn ensure_open(worker: &mut dyn Broker, txn: &str) -> Result<Opened, Refused> {
     let held = worker
-        .producers
+        .producers()
         .transactional
         .get(txn)
         .and_then(|p| p.open.clone());
@@ -207,7 +195,7 @@ pub fn ensure_open(worker: &mut Worker, txn: &str) -> Result<Opened, Refused> {
         match still_open(worker, txn, &open) {
             Ok(()) => return Ok(Opened::Open),
             Err(why) => {
-                if let Some(p) = worker.producers.transactional.get_mut(txn) {
+                if let Some(p) = worker.producers_mut().transactional.get_mut(txn) {
                     p.open = None;
                 }
                 if open.used() {
@@ -234,9 +222,9 @@ pub fn ensure_open(worker: &mut Worker, txn: &str) -> Result<Opened, Refused> {
 }
 
 /// Records the engine instance a finished `begin` opened as the client's.
-pub fn finish_begin(worker: &mut Worker, txn: &str) {
-    let latest = steps::latest_instance(worker, txn);
-    if let (Some(index), Some(p)) = (latest, worker.producers.transactional.get_mut(txn)) {
+pub fn finish_begin(worker: &mut dyn Broker, txn: &str) {
+    let latest = worker.latest_instance(txn);
+    if let (Some(index), Some(p)) = (latest, worker.producers_mut().transactional.get_mut(txn)) {
         p.open = Some(OpenTxn::new(index));
     }
 }

@@ -14,17 +14,17 @@ use kafka_protocol::messages::txn_offset_commit_response::{
 use kafka_protocol::messages::{ResponseKind, TxnOffsetCommitRequest, TxnOffsetCommitResponse};
 
 use super::txn_client;
+use crate::kafka::broker::{Answer, Broker, Handled};
 use crate::kafka::clock::RealTime;
 use crate::kafka::errors::{code, name_of};
 use crate::kafka::steps::{self, AfterStep, Refused, StepEnd};
-use crate::kafka::worker::{Answer, Handled, Worker};
 use crate::session::Action;
 use crate::session::action::OffsetSpec;
 
 /// How long staging may wait behind the transaction's pending sends.
 const MAX_WAIT: Duration = Duration::from_secs(60);
 
-pub fn handle(worker: &mut Worker, request: &TxnOffsetCommitRequest) -> Handled {
+pub fn handle(worker: &mut dyn Broker, request: &TxnOffsetCommitRequest) -> Handled {
     let txn = request.transactional_id.0.to_string();
     let group = request.group_id.0.to_string();
     let topics = request.topics.clone();
@@ -77,7 +77,7 @@ pub fn handle(worker: &mut Worker, request: &TxnOffsetCommitRequest) -> Handled 
         code::INVALID_PRODUCER_EPOCH,
     )
     .and_then(|()| {
-        let open = worker.producers.transactional[&txn].open.as_ref();
+        let open = worker.producers().transactional[&txn].open.as_ref();
         match open {
             Some(o) => {
                 txn_client::still_open(worker, &txn, o).map_err(|m| (code::INVALID_TXN_STATE, m))
@@ -96,7 +96,7 @@ pub fn handle(worker: &mut Worker, request: &TxnOffsetCommitRequest) -> Handled 
     // transaction coordinator (and transaction version 2 adds it).
     if checked.is_ok()
         && let Some(o) = worker
-            .producers
+            .producers_mut()
             .transactional
             .get_mut(&txn)
             .and_then(|p| p.open.as_mut())
@@ -121,7 +121,7 @@ pub fn handle(worker: &mut Worker, request: &TxnOffsetCommitRequest) -> Handled 
         offsets,
     };
     let (step, end) = steps::apply(worker, &action);
-    let finish = move |_: &mut Worker, result: Result<(), Refused>| {
+    let finish = move |_: &mut dyn Broker, result: Result<(), Refused>| {
         let outcome = match &result {
             Ok(()) => format!("{txn:?} group {group:?}: staged {listed}"),
             Err((e, m)) => format!("{txn:?} group {group:?}: {}: {m}", name_of(*e)),

@@ -14,9 +14,10 @@ use kafka_protocol::records::{
     Compression, Record, RecordBatchEncoder, RecordEncodeOptions, TimestampType,
 };
 
+use crate::kafka::broker::{Advertised, Answer, Handled, Request};
 use crate::kafka::errors::code;
 use crate::kafka::registry::Registry;
-use crate::kafka::worker::{Advertised, Answer, Handled, Request, ServerState, Worker};
+use crate::kafka::worker::{ServerState, Worker};
 use crate::session::listeners::NoSteps;
 use crate::session::recording::Header;
 use crate::session::{Action, Driver};
