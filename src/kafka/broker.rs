@@ -36,7 +36,7 @@ pub use crate::engine::{
 
 /// Why the server's producer-id file ([`ProducerIds`]) failed, as
 /// [`ProducerTable`] says it.
-pub type IdError = String;
+pub type IdError = crate::session::SessionError;
 
 /// The server as a handler uses it. Reads are of the cluster as it stands
 /// between two steps; the only change is an applied action, so everything
