@@ -212,6 +212,13 @@ pub fn serve(options: ServeOptions) -> Result<i32, SessionError> {
     let stopped = gates_rx.borrow().clone();
     let listeners = server::closing(listeners, &stopped)
         .map_err(|e| SessionError::os("a listener has no address", e))?;
+    // Said here, not by the listener's task: a client (or a test) that
+    // finds the port closed after `ready` also finds the line in the log.
+    for (broker, addr, _) in listeners.iter().filter(|(_, _, l)| l.is_none()) {
+        log_line(format_args!(
+            "mk-tui serve: broker {broker}: stopped: listener on {addr} closed"
+        ));
+    }
     out_line(format_args!("ready"));
     let net = Net {
         commands: Commands::new(commands.clone()),

@@ -205,15 +205,8 @@ async fn accept_loop(
     first: Option<TcpListener>,
     net: Net,
 ) {
-    if first.is_none() {
-        // Stopped already when serving began: closed before `ready`.
-        log(
-            &net,
-            broker,
-            None,
-            &format!("stopped: listener on {addr} closed"),
-        );
-    }
+    // Stopped already when serving began (`first` is None): closed before
+    // `ready`, and said so there.
     let mut listener = first;
     let mut gates = net.gates.clone();
     loop {
