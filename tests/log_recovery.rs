@@ -247,7 +247,7 @@ async fn the_index_file_stays_well_formed_after_truncation() {
     log.truncate_to(5).unwrap();
     for i in 5..20 {
         let mut b = minikafka::engine::RecordBatch::of_values([format!("w{i}")]);
-        b.base_offset = log.log_end_offset();
+        b.base_offset = log.leo();
         log.append(&b).unwrap();
     }
     let index = &log.segments()[0].index();

@@ -128,7 +128,7 @@ impl dyn Broker + '_ {
         self.read(|s| {
             s.partition(tp).map_or((-1, -1), |set| {
                 let log = &set.leader_replica().log;
-                (log.log_end_offset(), log.log_start_offset())
+                (log.leo(), log.log_start_offset())
             })
         })
     }

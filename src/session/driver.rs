@@ -961,7 +961,7 @@ impl Driver {
                     .and_then(|b| leader.producer_state.check(&tp, b).ok())
                 {
                     Some(SequenceCheck::Duplicate { base_offset, .. }) => base_offset,
-                    _ => leader.log_end_offset(),
+                    _ => leader.leo(),
                 }
             })
         });

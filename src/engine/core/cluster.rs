@@ -498,7 +498,7 @@ impl BrokerCluster {
             let mut total = FetchOutcome::default();
             let mut first_error = None;
             for set in state.partitions.values_mut() {
-                match set.replicate_once(now) {
+                match set.fetch_followers_once(now) {
                     Ok(o) => total.add(o),
                     Err(e) => {
                         first_error.get_or_insert(e);
@@ -525,7 +525,7 @@ impl BrokerCluster {
 
     /// One fetch by every follower of one partition.
     pub fn replicate_partition(&self, tp: &TopicPartition) -> Result<FetchOutcome> {
-        self.mutate(|state, now| state.partition_mut(tp)?.replicate_once(now))
+        self.mutate(|state, now| state.partition_mut(tp)?.fetch_followers_once(now))
     }
 
     /// Stops a broker (E6): it stops fetching and cannot lead; if it leads a

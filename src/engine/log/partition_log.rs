@@ -147,7 +147,7 @@ impl PartitionLog {
     }
 
     /// The log end offset (LEO): the offset the next batch will get.
-    pub fn log_end_offset(&self) -> i64 {
+    pub fn leo(&self) -> i64 {
         self.batches
             .last()
             .map_or_else(|| self.active().base_offset(), |b| b.last_offset + 1)
@@ -167,7 +167,7 @@ impl PartitionLog {
     pub fn append(&mut self, batch: &RecordBatch) -> Result<&BatchSummary> {
         self.check_online()?;
         batch.validate()?;
-        let leo = self.log_end_offset();
+        let leo = self.leo();
         if batch.base_offset != leo {
             return Err(MiniKafkaError::InvalidBatch(format!(
                 "base offset {} is not the log end offset {leo} of {}",
@@ -233,7 +233,7 @@ impl PartitionLog {
         end_offset: i64,
         mut keep: impl FnMut(&RecordBatch) -> bool,
     ) -> Result<Vec<ConsumerRecord>> {
-        let end_offset = end_offset.min(self.log_end_offset());
+        let end_offset = end_offset.min(self.leo());
         let mut out = Vec::new();
         let mut next = offset;
         while out.len() < max_records && next < end_offset {
@@ -270,7 +270,7 @@ impl PartitionLog {
     /// Whole batches from the one holding `from_offset`, at most `max_batches`.
     pub fn read_batches(&self, from_offset: i64, max_batches: usize) -> Result<Vec<RecordBatch>> {
         self.check_offset(from_offset)?;
-        self.read_range(from_offset, self.log_end_offset(), max_batches)
+        self.read_range(from_offset, self.leo(), max_batches)
     }
 
     /// As [`Self::read_batches`], but each batch keeps only its first
@@ -284,12 +284,7 @@ impl PartitionLog {
         max_records: usize,
     ) -> Result<Vec<RecordBatch>> {
         self.check_offset(from_offset)?;
-        self.read_range_with(
-            from_offset,
-            self.log_end_offset(),
-            max_batches,
-            Some(max_records),
-        )
+        self.read_range_with(from_offset, self.leo(), max_batches, Some(max_records))
     }
 
     /// Whole batches from `from_offset` up to about `max_bytes` (always at
@@ -308,19 +303,19 @@ impl PartitionLog {
             bytes += u64::from(b.size_bytes);
             count += 1;
         }
-        self.read_range(from_offset, self.log_end_offset(), count)
+        self.read_range(from_offset, self.leo(), count)
     }
 
     /// Every batch in the log (the book's `all_batches`).
     pub fn all_batches(&self) -> Result<Vec<RecordBatch>> {
-        self.read_range(self.log_start_offset(), self.log_end_offset(), usize::MAX)
+        self.read_range(self.log_start_offset(), self.leo(), usize::MAX)
     }
 
     /// Removes every batch at or past `offset`, which must be a batch boundary
     /// (a batch's base offset, or the LEO). Returns the bytes removed.
     pub fn truncate_to(&mut self, offset: i64) -> Result<u64> {
         self.check_online()?;
-        let leo = self.log_end_offset();
+        let leo = self.leo();
         if offset >= leo {
             return if offset == leo {
                 Ok(0)
@@ -463,7 +458,7 @@ impl PartitionLog {
     }
 
     fn check_offset(&self, offset: i64) -> Result<()> {
-        let (start, end) = (self.log_start_offset(), self.log_end_offset());
+        let (start, end) = (self.log_start_offset(), self.leo());
         if offset < start || offset > end {
             return Err(MiniKafkaError::OffsetOutOfRange {
                 what: self.dir.display().to_string(),
@@ -492,7 +487,7 @@ mod tests {
 
     fn append_values(log: &mut PartitionLog, values: &[&str]) {
         let mut b = RecordBatch::of_values(values.iter().copied());
-        b.base_offset = log.log_end_offset();
+        b.base_offset = log.leo();
         log.append(&b).unwrap();
     }
 
@@ -503,7 +498,7 @@ mod tests {
         assert_eq!(rec, LogRecovery::default());
         append_values(&mut log, &["a", "b"]);
         append_values(&mut log, &["c"]);
-        assert_eq!(log.log_end_offset(), 3);
+        assert_eq!(log.leo(), 3);
         let values: Vec<_> = log
             .fetch(1, 10, 3)
             .unwrap()
@@ -514,7 +509,7 @@ mod tests {
         drop(log);
         let (log, rec) = PartitionLog::open(dir.path(), config(1 << 20)).unwrap();
         assert_eq!(rec.truncated_bytes, 0);
-        assert_eq!(log.log_end_offset(), 3);
+        assert_eq!(log.leo(), 3);
         assert_eq!(log.all_batches().unwrap().len(), 2);
     }
 
@@ -586,7 +581,7 @@ mod tests {
         ));
         let removed = log.truncate_to(4).unwrap();
         assert!(removed > 0);
-        assert_eq!(log.log_end_offset(), 4);
+        assert_eq!(log.leo(), 4);
         append_values(&mut log, &["new"]);
         let values: Vec<_> = log
             .fetch(0, 100, 100)
@@ -599,10 +594,10 @@ mod tests {
         drop(log);
         let (log, rec) = PartitionLog::open(dir.path(), config(200)).unwrap();
         assert_eq!(rec.truncated_bytes, 0);
-        assert_eq!(log.log_end_offset(), 5);
+        assert_eq!(log.leo(), 5);
         let (mut log, _) = (log, ());
         log.truncate_to(0).unwrap();
-        assert_eq!((log.log_start_offset(), log.log_end_offset()), (0, 0));
+        assert_eq!((log.log_start_offset(), log.leo()), (0, 0));
         assert_eq!(log.segments().len(), 1);
     }
 
@@ -625,12 +620,12 @@ mod tests {
         }
         assert!(log.offline().is_some());
         let mut b = RecordBatch::of_values(["d"]);
-        b.base_offset = log.log_end_offset();
+        b.base_offset = log.leo();
         assert_eq!(log.append(&b).unwrap_err().code(), "KafkaStorageException");
         drop(log);
         let (log, recovery) = PartitionLog::open(dir.path(), config(1 << 20)).unwrap();
         assert_eq!(recovery, LogRecovery::default());
-        assert_eq!(log.log_end_offset(), 3);
+        assert_eq!(log.leo(), 3);
     }
 
     #[test]

@@ -90,8 +90,8 @@ impl PartitionReplicaSet {
                     broker: *b,
                     is_leader,
                     log_start_offset: r.log.log_start_offset(),
-                    log_end_offset: r.log_end_offset(),
-                    lag: leader_leo - r.log_end_offset(),
+                    log_end_offset: r.leo(),
+                    lag: leader_leo - r.leo(),
                     ms_since_fetch: if is_leader {
                         0
                     } else {

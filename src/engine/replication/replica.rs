@@ -43,8 +43,8 @@ impl Replica {
     }
 
     /// The log end offset.
-    pub fn log_end_offset(&self) -> i64 {
-        self.log.log_end_offset()
+    pub fn leo(&self) -> i64 {
+        self.log.leo()
     }
 
     /// Appends a batch (already carrying its offsets) and records it in the

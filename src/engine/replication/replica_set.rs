@@ -98,7 +98,7 @@ impl PartitionReplicaSet {
             replicas.into_iter().map(|r| (r.broker, r)).collect();
         let leader_replica = replicas.get_mut(&leader).expect("leader is a replica");
         leader_replica.leader_epoch_seen = Some(leader_epoch);
-        let leo = leader_replica.log_end_offset();
+        let leo = leader_replica.leo();
         let start = leader_replica.log.log_start_offset();
         let now_ms = leader_replica.last_fetch_ms;
         let mut set = Self {
@@ -269,7 +269,7 @@ impl PartitionReplicaSet {
     /// (its `fetch_followers_once`); under the kafka rules after each.
     /// A follower that fails does not stop the others; the first error is
     /// returned after all have fetched.
-    pub fn replicate_once(&mut self, now_ms: u64) -> Result<FetchOutcome> {
+    pub fn fetch_followers_once(&mut self, now_ms: u64) -> Result<FetchOutcome> {
         let mut total = FetchOutcome::default();
         let mut first_error = None;
         let by_clock = self.settings.isr_evaluation == IsrEvaluation::ByClock;
@@ -314,15 +314,15 @@ impl PartitionReplicaSet {
         let mut outcome = FetchOutcome::default();
         let epoch_current = follower.leader_epoch_seen == Some(self.leader_epoch);
         let leader_leo = self.leader_leo();
-        if !epoch_current || follower.log_end_offset() > leader_leo {
+        if !epoch_current || follower.leo() > leader_leo {
             let keep = self.divergence_point(broker);
             let follower = self.replicas.get_mut(&broker).expect("checked above");
-            if keep < follower.log_end_offset() {
+            if keep < follower.leo() {
                 outcome.truncated_bytes = follower.truncate_to(keep)?;
             }
             follower.leader_epoch_seen = Some(self.leader_epoch);
         }
-        let from = self.replicas[&broker].log_end_offset();
+        let from = self.replicas[&broker].leo();
         let batches = if from < leader_leo {
             self.leader_replica()
                 .log
@@ -514,7 +514,7 @@ impl PartitionReplicaSet {
     /// The LEO the leader may count for `replica`: its real LEO once it has
     /// fetched under this epoch, else at most the HW (its tail may diverge).
     fn effective_leo(&self, replica: &Replica) -> i64 {
-        let leo = replica.log_end_offset();
+        let leo = replica.leo();
         if replica.leader_epoch_seen == Some(self.leader_epoch) {
             leo
         } else {
@@ -526,7 +526,7 @@ impl PartitionReplicaSet {
     }
 
     pub(crate) fn leader_leo(&self) -> i64 {
-        self.leader_replica().log_end_offset()
+        self.leader_replica().leo()
     }
 
     /// The book's `_advance_high_watermark`: HW = max(HW, min LEO over the
@@ -584,7 +584,7 @@ impl PartitionReplicaSet {
 
     pub(crate) fn has_batch(&self, broker: BrokerId, last_offset: i64) -> bool {
         self.replicas.get(&broker).is_some_and(|r| {
-            r.leader_epoch_seen == Some(self.leader_epoch) && r.log_end_offset() > last_offset
+            r.leader_epoch_seen == Some(self.leader_epoch) && r.leo() > last_offset
         })
     }
 
@@ -620,7 +620,7 @@ impl PartitionReplicaSet {
             });
         }
         let log = &leader.log;
-        let (start, leo) = (log.log_start_offset(), log.log_end_offset());
+        let (start, leo) = (log.log_start_offset(), log.leo());
         if offset < start || offset > leo {
             return Err(MiniKafkaError::OffsetOutOfRange {
                 what: self.tp.to_string(),

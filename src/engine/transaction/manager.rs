@@ -217,7 +217,7 @@ impl TransactionManager {
                 Err(duplicate) => return Ok(Err(duplicate)),
             };
             let set = s.partition_mut(&tp)?;
-            let offset = set.leader_replica().log_end_offset();
+            let offset = set.leader_replica().leo();
             let ack = set.append(batch, AckMode::All, now, None)?;
             s.transactions.start_send(index, &tp, offset);
             Ok(Ok((index, tp, offset, ack)))
@@ -554,7 +554,7 @@ impl TransactionCoordinator {
             if known || set.leader_replica().stopped {
                 continue;
             }
-            let offset = set.leader_replica().log_end_offset();
+            let offset = set.leader_replica().leo();
             let mut ack = set.append(marker_of(&data, control), AckMode::Leader, now_ms, None)?;
             if let Some(Ok(_)) = ack.try_take() {
                 self.transactions.record_marker(index, tp, offset, control);

@@ -183,7 +183,7 @@ impl TransactionManager {
             if let Some(offset) = existing {
                 return Ok(set.await_replication(offset, offset, now));
             }
-            let offset = set.leader_replica().log_end_offset();
+            let offset = set.leader_replica().leo();
             let ack = set.append(marker, AckMode::All, now, None)?;
             s.transactions
                 .transactions

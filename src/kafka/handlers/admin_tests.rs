@@ -400,7 +400,7 @@ fn log_dirs_give_each_replicas_size_and_its_lag_behind_the_high_watermark() {
         let set = s
             .partition(&crate::engine::TopicPartition::new("t", 0))
             .unwrap();
-        let leo = |b| set.replica(b).unwrap().log_end_offset();
+        let leo = |b| set.replica(b).unwrap().leo();
         (set.high_watermark(), (leo(1), leo(2)))
     });
     assert_eq!(

@@ -38,7 +38,7 @@ pub fn replica_dir(s: &ClusterState, tp: &TopicPartition, broker: u32) -> Option
     let set = s.partition(tp).ok()?;
     let r = set.replica(broker).ok()?;
     let size = i64::try_from(r.log.size_bytes()).unwrap_or(i64::MAX);
-    let lag = (set.high_watermark() - r.log_end_offset()).max(0);
+    let lag = (set.high_watermark() - r.leo()).max(0);
     Some((size, lag))
 }
 

@@ -177,7 +177,7 @@ pub fn watched(s: &ClusterState, tp: &TopicPartition) -> Watched {
         hw,
         lso,
         leader.log.log_start_offset(),
-        leader.log.log_end_offset(),
+        leader.log.leo(),
     ))
 }
 
@@ -286,7 +286,7 @@ fn read(
     let hw = set.high_watermark();
     let lso = s.last_stable_offset(tp).map_or(hw, |l| l.min(hw));
     let log = &set.leader_replica().log;
-    let (start, leo) = (log.log_start_offset(), log.log_end_offset());
+    let (start, leo) = (log.log_start_offset(), log.leo());
     if offset < start || offset > leo {
         return Err(code::OFFSET_OUT_OF_RANGE);
     }

@@ -160,7 +160,7 @@ fn partition(
             return Err((code_of(&e), e.to_string()));
         }
         let log = &set.leader_replica().log;
-        Ok((log.log_end_offset(), log.log_start_offset()))
+        Ok((log.leo(), log.log_start_offset()))
     })?;
     let empty = bytes::Bytes::new();
     let incoming = records::decode_produce(data.records.as_ref().unwrap_or(&empty))

@@ -185,7 +185,7 @@ fn log_end(w: &Harness) -> i64 {
         s.partition(&crate::engine::TopicPartition::new("t", 0))
             .unwrap()
             .leader_replica()
-            .log_end_offset()
+            .leo()
     })
 }
 

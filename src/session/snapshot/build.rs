@@ -448,7 +448,7 @@ fn partition(
         log_start_offset: log.log_start_offset(),
         high_watermark: hw,
         last_stable_offset: lso,
-        log_end_offset: log.log_end_offset(),
+        log_end_offset: log.leo(),
         replicas: statuses
             .into_iter()
             .map(|r| ReplicaSnapshot {

@@ -51,7 +51,7 @@ impl LogHandle {
 
     /// Records up to the log end (not limited by the HW).
     pub fn fetch(&self, offset: i64, max_records: usize) -> Result<Vec<ConsumerRecord>> {
-        self.with_log(|log| log.fetch(offset, max_records, log.log_end_offset()))
+        self.with_log(|log| log.fetch(offset, max_records, log.leo()))
     }
 
     /// The batch summaries, without records.
@@ -61,7 +61,7 @@ impl LogHandle {
 
     /// The log end offset.
     pub fn log_end_offset(&self) -> Result<i64> {
-        self.with_log(|log| Ok(log.log_end_offset()))
+        self.with_log(|log| Ok(log.leo()))
     }
 
     /// The first offset.

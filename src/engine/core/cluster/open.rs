@@ -343,13 +343,8 @@ impl ClusterState {
             });
         // The checkpointed HW, or (for a directory without one) the lowest
         // LEO; `PartitionReplicaSet::new` clamps it to the leader's log.
-        let hw = checkpointed.unwrap_or_else(|| {
-            replicas
-                .iter()
-                .map(Replica::log_end_offset)
-                .min()
-                .unwrap_or(0)
-        });
+        let hw =
+            checkpointed.unwrap_or_else(|| replicas.iter().map(Replica::leo).min().unwrap_or(0));
         let set = PartitionReplicaSet::new(
             tp.clone(),
             meta.replicas.clone(),
@@ -387,7 +382,7 @@ fn reelect_if_truncated(
     let leader_leo = replicas
         .iter()
         .find(|r| r.broker == meta.leader_id)
-        .map_or(0, Replica::log_end_offset);
+        .map_or(0, Replica::leo);
     if !leader_cut && checkpointed_hw.is_none_or(|hw| leader_leo >= hw) {
         return None;
     }
@@ -395,7 +390,7 @@ fn reelect_if_truncated(
         .iter()
         .map(|r| {
             let last_epoch = r.log.batch_summaries().last().map(|b| b.leader_epoch);
-            (r.broker, (last_epoch, r.log_end_offset()))
+            (r.broker, (last_epoch, r.leo()))
         })
         .collect();
     let elected = most_up_to_date(meta.leader_id, &candidates);
