@@ -24,7 +24,7 @@ pub fn recording() -> Recording {
 
 /// A driver with the demo applied: in `data_dir` if given (it must be empty
 /// or absent), else in a temporary directory.
-pub fn driver(data_dir: Option<&Path>) -> std::result::Result<Driver, String> {
+pub fn driver(data_dir: Option<&Path>) -> Result<Driver, crate::session::SessionError> {
     let demo = recording();
     let mut driver = Driver::new(&demo.header, data_dir)?;
     for step in &demo.steps {

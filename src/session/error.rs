@@ -109,8 +109,8 @@ pub enum SessionError {
     },
 }
 
-/// The one line, for the callers whose own errors are still sentences
-/// (the dashboard's `App`).
+/// The one line, for the places that keep or show it as text (the
+/// dashboard's status line).
 impl From<SessionError> for String {
     fn from(e: SessionError) -> String {
         e.to_string()
