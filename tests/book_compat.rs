@@ -125,7 +125,7 @@ async fn a_directory_written_by_the_book_opens_here() {
         cluster.leader_log(&p0).unwrap().all_batches().unwrap(),
         expected_book_batches()
     );
-    assert_eq!(cluster.replica_set(&tp("out", 1)).unwrap().leader(), 2);
+    assert_eq!(cluster.replica_set(&tp("out", 1)).unwrap().leader_id(), 2);
     let set = cluster.replica_set(&p0).unwrap();
     assert_eq!(
         set.high_watermark(),

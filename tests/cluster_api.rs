@@ -26,7 +26,7 @@ fn create_topic_assigns_round_robin_and_persists() {
     assert_eq!(assignment(1), [2, 3]);
     assert_eq!(assignment(2), [3, 1]);
     assert_eq!(assignment(3), [1, 2]);
-    assert_eq!(t.cluster.replica_set(&tp("out", 2)).unwrap().leader(), 3);
+    assert_eq!(t.cluster.replica_set(&tp("out", 2)).unwrap().leader_id(), 3);
     for (broker, p) in [(1, 0), (2, 0), (3, 2), (1, 2)] {
         assert!(
             t.dir
@@ -37,7 +37,7 @@ fn create_topic_assigns_round_robin_and_persists() {
     }
     let t = t.reopen();
     assert_eq!(t.cluster.topics(), [("out".to_string(), 4)]);
-    assert_eq!(t.cluster.replica_set(&tp("out", 1)).unwrap().leader(), 2);
+    assert_eq!(t.cluster.replica_set(&tp("out", 1)).unwrap().leader_id(), 2);
 }
 
 #[test]

@@ -105,7 +105,7 @@ fn a_promotion_at_the_largest_leader_epoch_is_refused_not_wrapped() {
     );
     assert!(err.to_string().contains("2147483647"), "{err}");
     let set = cluster.replica_set(&p).unwrap();
-    assert_eq!((set.leader(), set.leader_epoch()), (1, MAX_LEADER_EPOCH));
+    assert_eq!((set.leader_id(), set.leader_epoch()), (1, MAX_LEADER_EPOCH));
     assert_eq!(fs::read_to_string(&path).unwrap(), edited);
 }
 

@@ -54,7 +54,7 @@ fn log_tear(p: &TopicPartition, broker: u32) -> TearTarget {
 
 fn leader_and_epoch(cluster: &BrokerCluster, p: &TopicPartition) -> (u32, u32) {
     let set = cluster.replica_set(p).unwrap();
-    (set.leader(), set.leader_epoch())
+    (set.leader_id(), set.leader_epoch())
 }
 
 fn journal_frames(cluster: &BrokerCluster) -> Vec<JournalFrame> {

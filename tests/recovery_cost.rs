@@ -198,7 +198,7 @@ fn a_refused_reopen_gives_back_the_carried_state_and_the_next_one_reuses_it() {
             < cluster.with_state(|s| {
                 s.partitions()
                     .values()
-                    .map(|set| set.leader_replica().log.size_bytes())
+                    .map(|set| set.leader().log.size_bytes())
                     .sum()
             })
     );

@@ -449,7 +449,7 @@ async fn promotion_accepts_only_running_isr_members_and_bumps_the_epoch() {
     assert!(refused(3).to_string().contains("not in the ISR"));
     assert_eq!(t.cluster.promote(&p, 2).unwrap(), 1);
     let set = t.cluster.replica_set(&p).unwrap();
-    assert_eq!((set.leader(), set.leader_epoch()), (2, 1));
+    assert_eq!((set.leader_id(), set.leader_epoch()), (2, 1));
     // the new leader stamps its epoch on new batches
     t.append(&p, "b", AckMode::Leader).await.unwrap();
     let batches = t.cluster.leader_log(&p).unwrap().all_batches().unwrap();
@@ -461,7 +461,7 @@ async fn promotion_accepts_only_running_isr_members_and_bumps_the_epoch() {
     drop(set);
     let t = t.reopen();
     let set = t.cluster.replica_set(&p).unwrap();
-    assert_eq!((set.leader(), set.leader_epoch()), (2, 1));
+    assert_eq!((set.leader_id(), set.leader_epoch()), (2, 1));
 }
 
 #[tokio::test]
@@ -760,7 +760,7 @@ async fn followers_detect_a_rewritten_tail_by_crc_after_a_restart() {
     std::fs::write(&segment, &rewritten).unwrap();
     let report = t.cluster.crash().unwrap();
     assert!(report.is_clean(), "{report:?}");
-    assert_eq!(t.cluster.replica_set(&p).unwrap().leader(), 1);
+    assert_eq!(t.cluster.replica_set(&p).unwrap().leader_id(), 1);
     assert_eq!(t.cluster.replica_set(&p).unwrap().high_watermark(), 2);
     let fetched = t.cluster.replicate_all_once().unwrap();
     assert!(

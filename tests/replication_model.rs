@@ -338,7 +338,7 @@ impl Harness {
         }
         self.pending = still;
         // 4. Acked records stay in the leader's log at their offsets.
-        let leader = set.leader();
+        let leader = set.leader_id();
         let leader_log: BTreeMap<i64, Vec<u8>> = self
             .log_values(leader, 0, usize::MAX / 2)
             .into_iter()

@@ -430,7 +430,7 @@ async fn exhaustive_log(brokers: &[u32], target: u32) -> Counts {
         assert_eq!(report.leaders_reelected, expected_report, "{label}");
         let set = cluster.replica_set(&p).unwrap();
         assert_eq!(
-            (set.leader(), set.leader_epoch()),
+            (set.leader_id(), set.leader_epoch()),
             (expect_leader, expect_epoch),
             "{label}"
         );

@@ -192,7 +192,7 @@ fn active_segment(cluster: &BrokerCluster, p: &TopicPartition) -> PathBuf {
 }
 
 fn log_size(cluster: &BrokerCluster, p: &TopicPartition) -> u64 {
-    cluster.with_state(|s| s.partition(p).unwrap().leader_replica().log.size_bytes())
+    cluster.with_state(|s| s.partition(p).unwrap().leader().log.size_bytes())
 }
 
 #[tokio::test]
@@ -292,7 +292,7 @@ async fn a_failed_index_write_is_cut_back_to_whole_entries() {
         let entries = OffsetIndex::parse(&fs::read(&index).unwrap())
             .unwrap_or_else(|e| panic!("{name}: the index file is {e}"));
         let in_memory = t.cluster.with_state(|s| {
-            let log = &s.partition(&p).unwrap().leader_replica().log;
+            let log = &s.partition(&p).unwrap().leader().log;
             log.segments()[0].index().entries().to_vec()
         });
         assert_eq!(entries, in_memory, "{name}");

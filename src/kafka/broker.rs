@@ -127,7 +127,7 @@ impl dyn Broker + '_ {
     pub fn log_ends(&self, tp: &TopicPartition) -> (i64, i64) {
         self.read(|s| {
             s.partition(tp).map_or((-1, -1), |set| {
-                let log = &set.leader_replica().log;
+                let log = &set.leader().log;
                 (log.leo(), log.log_start_offset())
             })
         })

@@ -177,7 +177,7 @@ impl ProducerTable {
         if self.ids.is_none() {
             let floor = driver.cluster().with_state(|s| {
                 let in_logs = s.partitions().values().filter_map(|set| {
-                    let state = &set.leader_replica().producer_state;
+                    let state = &set.leader().producer_state;
                     state.producers().keys().next_back().copied()
                 });
                 let in_journal = s

@@ -955,7 +955,7 @@ impl Driver {
         // did (what a pending acks=all retry waits on).
         let offset = self.cluster.with_state(|s| {
             s.partition(&tp).map_or(-1, |set| {
-                let leader = set.leader_replica();
+                let leader = set.leader();
                 match batch
                     .as_ref()
                     .and_then(|b| leader.producer_state.check(&tp, b).ok())

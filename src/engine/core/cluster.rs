@@ -464,7 +464,7 @@ impl BrokerCluster {
 
     /// The current leader's log of `tp`.
     pub fn leader_log(&self, tp: &TopicPartition) -> Result<LogHandle> {
-        let broker = self.lock().partition(tp)?.leader();
+        let broker = self.lock().partition(tp)?.leader_id();
         Ok(LogHandle {
             cluster: self.clone(),
             tp: tp.clone(),
@@ -577,7 +577,7 @@ impl BrokerCluster {
                 partitions,
                 ..
             } = state;
-            let leader = &partitions[tp].leader_replica().log;
+            let leader = &partitions[tp].leader().log;
             transactions.markers_after_promotion(tp, leader);
             Ok(epoch)
         })

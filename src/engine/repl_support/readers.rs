@@ -85,7 +85,7 @@ impl PartitionReplicaSet {
             .iter()
             .map(|b| {
                 let r = &self.replicas[b];
-                let is_leader = *b == self.leader;
+                let is_leader = *b == self.leader_id;
                 ReplicaStatus {
                     broker: *b,
                     is_leader,

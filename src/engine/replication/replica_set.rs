@@ -70,7 +70,7 @@ pub struct PartitionReplicaSet {
     /// Brokers in assignment order; the first was the initial leader.
     pub(crate) assignment: Vec<BrokerId>,
     pub(crate) replicas: BTreeMap<BrokerId, Replica>,
-    pub(crate) leader: BrokerId,
+    pub(crate) leader_id: BrokerId,
     pub(crate) leader_epoch: u32,
     pub(crate) isr: BTreeSet<BrokerId>,
     pub(crate) high_watermark: i64,
@@ -89,24 +89,24 @@ impl PartitionReplicaSet {
         tp: TopicPartition,
         assignment: Vec<BrokerId>,
         replicas: Vec<Replica>,
-        leader: BrokerId,
+        leader_id: BrokerId,
         leader_epoch: u32,
         high_watermark: i64,
         settings: ReplicationSettings,
     ) -> Self {
         let mut replicas: BTreeMap<BrokerId, Replica> =
             replicas.into_iter().map(|r| (r.broker, r)).collect();
-        let leader_replica = replicas.get_mut(&leader).expect("leader is a replica");
-        leader_replica.leader_epoch_seen = Some(leader_epoch);
-        let leo = leader_replica.leo();
-        let start = leader_replica.log.log_start_offset();
-        let now_ms = leader_replica.last_fetch_ms;
+        let leader = replicas.get_mut(&leader_id).expect("leader is a replica");
+        leader.leader_epoch_seen = Some(leader_epoch);
+        let leo = leader.leo();
+        let start = leader.log.log_start_offset();
+        let now_ms = leader.last_fetch_ms;
         let mut set = Self {
             tp,
             isr: replicas.keys().copied().collect(),
             assignment,
             replicas,
-            leader,
+            leader_id,
             leader_epoch,
             high_watermark: high_watermark.clamp(start, leo),
             pending: Vec::new(),
@@ -136,13 +136,13 @@ impl PartitionReplicaSet {
     }
 
     /// The current leader.
-    pub fn leader(&self) -> BrokerId {
-        self.leader
+    pub fn leader_id(&self) -> BrokerId {
+        self.leader_id
     }
 
     /// The leader's replica.
-    pub fn leader_replica(&self) -> &Replica {
-        &self.replicas[&self.leader]
+    pub fn leader(&self) -> &Replica {
+        &self.replicas[&self.leader_id]
     }
 
     /// In-sync replicas, leader included.
@@ -164,10 +164,10 @@ impl PartitionReplicaSet {
         expected_epoch: Option<u32>,
     ) -> Result<AppendFuture> {
         self.update(now_ms);
-        if self.leader_replica().stopped {
+        if self.leader().stopped {
             return Err(MiniKafkaError::LeaderNotAvailable {
                 tp: self.tp.to_string(),
-                broker: self.leader,
+                broker: self.leader_id,
             });
         }
         if let Some(epoch) = expected_epoch.filter(|&e| e != self.leader_epoch) {
@@ -188,10 +188,7 @@ impl PartitionReplicaSet {
         if let SequenceCheck::Duplicate {
             base_offset,
             last_offset,
-        } = self
-            .leader_replica()
-            .producer_state
-            .check(&self.tp, &batch)?
+        } = self.leader().producer_state.check(&self.tp, &batch)?
         {
             let result = AppendResult {
                 offsets: (acks != AckMode::None).then_some((base_offset, last_offset)),
@@ -210,7 +207,7 @@ impl PartitionReplicaSet {
             TimestampType::CreateTime => batch.stamp_timestamps(now_ms as i64),
             TimestampType::LogAppendTime => batch.stamp_append_time(now_ms as i64),
         }
-        let leader = self.leader;
+        let leader = self.leader_id;
         let summary = self
             .replicas
             .get_mut(&leader)
@@ -308,7 +305,7 @@ impl PartitionReplicaSet {
     /// nothing fetched (a stopped follower or leader, the leader itself).
     fn fetch_one(&mut self, broker: BrokerId, now_ms: u64) -> Result<Option<FetchOutcome>> {
         let follower = self.replica(broker)?;
-        if broker == self.leader || follower.stopped || self.leader_replica().stopped {
+        if broker == self.leader_id || follower.stopped || self.leader().stopped {
             return Ok(None);
         }
         let mut outcome = FetchOutcome::default();
@@ -324,7 +321,7 @@ impl PartitionReplicaSet {
         }
         let from = self.replicas[&broker].leo();
         let batches = if from < leader_leo {
-            self.leader_replica()
+            self.leader()
                 .log
                 .read_batches_bytes(from, self.settings.replica_fetch_max_bytes)?
         } else {
@@ -344,7 +341,7 @@ impl PartitionReplicaSet {
     /// Followers check this before their first fetch after a reopen or a
     /// leader change, so everything before a shared batch is shared too.
     fn divergence_point(&self, broker: BrokerId) -> i64 {
-        let leader = &self.leader_replica().log;
+        let leader = &self.leader().log;
         let follower = &self.replicas[&broker].log;
         follower
             .batch_summaries()
@@ -368,7 +365,7 @@ impl PartitionReplicaSet {
             .replicas
             .get(&broker)
             .ok_or_else(|| refuse("not a replica".into()))?;
-        if broker == self.leader {
+        if broker == self.leader_id {
             return Err(refuse("already the leader".into()));
         }
         if replica.stopped {
@@ -380,7 +377,7 @@ impl PartitionReplicaSet {
         }
         let old = self.leader_epoch;
         self.leader_epoch += 1;
-        self.leader = broker;
+        self.leader_id = broker;
         for p in std::mem::take(&mut self.pending) {
             let _ = p.reply.send(Err(MiniKafkaError::NotLeaderOrFenced {
                 tp: self.tp.to_string(),
@@ -424,7 +421,7 @@ impl PartitionReplicaSet {
             r.stopped = true;
             r.down_at_creation = true;
         }
-        if broker != self.leader {
+        if broker != self.leader_id {
             self.isr.remove(&broker);
         }
         self.update(now_ms);
@@ -436,7 +433,7 @@ impl PartitionReplicaSet {
     /// advances and pending appends settle. Under the kafka rules it is
     /// [`Self::update`].
     fn refresh_isr(&mut self, now_ms: u64) {
-        if self.settings.isr_evaluation == IsrEvaluation::ByClock || self.leader_replica().stopped {
+        if self.settings.isr_evaluation == IsrEvaluation::ByClock || self.leader().stopped {
             return self.update(now_ms);
         }
         self.isr = self
@@ -456,7 +453,7 @@ impl PartitionReplicaSet {
     /// [`Self::refresh_isr`], after followers fetch. While the leader is
     /// stopped nothing moves: nobody is there to track the followers.
     pub fn update(&mut self, now_ms: u64) {
-        if self.leader_replica().stopped {
+        if self.leader().stopped {
             return;
         }
         if self.settings.isr_evaluation == IsrEvaluation::AtFetch {
@@ -489,7 +486,7 @@ impl PartitionReplicaSet {
     /// E4: a follower is in sync when it is within `replica_lag_max_offsets`,
     /// has fetched within `replica_lag_time_ms`, and its LEO covers the HW.
     fn caught_up(&self, replica: &Replica, now_ms: u64) -> bool {
-        if replica.broker == self.leader {
+        if replica.broker == self.leader_id {
             return true;
         }
         if replica.stopped && replica.down_at_creation {
@@ -526,7 +523,7 @@ impl PartitionReplicaSet {
     }
 
     pub(crate) fn leader_leo(&self) -> i64 {
-        self.leader_replica().leo()
+        self.leader().leo()
     }
 
     /// The book's `_advance_high_watermark`: HW = max(HW, min LEO over the
@@ -612,11 +609,11 @@ impl PartitionReplicaSet {
         visibility: &dyn TransactionVisibility,
         end_cap: i64,
     ) -> Result<Vec<ConsumerRecord>> {
-        let leader = self.leader_replica();
+        let leader = self.leader();
         if leader.stopped {
             return Err(MiniKafkaError::LeaderNotAvailable {
                 tp: self.tp.to_string(),
-                broker: self.leader,
+                broker: self.leader_id,
             });
         }
         let log = &leader.log;

@@ -217,7 +217,7 @@ impl TransactionManager {
                 Err(duplicate) => return Ok(Err(duplicate)),
             };
             let set = s.partition_mut(&tp)?;
-            let offset = set.leader_replica().leo();
+            let offset = set.leader().leo();
             let ack = set.append(batch, AckMode::All, now, None)?;
             s.transactions.start_send(index, &tp, offset);
             Ok(Ok((index, tp, offset, ack)))
@@ -551,10 +551,10 @@ impl TransactionCoordinator {
                 continue;
             };
             let known = self.transactions.marker(index, tp, control).is_some();
-            if known || set.leader_replica().stopped {
+            if known || set.leader().stopped {
                 continue;
             }
-            let offset = set.leader_replica().leo();
+            let offset = set.leader().leo();
             let mut ack = set.append(marker_of(&data, control), AckMode::Leader, now_ms, None)?;
             if let Some(Ok(_)) = ack.try_take() {
                 self.transactions.record_marker(index, tp, offset, control);

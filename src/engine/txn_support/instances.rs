@@ -134,7 +134,7 @@ impl TransactionInstances {
     /// Finds each instance's markers in the leaders' logs (after open).
     pub fn attach_markers(&mut self, partitions: &BTreeMap<TopicPartition, PartitionReplicaSet>) {
         for (tp, set) in partitions {
-            self.learn_markers(tp, &set.leader_replica().log);
+            self.learn_markers(tp, &set.leader().log);
         }
     }
 

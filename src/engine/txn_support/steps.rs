@@ -71,7 +71,7 @@ pub(crate) fn number_batch(
         (Some((pid, epoch)), None) => {
             let next = s
                 .partition(tp)?
-                .leader_replica()
+                .leader()
                 .producer_state
                 .entry(pid)
                 .filter(|e| e.epoch == epoch)
@@ -89,7 +89,7 @@ pub(crate) fn number_batch(
                 });
             }
             let batch = batch.with_producer(pid, epoch, sequence);
-            let leader = s.partition(tp)?.leader_replica();
+            let leader = s.partition(tp)?.leader();
             if let SequenceCheck::Duplicate { base_offset, .. } =
                 leader.producer_state.check(tp, &batch)?
             {
@@ -183,7 +183,7 @@ impl TransactionManager {
             if let Some(offset) = existing {
                 return Ok(set.await_replication(offset, offset, now));
             }
-            let offset = set.leader_replica().leo();
+            let offset = set.leader().leo();
             let ack = set.append(marker, AckMode::All, now, None)?;
             s.transactions
                 .transactions

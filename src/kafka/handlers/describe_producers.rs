@@ -85,7 +85,7 @@ pub fn active(s: &ClusterState, tp: &TopicPartition, txns: &[TxnView]) -> Vec<Pr
     let Ok(set) = s.partition(tp) else {
         return Vec::new();
     };
-    let leader = set.leader_replica();
+    let leader = set.leader();
     let summaries = leader.log.batch_summaries();
     let mut out = Vec::new();
     for (&id, entry) in leader.producer_state.producers() {

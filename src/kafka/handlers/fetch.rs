@@ -170,9 +170,9 @@ pub fn watched(s: &ClusterState, tp: &TopicPartition) -> Watched {
     let set = s.partition(tp).ok()?;
     let hw = set.high_watermark();
     let lso = s.last_stable_offset(tp).unwrap_or(hw);
-    let leader = set.leader_replica();
+    let leader = set.leader();
     Some((
-        set.leader(),
+        set.leader_id(),
         leader.stopped,
         hw,
         lso,
@@ -285,7 +285,7 @@ fn read(
         .map_err(|_| code::UNKNOWN_TOPIC_OR_PARTITION)?;
     let hw = set.high_watermark();
     let lso = s.last_stable_offset(tp).map_or(hw, |l| l.min(hw));
-    let log = &set.leader_replica().log;
+    let log = &set.leader().log;
     let (start, leo) = (log.log_start_offset(), log.leo());
     if offset < start || offset > leo {
         return Err(code::OFFSET_OUT_OF_RANGE);

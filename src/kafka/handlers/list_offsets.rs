@@ -107,7 +107,7 @@ fn offset_for(
     let lso = s.last_stable_offset(tp).map_or(hw, |l| l.min(hw));
     // The end of what a consumer of this isolation level reads.
     let readable = if committed { lso } else { hw };
-    let log = &set.leader_replica().log;
+    let log = &set.leader().log;
     // A LogAppendTime topic's records hold the engine clock's time; the
     // client asks and is answered in Unix time (fetch.rs).
     let shift = if set.timestamp_type() == TimestampType::LogAppendTime {

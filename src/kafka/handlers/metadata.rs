@@ -46,7 +46,7 @@ pub fn handle(worker: &mut dyn Broker, request: &MetadataRequest, _version: i16)
                             .filter(|b| set.replica(**b).is_ok_and(|r| r.stopped))
                             .map(|b| BrokerId(*b as i32))
                             .collect();
-                        let error = if set.leader_replica().stopped {
+                        let error = if set.leader().stopped {
                             code::LEADER_NOT_AVAILABLE
                         } else {
                             code::NONE
@@ -55,7 +55,7 @@ pub fn handle(worker: &mut dyn Broker, request: &MetadataRequest, _version: i16)
                             MetadataResponsePartition::default()
                                 .with_error_code(error)
                                 .with_partition_index(p as i32)
-                                .with_leader_id(BrokerId(set.leader() as i32))
+                                .with_leader_id(BrokerId(set.leader_id() as i32))
                                 .with_leader_epoch(set.leader_epoch() as i32)
                                 .with_replica_nodes(
                                     set.assignment()

@@ -151,7 +151,7 @@ pub fn leader_check(s: &ClusterState, tp: &TopicPartition, broker: u32) -> Resul
     let set = s
         .partition(tp)
         .map_err(|_| code::UNKNOWN_TOPIC_OR_PARTITION)?;
-    if set.leader() != broker || set.leader_replica().stopped {
+    if set.leader_id() != broker || set.leader().stopped {
         return Err(code::NOT_LEADER_OR_FOLLOWER);
     }
     Ok(())
@@ -188,7 +188,7 @@ pub fn log_append_time_of(worker: &mut dyn Broker, tp: &TopicPartition, offset: 
         return -1;
     }
     let stamp = worker.read(|s| {
-        let log = &s.partition(tp).ok()?.leader_replica().log;
+        let log = &s.partition(tp).ok()?.leader().log;
         let batches = log.read_batches(offset, 1).ok()?;
         let batch = batches.first()?;
         let record = batch

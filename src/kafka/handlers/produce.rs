@@ -159,7 +159,7 @@ fn partition(
             };
             return Err((code_of(&e), e.to_string()));
         }
-        let log = &set.leader_replica().log;
+        let log = &set.leader().log;
         Ok((log.leo(), log.log_start_offset()))
     })?;
     let empty = bytes::Bytes::new();

@@ -184,7 +184,7 @@ fn log_end(w: &Harness) -> i64 {
     w.driver.cluster().with_state(|s| {
         s.partition(&crate::engine::TopicPartition::new("t", 0))
             .unwrap()
-            .leader_replica()
+            .leader()
             .leo()
     })
 }

@@ -147,7 +147,7 @@ pub fn build(driver: &Driver, bounds: &Bounds) -> Snapshot {
 /// does not hold it).
 fn pending_batch(s: &ClusterState, tp: &TopicPartition, base: i64) -> PendingBatch {
     let held = s.partition(tp).ok().and_then(|set| {
-        let summaries = set.leader_replica().log.batch_summaries();
+        let summaries = set.leader().log.batch_summaries();
         let i = summaries.partition_point(|b| b.base_offset < base);
         summaries
             .get(i)
@@ -368,11 +368,9 @@ pub fn load_values(driver: &Driver, snapshot: &mut Snapshot, wanted: &[Wanted]) 
             if batch.kind == BatchKind::Control || !lacks(&batch.records, batch.len(), n) {
                 continue;
             }
-            let read = s.partition(&tp).and_then(|set| {
-                set.leader_replica()
-                    .log
-                    .read_batch_heads(batch.base_offset, 1, n)
-            });
+            let read = s
+                .partition(&tp)
+                .and_then(|set| set.leader().log.read_batch_heads(batch.base_offset, 1, n));
             if let Some(head) = read.ok().and_then(|v| v.into_iter().next()) {
                 batch.records = records(&head);
             }
@@ -399,7 +397,7 @@ fn partition(
     // The LSO is the coordinator's (E11), never above the HW: the same
     // number the read_committed fetch stops at.
     let lso = s.last_stable_offset(tp).map_or(hw, |l| l.min(hw));
-    let log = &set.leader_replica().log;
+    let log = &set.leader().log;
     let summaries = log.batch_summaries();
     let start = summaries.len().saturating_sub(bounds.batches);
     let window = summaries.iter_from(start);
@@ -442,7 +440,7 @@ fn partition(
     Some(PartitionSnapshot {
         topic: tp.topic.clone(),
         partition: tp.partition,
-        leader: set.leader(),
+        leader: set.leader_id(),
         leader_epoch: set.leader_epoch(),
         isr: set.isr().iter().copied().collect(),
         log_start_offset: log.log_start_offset(),
@@ -530,11 +528,11 @@ fn consumer_values(
     let Ok(set) = s.partition(tp) else {
         return Vec::new();
     };
-    let summaries = set.leader_replica().log.batch_summaries();
+    let summaries = set.leader().log.batch_summaries();
     let cap = summaries
         .get(bounds.consumer_scan_batches)
         .map_or(i64::MAX, |b| b.base_offset);
-    let start = set.leader_replica().log.log_start_offset();
+    let start = set.leader().log.log_start_offset();
     set.fetch_until(
         start.max(0),
         bounds.consumer_values,
@@ -575,14 +573,14 @@ fn reader_counts(s: &ClusterState, tp: &TopicPartition, hw: i64, lso: i64) -> Re
     let Ok(set) = s.partition(tp) else {
         return ReaderCounts::default();
     };
-    let leader = set.leader_replica();
+    let leader = set.leader();
     if leader.stopped {
         return ReaderCounts::default();
     }
     let start = leader.log.log_start_offset().max(0);
     let summaries = leader.log.batch_summaries();
     let at = LeaderAt {
-        leader: set.leader(),
+        leader: set.leader_id(),
         leader_epoch: set.leader_epoch(),
         log_start: start,
     };

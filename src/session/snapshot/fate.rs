@@ -287,7 +287,7 @@ fn header_only(s: &BatchSummary) -> RecordBatch {
 /// The offset of the first marker of `id` on `tp` after `offset`.
 fn marker_after(s: &ClusterState, tp: &TopicPartition, id: &str, offset: i64) -> Option<i64> {
     let set = s.partition(tp).ok()?;
-    let summaries = set.leader_replica().log.batch_summaries();
+    let summaries = set.leader().log.batch_summaries();
     let start = summaries.partition_point(|b| b.base_offset <= offset);
     summaries
         .iter_from(start)

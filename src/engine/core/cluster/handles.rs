@@ -114,8 +114,8 @@ impl ReplicaSetHandle {
     }
 
     /// The leader.
-    pub fn leader(&self) -> BrokerId {
-        self.read(|s, _| s.leader())
+    pub fn leader_id(&self) -> BrokerId {
+        self.read(|s, _| s.leader_id())
     }
 
     /// The leader epoch.
