@@ -420,6 +420,9 @@ pub fn command(key: KeyEvent, replay: bool) -> Option<KeyCommand> {
     if is_ctrl_c(key) {
         return Some(C::Quit);
     }
+    if is_chord(key) {
+        return None;
+    }
     let common = match key.code {
         KeyCode::Char('q') => Some(C::Quit),
         KeyCode::Char('?') => Some(C::ToggleHelp),
@@ -487,6 +490,9 @@ pub fn help_command(key: KeyEvent) -> Option<KeyCommand> {
     if is_ctrl_c(key) {
         return Some(C::Quit);
     }
+    if is_chord(key) {
+        return None;
+    }
     match key.code {
         KeyCode::Char('?') => Some(C::ToggleHelp),
         KeyCode::Esc | KeyCode::Char('q') => Some(C::Back),
@@ -526,6 +532,15 @@ pub fn prompt_edit(key: KeyEvent) -> Option<PromptEdit> {
         }
         _ => None,
     }
+}
+
+/// True for a Control or Alt chord. Outside prompts none but Ctrl-C does
+/// anything: a chord is not its bare letter (Ctrl-U, which clears a prompt,
+/// pressed once a prompt has closed must not undo a step; Ctrl-X must not
+/// crash the cluster).
+fn is_chord(key: KeyEvent) -> bool {
+    key.modifiers
+        .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT)
 }
 
 /// True for Ctrl-C, which quits in every mode, a prompt open or not.
@@ -571,6 +586,49 @@ mod tests {
         );
         let ctrl_c = KeyEvent::new(KeyCode::Char('c'), KeyModifiers::CONTROL);
         assert_eq!(command(ctrl_c, false), Some(KeyCommand::Quit));
+    }
+
+    /// A Control or Alt chord does not do its bare key's job outside a
+    /// prompt, live, in a replay or in the help; Shift still types capitals.
+    #[test]
+    fn chords_are_not_their_bare_keys() {
+        let chord = |c, m| KeyEvent::new(KeyCode::Char(c), m);
+        for c in ['u', 'x', 'r', 'a', 'c', 'b', 'p', 'q', 'j', ' '] {
+            assert!(
+                command(key(KeyCode::Char(c)), false).is_some(),
+                "bare {c:?}"
+            );
+        }
+        for replay in [false, true] {
+            for c in ['u', 'x', 'r', 'a', 'b', 'p', 'q', 'j', ' ', 'i', 'f'] {
+                for m in [KeyModifiers::CONTROL, KeyModifiers::ALT] {
+                    assert_eq!(
+                        command(chord(c, m), replay),
+                        None,
+                        "{m:?}-{c} replay={replay}"
+                    );
+                }
+            }
+            assert_eq!(
+                command(KeyEvent::new(KeyCode::Down, KeyModifiers::ALT), replay),
+                None
+            );
+        }
+        for c in ['q', 'j', 'k', '?'] {
+            assert_eq!(
+                help_command(chord(c, KeyModifiers::CONTROL)),
+                None,
+                "help Ctrl-{c}"
+            );
+            assert!(help_command(key(KeyCode::Char(c))).is_some(), "help {c}");
+        }
+        let ctrl_c = chord('c', KeyModifiers::CONTROL);
+        assert_eq!(command(ctrl_c, true), Some(KeyCommand::Quit));
+        assert_eq!(help_command(ctrl_c), Some(KeyCommand::Quit));
+        assert_eq!(
+            command(chord('X', KeyModifiers::SHIFT), false),
+            command(key(KeyCode::Char('X')), false)
+        );
     }
 
     #[test]
