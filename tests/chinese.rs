@@ -350,3 +350,28 @@ fn the_moment_of_death_in_chinese() {
     assert!(text.contains(&format!("步骤 {tear}✝")), "{text}");
     insta::assert_snapshot!("torn_journal_moment_160x48_zh", text);
 }
+
+/// A window too small for the layout says so in Chinese, whole: the only
+/// English left is the layout's name and the key `q`.
+#[test]
+fn the_too_small_message_in_chinese() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("recordings/demo.jsonl");
+    let recording = Recording::load(&path).unwrap();
+    for (lang, want) in [(Lang::Zh, "终端太小"), (Lang::En, "Terminal too small")] {
+        let layout = layout::builtin("default").unwrap();
+        let app = App::replay(recording.clone(), layout, lang, Theme::colored()).unwrap();
+        let text = buffer_text(&frame_buffer(&app, 50, 15));
+        assert!(text.contains(want), "{lang:?}:\n{text}");
+        assert!(text.contains("50x15") && text.contains("80x24"), "{text}");
+        if lang == Lang::Zh {
+            let stray: BTreeSet<String> = words(&text)
+                .into_iter()
+                .filter(|w| w != "default")
+                .collect();
+            assert!(
+                stray.is_empty(),
+                "English in the Chinese message: {stray:?}\n{text}"
+            );
+        }
+    }
+}

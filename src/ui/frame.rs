@@ -560,15 +560,19 @@ fn status_and_keys(app: &ViewState, width: usize) -> Line<'static> {
 }
 
 fn too_small(app: &ViewState, buf: &mut Buffer, area: Rect) {
-    let text = format!(
-        "{}: {}x{} — the \"{}\" layout needs {}x{}. Enlarge the window, or press q to quit.",
-        app.lang.t("too_small"),
-        area.width,
-        area.height,
-        app.layout.name,
-        app.layout.min_cols,
-        app.layout.min_rows
-    );
+    let (w, h, name) = (area.width, area.height, app.layout.name.as_str());
+    let (cols, rows) = (app.layout.min_cols, app.layout.min_rows);
+    let text = if app.lang.zh() {
+        format!(
+            "{}：{w}x{h}，“{name}”布局需要 {cols}x{rows}。请放大窗口，或按 q 退出。",
+            app.lang.t("too_small")
+        )
+    } else {
+        format!(
+            "{}: {w}x{h} — the \"{name}\" layout needs {cols}x{rows}. Enlarge the window, or press q to quit.",
+            app.lang.t("too_small")
+        )
+    };
     Paragraph::new(text)
         .wrap(Wrap { trim: true })
         .render(area, buf);
