@@ -645,3 +645,54 @@ fn app_view_has_no_values(app: &minikafka::ui::app::App) -> bool {
         .flat_map(|p| &p.batches)
         .all(|b| b.records.is_empty())
 }
+
+/// A caption that fits its pane never scrolls away: wheel notches and `j`
+/// over it keep it on screen, at this step and at the next captioned one
+/// (one notch used to hide it for the rest of the lesson).
+#[test]
+fn a_caption_that_fits_never_scrolls_away() {
+    let recording = ch08();
+    let captioned: Vec<usize> = (1..=recording.steps.len())
+        .filter(|&i| recording.steps[i - 1].caption.is_some())
+        .collect();
+    assert!(captioned.len() >= 2, "{captioned:?}");
+    let (cols, rows) = (160, 48);
+    let mut app = App::replay(
+        recording.clone(),
+        layout::builtin("default").unwrap(),
+        Lang::En,
+        Theme::colored(),
+    )
+    .unwrap();
+    app.update(Msg::Resize(cols, rows)).unwrap();
+    for &step in &captioned[..2] {
+        app.update(Msg::Goto(step)).unwrap();
+        let (_, rect) = *app
+            .frame_map()
+            .unwrap()
+            .panes
+            .iter()
+            .find(|(id, _)| id.name() == "caption")
+            .expect("the default layout shows the caption");
+        let text = recording.steps[step - 1]
+            .caption
+            .as_ref()
+            .unwrap()
+            .text("en");
+        let first: String = text
+            .split_whitespace()
+            .take(3)
+            .collect::<Vec<_>>()
+            .join(" ");
+        for _ in 0..3 {
+            app.update(Msg::Wheel(rect.x + 2, rect.y + 1, false))
+                .unwrap();
+            app.update(Msg::Command(KeyCommand::ScrollDown)).unwrap();
+        }
+        let frame = buffer_text(&frame_buffer(&app, cols, rows));
+        assert!(
+            frame.contains(&first),
+            "step {step}: {first:?} scrolled away:\n{frame}"
+        );
+    }
+}

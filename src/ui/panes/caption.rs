@@ -16,17 +16,24 @@ use super::{PaneContext, frame, lines, marks, top_scroll_marks};
 use crate::session::snapshot::Snapshot;
 use crate::ui::wrap::wrap;
 
-/// How many rows the caption and its title line take in `area` (the whole
-/// pane): what its scrolling can reach.
+/// How many scroll positions the caption and its title line have in `area`
+/// (the whole pane): one when they fit, so the caption never scrolls away
+/// (a `j` over a caption that fits would hide it), else one per row past
+/// the pane's height.
 pub fn row_count(view: &Snapshot, ctx: &PaneContext, area: Rect) -> usize {
-    rows(view, ctx, Block::bordered().inner(area).width).len()
+    let inner = Block::bordered().inner(area);
+    let rows = rows(view, ctx, inner.width).len();
+    rows.saturating_sub(usize::from(inner.height)) + 1
 }
 
 /// Draws the pane; `ctx.scroll` scrolls the caption.
 pub fn render(view: &Snapshot, ctx: &PaneContext, area: Rect, buf: &mut Buffer) {
     let inner = frame(ctx, "caption", area, buf);
     let rows = rows(view, ctx, inner.width);
-    let skip = ctx.scroll.min(rows.len());
+    // A scroll left from a longer caption never hides a shorter one.
+    let skip = ctx
+        .scroll
+        .min(rows.len().saturating_sub(usize::from(inner.height)));
     let shown = (rows.len() - skip).min(usize::from(inner.height));
     let below = rows.len() - skip - shown;
     let out = rows.into_iter().skip(skip).take(shown).collect();
