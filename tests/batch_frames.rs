@@ -151,6 +151,41 @@ fn the_consumers_pane_counts_every_record_a_consumer_reads() {
     assert!(!text.contains("(64)"), "{text}");
 }
 
+/// After an abort read_committed reads fewer records than read_uncommitted
+/// and is up to date all the same: its count is drawn in the "good" colour,
+/// not the "waiting" one (which says the LSO holds records back).
+#[test]
+fn read_committed_after_an_abort_is_not_behind() {
+    let rec = recording(
+        1,
+        &[
+            json!({"produce": {"topic": "out", "partition": 0, "value": "a", "acks": "1"}}),
+            json!({"begin": {"txn": "tx"}}),
+            json!({"send": {"txn": "tx", "topic": "out", "partition": 0, "value": "t"}}),
+            json!({"replicate": {"broker": 2}}),
+            json!({"replicate": {"broker": 3}}),
+            json!({"abort": {"txn": "tx"}}),
+            json!({"replicate": {"broker": 2}}),
+            json!({"replicate": {"broker": 3}}),
+        ],
+    );
+    let app = replay(rec, 8);
+    let view = app.snapshot();
+    let counts = view.consumers.count("out-0");
+    assert_eq!((counts.read_uncommitted, counts.read_committed), (2, 1));
+    let p = view
+        .partitions
+        .iter()
+        .find(|p| p.name() == "out-0")
+        .unwrap();
+    assert_eq!(p.last_stable_offset, p.high_watermark, "nothing held back");
+    let buf = frame_buffer(&app, 160, 48);
+    let text = buffer_text(&buf);
+    let theme = Theme::colored();
+    let (x, y) = find(&text, "out-0 (1)").expect("read_committed's count");
+    assert_eq!(Some(buf[(x, y)].fg), theme.good().fg, "up to date:\n{text}");
+}
+
 /// Ten 3-record batches on out-1, the oldest selected (the new form of a
 /// `ui` step, by partition and base offset), then a write to out-0 (an
 /// earlier partition) and one to out-1.

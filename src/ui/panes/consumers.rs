@@ -55,8 +55,9 @@ pub fn row_count(view: &Snapshot, ctx: &PaneContext, area: Rect) -> usize {
 /// more), so the border can say how many are out of view. The count is the
 /// real number of records the consumer reads (the snapshot's
 /// [`count`](crate::session::snapshot::Consumers::count)), not the number
-/// listed, and the "waiting" colour (read_committed behind
-/// read_uncommitted) compares those.
+/// listed. The "waiting" colour says read_committed is held back (its LSO
+/// below the HW), not that it reads fewer records: after an abort it reads
+/// fewer and is up to date.
 fn columns<'a>(
     view: &Snapshot,
     ctx: &PaneContext,
@@ -97,7 +98,10 @@ fn columns<'a>(
         let (ln, rn) = (counts.read_uncommitted, counts.read_committed);
         let lrows = column(&view.consumers.read_uncommitted, &name, ln, lw, max);
         let rrows = column(&view.consumers.read_committed, &name, rn, rw, max);
-        let style = if rn < ln {
+        // Behind means held back: records below the HW that read_committed
+        // will read once the LSO passes them. Aborted records it will
+        // never read leave it up to date, however fewer its count.
+        let style = if p.last_stable_offset < p.high_watermark {
             ctx.theme.waiting()
         } else {
             ctx.theme.good()
