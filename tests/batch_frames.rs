@@ -450,8 +450,8 @@ fn sentences_name_a_batch_by_its_range() {
     let said = events(&app);
     assert!(
         said.contains(&(
-            "out-0@0-4 now decided, markers missing".into(),
-            "out-0@0-4 现在已决定但缺 marker".into()
+            "out-0@0-4 now decided, not complete yet".into(),
+            "out-0@0-4 现在已决定，尚未完成".into()
         )),
         "{said:?}"
     );

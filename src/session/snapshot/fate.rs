@@ -27,7 +27,10 @@ pub enum Fate {
     /// Data of an ONGOING transaction.
     Ongoing,
     /// Data of a PREPARE_COMMIT or PREPARE_ABORT transaction: decided, but
-    /// its markers are missing, so nobody reads it yet.
+    /// not complete until its markers are written and acknowledged, so
+    /// read_committed does not read it yet. (The words say "not complete
+    /// yet", not "markers missing": a marker on screen may be waiting only
+    /// for its acks.)
     Decided,
     /// Below the HW but at or above the LSO: read_uncommitted returns it,
     /// read_committed waits until the LSO passes it.
@@ -75,7 +78,7 @@ impl Fate {
             Fate::Committed => "committed",
             Fate::Aborted => "aborted",
             Fate::Ongoing => "ongoing",
-            Fate::Decided => "decided, markers missing",
+            Fate::Decided => "decided, not complete yet",
             Fate::HeldBack => "held back by the LSO",
             Fate::AboveHighWatermark => "above the HW",
             Fate::Orphaned => "orphaned",
@@ -89,7 +92,7 @@ impl Fate {
             Fate::Committed => "已提交",
             Fate::Aborted => "已中止",
             Fate::Ongoing => "进行中",
-            Fate::Decided => "已决定但缺 marker",
+            Fate::Decided => "已决定，尚未完成",
             Fate::HeldBack => "被 LSO 挡住",
             Fate::AboveHighWatermark => "高于 HW",
             Fate::Orphaned => "无主",
