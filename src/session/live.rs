@@ -33,6 +33,10 @@ pub struct Live {
     /// The Kafka listeners beside the driver (`--listen`): clients drive
     /// the same driver as the keys, and their actions are steps too.
     pub(super) listeners: Option<Box<dyn Listeners>>,
+    /// A caption for the session's start when its last step has none (a
+    /// branch made at an uncaptioned step): shown while the log holds
+    /// exactly this many steps, so the screen never starts blank.
+    pub(super) intro: Option<(usize, Caption)>,
 }
 
 /// A step applied: its number, how it ended and the driver's words for it.
@@ -177,7 +181,12 @@ impl Live {
         // listeners' `note` steps: a fault, a retry answered from the
         // sequence check); keys' steps have none.
         if self.log.len() == self.driver.step() {
-            snapshot.caption = self.log.last().and_then(|s| s.caption.clone());
+            snapshot.caption = self.log.last().and_then(|s| s.caption.clone()).or_else(|| {
+                self.intro
+                    .as_ref()
+                    .filter(|(at, _)| *at == self.log.len())
+                    .map(|(_, c)| c.clone())
+            });
         }
         if let Some(l) = &self.listeners {
             // The server's registry, not the engine: the room's view.

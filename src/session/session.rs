@@ -115,6 +115,7 @@ impl Session {
             before: None,
             at_moment: false,
             listeners: None,
+            intro: None,
         })))
     }
 
@@ -476,6 +477,16 @@ impl Session {
             format!("branched at step {step}: keys now drive the engine{listening}"),
             format!("已在步骤 {step} 分支：现在按键驱动引擎{listening}"),
         );
+        let intro = Caption::Bilingual {
+            en: format!(
+                "Branched at step {step} of \u{201c}{}\u{201d}: keys now drive the engine from here. Try x to crash here, r to replicate, u to undo a step.",
+                header.title
+            ),
+            zh: format!(
+                "已在\u{201c}{}\u{201d}的步骤 {step} 分支：从这里起按键驱动引擎。试试 x 在此崩溃、r 复制、u 撤销一步。",
+                header.title_in("zh")
+            ),
+        };
         self.mode = Mode::Live(Box::new(Live {
             driver,
             header,
@@ -483,6 +494,7 @@ impl Session {
             before,
             at_moment: false,
             listeners,
+            intro: Some((step, intro)),
         }));
         Ok(Branch::Branched { title, said })
     }

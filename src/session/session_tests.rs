@@ -205,3 +205,31 @@ fn a_branch_is_a_live_session_from_the_replays_step() {
     let undone = r.undo().unwrap().unwrap();
     assert_eq!(undone.en, "undid step 3 (crash)");
 }
+
+/// A branch keeps a caption: the recording's at a captioned step; at an
+/// uncaptioned one, a caption saying where it branched and what to try,
+/// until a step of its own (and again after undoing back to the branch).
+#[test]
+fn a_branch_never_starts_with_a_blank_caption() {
+    let caption = |s: &Session| s.snapshot().caption.map(|c| c.text("en").to_string());
+    let mut r = replay();
+    r.goto(2);
+    r.branch().unwrap();
+    assert_eq!(caption(&r).as_deref(), Some("b"), "the step's own caption");
+    let mut r = replay();
+    r.goto(1);
+    r.branch().unwrap();
+    let intro = caption(&r).expect("a caption at an uncaptioned branch");
+    assert!(
+        intro.starts_with("Branched at step 1 of \u{201c}t\u{201d}"),
+        "{intro}"
+    );
+    assert!(
+        r.snapshot().caption.unwrap().text("zh").contains("步骤 1"),
+        "Chinese too"
+    );
+    r.apply(produce("c"), None).unwrap();
+    assert_eq!(caption(&r), None, "a key's step has no caption");
+    r.undo().unwrap().unwrap();
+    assert_eq!(caption(&r), Some(intro), "back at the branch");
+}
