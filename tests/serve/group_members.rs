@@ -98,3 +98,30 @@ fn three_kafka_python_members_split_and_two_take_over_from_one_that_leaves() {
         );
     }
 }
+
+#[test]
+fn a_consume_transform_produce_group_of_two_copies_each_record_once_across_a_rebalance() {
+    let Some(py) = python::with("confluent_kafka") else {
+        return;
+    };
+    let mut server = Server::start(&["--rules", "kafka"]);
+    let boot = server.bootstrap();
+    let out = python::run(&py, "ck_group_ctp.py", &[&boot]);
+    println!("{out}");
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(
+        lines[..3],
+        [
+            "b joined with 2 partitions",
+            "both copied yes",
+            "out 200 distinct 200"
+        ],
+        "{out}"
+    );
+    server.stop();
+    let committed = &server.state()["committed_offsets"]["ctp"];
+    let total: u64 = (0..4)
+        .map(|p| committed[format!("in-{p}")].as_u64().unwrap_or(0))
+        .sum();
+    assert_eq!(total, 200, "every input offset committed: {committed}");
+}
