@@ -8,7 +8,8 @@ one closes; three new members resume from the committed offsets. `short`
 stops after the close. Ten records per partition are produced after each
 step and read before the next. Prints, per step: `split N,N,N` (the
 members' partition counts, sorted, once they own every partition exactly
-once), `read N` (distinct records read so far); `expired_after_ms N` (the
+once), `read N` (distinct records read so far), after the first split
+`describe ...` (confluent-kafka only, see describe()); `expired_after_ms N` (the
 kill to the takeover); at the end `read twice 0` (records read twice
 beyond those whose commit failed in a rebalance) and `uncommitted N`."""
 import os
@@ -19,6 +20,7 @@ import threading
 import time
 
 from confluent_kafka import Producer
+from confluent_kafka.admin import AdminClient
 
 boot, topic, group, strategy, member_script, mode = sys.argv[1:7]
 PARTITIONS = range(6)
@@ -103,6 +105,18 @@ def produce_and_read():
     print("read", len(set(reads)), flush=True)
 
 
+def describe():
+    """DescribeGroups through the AdminClient, as `describe STATE
+    PROTOCOL MEMBERS PARTITIONS HOSTS` (PARTITIONS: assigned, summed over
+    the members; HOSTS: the distinct client hosts)."""
+    admin = AdminClient({"bootstrap.servers": boot})
+    d = admin.describe_consumer_groups([group])[group].result(15)
+    partitions = sum(len(m.assignment.topic_partitions) for m in d.members)
+    hosts = ",".join(sorted({m.host for m in d.members}))
+    print("describe", d.state.name, d.partition_assignor, len(d.members), partitions, hosts,
+          flush=True)
+
+
 def close(name):
     members[name].stdin.write("close\n")
     members[name].stdin.flush()
@@ -113,6 +127,8 @@ def close(name):
 for name in ("a", "b", "c"):
     start(name)
 settle(["a", "b", "c"])
+if member_script.startswith("ck_"):
+    describe()
 produce_and_read()
 close("c")
 settle(["a", "b"])

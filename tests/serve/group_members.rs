@@ -32,10 +32,12 @@ fn confluent_group(strategy: &str) {
         .lines()
         .filter(|l| !l.starts_with("expired_after_ms") && !l.starts_with("uncommitted"))
         .collect();
+    let describe = format!("describe STABLE {strategy} 3 6 /127.0.0.1");
     assert_eq!(
         lines,
         [
             "split 2,2,2",
+            &describe,
             "read 60",
             "split 3,3",
             "read 120",
@@ -124,4 +126,21 @@ fn a_consume_transform_produce_group_of_two_copies_each_record_once_across_a_reb
         .map(|p| committed[format!("in-{p}")].as_u64().unwrap_or(0))
         .sum();
     assert_eq!(total, 200, "every input offset committed: {committed}");
+}
+
+#[test]
+fn a_kip_848_consumer_is_refused_with_unsupported_version_not_left_waiting() {
+    let Some(py) = python::with("confluent_kafka") else {
+        return;
+    };
+    let mut server = Server::start(&[]);
+    let boot = server.bootstrap();
+    python::run(&py, "ck_create_topic.py", &[&boot, "t", "1", "1"]);
+    let out = python::run(&py, "ck_group_protocol_consumer.py", &[&boot, "t", "g"]);
+    assert_eq!(out.trim(), "refused _FATAL ConsumerGroupHeartbeat", "{out}");
+    let log = server.stop();
+    assert!(
+        log.contains("ConsumerGroupHeartbeat (KIP-848): UNSUPPORTED_VERSION"),
+        "{log}"
+    );
 }

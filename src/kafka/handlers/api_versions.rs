@@ -64,8 +64,8 @@ mod tests {
         assert_eq!(txn(ApiKey::DescribeGroups), Some((0, 6)));
         assert_eq!(
             txn(ApiKey::ConsumerGroupHeartbeat),
-            None,
-            "KIP-848 groups are not served"
+            Some((0, 1)),
+            "advertised, to refuse KIP-848 consumers out loud"
         );
     }
 }

@@ -13,9 +13,10 @@ use kafka_protocol::messages::describe_groups_response::{DescribedGroup, Describ
 use kafka_protocol::messages::join_group_response::JoinGroupResponseMember;
 use kafka_protocol::messages::leave_group_response::MemberResponse;
 use kafka_protocol::messages::{
-    DescribeGroupsRequest, DescribeGroupsResponse, HeartbeatRequest, HeartbeatResponse,
-    JoinGroupRequest, JoinGroupResponse, LeaveGroupRequest, LeaveGroupResponse, ResponseKind,
-    SyncGroupRequest, SyncGroupResponse,
+    ConsumerGroupHeartbeatRequest, ConsumerGroupHeartbeatResponse, DescribeGroupsRequest,
+    DescribeGroupsResponse, HeartbeatRequest, HeartbeatResponse, JoinGroupRequest,
+    JoinGroupResponse, LeaveGroupRequest, LeaveGroupResponse, ResponseKind, SyncGroupRequest,
+    SyncGroupResponse,
 };
 use kafka_protocol::protocol::StrBytes;
 
@@ -396,5 +397,27 @@ pub fn describe(
     Answer::now(
         ResponseKind::DescribeGroups(DescribeGroupsResponse::default().with_groups(described)),
         format!("described {}", outcome.join(", ")),
+    )
+}
+
+/// What a KIP-848 consumer (`group.protocol=consumer`) is told: the
+/// consumer group protocol is not served, as Kafka answers it when the
+/// protocol is off (UNSUPPORTED_VERSION), with a message saying what to
+/// set instead. It is advertised so that the client asks and reports the
+/// answer: librdkafka, not finding it, waits in silence without ever
+/// joining.
+pub fn consumer_heartbeat(r: &ConsumerGroupHeartbeatRequest) -> Answer {
+    let message =
+        "mk-tui serve speaks Kafka's classic group protocol only: set group.protocol=classic";
+    let response = ConsumerGroupHeartbeatResponse::default()
+        .with_error_code(code::UNSUPPORTED_VERSION)
+        .with_error_message(Some(s(message)))
+        .with_member_epoch(-1);
+    Answer::now(
+        ResponseKind::ConsumerGroupHeartbeat(response),
+        format!(
+            "group {:?}: ConsumerGroupHeartbeat (KIP-848): UNSUPPORTED_VERSION, the classic protocol only",
+            r.group_id.0.as_str()
+        ),
     )
 }

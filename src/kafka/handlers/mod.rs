@@ -63,6 +63,7 @@ pub const SUPPORTED: &[(ApiKey, i16, i16)] = &[
     (ApiKey::Heartbeat, 0, 4),
     (ApiKey::LeaveGroup, 0, 5),
     (ApiKey::DescribeGroups, 0, 6),
+    (ApiKey::ConsumerGroupHeartbeat, 0, 1),
     (ApiKey::DescribeProducers, 0, 0),
     (ApiKey::DescribeTransactions, 0, 0),
     (ApiKey::ListTransactions, 0, 1),
@@ -122,6 +123,7 @@ pub fn handle(worker: &mut dyn Broker, request: Request) -> Handled {
         RequestKind::SyncGroup(r) => groups::sync(worker, &r, version),
         RequestKind::Heartbeat(r) => Handled::Now(groups::heartbeat(worker, &r)),
         RequestKind::LeaveGroup(r) => Handled::Now(groups::leave(worker, &r, version)),
+        RequestKind::ConsumerGroupHeartbeat(r) => Handled::Now(groups::consumer_heartbeat(&r)),
         RequestKind::DescribeGroups(r) => {
             Handled::Now(groups::describe(worker, broker, &r, version))
         }
