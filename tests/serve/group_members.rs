@@ -144,3 +144,36 @@ fn a_kip_848_consumer_is_refused_with_unsupported_version_not_left_waiting() {
         "{log}"
     );
 }
+
+#[test]
+fn three_java_consumers_split_a_topic_and_two_take_over_from_one_that_leaves() {
+    let Some(java) = crate::kafka_ref::KafkaRef::java_client() else {
+        return;
+    };
+    let mut server = Server::start(&[]);
+    let boot = server.bootstrap();
+    for assignor in [
+        "org.apache.kafka.clients.consumer.RangeAssignor",
+        "org.apache.kafka.clients.consumer.CooperativeStickyAssignor",
+    ] {
+        let topic = if assignor.contains("Range") {
+            "jr"
+        } else {
+            "jc"
+        };
+        let out = java.run("GroupSplit.java", &[&boot, topic, topic, assignor]);
+        println!("{out}");
+        assert_eq!(
+            out.lines().collect::<Vec<_>>(),
+            [
+                "split 2,2,2",
+                "read 60",
+                "split 3,3",
+                "read 120",
+                "read twice 0"
+            ],
+            "{assignor}: {out}"
+        );
+    }
+    server.stop();
+}
