@@ -391,7 +391,10 @@ fn join_checks_member_ids_and_versions_before_four_join_at_once() {
         panic!()
     };
     assert_eq!(p.error, code::MEMBER_ID_REQUIRED);
-    assert_eq!(g.leave("g", std::slice::from_ref(&p.member_id), t0), vec![code::NONE]);
+    assert_eq!(
+        g.leave("g", std::slice::from_ref(&p.member_id), t0),
+        vec![code::NONE]
+    );
     assert_eq!(
         g.join(join_req(&p.member_id, &["range"]), t0),
         Started::Now(JoinReply::error(code::UNKNOWN_MEMBER_ID, &p.member_id)),

@@ -1,10 +1,11 @@
-"""Consume-transform-produce by a group of two (confluent-kafka): 200
+"""Consume-transform-produce by a group of two (confluent-kafka): 100
 records in `in` (4 partitions); member a, a consumer of group `ctp` with
 its own transactional producer (`ctp-a`), copies them to `out` in
 transactions of up to ten records, each with its input offsets
 (send_offsets_to_transaction with the consumer's group metadata, so the
 generation and member id fence a zombie). Once a has copied 40, member b
-(`ctp-b`) joins: the group rebalances and both go on. A transaction that
+(`ctp-b`) joins: the group rebalances, 100 more records come, and both
+go on. A transaction that
 fails is aborted and its member rewinds to the committed offsets. A
 read_committed reader of `out` waits for every record. Prints `b joined
 with N partitions`, `both copied yes|no`, `out N distinct N` and
@@ -22,10 +23,16 @@ COUNT = 200
 admin = AdminClient({"bootstrap.servers": boot})
 for f in admin.create_topics([NewTopic("in", 4, 1), NewTopic("out", 1, 1)]).values():
     f.result(15)
-plain = Producer({"bootstrap.servers": boot})
-for i in range(COUNT):
-    plain.produce("in", value=f"v{i}".encode(), partition=i % 4)
-plain.flush(15)
+plain = Producer({"bootstrap.servers": boot, "enable.idempotence": True})
+
+
+def produce(values):
+    for i in values:
+        plain.produce("in", value=f"v{i}".encode(), partition=i % 4)
+    plain.flush(15)
+
+
+produce(range(COUNT // 2))
 
 copied = {"a": 0, "b": 0}
 owned = {}
@@ -78,20 +85,22 @@ def member(name):
 
 threads = {"a": threading.Thread(target=member, args=("a",))}
 threads["a"].start()
-deadline = time.monotonic() + 40
+deadline = time.monotonic() + 30
 while copied["a"] < 40 and time.monotonic() < deadline:
     time.sleep(0.05)
 threads["b"] = threading.Thread(target=member, args=("b",))
 threads["b"].start()
+deadline = time.monotonic() + 30
 while "b" not in owned and time.monotonic() < deadline:
     time.sleep(0.05)
 print("b joined with", len(owned.get("b", [])), "partitions", flush=True)
+produce(range(COUNT // 2, COUNT))
 
 reader = Consumer({"bootstrap.servers": boot, "group.id": "reader",
                    "isolation.level": "read_committed", "enable.auto.commit": False})
 reader.assign([TopicPartition("out", 0, OFFSET_BEGINNING)])
 out = []
-deadline = time.monotonic() + 60
+deadline = time.monotonic() + 45
 while len(set(out)) < COUNT and time.monotonic() < deadline:
     msg = reader.poll(0.2)
     if msg is not None and not msg.error():

@@ -2,7 +2,7 @@
 group_split.py: subscribes to TOPIC in GROUP with the assignor STRATEGY,
 commits each record synchronously once read, and prints (flushed):
 `assigned P,P,...` whenever its assignment changes (empty: `assigned -`),
-`read PARTITION OFFSET` per record, `uncommitted PARTITION OFFSET ERROR`
+`read PARTITION OFFSET` per record once committed, `uncommitted PARTITION OFFSET ERROR`
 when its commit failed (the group rebalanced meanwhile). A `close` line on standard input
 closes it (LeaveGroup) and prints `closed`."""
 import sys
@@ -49,10 +49,12 @@ while not closing.is_set():
     if msg.error():
         say("error", msg.error().name())
         continue
-    say("read", msg.partition(), msg.offset())
+    # `read` once committed: a member killed before its commit is answered
+    # has not said it read the record, which its next owner reads again.
     try:
         c.commit(message=msg, asynchronous=False)
     except KafkaException as e:  # the group rebalanced meanwhile
         say("uncommitted", msg.partition(), msg.offset(), e.args[0].name())
+    say("read", msg.partition(), msg.offset())
 c.close()
 say("closed")

@@ -31,7 +31,9 @@ assigned = {}
 reads = []
 uncommitted = set()
 produced = 0
-producer = Producer({"bootstrap.servers": boot, "linger.ms": 5})
+# Idempotent: a retried batch (a slow, loaded server) is not written twice,
+# which would read as a record read twice.
+producer = Producer({"bootstrap.servers": boot, "linger.ms": 5, "enable.idempotence": True})
 
 
 def start(name):

@@ -39,11 +39,11 @@ while not closing.is_set():
         say("assigned", ",".join(str(p) for p in now) or "-")
     for tp, records in batches.items():
         for r in records:
-            say("read", r.partition, r.offset)
             try:
                 c.commit({TopicPartition(topic, r.partition):
                           OffsetAndMetadata(r.offset + 1, "", -1)})
             except KafkaError as e:  # the group rebalanced meanwhile
                 say("uncommitted", r.partition, r.offset, type(e).__name__)
+            say("read", r.partition, r.offset)
 c.close()
 say("closed")
