@@ -382,6 +382,15 @@ impl Groups {
         if !j.member_id.is_empty() && !self.groups.contains_key(&j.group) {
             return Started::Now(JoinReply::error(code::UNKNOWN_MEMBER_ID, &j.member_id));
         }
+        if !self.groups.contains_key(&j.group)
+            && !Group::default().supports(&j.protocol_type, &j.protocols)
+        {
+            // Refused before the group exists: it is not made.
+            return Started::Now(JoinReply::error(
+                code::INCONSISTENT_GROUP_PROTOCOL,
+                &j.member_id,
+            ));
+        }
         let g = self.groups.entry(j.group.clone()).or_default();
         if g.state == GroupState::Dead {
             return Started::Now(JoinReply::error(

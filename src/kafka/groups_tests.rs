@@ -374,6 +374,12 @@ fn join_checks_member_ids_and_versions_before_four_join_at_once() {
     let t0 = Instant::now();
     let mut g = Groups::default();
     assert_eq!(
+        g.join(join_req("", &[]), t0),
+        Started::Now(JoinReply::error(code::INCONSISTENT_GROUP_PROTOCOL, "")),
+        "no protocol offered"
+    );
+    assert!(g.group("g").is_none(), "a refused join makes no group");
+    assert_eq!(
         g.join(join_req("ghost", &["range"]), t0),
         Started::Now(JoinReply::error(code::UNKNOWN_MEMBER_ID, "ghost"))
     );
