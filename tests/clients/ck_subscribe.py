@@ -1,4 +1,4 @@
-"""subscribe() with one consumer per group (confluent-kafka): three
+"""subscribe() through confluent-kafka: three
 records r0-r2 in TOPIC-0; a consumer of group GROUP subscribes, reads
 them and commits; a second consumer of the group, started while the first
 is still in it, joins: the group rebalances and the one partition is
