@@ -25,6 +25,22 @@ def group_coordinator(ctx, group, topic):
         time.sleep(0.2)
 
 
+def settled_coordinator(ctx, group, topic, timeout=30):
+    """The group's coordinator once it answers for the group: a fresh
+    Kafka cluster answers COORDINATOR_LOAD_IN_PROGRESS (14),
+    COORDINATOR_NOT_AVAILABLE (15) or NOT_COORDINATOR (16) while its
+    `__consumer_offsets` partitions are being created and loaded; a
+    client retries those, so does this."""
+    deadline = time.monotonic() + timeout
+    while True:
+        conn = group_coordinator(ctx, group, topic)
+        if heartbeat(conn, group, 1, "nobody") not in (14, 15, 16):
+            return conn
+        if time.monotonic() > deadline:
+            raise SystemExit(f"the coordinator of {group} never settled")
+        time.sleep(0.2)
+
+
 def join(conn, group, member):
     """JoinGroup v4 (session 10 s, rebalance 10 s, protocol `range`):
     (error, generation, member id, leader)."""
@@ -75,7 +91,7 @@ def group_errors(ctx, topic):
     """One member through its life, with the wrong requests beside the
     right ones: each answer's error code (0: none)."""
     group = f"{ctx.tag}-raw"
-    conn = group_coordinator(ctx, group, topic)
+    conn = settled_coordinator(ctx, group, topic)
     out = {"heartbeat_unknown_group": heartbeat(conn, group, 1, "nobody"),
            "sync_unknown_group": sync(conn, group, 1, "nobody")[0],
            "commit_unknown_group_member": offset_commit(conn, group, 3, "nobody", topic, 1),
