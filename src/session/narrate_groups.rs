@@ -188,6 +188,11 @@ pub fn polled(
         .iter()
         .map(|(tp, p)| format!("{tp} {p}"))
         .collect();
+    let at_zh = if at.is_empty() {
+        "无".to_string()
+    } else {
+        at.join("、")
+    };
     let at = if at.is_empty() {
         "none".to_string()
     } else {
@@ -198,7 +203,7 @@ pub fn polled(
     if n == 0 {
         Said::new(
             format!("{member} read nothing; positions {at}"),
-            format!("{member} 没有读到记录；位置 {}", at.replace("none", "无")),
+            format!("{member} 没有读到记录；位置 {}", at_zh),
         )
     } else {
         Said::new(
@@ -206,7 +211,10 @@ pub fn polled(
                 "{member} read {n} {records}: {}; positions {at}",
                 spans.join(", ")
             ),
-            format!("{member} 读到 {n} 条记录：{}；位置 {at}", spans.join("、")),
+            format!(
+                "{member} 读到 {n} 条记录：{}；位置 {at_zh}",
+                spans.join("、")
+            ),
         )
     }
 }
