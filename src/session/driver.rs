@@ -282,6 +282,9 @@ pub fn config_for(header: &Header, data_dir: &Path) -> Result<MiniKafkaConfig> {
     if let Some(v) = c.transaction_timeout_ms {
         config.transaction_timeout_ms = v;
     }
+    if let Some(v) = c.group_session_timeout_ms {
+        config.group_session_timeout_ms = v;
+    }
     if let Some(v) = c.isr_evaluation {
         config.rules.isr_by_clock = v == crate::session::recording::IsrEvaluationSpec::ByClock;
     }

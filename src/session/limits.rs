@@ -102,6 +102,12 @@ fn check_batch(field: &str, records: &[RecordSpec]) -> Result<(), FieldError> {
 
 /// Checks a header's cluster and returns the budget its steps may spend.
 pub fn check_cluster(cluster: &ClusterSpec) -> Result<Budget, FieldError> {
+    if cluster.config.group_session_timeout_ms == Some(0) {
+        return Err(FieldError::new(
+            "cluster.config.group_session_timeout_ms",
+            "a member's session lasts at least 1 ms",
+        ));
+    }
     let brokers = &cluster.brokers;
     if brokers.len() > MAX_BROKERS {
         return Err(over(

@@ -568,6 +568,9 @@ pub(super) fn validate_config(config: &MiniKafkaConfig) -> Result<()> {
     if config.min_insync_replicas == 0 {
         return Err(invalid("min_insync_replicas must be at least 1".into()));
     }
+    if config.group_session_timeout_ms == 0 {
+        return Err(invalid("group_session_timeout_ms must be positive".into()));
+    }
     Ok(())
 }
 
