@@ -102,7 +102,10 @@ fn a_crash_drops_groups_and_clients_but_keeps_committed_offsets() {
     let commit = json!({"commit_group_offsets": {"group": "g", "member": "m1", "generation": 1,
         "offsets": [{"topic": "orders", "partition": 0, "offset": 2}]}});
     assert_eq!(act(&mut d, commit), Outcome::Ok);
-    assert!(matches!(act(&mut d, json!({"crash": {}})), Outcome::Recovered(_)));
+    assert!(matches!(
+        act(&mut d, json!({"crash": {}})),
+        Outcome::Recovered(_)
+    ));
     let s = Snapshot::of(&d);
     assert!(s.groups.is_empty(), "membership lived in memory");
     assert!(d.members().is_empty(), "so did the members' clients");

@@ -3,6 +3,8 @@
 //! member polls with.
 
 pub mod assignor;
+// The type is the book's `Consumer`, in the book's `consumer.py`.
+#[allow(clippy::module_inception)]
 pub mod consumer;
 pub mod group;
 pub mod offsets;
