@@ -238,3 +238,64 @@ pub fn expired(pairs: &[(String, String)], timeout_ms: u64, groups: &[Group]) ->
         ),
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use std::collections::{BTreeMap, BTreeSet};
+
+    use super::*;
+    use crate::engine::consumer::GroupCoordinator;
+
+    fn two_members() -> GroupCoordinator {
+        let topics = BTreeMap::from([("orders".to_string(), vec![0, 1, 2, 3])]);
+        let subs = BTreeSet::from(["orders".to_string()]);
+        let mut c = GroupCoordinator::new(10_000);
+        c.join("workers", "member-1", &subs, &topics, 0).unwrap();
+        c.join("workers", "member-2", &subs, &topics, 0).unwrap();
+        c
+    }
+
+    #[test]
+    fn a_rebalance_says_who_owns_what_and_what_moved_in_both_languages() {
+        let c = two_members();
+        let s = rebalanced(c.group("workers").unwrap());
+        assert_eq!(
+            s.en,
+            "workers generation 2: member-1 owns orders-0, orders-2; member-2 owns orders-1, orders-3; moved orders-1, orders-3 from member-1 to member-2"
+        );
+        assert_eq!(
+            s.zh,
+            "workers 第 2 代：member-1 拥有 orders-0、orders-2；member-2 拥有 orders-1、orders-3；移动 orders-1、orders-3 从 member-1 移到 member-2"
+        );
+    }
+
+    #[test]
+    fn a_poll_gives_ranges_and_positions() {
+        let tp = |p| TopicPartition::new("orders", p);
+        let s = polled(
+            "m",
+            &[(tp(0), 0), (tp(0), 1), (tp(2), 5)],
+            &[(tp(0), 2), (tp(2), 6)],
+        );
+        assert_eq!(
+            s.en,
+            "m read 3 records: orders-0 0..1, orders-2 5; positions orders-0 2, orders-2 6"
+        );
+        assert_eq!(
+            s.zh,
+            "m 读到 3 条记录：orders-0 0..1、orders-2 5；位置 orders-0 2、orders-2 6"
+        );
+        let s = polled("m", &[], &[]);
+        assert_eq!(
+            (s.en.as_str(), s.zh.as_str()),
+            ("m read nothing; positions none", "m 没有读到记录；位置 无")
+        );
+    }
+
+    #[test]
+    fn leaving_a_group_one_is_not_in_says_nothing_changed() {
+        let s = left("ghost", false, None, "workers");
+        assert_eq!(s.en, "ghost was not a member of workers: nothing changed");
+        assert_eq!(s.zh, "ghost 不是 workers 的成员：没有变化");
+    }
+}
