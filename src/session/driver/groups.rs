@@ -149,6 +149,15 @@ impl Driver {
     /// whenever time moves, since only `advance_clock` moves it). The
     /// sentence, if any expired.
     pub(super) fn expire_members(&mut self) -> Result<Option<Said>, ActionError> {
+        // No member, nothing to expire: a cluster without groups (every
+        // served one: `serve` answers Kafka's group APIs elsewhere) moves
+        // its clock exactly as before, with no second pass over the state.
+        let members = self
+            .cluster
+            .with_state(|s| s.groups().groups().values().any(|g| !g.members.is_empty()));
+        if !members {
+            return Ok(None);
+        }
         let expired = self.cluster.expire_group_members()?;
         if expired.is_empty() {
             return Ok(None);
