@@ -20,7 +20,7 @@ use minikafka::session::Driver;
 /// The cases the issues list (8, 12's typed fields and limits, 17's
 /// files that are not what they seem, and 25's data directory that
 /// remembers how it was made); each must exist (more are welcome).
-const REQUIRED: [&str; 36] = [
+const REQUIRED: [&str; 42] = [
     "recording-malformed-json",
     "layout-malformed-json",
     "recording-unknown-action",
@@ -57,6 +57,12 @@ const REQUIRED: [&str; 36] = [
     "data-dir-rules-contradict",
     "data-dir-rules-contradict-state",
     "data-dir-rules-contradict-serve",
+    "recording-group-empty-member",
+    "recording-group-missing-topics",
+    "recording-group-bad-generation",
+    "recording-poll-negative-max",
+    "recording-group-long-member",
+    "recording-group-zero-session",
 ];
 
 fn root() -> PathBuf {

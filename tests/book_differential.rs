@@ -374,6 +374,60 @@ fn random_recordings_do_what_the_book_does() {
     assert!(steps > cases() as usize, "the cases ran steps");
 }
 
+/// One generated consumer-group case (E15): its header and its run.
+fn generated_groups(book: &mut Book, seed: u64) -> (Value, Run) {
+    let mut rng = Rng::new(seed);
+    let header = generate::group_header(&mut rng);
+    let length = rng.range(5, 30);
+    let run = run(book, &header, |i, view| {
+        (i < length).then(|| generate::group_action(&mut rng, view, i + 1))
+    });
+    (header, run)
+}
+
+/// The book's `GroupCoordinator` and `Consumer` against mk-tui's: joins,
+/// leaves, heartbeats and commits (some at a stale generation), polls,
+/// expiry as the clock moves, crashes; after every step each group's
+/// state, generation, members' assignments, deadlines, positions and last
+/// polls, the committed offsets and every file must be equal.
+/// `MK_BOOK_GROUP_CASES=N` for more than 150.
+#[test]
+fn random_group_recordings_do_what_the_books_coordinator_does() {
+    if let Some(reason) = unavailable() {
+        eprintln!("skipped: {reason}");
+        return;
+    }
+    let cases: u64 = std::env::var("MK_BOOK_GROUP_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(150);
+    let mut book = Book::start();
+    let (mut steps, mut group_steps) = (0, 0);
+    for seed in 0..cases {
+        let (header, run) = generated_groups(&mut book, seed);
+        steps += run.applied.len();
+        group_steps += run
+            .applied
+            .iter()
+            .filter(|a| {
+                let name = a.as_object().unwrap().keys().next().unwrap();
+                name.contains("group") || name == "poll" || name == "heartbeat"
+            })
+            .count();
+        if let Some((step, diffs)) = run.difference {
+            let shrunk = shrink(&mut book, &header, run.applied.clone());
+            panic!(
+                "group seed {seed}: mk-tui and the book differ at step {step}:\n  {}\n\
+                 shrunk recording:\n{}",
+                diffs.join("\n  "),
+                recording(&header, &shrunk)
+            );
+        }
+    }
+    eprintln!("{cases} group cases, {steps} steps compared, {group_steps} of them group steps");
+    assert!(group_steps > cases as usize, "the cases ran group steps");
+}
+
 // ---- each decided difference, pinned on both sides --------------------
 //
 // Each test runs a short recording on both sides with nothing skipped or

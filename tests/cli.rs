@@ -93,6 +93,62 @@ fn write_recording(dir: &std::path::Path, name: &str, lines: &[&str]) -> String 
     path.display().to_string()
 }
 
+/// `mk-tui state` shows the consumer groups (E15): state, generation,
+/// members with assignment, deadline and positions, each partition's
+/// owner, committed offset and lag, and what the last rebalance moved.
+#[test]
+fn state_shows_the_consumer_groups() {
+    let (code, out, err) = mk_tui(&["state", "recordings/ch09-rebalance.jsonl", "--step", "11"]);
+    assert_eq!(code, Some(0), "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let g = &v["groups"][0];
+    assert_eq!(
+        (g["group"].as_str(), g["state"].as_str()),
+        (Some("workers"), Some("stable"))
+    );
+    assert_eq!(g["generation"], 2);
+    let members = g["members"].as_array().unwrap();
+    assert_eq!(members.len(), 2);
+    assert_eq!(members[1]["member"], "member-2");
+    assert_eq!(
+        members[1]["assignment"],
+        serde_json::json!(["orders-1", "orders-3"])
+    );
+    assert_eq!(members[1]["deadline_ms"], 10_000);
+    assert_eq!(
+        members[1]["positions"],
+        serde_json::json!({"orders-1": 2, "orders-3": 2})
+    );
+    assert_eq!(
+        members[1]["last_poll"][0],
+        serde_json::json!({"partition": "orders-1", "offset": 1, "value": "b1"})
+    );
+    let p1 = &g["partitions"][1];
+    assert_eq!(p1["partition"], "orders-1");
+    assert_eq!(
+        (p1["owner"].as_str(), p1["committed"].as_i64()),
+        (Some("member-2"), Some(1))
+    );
+    assert_eq!(
+        (p1["high_watermark"].as_i64(), p1["lag"].as_i64()),
+        (Some(2), Some(1))
+    );
+    let moved = &g["last_rebalance"]["moved"];
+    assert_eq!(
+        moved[0],
+        serde_json::json!({"partition": "orders-1", "from": "member-1", "to": "member-2"})
+    );
+    // After the expiry (step 14) member-2 owns every partition at generation 3.
+    let (_, out, _) = mk_tui(&["state", "recordings/ch09-rebalance.jsonl", "--step", "14"]);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["groups"][0]["generation"], 3);
+    assert_eq!(v["groups"][0]["members"].as_array().unwrap().len(), 1);
+    assert_eq!(v["clock_ms"], 10_001);
+    // A recording without groups has no `groups` key at all.
+    let (_, out, _) = mk_tui(&["state", "recordings/ch08-visibility.jsonl"]);
+    assert!(!out.contains("\"groups\""));
+}
+
 #[test]
 fn state_prints_the_spec_json_at_any_step_and_the_same_bytes_twice() {
     let (code, out, err) = mk_tui(&["state", "recordings/ch08-visibility.jsonl", "--step", "2"]);

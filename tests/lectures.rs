@@ -13,7 +13,7 @@ use minikafka::ui::layout;
 
 /// Every lecture recording, each with a test below. `demo.jsonl` is the
 /// live dashboard's demo cluster, not a lecture.
-const LECTURES: [&str; 14] = [
+const LECTURES: [&str; 15] = [
     "ch05-high-watermark",
     "ch06-isr-shrink",
     "ch06-leader-failure",
@@ -28,6 +28,7 @@ const LECTURES: [&str; 14] = [
     "ch08-torn-journal",
     "ch08-visibility",
     "ch08-zombie",
+    "ch09-rebalance",
 ];
 
 fn recordings_dir() -> PathBuf {
@@ -948,5 +949,76 @@ fn ch06_leader_failure() {
     check!(s, (s.leo_of("t-0", 1), s.isr("t-0")), (2, vec![1, 2]));
     check!(s, s.log_values("t-0"), strs(&["safe", "new"]));
     check!(s, s.rc("t-0"), strs(&["safe", "new"]));
+    l.snapshot_captioned_frames();
+}
+
+// ---------------------------------------------------------------------------
+// Chapter 9 (consumer groups, E15)
+
+#[test]
+fn ch09_rebalance() {
+    let l = Lesson::replay("ch09-rebalance");
+    // IllegalGeneration, NotPartitionOwner, UnknownMember.
+    l.errors_only_at(&[9, 10, 16]);
+    let codes: Vec<String> = l.states[17].errors.iter().map(|e| e.code.clone()).collect();
+    assert_eq!(
+        codes,
+        ["IllegalGeneration", "NotPartitionOwner", "UnknownMember"]
+    );
+    let group = |step: usize| l.states[step].groups[0].clone();
+    let owned = |step: usize, member: &str| -> Vec<String> {
+        group(step)
+            .members
+            .iter()
+            .find(|m| m.member == member)
+            .map(|m| m.assignment.clone())
+            .unwrap_or_default()
+    };
+    check!(
+        l.at(5),
+        (group(5).generation, owned(5, "member-1").len()),
+        (1, 4)
+    );
+    let s = l.at(7);
+    check!(s, s.committed("workers", "orders-0"), Some(2));
+    check!(s, s.committed("workers", "orders-1"), Some(1));
+    check!(
+        l.at(8),
+        owned(8, "member-2"),
+        strs(&["orders-1", "orders-3"])
+    );
+    check!(
+        l.at(8),
+        owned(8, "member-1"),
+        strs(&["orders-0", "orders-2"])
+    );
+    // The fenced commits changed nothing.
+    check!(l.at(10), l.at(10).committed("workers", "orders-1"), Some(1));
+    let polled: Vec<(String, i64)> = group(11).members[1]
+        .last_poll
+        .iter()
+        .map(|p| (p.partition.clone(), p.offset))
+        .collect();
+    check!(
+        l.at(11),
+        polled,
+        vec![
+            ("orders-1".to_string(), 1),
+            ("orders-3".to_string(), 0),
+            ("orders-3".to_string(), 1)
+        ]
+    );
+    check!(l.at(13), group(13).members[1].deadline_ms, 16_000);
+    check!(
+        l.at(14),
+        (group(14).generation, owned(14, "member-2").len()),
+        (3, 4)
+    );
+    check!(
+        l.at(17),
+        (group(17).state.as_str(), group(17).generation),
+        ("empty", 4)
+    );
+    check!(l.at(17), l.at(17).committed("workers", "orders-0"), Some(2));
     l.snapshot_captioned_frames();
 }

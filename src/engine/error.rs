@@ -91,6 +91,31 @@ pub enum MiniKafkaError {
     },
     #[error("transaction {id:?} is already active ({state}): commit or abort it first")]
     TransactionAlreadyActive { id: String, state: String },
+    #[error("invalid group request: {0}")]
+    InvalidGroupId(String),
+    #[error("unknown member: {}", unknown_member(group, member.as_deref()))]
+    UnknownMember {
+        group: String,
+        member: Option<String>,
+    },
+    #[error(
+        "illegal generation for group {group:?}: generation {generation} does not match {current}"
+    )]
+    IllegalGeneration {
+        group: String,
+        generation: i32,
+        current: i32,
+    },
+    #[error("group {0:?} is rebalancing: ask for its assignment again")]
+    RebalanceInProgress(String),
+    #[error(
+        "member {member:?} of group {group:?} does not own {tp}: it may commit only its own partitions"
+    )]
+    NotPartitionOwner {
+        group: String,
+        member: String,
+        tp: String,
+    },
     #[error("invalid transactional id {0:?}: it must not be empty")]
     InvalidTransactionalId(String),
     #[error("unknown transaction {0:?}")]
@@ -182,6 +207,15 @@ pub enum MiniKafkaError {
     ClusterDown { reason: String },
 }
 
+/// The book raises `UnknownMember` for an unknown group too
+/// (`_require_group`): "unknown group workers".
+fn unknown_member(group: &str, member: Option<&str>) -> String {
+    match member {
+        Some(member) => format!("{member:?} is not a member of group {group:?}"),
+        None => format!("unknown group {group:?}"),
+    }
+}
+
 impl MiniKafkaError {
     /// The variant's name, as a stable machine-readable code: most are
     /// Kafka's own error names (`NotEnoughReplicas`, `ProducerFenced`), so
@@ -208,6 +242,11 @@ impl MiniKafkaError {
             Self::OutOfOrderSequence { .. } => "OutOfOrderSequence",
             Self::ProducerFenced { .. } => "ProducerFenced",
             Self::TransactionAlreadyActive { .. } => "TransactionAlreadyActive",
+            Self::InvalidGroupId { .. } => "InvalidGroupId",
+            Self::UnknownMember { .. } => "UnknownMember",
+            Self::IllegalGeneration { .. } => "IllegalGeneration",
+            Self::RebalanceInProgress { .. } => "RebalanceInProgress",
+            Self::NotPartitionOwner { .. } => "NotPartitionOwner",
             Self::InvalidTransactionalId { .. } => "InvalidTransactionalId",
             Self::UnknownTransaction { .. } => "UnknownTransaction",
             Self::InvalidTransactionState { .. } => "InvalidTransactionState",

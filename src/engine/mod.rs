@@ -12,7 +12,7 @@
 //! | [`replication`] | `minikafka/replication` | replica sets, the ISR, the HW, acks (chapters 5 and 6) |
 //! | [`repl_support`] | (none) | the HW checkpoint file; what the dashboard reads of a replica set |
 //! | [`producer`] | `minikafka/producer` | the idempotent producer: ids, epochs, sequences |
-//! | [`consumer`] | `minikafka/consumer` | `offsets.json` |
+//! | [`consumer`] | `minikafka/consumer` | `offsets.json`, the group coordinator and its assignor, a member's consumer |
 //! | [`transaction`] | `minikafka/transaction` | the journal, the coordinator, commit and abort (chapter 8) |
 //! | [`fault`] | (the book's labs) | crash cut points and torn tails |
 //! | [`layout`] | (none) | the names of a data directory's files |

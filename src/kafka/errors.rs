@@ -38,6 +38,15 @@ pub fn code_of(e: &MiniKafkaError) -> i16 {
         E::InvalidBatch(_) => ResponseError::InvalidRecord,
         E::Corrupt { .. } => ResponseError::CorruptMessage,
         E::InvalidConfig(_) => ResponseError::InvalidConfig,
+        E::InvalidGroupId(_) => ResponseError::InvalidGroupId,
+        E::UnknownMember { .. } => ResponseError::UnknownMemberId,
+        // Kafka's broker does not check who owns a partition at OffsetCommit;
+        // the stale owner the book's check stops is the one Kafka fences
+        // with ILLEGAL_GENERATION.
+        E::IllegalGeneration { .. } | E::NotPartitionOwner { .. } => {
+            ResponseError::IllegalGeneration
+        }
+        E::RebalanceInProgress(_) => ResponseError::RebalanceInProgress,
         // The cluster cannot serve until it is reopened: retriable, as a
         // broker that is restarting.
         E::Crashed | E::ClusterDown { .. } => ResponseError::NotLeaderOrFollower,
@@ -82,6 +91,10 @@ pub fn code_of_name(name: &str) -> i16 {
         | "TransactionInterrupted" => ResponseError::InvalidTxnState,
         "TransactionInProgress" => ResponseError::ConcurrentTransactions,
         "InvalidTransactionalId" | "UnknownTransaction" => ResponseError::InvalidProducerIdMapping,
+        "InvalidGroupId" => ResponseError::InvalidGroupId,
+        "UnknownMember" => ResponseError::UnknownMemberId,
+        "IllegalGeneration" | "NotPartitionOwner" => ResponseError::IllegalGeneration,
+        "RebalanceInProgress" => ResponseError::RebalanceInProgress,
         "InvalidBatch" => ResponseError::InvalidRecord,
         "Corrupt" => ResponseError::CorruptMessage,
         "Io" | "DataDirLocked" | "DataDirUnwritable" | "NewerFormat" | "NotABatchBoundary"

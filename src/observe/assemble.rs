@@ -194,6 +194,7 @@ pub fn assemble(bootstrap: &[String], cluster: &Cluster, partitions: Vec<Observe
         partitions: out,
         transactions: Vec::new(),
         committed_offsets: BTreeMap::new(),
+        groups: Vec::new(),
         journal: JournalSnapshot {
             frames: 0,
             bytes: 0,

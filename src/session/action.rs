@@ -135,13 +135,50 @@ pub enum Action {
         partition: u32,
         broker: u32,
     },
+    /// A consumer joins (or re-joins) a group with its subscriptions: the
+    /// book's `Consumer.subscribe`, one eager rebalance (E15).
+    JoinGroup {
+        group: String,
+        member: String,
+        topics: Vec<String>,
+    },
+    /// A member leaves its group (the book's `Consumer.close`): a rebalance.
+    LeaveGroup {
+        group: String,
+        member: String,
+    },
+    /// A member's heartbeat at a generation: extends its session, or is
+    /// refused (`IllegalGeneration`, `UnknownMember`).
+    Heartbeat {
+        group: String,
+        member: String,
+        generation: i32,
+    },
+    /// A member's offset commit at a generation, fenced by the coordinator
+    /// (`IllegalGeneration`, `UnknownMember`, `NotPartitionOwner`) and
+    /// durable in `offsets.json` once it passes.
+    CommitGroupOffsets {
+        group: String,
+        member: String,
+        generation: i32,
+        offsets: Vec<OffsetSpec>,
+    },
+    /// A member's poll: it refreshes its assignment from the coordinator,
+    /// then reads up to `max` records (default 500, Kafka's
+    /// `max.poll.records`) from its partitions, advancing its positions.
+    Poll {
+        group: String,
+        member: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        max: Option<u32>,
+    },
     Note {},
     /// Typed in [`crate::session::ui_step`].
     Ui(crate::session::ui_step::UiStep),
 }
 
 /// The names of every action, in the spec's order (for error messages).
-pub const ACTION_NAMES: [&str; 17] = [
+pub const ACTION_NAMES: [&str; 22] = [
     "create_topic",
     "produce",
     "begin",
@@ -157,6 +194,11 @@ pub const ACTION_NAMES: [&str; 17] = [
     "stop_broker",
     "start_broker",
     "promote",
+    "join_group",
+    "leave_group",
+    "heartbeat",
+    "commit_group_offsets",
+    "poll",
     "note",
     "ui",
 ];
@@ -465,6 +507,11 @@ impl Action {
             Action::StopBroker { .. } => "stop_broker",
             Action::StartBroker { .. } => "start_broker",
             Action::Promote { .. } => "promote",
+            Action::JoinGroup { .. } => "join_group",
+            Action::LeaveGroup { .. } => "leave_group",
+            Action::Heartbeat { .. } => "heartbeat",
+            Action::CommitGroupOffsets { .. } => "commit_group_offsets",
+            Action::Poll { .. } => "poll",
             Action::Note {} => "note",
             Action::Ui { .. } => "ui",
         }
@@ -601,6 +648,26 @@ impl Action {
                 "action.replicate",
                 "give topic and partition together",
             )),
+            Action::JoinGroup { group, member, .. }
+            | Action::LeaveGroup { group, member }
+            | Action::Heartbeat { group, member, .. }
+            | Action::CommitGroupOffsets { group, member, .. }
+            | Action::Poll { group, member, .. } => {
+                let name = self.name();
+                if group.is_empty() {
+                    return Err(FieldError::new(
+                        format!("action.{name}.group"),
+                        "a group id is not empty",
+                    ));
+                }
+                if member.is_empty() {
+                    return Err(FieldError::new(
+                        format!("action.{name}.member"),
+                        "a member id is not empty",
+                    ));
+                }
+                Ok(())
+            }
             _ => Ok(()),
         }
     }
@@ -665,6 +732,11 @@ mod tests {
             r#"{"stop_broker":{"broker":2}}"#,
             r#"{"start_broker":{"broker":2}}"#,
             r#"{"promote":{"topic":"t","partition":0,"broker":2}}"#,
+            r#"{"join_group":{"group":"g","member":"m","topics":["t"]}}"#,
+            r#"{"leave_group":{"group":"g","member":"m"}}"#,
+            r#"{"heartbeat":{"group":"g","member":"m","generation":1}}"#,
+            r#"{"commit_group_offsets":{"group":"g","member":"m","generation":1,"offsets":[{"topic":"t","partition":0,"offset":2}]}}"#,
+            r#"{"poll":{"group":"g","member":"m","max":5}}"#,
             r#"{"note":{}}"#,
             r#"{"ui":{"focus":"journal"}}"#,
         ];

@@ -11,6 +11,10 @@
 //! transaction id). Nothing here reads the wall clock; the runtime has no
 //! timers and no I/O driver, so a run is a pure function of the actions.
 
+mod groups;
+
+pub use self::groups::{DEFAULT_POLL_MAX, MemberClient, MemberClients, Polled};
+
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::{Arc, Mutex};
@@ -134,6 +138,7 @@ pub struct DriverMemo {
     cluster: ClusterMemo,
     producers: BTreeMap<String, Producer>,
     txn_refs: BTreeMap<String, InstanceRef>,
+    members: MemberClients,
     /// Shared with the driver and every other checkpoint: a clone costs a
     /// short tail, not the history (issue 17 item 11, `history.rs`).
     events: History<Event>,
@@ -203,6 +208,10 @@ pub struct Driver {
     _temp: Option<tempfile::TempDir>,
     step: usize,
     producers: BTreeMap<String, Producer>,
+    /// Consumer-group members' clients (`groups.rs`).
+    members: MemberClients,
+    /// What this step's consumer-group action (or expiry) did, in words.
+    told: Option<Said>,
     txn_refs: TxnRefs,
     txn_locks: BTreeMap<String, Arc<tokio::sync::Mutex<()>>>,
     ops: Vec<PendingOp>,
@@ -272,6 +281,9 @@ pub fn config_for(header: &Header, data_dir: &Path) -> Result<MiniKafkaConfig> {
     }
     if let Some(v) = c.transaction_timeout_ms {
         config.transaction_timeout_ms = v;
+    }
+    if let Some(v) = c.group_session_timeout_ms {
+        config.group_session_timeout_ms = v;
     }
     if let Some(v) = c.isr_evaluation {
         config.rules.isr_by_clock = v == crate::session::recording::IsrEvaluationSpec::ByClock;
@@ -429,6 +441,8 @@ impl Driver {
             _temp: temp,
             step: 0,
             producers: BTreeMap::new(),
+            members: BTreeMap::new(),
+            told: None,
             txn_refs: Arc::default(),
             txn_locks: BTreeMap::new(),
             ops: Vec::new(),
@@ -651,6 +665,8 @@ impl Driver {
         self.crashed_in_step = None;
         self.recovered_zh = None;
         self.last_moment = None;
+        self.told = None;
+        let generation_before = self.cluster.generation();
         let outcome = match self.refuse(action).and_then(|()| self.start(action)) {
             Err(e) => Outcome::Error(e),
             Ok(Started::Done) => Outcome::Ok,
@@ -664,6 +680,7 @@ impl Driver {
             }
         };
         self.quiesce();
+        self.forget_members_if_crashed(generation_before);
         let outcome = match outcome {
             Outcome::Pending => self.take_own_result(step),
             other => other,
@@ -706,12 +723,14 @@ impl Driver {
             )),
             _ => None,
         };
+        let told = self.told.take();
         let end = match (&outcome, &recovered) {
             (Outcome::Error(e), _) => StepEnd::Error(e),
             (_, Some(told)) => StepEnd::Recovered(told),
-            (Outcome::Ok, _) => match self.own_duplicate(step) {
-                Some((first, last)) => StepEnd::Duplicate { first, last },
-                None => StepEnd::Ok,
+            (Outcome::Ok, _) => match (self.own_duplicate(step), &told) {
+                (Some((first, last)), _) => StepEnd::Duplicate { first, last },
+                (None, Some(told)) => StepEnd::OkTold(told),
+                (None, None) => StepEnd::Ok,
             },
             _ => StepEnd::Pending,
         };
@@ -870,7 +889,13 @@ impl Driver {
             Action::AdvanceClock { ms } => {
                 self.clock.advance(*ms);
                 self.cluster.tick().map_err(err)?;
+                self.told = self.expire_members()?;
             }
+            Action::JoinGroup { .. }
+            | Action::LeaveGroup { .. }
+            | Action::Heartbeat { .. }
+            | Action::CommitGroupOffsets { .. }
+            | Action::Poll { .. } => self.told = Some(self.start_group(action)?),
             Action::Crash {} => {
                 let report = self.cluster.crash().map_err(err)?;
                 let text = narrate::crash(&report, self.resends_markers());
@@ -1085,6 +1110,7 @@ impl Driver {
             clock_ms: self.clock_ms(),
             cluster: self.cluster.memo()?,
             producers: self.producers.clone(),
+            members: self.members.clone(),
             txn_refs: self
                 .txn_refs
                 .lock()
@@ -1171,6 +1197,7 @@ impl Driver {
             .iter()
             .map(|(name, p)| (name.clone(), p.rebind(&driver.cluster)))
             .collect();
+        driver.members = memo.members.clone();
         *driver
             .txn_refs
             .lock()

@@ -46,6 +46,9 @@ pub const MAX_HEADER_KEY_BYTES: usize = u16::MAX as usize;
 /// Topic, transactional id, group and producer names, in bytes: Kafka's
 /// topic name limit, used for every name.
 pub const MAX_NAME_BYTES: usize = MAX_TOPIC_NAME_LEN;
+/// Topics one `join_group` subscribes to: more than a cluster can hold
+/// (`MAX_TOPICS`) names a topic twice or one that does not exist.
+pub const MAX_SUBSCRIBED_TOPICS: usize = MAX_TOPICS;
 /// The clock, in ms: the total of a recording's `advance_clock` steps, and
 /// the live clock. 2^53 - 1 is the largest integer every JSON reader holds
 /// exactly, so `clock_ms` in the state JSON is never rounded.
@@ -99,6 +102,12 @@ fn check_batch(field: &str, records: &[RecordSpec]) -> Result<(), FieldError> {
 
 /// Checks a header's cluster and returns the budget its steps may spend.
 pub fn check_cluster(cluster: &ClusterSpec) -> Result<Budget, FieldError> {
+    if cluster.config.group_session_timeout_ms == Some(0) {
+        return Err(FieldError::new(
+            "cluster.config.group_session_timeout_ms",
+            "a member's session lasts at least 1 ms",
+        ));
+    }
     let brokers = &cluster.brokers;
     if brokers.len() > MAX_BROKERS {
         return Err(over(
@@ -214,6 +223,44 @@ pub fn check_action(action: &Action) -> Result<(), FieldError> {
             Ok(())
         }
         Action::Promote { topic, .. } => text("topic", topic, MAX_NAME_BYTES),
+        Action::JoinGroup {
+            group,
+            member,
+            topics,
+        } => {
+            text("group", group, MAX_NAME_BYTES)?;
+            text("member", member, MAX_NAME_BYTES)?;
+            if topics.len() > MAX_SUBSCRIBED_TOPICS {
+                return Err(over(
+                    field("topics"),
+                    format!("{} topics", topics.len()),
+                    &format!("{MAX_SUBSCRIBED_TOPICS} topics"),
+                ));
+            }
+            for (i, t) in topics.iter().enumerate() {
+                text(&format!("topics[{i}]"), t, MAX_NAME_BYTES)?;
+            }
+            Ok(())
+        }
+        Action::LeaveGroup { group, member }
+        | Action::Heartbeat { group, member, .. }
+        | Action::Poll { group, member, .. } => {
+            text("group", group, MAX_NAME_BYTES)?;
+            text("member", member, MAX_NAME_BYTES)
+        }
+        Action::CommitGroupOffsets {
+            group,
+            member,
+            offsets,
+            ..
+        } => {
+            text("group", group, MAX_NAME_BYTES)?;
+            text("member", member, MAX_NAME_BYTES)?;
+            for (i, o) in offsets.iter().enumerate() {
+                text(&format!("offsets[{i}].topic"), &o.topic, MAX_NAME_BYTES)?;
+            }
+            Ok(())
+        }
         _ => Ok(()),
     }
 }

@@ -13,6 +13,7 @@ pub mod limits;
 pub mod listeners;
 pub mod live;
 pub mod narrate;
+pub mod narrate_groups;
 pub mod observation;
 pub mod observed;
 pub mod outcome;

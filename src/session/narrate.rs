@@ -33,6 +33,9 @@ pub enum StepEnd<'a> {
     },
     /// It crashed the cluster on purpose: what crashed and the recovery.
     Recovered(&'a Said),
+    /// It went well, and what it did is worth saying (a consumer-group
+    /// step's rebalance, a poll's records: `narrate_groups`).
+    OkTold(&'a Said),
     /// It went well, but an earlier step's pending commit or abort crashed
     /// at its cut point meanwhile (that crash's sentence).
     OkThenCrash(&'a Said),
@@ -55,6 +58,10 @@ pub fn step(action: &Action, end: StepEnd) -> Said {
             format!(
                 "{name_zh}：完全相同的重试，以原 offset {first}..{last} 回答（E7：重复，未追加）"
             ),
+        ),
+        StepEnd::OkTold(told) => Said::new(
+            format!("{name}: ok; {}", told.en),
+            format!("{name_zh}：完成；{}", told.zh),
         ),
         StepEnd::OkThenCrash(crash) => Said::new(
             format!("{name}: ok; {}", crash.en),

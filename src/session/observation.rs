@@ -190,6 +190,7 @@ fn nothing_yet(title: &str) -> Snapshot {
         partitions: Vec::new(),
         transactions: Vec::new(),
         committed_offsets: Default::default(),
+        groups: Vec::new(),
         journal: JournalSnapshot {
             frames: 0,
             bytes: 0,

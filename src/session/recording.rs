@@ -91,6 +91,10 @@ pub struct ConfigSpec {
     pub segment_max_bytes: Option<u64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub transaction_timeout_ms: Option<u64>,
+    /// A consumer-group member's session (E15): the book's
+    /// `group_session_timeout_ms`, 10,000 by default.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub group_session_timeout_ms: Option<u64>,
     /// When the ISR is judged: `"at_fetch"`, the book's `refresh_isr` after
     /// followers fetch (the default under `minikafka`), or `"by_clock"`, as
     /// the clock moves (the default under `kafka`); docs/book-differences.md.

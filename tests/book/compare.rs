@@ -80,9 +80,46 @@ pub fn mk_view(state: &Value) -> Value {
             )
         })
         .collect();
+    let groups: Map<String, Value> = state["groups"]
+        .as_array()
+        .map(|groups| {
+            groups
+                .iter()
+                .map(|g| {
+                    let members: Map<String, Value> = g["members"]
+                        .as_array()
+                        .unwrap()
+                        .iter()
+                        .map(|m| {
+                            let polled: Vec<Value> = m["last_poll"]
+                                .as_array()
+                                .unwrap()
+                                .iter()
+                                .map(|p| json!([p["offset"], p["value"]]))
+                                .collect();
+                            (
+                                m["member"].as_str().unwrap().to_string(),
+                                json!({
+                                    "assignment": m["assignment"],
+                                    "deadline_ms": m["deadline_ms"],
+                                    "positions": m["positions"],
+                                    "last_poll": polled,
+                                }),
+                            )
+                        })
+                        .collect();
+                    (
+                        g["group"].as_str().unwrap().to_string(),
+                        json!({"state": g["state"], "generation": g["generation"], "members": members}),
+                    )
+                })
+                .collect()
+        })
+        .unwrap_or_default();
     json!({
         "partitions": partitions,
         "divergent": divergent,
+        "groups": groups,
         "transactions": transactions,
         "committed_offsets": state["committed_offsets"],
         "pending": state["pending"].as_array().unwrap().len(),

@@ -34,6 +34,14 @@ book would write them:
 - `stop_broker` / `start_broker`: the book cannot stop a broker. They are
   unsupported: the state says so and the differential test never generates
   them.
+- `join_group` subscribes a book `Consumer` (made with the member id,
+  `auto_offset_reset="earliest"`, one per group and member);
+  `leave_group`, `heartbeat` and `commit_group_offsets` call
+  `cluster.groups` directly; `poll` is the member's consumer's
+  `refresh_assignment()` then `poll(max)` (500 without `max`). After
+  `advance_clock` the driver calls `cluster.expire_group_members()`, as
+  mk-tui expires sessions when the clock moves (docs/book-differences.md,
+  G1). A crash drops the consumers with the groups.
 - `note` and `ui` change nothing.
 
 After each action the asyncio loop runs until no task can make progress;
@@ -72,6 +80,7 @@ sys.path.insert(0, str(BOOK_SRC))
 
 from minikafka.clock import ManualClock  # noqa: E402
 from minikafka.config import MiniKafkaConfig  # noqa: E402
+from minikafka.consumer.consumer import Consumer  # noqa: E402
 from minikafka.core.batch import ControlType, RecordBatch  # noqa: E402
 from minikafka.core.cluster import BrokerCluster  # noqa: E402
 from minikafka.core.metadata import TopicPartition  # noqa: E402
@@ -123,6 +132,7 @@ class BookDriver:
             "replica_lag_time_ms",
             "replica_lag_max_offsets",
             "segment_max_bytes",
+            "group_session_timeout_ms",
         ):
             if config.get(name) is not None:
                 kwargs[name] = config[name]
@@ -135,6 +145,8 @@ class BookDriver:
         self.errors: list[dict] = []
         self.locks: dict[str, asyncio.Lock] = {}
         self.producers: dict[str, object] = {}
+        self.consumers: dict[tuple[str, str], Consumer] = {}
+        self.polled: dict[tuple[str, str], list] = {}
         self.partitioner = Partitioner()
         self.produces: set[asyncio.Task] = set()
         self.down: str | None = None
@@ -178,6 +190,10 @@ class BookDriver:
                 await self.replicate(fields)
             elif name == "advance_clock":
                 self.clock.advance_ms(fields["ms"])
+                await self.cluster.expire_group_members()
+            elif name in {"join_group", "leave_group", "heartbeat",
+                          "commit_group_offsets", "poll"}:
+                await self.group_op(name, fields)
             elif name == "crash":
                 await self.crash()
             elif name == "tear":
@@ -404,6 +420,69 @@ class BookDriver:
             tp = TopicPartition(fields["topic"], fields["partition"])
             await self.cluster.replica_set(tp).fetch_followers_once()
 
+    async def group_op(self, name: str, fields: dict) -> None:
+        """One consumer-group action (E15), through the book's API."""
+        key = (fields["group"], fields["member"])
+        groups = self.cluster.groups
+        if name == "join_group":
+            consumer = self.consumers.get(key)
+            if consumer is None:
+                consumer = Consumer(
+                    self.cluster, key[0],
+                    auto_offset_reset="earliest", member_id=key[1],
+                )
+            await consumer.subscribe(fields["topics"])
+            self.consumers[key] = consumer
+        elif name == "leave_group":
+            await groups.leave(*key)
+            self.consumers.pop(key, None)
+            self.polled.pop(key, None)
+        elif name == "heartbeat":
+            await groups.heartbeat(*key, fields["generation"])
+        elif name == "commit_group_offsets":
+            offsets = {
+                TopicPartition(o["topic"], o["partition"]): o["offset"]
+                for o in fields["offsets"]
+            }
+            await groups.commit(*key, fields["generation"], offsets)
+        else:
+            consumer = self.consumers.get(key)
+            if consumer is None:
+                raise RuntimeError(f"unknown member {key[1]} of {key[0]}")
+            await consumer.refresh_assignment()
+            records = await consumer.poll(fields.get("max", 500))
+            # The book's StoredRecord has no partition: each is found by
+            # walking the assignment in order, as poll reads it.
+            self.polled[key] = [
+                [record.offset, text(record.value)] for record in records
+            ]
+
+    def group_state(self) -> dict:
+        out = {}
+        for group_id, group in sorted(self.cluster.groups._groups.items()):  # noqa: SLF001
+            members = {}
+            for member_id in sorted(group.members):
+                member = group.members[member_id]
+                consumer = self.consumers.get((group_id, member_id))
+                positions = {} if consumer is None else {
+                    tp_name(tp): p
+                    for tp, p in sorted(consumer._positions.items())  # noqa: SLF001
+                }
+                members[member_id] = {
+                    "assignment": [
+                        tp_name(tp) for tp in group.assignment.get(member_id, ())
+                    ],
+                    "deadline_ms": member.deadline_ms,
+                    "positions": positions,
+                    "last_poll": self.polled.get((group_id, member_id), []),
+                }
+            out[group_id] = {
+                "state": group.state.value,
+                "generation": group.generation,
+                "members": members,
+            }
+        return out
+
     async def crash(self, damage=None) -> None:
         """Drops everything in memory (pending operations fail), reopens."""
         for step, task in self.tasks:
@@ -415,6 +494,8 @@ class BookDriver:
             )
         self.tasks = []
         self.producers = {}
+        self.consumers = {}
+        self.polled = {}
         await self.cluster.crash()
         if damage is not None:
             damage()
@@ -516,6 +597,7 @@ class BookDriver:
             "partitions": partitions,
             "transactions": transactions,
             "committed_offsets": committed,
+            "groups": self.group_state(),
             "pending": len(self.tasks),
             "errors": len(self.errors),
             "error_messages": [e["message"] for e in self.errors],

@@ -239,3 +239,78 @@ pub fn action(rng: &mut Rng, view: &Value, ids: &mut Ids, step: usize) -> Value 
         }
     }
 }
+
+/// The members the group steps use.
+const MEMBERS: [&str; 3] = ["m1", "m2", "m3"];
+
+/// A header for the group cases: [`header`]'s cluster with a short
+/// session (1,000 ms), so clock steps expire members.
+pub fn group_header(rng: &mut Rng) -> Value {
+    let mut h = header(rng);
+    h["cluster"]["config"]["group_session_timeout_ms"] = json!(1000);
+    h
+}
+
+/// One step of a consumer-group case (E15), chosen against `view`: joins,
+/// leaves, heartbeats and commits at the group's generation or a stale
+/// one, polls, clock steps around the session timeout, crashes, and the
+/// writes and fetch rounds that give the members something to read.
+pub fn group_action(rng: &mut Rng, view: &Value, step: usize) -> Value {
+    let member = *rng.pick(&MEMBERS);
+    let generation = view["groups"]["g"]["generation"].as_i64().unwrap_or(0);
+    let stale = |rng: &mut Rng| generation - i64::from(rng.chance(25));
+    let topics: Vec<String> = partitions(view)
+        .into_iter()
+        .map(|(t, _, _)| t)
+        .collect::<std::collections::BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    match rng.below(100) {
+        0..=19 => {
+            let (topic, partition, _, _) = target(rng, view);
+            json!({"produce": {"topic": topic, "partition": partition, "value": format!("v{step}"),
+                               "acks": *rng.pick(&["1", "1", "all"])}})
+        }
+        20..=29 => json!({"replicate": {}}),
+        30..=44 => {
+            let mut chosen: Vec<String> =
+                topics.iter().filter(|_| rng.chance(70)).cloned().collect();
+            if chosen.is_empty() {
+                chosen.push(rng.pick(&topics).clone());
+            }
+            json!({"join_group": {"group": "g", "member": member, "topics": chosen}})
+        }
+        45..=50 => json!({"leave_group": {"group": "g", "member": member}}),
+        51..=60 => {
+            json!({"heartbeat": {"group": "g", "member": member, "generation": stale(rng)}})
+        }
+        61..=72 => {
+            // Mostly a partition the member owns, at the position it read to.
+            let owned = view["groups"]["g"]["members"][member]["positions"]
+                .as_object()
+                .cloned()
+                .unwrap_or_default();
+            let (topic, partition, offset) = match owned.iter().next() {
+                Some((tp, p)) if rng.chance(70) => {
+                    let (t, n) = tp.rsplit_once('-').unwrap();
+                    (
+                        t.to_string(),
+                        n.parse::<u32>().unwrap(),
+                        p.as_i64().unwrap(),
+                    )
+                }
+                _ => {
+                    let (t, n, _, _) = target(rng, view);
+                    (t, n, rng.below(4) as i64)
+                }
+            };
+            json!({"commit_group_offsets": {"group": "g", "member": member, "generation": stale(rng),
+                "offsets": [{"topic": topic, "partition": partition, "offset": offset}]}})
+        }
+        73..=87 => {
+            json!({"poll": {"group": "g", "member": member, "max": rng.range(1, 3)}})
+        }
+        88..=96 => json!({"advance_clock": {"ms": *rng.pick(&[300, 600, 1000, 1200])}}),
+        _ => json!({"crash": {}}),
+    }
+}

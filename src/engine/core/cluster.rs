@@ -27,6 +27,7 @@
 //! directory's lock), `memo.rs` (time-travel checkpoints) and `handles.rs`
 //! (the log, replica-set and offsets handles).
 
+mod groups;
 mod handles;
 mod lock;
 mod memo;

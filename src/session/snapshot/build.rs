@@ -105,6 +105,9 @@ pub fn build(driver: &Driver, bounds: &Bounds) -> Snapshot {
         partitions: parts.partitions,
         transactions: parts.transactions,
         committed_offsets: parts.committed_offsets,
+        groups: driver
+            .cluster()
+            .with_state(|s| super::groups::groups(s, driver.members())),
         journal: parts.journal,
         last_recovery: driver.last_recovery().map(recovery),
         consumers: parts.consumers,

@@ -14,6 +14,7 @@
 pub mod build;
 pub mod diff;
 pub mod fate;
+pub mod groups;
 pub mod source;
 pub mod text;
 
@@ -24,6 +25,7 @@ use serde::{Deserialize, Serialize};
 pub use build::{Bounds, build};
 pub use diff::{Changes, PartitionChanges, diff};
 pub use fate::Fate;
+pub use groups::GroupSnapshot;
 pub use source::{SavedState, SnapshotSource};
 
 use crate::session::recording::Caption;
@@ -105,6 +107,10 @@ pub struct Snapshot {
     /// The latest instance of each transaction id, in id order.
     pub transactions: Vec<TransactionSnapshot>,
     pub committed_offsets: GroupOffsets,
+    /// The consumer groups (E15), in group id order; absent from the JSON
+    /// when there are none, so states saved before groups read the same.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub groups: Vec<GroupSnapshot>,
     pub journal: JournalSnapshot,
     pub last_recovery: Option<RecoverySnapshot>,
     pub consumers: Consumers,

@@ -681,6 +681,7 @@ mod testkit {
                 "g1".to_string(),
                 BTreeMap::from([("out-0".into(), 1)]),
             )]),
+            groups: Vec::new(),
             journal: JournalSnapshot {
                 frames: 3,
                 bytes: 180,

@@ -14,6 +14,7 @@ use super::state::ClusterState;
 use super::{BrokerCluster, Shared};
 use crate::engine::clock::Clock;
 use crate::engine::config::{BrokerId, MiniKafkaConfig};
+use crate::engine::consumer::group::GroupCoordinator;
 use crate::engine::core::metadata::TopicPartition;
 use crate::engine::core::partitioner::Partitioner;
 use crate::engine::core::recovery::RecoveryReport;
@@ -42,6 +43,8 @@ pub struct ClusterMemo {
     /// The readers' folds (`reader_cache`): the first frame after a
     /// restore finds them, as the frame before the checkpoint did.
     reader_folds: BTreeMap<TopicPartition, PrefixFold>,
+    /// The consumer groups, which live only in memory (E15).
+    groups: GroupCoordinator,
 }
 
 /// A replica's state that an open parses from its log's files, as a
@@ -104,6 +107,7 @@ impl BrokerCluster {
                     .collect(),
             )),
             reader_folds: state.reader_cache.folds(),
+            groups: state.groups.clone(),
         })
     }
 
@@ -135,6 +139,7 @@ impl BrokerCluster {
         state.partitioner = memo.partitioner.clone();
         state.last_recovery = memo.last_recovery.clone();
         state.reader_cache = ReaderCache::with(memo.reader_folds.clone());
+        state.groups = memo.groups.clone();
         Ok(Self {
             shared: Arc::new(Shared {
                 clock,

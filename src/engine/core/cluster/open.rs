@@ -17,6 +17,7 @@ use super::memo::RememberedLogs;
 use super::state::ClusterState;
 use crate::engine::config::{BrokerId, MiniKafkaConfig};
 use crate::engine::consumer::OffsetStore;
+use crate::engine::consumer::group::GroupCoordinator;
 use crate::engine::core::metadata::{
     MAX_LEADER_EPOCH, MetadataStore, PartitionMetadata, TopicPartition,
 };
@@ -195,9 +196,10 @@ impl ClusterState {
             partitioner: Partitioner::default(),
             stopped: BTreeSet::new(),
             last_recovery,
-            config,
             down: None,
             reader_cache: Default::default(),
+            groups: GroupCoordinator::new(config.group_session_timeout_ms),
+            config,
         };
         match state.finish_open(scanned, now_ms, recover, markers_known, logs, carried) {
             Ok(()) => Ok(state),
@@ -565,6 +567,9 @@ pub(super) fn validate_config(config: &MiniKafkaConfig) -> Result<()> {
     }
     if config.min_insync_replicas == 0 {
         return Err(invalid("min_insync_replicas must be at least 1".into()));
+    }
+    if config.group_session_timeout_ms == 0 {
+        return Err(invalid("group_session_timeout_ms must be positive".into()));
     }
     Ok(())
 }

@@ -9,6 +9,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use super::partitions::Partitions;
 use crate::engine::config::{BrokerId, MiniKafkaConfig};
 use crate::engine::consumer::OffsetStore;
+use crate::engine::consumer::group::{GroupCoordinator, TopicPartitions};
 use crate::engine::core::metadata::{MetadataStore, TopicPartition};
 use crate::engine::core::partitioner::Partitioner;
 use crate::engine::core::recovery::RecoveryReport;
@@ -41,6 +42,9 @@ pub struct ClusterState {
     pub(crate) down: Option<String>,
     /// Folds of the leaders' summaries kept for readers (`reader_cache`).
     pub(crate) reader_cache: super::reader_cache::ReaderCache,
+    /// Consumer-group membership (E15): in memory only, as the book's
+    /// coordinator is, so a crash starts it empty.
+    pub(crate) groups: GroupCoordinator,
 }
 
 impl ClusterState {
@@ -142,6 +146,26 @@ impl ClusterState {
     /// Committed consumer offsets.
     pub fn offsets(&self) -> &OffsetStore {
         &self.offsets
+    }
+
+    /// The consumer-group coordinator (E15).
+    pub fn groups(&self) -> &GroupCoordinator {
+        &self.groups
+    }
+
+    /// Every topic's partition numbers, as the group coordinator assigns
+    /// them (the book's `cluster._topic_partitions`).
+    pub fn topic_partition_numbers(&self) -> TopicPartitions {
+        self.metadata
+            .topics()
+            .iter()
+            .map(|(name, t)| {
+                (
+                    name.clone(),
+                    t.partitions().into_iter().map(|(p, _)| p).collect(),
+                )
+            })
+            .collect()
     }
 
     /// Named producer identities.

@@ -1,0 +1,392 @@
+//! `GroupCoordinator` (the book's `minikafka/consumer/group.py`, E15):
+//! consumer-group membership, round-robin assignment and generation
+//! fencing, with the book's one eager server-side rebalance: every join,
+//! leave or expiry bumps the generation and assigns every partition again
+//! at once, so a group is only ever `Empty` or `Stable` between calls
+//! (`PreparingRebalance` lasts inside the call). Kafka's JoinGroup/SyncGroup
+//! round trips, revocation and KIP-429's cooperative rebalance are not
+//! modelled (docs/kafka-mapping.md, "Consumer groups").
+//!
+//! Membership is in memory, as the book keeps it: a crash drops every
+//! group (the coordinator starts empty on open), while the offsets a member
+//! committed are in `offsets.json` through the [`OffsetStore`]. Time is the
+//! engine clock's, passed in as `now_ms`: a member's deadline is the clock
+//! at its join or last heartbeat plus the session timeout, and
+//! [`GroupCoordinator::expire_members`] removes those strictly past it.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use crate::engine::consumer::assignor::round_robin_assign;
+use crate::engine::consumer::offsets::{GroupOffsets, OffsetStore};
+use crate::engine::core::metadata::TopicPartition;
+use crate::engine::error::{MiniKafkaError, Result};
+
+/// The book's `GroupState`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum GroupState {
+    Empty,
+    PreparingRebalance,
+    Stable,
+}
+
+impl GroupState {
+    /// The book's value: `empty`, `preparing_rebalance`, `stable`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Empty => "empty",
+            Self::PreparingRebalance => "preparing_rebalance",
+            Self::Stable => "stable",
+        }
+    }
+}
+
+/// One member: what it subscribes to and when its session ends.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GroupMember {
+    pub member_id: String,
+    pub subscriptions: BTreeSet<String>,
+    pub deadline_ms: u64,
+}
+
+/// One partition that changed owner at a rebalance (`None`: no owner).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PartitionMove {
+    pub tp: TopicPartition,
+    pub from: Option<String>,
+    pub to: Option<String>,
+}
+
+/// What the last rebalance of a group did (not in the book, which keeps
+/// only the new assignment: kept so the dashboard can show what moved).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Rebalance {
+    /// The generation it made.
+    pub generation: i32,
+    /// Partitions whose owner changed, in partition order.
+    pub moved: Vec<PartitionMove>,
+}
+
+/// One group (the book's `Group`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Group {
+    pub group_id: String,
+    pub generation: i32,
+    pub state: GroupState,
+    pub members: BTreeMap<String, GroupMember>,
+    pub assignment: BTreeMap<String, Vec<TopicPartition>>,
+    pub last_rebalance: Option<Rebalance>,
+}
+
+impl Group {
+    fn new(group_id: &str) -> Self {
+        Self {
+            group_id: group_id.to_string(),
+            generation: 0,
+            state: GroupState::Empty,
+            members: BTreeMap::new(),
+            assignment: BTreeMap::new(),
+            last_rebalance: None,
+        }
+    }
+
+    /// The member that owns `tp` in this generation, if any.
+    pub fn owner(&self, tp: &TopicPartition) -> Option<&str> {
+        self.assignment
+            .iter()
+            .find(|(_, owned)| owned.contains(tp))
+            .map(|(member, _)| member.as_str())
+    }
+}
+
+/// A member's generation and partitions (the book's `JoinResult`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct JoinResult {
+    pub generation: i32,
+    pub assignment: Vec<TopicPartition>,
+}
+
+/// Every topic's partition numbers, as the book's `topic_partitions()`
+/// callback gives them.
+pub type TopicPartitions = BTreeMap<String, Vec<u32>>;
+
+/// The book's `GroupCoordinator`, over the engine clock's time.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GroupCoordinator {
+    session_timeout_ms: u64,
+    groups: BTreeMap<String, Group>,
+}
+
+impl GroupCoordinator {
+    /// An empty coordinator (the book's, made at every open).
+    pub fn new(session_timeout_ms: u64) -> Self {
+        Self {
+            session_timeout_ms,
+            groups: BTreeMap::new(),
+        }
+    }
+
+    /// The session timeout every member's deadline is counted with.
+    pub fn session_timeout_ms(&self) -> u64 {
+        self.session_timeout_ms
+    }
+
+    /// Every group, by id (an empty group stays, as in the book).
+    pub fn groups(&self) -> &BTreeMap<String, Group> {
+        &self.groups
+    }
+
+    /// One group.
+    pub fn group(&self, group_id: &str) -> Option<&Group> {
+        self.groups.get(group_id)
+    }
+
+    /// Adds (or re-adds) `member_id` with its subscriptions, rebalances, and
+    /// returns its generation and partitions. Refuses empty ids and topics
+    /// that do not exist (the book's `ValueError`s).
+    pub fn join(
+        &mut self,
+        group_id: &str,
+        member_id: &str,
+        subscriptions: &BTreeSet<String>,
+        topics: &TopicPartitions,
+        now_ms: u64,
+    ) -> Result<JoinResult> {
+        if group_id.is_empty() || member_id.is_empty() {
+            return Err(MiniKafkaError::InvalidGroupId(
+                "group and member IDs cannot be empty".to_string(),
+            ));
+        }
+        let missing: Vec<&str> = subscriptions
+            .iter()
+            .filter(|t| !topics.contains_key(*t))
+            .map(String::as_str)
+            .collect();
+        if !missing.is_empty() {
+            return Err(MiniKafkaError::UnknownTopicOrPartition(format!(
+                "(subscribed topics {missing:?})"
+            )));
+        }
+        let deadline_ms = now_ms.saturating_add(self.session_timeout_ms);
+        let group = self
+            .groups
+            .entry(group_id.to_string())
+            .or_insert_with(|| Group::new(group_id));
+        group.members.insert(
+            member_id.to_string(),
+            GroupMember {
+                member_id: member_id.to_string(),
+                subscriptions: subscriptions.clone(),
+                deadline_ms,
+            },
+        );
+        rebalance(group, topics);
+        self.assignment(group_id, member_id)
+    }
+
+    /// Removes `member_id` and rebalances; an unknown group or member is
+    /// no error (the book returns). Returns whether it was a member.
+    pub fn leave(&mut self, group_id: &str, member_id: &str, topics: &TopicPartitions) -> bool {
+        let Some(group) = self.groups.get_mut(group_id) else {
+            return false;
+        };
+        if group.members.remove(member_id).is_none() {
+            return false;
+        }
+        rebalance(group, topics);
+        true
+    }
+
+    /// Extends `member_id`'s session to the clock plus the timeout, if its
+    /// generation is the group's (checked before the member, as the book
+    /// does). Returns the new deadline.
+    pub fn heartbeat(
+        &mut self,
+        group_id: &str,
+        member_id: &str,
+        generation: i32,
+        now_ms: u64,
+    ) -> Result<u64> {
+        let timeout = self.session_timeout_ms;
+        let group = require_group(&mut self.groups, group_id)?;
+        validate_generation(group, generation)?;
+        let member = group
+            .members
+            .get_mut(member_id)
+            .ok_or_else(|| unknown_member(group_id, member_id))?;
+        member.deadline_ms = now_ms.saturating_add(timeout);
+        Ok(member.deadline_ms)
+    }
+
+    /// Removes every member whose deadline the clock has passed (strictly:
+    /// `now > deadline`), rebalancing each group that lost one. Returns
+    /// (group, member) pairs in group then member order.
+    pub fn expire_members(
+        &mut self,
+        topics: &TopicPartitions,
+        now_ms: u64,
+    ) -> Vec<(String, String)> {
+        let mut expired = Vec::new();
+        for (group_id, group) in &mut self.groups {
+            let removed: Vec<String> = group
+                .members
+                .values()
+                .filter(|m| now_ms > m.deadline_ms)
+                .map(|m| m.member_id.clone())
+                .collect();
+            for member_id in &removed {
+                group.members.remove(member_id);
+                expired.push((group_id.clone(), member_id.clone()));
+            }
+            if !removed.is_empty() {
+                rebalance(group, topics);
+            }
+        }
+        expired
+    }
+
+    /// `member_id`'s generation and partitions now.
+    pub fn assignment(&self, group_id: &str, member_id: &str) -> Result<JoinResult> {
+        let group = self
+            .groups
+            .get(group_id)
+            .ok_or_else(|| unknown_group(group_id))?;
+        if !group.members.contains_key(member_id) {
+            return Err(unknown_member(group_id, member_id));
+        }
+        if group.state != GroupState::Stable {
+            return Err(MiniKafkaError::RebalanceInProgress(group_id.to_string()));
+        }
+        Ok(JoinResult {
+            generation: group.generation,
+            assignment: group.assignment.get(member_id).cloned().unwrap_or_default(),
+        })
+    }
+
+    /// A group's state.
+    pub fn state(&self, group_id: &str) -> Result<GroupState> {
+        self.groups
+            .get(group_id)
+            .map(|g| g.state)
+            .ok_or_else(|| unknown_group(group_id))
+    }
+
+    /// Commits `offsets` for `member_id` through the offset store, fenced
+    /// as the book fences it: the group is stable, the generation is the
+    /// group's, the member is in it, and it owns every partition named.
+    pub fn commit(
+        &self,
+        group_id: &str,
+        member_id: &str,
+        generation: i32,
+        offsets: &GroupOffsets,
+        store: &mut OffsetStore,
+    ) -> Result<()> {
+        let group = self
+            .groups
+            .get(group_id)
+            .ok_or_else(|| unknown_group(group_id))?;
+        if group.state != GroupState::Stable {
+            return Err(MiniKafkaError::RebalanceInProgress(group_id.to_string()));
+        }
+        validate_generation(group, generation)?;
+        if !group.members.contains_key(member_id) {
+            return Err(unknown_member(group_id, member_id));
+        }
+        let owned = group.assignment.get(member_id);
+        if let Some(tp) = offsets
+            .keys()
+            .find(|tp| !owned.is_some_and(|o| o.contains(tp)))
+        {
+            return Err(MiniKafkaError::NotPartitionOwner {
+                group: group_id.to_string(),
+                member: member_id.to_string(),
+                tp: tp.to_string(),
+            });
+        }
+        store.commit_many(group_id, offsets)
+    }
+}
+
+fn unknown_group(group_id: &str) -> MiniKafkaError {
+    MiniKafkaError::UnknownMember {
+        group: group_id.to_string(),
+        member: None,
+    }
+}
+
+fn unknown_member(group_id: &str, member_id: &str) -> MiniKafkaError {
+    MiniKafkaError::UnknownMember {
+        group: group_id.to_string(),
+        member: Some(member_id.to_string()),
+    }
+}
+
+fn require_group<'a>(
+    groups: &'a mut BTreeMap<String, Group>,
+    group_id: &str,
+) -> Result<&'a mut Group> {
+    groups
+        .get_mut(group_id)
+        .ok_or_else(|| unknown_group(group_id))
+}
+
+/// Kafka carries the generation in heartbeats and offset commits: a
+/// membership change bumps it, fencing a stale owner before it can commit
+/// progress for a partition now assigned elsewhere.
+fn validate_generation(group: &Group, generation: i32) -> Result<()> {
+    if generation == group.generation {
+        Ok(())
+    } else {
+        Err(MiniKafkaError::IllegalGeneration {
+            group: group.group_id.clone(),
+            generation,
+            current: group.generation,
+        })
+    }
+}
+
+/// The book's `_rebalance`: a new generation and a fresh round-robin
+/// assignment, done at once; an empty group has no assignment.
+fn rebalance(group: &mut Group, topics: &TopicPartitions) {
+    group.state = GroupState::PreparingRebalance;
+    group.generation = group.generation.saturating_add(1);
+    let before = std::mem::take(&mut group.assignment);
+    if group.members.is_empty() {
+        group.state = GroupState::Empty;
+    } else {
+        let subscriptions = group
+            .members
+            .iter()
+            .map(|(id, m)| (id.clone(), m.subscriptions.clone()))
+            .collect();
+        group.assignment = round_robin_assign(&subscriptions, topics);
+        group.state = GroupState::Stable;
+    }
+    group.last_rebalance = Some(Rebalance {
+        generation: group.generation,
+        moved: moves(&before, &group.assignment),
+    });
+}
+
+/// The partitions whose owner differs between two assignments.
+fn moves(
+    before: &BTreeMap<String, Vec<TopicPartition>>,
+    after: &BTreeMap<String, Vec<TopicPartition>>,
+) -> Vec<PartitionMove> {
+    let owners = |a: &BTreeMap<String, Vec<TopicPartition>>| -> BTreeMap<TopicPartition, String> {
+        a.iter()
+            .flat_map(|(m, tps)| tps.iter().map(move |tp| (tp.clone(), m.clone())))
+            .collect()
+    };
+    let (old, new) = (owners(before), owners(after));
+    let every: BTreeSet<&TopicPartition> = old.keys().chain(new.keys()).collect();
+    every
+        .into_iter()
+        .filter(|tp| old.get(*tp) != new.get(*tp))
+        .map(|tp| PartitionMove {
+            tp: tp.clone(),
+            from: old.get(tp).cloned(),
+            to: new.get(tp).cloned(),
+        })
+        .collect()
+}

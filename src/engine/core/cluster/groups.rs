@@ -1,0 +1,81 @@
+//! The book's `cluster.groups` calls on the facade (E15): each runs the
+//! [`GroupCoordinator`] under the cluster's lock at the clock's time, with
+//! the topics the metadata holds now; a member's commit goes through the
+//! cluster's `OffsetStore`, so it is durable in `offsets.json` as any
+//! commit is.
+
+use std::collections::BTreeSet;
+
+use super::BrokerCluster;
+use crate::engine::consumer::group::{Group, JoinResult};
+use crate::engine::consumer::offsets::GroupOffsets;
+use crate::engine::error::Result;
+
+impl BrokerCluster {
+    /// `groups.join`: adds `member` to `group` with its subscriptions and
+    /// rebalances at once.
+    pub fn join_group(
+        &self,
+        group: &str,
+        member: &str,
+        topics: &BTreeSet<String>,
+    ) -> Result<JoinResult> {
+        self.mutate(|state, now| {
+            let known = state.topic_partition_numbers();
+            state.groups.join(group, member, topics, &known, now)
+        })
+    }
+
+    /// `groups.leave`: removes `member` and rebalances (no error for one
+    /// that is not a member; returns whether it was).
+    pub fn leave_group(&self, group: &str, member: &str) -> Result<bool> {
+        self.mutate(|state, _| {
+            let known = state.topic_partition_numbers();
+            Ok(state.groups.leave(group, member, &known))
+        })
+    }
+
+    /// `groups.heartbeat`: extends `member`'s session; returns its new
+    /// deadline on the clock.
+    pub fn heartbeat(&self, group: &str, member: &str, generation: i32) -> Result<u64> {
+        self.mutate(|state, now| state.groups.heartbeat(group, member, generation, now))
+    }
+
+    /// `groups.assignment`: `member`'s generation and partitions now.
+    pub fn group_assignment(&self, group: &str, member: &str) -> Result<JoinResult> {
+        self.with_state(|state| state.groups.assignment(group, member))
+    }
+
+    /// `groups.commit`: `member`'s offsets, fenced by generation and
+    /// ownership, committed durably.
+    pub fn commit_group_offsets(
+        &self,
+        group: &str,
+        member: &str,
+        generation: i32,
+        offsets: &GroupOffsets,
+    ) -> Result<()> {
+        self.mutate(|state, _| {
+            let super::ClusterState {
+                groups,
+                offsets: store,
+                ..
+            } = state;
+            groups.commit(group, member, generation, offsets, store)
+        })
+    }
+
+    /// `expire_group_members`: removes every member whose session the
+    /// clock has passed; returns the (group, member) pairs removed.
+    pub fn expire_group_members(&self) -> Result<Vec<(String, String)>> {
+        self.mutate(|state, now| {
+            let known = state.topic_partition_numbers();
+            Ok(state.groups.expire_members(&known, now))
+        })
+    }
+
+    /// One group as it stands (a read).
+    pub fn group(&self, group: &str) -> Option<Group> {
+        self.with_state(|state| state.groups.group(group).cloned())
+    }
+}
