@@ -149,7 +149,7 @@ pub fn groups(s: &ClusterState, clients: &MemberClients) -> Vec<GroupSnapshot> {
                 .filter_map(|tp| {
                     let set = s.partition(&tp).ok()?;
                     let hw = set.high_watermark();
-                    let leader = &set.leader_replica().log;
+                    let leader = &set.leader().log;
                     let committed = committed.and_then(|c| c.get(&tp).copied());
                     let from = committed.unwrap_or_else(|| leader.log_start_offset());
                     Some(GroupPartitionSnapshot {
