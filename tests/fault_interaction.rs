@@ -58,7 +58,13 @@ fn leader_and_epoch(cluster: &BrokerCluster, p: &TopicPartition) -> (u32, u32) {
 }
 
 fn journal_frames(cluster: &BrokerCluster) -> Vec<JournalFrame> {
-    cluster.with_state(|s| s.transactions().journal_frames().to_vec())
+    cluster.with_state(|s| {
+        s.transactions()
+            .journal_frames()
+            .iter()
+            .cloned()
+            .collect::<Vec<_>>()
+    })
 }
 
 fn markers(cluster: &BrokerCluster, p: &TopicPartition) -> usize {

@@ -40,14 +40,19 @@ fn opened_state(cluster: &BrokerCluster) -> impl PartialEq + std::fmt::Debug {
                             )
                         })
                         .collect();
-                    (tp.clone(), b, log.batch_summaries().to_vec(), segments)
+                    (
+                        tp.clone(),
+                        b,
+                        log.batch_summaries().iter().cloned().collect::<Vec<_>>(),
+                        segments,
+                    )
                 })
             })
             .collect();
         (
             t.instances().iter().cloned().collect::<Vec<_>>(),
             t.current().map(|d| d.id.clone()).collect::<Vec<_>>(),
-            t.journal_frames().to_vec(),
+            t.journal_frames().iter().cloned().collect::<Vec<_>>(),
             t.journal_size(),
             logs,
         )

@@ -71,7 +71,7 @@ fn opened_state(cluster: &BrokerCluster) -> Vec<(&'static str, String)> {
                     (
                         tp.clone(),
                         b,
-                        log.batch_summaries().to_vec(),
+                        log.batch_summaries().iter().cloned().collect::<Vec<_>>(),
                         segments,
                         replica.producer_state.clone(),
                     )
@@ -83,8 +83,17 @@ fn opened_state(cluster: &BrokerCluster) -> Vec<(&'static str, String)> {
             .map(|d| (d.id.clone(), t.markers_of(&d.id)))
             .collect();
         let mut parts = vec![
-            ("instances", format!("{:?}", t.instances().to_vec())),
-            ("frames", format!("{:?}", t.journal_frames().to_vec())),
+            (
+                "instances",
+                format!("{:?}", t.instances().iter().cloned().collect::<Vec<_>>()),
+            ),
+            (
+                "frames",
+                format!(
+                    "{:?}",
+                    t.journal_frames().iter().cloned().collect::<Vec<_>>()
+                ),
+            ),
             ("journal size", t.journal_size().to_string()),
             ("markers", format!("{markers:?}")),
         ];

@@ -562,7 +562,13 @@ async fn journal_scenario(rules: Rules) -> Pristine {
         .unwrap();
     }
     cluster.replicate_all_once().unwrap();
-    let frames = cluster.with_state(|s| s.transactions().journal_frames().to_vec());
+    let frames = cluster.with_state(|s| {
+        s.transactions()
+            .journal_frames()
+            .iter()
+            .cloned()
+            .collect::<Vec<_>>()
+    });
     let tail: Vec<(&str, TransactionState)> = frames[frames.len() - 3..]
         .iter()
         .map(|f| (f.id.as_str(), f.state))
@@ -660,7 +666,13 @@ async fn exhaustive_journal(rules: Rules) -> Counts {
         let (dir, cluster) = pristine.open_copy();
         let frames0 = pristine_frames
             .get_or_insert_with(|| {
-                cluster.with_state(|s| s.transactions().journal_frames().to_vec())
+                cluster.with_state(|s| {
+                    s.transactions()
+                        .journal_frames()
+                        .iter()
+                        .cloned()
+                        .collect::<Vec<_>>()
+                })
             })
             .clone();
         let path = dir.path().join("transactions.journal");
@@ -681,7 +693,13 @@ async fn exhaustive_journal(rules: Rules) -> Counts {
         );
         let bytes = fs::read(&path).unwrap();
         assert!(bytes.starts_with(&intact[..bounds[k]]), "{label}");
-        let frames = cluster.with_state(|s| s.transactions().journal_frames().to_vec());
+        let frames = cluster.with_state(|s| {
+            s.transactions()
+                .journal_frames()
+                .iter()
+                .cloned()
+                .collect::<Vec<_>>()
+        });
         assert_eq!(
             frames[..k],
             frames0[..k],
@@ -766,7 +784,13 @@ async fn exhaustive_journal(rules: Rules) -> Counts {
         assert!(again.is_clean(), "{label}: {again:?}");
         assert_eq!(again.left_open, report.left_open, "{label}");
         assert_eq!(committed(&cluster, &out), expected_committed, "{label}");
-        let after = cluster.with_state(|s| s.transactions().journal_frames().to_vec());
+        let after = cluster.with_state(|s| {
+            s.transactions()
+                .journal_frames()
+                .iter()
+                .cloned()
+                .collect::<Vec<_>>()
+        });
         assert_eq!(after, frames, "{label}: the second recovery wrote nothing");
     }
     println!(

@@ -294,9 +294,13 @@ async fn an_abort_writes_its_marker_even_where_a_commit_marker_exists() {
     tx.commit_until(Some("offsets".parse().unwrap()))
         .await
         .unwrap();
-    let frames = t
-        .cluster
-        .with_state(|s| s.transactions().journal_frames().to_vec());
+    let frames = t.cluster.with_state(|s| {
+        s.transactions()
+            .journal_frames()
+            .iter()
+            .cloned()
+            .collect::<Vec<_>>()
+    });
     let keep = frames
         .iter()
         .find(|f| f.state != TransactionState::Ongoing)

@@ -278,9 +278,13 @@ async fn a_torn_last_journal_frame_falls_back_to_the_previous_state() {
     tx.send_offsets("workers", [(tp("in", 0), 3)])
         .await
         .unwrap();
-    let frames = t
-        .cluster
-        .with_state(|s| s.transactions().journal_frames().to_vec());
+    let frames = t.cluster.with_state(|s| {
+        s.transactions()
+            .journal_frames()
+            .iter()
+            .cloned()
+            .collect::<Vec<_>>()
+    });
     assert_eq!(frames.len(), 3);
     let (_, report) = t
         .cluster

@@ -120,14 +120,22 @@ async fn a_failed_journal_write_is_cut_back_and_every_later_commit_survives() {
         assert_eq!(frames, good, "{name}: memory and file agree");
         committed_txn(&t.cluster, "tx-2", &p, "v2").await;
         committed_txn(&t.cluster, "tx-3", &p, "v3").await;
-        let before = t
-            .cluster
-            .with_state(|s| s.transactions().journal_frames().to_vec());
+        let before = t.cluster.with_state(|s| {
+            s.transactions()
+                .journal_frames()
+                .iter()
+                .cloned()
+                .collect::<Vec<_>>()
+        });
         let report = t.cluster.crash().unwrap();
         assert!(report.is_clean(), "{name}: {report:?}");
-        let after = t
-            .cluster
-            .with_state(|s| s.transactions().journal_frames().to_vec());
+        let after = t.cluster.with_state(|s| {
+            s.transactions()
+                .journal_frames()
+                .iter()
+                .cloned()
+                .collect::<Vec<_>>()
+        });
         assert_eq!(
             after, before,
             "{name}: the journal holds exactly its frames"

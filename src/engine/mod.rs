@@ -17,7 +17,7 @@
 //! | [`fault`] | (the book's labs) | crash cut points and torn tails |
 //! | [`layout`] | (none) | the names of a data directory's files |
 //! | [`shared_files`] | (none) | time travel's copies of a data directory, sharing the files no one writes in place |
-//! | [`shared_vec`] | (none) | time travel's in-memory state in chunks that checkpoints and restores share |
+//! | [`vector_ext`] | (none) | the slice methods the engine's persistent lists (`imbl::Vector`) lack; why they are persistent |
 //! | [`time_travel`] | (none) | memos (a checkpoint's state, restored without reading files) and carries (a crash's reopen reads only what changed) |
 //!
 //! The book's examples, in Rust (chapters 5, 6 and 8): an `acks=all` append
@@ -80,10 +80,10 @@ pub mod producer;
 pub mod repl_support;
 pub mod replication;
 pub mod shared_files;
-pub mod shared_vec;
 pub mod time_travel;
 pub mod transaction;
 pub mod txn_support;
+pub mod vector_ext;
 
 pub use self::clock::{Clock, ManualClock, SystemClock};
 pub use self::config::MiniKafkaConfig;

@@ -15,15 +15,16 @@
 //! checkpoint was taken (`engine::shared_files`, which says why that is safe).
 //! Nor does a step back parse history again: the checkpoint's memo keeps what
 //! an open would parse from the files (each log's summaries and segments, the
-//! coordinator's state and markers, the readers' counts), shared in chunks
-//! (`engine::shared_vec`), and a restore takes it after checking the files'
-//! lengths (`PartitionLog::scan_remembered`), so one step back costs the same
-//! at step 1,000 and at step 100,000 (docs/performance.md). Only the active
-//! segments (at most `segment_max_bytes` each) are copied by a restore, and a
-//! checkpoint copies the journal as well. Because a restore cuts the
-//! checkpoint's journal under whichever driver it replaces, a failed restore
-//! leaves the timeline unusable (`broken`) rather than going on with that
-//! driver.
+//! coordinator's state and markers, the readers' counts), in persistent
+//! lists (`imbl::Vector`, see `engine::vector_ext`) that the driver, every
+//! memo and every restore share, and a restore takes it after checking the
+//! files' lengths (`PartitionLog::scan_remembered`), so one step back costs
+//! the same at step 1,000 and at step 100,000 (docs/performance.md). Only the
+//! active segments (at most `segment_max_bytes` each) are copied by a
+//! restore, and a checkpoint copies the journal as well. Because a restore
+//! cuts the checkpoint's journal under whichever driver it replaces, a failed
+//! restore leaves the timeline unusable (`broken`) rather than going on with
+//! that driver.
 //!
 //! Memory and disk: a checkpoint's directory is a copy of the data directory
 //! at its step, so keeping one every `every` steps for the whole recording

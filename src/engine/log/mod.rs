@@ -2,6 +2,7 @@
 //! partition logs with a sparse offset index.
 
 pub mod index;
+pub mod lineage;
 pub mod partition_log;
 pub mod recovery;
 pub mod segment;

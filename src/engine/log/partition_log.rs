@@ -13,9 +13,11 @@ use crate::engine::core::batch::{ControlType, RecordBatch};
 use crate::engine::core::codec::{self, BatchHeader};
 use crate::engine::core::record::ConsumerRecord;
 use crate::engine::error::{MiniKafkaError, Result};
+use crate::engine::log::lineage::Lineage;
 use crate::engine::log::recovery::SegmentPoint;
 use crate::engine::log::segment::{Segment, keep_if_small};
-use crate::engine::shared_vec::SharedVec;
+use crate::engine::vector_ext::VectorExt;
+use imbl::Vector;
 
 /// The batch-level facts of one logged batch.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -98,9 +100,13 @@ pub struct PartitionLog {
     pub(crate) dir: PathBuf,
     pub(crate) config: LogConfig,
     pub(crate) segments: Vec<Segment>,
-    /// Shared in chunks with the time-travel checkpoints' memos
-    /// (`time_travel/log.rs`) and the logs restored from them.
-    pub(crate) batches: SharedVec<BatchSummary>,
+    /// A persistent list: a time-travel checkpoint's memo
+    /// (`time_travel/log.rs`) and the log restored from it are clones of
+    /// it, sharing all of it.
+    pub(crate) batches: Vector<BatchSummary>,
+    /// Which history `batches` is: new on open and on every cut of it (see
+    /// [`Lineage`]).
+    pub(crate) lineage: Lineage,
     /// Each segment as the open read it (a crash's carry,
     /// `time_travel/log.rs`); segments rolled since have none.
     pub(crate) points: Vec<SegmentPoint>,
@@ -142,14 +148,14 @@ impl PartitionLog {
     /// The first offset in the log.
     pub fn log_start_offset(&self) -> i64 {
         self.batches
-            .first()
+            .front()
             .map_or_else(|| self.segments[0].base_offset(), |b| b.base_offset)
     }
 
     /// The log end offset (LEO): the offset the next batch will get.
     pub fn leo(&self) -> i64 {
         self.batches
-            .last()
+            .back()
             .map_or_else(|| self.active().base_offset(), |b| b.last_offset + 1)
     }
 
@@ -182,7 +188,7 @@ impl PartitionLog {
         keep_if_small(&mut frame);
         self.frame = frame;
         appended?;
-        Ok(self.batches.last().expect("just pushed"))
+        Ok(self.batches.back().expect("just pushed"))
     }
 
     /// Writes `batch`'s encoded `frame` to the active segment (rolling first
@@ -209,7 +215,7 @@ impl PartitionLog {
             self.offline = Some((path.clone(), reason.clone()));
         }
         appended?;
-        self.batches.push(BatchSummary::of(batch, frame));
+        self.batches.push_back(BatchSummary::of(batch, frame));
         Ok(())
     }
 
@@ -343,6 +349,7 @@ impl PartitionLog {
             self.check_online()?;
         }
         self.batches.truncate(keep);
+        self.lineage = Lineage::new();
         Ok(before - self.size_bytes())
     }
 
@@ -370,8 +377,13 @@ impl PartitionLog {
     }
 
     /// One summary per batch, in offset order.
-    pub fn batch_summaries(&self) -> &SharedVec<BatchSummary> {
+    pub fn batch_summaries(&self) -> &Vector<BatchSummary> {
         &self.batches
+    }
+
+    /// Which history [`Self::batch_summaries`] is (see [`Lineage`]).
+    pub fn lineage(&self) -> &Lineage {
+        &self.lineage
     }
 
     /// True when this log holds exactly `batch` (same offsets, epoch and CRC).

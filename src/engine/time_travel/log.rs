@@ -8,8 +8,8 @@
 //! read, when the file still begins with them (same length at least, same
 //! CRC32); a memo lets a restore open a checkpoint's copy without reading
 //! a frame, when its files have the lengths the memo says. Either way the
-//! log is the one a full scan gives. The summaries are shared in chunks
-//! (`shared_vec`), so taking and restoring copy no summary.
+//! log is the one a full scan gives. The summaries are a persistent list
+//! (`imbl::Vector`), so taking and restoring copy no summary.
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -17,10 +17,12 @@ use std::path::{Path, PathBuf};
 use crate::engine::error::{MiniKafkaError, Result};
 use crate::engine::layout::{index_file_name, log_file_name};
 use crate::engine::log::index::{ENTRY_LEN, IndexEntry, OffsetIndex};
+use crate::engine::log::lineage::Lineage;
 use crate::engine::log::partition_log::{BatchSummary, LogConfig, LogRecovery, PartitionLog};
 use crate::engine::log::recovery::{Resume, ScannedSegment, SegmentPoint};
 use crate::engine::log::segment::{Segment, open_rw};
-use crate::engine::shared_vec::SharedVec;
+use crate::engine::vector_ext::VectorExt;
+use imbl::Vector;
 
 /// What a crash's reopen may reuse of a replica log: the recovery points
 /// of its segments and the summaries of the log that crashed, moved out
@@ -33,17 +35,20 @@ pub struct LogCarry {
     points: Vec<SegmentPoint>,
     /// The crashed log's summaries; once [`ScannedLog::open_carrying`] lent
     /// the first `lent` of them to the new log, the rest.
-    batches: SharedVec<BatchSummary>,
+    batches: Vector<BatchSummary>,
     lent: usize,
 }
 
 /// A log as a time-travel checkpoint keeps it in memory: what an open of
 /// the checkpoint's copy would parse from its files, so that a restore
 /// reads none of them ([`PartitionLog::scan_remembered`]).
-/// Its summaries share their chunks with the log it was taken from.
+/// Its summaries are a clone of the log's it was taken from (sharing all
+/// of them), of the same [`Lineage`]: a restore hands both back, together
+/// with the checkpoint's reader cache.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LogMemo {
-    batches: SharedVec<BatchSummary>,
+    batches: Vector<BatchSummary>,
+    lineage: Lineage,
     /// Each segment: base offset, bytes, index entries.
     segments: Vec<(i64, u64, Vec<IndexEntry>)>,
     points: Vec<SegmentPoint>,
@@ -113,7 +118,7 @@ impl ScannedLog {
             false => None,
         };
         let trusted: usize = self.carried.iter().sum();
-        let mut batches = SharedVec::new();
+        let mut batches = Vector::new();
         if let Some(carry) = carry.filter(|_| trusted > 0) {
             let rest = carry.batches.split_off(trusted);
             batches = std::mem::replace(&mut carry.batches, rest);
@@ -124,6 +129,7 @@ impl ScannedLog {
             config: self.config,
             segments: Vec::with_capacity(opened.len().max(1)),
             batches,
+            lineage: Lineage::new(),
             points: Vec::with_capacity(opened.len()),
             scanned_on_open,
             frame: Vec::new(),
@@ -291,6 +297,7 @@ impl PartitionLog {
         }
         Some(LogMemo {
             batches: self.batches.clone(),
+            lineage: self.lineage.clone(),
             segments: self
                 .segments
                 .iter()
@@ -387,6 +394,7 @@ impl PartitionLog {
             config,
             segments,
             batches: memo.batches,
+            lineage: memo.lineage,
             points: memo.points,
             scanned_on_open: 0,
             frame: Vec::new(),
@@ -402,6 +410,7 @@ impl PartitionLog {
         if self.offline.is_some() || self.points.is_empty() {
             return None;
         }
+        self.lineage = Lineage::new(); // its summaries are cut, all of them
         Some(LogCarry {
             points: self.points.clone(),
             batches: std::mem::take(&mut self.batches),
@@ -423,6 +432,7 @@ impl PartitionLog {
         if carry.lent == 0 {
             return;
         }
+        self.lineage = Lineage::new(); // its summaries are cut, all of them
         let mut batches = std::mem::take(&mut self.batches);
         batches.truncate(carry.lent);
         batches.append(std::mem::take(&mut carry.batches));

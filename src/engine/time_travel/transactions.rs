@@ -9,7 +9,7 @@
 //! replays only the frames after them onto it. Replay is a fold of
 //! `TransactionInstances::apply` over the frames, and the carry is that
 //! fold over its prefix, so the result is a full open's. Their lists are
-//! shared in chunks (`shared_vec`), so taking and restoring copy no frame.
+//! persistent (`imbl::Vector`), so taking and restoring copy no frame.
 
 use std::fs::OpenOptions;
 use std::path::Path;
@@ -18,20 +18,20 @@ use crate::engine::config::RuleSwitches;
 use crate::engine::core::recovery::RecoveryReport;
 use crate::engine::error::{MiniKafkaError, Result};
 use crate::engine::fsutil;
-use crate::engine::shared_vec::SharedVec;
 use crate::engine::transaction::journal::{
     JOURNAL_FILE, JournalFrame, JournalRecovery, TransactionJournal, open_for_append, read_rest,
 };
 use crate::engine::transaction::manager::TransactionCoordinator;
 use crate::engine::transaction::model::TransactionData;
 use crate::engine::txn_support::instances::TransactionInstances;
+use imbl::Vector;
 
 /// The journal's in-memory index, kept with a time-travel checkpoint so a
 /// restore can reopen the checkpoint's copy without reading every frame
 /// again (P5).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct JournalMemo {
-    frames: SharedVec<JournalFrame>,
+    frames: Vector<JournalFrame>,
     size: u64,
     crc: u32,
 }
@@ -40,7 +40,7 @@ pub struct JournalMemo {
 /// crashed had read or written, the bytes they span and their CRC32.
 #[derive(Debug)]
 pub struct JournalCarry {
-    frames: SharedVec<JournalFrame>,
+    frames: Vector<JournalFrame>,
     size: u64,
     crc: u32,
 }
@@ -82,7 +82,7 @@ impl TransactionJournal {
         let (tail, trusted) = read_after(&path, carry.as_ref())?;
         let read = match carry.take_if(|_| trusted) {
             Some(c) => (c.frames, c.size, c.crc),
-            None => (SharedVec::new(), 0, 0),
+            None => (Vector::new(), 0, 0),
         };
         Self::recover(path, &tail, read)
     }
@@ -154,7 +154,7 @@ impl JournalCarry {
     /// A carry of no frames (it describes every file, trusting nothing).
     pub(crate) fn empty() -> Self {
         Self {
-            frames: SharedVec::new(),
+            frames: Vector::new(),
             size: 0,
             crc: 0,
         }
@@ -302,8 +302,8 @@ impl TransactionCoordinator {
     }
 
     /// The state a checkpoint keeps (the caller checked [`Self::is_quiet`]:
-    /// nothing in flight, nothing pending). Its lists share their chunks
-    /// with this coordinator's.
+    /// nothing in flight, nothing pending). Its lists are clones of this
+    /// coordinator's, sharing all of them.
     pub fn memo(&self) -> CoordinatorMemo {
         CoordinatorMemo {
             journal: self.journal.memo(),

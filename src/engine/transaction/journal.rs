@@ -15,8 +15,8 @@ use std::path::{Path, PathBuf};
 
 use crate::engine::error::{MiniKafkaError, Result};
 use crate::engine::fsutil;
-use crate::engine::shared_vec::SharedVec;
 use crate::engine::transaction::model::{TransactionData, TransactionState};
+use imbl::Vector;
 
 pub use crate::engine::layout::JOURNAL_FILE;
 
@@ -49,7 +49,7 @@ pub struct JournalRecovery {
 pub struct TransactionJournal {
     pub(crate) path: PathBuf,
     pub(crate) file: File,
-    pub(crate) frames: SharedVec<JournalFrame>,
+    pub(crate) frames: Vector<JournalFrame>,
     pub(crate) size: u64,
     /// CRC32 of the file's first `size` bytes (what a crash's reopen
     /// checks before it trusts `frames`).
@@ -71,7 +71,7 @@ impl TransactionJournal {
             Some(mut file) => read_rest(&path, &mut file, 0)?,
             None => Vec::new(),
         };
-        Self::recover(path, &bytes, (SharedVec::new(), 0, 0))
+        Self::recover(path, &bytes, (Vector::new(), 0, 0))
     }
 
     /// Appends the whole current state of one transaction as a frame: write,
@@ -109,7 +109,7 @@ impl TransactionJournal {
                 }
             });
         }
-        self.frames.push(JournalFrame {
+        self.frames.push_back(JournalFrame {
             number: self.frames.len() + 1,
             offset: self.size,
             len: line.len() as u64,
@@ -119,7 +119,7 @@ impl TransactionJournal {
         });
         self.crc = crc_after(self.crc, self.size, line.as_bytes());
         self.size += line.len() as u64;
-        Ok(self.frames.last().expect("just pushed"))
+        Ok(self.frames.back().expect("just pushed"))
     }
 
     /// The book's `recover`: reads `bytes` line by line until the first bad
@@ -130,7 +130,7 @@ impl TransactionJournal {
     pub(crate) fn recover(
         path: PathBuf,
         bytes: &[u8],
-        read: (SharedVec<JournalFrame>, u64, u32),
+        read: (Vector<JournalFrame>, u64, u32),
     ) -> Result<(Self, Vec<TransactionData>, JournalRecovery)> {
         let (mut frames, start, start_crc) = read;
         let (records, new_frames, valid, reason) = scan(bytes, start, frames.len());

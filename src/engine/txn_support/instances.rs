@@ -17,26 +17,27 @@ use crate::engine::core::batch::ControlType;
 use crate::engine::core::metadata::TopicPartition;
 use crate::engine::log::PartitionLog;
 use crate::engine::replication::PartitionReplicaSet;
-use crate::engine::shared_vec::SharedVec;
 use crate::engine::transaction::model::{TransactionData, TransactionState};
+use crate::engine::vector_ext::VectorExt;
+use imbl::Vector;
 
 /// For each transaction id and partition: (first offset, instance) in
-/// offset order. Each list is shared in chunks with the checkpoints' memos:
-/// a list grows with the instances of its id.
-type Owners = BTreeMap<String, BTreeMap<TopicPartition, SharedVec<(i64, usize)>>>;
+/// offset order. Each list is a persistent list that the checkpoints' memos
+/// share: a list grows with the instances of its id.
+type Owners = BTreeMap<String, BTreeMap<TopicPartition, Vector<(i64, usize)>>>;
 
 /// For each partition, the markers of each instance there, in offset order,
 /// by instance index (sorted, one entry per instance): a map kept as a
-/// sorted [`SharedVec`] so that a checkpoint's memo and a restore share it,
-/// and a lookup is a binary search.
-type Markers = BTreeMap<TopicPartition, SharedVec<(usize, Vec<(i64, ControlType)>)>>;
+/// sorted persistent list so that a checkpoint's memo and a restore share
+/// it, and a lookup is a binary search.
+type Markers = BTreeMap<TopicPartition, Vector<(usize, Vec<(i64, ControlType)>)>>;
 
 /// The book's `_transactions`, kept per instance.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct TransactionInstances {
-    /// Every instance seen, in begin order; a checkpoint's memo shares its
-    /// chunks (`shared_vec`).
-    pub(crate) instances: SharedVec<TransactionData>,
+    /// Every instance seen, in begin order; a checkpoint's memo is a clone
+    /// of it, sharing all of it.
+    pub(crate) instances: Vector<TransactionData>,
     /// The latest instance of each id.
     pub(crate) current: BTreeMap<String, usize>,
     /// For each id and partition: (first offset, instance) in offset order.
@@ -77,7 +78,7 @@ impl TransactionInstances {
     }
 
     /// Every instance ever seen, in begin order.
-    pub fn all(&self) -> &SharedVec<TransactionData> {
+    pub fn all(&self) -> &Vector<TransactionData> {
         &self.instances
     }
 
@@ -97,7 +98,7 @@ impl TransactionInstances {
                 (i, Some(std::mem::replace(&mut self.instances[i], record)))
             }
             _ => {
-                self.instances.push(record);
+                self.instances.push_back(record);
                 (self.instances.len() - 1, None)
             }
         };
@@ -157,7 +158,7 @@ impl TransactionInstances {
         // Summaries are in offset order, so each list is built sorted and
         // without repeats, as `record_marker` keeps it.
         let mut on_tp: BTreeMap<usize, Vec<(i64, ControlType)>> = BTreeMap::new();
-        let mut owners_of: BTreeMap<&str, Option<&SharedVec<(i64, usize)>>> = BTreeMap::new();
+        let mut owners_of: BTreeMap<&str, Option<&Vector<(i64, usize)>>> = BTreeMap::new();
         for b in leader.batch_summaries() {
             let (Some(control), Some(id)) = (b.control, b.transactional_id.as_deref()) else {
                 continue;
@@ -239,7 +240,7 @@ impl TransactionInstances {
 
 /// The markers of instance `index` in one partition's list.
 fn markers_in(
-    on_tp: &SharedVec<(usize, Vec<(i64, ControlType)>)>,
+    on_tp: &Vector<(usize, Vec<(i64, ControlType)>)>,
     index: usize,
 ) -> Option<&Vec<(i64, ControlType)>> {
     let at = on_tp.partition_point(|&(i, _)| i < index);
@@ -248,7 +249,7 @@ fn markers_in(
 
 /// The instance among an (id, partition)'s `owners` whose first offset is
 /// the last at or below `offset`.
-fn candidate_in(owners: &SharedVec<(i64, usize)>, offset: i64) -> Option<usize> {
+fn candidate_in(owners: &Vector<(i64, usize)>, offset: i64) -> Option<usize> {
     let at = owners.partition_point(|&(first, _)| first <= offset);
     at.checked_sub(1).map(|i| owners[i].1)
 }
@@ -260,7 +261,7 @@ fn candidate_in(owners: &SharedVec<(i64, usize)>, offset: i64) -> Option<usize> 
 /// entry, since only [`TransactionInstances::apply`] writes them, one per
 /// first offset: nothing to scan for (a scan per new instance made a
 /// replay quadratic in the instances of an id; debug builds check).
-fn remove_owner(owners: &mut SharedVec<(i64, usize)>, index: usize, was: Option<i64>) {
+fn remove_owner(owners: &mut Vector<(i64, usize)>, index: usize, was: Option<i64>) {
     let Some(first) = was else {
         debug_assert!(owners.iter().all(|&(_, i)| i != index), "instance {index}");
         return;
@@ -275,7 +276,7 @@ fn remove_owner(owners: &mut SharedVec<(i64, usize)>, index: usize, was: Option<
         return;
     }
     // Not where its first offset puts it: removed wherever it is, in place
-    // (rebuilding the list would copy every chunk a memo shares).
+    // (rebuilding the list would copy every node a memo shares).
     while let Some(at) = owners.iter().position(|&(_, i)| i == index) {
         owners.remove(at);
     }
@@ -284,7 +285,7 @@ fn remove_owner(owners: &mut SharedVec<(i64, usize)>, index: usize, was: Option<
 /// Whether instance `index`'s entry at first offset `first` is the last of
 /// the entries at that offset: removing it and inserting it again after
 /// them (what [`TransactionInstances::apply`] does) leaves it in place.
-fn stays(owners: &SharedVec<(i64, usize)>, index: usize, first: i64) -> bool {
+fn stays(owners: &Vector<(i64, usize)>, index: usize, first: i64) -> bool {
     let end = owners.partition_point(|&(o, _)| o <= first);
     end.checked_sub(1)
         .and_then(|i| owners.get(i))

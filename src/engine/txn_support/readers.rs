@@ -11,10 +11,10 @@ use crate::engine::error::MiniKafkaError;
 use crate::engine::error::Result;
 use crate::engine::log::PartitionLog;
 use crate::engine::replication::PartitionReplicaSet;
-use crate::engine::shared_vec::SharedVec;
 use crate::engine::transaction::journal::{JournalFrame, TransactionJournal, parse_line};
 use crate::engine::transaction::manager::TransactionCoordinator;
 use crate::engine::transaction::model::TransactionData;
+use imbl::Vector;
 
 impl TransactionCoordinator {
     /// The current state of `id` (its latest instance).
@@ -33,7 +33,7 @@ impl TransactionCoordinator {
     }
 
     /// Every instance ever seen, in begin order.
-    pub fn instances(&self) -> &SharedVec<TransactionData> {
+    pub fn instances(&self) -> &Vector<TransactionData> {
         self.transactions.all()
     }
 
@@ -65,7 +65,7 @@ impl TransactionCoordinator {
     }
 
     /// The journal's frames, oldest first.
-    pub fn journal_frames(&self) -> &SharedVec<JournalFrame> {
+    pub fn journal_frames(&self) -> &Vector<JournalFrame> {
         self.journal.frames()
     }
 
@@ -130,7 +130,7 @@ impl TransactionJournal {
     }
 
     /// Every valid frame, oldest first.
-    pub fn frames(&self) -> &SharedVec<JournalFrame> {
+    pub fn frames(&self) -> &Vector<JournalFrame> {
         &self.frames
     }
 

@@ -20,6 +20,7 @@ use std::collections::HashMap;
 use std::collections::hash_map::Entry;
 
 use super::{leader_check, topic_partition};
+use crate::engine::vector_ext::VectorExt;
 use crate::kafka::broker::{
     Answer, Broker, ClusterState, ControlType, RecordBatch, TimestampType, TopicPartition,
     TransactionVisibility,

@@ -18,8 +18,8 @@ use crate::engine::core::cluster::reader_cache::LeaderAt;
 use crate::engine::core::recovery::RecoveryReport;
 use crate::engine::fault::TearReport;
 use crate::engine::log::partition_log::{BatchSummary, PartitionLog};
-use crate::engine::shared_vec::CHUNK;
 use crate::engine::transaction::{TransactionData, TransactionState};
+use crate::engine::vector_ext::VectorExt;
 use crate::engine::{ControlType, IsolationLevel, RecordBatch, TopicPartition};
 use crate::session::driver::Driver;
 use crate::session::snapshot::{
@@ -562,15 +562,16 @@ fn consumer_values(
 ///
 /// The counts of the settled prefix of the log are kept in the cluster
 /// state's reader cache (issue 17 item 11: walking every batch made each
-/// frame, and so each step back, grow with history): the whole chunks of
-/// summaries that lie wholly below the LSO. A batch there is below the HW,
+/// frame, and so each step back, grow with history): the summaries that
+/// lie wholly below the LSO. A batch there is below the HW,
 /// and below the LSO its fate no longer changes while its summary stays:
 /// its owner is a complete instance (the LSO stops at the first offset of
 /// every unfinished one), or none, and a complete instance is never
 /// written again (a new one begins instead); later instances, their first
 /// offsets and their markers all lie past it. What would change it, a
-/// crash's reopen, a truncation or a new leader, gives a new state, other
-/// chunks or another leader epoch, and the cache does not answer. Debug
+/// crash's reopen, a truncation or a new leader, gives a new state, a new
+/// lineage of the log or another leader epoch, and the cache does not
+/// answer. Debug
 /// builds check every answer against the whole walk.
 fn reader_counts(s: &ClusterState, tp: &TopicPartition, hw: i64, lso: i64) -> ReaderCounts {
     let Ok(set) = s.partition(tp) else {
@@ -587,10 +588,11 @@ fn reader_counts(s: &ClusterState, tp: &TopicPartition, hw: i64, lso: i64) -> Re
         leader_epoch: set.leader_epoch(),
         log_start: start,
     };
-    let settled = summaries.partition_point(|b| b.last_offset < lso);
-    let keep = settled - settled % CHUNK;
+    let keep = summaries.partition_point(|b| b.last_offset < lso);
     let cache = s.reader_cache();
-    let (from, folded) = cache.lookup(tp, at, summaries, keep).unwrap_or((0, (0, 0)));
+    let (from, folded) = cache
+        .lookup(tp, at, &leader.log, keep)
+        .unwrap_or((0, (0, 0)));
     let mut counts = ReaderCounts {
         read_uncommitted: folded.0,
         read_committed: folded.1,
@@ -612,7 +614,7 @@ fn reader_counts(s: &ClusterState, tp: &TopicPartition, hw: i64, lso: i64) -> Re
         cache.store(
             tp,
             at,
-            summaries,
+            &leader.log,
             keep,
             (c.read_uncommitted, c.read_committed),
         );

@@ -12,6 +12,7 @@ use crate::engine::core::cluster::ClusterState;
 use crate::engine::log::partition_log::BatchSummary;
 use crate::engine::replication::model::TransactionVisibility;
 use crate::engine::transaction::TransactionState;
+use crate::engine::vector_ext::VectorExt;
 use crate::engine::{RecordBatch, TopicPartition};
 use crate::session::said::Said;
 

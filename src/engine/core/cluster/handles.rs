@@ -56,7 +56,7 @@ impl LogHandle {
 
     /// The batch summaries, without records.
     pub fn batch_summaries(&self) -> Result<Vec<BatchSummary>> {
-        self.with_log(|log| Ok(log.batch_summaries().to_vec()))
+        self.with_log(|log| Ok(log.batch_summaries().iter().cloned().collect()))
     }
 
     /// The log end offset.

@@ -5,28 +5,30 @@
 //!
 //! The engine does not know what is folded; it keeps, per partition, the
 //! result of a fold over the first `k` summaries of the leader's log
-//! together with those summaries' chunks (a clone of the leader's
-//! [`SharedVec`], cut to `k`, a multiple of its chunk size), and hands the
-//! result back only while the leader's log still holds those very chunks
-//! (`Arc` identity: a chunk another clone shares is copied before any
-//! write, so the same chunk means the same summaries) under the same
-//! leader, leader epoch and log start. Whether the fold of a batch can
-//! change while its summary does not (the batch's transaction state, say)
-//! is the reader's to bound: it asks only for prefixes it knows to be
-//! settled (see `snapshot::build::reader_counts`).
+//! together with that log's [`Lineage`] at the time, and hands the result
+//! back only while the leader's log is still of that lineage (so still
+//! begins with those very summaries: a log that loses a summary gets a new
+//! lineage, and one that only grows keeps it) under the same leader,
+//! leader epoch and log start. Whether the fold of a batch can change
+//! while its summary does not (the batch's transaction state, say) is the
+//! reader's to bound: it asks only for prefixes it knows to be settled (see
+//! `snapshot::build::reader_counts`).
 //!
 //! The cache lives in the `ClusterState` it describes: a crash's reopen
 //! builds a new state with an empty cache, and a time-travel restore gets
-//! the checkpoint's (its memo keeps it), so the first frame after a step
-//! back finds it too.
+//! the checkpoint's (its memo keeps it, with each log's summaries and
+//! lineage), so the first frame after a step back finds it too. A cache
+//! and the logs it describes always come from the same state: a restored
+//! log may grow apart from the checkpoint's, but the checkpoint's memo
+//! never grows.
 
 use std::collections::BTreeMap;
 use std::sync::Mutex;
 
 use crate::engine::config::BrokerId;
 use crate::engine::core::metadata::TopicPartition;
-use crate::engine::log::BatchSummary;
-use crate::engine::shared_vec::{CHUNK, SharedVec};
+use crate::engine::log::PartitionLog;
+use crate::engine::log::lineage::Lineage;
 
 /// One partition's cached fold (see the module's comment).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -34,7 +36,9 @@ pub struct PrefixFold {
     leader: BrokerId,
     leader_epoch: u32,
     log_start: i64,
-    prefix: SharedVec<BatchSummary>,
+    /// The leader's log's lineage when it held the `len` summaries folded.
+    lineage: Lineage,
+    len: usize,
     folded: (usize, usize),
 }
 
@@ -68,48 +72,136 @@ impl ReaderCache {
     }
 
     /// The cached fold of `tp`'s first `k` summaries, `(k, folded)`, if the
-    /// leader's log `summaries`, read `at`, still holds them and `k` is at
-    /// most `at_most`; else `None`.
+    /// leader's `log`, read `at`, still holds them and `k` is at most
+    /// `at_most`; else `None`.
     pub fn lookup(
         &self,
         tp: &TopicPartition,
         at: LeaderAt,
-        summaries: &SharedVec<BatchSummary>,
+        log: &PartitionLog,
         at_most: usize,
     ) -> Option<(usize, (usize, usize))> {
         let folds = self.lock();
         let f = folds.get(tp)?;
-        let k = f.prefix.len();
+        let k = f.len;
         let same = f.leader == at.leader
             && f.leader_epoch == at.leader_epoch
             && f.log_start == at.log_start
             && k <= at_most
-            && summaries.shared_chunks(&f.prefix) * CHUNK == k;
+            && k <= log.batch_summaries().len()
+            && f.lineage == *log.lineage();
         same.then_some((k, f.folded))
     }
 
-    /// Keeps `folded`, the fold of the first `k` (a multiple of [`CHUNK`])
-    /// of the leader's `summaries`, read `at`.
+    /// Keeps `folded`, the fold of the first `k` of the leader's `log`'s
+    /// summaries, read `at`.
     pub fn store(
         &self,
         tp: &TopicPartition,
         at: LeaderAt,
-        summaries: &SharedVec<BatchSummary>,
+        log: &PartitionLog,
         k: usize,
         folded: (usize, usize),
     ) {
-        debug_assert!(k.is_multiple_of(CHUNK) && k <= summaries.len());
-        let mut prefix = summaries.clone();
-        prefix.truncate(k);
+        debug_assert!(k <= log.batch_summaries().len());
         self.lock().insert(
             tp.clone(),
             PrefixFold {
                 leader: at.leader,
                 leader_epoch: at.leader_epoch,
                 log_start: at.log_start,
-                prefix,
+                lineage: log.lineage().clone(),
+                len: k,
                 folded,
             },
         );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::RecordBatch;
+    use crate::engine::log::partition_log::LogConfig;
+
+    const AT: LeaderAt = LeaderAt {
+        leader: 1,
+        leader_epoch: 0,
+        log_start: 0,
+    };
+
+    fn open(dir: &std::path::Path) -> PartitionLog {
+        let config = LogConfig {
+            segment_max_bytes: 1 << 20,
+            index_interval_bytes: 4096,
+            fsync: false,
+        };
+        PartitionLog::open(dir, config).unwrap().0
+    }
+
+    fn append(log: &mut PartitionLog, value: &str, count: usize) {
+        for _ in 0..count {
+            let mut b = RecordBatch::of_values([value]);
+            b.base_offset = log.leo();
+            log.append(&b).unwrap();
+        }
+    }
+
+    /// A log cut and grown again to the same length, with other batches,
+    /// is not served the fold of the batches it lost; one that only grew
+    /// is, and so is a log restored from a checkpoint's memo, until it is
+    /// cut in turn.
+    #[test]
+    fn a_fold_is_served_only_while_the_log_still_begins_with_its_summaries() {
+        let dir = tempfile::tempdir().unwrap();
+        let tp = TopicPartition::new("t", 0);
+        let mut log = open(dir.path());
+        append(&mut log, "a", 10);
+        let cache = ReaderCache::default();
+        cache.store(&tp, AT, &log, 8, (8, 7));
+        assert_eq!(cache.lookup(&tp, AT, &log, 10), Some((8, (8, 7))));
+        assert_eq!(cache.lookup(&tp, AT, &log, 7), None, "more than asked");
+        let moved = LeaderAt {
+            leader_epoch: 1,
+            ..AT
+        };
+        assert_eq!(cache.lookup(&tp, moved, &log, 10), None, "another epoch");
+
+        // Grown: still served.
+        append(&mut log, "a", 5);
+        assert_eq!(cache.lookup(&tp, AT, &log, 15), Some((8, (8, 7))));
+
+        // A checkpoint's memo, and a log restored from it with the cache
+        // the checkpoint kept: served.
+        let memo = log.memo().unwrap();
+        let kept = ReaderCache::with(cache.folds());
+        let restored_dir = tempfile::tempdir().unwrap();
+        for entry in std::fs::read_dir(dir.path()).unwrap() {
+            let path = entry.unwrap().path();
+            std::fs::copy(&path, restored_dir.path().join(path.file_name().unwrap())).unwrap();
+        }
+        let config = log.config;
+        let (mut restored, _) =
+            PartitionLog::open_remembered(restored_dir.path().to_path_buf(), config, memo).unwrap();
+        assert_eq!(kept.lookup(&tp, AT, &restored, 15), Some((8, (8, 7))));
+
+        // Cut below the fold and grown back to the same length with other
+        // batches: the summaries differ, and neither log is served.
+        log.truncate_to(3).unwrap();
+        append(&mut log, "b", 12);
+        assert_eq!(log.batch_summaries().len(), 15);
+        assert_ne!(log.batch_summaries()[5], restored.batch_summaries()[5]);
+        assert_eq!(cache.lookup(&tp, AT, &log, 15), None);
+        assert_eq!(kept.lookup(&tp, AT, &restored, 15), Some((8, (8, 7))));
+        restored.truncate_to(3).unwrap();
+        append(&mut restored, "c", 12);
+        assert_eq!(kept.lookup(&tp, AT, &restored, 15), None);
+
+        // A cut that keeps the fold's summaries still gives a new lineage
+        // (a cut is rare; no summary is compared).
+        cache.store(&tp, AT, &log, 8, (8, 3));
+        assert_eq!(cache.lookup(&tp, AT, &log, 15), Some((8, (8, 3))));
+        log.truncate_to(12).unwrap();
+        assert_eq!(cache.lookup(&tp, AT, &log, 15), None);
     }
 }
