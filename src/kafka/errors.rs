@@ -38,6 +38,8 @@ pub fn code_of(e: &MiniKafkaError) -> i16 {
         E::InvalidBatch(_) => ResponseError::InvalidRecord,
         E::Corrupt { .. } => ResponseError::CorruptMessage,
         E::InvalidConfig(_) => ResponseError::InvalidConfig,
+        // A DeleteRecords past the high watermark, a bad retention setting.
+        E::InvalidCleanup(_) => ResponseError::InvalidRequest,
         // The cluster cannot serve until it is reopened: retriable, as a
         // broker that is restarting.
         E::Crashed | E::ClusterDown { .. } => ResponseError::NotLeaderOrFollower,
