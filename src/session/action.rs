@@ -14,6 +14,7 @@ use serde::de::Error as _;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use crate::engine::AckMode;
+use crate::engine::core::cluster::CompactionCut;
 use crate::engine::core::metadata::TimestampType;
 use crate::engine::transaction::CutPoint;
 
@@ -135,13 +136,35 @@ pub enum Action {
         partition: u32,
         broker: u32,
     },
+    /// The book's `RetentionManager.apply` on a partition (every partition
+    /// of the topic when none is given), on every running replica (E16).
+    Retention {
+        topic: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        partition: Option<u32>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        retention_ms: Option<u64>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        retention_bytes: Option<u64>,
+    },
+    /// The book's `LogCompactor.compact` on a partition (every partition of
+    /// the topic when none is given) (E16); `crash_at: "before_swap"`
+    /// crashes at the book's swap boundary and recovers (E13).
+    Compact {
+        topic: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        partition: Option<u32>,
+        delete_retention_ms: u64,
+        #[serde(default, skip_serializing_if = "Option::is_none", with = "spelled")]
+        crash_at: Option<CompactionCut>,
+    },
     Note {},
     /// Typed in [`crate::session::ui_step`].
     Ui(crate::session::ui_step::UiStep),
 }
 
 /// The names of every action, in the spec's order (for error messages).
-pub const ACTION_NAMES: [&str; 17] = [
+pub const ACTION_NAMES: [&str; 19] = [
     "create_topic",
     "produce",
     "begin",
@@ -157,6 +180,8 @@ pub const ACTION_NAMES: [&str; 17] = [
     "stop_broker",
     "start_broker",
     "promote",
+    "retention",
+    "compact",
     "note",
     "ui",
 ];
@@ -177,7 +202,13 @@ pub struct WireIdentity {
 pub struct RecordSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub key: Option<String>,
+    /// The value (empty for a tombstone).
+    #[serde(default)]
     pub value: String,
+    /// A tombstone: the record's value is null (the book's `Record` with
+    /// `value=None`), what key compaction deletes the key with (E16).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub tombstone: bool,
     /// The producer's timestamp (Kafka's CreateTime), kept as given;
     /// absent (or 0, the book's rule) the leader stamps its clock's time.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -200,6 +231,7 @@ impl RecordSpec {
         Self {
             key,
             value: value.into(),
+            tombstone: false,
             timestamp_ms: None,
             headers: Vec::new(),
         }
@@ -219,7 +251,7 @@ impl RecordSpec {
     /// Whether it carries more than a key and a value, so that only the
     /// `records` form of an action holds it.
     pub fn has_extras(&self) -> bool {
-        self.timestamp_ms.is_some() || !self.headers.is_empty()
+        self.timestamp_ms.is_some() || !self.headers.is_empty() || self.tombstone
     }
 }
 
@@ -343,6 +375,12 @@ impl Spelled for AckMode {
     }
 }
 
+impl Spelled for CompactionCut {
+    fn spelling(&self) -> String {
+        self.name().to_string()
+    }
+}
+
 impl Spelled for CutPoint {
     fn spelling(&self) -> String {
         self.name()
@@ -422,6 +460,9 @@ fn typed_fields(action: &str) -> &'static [(&'static str, FieldCheck)] {
             parse_spelled::<CutPoint>(Some(v)).map(drop)
         })],
         "tear" => &[("target", |v| TearTargetSpec::try_from(v).map(drop))],
+        "compact" => &[("crash_at", |v| {
+            parse_spelled::<CompactionCut>(Some(v)).map(drop)
+        })],
         "ui" => &[
             ("focus", |v| typed::<crate::session::ui_step::PaneName>(v)),
             ("select", |v| typed::<crate::session::ui_step::Selection>(v)),
@@ -465,6 +506,8 @@ impl Action {
             Action::StopBroker { .. } => "stop_broker",
             Action::StartBroker { .. } => "start_broker",
             Action::Promote { .. } => "promote",
+            Action::Retention { .. } => "retention",
+            Action::Compact { .. } => "compact",
             Action::Note {} => "note",
             Action::Ui { .. } => "ui",
         }
@@ -595,6 +638,11 @@ impl Action {
                     )),
                 }
             }
+            Action::Retention {
+                retention_ms,
+                retention_bytes,
+                ..
+            } => crate::session::cleanup::check_retention(*retention_ms, *retention_bytes),
             Action::Replicate {
                 topic, partition, ..
             } if topic.is_some() != partition.is_some() => Err(FieldError::new(

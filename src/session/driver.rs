@@ -219,6 +219,9 @@ pub struct Driver {
     /// The Chinese sentence of this step's own recovery, when it crashed
     /// (its English one is the [`Outcome::Recovered`]).
     recovered_zh: Option<String>,
+    /// This step's own sentence when its action tells more than "ok"
+    /// (`retention`, `compact`).
+    told: Option<Said>,
     /// The last step's outcome in words, in both languages: what the
     /// status line says (see [`Self::last_said`]).
     last_said: Said,
@@ -439,6 +442,7 @@ impl Driver {
             own_outcome: None,
             crashed_in_step: None,
             recovered_zh: None,
+            told: None,
             last_said: Said::default(),
             moments,
             last_moment: None,
@@ -715,7 +719,11 @@ impl Driver {
             },
             _ => StepEnd::Pending,
         };
-        let said = narrate::step(action, end);
+        let told = self.told.take();
+        let said = match (&end, told) {
+            (StepEnd::Ok, Some(told)) => told,
+            _ => narrate::step(action, end),
+        };
         self.events.push(Event::new(step, said.clone()));
         self.last_moment = self
             .moments
@@ -924,9 +932,48 @@ impl Driver {
                     .promote(&TopicPartition::new(topic, *partition), *broker)
                     .map_err(err)?;
             }
+            Action::Retention {
+                topic,
+                partition,
+                retention_ms,
+                retention_bytes,
+            } => {
+                let end = self.run_retention(topic, *partition, *retention_ms, *retention_bytes)?;
+                return Ok(self.cleanup_started(end));
+            }
+            Action::Compact {
+                topic,
+                partition,
+                delete_retention_ms,
+                crash_at,
+            } => {
+                let end = self.run_compact(topic, *partition, *delete_retention_ms, *crash_at)?;
+                return Ok(self.cleanup_started(end));
+            }
             Action::Note {} | Action::Ui { .. } => {}
         }
         Ok(Started::Done)
+    }
+
+    /// A `retention` or `compact` step's end: its sentence, or a crash's
+    /// recovery (`session/cleanup.rs`).
+    fn cleanup_started(&mut self, end: crate::session::cleanup::CleanupEnd) -> Started {
+        use crate::session::cleanup::CleanupEnd;
+        match end {
+            CleanupEnd::Told(said) => {
+                self.told = Some(said);
+                Started::Done
+            }
+            CleanupEnd::Recovered(said, report) => {
+                self.last_recovery = Some(report);
+                Started::Recovered(said)
+            }
+        }
+    }
+
+    /// Whether recovery re-sends markers (for a cleanup's crash sentence).
+    pub(crate) fn resends_markers_now(&self) -> bool {
+        self.resends_markers()
     }
 
     /// Appends one batch of `records` (one record, or a client's whole
@@ -1358,7 +1405,7 @@ fn to_records(payload: &[RecordSpec]) -> Vec<Record> {
         .iter()
         .map(|r| Record {
             key: r.key.as_ref().map(|k| k.as_bytes().to_vec()),
-            value: Some(r.value.as_bytes().to_vec()),
+            value: (!r.tombstone).then(|| r.value.as_bytes().to_vec()),
             timestamp_ms: r.timestamp_ms.unwrap_or(0),
             headers: r
                 .headers

@@ -75,6 +75,8 @@ pub fn action_zh(name: &str) -> &str {
         "stop_broker" => "停止 broker",
         "start_broker" => "启动 broker",
         "promote" => "提升 leader",
+        "retention" => "保留策略",
+        "compact" => "压缩",
         "note" => "说明",
         "ui" => "界面",
         other => other,
