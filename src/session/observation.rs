@@ -832,6 +832,7 @@ mod tests {
                     explanation: String::new(),
                     explanation_zh: String::new(),
                     records: Vec::new(),
+                    compacted: 0,
                 })
                 .collect(),
         });

@@ -72,6 +72,15 @@ pub enum SwapRepair {
 }
 
 impl SwapRepair {
+    /// The state JSON's name.
+    pub fn name(self) -> &'static str {
+        match self {
+            SwapRepair::DiscardedReplacement => "discarded_replacement",
+            SwapRepair::RestoredBackup => "restored_backup",
+            SwapRepair::RemovedBackup => "removed_backup",
+        }
+    }
+
     /// A short English phrase for the recovery report.
     pub fn describe(self) -> &'static str {
         match self {

@@ -444,6 +444,7 @@ mod tests {
             completions: vec![],
             markers_resent: vec![],
             left_open: vec![],
+            swaps_repaired: vec![],
         };
         let v = Snapshot {
             last_recovery: Some(report),
