@@ -24,7 +24,9 @@ fn config(segment_max_bytes: u64) -> LogConfig {
 }
 
 fn open(dir: &Path, segment_max_bytes: u64) -> PartitionLog {
-    PartitionLog::open(dir, config(segment_max_bytes)).unwrap().0
+    PartitionLog::open(dir, config(segment_max_bytes))
+        .unwrap()
+        .0
 }
 
 /// The book's `log.append(RecordBatch.unassigned(records))`.
@@ -126,9 +128,8 @@ fn test_size_retention_deletes_oldest_segments_first() {
     let dir = tempfile::tempdir().unwrap();
     let mut log = rolled_log(dir.path());
     let newest_closed = log.closed_segments().last().unwrap().base_offset();
-    let target = log.segments().last().unwrap().size()
-        + log.closed_segments().last().unwrap().size()
-        + 20;
+    let target =
+        log.segments().last().unwrap().size() + log.closed_segments().last().unwrap().size() + 20;
 
     let deleted = RetentionManager::new(ManualClock::new())
         .apply(&mut log, None, Some(target))
@@ -181,9 +182,15 @@ fn compactable_log(dir: &Path) -> PartitionLog {
 fn test_compaction_preserves_latest_key_and_original_offsets() {
     let dir = tempfile::tempdir().unwrap();
     let mut log = compactable_log(dir.path());
-    append_records(&mut log, &[(Some("a"), Some("1"), 0), (Some("b"), Some("x"), 1)]);
+    append_records(
+        &mut log,
+        &[(Some("a"), Some("1"), 0), (Some("b"), Some("x"), 1)],
+    );
     log.roll().unwrap();
-    append_records(&mut log, &[(Some("a"), Some("2"), 2), (None, Some("event"), 3)]);
+    append_records(
+        &mut log,
+        &[(Some("a"), Some("2"), 2), (None, Some("event"), 3)],
+    );
     log.roll().unwrap();
     append_records(&mut log, &[(Some("active"), Some("keep"), 4)]);
 
@@ -207,7 +214,10 @@ fn test_compaction_preserves_latest_key_and_original_offsets() {
 fn test_recent_tombstone_is_retained() {
     let dir = tempfile::tempdir().unwrap();
     let mut log = compactable_log(dir.path());
-    append_records(&mut log, &[(Some("a"), Some("1"), 0), (Some("a"), None, 100)]);
+    append_records(
+        &mut log,
+        &[(Some("a"), Some("1"), 0), (Some("a"), None, 100)],
+    );
     log.roll().unwrap();
     append_records(&mut log, &[(Some("active"), Some("x"), 101)]);
 
@@ -227,7 +237,10 @@ fn test_recent_tombstone_is_retained() {
 fn test_expired_tombstone_removes_key_history() {
     let dir = tempfile::tempdir().unwrap();
     let mut log = compactable_log(dir.path());
-    append_records(&mut log, &[(Some("a"), Some("1"), 0), (Some("a"), None, 100)]);
+    append_records(
+        &mut log,
+        &[(Some("a"), Some("1"), 0), (Some("a"), None, 100)],
+    );
     log.roll().unwrap();
     append_records(&mut log, &[(Some("active"), Some("x"), 2000)]);
 
@@ -253,7 +266,10 @@ fn test_active_segment_is_not_cleaned() {
     log.roll().unwrap();
     append_records(
         &mut log,
-        &[(Some("a"), Some("active-new"), 1), (Some("a"), Some("active-newer"), 2)],
+        &[
+            (Some("a"), Some("active-new"), 1),
+            (Some("a"), Some("active-newer"), 2),
+        ],
     );
 
     LogCompactor::new(ManualClock::at(3), 1000)
@@ -306,7 +322,11 @@ fn test_failure_before_swap_leaves_original_log_authoritative() {
 
     assert!(err.to_string().contains("injected"), "{err}");
     assert_eq!(contents(&log, 0), original);
-    assert_eq!(siblings(dir.path()), vec!["state-0"], "the replacement is removed");
+    assert_eq!(
+        siblings(dir.path()),
+        vec!["state-0"],
+        "the replacement is removed"
+    );
 }
 
 #[test]
@@ -349,7 +369,11 @@ fn a_crash_at_before_swap_keeps_the_log_before_it_and_the_open_removes_the_repla
     let (reopened, recovery) = PartitionLog::open(&directory, config(100)).unwrap();
 
     assert_eq!(recovery.swap, Some(SwapRepair::DiscardedReplacement));
-    assert_eq!(contents(&reopened, 0), original, "nothing lost, nothing doubled");
+    assert_eq!(
+        contents(&reopened, 0),
+        original,
+        "nothing lost, nothing doubled"
+    );
     assert_eq!(siblings(dir.path()), vec!["state-0"]);
     // The compaction can run again, and does what it would have done.
     let mut reopened = reopened;

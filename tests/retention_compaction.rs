@@ -41,7 +41,10 @@ fn produce(d: &mut Driver, key: &str, value: Option<&str>) {
         Some(v) => json!({"key": key, "value": v}),
         None => json!({"key": key, "tombstone": true}),
     };
-    apply(d, json!({"produce": {"topic": "s", "records": [record], "acks": "1"}}));
+    apply(
+        d,
+        json!({"produce": {"topic": "s", "records": [record], "acks": "1"}}),
+    );
 }
 
 /// (offset, key, value) of every record the state lists, in the leader's log.
@@ -82,7 +85,10 @@ fn retention_advances_the_log_start_on_the_leader_and_on_the_follower_at_its_fet
     // Clock 300; records at 0, 100, 200, 300. Older than 150 ms: the
     // segments of offsets 0 and 1 (closed, below the HW).
     apply(&mut d, json!({"advance_clock": {"ms": 0}}));
-    let s = apply(&mut d, json!({"retention": {"topic": "s", "retention_ms": 150}}));
+    let s = apply(
+        &mut d,
+        json!({"retention": {"topic": "s", "retention_ms": 150}}),
+    );
     assert_eq!(last_error(&s), None);
     let p = partition(&s);
     assert_eq!(p["log_start_offset"], 2);
@@ -100,7 +106,10 @@ fn retention_advances_the_log_start_on_the_leader_and_on_the_follower_at_its_fet
     // Broker 2 ran, so its own retention deleted the same segments.
     assert_eq!(replica_start(&d, 2), 2);
     // Nothing more is old enough: a second run deletes nothing.
-    let s = apply(&mut d, json!({"retention": {"topic": "s", "partition": 0, "retention_ms": 150}}));
+    let s = apply(
+        &mut d,
+        json!({"retention": {"topic": "s", "partition": 0, "retention_ms": 150}}),
+    );
     assert_eq!(partition(&s)["log_start_offset"], 2);
 }
 
@@ -111,7 +120,10 @@ fn retention_by_bytes_keeps_the_newest_segments_and_never_the_active_one() {
         produce(&mut d, &format!("k{i}"), Some("value"));
     }
     apply(&mut d, json!({"replicate": {}}));
-    let s = apply(&mut d, json!({"retention": {"topic": "s", "retention_bytes": 1}}));
+    let s = apply(
+        &mut d,
+        json!({"retention": {"topic": "s", "retention_bytes": 1}}),
+    );
     // Every closed segment goes; the active one (offset 4) stays.
     assert_eq!(partition(&s)["log_start_offset"], 4);
     assert_eq!(records(&s).len(), 1);
@@ -125,7 +137,10 @@ fn retention_stops_at_the_high_watermark() {
     }
     // Not replicated: the HW is 0 (acks=1, the follower has nothing), so
     // no segment is below it.
-    let s = apply(&mut d, json!({"retention": {"topic": "s", "retention_bytes": 1}}));
+    let s = apply(
+        &mut d,
+        json!({"retention": {"topic": "s", "retention_bytes": 1}}),
+    );
     assert_eq!(partition(&s)["high_watermark"], 0);
     assert_eq!(partition(&s)["log_start_offset"], 0);
 }
@@ -139,7 +154,10 @@ fn compaction_keeps_each_keys_latest_and_a_recent_tombstone_with_their_offsets()
     produce(&mut d, "b", None); // a tombstone for b
     produce(&mut d, "c", Some("active"));
     apply(&mut d, json!({"replicate": {}}));
-    let s = apply(&mut d, json!({"compact": {"topic": "s", "delete_retention_ms": 1000}}));
+    let s = apply(
+        &mut d,
+        json!({"compact": {"topic": "s", "delete_retention_ms": 1000}}),
+    );
     assert_eq!(last_error(&s), None, "{}", s["errors"]);
     assert_eq!(
         records(&s),
@@ -162,7 +180,10 @@ fn compaction_keeps_each_keys_latest_and_a_recent_tombstone_with_their_offsets()
 
     // Once the tombstone is older than delete_retention_ms, it goes too.
     apply(&mut d, json!({"advance_clock": {"ms": 1001}}));
-    let s = apply(&mut d, json!({"compact": {"topic": "s", "partition": 0, "delete_retention_ms": 1000}}));
+    let s = apply(
+        &mut d,
+        json!({"compact": {"topic": "s", "partition": 0, "delete_retention_ms": 1000}}),
+    );
     let keys: Vec<String> = records(&s).into_iter().map(|r| r.1).collect();
     assert_eq!(keys, vec!["a", "c"]);
 }
@@ -177,9 +198,15 @@ fn a_batch_compaction_thins_keeps_its_offsets_and_counts_the_removed() {
     );
     produce(&mut d, "z", Some("active"));
     apply(&mut d, json!({"replicate": {}}));
-    let s = apply(&mut d, json!({"compact": {"topic": "s", "delete_retention_ms": 0}}));
+    let s = apply(
+        &mut d,
+        json!({"compact": {"topic": "s", "delete_retention_ms": 0}}),
+    );
     let batch = &partition(&s)["batches"][0];
-    assert_eq!((batch["base_offset"].clone(), batch["last_offset"].clone()), (json!(0), json!(2)));
+    assert_eq!(
+        (batch["base_offset"].clone(), batch["last_offset"].clone()),
+        (json!(0), json!(2))
+    );
     assert_eq!(batch["compacted"], 1);
     let offsets: Vec<i64> = records(&s).iter().map(|r| r.0).collect();
     assert_eq!(offsets, vec![1, 2, 3]);
@@ -199,12 +226,22 @@ fn a_compaction_crashed_before_its_swap_loses_and_doubles_nothing() {
         &mut d,
         json!({"compact": {"topic": "s", "delete_retention_ms": 0, "crash_at": "before_swap"}}),
     );
-    assert_eq!(records(&s), before, "the live log stands: nothing lost, nothing doubled");
+    assert_eq!(
+        records(&s),
+        before,
+        "the live log stands: nothing lost, nothing doubled"
+    );
     let repaired = &s["last_recovery"]["swaps_repaired"];
-    assert_eq!(repaired[0]["repair"], "discarded_replacement", "{}", s["last_recovery"]);
+    assert_eq!(
+        repaired[0]["repair"], "discarded_replacement",
+        "{}",
+        s["last_recovery"]
+    );
     assert_eq!(repaired[0]["topic"], "s");
     // The data directory holds no replacement left behind.
-    let broker_dir = d.data_dir().join(format!("broker-{}", repaired[0]["broker"]));
+    let broker_dir = d
+        .data_dir()
+        .join(format!("broker-{}", repaired[0]["broker"]));
     let leftovers: Vec<_> = std::fs::read_dir(&broker_dir)
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
@@ -215,7 +252,10 @@ fn a_compaction_crashed_before_its_swap_loses_and_doubles_nothing() {
     let s = apply(&mut d, json!({"crash": {}}));
     assert_eq!(records(&s), before);
     // The compaction runs again and does what it would have done.
-    let s = apply(&mut d, json!({"compact": {"topic": "s", "delete_retention_ms": 0}}));
+    let s = apply(
+        &mut d,
+        json!({"compact": {"topic": "s", "delete_retention_ms": 0}}),
+    );
     let kept: Vec<(i64, String)> = records(&s).into_iter().map(|r| (r.0, r.1)).collect();
     assert_eq!(kept, vec![(2, "b".into()), (3, "a".into())]);
 }
@@ -255,9 +295,16 @@ fn follower_left_behind(produced: usize, replicated: usize) -> Driver {
     apply(&mut d, json!({"advance_clock": {"ms": 10001}}));
     let s = apply(&mut d, json!({"replicate": {}}));
     assert_eq!(partition(&s)["isr"], json!([1]));
-    let s = apply(&mut d, json!({"retention": {"topic": "s", "retention_bytes": 1}}));
+    let s = apply(
+        &mut d,
+        json!({"retention": {"topic": "s", "retention_bytes": 1}}),
+    );
     assert_eq!(partition(&s)["log_start_offset"], produced as i64 - 1);
-    assert_eq!(replica_start(&d, 2), 0, "a stopped broker's log is untouched");
+    assert_eq!(
+        replica_start(&d, 2),
+        0,
+        "a stopped broker's log is untouched"
+    );
     apply(&mut d, json!({"start_broker": {"broker": 2}}));
     d
 }
@@ -301,6 +348,13 @@ fn bad_cleanup_actions_are_refused_with_the_field_named() {
             .starts_with("field action.compact.crash_at: unknown cut point \"after\"")
     );
     let mut d = driver();
-    let s = apply(&mut d, json!({"compact": {"topic": "nope", "delete_retention_ms": 1}}));
-    assert!(last_error(&s).unwrap().contains("nope"), "{:?}", last_error(&s));
+    let s = apply(
+        &mut d,
+        json!({"compact": {"topic": "nope", "delete_retention_ms": 1}}),
+    );
+    assert!(
+        last_error(&s).unwrap().contains("nope"),
+        "{:?}",
+        last_error(&s)
+    );
 }

@@ -199,11 +199,11 @@ pub struct WireIdentity {
 
 /// One record of a batch `produce` or `send` (`records: [...]`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(try_from = "RecordSpecJson", into = "RecordSpecJson")]
 pub struct RecordSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub key: Option<String>,
     /// The value (empty for a tombstone).
-    #[serde(default)]
     pub value: String,
     /// A tombstone: the record's value is null (the book's `Record` with
     /// `value=None`), what key compaction deletes the key with (E16).
@@ -216,6 +216,54 @@ pub struct RecordSpec {
     /// The record's headers, in order (a key may repeat, as in Kafka).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub headers: Vec<HeaderSpec>,
+}
+
+/// [`RecordSpec`] as a recording spells it: `value`, or `tombstone: true`
+/// and no value.
+#[derive(Serialize, Deserialize)]
+struct RecordSpecJson {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    key: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    value: Option<String>,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    tombstone: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    timestamp_ms: Option<i64>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    headers: Vec<HeaderSpec>,
+}
+
+impl TryFrom<RecordSpecJson> for RecordSpec {
+    type Error = String;
+
+    fn try_from(r: RecordSpecJson) -> Result<Self, String> {
+        let value = match (r.value, r.tombstone) {
+            (Some(v), false) => v,
+            (None, true) => String::new(),
+            (None, false) => return Err("missing field `value`".into()),
+            (Some(_), true) => return Err("a tombstone has no value".into()),
+        };
+        Ok(Self {
+            key: r.key,
+            value,
+            tombstone: r.tombstone,
+            timestamp_ms: r.timestamp_ms,
+            headers: r.headers,
+        })
+    }
+}
+
+impl From<RecordSpec> for RecordSpecJson {
+    fn from(r: RecordSpec) -> Self {
+        Self {
+            key: r.key,
+            value: (!r.tombstone).then_some(r.value),
+            tombstone: r.tombstone,
+            timestamp_ms: r.timestamp_ms,
+            headers: r.headers,
+        }
+    }
 }
 
 /// One record header: a text key and a text value or null.
@@ -713,6 +761,8 @@ mod tests {
             r#"{"stop_broker":{"broker":2}}"#,
             r#"{"start_broker":{"broker":2}}"#,
             r#"{"promote":{"topic":"t","partition":0,"broker":2}}"#,
+            r#"{"retention":{"topic":"t","partition":0,"retention_ms":100,"retention_bytes":4096}}"#,
+            r#"{"compact":{"topic":"t","delete_retention_ms":0,"crash_at":"before_swap"}}"#,
             r#"{"note":{}}"#,
             r#"{"ui":{"focus":"journal"}}"#,
         ];

@@ -137,7 +137,9 @@ fn compaction_said(tp: &TopicPartition, o: &CompactionOutcome) -> Said {
     };
     if r.source_segments.is_empty() {
         return Said::new(
-            format!("compact {tp}: no closed segment to compact (the active segment is never cleaned)"),
+            format!(
+                "compact {tp}: no closed segment to compact (the active segment is never cleaned)"
+            ),
             format!("压缩 {tp}：没有已关闭的 segment（活跃 segment 从不压缩）"),
         );
     }

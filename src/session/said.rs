@@ -100,6 +100,7 @@ pub fn outcome_zh(name: &str) -> &str {
 pub fn error_zh(code: &str) -> &'static str {
     match code {
         "InvalidConfig" => "配置无效",
+        "InvalidCleanup" => "保留或压缩参数无效",
         "InvalidTopicName" => "topic 名无效",
         "TopicAlreadyExists" => "topic 已存在",
         "InvalidPartitions" => "分区数无效",

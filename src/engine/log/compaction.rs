@@ -135,7 +135,10 @@ fn latest_offsets(batches: &[RecordBatch]) -> BTreeMap<Vec<u8>, i64> {
     for batch in batches {
         for record in &batch.records {
             if let Some(key) = &record.key {
-                latest.insert(key.clone(), batch.base_offset + i64::from(record.offset_delta));
+                latest.insert(
+                    key.clone(),
+                    batch.base_offset + i64::from(record.offset_delta),
+                );
             }
         }
     }

@@ -187,7 +187,11 @@ impl PartitionLog {
         if requested.is_empty() {
             return Ok(Vec::new());
         }
-        if !requested.iter().copied().eq(closed[..requested.len()].iter().copied()) {
+        if !requested
+            .iter()
+            .copied()
+            .eq(closed[..requested.len()].iter().copied())
+        {
             return Err(MiniKafkaError::InvalidCleanup(
                 "retention can delete a continuous prefix of closed segments only".into(),
             ));

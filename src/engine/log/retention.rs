@@ -93,11 +93,8 @@ impl RetentionManager {
             }
         }
         if let Some(retention_bytes) = retention_bytes {
-            let mut total = log.total_size_bytes()
-                - selected
-                    .iter()
-                    .map(|s| s.total_size_bytes())
-                    .sum::<u64>();
+            let mut total =
+                log.total_size_bytes() - selected.iter().map(|s| s.total_size_bytes()).sum::<u64>();
             for segment in &closed[selected.len()..] {
                 if total <= retention_bytes {
                     break;

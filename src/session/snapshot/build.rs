@@ -27,9 +27,9 @@ use crate::session::snapshot::{
     ControlKind, ErrorSnapshot, EventSnapshot, Fate, GroupOffsets, JOURNAL_FILE,
     JournalFrameSnapshot, JournalSnapshot, LogTruncationSnapshot, MarkerSnapshot, Moment,
     PartitionSnapshot, PendingBatch, PendingSnapshot, ReaderCounts, RecordSnapshot,
-    RecoverySnapshot, ReelectionSnapshot, ReplicaBatch, ReplicaSnapshot, Snapshot, SwapRepairSnapshot,
-    TAIL,
-    TornSnapshot, TransactionSnapshot, TxnState, VALUES_SHOWN, fate, text,
+    RecoverySnapshot, ReelectionSnapshot, ReplicaBatch, ReplicaSnapshot, Snapshot,
+    SwapRepairSnapshot, TAIL, TornSnapshot, TransactionSnapshot, TxnState, VALUES_SHOWN, fate,
+    text,
 };
 
 /// How much of the cluster a snapshot reads.
