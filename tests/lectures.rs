@@ -1016,7 +1016,11 @@ fn ch04_compaction() {
     check!(l.at(6), before.len(), 5);
     // The crash at before_swap: the live log stands, the replacement is gone.
     let s = l.at(7);
-    check!(s, l.outcomes[7].kind(), minikafka::session::OutcomeKind::Recovered);
+    check!(
+        s,
+        l.outcomes[7].kind(),
+        minikafka::session::OutcomeKind::Recovered
+    );
     check!(s, s.batch_records("state-0"), before);
     let repaired = &s.s.last_recovery.as_ref().unwrap().swaps_repaired;
     check!(s, repaired.len(), 1);
@@ -1026,9 +1030,9 @@ fn ch04_compaction() {
         s,
         s.batch_records("state-0"),
         vec![
-            (2, 0, kv(&[("a", "2")])),
+            (2, 0, kv(&[("a", "a=2")])),
             (3, 0, kv(&[("b", "null")])),
-            (4, 0, kv(&[("c", "1")])),
+            (4, 0, kv(&[("c", "c=1")])),
         ]
     );
     check!(s, s.start("state-0"), 0);
@@ -1036,8 +1040,8 @@ fn ch04_compaction() {
     check!(
         s,
         s.batch_records("state-0"),
-        vec![(2, 0, kv(&[("a", "2")])), (4, 0, kv(&[("c", "1")]))]
+        vec![(2, 0, kv(&[("a", "a=2")])), (4, 0, kv(&[("c", "c=1")]))]
     );
-    check!(s, s.ru("state-0"), strs(&["2", "1"]));
+    check!(s, s.ru("state-0"), strs(&["a=2", "c=1"]));
     l.snapshot_captioned_frames();
 }
