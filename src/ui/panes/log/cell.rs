@@ -186,7 +186,7 @@ pub fn drawn(c: Cell<'_>, slot: Slot, win: &Window, ctx: &PaneContext) -> Option
         Cell::Batch(_, b) if !win.per_batch && tombstone_at(&b.records, slot) => Some(Drawn {
             glyph: Theme::fate_glyph(b.fate),
             style: ctx.theme.tombstone(),
-            value: if room >= width(ctx.lang.t("tombstone")) + 1 {
+            value: if room > width(ctx.lang.t("tombstone")) {
                 format!("{}{}", Theme::TOMBSTONE_GLYPH, ctx.lang.t("tombstone"))
             } else {
                 Theme::TOMBSTONE_GLYPH.to_string()
