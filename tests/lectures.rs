@@ -953,6 +953,10 @@ fn ch06_leader_failure() {
     l.snapshot_captioned_frames();
 }
 
+/// A batch as the compaction lesson checks it: base offset, compacted
+/// offsets, (key, value or "null") of its records.
+type BatchRecords = (i64, i64, Vec<(String, String)>);
+
 impl At<'_> {
     fn start(&self, tp: &str) -> i64 {
         self.part(tp).log_start_offset
@@ -960,7 +964,7 @@ impl At<'_> {
 
     /// Each batch of the leader's log: (base offset, compacted offsets,
     /// (key, value or "null") of its records).
-    fn batch_records(&self, tp: &str) -> Vec<(i64, i64, Vec<(String, String)>)> {
+    fn batch_records(&self, tp: &str) -> Vec<BatchRecords> {
         self.part(tp)
             .batches
             .iter()
