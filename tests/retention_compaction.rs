@@ -358,3 +358,42 @@ fn bad_cleanup_actions_are_refused_with_the_field_named() {
         last_error(&s)
     );
 }
+
+#[test]
+fn delete_records_moves_the_leaders_start_and_the_follower_follows_at_its_fetch() {
+    let mut d = driver();
+    for i in 0..4 {
+        produce(&mut d, &format!("k{i}"), Some("v"));
+    }
+    apply(&mut d, json!({"replicate": {}}));
+    let s = apply(
+        &mut d,
+        json!({"delete_records": {"topic": "s", "partition": 0, "offset": 2}}),
+    );
+    assert_eq!(last_error(&s), None, "{}", s["errors"]);
+    assert_eq!(partition(&s)["log_start_offset"], 2);
+    assert_eq!(replica_start(&d, 2), 0, "the follower has not fetched yet");
+    apply(&mut d, json!({"replicate": {}}));
+    assert_eq!(replica_start(&d, 2), 2);
+    // -1 is the HW (4): segment-aligned, the start stops at the active
+    // segment's base, 3.
+    let s = apply(
+        &mut d,
+        json!({"delete_records": {"topic": "s", "partition": 0, "offset": -1}}),
+    );
+    assert_eq!(partition(&s)["log_start_offset"], 3);
+    assert_eq!(
+        d.last_said().en,
+        "delete_records s-0 up to -1: log start 2 → 3"
+    );
+    let s = apply(
+        &mut d,
+        json!({"delete_records": {"topic": "s", "partition": 0, "offset": 9}}),
+    );
+    assert!(
+        last_error(&s).unwrap().contains("out of range"),
+        "{:?}",
+        last_error(&s)
+    );
+    assert_eq!(partition(&s)["log_start_offset"], 3);
+}

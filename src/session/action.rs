@@ -158,13 +158,20 @@ pub enum Action {
         #[serde(default, skip_serializing_if = "Option::is_none", with = "spelled")]
         crash_at: Option<CompactionCut>,
     },
+    /// Kafka's DeleteRecords (E16): the leader's log start moves up to
+    /// `offset` (-1: the HW), segment by segment, as retention moves it.
+    DeleteRecords {
+        topic: String,
+        partition: u32,
+        offset: i64,
+    },
     Note {},
     /// Typed in [`crate::session::ui_step`].
     Ui(crate::session::ui_step::UiStep),
 }
 
 /// The names of every action, in the spec's order (for error messages).
-pub const ACTION_NAMES: [&str; 19] = [
+pub const ACTION_NAMES: [&str; 20] = [
     "create_topic",
     "produce",
     "begin",
@@ -182,6 +189,7 @@ pub const ACTION_NAMES: [&str; 19] = [
     "promote",
     "retention",
     "compact",
+    "delete_records",
     "note",
     "ui",
 ];
@@ -556,6 +564,7 @@ impl Action {
             Action::Promote { .. } => "promote",
             Action::Retention { .. } => "retention",
             Action::Compact { .. } => "compact",
+            Action::DeleteRecords { .. } => "delete_records",
             Action::Note {} => "note",
             Action::Ui { .. } => "ui",
         }
@@ -691,6 +700,10 @@ impl Action {
                 retention_bytes,
                 ..
             } => crate::session::cleanup::check_retention(*retention_ms, *retention_bytes),
+            Action::DeleteRecords { offset, .. } if *offset < -1 => Err(FieldError::new(
+                "action.delete_records.offset",
+                "an offset, or -1 for the high watermark",
+            )),
             Action::Replicate {
                 topic, partition, ..
             } if topic.is_some() != partition.is_some() => Err(FieldError::new(
@@ -763,6 +776,7 @@ mod tests {
             r#"{"promote":{"topic":"t","partition":0,"broker":2}}"#,
             r#"{"retention":{"topic":"t","partition":0,"retention_ms":100,"retention_bytes":4096}}"#,
             r#"{"compact":{"topic":"t","delete_retention_ms":0,"crash_at":"before_swap"}}"#,
+            r#"{"delete_records":{"topic":"t","partition":0,"offset":-1}}"#,
             r#"{"note":{}}"#,
             r#"{"ui":{"focus":"journal"}}"#,
         ];

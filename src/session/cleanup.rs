@@ -78,6 +78,22 @@ impl Driver {
         Ok(CleanupEnd::Told(Said::join(&told, "; ", "；")))
     }
 
+    /// Runs `delete_records` (Kafka's DeleteRecords) on one partition.
+    pub(crate) fn run_delete_records(
+        &mut self,
+        topic: &str,
+        partition: u32,
+        offset: i64,
+    ) -> Result<CleanupEnd, ActionError> {
+        let tp = self.cleanup_targets(topic, Some(partition))?.remove(0);
+        let before = self.cluster().leader_log(&tp)?.log_start_offset()?;
+        let start = self.cluster().delete_records(&tp, offset)?;
+        Ok(CleanupEnd::Told(Said::new(
+            format!("delete_records {tp} up to {offset}: log start {before} → {start}"),
+            format!("删除记录 {tp}（至 {offset}）：日志起点 {before} → {start}"),
+        )))
+    }
+
     /// Runs `compact` on its partitions; a cut crashes the first.
     pub(crate) fn run_compact(
         &mut self,

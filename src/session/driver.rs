@@ -950,6 +950,14 @@ impl Driver {
                 let end = self.run_compact(topic, *partition, *delete_retention_ms, *crash_at)?;
                 return Ok(self.cleanup_started(end));
             }
+            Action::DeleteRecords {
+                topic,
+                partition,
+                offset,
+            } => {
+                let end = self.run_delete_records(topic, *partition, *offset)?;
+                return Ok(self.cleanup_started(end));
+            }
             Action::Note {} | Action::Ui { .. } => {}
         }
         Ok(Started::Done)

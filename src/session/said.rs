@@ -77,6 +77,7 @@ pub fn action_zh(name: &str) -> &str {
         "promote" => "提升 leader",
         "retention" => "保留策略",
         "compact" => "压缩",
+        "delete_records" => "删除记录",
         "note" => "说明",
         "ui" => "界面",
         other => other,

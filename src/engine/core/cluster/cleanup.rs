@@ -107,6 +107,40 @@ impl BrokerCluster {
         })
     }
 
+    /// Kafka's DeleteRecords on `tp`: moves the leader's log start up to
+    /// `offset` (`-1`: the high watermark) by deleting the closed segments
+    /// wholly below it, as retention does; followers follow at their next
+    /// fetch. The log start stays segment-aligned (the book's), so it may
+    /// stop below `offset`. An offset past the high watermark is
+    /// refused. Returns the leader's log start after.
+    pub fn delete_records(&self, tp: &TopicPartition, offset: i64) -> Result<i64> {
+        self.mutate(|state, _| {
+            let set = state.partition_mut(tp)?;
+            let high_watermark = set.high_watermark();
+            let offset = if offset == -1 { high_watermark } else { offset };
+            let leader = set.leader_replica();
+            let start = leader.log.log_start_offset();
+            if offset < 0 || offset > high_watermark {
+                return Err(MiniKafkaError::OffsetOutOfRange {
+                    what: tp.to_string(),
+                    offset,
+                    start,
+                    end: high_watermark,
+                });
+            }
+            let broker = set.leader();
+            let replica = set.replica_mut(broker)?;
+            if replica.stopped {
+                return Err(MiniKafkaError::LeaderNotAvailable {
+                    tp: tp.to_string(),
+                    broker,
+                });
+            }
+            replica.delete_segments_below(offset)?;
+            Ok(replica.log.log_start_offset())
+        })
+    }
+
     /// Compacts `tp`'s closed segments by key (the book's
     /// `LogCompactor.compact`) on every running replica, the leader first.
     /// With `cut`, the process crashes at that point of the first
