@@ -131,7 +131,7 @@ fn retention_said(tp: &TopicPartition, o: &RetentionOutcome) -> Said {
     if from == to {
         return Said::new(
             format!("retention {tp}: nothing to delete, log start stays at {to}"),
-            format!("保留策略 {tp}：没有可删除的 segment，日志起点仍为 {to}"),
+            format!("保留策略 {tp}：没有可删除的日志段，日志起点仍为 {to}"),
         );
     }
     Said::new(
@@ -139,7 +139,7 @@ fn retention_said(tp: &TopicPartition, o: &RetentionOutcome) -> Said {
             "retention {tp}: deleted {deleted} closed segment(s), log start {from} → {to} (offsets below {to} are gone)"
         ),
         format!(
-            "保留策略 {tp}：删除 {deleted} 个已关闭 segment，日志起点 {from} → {to}（{to} 之前的 offset 已不可读）"
+            "保留策略 {tp}：删除 {deleted} 个已关闭日志段，日志起点 {from} → {to}（{to} 之前的 offset 已不可读）"
         ),
     )
 }
@@ -156,7 +156,7 @@ fn compaction_said(tp: &TopicPartition, o: &CompactionOutcome) -> Said {
             format!(
                 "compact {tp}: no closed segment to compact (the active segment is never cleaned)"
             ),
-            format!("压缩 {tp}：没有已关闭的 segment（活跃 segment 从不压缩）"),
+            format!("压缩 {tp}：没有已关闭的日志段（活跃日志段从不压缩）"),
         );
     }
     let removed = r.records_before - r.records_after;
@@ -168,7 +168,7 @@ fn compaction_said(tp: &TopicPartition, o: &CompactionOutcome) -> Said {
             r.records_after
         ),
         format!(
-            "压缩 {tp}：{} 个已关闭 segment，记录 {} → {}（删除 {removed} 条，offset 保持不变）",
+            "压缩 {tp}：{} 个已关闭日志段，记录 {} → {}（删除 {removed} 条，offset 保持不变）",
             r.source_segments.len(),
             r.records_before,
             r.records_after
