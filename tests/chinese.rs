@@ -93,6 +93,14 @@ const TERMS: &[&str] = &[
     "TAB",
     "Tab",
     "zombie",
+    // E16: the settings and the cut point keep their names, as `acks` and
+    // `prepare` do, and so do fsync and a tombstone's null.
+    "retention_ms",
+    "retention_bytes",
+    "delete_retention_ms",
+    "before_swap",
+    "fsync",
+    "null",
 ];
 
 /// The names, values and error details a snapshot shows, which stay as

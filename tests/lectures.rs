@@ -13,7 +13,9 @@ use minikafka::ui::layout;
 
 /// Every lecture recording, each with a test below. `demo.jsonl` is the
 /// live dashboard's demo cluster, not a lecture.
-const LECTURES: [&str; 15] = [
+const LECTURES: [&str; 17] = [
+    "ch04-compaction",
+    "ch04-retention",
     "ch05-high-watermark",
     "ch06-isr-shrink",
     "ch06-leader-failure",
@@ -1020,5 +1022,102 @@ fn ch09_rebalance() {
         ("empty", 4)
     );
     check!(l.at(17), l.at(17).committed("workers", "orders-0"), Some(2));
+    l.snapshot_captioned_frames();
+}
+
+/// A batch as the compaction lesson checks it: base offset, compacted
+/// offsets, (key, value or "null") of its records.
+type BatchRecords = (i64, i64, Vec<(String, String)>);
+
+impl At<'_> {
+    fn start(&self, tp: &str) -> i64 {
+        self.part(tp).log_start_offset
+    }
+
+    /// Each batch of the leader's log: (base offset, compacted offsets,
+    /// (key, value or "null") of its records).
+    fn batch_records(&self, tp: &str) -> Vec<BatchRecords> {
+        self.part(tp)
+            .batches
+            .iter()
+            .map(|b| {
+                let records = b
+                    .records
+                    .iter()
+                    .map(|r| {
+                        (
+                            r.key.clone().unwrap_or_default(),
+                            r.value.clone().unwrap_or_else(|| "null".into()),
+                        )
+                    })
+                    .collect();
+                (b.base_offset, b.compacted, records)
+            })
+            .collect()
+    }
+}
+
+fn kv(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
+    pairs
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect()
+}
+
+#[test]
+fn ch04_retention() {
+    let l = Lesson::replay("ch04-retention");
+    l.errors_only_at(&[]);
+    let s = l.at(7);
+    check!(s, (s.s.clock_ms, s.start("events-0")), (3000, 0));
+    check!(s, s.ru("events-0"), strs(&[]));
+    let s = l.at(8);
+    check!(s, s.hw("events-0"), 4);
+    check!(s, s.ru("events-0"), strs(&["v0", "v1", "v2", "v3"]));
+    let s = l.at(9);
+    check!(s, s.start("events-0"), 2);
+    check!(s, s.ru("events-0"), strs(&["v2", "v3"]));
+    let s = l.at(10);
+    check!(s, s.start("events-0"), 3);
+    check!(s, s.ru("events-0"), strs(&["v3"]));
+    check!(s, s.leos("events-0"), vec![(1, 4), (2, 4)]);
+    l.snapshot_captioned_frames();
+}
+
+#[test]
+fn ch04_compaction() {
+    let l = Lesson::replay("ch04-compaction");
+    l.errors_only_at(&[]);
+    let before = l.at(6).batch_records("state-0");
+    check!(l.at(6), before.len(), 5);
+    // The crash at before_swap: the live log stands, the replacement is gone.
+    let s = l.at(7);
+    check!(
+        s,
+        l.outcomes[7].kind(),
+        minikafka::session::OutcomeKind::Recovered
+    );
+    check!(s, s.batch_records("state-0"), before);
+    let repaired = &s.s.last_recovery.as_ref().unwrap().swaps_repaired;
+    check!(s, repaired.len(), 1);
+    check!(s, repaired[0].repair.as_str(), "discarded_replacement");
+    let s = l.at(8);
+    check!(
+        s,
+        s.batch_records("state-0"),
+        vec![
+            (2, 0, kv(&[("a", "a=2")])),
+            (3, 0, kv(&[("b", "null")])),
+            (4, 0, kv(&[("c", "c=1")])),
+        ]
+    );
+    check!(s, s.start("state-0"), 0);
+    let s = l.at(10);
+    check!(
+        s,
+        s.batch_records("state-0"),
+        vec![(2, 0, kv(&[("a", "a=2")])), (4, 0, kv(&[("c", "c=1")]))]
+    );
+    check!(s, s.ru("state-0"), strs(&["a=2", "c=1"]));
     l.snapshot_captioned_frames();
 }

@@ -145,6 +145,10 @@ pub enum MiniKafkaError {
     TransactionInterrupted { id: String, operation: &'static str },
     #[error("invalid batch: {0}")]
     InvalidBatch(String),
+    /// A retention or compaction request the book's `RetentionManager` or
+    /// `LogCompactor` refuses (its `ValueError`s).
+    #[error("invalid log cleanup: {0}")]
+    InvalidCleanup(String),
     #[error("corrupt {path}: {reason}")]
     Corrupt { path: PathBuf, reason: String },
     #[error("{path}: {source}")]
@@ -255,6 +259,7 @@ impl MiniKafkaError {
             Self::SendsPending { .. } => "SendsPending",
             Self::TransactionInterrupted { .. } => "TransactionInterrupted",
             Self::InvalidBatch { .. } => "InvalidBatch",
+            Self::InvalidCleanup { .. } => "InvalidCleanup",
             Self::Corrupt { .. } => "Corrupt",
             Self::Io { .. } => "Io",
             Self::DataDirLocked { .. } => "DataDirLocked",

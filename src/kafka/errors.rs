@@ -47,6 +47,8 @@ pub fn code_of(e: &MiniKafkaError) -> i16 {
             ResponseError::IllegalGeneration
         }
         E::RebalanceInProgress(_) => ResponseError::RebalanceInProgress,
+        // A DeleteRecords past the high watermark, a bad retention setting.
+        E::InvalidCleanup(_) => ResponseError::InvalidRequest,
         // The cluster cannot serve until it is reopened: retriable, as a
         // broker that is restarting.
         E::Crashed | E::ClusterDown { .. } => ResponseError::NotLeaderOrFollower,

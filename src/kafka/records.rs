@@ -329,14 +329,10 @@ fn incoming(r: WireRecord) -> Result<IncomingRecord, Refusal> {
         })
     };
     let key = r.key.map(|k| text("key", k)).transpose()?;
-    let value = match r.value {
-        Some(v) => text("value", v)?,
-        None => {
-            return Err(Refusal::new(
-                code::INVALID_RECORD,
-                "a null value (tombstone) is not supported",
-            ));
-        }
+    // A null value is a tombstone (E16): kept null, as the book's records.
+    let (value, tombstone) = match r.value {
+        Some(v) => (text("value", v)?, false),
+        None => (String::new(), true),
     };
     let mut headers = Vec::with_capacity(r.headers.len());
     for (k, v) in r.headers {
@@ -351,6 +347,7 @@ fn incoming(r: WireRecord) -> Result<IncomingRecord, Refusal> {
     Ok(IncomingRecord {
         key,
         value,
+        tombstone,
         timestamp_ms: Some(r.timestamp),
         headers,
     })
@@ -690,11 +687,11 @@ mod tests {
             decode_produce(&idempotent).unwrap_err().code,
             code::INVALID_RECORD
         );
+        // A null value is a tombstone (E16), carried as one.
         let tombstone = produce_bytes(&[(Some("k"), None)], -1);
-        assert_eq!(
-            decode_produce(&tombstone).unwrap_err().code,
-            code::INVALID_RECORD
-        );
+        let decoded = decode_produce(&tombstone).unwrap();
+        assert!(decoded[0].tombstone);
+        assert_eq!(decoded[0].key.as_deref(), Some("k"));
         let mut corrupt = produce_bytes(&[(None, Some("abc"))], -1).to_vec();
         let last = corrupt.len() - 1;
         corrupt[last] ^= 0xff;

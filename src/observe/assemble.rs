@@ -141,6 +141,9 @@ pub fn assemble(bootstrap: &[String], cluster: &Cluster, partitions: Vec<Observe
                 explanation,
                 explanation_zh: String::new(),
                 records: b.records.clone(),
+                // Over the protocol a compacted batch's gaps are not told
+                // from records cut by the fetch's size limit.
+                compacted: 0,
             });
         }
         consumers

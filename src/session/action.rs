@@ -14,6 +14,7 @@ use serde::de::Error as _;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use crate::engine::AckMode;
+use crate::engine::core::cluster::CompactionCut;
 use crate::engine::core::metadata::TimestampType;
 use crate::engine::transaction::CutPoint;
 
@@ -172,13 +173,42 @@ pub enum Action {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         max: Option<u32>,
     },
+    /// The book's `RetentionManager.apply` on a partition (every partition
+    /// of the topic when none is given), on every running replica (E16).
+    Retention {
+        topic: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        partition: Option<u32>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        retention_ms: Option<u64>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        retention_bytes: Option<u64>,
+    },
+    /// The book's `LogCompactor.compact` on a partition (every partition of
+    /// the topic when none is given) (E16); `crash_at: "before_swap"`
+    /// crashes at the book's swap boundary and recovers (E13).
+    Compact {
+        topic: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        partition: Option<u32>,
+        delete_retention_ms: u64,
+        #[serde(default, skip_serializing_if = "Option::is_none", with = "spelled")]
+        crash_at: Option<CompactionCut>,
+    },
+    /// Kafka's DeleteRecords (E16): the leader's log start moves up to
+    /// `offset` (-1: the HW), segment by segment, as retention moves it.
+    DeleteRecords {
+        topic: String,
+        partition: u32,
+        offset: i64,
+    },
     Note {},
     /// Typed in [`crate::session::ui_step`].
     Ui(crate::session::ui_step::UiStep),
 }
 
 /// The names of every action, in the spec's order (for error messages).
-pub const ACTION_NAMES: [&str; 22] = [
+pub const ACTION_NAMES: [&str; 25] = [
     "create_topic",
     "produce",
     "begin",
@@ -199,6 +229,9 @@ pub const ACTION_NAMES: [&str; 22] = [
     "heartbeat",
     "commit_group_offsets",
     "poll",
+    "retention",
+    "compact",
+    "delete_records",
     "note",
     "ui",
 ];
@@ -216,10 +249,16 @@ pub struct WireIdentity {
 
 /// One record of a batch `produce` or `send` (`records: [...]`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(try_from = "RecordSpecJson", into = "RecordSpecJson")]
 pub struct RecordSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub key: Option<String>,
+    /// The value (empty for a tombstone).
     pub value: String,
+    /// A tombstone: the record's value is null (the book's `Record` with
+    /// `value=None`), what key compaction deletes the key with (E16).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub tombstone: bool,
     /// The producer's timestamp (Kafka's CreateTime), kept as given;
     /// absent (or 0, the book's rule) the leader stamps its clock's time.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -227,6 +266,54 @@ pub struct RecordSpec {
     /// The record's headers, in order (a key may repeat, as in Kafka).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub headers: Vec<HeaderSpec>,
+}
+
+/// [`RecordSpec`] as a recording spells it: `value`, or `tombstone: true`
+/// and no value.
+#[derive(Serialize, Deserialize)]
+struct RecordSpecJson {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    key: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    value: Option<String>,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    tombstone: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    timestamp_ms: Option<i64>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    headers: Vec<HeaderSpec>,
+}
+
+impl TryFrom<RecordSpecJson> for RecordSpec {
+    type Error = String;
+
+    fn try_from(r: RecordSpecJson) -> Result<Self, String> {
+        let value = match (r.value, r.tombstone) {
+            (Some(v), false) => v,
+            (None, true) => String::new(),
+            (None, false) => return Err("missing field `value`".into()),
+            (Some(_), true) => return Err("a tombstone has no value".into()),
+        };
+        Ok(Self {
+            key: r.key,
+            value,
+            tombstone: r.tombstone,
+            timestamp_ms: r.timestamp_ms,
+            headers: r.headers,
+        })
+    }
+}
+
+impl From<RecordSpec> for RecordSpecJson {
+    fn from(r: RecordSpec) -> Self {
+        Self {
+            key: r.key,
+            value: (!r.tombstone).then_some(r.value),
+            tombstone: r.tombstone,
+            timestamp_ms: r.timestamp_ms,
+            headers: r.headers,
+        }
+    }
 }
 
 /// One record header: a text key and a text value or null.
@@ -242,6 +329,7 @@ impl RecordSpec {
         Self {
             key,
             value: value.into(),
+            tombstone: false,
             timestamp_ms: None,
             headers: Vec::new(),
         }
@@ -261,7 +349,7 @@ impl RecordSpec {
     /// Whether it carries more than a key and a value, so that only the
     /// `records` form of an action holds it.
     pub fn has_extras(&self) -> bool {
-        self.timestamp_ms.is_some() || !self.headers.is_empty()
+        self.timestamp_ms.is_some() || !self.headers.is_empty() || self.tombstone
     }
 }
 
@@ -385,6 +473,12 @@ impl Spelled for AckMode {
     }
 }
 
+impl Spelled for CompactionCut {
+    fn spelling(&self) -> String {
+        self.name().to_string()
+    }
+}
+
 impl Spelled for CutPoint {
     fn spelling(&self) -> String {
         self.name()
@@ -464,6 +558,9 @@ fn typed_fields(action: &str) -> &'static [(&'static str, FieldCheck)] {
             parse_spelled::<CutPoint>(Some(v)).map(drop)
         })],
         "tear" => &[("target", |v| TearTargetSpec::try_from(v).map(drop))],
+        "compact" => &[("crash_at", |v| {
+            parse_spelled::<CompactionCut>(Some(v)).map(drop)
+        })],
         "ui" => &[
             ("focus", |v| typed::<crate::session::ui_step::PaneName>(v)),
             ("select", |v| typed::<crate::session::ui_step::Selection>(v)),
@@ -512,6 +609,9 @@ impl Action {
             Action::Heartbeat { .. } => "heartbeat",
             Action::CommitGroupOffsets { .. } => "commit_group_offsets",
             Action::Poll { .. } => "poll",
+            Action::Retention { .. } => "retention",
+            Action::Compact { .. } => "compact",
+            Action::DeleteRecords { .. } => "delete_records",
             Action::Note {} => "note",
             Action::Ui { .. } => "ui",
         }
@@ -642,6 +742,15 @@ impl Action {
                     )),
                 }
             }
+            Action::Retention {
+                retention_ms,
+                retention_bytes,
+                ..
+            } => crate::session::cleanup::check_retention(*retention_ms, *retention_bytes),
+            Action::DeleteRecords { offset, .. } if *offset < -1 => Err(FieldError::new(
+                "action.delete_records.offset",
+                "an offset, or -1 for the high watermark",
+            )),
             Action::Replicate {
                 topic, partition, ..
             } if topic.is_some() != partition.is_some() => Err(FieldError::new(
@@ -737,6 +846,9 @@ mod tests {
             r#"{"heartbeat":{"group":"g","member":"m","generation":1}}"#,
             r#"{"commit_group_offsets":{"group":"g","member":"m","generation":1,"offsets":[{"topic":"t","partition":0,"offset":2}]}}"#,
             r#"{"poll":{"group":"g","member":"m","max":5}}"#,
+            r#"{"retention":{"topic":"t","partition":0,"retention_ms":100,"retention_bytes":4096}}"#,
+            r#"{"compact":{"topic":"t","delete_retention_ms":0,"crash_at":"before_swap"}}"#,
+            r#"{"delete_records":{"topic":"t","partition":0,"offset":-1}}"#,
             r#"{"note":{}}"#,
             r#"{"ui":{"focus":"journal"}}"#,
         ];

@@ -210,7 +210,8 @@ pub struct Driver {
     producers: BTreeMap<String, Producer>,
     /// Consumer-group members' clients (`groups.rs`).
     members: MemberClients,
-    /// What this step's consumer-group action (or expiry) did, in words.
+    /// This step's own sentence when its action tells more than "ok": what
+    /// a consumer-group action (or expiry), `retention` or `compact` did.
     told: Option<Said>,
     txn_refs: TxnRefs,
     txn_locks: BTreeMap<String, Arc<tokio::sync::Mutex<()>>>,
@@ -949,9 +950,56 @@ impl Driver {
                     .promote(&TopicPartition::new(topic, *partition), *broker)
                     .map_err(err)?;
             }
+            Action::Retention {
+                topic,
+                partition,
+                retention_ms,
+                retention_bytes,
+            } => {
+                let end = self.run_retention(topic, *partition, *retention_ms, *retention_bytes)?;
+                return Ok(self.cleanup_started(end));
+            }
+            Action::Compact {
+                topic,
+                partition,
+                delete_retention_ms,
+                crash_at,
+            } => {
+                let end = self.run_compact(topic, *partition, *delete_retention_ms, *crash_at)?;
+                return Ok(self.cleanup_started(end));
+            }
+            Action::DeleteRecords {
+                topic,
+                partition,
+                offset,
+            } => {
+                let end = self.run_delete_records(topic, *partition, *offset)?;
+                return Ok(self.cleanup_started(end));
+            }
             Action::Note {} | Action::Ui { .. } => {}
         }
         Ok(Started::Done)
+    }
+
+    /// A `retention` or `compact` step's end: its sentence, or a crash's
+    /// recovery (`session/cleanup.rs`).
+    fn cleanup_started(&mut self, end: crate::session::cleanup::CleanupEnd) -> Started {
+        use crate::session::cleanup::CleanupEnd;
+        match end {
+            CleanupEnd::Told(said) => {
+                self.told = Some(said);
+                Started::Done
+            }
+            CleanupEnd::Recovered(said, report) => {
+                self.last_recovery = Some(report);
+                Started::Recovered(said)
+            }
+        }
+    }
+
+    /// Whether recovery re-sends markers (for a cleanup's crash sentence).
+    pub(crate) fn resends_markers_now(&self) -> bool {
+        self.resends_markers()
     }
 
     /// Appends one batch of `records` (one record, or a client's whole
@@ -1385,7 +1433,7 @@ fn to_records(payload: &[RecordSpec]) -> Vec<Record> {
         .iter()
         .map(|r| Record {
             key: r.key.as_ref().map(|k| k.as_bytes().to_vec()),
-            value: Some(r.value.as_bytes().to_vec()),
+            value: (!r.tombstone).then(|| r.value.as_bytes().to_vec()),
             timestamp_ms: r.timestamp_ms.unwrap_or(0),
             headers: r
                 .headers

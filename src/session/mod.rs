@@ -3,6 +3,7 @@
 //! [`Snapshot`] every screen and the headless state are made from.
 
 pub mod action;
+pub mod cleanup;
 pub mod client_steps;
 pub mod cluster_file;
 pub mod data_dir;

@@ -119,6 +119,13 @@ pub fn recovery(report: &RecoveryReport, resend_markers: bool) -> Said {
             format!("截断 broker {b} 上 {tp} 的 {n} 字节"),
         ));
     }
+    for r in &report.swaps_repaired {
+        let (tp, b) = (&r.tp, r.broker);
+        clauses.push(Said::new(
+            format!("on broker {b}, {tp}: {}", r.repair.describe()),
+            format!("broker {b} 上的 {tp}：{}", r.repair.describe_zh()),
+        ));
+    }
     for e in &report.leaders_reelected {
         let (tp, a, b, epoch) = (&e.tp, e.old_leader, e.new_leader, e.leader_epoch);
         clauses.push(Said::new(
@@ -316,7 +323,8 @@ mod tests {
     use super::*;
     use crate::engine::TopicPartition;
     use crate::engine::core::batch::ControlType;
-    use crate::engine::core::recovery::{LeaderReelection, LogTruncation};
+    use crate::engine::core::recovery::{LeaderReelection, LogTruncation, SwapRepaired};
+    use crate::engine::log::segment_swap::SwapRepair;
 
     fn done(id: &str, from: TransactionState, to: TransactionState) -> CompletedTransaction {
         CompletedTransaction {
@@ -433,10 +441,16 @@ mod tests {
                 },
             ],
             left_open: vec!["tx-b".into(), "tx-c".into()],
+            swaps_repaired: vec![SwapRepaired {
+                tp: tp.clone(),
+                broker: 1,
+                repair: SwapRepair::DiscardedReplacement,
+            }],
         };
         assert_eq!(
             crash(&report, true).en,
             "crash: recovery truncated 12 journal bytes, truncated 11 bytes of out-0 on broker 2, \
+             on broker 1, out-0: an unswapped compaction was discarded; the log before it stands, \
              moved the leader of out-0 from broker 1 to broker 2 (epoch 3), \
              completed tx-a (offsets discarded, ABORT markers re-sent to out-0 at offset 4 and out-1 at offset 2), \
              left tx-b, tx-c open (ongoing)"

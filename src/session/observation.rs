@@ -833,6 +833,7 @@ mod tests {
                     explanation: String::new(),
                     explanation_zh: String::new(),
                     records: Vec::new(),
+                    compacted: 0,
                 })
                 .collect(),
         });

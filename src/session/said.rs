@@ -80,6 +80,9 @@ pub fn action_zh(name: &str) -> &str {
         "heartbeat" => "心跳",
         "commit_group_offsets" => "组成员提交 offset",
         "poll" => "拉取",
+        "retention" => "保留策略",
+        "compact" => "压缩",
+        "delete_records" => "删除记录",
         "note" => "说明",
         "ui" => "界面",
         other => other,
@@ -103,6 +106,7 @@ pub fn outcome_zh(name: &str) -> &str {
 pub fn error_zh(code: &str) -> &'static str {
     match code {
         "InvalidConfig" => "配置无效",
+        "InvalidCleanup" => "保留或压缩参数无效",
         "InvalidTopicName" => "topic 名无效",
         "TopicAlreadyExists" => "topic 已存在",
         "InvalidPartitions" => "分区数无效",

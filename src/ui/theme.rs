@@ -212,6 +212,25 @@ impl Theme {
     /// The glyph of a divergent batch (see [`Theme::divergent`]).
     pub const DIVERGENT_GLYPH: &'static str = "≠";
 
+    /// An offset whose record key compaction removed (the log pane, E16):
+    /// dim and crossed out, so it reads as gone without colour too.
+    pub fn compacted(&self) -> Style {
+        self.dim().add_modifier(Modifier::CROSSED_OUT)
+    }
+
+    /// The glyph of a compacted-away offset.
+    pub const COMPACTED_GLYPH: &'static str = "✂";
+
+    /// A tombstone (a keyed record with a null value, E16): a colour of its
+    /// own, and italic for `NO_COLOR`.
+    pub fn tombstone(&self) -> Style {
+        self.fg3(Color::LightBlue, light::BLUE, Color::LightCyan)
+            .add_modifier(Modifier::ITALIC)
+    }
+
+    /// The glyph before a tombstone's label.
+    pub const TOMBSTONE_GLYPH: &'static str = "†";
+
     /// Borders: the focused pane stands out. ANSI 7 (grey) is the dark
     /// palette's only: it vanishes on white.
     pub fn border(&self, focused: bool) -> Style {

@@ -16,20 +16,6 @@ pub struct Known {
 
 pub const KNOWN: &[Known] = &[
     Known {
-        scenario: "tombstone",
-        path: "offsets.0",
-        kafka: r#"0"#,
-        serve: r#"{"error":"INVALID_RECORD"}"#,
-        verdict: "documented: docs/kafka-differences.md *Keys, values and header values are text; no tombstones*",
-    },
-    Known {
-        scenario: "tombstone",
-        path: "read.0",
-        kafka: r#"{"headers":null,"key":"gone","offset":0,"timestamp":"now","value":null}"#,
-        serve: r#"absent"#,
-        verdict: "documented: docs/kafka-differences.md *Keys, values and header values are text; no tombstones*",
-    },
-    Known {
         scenario: "delete_topic",
         path: "still_listed",
         kafka: r#"false"#,

@@ -98,3 +98,38 @@ fn kafka_pythons_admin_client_reads_each_replicas_size_and_lag_behind_the_hw() {
     assert_eq!(out.lines().collect::<Vec<_>>(), want, "{out}\n{log}");
     assert!(log.contains("DescribeLogDirs v"), "{log}");
 }
+
+/// DeleteRecords (E16) through confluent-kafka's AdminClient, against the
+/// chapter 4 retention lesson up to its replicate (offsets 0-3, a segment
+/// each, HW 4): the low watermark is the new log start, segment-aligned,
+/// so `-1` (the HW, 4) stops at 3, the active segment's base; past the HW
+/// is OFFSET_OUT_OF_RANGE; a consumer's watermarks show the new start.
+#[test]
+fn confluent_kafkas_admin_client_deletes_records_up_to_a_segment_boundary() {
+    let Some(py) = python::with("confluent_kafka") else {
+        return;
+    };
+    let (mut server, _temp) = server_at("recordings/ch04-retention.jsonl", 8);
+    let out = python::run(
+        &py,
+        "ck_delete_records.py",
+        &[
+            &server.bootstrap(),
+            "events:0:2",
+            "events:0:-1",
+            "events:0:99",
+        ],
+    );
+    let log = server.stop();
+    assert_eq!(
+        out.lines().collect::<Vec<_>>(),
+        [
+            "deleted events-0 low 2",
+            "deleted events-0 low 3",
+            "error events-0 OFFSET_OUT_OF_RANGE",
+            "watermarks events-0 3 4",
+        ],
+        "{out}\n{log}"
+    );
+    assert!(log.contains("DeleteRecords v"), "{log}");
+}

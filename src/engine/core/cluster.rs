@@ -27,6 +27,7 @@
 //! directory's lock), `memo.rs` (time-travel checkpoints) and `handles.rs`
 //! (the log, replica-set and offsets handles).
 
+mod cleanup;
 mod groups;
 mod handles;
 mod lock;
@@ -36,6 +37,7 @@ mod partitions;
 pub mod reader_cache;
 mod state;
 
+pub use self::cleanup::{CompactionCut, CompactionOutcome, RetentionOutcome};
 pub use self::handles::{LogHandle, OffsetsHandle, ReplicaSetHandle};
 pub use self::lock::{LOCK_FILE, lock_shared};
 pub use self::memo::ClusterMemo;

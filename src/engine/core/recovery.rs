@@ -4,6 +4,7 @@
 use crate::engine::config::BrokerId;
 use crate::engine::core::batch::ControlType;
 use crate::engine::core::metadata::TopicPartition;
+use crate::engine::log::segment_swap::SwapRepair;
 use crate::engine::transaction::model::TransactionState;
 
 /// One replica log whose bad tail was cut on open.
@@ -14,6 +15,15 @@ pub struct LogTruncation {
     pub truncated_bytes: u64,
     /// Why the first cut frame was invalid.
     pub reason: String,
+}
+
+/// A replica log beside which an interrupted compaction swap was found
+/// and repaired on open (E16; `log/segment_swap.rs`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SwapRepaired {
+    pub tp: TopicPartition,
+    pub broker: BrokerId,
+    pub repair: SwapRepair,
 }
 
 /// A partition whose leader lost part of its log to recovery (E2, E13), so
@@ -64,6 +74,8 @@ pub struct RecoveryReport {
     pub markers_resent: Vec<ResentMarker>,
     /// ONGOING transactions found open; they can be aborted (E14).
     pub left_open: Vec<String>,
+    /// Interrupted compaction swaps repaired, in partition and broker order.
+    pub swaps_repaired: Vec<SwapRepaired>,
 }
 
 impl RecoveryReport {
@@ -74,6 +86,7 @@ impl RecoveryReport {
             && self.journal_truncated_bytes == 0
             && self.completed.is_empty()
             && self.markers_resent.is_empty()
+            && self.swaps_repaired.is_empty()
     }
 }
 

@@ -84,6 +84,8 @@ pub struct LogRecovery {
     pub truncated_bytes: u64,
     /// Why the first cut frame was invalid.
     pub reason: Option<String>,
+    /// What an interrupted compaction swap left and the open repaired.
+    pub swap: Option<crate::engine::log::segment_swap::SwapRepair>,
 }
 
 /// Settings a log needs from the cluster configuration.
@@ -145,11 +147,107 @@ impl PartitionLog {
         self.active().path()
     }
 
-    /// The first offset in the log.
+    /// The first offset in the log: the first segment's base offset, as
+    /// the book's `log_start_offset`. Retention moves it by deleting
+    /// segments; compaction keeps it (the compacted segment keeps the old
+    /// base even when its first records are gone).
     pub fn log_start_offset(&self) -> i64 {
-        self.batches
-            .front()
-            .map_or_else(|| self.segments[0].base_offset(), |b| b.base_offset)
+        self.segments[0].base_offset()
+    }
+
+    /// The segments before the active one (the book's `closed_segments`):
+    /// the only ones retention deletes and compaction rewrites.
+    pub fn closed_segments(&self) -> &[Segment] {
+        &self.segments[..self.segments.len() - 1]
+    }
+
+    /// The bytes of every segment's `.log` and `.index` (the book's
+    /// `PartitionLog.size_bytes`, what retention by bytes measures;
+    /// [`Self::size_bytes`] counts the `.log` files alone).
+    pub fn total_size_bytes(&self) -> u64 {
+        self.segments.iter().map(Segment::total_size_bytes).sum()
+    }
+
+    /// Deletes the closed segments starting at `base_offsets`, which must
+    /// be a prefix of the closed segments (the book's
+    /// `delete_closed_segments`): the log start offset moves to the first
+    /// segment left. Returns the deleted bases, sorted.
+    pub fn delete_closed_segments(&mut self, base_offsets: &[i64]) -> Result<Vec<i64>> {
+        self.check_online()?;
+        let requested: std::collections::BTreeSet<i64> = base_offsets.iter().copied().collect();
+        let closed: Vec<i64> = self
+            .closed_segments()
+            .iter()
+            .map(Segment::base_offset)
+            .collect();
+        let unknown: Vec<i64> = requested
+            .iter()
+            .copied()
+            .filter(|b| !closed.contains(b))
+            .collect();
+        if !unknown.is_empty() {
+            return Err(MiniKafkaError::InvalidCleanup(format!(
+                "retention can delete closed segments only: {unknown:?}"
+            )));
+        }
+        if requested.is_empty() {
+            return Ok(Vec::new());
+        }
+        if !requested
+            .iter()
+            .copied()
+            .eq(closed[..requested.len()].iter().copied())
+        {
+            return Err(MiniKafkaError::InvalidCleanup(
+                "retention can delete a continuous prefix of closed segments only".into(),
+            ));
+        }
+        let count = requested.len();
+        let new_start = self.segments[count].base_offset();
+        let first_kept = self.batches.partition_point(|b| b.base_offset < new_start);
+        let removed: Vec<Segment> = self.segments.drain(..count).collect();
+        self.batches = self.batches.split_off(first_kept);
+        // Summaries left the front: a reader's cached prefix is not ours.
+        self.lineage = Lineage::new();
+        // The recovery points describe segments by position: the deleted
+        // ones' go with them.
+        self.points.drain(..count.min(self.points.len()));
+        for segment in removed {
+            segment.delete()?;
+        }
+        Ok(requested.into_iter().collect())
+    }
+
+    /// Closes the active segment and starts a new one at the LEO, if the
+    /// active one holds data (the book's `roll`).
+    pub fn roll(&mut self) -> Result<()> {
+        self.check_online()?;
+        if self.active().size() == 0 {
+            return Ok(());
+        }
+        let leo = self.leo();
+        self.segments.push(Segment::create(&self.dir, leo)?);
+        Ok(())
+    }
+
+    /// Empties the log and starts it again at `offset` (Kafka's
+    /// `truncateFullyAndStartAt`): a follower whose log ends before its
+    /// leader's log start offset has nothing left to share with it.
+    pub fn truncate_fully_and_start_at(&mut self, offset: i64) -> Result<()> {
+        self.check_online()?;
+        self.batches = self.batches.split_off(self.batches.len());
+        self.lineage = Lineage::new();
+        self.points.clear();
+        for segment in std::mem::take(&mut self.segments) {
+            if let Err(e) = segment.delete() {
+                let reason = format!("emptying the log to start at {offset} failed ({e})");
+                self.offline = Some((self.dir.clone(), reason));
+                self.segments.push(Segment::create(&self.dir, offset)?);
+                return self.check_online();
+            }
+        }
+        self.segments.push(Segment::create(&self.dir, offset)?);
+        Ok(())
     }
 
     /// The log end offset (LEO): the offset the next batch will get.
@@ -403,7 +501,7 @@ impl PartitionLog {
     }
 
     /// Refuses a write to a log that went offline.
-    fn check_online(&self) -> Result<()> {
+    pub(crate) fn check_online(&self) -> Result<()> {
         match &self.offline {
             None => Ok(()),
             Some((path, reason)) => Err(MiniKafkaError::KafkaStorage {

@@ -102,6 +102,13 @@ impl ScannedSegment {
         self.valid_len + self.truncated_bytes - self.resumed
     }
 
+    /// Moves the scanned segment to `dir` (the backup of an interrupted
+    /// compaction swap renamed back to the live name, `segment_swap`).
+    pub fn relocate(&mut self, dir: &Path) {
+        self.path = dir.join(log_file_name(self.base_offset));
+        self.dir = dir.to_path_buf();
+    }
+
     /// Opens the scanned segment: cuts its bad tail (active segment only)
     /// and writes its index if the file on disk differs.
     pub fn open(self) -> Result<(Segment, SegmentScan)> {

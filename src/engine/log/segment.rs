@@ -11,7 +11,7 @@ use crate::engine::core::codec::{self, FRAME_HEADER_LEN};
 use crate::engine::error::{MiniKafkaError, Result};
 use crate::engine::fsutil;
 use crate::engine::layout::{index_file_name, log_file_name};
-use crate::engine::log::index::{IndexEntry, OffsetIndex};
+use crate::engine::log::index::{ENTRY_LEN, IndexEntry, OffsetIndex};
 use crate::engine::shared_files;
 
 /// Bytes of a frame needed to learn its offsets: the frame header plus the
@@ -218,6 +218,41 @@ impl Segment {
         self.index.truncate_to_position(position)?;
         self.size = position;
         Ok(())
+    }
+
+    /// Bytes of the `.log` and `.index` files together (the book's
+    /// `Segment.total_size_bytes`, what retention by bytes counts).
+    pub fn total_size_bytes(&self) -> u64 {
+        self.size + (self.index.entries().len() * ENTRY_LEN) as u64
+    }
+
+    /// The largest record timestamp in the segment, -1 when it holds no
+    /// record (the book's `Segment.max_timestamp_ms`, what retention by time
+    /// compares). Read from the frames: the batch summaries carry no
+    /// timestamps, and only retention asks, for closed segments.
+    pub fn max_timestamp_ms(&self) -> Result<i64> {
+        let mut max = -1;
+        let mut pos = 0;
+        while pos < self.size {
+            let (batch, len) = self.read_batch_at(pos)?;
+            for record in &batch.records {
+                max = max.max(record.timestamp_ms);
+            }
+            pos += len;
+        }
+        Ok(max)
+    }
+
+    /// Every batch in the segment, in order (the book's `iter_batches`).
+    pub fn iter_batches(&self) -> Result<Vec<RecordBatch>> {
+        let mut out = Vec::new();
+        let mut pos = 0;
+        while pos < self.size {
+            let (batch, len) = self.read_batch_at(pos)?;
+            out.push(batch);
+            pos += len;
+        }
+        Ok(out)
     }
 
     /// Removes the segment's files.

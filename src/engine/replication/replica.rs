@@ -55,6 +55,29 @@ impl Replica {
         Ok(summary)
     }
 
+    /// Empties the log to start again at `offset` (a follower whose log
+    /// ends before its leader's starts) and rebuilds producer state.
+    pub fn truncate_fully_and_start_at(&mut self, offset: i64) -> Result<()> {
+        self.log.truncate_fully_and_start_at(offset)?;
+        self.producer_state = ProducerStateManager::rebuild(self.log.batch_summaries());
+        Ok(())
+    }
+
+    /// Deletes the closed segments that lie wholly below `offset` (a
+    /// follower catching up with its leader's log start, E16).
+    pub fn delete_segments_below(&mut self, offset: i64) -> Result<Vec<i64>> {
+        let segments = self.log.segments();
+        let below: Vec<i64> = self
+            .log
+            .closed_segments()
+            .iter()
+            .enumerate()
+            .take_while(|(i, _)| segments[i + 1].base_offset() <= offset)
+            .map(|(_, s)| s.base_offset())
+            .collect();
+        self.log.delete_closed_segments(&below)
+    }
+
     /// Truncates the log at a batch boundary and rebuilds producer state.
     /// Returns the bytes removed.
     pub fn truncate_to(&mut self, offset: i64) -> Result<u64> {

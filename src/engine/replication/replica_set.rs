@@ -319,6 +319,17 @@ impl PartitionReplicaSet {
             }
             follower.leader_epoch_seen = Some(self.leader_epoch);
         }
+        // The leader's log start (E16): a follower whose log ends before it
+        // starts again there (Kafka's truncateFullyAndStartAt); one that
+        // holds segments wholly below it deletes them (Kafka's follower
+        // moves its log start to the leader's).
+        let leader_start = self.leader().log.log_start_offset();
+        let follower = self.replicas.get_mut(&broker).expect("checked above");
+        if follower.leo() < leader_start {
+            follower.truncate_fully_and_start_at(leader_start)?;
+        } else {
+            follower.delete_segments_below(leader_start)?;
+        }
         let from = self.replicas[&broker].leo();
         let batches = if from < leader_leo {
             self.leader()

@@ -21,6 +21,7 @@ use crate::engine::log::lineage::Lineage;
 use crate::engine::log::partition_log::{BatchSummary, LogConfig, LogRecovery, PartitionLog};
 use crate::engine::log::recovery::{Resume, ScannedSegment, SegmentPoint};
 use crate::engine::log::segment::{Segment, open_rw};
+use crate::engine::log::segment_swap::{SwapLeftovers, SwapRepair};
 use crate::engine::vector_ext::VectorExt;
 use imbl::Vector;
 
@@ -66,6 +67,9 @@ pub struct ScannedLog {
     /// Not read but checked against a checkpoint's memo
     /// ([`PartitionLog::scan_remembered`]): `segments` is empty.
     remembered: Option<LogMemo>,
+    /// What an interrupted compaction swap left beside the log, repaired
+    /// by the open (`segment_swap`).
+    swap: SwapLeftovers,
 }
 
 impl ScannedLog {
@@ -101,14 +105,20 @@ impl ScannedLog {
             return PartitionLog::open_remembered(self.dir, self.config, memo);
         }
         let dir = &self.dir;
+        let swap_repair = self.swap.repair(dir)?;
+        let mut scanned_segments = self.segments;
+        if swap_repair == Some(SwapRepair::RestoredBackup) {
+            for segment in &mut scanned_segments {
+                segment.relocate(dir);
+            }
+        }
         fs::create_dir_all(dir).map_err(|e| MiniKafkaError::io(dir, e))?;
-        let scanned_on_open = self
-            .segments
+        let scanned_on_open = scanned_segments
             .iter()
             .map(ScannedSegment::scanned_bytes)
             .sum();
-        let mut opened = Vec::with_capacity(self.segments.len());
-        for (scanned, &carried) in self.segments.into_iter().zip(&self.carried) {
+        let mut opened = Vec::with_capacity(scanned_segments.len());
+        for (scanned, &carried) in scanned_segments.into_iter().zip(&self.carried) {
             let point = scanned.point();
             let (segment, scan) = scanned.open()?;
             opened.push((segment, scan, point, carried));
@@ -135,7 +145,10 @@ impl ScannedLog {
             frame: Vec::new(),
             offline: None,
         };
-        let mut recovery = LogRecovery::default();
+        let mut recovery = LogRecovery {
+            swap: swap_repair,
+            ..LogRecovery::default()
+        };
         for (segment, scan, (base_offset, len, crc), carried) in opened {
             log.points.push(SegmentPoint {
                 base_offset,
@@ -152,6 +165,7 @@ impl ScannedLog {
                 recovery = LogRecovery {
                     truncated_bytes: scan.truncated_bytes,
                     reason: scan.reason,
+                    swap: swap_repair,
                 };
             }
             log.segments.push(segment);
@@ -227,8 +241,13 @@ impl PartitionLog {
         config: LogConfig,
         carry: Option<&LogCarry>,
     ) -> Result<ScannedLog> {
+        // An interrupted compaction swap: where the segments are, and what
+        // the open will repair (`segment_swap`).
+        let swap = SwapLeftovers::find(dir)?;
+        let carry = carry.filter(|_| swap.repair_kind() != Some(SwapRepair::RestoredBackup));
+        let read_from = swap.read_from(dir);
         let mut bases = Vec::new();
-        let entries = match fs::read_dir(dir) {
+        let entries = match fs::read_dir(&read_from) {
             Ok(entries) => Some(entries),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
             Err(e) => return Err(MiniKafkaError::io(dir, e)),
@@ -263,7 +282,7 @@ impl PartitionLog {
             };
             let count = resume.as_ref().map_or(0, |(_, n)| *n);
             let scanned = Segment::scan(
-                dir,
+                &read_from,
                 base,
                 active,
                 min_base,
@@ -285,6 +304,7 @@ impl PartitionLog {
             segments,
             carried,
             remembered: None,
+            swap,
         })
     }
 
@@ -374,6 +394,7 @@ impl PartitionLog {
             segments: Vec::new(),
             carried: Vec::new(),
             remembered: Some(memo.clone()),
+            swap: SwapLeftovers::default(),
         }))
     }
 

@@ -12,6 +12,7 @@ pub mod add_to_txn;
 mod admin_tests;
 pub mod api_versions;
 pub mod create_topics;
+pub mod delete_records;
 pub mod delete_topics;
 pub mod describe_log_dirs;
 pub mod describe_producers;
@@ -69,6 +70,7 @@ pub const SUPPORTED: &[(ApiKey, i16, i16)] = &[
     (ApiKey::ListTransactions, 0, 1),
     (ApiKey::ListGroups, 0, 5),
     (ApiKey::DescribeLogDirs, 1, 4),
+    (ApiKey::DeleteRecords, 0, 2),
 ];
 
 /// The versions of `api` this server handles, if it handles it.
@@ -127,6 +129,7 @@ pub fn handle(worker: &mut dyn Broker, request: Request) -> Handled {
         RequestKind::DescribeGroups(r) => {
             Handled::Now(groups::describe(worker, broker, &r, version))
         }
+        RequestKind::DeleteRecords(r) => Handled::Now(delete_records::handle(worker, &r)),
         RequestKind::DescribeLogDirs(r) => {
             Handled::Now(describe_log_dirs::handle(worker, broker, &r))
         }

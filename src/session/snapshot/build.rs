@@ -27,8 +27,9 @@ use crate::session::snapshot::{
     ControlKind, ErrorSnapshot, EventSnapshot, Fate, GroupOffsets, JOURNAL_FILE,
     JournalFrameSnapshot, JournalSnapshot, LogTruncationSnapshot, MarkerSnapshot, Moment,
     PartitionSnapshot, PendingBatch, PendingSnapshot, ReaderCounts, RecordSnapshot,
-    RecoverySnapshot, ReelectionSnapshot, ReplicaBatch, ReplicaSnapshot, Snapshot, TAIL,
-    TornSnapshot, TransactionSnapshot, TxnState, VALUES_SHOWN, fate, text,
+    RecoverySnapshot, ReelectionSnapshot, ReplicaBatch, ReplicaSnapshot, Snapshot,
+    SwapRepairSnapshot, TAIL, TornSnapshot, TransactionSnapshot, TxnState, VALUES_SHOWN, fate,
+    text,
 };
 
 /// How much of the cluster a snapshot reads.
@@ -436,6 +437,13 @@ fn partition(
                     .get(&summary.base_offset)
                     .map(records)
                     .unwrap_or_default(),
+                compacted: match summary.control {
+                    Some(_) => 0,
+                    None => {
+                        summary.last_offset - summary.base_offset + 1
+                            - i64::from(summary.record_count)
+                    }
+                },
             }
         })
         .collect();
@@ -789,5 +797,17 @@ fn recovery(r: &RecoveryReport) -> RecoverySnapshot {
             })
             .collect(),
         left_open: r.left_open.clone(),
+        swaps_repaired: r
+            .swaps_repaired
+            .iter()
+            .map(|w| SwapRepairSnapshot {
+                topic: w.tp.topic.clone(),
+                partition: w.tp.partition,
+                broker: w.broker,
+                repair: w.repair.name().to_string(),
+                told: w.repair.describe().to_string(),
+                told_zh: w.repair.describe_zh().to_string(),
+            })
+            .collect(),
     }
 }

@@ -458,6 +458,14 @@ pub struct BatchSnapshot {
     /// Its records: all of them in `mk-tui state`; in a frame only the first
     /// [`VALUES_SHOWN`] of the batches drawn (none for the others).
     pub records: Vec<RecordSnapshot>,
+    /// Offsets of a data batch whose records key compaction removed
+    /// (E16): the batch keeps its offsets, fewer records fill them.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub compacted: i64,
+}
+
+fn is_zero(n: &i64) -> bool {
+    *n == 0
 }
 
 impl BatchSnapshot {
@@ -622,6 +630,23 @@ pub struct RecoverySnapshot {
     pub completions: Vec<CompletionSnapshot>,
     pub markers_resent: Vec<MarkerSnapshot>,
     pub left_open: Vec<String>,
+    /// Interrupted compaction swaps the open repaired (E16).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub swaps_repaired: Vec<SwapRepairSnapshot>,
+}
+
+/// A replica log beside which an interrupted compaction swap was repaired.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SwapRepairSnapshot {
+    pub topic: String,
+    pub partition: u32,
+    pub broker: u32,
+    /// `discarded_replacement`, `restored_backup` or `removed_backup`.
+    pub repair: String,
+    /// What it means, in words (en, zh).
+    pub told: String,
+    #[serde(default)]
+    pub told_zh: String,
 }
 
 impl RecoverySnapshot {
@@ -632,6 +657,7 @@ impl RecoverySnapshot {
             && self.journal_truncated_bytes == 0
             && self.completed.is_empty()
             && self.markers_resent.is_empty()
+            && self.swaps_repaired.is_empty()
     }
 }
 

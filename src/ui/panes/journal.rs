@@ -150,6 +150,18 @@ fn recovery<'a>(r: &'a RecoverySnapshot, ctx: &'a PaneContext, max: usize) -> Ve
             e.leader_epoch
         ))
     });
+    // An interrupted compaction swap (E16), in the step's language.
+    let swaps = r.swaps_repaired.iter().map(move |w| {
+        let told = if ctx.lang == crate::ui::i18n::Lang::Zh && !w.told_zh.is_empty() {
+            &w.told_zh
+        } else {
+            &w.told
+        };
+        Line::styled(
+            format!("✂ {}-{} b{}: {told}", w.topic, w.partition, w.broker),
+            ctx.theme.recovered(),
+        )
+    });
     let resent_line = move |m: &MarkerSnapshot| {
         let text = format!(
             "◆ {} {} {} @{}",
@@ -187,6 +199,7 @@ fn recovery<'a>(r: &'a RecoverySnapshot, ctx: &'a PaneContext, max: usize) -> Ve
     std::iter::once(heading)
         .chain(journal)
         .chain(logs)
+        .chain(swaps)
         .chain(reelected)
         .chain(completed)
         .chain(resent)
@@ -444,6 +457,7 @@ mod tests {
             completions: vec![],
             markers_resent: vec![],
             left_open: vec![],
+            swaps_repaired: vec![],
         };
         let v = Snapshot {
             last_recovery: Some(report),

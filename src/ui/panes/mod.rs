@@ -538,6 +538,7 @@ mod testkit {
                 .zip(base..)
                 .map(|(v, offset)| RecordSnapshot::new(offset, None, Some(v.to_string())))
                 .collect(),
+            compacted: 0,
         }
     }
 
@@ -709,6 +710,7 @@ mod testkit {
                     offset: 9,
                 }],
                 left_open: vec![],
+                swaps_repaired: vec![],
             }),
             consumers: Consumers {
                 read_uncommitted: BTreeMap::from([(

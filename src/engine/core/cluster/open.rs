@@ -23,7 +23,7 @@ use crate::engine::core::metadata::{
 };
 use crate::engine::core::partitioner::Partitioner;
 use crate::engine::core::recovery::{
-    LeaderReelection, LogPosition, LogTruncation, RecoveryReport, most_up_to_date,
+    LeaderReelection, LogPosition, LogTruncation, RecoveryReport, SwapRepaired, most_up_to_date,
 };
 use crate::engine::error::{MiniKafkaError, Result};
 use crate::engine::log::PartitionLog;
@@ -313,6 +313,13 @@ impl ClusterState {
                     return Err(e);
                 }
             };
+            if let Some(repair) = recovery.swap {
+                self.last_recovery.swaps_repaired.push(SwapRepaired {
+                    tp: tp.clone(),
+                    broker,
+                    repair,
+                });
+            }
             if recovery.truncated_bytes > 0 {
                 leader_cut |= broker == meta.leader_id;
                 self.last_recovery.logs_truncated.push(LogTruncation {

@@ -135,6 +135,25 @@ impl Drawn {
     }
 }
 
+/// A compacted-away offset's cell: its glyph and label, nothing to read.
+fn compacted(ctx: &PaneContext) -> Drawn {
+    Drawn {
+        glyph: Theme::COMPACTED_GLYPH,
+        style: ctx.theme.compacted(),
+        value: String::new(),
+        fate: ctx.lang.t("compacted").to_string(),
+        readers: format!("RU{} RC{}", reads(false), reads(false)),
+        epoch: String::new(),
+    }
+}
+
+/// Whether the record at `slot` is a tombstone (a key, a null value).
+pub fn tombstone_at(records: &[RecordSnapshot], slot: Slot) -> bool {
+    records
+        .iter()
+        .any(|r| r.offset == slot.from && r.key.is_some() && r.value.is_none())
+}
+
 /// `●` if a consumer reads it, else `·` (the partitions pane's marks).
 pub fn reads(yes: bool) -> &'static str {
     if yes { "●" } else { "·" }
@@ -151,6 +170,34 @@ pub fn drawn(c: Cell<'_>, slot: Slot, win: &Window, ctx: &PaneContext) -> Option
             fate: String::new(),
             readers: String::new(),
             epoch: String::new(),
+        }),
+        Cell::Compacted => Some(compacted(ctx)),
+        // An offset of a batch whose record compaction removed (all its
+        // records read, so the gap is known and not just unread).
+        Cell::Batch(_, b)
+            if !win.per_batch
+                && b.control.is_none()
+                && b.compacted > 0
+                && b.records.len() as i64 + b.compacted == b.len()
+                && !b.records.iter().any(|r| r.offset == slot.from) =>
+        {
+            Some(compacted(ctx))
+        }
+        Cell::Batch(_, b) if !win.per_batch && tombstone_at(&b.records, slot) => Some(Drawn {
+            glyph: Theme::fate_glyph(b.fate),
+            style: ctx.theme.tombstone(),
+            value: if room > width(ctx.lang.t("tombstone")) {
+                format!("{}{}", Theme::TOMBSTONE_GLYPH, ctx.lang.t("tombstone"))
+            } else {
+                Theme::TOMBSTONE_GLYPH.to_string()
+            },
+            fate: ctx.lang.t(b.fate.name()).to_string(),
+            readers: format!(
+                "RU{} RC{}",
+                reads(b.fate.read_uncommitted_sees()),
+                reads(b.fate.read_committed_sees())
+            ),
+            epoch: format!("e{}", b.leader_epoch),
         }),
         Cell::Batch(_, b) => Some(Drawn {
             glyph: Theme::fate_glyph(b.fate),

@@ -466,11 +466,30 @@ impl Canvas<'_, '_> {
             && first.from > p.log_start_offset
         {
             let hidden = first.from - p.log_start_offset;
-            note(
-                x,
-                format!(" · ◂ {hidden} {}", t("log_earlier")),
-                format!(" ◂{hidden}"),
-            );
+            // The snapshot carries every batch from the log start on, and
+            // the first starts past it: those offsets were compacted away,
+            // not scrolled off (E16).
+            let all_carried = p.batches.len() < crate::session::snapshot::BATCH_WINDOW
+                && p.window()
+                    .first()
+                    .is_some_and(|b| b.base_offset == first.from);
+            if all_carried {
+                note(
+                    x,
+                    format!(
+                        " · {}{hidden} {}",
+                        Theme::COMPACTED_GLYPH,
+                        t("log_compacted_away")
+                    ),
+                    format!(" {}{hidden}", Theme::COMPACTED_GLYPH),
+                );
+            } else {
+                note(
+                    x,
+                    format!(" · ◂ {hidden} {}", t("log_earlier")),
+                    format!(" ◂{hidden}"),
+                );
+            }
         }
     }
 
@@ -529,6 +548,10 @@ impl Canvas<'_, '_> {
             };
             let new = changed(c, slot.from);
             self.present.push(match c {
+                _ if d.glyph == Theme::COMPACTED_GLYPH => "compacted",
+                Cell::Batch(..) if d.text(Line::Value).starts_with(Theme::TOMBSTONE_GLYPH) => {
+                    "tombstone"
+                }
                 Cell::Batch(_, b) => b.fate.name(),
                 Cell::Divergent(_) => "divergent",
                 _ => "",

@@ -154,6 +154,18 @@ pub fn legend(
             items.push((format!("{} {}", t(short), t(long)), Style::new()));
         }
     }
+    if present.contains(&"tombstone") {
+        items.push((
+            format!("{} {}", Theme::TOMBSTONE_GLYPH, t("tombstone")),
+            ctx.theme.tombstone(),
+        ));
+    }
+    if present.contains(&"compacted") {
+        items.push((
+            format!("{} {}", Theme::COMPACTED_GLYPH, t("compacted")),
+            ctx.theme.compacted(),
+        ));
+    }
     if present.contains(&"stopped") {
         items.push((format!("■ {}", t("stopped")), ctx.theme.bad()));
     }

@@ -131,6 +131,9 @@ pub enum Cell<'a> {
     Divergent(&'a ReplicaBatch),
     /// Held, but older than every batch the snapshot carries.
     Unknown,
+    /// An offset no batch holds any more: key compaction removed its
+    /// record and with it the whole batch (E16).
+    Compacted,
 }
 
 /// The leader's batch at `offset` (its index in the window).
@@ -159,7 +162,12 @@ pub fn cell<'a>(
             return Cell::Divergent(b);
         }
     }
-    leader_batch(p, offset).map_or(Cell::Unknown, |(i, b)| Cell::Batch(i, b))
+    match leader_batch(p, offset) {
+        Some((i, b)) => Cell::Batch(i, b),
+        // Between batches the snapshot carries: a gap compaction left.
+        None if p.window().first().is_some_and(|b| b.base_offset < offset) => Cell::Compacted,
+        None => Cell::Unknown,
+    }
 }
 
 /// Whether two neighbouring cells of a row are the same batch (the
