@@ -101,7 +101,7 @@ fn retention_advances_the_log_start_on_the_leader_and_on_the_follower_at_its_fet
     );
     assert_eq!(
         d.last_said().en,
-        "retention s-0: deleted 2 closed segment(s), log start 0 → 2 (offsets below 2 are gone)"
+        "retention: ok; s-0: deleted 2 closed segment(s), log start 0 → 2 (offsets below 2 are gone)"
     );
     // Broker 2 ran, so its own retention deleted the same segments.
     assert_eq!(replica_start(&d, 2), 2);
@@ -384,7 +384,7 @@ fn delete_records_moves_the_leaders_start_and_the_follower_follows_at_its_fetch(
     assert_eq!(partition(&s)["log_start_offset"], 3);
     assert_eq!(
         d.last_said().en,
-        "delete_records s-0 up to -1: log start 2 → 3"
+        "delete_records: ok; s-0 up to -1: log start 2 → 3"
     );
     let s = apply(
         &mut d,

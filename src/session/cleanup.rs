@@ -89,8 +89,8 @@ impl Driver {
         let before = self.cluster().leader_log(&tp)?.log_start_offset()?;
         let start = self.cluster().delete_records(&tp, offset)?;
         Ok(CleanupEnd::Told(Said::new(
-            format!("delete_records {tp} up to {offset}: log start {before} → {start}"),
-            format!("删除记录 {tp}（至 {offset}）：日志起点 {before} → {start}"),
+            format!("{tp} up to {offset}: log start {before} → {start}"),
+            format!("{tp}（至 {offset}）：日志起点 {before} → {start}"),
         )))
     }
 
@@ -130,16 +130,16 @@ fn retention_said(tp: &TopicPartition, o: &RetentionOutcome) -> Said {
     let (from, to) = (o.log_start_before, o.log_start_offset);
     if from == to {
         return Said::new(
-            format!("retention {tp}: nothing to delete, log start stays at {to}"),
-            format!("保留策略 {tp}：没有可删除的日志段，日志起点仍为 {to}"),
+            format!("{tp}: nothing to delete, log start stays at {to}"),
+            format!("{tp}：没有可删除的日志段，日志起点仍为 {to}"),
         );
     }
     Said::new(
         format!(
-            "retention {tp}: deleted {deleted} closed segment(s), log start {from} → {to} (offsets below {to} are gone)"
+            "{tp}: deleted {deleted} closed segment(s), log start {from} → {to} (offsets below {to} are gone)"
         ),
         format!(
-            "保留策略 {tp}：删除 {deleted} 个已关闭日志段，日志起点 {from} → {to}（{to} 之前的 offset 已不可读）"
+            "{tp}：删除 {deleted} 个已关闭日志段，日志起点 {from} → {to}（{to} 之前的 offset 已不可读）"
         ),
     )
 }
@@ -147,28 +147,28 @@ fn retention_said(tp: &TopicPartition, o: &RetentionOutcome) -> Said {
 fn compaction_said(tp: &TopicPartition, o: &CompactionOutcome) -> Said {
     let Some(r) = o.results.values().next() else {
         return Said::new(
-            format!("compact {tp}: no running replica"),
-            format!("压缩 {tp}：没有运行中的副本"),
+            format!("{tp}: no running replica"),
+            format!("{tp}：没有运行中的副本"),
         );
     };
     if r.source_segments.is_empty() {
         return Said::new(
             format!(
-                "compact {tp}: no closed segment to compact (the active segment is never cleaned)"
+                "{tp}: no closed segment to compact (the active segment is never cleaned)"
             ),
-            format!("压缩 {tp}：没有已关闭的日志段（活跃日志段从不压缩）"),
+            format!("{tp}：没有已关闭的日志段（活跃日志段从不压缩）"),
         );
     }
     let removed = r.records_before - r.records_after;
     Said::new(
         format!(
-            "compact {tp}: {} closed segment(s), {} → {} records ({removed} removed, offsets kept)",
+            "{tp}: {} closed segment(s), {} → {} records ({removed} removed, offsets kept)",
             r.source_segments.len(),
             r.records_before,
             r.records_after
         ),
         format!(
-            "压缩 {tp}：{} 个已关闭日志段，记录 {} → {}（删除 {removed} 条，offset 保持不变）",
+            "{tp}：{} 个已关闭日志段，记录 {} → {}（删除 {removed} 条，offset 保持不变）",
             r.source_segments.len(),
             r.records_before,
             r.records_after
