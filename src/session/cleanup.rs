@@ -153,9 +153,7 @@ fn compaction_said(tp: &TopicPartition, o: &CompactionOutcome) -> Said {
     };
     if r.source_segments.is_empty() {
         return Said::new(
-            format!(
-                "{tp}: no closed segment to compact (the active segment is never cleaned)"
-            ),
+            format!("{tp}: no closed segment to compact (the active segment is never cleaned)"),
             format!("{tp}：没有已关闭的日志段（活跃日志段从不压缩）"),
         );
     }
