@@ -289,10 +289,15 @@ pub fn config_for(header: &Header, data_dir: &Path) -> Result<MiniKafkaConfig> {
     if let Some(v) = c.isr_evaluation {
         config.rules.isr_by_clock = v == crate::session::recording::IsrEvaluationSpec::ByClock;
     }
-    if let Some(e) = crate::session::recording::transaction_version_error(c.transaction_version, rules) {
+    if let Some(e) =
+        crate::session::recording::transaction_version_error(c.transaction_version, rules)
+    {
         return Err(SessionError::Rules(e));
     }
-    if let Some(v) = c.transaction_version.and_then(|n| TransactionVersion::from_number(n.into())) {
+    if let Some(v) = c
+        .transaction_version
+        .and_then(|n| TransactionVersion::from_number(n.into()))
+    {
         config.rules.transaction_version = v;
     }
     Ok(config)

@@ -87,9 +87,23 @@ fn frame_delta(frames: &[JournalFrameSnapshot], i: usize, staged: &str) -> Strin
         // A complete instance followed by an ONGOING frame: a new instance.
         .filter(|p| p.state.is_unstable() || !f.state.is_unstable());
     let mut out = String::new();
+    // Kafka rules: the producer id and epoch where an instance starts, and
+    // the epoch its end bumped to (transaction version 2).
+    let producer = match (f.producer_id, f.producer_epoch) {
+        (Some(id), Some(epoch)) if prev.is_none() => format!(" pid {id} e{epoch}"),
+        _ => String::new(),
+    };
+    let bumped = match f.next_producer_epoch {
+        Some(next) if prev.is_none_or(|p| p.next_producer_epoch != Some(next)) => {
+            format!(" epoch→e{next}")
+        }
+        _ => String::new(),
+    };
     if prev.is_none() && f.state == TxnState::Ongoing && f.partitions.is_empty() {
-        return " begin".into();
+        return format!(" begin{producer}");
     }
+    out.push_str(&producer);
+    out.push_str(&bumped);
     for tp in &f.partitions {
         if prev.is_some_and(|p| p.partitions.contains(tp)) {
             continue;
@@ -365,6 +379,9 @@ mod tests {
                             staged.iter().map(|(p, o)| (p.to_string(), *o)).collect(),
                         )])
                     },
+                    producer_id: None,
+                    producer_epoch: None,
+                    next_producer_epoch: None,
                 },
             }
         };
