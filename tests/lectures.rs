@@ -13,7 +13,7 @@ use minikafka::ui::layout;
 
 /// Every lecture recording, each with a test below. `demo.jsonl` is the
 /// live dashboard's demo cluster, not a lecture.
-const LECTURES: [&str; 17] = [
+const LECTURES: [&str; 19] = [
     "ch04-compaction",
     "ch04-retention",
     "ch05-high-watermark",
@@ -22,12 +22,14 @@ const LECTURES: [&str; 17] = [
     "ch08-abort",
     "ch08-acks-all-pending",
     "ch08-cut-points",
+    "ch08-hanging-transaction",
     "ch08-lso-blocks",
     "ch08-missing-markers",
     "ch08-missing-markers-kafka",
     "ch08-offsets",
     "ch08-reused-id",
     "ch08-torn-journal",
+    "ch08-transaction-v2",
     "ch08-visibility",
     "ch08-zombie",
     "ch09-rebalance",
@@ -91,6 +93,12 @@ impl Lesson {
     /// The frames of every captioned step at the recording's own size and
     /// layout, in one snapshot.
     fn snapshot_captioned_frames(&self) {
+        self.snapshot_captioned_frames_in(Lang::En, "");
+    }
+
+    /// [`Self::snapshot_captioned_frames`] in `lang`, its snapshot named
+    /// with `suffix`.
+    fn snapshot_captioned_frames_in(&self, lang: Lang, suffix: &str) {
         let captioned: Vec<usize> = self
             .recording
             .steps
@@ -108,7 +116,7 @@ impl Lesson {
             terminal.rows,
             Format::Text,
             layout::load(layout_name).unwrap(),
-            Lang::En,
+            lang,
         )
         .unwrap();
         let mut text = String::new();
@@ -118,7 +126,7 @@ impl Lesson {
                 text.push('\n');
             }
         }
-        insta::assert_snapshot!(self.name.replace('-', "_"), text);
+        insta::assert_snapshot!(format!("{}{suffix}", self.name.replace('-', "_")), text);
     }
 }
 
@@ -797,6 +805,88 @@ fn ch08_zombie() {
         .collect();
     assert!(ids.iter().all(|&id| id >= 0), "{ids:?}");
     l.snapshot_captioned_frames();
+}
+
+/// The producer id and epoch of `id` as the state shows them:
+/// (producer id, epoch, epoch its end bumped to).
+fn producer_of(s: &At<'_>, id: &str) -> (Option<i64>, Option<i32>, Option<i32>) {
+    let t = (s.s.transactions.iter())
+        .find(|t| t.id == id)
+        .unwrap_or_else(|| panic!("{}: no transaction {id}", s.ctx()));
+    (t.producer_id, t.producer_epoch, t.next_producer_epoch)
+}
+
+/// The fate of the batch at `offset` and the reason the state gives.
+fn fate_at(s: &At<'_>, tp: &str, offset: i64) -> (String, String) {
+    let b = (s.part(tp).batches.iter())
+        .find(|b| b.base_offset == offset)
+        .unwrap_or_else(|| panic!("{}: no batch at {offset}", s.ctx()));
+    (b.fate.name().to_string(), b.explanation.clone())
+}
+
+#[test]
+fn ch08_hanging_transaction() {
+    let l = Lesson::replay("ch08-hanging-transaction");
+    l.errors_only_at(&[]);
+    check!(l.at(0), l.at(0).s.rules.as_str(), "kafka");
+    let s = l.at(3);
+    check!(s, s.markers("out-0"), vec![(1, "commit")]);
+    check!(s, producer_of(&s, "tx-1"), (Some(0), Some(0), None));
+    check!(s, s.lso("out-0"), 2);
+    // the late write lands after the marker, and hangs the LSO there
+    let s = l.at(4);
+    check!(s, s.log_values("out-0"), strs(&["a", "late"]));
+    check!(s, s.lso("out-0"), 2);
+    check!(s, s.hw("out-0"), 3);
+    let (fate, why) = fate_at(&s, "out-0", 2);
+    check!(s, fate, "orphaned");
+    assert!(why.contains("hanging transaction"), "{why}");
+    let s = l.at(5);
+    check!(s, s.lso("out-0"), 2);
+    check!(s, s.rc("out-0"), strs(&["a"]));
+    check!(s, s.ru("out-0"), strs(&["a", "late", "after"]));
+    let (fate, why) = fate_at(&s, "out-0", 3);
+    check!(s, fate, "held_back");
+    assert!(why.contains("hanging transaction"), "{why}");
+    // the transaction timeout aborts it: an ABORT marker, the LSO moves on
+    let s = l.at(7);
+    check!(s, s.markers("out-0"), vec![(1, "commit"), (4, "abort")]);
+    check!(s, s.lso("out-0"), 5);
+    check!(s, s.rc("out-0"), strs(&["a", "after"]));
+    l.snapshot_captioned_frames();
+    l.snapshot_captioned_frames_in(Lang::Zh, "_zh");
+}
+
+#[test]
+fn ch08_transaction_v2() {
+    let l = Lesson::replay("ch08-transaction-v2");
+    // the late write is fenced: its step is the one error
+    l.errors_only_at(&[4]);
+    let Outcome::Error(e) = &l.outcomes[4] else {
+        unreachable!()
+    };
+    assert!(format!("{e:?}").contains("InvalidProducerEpoch"), "{e:?}");
+    let s = l.at(3);
+    check!(s, producer_of(&s, "tx-1"), (Some(0), Some(0), Some(1)));
+    let epochs: Vec<(i64, i32)> = (s.part("out-0").batches.iter())
+        .map(|b| (b.base_offset, b.producer_epoch))
+        .collect();
+    check!(s, epochs, vec![(0, 0), (1, 1)]);
+    let s = l.at(4);
+    check!(s, s.log_values("out-0"), strs(&["a"]));
+    check!(s, s.lso("out-0"), 2);
+    let s = l.at(5);
+    check!(s, s.rc("out-0"), strs(&["a", "after"]));
+    check!(s, s.lso("out-0"), 3);
+    // the next transaction goes on with the bumped epoch, and bumps it again
+    let s = l.at(6);
+    check!(s, producer_of(&s, "tx-1"), (Some(0), Some(1), None));
+    let s = l.at(8);
+    check!(s, producer_of(&s, "tx-1"), (Some(0), Some(1), Some(2)));
+    check!(s, s.markers("out-0"), vec![(1, "commit"), (4, "commit")]);
+    check!(s, s.rc("out-0"), strs(&["a", "after", "b"]));
+    l.snapshot_captioned_frames();
+    l.snapshot_captioned_frames_in(Lang::Zh, "_zh");
 }
 
 #[test]

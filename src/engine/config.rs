@@ -39,6 +39,7 @@ impl Rules {
             transaction_timeout: on,
             acks_all_by_high_watermark: on,
             isr_by_clock: on,
+            transaction_version: TransactionVersion::V1,
         }
     }
 }
@@ -74,6 +75,51 @@ pub struct RuleSwitches {
     /// E4): the ISR is evaluated only after followers fetch
     /// (docs/book-differences.md, issue 16). Both lags apply either way.
     pub isr_by_clock: bool,
+    /// Which transaction protocol the coordinator speaks: chapter 8's
+    /// (KIP-98, version 1) or Kafka 4's (KIP-890, version 2: the producer
+    /// epoch is bumped at every commit or abort, so a write delayed past
+    /// its transaction's end is fenced instead of hanging the LSO). Version
+    /// 2 needs producer ids (`fence_zombies`); both named rule sets are
+    /// version 1 (docs/engine-decisions.md, "Transaction version").
+    pub transaction_version: TransactionVersion,
+}
+
+/// Kafka's `transaction.version` feature (KIP-890): 1 is the protocol
+/// chapter 8 teaches, 2 is Kafka 4's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, PartialOrd, Ord)]
+pub enum TransactionVersion {
+    /// KIP-98: one producer epoch for the producer's life; a write that
+    /// arrives after its transaction's marker opens a transaction no one
+    /// ends (the hanging transaction).
+    #[default]
+    V1,
+    /// KIP-890: each commit or abort bumps the epoch; the next transaction
+    /// uses the new epoch and a late write of the old one is fenced.
+    V2,
+}
+
+impl TransactionVersion {
+    /// 1 or 2, as in recordings and Kafka's feature level.
+    pub fn number(self) -> u8 {
+        match self {
+            TransactionVersion::V1 => 1,
+            TransactionVersion::V2 => 2,
+        }
+    }
+
+    /// The version numbered `n`, if there is one.
+    pub fn from_number(n: u64) -> Option<Self> {
+        match n {
+            1 => Some(TransactionVersion::V1),
+            2 => Some(TransactionVersion::V2),
+            _ => None,
+        }
+    }
+
+    /// Whether each commit or abort bumps the producer epoch.
+    pub fn bumps_epoch_at_end(self) -> bool {
+        self == TransactionVersion::V2
+    }
 }
 
 impl RuleSwitches {
@@ -241,5 +287,29 @@ mod tests {
         assert_eq!(mixed.rules(), None);
         assert_eq!("kafka".parse::<Rules>().unwrap(), Rules::Kafka);
         assert!("book".parse::<Rules>().unwrap_err().contains("minikafka"));
+    }
+
+    #[test]
+    fn both_rule_sets_speak_transaction_version_1_and_2_is_a_switch() {
+        assert_eq!(
+            Rules::Minikafka.switches().transaction_version,
+            TransactionVersion::V1
+        );
+        assert_eq!(
+            Rules::Kafka.switches().transaction_version,
+            TransactionVersion::V1
+        );
+        let v2 = RuleSwitches {
+            transaction_version: TransactionVersion::V2,
+            ..Rules::Kafka.switches()
+        };
+        assert_eq!(v2.rules(), None, "version 2 is kafka rules plus a switch");
+        assert!(v2.transaction_version.bumps_epoch_at_end());
+        assert_eq!(
+            TransactionVersion::from_number(2),
+            Some(TransactionVersion::V2)
+        );
+        assert_eq!(TransactionVersion::from_number(3), None);
+        assert_eq!(TransactionVersion::V1.number(), 1);
     }
 }

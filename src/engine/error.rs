@@ -89,6 +89,15 @@ pub enum MiniKafkaError {
         epoch: i32,
         current: i32,
     },
+    #[error(
+        "producer {producer_id} fenced on {tp}: epoch {epoch} ended with its transaction (transaction version 2 bumped it to {current})"
+    )]
+    InvalidProducerEpoch {
+        tp: String,
+        producer_id: i64,
+        epoch: i32,
+        current: i32,
+    },
     #[error("transaction {id:?} is already active ({state}): commit or abort it first")]
     TransactionAlreadyActive { id: String, state: String },
     #[error("invalid group request: {0}")]
@@ -245,6 +254,7 @@ impl MiniKafkaError {
             Self::InvalidPromotion { .. } => "InvalidPromotion",
             Self::OutOfOrderSequence { .. } => "OutOfOrderSequence",
             Self::ProducerFenced { .. } => "ProducerFenced",
+            Self::InvalidProducerEpoch { .. } => "InvalidProducerEpoch",
             Self::TransactionAlreadyActive { .. } => "TransactionAlreadyActive",
             Self::InvalidGroupId { .. } => "InvalidGroupId",
             Self::UnknownMember { .. } => "UnknownMember",

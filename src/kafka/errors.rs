@@ -27,6 +27,7 @@ pub fn code_of(e: &MiniKafkaError) -> i16 {
         E::NotLeaderOrFenced { .. } => ResponseError::NotLeaderOrFollower,
         E::OutOfOrderSequence { .. } => ResponseError::OutOfOrderSequenceNumber,
         E::ProducerFenced { .. } | E::TransactionFenced { .. } => ResponseError::ProducerFenced,
+        E::InvalidProducerEpoch { .. } => ResponseError::InvalidProducerEpoch,
         E::TransactionAlreadyActive { .. }
         | E::InvalidTransactionState { .. }
         | E::SendsPending { .. }
@@ -87,6 +88,7 @@ pub fn code_of_name(name: &str) -> i16 {
         "FencedLeaderEpoch" => ResponseError::FencedLeaderEpoch,
         "OutOfOrderSequence" => ResponseError::OutOfOrderSequenceNumber,
         "ProducerFenced" | "TransactionFenced" => ResponseError::ProducerFenced,
+        "InvalidProducerEpoch" => ResponseError::InvalidProducerEpoch,
         "TransactionAlreadyActive"
         | "InvalidTransactionState"
         | "SendsPending"

@@ -230,6 +230,9 @@ pub fn fill(answers: &Answers) -> (Vec<TransactionSnapshot>, Vec<String>) {
             partitions: partitions.iter().map(name).collect(),
             first_offsets: first.iter().map(|(k, o)| (name(k), *o)).collect(),
             staged_offsets: BTreeMap::new(),
+            producer_id: None,
+            producer_epoch: None,
+            next_producer_epoch: None,
         });
     }
     (out, unavailable)

@@ -81,6 +81,22 @@ pub enum Action {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         wire: Option<WireIdentity>,
     },
+    /// A Produce of `txn`'s last ended transaction, delayed in the network
+    /// past its end (a retry arriving late), delivered now with that
+    /// transaction's producer id and epoch: under transaction version 1 it
+    /// lands after the marker and hangs the LSO (the hanging transaction);
+    /// under version 2 it is fenced (InvalidProducerEpoch). Queued behind
+    /// the transaction's other actions, so it arrives after a pending
+    /// commit's marker. An extension of SPEC §4's table.
+    LateSend {
+        txn: String,
+        topic: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        partition: Option<u32>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        key: Option<String>,
+        value: String,
+    },
     SendOffsets {
         txn: String,
         group: String,
@@ -208,11 +224,12 @@ pub enum Action {
 }
 
 /// The names of every action, in the spec's order (for error messages).
-pub const ACTION_NAMES: [&str; 25] = [
+pub const ACTION_NAMES: [&str; 26] = [
     "create_topic",
     "produce",
     "begin",
     "send",
+    "late_send",
     "send_offsets",
     "commit_offsets",
     "commit",
@@ -593,6 +610,7 @@ impl Action {
             Action::Produce { .. } => "produce",
             Action::Begin { .. } => "begin",
             Action::Send { .. } => "send",
+            Action::LateSend { .. } => "late_send",
             Action::SendOffsets { .. } => "send_offsets",
             Action::CommitOffsets { .. } => "commit_offsets",
             Action::Commit { .. } => "commit",
@@ -623,6 +641,7 @@ impl Action {
         match self {
             Action::Begin { txn }
             | Action::Send { txn, .. }
+            | Action::LateSend { txn, .. }
             | Action::SendOffsets { txn, .. }
             | Action::Commit { txn, .. }
             | Action::Abort { txn, .. } => Some(txn),
@@ -829,6 +848,7 @@ mod tests {
             r#"{"produce":{"topic":"t","partition":1,"key":"k","value":"v","acks":"all","producer":"p"}}"#,
             r#"{"begin":{"txn":"x"}}"#,
             r#"{"send":{"txn":"x","topic":"t","partition":0,"key":"k","value":"v"}}"#,
+            r#"{"late_send":{"txn":"x","topic":"t","partition":0,"value":"late"}}"#,
             r#"{"send_offsets":{"txn":"x","group":"g","offsets":[{"topic":"in","partition":0,"offset":7}]}}"#,
             r#"{"commit_offsets":{"group":"g","offsets":[{"topic":"in","partition":0,"offset":7}]}}"#,
             r#"{"commit":{"txn":"x","crash_after":"marker:1"}}"#,

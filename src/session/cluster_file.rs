@@ -22,7 +22,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::engine::config::{BrokerId, MiniKafkaConfig, Rules};
+use crate::engine::config::{BrokerId, MiniKafkaConfig, Rules, TransactionVersion};
 use crate::engine::error::MiniKafkaError;
 use crate::engine::fsutil;
 use crate::session::error::SessionError;
@@ -50,6 +50,18 @@ pub struct StoredConfig {
     pub replica_lag_time_ms: u64,
     pub segment_max_bytes: u64,
     pub transaction_timeout_ms: u64,
+    /// Kafka's `transaction.version`, 1 or 2; written only when 2, so a
+    /// version 1 file keeps its bytes.
+    #[serde(default = "version_one", skip_serializing_if = "is_version_one")]
+    pub transaction_version: u8,
+}
+
+fn version_one() -> u8 {
+    1
+}
+
+fn is_version_one(v: &u8) -> bool {
+    *v == 1
 }
 
 /// The contents of `cluster.json`.
@@ -96,6 +108,7 @@ impl ClusterFile {
                 replica_lag_time_ms: config.replica_lag_time_ms,
                 segment_max_bytes: config.segment_max_bytes,
                 transaction_timeout_ms: config.transaction_timeout_ms,
+                transaction_version: config.rules.transaction_version.number(),
             },
             rules: rules.name().to_string(),
             unix_origin_ms: None,
@@ -164,6 +177,13 @@ impl ClusterFile {
         config.replica_lag_time_ms = c.replica_lag_time_ms;
         config.segment_max_bytes = c.segment_max_bytes;
         config.transaction_timeout_ms = c.transaction_timeout_ms;
+        config.rules.transaction_version =
+            TransactionVersion::from_number(c.transaction_version.into()).ok_or_else(|| {
+                SessionError::Rules(format!(
+                    "transaction_version {} is not 1 or 2",
+                    c.transaction_version
+                ))
+            })?;
         Ok(config)
     }
 

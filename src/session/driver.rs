@@ -21,7 +21,7 @@ use std::sync::{Arc, Mutex};
 
 use tokio::task::JoinHandle;
 
-use crate::engine::config::{BrokerId, Rules};
+use crate::engine::config::{BrokerId, Rules, TransactionVersion};
 use crate::engine::core::cluster::ClusterMemo;
 use crate::engine::core::record::Record;
 use crate::engine::core::recovery::RecoveryReport;
@@ -288,6 +288,17 @@ pub fn config_for(header: &Header, data_dir: &Path) -> Result<MiniKafkaConfig> {
     }
     if let Some(v) = c.isr_evaluation {
         config.rules.isr_by_clock = v == crate::session::recording::IsrEvaluationSpec::ByClock;
+    }
+    if let Some(e) =
+        crate::session::recording::transaction_version_error(c.transaction_version, rules)
+    {
+        return Err(SessionError::Rules(e));
+    }
+    if let Some(v) = c
+        .transaction_version
+        .and_then(|n| TransactionVersion::from_number(n.into()))
+    {
+        config.rules.transaction_version = v;
     }
     Ok(config)
 }
@@ -837,6 +848,7 @@ impl Driver {
             }
             Action::Begin { .. }
             | Action::Send { .. }
+            | Action::LateSend { .. }
             | Action::SendOffsets { .. }
             | Action::Commit { .. }
             | Action::Abort { .. } => {
@@ -1409,6 +1421,21 @@ async fn run_txn_op(
             Ok(OpEnd::Appended(AppendResult {
                 offsets: Some((sent.base_offset, sent.base_offset + count - 1)),
                 duplicate: sent.duplicate,
+            }))
+        }
+        Action::LateSend {
+            topic,
+            partition,
+            key,
+            value,
+            ..
+        } => {
+            let record = RecordSpec::new(key, value);
+            let records = to_records(std::slice::from_ref(&record));
+            let (_, offset) = manager.late_send(txn, &topic, partition, records)?;
+            Ok(OpEnd::Appended(AppendResult {
+                offsets: Some((offset, offset)),
+                duplicate: false,
             }))
         }
         Action::SendOffsets { group, offsets, .. } => {

@@ -100,6 +100,26 @@ pub struct ConfigSpec {
     /// the clock moves (the default under `kafka`); docs/book-differences.md.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub isr_evaluation: Option<IsrEvaluationSpec>,
+    /// Kafka's `transaction.version`: 1, chapter 8's protocol (the default
+    /// under both rule sets), or 2, Kafka 4's (KIP-890: the epoch bumped at
+    /// every end), which needs `rules: "kafka"` (docs/recording-format.md).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub transaction_version: Option<u8>,
+}
+
+/// The one-line complaint about a recording's `config.transaction_version`
+/// under `rules`, if it has one.
+pub fn transaction_version_error(version: Option<u8>, rules: Rules) -> Option<String> {
+    match version {
+        None | Some(1) => None,
+        Some(2) if rules == Rules::Kafka => None,
+        Some(2) => Some(
+            "field cluster.config.transaction_version: 2 needs rules \"kafka\" (its epochs are producer epochs, which the book's rules do not give)".to_string(),
+        ),
+        Some(n) => Some(format!(
+            "field cluster.config.transaction_version: {n} is not a transaction version: 1 (chapter 8's, KIP-98) or 2 (Kafka 4's, KIP-890)"
+        )),
+    }
 }
 
 /// `config.isr_evaluation` of a recording.
@@ -450,10 +470,14 @@ impl Recording {
             ),
         )?;
         let header: Header = header_from_line(file, first, header_line)?;
-        header
+        let rules = header
             .rules
             .parse::<Rules>()
             .map_err(|e| err(first, format!("field rules: {e}")))?;
+        if let Some(e) = transaction_version_error(header.cluster.config.transaction_version, rules)
+        {
+            return Err(err(first, e));
+        }
         let side = 1..=MAX_TERMINAL_SIDE;
         if let Some(t) = header.terminal
             && !(side.contains(&t.cols) && side.contains(&t.rows))

@@ -124,6 +124,7 @@ pub fn error_zh(code: &str) -> &'static str {
         "InvalidPromotion" => "不能提升这个副本",
         "OutOfOrderSequence" => "序列号乱序",
         "ProducerFenced" => "producer 已被隔离",
+        "InvalidProducerEpoch" => "producer epoch 已随事务结束而失效",
         "TransactionAlreadyActive" => "事务已在进行中",
         "InvalidTransactionalId" => "transactional id 无效",
         "UnknownTransaction" => "没有这个事务",

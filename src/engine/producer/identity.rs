@@ -62,6 +62,26 @@ impl ProducerIdentities {
         Ok(identity)
     }
 
+    /// Moves `name` (known) to `epoch` if it is behind it: the epoch a
+    /// transaction version 2 end bumped it to. Persisted before it returns.
+    pub fn advance_to(&mut self, name: &str, epoch: i32) -> Result<(i64, i32)> {
+        let Some(&(id, current)) = self.by_name.get(name) else {
+            return self.init(name);
+        };
+        if current >= epoch {
+            return Ok((id, current));
+        }
+        let mut next = self.by_name.clone();
+        next.insert(name.to_string(), (id, epoch));
+        fsutil::write_atomically(
+            &self.path,
+            fsutil::to_book_json(&next).as_bytes(),
+            self.sync,
+        )?;
+        self.by_name = next;
+        Ok((id, epoch))
+    }
+
     /// The current identity of `name`.
     pub fn get(&self, name: &str) -> Option<(i64, i32)> {
         self.by_name.get(name).copied()

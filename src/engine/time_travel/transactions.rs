@@ -53,6 +53,8 @@ pub struct JournalCarry {
 pub struct CoordinatorMemo {
     journal: JournalMemo,
     transactions: TransactionInstances,
+    /// The hanging late writes: in no file, so kept here for a restore.
+    late_writes: Vec<crate::engine::txn_support::late_writes::LateWrite>,
 }
 
 /// A crash's recovery point for the coordinator: the state its journal's
@@ -308,6 +310,7 @@ impl TransactionCoordinator {
         CoordinatorMemo {
             journal: self.journal.memo(),
             transactions: self.transactions.clone(),
+            late_writes: self.late_writes.clone(),
         }
     }
 
@@ -326,13 +329,14 @@ impl TransactionCoordinator {
             return Ok(None);
         };
         let mut report = RecoveryReport::default();
-        let coordinator = Self::replay(
+        let mut coordinator = Self::replay(
             journal,
             memo.transactions.clone(),
             (Vec::new(), JournalRecovery::default()),
             (rules, timeout_ms),
             &mut report,
         );
+        coordinator.late_writes = memo.late_writes.clone();
         Ok(Some(coordinator))
     }
 

@@ -49,6 +49,9 @@ pub struct TransactionCoordinator {
     /// Kafka rules: `transaction_timeout_ms`.
     pub(crate) timeout_ms: u64,
     pub(crate) replayed_on_open: usize,
+    /// Version 1: transactional writes that landed after their
+    /// transaction's end and hold the LSO back (`txn_support::late_writes`).
+    pub(crate) late_writes: Vec<crate::engine::txn_support::late_writes::LateWrite>,
 }
 
 /// The book's `TransactionManager`'s verbs (`cluster.transactions()`).
@@ -95,6 +98,7 @@ impl TransactionCoordinator {
             rules,
             timeout_ms,
             replayed_on_open: records.len(),
+            late_writes: Vec::new(),
         };
         for record in records {
             coordinator.transactions.apply(record);
@@ -116,11 +120,16 @@ impl TransactionManager {
             return Err(MiniKafkaError::InvalidTransactionalId(String::new()));
         }
         let handle = self.cluster.mutate(|s, now| {
-            // Kafka rules: the transactional id gets a producer id and epoch.
-            let producer = if s.config.rules.fence_zombies {
-                Some(s.identities.init(&format!("transactional.id:{id}"))?)
-            } else {
-                None
+            // Kafka rules: the transactional id gets a producer id and epoch;
+            // under version 2 the producer goes on with the epoch its last
+            // transaction's end bumped it to (KIP-890), with no new init.
+            let name = format!("transactional.id:{id}");
+            let producer = match s.transactions.continued_epoch(id) {
+                Some(epoch) if s.config.rules.fence_zombies => {
+                    Some(s.identities.advance_to(&name, epoch)?)
+                }
+                _ if s.config.rules.fence_zombies => Some(s.identities.init(&name)?),
+                _ => None,
             };
             s.transactions
                 .begin(id, producer, &mut s.partitions, &mut s.offsets, now)
@@ -361,6 +370,7 @@ impl TransactionCoordinator {
         let mut data = self.transactions.instance(index).clone();
         if data.state == TransactionState::Ongoing {
             data.state = prepare;
+            self.bump_at_end(&mut data);
             self.write(data.clone())?;
         }
         self.in_flight.insert(index);
@@ -449,6 +459,7 @@ impl TransactionVisibility for TransactionCoordinator {
             .filter_map(|d| d.first_offset(tp));
         journaled
             .chain(self.pending_on(tp))
+            .chain(self.hanging_on(tp))
             .min()
             .map_or(high_watermark, |first| first.min(high_watermark))
     }
@@ -543,6 +554,7 @@ impl TransactionCoordinator {
         let mut data = self.transactions.instance(index).clone();
         if data.state == TransactionState::Ongoing {
             data.state = prepare;
+            self.bump_at_end(&mut data);
             self.write(data.clone())?;
         }
         let mut written = Vec::new();
@@ -558,6 +570,7 @@ impl TransactionCoordinator {
             let mut ack = set.append(marker_of(&data, control), AckMode::Leader, now_ms, None)?;
             if let Some(Ok(_)) = ack.try_take() {
                 self.transactions.record_marker(index, tp, offset, control);
+                self.close_hanging(&data.id, tp, offset);
                 let (id, tp) = (data.id.clone(), tp.clone());
                 written.push(ResentMarker {
                     id,
@@ -581,8 +594,30 @@ impl TransactionCoordinator {
         Ok(written)
     }
 
-    /// Kafka rules: aborts every ONGOING transaction older than the timeout.
-    /// Returns the ids aborted.
+    /// Transaction version 2 (KIP-890): an end bumps the producer epoch; the
+    /// markers carry the new one and the next transaction goes on with it.
+    fn bump_at_end(&self, data: &mut TransactionData) {
+        if self.rules.transaction_version.bumps_epoch_at_end()
+            && data.next_producer_epoch.is_none()
+            && let Some((_, epoch)) = data.producer
+        {
+            data.next_producer_epoch = Some(epoch + 1);
+        }
+    }
+
+    /// Version 2: the epoch `id`'s next transaction goes on with, when its
+    /// latest one ended with a bump (none: a new init, as under version 1).
+    pub fn continued_epoch(&self, id: &str) -> Option<i32> {
+        let latest = self.transactions.get(id)?;
+        latest
+            .state
+            .is_complete()
+            .then_some(latest.next_producer_epoch)
+            .flatten()
+    }
+
+    /// Kafka rules: aborts every ONGOING transaction older than the timeout,
+    /// and every hanging late write. Returns the ids aborted.
     pub fn expire(
         &mut self,
         partitions: &mut BTreeMap<TopicPartition, PartitionReplicaSet>,
@@ -606,15 +641,17 @@ impl TransactionCoordinator {
             self.complete_now(index, ControlType::Abort, true, partitions, offsets, now_ms)?;
             ids.push(self.transactions.instance(index).id.clone());
         }
+        ids.extend(self.expire_hanging(partitions, now_ms)?);
         Ok(ids)
     }
 }
 
 /// The book's `RecordBatch.control_marker(...)` of a transaction; under the
-/// kafka rules it carries the instance's producer id and epoch.
+/// kafka rules it carries the instance's producer id and epoch (version 2:
+/// the epoch its end bumped to).
 pub(crate) fn marker_of(data: &TransactionData, control: ControlType) -> RecordBatch {
     let mut marker = RecordBatch::control_marker(control, data.id.clone());
-    if let Some((pid, epoch)) = data.producer {
+    if let (Some((pid, _)), Some(epoch)) = (data.producer, data.marker_epoch()) {
         (marker.producer_id, marker.producer_epoch) = (pid, epoch);
     }
     marker

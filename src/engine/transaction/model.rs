@@ -73,6 +73,11 @@ pub struct TransactionData {
     pub producer: Option<(i64, i32)>,
     /// Kafka rules: clock time of `begin`, for the transaction timeout.
     pub started_ms: Option<u64>,
+    /// Transaction version 2: the epoch the commit or abort bumped the
+    /// producer to (KIP-890). Its markers carry it, the producer's next
+    /// transaction uses it, and a write of `producer`'s older epoch is
+    /// fenced. Set with PREPARE_*; `None` under version 1.
+    pub next_producer_epoch: Option<i32>,
 }
 
 impl TransactionData {
@@ -86,7 +91,15 @@ impl TransactionData {
             staged_offsets: BTreeMap::new(),
             producer: None,
             started_ms: None,
+            next_producer_epoch: None,
         }
+    }
+
+    /// The producer epoch this transaction's markers carry: the bumped one
+    /// under version 2, else the transaction's own.
+    pub fn marker_epoch(&self) -> Option<i32> {
+        self.next_producer_epoch
+            .or(self.producer.map(|(_, epoch)| epoch))
     }
 
     /// The first offset written on `tp`, if the transaction touched it.
@@ -129,6 +142,8 @@ impl TransactionData {
 struct JournalRecord {
     first_offsets: Vec<(String, u32, i64)>,
     id: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    next_producer_epoch: Option<i32>,
     partitions: Vec<(String, u32)>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     producer_epoch: Option<i32>,
@@ -159,6 +174,7 @@ impl From<&TransactionData> for JournalRecord {
                 .map(|(tp, o)| triple((tp, o)))
                 .collect(),
             id: d.id.clone(),
+            next_producer_epoch: d.next_producer_epoch,
             partitions: (d.partitions.iter())
                 .map(|tp| (tp.topic.clone(), tp.partition))
                 .collect(),
@@ -186,6 +202,7 @@ impl From<JournalRecord> for TransactionData {
                 .collect(),
             producer: r.producer_id.zip(r.producer_epoch),
             started_ms: r.started_ms,
+            next_producer_epoch: r.next_producer_epoch,
         };
         // The book reads them into a set: a frame in another order (an older
         // mk-tui's first-write order) is the same transaction.
@@ -231,6 +248,22 @@ mod tests {
             "{json}"
         );
         assert!(json.contains(r#""state":"prepare_abort""#));
+        assert_eq!(
+            TransactionData::from_journal_json(json.as_bytes()).unwrap(),
+            d
+        );
+    }
+
+    #[test]
+    fn the_bumped_epoch_of_version_2_round_trips_and_marks() {
+        let mut d = TransactionData::begin("t");
+        d.producer = Some((4, 2));
+        assert_eq!(d.marker_epoch(), Some(2));
+        d.next_producer_epoch = Some(3);
+        d.state = TransactionState::PrepareCommit;
+        let json = d.to_journal_json();
+        assert!(json.contains(r#""next_producer_epoch":3,"#), "{json}");
+        assert_eq!(d.marker_epoch(), Some(3));
         assert_eq!(
             TransactionData::from_journal_json(json.as_bytes()).unwrap(),
             d

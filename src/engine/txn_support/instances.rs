@@ -201,6 +201,22 @@ impl TransactionInstances {
         }
     }
 
+    /// Notes a marker of `id` on `tp` at `offset` as [`Self::learn_markers`]
+    /// would find it in the log: given to the id's candidate there, if any
+    /// (a marker that ends a late write, written for no instance).
+    pub fn note_marker_of(
+        &mut self,
+        id: &str,
+        tp: &TopicPartition,
+        offset: i64,
+        control: ControlType,
+    ) {
+        let owners = self.owners.get(id).and_then(|on| on.get(tp));
+        if let Some(index) = owners.and_then(|o| candidate_in(o, offset)) {
+            self.record_marker(index, tp, offset, control);
+        }
+    }
+
     /// The offset of instance `index`'s marker of type `control` on `tp`.
     pub fn marker(&self, index: usize, tp: &TopicPartition, control: ControlType) -> Option<i64> {
         markers_in(self.markers.get(tp)?, index)?

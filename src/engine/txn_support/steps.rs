@@ -188,6 +188,8 @@ impl TransactionManager {
             s.transactions
                 .transactions
                 .record_marker(index, tp, offset, control);
+            let id = s.transactions.transactions.instance(index).id.clone();
+            s.transactions.close_hanging(&id, tp, offset);
             Ok(ack)
         })?;
         ack.await.map(|_| ())

@@ -272,6 +272,9 @@ fn cluster_parts(s: &ClusterState, now: u64, bounds: &Bounds) -> ClusterParts {
                     partitions: Vec::new(),
                     first_offsets: BTreeMap::new(),
                     staged_offsets: BTreeMap::new(),
+                    producer_id: None,
+                    producer_epoch: None,
+                    next_producer_epoch: None,
                 },
                 |d| transaction(&d),
             ),
@@ -747,6 +750,9 @@ fn transaction(d: &TransactionData) -> TransactionSnapshot {
         partitions: partition_names(d),
         first_offsets: first_offsets(d),
         staged_offsets: staged_offsets(d),
+        producer_id: d.producer.map(|(id, _)| id),
+        producer_epoch: d.producer.map(|(_, epoch)| epoch),
+        next_producer_epoch: d.next_producer_epoch,
     }
 }
 

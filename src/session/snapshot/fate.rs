@@ -160,8 +160,27 @@ pub fn decide(
             ),
         );
     }
+    let hanging = s
+        .transactions()
+        .late_writes()
+        .iter()
+        .find(|w| &w.tp == tp && w.offset == lso);
     let Some(id) = b.transactional_id.as_deref() else {
-        return if at >= lso {
+        return if let (true, Some(w)) = (at >= lso, hanging) {
+            (
+                Fate::HeldBack,
+                Said::new(
+                    format!(
+                        "plain data at {at_en} >= LSO {lso}: read_committed waits behind a hanging transaction, a late write of {} at offset {lso} that no one will end",
+                        w.id
+                    ),
+                    format!(
+                        "普通数据，{at_zh} >= LSO {lso}：read_committed 被悬挂事务挡住，即 offset {lso} 上 {} 的迟到写入，没有人会结束它",
+                        w.id
+                    ),
+                ),
+            )
+        } else if at >= lso {
             (
                 Fate::HeldBack,
                 Said::new(
@@ -184,6 +203,21 @@ pub fn decide(
         };
     };
     let coordinator = s.transactions();
+    let late =
+        (coordinator.late_writes().iter()).any(|w| w.id == id && &w.tp == tp && w.offset == at);
+    if late && coordinator.owner(id, tp, at).is_none() {
+        return (
+            Fate::Orphaned,
+            Said::new(
+                format!(
+                    "a late write of {id}, after its transaction's marker on {tp}: no instance will end it, so the LSO stops at {at} (the hanging transaction; only the kafka rules' transaction timeout aborts it)"
+                ),
+                format!(
+                    "{id} 的迟到写入，位于它的事务在 {tp} 上的 marker 之后：没有实例会结束它，所以 LSO 停在 {at}（悬挂事务；只有 kafka 规则的事务超时能中止它）"
+                ),
+            ),
+        );
+    }
     let Some(owner) = coordinator.owner(id, tp, at) else {
         return (
             Fate::Orphaned,

@@ -585,6 +585,16 @@ pub struct TransactionSnapshot {
     pub partitions: Vec<String>,
     pub first_offsets: BTreeMap<String, i64>,
     pub staged_offsets: GroupOffsets,
+    /// Kafka rules: the producer id the transaction writes with.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub producer_id: Option<i64>,
+    /// Kafka rules: the producer epoch its data batches carry.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub producer_epoch: Option<i32>,
+    /// Transaction version 2: the epoch its end bumped the producer to
+    /// (its markers carry it; the next transaction goes on with it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub next_producer_epoch: Option<i32>,
 }
 
 /// The transaction journal: its size and its newest frames.

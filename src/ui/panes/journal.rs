@@ -87,9 +87,23 @@ fn frame_delta(frames: &[JournalFrameSnapshot], i: usize, staged: &str) -> Strin
         // A complete instance followed by an ONGOING frame: a new instance.
         .filter(|p| p.state.is_unstable() || !f.state.is_unstable());
     let mut out = String::new();
+    // Kafka rules: the producer id and epoch where an instance starts, and
+    // the epoch its end bumped to (transaction version 2).
+    let producer = match (f.producer_id, f.producer_epoch) {
+        (Some(id), Some(epoch)) if prev.is_none() => format!(" pid {id} e{epoch}"),
+        _ => String::new(),
+    };
+    let bumped = match f.next_producer_epoch {
+        Some(next) if prev.is_none_or(|p| p.next_producer_epoch != Some(next)) => {
+            format!(" epoch→e{next}")
+        }
+        _ => String::new(),
+    };
     if prev.is_none() && f.state == TxnState::Ongoing && f.partitions.is_empty() {
-        return " begin".into();
+        return format!(" begin{producer}");
     }
+    out.push_str(&producer);
+    out.push_str(&bumped);
     for tp in &f.partitions {
         if prev.is_some_and(|p| p.partitions.contains(tp)) {
             continue;
@@ -365,6 +379,9 @@ mod tests {
                             staged.iter().map(|(p, o)| (p.to_string(), *o)).collect(),
                         )])
                     },
+                    producer_id: None,
+                    producer_epoch: None,
+                    next_producer_epoch: None,
                 },
             }
         };
@@ -411,6 +428,44 @@ mod tests {
             super::frame_delta(&frames[3..], 0, "staged"),
             " +out-0@0 +out-1@4 staged g in-0=7"
         );
+    }
+
+    /// Kafka rules: each instance's producer id and epoch where it begins,
+    /// and the epoch a version 2 end bumped it to, dim beside the state.
+    #[test]
+    fn producer_ids_epochs_and_the_version_2_bump_are_drawn_dim() {
+        use ratatui::buffer::Buffer;
+        use ratatui::layout::Rect;
+        let mut v = view();
+        v.last_recovery = None;
+        let mut frames = v.journal.tail.clone();
+        frames.truncate(2);
+        for f in &mut frames {
+            f.data.id = "tx-1".into();
+            (f.data.producer_id, f.data.producer_epoch) = (Some(0), Some(0));
+        }
+        frames[0].data.state = crate::session::snapshot::TxnState::Ongoing;
+        frames[0].data.partitions.clear();
+        frames[0].data.first_offsets.clear();
+        frames[1].data.state = crate::session::snapshot::TxnState::PrepareCommit;
+        frames[1].data.next_producer_epoch = Some(1);
+        v.journal.tail = frames;
+        v.journal.frames = 2;
+        let mut buf = Buffer::empty(Rect::new(0, 0, 72, 5));
+        super::super::render(PaneId::Journal, &v, &ctx(), buf.area, &mut buf);
+        let text = super::super::testkit::text(&buf);
+        insta::assert_snapshot!(text);
+        let at = |needle: &str| {
+            let y = text.lines().position(|l| l.contains(needle)).unwrap();
+            let line = text.lines().nth(y).unwrap();
+            let x = line[..line.find(needle).unwrap()].chars().count();
+            (x as u16, y as u16)
+        };
+        let dim = ctx().theme.dim();
+        for needle in ["pid 0 e0", "epoch→e1"] {
+            let (x, y) = at(needle);
+            assert_eq!(buf[(x, y)].fg, dim.fg.unwrap(), "{needle}: {text}");
+        }
     }
 
     #[test]

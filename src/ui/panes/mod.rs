@@ -639,6 +639,9 @@ mod testkit {
                 partitions: vec!["out-0".into()],
                 first_offsets: BTreeMap::from([("out-0".into(), 1)]),
                 staged_offsets: BTreeMap::new(),
+                producer_id: None,
+                producer_epoch: None,
+                next_producer_epoch: None,
             },
         };
         Snapshot {
@@ -677,6 +680,9 @@ mod testkit {
                 partitions: vec!["out-0".into()],
                 first_offsets: BTreeMap::from([("out-0".into(), 3)]),
                 staged_offsets: staged,
+                producer_id: None,
+                producer_epoch: None,
+                next_producer_epoch: None,
             }],
             committed_offsets: BTreeMap::from([(
                 "g1".to_string(),
