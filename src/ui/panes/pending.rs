@@ -64,13 +64,15 @@ fn row<'a>(p: &PendingSnapshot, ctx: &PaneContext, width: usize) -> Vec<Line<'a>
 
 /// One batch filling: `▤ p events-0 2 rec 80/4096 B linger to 10 ms`, in
 /// the accumulating colour; `due` in the waiting colour once its linger
-/// has run out (the next `advance_clock` sends it).
+/// has run out (the next `advance_clock` sends it). When it does not fit,
+/// the linger goes on a line of its own.
 fn filling<'a>(
     a: &AccumulatorSnapshot,
     b: &AccumulatingBatch,
     clock_ms: u64,
     ctx: &PaneContext,
-) -> Line<'a> {
+    width: usize,
+) -> Vec<Line<'a>> {
     let t = |k| ctx.lang.t(k);
     let head = format!(
         "▤ {} {} {} {} {}/{} B",
@@ -81,13 +83,22 @@ fn filling<'a>(
         b.bytes,
         a.batch_size
     );
-    if b.linger_deadline_ms <= clock_ms {
-        return Line::styled(format!("{head} {}", t("linger_due")), ctx.theme.waiting());
+    let (linger, style) = if b.linger_deadline_ms <= clock_ms {
+        (t("linger_due").to_string(), ctx.theme.waiting())
+    } else {
+        (
+            format!("{} {} ms", t("linger_until"), b.linger_deadline_ms),
+            ctx.theme.accumulating(),
+        )
+    };
+    let one = format!("{head} {linger}");
+    if ratatui::text::Span::raw(&one).width() <= width {
+        return vec![Line::styled(one, style)];
     }
-    Line::styled(
-        format!("{head} {} {} ms", t("linger_until"), b.linger_deadline_ms),
-        ctx.theme.accumulating(),
-    )
+    vec![
+        Line::styled(head, style),
+        Line::styled(format!("  {linger}"), style),
+    ]
 }
 
 /// Draws the pane; `ctx.scroll` skips rows from the top.
@@ -118,7 +129,7 @@ pub fn render(view: &Snapshot, ctx: &PaneContext, area: Rect, buf: &mut Buffer) 
             .pending
             .iter()
             .map(|p| row(p, ctx, width))
-            .chain(filling_rows.map(|(a, b)| vec![filling(a, b, view.clock_ms, ctx)]));
+            .chain(filling_rows.map(|(a, b)| filling(a, b, view.clock_ms, ctx, width)));
         let mut out = Vec::new();
         let mut shown = 0;
         for item in items.skip(skip) {
