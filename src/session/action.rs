@@ -586,7 +586,13 @@ type FieldCheck = fn(serde_json::Value) -> Result<(), String>;
 /// whole action is deserialised (with the same parsers).
 fn typed_fields(action: &str) -> &'static [(&'static str, FieldCheck)] {
     match action {
-        "produce" | "accumulate" => &[("acks", |v| parse_spelled::<AckMode>(Some(v)).map(drop))],
+        "produce" => &[("acks", |v| parse_spelled::<AckMode>(Some(v)).map(drop))],
+        "accumulate" => &[
+            ("acks", |v| parse_spelled::<AckMode>(Some(v)).map(drop)),
+            ("batch_size", |v| typed::<u64>(v)),
+            ("linger_ms", |v| typed::<u64>(v)),
+            ("max_buffer_bytes", |v| typed::<u64>(v)),
+        ],
         "commit" | "abort" => &[("crash_after", |v| {
             parse_spelled::<CutPoint>(Some(v)).map(drop)
         })],
