@@ -157,3 +157,63 @@ async fn sticky_partition_moves_on_when_a_keyless_batch_closes() {
     assert_eq!(producer.drop_accumulated(), 1, "a crash drops what waits");
     assert!(producer.flush().is_empty());
 }
+
+/// The book's `tests/unit/test_partitioner.py`
+/// `test_keyed_partition_is_stable`: `crc32(key) mod partitions`, the same
+/// every time.
+#[test]
+fn test_keyed_partition_is_stable() {
+    use minikafka::engine::producer::partitioner::StickyPartitioner;
+    let mut p = StickyPartitioner::default();
+    let expected = crc32fast::hash(b"user-42") % 3;
+    assert_eq!(p.choose(3, Some(b"user-42")), expected);
+    assert_eq!(p.choose(3, Some(b"user-42")), p.choose(3, Some(b"user-42")));
+}
+
+/// `test_keyless_partition_is_sticky_until_batch_closes`.
+#[test]
+fn test_keyless_partition_is_sticky_until_batch_closes() {
+    use minikafka::engine::producer::partitioner::StickyPartitioner;
+    let mut p = StickyPartitioner::default();
+    let first = p.choose(3, None);
+    assert_eq!(p.choose(3, None), first);
+    p.on_batch_closed(3, first);
+    assert_eq!(p.choose(3, None), (first + 1) % 3);
+}
+
+/// The book's `tests/reliability/test_shutdown.py`
+/// `test_crash_does_not_drain_buffered_producer`, through the session: a
+/// record waiting out a 1,000 ms linger is dropped by a crash, never
+/// written, and the accumulator is empty after it.
+#[test]
+fn test_crash_does_not_drain_buffered_producer() {
+    use minikafka::session::recording::Header;
+    use minikafka::session::{Action, Driver, Outcome, Snapshot};
+    let header: Header = serde_json::from_value(serde_json::json!({
+        "mk_recording": 1, "rules": "minikafka",
+        "cluster": {"brokers": [1], "topics": [{"name": "events", "partitions": 1, "replication_factor": 1}]},
+    }))
+    .unwrap();
+    let mut driver = Driver::new(&header, None).unwrap();
+    let act = |json| Action::from_json(&json).unwrap();
+    let sent = driver.apply(&act(serde_json::json!({"accumulate":
+        {"producer": "p", "topic": "events", "value": "lost", "linger_ms": 1000}})));
+    assert!(matches!(sent, Outcome::Ok), "{sent:?}");
+    assert_eq!(Snapshot::of(&driver).accumulators.len(), 1);
+    driver.apply(&act(serde_json::json!("crash")));
+    let s = Snapshot::of(&driver);
+    assert!(s.accumulators.is_empty(), "the crash dropped what waited");
+    driver.apply(&act(serde_json::json!({"advance_clock": {"ms": 1000}})));
+    let s = Snapshot::of(&driver);
+    assert_eq!(
+        s.partitions[0].replicas[0].log_end_offset, 0,
+        "never written"
+    );
+    // A flush after the crash has nothing to send.
+    let flushed = driver.apply(&act(serde_json::json!({"flush": {"producer": "p"}})));
+    assert!(matches!(flushed, Outcome::Ok), "{flushed:?}");
+    assert_eq!(
+        Snapshot::of(&driver).partitions[0].replicas[0].log_end_offset,
+        0
+    );
+}
