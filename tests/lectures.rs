@@ -13,7 +13,8 @@ use minikafka::ui::layout;
 
 /// Every lecture recording, each with a test below. `demo.jsonl` is the
 /// live dashboard's demo cluster, not a lecture.
-const LECTURES: [&str; 19] = [
+const LECTURES: [&str; 20] = [
+    "ch03-batching",
     "ch04-compaction",
     "ch04-retention",
     "ch05-high-watermark",
@@ -1152,6 +1153,67 @@ fn kv(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
         .iter()
         .map(|(k, v)| (k.to_string(), v.to_string()))
         .collect()
+}
+
+/// What waits in producer `p`'s accumulator: (partition, values, bytes,
+/// linger deadline) per batch filling.
+fn filling(s: &At) -> Vec<(String, Vec<String>, u64, u64)> {
+    s.s.accumulators
+        .iter()
+        .filter(|a| a.producer == "p")
+        .flat_map(|a| &a.batches)
+        .map(|b| {
+            (
+                b.partition.clone(),
+                values(Some(&b.records)),
+                b.bytes,
+                b.linger_deadline_ms,
+            )
+        })
+        .collect()
+}
+
+/// The base and last offset of each batch of a partition.
+fn batch_offsets(s: &At, tp: &str) -> Vec<(i64, i64)> {
+    s.part(tp)
+        .batches
+        .iter()
+        .map(|b| (b.base_offset, b.last_offset))
+        .collect()
+}
+
+#[test]
+fn ch03_batching() {
+    let l = Lesson::replay("ch03-batching");
+    l.errors_only_at(&[]);
+    let waiting =
+        |tp: &str, vals: &[&str], bytes, until| vec![(tp.to_string(), strs(vals), bytes, until)];
+    let s = l.at(1);
+    check!(s, filling(&s), waiting("events-0", &["a"], 40, 100));
+    check!(s, batch_offsets(&s, "events-0"), vec![]);
+    let s = l.at(2);
+    check!(s, filling(&s), waiting("events-0", &["a", "b"], 80, 100));
+    let s = l.at(3);
+    check!(s, (s.s.clock_ms, filling(&s).len()), (50, 1));
+    check!(s, batch_offsets(&s, "events-0"), vec![]);
+    // Full at batch_size: one batch of three, before the linger ran out.
+    let s = l.at(4);
+    check!(s, filling(&s), vec![]);
+    check!(s, batch_offsets(&s, "events-0"), vec![(0, 2)]);
+    check!(s, s.ru("events-0"), strs(&["a", "b", "c"]));
+    let s = l.at(5);
+    check!(s, filling(&s), waiting("events-1", &["d"], 40, 150));
+    // The linger ran out on the clock: a batch of one.
+    let s = l.at(6);
+    check!(s, (s.s.clock_ms, filling(&s)), (150, vec![]));
+    check!(s, batch_offsets(&s, "events-1"), vec![(0, 0)]);
+    let s = l.at(7);
+    check!(s, filling(&s), waiting("events-0", &["e"], 40, 250));
+    let s = l.at(8);
+    check!(s, filling(&s), vec![]);
+    check!(s, batch_offsets(&s, "events-0"), vec![(0, 2), (3, 3)]);
+    check!(s, s.ru("events-0"), strs(&["a", "b", "c", "e"]));
+    l.snapshot_captioned_frames();
 }
 
 #[test]

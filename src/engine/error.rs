@@ -154,6 +154,16 @@ pub enum MiniKafkaError {
     TransactionInterrupted { id: String, operation: &'static str },
     #[error("invalid batch: {0}")]
     InvalidBatch(String),
+    /// The book's `ProducerBufferFull`: a record the producer's accumulator
+    /// has no room for (E17).
+    #[error(
+        "producer accumulator is full: {total_bytes} bytes waiting, {adding} more would pass max_buffer_bytes {max_buffer_bytes}"
+    )]
+    ProducerBufferFull {
+        total_bytes: u64,
+        adding: u64,
+        max_buffer_bytes: u64,
+    },
     /// A retention or compaction request the book's `RetentionManager` or
     /// `LogCompactor` refuses (its `ValueError`s).
     #[error("invalid log cleanup: {0}")]
@@ -269,6 +279,7 @@ impl MiniKafkaError {
             Self::SendsPending { .. } => "SendsPending",
             Self::TransactionInterrupted { .. } => "TransactionInterrupted",
             Self::InvalidBatch { .. } => "InvalidBatch",
+            Self::ProducerBufferFull { .. } => "ProducerBufferFull",
             Self::InvalidCleanup { .. } => "InvalidCleanup",
             Self::Corrupt { .. } => "Corrupt",
             Self::Io { .. } => "Io",

@@ -50,6 +50,9 @@ pub fn code_of(e: &MiniKafkaError) -> i16 {
         E::RebalanceInProgress(_) => ResponseError::RebalanceInProgress,
         // A DeleteRecords past the high watermark, a bad retention setting.
         E::InvalidCleanup(_) => ResponseError::InvalidRequest,
+        // A client's own buffer (Kafka's BufferExhaustedException): served
+        // clients keep theirs, so no request meets it.
+        E::ProducerBufferFull { .. } => ResponseError::InvalidRequest,
         // The cluster cannot serve until it is reopened: retriable, as a
         // broker that is restarting.
         E::Crashed | E::ClusterDown { .. } => ResponseError::NotLeaderOrFollower,

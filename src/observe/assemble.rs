@@ -219,6 +219,7 @@ pub fn assemble(bootstrap: &[String], cluster: &Cluster, partitions: Vec<Observe
         clients: Vec::new(),
         client_log: Vec::new(),
         fault_armed: None,
+        accumulators: Vec::new(),
         unavailable,
     }
 }

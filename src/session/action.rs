@@ -218,13 +218,44 @@ pub enum Action {
         partition: u32,
         offset: i64,
     },
+    /// The book's `Producer.send` through its accumulator (E17): the
+    /// record waits in the named producer's batch for its partition until
+    /// the batch holds `batch_size` estimated bytes (then it is sent at
+    /// once) or its first record has waited `linger_ms` on the engine
+    /// clock (then the `advance_clock` that gets there sends it). The
+    /// settings, the book's `cluster.producer(...)` arguments, apply from
+    /// this step on; they default to the producer's (the book's 16384, 0
+    /// and 1048576 for a new one).
+    Accumulate {
+        producer: String,
+        topic: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        partition: Option<u32>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        key: Option<String>,
+        value: String,
+        /// "0", "1" (default) or "all", for the batches it sends.
+        #[serde(default, skip_serializing_if = "Option::is_none", with = "spelled")]
+        acks: Option<AckMode>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        batch_size: Option<u64>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        linger_ms: Option<u64>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        max_buffer_bytes: Option<u64>,
+    },
+    /// The book's `Producer.flush`: every batch waiting in the producer's
+    /// accumulator is sent now, linger or not.
+    Flush {
+        producer: String,
+    },
     Note {},
     /// Typed in [`crate::session::ui_step`].
     Ui(crate::session::ui_step::UiStep),
 }
 
 /// The names of every action, in the spec's order (for error messages).
-pub const ACTION_NAMES: [&str; 26] = [
+pub const ACTION_NAMES: [&str; 28] = [
     "create_topic",
     "produce",
     "begin",
@@ -249,6 +280,8 @@ pub const ACTION_NAMES: [&str; 26] = [
     "retention",
     "compact",
     "delete_records",
+    "accumulate",
+    "flush",
     "note",
     "ui",
 ];
@@ -571,6 +604,12 @@ type FieldCheck = fn(serde_json::Value) -> Result<(), String>;
 fn typed_fields(action: &str) -> &'static [(&'static str, FieldCheck)] {
     match action {
         "produce" => &[("acks", |v| parse_spelled::<AckMode>(Some(v)).map(drop))],
+        "accumulate" => &[
+            ("acks", |v| parse_spelled::<AckMode>(Some(v)).map(drop)),
+            ("batch_size", |v| typed::<u64>(v)),
+            ("linger_ms", |v| typed::<u64>(v)),
+            ("max_buffer_bytes", |v| typed::<u64>(v)),
+        ],
         "commit" | "abort" => &[("crash_after", |v| {
             parse_spelled::<CutPoint>(Some(v)).map(drop)
         })],
@@ -630,6 +669,8 @@ impl Action {
             Action::Retention { .. } => "retention",
             Action::Compact { .. } => "compact",
             Action::DeleteRecords { .. } => "delete_records",
+            Action::Accumulate { .. } => "accumulate",
+            Action::Flush { .. } => "flush",
             Action::Note {} => "note",
             Action::Ui { .. } => "ui",
         }
@@ -766,6 +807,37 @@ impl Action {
                 retention_bytes,
                 ..
             } => crate::session::cleanup::check_retention(*retention_ms, *retention_bytes),
+            Action::Accumulate {
+                producer,
+                batch_size,
+                max_buffer_bytes,
+                ..
+            } => {
+                if producer.is_empty() {
+                    return Err(FieldError::new(
+                        "action.accumulate.producer",
+                        "a producer name is not empty",
+                    ));
+                }
+                // The book's `BatchAccumulator` `ValueError`s.
+                if *batch_size == Some(0) {
+                    return Err(FieldError::new(
+                        "action.accumulate.batch_size",
+                        "batch_size must be positive",
+                    ));
+                }
+                if *max_buffer_bytes == Some(0) {
+                    return Err(FieldError::new(
+                        "action.accumulate.max_buffer_bytes",
+                        "max_buffer_bytes must be positive",
+                    ));
+                }
+                Ok(())
+            }
+            Action::Flush { producer } if producer.is_empty() => Err(FieldError::new(
+                "action.flush.producer",
+                "a producer name is not empty",
+            )),
             Action::DeleteRecords { offset, .. } if *offset < -1 => Err(FieldError::new(
                 "action.delete_records.offset",
                 "an offset, or -1 for the high watermark",
@@ -869,6 +941,8 @@ mod tests {
             r#"{"retention":{"topic":"t","partition":0,"retention_ms":100,"retention_bytes":4096}}"#,
             r#"{"compact":{"topic":"t","delete_retention_ms":0,"crash_at":"before_swap"}}"#,
             r#"{"delete_records":{"topic":"t","partition":0,"offset":-1}}"#,
+            r#"{"accumulate":{"producer":"p","topic":"t","partition":0,"key":"k","value":"v","acks":"all","batch_size":68,"linger_ms":10,"max_buffer_bytes":4096}}"#,
+            r#"{"flush":{"producer":"p"}}"#,
             r#"{"note":{}}"#,
             r#"{"ui":{"focus":"journal"}}"#,
         ];

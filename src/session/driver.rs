@@ -11,6 +11,7 @@
 //! transaction id). Nothing here reads the wall clock; the runtime has no
 //! timers and no I/O driver, so a run is a pure function of the actions.
 
+mod batching;
 mod groups;
 
 pub use self::groups::{DEFAULT_POLL_MAX, MemberClient, MemberClients, Polled};
@@ -608,6 +609,11 @@ impl Driver {
             .and_then(|op| op.appended.clone())
     }
 
+    /// The named producers, by name: their sequences and accumulators.
+    pub fn producers(&self) -> &BTreeMap<String, Producer> {
+        &self.producers
+    }
+
     /// What the last crash or tear's recovery did, if one happened.
     pub fn last_recovery(&self) -> Option<&RecoveryReport> {
         self.last_recovery.as_ref()
@@ -690,9 +696,19 @@ impl Driver {
                 self.ops.push(op);
                 Outcome::Pending
             }
+            Ok(Started::Batched(batched)) => {
+                self.told = join_told(self.told.take(), Some(batched.told));
+                if batched.ops.is_empty() {
+                    Outcome::Ok
+                } else {
+                    self.ops.extend(batched.ops);
+                    Outcome::Pending
+                }
+            }
         };
         self.quiesce();
         self.forget_members_if_crashed(generation_before);
+        self.drop_accumulated_if_crashed(generation_before);
         let outcome = match outcome {
             Outcome::Pending => self.take_own_result(step),
             other => other,
@@ -903,6 +919,39 @@ impl Driver {
                 self.clock.advance(*ms);
                 self.cluster.tick().map_err(err)?;
                 self.told = self.expire_members()?;
+                if let Some(batched) = self.run_lingers() {
+                    return Ok(Started::Batched(batched));
+                }
+            }
+            Action::Accumulate {
+                producer,
+                topic,
+                partition,
+                key,
+                value,
+                acks,
+                batch_size,
+                linger_ms,
+                max_buffer_bytes,
+            } => {
+                let settings = batching::Batching {
+                    acks: *acks,
+                    batch_size: *batch_size,
+                    linger_ms: *linger_ms,
+                    max_buffer_bytes: *max_buffer_bytes,
+                };
+                let batched = self.run_accumulate(
+                    producer,
+                    topic,
+                    *partition,
+                    key.as_deref(),
+                    value,
+                    settings,
+                )?;
+                return Ok(Started::Batched(batched));
+            }
+            Action::Flush { producer } => {
+                return Ok(Started::Batched(self.run_flush(producer)?));
             }
             Action::JoinGroup { .. }
             | Action::LeaveGroup { .. }
@@ -1312,7 +1361,12 @@ impl Driver {
                 self.appended.push_back((op.step, result));
                 self.finish(op, Ok(OpEnd::Done));
             }
-            Ok(OpEnd::Done) if own => self.own_outcome = Some(Outcome::Ok),
+            // A step that sent several batches ends with the first error.
+            Ok(OpEnd::Done) if own => {
+                if !matches!(self.own_outcome, Some(Outcome::Error(_))) {
+                    self.own_outcome = Some(Outcome::Ok);
+                }
+            }
             Ok(OpEnd::Done) => self
                 .events
                 .push(Event::new(self.step, narrate::completed(op.kind, op.step))),
@@ -1336,7 +1390,11 @@ impl Driver {
                     self.crashed_in_step = Some(text);
                 }
             }
-            Err(e) if own => self.own_outcome = Some(Outcome::Error(e.into())),
+            Err(e) if own => {
+                if !matches!(self.own_outcome, Some(Outcome::Error(_))) {
+                    self.own_outcome = Some(Outcome::Error(e.into()));
+                }
+            }
             Err(e) => {
                 self.events
                     .push(Event::new(self.step, narrate::failed(op.kind, op.step, &e)));
@@ -1358,6 +1416,17 @@ enum Started {
     Recovered(Said),
     /// Waiting: finishes at this step's quiescence or later.
     Pending(PendingOp),
+    /// The accumulator's batches it sent (none, one or more), pending
+    /// like a produce's, and what the step did.
+    Batched(batching::Batched),
+}
+
+/// Two sentences of one step (a group expiry and a linger) as one.
+fn join_told(first: Option<Said>, second: Option<Said>) -> Option<Said> {
+    match (first, second) {
+        (Some(a), Some(b)) => Some(Said::join(&[a, b], "; ", "；")),
+        (a, b) => a.or(b),
+    }
 }
 
 /// What [`Driver::finish`] needs of a finished operation.

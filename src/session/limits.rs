@@ -204,6 +204,28 @@ pub fn check_action(action: &Action) -> Result<(), FieldError> {
         Action::Replicate { topic, .. } => {
             text("topic", topic.as_deref().unwrap_or(""), MAX_NAME_BYTES)
         }
+        Action::Accumulate {
+            producer,
+            topic,
+            key,
+            value,
+            linger_ms,
+            ..
+        } => {
+            text("producer", producer, MAX_NAME_BYTES)?;
+            text("topic", topic, MAX_NAME_BYTES)?;
+            text("key", key.as_deref().unwrap_or(""), MAX_VALUE_BYTES)?;
+            text("value", value, MAX_VALUE_BYTES)?;
+            match linger_ms {
+                Some(ms) if *ms > MAX_CLOCK_MS => Err(over(
+                    field("linger_ms"),
+                    format!("{ms} ms"),
+                    &format!("{MAX_CLOCK_MS} ms"),
+                )),
+                _ => Ok(()),
+            }
+        }
+        Action::Flush { producer } => text("producer", producer, MAX_NAME_BYTES),
         Action::AdvanceClock { ms } if *ms > MAX_CLOCK_MS => Err(over(
             field("ms"),
             format!("{ms} ms"),

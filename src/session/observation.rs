@@ -216,6 +216,7 @@ fn nothing_yet(title: &str) -> Snapshot {
         clients: Vec::new(),
         client_log: Vec::new(),
         fault_armed: None,
+        accumulators: Vec::new(),
         unavailable: [
             field::PARTITIONS,
             field::TRANSACTIONS,

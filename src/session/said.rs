@@ -83,6 +83,10 @@ pub fn action_zh(name: &str) -> &str {
         "retention" => "保留策略",
         "compact" => "压缩",
         "delete_records" => "删除记录",
+        "accumulate" => "攒批",
+        "flush" => "刷出",
+        // A batch an advance_clock sent when its linger ran out.
+        "linger" => "linger 到期",
         "note" => "说明",
         "ui" => "界面",
         other => other,
@@ -139,6 +143,7 @@ pub fn error_zh(code: &str) -> &'static str {
         "RebalanceInProgress" => "消费组正在重平衡",
         "NotPartitionOwner" => "不是该分区的拥有者",
         "InvalidBatch" => "批次无效",
+        "ProducerBufferFull" => "生产者缓冲区已满",
         "Corrupt" => "数据损坏",
         "Io" => "读写错误",
         "DataDirLocked" => "数据目录被占用",

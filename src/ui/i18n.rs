@@ -137,6 +137,11 @@ const LABELS: &[(&str, &str, &str)] = &[
     ("waiting_for", "waiting for", "等待"),
     ("queued_behind", "queued behind step", "排在步骤之后"),
     ("nothing_pending", "nothing pending", "没有等待中的操作"),
+    // A producer's batch filling in its accumulator (E17): records, bytes
+    // against batch_size, and when its linger runs out (or "due": it has).
+    ("records_short", "rec", "条"),
+    ("linger_until", "linger to", "linger 到"),
+    ("linger_due", "due", "已到期"),
     ("no_transactions", "no transactions", "没有事务"),
     ("nothing_staged", "nothing staged", "没有暂存的 offset"),
     ("no_frames", "no journal frames", "journal 为空"),

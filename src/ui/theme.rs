@@ -299,6 +299,12 @@ impl Theme {
         self.fg3(Color::Yellow, light::ORANGE, Color::LightYellow)
     }
 
+    /// A producer's batch filling in its accumulator (E17): not sent yet,
+    /// not waiting on a broker either.
+    pub fn accumulating(&self) -> Style {
+        self.fg3(Color::Cyan, light::TEAL, Color::LightCyan)
+    }
+
     /// A warning that must not be missed (a fault armed): the waiting
     /// colour, bold and reversed, so it stands out under `NO_COLOR` too.
     pub fn warning(&self) -> Style {

@@ -2,6 +2,11 @@
 //! partitioning. It numbers batches per partition; a batch that was appended
 //! advances the sequence even if its acks later fail, so that a retry of it is
 //! answered with the original offsets.
+//!
+//! `send` appends one batch at once. The book's `Producer.send` goes through
+//! its `BatchAccumulator` instead (E17): that is `accumulate` here, with the
+//! book's `run_due_flushes` and `flush`, and its sticky partitioner for
+//! keyless records.
 
 use std::collections::BTreeMap;
 
@@ -9,7 +14,9 @@ use crate::engine::core::batch::RecordBatch;
 use crate::engine::core::cluster::BrokerCluster;
 use crate::engine::core::metadata::TopicPartition;
 use crate::engine::core::record::Record;
-use crate::engine::error::Result;
+use crate::engine::error::{MiniKafkaError, Result};
+use crate::engine::producer::accumulator::{BatchAccumulator, PendingRecord, estimated_bytes};
+use crate::engine::producer::partitioner::StickyPartitioner;
 use crate::engine::replication::AckMode;
 use crate::engine::replication::model::AppendFuture;
 
@@ -23,6 +30,18 @@ pub struct Producer {
     acks: AckMode,
     next_sequence: BTreeMap<TopicPartition, i32>,
     last_batch: BTreeMap<TopicPartition, RecordBatch>,
+    accumulator: BatchAccumulator,
+    partitioner: StickyPartitioner,
+}
+
+/// A batch the accumulator let go: its partition, how many records it
+/// holds, and its append (or why it could not be appended: its records
+/// fail together, as the book fails every future of the batch).
+#[derive(Debug)]
+pub struct SentBatch {
+    pub tp: TopicPartition,
+    pub records: usize,
+    pub append: Result<AppendFuture>,
 }
 
 impl Producer {
@@ -35,6 +54,8 @@ impl Producer {
             acks: AckMode::Leader,
             next_sequence: BTreeMap::new(),
             last_batch: BTreeMap::new(),
+            accumulator: BatchAccumulator::default(),
+            partitioner: StickyPartitioner::default(),
         }
     }
 
@@ -126,5 +147,129 @@ impl Producer {
             ))
         })?;
         self.cluster.try_append(tp, batch, self.acks, None)
+    }
+
+    /// Sets the accumulator's `batch_size`, `linger_ms` and
+    /// `max_buffer_bytes` (the book's `cluster.producer(...)` arguments).
+    /// Refused while records wait, and with the book's `ValueError`s.
+    pub fn set_batching(
+        &mut self,
+        batch_size: u64,
+        linger_ms: u64,
+        max_buffer_bytes: u64,
+    ) -> Result<()> {
+        if !self.accumulator.partitions().is_empty() {
+            return Err(MiniKafkaError::InvalidConfig(format!(
+                "producer {:?} has records waiting in its accumulator: flush it before changing its batching",
+                self.name
+            )));
+        }
+        self.accumulator = BatchAccumulator::new(batch_size, linger_ms, max_buffer_bytes)?;
+        Ok(())
+    }
+
+    /// The producer's accumulator (what waits, and its settings).
+    pub fn accumulator(&self) -> &BatchAccumulator {
+        &self.accumulator
+    }
+
+    /// The book's `Producer.send`: the record waits in the accumulator for
+    /// `tp` (`partition`, else by key, else the sticky partition); if that
+    /// fills its partition's batch, the batch is sent at once and returned.
+    pub fn accumulate(
+        &mut self,
+        topic: &str,
+        partition: Option<u32>,
+        key: Option<&[u8]>,
+        value: Option<Vec<u8>>,
+        now_ms: u64,
+    ) -> Result<(TopicPartition, Option<SentBatch>)> {
+        let count = self
+            .cluster
+            .topics()
+            .into_iter()
+            .find(|(t, _)| t == topic)
+            .map(|(_, n)| n)
+            .ok_or_else(|| MiniKafkaError::UnknownTopicOrPartition(topic.to_string()))?;
+        let selected = match partition {
+            Some(p) if p >= count => {
+                return Err(MiniKafkaError::UnknownTopicOrPartition(format!(
+                    "{topic}-{p}"
+                )));
+            }
+            Some(p) => p,
+            None => self.partitioner.choose(count, key),
+        };
+        let tp = TopicPartition::new(topic, selected);
+        let estimated = estimated_bytes(key, value.as_deref());
+        let record = Record::new(
+            key.map(<[u8]>::to_vec),
+            value,
+            i64::try_from(now_ms).unwrap_or(i64::MAX),
+        );
+        let pending = PendingRecord {
+            topic_partition: tp.clone(),
+            record,
+            estimated_bytes: estimated,
+        };
+        let full = self.accumulator.add(pending, now_ms)?;
+        let sent = if full {
+            self.flush_partition(&tp)
+        } else {
+            None
+        };
+        Ok((tp, sent))
+    }
+
+    /// The book's `_flush_partition`: pops `tp`'s records and sends them as
+    /// one batch with the next sequence; a batch with a keyless record
+    /// moves the sticky partition on.
+    fn flush_partition(&mut self, tp: &TopicPartition) -> Option<SentBatch> {
+        let pending = self.accumulator.pop(tp);
+        if pending.is_empty() {
+            return None;
+        }
+        let keyless = pending.iter().any(|p| p.record.key.is_none());
+        let records: Vec<Record> = pending.into_iter().map(|p| p.record).collect();
+        let count = records.len();
+        let append = self.send_records(tp, records);
+        if keyless
+            && let Some((_, n)) = self
+                .cluster
+                .topics()
+                .into_iter()
+                .find(|(t, _)| *t == tp.topic)
+        {
+            self.partitioner.on_batch_closed(n, tp.partition);
+        }
+        Some(SentBatch {
+            tp: tp.clone(),
+            records: count,
+            append,
+        })
+    }
+
+    /// The book's `run_due_flushes`: sends every partition whose first
+    /// record has waited `linger_ms` by `now_ms`, in partition order.
+    pub fn run_due_flushes(&mut self, now_ms: u64) -> Vec<SentBatch> {
+        let due = self.accumulator.due_partitions(now_ms);
+        due.iter()
+            .filter_map(|tp| self.flush_partition(tp))
+            .collect()
+    }
+
+    /// The book's `flush`: sends every partition's records now.
+    pub fn flush(&mut self) -> Vec<SentBatch> {
+        let all = self.accumulator.partitions();
+        all.iter()
+            .filter_map(|tp| self.flush_partition(tp))
+            .collect()
+    }
+
+    /// The book's `crash`: the records waiting are dropped, never sent.
+    /// Returns how many.
+    pub fn drop_accumulated(&mut self) -> usize {
+        let all = self.accumulator.partitions();
+        all.iter().map(|tp| self.accumulator.pop(tp).len()).sum()
     }
 }

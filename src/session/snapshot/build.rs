@@ -23,10 +23,10 @@ use crate::engine::vector_ext::VectorExt;
 use crate::engine::{ControlType, IsolationLevel, RecordBatch, TopicPartition};
 use crate::session::driver::Driver;
 use crate::session::snapshot::{
-    BATCH_WINDOW, BatchKind, BatchSnapshot, BrokerSnapshot, CompletionSnapshot, Consumers,
-    ControlKind, ErrorSnapshot, EventSnapshot, Fate, GroupOffsets, JOURNAL_FILE,
-    JournalFrameSnapshot, JournalSnapshot, LogTruncationSnapshot, MarkerSnapshot, Moment,
-    PartitionSnapshot, PendingBatch, PendingSnapshot, ReaderCounts, RecordSnapshot,
+    AccumulatingBatch, AccumulatorSnapshot, BATCH_WINDOW, BatchKind, BatchSnapshot, BrokerSnapshot,
+    CompletionSnapshot, Consumers, ControlKind, ErrorSnapshot, EventSnapshot, Fate, GroupOffsets,
+    JOURNAL_FILE, JournalFrameSnapshot, JournalSnapshot, LogTruncationSnapshot, MarkerSnapshot,
+    Moment, PartitionSnapshot, PendingBatch, PendingSnapshot, ReaderCounts, RecordSnapshot,
     RecoverySnapshot, ReelectionSnapshot, ReplicaBatch, ReplicaSnapshot, Snapshot,
     SwapRepairSnapshot, TAIL, TornSnapshot, TransactionSnapshot, TxnState, VALUES_SHOWN, fate,
     text,
@@ -143,7 +143,42 @@ pub fn build(driver: &Driver, bounds: &Bounds) -> Snapshot {
         client_log: Vec::new(),
         fault_armed: None,
         unavailable: Vec::new(),
+        accumulators: accumulators(driver),
     }
+}
+
+/// Every named producer's accumulator that holds records (E17).
+fn accumulators(driver: &Driver) -> Vec<AccumulatorSnapshot> {
+    driver
+        .producers()
+        .iter()
+        .filter_map(|(name, producer)| {
+            let acc = producer.accumulator();
+            let batches: Vec<AccumulatingBatch> = acc
+                .pending_partitions()
+                .into_iter()
+                .map(|p| AccumulatingBatch {
+                    partition: p.topic_partition.to_string(),
+                    records: p
+                        .records
+                        .iter()
+                        .map(|r| r.value.as_deref().map(text))
+                        .collect(),
+                    bytes: p.bytes,
+                    first_enqueue_ms: p.first_enqueue_ms,
+                    linger_deadline_ms: p.first_enqueue_ms.saturating_add(acc.linger_ms),
+                })
+                .collect();
+            (!batches.is_empty()).then(|| AccumulatorSnapshot {
+                producer: name.clone(),
+                batch_size: acc.batch_size,
+                linger_ms: acc.linger_ms,
+                max_buffer_bytes: acc.max_buffer_bytes,
+                total_bytes: acc.total_bytes,
+                batches,
+            })
+        })
+        .collect()
 }
 
 /// The batch at `base` on `tp` as a pending operation names it, its last

@@ -115,6 +115,11 @@ pub struct Snapshot {
     pub last_recovery: Option<RecoverySnapshot>,
     pub consumers: Consumers,
     pub pending: Vec<PendingSnapshot>,
+    /// The named producers with records waiting in their accumulators
+    /// (E17), in name order; absent from the JSON when none waits, so
+    /// states saved before read the same.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub accumulators: Vec<AccumulatorSnapshot>,
     pub errors: Vec<ErrorSnapshot>,
     /// The last events, oldest first.
     #[serde(default)]
@@ -742,6 +747,36 @@ impl Consumers {
 pub struct ReaderCounts {
     pub read_uncommitted: usize,
     pub read_committed: usize,
+}
+
+/// A producer's accumulator (E17): its settings and the batch filling for
+/// each partition.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AccumulatorSnapshot {
+    pub producer: String,
+    pub batch_size: u64,
+    pub linger_ms: u64,
+    pub max_buffer_bytes: u64,
+    /// Estimated bytes waiting in all partitions, against `max_buffer_bytes`.
+    pub total_bytes: u64,
+    pub batches: Vec<AccumulatingBatch>,
+}
+
+/// The records waiting for one partition: a batch filling.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AccumulatingBatch {
+    /// `<topic>-<partition>`.
+    pub partition: String,
+    /// The values, in order (UTF-8 text, other bytes escaped).
+    pub records: Vec<Option<String>>,
+    /// Their estimated bytes (the book's 39 + key + value each), against
+    /// `batch_size`: sent at once when it gets there.
+    pub bytes: u64,
+    /// When the first record was added, on the engine clock.
+    pub first_enqueue_ms: u64,
+    /// When its linger runs out: the first `advance_clock` that reaches it
+    /// sends the batch.
+    pub linger_deadline_ms: u64,
 }
 
 /// An operation still waiting (SPEC §4: pending operations are state).

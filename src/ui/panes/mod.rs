@@ -783,6 +783,7 @@ mod testkit {
             clients: Vec::new(),
             client_log: Vec::new(),
             fault_armed: None,
+            accumulators: Vec::new(),
             unavailable: Vec::new(),
         }
     }

@@ -1,6 +1,8 @@
 //! The pending pane (SPEC §6 "pending operations"): each operation still
 //! waiting, with the step that issued it, its kind and transaction, and what
-//! it waits for (brokers, or an earlier step on the same transaction).
+//! it waits for (brokers, or an earlier step on the same transaction); then
+//! each producer's batch filling in its accumulator (E17), not sent yet:
+//! its records, its bytes against `batch_size` and when its linger runs out.
 
 use crate::session::snapshot::field;
 use ratatui::buffer::Buffer;
@@ -8,7 +10,7 @@ use ratatui::layout::Rect;
 use ratatui::text::Line;
 
 use super::{PaneContext, frame, lines, marks};
-use crate::session::snapshot::{PendingSnapshot, Snapshot};
+use crate::session::snapshot::{AccumulatingBatch, AccumulatorSnapshot, PendingSnapshot, Snapshot};
 
 /// Batches named on a row at most; the rest are counted (`+3`).
 const BATCHES_NAMED: usize = 2;
@@ -60,10 +62,54 @@ fn row<'a>(p: &PendingSnapshot, ctx: &PaneContext, width: usize) -> Vec<Line<'a>
     ]
 }
 
+/// One batch filling: `▤ p events-0 2 rec 80/4096 B linger to 10 ms`, in
+/// the accumulating colour; `due` in the waiting colour once its linger
+/// has run out (the next `advance_clock` sends it). When it does not fit,
+/// the linger goes on a line of its own.
+fn filling<'a>(
+    a: &AccumulatorSnapshot,
+    b: &AccumulatingBatch,
+    clock_ms: u64,
+    ctx: &PaneContext,
+    width: usize,
+) -> Vec<Line<'a>> {
+    let t = |k| ctx.lang.t(k);
+    let head = format!(
+        "▤ {} {} {} {} {}/{} B",
+        a.producer,
+        b.partition,
+        b.records.len(),
+        t("records_short"),
+        b.bytes,
+        a.batch_size
+    );
+    let (linger, style) = if b.linger_deadline_ms <= clock_ms {
+        (t("linger_due").to_string(), ctx.theme.waiting())
+    } else {
+        (
+            format!("{} {} ms", t("linger_until"), b.linger_deadline_ms),
+            ctx.theme.accumulating(),
+        )
+    };
+    let one = format!("{head} {linger}");
+    if ratatui::text::Span::raw(&one).width() <= width {
+        return vec![Line::styled(one, style)];
+    }
+    vec![
+        Line::styled(head, style),
+        Line::styled(format!("  {linger}"), style),
+    ]
+}
+
 /// Draws the pane; `ctx.scroll` skips rows from the top.
 pub fn render(view: &Snapshot, ctx: &PaneContext, area: Rect, buf: &mut Buffer) {
     let inner = frame(ctx, "pending", area, buf);
-    let out = if view.pending.is_empty() {
+    let filling_rows = view
+        .accumulators
+        .iter()
+        .flat_map(|a| a.batches.iter().map(move |b| (a, b)));
+    let filling_count = filling_rows.clone().count();
+    let out = if view.pending.is_empty() && filling_count == 0 {
         // In words, or in one word where the words do not fit; an observed
         // cluster's requests in flight are not visible to a client.
         let (long, short) = if view.lacks(field::PENDING) {
@@ -76,18 +122,24 @@ pub fn render(view: &Snapshot, ctx: &PaneContext, area: Rect, buf: &mut Buffer) 
         let text = if fits { words } else { ctx.lang.t(short) };
         vec![Line::styled(text, ctx.theme.dim())]
     } else {
-        let skip = ctx.scroll.min(view.pending.len() - 1);
+        let total = view.pending.len() + filling_count;
+        let skip = ctx.scroll.min(total - 1);
         let (width, height) = (usize::from(inner.width), usize::from(inner.height));
+        let items = view
+            .pending
+            .iter()
+            .map(|p| row(p, ctx, width))
+            .chain(filling_rows.map(|(a, b)| filling(a, b, view.clock_ms, ctx, width)));
         let mut out = Vec::new();
         let mut shown = 0;
-        for p in &view.pending[skip..] {
+        for item in items.skip(skip) {
             if out.len() >= height {
                 break;
             }
-            out.extend(row(p, ctx, width));
+            out.extend(item);
             shown += 1;
         }
-        marks(ctx, area, skip, view.pending.len() - skip - shown, buf);
+        marks(ctx, area, skip, total - skip - shown, buf);
         out
     };
     lines(out, inner, buf);
