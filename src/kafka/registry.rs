@@ -128,6 +128,11 @@ impl Registry {
         self.entry(id, |c| c.transactional_id = Some(txn.to_string()));
     }
 
+    /// Where connection `id` comes from (its peer's address), while open.
+    pub fn peer(&self, id: ConnectionId) -> Option<String> {
+        self.with(|t| t.open.get(&id).map(|c| c.peer.clone()))
+    }
+
     /// The connection closed.
     pub fn close(&self, id: ConnectionId) {
         self.with(|t| t.open.remove(&id));
