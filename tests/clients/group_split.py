@@ -5,7 +5,11 @@ STRATEGY its assignor. Steps (`full`): three members split the topic;
 one closes and the other two take its partitions; one is killed (SIGKILL)
 and the last takes its partitions once its session (6 s) ran out; that
 one closes; three new members resume from the committed offsets. `short`
-stops after the close. Ten records per partition are produced after each
+stops after the close. `restart` (driven by tests/serve/script.rs): prints
+`ready`; three members split and read; all three close; prints `stopped`
+and waits for a line on standard input (the test may kill -9 the server
+and restart it meanwhile); three new members split and resume from the
+committed offsets. Ten records per partition are produced after each
 step and read before the next. Prints, per step: `split N,N,N` (the
 members' partition counts, sorted, once they own every partition exactly
 once), `read N` (distinct records read so far), after the first split
@@ -126,15 +130,29 @@ def close(name):
     wait_for(f"{name} gone", lambda: name not in assigned)
 
 
+if mode == "restart":
+    print("ready", flush=True)
 for name in ("a", "b", "c"):
     start(name)
 settle(["a", "b", "c"])
 if member_script.startswith("ck_"):
     describe()
 produce_and_read()
-close("c")
-settle(["a", "b"])
-produce_and_read()
+if mode == "restart":
+    for name in ("a", "b", "c"):
+        close(name)
+    print("stopped", flush=True)
+    sys.stdin.readline()
+    for name in ("d", "e", "f"):
+        start(name)
+    settle(["d", "e", "f"])
+    produce_and_read()
+    for name in ("d", "e", "f"):
+        close(name)
+else:
+    close("c")
+    settle(["a", "b"])
+    produce_and_read()
 if mode == "full":
     killed_at = time.monotonic()
     members["b"].kill()
@@ -149,7 +167,7 @@ if mode == "full":
     produce_and_read()
     for name in ("d", "e", "f"):
         close(name)
-else:
+elif mode == "short":
     for name in ("a", "b"):
         close(name)
 twice = {r for r in reads if reads.count(r) > 1} - uncommitted
