@@ -467,3 +467,53 @@ fn reading_never_changes_the_groups() {
     let _ = g.group("g");
     assert_eq!(format!("{g:?}"), before);
 }
+
+/// What kafka-python 3.0.12 did in the flaky split test (the rejoin it
+/// lost, see tests/clients/kp_group_member.py): the first member leads
+/// generation 1, rejoins for new metadata, gets generation 2's assignment
+/// and then goes silent, never applying it. The two members that join
+/// next wait for it only until its session runs out (not the rebalance
+/// timeout); then they form generation 3 without it, and its late
+/// JoinGroup is told UNKNOWN_MEMBER_ID, so a client that comes back joins
+/// anew instead of being left out.
+#[test]
+fn a_leader_silent_after_its_sync_holds_the_next_rebalance_only_until_its_session_ends() {
+    let t0 = Instant::now();
+    let mut g = Groups::default();
+    let (a, ta) = new_member(&mut g, &["range"], t0);
+    assert_eq!(joined(&mut g, ta).generation, 1);
+    let Started::Wait(sa) = g.sync(sync_req(&a, 1, &[(&a, "")]), t0) else {
+        panic!()
+    };
+    synced(&mut g, sa).unwrap();
+    let Started::Wait(ta2) = g.join(join_req(&a, &["range"]), ms(t0, 100)) else {
+        panic!("the leader's rejoin rebalances")
+    };
+    assert_eq!(joined(&mut g, ta2).generation, 2);
+    let Started::Wait(sa2) = g.sync(sync_req(&a, 2, &[(&a, "all")]), ms(t0, 200)) else {
+        panic!()
+    };
+    assert_eq!(synced(&mut g, sa2).unwrap().0, Bytes::from("all"));
+    // b and c join; a never heartbeats or rejoins again.
+    let (b, tb) = new_member(&mut g, &["range"], ms(t0, 1_000));
+    let (c, tc) = new_member(&mut g, &["range"], ms(t0, 1_100));
+    assert_eq!(state(&g), GroupState::PreparingRebalance);
+    g.tick(ms(t0, 10_199));
+    assert!(
+        g.take(tb).is_none() && g.take(tc).is_none(),
+        "they wait for a while its session lasts"
+    );
+    assert_eq!(g.next_deadline(), Some(ms(t0, 10_200)), "a's session");
+    g.tick(ms(t0, 10_200));
+    let (rb, rc) = (joined(&mut g, tb), joined(&mut g, tc));
+    assert_eq!((rb.generation, rc.generation), (3, 3));
+    assert_eq!(rb.leader, b, "the leader went: the first member left leads");
+    assert_eq!(rb.members.len(), 2, "b assigns for b and c only");
+    assert!(rc.members.is_empty());
+    let members: Vec<&String> = g.group("g").unwrap().members.keys().collect();
+    assert_eq!(members, [&b, &c]);
+    let Started::Now(late) = g.join(join_req(&a, &["range"]), ms(t0, 10_300)) else {
+        panic!("answered at once")
+    };
+    assert_eq!(late.error, code::UNKNOWN_MEMBER_ID, "a must join anew");
+}

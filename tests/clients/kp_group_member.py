@@ -2,7 +2,16 @@
 group_split.py, printing what ck_group_member.py prints: subscribes to
 TOPIC in GROUP with the assignor STRATEGY (range or roundrobin), commits
 each record synchronously once read; `close` on standard input closes
-it (LeaveGroup)."""
+it (LeaveGroup).
+
+It learns the topic's partitions before its first poll (`topics()` after
+`subscribe`): kafka-python 3.0.12's leader, when its first assignment ran
+before the topic's metadata arrived, rejoins for the new metadata; if
+poll's timeout ends while that JoinGroup/SyncGroup is in flight, its
+assignment makes need_rejoin() false again, so the SyncGroup's answer is
+never applied and heartbeats stay off: the member sits unassigned and the
+coordinator expires it after its session (Apache Kafka does the same). The
+others then split the topic without it for ever."""
 import sys
 import threading
 
@@ -30,6 +39,7 @@ c = KafkaConsumer(bootstrap_servers=boot, group_id=group,
                   session_timeout_ms=6000, heartbeat_interval_ms=500,
                   metadata_max_age_ms=2000)
 c.subscribe([topic])
+c.topics()  # a blocking metadata fetch: the coordinator's snapshot has the topic
 shown = None
 while not closing.is_set():
     batches = c.poll(timeout_ms=100)
