@@ -75,6 +75,9 @@ pub struct Member {
     /// Where it connects from, as Kafka's DescribeGroups shows it
     /// (`/127.0.0.1`).
     pub client_host: String,
+    /// The connection its last JoinGroup came on (the clients pane shows
+    /// the member on that connection's row).
+    pub connection: u64,
     pub session: Duration,
     pub rebalance: Duration,
     /// The protocols it supports (assignors), in its preference order,
@@ -202,6 +205,8 @@ pub struct Join {
     pub member_id: String,
     pub client_id: String,
     pub client_host: String,
+    /// The connection it came on.
+    pub connection: u64,
     pub session: Duration,
     pub rebalance: Duration,
     pub protocol_type: String,
@@ -446,6 +451,7 @@ impl Groups {
                 id: id.clone(),
                 client_id: j.client_id,
                 client_host: j.client_host,
+                connection: j.connection,
                 session: j.session,
                 rebalance: j.rebalance,
                 protocols: j.protocols,
@@ -485,6 +491,7 @@ impl Groups {
         m.rebalance = j.rebalance;
         m.client_id = j.client_id;
         m.client_host = j.client_host;
+        m.connection = j.connection;
         if let Some(old) = m.awaiting_join.replace(ticket) {
             // A JoinGroup sent again: the newer one is answered.
             self.replies.insert(

@@ -17,6 +17,7 @@ fn join_req(member: &str, protocols: &[&str]) -> Join {
         member_id: member.into(),
         client_id: "c".into(),
         client_host: "/127.0.0.1".into(),
+        connection: 1,
         session: SESSION,
         rebalance: REBALANCE,
         protocol_type: "consumer".into(),

@@ -67,6 +67,7 @@ impl Registry {
                     producer_id: None,
                     producer_epoch: None,
                     transactional_id: None,
+                    group: None,
                 },
             );
             id

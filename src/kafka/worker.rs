@@ -48,6 +48,7 @@ use crate::kafka::steps;
 use crate::session::driver::PendingView;
 use crate::session::listeners::Steps;
 use crate::session::recording::Caption;
+use crate::session::snapshot::ClientSnapshot;
 use crate::session::{Action, ActionError, Driver, Outcome};
 
 /// What a connection asks of the driver thread.
@@ -299,6 +300,17 @@ impl ServerState {
     /// The connection registry.
     pub fn registry(&self) -> &Registry {
         &self.core.registry
+    }
+
+    /// Every open connection, in accept order, with the consumer group
+    /// each one is a member of (the clients pane).
+    pub fn clients(&self) -> Vec<ClientSnapshot> {
+        let mut members = crate::kafka::group_view::memberships(&self.groups);
+        let mut clients = self.core.registry.clients();
+        for c in &mut clients {
+            c.group = members.remove(&c.connection);
+        }
+        clients
     }
 
     /// Sets the broker's `fetch.max.bytes` (the tests lower it to see the

@@ -308,6 +308,7 @@ fn list_groups_names_every_group_with_offsets_staged_offsets_or_a_member() {
             member_id: String::new(),
             client_id: "c".into(),
             client_host: String::new(),
+            connection: 1,
             session: std::time::Duration::from_secs(60),
             rebalance: std::time::Duration::from_secs(60),
             protocol_type: "consumer".into(),

@@ -69,6 +69,7 @@ pub fn join(
         member_id: r.member_id.to_string(),
         client_id: client_id.to_string(),
         client_host: worker.client_host(connection),
+        connection,
         session,
         rebalance,
         protocol_type: r.protocol_type.to_string(),
