@@ -539,6 +539,7 @@ fn the_request_in_flight_is_drawn_whole_at_160_columns() {
         producer_id: Some(4000),
         producer_epoch: Some(0),
         transactional_id: Some("tx-1".into()),
+        group: None,
     };
     view.clients = vec![
         client(1, Some("Produce v9 acks=all waiting")),

@@ -416,6 +416,7 @@ fn the_clients_pane_frame_and_its_waiting_colour() {
             producer_id: None,
             producer_epoch: None,
             transactional_id: None,
+            group: None,
         },
         ClientSnapshot {
             connection: 2,
@@ -427,6 +428,7 @@ fn the_clients_pane_frame_and_its_waiting_colour() {
             producer_id: Some(4000),
             producer_epoch: Some(0),
             transactional_id: Some("tx-1".into()),
+            group: None,
         },
     ];
     view.client_log = vec![

@@ -5,7 +5,7 @@
 //! asserted too. See docs/dashboard.md for what each decides.
 
 use minikafka::session::recording::Header;
-use minikafka::session::snapshot::{ClientSnapshot, ListenerSnapshot};
+use minikafka::session::snapshot::{ClientGroup, ClientSnapshot, ListenerSnapshot};
 use minikafka::session::{Driver, Snapshot};
 use minikafka::ui::app::App;
 use minikafka::ui::headless::{buffer_text, frame_buffer};
@@ -63,6 +63,7 @@ fn clients_view(fault_armed: bool) -> Snapshot {
         producer_id: None,
         producer_epoch: None,
         transactional_id: None,
+        group: None,
     };
     view.clients = vec![
         ClientSnapshot {
@@ -676,4 +677,64 @@ fn a_click_uses_the_map_of_the_last_draw() {
     fresh.update(Msg::Click(ex, ey)).unwrap();
     assert_eq!(fresh.focused(), Some(PaneId::Events));
     assert_eq!(fresh.frame_map().unwrap().panes, map.panes);
+}
+
+/// `mk-tui serve`'s consumer group members in the clients pane: each
+/// member's row names its group, generation and the partitions the leader
+/// assigned it, in the good colour while the group is stable and in the
+/// waiting colour while it rebalances (a member that just joined has no
+/// assignment yet). A connection that is no member shows `-`.
+#[test]
+fn the_clients_pane_shows_each_members_group_generation_and_assignment() {
+    let theme = Theme::colored();
+    let mut view = clients_view(false);
+    let member = |id: &str, generation, state: &str, assignment: &[&str]| ClientGroup {
+        group: "g".into(),
+        member_id: id.into(),
+        generation,
+        state: state.into(),
+        assignment: assignment.iter().map(|p| p.to_string()).collect(),
+    };
+    let consumer = view.clients[2].clone();
+    view.clients[2].group = Some(member("rdkafka-1", 3, "Stable", &["t-0", "t-2"]));
+    view.clients.push(ClientSnapshot {
+        connection: 4,
+        peer: "127.0.0.1:50720".into(),
+        group: Some(member("rdkafka-2", 3, "Stable", &["t-1", "t-3"])),
+        ..consumer.clone()
+    });
+    let stable = App::saved(
+        view.clone(),
+        layout::builtin("clients").unwrap(),
+        Lang::En,
+        theme,
+    );
+    let buf = frame_buffer(&stable, 120, 36);
+    let text = buffer_text(&buf);
+    insta::assert_snapshot!("clients_group_members_120x36", text);
+    assert!(text.contains("group / gen / parts"), "{text}");
+    assert!(text.contains("g / 3 / t-0,t-2"), "{text}");
+    assert!(text.contains("g / 3 / t-1,t-3"), "{text}");
+    let good = cell_at(&buf, &text, "g / 3 / t-0,t-2");
+    assert_eq!(Some(good.fg), theme.good().fg, "{good:?}");
+    // A third member joins: the group rebalances, the new one has nothing
+    // yet, and every member is drawn waiting.
+    for c in view.clients.iter_mut().filter(|c| c.group.is_some()) {
+        if let Some(g) = &mut c.group {
+            g.state = "PreparingRebalance".into();
+        }
+    }
+    view.clients.push(ClientSnapshot {
+        connection: 5,
+        peer: "127.0.0.1:50730".into(),
+        group: Some(member("rdkafka-3", 3, "PreparingRebalance", &[])),
+        ..consumer
+    });
+    let rebalancing = App::saved(view, layout::builtin("clients").unwrap(), Lang::En, theme);
+    let buf = frame_buffer(&rebalancing, 120, 36);
+    let text = buffer_text(&buf);
+    let waiting = cell_at(&buf, &text, "g / 3 / t-1,t-3");
+    assert_eq!(Some(waiting.fg), theme.waiting().fg, "{waiting:?}");
+    let new = cell_at(&buf, &text, "g / 3 / -");
+    assert_eq!(Some(new.fg), theme.waiting().fg, "{new:?}");
 }

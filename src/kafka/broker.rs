@@ -86,6 +86,9 @@ pub trait Broker {
     fn init_idempotent(&mut self) -> Result<(i64, i16), IdError>;
     /// The identity the server itself gives `txn` next (book rules).
     fn next_transactional_identity(&mut self, txn: &str) -> Result<(i64, i16), IdError>;
+    /// The host `connection` comes from, as Kafka's DescribeGroups shows
+    /// a member's (`/127.0.0.1`); empty when unknown.
+    fn client_host(&self, connection: ConnectionId) -> String;
     /// The consumer groups.
     fn groups(&self) -> &Groups;
     fn groups_mut(&mut self) -> &mut Groups;

@@ -175,7 +175,8 @@ pub mod code {
     pub const ILLEGAL_GENERATION: i16 = ResponseError::IllegalGeneration.code();
     pub const INCONSISTENT_GROUP_PROTOCOL: i16 = ResponseError::InconsistentGroupProtocol.code();
     pub const MEMBER_ID_REQUIRED: i16 = ResponseError::MemberIdRequired.code();
-    pub const GROUP_MAX_SIZE_REACHED: i16 = ResponseError::GroupMaxSizeReached.code();
+    pub const GROUP_ID_NOT_FOUND: i16 = ResponseError::GroupIdNotFound.code();
+    pub const REBALANCE_IN_PROGRESS: i16 = ResponseError::RebalanceInProgress.code();
 }
 
 #[cfg(test)]

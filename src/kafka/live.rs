@@ -134,7 +134,7 @@ impl Listeners for LiveListeners {
     }
 
     fn clients(&self) -> Vec<ClientSnapshot> {
-        self.state.registry().clients()
+        self.state.clients()
     }
 
     fn log(&self, lines: usize) -> Vec<String> {

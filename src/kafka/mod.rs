@@ -19,6 +19,7 @@ pub mod clock;
 pub mod codec;
 pub mod errors;
 pub mod fault;
+pub mod group_view;
 pub mod groups;
 pub mod handlers;
 pub mod live;

@@ -67,6 +67,7 @@ impl Registry {
                     producer_id: None,
                     producer_epoch: None,
                     transactional_id: None,
+                    group: None,
                 },
             );
             id
@@ -126,6 +127,11 @@ impl Registry {
     /// The connection uses this transactional id.
     pub fn transactional_id(&self, id: ConnectionId, txn: &str) {
         self.entry(id, |c| c.transactional_id = Some(txn.to_string()));
+    }
+
+    /// Where connection `id` comes from (its peer's address), while open.
+    pub fn peer(&self, id: ConnectionId) -> Option<String> {
+        self.with(|t| t.open.get(&id).map(|c| c.peer.clone()))
     }
 
     /// The connection closed.

@@ -48,6 +48,7 @@ use crate::kafka::steps;
 use crate::session::driver::PendingView;
 use crate::session::listeners::Steps;
 use crate::session::recording::Caption;
+use crate::session::snapshot::ClientSnapshot;
 use crate::session::{Action, ActionError, Driver, Outcome};
 
 /// What a connection asks of the driver thread.
@@ -180,7 +181,7 @@ pub struct ServerState {
     /// The clients' producer ids, epochs and open transactions, as the
     /// wire protocol sees them ([`crate::kafka::producers`]).
     producers: ProducerTable,
-    /// Consumer groups of one member ([`crate::kafka::groups`]).
+    /// The consumer groups' membership ([`crate::kafka::groups`]).
     groups: Groups,
 }
 
@@ -301,6 +302,17 @@ impl ServerState {
         &self.core.registry
     }
 
+    /// Every open connection, in accept order, with the consumer group
+    /// each one is a member of (the clients pane).
+    pub fn clients(&self) -> Vec<ClientSnapshot> {
+        let mut members = crate::kafka::group_view::memberships(&self.groups);
+        let mut clients = self.core.registry.clients();
+        for c in &mut clients {
+            c.group = members.remove(&c.connection);
+        }
+        clients
+    }
+
     /// Sets the broker's `fetch.max.bytes` (the tests lower it to see the
     /// cap at work on a small log).
     pub fn set_fetch_max_bytes(&mut self, bytes: u64) {
@@ -403,6 +415,9 @@ impl ServerState {
         if let Some((at, _)) = self.core.fetches.by_deadline.first() {
             wake = wake.min(*at);
         }
+        if let Some(at) = self.groups.next_deadline() {
+            wake = wake.min(at);
+        }
         if self.core.fetches.recheck {
             wake = now;
         }
@@ -418,6 +433,7 @@ impl ServerState {
             || !self.core.continuing.is_empty()
             || !self.core.faults.dropping.is_empty()
             || !self.core.fetches.waiting.is_empty()
+            || self.groups.next_deadline().is_some()
     }
 }
 
@@ -581,6 +597,9 @@ impl Worker<'_> {
         if self.core.time.is_some() && now >= self.core.completing.0 {
             self.complete_decided();
         }
+        // Sessions and rebalances that ran out; the JoinGroups and
+        // SyncGroups they answer are polled next.
+        self.groups.tick(now);
         // A step someone else applied (a key) may have let them move on.
         self.settle_continuing();
         self.wake_fetches();
@@ -803,6 +822,14 @@ impl Broker for Worker<'_> {
 
     fn next_transactional_identity(&mut self, txn: &str) -> Result<(i64, i16), IdError> {
         self.producers.next_transactional_identity(self.driver, txn)
+    }
+
+    fn client_host(&self, connection: crate::kafka::registry::ConnectionId) -> String {
+        self.core
+            .registry
+            .peer(connection)
+            .and_then(|p| p.parse::<std::net::SocketAddr>().ok())
+            .map_or_else(String::new, |a| format!("/{}", a.ip()))
     }
 
     fn groups(&self) -> &Groups {

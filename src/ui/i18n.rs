@@ -90,6 +90,12 @@ const LABELS: &[(&str, &str, &str)] = &[
     ("producer_id", "producer id", "producer id"),
     ("txn_id", "txn id", "transactional id"),
     ("producer_short", "pid / epoch / txn", "pid / epoch / 事务"),
+    (
+        "group_long",
+        "group / generation / assigned",
+        "消费者组 / 代 / 分配的分区",
+    ),
+    ("group_short", "group / gen / parts", "组 / 代 / 分区"),
     ("empty_fetches", "empty", "空"),
     (
         "fault_armed_long",

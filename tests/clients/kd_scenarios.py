@@ -16,6 +16,7 @@ from confluent_kafka import OFFSET_BEGINNING, KafkaException, TopicPartition
 from confluent_kafka.admin import NewTopic, OffsetSpec
 
 import kd_raw
+import kd_raw_groups
 from kd_common import (Ctx, both, committed, deliver, ends, err, list_offsets, read,
                        settled_committed, settled_ends, wait_hw)
 
@@ -486,6 +487,65 @@ def group_commit(ctx):
             "unknown_group": committed(ctx, f"{ctx.tag}-nobody", t)}
 
 
+@scenario
+def group_members(ctx):
+    """Three members of one group (range, the classic protocol) split six
+    partitions, the group described; one closes and two share them; all
+    close and the group is described empty."""
+    t = ctx.create("t", partitions=6)
+    group = f"{ctx.tag}-members"
+    owned = {}
+
+    def member(name):
+        c = ctx.consumer(**{"group.id": group, "auto.offset.reset": "earliest",
+                            "enable.partition.eof": False, "session.timeout.ms": 6000,
+                            "heartbeat.interval.ms": 500,
+                            "partition.assignment.strategy": "range"})
+
+        def on_assign(_c, partitions):
+            owned[name] = sorted(tp.partition for tp in partitions)
+
+        def on_revoke(_c, _partitions):
+            owned[name] = []
+
+        c.subscribe([t], on_assign=on_assign, on_revoke=on_revoke)
+        return c
+
+    members = {name: member(name) for name in "abc"}
+
+    def split(names):
+        """The members' assignments once they own every partition, held
+        for 1.5 s (no rebalance under way)."""
+        deadline = time.monotonic() + 40
+        since = None
+        while time.monotonic() < deadline:
+            for n in names:
+                members[n].poll(0.05)
+            every = sorted(p for n in names for p in owned.get(n, []))
+            if every == list(range(6)) and all(owned.get(n) for n in names):
+                since = since or time.monotonic()
+                if time.monotonic() - since > 1.5:
+                    break
+            else:
+                since = None
+        return sorted(owned.get(n, []) for n in names)
+
+    def describe():
+        d = ctx.admin.describe_consumer_groups([group])[group].result(15)
+        return {"state": d.state.name, "assignor": d.partition_assignor,
+                "members": sorted([sorted(tp.partition for tp in m.assignment.topic_partitions),
+                                   m.client_id, m.host] for m in d.members)}
+
+    out = {"three": split("abc"), "described_three": describe()}
+    members.pop("c").close()
+    out["two"] = split("ab")
+    out["described_two"] = describe()
+    for c in members.values():
+        c.close()
+    out["described_empty"] = describe()
+    return out
+
+
 # --- kafka-python (its own API versions: EndTxn v3, AddPartitionsToTxn v3)
 
 
@@ -590,6 +650,11 @@ def raw_unknown_topic_produce(ctx):
     return kd_raw.unknown_topic(ctx, ctx.topic("absent"))
 
 
+@scenario
+def raw_group_errors(ctx):
+    return kd_raw_groups.group_errors(ctx, ctx.create("t"))
+
+
 # --- a broker stopped (run by the test on its own, after the others) ---
 
 
@@ -628,6 +693,7 @@ def broker_down(ctx):
     out["read"] = {"all": [r["value"] for r in read(ctx, tall)],
                    "two": [r["value"] for r in read(ctx, ttwo)]}
     return out
+
 
 
 def main():

@@ -9,6 +9,7 @@ mod bounds;
 mod closed_log;
 mod fault;
 mod features;
+mod group_members;
 mod groups;
 #[allow(dead_code)]
 #[path = "../common/kafka_ref.rs"]

@@ -302,16 +302,37 @@ fn list_groups_names_every_group_with_offsets_staged_offsets_or_a_member() {
         let mut steps = NoSteps;
         let mut w = h.state.worker(&mut h.driver, &mut steps);
         let now = crate::kafka::clock::RealTime::now();
-        w.groups_mut().get("live", now).member = Some(crate::kafka::groups::Member {
-            id: "m".into(),
+        let groups = w.groups_mut();
+        let join = crate::kafka::groups::Join {
+            group: "live".into(),
+            member_id: String::new(),
             client_id: "c".into(),
+            client_host: String::new(),
+            connection: 1,
             session: std::time::Duration::from_secs(60),
-            last_seen: now,
+            rebalance: std::time::Duration::from_secs(60),
             protocol_type: "consumer".into(),
-            protocol: "range".into(),
-            metadata: Default::default(),
-            assignment: Some(Default::default()),
-        });
+            protocols: vec![("range".into(), Default::default())],
+            require_known_member: false,
+        };
+        let crate::kafka::groups::Started::Wait(t) = groups.join(join, now) else {
+            panic!("joins")
+        };
+        let Some(crate::kafka::groups::Reply::Join(r)) = groups.take(t) else {
+            panic!("joined at once")
+        };
+        let sync = crate::kafka::groups::Sync {
+            group: "live".into(),
+            member_id: r.member_id.clone(),
+            generation: r.generation,
+            protocol_type: None,
+            protocol: None,
+            assignments: Vec::new(),
+        };
+        assert!(matches!(
+            groups.sync(sync, now),
+            crate::kafka::groups::Started::Wait(_)
+        ));
     }
     let row = |g: &str, p: &str, st: &str| {
         (

@@ -61,6 +61,11 @@ mod tests {
         );
         assert_eq!(txn(ApiKey::OffsetFetch), Some((1, 7)));
         assert_eq!(txn(ApiKey::JoinGroup), Some((0, 9)));
-        assert_eq!(txn(ApiKey::DescribeGroups), None, "not served");
+        assert_eq!(txn(ApiKey::DescribeGroups), Some((0, 6)));
+        assert_eq!(
+            txn(ApiKey::ConsumerGroupHeartbeat),
+            Some((0, 1)),
+            "advertised, to refuse KIP-848 consumers out loud"
+        );
     }
 }

@@ -1,156 +1,269 @@
-//! JoinGroup (versions 0-9), SyncGroup (0-5), Heartbeat (0-4) and
-//! LeaveGroup (0-5) for groups of one member ([`crate::kafka::groups`]):
-//! enough for a consumer's `subscribe()`. The one member is the leader;
-//! its JoinGroup is answered at once with itself as the only member and
-//! its first protocol (its assignor), a new generation each time; its
-//! SyncGroup carries the assignment it made, which is answered back. A
-//! second member while the first is alive gets GROUP_MAX_SIZE_REACHED.
-//! None of this changes the engine (no action): membership is the
-//! server's.
+//! JoinGroup (versions 0-9), SyncGroup (0-5), Heartbeat (0-4), LeaveGroup
+//! (0-5) and DescribeGroups (0-5): Kafka's classic group protocol, for
+//! groups of any number of members ([`crate::kafka::groups`] decides, as
+//! Kafka's group coordinator). A JoinGroup waits until the rebalance
+//! completes and a follower's SyncGroup until the leader's: both are a
+//! [`Continue`], polled until the group answers their ticket. None of
+//! this changes the engine (no action): membership is the server's.
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use bytes::Bytes;
+use kafka_protocol::messages::describe_groups_response::{DescribedGroup, DescribedGroupMember};
 use kafka_protocol::messages::join_group_response::JoinGroupResponseMember;
 use kafka_protocol::messages::leave_group_response::MemberResponse;
 use kafka_protocol::messages::{
-    HeartbeatRequest, HeartbeatResponse, JoinGroupRequest, JoinGroupResponse, LeaveGroupRequest,
-    LeaveGroupResponse, ResponseKind, SyncGroupRequest, SyncGroupResponse,
+    ConsumerGroupHeartbeatRequest, ConsumerGroupHeartbeatResponse, DescribeGroupsRequest,
+    DescribeGroupsResponse, HeartbeatRequest, HeartbeatResponse, JoinGroupRequest,
+    JoinGroupResponse, LeaveGroupRequest, LeaveGroupResponse, ResponseKind, SyncGroupRequest,
+    SyncGroupResponse,
 };
 use kafka_protocol::protocol::StrBytes;
 
-use crate::kafka::broker::{Answer, Broker};
+use super::find_coordinator::coordinator;
+use crate::kafka::broker::{Answer, Broker, Continue, Handled};
 use crate::kafka::clock::RealTime;
 use crate::kafka::errors::{code, name_of};
-use crate::kafka::groups::{MAX_SESSION, Member, Refusal};
+use crate::kafka::groups::{
+    GroupState, Join, JoinReply, MAX_SESSION, Reply, Started, Sync, SyncReply, Ticket,
+};
+use crate::kafka::registry::ConnectionId;
 
-fn refusal_code(r: Refusal) -> i16 {
-    match r {
-        Refusal::UnknownMember => code::UNKNOWN_MEMBER_ID,
-        Refusal::IllegalGeneration => code::ILLEGAL_GENERATION,
-    }
+/// How long past its rebalance timeout a waiting JoinGroup or SyncGroup is
+/// kept: the group answers it by then; this only bounds a lost ticket.
+const SLACK: Duration = Duration::from_secs(5);
+
+fn s(text: &str) -> StrBytes {
+    StrBytes::from_string(text.to_string())
 }
 
 pub fn join(
     worker: &mut dyn Broker,
     client_id: &str,
+    connection: ConnectionId,
     r: &JoinGroupRequest,
     version: i16,
-) -> Answer {
+) -> Handled {
     let group = r.group_id.0.to_string();
-    let refuse = |error: i16, member: &str, outcome: String| {
-        let response = JoinGroupResponse::default()
-            .with_error_code(error)
-            .with_generation_id(-1)
-            .with_member_id(StrBytes::from_string(member.to_string()));
-        Answer::now(ResponseKind::JoinGroup(response), outcome)
-    };
     if group.is_empty() {
-        return refuse(code::INVALID_GROUP_ID, "", "an empty group id".into());
-    }
-    let Some(protocol) = r.protocols.first() else {
-        return refuse(
-            code::INCONSISTENT_GROUP_PROTOCOL,
-            "",
-            format!("group {group:?}: no protocol offered"),
-        );
-    };
-    let mut member_id = r.member_id.to_string();
-    if member_id.is_empty() {
-        member_id = worker.groups_mut().new_member_id(client_id);
-        if version >= 4 {
-            // KIP-394: the member rejoins with the id it was given.
-            let outcome = format!("group {group:?}: MEMBER_ID_REQUIRED, named {member_id:?}");
-            return refuse(code::MEMBER_ID_REQUIRED, &member_id, outcome);
-        }
-    }
-    let now = RealTime::now();
-    let g = worker.groups_mut().get(&group, now);
-    if let Some(other) = g.member.as_ref().filter(|m| m.id != member_id) {
-        let outcome = format!(
-            "group {group:?}: GROUP_MAX_SIZE_REACHED: {:?} (client {:?}) is its one member; this server keeps one consumer per group: use assign(), or another group",
-            other.id, other.client_id
-        );
-        return refuse(code::GROUP_MAX_SIZE_REACHED, &member_id, outcome);
+        let reply = JoinReply {
+            error: code::INVALID_GROUP_ID,
+            generation: -1,
+            protocol_type: None,
+            protocol: None,
+            leader: String::new(),
+            member_id: r.member_id.to_string(),
+            members: Vec::new(),
+        };
+        return Handled::Now(join_answer(&group, &reply, version));
     }
     let session = Duration::from_millis(r.session_timeout_ms.max(0) as u64).min(MAX_SESSION);
-    g.generation += 1;
-    let generation = g.generation;
-    g.member = Some(Member {
-        id: member_id.clone(),
+    // v0 has no rebalance timeout: the session timeout serves (as Kafka).
+    let rebalance = if version >= 1 && r.rebalance_timeout_ms >= 0 {
+        Duration::from_millis(r.rebalance_timeout_ms as u64).min(MAX_SESSION)
+    } else {
+        session
+    };
+    let j = Join {
+        group: group.clone(),
+        member_id: r.member_id.to_string(),
         client_id: client_id.to_string(),
+        client_host: worker.client_host(connection),
+        connection,
         session,
-        last_seen: now,
+        rebalance,
         protocol_type: r.protocol_type.to_string(),
-        protocol: protocol.name.to_string(),
-        metadata: protocol.metadata.clone(),
-        assignment: None,
-    });
-    let mut response = JoinGroupResponse::default()
-        .with_generation_id(generation)
-        .with_protocol_name(Some(protocol.name.clone()))
-        .with_leader(StrBytes::from_string(member_id.clone()))
-        .with_member_id(StrBytes::from_string(member_id.clone()))
-        .with_members(vec![
-            JoinGroupResponseMember::default()
-                .with_member_id(StrBytes::from_string(member_id.clone()))
-                .with_metadata(protocol.metadata.clone()),
-        ]);
-    if version >= 7 {
-        response = response.with_protocol_type(Some(r.protocol_type.clone()));
+        protocols: r
+            .protocols
+            .iter()
+            .map(|p| (p.name.to_string(), p.metadata.clone()))
+            .collect(),
+        require_known_member: version >= 4,
+    };
+    match worker.groups_mut().join(j, RealTime::now()) {
+        Started::Now(reply) => Handled::Now(join_answer(&group, &reply, version)),
+        Started::Wait(ticket) => Handled::Continue(Box::new(JoinWait {
+            group,
+            ticket,
+            version,
+            deadline: RealTime::now() + rebalance + SLACK,
+        })),
     }
-    Answer::now(
-        ResponseKind::JoinGroup(response),
-        format!(
-            "group {group:?}: {member_id:?} joined, generation {generation}, protocol {:?}, its leader",
-            protocol.name.as_str()
-        ),
-    )
 }
 
-pub fn sync(worker: &mut dyn Broker, r: &SyncGroupRequest, version: i16) -> Answer {
+/// A JoinGroup waiting for its group's rebalance.
+#[derive(Debug)]
+struct JoinWait {
+    group: String,
+    ticket: Ticket,
+    version: i16,
+    deadline: Instant,
+}
+
+impl Continue for JoinWait {
+    fn poll(&mut self, broker: &mut dyn Broker) -> Option<Answer> {
+        match broker.groups_mut().take(self.ticket)? {
+            Reply::Join(reply) => Some(join_answer(&self.group, &reply, self.version)),
+            Reply::Sync(_) => None,
+        }
+    }
+
+    fn deadline(&self) -> Instant {
+        self.deadline
+    }
+
+    fn timed_out(self: Box<Self>, broker: &mut dyn Broker) -> Answer {
+        broker.groups_mut().abandon(self.ticket);
+        let reply = JoinReply {
+            error: code::REBALANCE_IN_PROGRESS,
+            generation: -1,
+            protocol_type: None,
+            protocol: None,
+            leader: String::new(),
+            member_id: String::new(),
+            members: Vec::new(),
+        };
+        join_answer(&self.group, &reply, self.version)
+    }
+}
+
+fn join_answer(group: &str, reply: &JoinReply, version: i16) -> Answer {
+    let mut response = JoinGroupResponse::default()
+        .with_error_code(reply.error)
+        .with_generation_id(reply.generation)
+        .with_protocol_name(reply.protocol.as_deref().map(s))
+        .with_leader(s(&reply.leader))
+        .with_member_id(s(&reply.member_id))
+        .with_members(
+            reply
+                .members
+                .iter()
+                .map(|(id, metadata)| {
+                    JoinGroupResponseMember::default()
+                        .with_member_id(s(id))
+                        .with_metadata(metadata.clone())
+                })
+                .collect(),
+        );
+    if version < 7 && response.protocol_name.is_none() {
+        // Not nullable before v7.
+        response.protocol_name = Some(StrBytes::default());
+    }
+    if version >= 7 {
+        response = response.with_protocol_type(reply.protocol_type.as_deref().map(s));
+    }
+    let outcome = if reply.error != code::NONE {
+        format!(
+            "group {group:?}: {:?}: {}",
+            reply.member_id,
+            name_of(reply.error)
+        )
+    } else {
+        let role = if reply.leader == reply.member_id {
+            format!("its leader, {} member(s)", reply.members.len())
+        } else {
+            format!("leader {:?}", reply.leader)
+        };
+        format!(
+            "group {group:?}: {:?} joined, generation {}, protocol {:?}, {role}",
+            reply.member_id,
+            reply.generation,
+            reply.protocol.as_deref().unwrap_or("")
+        )
+    };
+    Answer::now(ResponseKind::JoinGroup(response), outcome)
+}
+
+pub fn sync(worker: &mut dyn Broker, r: &SyncGroupRequest, version: i16) -> Handled {
     let group = r.group_id.0.to_string();
     let member = r.member_id.to_string();
-    let result = worker
-        .groups_mut()
-        .check(&group, &member, Some(r.generation_id))
-        .map(|g| {
-            let m = g.member.as_mut().expect("checked");
-            let mine = r
-                .assignments
-                .iter()
-                .find(|a| a.member_id.as_str() == member)
-                .map(|a| a.assignment.clone())
-                .unwrap_or_default();
-            m.assignment = Some(mine.clone());
-            (mine, m.protocol.clone())
-        });
-    let (response, outcome) = match result {
-        Ok((assignment, protocol)) => {
+    let request = Sync {
+        group: group.clone(),
+        member_id: member.clone(),
+        generation: r.generation_id,
+        protocol_type: r.protocol_type.as_ref().map(|t| t.to_string()),
+        protocol: r.protocol_name.as_ref().map(|t| t.to_string()),
+        assignments: r
+            .assignments
+            .iter()
+            .map(|a| (a.member_id.to_string(), a.assignment.clone()))
+            .collect(),
+    };
+    let rebalance = worker
+        .groups()
+        .group(&group)
+        .and_then(|g| g.members.get(&member))
+        .map_or(MAX_SESSION, |m| m.rebalance);
+    match worker.groups_mut().sync(request, RealTime::now()) {
+        Started::Now(reply) => Handled::Now(sync_answer(&group, &member, &reply, version)),
+        Started::Wait(ticket) => Handled::Continue(Box::new(SyncWait {
+            group,
+            member,
+            ticket,
+            version,
+            deadline: RealTime::now() + rebalance + SLACK,
+        })),
+    }
+}
+
+/// A SyncGroup waiting for the leader's.
+#[derive(Debug)]
+struct SyncWait {
+    group: String,
+    member: String,
+    ticket: Ticket,
+    version: i16,
+    deadline: Instant,
+}
+
+impl Continue for SyncWait {
+    fn poll(&mut self, broker: &mut dyn Broker) -> Option<Answer> {
+        match broker.groups_mut().take(self.ticket)? {
+            Reply::Sync(reply) => {
+                Some(sync_answer(&self.group, &self.member, &reply, self.version))
+            }
+            Reply::Join(_) => None,
+        }
+    }
+
+    fn deadline(&self) -> Instant {
+        self.deadline
+    }
+
+    fn timed_out(self: Box<Self>, broker: &mut dyn Broker) -> Answer {
+        broker.groups_mut().abandon(self.ticket);
+        sync_answer(
+            &self.group,
+            &self.member,
+            &Err(code::REBALANCE_IN_PROGRESS),
+            self.version,
+        )
+    }
+}
+
+fn sync_answer(group: &str, member: &str, reply: &SyncReply, version: i16) -> Answer {
+    let (response, outcome) = match reply {
+        Ok((assignment, protocol_type, protocol)) => {
             let mut response = SyncGroupResponse::default().with_assignment(assignment.clone());
             if version >= 5 {
                 response = response
-                    .with_protocol_type(r.protocol_type.clone())
-                    .with_protocol_name(Some(StrBytes::from_string(protocol)));
+                    .with_protocol_type(protocol_type.as_deref().map(s))
+                    .with_protocol_name(protocol.as_deref().map(s));
             }
             (
                 response,
                 format!(
-                    "group {group:?}: {member:?} generation {} assigned itself {} byte(s)",
-                    r.generation_id,
+                    "group {group:?}: {member:?} assigned {} byte(s)",
                     assignment.len()
                 ),
             )
         }
-        Err(e) => {
-            let error = refusal_code(e);
-            (
-                SyncGroupResponse::default()
-                    .with_error_code(error)
-                    .with_assignment(Bytes::new()),
-                format!("group {group:?}: {member:?}: {}", name_of(error)),
-            )
-        }
+        Err(error) => (
+            SyncGroupResponse::default()
+                .with_error_code(*error)
+                .with_assignment(Bytes::new()),
+            format!("group {group:?}: {member:?}: {}", name_of(*error)),
+        ),
     };
     Answer::now(ResponseKind::SyncGroup(response), outcome)
 }
@@ -158,13 +271,9 @@ pub fn sync(worker: &mut dyn Broker, r: &SyncGroupRequest, version: i16) -> Answ
 pub fn heartbeat(worker: &mut dyn Broker, r: &HeartbeatRequest) -> Answer {
     let group = r.group_id.0.to_string();
     let member = r.member_id.to_string();
-    let error = match worker
+    let error = worker
         .groups_mut()
-        .check(&group, &member, Some(r.generation_id))
-    {
-        Ok(_) => code::NONE,
-        Err(e) => refusal_code(e),
-    };
+        .heartbeat(&group, &member, r.generation_id, RealTime::now());
     Answer::now(
         ResponseKind::Heartbeat(HeartbeatResponse::default().with_error_code(error)),
         format!("group {group:?}: {member:?}: {}", name_of(error)),
@@ -178,38 +287,138 @@ pub fn leave(worker: &mut dyn Broker, r: &LeaveGroupRequest, version: i16) -> An
     } else {
         vec![r.member_id.to_string()]
     };
-    let results: Vec<(String, i16)> = leaving
-        .into_iter()
-        .map(|m| {
-            let error = if worker.groups_mut().leave(&group, &m) {
-                code::NONE
-            } else {
-                code::UNKNOWN_MEMBER_ID
-            };
-            (m, error)
-        })
-        .collect();
-    let outcome = results
+    let codes = worker.groups_mut().leave(&group, &leaving, RealTime::now());
+    let outcome = leaving
         .iter()
+        .zip(&codes)
         .map(|(m, e)| format!("{m:?} {}", if *e == 0 { "left" } else { "unknown" }))
         .collect::<Vec<_>>()
         .join(", ");
     let response = if version >= 3 {
         LeaveGroupResponse::default().with_members(
-            results
+            leaving
                 .iter()
+                .zip(&codes)
                 .map(|(m, e)| {
                     MemberResponse::default()
-                        .with_member_id(StrBytes::from_string(m.clone()))
+                        .with_member_id(s(m))
                         .with_error_code(*e)
                 })
                 .collect(),
         )
     } else {
-        LeaveGroupResponse::default().with_error_code(results[0].1)
+        LeaveGroupResponse::default().with_error_code(codes[0])
     };
     Answer::now(
         ResponseKind::LeaveGroup(response),
         format!("group {group:?}: {outcome}"),
+    )
+}
+
+/// DescribeGroups: each group's state, protocol type and protocol, and
+/// its members (client id, host; their metadata and assignment while
+/// Stable, as Kafka gives them). A group the server has no member record
+/// of is Empty if it has committed or staged offsets, else Dead (v6:
+/// GROUP_ID_NOT_FOUND).
+pub fn describe(
+    worker: &mut dyn Broker,
+    broker: u32,
+    r: &DescribeGroupsRequest,
+    version: i16,
+) -> Answer {
+    let here = coordinator(worker).is_some_and(|c| c.broker == broker);
+    let mut described = Vec::new();
+    let mut outcome = Vec::new();
+    for id in &r.groups {
+        let name = id.0.to_string();
+        let mut d = DescribedGroup::default()
+            .with_group_id(id.clone())
+            .with_authorized_operations(i32::MIN);
+        if !here {
+            d = d.with_error_code(code::NOT_COORDINATOR);
+            outcome.push(format!("{name}: NOT_COORDINATOR"));
+            described.push(d);
+            continue;
+        }
+        let has_offsets = worker.read(|st| {
+            st.offsets().groups().contains_key(&name)
+                || st
+                    .transactions()
+                    .current()
+                    .any(|t| t.staged_offsets.contains_key(&name))
+        });
+        match worker.groups().group(&name) {
+            Some(g) => {
+                let stable = g.state == GroupState::Stable;
+                let protocol = g.protocol.clone().unwrap_or_default();
+                d = d
+                    .with_group_state(s(g.state.name()))
+                    .with_protocol_type(s(g.protocol_type.as_deref().unwrap_or("")))
+                    .with_protocol_data(s(if stable { &protocol } else { "" }))
+                    .with_members(
+                        g.members
+                            .values()
+                            .map(|m| {
+                                let mut dm = DescribedGroupMember::default()
+                                    .with_member_id(s(&m.id))
+                                    .with_client_id(s(&m.client_id))
+                                    .with_client_host(s(&m.client_host));
+                                if stable {
+                                    dm = dm
+                                        .with_member_metadata(m.metadata(&protocol))
+                                        .with_member_assignment(m.assignment.clone());
+                                }
+                                dm
+                            })
+                            .collect(),
+                    );
+                outcome.push(format!(
+                    "{name}: {} generation {}, {} member(s)",
+                    g.state.name(),
+                    g.generation,
+                    g.members.len()
+                ));
+            }
+            None if has_offsets => {
+                d = d.with_group_state(s("Empty"));
+                outcome.push(format!("{name}: Empty"));
+            }
+            None => {
+                d = d.with_group_state(s("Dead"));
+                if version >= 6 {
+                    d = d
+                        .with_error_code(code::GROUP_ID_NOT_FOUND)
+                        .with_error_message(Some(s(&format!("Group {name} not found."))));
+                }
+                outcome.push(format!("{name}: Dead"));
+            }
+        }
+        described.push(d);
+    }
+    Answer::now(
+        ResponseKind::DescribeGroups(DescribeGroupsResponse::default().with_groups(described)),
+        format!("described {}", outcome.join(", ")),
+    )
+}
+
+/// What a KIP-848 consumer (`group.protocol=consumer`) is told: the
+/// consumer group protocol is not served, as Kafka answers it when the
+/// protocol is off (UNSUPPORTED_VERSION), with a message saying what to
+/// set instead. It is advertised so that the client asks and reports the
+/// answer: librdkafka, not finding it, waits in silence without ever
+/// joining.
+pub fn consumer_heartbeat(r: &ConsumerGroupHeartbeatRequest) -> Answer {
+    let message =
+        "mk-tui serve speaks Kafka's classic group protocol only: set group.protocol=classic";
+    let response = ConsumerGroupHeartbeatResponse::default()
+        .with_error_code(code::UNSUPPORTED_VERSION)
+        .with_error_message(Some(s(message)))
+        .with_member_epoch(-1);
+    Answer::now(
+        ResponseKind::ConsumerGroupHeartbeat(response),
+        format!(
+            "group {:?}: ConsumerGroupHeartbeat (KIP-848): UNSUPPORTED_VERSION, the classic protocol only",
+            r.group_id.0.as_str()
+        ),
     )
 }

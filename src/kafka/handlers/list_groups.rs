@@ -6,9 +6,9 @@
 //! (E8), when an open or finished transaction staged offsets for it
 //! (Kafka's TxnOffsetCommit creates the group), or when the server has
 //! seen a member join it ([`crate::kafka::groups`]). Its state (v4+) is
-//! `Stable` while its one member holds an assignment, `CompletingRebalance`
-//! between its JoinGroup and SyncGroup, else `Empty`; its protocol type is
-//! its member's (`consumer`), or empty for a group that only has offsets
+//! the group's (Kafka's classic states: `Empty`, `PreparingRebalance`,
+//! `CompletingRebalance`, `Stable`); its protocol type is its members'
+//! (`consumer`, kept once empty), or empty for a group that only has offsets
 //! (one that `assign()` consumers commit for, as in Kafka); its type (v5)
 //! is `classic`, the only group protocol served.
 //!
@@ -25,7 +25,6 @@ use kafka_protocol::protocol::StrBytes;
 
 use super::find_coordinator::coordinator;
 use crate::kafka::broker::{Answer, Broker};
-use crate::kafka::clock::RealTime;
 
 /// One listed group: (protocol type, state).
 type Listing = BTreeMap<String, (String, &'static str)>;
@@ -45,20 +44,11 @@ pub fn known(worker: &dyn Broker) -> Listing {
         }
         out
     });
-    for (id, member) in worker.groups().listed(RealTime::now()) {
-        let entry = out
-            .entry(id.clone())
-            .or_insert_with(|| (String::new(), "Empty"));
-        if let Some(m) = member {
-            *entry = (
-                m.protocol_type.clone(),
-                if m.assignment.is_some() {
-                    "Stable"
-                } else {
-                    "CompletingRebalance"
-                },
-            );
-        }
+    for (id, g) in worker.groups().listed() {
+        out.insert(
+            id.clone(),
+            (g.protocol_type.clone().unwrap_or_default(), g.state.name()),
+        );
     }
     out
 }

@@ -63,6 +63,8 @@ pub const SUPPORTED: &[(ApiKey, i16, i16)] = &[
     (ApiKey::SyncGroup, 0, 5),
     (ApiKey::Heartbeat, 0, 4),
     (ApiKey::LeaveGroup, 0, 5),
+    (ApiKey::DescribeGroups, 0, 6),
+    (ApiKey::ConsumerGroupHeartbeat, 0, 1),
     (ApiKey::DescribeProducers, 0, 0),
     (ApiKey::DescribeTransactions, 0, 0),
     (ApiKey::ListTransactions, 0, 1),
@@ -86,7 +88,7 @@ pub fn handle(worker: &mut dyn Broker, request: Request) -> Handled {
         client_id,
         version,
         body,
-        ..
+        connection,
     } = request;
     match body {
         RequestKind::Metadata(r) => Handled::Now(metadata::handle(worker, &r, version)),
@@ -119,10 +121,14 @@ pub fn handle(worker: &mut dyn Broker, request: Request) -> Handled {
         RequestKind::TxnOffsetCommit(r) => txn_offset_commit::handle(worker, &r),
         RequestKind::OffsetFetch(r) => Handled::Now(offset_fetch::handle(worker, &r, version)),
         RequestKind::OffsetCommit(r) => Handled::Now(offset_commit::handle(worker, &r)),
-        RequestKind::JoinGroup(r) => Handled::Now(groups::join(worker, &client_id, &r, version)),
-        RequestKind::SyncGroup(r) => Handled::Now(groups::sync(worker, &r, version)),
+        RequestKind::JoinGroup(r) => groups::join(worker, &client_id, connection, &r, version),
+        RequestKind::SyncGroup(r) => groups::sync(worker, &r, version),
         RequestKind::Heartbeat(r) => Handled::Now(groups::heartbeat(worker, &r)),
         RequestKind::LeaveGroup(r) => Handled::Now(groups::leave(worker, &r, version)),
+        RequestKind::ConsumerGroupHeartbeat(r) => Handled::Now(groups::consumer_heartbeat(&r)),
+        RequestKind::DescribeGroups(r) => {
+            Handled::Now(groups::describe(worker, broker, &r, version))
+        }
         RequestKind::DeleteRecords(r) => Handled::Now(delete_records::handle(worker, &r)),
         RequestKind::DescribeLogDirs(r) => {
             Handled::Now(describe_log_dirs::handle(worker, broker, &r))

@@ -6,9 +6,11 @@
 //! go through TxnOffsetCommit (`send_offsets`) instead.
 //!
 //! A member of the group (`subscribe()`) commits with its member id and
-//! generation, checked (UNKNOWN_MEMBER_ID, ILLEGAL_GENERATION); a consumer
-//! that `assign()`s commits without, which is refused while the group has
-//! a member, as Kafka refuses it. Commit metadata is not kept.
+//! generation, fenced as Kafka fences it ([`crate::kafka::groups::Groups::validate_commit`]:
+//! UNKNOWN_MEMBER_ID, ILLEGAL_GENERATION, REBALANCE_IN_PROGRESS while the
+//! group completes a rebalance); a consumer that `assign()`s commits with
+//! generation -1 and no member id, accepted while the group has no
+//! members, as Kafka accepts it. Commit metadata is not kept.
 
 use kafka_protocol::messages::offset_commit_response::{
     OffsetCommitResponsePartition, OffsetCommitResponseTopic,
@@ -18,7 +20,6 @@ use kafka_protocol::messages::{OffsetCommitRequest, OffsetCommitResponse, Respon
 use crate::kafka::broker::{Answer, Broker};
 use crate::kafka::clock::RealTime;
 use crate::kafka::errors::{code, name_of};
-use crate::kafka::groups::Refusal;
 use crate::kafka::steps::{self, StepEnd};
 use crate::session::Action;
 use crate::session::action::OffsetSpec;
@@ -50,31 +51,22 @@ pub fn handle(worker: &mut dyn Broker, request: &OffsetCommitRequest) -> Answer 
             outcome,
         )
     };
-    let member_check = if member.is_empty() {
-        let has_member = worker
-            .groups_mut()
-            .get(&group, RealTime::now())
-            .member
-            .is_some();
-        if has_member {
-            Err(Refusal::UnknownMember)
-        } else {
-            Ok(())
-        }
-    } else {
-        worker
-            .groups_mut()
-            .check(&group, &member, Some(request.generation_id_or_member_epoch))
-            .map(drop)
-    };
-    if let Err(r) = member_check {
-        let error = match r {
-            Refusal::UnknownMember => code::UNKNOWN_MEMBER_ID,
-            Refusal::IllegalGeneration => code::ILLEGAL_GENERATION,
-        };
+    let has_offsets = worker.read(|st| st.offsets().groups().contains_key(&group));
+    if let Err(error) = worker.groups_mut().validate_commit(
+        &group,
+        &member,
+        request.generation_id_or_member_epoch,
+        false,
+        has_offsets,
+        RealTime::now(),
+    ) {
         return respond(
             error,
-            format!("group {group:?} member {member:?}: {}", name_of(error)),
+            format!(
+                "group {group:?} member {member:?} generation {}: {}",
+                request.generation_id_or_member_epoch,
+                name_of(error)
+            ),
         );
     }
     let mut offsets = Vec::new();

@@ -3,8 +3,9 @@
 //! in the transaction (journaled), published to the offset store only by
 //! its commit, discarded by its abort. The group must have been added with
 //! AddOffsetsToTxn first (INVALID_TXN_STATE otherwise). The generation and
-//! member of the consumer group (v3) are not checked: the server has no
-//! group membership (docs/kafka-protocol.md).
+//! member of the consumer group (v3) are checked as Kafka checks them
+//! (ILLEGAL_GENERATION, UNKNOWN_MEMBER_ID: a zombie member's offsets are
+//! fenced), see [`crate::kafka::groups::Groups::validate_commit`].
 
 use std::time::Duration;
 
@@ -87,6 +88,32 @@ pub fn handle(worker: &mut dyn Broker, request: &TxnOffsetCommitRequest) -> Hand
                 format!("{txn:?} has no transaction open (AddOffsetsToTxn)"),
             )),
         }
+    })
+    .and_then(|()| {
+        // The group's own fencing (v3 names the member and generation;
+        // before, -1 and no member: not checked), as Kafka's group
+        // coordinator checks a transactional commit.
+        let has_offsets = worker.read(|st| st.offsets().groups().contains_key(&group));
+        worker
+            .groups_mut()
+            .validate_commit(
+                &group,
+                &request.member_id,
+                request.generation_id,
+                true,
+                has_offsets,
+                RealTime::now(),
+            )
+            .map_err(|e| {
+                (
+                    e,
+                    format!(
+                        "member {:?} generation {} of group {group:?}",
+                        request.member_id.as_str(),
+                        request.generation_id
+                    ),
+                )
+            })
     })
     .and(offsets);
     // A group the client added before a restart is not known after it

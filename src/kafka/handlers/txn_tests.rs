@@ -583,6 +583,30 @@ fn every_served_version_of_the_responses_encodes() {
             });
         encodes(&mut w, leave_version, RequestKind::LeaveGroup(leave));
     }
+    for v in versions(ApiKey::DescribeGroups) {
+        let r = kafka_protocol::messages::DescribeGroupsRequest::default()
+            .with_groups(vec![GroupId(s("g")), GroupId(s("none"))]);
+        match encodes(&mut w, v, RequestKind::DescribeGroups(r)) {
+            ResponseKind::DescribeGroups(r) => {
+                assert_eq!(r.groups[0].group_state.as_str(), "Empty", "v{v}");
+                assert_eq!(r.groups[0].protocol_type.as_str(), "consumer", "v{v}");
+                assert_eq!(r.groups[1].group_state.as_str(), "Dead", "v{v}");
+                let missing = if v >= 6 { code::GROUP_ID_NOT_FOUND } else { 0 };
+                assert_eq!(r.groups[1].error_code, missing, "v{v}");
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+    for v in versions(ApiKey::ConsumerGroupHeartbeat) {
+        let r = kafka_protocol::messages::ConsumerGroupHeartbeatRequest::default()
+            .with_group_id(GroupId(s("g")));
+        match encodes(&mut w, v, RequestKind::ConsumerGroupHeartbeat(r)) {
+            ResponseKind::ConsumerGroupHeartbeat(r) => {
+                assert_eq!(r.error_code, code::UNSUPPORTED_VERSION)
+            }
+            other => panic!("{other:?}"),
+        }
+    }
     for v in versions(ApiKey::Produce) {
         let r = ProduceRequest::default()
             .with_acks(1)
@@ -772,4 +796,68 @@ fn init_producer_id_naming_a_fenced_epoch_is_fenced_not_bumped() {
         panic!()
     };
     assert_eq!(r.error_code, code::INVALID_REQUEST, "{r:?}");
+}
+
+#[test]
+fn a_transactional_offset_commit_is_fenced_by_the_groups_generation_and_member() {
+    use kafka_protocol::messages::add_offsets_to_txn_request::AddOffsetsToTxnRequest;
+    use kafka_protocol::messages::join_group_request::JoinGroupRequestProtocol;
+    use kafka_protocol::messages::txn_offset_commit_request::{
+        TxnOffsetCommitRequestPartition, TxnOffsetCommitRequestTopic,
+    };
+    use kafka_protocol::messages::{GroupId, JoinGroupRequest, TxnOffsetCommitRequest};
+    let mut w = worker("kafka");
+    let s = |t: &str| StrBytes::from_string(t.into());
+    let join = JoinGroupRequest::default()
+        .with_group_id(GroupId(s("g")))
+        .with_session_timeout_ms(10_000)
+        .with_protocol_type(s("consumer"))
+        .with_protocols(vec![
+            JoinGroupRequestProtocol::default()
+                .with_name(s("range"))
+                .with_metadata(Bytes::new()),
+        ]);
+    let (member, generation) = match ask(&mut w, 3, RequestKind::JoinGroup(join)) {
+        ResponseKind::JoinGroup(r) => (r.member_id.to_string(), r.generation_id),
+        other => panic!("{other:?}"),
+    };
+    assert_eq!(generation, 1);
+    let (_, pid, epoch) = init(&mut w, Some("a"));
+    let add = AddOffsetsToTxnRequest::default()
+        .with_transactional_id(TransactionalId(s("a")))
+        .with_producer_id(ProducerId(pid))
+        .with_producer_epoch(epoch)
+        .with_group_id(GroupId(s("g")));
+    match ask(&mut w, 3, RequestKind::AddOffsetsToTxn(add)) {
+        ResponseKind::AddOffsetsToTxn(r) => assert_eq!(r.error_code, 0),
+        other => panic!("{other:?}"),
+    }
+    let mut commit = |member: &str, generation: i32| {
+        let r = TxnOffsetCommitRequest::default()
+            .with_transactional_id(TransactionalId(s("a")))
+            .with_group_id(GroupId(s("g")))
+            .with_producer_id(ProducerId(pid))
+            .with_producer_epoch(epoch)
+            .with_generation_id(generation)
+            .with_member_id(s(member))
+            .with_topics(vec![
+                TxnOffsetCommitRequestTopic::default()
+                    .with_name(TopicName(s("t")))
+                    .with_partitions(vec![
+                        TxnOffsetCommitRequestPartition::default().with_committed_offset(1),
+                    ]),
+            ]);
+        match ask(&mut w, 3, RequestKind::TxnOffsetCommit(r)) {
+            ResponseKind::TxnOffsetCommit(r) => r.topics[0].partitions[0].error_code,
+            other => panic!("{other:?}"),
+        }
+    };
+    assert_eq!(commit(&member, 0), code::ILLEGAL_GENERATION, "a zombie's");
+    assert_eq!(commit("ghost", 1), code::UNKNOWN_MEMBER_ID);
+    assert_eq!(
+        commit("", -1),
+        0,
+        "no member named (before v3): not checked, as Kafka"
+    );
+    assert_eq!(commit(&member, 1), 0);
 }

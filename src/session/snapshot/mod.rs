@@ -218,6 +218,26 @@ pub struct ClientSnapshot {
     pub producer_epoch: Option<i16>,
     #[serde(default)]
     pub transactional_id: Option<String>,
+    /// The consumer group the connection is a member of (serve's classic
+    /// group protocol), none for a connection that never joined one.
+    #[serde(default)]
+    pub group: Option<ClientGroup>,
+}
+
+/// A connection's membership of a consumer group, as the clients pane
+/// shows it: the server's, not the engine's (docs/kafka-mapping.md).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ClientGroup {
+    pub group: String,
+    pub member_id: String,
+    /// The group's generation (the member's once it synced).
+    pub generation: i32,
+    /// The group's state, as Kafka names it (`Stable`,
+    /// `PreparingRebalance`, ...).
+    pub state: String,
+    /// The partitions the leader assigned it, `topic-partition`, in the
+    /// order the assignment lists them (empty until its SyncGroup).
+    pub assignment: Vec<String>,
 }
 
 /// What was on disk at the instant a step crashed the cluster, before

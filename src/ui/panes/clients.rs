@@ -1,8 +1,11 @@
 //! The clients pane (`mk-tui --listen`): the Kafka listeners and every client
 //! connection on them: its broker, peer address, client id, requests answered,
 //! the request in flight ("Produce v9 acks=all waiting" while an append waits
-//! for `r`), and the producer id, epoch and transactional id InitProducerId
-//! gave it; under them, the last lines of the request log, a connection's
+//! for `r`), the producer id, epoch and transactional id InitProducerId
+//! gave it, and a consumer group member's group, generation and assigned
+//! partitions (good while the group is stable, waiting while it
+//! rebalances; the column only while some connection is a member); under
+//! them, the last lines of the request log, a connection's
 //! empty fetches folded into one line ([`client_log`](super::client_log)).
 //! While the dropped-response fault (`D`) is armed, the title says so in the
 //! warning style. Pure over the snapshot's `listeners`, `clients`,
@@ -13,7 +16,7 @@
 //! The table's columns are as wide as what they hold. When the pane is
 //! too narrow for all of them, the headers take their short forms first,
 //! then whole columns go, least telling first: peer, broker, requests,
-//! client id, producer. The connection number and the request in flight
+//! client id, producer, group. The connection number and the request in flight
 //! always stay (docs/dashboard.md "The clients pane").
 
 use ratatui::buffer::Buffer;
@@ -35,9 +38,10 @@ enum Column {
     Requests,
     InFlight,
     Producer,
+    Group,
 }
 
-const COLUMNS: [Column; 7] = [
+const COLUMNS: [Column; 8] = [
     Column::Connection,
     Column::Broker,
     Column::Peer,
@@ -45,21 +49,24 @@ const COLUMNS: [Column; 7] = [
     Column::Requests,
     Column::InFlight,
     Column::Producer,
+    Column::Group,
 ];
 
 /// The columns that go when the pane is narrow, first to go first.
-const DROP_ORDER: [Column; 5] = [
+const DROP_ORDER: [Column; 6] = [
     Column::Peer,
     Column::Broker,
     Column::Requests,
     Column::ClientId,
     Column::Producer,
+    Column::Group,
 ];
 
 /// The widest a value is drawn before it is cut with `…` (a client id or
 /// transactional id can be any length; the columns after it stay put).
 const CLIENT_ID_MAX: usize = 16;
 const TXN_ID_MAX: usize = 16;
+const GROUP_MAX: usize = 32;
 
 impl Column {
     fn header(self, ctx: &PaneContext, short: bool) -> String {
@@ -73,6 +80,8 @@ impl Column {
             Column::InFlight => t("in_flight"),
             Column::Producer if short => t("producer_short"),
             Column::Producer => format!("{} / {} / {}", t("producer_id"), t("epoch"), t("txn_id")),
+            Column::Group if short => t("group_short"),
+            Column::Group => t("group_long"),
         }
     }
 
@@ -98,6 +107,22 @@ impl Column {
                     .map_or_else(dash, |t| clip(t, TXN_ID_MAX));
                 format!("{producer} / {txn}")
             }
+            // `g / 3 / t-0,t-3`: the group, its generation, what the leader
+            // assigned this member.
+            Column::Group => match &c.group {
+                None => dash(),
+                Some(g) => {
+                    let assigned = if g.assignment.is_empty() {
+                        dash()
+                    } else {
+                        g.assignment.join(",")
+                    };
+                    clip(
+                        &format!("{} / {} / {assigned}", g.group, g.generation),
+                        GROUP_MAX,
+                    )
+                }
+            },
         }
     }
 }
@@ -122,6 +147,11 @@ fn columns(view: &Snapshot, ctx: &PaneContext, width: usize) -> (Vec<(Column, us
         cols.iter().map(|(_, w)| w).sum::<usize>() + cols.len().saturating_sub(1)
     };
     let mut shown = COLUMNS.to_vec();
+    // The group column only while a connection is a group member (serve's
+    // consumers): every other session keeps its columns.
+    if view.clients.iter().all(|c| c.group.is_none()) {
+        shown.retain(|&c| c != Column::Group);
+    }
     for short in [false, true] {
         let cols = sized(&shown, short);
         if need(&cols) <= width {
@@ -172,6 +202,13 @@ fn row<'a>(c: &ClientSnapshot, cols: &[(Column, usize)], ctx: &PaneContext) -> L
                 (Column::InFlight, Some(what)) if what.contains("waiting") => {
                     Span::styled(text, ctx.theme.waiting())
                 }
+                // A member whose group rebalances waits for its assignment;
+                // a stable one has it.
+                (Column::Group, _) => match &c.group {
+                    Some(g) if g.state == "Stable" => Span::styled(text, ctx.theme.good()),
+                    Some(_) => Span::styled(text, ctx.theme.waiting()),
+                    None => Span::raw(text),
+                },
                 _ => Span::raw(text),
             }
         })
@@ -354,6 +391,7 @@ mod tests {
                     producer_id: None,
                     producer_epoch: None,
                     transactional_id: None,
+                    group: None,
                 },
                 ClientSnapshot {
                     connection: 2,
@@ -365,6 +403,7 @@ mod tests {
                     producer_id: Some(7),
                     producer_epoch: Some(1),
                     transactional_id: Some("tx-1".into()),
+                    group: None,
                 },
             ],
             client_log: vec![
