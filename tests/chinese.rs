@@ -60,6 +60,7 @@ const TERMS: &[&str] = &[
     "RC",
     "minikafka",
     "kafka",
+    "Kafka",
     "mk",
     "tui",
     "ms",
@@ -93,6 +94,9 @@ const TERMS: &[&str] = &[
     "TAB",
     "Tab",
     "zombie",
+    // KIP-98's short name of the producer id, as the journal pane writes
+    // it beside the epoch under the kafka rules.
+    "pid",
     // E16: the settings and the cut point keep their names, as `acks` and
     // `prepare` do, and so do fsync and a tombstone's null.
     "retention_ms",

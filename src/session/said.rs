@@ -64,6 +64,7 @@ pub fn action_zh(name: &str) -> &str {
         "produce" => "生产",
         "begin" => "开启事务",
         "send" => "事务发送",
+        "late_send" => "迟到的事务发送",
         "send_offsets" => "暂存 offset",
         "commit_offsets" => "提交 offset",
         "commit" => "提交",
