@@ -45,15 +45,28 @@ pub fn render(view: &Snapshot, ctx: &PaneContext, area: Rect, buf: &mut Buffer) 
     if inner.is_empty() {
         return;
     }
-    let all = rows(view, ctx);
+    let all = rows(view, ctx, usize::from(inner.width));
     let skip = ctx.scroll.min(all.len().saturating_sub(1));
     let shown = (all.len() - skip).min(usize::from(inner.height));
     marks(ctx, area, skip, all.len() - skip - shown, buf);
     lines(all.into_iter().skip(skip).take(shown).collect(), inner, buf);
 }
 
-/// Every row of the pane, top down.
-fn rows(view: &Snapshot, ctx: &PaneContext) -> Vec<Line<'static>> {
+/// The first of `forms` (longest first) that fits in `width` cells, else
+/// the last: a narrow pane says less on purpose rather than cutting the
+/// part that matters.
+fn fit(forms: Vec<Line<'static>>, width: usize) -> Line<'static> {
+    let last = forms.len() - 1;
+    forms
+        .into_iter()
+        .enumerate()
+        .find(|(i, l)| l.width() <= width || *i == last)
+        .map(|(_, l)| l)
+        .expect("at least one form")
+}
+
+/// Every row of the pane, top down, for a pane `width` cells wide.
+fn rows(view: &Snapshot, ctx: &PaneContext, width: usize) -> Vec<Line<'static>> {
     if view.groups.is_empty() {
         // An observed cluster's members are not read (only its committed
         // offsets, in the offsets pane): "none" would be a claim.
@@ -69,13 +82,18 @@ fn rows(view: &Snapshot, ctx: &PaneContext) -> Vec<Line<'static>> {
         if i > 0 {
             out.push(Line::default());
         }
-        out.extend(group_rows(g, view, ctx));
+        out.extend(group_rows(g, view, ctx, width));
     }
     out
 }
 
 /// One group's rows.
-fn group_rows(g: &GroupSnapshot, view: &Snapshot, ctx: &PaneContext) -> Vec<Line<'static>> {
+fn group_rows(
+    g: &GroupSnapshot,
+    view: &Snapshot,
+    ctx: &PaneContext,
+    width: usize,
+) -> Vec<Line<'static>> {
     let (t, theme) = (|k| ctx.lang.t(k), &ctx.theme);
     let state_style = match g.state.as_str() {
         "stable" => theme.good(),
@@ -90,13 +108,15 @@ fn group_rows(g: &GroupSnapshot, view: &Snapshot, ctx: &PaneContext) -> Vec<Line
         format!("session {} ms", g.session_timeout_ms),
         format!("会话超时 {} ms", g.session_timeout_ms),
     );
-    let mut out = vec![Line::from(vec![
+    let head = vec![
         Span::styled(g.group.clone(), theme.strong()),
         Span::raw(" · "),
         Span::styled(g.state.clone(), state_style),
-        Span::raw(format!(" · {generation} · ")),
-        Span::styled(session, theme.dim()),
-    ])];
+        Span::raw(format!(" · {generation}")),
+    ];
+    let mut with_session = head.clone();
+    with_session.extend([Span::raw(" · "), Span::styled(session, theme.dim())]);
+    let mut out = vec![fit(vec![Line::from(with_session), Line::from(head)], width)];
     let name_w = column_width(
         g.members
             .iter()
@@ -108,7 +128,7 @@ fn group_rows(g: &GroupSnapshot, view: &Snapshot, ctx: &PaneContext) -> Vec<Line
     out.extend(
         g.members
             .iter()
-            .map(|m| member_row(m, g, view.clock_ms, name_w, ctx)),
+            .map(|m| member_row(m, g, view.clock_ms, name_w, ctx, width)),
     );
     if !g.partitions.is_empty() {
         out.extend(partition_table(g, name_w, ctx));
@@ -147,13 +167,16 @@ fn group_rows(g: &GroupSnapshot, view: &Snapshot, ctx: &PaneContext) -> Vec<Line
 
 /// A member: its name, its session deadline (and how far the clock is
 /// from it), a warning when its client holds an older generation than the
-/// group's, and its assignment.
+/// group's, and its assignment. Where that does not fit, the assignment
+/// goes first (the table's owner column says it too), then the warning
+/// shortens to `⚠ gen N`.
 fn member_row(
     m: &MemberSnapshot,
     g: &GroupSnapshot,
     clock_ms: u64,
     name_w: usize,
     ctx: &PaneContext,
+    width: usize,
 ) -> Line<'static> {
     let theme = &ctx.theme;
     let left = m.deadline_ms.saturating_sub(clock_ms);
@@ -167,22 +190,29 @@ fn member_row(
         Span::raw(" "),
         Span::styled(deadline, theme.dim()),
     ];
-    if let Some(held) = m.client_generation.filter(|c| *c < g.generation) {
-        spans.push(Span::styled(
-            ctx.lang.pick(
-                format!(" ⚠ holds generation {held}"),
-                format!(" ⚠ 仍持第 {held} 代"),
-            ),
-            theme.waiting(),
-        ));
-    }
+    let held = m.client_generation.filter(|c| *c < g.generation);
+    let warning = |long: bool| {
+        held.map(|held| {
+            let text = match (long, ctx.lang.zh()) {
+                (true, false) => format!(" ⚠ holds generation {held}"),
+                (true, true) => format!(" ⚠ 仍持第 {held} 代"),
+                (false, false) => format!(" ⚠ gen {held}"),
+                (false, true) => format!(" ⚠ 第 {held} 代"),
+            };
+            Span::styled(text, theme.waiting())
+        })
+    };
     let owns = if m.assignment.is_empty() {
         ctx.lang.t("nothing_assigned").to_string()
     } else {
         m.assignment.join(" ")
     };
-    spans.push(Span::raw(format!(" : {owns}")));
-    Line::from(spans)
+    let mut full = spans.clone();
+    full.extend(warning(true));
+    let without = Line::from(full.clone());
+    full.push(Span::raw(format!(" : {owns}")));
+    spans.extend(warning(false));
+    fit(vec![Line::from(full), without, Line::from(spans)], width)
 }
 
 /// The partition table: heading, then per partition the gutter (`▸` when
