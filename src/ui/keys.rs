@@ -250,14 +250,9 @@ pub const LIVE_KEYS: &[KeyHelp] = &[
         zh: "中止",
     },
     KeyHelp {
-        keys: "r",
-        en: "replicate: one fetch round",
-        zh: "复制一轮",
-    },
-    KeyHelp {
-        keys: "R",
-        en: "replicate one broker",
-        zh: "单个 broker 复制",
+        keys: "r/R",
+        en: "replicate: one fetch round / one broker",
+        zh: "复制一轮 / 单个 broker 复制",
     },
     KeyHelp {
         keys: "t",
@@ -265,9 +260,9 @@ pub const LIVE_KEYS: &[KeyHelp] = &[
         zh: "推进时钟",
     },
     KeyHelp {
-        keys: "x",
-        en: "crash and recover",
-        zh: "崩溃并恢复",
+        keys: "x/X",
+        en: "crash and recover / commit, crash at a cut point",
+        zh: "崩溃并恢复 / 在切点崩溃的提交",
     },
     KeyHelp {
         keys: "u",
@@ -280,19 +275,9 @@ pub const LIVE_KEYS: &[KeyHelp] = &[
         zh: "崩溃之后：从崩溃瞬间到恢复之后",
     },
     KeyHelp {
-        keys: "X",
-        en: "commit, crash at a cut point",
-        zh: "在切点崩溃的提交",
-    },
-    KeyHelp {
-        keys: "T",
-        en: "tear the journal's tail",
-        zh: "撕裂 journal 尾部",
-    },
-    KeyHelp {
-        keys: "L",
-        en: "tear a replica log's tail",
-        zh: "撕裂副本日志尾部",
+        keys: "T/L",
+        en: "tear the journal's tail / a replica log's tail",
+        zh: "撕裂 journal 尾部 / 副本日志尾部",
     },
     KeyHelp {
         keys: "z/Z",
@@ -305,34 +290,19 @@ pub const LIVE_KEYS: &[KeyHelp] = &[
         zh: "提升副本为 leader",
     },
     KeyHelp {
-        keys: "g",
-        en: "a member joins a group (group member topic,…)",
-        zh: "成员加入消费组（组 成员 topic,…）",
+        keys: "g/G",
+        en: "a member joins / leaves a group",
+        zh: "成员加入 / 离开消费组",
     },
     KeyHelp {
-        keys: "G",
-        en: "a member leaves its group",
-        zh: "成员离开消费组",
+        keys: "h/E",
+        en: "a member heartbeats / expires (clock past its deadline)",
+        zh: "成员发送心跳 / 过期（时钟刚好越过它的会话期限）",
     },
     KeyHelp {
-        keys: "h",
-        en: "a member heartbeats: its session deadline moves on",
-        zh: "成员发送心跳：会话期限延后",
-    },
-    KeyHelp {
-        keys: "E",
-        en: "expire: the clock just past a member's session deadline",
-        zh: "过期：时钟刚好越过成员的会话期限",
-    },
-    KeyHelp {
-        keys: "d",
-        en: "retention: delete old segments (retention_ms= retention_bytes=)",
-        zh: "保留策略：删除旧日志段（retention_ms= retention_bytes=）",
-    },
-    KeyHelp {
-        keys: "C",
-        en: "compact a topic by key (delete_retention_ms for tombstones)",
-        zh: "按消息键压缩（墓碑保留 delete_retention_ms）",
+        keys: "d/C",
+        en: "retention (old segments) / key compaction",
+        zh: "保留策略（删除旧日志段）/ 按消息键压缩",
     },
     KeyHelp {
         keys: "D",
@@ -464,15 +434,16 @@ const GROUPS_BAR: [(&str, &str); 8] = [
     ("q", "quit"),
 ];
 
-/// The live key bar while the log pane has the focus: chapter 4's
-/// cleanup first.
-const LOG_BAR: [(&str, &str); 9] = [
+/// The live key bar while the log pane has the focus: writing and
+/// replicating (the log is the first pane of `--listen`'s layout, where
+/// `r` matters most), then chapter 4's cleanup before the clock that
+/// ages the segments.
+const LOG_BAR: [(&str, &str); 8] = [
+    ("p", "produce"),
+    ("r", "replicate"),
     ("d", "retention"),
     ("C", "compact"),
-    ("p", "produce"),
     ("t", "clock"),
-    ("r", "replicate"),
-    ("c", "commit"),
     ("x", "crash"),
     ("?", "help_short"),
     ("q", "quit"),
@@ -643,13 +614,18 @@ mod tests {
     #[test]
     fn every_live_key_in_the_help_has_a_command() {
         for k in LIVE_KEYS {
-            let first = k.keys.split('/').next().unwrap();
-            let c = first.chars().next().unwrap();
-            assert!(
-                command(key(KeyCode::Char(c)), false).is_some(),
-                "{}",
-                k.keys
-            );
+            for part in k.keys.split('/') {
+                let c = if part == "space" {
+                    ' '
+                } else {
+                    part.chars().next().unwrap()
+                };
+                assert!(
+                    command(key(KeyCode::Char(c)), false).is_some(),
+                    "{part} of {}",
+                    k.keys
+                );
+            }
         }
         assert_eq!(
             command(key(KeyCode::Char('p')), true),
@@ -786,7 +762,9 @@ mod tests {
                 "{c}"
             );
             assert!(
-                LIVE_KEYS.iter().any(|k| k.keys == c.to_string()),
+                LIVE_KEYS
+                    .iter()
+                    .any(|k| k.keys.split('/').any(|k| k == c.to_string())),
                 "{c} is in the help"
             );
             assert_ne!(
@@ -818,7 +796,7 @@ mod tests {
             ["g", "G", "h", "E"],
             "join, leave, heartbeat, expire lead"
         );
-        assert_eq!(keys(Some(PaneId::Log))[..2], ["d", "C"]);
+        assert_eq!(keys(Some(PaneId::Log))[..4], ["p", "r", "d", "C"]);
         assert_eq!(keys(Some(PaneId::Journal)), keys(None));
         for focus in [Some(PaneId::Groups), Some(PaneId::Log), None] {
             let k = keys(focus);
