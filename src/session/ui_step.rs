@@ -27,6 +27,7 @@ pub enum PaneName {
     Log,
     Offsets,
     Consumers,
+    Groups,
     Pending,
     Events,
     Caption,
@@ -35,7 +36,7 @@ pub enum PaneName {
 
 impl PaneName {
     /// Every pane, in the dashboard's focus order.
-    pub const ALL: [PaneName; 11] = [
+    pub const ALL: [PaneName; 12] = [
         PaneName::Partitions,
         PaneName::Replicas,
         PaneName::Watermarks,
@@ -43,6 +44,7 @@ impl PaneName {
         PaneName::Log,
         PaneName::Offsets,
         PaneName::Consumers,
+        PaneName::Groups,
         PaneName::Pending,
         PaneName::Events,
         PaneName::Caption,
@@ -59,6 +61,7 @@ impl PaneName {
             PaneName::Journal => "journal",
             PaneName::Offsets => "offsets",
             PaneName::Consumers => "consumers",
+            PaneName::Groups => "groups",
             PaneName::Pending => "pending",
             PaneName::Events => "events",
             PaneName::Caption => "caption",

@@ -56,8 +56,8 @@ fn entries_of(app: &ViewState) -> Vec<Entry> {
 const MARKS: &[KeyHelp] = &[
     KeyHelp {
         keys: "▸",
-        en: "changed by the last step (docs/dashboard.md \"What changed\")",
-        zh: "上一步改变的内容",
+        en: "changed by the last step; groups: moved by the last rebalance",
+        zh: "上一步改变的内容；消费组面板中：上次重平衡移动的分区",
     },
     KeyHelp {
         keys: "● ▲",

@@ -7,6 +7,7 @@
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
 use crate::ui::i18n::Lang;
+use crate::ui::panes::PaneId;
 
 /// What a key asks for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -70,6 +71,19 @@ pub enum PromptKind {
     StopBroker,
     StartBroker,
     Promote,
+    /// A member joins a group (chapter 9).
+    JoinGroup,
+    /// A member leaves its group.
+    LeaveGroup,
+    /// A member heartbeats at a generation.
+    Heartbeat,
+    /// The clock advanced just past a member's session deadline, so the
+    /// coordinator expires it (an `advance_clock` action).
+    Expire,
+    /// The book's retention on a topic or partition (chapter 4).
+    Retention,
+    /// The book's key compaction on a topic or partition (chapter 4).
+    Compact,
     /// Replay: go to step N (no engine action).
     GotoStep,
 }
@@ -236,14 +250,9 @@ pub const LIVE_KEYS: &[KeyHelp] = &[
         zh: "中止",
     },
     KeyHelp {
-        keys: "r",
-        en: "replicate: one fetch round",
-        zh: "复制一轮",
-    },
-    KeyHelp {
-        keys: "R",
-        en: "replicate one broker",
-        zh: "单个 broker 复制",
+        keys: "r/R",
+        en: "replicate: one fetch round / one broker",
+        zh: "复制一轮 / 单个 broker 复制",
     },
     KeyHelp {
         keys: "t",
@@ -251,9 +260,9 @@ pub const LIVE_KEYS: &[KeyHelp] = &[
         zh: "推进时钟",
     },
     KeyHelp {
-        keys: "x",
-        en: "crash and recover",
-        zh: "崩溃并恢复",
+        keys: "x/X",
+        en: "crash and recover / commit, crash at a cut point",
+        zh: "崩溃并恢复 / 在切点崩溃的提交",
     },
     KeyHelp {
         keys: "u",
@@ -266,19 +275,9 @@ pub const LIVE_KEYS: &[KeyHelp] = &[
         zh: "崩溃之后：从崩溃瞬间到恢复之后",
     },
     KeyHelp {
-        keys: "X",
-        en: "commit, crash at a cut point",
-        zh: "在切点崩溃的提交",
-    },
-    KeyHelp {
-        keys: "T",
-        en: "tear the journal's tail",
-        zh: "撕裂 journal 尾部",
-    },
-    KeyHelp {
-        keys: "L",
-        en: "tear a replica log's tail",
-        zh: "撕裂副本日志尾部",
+        keys: "T/L",
+        en: "tear the journal's tail / a replica log's tail",
+        zh: "撕裂 journal 尾部 / 副本日志尾部",
     },
     KeyHelp {
         keys: "z/Z",
@@ -289,6 +288,21 @@ pub const LIVE_KEYS: &[KeyHelp] = &[
         keys: "e",
         en: "promote a replica (elect)",
         zh: "提升副本为 leader",
+    },
+    KeyHelp {
+        keys: "g/G",
+        en: "a member joins / leaves a group",
+        zh: "成员加入 / 离开消费组",
+    },
+    KeyHelp {
+        keys: "h/E",
+        en: "a member heartbeats / expires (clock past its deadline)",
+        zh: "成员发送心跳 / 过期（时钟刚好越过它的会话期限）",
+    },
+    KeyHelp {
+        keys: "d/C",
+        en: "retention (old segments) / key compaction",
+        zh: "保留策略（删除旧日志段）/ 按消息键压缩",
     },
     KeyHelp {
         keys: "D",
@@ -361,6 +375,9 @@ pub struct BarState {
     pub saved: bool,
     /// Observing a cluster live (`mk-tui observe`): `r` refreshes.
     pub observing: bool,
+    /// The focused pane: live, the groups pane's keys lead the bar while
+    /// it has the focus, and retention and compaction while the log has.
+    pub focus: Option<PaneId>,
 }
 
 /// The key bar: the few keys that matter most now, as (key, label key).
@@ -395,10 +412,42 @@ pub fn key_bar(state: BarState) -> Vec<(&'static str, &'static str)> {
         }
         out.extend([("?", "help_short"), ("q", "quit")]);
     } else {
-        out.extend(LIVE_BAR);
+        out.extend(match state.focus {
+            Some(PaneId::Groups) => &GROUPS_BAR[..],
+            Some(PaneId::Log) => &LOG_BAR[..],
+            _ => &LIVE_BAR[..],
+        });
     }
     out
 }
+
+/// The live key bar while the groups pane has the focus: chapter 9's
+/// steps first.
+const GROUPS_BAR: [(&str, &str); 8] = [
+    ("g", "join"),
+    ("G", "leave"),
+    ("h", "heartbeat"),
+    ("E", "expire"),
+    ("t", "clock"),
+    ("p", "produce"),
+    ("?", "help_short"),
+    ("q", "quit"),
+];
+
+/// The live key bar while the log pane has the focus: writing and
+/// replicating (the log is the first pane of `--listen`'s layout, where
+/// `r` matters most), then chapter 4's cleanup before the clock that
+/// ages the segments.
+const LOG_BAR: [(&str, &str); 8] = [
+    ("p", "produce"),
+    ("r", "replicate"),
+    ("d", "retention"),
+    ("C", "compact"),
+    ("t", "clock"),
+    ("x", "crash"),
+    ("?", "help_short"),
+    ("q", "quit"),
+];
 
 /// The live key bar.
 const LIVE_BAR: [(&str, &str); 10] = [
@@ -473,6 +522,12 @@ pub fn command(key: KeyEvent, replay: bool) -> Option<KeyCommand> {
         KeyCode::Char('z') => prompt(PromptKind::StopBroker),
         KeyCode::Char('Z') => prompt(PromptKind::StartBroker),
         KeyCode::Char('e') => prompt(PromptKind::Promote),
+        KeyCode::Char('g') => prompt(PromptKind::JoinGroup),
+        KeyCode::Char('G') => prompt(PromptKind::LeaveGroup),
+        KeyCode::Char('h') => prompt(PromptKind::Heartbeat),
+        KeyCode::Char('E') => prompt(PromptKind::Expire),
+        KeyCode::Char('d') => prompt(PromptKind::Retention),
+        KeyCode::Char('C') => prompt(PromptKind::Compact),
         KeyCode::Char('r') => Some(C::ReplicateAll),
         KeyCode::Char('x') => Some(C::Crash),
         KeyCode::Char('u') => Some(C::Undo),
@@ -559,13 +614,18 @@ mod tests {
     #[test]
     fn every_live_key_in_the_help_has_a_command() {
         for k in LIVE_KEYS {
-            let first = k.keys.split('/').next().unwrap();
-            let c = first.chars().next().unwrap();
-            assert!(
-                command(key(KeyCode::Char(c)), false).is_some(),
-                "{}",
-                k.keys
-            );
+            for part in k.keys.split('/') {
+                let c = if part == "space" {
+                    ' '
+                } else {
+                    part.chars().next().unwrap()
+                };
+                assert!(
+                    command(key(KeyCode::Char(c)), false).is_some(),
+                    "{part} of {}",
+                    k.keys
+                );
+            }
         }
         assert_eq!(
             command(key(KeyCode::Char('p')), true),
@@ -684,6 +744,78 @@ mod tests {
         }
         let ctrl_c = KeyEvent::new(KeyCode::Char('c'), KeyModifiers::CONTROL);
         assert_eq!(help_command(ctrl_c), Some(KeyCommand::Quit));
+    }
+
+    #[test]
+    fn group_and_cleanup_keys_open_their_prompts_live_only() {
+        for (c, kind) in [
+            ('g', PromptKind::JoinGroup),
+            ('G', PromptKind::LeaveGroup),
+            ('h', PromptKind::Heartbeat),
+            ('E', PromptKind::Expire),
+            ('d', PromptKind::Retention),
+            ('C', PromptKind::Compact),
+        ] {
+            assert_eq!(
+                command(key(KeyCode::Char(c)), false),
+                Some(KeyCommand::Prompt(kind)),
+                "{c}"
+            );
+            assert!(
+                LIVE_KEYS
+                    .iter()
+                    .any(|k| k.keys.split('/').any(|k| k == c.to_string())),
+                "{c} is in the help"
+            );
+            assert_ne!(
+                command(key(KeyCode::Char(c)), true),
+                Some(KeyCommand::Prompt(kind)),
+                "replay: {c} drives no engine"
+            );
+        }
+        // Replay keeps `g` for go to step.
+        assert_eq!(
+            command(key(KeyCode::Char('g')), true),
+            Some(KeyCommand::Prompt(PromptKind::GotoStep))
+        );
+    }
+
+    #[test]
+    fn the_focused_pane_chooses_the_live_bar() {
+        let keys = |focus| -> Vec<&str> {
+            key_bar(BarState {
+                focus,
+                ..BarState::default()
+            })
+            .into_iter()
+            .map(|(k, _)| k)
+            .collect()
+        };
+        assert_eq!(
+            keys(Some(PaneId::Groups))[..4],
+            ["g", "G", "h", "E"],
+            "join, leave, heartbeat, expire lead"
+        );
+        assert_eq!(keys(Some(PaneId::Log))[..4], ["p", "r", "d", "C"]);
+        assert_eq!(keys(Some(PaneId::Journal)), keys(None));
+        for focus in [Some(PaneId::Groups), Some(PaneId::Log), None] {
+            let k = keys(focus);
+            assert_eq!(k[k.len() - 2..], ["?", "q"], "{focus:?}");
+            for c in k.iter().filter(|k| !["?", "q"].contains(k)) {
+                let c = c.chars().next().unwrap();
+                assert!(
+                    matches!(command(key(KeyCode::Char(c)), false), Some(cmd) if cmd != KeyCommand::Quit),
+                    "{c} does something"
+                );
+            }
+        }
+        // Replay and saved bars do not change with the focus.
+        let replay = |focus| BarState {
+            replay: true,
+            focus,
+            ..BarState::default()
+        };
+        assert_eq!(key_bar(replay(Some(PaneId::Groups))), key_bar(replay(None)));
     }
 
     #[test]

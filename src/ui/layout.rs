@@ -15,7 +15,7 @@
 //! wrong is an error naming the file and the JSON path of the bad value
 //! (see `docs/layouts.md`).
 //!
-//! The four built-in layouts are embedded in the binary, so `--layout crash`
+//! The built-in layouts are embedded in the binary, so `--layout crash`
 //! works from any directory; a file `layouts/NAME.json` in the current
 //! directory takes precedence over a built-in of the same name.
 
@@ -31,9 +31,16 @@ use crate::ui::panes::PaneId;
 pub const LAYOUT_VERSION: u64 = 1;
 
 /// The names of the built-in layouts.
-pub const BUILTIN_NAMES: [&str; 5] = ["default", "transactions", "replication", "crash", "clients"];
+pub const BUILTIN_NAMES: [&str; 6] = [
+    "default",
+    "transactions",
+    "replication",
+    "crash",
+    "clients",
+    "groups",
+];
 
-const BUILTIN_FILES: [(&str, &str); 5] = [
+const BUILTIN_FILES: [(&str, &str); 6] = [
     ("default", include_str!("../../layouts/default.json")),
     (
         "transactions",
@@ -45,6 +52,7 @@ const BUILTIN_FILES: [(&str, &str); 5] = [
     ),
     ("crash", include_str!("../../layouts/crash.json")),
     ("clients", include_str!("../../layouts/clients.json")),
+    ("groups", include_str!("../../layouts/groups.json")),
 ];
 
 /// Minimum size used when a file gives no `min_size`.
@@ -699,7 +707,7 @@ mod tests {
     #[test]
     fn builtin_layouts_show_their_panes() {
         use PaneId::*;
-        let expect: [(&str, &[PaneId]); 5] = [
+        let expect: [(&str, &[PaneId]); 6] = [
             (
                 "default",
                 &[
@@ -725,6 +733,7 @@ mod tests {
                 "clients",
                 &[Log, Clients, Partitions, Pending, Events, Caption],
             ),
+            ("groups", &[Groups, Log, Partitions, Events, Caption]),
         ];
         for (name, panes) in expect {
             let mut got = builtin(name).expect("built-in").panes();
@@ -743,7 +752,7 @@ mod tests {
         let layout = builtin_default();
         assert_eq!(layout.name, "default");
         let mut all = PaneId::ALL.to_vec();
-        all.retain(|p| !matches!(p, PaneId::Watermarks | PaneId::Clients));
+        all.retain(|p| !matches!(p, PaneId::Watermarks | PaneId::Clients | PaneId::Groups));
         assert_eq!(layout.panes(), all);
     }
 
@@ -848,8 +857,8 @@ mod tests {
         assert_eq!(
             msg,
             "bad.json: at $.root.children[1].pane: unknown pane \"jurnal\"; valid panes: \
-             partitions, replicas, watermarks, journal, log, offsets, consumers, pending, \
-             events, caption, clients"
+             partitions, replicas, watermarks, journal, log, offsets, consumers, groups, \
+             pending, events, caption, clients"
         );
     }
 
@@ -1038,7 +1047,7 @@ mod tests {
         assert_eq!(
             msg,
             "unknown layout \"x\": no file layouts/x.json and no built-in layout of that name \
-             (built in: default, transactions, replication, crash, clients)"
+             (built in: default, transactions, replication, crash, clients, groups)"
         );
         assert!(load("").is_err());
     }

@@ -61,7 +61,24 @@ pub fn default_text(kind: PromptKind, view: &Snapshot, last_txn: Option<&str>) -
         .first()
         .and_then(|p| p.replicas.iter().find(|r| !r.is_leader))
         .map_or(1, |r| r.broker);
+    // Chapter 9: the first group (or `workers`, the lesson's), and its
+    // member whose session ends first (the one `E` expires, `h` renews).
+    let group = view.groups.first();
+    let group_id = group.map_or_else(|| "workers".to_string(), |g| g.group.clone());
+    let next_to_expire = group
+        .and_then(|g| g.members.iter().min_by_key(|m| m.deadline_ms))
+        .map_or_else(|| "member-1".to_string(), |m| m.member.clone());
+    let generation = group.map_or(1, |g| g.generation);
+    let new_member = (1..)
+        .map(|i| format!("member-{i}"))
+        .find(|id| group.is_none_or(|g| !g.members.iter().any(|m| &m.member == id)))
+        .expect("some member id is free");
     match kind {
+        PromptKind::JoinGroup => format!("{group_id} {new_member} {topic}"),
+        PromptKind::LeaveGroup | PromptKind::Expire => format!("{group_id} {next_to_expire}"),
+        PromptKind::Heartbeat => format!("{group_id} {next_to_expire} {generation}"),
+        PromptKind::Retention => format!("{topic} retention_ms=1000"),
+        PromptKind::Compact => format!("{topic} 1000"),
         PromptKind::Produce => format!("{topic} value-{n} acks=1"),
         PromptKind::Begin => (1..)
             .map(|i| format!("tx-{i}"))
@@ -162,6 +179,14 @@ impl Prompt {
                 PromptKind::StopBroker => "停止 broker",
                 PromptKind::StartBroker => "启动 broker",
                 PromptKind::Promote => "提升副本：topic-partition broker",
+                PromptKind::JoinGroup => "加入消费组：组 成员 topic[,topic…]",
+                PromptKind::LeaveGroup => "离开消费组：组 成员",
+                PromptKind::Heartbeat => "心跳：组 成员 代数",
+                PromptKind::Expire => "过期（时钟越过成员的会话期限）：组 成员",
+                PromptKind::Retention => {
+                    "保留策略：topic[-分区] [retention_ms=毫秒] [retention_bytes=字节]"
+                }
+                PromptKind::Compact => "压缩：topic[-分区] delete_retention_ms",
                 PromptKind::GotoStep => "跳到步骤：N",
             };
         }
@@ -180,6 +205,14 @@ impl Prompt {
             PromptKind::StopBroker => "stop broker",
             PromptKind::StartBroker => "start broker",
             PromptKind::Promote => "promote: topic-partition broker",
+            PromptKind::JoinGroup => "join: group member topic[,topic…]",
+            PromptKind::LeaveGroup => "leave: group member",
+            PromptKind::Heartbeat => "heartbeat: group member generation",
+            PromptKind::Expire => "expire (clock past the member's deadline): group member",
+            PromptKind::Retention => {
+                "retention: topic[-partition] [retention_ms=N] [retention_bytes=N]"
+            }
+            PromptKind::Compact => "compact: topic[-partition] delete_retention_ms",
             PromptKind::GotoStep => "go to step: N",
         }
     }
@@ -196,13 +229,28 @@ pub struct Facts {
     pub topics: BTreeMap<String, u32>,
     /// (topic, partition) -> the brokers holding a replica.
     pub replicas: BTreeMap<(String, u32), Vec<u32>>,
+    /// The engine clock: what `E` counts a member's deadline from.
+    pub clock_ms: u64,
+    /// Group id -> member id -> its session deadline (ms on the clock).
+    pub deadlines: BTreeMap<String, BTreeMap<String, u64>>,
 }
 
 impl Facts {
     /// The facts a snapshot shows: its brokers (those that hold no replica
     /// too) and the partitions' replicas.
     pub fn of(snapshot: &Snapshot) -> Self {
-        let mut facts = Facts::default();
+        let mut facts = Facts {
+            clock_ms: snapshot.clock_ms,
+            ..Facts::default()
+        };
+        for g in &snapshot.groups {
+            let members = g
+                .members
+                .iter()
+                .map(|m| (m.member.clone(), m.deadline_ms))
+                .collect();
+            facts.deadlines.insert(g.group.clone(), members);
+        }
         for b in &snapshot.brokers {
             facts.brokers.insert(b.id);
             if b.stopped {
@@ -440,6 +488,52 @@ fn replica(facts: &Facts, topic: &str, partition: u32, s: &str) -> Result<u32, S
     }
 }
 
+/// A topic (every partition of it) or one `topic-partition` of the
+/// cluster: a topic's own name wins, so `my-topic` is the topic, not
+/// partition `topic` of `my`.
+fn topic_or_partition(facts: &Facts, s: &str) -> Result<(String, Option<u32>), Said> {
+    if facts.topics.contains_key(s) {
+        return Ok((s.to_string(), None));
+    }
+    match s.rsplit_once('-') {
+        Some((t, p)) if facts.topics.contains_key(t) => {
+            Ok((t.to_string(), Some(partition(facts, t, p)?)))
+        }
+        _ => topic(facts, s).map(|t| (t, None)),
+    }
+}
+
+/// A group or member id: any text but the empty one.
+fn id(s: &str, what: &str) -> Result<String, Said> {
+    if s.is_empty() {
+        Err(Said::new(
+            format!("{what} is empty: give its id"),
+            format!("{} 为空：请给出它的 id", word_zh(what)),
+        ))
+    } else {
+        Ok(s.to_string())
+    }
+}
+
+/// The session deadline of member `member` of group `group`, from the
+/// snapshot: `E` can only move the clock past a deadline it knows.
+fn deadline(facts: &Facts, group: &str, member: &str) -> Result<u64, Said> {
+    let Some(members) = facts.deadlines.get(group) else {
+        let groups = list(facts.deadlines.keys());
+        return Err(Said::new(
+            format!("unknown group {group:?}: the groups are {groups}"),
+            format!("没有消费组 {group:?}：现有消费组是 {groups}"),
+        ));
+    };
+    members.get(member).copied().ok_or_else(|| {
+        let names = list(members.keys());
+        Said::new(
+            format!("{member:?} is not a member of {group}: its members are {names}"),
+            format!("{member:?} 不是 {group} 的成员：它的成员是 {names}"),
+        )
+    })
+}
+
 /// `cut_bytes` or the default garbage tail.
 fn tear(target: TearTargetSpec, how: &str) -> Result<Action, Said> {
     Ok(if how == "garbage" {
@@ -487,6 +581,12 @@ fn word_zh(what: &str) -> &str {
         "partition" => "分区",
         "bytes to cut" => "截掉的字节数",
         "bytes to cut or garbage" => "截掉的字节数或 garbage",
+        "member" => "成员",
+        "topics" => "topic（多个用逗号分隔）",
+        "generation" => "代数",
+        "topic or topic-partition" => "topic 或 topic-partition",
+        "retention_ms" => "retention_ms",
+        "retention_bytes" => "retention_bytes",
         other => other,
     }
 }
@@ -501,6 +601,83 @@ pub fn parse(kind: PromptKind, text: &str, facts: &Facts) -> Result<Action, Said
                 "go to step moves the replay; it is not an engine action",
                 "跳到步骤移动的是回放，不是引擎动作",
             ));
+        }
+        PromptKind::JoinGroup => {
+            let a = a(&["group", "member", "topics"], &[])?;
+            let topics = a
+                .at(2)
+                .split(',')
+                .map(|t| topic(facts, t))
+                .collect::<Result<Vec<_>, _>>()?;
+            Action::JoinGroup {
+                group: id(a.at(0), "group")?,
+                member: id(a.at(1), "member")?,
+                topics,
+            }
+        }
+        PromptKind::LeaveGroup => {
+            let a = a(&["group", "member"], &[])?;
+            Action::LeaveGroup {
+                group: id(a.at(0), "group")?,
+                member: id(a.at(1), "member")?,
+            }
+        }
+        PromptKind::Heartbeat => {
+            let a = a(&["group", "member", "generation"], &[])?;
+            Action::Heartbeat {
+                group: id(a.at(0), "group")?,
+                member: id(a.at(1), "member")?,
+                generation: number(a.at(2), "generation")?,
+            }
+        }
+        PromptKind::Expire => {
+            let a = a(&["group", "member"], &[])?;
+            let deadline = deadline(facts, a.at(0), a.at(1))?;
+            // Expiry is strict (`now > deadline`): one millisecond past it.
+            Action::AdvanceClock {
+                ms: deadline.saturating_sub(facts.clock_ms) + 1,
+            }
+        }
+        PromptKind::Retention => {
+            let a = a(
+                &["topic or topic-partition"],
+                &["retention_ms", "retention_bytes"],
+            )?;
+            let (topic, partition) = topic_or_partition(facts, a.at(0))?;
+            let field = |name| a.field(name).map(|v| number::<u64>(v, name)).transpose();
+            let (retention_ms, retention_bytes) =
+                (field("retention_ms")?, field("retention_bytes")?);
+            match (retention_ms, retention_bytes) {
+                (None, None) => {
+                    return Err(Said::new(
+                        "give retention_ms=, retention_bytes= or both",
+                        "请给出 retention_ms=、retention_bytes= 或两者",
+                    ));
+                }
+                (_, Some(0)) => {
+                    return Err(Said::new(
+                        "retention_bytes must be positive",
+                        "retention_bytes 必须大于 0",
+                    ));
+                }
+                _ => {}
+            }
+            Action::Retention {
+                topic,
+                partition,
+                retention_ms,
+                retention_bytes,
+            }
+        }
+        PromptKind::Compact => {
+            let a = a(&["topic or topic-partition", "delete_retention_ms"], &[])?;
+            let (topic, partition) = topic_or_partition(facts, a.at(0))?;
+            Action::Compact {
+                topic,
+                partition,
+                delete_retention_ms: number(a.at(1), "delete_retention_ms")?,
+                crash_at: None,
+            }
         }
         PromptKind::Produce => {
             let a = a(
@@ -655,6 +832,16 @@ mod tests {
             stopped: [3].into(),
             topics: [("out".to_string(), 2), ("my-topic".to_string(), 3)].into(),
             replicas: BTreeMap::new(),
+            clock_ms: 6000,
+            deadlines: [(
+                "workers".to_string(),
+                [
+                    ("member-1".to_string(), 10_000),
+                    ("member-2".to_string(), 16_000),
+                ]
+                .into(),
+            )]
+            .into(),
         };
         for p in 0..2 {
             f.replicas.insert(("out".into(), p), vec![1, 2]);
@@ -862,6 +1049,146 @@ mod tests {
             ok(PromptKind::Abort, "tx-1"),
             Action::Abort { .. }
         ));
+    }
+
+    #[test]
+    fn group_and_cleanup_prompts_make_their_actions() {
+        assert_eq!(
+            ok(PromptKind::JoinGroup, "workers member-3 out,my-topic"),
+            Action::JoinGroup {
+                group: "workers".into(),
+                member: "member-3".into(),
+                topics: vec!["out".into(), "my-topic".into()],
+            }
+        );
+        assert_eq!(
+            ok(PromptKind::LeaveGroup, "workers member-2"),
+            Action::LeaveGroup {
+                group: "workers".into(),
+                member: "member-2".into(),
+            }
+        );
+        assert_eq!(
+            ok(PromptKind::Heartbeat, "workers member-2 3"),
+            Action::Heartbeat {
+                group: "workers".into(),
+                member: "member-2".into(),
+                generation: 3,
+            }
+        );
+        // Clock 6000, member-1's deadline 10000: 4001 ms is just past it.
+        assert_eq!(
+            ok(PromptKind::Expire, "workers member-1"),
+            Action::AdvanceClock { ms: 4001 }
+        );
+        assert_eq!(
+            ok(PromptKind::Expire, "workers member-2"),
+            Action::AdvanceClock { ms: 10_001 }
+        );
+        assert_eq!(
+            ok(PromptKind::Retention, "my-topic retention_ms=1500"),
+            Action::Retention {
+                topic: "my-topic".into(),
+                partition: None,
+                retention_ms: Some(1500),
+                retention_bytes: None,
+            }
+        );
+        assert_eq!(
+            ok(PromptKind::Retention, "out-1 retention_bytes=1"),
+            Action::Retention {
+                topic: "out".into(),
+                partition: Some(1),
+                retention_ms: None,
+                retention_bytes: Some(1),
+            }
+        );
+        assert_eq!(
+            ok(PromptKind::Compact, "my-topic-2 1000"),
+            Action::Compact {
+                topic: "my-topic".into(),
+                partition: Some(2),
+                delete_retention_ms: 1000,
+                crash_at: None,
+            }
+        );
+        assert!(
+            matches!(
+                ok(PromptKind::LeaveGroup, "nope m"),
+                Action::LeaveGroup { .. }
+            ),
+            "an unknown member leaving is the coordinator's to refuse"
+        );
+    }
+
+    #[test]
+    fn group_and_cleanup_prompts_refuse_bad_values_in_one_line() {
+        use PromptKind as K;
+        for (kind, text, reason) in [
+            (K::JoinGroup, "workers m", "missing topics"),
+            (
+                K::JoinGroup,
+                "workers m out,nope",
+                r#"unknown topic "nope": the topics are my-topic, out"#,
+            ),
+            (K::JoinGroup, r#""" m out"#, "group is empty: give its id"),
+            (
+                K::LeaveGroup,
+                r#"workers """#,
+                "member is empty: give its id",
+            ),
+            (
+                K::Heartbeat,
+                "workers member-1 two",
+                r#"generation must be a whole number, got "two""#,
+            ),
+            (
+                K::Expire,
+                "others member-1",
+                r#"unknown group "others": the groups are workers"#,
+            ),
+            (
+                K::Expire,
+                "workers member-9",
+                r#""member-9" is not a member of workers: its members are member-1, member-2"#,
+            ),
+            (
+                K::Retention,
+                "out",
+                "give retention_ms=, retention_bytes= or both",
+            ),
+            (
+                K::Retention,
+                "out retention_bytes=0",
+                "retention_bytes must be positive",
+            ),
+            (
+                K::Retention,
+                "out retention_ms=soon",
+                r#"retention_ms must be a whole number, got "soon""#,
+            ),
+            (
+                K::Retention,
+                "out size=1",
+                "unknown field size=: the fields are retention_ms= retention_bytes=",
+            ),
+            (
+                K::Retention,
+                "out-5 retention_ms=1",
+                "unknown partition out-5",
+            ),
+            (K::Compact, "gone 1000", r#"unknown topic "gone""#),
+            (K::Compact, "out", "missing delete_retention_ms"),
+            (
+                K::Compact,
+                "out -1",
+                r#"delete_retention_ms must be a whole number, got "-1""#,
+            ),
+        ] {
+            let e = refused(kind, text);
+            assert!(e.starts_with(reason), "{kind:?} {text:?}: {e}");
+            assert!(!e.contains('\n'), "one line: {e}");
+        }
     }
 
     #[test]

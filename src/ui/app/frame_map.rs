@@ -117,6 +117,7 @@ impl<'a> From<&'a App> for ViewState<'a> {
                 presenting: app.presenting,
                 saved: session.is_saved(),
                 observing: app.is_observing(),
+                focus: app.focused(),
             },
         }
     }

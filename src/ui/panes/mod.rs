@@ -16,6 +16,7 @@ pub mod client_log;
 pub mod clients;
 pub mod consumers;
 pub mod events;
+pub mod groups;
 pub mod journal;
 pub mod log;
 pub mod offsets;
@@ -34,6 +35,7 @@ pub enum PaneId {
     Log,
     Offsets,
     Consumers,
+    Groups,
     Pending,
     Events,
     Caption,
@@ -42,7 +44,7 @@ pub enum PaneId {
 
 impl PaneId {
     /// Every pane, in focus order.
-    pub const ALL: [PaneId; 11] = [
+    pub const ALL: [PaneId; 12] = [
         PaneId::Partitions,
         PaneId::Replicas,
         PaneId::Watermarks,
@@ -50,6 +52,7 @@ impl PaneId {
         PaneId::Log,
         PaneId::Offsets,
         PaneId::Consumers,
+        PaneId::Groups,
         PaneId::Pending,
         PaneId::Events,
         PaneId::Caption,
@@ -66,6 +69,7 @@ impl PaneId {
             PaneId::Journal => "journal",
             PaneId::Offsets => "offsets",
             PaneId::Consumers => "consumers",
+            PaneId::Groups => "groups",
             PaneId::Pending => "pending",
             PaneId::Events => "events",
             PaneId::Caption => "caption",
@@ -154,6 +158,7 @@ pub fn scroll_limit(pane: PaneId, view: &Snapshot) -> usize {
             last(view.events.len() + view.errors.len() + view.changes.sentences.len())
         }
         PaneId::Pending => last(view.pending.len()),
+        PaneId::Groups => last(groups::row_count(view)),
         PaneId::Offsets => {
             let staged: usize = view
                 .transactions
@@ -196,6 +201,7 @@ pub fn render(id: PaneId, view: &Snapshot, ctx: &PaneContext, area: Rect, buf: &
         PaneId::Journal => journal::render(view, ctx, area, buf),
         PaneId::Offsets => offsets::render(view, ctx, area, buf),
         PaneId::Consumers => consumers::render(view, ctx, area, buf),
+        PaneId::Groups => groups::render(view, ctx, area, buf),
         PaneId::Pending => pending::render(view, ctx, area, buf),
         PaneId::Events => events::render(view, ctx, area, buf),
         PaneId::Caption => caption::render(view, ctx, area, buf),
