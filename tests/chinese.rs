@@ -64,6 +64,11 @@ const TERMS: &[&str] = &[
     "mk",
     "tui",
     "ms",
+    // The producer's settings (E17), kept as the book's arguments.
+    "linger",
+    "batch_size",
+    "linger_ms",
+    "max_buffer_bytes",
     "COMMIT",
     "ABORT",
     "PREPARE_COMMIT",
