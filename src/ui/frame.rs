@@ -46,6 +46,9 @@ pub struct ViewState<'a> {
     /// The selected batch of the partitions pane.
     pub selected: &'a Selection,
     pub isolation: Isolation,
+    /// The partition the last step touched, which the panes that list
+    /// partitions mark (see [`panes::touched`]).
+    pub touched: Option<usize>,
     /// `f`: the focused pane fills the body.
     pub zoomed: bool,
     /// `P`: the focused pane above a large caption.
@@ -145,6 +148,7 @@ fn pane_context(state: &ViewState, view: &Snapshot, pane: PaneId) -> PaneContext
         scroll: state.scroll.get(&pane).copied().unwrap_or(0),
         selected: panes::partitions::row_of(view, state.selected),
         isolation: state.isolation,
+        touched: state.touched,
     }
 }
 
@@ -224,6 +228,35 @@ pub fn map(input: &FrameInput, area: Rect) -> FrameMap {
         batches,
         help_last,
     }
+}
+
+/// The scrolls that bring partition `p` (the one the last step touched)
+/// into view in every pane of the layout that lists partitions, in a frame
+/// of `area`: each at the rectangle the frame draws it in, or, for a pane
+/// the frame does not draw now (zoomed or presenting another), the one the
+/// layout gives it (docs/dashboard.md "Following the step").
+pub fn follow(input: &FrameInput, area: Rect, p: usize) -> Vec<(PaneId, usize)> {
+    let state = &input.state;
+    let mut rects = map(input, area).panes;
+    if state.layout.fits(area) {
+        let [_, body, _] = split(area);
+        for (id, rect) in state.layout.areas(body) {
+            if !rects.iter().any(|&(shown, _)| shown == id) {
+                rects.push((id, rect));
+            }
+        }
+    }
+    rects
+        .into_iter()
+        .filter_map(|(id, rect)| {
+            let pane = Pane {
+                id,
+                view: input.view,
+                ctx: pane_context(state, input.view, id),
+            };
+            pane.scroll_to(rect, p).map(|s| (id, s))
+        })
+        .collect()
 }
 
 /// The pane a frame of `area` draws at the terminal cell (`col`, `row`)
