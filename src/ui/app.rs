@@ -639,12 +639,9 @@ impl App {
             return;
         };
         self.scroll.insert(PaneId::Partitions, p);
+        // Before the terminal's size is known there is no frame to
+        // measure (the live UI, `render` and `export` all send it first).
         let Some((cols, rows)) = self.size else {
-            // No frame to measure: the panes that skip whole partitions
-            // start at it.
-            for pane in [PaneId::Log, PaneId::Replicas, PaneId::Watermarks] {
-                self.scroll.insert(pane, p);
-            }
             return;
         };
         let area = ratatui::layout::Rect::new(0, 0, cols, rows);
