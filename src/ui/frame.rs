@@ -414,7 +414,21 @@ fn title_line(app: &ViewState, view: &Snapshot, width: u16) -> Line<'static> {
             Span::raw(facts),
         ]);
     }
-    let full_head = format!(" mk-tui · {} ", view.title);
+    // A title that starts with the program's name ("mk-tui demo
+    // cluster") follows it with a space, not " · ", so the bar does not
+    // read "mk-tui · mk-tui demo cluster".
+    let (sep, title) = match view.title.strip_prefix("mk-tui") {
+        Some(rest) if rest.is_empty() || rest.starts_with(' ') => (" ", rest.trim_start()),
+        _ => (" · ", view.title.as_str()),
+    };
+    let head = |title: &str| {
+        if title.is_empty() {
+            " mk-tui ".to_string()
+        } else {
+            format!(" mk-tui{sep}{title} ")
+        }
+    };
+    let full_head = head(title);
     for facts in [&long, &medium] {
         if w(&full_head) + w(facts) <= width {
             return Line::from(vec![
@@ -424,23 +438,19 @@ fn title_line(app: &ViewState, view: &Snapshot, width: u16) -> Line<'static> {
         }
     }
     // A title of at least a few words, with the step still in words.
-    let room = width.saturating_sub(w(&medium) + w(" mk-tui ·  "));
-    let title = cut_at_word(&view.title, room);
-    if w(&title) >= 12 {
+    let around = w(&format!(" mk-tui{sep} "));
+    let room = width.saturating_sub(w(&medium) + around);
+    let cut = cut_at_word(title, room);
+    if w(&cut) >= 12 {
         return Line::from(vec![
-            Span::styled(format!(" mk-tui · {title} "), app.theme.strong()),
+            Span::styled(head(&cut), app.theme.strong()),
             Span::raw(medium),
         ]);
     }
-    let room = width.saturating_sub(w(&short) + w(" mk-tui ·  "));
-    let title = cut_at_word(&view.title, room);
-    let head = if title.is_empty() {
-        " mk-tui ".to_string()
-    } else {
-        format!(" mk-tui · {title} ")
-    };
+    let room = width.saturating_sub(w(&short) + around);
+    let cut = cut_at_word(title, room);
     Line::from(vec![
-        Span::styled(head, app.theme.strong()),
+        Span::styled(head(&cut), app.theme.strong()),
         Span::raw(short),
     ])
 }
