@@ -253,10 +253,22 @@ fn the_live_demo_follows_out_and_keys_still_scroll_away() {
     let buf = frame_buffer(&app, 80, 24);
     assert!(!marks(&buf, rect(PaneId::Log), "out-0").is_empty());
     assert!(!marks(&buf, rect(PaneId::Consumers), "out-0").is_empty());
+    // The title bar names the program once: the demo's title starts with it.
+    let text = minikafka::ui::headless::buffer_text(&buf);
+    let title = text.lines().next().unwrap();
+    assert!(title.starts_with(" mk-tui demo cluster │ live"), "{title}");
     // Scroll the log away from it with its keys.
     while app.focused() != Some(PaneId::Log) {
         app.update(Msg::Command(KeyCommand::FocusNext)).unwrap();
     }
+    // NO_COLOR: the focused pane's border is thick, the others' plain.
+    let buf = frame_buffer(&app, 80, 24);
+    let corner = |pane| {
+        let r = rect(pane);
+        buf[(r.x, r.y)].symbol().to_string()
+    };
+    assert_eq!(corner(PaneId::Log), "┏");
+    assert_eq!(corner(PaneId::Consumers), "┌");
     let followed = app.scroll.get(&PaneId::Log).copied().unwrap_or(0);
     assert!(followed > 0, "the log scrolled to out by itself");
     for _ in 0..followed {
