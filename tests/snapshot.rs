@@ -296,6 +296,7 @@ fn pane(id: PaneId, s: &Snapshot, rows: u16) -> Buffer {
         scroll: 0,
         selected: None,
         isolation: Isolation::ReadCommitted,
+        touched: None,
     };
     panes::render(id, s, &ctx, area, &mut buf);
     buf

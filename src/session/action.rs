@@ -642,6 +642,50 @@ pub enum GarbageSpec {
 }
 
 impl Action {
+    /// The partition the action names by topic and number, if it names
+    /// one: what the dashboard follows after a step that changed nothing
+    /// (a refused produce, a replicate with nothing to fetch).
+    pub fn partition_named(&self) -> Option<(&str, u32)> {
+        match self {
+            Action::Produce {
+                topic,
+                partition: Some(p),
+                ..
+            }
+            | Action::Send {
+                topic,
+                partition: Some(p),
+                ..
+            }
+            | Action::Replicate {
+                topic: Some(topic),
+                partition: Some(p),
+                ..
+            }
+            | Action::Retention {
+                topic,
+                partition: Some(p),
+                ..
+            }
+            | Action::Compact {
+                topic,
+                partition: Some(p),
+                ..
+            }
+            | Action::Promote {
+                topic,
+                partition: p,
+                ..
+            }
+            | Action::DeleteRecords {
+                topic,
+                partition: p,
+                ..
+            } => Some((topic, *p)),
+            _ => None,
+        }
+    }
+
     /// The action's name, as in recordings.
     pub fn name(&self) -> &'static str {
         match self {

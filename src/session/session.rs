@@ -247,6 +247,25 @@ impl Session {
         }
     }
 
+    /// The action of the step on screen: a live session's last step, a
+    /// replay's current one (none at step 0, for a saved state or an
+    /// observation).
+    pub fn action_on_screen(&self) -> Option<&Action> {
+        match &self.mode {
+            Mode::Live(live) => live.log.steps().last().map(|s| &s.action),
+            Mode::Replay(replay) => {
+                let step = replay.timeline.step().checked_sub(1)?;
+                replay
+                    .timeline
+                    .recording()
+                    .steps
+                    .get(step)
+                    .map(|s| &s.action)
+            }
+            Mode::Saved(_) | Mode::Observed(_) => None,
+        }
+    }
+
     /// The step on screen, of the driver or of the observation (none for a
     /// saved state).
     pub fn step_now(&self) -> Option<usize> {

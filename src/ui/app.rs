@@ -613,16 +613,39 @@ impl App {
         }
     }
 
-    /// After a step that changed a partition's log (appended a batch,
-    /// removed one, moved its start), the partitions pane gives that
-    /// partition its rows first, so the batch just written is on screen.
-    /// The step's changes are the snapshot's (`Snapshot::changes`, the
-    /// same diff the panes mark with ▸), so at a step that wrote to a
-    /// log a replay anchors where the live session did, however it got
-    /// there (forward, back or by a jump).
+    /// The partition the step on screen touched: the one its changes say
+    /// most (`panes::touched::changed`), or, when it changed none, the one
+    /// its action names. The panes that list partitions follow and mark it.
+    pub fn touched_partition(&self) -> Option<usize> {
+        use crate::ui::panes::touched;
+        let view = self.view();
+        touched::changed(view).or_else(|| {
+            let (topic, p) = self.session.action_on_screen()?.partition_named()?;
+            touched::named(view, topic, p)
+        })
+    }
+
+    /// After a step, every pane that lists partitions brings the one it
+    /// touched into view (docs/dashboard.md "Following the step"): the
+    /// partitions pane gives it its rows first, so the batch just written
+    /// is on screen; the log, consumers, replicas and watermarks panes
+    /// scroll to it, at the rectangles the frame draws them in. The
+    /// step's changes are the snapshot's (`Snapshot::changes`, the same
+    /// diff the panes mark with ▸), so a replay follows where the live
+    /// session did, however it got there (forward, back or by a jump).
+    /// Scrolling away with the keys works as ever, until the next step.
     fn follow(&mut self) {
-        if let Some(p) = crate::ui::panes::partitions::written(self.view()) {
-            self.scroll.insert(PaneId::Partitions, p);
-        }
+        let Some(p) = self.touched_partition() else {
+            return;
+        };
+        self.scroll.insert(PaneId::Partitions, p);
+        // Before the terminal's size is known there is no frame to
+        // measure (the live UI, `render` and `export` all send it first).
+        let Some((cols, rows)) = self.size else {
+            return;
+        };
+        let area = ratatui::layout::Rect::new(0, 0, cols, rows);
+        let scrolls = crate::ui::frame::follow(&self.frame_input(), area, p);
+        self.scroll.extend(scrolls);
     }
 }

@@ -46,6 +46,9 @@ pub struct ViewState<'a> {
     /// The selected batch of the partitions pane.
     pub selected: &'a Selection,
     pub isolation: Isolation,
+    /// The partition the last step touched, which the panes that list
+    /// partitions mark (see [`panes::touched`]).
+    pub touched: Option<usize>,
     /// `f`: the focused pane fills the body.
     pub zoomed: bool,
     /// `P`: the focused pane above a large caption.
@@ -145,6 +148,7 @@ fn pane_context(state: &ViewState, view: &Snapshot, pane: PaneId) -> PaneContext
         scroll: state.scroll.get(&pane).copied().unwrap_or(0),
         selected: panes::partitions::row_of(view, state.selected),
         isolation: state.isolation,
+        touched: state.touched,
     }
 }
 
@@ -224,6 +228,35 @@ pub fn map(input: &FrameInput, area: Rect) -> FrameMap {
         batches,
         help_last,
     }
+}
+
+/// The scrolls that bring partition `p` (the one the last step touched)
+/// into view in every pane of the layout that lists partitions, in a frame
+/// of `area`: each at the rectangle the frame draws it in, or, for a pane
+/// the frame does not draw now (zoomed or presenting another), the one the
+/// layout gives it (docs/dashboard.md "Following the step").
+pub fn follow(input: &FrameInput, area: Rect, p: usize) -> Vec<(PaneId, usize)> {
+    let state = &input.state;
+    let mut rects = map(input, area).panes;
+    if state.layout.fits(area) {
+        let [_, body, _] = split(area);
+        for (id, rect) in state.layout.areas(body) {
+            if !rects.iter().any(|&(shown, _)| shown == id) {
+                rects.push((id, rect));
+            }
+        }
+    }
+    rects
+        .into_iter()
+        .filter_map(|(id, rect)| {
+            let pane = Pane {
+                id,
+                view: input.view,
+                ctx: pane_context(state, input.view, id),
+            };
+            pane.scroll_to(rect, p).map(|s| (id, s))
+        })
+        .collect()
 }
 
 /// The pane a frame of `area` draws at the terminal cell (`col`, `row`)
@@ -381,7 +414,21 @@ fn title_line(app: &ViewState, view: &Snapshot, width: u16) -> Line<'static> {
             Span::raw(facts),
         ]);
     }
-    let full_head = format!(" mk-tui · {} ", view.title);
+    // A title that starts with the program's name ("mk-tui demo
+    // cluster") follows it with a space, not " · ", so the bar does not
+    // read "mk-tui · mk-tui demo cluster".
+    let (sep, title) = match view.title.strip_prefix("mk-tui") {
+        Some(rest) if rest.is_empty() || rest.starts_with(' ') => (" ", rest.trim_start()),
+        _ => (" · ", view.title.as_str()),
+    };
+    let head = |title: &str| {
+        if title.is_empty() {
+            " mk-tui ".to_string()
+        } else {
+            format!(" mk-tui{sep}{title} ")
+        }
+    };
+    let full_head = head(title);
     for facts in [&long, &medium] {
         if w(&full_head) + w(facts) <= width {
             return Line::from(vec![
@@ -391,23 +438,19 @@ fn title_line(app: &ViewState, view: &Snapshot, width: u16) -> Line<'static> {
         }
     }
     // A title of at least a few words, with the step still in words.
-    let room = width.saturating_sub(w(&medium) + w(" mk-tui ·  "));
-    let title = cut_at_word(&view.title, room);
-    if w(&title) >= 12 {
+    let around = w(&format!(" mk-tui{sep} "));
+    let room = width.saturating_sub(w(&medium) + around);
+    let cut = cut_at_word(title, room);
+    if w(&cut) >= 12 {
         return Line::from(vec![
-            Span::styled(format!(" mk-tui · {title} "), app.theme.strong()),
+            Span::styled(head(&cut), app.theme.strong()),
             Span::raw(medium),
         ]);
     }
-    let room = width.saturating_sub(w(&short) + w(" mk-tui ·  "));
-    let title = cut_at_word(&view.title, room);
-    let head = if title.is_empty() {
-        " mk-tui ".to_string()
-    } else {
-        format!(" mk-tui · {title} ")
-    };
+    let room = width.saturating_sub(w(&short) + around);
+    let cut = cut_at_word(title, room);
     Line::from(vec![
-        Span::styled(head, app.theme.strong()),
+        Span::styled(head(&cut), app.theme.strong()),
         Span::raw(short),
     ])
 }

@@ -104,6 +104,8 @@ pub enum PromptEdit {
     End,
     /// Ctrl-U: deletes from the start of the line to the cursor.
     ClearToStart,
+    /// Ctrl-W: deletes the word before the cursor (and the spaces after it).
+    DeleteWord,
     /// Enter: apply the prompt, or show why not.
     Submit,
     /// Esc: close the prompt, applying nothing.
@@ -558,12 +560,13 @@ pub fn help_command(key: KeyEvent) -> Option<KeyCommand> {
 }
 
 /// The edit for a key press in an open prompt. Control and Alt chords type
-/// nothing (Ctrl-C is [`KeyCommand::Quit`] in [`command`]); Ctrl-U, Ctrl-A
-/// and Ctrl-E edit as in a shell.
+/// nothing (Ctrl-C is [`KeyCommand::Quit`] in [`command`]); Ctrl-U, Ctrl-W,
+/// Ctrl-A and Ctrl-E edit as in a shell.
 pub fn prompt_edit(key: KeyEvent) -> Option<PromptEdit> {
     if key.modifiers.contains(KeyModifiers::CONTROL) {
         return match key.code {
             KeyCode::Char('u') => Some(PromptEdit::ClearToStart),
+            KeyCode::Char('w') => Some(PromptEdit::DeleteWord),
             KeyCode::Char('a') => Some(PromptEdit::Home),
             KeyCode::Char('e') => Some(PromptEdit::End),
             _ => None,
@@ -707,6 +710,7 @@ mod tests {
         assert_eq!(prompt_edit(alt_x), None);
         let ctrl = |c| KeyEvent::new(KeyCode::Char(c), KeyModifiers::CONTROL);
         assert_eq!(prompt_edit(ctrl('u')), Some(PromptEdit::ClearToStart));
+        assert_eq!(prompt_edit(ctrl('w')), Some(PromptEdit::DeleteWord));
         assert_eq!(prompt_edit(ctrl('a')), Some(PromptEdit::Home));
         assert_eq!(prompt_edit(ctrl('e')), Some(PromptEdit::End));
         assert_eq!(prompt_edit(ctrl('x')), None);

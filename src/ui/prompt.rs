@@ -394,14 +394,54 @@ fn args(words: Vec<Word>, positional: &[&str], allowed: &[&str]) -> Result<Args,
     Ok(Args { plain, fields })
 }
 
+/// The whole numbers a prompt reads, with the largest each holds: a
+/// number past it is said to be too large, with the bound, not to be no
+/// whole number.
+trait Whole: std::str::FromStr {
+    const MAX: u64;
+}
+
+impl Whole for u32 {
+    const MAX: u64 = u32::MAX as u64;
+}
+
+impl Whole for u64 {
+    const MAX: u64 = u64::MAX;
+}
+
+impl Whole for i64 {
+    const MAX: u64 = i64::MAX as u64;
+}
+
 /// `s` as a whole number, or why not.
-fn number<T: std::str::FromStr>(s: &str, what: &str) -> Result<T, Said> {
+fn number<T: Whole>(s: &str, what: &str) -> Result<T, Said> {
     s.parse().map_err(|_| {
+        let digits = s.strip_prefix('+').unwrap_or(s);
+        if !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()) {
+            let max = T::MAX;
+            return Said::new(
+                format!("{what} is too large: at most {max}, got {s}"),
+                format!("{} 太大：最大为 {max}，而不是 {s}", word_zh(what)),
+            );
+        }
         Said::new(
             format!("{what} must be a whole number, got {s:?}"),
             format!("{} 必须是整数，而不是 {s:?}", word_zh(what)),
         )
     })
+}
+
+/// A consumer offset: a whole number, 0 or more (Kafka's OffsetCommit
+/// refuses a negative one).
+fn offset(s: &str) -> Result<i64, Said> {
+    let o: i64 = number(s, "offset")?;
+    if o < 0 {
+        return Err(Said::new(
+            format!("offset must be 0 or more, got {o}"),
+            format!("{} 必须大于等于 0，而不是 {o}", word_zh("offset")),
+        ));
+    }
+    Ok(o)
 }
 
 fn list<T: std::fmt::Display>(items: impl IntoIterator<Item = T>) -> String {
@@ -744,7 +784,7 @@ pub fn parse(kind: PromptKind, text: &str, facts: &Facts) -> Result<Action, Said
                 offsets: vec![OffsetSpec {
                     topic: topic.to_string(),
                     partition: number(p, "partition")?,
-                    offset: number(a.at(3), "offset")?,
+                    offset: offset(a.at(3))?,
                 }],
             }
         }
@@ -1240,6 +1280,21 @@ mod tests {
                 r#"milliseconds must be a whole number, got "soon""#,
             ),
             (K::AdvanceClock, "-5", "milliseconds must be a whole number"),
+            (
+                K::AdvanceClock,
+                "99999999999999999999",
+                "milliseconds is too large: at most 18446744073709551615, got 99999999999999999999",
+            ),
+            (
+                K::SendOffsets,
+                "tx-1 g in-0 -3",
+                "offset must be 0 or more, got -3",
+            ),
+            (
+                K::SendOffsets,
+                "tx-1 g in-0 9223372036854775808",
+                "offset is too large: at most 9223372036854775807",
+            ),
             (
                 K::ReplicateBroker,
                 "9",

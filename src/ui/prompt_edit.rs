@@ -1,6 +1,7 @@
 //! Editing the prompt's line (SPEC §6 prompts): the cursor moves with ←/→ and
-//! Home/End, typing and deleting happen at the cursor, and Ctrl-U deletes from
-//! the start of the line to the cursor, as in a shell. The cursor is a byte
+//! Home/End, typing and deleting happen at the cursor, Ctrl-U deletes from
+//! the start of the line to the cursor and Ctrl-W the word before it (with
+//! the spaces between), as in a shell. The cursor is a byte
 //! offset kept on a character boundary, so a multi-byte character (`é`, `消`)
 //! is one step and is never cut.
 
@@ -20,7 +21,10 @@ impl Prompt {
                     self.text.clear();
                     self.cursor = 0;
                 }
-                PromptEdit::Backspace | PromptEdit::Delete | PromptEdit::ClearToStart => {
+                PromptEdit::Backspace
+                | PromptEdit::Delete
+                | PromptEdit::ClearToStart
+                | PromptEdit::DeleteWord => {
                     self.text.clear();
                     self.cursor = 0;
                     return before > 0;
@@ -61,6 +65,17 @@ impl Prompt {
             PromptEdit::ClearToStart => {
                 self.text.drain(..self.cursor);
                 self.cursor = 0;
+            }
+            PromptEdit::DeleteWord => {
+                let before = &self.text[..self.cursor];
+                let word_end = before.trim_end().len();
+                let start = before[..word_end]
+                    .rfind(char::is_whitespace)
+                    .map_or(0, |i| {
+                        i + before[i..].chars().next().map_or(1, char::len_utf8)
+                    });
+                self.text.drain(start..self.cursor);
+                self.cursor = start;
             }
             PromptEdit::Submit | PromptEdit::Cancel => {}
         }
@@ -119,6 +134,26 @@ mod tests {
         assert_eq!((p.text.as_str(), p.cursor), ("ad", 2), "nothing to delete");
         assert!(!p.edit(Left), "moving changes no text");
         assert!(p.edit(Char('z')));
+    }
+
+    #[test]
+    fn ctrl_w_deletes_the_word_before_the_cursor() {
+        let mut p = prompt("out hello  world");
+        run(&mut p, &[DeleteWord]);
+        assert_eq!((p.text.as_str(), p.cursor), ("out hello  ", 11));
+        run(&mut p, &[DeleteWord]);
+        assert_eq!(
+            (p.text.as_str(), p.cursor),
+            ("out ", 4),
+            "spaces, then the word"
+        );
+        // In the middle of the line, only what is before the cursor goes.
+        let mut p = prompt("tx-1 消息 v");
+        run(&mut p, &[Left, Left, DeleteWord]);
+        assert_eq!((p.text.as_str(), p.cursor), ("tx-1  v", 5));
+        run(&mut p, &[DeleteWord, DeleteWord]);
+        assert_eq!((p.text.as_str(), p.cursor), (" v", 0));
+        assert!(!p.edit(DeleteWord), "nothing before the cursor");
     }
 
     #[test]

@@ -192,7 +192,9 @@ impl Theme {
             Fate::Committed => "✓",
             Fate::Aborted => "✗",
             Fate::Ongoing => "…",
-            Fate::Decided => "⧗",
+            // Not ⧗ (U+29D7): DejaVu Sans Mono, the usual fallback
+            // monospace font, has no glyph for it (docs/dashboard.md).
+            Fate::Decided => "◐",
             Fate::HeldBack => "‖",
             Fate::AboveHighWatermark => "↑",
             Fate::Orphaned => "?",
@@ -254,9 +256,11 @@ impl Theme {
         }
     }
 
-    /// The border lines: thick around the focused pane in high contrast.
+    /// The border lines: thick around the focused pane in high contrast,
+    /// and under `NO_COLOR`, where the focused border's colour is gone and
+    /// the focus would otherwise be invisible.
     pub fn border_type(&self, focused: bool) -> BorderType {
-        if focused && self.high_contrast() {
+        if focused && (self.high_contrast() || !self.color) {
             BorderType::Thick
         } else {
             BorderType::Plain
@@ -339,6 +343,36 @@ impl Theme {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn without_colour_the_focused_pane_has_a_thick_border() {
+        let plain = Theme::plain();
+        assert_eq!(plain.border_type(true), BorderType::Thick);
+        assert_eq!(plain.border_type(false), BorderType::Plain);
+        // With colour the dark palette tells the focus by colour.
+        assert_eq!(Theme::colored().border_type(true), BorderType::Plain);
+        assert_ne!(
+            Theme::colored().border(true),
+            Theme::colored().border(false)
+        );
+    }
+
+    /// The fates' glyphs are all drawn by DejaVu Sans Mono, the usual
+    /// fallback monospace font: these are the ones `fc-query` found in
+    /// `DejaVuSansMono.ttf` (docs/dashboard.md "Fates"); `⧗`, which it
+    /// lacks, is not among them.
+    #[test]
+    fn every_fate_glyph_is_in_dejavu_sans_mono() {
+        const IN_DEJAVU_SANS_MONO: &str = "✓✗…◐‖↑?◆";
+        for fate in FATES {
+            let glyph = Theme::fate_glyph(fate);
+            assert!(
+                glyph.chars().count() == 1 && IN_DEJAVU_SANS_MONO.contains(glyph),
+                "{fate:?}: {glyph}"
+            );
+        }
+        assert!(!IN_DEJAVU_SANS_MONO.contains('⧗'));
+    }
 
     const FATES: [Fate; 8] = [
         Fate::Committed,

@@ -102,6 +102,7 @@ impl<'a> From<&'a App> for ViewState<'a> {
             scroll: &app.scroll,
             selected: &app.selected,
             isolation: app.isolation,
+            touched: app.touched_partition(),
             zoomed: app.zoomed,
             presenting: app.presenting,
             help: app.show_help.then_some(app.help_scroll),

@@ -46,7 +46,66 @@ fn widths(width: u16) -> (u16, u16) {
 /// (the whole pane): what its scrolling can reach.
 pub fn row_count(view: &Snapshot, ctx: &PaneContext, area: Rect) -> usize {
     let (lw, rw) = widths(Block::bordered().inner(area).width);
+    if too_narrow(view, lw, rw) {
+        return view.partitions.len();
+    }
     columns(view, ctx, lw, rw).0.len()
+}
+
+/// Whether columns `lw` and `rw` wide are too narrow for some partition's
+/// heading, its mark, name and count (`▸orders-0 (12)`): a cut heading
+/// would hide the count, the one thing the pane compares. The pane then
+/// says each partition on one line across both columns ([`summary`]).
+fn too_narrow(view: &Snapshot, lw: u16, rw: u16) -> bool {
+    let room = usize::from(lw.min(rw));
+    view.partitions.iter().any(|p| {
+        let c = view.consumers.count(&p.name());
+        let n = c.read_uncommitted.max(c.read_committed);
+        1 + Span::raw(format!("{} ({n})", p.name())).width() > room
+    })
+}
+
+/// One line per partition, across the pane, under `RU · RC`: its name and
+/// how many records each isolation level reads, `▸orders-0 12 · 10`, the
+/// read_committed count in the columns' "waiting" or "good" colour.
+fn summary<'a>(view: &Snapshot, ctx: &PaneContext) -> Vec<Line<'a>> {
+    view.partitions
+        .iter()
+        .enumerate()
+        .map(|(i, p)| {
+            let name = p.name();
+            let c = view.consumers.count(&name);
+            let style = if p.last_stable_offset < p.high_watermark {
+                ctx.theme.waiting()
+            } else {
+                ctx.theme.good()
+            };
+            let mut spans = super::touched::name_spans(ctx, i, name);
+            spans.push(Span::raw(format!(" {} · ", c.read_uncommitted)));
+            spans.push(Span::styled(c.read_committed.to_string(), style));
+            Line::from(spans)
+        })
+        .collect()
+}
+
+/// The smallest scroll (in rows) at which a pane in `area` shows
+/// partition `p`'s heading and as many of its rows as fit: both isolation
+/// levels of the partition the last step touched, side by side.
+pub fn scroll_to(view: &Snapshot, ctx: &PaneContext, area: Rect, p: usize) -> usize {
+    let inner = Block::bordered().inner(area);
+    let (lw, rw) = widths(inner.width);
+    // Below the isolation levels' names.
+    let height = usize::from(inner.height).saturating_sub(1);
+    if too_narrow(view, lw, rw) {
+        return (p + 1).saturating_sub(height).min(p);
+    }
+    let (ls, _, starts) = columns(view, ctx, lw, rw);
+    let Some(&start) = starts.get(p) else {
+        return 0;
+    };
+    let end = starts.get(p + 1).copied().unwrap_or(ls.len());
+    let shown = (end - start).min(height);
+    (start + shown).saturating_sub(height)
 }
 
 /// Both columns' rows: per partition a heading with the count, then the
@@ -58,12 +117,13 @@ pub fn row_count(view: &Snapshot, ctx: &PaneContext, area: Rect) -> usize {
 /// listed. The "waiting" colour says read_committed is held back (its LSO
 /// below the HW), not that it reads fewer records: after an abort it reads
 /// fewer and is up to date.
+/// Also returns the row of each partition's heading.
 fn columns<'a>(
     view: &Snapshot,
     ctx: &PaneContext,
     lw: u16,
     rw: u16,
-) -> (Vec<Line<'a>>, Vec<Line<'a>>) {
+) -> (Vec<Line<'a>>, Vec<Line<'a>>, Vec<usize>) {
     let want = usize::MAX;
     let empty = Vec::new();
     let column =
@@ -87,8 +147,8 @@ fn columns<'a>(
             }
             rows
         };
-    let (mut ls, mut rs) = (Vec::new(), Vec::new());
-    for p in &view.partitions {
+    let (mut ls, mut rs, mut starts) = (Vec::new(), Vec::new(), Vec::new());
+    for (i, p) in view.partitions.iter().enumerate() {
         if ls.len() >= want {
             break;
         }
@@ -106,16 +166,21 @@ fn columns<'a>(
         } else {
             ctx.theme.good()
         };
-        ls.push(Line::styled(format!("{name} ({ln})"), ctx.theme.strong()));
-        rs.push(Line::styled(
-            format!("{name} ({rn})"),
-            ctx.theme.strong().patch(style),
-        ));
+        starts.push(ls.len());
+        let heading = |n: usize, style| {
+            let mut spans = super::touched::name_spans(ctx, i, format!("{name} ({n})"));
+            if let Some(last) = spans.last_mut() {
+                last.style = last.style.patch(style);
+            }
+            Line::from(spans)
+        };
+        ls.push(heading(ln, ctx.theme.strong()));
+        rs.push(heading(rn, ctx.theme.strong().patch(style)));
         let n = lrows.len().max(rrows.len());
         ls.extend((0..n).map(|i| Line::raw(lrows.get(i).cloned().unwrap_or_default())));
         rs.extend((0..n).map(|i| Line::raw(rrows.get(i).cloned().unwrap_or_default())));
     }
-    (ls, rs)
+    (ls, rs, starts)
 }
 
 /// Draws the pane; `ctx.scroll` skips rows below the column headers.
@@ -128,12 +193,23 @@ pub fn render(view: &Snapshot, ctx: &PaneContext, area: Rect, buf: &mut Buffer) 
         return;
     }
     let (lw, rw) = widths(inner.width);
+    let height = usize::from(inner.height).saturating_sub(1);
+    if too_narrow(view, lw, rw) {
+        let rows = summary(view, ctx);
+        let skip = ctx.scroll.min(rows.len());
+        let shown = (rows.len() - skip).min(height);
+        marks(ctx, area, skip, rows.len() - skip - shown, buf);
+        let names = format!("{} · {}", ctx.lang.t("RU"), ctx.lang.t("RC"));
+        let head = Line::styled(names, ctx.theme.strong().underlined());
+        let body = rows.into_iter().skip(skip).take(height);
+        lines(std::iter::once(head).chain(body).collect(), inner, buf);
+        return;
+    }
     let (left, right) = (
         Rect::new(inner.x, inner.y, lw, inner.height),
         Rect::new(inner.x + lw + 1, inner.y, rw, inner.height),
     );
-    let (ls, rs) = columns(view, ctx, lw, rw);
-    let height = usize::from(inner.height).saturating_sub(1);
+    let (ls, rs, _) = columns(view, ctx, lw, rw);
     let skip = ctx.scroll.min(ls.len());
     let shown = (ls.len() - skip).min(height);
     marks(ctx, area, skip, ls.len() - skip - shown, buf);

@@ -23,6 +23,7 @@ pub mod offsets;
 pub mod partitions;
 pub mod pending;
 pub mod replicas;
+pub mod touched;
 pub mod watermarks;
 
 /// Every pane a layout can name.
@@ -98,6 +99,9 @@ pub struct PaneContext {
     pub selected: Option<usize>,
     /// The consumer the partitions pane marks batches for (the `i` key).
     pub isolation: Isolation,
+    /// The partition the last step touched (an index into the snapshot's
+    /// partitions): the panes that list partitions mark it ([`touched`]).
+    pub touched: Option<usize>,
 }
 
 /// A pane over a snapshot, as a ratatui [`Widget`]: what a frame draws in
@@ -122,6 +126,24 @@ impl Pane<'_> {
             _ => return None,
         };
         Some(count(self.view, &self.ctx, area))
+    }
+
+    /// The scroll, in the pane's own unit, at which the pane in `area`
+    /// (the whole pane) shows partition `p` whole where it can: the
+    /// smallest, so the partitions before it stay in view while they fit
+    /// (docs/dashboard.md "Following the step"). None for the panes that
+    /// do not list partitions; the partitions pane's scroll is its anchor,
+    /// `p` itself.
+    pub fn scroll_to(&self, area: Rect, p: usize) -> Option<usize> {
+        let (view, ctx) = (self.view, &self.ctx);
+        match self.id {
+            PaneId::Partitions => Some(p),
+            PaneId::Log => Some(log::scroll_to(view, ctx, area, p)),
+            PaneId::Consumers => Some(consumers::scroll_to(view, ctx, area, p)),
+            PaneId::Replicas => Some(replicas::scroll_to(view, area, p)),
+            PaneId::Watermarks => Some(watermarks::scroll_to(view, area, p)),
+            _ => None,
+        }
     }
 
     /// The batches whose values the pane in `area` shows (see
@@ -802,6 +824,7 @@ mod testkit {
             scroll: 0,
             selected: None,
             isolation: Isolation::ReadCommitted,
+            touched: None,
         }
     }
 

@@ -89,8 +89,9 @@ fn batch(view: &Snapshot, p: usize, b: usize) -> &BatchSnapshot {
 const LABEL_BELOW: usize = 44;
 
 /// A partition's header in `width` columns; `window` is the part of its
-/// batches shown, and `anchor` marks the partition `j`/`k` give the spare
-/// rows to. The numbers are in words, or in the short words chosen for
+/// batches shown, `anchor` marks the partition `j`/`k` give the spare
+/// rows to, and `touched` the one the last step touched (`▸` before the
+/// name). The numbers are in words, or in the short words chosen for
 /// 80x24 (`ldr`, `H=4 L=4`), so they always show.
 fn header<'a>(
     p: &PartitionSnapshot,
@@ -98,6 +99,7 @@ fn header<'a>(
     ctx: &PaneContext,
     window: Window,
     anchor: bool,
+    touched: bool,
     width: usize,
 ) -> Line<'a> {
     let name = if anchor {
@@ -105,7 +107,11 @@ fn header<'a>(
     } else {
         ctx.theme.strong()
     };
-    let mut spans = vec![Span::styled(p.name(), name)];
+    let mut spans = Vec::new();
+    if touched {
+        spans.push(super::touched::mark(ctx));
+    }
+    spans.push(Span::styled(p.name(), name));
     // Right after the name, so a narrow pane still shows it.
     let more = ctx.theme.title(false);
     if window.older > 0 {
@@ -489,6 +495,7 @@ pub fn render(view: &Snapshot, ctx: &PaneContext, area: Rect, buf: &mut Buffer) 
                 ctx,
                 plan.windows[p],
                 anchored && p == plan.anchor,
+                ctx.touched == Some(p),
                 width,
             ),
             ListRow::Batch(p, b) => {

@@ -234,6 +234,19 @@ fn columns(
 }
 
 /// Draws the pane; `ctx.scroll` skips whole partitions.
+/// The smallest scroll (in partitions) at which a pane in `area` draws
+/// partition `p`'s table whole (its name, the column names, a row per
+/// replica).
+pub fn scroll_to(view: &Snapshot, area: Rect, p: usize) -> usize {
+    let inner = ratatui::widgets::Block::bordered().inner(area);
+    let heights: Vec<usize> = view
+        .partitions
+        .iter()
+        .map(|q| q.replicas.len() + 2)
+        .collect();
+    super::touched::first_shown(&heights, usize::from(inner.height), p)
+}
+
 pub fn render(view: &Snapshot, ctx: &PaneContext, area: Rect, buf: &mut Buffer) {
     let inner = frame(ctx, "replicas", area, buf);
     if super::no_topics(view, ctx, inner, buf) {
@@ -249,7 +262,7 @@ pub fn render(view: &Snapshot, ctx: &PaneContext, area: Rect, buf: &mut Buffer) 
     let mut y = inner.y;
     let skip = ctx.scroll.min(view.partitions.len());
     let mut drawn = 0;
-    for p in view.partitions.iter().skip(skip) {
+    for (i, p) in view.partitions.iter().enumerate().skip(skip) {
         if y >= inner.bottom() {
             break;
         }
@@ -258,6 +271,8 @@ pub fn render(view: &Snapshot, ctx: &PaneContext, area: Rect, buf: &mut Buffer) 
         // In words, in short words, or only the ISR (the rows say who leads).
         let isr = isr.join(",");
         let name = p.name();
+        // The touched partition's name has its mark before it.
+        let named = width(&name) + u16::from(ctx.touched == Some(i));
         let text = [
             format!(
                 " {} {} e{} ISR [{isr}]",
@@ -274,12 +289,11 @@ pub fn render(view: &Snapshot, ctx: &PaneContext, area: Rect, buf: &mut Buffer) 
         ]
         .into_iter()
         .skip(usize::from(fit != Fit::Words))
-        .find(|s| width(&name) + width(s) <= inner.width)
+        .find(|s| named + width(s) <= inner.width)
         .unwrap_or(format!(" ISR [{isr}]"));
-        let title = Line::from(vec![
-            Span::styled(name, ctx.theme.strong()),
-            Span::raw(text),
-        ]);
+        let mut title = super::touched::name_spans(ctx, i, name);
+        title.push(Span::raw(text));
+        let title = Line::from(title);
         shorten(title, usize::from(inner.width)).render(Rect::new(inner.x, y, inner.width, 1), buf);
         y += 1;
         let room = usize::from(inner.bottom() - y);

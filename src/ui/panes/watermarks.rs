@@ -105,20 +105,31 @@ fn numbers<'a>(p: &PartitionSnapshot, ctx: &PaneContext, moved: bool) -> Line<'a
 }
 
 /// Draws the pane; `ctx.scroll` skips whole partitions.
+/// The smallest scroll (in partitions) at which a pane in `area` draws
+/// partition `p`'s ruler and numbers (under the legend).
+pub fn scroll_to(view: &Snapshot, area: Rect, p: usize) -> usize {
+    let inner = ratatui::widgets::Block::bordered().inner(area);
+    let heights = vec![2; view.partitions.len()];
+    let height = usize::from(inner.height).saturating_sub(1);
+    super::touched::first_shown(&heights, height, p)
+}
+
 pub fn render(view: &Snapshot, ctx: &PaneContext, area: Rect, buf: &mut Buffer) {
     let inner = frame(ctx, "watermarks", area, buf);
     let height = usize::from(inner.height);
     let mut out = vec![legend(ctx)];
     let skip = ctx.scroll.min(view.partitions.len());
     let mut drawn = 0;
-    for p in view.partitions.iter().skip(skip) {
+    for (i, p) in view.partitions.iter().enumerate().skip(skip) {
         if out.len() >= height {
             break;
         }
         drawn += 1;
         let name = p.name();
-        let width = usize::from(inner.width).saturating_sub(Span::raw(&name).width() + 3);
-        let mut ruler_line = vec![Span::styled(name, ctx.theme.strong()), Span::raw(" ")];
+        let mut ruler_line = super::touched::name_spans(ctx, i, name);
+        let named: usize = ruler_line.iter().map(Span::width).sum();
+        let width = usize::from(inner.width).saturating_sub(named + 3);
+        ruler_line.push(Span::raw(" "));
         if width >= 2 {
             ruler_line.extend(ruler(p, ctx, width));
         }

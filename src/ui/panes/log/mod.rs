@@ -319,6 +319,24 @@ pub fn placement(view: &Snapshot, ctx: &PaneContext, area: Rect) -> Vec<Placed> 
         .collect()
 }
 
+/// The smallest scroll (in partitions) at which a pane in `area` draws
+/// partition `p` whole, or `p` (its header and first rows at the top)
+/// when it never does.
+pub fn scroll_to(view: &Snapshot, ctx: &PaneContext, area: Rect, p: usize) -> usize {
+    let view = &*drawn_view(view);
+    let inner = ratatui::widgets::Block::bordered().inner(area);
+    let bottom = usize::from(inner.bottom());
+    (0..p.min(view.partitions.len()))
+        .find(|&s| {
+            let from = PaneContext { scroll: s, ..*ctx };
+            plan(view, &from, inner)
+                .blocks
+                .iter()
+                .any(|b| b.index == p && usize::from(b.y) + b.height() <= bottom)
+        })
+        .unwrap_or(p)
+}
+
 /// Writes `s` at (`x`, `y`) without passing `right`; returns the column
 /// after it.
 pub(super) fn put(
@@ -436,8 +454,12 @@ impl Canvas<'_, '_> {
         let observed = self.view.lacks(field::REPLICA_LOG);
         let t = |k| ctx.lang.t(k);
         let isr: Vec<String> = p.isr.iter().map(u32::to_string).collect();
-        let x0 = usize::from(self.inner.x);
-        let mut x = self.put(x0, y, &p.name(), ctx.theme.strong());
+        let mut x = usize::from(self.inner.x);
+        if ctx.touched == Some(block.index) {
+            let mark = super::touched::mark(ctx);
+            x = self.put(x, y, &mark.content, mark.style);
+        }
+        x = self.put(x, y, &p.name(), ctx.theme.strong());
         let epoch = format!(" e{} ISR [{}]", p.leader_epoch, isr.join(","));
         x = self.put(x, y, &epoch, Style::new());
         // Each note whole or in short, or not at all: never a cut word.
