@@ -62,6 +62,7 @@ fn ctx(lang: Lang) -> PaneContext {
         scroll: 0,
         selected: None,
         isolation: Default::default(),
+        touched: None,
     }
 }
 

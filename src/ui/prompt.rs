@@ -409,6 +409,10 @@ impl Whole for u64 {
     const MAX: u64 = u64::MAX;
 }
 
+impl Whole for i32 {
+    const MAX: u64 = i32::MAX as u64;
+}
+
 impl Whole for i64 {
     const MAX: u64 = i64::MAX as u64;
 }
