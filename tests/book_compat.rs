@@ -283,3 +283,110 @@ fn cluster_json_beside_the_books_files_keeps_both_ways() {
         "76"
     );
 }
+
+/// E16 in the book's formats: a log compacted here (updates of a key,
+/// a tombstone kept within `delete_retention_ms`, offsets left with gaps)
+/// reads in `book_formats.py` as the engine reads it, record for record,
+/// on the leader and on the follower it replicated to, and the directory
+/// opens here again with the same records.
+#[test]
+fn a_directory_compacted_here_reads_in_the_book() {
+    use minikafka::session::{Action, Driver, Snapshot};
+    let made = tempfile::tempdir().unwrap();
+    let data = made.path().join("data");
+    let header = serde_json::from_value(json!({
+        "mk_recording": 1, "rules": "minikafka",
+        "cluster": {"brokers": [1, 2], "topics": [{"name": "s", "partitions": 1, "replication_factor": 2}],
+                    "config": {"segment_max_bytes": 150}},
+    }))
+    .unwrap();
+    let mut driver = Driver::new(&header, Some(&data)).unwrap();
+    let mut apply = |d: &mut Driver, v: Value| d.apply(&Action::from_json(&v).unwrap());
+    for (key, value) in [
+        ("c", Some("1")),
+        ("a", Some("1")),
+        ("a", Some("2")),
+        ("b", Some("1")),
+        ("b", None),
+        ("a", Some("3")),
+    ] {
+        let record = match value {
+            Some(v) => json!({"key": key, "value": v}),
+            None => json!({"key": key, "tombstone": true}),
+        };
+        apply(
+            &mut driver,
+            json!({"produce": {"topic": "s", "records": [record], "acks": "all"}}),
+        );
+    }
+    apply(&mut driver, json!({"replicate": {}}));
+    apply(
+        &mut driver,
+        json!({"compact": {"topic": "s", "partition": 0, "delete_retention_ms": 60000}}),
+    );
+    apply(&mut driver, json!({"replicate": {}}));
+    let state = serde_json::to_value(Snapshot::of(&driver)).unwrap();
+    assert!(
+        state["errors"].as_array().is_none_or(|e| e.is_empty()),
+        "{}",
+        state["errors"]
+    );
+    let leader = triples(&driver, 1);
+    let offsets: Vec<i64> = leader.iter().map(|r| r.0).collect();
+    assert!(
+        offsets.windows(2).any(|w| w[1] > w[0] + 1),
+        "compaction left a gap in the offsets: {offsets:?}"
+    );
+    assert!(
+        leader.iter().any(|r| r.2.is_null()),
+        "the recent tombstone is kept: {leader:?}"
+    );
+    let before_reopen = leader.clone();
+    let follower = triples(&driver, 2);
+    drop(driver);
+    let dumped: Value = serde_json::from_str(&book(&["dump", data.to_str().unwrap()])).unwrap();
+    for (broker, records) in [(1, &before_reopen), (2, &follower)] {
+        let book_records: Vec<(i64, Value, Value)> = dumped["logs"][format!("broker-{broker}/s-0")]
+            .as_array()
+            .unwrap_or_else(|| panic!("broker {broker}: {dumped}"))
+            .iter()
+            .flat_map(|b| b["records"].as_array().unwrap().clone())
+            .map(|r| {
+                (
+                    r["offset"].as_i64().unwrap(),
+                    r["key"].clone(),
+                    r["value"].clone(),
+                )
+            })
+            .collect();
+        assert_eq!(&book_records, records, "broker {broker}");
+    }
+    let reopened = Driver::open_in_place(&data, None).unwrap();
+    let again = triples(&reopened, 1);
+    assert_eq!(again, before_reopen, "the directory opens here as it was");
+}
+
+/// (offset, key, value) of every record in `broker`'s replica of s-0, keys
+/// and values in `book_formats.py dump`'s hex.
+fn triples(driver: &minikafka::session::Driver, broker: u32) -> Vec<(i64, Value, Value)> {
+    driver
+        .cluster()
+        .replica_log(&tp("s", 0), broker)
+        .unwrap()
+        .all_batches()
+        .unwrap()
+        .iter()
+        .flat_map(|b| {
+            b.records
+                .iter()
+                .map(|r| {
+                    (
+                        b.base_offset + i64::from(r.offset_delta),
+                        hex(&r.key),
+                        hex(&r.value),
+                    )
+                })
+                .collect::<Vec<_>>()
+        })
+        .collect()
+}
