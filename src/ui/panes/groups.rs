@@ -430,12 +430,17 @@ mod tests {
         );
         assert_eq!(at(2, "⚠").fg, c.theme.waiting().fg);
         assert_eq!(at(1, "stable").fg, c.theme.good().fg);
-        let plain = PaneContext {
-            theme: Theme::plain(),
+        // Unfocused on both sides: NO_COLOR marks focus with a thick border.
+        let unfocused = |theme| PaneContext {
+            theme,
+            focused: false,
             ..ctx()
         };
-        let plain_text = draw(PaneId::Groups, &v, &plain, 64, 12);
-        assert_eq!(plain_text, text, "NO_COLOR draws the same glyphs");
+        assert_eq!(
+            draw(PaneId::Groups, &v, &unfocused(Theme::plain()), 64, 12),
+            draw(PaneId::Groups, &v, &unfocused(Theme::colored()), 64, 12),
+            "NO_COLOR draws the same glyphs"
+        );
     }
 
     #[test]
