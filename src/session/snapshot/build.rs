@@ -516,6 +516,12 @@ fn partition(
             .collect(),
         batch_count: summaries.len(),
         batches,
+        config: s
+            .metadata()
+            .topics()
+            .get(&tp.topic)
+            .map(|t| t.config)
+            .unwrap_or_default(),
     })
 }
 

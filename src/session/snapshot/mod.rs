@@ -22,6 +22,8 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+use crate::engine::core::metadata::TopicConfig;
+
 pub use build::{Bounds, build};
 pub use diff::{Changes, PartitionChanges, diff};
 pub use fate::Fate;
@@ -334,6 +336,10 @@ pub struct PartitionSnapshot {
     pub batch_count: usize,
     /// The newest batches (all of them in `mk-tui state`), in offset order.
     pub batches: Vec<BatchSnapshot>,
+    /// The topic's cleaning config (`create_topic`'s `config`), left out
+    /// when none is set.
+    #[serde(default, skip_serializing_if = "TopicConfig::is_default")]
+    pub config: TopicConfig,
 }
 
 impl PartitionSnapshot {
