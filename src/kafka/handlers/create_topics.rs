@@ -312,4 +312,45 @@ mod tests {
             })
         );
     }
+
+    /// In process: CreateTopics with `cleanup.policy=compact` creates the
+    /// topic with its config in metadata.json; an unknown policy is
+    /// INVALID_CONFIG and creates nothing.
+    #[test]
+    fn create_topics_keeps_the_cleaning_config_in_the_topics_metadata() {
+        use kafka_protocol::messages::{RequestKind, TopicName};
+
+        let mut h = crate::kafka::handlers::admin_tests::cluster("kafka");
+        let mut ask = |name: &str, policy: &str| {
+            let topic = with_configs(&[
+                (CLEANUP_POLICY, Some(policy)),
+                (DELETE_RETENTION_MS, Some("0")),
+            ])
+            .with_name(TopicName(StrBytes::from_string(name.into())))
+            .with_num_partitions(1)
+            .with_replication_factor(2);
+            let body =
+                RequestKind::CreateTopics(CreateTopicsRequest::default().with_topics(vec![topic]));
+            match h.ask(1, 7, body) {
+                ResponseKind::CreateTopics(r) => r.topics[0].error_code,
+                other => panic!("{other:?}"),
+            }
+        };
+        assert_eq!(ask("cmp", "compact"), code::NONE);
+        assert_eq!(ask("bad", "shred"), code::INVALID_CONFIG);
+        let metadata = crate::engine::core::metadata::METADATA_FILE;
+        let file: serde_json::Value = serde_json::from_str(
+            &std::fs::read_to_string(h.driver.data_dir().join(metadata)).unwrap(),
+        )
+        .unwrap();
+        assert_eq!(
+            file["topics"]["cmp"]["config"],
+            serde_json::json!({"cleanup_policy": "compact", "delete_retention_ms": 0})
+        );
+        assert!(file["topics"].get("bad").is_none(), "{file}");
+        assert!(
+            file["topics"]["t"].get("config").is_none(),
+            "the book's topic: {file}"
+        );
+    }
 }
