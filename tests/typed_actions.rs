@@ -361,6 +361,7 @@ fn the_driver_refuses_past_the_caps_and_changes_nothing() {
         partitions: u32::MAX,
         replication_factor: 1,
         timestamp_type: Default::default(),
+        config: Default::default(),
     });
     assert_eq!(
         outcome.error().map(ActionError::code),

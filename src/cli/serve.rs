@@ -32,6 +32,11 @@ pub struct ServeArgs {
     /// Replicate every MS milliseconds (0: never, so acks=all waits).
     #[arg(long, default_value_t = 50, value_name = "MS")]
     pub auto_replicate: u64,
+    /// Clean the topics created with cleanup.policy=compact or a retention
+    /// config every MS milliseconds, as recorded `compact` and `retention`
+    /// steps (0: never; docs/kafka-differences.md).
+    #[arg(long, default_value_t = kafka::cleaner::DEFAULT_CLEANER_INTERVAL_MS, value_name = "MS")]
+    pub cleaner_interval: u64,
     /// Record the served session here as it goes (SPEC §4): `mk-tui state
     /// FILE` replays it without the clients. Not inside --data-dir; an
     /// existing FILE is refused unless --force is given.
@@ -63,6 +68,7 @@ pub fn run(args: ServeArgs) -> Result<(), crate::session::SessionError> {
         data_dir: args.data_dir,
         rules: args.rules,
         auto_replicate_ms: args.auto_replicate,
+        cleaner_interval_ms: args.cleaner_interval,
         allow_remote: args.allow_remote,
         record: args.record,
         force: args.force,

@@ -15,6 +15,7 @@
 
 pub mod broker;
 pub mod by_version;
+pub mod cleaner;
 pub mod clock;
 pub mod codec;
 pub mod errors;
@@ -93,6 +94,9 @@ pub struct ServeOptions {
     pub rules: Option<String>,
     /// Replicate every this many ms; 0: never.
     pub auto_replicate_ms: u64,
+    /// Clean the configured topics every this many ms; 0: never
+    /// ([`cleaner`]).
+    pub cleaner_interval_ms: u64,
     /// Allow a non-loopback listen address.
     pub allow_remote: bool,
     /// Record the session here (`--record`).
@@ -156,6 +160,7 @@ pub fn serve(options: ServeOptions) -> Result<i32, SessionError> {
             let advertised = adv_rx.recv().ok()?;
             let mut state =
                 ServerState::new(advertised, opts.auto_replicate_ms, true, registry, gates);
+            state.set_cleaner_interval(opts.cleaner_interval_ms);
             let mut driver = driver;
             driver.set_hw_checkpoint_interval(Some(HW_CHECKPOINT_INTERVAL_MS));
             // The engine clock follows the wall clock from an origin the

@@ -36,6 +36,7 @@ use crate::kafka::broker::{
     Advertised, Answer, AppendResult, Broker, ClusterState, Continue, FetchWait, Handled, IdError,
     MAX_FETCH_WAIT, Request, WaitingProduce,
 };
+use crate::kafka::cleaner;
 use crate::kafka::clock::RealTime;
 use crate::kafka::errors::{code, code_of_name};
 use crate::kafka::fault::{self, Dropping, Fault, Faults};
@@ -194,6 +195,10 @@ struct Core {
     time: Option<RealTime>,
     auto_replicate: Option<Duration>,
     next_replicate: Instant,
+    /// How often the configured topics are cleaned ([`cleaner`]), and
+    /// when next; none: never (the dashboard, whose lecturer cleans).
+    cleaner: Option<Duration>,
+    next_clean: Instant,
     waiting: Vec<Waiting>,
     continuing: Vec<Continuing>,
     registry: Registry,
@@ -264,6 +269,8 @@ impl ServerState {
                 time: real_time.then(RealTime::start),
                 auto_replicate,
                 next_replicate: RealTime::now() + auto_replicate.unwrap_or_default(),
+                cleaner: None,
+                next_clean: RealTime::now(),
                 waiting: Vec::new(),
                 continuing: Vec::new(),
                 registry,
@@ -311,6 +318,14 @@ impl ServerState {
             c.group = members.remove(&c.connection);
         }
         clients
+    }
+
+    /// Cleans the configured topics every `interval_ms` (0: never), the
+    /// first time one interval from now.
+    pub fn set_cleaner_interval(&mut self, interval_ms: u64) {
+        let every = (interval_ms > 0).then(|| Duration::from_millis(interval_ms));
+        self.core.cleaner = every;
+        self.core.next_clean = RealTime::now() + every.unwrap_or_default();
     }
 
     /// Sets the broker's `fetch.max.bytes` (the tests lower it to see the
@@ -406,6 +421,9 @@ impl ServerState {
         if self.core.auto_replicate.is_some() {
             wake = wake.min(self.core.next_replicate);
         }
+        if self.core.cleaner.is_some() {
+            wake = wake.min(self.core.next_clean);
+        }
         for w in &self.core.waiting {
             wake = wake.min(w.produce.deadline);
         }
@@ -429,6 +447,7 @@ impl ServerState {
     /// someone else applied).
     pub fn has_timers(&self) -> bool {
         self.core.auto_replicate.is_some()
+            || self.core.cleaner.is_some()
             || !self.core.waiting.is_empty()
             || !self.core.continuing.is_empty()
             || !self.core.faults.dropping.is_empty()
@@ -594,6 +613,12 @@ impl Worker<'_> {
             });
             self.core.next_replicate = RealTime::now() + every;
         }
+        if let Some(every) = self.core.cleaner
+            && now >= self.core.next_clean
+        {
+            self.clean();
+            self.core.next_clean = RealTime::now() + every;
+        }
         if self.core.time.is_some() && now >= self.core.completing.0 {
             self.complete_decided();
         }
@@ -607,6 +632,19 @@ impl Worker<'_> {
         expire(&mut self.core.waiting, RealTime::now());
         self.expire_continuing(RealTime::now());
         self.settle_dropping();
+    }
+
+    /// One tick of the server's cleaner: the `compact` and `retention`
+    /// steps the topics' configs ask for, applied and recorded as a
+    /// client's actions are. A step that fails (a broker stopped) is
+    /// logged and tried again at the next tick.
+    fn clean(&mut self) {
+        let configs = self.driver.cluster().topic_configs();
+        for action in cleaner::actions(&configs) {
+            if let Outcome::Error(e) = self.apply(&action) {
+                self.core.log(&format!("cleaner: {}: {e}", action.name()));
+            }
+        }
     }
 
     /// Completes the transactions whose outcome is decided (their PREPARE

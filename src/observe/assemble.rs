@@ -161,6 +161,7 @@ pub fn assemble(bootstrap: &[String], cluster: &Cluster, partitions: Vec<Observe
         let isr: BTreeSet<u32> = p.isr.iter().copied().collect();
         out.push(PartitionSnapshot {
             topic: p.topic.clone(),
+            config: Default::default(),
             partition: p.partition,
             leader: p.leader,
             leader_epoch: p.leader_epoch,

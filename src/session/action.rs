@@ -15,7 +15,7 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use crate::engine::AckMode;
 use crate::engine::core::cluster::CompactionCut;
-use crate::engine::core::metadata::TimestampType;
+use crate::engine::core::metadata::{TimestampType, TopicConfig};
 use crate::engine::transaction::CutPoint;
 
 /// One action. Field names are the recording's.
@@ -31,6 +31,11 @@ pub enum Action {
         /// `"CreateTime"`, the default, so the book's actions read as before.
         #[serde(default, skip_serializing_if = "TimestampType::is_create_time")]
         timestamp_type: TimestampType,
+        /// The topic's cleaning config (`cleanup_policy`, `retention_ms`,
+        /// `retention_bytes`, `delete_retention_ms`), kept in its metadata
+        /// for `mk-tui serve`'s cleaner. Left out when empty, the book's.
+        #[serde(default, skip_serializing_if = "TopicConfig::is_default")]
+        config: TopicConfig,
     },
     Produce {
         topic: String,
@@ -782,6 +787,9 @@ impl Action {
     /// `partition` together. The driver checks the same before applying.
     pub fn check(&self) -> Result<(), FieldError> {
         match self {
+            Action::CreateTopic { config, .. } => {
+                crate::session::cleanup::check_topic_config(config)
+            }
             Action::Tear {
                 cut_bytes,
                 append_garbage,

@@ -4,7 +4,7 @@
 //! compaction crashed at its `before_swap` cut point (E13).
 
 use crate::engine::core::cluster::{CompactionCut, CompactionOutcome, RetentionOutcome};
-use crate::engine::core::metadata::TopicPartition;
+use crate::engine::core::metadata::{TopicConfig, TopicPartition};
 use crate::engine::error::MiniKafkaError;
 use crate::session::action::FieldError;
 use crate::session::driver::Driver;
@@ -29,6 +29,18 @@ pub fn check_retention(
         )),
         _ => Ok(()),
     }
+}
+
+/// A `create_topic`'s cleaning config: a size limit above 0, as the
+/// `retention` action's.
+pub fn check_topic_config(config: &TopicConfig) -> Result<(), FieldError> {
+    if config.retention_bytes == Some(0) {
+        return Err(FieldError::new(
+            "action.create_topic.config.retention_bytes",
+            "retention_bytes must be positive",
+        ));
+    }
+    Ok(())
 }
 
 /// How a cleanup step ended: a sentence, or a crash's recovery.

@@ -837,9 +837,16 @@ impl Driver {
                 partitions,
                 replication_factor,
                 timestamp_type,
+                config,
             } => self
                 .cluster
-                .create_topic_stamped(name, *partitions, *replication_factor, *timestamp_type)
+                .create_topic_configured(
+                    name,
+                    *partitions,
+                    *replication_factor,
+                    *timestamp_type,
+                    *config,
+                )
                 .map_err(err)?,
             Action::Produce {
                 topic,

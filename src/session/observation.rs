@@ -809,6 +809,7 @@ mod tests {
         s.unavailable.retain(|f| f != field::PARTITIONS);
         s.partitions.push(PartitionSnapshot {
             topic: "out".into(),
+            config: Default::default(),
             partition: 0,
             leader: 1,
             leader_epoch: 0,

@@ -7,6 +7,7 @@ mod admin;
 mod bad_input;
 mod bounds;
 mod closed_log;
+mod compacted;
 mod fault;
 mod features;
 mod group_members;

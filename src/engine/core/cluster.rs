@@ -44,6 +44,7 @@ pub use self::memo::ClusterMemo;
 pub use self::open::replica_dir;
 pub use self::state::ClusterState;
 
+use std::collections::BTreeMap;
 use std::fs;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
@@ -56,7 +57,7 @@ use crate::engine::clock::Clock;
 use crate::engine::config::{BrokerId, MiniKafkaConfig};
 use crate::engine::core::batch::RecordBatch;
 use crate::engine::core::metadata::{
-    MAX_LEADER_EPOCH, PartitionMetadata, TimestampType, TopicPartition,
+    MAX_LEADER_EPOCH, PartitionMetadata, TimestampType, TopicConfig, TopicPartition,
 };
 use crate::engine::core::record::ConsumerRecord;
 use crate::engine::core::recovery::RecoveryReport;
@@ -321,6 +322,26 @@ impl BrokerCluster {
         replication_factor: u32,
         timestamp_type: TimestampType,
     ) -> Result<()> {
+        self.create_topic_configured(
+            name,
+            partitions,
+            replication_factor,
+            timestamp_type,
+            TopicConfig::default(),
+        )
+    }
+
+    /// [`Self::create_topic_stamped`] with the topic's cleaning config, kept
+    /// in its metadata for a cleaner to follow (the engine cleans only when
+    /// asked: the `retention` and `compact` actions).
+    pub fn create_topic_configured(
+        &self,
+        name: &str,
+        partitions: u32,
+        replication_factor: u32,
+        timestamp_type: TimestampType,
+        config: TopicConfig,
+    ) -> Result<()> {
         self.mutate(|state, now| {
             let brokers = state.config.broker_ids.clone();
             let mut topic =
@@ -328,6 +349,7 @@ impl BrokerCluster {
                     .metadata
                     .plan_topic(name, partitions, replication_factor, &brokers)?;
             topic.timestamp_type = timestamp_type;
+            topic.config = config;
             // A partition created while brokers are stopped is led by its
             // first running replica, as Kafka elects from live replicas;
             // its replicas on stopped brokers start stopped and out of the
@@ -378,6 +400,17 @@ impl BrokerCluster {
             .topics()
             .get(topic)
             .map(|t| t.timestamp_type)
+    }
+
+    /// Every topic's cleaning config, by name (the default for the book's
+    /// topics).
+    pub fn topic_configs(&self) -> BTreeMap<String, TopicConfig> {
+        self.lock()
+            .metadata
+            .topics()
+            .iter()
+            .map(|(name, t)| (name.clone(), t.config))
+            .collect()
     }
 
     /// Topic names and partition counts.

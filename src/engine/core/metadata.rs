@@ -78,15 +78,90 @@ impl TimestampType {
     }
 }
 
+/// How a topic's closed segments are cleaned (Kafka's topic config
+/// `cleanup.policy`, spelled as Kafka spells its values).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CleanupPolicy {
+    /// Whole segments are deleted by retention (the book's default).
+    #[default]
+    Delete,
+    /// The book's `LogCompactor`: only each key's latest record stays.
+    Compact,
+}
+
+/// A topic's cleaning settings (Kafka's topic configs `cleanup.policy`,
+/// `retention.ms`, `retention.bytes` and `delete.retention.ms`), kept with
+/// the topic so that `mk-tui serve` cleans it by itself. The default (no
+/// settings) is the book's topic, which no cleaner touches unasked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TopicConfig {
+    #[serde(default, skip_serializing_if = "CleanupPolicy::is_delete")]
+    pub cleanup_policy: CleanupPolicy,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub retention_ms: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub retention_bytes: Option<u64>,
+    /// How long a tombstone outlives compaction (Kafka's default, one day,
+    /// when not given).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub delete_retention_ms: Option<u64>,
+}
+
+/// Kafka's default `delete.retention.ms`: one day.
+pub const DEFAULT_DELETE_RETENTION_MS: u64 = 86_400_000;
+
+impl CleanupPolicy {
+    pub fn is_delete(&self) -> bool {
+        *self == CleanupPolicy::Delete
+    }
+}
+
+/// Read by hand so that a bad value's message names the field.
+impl<'de> Deserialize<'de> for CleanupPolicy {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        match String::deserialize(d)?.as_str() {
+            "delete" => Ok(CleanupPolicy::Delete),
+            "compact" => Ok(CleanupPolicy::Compact),
+            other => Err(serde::de::Error::custom(format!(
+                "unknown cleanup_policy {other:?}: give \"delete\" or \"compact\""
+            ))),
+        }
+    }
+}
+
+impl TopicConfig {
+    /// Whether no setting is given, so that metadata.json and the
+    /// `create_topic` action stay in the book's format.
+    pub fn is_default(&self) -> bool {
+        *self == TopicConfig::default()
+    }
+
+    /// Whether retention applies by itself: a time or size limit is set.
+    pub fn has_retention(&self) -> bool {
+        self.retention_ms.is_some() || self.retention_bytes.is_some()
+    }
+
+    /// The tombstones' grace for compaction.
+    pub fn delete_retention_ms(&self) -> u64 {
+        self.delete_retention_ms
+            .unwrap_or(DEFAULT_DELETE_RETENTION_MS)
+    }
+}
+
 /// One topic's partitions, keyed by the partition number as a string (the
-/// book's JSON; keys sort as strings, like Python's `sort_keys`), and its
-/// timestamp type, written only when it is LogAppendTime (the book's
-/// reader ignores a key it does not know).
+/// book's JSON; keys sort as strings, like Python's `sort_keys`), its
+/// timestamp type, written only when it is LogAppendTime, and its cleaning
+/// config, written only when one is set (the book's reader ignores a key
+/// it does not know).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
 pub struct TopicMetadata {
     pub partitions: BTreeMap<String, PartitionMetadata>,
     #[serde(default, skip_serializing_if = "TimestampType::is_create_time")]
     pub timestamp_type: TimestampType,
+    #[serde(default, skip_serializing_if = "TopicConfig::is_default")]
+    pub config: TopicConfig,
 }
 
 impl TopicMetadata {
@@ -248,6 +323,7 @@ impl MetadataStore {
                 })
                 .collect::<Result<_>>()?,
             timestamp_type: TimestampType::CreateTime,
+            config: TopicConfig::default(),
         };
         Ok(topic)
     }

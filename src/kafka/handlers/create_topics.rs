@@ -8,14 +8,17 @@
 //! partition, and as many replicas as brokers, at most 3 (Kafka's default
 //! is 1; replication is what the dashboard teaches). Manual replica
 //! assignments are refused (INVALID_REQUEST), and so is every topic config
-//! but `message.timestamp.type` (INVALID_CONFIG, naming the config): the
-//! engine keeps a topic's timestamp type and no other setting.
+//! but `message.timestamp.type`, `cleanup.policy`, `retention.ms`,
+//! `retention.bytes` and `delete.retention.ms` (INVALID_CONFIG, naming the
+//! config): the engine keeps those with the topic (the last four for the
+//! server's cleaner, [`crate::kafka::cleaner`]) and no other setting.
 
 use kafka_protocol::messages::create_topics_request::CreatableTopic;
 use kafka_protocol::messages::create_topics_response::CreatableTopicResult;
 use kafka_protocol::messages::{CreateTopicsRequest, CreateTopicsResponse, ResponseKind};
 use kafka_protocol::protocol::StrBytes;
 
+use crate::engine::core::metadata::{CleanupPolicy, TopicConfig};
 use crate::kafka::broker::{Answer, Broker, MiniKafkaError, TimestampType, validate_topic_name};
 use crate::kafka::errors::{code, code_of, name_of};
 use crate::session::{Action, Outcome};
@@ -57,41 +60,84 @@ pub fn handle(worker: &mut dyn Broker, request: &CreateTopicsRequest, version: i
     Answer::now(ResponseKind::CreateTopics(response), outcomes.join(", "))
 }
 
-/// Kafka's topic config for the timestamp a topic's records carry, the
-/// one topic config the engine keeps (in the topic's metadata).
+/// Kafka's topic configs the engine keeps (in the topic's metadata).
 const TIMESTAMP_TYPE: &str = "message.timestamp.type";
+const CLEANUP_POLICY: &str = "cleanup.policy";
+const RETENTION_MS: &str = "retention.ms";
+const RETENTION_BYTES: &str = "retention.bytes";
+const DELETE_RETENTION_MS: &str = "delete.retention.ms";
 
-/// The topic's timestamp type from its configs: `message.timestamp.type`
-/// is taken with Kafka's two values; any other config is refused with
-/// INVALID_CONFIG naming it, since the engine's settings are the cluster's.
-fn timestamp_type(t: &CreatableTopic) -> Result<TimestampType, (i16, String)> {
+/// The topic's settings from its configs, with Kafka's values:
+/// `message.timestamp.type` (CreateTime, LogAppendTime), `cleanup.policy`
+/// (delete, compact), `retention.ms` and `retention.bytes` (-1: no limit),
+/// `delete.retention.ms`. A bad value, or any other config, is refused
+/// with INVALID_CONFIG naming it, since the engine's other settings are
+/// the cluster's.
+fn topic_settings(t: &CreatableTopic) -> Result<(TimestampType, TopicConfig), (i16, String)> {
     let mut kind = TimestampType::CreateTime;
-    for config in &t.configs {
-        let name = config.name.as_str();
-        let value = config.value.as_ref().map(|v| v.as_str());
-        kind = match (name, value) {
-            (TIMESTAMP_TYPE, Some("CreateTime")) => TimestampType::CreateTime,
-            (TIMESTAMP_TYPE, Some("LogAppendTime")) => TimestampType::LogAppendTime,
-            (TIMESTAMP_TYPE, v) => {
-                return Err((
-                    code::INVALID_CONFIG,
-                    format!(
-                        "invalid value {} for configuration {TIMESTAMP_TYPE}: expected CreateTime or LogAppendTime",
-                        v.unwrap_or("null")
-                    ),
-                ));
-            }
-            (other, _) => {
-                return Err((
-                    code::INVALID_CONFIG,
-                    format!(
-                        "topic config {other} is not supported: the engine's settings are the cluster's; only {TIMESTAMP_TYPE} is kept"
-                    ),
-                ));
+    let mut config = TopicConfig::default();
+    for c in &t.configs {
+        let name = c.name.as_str();
+        let value = c.value.as_ref().map(|v| v.as_str());
+        let invalid = |expected: &str| {
+            (
+                code::INVALID_CONFIG,
+                format!(
+                    "invalid value {} for configuration {name}: {expected}",
+                    value.unwrap_or("null")
+                ),
+            )
+        };
+        // -1 is Kafka's "no limit"; a limit is at least `min`.
+        let limit = |min: i64| -> Result<Option<u64>, (i16, String)> {
+            match value.and_then(|v| v.parse::<i64>().ok()) {
+                Some(-1) => Ok(None),
+                Some(n) if n >= min => Ok(Some(n as u64)),
+                _ => Err(invalid(&format!(
+                    "expected -1 (no limit) or a whole number from {min}"
+                ))),
             }
         };
+        match name {
+            TIMESTAMP_TYPE => {
+                kind = match value {
+                    Some("CreateTime") => TimestampType::CreateTime,
+                    Some("LogAppendTime") => TimestampType::LogAppendTime,
+                    _ => return Err(invalid("expected CreateTime or LogAppendTime")),
+                }
+            }
+            CLEANUP_POLICY => {
+                config.cleanup_policy = match value {
+                    Some("delete") => CleanupPolicy::Delete,
+                    Some("compact") => CleanupPolicy::Compact,
+                    Some("compact,delete" | "delete,compact") => {
+                        return Err(invalid(
+                            "mk-tui serve takes delete or compact, not both (docs/kafka-differences.md)",
+                        ));
+                    }
+                    _ => return Err(invalid("String must be one of: compact, delete")),
+                }
+            }
+            RETENTION_MS => config.retention_ms = limit(0)?,
+            // The book's retention refuses a size limit of 0.
+            RETENTION_BYTES => config.retention_bytes = limit(1)?,
+            DELETE_RETENTION_MS => {
+                config.delete_retention_ms = Some(
+                    limit(0)?
+                        .ok_or_else(|| invalid("expected a whole number of milliseconds from 0"))?,
+                )
+            }
+            other => {
+                return Err((
+                    code::INVALID_CONFIG,
+                    format!(
+                        "topic config {other} is not supported: the engine's settings are the cluster's; only {TIMESTAMP_TYPE}, {CLEANUP_POLICY}, {RETENTION_MS}, {RETENTION_BYTES} and {DELETE_RETENTION_MS} are kept"
+                    ),
+                ));
+            }
+        }
     }
-    Ok(kind)
+    Ok((kind, config))
 }
 
 /// Creates one topic (or only checks it, for `validate_only`): its
@@ -109,7 +155,7 @@ fn create_one(
             "manual replica assignments are not supported".into(),
         ));
     }
-    let timestamp_type = timestamp_type(t)?;
+    let (timestamp_type, config) = topic_settings(t)?;
     validate_topic_name(&name).map_err(refuse)?;
     let brokers = worker.brokers().len() as u32;
     let partitions = match t.num_partitions {
@@ -142,6 +188,7 @@ fn create_one(
         partitions,
         replication_factor: replication,
         timestamp_type,
+        config,
     };
     // The caps a recording may use (docs/recording-format.md, "Limits"):
     // past them the driver would refuse the action, so the client is told
@@ -193,8 +240,10 @@ mod tests {
     /// `message.timestamp.type` takes Kafka's two values; any other
     /// config, or value, is INVALID_CONFIG with a message naming it.
     #[test]
-    fn only_the_timestamp_type_config_is_taken() {
-        let kind = |configs: &[(&str, Option<&str>)]| timestamp_type(&with_configs(configs));
+    fn only_the_kept_configs_are_taken() {
+        let kind = |configs: &[(&str, Option<&str>)]| {
+            topic_settings(&with_configs(configs)).map(|(kind, _)| kind)
+        };
         assert_eq!(kind(&[]), Ok(TimestampType::CreateTime));
         assert_eq!(
             kind(&[(TIMESTAMP_TYPE, Some("LogAppendTime"))]),
@@ -205,13 +254,25 @@ mod tests {
             Ok(TimestampType::CreateTime)
         );
         for (configs, named) in [
-            (&[("retention.ms", Some("1000"))][..], "retention.ms"),
+            (&[("segment.bytes", Some("1000"))][..], "segment.bytes"),
             (
                 &[
                     (TIMESTAMP_TYPE, Some("LogAppendTime")),
-                    ("cleanup.policy", Some("compact")),
+                    (CLEANUP_POLICY, Some("shred")),
                 ][..],
-                "cleanup.policy",
+                "shred",
+            ),
+            (
+                &[(CLEANUP_POLICY, Some("compact,delete"))][..],
+                CLEANUP_POLICY,
+            ),
+            (&[(CLEANUP_POLICY, None)][..], CLEANUP_POLICY),
+            (&[(RETENTION_MS, Some("-2"))][..], RETENTION_MS),
+            (&[(RETENTION_MS, Some("soon"))][..], RETENTION_MS),
+            (&[(RETENTION_BYTES, Some("0"))][..], RETENTION_BYTES),
+            (
+                &[(DELETE_RETENTION_MS, Some("-1"))][..],
+                DELETE_RETENTION_MS,
             ),
             (&[(TIMESTAMP_TYPE, Some("WallTime"))][..], "WallTime"),
             (&[(TIMESTAMP_TYPE, None)][..], TIMESTAMP_TYPE),
@@ -220,5 +281,76 @@ mod tests {
             assert_eq!(code, code::INVALID_CONFIG, "{configs:?}");
             assert!(message.contains(named), "{message}");
         }
+    }
+
+    /// The cleaning configs land in the topic's config; -1 is no limit.
+    #[test]
+    fn the_cleaning_configs_are_kept() {
+        let config = |configs: &[(&str, Option<&str>)]| {
+            topic_settings(&with_configs(configs)).map(|(_, config)| config)
+        };
+        assert_eq!(config(&[]), Ok(TopicConfig::default()));
+        assert_eq!(
+            config(&[
+                (CLEANUP_POLICY, Some("compact")),
+                (DELETE_RETENTION_MS, Some("250")),
+                (RETENTION_MS, Some("-1")),
+                (RETENTION_BYTES, Some("4096")),
+            ]),
+            Ok(TopicConfig {
+                cleanup_policy: CleanupPolicy::Compact,
+                retention_ms: None,
+                retention_bytes: Some(4096),
+                delete_retention_ms: Some(250),
+            })
+        );
+        assert_eq!(
+            config(&[(CLEANUP_POLICY, Some("delete")), (RETENTION_MS, Some("0"))]),
+            Ok(TopicConfig {
+                retention_ms: Some(0),
+                ..TopicConfig::default()
+            })
+        );
+    }
+
+    /// In process: CreateTopics with `cleanup.policy=compact` creates the
+    /// topic with its config in metadata.json; an unknown policy is
+    /// INVALID_CONFIG and creates nothing.
+    #[test]
+    fn create_topics_keeps_the_cleaning_config_in_the_topics_metadata() {
+        use kafka_protocol::messages::{RequestKind, TopicName};
+
+        let mut h = crate::kafka::handlers::admin_tests::cluster("kafka");
+        let mut ask = |name: &str, policy: &str| {
+            let topic = with_configs(&[
+                (CLEANUP_POLICY, Some(policy)),
+                (DELETE_RETENTION_MS, Some("0")),
+            ])
+            .with_name(TopicName(StrBytes::from_string(name.into())))
+            .with_num_partitions(1)
+            .with_replication_factor(2);
+            let body =
+                RequestKind::CreateTopics(CreateTopicsRequest::default().with_topics(vec![topic]));
+            match h.ask(1, 7, body) {
+                ResponseKind::CreateTopics(r) => r.topics[0].error_code,
+                other => panic!("{other:?}"),
+            }
+        };
+        assert_eq!(ask("cmp", "compact"), code::NONE);
+        assert_eq!(ask("bad", "shred"), code::INVALID_CONFIG);
+        let metadata = crate::engine::core::metadata::METADATA_FILE;
+        let file: serde_json::Value = serde_json::from_str(
+            &std::fs::read_to_string(h.driver.data_dir().join(metadata)).unwrap(),
+        )
+        .unwrap();
+        assert_eq!(
+            file["topics"]["cmp"]["config"],
+            serde_json::json!({"cleanup_policy": "compact", "delete_retention_ms": 0})
+        );
+        assert!(file["topics"].get("bad").is_none(), "{file}");
+        assert!(
+            file["topics"]["t"].get("config").is_none(),
+            "the book's topic: {file}"
+        );
     }
 }

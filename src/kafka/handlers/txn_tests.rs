@@ -304,6 +304,7 @@ fn a_retry_on_a_log_append_time_topic_gets_the_originals_append_time() {
         partitions: 1,
         replication_factor: 1,
         timestamp_type: crate::engine::core::metadata::TimestampType::LogAppendTime,
+        config: Default::default(),
     });
     let (_, pid, _) = init(&mut w, None);
     let first = batch(pid, 0, 0, &["a"], false);

@@ -15,6 +15,7 @@ use std::collections::BTreeMap;
 
 use crate::engine::core::cluster::ClusterState;
 use crate::engine::core::cluster::reader_cache::LeaderAt;
+use crate::engine::core::metadata::{CleanupPolicy, TopicConfig};
 use crate::engine::core::recovery::RecoveryReport;
 use crate::engine::fault::TearReport;
 use crate::engine::log::partition_log::{BatchSummary, PartitionLog};
@@ -28,8 +29,8 @@ use crate::session::snapshot::{
     JOURNAL_FILE, JournalFrameSnapshot, JournalSnapshot, LogTruncationSnapshot, MarkerSnapshot,
     Moment, PartitionSnapshot, PendingBatch, PendingSnapshot, ReaderCounts, RecordSnapshot,
     RecoverySnapshot, ReelectionSnapshot, ReplicaBatch, ReplicaSnapshot, Snapshot,
-    SwapRepairSnapshot, TAIL, TornSnapshot, TransactionSnapshot, TxnState, VALUES_SHOWN, fate,
-    text,
+    SwapRepairSnapshot, TAIL, TopicConfigSnapshot, TornSnapshot, TransactionSnapshot, TxnState,
+    VALUES_SHOWN, fate, text,
 };
 
 /// How much of the cluster a snapshot reads.
@@ -516,7 +517,23 @@ fn partition(
             .collect(),
         batch_count: summaries.len(),
         batches,
+        config: s
+            .metadata()
+            .topics()
+            .get(&tp.topic)
+            .map(|t| topic_config(&t.config))
+            .unwrap_or_default(),
     })
+}
+
+/// The topic's cleaning config in the snapshot's own terms.
+fn topic_config(c: &TopicConfig) -> TopicConfigSnapshot {
+    TopicConfigSnapshot {
+        cleanup_policy: (c.cleanup_policy == CleanupPolicy::Compact).then(|| "compact".into()),
+        retention_ms: c.retention_ms,
+        retention_bytes: c.retention_bytes,
+        delete_retention_ms: c.delete_retention_ms,
+    }
 }
 
 /// A replica's newest `bounds.batches` batches, from its log's in-memory

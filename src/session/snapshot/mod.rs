@@ -334,6 +334,32 @@ pub struct PartitionSnapshot {
     pub batch_count: usize,
     /// The newest batches (all of them in `mk-tui state`), in offset order.
     pub batches: Vec<BatchSnapshot>,
+    /// The topic's cleaning config (`create_topic`'s `config`), left out
+    /// when none is set.
+    #[serde(default, skip_serializing_if = "TopicConfigSnapshot::is_empty")]
+    pub config: TopicConfigSnapshot,
+}
+
+/// A topic's cleaning config as `create_topic` gave it: `cleanup_policy`
+/// `"compact"` (left out for the default, `"delete"`), and the limits
+/// given.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct TopicConfigSnapshot {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cleanup_policy: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub retention_ms: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub retention_bytes: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub delete_retention_ms: Option<u64>,
+}
+
+impl TopicConfigSnapshot {
+    /// Whether no setting is given (the book's topic).
+    pub fn is_empty(&self) -> bool {
+        *self == TopicConfigSnapshot::default()
+    }
 }
 
 impl PartitionSnapshot {

@@ -686,6 +686,7 @@ mod testkit {
                 .collect(),
             partitions: vec![PartitionSnapshot {
                 topic: "out".into(),
+                config: Default::default(),
                 partition: 0,
                 leader: 1,
                 leader_epoch: 0,
