@@ -301,7 +301,7 @@ fn a_directory_compacted_here_reads_in_the_book() {
     }))
     .unwrap();
     let mut driver = Driver::new(&header, Some(&data)).unwrap();
-    let mut apply = |d: &mut Driver, v: Value| d.apply(&Action::from_json(&v).unwrap());
+    let apply = |d: &mut Driver, v: Value| d.apply(&Action::from_json(&v).unwrap());
     for (key, value) in [
         ("c", Some("1")),
         ("a", Some("1")),
