@@ -9,6 +9,11 @@
 //! first difference that is not a decided one (docs/book-differences.md)
 //! fails the test with the seed and a shrunk recording.
 //!
+//! A third generator (`cleanup_header`, `cleanup_action`) mixes keyed
+//! batches with tombstones in small segments, clock steps, `retention` and
+//! `compact` (E16), through the book's `RetentionManager` and
+//! `LogCompactor`.
+//!
 //! 300 cases by default; `MK_BOOK_CASES=N` for a long run, `MK_BOOK_SEED=S`
 //! to start at another seed. Without Python 3.12+ or the book's code the
 //! tests print why and pass, except under `CI=true`, where `.ci/run`
@@ -1059,4 +1064,67 @@ fn d17_a_commit_whose_marker_is_already_logged_writes_no_second_one_here() {
             .count()
     };
     assert_eq!((markers(mk), markers(bk)), (1, 2));
+}
+
+#[test]
+fn d26_retention_keeps_what_the_hw_has_not_passed_here_and_the_book_deletes_it() {
+    let Some(mut book) = book_or_skip() else {
+        return;
+    };
+    // Two replicas, the follower never fetches: the HW stays at 0.
+    let h = header(&[1, 2], &[("a", 1, 2)], json!({"segment_max_bytes": 150}));
+    let views = raw(
+        &mut book,
+        &h,
+        &actions(
+            r#"
+        {"produce":{"topic":"a","partition":0,"records":[{"key":"k0","value":"v1"},{"key":"k1","value":"v2"}]}}
+        {"produce":{"topic":"a","partition":0,"records":[{"key":"k0","value":"v3"},{"key":"k1","value":"v4"}]}}
+        {"produce":{"topic":"a","partition":0,"records":[{"key":"k0","value":"v5"},{"key":"k1","value":"v6"}]}}
+        {"advance_clock":{"ms":1000}}
+        {"retention":{"topic":"a","partition":0,"retention_ms":0}}
+    "#,
+        ),
+    );
+    let (mk, bk) = last(&views);
+    let start = |v: &Value| v["partitions"]["a-0"]["log_start_offset"].as_i64().unwrap();
+    assert_eq!(mk["partitions"]["a-0"]["high_watermark"], json!(0));
+    assert_eq!(start(mk), 0, "nothing below the HW: nothing deleted here");
+    assert!(
+        start(bk) > 0,
+        "the book deletes closed segments past the HW"
+    );
+}
+
+#[test]
+fn d27_a_follower_meeting_a_compacted_gap_keeps_the_hw_it_earned_here_and_not_in_the_book() {
+    let Some(mut book) = book_or_skip() else {
+        return;
+    };
+    let h = header(&[1, 2], &[("a", 1, 2)], json!({"segment_max_bytes": 250}));
+    let views = raw(
+        &mut book,
+        &h,
+        &actions(
+            r#"
+        {"produce":{"acks":"all","topic":"a","partition":0,"records":[{"key":"k3","value":"v2.0"},{"key":"k1","value":"v2.1"}]}}
+        {"produce":{"acks":"all","topic":"a","partition":0,"records":[{"key":"k1","value":"v6.0"}]}}
+        {"produce":{"acks":"1","topic":"a","partition":0,"records":[{"key":"k1","value":"v7.0"},{"key":"k0","value":"v7.1"}]}}
+        {"compact":{"topic":"a","partition":0,"delete_retention_ms":3000}}
+        {"replicate":{}}
+    "#,
+        ),
+    );
+    let (mk, bk) = last(&views);
+    // Both refuse the batch after the gap (a book bug both keep) ...
+    assert_eq!(
+        (mk["errors"].clone(), bk["errors"].clone()),
+        (json!(1), json!(1))
+    );
+    // ... and both followers hold the batch before it ...
+    assert_eq!(mk["partitions"]["a-0"]["replicas"]["2"], json!(2));
+    assert_eq!(bk["partitions"]["a-0"]["replicas"]["2"], json!(2));
+    // ... which moved the HW here only.
+    assert_eq!(mk["partitions"]["a-0"]["high_watermark"], json!(2));
+    assert_eq!(bk["partitions"]["a-0"]["high_watermark"], json!(0));
 }
