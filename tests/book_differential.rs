@@ -131,10 +131,10 @@ fn excepted(action: &Value, view: &Value) -> Option<&'static str> {
         "retention" => {
             let topic = fields["topic"].as_str()?;
             let past_hw = view["partitions"].as_object()?.iter().any(|(name, p)| {
-                name.rsplit_once('-').is_some_and(|(t, n)| {
-                    t == topic
-                        && (fields["partition"].is_null() || fields["partition"].to_string() == n)
-                }) && p["replicas"][p["leader"].to_string()].as_i64() > p["high_watermark"].as_i64()
+                name.rsplit_once('-')
+                    .is_some_and(|(t, n)| t == topic && names_partition(fields, n))
+                    && p["replicas"][p["leader"].to_string()].as_i64()
+                        > p["high_watermark"].as_i64()
             });
             past_hw.then_some("D26 retention with records past the HW")
         }
@@ -145,13 +145,12 @@ fn excepted(action: &Value, view: &Value) -> Option<&'static str> {
         "compact" => {
             let topic = fields["topic"].as_str()?;
             let behind = view["partitions"].as_object()?.iter().any(|(name, p)| {
-                name.rsplit_once('-').is_some_and(|(t, n)| {
-                    t == topic
-                        && (fields["partition"].is_null() || fields["partition"].to_string() == n)
-                }) && p["replicas"].as_object().is_some_and(|r| {
-                    r.values()
-                        .any(|leo| leo != &p["replicas"][p["leader"].to_string()])
-                })
+                name.rsplit_once('-')
+                    .is_some_and(|(t, n)| t == topic && names_partition(fields, n))
+                    && p["replicas"].as_object().is_some_and(|r| {
+                        r.values()
+                            .any(|leo| leo != &p["replicas"][p["leader"].to_string()])
+                    })
             });
             behind.then_some("D27 compact while a follower is behind")
         }
@@ -171,6 +170,11 @@ fn excepted(action: &Value, view: &Value) -> Option<&'static str> {
             .then_some("D7 reuse a finished id"),
         _ => None,
     }
+}
+
+/// Whether a cleanup action's `partition` (none: every one) is `number`.
+fn names_partition(fields: &Value, number: &str) -> bool {
+    fields["partition"].is_null() || number.parse::<u64>().ok() == fields["partition"].as_u64()
 }
 
 /// D21: the book's `size_bytes` counts one 12-byte index entry more per
@@ -193,7 +197,7 @@ fn d21_retention_by_bytes(action: &Value, dir: &std::path::Path) -> Option<&'sta
             let Some(number) = name.strip_prefix(&prefix) else {
                 continue;
             };
-            if !fields["partition"].is_null() && fields["partition"].to_string() != number {
+            if !names_partition(fields, number) {
                 continue;
             }
             // (base, log + index bytes, non-empty), oldest first.
