@@ -44,6 +44,8 @@ pub fn mk_view(state: &Value) -> Value {
                     "producer_id": b["producer_id"],
                     "values": b["records"].as_array().unwrap().iter()
                         .map(|r| r["value"].clone()).collect::<Vec<_>>(),
+                    "records": b["records"].as_array().unwrap().iter()
+                        .map(|r| json!([r["offset"], r["key"], r["value"]])).collect::<Vec<_>>(),
                 })
             })
             .collect();

@@ -42,6 +42,14 @@ book would write them:
   `advance_clock` the driver calls `cluster.expire_group_members()`, as
   mk-tui expires sessions when the clock moves (docs/book-differences.md,
   G1). A crash drops the consumers with the groups.
+- `retention` and `compact` (E16): the book's cluster has neither, so the
+  driver runs the book's `RetentionManager.apply` / `LogCompactor.compact`
+  on the log of every replica of the partition (or of each partition of
+  the topic), the leader first, as mk-tui does. `crash_at: "before_swap"`
+  raises a Cut at the compactor's `before_swap` hook (the book rolls back
+  its replacement) and the driver then crashes and reopens.
+- `produce` with `records` (no producer) appends them as one batch,
+  `tombstone: true` being a null value.
 - `note` and `ui` change nothing.
 
 After each action the asyncio loop runs until no task can make progress;
@@ -85,6 +93,8 @@ from minikafka.core.batch import ControlType, RecordBatch  # noqa: E402
 from minikafka.core.cluster import BrokerCluster  # noqa: E402
 from minikafka.core.metadata import TopicPartition  # noqa: E402
 from minikafka.core.record import Record  # noqa: E402
+from minikafka.log.compaction import LogCompactor  # noqa: E402
+from minikafka.log.retention import RetentionManager  # noqa: E402
 from minikafka.producer.partitioner import Partitioner  # noqa: E402
 from minikafka.replication.model import AckMode, IsolationLevel  # noqa: E402
 from minikafka.transaction.manager import Transaction  # noqa: E402
@@ -188,6 +198,8 @@ class BookDriver:
                 )
             elif name == "replicate":
                 await self.replicate(fields)
+            elif name in {"retention", "compact"}:
+                await self.cleanup(name, fields)
             elif name == "advance_clock":
                 self.clock.advance_ms(fields["ms"])
                 await self.cluster.expire_group_members()
@@ -209,6 +221,8 @@ class BookDriver:
                 raise Unsupported(f"unknown action {name}")
         except Unsupported:
             raise
+        except Cut:
+            await self.crash()
         except Exception as error:  # noqa: BLE001 - an error event
             self.error(f"{type(error).__name__}: {error}")
         await self.quiesce()
@@ -260,7 +274,7 @@ class BookDriver:
     async def produce(self, fields: dict) -> None:
         key = fields.get("key")
         key = None if key is None else key.encode()
-        value = fields["value"].encode()
+        value = None if "records" in fields else fields["value"].encode()
         acks = fields.get("acks", "1")
         name = fields.get("producer")
         topic = fields["topic"]
@@ -270,9 +284,18 @@ class BookDriver:
             sticky = partition is None
             if sticky:
                 partition = self.partitioner.choose(count, None)
-            batch = RecordBatch.unassigned(
-                (Record(key, value, self.clock.now_ms()),)
-            )
+            if "records" in fields:
+                records = tuple(
+                    Record(
+                        None if r.get("key") is None else r["key"].encode(),
+                        None if r.get("tombstone") else r["value"].encode(),
+                        self.clock.now_ms(),
+                    )
+                    for r in fields["records"]
+                )
+            else:
+                records = (Record(key, value, self.clock.now_ms()),)
+            batch = RecordBatch.unassigned(records)
             await self.cluster.append_batch(
                 TopicPartition(topic, partition), batch, acks
             )
@@ -419,6 +442,38 @@ class BookDriver:
         else:
             tp = TopicPartition(fields["topic"], fields["partition"])
             await self.cluster.replica_set(tp).fetch_followers_once()
+
+    async def cleanup(self, name: str, fields: dict) -> None:
+        """`retention` or `compact` on each replica's log, leader first."""
+        topic = fields["topic"]
+        if fields.get("partition") is not None:
+            numbers = [fields["partition"]]
+        else:
+            numbers = sorted(self.cluster.topic(topic).partitions)
+        for number in numbers:
+            rs = self.cluster.replica_set(TopicPartition(topic, number))
+            order = [rs.leader_id] + [
+                b for b in sorted(rs.replicas) if b != rs.leader_id
+            ]
+            for broker in order:
+                log = rs.replicas[broker].log
+                if name == "retention":
+                    RetentionManager(self.clock).apply(
+                        log,
+                        retention_ms=fields.get("retention_ms"),
+                        retention_bytes=fields.get("retention_bytes"),
+                    )
+                    continue
+                cut = fields.get("crash_at")
+
+                def before_swap() -> None:
+                    raise self.die()
+
+                LogCompactor(
+                    self.clock,
+                    delete_retention_ms=fields["delete_retention_ms"],
+                    before_swap=before_swap if cut == "before_swap" else None,
+                ).compact(log)
 
     async def group_op(self, name: str, fields: dict) -> None:
         """One consumer-group action (E15), through the book's API."""
@@ -620,6 +675,10 @@ class BookDriver:
                 "transactional_id": batch.transactional_id,
                 "producer_id": batch.producer_id,
                 "values": [text(r.value) for r in batch.records],
+                "records": [
+                    [batch.base_offset + delta, text(r.key), text(r.value)]
+                    for delta, r in zip(batch.offset_deltas, batch.records)
+                ],
             })
 
         def read(isolation: IsolationLevel) -> list:

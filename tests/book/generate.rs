@@ -314,3 +314,83 @@ pub fn group_action(rng: &mut Rng, view: &Value, step: usize) -> Value {
         _ => json!({"crash": {}}),
     }
 }
+
+/// A header for the cleanup cases (E16): one topic of 1-2 partitions on
+/// 1-2 brokers, and segments of a few hundred bytes, so that a handful of
+/// batches closes one and retention and compaction have something to do.
+pub fn cleanup_header(rng: &mut Rng) -> Value {
+    let n = rng.range(1, 2);
+    let brokers: Vec<u32> = (1..=n as u32).collect();
+    json!({
+        "mk_recording": 1,
+        "title": "book differential: retention and compaction",
+        "rules": "minikafka",
+        "cluster": {
+            "brokers": brokers,
+            "topics": [{"name": "a", "partitions": rng.range(1, 2),
+                        "replication_factor": rng.range(1, n)}],
+            "config": {
+                "min_insync_replicas": 1,
+                "replica_lag_time_ms": 10_000,
+                "replica_lag_max_offsets": 10_000,
+                "segment_max_bytes": *rng.pick(&[150, 250, 400]),
+            },
+        },
+    })
+}
+
+/// One step of a cleanup case, chosen against `view`: batches of keyed
+/// records over four keys (some keyless, some tombstones), fetch rounds,
+/// clock steps, `retention` by time and/or bytes, `compact` (some crashed
+/// at `before_swap`) and crashes.
+pub fn cleanup_action(rng: &mut Rng, view: &Value, step: usize) -> Value {
+    let (topic, partition, _) = rng.pick(&partitions(view)).clone();
+    let named = |rng: &mut Rng, fields: &mut Value| {
+        if rng.chance(70) {
+            fields["partition"] = json!(partition);
+        }
+    };
+    match rng.below(100) {
+        0..=39 => {
+            let records: Vec<Value> = (0..rng.range(1, 3))
+                .map(|i| {
+                    if rng.chance(10) {
+                        return json!({"value": format!("v{step}.{i}")});
+                    }
+                    let key = format!("k{}", rng.below(4));
+                    if rng.chance(20) {
+                        json!({"key": key, "tombstone": true})
+                    } else {
+                        json!({"key": key, "value": format!("v{step}.{i}")})
+                    }
+                })
+                .collect();
+            json!({"produce": {"topic": topic, "partition": partition, "records": records,
+                               "acks": *rng.pick(&["1", "all"])}})
+        }
+        40..=54 => json!({"replicate": {}}),
+        55..=69 => json!({"advance_clock": {"ms": *rng.pick(&[50, 200, 1000, 5000])}}),
+        70..=84 => {
+            let mut fields = json!({"topic": topic});
+            named(rng, &mut fields);
+            let by_time = rng.chance(65);
+            if by_time {
+                fields["retention_ms"] = json!(*rng.pick(&[0, 500, 2000, 10_000]));
+            }
+            if !by_time || rng.chance(35) {
+                fields["retention_bytes"] = json!(*rng.pick(&[100, 300, 600, 1200]));
+            }
+            json!({ "retention": fields })
+        }
+        85..=97 => {
+            let mut fields =
+                json!({"topic": topic, "delete_retention_ms": *rng.pick(&[0, 500, 3000])});
+            named(rng, &mut fields);
+            if rng.chance(10) {
+                fields["crash_at"] = json!("before_swap");
+            }
+            json!({ "compact": fields })
+        }
+        _ => json!({"crash": {}}),
+    }
+}
