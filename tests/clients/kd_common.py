@@ -129,6 +129,13 @@ def list_offsets(ctx, topic, partition, spec, isolation="read_uncommitted", retr
             name = e.args[0].name()
             if name not in TRANSIENT or time.monotonic() > deadline:
                 return {"error": name}
+            # _NOENT: the admin client's metadata has no leader for the
+            # topic yet, and a busy machine can keep it so for longer than
+            # the retries; asking for the topic's metadata refreshes it.
+            try:
+                ctx.admin.list_topics(topic=topic, timeout=5)
+            except KafkaException:
+                pass
         time.sleep(0.2)
 
 
