@@ -426,17 +426,6 @@ fn plan(view: &Snapshot, ctx: &PaneContext, inner: Rect) -> Plan {
     }
 }
 
-/// The first partition whose log the step of `view` changed (appended a
-/// batch, removed one, moved its start): the one the pane anchors after
-/// it, so the batch just written is on screen.
-pub fn written(view: &Snapshot) -> Option<usize> {
-    view.partitions.iter().position(|p| {
-        view.changes.partition(&p.name()).is_some_and(|c| {
-            !c.new_batches.is_empty() || !c.removed.is_empty() || c.log_start_offset.is_some()
-        })
-    })
-}
-
 /// The batches (partition, index into the partition's `batches`, values
 /// shown) a pane in `area` shows: the only ones whose records a frame needs
 /// to read (see
