@@ -1109,11 +1109,7 @@ impl Driver {
         let future = match (batch, producer) {
             (Some(batch), _) => self.cluster.try_append(&tp, batch, acks, None)?,
             (None, Some(name)) => {
-                if !self.producers.contains_key(name) {
-                    let p = self.cluster.producer(name)?;
-                    self.producers.insert(name.to_string(), p);
-                }
-                let p = self.producers.get_mut(name).expect("inserted above");
+                let p = self.producer_named(name)?;
                 p.set_acks(acks);
                 p.send_records(&tp, records)?
             }

@@ -30,8 +30,9 @@ pub(super) struct Batching {
 }
 
 impl Driver {
-    /// The named producer, made on its first use.
-    fn producer_named(
+    /// The named producer, made on its first use (`produce`'s and
+    /// `accumulate`'s).
+    pub(super) fn producer_named(
         &mut self,
         name: &str,
     ) -> Result<&mut crate::engine::producer::Producer, ActionError> {
