@@ -423,6 +423,12 @@ impl BrokerCluster {
             .collect()
     }
 
+    /// Number of partitions of `topic` (`UnknownTopicOrPartition` when
+    /// there is no such topic).
+    pub fn partition_count(&self, topic: &str) -> Result<u32> {
+        self.lock().partition_count(topic)
+    }
+
     /// Every topic-partition, in order.
     pub fn topic_partitions(&self) -> Vec<TopicPartition> {
         self.lock().partitions.keys().cloned().collect()

@@ -184,13 +184,7 @@ impl Producer {
         value: Option<Vec<u8>>,
         now_ms: u64,
     ) -> Result<(TopicPartition, Option<SentBatch>)> {
-        let count = self
-            .cluster
-            .topics()
-            .into_iter()
-            .find(|(t, _)| t == topic)
-            .map(|(_, n)| n)
-            .ok_or_else(|| MiniKafkaError::UnknownTopicOrPartition(topic.to_string()))?;
+        let count = self.cluster.partition_count(topic)?;
         let selected = match partition {
             Some(p) if p >= count => {
                 return Err(MiniKafkaError::UnknownTopicOrPartition(format!(
@@ -233,13 +227,7 @@ impl Producer {
         let records: Vec<Record> = pending.into_iter().map(|p| p.record).collect();
         let count = records.len();
         let append = self.send_records(tp, records);
-        if keyless
-            && let Some((_, n)) = self
-                .cluster
-                .topics()
-                .into_iter()
-                .find(|(t, _)| *t == tp.topic)
-        {
+        if keyless && let Ok(n) = self.cluster.partition_count(&tp.topic) {
             self.partitioner.on_batch_closed(n, tp.partition);
         }
         Some(SentBatch {
