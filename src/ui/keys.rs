@@ -193,9 +193,9 @@ pub const PROMPT_KEYS: &[KeyHelp] = &[
         zh: "删除光标前/光标处的字符",
     },
     KeyHelp {
-        keys: "Ctrl-U",
-        en: "delete from the start to the cursor",
-        zh: "删除行首到光标的内容",
+        keys: "Ctrl-U/Ctrl-W",
+        en: "delete to the start/the word before the cursor",
+        zh: "删除行首到光标/光标前的一个词",
     },
     KeyHelp {
         keys: "Enter/Esc",
