@@ -30,11 +30,14 @@ def settled_coordinator(ctx, group, topic, timeout=30):
     Kafka cluster answers COORDINATOR_LOAD_IN_PROGRESS (14),
     COORDINATOR_NOT_AVAILABLE (15) or NOT_COORDINATOR (16) while its
     `__consumer_offsets` partitions are being created and loaded; a
-    client retries those, so does this."""
+    client retries those, so does this. It asks with a SyncGroup, not a
+    Heartbeat: while loading, Kafka's GroupCoordinatorService answers a
+    Heartbeat NONE ("the group is still loading, so blindly respond"),
+    which would pass for settled; a SyncGroup says 14."""
     deadline = time.monotonic() + timeout
     while True:
         conn = group_coordinator(ctx, group, topic)
-        if heartbeat(conn, group, 1, "nobody") not in (14, 15, 16):
+        if sync(conn, group, 1, "nobody")[0] not in (14, 15, 16):
             return conn
         if time.monotonic() > deadline:
             raise SystemExit(f"the coordinator of {group} never settled")
