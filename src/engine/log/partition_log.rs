@@ -19,6 +19,10 @@ use crate::engine::log::segment::{Segment, keep_if_small};
 use crate::engine::vector_ext::VectorExt;
 use imbl::Vector;
 
+/// Batches a fetch reads per round: enough to amortise a read, few enough
+/// that a round's cost does not depend on the request's size.
+const FETCH_ROUND_BATCHES: usize = 16;
+
 /// The batch-level facts of one logged batch.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct BatchSummary {
@@ -343,19 +347,23 @@ impl PartitionLog {
         while out.len() < max_records && next < end_offset {
             // Read only as many batches as could fill the request (by their
             // record counts), so a large log costs no more than a small one.
+            // At most 16 are counted: an unbounded request (`state` asks for
+            // everything) would otherwise walk the rest of the log at every
+            // round of 16, quadratic in the log's length.
             let wanted = max_records - out.len();
             let first = self.batches.partition_point(|b| b.last_offset < next);
             let mut records = 0usize;
             let count = self
                 .batches
                 .iter_from(first)
+                .take(FETCH_ROUND_BATCHES)
                 .take_while(|b| {
                     let more = records < wanted && b.base_offset < end_offset;
                     records += b.record_count as usize;
                     more
                 })
                 .count()
-                .clamp(1, 16);
+                .max(1);
             let batches = self.read_range(next, end_offset, count)?;
             let Some(last) = batches.last() else { break };
             next = last.next_offset();
@@ -651,6 +659,48 @@ mod tests {
         drop(log);
         let (log, _) = PartitionLog::open(dir.path(), config(300)).unwrap();
         assert_eq!(log.fetch(0, 100, 20).unwrap().len(), 20);
+    }
+
+    #[test]
+    fn a_fetch_reads_in_rounds_yet_returns_every_record_asked_for() {
+        // More batches than one round reads, of 1 to 3 records each, so the
+        // rounds end inside and at the edges of batches.
+        let dir = tempfile::tempdir().unwrap();
+        let (mut log, _) = PartitionLog::open(dir.path(), config(1 << 20)).unwrap();
+        let mut expected = Vec::new();
+        for i in 0..(FETCH_ROUND_BATCHES * 5 + 3) {
+            let values: Vec<String> = (0..=i % 3).map(|j| format!("v{i}-{j}")).collect();
+            expected.extend(values.iter().map(|v| v.clone().into_bytes()));
+            append_values(
+                &mut log,
+                &values.iter().map(String::as_str).collect::<Vec<_>>(),
+            );
+        }
+        let leo = log.leo();
+        let values = |from: i64, max: usize| -> Vec<Vec<u8>> {
+            log.fetch_filtered(from, max, leo, |_| true)
+                .unwrap()
+                .into_iter()
+                .map(|r| r.value.unwrap())
+                .collect()
+        };
+        assert_eq!(values(0, usize::MAX), expected);
+        for (from, max) in [
+            (0, 1),
+            (1, 16),
+            (5, 17),
+            (40, 33),
+            (0, 100),
+            (150, usize::MAX),
+        ] {
+            let from_index = from as usize;
+            let end = from_index.saturating_add(max).min(expected.len());
+            assert_eq!(
+                values(from, max),
+                expected[from_index..end],
+                "from {from}, max {max}"
+            );
+        }
     }
 
     #[test]
