@@ -371,6 +371,17 @@ fn log_bytes(data_dir: &Path, broker: u64, tp: &str) -> u64 {
 fn log_dir_differences(expected: &Value, observed: &Value, data_dir: &Path) -> Vec<String> {
     let mut out = Vec::new();
     let unavailable = observed["unavailable"].as_array().unwrap();
+    // A batch filling in an accumulator goes out when its linger runs out
+    // (E17), and serve's clock is real time: it may go between the
+    // observation and the stop that writes the directory read here, so
+    // those partitions' sizes are not compared (their lag still is).
+    let filling: Vec<&str> = expected["accumulators"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .flat_map(|a| a["batches"].as_array().unwrap())
+        .map(|b| b["partition"].as_str().unwrap())
+        .collect();
     for (e, o) in expected["partitions"]
         .as_array()
         .unwrap()
@@ -403,6 +414,11 @@ fn log_dir_differences(expected: &Value, observed: &Value, data_dir: &Path) -> V
                     json!((hw - leo).max(0)),
                     json!(log_bytes(data_dir, broker, &tp)),
                 )
+            };
+            let want_size = if filling.contains(&tp.as_str()) {
+                or["log_size_bytes"].clone()
+            } else {
+                want_size
             };
             let got = (&or["offset_lag"], &or["log_size_bytes"]);
             if got != (&want_lag, &want_size) {
