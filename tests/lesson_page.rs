@@ -99,6 +99,7 @@ fn the_page_holds_both_casts_the_player_and_a_chapter_per_caption_with_its_state
         "the page names nothing on the network"
     );
     let lesson = lesson_of(&dir);
+    assert_eq!(lesson["lang"], "en", "the page opens in --lang's language");
     // Each language's cast is the one `export --cast --lang` writes, inline
     // and as a file.
     for lang in ["en", "zh"] {
@@ -156,7 +157,20 @@ fn a_used_directory_is_refused_unless_forced_and_then_only_the_page_s_files_chan
         std::fs::read_to_string(dir.join("index.html")).unwrap(),
         "old"
     );
-    mk_tui_ok(&["export", rec, "--html", dir.to_str().unwrap(), "--force"]);
+    mk_tui_ok(&[
+        "export",
+        rec,
+        "--html",
+        dir.to_str().unwrap(),
+        "--force",
+        "--lang",
+        "zh",
+    ]);
+    assert_eq!(
+        lesson_of(dir)["lang"],
+        "zh",
+        "the page opens in --lang's language"
+    );
     assert_eq!(
         std::fs::read_to_string(dir.join("notes.txt")).unwrap(),
         "mine"

@@ -8,10 +8,18 @@
   "use strict";
   var lesson = window.MK_LESSON;
   var words = {
-    en: { chapters: "Chapters", step: "step", show: "show state", lang: "en" },
-    zh: { chapters: "章节", step: "步骤", show: "显示状态", lang: "zh-CN" },
+    en: {
+      chapters: "Chapters", step: "step", show: "show state", lang: "en",
+      "made-with": "Made with", "player-is": "The player is", "the-casts": "The casts:",
+    },
+    zh: {
+      chapters: "章节", step: "步骤", show: "显示状态", lang: "zh-CN",
+      "made-with": "生成工具：", "player-is": "播放器：", "the-casts": "录像文件：",
+    },
   };
-  var lang = location.hash === "#zh" ? "zh" : "en";
+  // #en or #zh, else the language the page was exported in (--lang).
+  var fromHash = location.hash.slice(1);
+  var lang = words[fromHash] ? fromHash : lesson.lang;
   var player = null;
   var current = -1;
 
@@ -69,6 +77,9 @@
     document.title = lesson.title[lang];
     document.getElementById("title").textContent = lesson.title[lang];
     document.getElementById("chapters-heading").textContent = w.chapters;
+    ["made-with", "player-is", "the-casts"].forEach(function (id) {
+      document.getElementById(id).textContent = w[id];
+    });
     document.querySelectorAll("#languages button").forEach(function (b) {
       b.setAttribute("aria-pressed", String(b.dataset.lang === lang));
     });

@@ -115,6 +115,8 @@ fn build(
     let title = |lang: Lang| recording.header.title_in(lang.code()).to_string();
     let lesson = serde_json::json!({
         "title": {"en": title(Lang::En), "zh": title(Lang::Zh)},
+        // The language the page opens in (`--lang`; `#en`/`#zh` override).
+        "lang": args.look.lang.code(),
         "cols": cols,
         "rows": rows,
         "steps": last,

@@ -3,7 +3,8 @@ Chromium over the DevTools protocol on a pipe (--remote-debugging-pipe: no
 port, no network), with every host name resolving nowhere.
 
 It opens DIR/index.html from file://, waits for the chapter list and the
-player (with --lang zh, clicks the 中文 button first), then clicks each
+player (with --lang, clicks that language's button first unless the page
+opened in it), then clicks each
 chapter of K (indices from 0, comma-separated, or "all") with the mouse,
 waits for the player's screen to settle and reads it. It prints one JSON
 object: the chapters' labels; for each chapter clicked, the player's time,
@@ -14,12 +15,13 @@ first chapter of K there.
 
 tests/lesson_page.rs compares the text with `mk-tui render --step N`.
 
-Usage: python lesson_page.py CHROMIUM DIR K|all [--lang zh] [--screenshot PNG]
+Usage: python lesson_page.py CHROMIUM DIR K|all [--lang en|zh] [--screenshot PNG]
 """
 
 import base64
 import json
 import os
+import select
 import subprocess
 import sys
 import tempfile
@@ -47,6 +49,7 @@ class Browser:
                 "--remote-debugging-pipe",
                 "--no-sandbox",
                 "--disable-gpu",
+                "--disable-dev-shm-usage",
                 "--no-first-run",
                 "--no-default-browser-check",
                 "--disable-extensions",
@@ -74,7 +77,8 @@ class Browser:
 
     def _read_message(self):
         while b"\0" not in self.buffer:
-            if time.monotonic() > self.deadline:
+            left = self.deadline - time.monotonic()
+            if left <= 0 or not select.select([self.from_child], [], [], left)[0]:
                 raise TimeoutError("Chromium did not answer in time")
             chunk = os.read(self.from_child, 1 << 16)
             if not chunk:
@@ -170,9 +174,10 @@ def drive(browser, page_dir, chapters, lang, screenshot):
     browser.wait_event("Page.loadEventFired")
     wait_for("document.querySelectorAll('#chapters li').length > 0", "a chapter list")
     wait_for("document.querySelector('#player .ap-term') !== null", "a player")
-    if lang == "zh":
-        click("#languages button[data-lang='zh']")
-        wait_for("document.documentElement.lang === 'zh-CN'", "the Chinese page")
+    page_lang = {"en": "en", "zh": "zh-CN"}[lang]
+    if evaluate("document.documentElement.lang") != page_lang:
+        click("#languages button[data-lang='%s']" % lang)
+        wait_for("document.documentElement.lang === '%s'" % page_lang, "the page in " + lang)
         wait_for("document.querySelector('#player .ap-term') !== null", "a player")
     count = evaluate("document.querySelectorAll('#chapters li').length")
     chosen = range(count) if chapters == "all" else [int(k) for k in chapters.split(",")]
