@@ -2,7 +2,10 @@
 //! 11), checked with a third-party terminal emulator: the cast's bytes are
 //! played into pyte (`tests/tools/cast_screen.py`) and its final screen is
 //! compared with `render --step LAST --format text`, for whole casts and
-//! for a cast cut to a chapter, in both languages.
+//! for a cast cut to a chapter, in both languages. Only the key bar (the
+//! last row) differs: a cast names the player's keys, which are the keys
+//! a viewer of the cast has. A step that crashed the cluster plays its
+//! moment of death (`N✝`) before its recovery, as replay shows it.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -108,12 +111,106 @@ fn a_cast_ends_on_the_frame_render_draws_in_a_real_terminal_emulator() {
         let frame = mk_tui(&[
             "render", rec, "--step", &last, "--size", size, "--lang", lang,
         ]);
-        let lines =
-            |t: &str| -> Vec<String> { t.lines().map(|l| l.trim_end().to_string()).collect() };
+        let (screen, bar) = body_and_bar(&screen);
+        let (frame, dashboard_bar) = body_and_bar(&frame);
         assert_eq!(
-            lines(&screen),
-            lines(&frame),
-            "{rec} at {size} ({lang}), step {last}:\npyte:\n{screen}\nrender:\n{frame}"
+            screen, frame,
+            "{rec} at {size} ({lang}), step {last}:\npyte:\n{screen:#?}\nrender:\n{frame:#?}"
+        );
+        let player_keys = match lang {
+            "zh" => ["space 播放/暂停", "[ ] 上一个/下一个字幕"],
+            _ => ["space play/pause", "[ ] previous/next caption"],
+        };
+        for keys in player_keys {
+            assert!(bar.contains(keys), "{rec}: the cast's key bar {bar:?}");
+        }
+        assert!(
+            dashboard_bar.contains("space") && !bar.contains(" q "),
+            "{rec}: the dashboard's bar {dashboard_bar:?}, the cast's {bar:?}"
         );
     }
+}
+
+/// A screen's rows but the last, trailing spaces trimmed, and the last
+/// row (the key bar).
+fn body_and_bar(text: &str) -> (Vec<String>, String) {
+    let mut lines: Vec<String> = text.lines().map(|l| l.trim_end().to_string()).collect();
+    let bar = lines.pop().unwrap_or_default();
+    (lines, bar)
+}
+
+#[test]
+fn a_cast_shows_a_crash_s_moment_of_death_then_its_recovery() {
+    let Some(python) = python_with_pyte() else {
+        if std::env::var_os("CI").is_some() {
+            panic!("CI installs pyte (.ci/run): it must be importable");
+        }
+        eprintln!("skipped: no Python with pyte (pip install pyte, or set MK_TUI_PYTHON)");
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let cast = dir.path().join("torn.cast");
+    let rec = "recordings/ch08-torn-journal.jsonl";
+    mk_tui(&[
+        "export",
+        rec,
+        "--cast",
+        cast.to_str().unwrap(),
+        "--size",
+        "160x48",
+    ]);
+    // Step 5 tears the journal and restarts: its marker's time is the
+    // moment; the next frame of the cast, before step 6, the recovery.
+    let text = std::fs::read_to_string(&cast).unwrap();
+    let events: Vec<serde_json::Value> = text
+        .lines()
+        .skip(1)
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let time_of_marker = |prefix: &str| {
+        events
+            .iter()
+            .find(|e| e[1] == "m" && e[2].as_str().unwrap().starts_with(prefix))
+            .unwrap_or_else(|| panic!("no marker {prefix:?}"))[0]
+            .as_f64()
+            .unwrap()
+    };
+    let (moment, next) = (time_of_marker("step 5:"), time_of_marker("step 6:"));
+    let frames_between: Vec<f64> = events
+        .iter()
+        .filter(|e| e[1] == "o")
+        .map(|e| e[0].as_f64().unwrap())
+        .filter(|t| *t > moment && *t < next)
+        .collect();
+    assert_eq!(
+        frames_between.len(),
+        1,
+        "the recovery, once: {frames_between:?}"
+    );
+    let screen_at = |t: f64| {
+        let out = Command::new(&python)
+            .arg(root().join("tests/tools/cast_screen.py"))
+            .arg(&cast)
+            .args(["--until", &t.to_string()])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let at_moment = screen_at(moment);
+    let title = at_moment.lines().next().unwrap();
+    assert!(
+        title.contains("✝ moment of death") && title.contains("step 5✝/9"),
+        "{title}"
+    );
+    let recovered = screen_at(frames_between[0]);
+    let title = recovered.lines().next().unwrap();
+    assert!(title.contains("step 5+/9"), "{title}");
+    // The recovery is the frame `render --step 5` draws, but for the bar.
+    let frame = mk_tui(&["render", rec, "--step", "5", "--size", "160x48"]);
+    assert_eq!(body_and_bar(&recovered).0, body_and_bar(&frame).0);
 }

@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 
 use clap::{Parser, Subcommand};
 
+mod lesson_page;
 mod observation;
 #[cfg(feature = "serve")]
 mod observe;
@@ -202,13 +203,29 @@ pub enum Command {
     /// protocol fills; the others are listed under "unavailable".
     #[cfg(feature = "serve")]
     Observe(observe::ObserveArgs),
-    /// Export a recording as an asciinema cast (asciicast v2).
+    /// Export a recording as an asciinema cast (asciicast v2), or as a
+    /// lesson page (--html): the cast in asciinema-player, its captions as
+    /// chapters in English and Chinese, each with its state
+    /// (docs/lesson-page.md).
     Export {
         /// The recording.
         file: PathBuf,
         /// The .cast file to write.
-        #[arg(long, value_name = "OUT")]
-        cast: PathBuf,
+        #[arg(
+            long,
+            value_name = "OUT",
+            required_unless_present = "html",
+            conflicts_with = "html"
+        )]
+        cast: Option<PathBuf>,
+        /// Write a self-contained lesson page into DIR (absent or empty),
+        /// which works from file:// with no network.
+        #[arg(long, value_name = "DIR", conflicts_with_all = ["from", "to"])]
+        html: Option<PathBuf>,
+        /// With --html: write into DIR even if it is not empty (the page's
+        /// files are replaced, others kept).
+        #[arg(long, requires = "html")]
+        force: bool,
         /// Terminal size, COLSxROWS (default: the recording's, else 120x36).
         #[arg(long)]
         size: Option<String>,
@@ -522,10 +539,36 @@ pub fn run(cli: Cli) -> Result<(), SessionError> {
         Some(Command::Export {
             file,
             cast,
+            html,
+            force,
             size,
             from,
             to,
         }) => {
+            if let Some(dir) = html {
+                if observation::load(&file).is_some() {
+                    return Err(SessionError::path(
+                        &file,
+                        "--html: an observation has no captions to make chapters of; export it with --cast",
+                    ));
+                }
+                let recording = Recording::load(&file)?;
+                let look = headless::Look {
+                    layout: layout_for(recording.header.layout.as_deref())?,
+                    lang,
+                    theme,
+                };
+                let size = size_of(size.as_deref(), &recording)?;
+                let args = lesson_page::PageArgs {
+                    file: &file,
+                    dir: &dir,
+                    force,
+                    size,
+                    look,
+                };
+                return lesson_page::write(recording, args);
+            }
+            let cast = cast.expect("clap requires --cast without --html");
             if let Some(observation) = observation::load(&file) {
                 let observation = observation?;
                 let look = headless::Look {

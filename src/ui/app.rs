@@ -105,6 +105,9 @@ pub struct App {
     pub zoomed: bool,
     /// `P`: the focused pane above a large caption.
     pub presenting: bool,
+    /// Drawn for a cast (`mk-tui export`): the key bar names the keys of
+    /// a cast player, not the dashboard's, which a player does not have.
+    pub player_keys: bool,
     pub prompt: Option<Prompt>,
     /// The last outcome or error.
     pub status: Option<Status>,
@@ -197,6 +200,7 @@ impl App {
             size: None,
             zoomed: false,
             presenting: false,
+            player_keys: false,
             prompt: None,
             status: None,
             last_txn: None,
@@ -273,6 +277,12 @@ impl App {
     /// True in a live session whose last step's moment of death is shown.
     pub fn live_at_moment(&self) -> bool {
         self.session.live_at_moment()
+    }
+
+    /// True in a replay showing a step's moment of death, before its
+    /// recovery (docs/dashboard.md "Crashes as moments").
+    pub fn at_moment(&self) -> bool {
+        self.session.timeline().is_some_and(|t| t.at_moment())
     }
 
     /// The driver behind the current frame (none for a saved state).

@@ -250,7 +250,7 @@ pub fn export_cast(
     lang: Lang,
     (from, to): (usize, usize),
     out: &mut impl Write,
-) -> Result<(), SessionError> {
+) -> Result<Vec<CastMarker>, SessionError> {
     export_cast_in(
         recording,
         cols,
@@ -269,7 +269,7 @@ pub fn export_cast_in(
     look: Look,
     (from, to): (usize, usize),
     out: &mut impl Write,
-) -> Result<(), SessionError> {
+) -> Result<Vec<CastMarker>, SessionError> {
     let lang = look.lang;
     let steps: Vec<(u64, Option<String>)> = recording
         .steps
@@ -296,7 +296,7 @@ pub fn export_observation_cast_in(
     look: Look,
     (from, to): (usize, usize),
     out: &mut impl Write,
-) -> Result<(), SessionError> {
+) -> Result<Vec<CastMarker>, SessionError> {
     let observation = timeline.observation();
     let steps: Vec<(u64, Option<String>)> = (1..=observation.len())
         .map(|n| (observation.at_ms(n), None))
@@ -306,8 +306,24 @@ pub fn export_observation_cast_in(
     write_cast(app, &title, &steps, (cols, rows), (from, to), out)
 }
 
+/// How long a cast shows the moment of death of its last step when that
+/// step crashed the cluster (there is no next step to share a gap with).
+pub const LAST_MOMENT_HOLD_S: f64 = 1.0;
+
+/// A marker of a cast: its time, the step its frame shows, and its label.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CastMarker {
+    pub time: f64,
+    pub step: usize,
+    pub label: String,
+}
+
 /// Writes the cast of a replaying `app` from step `from` to `to`: `steps`
-/// holds each step's `at_ms` and caption (step n at index n - 1).
+/// holds each step's `at_ms` and caption (step n at index n - 1). The key
+/// bar names the player's keys, not the dashboard's. A step that crashed
+/// the cluster plays as replay plays it (docs/dashboard.md "Crashes as
+/// moments"): its moment of death at the step's time, with its marker,
+/// then its recovery halfway to the next step. Returns the markers.
 fn write_cast(
     mut app: App,
     title: &str,
@@ -315,7 +331,7 @@ fn write_cast(
     (cols, rows): (u16, u16),
     (from, to): (usize, usize),
     out: &mut impl Write,
-) -> Result<(), SessionError> {
+) -> Result<Vec<CastMarker>, SessionError> {
     let last = steps.len();
     if from > to || to > last {
         return Err(SessionError::flag(
@@ -323,11 +339,13 @@ fn write_cast(
             format!("expected 0 <= from <= to <= {last}, the last step"),
         ));
     }
+    app.player_keys = true;
     app.update(Msg::Resize(cols, rows))?;
     let mut terminal = AnsiTerminal::new(cols, rows).map_err(SessionError::Write)?;
     let io = SessionError::Write;
     let header = serde_json::json!({"version": 2, "width": cols, "height": rows, "title": title, "env": {"TERM": "xterm-256color"}});
     writeln!(out, "{header}").map_err(io)?;
+    let mut markers = Vec::new();
     let mut emit = |t: f64, kind: &str, data: String| {
         writeln!(out, "{}", serde_json::json!([t, kind, data])).map_err(io)
     };
@@ -345,16 +363,38 @@ fn write_cast(
         (n, false) => format!("step {n}: {title}"),
         (n, true) => format!("step {n}"),
     };
-    emit(0.0, "m", label)?;
+    emit(0.0, "m", label.clone())?;
+    markers.push(CastMarker {
+        time: 0.0,
+        step: from,
+        label,
+    });
     let start_ms = from.checked_sub(1).map_or(0, |i| steps[i].0);
+    let time_of = |at_ms: u64| TITLE_HOLD_S + at_ms.saturating_sub(start_ms) as f64 / 1000.0;
     for (i, (at_ms, caption)) in steps.iter().enumerate().take(to).skip(from) {
-        app.goto_step(i + 1)?;
-        let t = TITLE_HOLD_S + at_ms.saturating_sub(start_ms) as f64 / 1000.0;
+        // Forward one step, as the replay's space does: onto the moment
+        // of death first if the step crashed the cluster.
+        app.update(Msg::Command(crate::ui::keys::KeyCommand::NextStep))?;
+        let t = time_of(*at_ms);
         let bytes = terminal.draw(&mut app).map_err(io)?;
         emit(t, "o", String::from_utf8_lossy(&bytes).into_owned())?;
         if let Some(caption) = caption {
-            emit(t, "m", format!("step {}: {caption}", i + 1))?;
+            let label = format!("step {}: {caption}", i + 1);
+            emit(t, "m", label.clone())?;
+            markers.push(CastMarker {
+                time: t,
+                step: i + 1,
+                label,
+            });
+        }
+        if app.at_moment() {
+            let hold = steps
+                .get(i + 1)
+                .map_or(LAST_MOMENT_HOLD_S, |(next, _)| (time_of(*next) - t) / 2.0);
+            app.update(Msg::Command(crate::ui::keys::KeyCommand::NextStep))?;
+            let bytes = terminal.draw(&mut app).map_err(io)?;
+            emit(t + hold, "o", String::from_utf8_lossy(&bytes).into_owned())?;
         }
     }
-    Ok(())
+    Ok(markers)
 }

@@ -222,6 +222,13 @@ const LABELS: &[(&str, &str, &str)] = &[
     ("back", "back", "上一步"),
     ("play", "play", "播放"),
     ("pause", "pause", "暂停"),
+    ("player_pause", "play/pause", "播放/暂停"),
+    (
+        "player_chapter",
+        "previous/next caption",
+        "上一个/下一个字幕",
+    ),
+    ("player_frame", "one frame (paused)", "单帧（暂停时）"),
     ("zoom", "zoom", "放大"),
     ("unzoom", "unzoom", "还原"),
     ("present", "present", "演示"),

@@ -380,12 +380,27 @@ pub struct BarState {
     /// The focused pane: live, the groups pane's keys lead the bar while
     /// it has the focus, and retention and compaction while the log has.
     pub focus: Option<PaneId>,
+    /// A cast (`mk-tui export`): the bar names a cast player's keys
+    /// (asciinema-player's and `asciinema play`'s), none of the dashboard's.
+    pub player: bool,
 }
+
+/// The key bar of a cast: the keys asciinema-player and `asciinema play`
+/// share (space, `.` one frame while paused, `]` next marker, one per
+/// caption), and `[`, the web player's previous marker.
+pub const PLAYER_BAR: [(&str, &str); 3] = [
+    ("space", "player_pause"),
+    ("[ ]", "player_chapter"),
+    (".", "player_frame"),
+];
 
 /// The key bar: the few keys that matter most now, as (key, label key).
 /// While playing, `p` says "pause"; zoomed or presenting, the way back
 /// comes first.
 pub fn key_bar(state: BarState) -> Vec<(&'static str, &'static str)> {
+    if state.player {
+        return PLAYER_BAR.to_vec();
+    }
     let mut out = Vec::new();
     if state.zoomed {
         out.push(("f", "unzoom"));
@@ -820,6 +835,24 @@ mod tests {
             ..BarState::default()
         };
         assert_eq!(key_bar(replay(Some(PaneId::Groups))), key_bar(replay(None)));
+    }
+
+    #[test]
+    fn a_cast_s_key_bar_names_only_the_player_s_keys() {
+        let cast = BarState {
+            replay: true,
+            player: true,
+            ..BarState::default()
+        };
+        let keys: Vec<&str> = key_bar(cast).into_iter().map(|(k, _)| k).collect();
+        assert_eq!(keys, ["space", "[ ]", "."]);
+        for (_, label) in key_bar(cast) {
+            assert_ne!(
+                crate::ui::i18n::Lang::Zh.t(label),
+                label,
+                "{label} is translated"
+            );
+        }
     }
 
     #[test]

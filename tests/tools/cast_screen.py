@@ -4,7 +4,10 @@ and prints the final screen, one line per row, trailing spaces trimmed.
 tests/casts.rs compares it with `mk-tui render --step LAST --format text`:
 a cast must end on exactly the frame `render` draws.
 
-Usage: python cast_screen.py FILE.cast
+With --until SECONDS it stops after the events at or before that time
+(tests/casts.rs reads a crash's moment of death this way).
+
+Usage: python cast_screen.py FILE.cast [--until SECONDS]
 """
 
 import json
@@ -14,13 +17,15 @@ import pyte
 from wcwidth import wcwidth
 
 
-def main(path):
+def main(path, until=None):
     with open(path, encoding="utf-8") as f:
         header = json.loads(f.readline())
         screen = pyte.Screen(header["width"], header["height"])
         stream = pyte.Stream(screen)
         for line in f:
-            _, kind, data = json.loads(line)
+            t, kind, data = json.loads(line)
+            if until is not None and t > until:
+                break
             if kind == "o":
                 stream.feed(data)
     # The screen's characters, read cell by cell: pyte's own `display` trips
@@ -44,4 +49,10 @@ def main(path):
 
 
 if __name__ == "__main__":
-    main(sys.argv[1])
+    args = sys.argv[1:]
+    until = None
+    if len(args) == 3 and args[1] == "--until":
+        until = float(args[2])
+    elif len(args) != 1:
+        sys.exit("usage: cast_screen.py FILE.cast [--until SECONDS]")
+    main(args[0], until)

@@ -119,6 +119,7 @@ impl<'a> From<&'a App> for ViewState<'a> {
                 saved: session.is_saved(),
                 observing: app.is_observing(),
                 focus: app.focused(),
+                player: app.player_keys,
             },
         }
     }
