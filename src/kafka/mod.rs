@@ -92,6 +92,8 @@ pub struct ServeOptions {
     pub data_dir: Option<PathBuf>,
     /// Rules: the recording's, else minikafka.
     pub rules: Option<String>,
+    /// `--transaction-version`: the recording's, else 1.
+    pub transaction_version: Option<u8>,
     /// Replicate every this many ms; 0: never.
     pub auto_replicate_ms: u64,
     /// Clean the configured topics every this many ms; 0: never
@@ -392,6 +394,7 @@ fn plan(options: &ServeOptions) -> Result<Plan, SessionError> {
         if let Some(rules) = rules {
             header.rules = rules.to_string();
         }
+        with_transaction_version(&mut header, options.transaction_version)?;
         return Ok(Plan {
             brokers: header.cluster.brokers.clone(),
             source: Source::Recording(header, recording.steps),
@@ -416,6 +419,7 @@ fn plan(options: &ServeOptions) -> Result<Plan, SessionError> {
         let stored = ClusterFile::read(dir)?;
         if let Some(file) = &stored {
             file.check_given(dir, given)?;
+            check_transaction_version(dir, file, options.transaction_version)?;
         }
         let brokers = match &stored {
             Some(file) => file.config(dir)?.broker_ids,
@@ -426,7 +430,8 @@ fn plan(options: &ServeOptions) -> Result<Plan, SessionError> {
             source: Source::Reopen(given),
         });
     }
-    let header = default_header(rules)?;
+    let mut header = default_header(rules)?;
+    with_transaction_version(&mut header, options.transaction_version)?;
     Ok(Plan {
         brokers: header.cluster.brokers.clone(),
         source: Source::Fresh(header),
@@ -458,6 +463,47 @@ fn open_driver(
             Ok((driver, header, Vec::new()))
         }
         Source::Fresh(header) => Ok((Driver::new(&header, dir)?, header, Vec::new())),
+    }
+}
+
+/// `--transaction-version` into the header's config, checked against its
+/// rules as a recording's `config.transaction_version` is.
+fn with_transaction_version(header: &mut Header, given: Option<u8>) -> Result<(), SessionError> {
+    let Some(n) = given else {
+        return Ok(());
+    };
+    let rules: Rules = header
+        .rules
+        .parse()
+        .map_err(|e| SessionError::flag("--rules", e))?;
+    if let Some(why) = crate::session::recording::transaction_version_error(Some(n), rules) {
+        let why = why
+            .split_once(": ")
+            .map_or(why.as_str(), |(_, rest)| rest)
+            .to_string();
+        return Err(SessionError::flag(format!("--transaction-version {n}"), why));
+    }
+    header.cluster.config.transaction_version = Some(n);
+    Ok(())
+}
+
+/// A reopened directory keeps the transaction version it was made with:
+/// `--transaction-version` may only agree.
+fn check_transaction_version(
+    dir: &Path,
+    file: &ClusterFile,
+    given: Option<u8>,
+) -> Result<(), SessionError> {
+    match given {
+        Some(n) if n != file.config.transaction_version => Err(SessionError::flag(
+            format!("--transaction-version {n}"),
+            format!(
+                "{} was made with transaction version {}; leave --transaction-version out to reopen it as it was made",
+                dir.display(),
+                file.config.transaction_version
+            ),
+        )),
+        _ => Ok(()),
     }
 }
 

@@ -210,7 +210,10 @@ pub fn ensure_open(worker: &mut dyn Broker, txn: &str) -> Result<Opened, Refused
             format!("{txn:?}'s previous transaction is {state}: its end is still being written"),
         ));
     }
-    let (step, end) = steps::apply(worker, &Action::Begin { txn: txn.into() });
+    let (step, end) = steps::apply(worker, &Action::Begin {
+            txn: txn.into(),
+            init: false,
+        });
     match end {
         StepEnd::Done => {
             finish_begin(worker, txn);
