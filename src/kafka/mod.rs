@@ -40,7 +40,7 @@ use std::sync::mpsc;
 
 use std::collections::BTreeSet;
 
-use crate::engine::config::{BrokerId, Rules};
+use crate::engine::config::{BrokerId, Rules, TransactionVersion};
 use crate::session::SessionError;
 use crate::session::cluster_file::ClusterFile;
 use crate::session::recording::{Header, Step};
@@ -125,7 +125,8 @@ pub fn serve(options: ServeOptions) -> Result<i32, SessionError> {
     let plan = plan(&options)?;
     let runtime = network_runtime()?;
     let listeners = runtime.block_on(bind_all(listen, &plan.brokers))?;
-    let (ids_tx, ids_rx) = mpsc::channel::<Result<Vec<BrokerId>, SessionError>>();
+    type Opened = (Vec<BrokerId>, TransactionVersion);
+    let (ids_tx, ids_rx) = mpsc::channel::<Result<Opened, SessionError>>();
     let (adv_tx, adv_rx) = mpsc::channel::<Vec<Advertised>>();
     let (commands, command_rx) = mpsc::channel::<Command>();
     let registry = Registry::default();
@@ -158,7 +159,11 @@ pub fn serve(options: ServeOptions) -> Result<i32, SessionError> {
                     .cluster()
                     .with_state(|s| s.stopped_brokers().iter().copied().collect()),
             );
-            let _ = ids_tx.send(Ok(driver.cluster().config().broker_ids.clone()));
+            let config = driver.cluster().config();
+            let _ = ids_tx.send(Ok((
+                config.broker_ids.clone(),
+                config.rules.transaction_version,
+            )));
             let advertised = adv_rx.recv().ok()?;
             let mut state =
                 ServerState::new(advertised, opts.auto_replicate_ms, true, registry, gates);
@@ -184,9 +189,9 @@ pub fn serve(options: ServeOptions) -> Result<i32, SessionError> {
         })
         .map_err(|e| SessionError::os("cannot start the driver thread", e))?;
     let bound: Vec<BrokerId> = listeners.iter().map(|(b, _)| *b).collect();
-    match ids_rx.recv() {
-        Ok(Ok(ids)) if ids == bound => {}
-        Ok(Ok(ids)) => {
+    let transaction_version = match ids_rx.recv() {
+        Ok(Ok((ids, version))) if ids == bound => version,
+        Ok(Ok((ids, _))) => {
             drop(adv_tx);
             let _ = thread.join();
             return Err(SessionError::refused(format!(
@@ -234,6 +239,7 @@ pub fn serve(options: ServeOptions) -> Result<i32, SessionError> {
         gates: gates_rx,
         to_stderr: true,
         reading: crate::kafka::codec::ReadBudget::default(),
+        transaction_version,
     };
     let (signal, number) = runtime.block_on(server::serve_until_signal(listeners, net, signals));
     log_line(format_args!("mk-tui serve: {signal}: closing"));
@@ -481,7 +487,10 @@ fn with_transaction_version(header: &mut Header, given: Option<u8>) -> Result<()
             .split_once(": ")
             .map_or(why.as_str(), |(_, rest)| rest)
             .to_string();
-        return Err(SessionError::flag(format!("--transaction-version {n}"), why));
+        return Err(SessionError::flag(
+            format!("--transaction-version {n}"),
+            why,
+        ));
     }
     header.cluster.config.transaction_version = Some(n);
     Ok(())
