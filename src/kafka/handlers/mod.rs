@@ -33,6 +33,8 @@ pub mod txn_client;
 pub mod txn_offset_commit;
 #[cfg(test)]
 mod txn_tests;
+#[cfg(test)]
+mod txn_v2_tests;
 pub mod unsupported;
 
 use kafka_protocol::messages::{ApiKey, RequestKind};
