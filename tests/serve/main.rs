@@ -29,6 +29,7 @@ mod soak;
 #[path = "../common/tmpfs.rs"]
 mod tmpfs;
 mod txn;
+mod txn_version;
 mod wire;
 
 use server::{Server, partition};
