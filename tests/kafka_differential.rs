@@ -152,8 +152,7 @@ fn txn_version_doc(kafka: &KafkaRef, boot: &str, tag: &str) -> serde_json::Value
     // The client logs its errors on standard output too: the document is
     // the last line.
     let last = out.lines().rfind(|l| l.starts_with('{')).unwrap_or("");
-    serde_json::from_str(last)
-        .unwrap_or_else(|e| panic!("TxnVersion.java on {boot}: {e}: {out}"))
+    serde_json::from_str(last).unwrap_or_else(|e| panic!("TxnVersion.java on {boot}: {e}: {out}"))
 }
 
 /// Transaction versions 2 and 1 (KIP-890): TxnVersion.java on Kafka,
