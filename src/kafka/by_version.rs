@@ -111,6 +111,11 @@ fn error_codes(response: &ResponseKind) -> Vec<i16> {
         R::AddPartitionsToTxn(r) => r
             .results_by_topic_v3_and_below
             .iter()
+            .chain(
+                r.results_by_transaction
+                    .iter()
+                    .flat_map(|t| &t.topic_results),
+            )
             .flat_map(|t| t.results_by_partition.iter())
             .map(|p| p.partition_error_code)
             .collect(),
@@ -145,6 +150,11 @@ fn set_error_codes(response: &mut ResponseKind, codes: &[i16]) {
         R::AddPartitionsToTxn(r) => r
             .results_by_topic_v3_and_below
             .iter_mut()
+            .chain(
+                r.results_by_transaction
+                    .iter_mut()
+                    .flat_map(|t| t.topic_results.iter_mut()),
+            )
             .flat_map(|t| t.results_by_partition.iter_mut())
             .for_each(|p| next(&mut p.partition_error_code)),
         R::TxnOffsetCommit(r) => r

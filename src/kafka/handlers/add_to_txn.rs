@@ -273,10 +273,13 @@ pub fn verify_batch(worker: &mut dyn Broker, request: &AddPartitionsToTxnRequest
                         .map(|p| {
                             let added = topic_partition(&topic.name.0, *p)
                                 .is_some_and(|tp| open.contains(&tp));
+                            // Kafka's coordinator: TRANSACTION_ABORTABLE
+                            // for a partition not in the transaction
+                            // (`handleVerifyPartitionsInTransaction`).
                             let code = in_txn.unwrap_or(if added || error != code::NONE {
                                 error
                             } else {
-                                code::INVALID_TXN_STATE
+                                code::TRANSACTION_ABORTABLE
                             });
                             AddPartitionsToTxnPartitionResult::default()
                                 .with_partition_index(*p)
@@ -299,7 +302,7 @@ pub fn verify_batch(worker: &mut dyn Broker, request: &AddPartitionsToTxnRequest
 
 /// One transaction of a batch: its producer checked, then (unless only
 /// verifying) its partitions added. A partition verified but not in the
-/// transaction is INVALID_TXN_STATE, set by the caller.
+/// transaction is TRANSACTION_ABORTABLE, set by the caller.
 fn verify_one(worker: &mut dyn Broker, t: &AddPartitionsToTxnTransaction) -> Result<(), Refused> {
     let txn = t.transactional_id.0.to_string();
     txn_client::check_producer(
@@ -326,11 +329,10 @@ fn verify_one(worker: &mut dyn Broker, t: &AddPartitionsToTxnTransaction) -> Res
     if t.verify_only {
         let open = worker.producers().transactional[&txn].open.clone();
         return match open {
-            Some(o) => {
-                txn_client::still_open(worker, &txn, &o).map_err(|m| (code::INVALID_TXN_STATE, m))
-            }
+            Some(o) => txn_client::still_open(worker, &txn, &o)
+                .map_err(|m| (code::TRANSACTION_ABORTABLE, m)),
             None => Err((
-                code::INVALID_TXN_STATE,
+                code::TRANSACTION_ABORTABLE,
                 format!("{txn:?} has no transaction open"),
             )),
         };

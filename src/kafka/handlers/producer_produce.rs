@@ -277,13 +277,22 @@ fn admit(
                 add_implicitly(worker, txn, &tp)?;
             }
             let p = &worker.producers().transactional[txn];
+            // Kafka's verification (KIP-890 part 1): the coordinator
+            // answers TRANSACTION_ABORTABLE for a partition not in the
+            // transaction (`handleVerifyPartitionsInTransaction`), which a
+            // client before v11 gets as INVALID_TXN_STATE.
+            let not_added = if version >= ABORTABLE_VERSION {
+                code::TRANSACTION_ABORTABLE
+            } else {
+                code::INVALID_TXN_STATE
+            };
             let open = p
                 .open
                 .as_ref()
                 .filter(|o| o.partitions.contains(&tp))
                 .ok_or_else(|| {
                     (
-                        code::INVALID_TXN_STATE,
+                        not_added,
                         format!("{tp} was not added to {txn:?}'s transaction (AddPartitionsToTxn)"),
                     )
                 })?;
