@@ -3,8 +3,9 @@
 //! a transaction opens it in the engine with a `begin` action
 //! ([`txn_client::ensure_open`]); the partitions and groups are kept by
 //! the server, which refuses a transactional produce to a partition not
-//! added (INVALID_TXN_STATE; TRANSACTION_ABORTABLE from Produce v11), as a broker does. The engine itself learns a
-//! partition from the transaction's first `send` to it (E10).
+//! added (INVALID_TXN_STATE; TRANSACTION_ABORTABLE from Produce v11), as
+//! a broker does. The engine itself learns a partition from the
+//! transaction's first `send` to it (E10).
 //!
 //! Versions 4 and 5 (KIP-890's broker-to-broker batches: a broker asks
 //! the coordinator for its producers, several transactions at once) are
