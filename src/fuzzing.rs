@@ -258,6 +258,7 @@ fn kafka_payload(frame: bytes::Bytes) {
                 0,
                 ResponseKind::ApiVersions(api_versions::listing(
                     crate::kafka::errors::code::UNSUPPORTED_VERSION,
+                    crate::engine::config::TransactionVersion::V1,
                 )),
             ))
         } else {

@@ -144,6 +144,52 @@ fn java_scenarios(kafka: &KafkaRef, boot: &str) -> BTreeMap<String, serde_json::
         .collect()
 }
 
+/// tests/kafka-ref/java/TxnVersion.java on one cluster: the transaction
+/// protocol Kafka's Java client speaks there and what it sees of it
+/// (epochs after each end, a zombie's error, what read_committed reads).
+fn txn_version_doc(kafka: &KafkaRef, boot: &str, tag: &str) -> serde_json::Value {
+    let out = kafka.java("TxnVersion.java", &[boot, tag, tag]);
+    // The client logs its errors on standard output too: the document is
+    // the last line.
+    let last = out.lines().rfind(|l| l.starts_with('{')).unwrap_or("");
+    serde_json::from_str(last).unwrap_or_else(|e| panic!("TxnVersion.java on {boot}: {e}: {out}"))
+}
+
+/// Transaction versions 2 and 1 (KIP-890): TxnVersion.java on Kafka,
+/// which finalizes `transaction.version` 2, and on `serve
+/// --transaction-version 2`; then on Kafka with the feature downgraded to
+/// 1 (Features.java, as `kafka-features.sh downgrade` does) and on serve's
+/// default, 1. Runs after the other Java scenarios, which the downgrade
+/// would disturb. (name, (Kafka's document, serve's document)).
+fn txn_versions(
+    kafka: &KafkaRef,
+    recording: &std::path::Path,
+) -> Vec<(String, (serde_json::Value, serde_json::Value))> {
+    let mut out = Vec::new();
+    for version in [2, 1] {
+        let features = kafka.java(
+            "Features.java",
+            &[
+                &kafka.bootstrap,
+                "transaction.version",
+                &version.to_string(),
+            ],
+        );
+        assert_eq!(features.trim(), format!("transaction.version {version}"));
+        let mut serve = Server::start(&[
+            recording.to_str().unwrap(),
+            "--transaction-version",
+            &version.to_string(),
+        ]);
+        let tag = format!("kdtv{version}");
+        let k = txn_version_doc(kafka, &kafka.bootstrap, &tag);
+        let s = txn_version_doc(kafka, &serve.bootstrap(), &tag);
+        serve.stop();
+        out.push((format!("java_txn_version_{version}"), (k, s)));
+    }
+    out
+}
+
 fn matches(k: &known::Known, scenario: &str, d: &Difference) -> bool {
     scenario_matches(k.scenario, scenario)
         && path_matches(k.path, &d.path)
@@ -193,6 +239,10 @@ fn serve_with_kafka_rules_answers_real_clients_as_apache_kafka_does_or_as_docume
         docs.insert(name, pair);
     }
     serve.stop();
+    for (name, pair) in txn_versions(&kafka, recording.path()) {
+        names.push(name.clone());
+        docs.insert(name, pair);
+    }
     docs.insert("broker_down".into(), broker_down(&py, &kafka));
     names.push("broker_down".into());
     assert!(names.len() >= 30, "{} scenarios: {names:?}", names.len());

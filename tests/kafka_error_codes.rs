@@ -23,6 +23,9 @@ mod server;
 #[path = "serve/wire.rs"]
 mod wire;
 
+#[path = "kafka_error_codes/delayed_write.rs"]
+mod delayed_write;
+
 use std::time::{Duration, Instant};
 
 use kafka_protocol::messages::add_partitions_to_txn_request::AddPartitionsToTxnTopic;
@@ -258,6 +261,66 @@ fn serve_answers_these_error_codes_as_apache_kafka_or_as_documented() {
     let kafka = KafkaRef::start();
     a_fenced_producer_gets_the_code_its_api_version_knows(&serve, kafka.as_ref());
     delete_topics_is_refused_as_kafka_refuses_it_when_disabled(&serve, kafka.as_ref());
+    a_write_delayed_past_its_end_is_refused(kafka.as_ref());
+}
+
+/// A Produce delivered after its transaction's EndTxn (docs/kafka-
+/// differences.md, *Transaction version 1: the epoch of each begin*): at
+/// version 2 its epoch was retired by the end, INVALID_PRODUCER_EPOCH (47);
+/// at version 1 (Produce v11) its partition is in no open transaction,
+/// TRANSACTION_ABORTABLE (120; Kafka first answers NOT_ENOUGH_REPLICAS
+/// while its coordinator completes the end, which the probe retries);
+/// nothing lands either way. serve at
+/// `--transaction-version 2` (the version 1 requests run there too, as a
+/// version 1 client's on Kafka 4.4, which finalizes 2) and Apache Kafka
+/// 4.4 answer the same.
+fn a_write_delayed_past_its_end_is_refused(kafka: Option<&KafkaRef>) {
+    let mut serve = Server::start(&["--rules", "kafka", "--transaction-version", "2"]);
+    let port = serve.brokers[0].1;
+    let brokers = serve.brokers.clone();
+    let serve_port = move |id: i32| brokers.iter().find(|(b, _)| *b as i32 == id).unwrap().1;
+    let mut conn = Conn::connect(port, "admin");
+    let mut served = Vec::new();
+    for version in [2, 1] {
+        let topic = format!("late{version}");
+        wire::create_topic(&mut conn, &topic, 1, 1);
+        let txn = format!("late-app{version}");
+        served.push(delayed_write::delayed_write(
+            port,
+            &serve_port,
+            &topic,
+            &txn,
+            version,
+        ));
+    }
+    serve.stop();
+    let expected = [
+        ["late 47", "end epoch step 1", "appended 0"],
+        ["late 120", "end epoch step 0", "appended 0"],
+    ];
+    assert_eq!(served, expected, "serve");
+    let Some(kafka) = kafka else {
+        return;
+    };
+    let boot = port_of(&kafka.addr(1));
+    let ports = kafka.ports.clone();
+    let kafka_port = move |id: i32| ports[id as usize - 1];
+    let mut conn = Conn::connect(boot, "admin");
+    let mut theirs = Vec::new();
+    for version in [2, 1] {
+        let topic = format!("late{version}");
+        wire::create_topic(&mut conn, &topic, 1, 3);
+        let txn = format!("late-app{version}");
+        theirs.push(delayed_write::delayed_write(
+            boot,
+            &kafka_port,
+            &topic,
+            &txn,
+            version,
+        ));
+    }
+    println!("Apache Kafka: {theirs:?}");
+    assert_eq!(theirs, expected, "Apache Kafka 4.4");
 }
 
 fn a_fenced_producer_gets_the_code_its_api_version_knows(serve: &Server, kafka: Option<&KafkaRef>) {

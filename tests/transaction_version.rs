@@ -192,3 +192,29 @@ async fn a_late_write_needs_an_ended_transaction() {
     assert_eq!(err.code(), "InvalidTransactionState", "{err}");
     assert!(err.to_string().contains("ongoing"), "{err}");
 }
+
+/// A new producer's `begin` (a served client's InitProducerId) under
+/// version 2 takes an epoch past the one the last end bumped to, as
+/// Kafka's InitProducerId bumps it; a plain `begin` goes on with the
+/// bumped one.
+#[tokio::test]
+async fn version_2_a_new_producer_takes_an_epoch_past_the_bumped_one() {
+    let t = cluster(kafka(TransactionVersion::V2));
+    commit_one(&t).await;
+    let fresh = t
+        .cluster
+        .transactions()
+        .begin_new_producer("app")
+        .await
+        .unwrap();
+    assert_eq!(fresh.producer_epoch(), Some(2), "past the bumped 1");
+    fresh.abort().await.unwrap();
+    let next = t.cluster.transactions().begin("app").await.unwrap();
+    assert_eq!(next.producer_epoch(), Some(3), "the abort's bump, no init");
+    next.abort().await.unwrap();
+    // Version 1: every begin takes the next epoch, a new producer's too.
+    let t = cluster(kafka(TransactionVersion::V1));
+    commit_one(&t).await;
+    let fresh = (t.cluster.transactions().begin_new_producer("app").await).unwrap();
+    assert_eq!(fresh.producer_epoch(), Some(1));
+}

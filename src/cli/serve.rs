@@ -29,6 +29,13 @@ pub struct ServeArgs {
     /// clock it was made with (its cluster.json); other rules are refused.
     #[arg(long)]
     pub rules: Option<String>,
+    /// Kafka's `transaction.version` the server finalizes: 1 (chapter 8's
+    /// protocol, KIP-98) or 2 (Kafka 4's, KIP-890: the epoch bumped at
+    /// every EndTxn, partitions added by Produce v12); 2 needs --rules
+    /// kafka. Default: the recording's, else 1 (docs/kafka-protocol.md,
+    /// "Transaction versions").
+    #[arg(long, value_name = "N")]
+    pub transaction_version: Option<u8>,
     /// Replicate every MS milliseconds (0: never, so acks=all waits).
     #[arg(long, default_value_t = 50, value_name = "MS")]
     pub auto_replicate: u64,
@@ -67,6 +74,7 @@ pub fn run(args: ServeArgs) -> Result<(), crate::session::SessionError> {
         listen: args.listen,
         data_dir: args.data_dir,
         rules: args.rules,
+        transaction_version: args.transaction_version,
         auto_replicate_ms: args.auto_replicate,
         cleaner_interval_ms: args.cleaner_interval,
         allow_remote: args.allow_remote,

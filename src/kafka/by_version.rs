@@ -19,18 +19,19 @@
 //!   INVALID_PRODUCER_EPOCH").
 //! - COORDINATOR_LOAD_IN_PROGRESS (14) to COORDINATOR_NOT_AVAILABLE (15)
 //!   on TxnOffsetCommit below v2 (KAFKA-7296).
-//! - TRANSACTION_ABORTABLE (120, KIP-890) exists only for Produce v11+,
-//!   AddPartitionsToTxn v5 and the like, which this server does not serve;
-//!   should it ever be answered to an older version it becomes
+//! - TRANSACTION_ABORTABLE (120, KIP-890) exists for Produce v11+,
+//!   TxnOffsetCommit v4+ (`AddPartitionsToTxnManager`'s
+//!   GENERIC_ERROR_SUPPORTED), EndTxn and AddOffsetsToTxn v4,
+//!   AddPartitionsToTxn and InitProducerId v5; answered to an older version it becomes
 //!   INVALID_TXN_STATE, as Kafka's verification does for Produce v10 and
-//!   below.
+//!   below ("For backward compatibility with clients").
 
 use kafka_protocol::messages::ResponseKind;
 
 use crate::kafka::errors::{code, name_of};
 
 const COORDINATOR_LOAD_IN_PROGRESS: i16 = 14;
-const TRANSACTION_ABORTABLE: i16 = 120;
+const TRANSACTION_ABORTABLE: i16 = code::TRANSACTION_ABORTABLE;
 
 /// The code a client of `api_version` gets for `error` in `response`'s
 /// API: `error` itself unless Kafka downgrades it there.
@@ -51,14 +52,17 @@ fn for_version(response: &ResponseKind, version: i16, error: i16) -> i16 {
             code::COORDINATOR_NOT_AVAILABLE
         }
         (R::Produce(_), TRANSACTION_ABORTABLE) if version <= 10 => code::INVALID_TXN_STATE,
-        (
-            R::AddPartitionsToTxn(_)
-            | R::AddOffsetsToTxn(_)
-            | R::EndTxn(_)
-            | R::TxnOffsetCommit(_)
-            | R::InitProducerId(_),
-            TRANSACTION_ABORTABLE,
-        ) if version < 5 => code::INVALID_TXN_STATE,
+        // `txnOffsetCommitRequestVersionToTransactionSupportedOperation`:
+        // above 3, GENERIC_ERROR_SUPPORTED.
+        (R::TxnOffsetCommit(_), TRANSACTION_ABORTABLE) if version <= 3 => code::INVALID_TXN_STATE,
+        // KIP-890's versions that add the code: EndTxn v4, AddOffsetsToTxn
+        // v4, AddPartitionsToTxn v5, InitProducerId v5.
+        (R::EndTxn(_) | R::AddOffsetsToTxn(_), TRANSACTION_ABORTABLE) if version < 4 => {
+            code::INVALID_TXN_STATE
+        }
+        (R::AddPartitionsToTxn(_) | R::InitProducerId(_), TRANSACTION_ABORTABLE) if version < 5 => {
+            code::INVALID_TXN_STATE
+        }
         _ => error,
     }
 }
@@ -107,6 +111,11 @@ fn error_codes(response: &ResponseKind) -> Vec<i16> {
         R::AddPartitionsToTxn(r) => r
             .results_by_topic_v3_and_below
             .iter()
+            .chain(
+                r.results_by_transaction
+                    .iter()
+                    .flat_map(|t| &t.topic_results),
+            )
             .flat_map(|t| t.results_by_partition.iter())
             .map(|p| p.partition_error_code)
             .collect(),
@@ -141,6 +150,11 @@ fn set_error_codes(response: &mut ResponseKind, codes: &[i16]) {
         R::AddPartitionsToTxn(r) => r
             .results_by_topic_v3_and_below
             .iter_mut()
+            .chain(
+                r.results_by_transaction
+                    .iter_mut()
+                    .flat_map(|t| t.topic_results.iter_mut()),
+            )
             .flat_map(|t| t.results_by_partition.iter_mut())
             .for_each(|p| next(&mut p.partition_error_code)),
         R::TxnOffsetCommit(r) => r

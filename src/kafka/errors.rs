@@ -170,6 +170,7 @@ pub mod code {
     pub const UNKNOWN_PRODUCER_ID: i16 = ResponseError::UnknownProducerId.code();
     pub const UNSTABLE_OFFSET_COMMIT: i16 = ResponseError::UnstableOffsetCommit.code();
     pub const PRODUCER_FENCED: i16 = ResponseError::ProducerFenced.code();
+    pub const TRANSACTION_ABORTABLE: i16 = ResponseError::TransactionAbortable.code();
     pub const INVALID_GROUP_ID: i16 = ResponseError::InvalidGroupId.code();
     pub const UNKNOWN_MEMBER_ID: i16 = ResponseError::UnknownMemberId.code();
     pub const ILLEGAL_GENERATION: i16 = ResponseError::IllegalGeneration.code();

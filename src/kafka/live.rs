@@ -83,6 +83,7 @@ pub fn open(driver: &Driver, options: &ListenOptions) -> Result<LiveListeners, S
         gates: gates.clone(),
         to_stderr: false,
         reading: crate::kafka::codec::ReadBudget::default(),
+        transaction_version: driver.cluster().config().rules.transaction_version,
     };
     let tasks = {
         let _inside = runtime.enter();

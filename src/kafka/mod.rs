@@ -40,7 +40,7 @@ use std::sync::mpsc;
 
 use std::collections::BTreeSet;
 
-use crate::engine::config::{BrokerId, Rules};
+use crate::engine::config::{BrokerId, Rules, TransactionVersion};
 use crate::session::SessionError;
 use crate::session::cluster_file::ClusterFile;
 use crate::session::recording::{Header, Step};
@@ -92,6 +92,8 @@ pub struct ServeOptions {
     pub data_dir: Option<PathBuf>,
     /// Rules: the recording's, else minikafka.
     pub rules: Option<String>,
+    /// `--transaction-version`: the recording's, else 1.
+    pub transaction_version: Option<u8>,
     /// Replicate every this many ms; 0: never.
     pub auto_replicate_ms: u64,
     /// Clean the configured topics every this many ms; 0: never
@@ -123,7 +125,8 @@ pub fn serve(options: ServeOptions) -> Result<i32, SessionError> {
     let plan = plan(&options)?;
     let runtime = network_runtime()?;
     let listeners = runtime.block_on(bind_all(listen, &plan.brokers))?;
-    let (ids_tx, ids_rx) = mpsc::channel::<Result<Vec<BrokerId>, SessionError>>();
+    type Opened = (Vec<BrokerId>, TransactionVersion);
+    let (ids_tx, ids_rx) = mpsc::channel::<Result<Opened, SessionError>>();
     let (adv_tx, adv_rx) = mpsc::channel::<Vec<Advertised>>();
     let (commands, command_rx) = mpsc::channel::<Command>();
     let registry = Registry::default();
@@ -156,7 +159,11 @@ pub fn serve(options: ServeOptions) -> Result<i32, SessionError> {
                     .cluster()
                     .with_state(|s| s.stopped_brokers().iter().copied().collect()),
             );
-            let _ = ids_tx.send(Ok(driver.cluster().config().broker_ids.clone()));
+            let config = driver.cluster().config();
+            let _ = ids_tx.send(Ok((
+                config.broker_ids.clone(),
+                config.rules.transaction_version,
+            )));
             let advertised = adv_rx.recv().ok()?;
             let mut state =
                 ServerState::new(advertised, opts.auto_replicate_ms, true, registry, gates);
@@ -182,9 +189,9 @@ pub fn serve(options: ServeOptions) -> Result<i32, SessionError> {
         })
         .map_err(|e| SessionError::os("cannot start the driver thread", e))?;
     let bound: Vec<BrokerId> = listeners.iter().map(|(b, _)| *b).collect();
-    match ids_rx.recv() {
-        Ok(Ok(ids)) if ids == bound => {}
-        Ok(Ok(ids)) => {
+    let transaction_version = match ids_rx.recv() {
+        Ok(Ok((ids, version))) if ids == bound => version,
+        Ok(Ok((ids, _))) => {
             drop(adv_tx);
             let _ = thread.join();
             return Err(SessionError::refused(format!(
@@ -232,6 +239,7 @@ pub fn serve(options: ServeOptions) -> Result<i32, SessionError> {
         gates: gates_rx,
         to_stderr: true,
         reading: crate::kafka::codec::ReadBudget::default(),
+        transaction_version,
     };
     let (signal, number) = runtime.block_on(server::serve_until_signal(listeners, net, signals));
     log_line(format_args!("mk-tui serve: {signal}: closing"));
@@ -392,6 +400,7 @@ fn plan(options: &ServeOptions) -> Result<Plan, SessionError> {
         if let Some(rules) = rules {
             header.rules = rules.to_string();
         }
+        with_transaction_version(&mut header, options.transaction_version)?;
         return Ok(Plan {
             brokers: header.cluster.brokers.clone(),
             source: Source::Recording(header, recording.steps),
@@ -416,6 +425,7 @@ fn plan(options: &ServeOptions) -> Result<Plan, SessionError> {
         let stored = ClusterFile::read(dir)?;
         if let Some(file) = &stored {
             file.check_given(dir, given)?;
+            check_transaction_version(dir, file, options.transaction_version)?;
         }
         let brokers = match &stored {
             Some(file) => file.config(dir)?.broker_ids,
@@ -426,7 +436,8 @@ fn plan(options: &ServeOptions) -> Result<Plan, SessionError> {
             source: Source::Reopen(given),
         });
     }
-    let header = default_header(rules)?;
+    let mut header = default_header(rules)?;
+    with_transaction_version(&mut header, options.transaction_version)?;
     Ok(Plan {
         brokers: header.cluster.brokers.clone(),
         source: Source::Fresh(header),
@@ -458,6 +469,50 @@ fn open_driver(
             Ok((driver, header, Vec::new()))
         }
         Source::Fresh(header) => Ok((Driver::new(&header, dir)?, header, Vec::new())),
+    }
+}
+
+/// `--transaction-version` into the header's config, checked against its
+/// rules as a recording's `config.transaction_version` is.
+fn with_transaction_version(header: &mut Header, given: Option<u8>) -> Result<(), SessionError> {
+    let Some(n) = given else {
+        return Ok(());
+    };
+    let rules: Rules = header
+        .rules
+        .parse()
+        .map_err(|e| SessionError::flag("--rules", e))?;
+    if let Some(why) = crate::session::recording::transaction_version_error(Some(n), rules) {
+        let why = why
+            .split_once(": ")
+            .map_or(why.as_str(), |(_, rest)| rest)
+            .to_string();
+        return Err(SessionError::flag(
+            format!("--transaction-version {n}"),
+            why,
+        ));
+    }
+    header.cluster.config.transaction_version = Some(n);
+    Ok(())
+}
+
+/// A reopened directory keeps the transaction version it was made with:
+/// `--transaction-version` may only agree.
+fn check_transaction_version(
+    dir: &Path,
+    file: &ClusterFile,
+    given: Option<u8>,
+) -> Result<(), SessionError> {
+    match given {
+        Some(n) if n != file.config.transaction_version => Err(SessionError::flag(
+            format!("--transaction-version {n}"),
+            format!(
+                "{} was made with transaction version {}; leave --transaction-version out to reopen it as it was made",
+                dir.display(),
+                file.config.transaction_version
+            ),
+        )),
+        _ => Ok(()),
     }
 }
 

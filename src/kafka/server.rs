@@ -21,7 +21,7 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{Notify, oneshot, watch};
 use tokio::task::JoinSet;
 
-use crate::engine::config::BrokerId;
+use crate::engine::config::{BrokerId, TransactionVersion};
 use crate::kafka::broker::{Answer, Request};
 use crate::kafka::by_version;
 use crate::kafka::codec::{self, FrameError};
@@ -135,6 +135,9 @@ pub struct Net {
     /// The bytes of the requests being read at once, shared by every
     /// connection of every listener (`codec::MAX_READING_BYTES`).
     pub reading: codec::ReadBudget,
+    /// The cluster's transaction version, finalized in ApiVersions (fixed
+    /// for the cluster's life: its cluster.json keeps it).
+    pub transaction_version: TransactionVersion,
 }
 
 /// Serves every listener until a signal of [`Signals`]; returns which one
@@ -414,7 +417,7 @@ async fn one_request(who: Who, frame: codec::Frame, net: &Net) -> Step {
         if api == ApiKey::ApiVersions {
             // Kafka's rule: answer at version 0 with the list, so the client
             // can pick a version both sides know.
-            let listing = api_versions::listing(code::UNSUPPORTED_VERSION);
+            let listing = api_versions::listing(code::UNSUPPORTED_VERSION, net.transaction_version);
             return reply(
                 0,
                 ResponseKind::ApiVersions(listing),
@@ -444,7 +447,7 @@ async fn one_request(who: Who, frame: codec::Frame, net: &Net) -> Step {
         }
     };
     let answer = match kind {
-        RequestKind::ApiVersions(r) => api_versions::handle(&r, version),
+        RequestKind::ApiVersions(r) => api_versions::handle(&r, version, net.transaction_version),
         other => {
             // The producer InitProducerId gives, for the clients pane.
             let txn = match &other {

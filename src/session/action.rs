@@ -65,6 +65,14 @@ pub enum Action {
     },
     Begin {
         txn: String,
+        /// A new producer of the id (Kafka's `initTransactions`, which a
+        /// served client's InitProducerId is): under transaction version 2
+        /// it takes a new epoch past the one the id's last end bumped to,
+        /// fencing the producer that holds that one (KIP-890); a plain
+        /// `begin` goes on with the bumped epoch. Under version 1 every
+        /// `begin` takes a new epoch, so this changes nothing.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        init: bool,
     },
     Send {
         txn: String,
@@ -729,7 +737,7 @@ impl Action {
     /// order per transaction (SPEC §4).
     pub fn txn(&self) -> Option<&str> {
         match self {
-            Action::Begin { txn }
+            Action::Begin { txn, .. }
             | Action::Send { txn, .. }
             | Action::LateSend { txn, .. }
             | Action::SendOffsets { txn, .. }

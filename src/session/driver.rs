@@ -1468,8 +1468,12 @@ async fn run_txn_op(
         }
     };
     match action {
-        Action::Begin { .. } => {
-            let tx = manager.begin(txn).await?;
+        Action::Begin { init, .. } => {
+            let tx = if init {
+                manager.begin_new_producer(txn).await?
+            } else {
+                manager.begin(txn).await?
+            };
             refs.lock()
                 .unwrap_or_else(std::sync::PoisonError::into_inner)
                 .insert(txn.to_string(), tx.instance());

@@ -489,12 +489,14 @@ mod tests {
         assert!(e.message.contains("a key of 65536 bytes"), "{e}");
         let e = check_action(&Action::Begin {
             txn: "x".repeat(MAX_NAME_BYTES + 1),
+            init: false,
         })
         .unwrap_err();
         assert_eq!(e.field, "action.begin.txn");
         assert!(
             check_action(&Action::Begin {
-                txn: "x".repeat(MAX_NAME_BYTES)
+                txn: "x".repeat(MAX_NAME_BYTES),
+                init: false,
             })
             .is_ok()
         );

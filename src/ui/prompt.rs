@@ -752,6 +752,7 @@ pub fn parse(kind: PromptKind, text: &str, facts: &Facts) -> Result<Action, Said
         }
         PromptKind::Begin => Action::Begin {
             txn: a(&["transaction id"], &[])?.at(0).to_string(),
+            init: false,
         },
         PromptKind::Send => {
             let a = a(&["transaction id", "topic", "value"], &["key", "partition"])?;
@@ -1029,7 +1030,7 @@ mod tests {
         ));
         assert!(matches!(
             ok(PromptKind::Begin, r#""tx one""#),
-            Action::Begin { ref txn } if txn == "tx one"
+            Action::Begin { ref txn, .. } if txn == "tx one"
         ));
         assert!(matches!(
             ok(PromptKind::Produce, r#"out "x=1""#),

@@ -16,6 +16,20 @@ pub struct Known {
 
 pub const KNOWN: &[Known] = &[
     Known {
+        scenario: "java_txn_version_1",
+        path: "epochs.new_producer_init",
+        kafka: r#"1"#,
+        serve: r#"2"#,
+        verdict: "documented: docs/kafka-differences.md *Transaction version 1: the epoch of each begin*",
+    },
+    Known {
+        scenario: "java_txn_version_1",
+        path: "epochs.new_producer_after_commit",
+        kafka: r#"1"#,
+        serve: r#"2"#,
+        verdict: "documented: docs/kafka-differences.md *Transaction version 1: the epoch of each begin*",
+    },
+    Known {
         scenario: "delete_topic",
         path: "still_listed",
         kafka: r#"false"#,

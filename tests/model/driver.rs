@@ -129,7 +129,7 @@ impl Model {
                     value: value.clone(),
                 }))
             }
-            Action::Begin { txn }
+            Action::Begin { txn, .. }
             | Action::SendOffsets { txn, .. }
             | Action::Commit { txn, .. }
             | Action::Abort { txn, .. } => Ok(Some(Work::Txn {

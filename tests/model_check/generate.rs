@@ -183,6 +183,7 @@ pub fn concretize(op: &Op, m: &Model, driver: &Driver, step: usize) -> Option<Ac
         },
         Op::Begin(txn) if txn_free(txn) => Action::Begin {
             txn: TXNS[txn as usize].into(),
+            init: false,
         },
         Op::Send {
             txn,

@@ -29,6 +29,7 @@ mod soak;
 #[path = "../common/tmpfs.rs"]
 mod tmpfs;
 mod txn;
+mod txn_version;
 mod wire;
 
 use server::{Server, partition};
@@ -377,8 +378,8 @@ fn unsupported_apis_get_an_error_and_bad_frames_close_only_their_connection() {
     let versions = raw::api_versions(&mut good, 0);
     assert_eq!(versions.error_code, 0);
     assert!(
-        versions.apis.contains(&(0, 3, 9)),
-        "Produce 3-9: {:?}",
+        versions.apis.contains(&(0, 3, 12)),
+        "Produce 3-12: {:?}",
         versions.apis
     );
     // SaslHandshake (an API the server does not handle): UNSUPPORTED_VERSION.

@@ -116,6 +116,21 @@ impl TransactionCoordinator {
 impl TransactionManager {
     /// `begin` (E10): a new ONGOING transaction, journaled.
     pub async fn begin(&self, id: &str) -> Result<Transaction> {
+        self.begin_as(id, false).await
+    }
+
+    /// `begin` by a new producer of `id` (Kafka's `initTransactions`):
+    /// under the kafka rules it always takes a new epoch, also under
+    /// transaction version 2, where a plain `begin` goes on with the epoch
+    /// the last end bumped to. Kafka's coordinator bumps the epoch at every
+    /// InitProducerId, past an end's bump too, so that the producer holding
+    /// the bumped epoch is fenced (`TransactionCoordinator.handleInitProducerId`:
+    /// `prepareIncrementProducerEpoch`).
+    pub async fn begin_new_producer(&self, id: &str) -> Result<Transaction> {
+        self.begin_as(id, true).await
+    }
+
+    async fn begin_as(&self, id: &str, new_producer: bool) -> Result<Transaction> {
         if id.is_empty() {
             return Err(MiniKafkaError::InvalidTransactionalId(String::new()));
         }
@@ -125,6 +140,10 @@ impl TransactionManager {
             // transaction's end bumped it to (KIP-890), with no new init.
             let name = format!("transactional.id:{id}");
             let producer = match s.transactions.continued_epoch(id) {
+                Some(epoch) if s.config.rules.fence_zombies && new_producer => {
+                    s.identities.advance_to(&name, epoch)?;
+                    Some(s.identities.init(&name)?)
+                }
                 Some(epoch) if s.config.rules.fence_zombies => {
                     Some(s.identities.advance_to(&name, epoch)?)
                 }

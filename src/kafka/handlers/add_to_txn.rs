@@ -3,16 +3,25 @@
 //! a transaction opens it in the engine with a `begin` action
 //! ([`txn_client::ensure_open`]); the partitions and groups are kept by
 //! the server, which refuses a transactional produce to a partition not
-//! added (INVALID_TXN_STATE), as a broker does. The engine itself learns a
-//! partition from the transaction's first `send` to it (E10).
+//! added (INVALID_TXN_STATE; TRANSACTION_ABORTABLE from Produce v11), as
+//! a broker does. The engine itself learns a partition from the
+//! transaction's first `send` to it (E10).
 //!
-//! Versions 4 and 5 (KIP-890's broker-to-broker batches) are not served.
+//! Versions 4 and 5 (KIP-890's broker-to-broker batches: a broker asks
+//! the coordinator for its producers, several transactions at once) are
+//! answered per transaction by [`verify_batch`]: `verify_only` checks
+//! that the partitions are in the transaction (KIP-890 part 1, what a
+//! broker asks before appending a version 1 client's batch); otherwise
+//! they are added, opening the transaction if needed, as for a Produce v12
+//! (part 2). No client sends these versions (`forClient` caps at 3); a
+//! tool that speaks for a broker may.
 
 use std::collections::BTreeSet;
 use std::time::Duration;
 
+use kafka_protocol::messages::add_partitions_to_txn_request::AddPartitionsToTxnTransaction;
 use kafka_protocol::messages::add_partitions_to_txn_response::{
-    AddPartitionsToTxnPartitionResult, AddPartitionsToTxnTopicResult,
+    AddPartitionsToTxnPartitionResult, AddPartitionsToTxnResult, AddPartitionsToTxnTopicResult,
 };
 use kafka_protocol::messages::{
     AddOffsetsToTxnRequest, AddOffsetsToTxnResponse, AddPartitionsToTxnRequest,
@@ -225,4 +234,111 @@ fn request_topics(asked: &[(String, i32)]) -> Vec<(String, Vec<i32>)> {
         }
     }
     out
+}
+
+/// AddPartitionsToTxn v4-v5: each transaction of the batch checked (and
+/// added to, unless `verify_only`) on its own; the errors are per
+/// partition, as Kafka's coordinator answers them (`KafkaApis`
+/// `handleAddPartitionsToTxnRequest`).
+pub fn verify_batch(worker: &mut dyn Broker, request: &AddPartitionsToTxnRequest) -> Answer {
+    let mut notes = Vec::new();
+    let results = request
+        .transactions
+        .iter()
+        .map(|t| {
+            let txn = t.transactional_id.0.to_string();
+            let result = verify_one(worker, t);
+            notes.push(match &result {
+                Ok(()) if t.verify_only => format!("{txn:?}: verified"),
+                Ok(()) => format!("{txn:?}: added"),
+                Err(e) => refused(&txn, e),
+            });
+            let (error, in_txn) = match &result {
+                Ok(()) => (code::NONE, None),
+                Err((e, _)) => (*e, Some(*e)),
+            };
+            let open: BTreeSet<TopicPartition> = worker
+                .producers()
+                .transactional
+                .get(&txn)
+                .and_then(|p| p.open.as_ref())
+                .map(|o| o.partitions.clone())
+                .unwrap_or_default();
+            let topic_results = t
+                .topics
+                .iter()
+                .map(|topic| {
+                    let partitions = topic
+                        .partitions
+                        .iter()
+                        .map(|p| {
+                            let added = topic_partition(&topic.name.0, *p)
+                                .is_some_and(|tp| open.contains(&tp));
+                            // Kafka's coordinator: TRANSACTION_ABORTABLE
+                            // for a partition not in the transaction
+                            // (`handleVerifyPartitionsInTransaction`).
+                            let code = in_txn.unwrap_or(if added || error != code::NONE {
+                                error
+                            } else {
+                                code::TRANSACTION_ABORTABLE
+                            });
+                            AddPartitionsToTxnPartitionResult::default()
+                                .with_partition_index(*p)
+                                .with_partition_error_code(code)
+                        })
+                        .collect();
+                    AddPartitionsToTxnTopicResult::default()
+                        .with_name(topic.name.clone())
+                        .with_results_by_partition(partitions)
+                })
+                .collect();
+            AddPartitionsToTxnResult::default()
+                .with_transactional_id(t.transactional_id.clone())
+                .with_topic_results(topic_results)
+        })
+        .collect();
+    let response = AddPartitionsToTxnResponse::default().with_results_by_transaction(results);
+    Answer::now(ResponseKind::AddPartitionsToTxn(response), notes.join(", "))
+}
+
+/// One transaction of a batch: its producer checked, then (unless only
+/// verifying) its partitions added. A partition verified but not in the
+/// transaction is TRANSACTION_ABORTABLE, set by the caller.
+fn verify_one(worker: &mut dyn Broker, t: &AddPartitionsToTxnTransaction) -> Result<(), Refused> {
+    let txn = t.transactional_id.0.to_string();
+    txn_client::check_producer(
+        worker,
+        &txn,
+        t.producer_id.0,
+        t.producer_epoch,
+        code::PRODUCER_FENCED,
+    )?;
+    let mut tps = Vec::new();
+    for topic in &t.topics {
+        for p in &topic.partitions {
+            let tp = topic_partition(&topic.name.0, *p)
+                .filter(|tp| worker.read(|s| s.partition(tp).is_ok()))
+                .ok_or_else(|| {
+                    (
+                        code::UNKNOWN_TOPIC_OR_PARTITION,
+                        format!("no partition {p} of {}", topic.name.0.as_str()),
+                    )
+                })?;
+            tps.push(tp);
+        }
+    }
+    if t.verify_only {
+        let open = worker.producers().transactional[&txn].open.clone();
+        return match open {
+            Some(o) => txn_client::still_open(worker, &txn, &o)
+                .map_err(|m| (code::TRANSACTION_ABORTABLE, m)),
+            None => Err((
+                code::TRANSACTION_ABORTABLE,
+                format!("{txn:?} has no transaction open"),
+            )),
+        };
+    }
+    txn_client::open_implicitly(worker, &txn)?;
+    add(worker, &txn, Adding::Partitions(tps));
+    Ok(())
 }

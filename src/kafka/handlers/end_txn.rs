@@ -1,4 +1,4 @@
-//! EndTxn (versions 0-3): the client's commit_transaction() or
+//! EndTxn (versions 0-5): the client's commit_transaction() or
 //! abort_transaction() as a `commit` or `abort` action (E10): PREPARE in
 //! the journal, a marker on each partition written with acks=all, the
 //! staged offsets published or discarded, COMPLETE. The answer waits for
@@ -20,13 +20,23 @@
 //! (timeout, abort from the dashboard, crash) cannot be committed:
 //! PRODUCER_FENCED under the kafka rules (Kafka fences a timed-out
 //! producer), INVALID_TXN_STATE under the book's; aborting it is NONE.
+//!
+//! Version 5 is transaction version 2's (KIP-890): its answer carries the
+//! producer id and the epoch the client goes on with, the one the end
+//! bumped to under `--transaction-version 2` (the engine's
+//! `next_producer_epoch`), as Kafka's coordinator answers it
+//! (`TransactionCoordinator.handleEndTransaction`: with TV2 "the epoch is
+//! bumped on every EndTxn" and the response returns the new one). The
+//! server's table takes that epoch, so the client's next Produce v12 is
+//! checked against it and a request of the old epoch is fenced. Versions
+//! 0-4 answer no epoch: the client keeps its own (version 1).
 
 use std::time::Duration;
 
-use kafka_protocol::messages::{EndTxnRequest, EndTxnResponse, ResponseKind};
+use kafka_protocol::messages::{EndTxnRequest, EndTxnResponse, ProducerId, ResponseKind};
 
 use super::txn_client::{self, fences};
-use crate::kafka::broker::{Answer, Broker, Handled};
+use crate::kafka::broker::{Answer, Broker, Continue, Handled};
 use crate::kafka::clock::RealTime;
 use crate::kafka::errors::{code, name_of};
 use crate::kafka::producers::Ended;
@@ -36,7 +46,101 @@ use crate::session::Action;
 /// How long a commit may wait for its markers' replication.
 const MAX_WAIT: Duration = Duration::from_secs(300);
 
-pub fn handle(worker: &mut dyn Broker, request: &EndTxnRequest) -> Handled {
+pub fn handle(worker: &mut dyn Broker, request: &EndTxnRequest, version: i16) -> Handled {
+    let handled = end(worker, request);
+    if version < BUMPED_EPOCH_VERSION {
+        return handled;
+    }
+    let txn = request.transactional_id.0.to_string();
+    match handled {
+        Handled::Now(answer) => Handled::Now(with_epoch(worker, &txn, answer)),
+        Handled::Continue(after) => Handled::Continue(Box::new(Then { inner: after, txn })),
+        other => other,
+    }
+}
+
+/// The first EndTxn version that answers the producer's epoch
+/// (`EndTxnRequest.LAST_STABLE_VERSION_BEFORE_TRANSACTION_V2` + 1).
+pub const BUMPED_EPOCH_VERSION: i16 = 5;
+
+/// A pending EndTxn v5: answered as the inner one, with the epoch.
+#[derive(Debug)]
+struct Then {
+    inner: Box<dyn Continue>,
+    txn: String,
+}
+
+impl Continue for Then {
+    fn poll(&mut self, worker: &mut dyn Broker) -> Option<Answer> {
+        let answer = self.inner.poll(worker)?;
+        Some(with_epoch(worker, &self.txn, answer))
+    }
+
+    fn deadline(&self) -> std::time::Instant {
+        self.inner.deadline()
+    }
+
+    fn timed_out(self: Box<Self>, worker: &mut dyn Broker) -> Answer {
+        let txn = self.txn.clone();
+        let answer = self.inner.timed_out(worker);
+        with_epoch(worker, &txn, answer)
+    }
+}
+
+/// An EndTxn v5 answer: NONE carries the producer id and the epoch the
+/// client goes on with (bumped by the end under transaction version 2,
+/// taken by the server's table and its file); an error carries -1 and -1,
+/// as Kafka's does.
+fn with_epoch(worker: &mut dyn Broker, txn: &str, mut answer: Answer) -> Answer {
+    let Some(ResponseKind::EndTxn(r)) = answer.body.as_mut() else {
+        return answer;
+    };
+    let identity = worker
+        .producers()
+        .transactional
+        .get(txn)
+        .map(|p| (p.producer_id, p.epoch));
+    let ok = r.error_code == code::NONE;
+    let Some((id, epoch)) = identity.filter(|_| ok) else {
+        r.producer_id = ProducerId(-1);
+        r.producer_epoch = -1;
+        return answer;
+    };
+    let bumped = worker
+        .latest_instance(txn)
+        .and_then(|i| worker.instance(i))
+        .filter(|d| d.producer.is_some_and(|(pid, _)| pid == id))
+        .and_then(|d| d.next_producer_epoch)
+        .and_then(|e| i16::try_from(e).ok())
+        .filter(|e| *e > epoch);
+    let epoch = match bumped {
+        Some(next) => {
+            let kept = worker
+                .producer_ids()
+                .and_then(|ids| ids.set_transactional(txn, (id, next)));
+            if let Err(why) = kept {
+                r.error_code = code::COORDINATOR_NOT_AVAILABLE;
+                r.producer_id = ProducerId(-1);
+                r.producer_epoch = -1;
+                answer.outcome =
+                    format!("{}; the bumped epoch was not kept: {why}", answer.outcome);
+                return answer;
+            }
+            if let Some(p) = worker.producers_mut().transactional.get_mut(txn) {
+                p.epoch = next;
+                p.sequences.clear();
+            }
+            answer.outcome = format!("{}; epoch bumped to {next}", answer.outcome);
+            next
+        }
+        None => epoch,
+    };
+    r.producer_id = ProducerId(id);
+    r.producer_epoch = epoch;
+    answer
+}
+
+fn end(worker: &mut dyn Broker, request: &EndTxnRequest) -> Handled {
     let txn = request.transactional_id.0.to_string();
     let wanted = if request.committed {
         Ended::Committed

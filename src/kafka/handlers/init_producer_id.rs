@@ -75,7 +75,12 @@ pub fn handle(
         let outcome = format!("transactional id {txn:?}: {}: {}", name_of(e.0), e.1);
         return Handled::Now(answer(Err(e), outcome));
     }
-    let (step, end) = steps::apply(worker, &Action::Begin { txn: txn.clone() });
+    // A new producer: a new epoch under either transaction version.
+    let begin = Action::Begin {
+        txn: txn.clone(),
+        init: true,
+    };
+    let (step, end) = steps::apply(worker, &begin);
     let client = client_id.to_string();
     let finish = move |worker: &mut dyn Broker, result: Result<(), Refused>| {
         let result = result

@@ -33,6 +33,8 @@ pub mod txn_client;
 pub mod txn_offset_commit;
 #[cfg(test)]
 mod txn_tests;
+#[cfg(test)]
+mod txn_v2_tests;
 pub mod unsupported;
 
 use kafka_protocol::messages::{ApiKey, RequestKind};
@@ -44,7 +46,7 @@ use crate::kafka::errors::code;
 
 /// The APIs this server answers, with the versions it handles.
 pub const SUPPORTED: &[(ApiKey, i16, i16)] = &[
-    (ApiKey::Produce, 3, 9),
+    (ApiKey::Produce, 3, 12),
     (ApiKey::Fetch, 4, 12),
     (ApiKey::ListOffsets, 1, 7),
     (ApiKey::Metadata, 1, 12),
@@ -53,11 +55,11 @@ pub const SUPPORTED: &[(ApiKey, i16, i16)] = &[
     (ApiKey::DeleteTopics, 1, 6),
     (ApiKey::OffsetFetch, 1, 7),
     (ApiKey::FindCoordinator, 0, 4),
-    (ApiKey::InitProducerId, 0, 4),
-    (ApiKey::AddPartitionsToTxn, 0, 3),
-    (ApiKey::AddOffsetsToTxn, 0, 3),
-    (ApiKey::EndTxn, 0, 3),
-    (ApiKey::TxnOffsetCommit, 0, 3),
+    (ApiKey::InitProducerId, 0, 5),
+    (ApiKey::AddPartitionsToTxn, 0, 5),
+    (ApiKey::AddOffsetsToTxn, 0, 4),
+    (ApiKey::EndTxn, 0, 5),
+    (ApiKey::TxnOffsetCommit, 0, 5),
     (ApiKey::OffsetCommit, 2, 8),
     (ApiKey::JoinGroup, 0, 9),
     (ApiKey::SyncGroup, 0, 5),
@@ -110,15 +112,22 @@ pub fn handle(worker: &mut dyn Broker, request: Request) -> Handled {
         RequestKind::ListOffsets(r) => {
             Handled::Now(list_offsets::handle(worker, broker, &r, version))
         }
-        RequestKind::ApiVersions(r) => Handled::Now(api_versions::handle(&r, version)),
+        RequestKind::ApiVersions(r) => Handled::Now(api_versions::handle(
+            &r,
+            version,
+            worker.config().rules.transaction_version,
+        )),
         RequestKind::FindCoordinator(r) => {
             Handled::Now(find_coordinator::handle(worker, &r, version))
         }
         RequestKind::InitProducerId(r) => init_producer_id::handle(worker, &client_id, &r, version),
+        RequestKind::AddPartitionsToTxn(r) if version >= 4 => {
+            Handled::Now(add_to_txn::verify_batch(worker, &r))
+        }
         RequestKind::AddPartitionsToTxn(r) => add_to_txn::add_partitions(worker, &r),
         RequestKind::AddOffsetsToTxn(r) => add_to_txn::add_offsets(worker, &r),
-        RequestKind::EndTxn(r) => end_txn::handle(worker, &r),
-        RequestKind::TxnOffsetCommit(r) => txn_offset_commit::handle(worker, &r),
+        RequestKind::EndTxn(r) => end_txn::handle(worker, &r, version),
+        RequestKind::TxnOffsetCommit(r) => txn_offset_commit::handle(worker, &r, version),
         RequestKind::OffsetFetch(r) => Handled::Now(offset_fetch::handle(worker, &r, version)),
         RequestKind::OffsetCommit(r) => Handled::Now(offset_commit::handle(worker, &r)),
         RequestKind::JoinGroup(r) => groups::join(worker, &client_id, connection, &r, version),

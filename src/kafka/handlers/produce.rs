@@ -37,10 +37,10 @@ pub fn handle(
     worker: &mut dyn Broker,
     broker: u32,
     request: ProduceRequest,
-    _version: i16,
+    version: i16,
 ) -> Handled {
     // Idempotent and transactional producers' batches (issue 14 items 1-2).
-    if let Some(handled) = super::producer_produce::handle(worker, broker, &request) {
+    if let Some(handled) = super::producer_produce::handle(worker, broker, &request, version) {
         return handled;
     }
     let acks = match request.acks {

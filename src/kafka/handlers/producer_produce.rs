@@ -75,7 +75,12 @@ struct Admitted {
 
 /// Handles a produce whose batches carry a producer id; `None` for a
 /// plain producer's, which `produce` handles.
-pub fn handle(worker: &mut dyn Broker, broker: u32, request: &ProduceRequest) -> Option<Handled> {
+pub fn handle(
+    worker: &mut dyn Broker,
+    broker: u32,
+    request: &ProduceRequest,
+    version: i16,
+) -> Option<Handled> {
     let sender = match request
         .transactional_id
         .as_ref()
@@ -111,7 +116,7 @@ pub fn handle(worker: &mut dyn Broker, broker: u32, request: &ProduceRequest) ->
                 .with_index(data.index)
                 .with_base_offset(-1)
                 .with_log_append_time_ms(-1);
-            match admit(worker, broker, &name, data, &sender) {
+            match admit(worker, broker, &name, data, &sender, version) {
                 Ok(a) => match a.duplicate {
                     Some(offset) => {
                         let said = retry_said(&a, offset);
@@ -216,6 +221,7 @@ fn admit(
     topic: &str,
     data: &PartitionProduceData,
     sender: &Sender,
+    version: i16,
 ) -> Result<Admitted, Refused> {
     let tp = topic_partition(topic, data.index).ok_or_else(|| {
         (
@@ -267,14 +273,26 @@ fn admit(
                 epoch,
                 code::INVALID_PRODUCER_EPOCH,
             )?;
+            if version >= IMPLICIT_ADD_VERSION {
+                add_implicitly(worker, txn, &tp)?;
+            }
             let p = &worker.producers().transactional[txn];
+            // Kafka's verification (KIP-890 part 1): the coordinator
+            // answers TRANSACTION_ABORTABLE for a partition not in the
+            // transaction (`handleVerifyPartitionsInTransaction`), which a
+            // client before v11 gets as INVALID_TXN_STATE.
+            let not_added = if version >= ABORTABLE_VERSION {
+                code::TRANSACTION_ABORTABLE
+            } else {
+                code::INVALID_TXN_STATE
+            };
             let open = p
                 .open
                 .as_ref()
                 .filter(|o| o.partitions.contains(&tp))
                 .ok_or_else(|| {
                     (
-                        code::INVALID_TXN_STATE,
+                        not_added,
                         format!("{tp} was not added to {txn:?}'s transaction (AddPartitionsToTxn)"),
                     )
                 })?;
@@ -283,8 +301,15 @@ fn admit(
                 // the client's sequences: a batch retried across the
                 // restart would be appended twice. The client aborts
                 // (abortable for it) and runs the transaction again.
+                // TRANSACTION_ABORTABLE to a client that knows it (KIP-890;
+                // `by_version` answers INVALID_TXN_STATE below v11).
+                let abortable = if version >= ABORTABLE_VERSION {
+                    code::TRANSACTION_ABORTABLE
+                } else {
+                    code::INVALID_TXN_STATE
+                };
                 return Err((
-                    code::INVALID_TXN_STATE,
+                    abortable,
                     format!(
                         "the server restarted during {txn:?}'s transaction: abort it and run it again"
                     ),
@@ -328,6 +353,31 @@ fn admit(
         duplicate,
         codec: records::compression_note(data.records.as_ref().unwrap_or(&empty)),
     })
+}
+
+/// The first Produce version that adds its partitions to the transaction
+/// itself (KIP-890, transaction version 2): Kafka's
+/// `produceRequestVersionToTransactionSupportedOperation` (above 11:
+/// ADD_PARTITION).
+pub const IMPLICIT_ADD_VERSION: i16 = 12;
+
+/// The first Produce version whose client handles TRANSACTION_ABORTABLE
+/// (above 10: GENERIC_ERROR_SUPPORTED).
+const ABORTABLE_VERSION: i16 = 11;
+
+/// Produce v12: `tp` joins the client's transaction, opened if it has none
+/// ([`txn_client::open_implicitly`]).
+fn add_implicitly(worker: &mut dyn Broker, txn: &str, tp: &TopicPartition) -> Result<(), Refused> {
+    txn_client::open_implicitly(worker, txn)?;
+    if let Some(open) = worker
+        .producers_mut()
+        .transactional
+        .get_mut(txn)
+        .and_then(|p| p.open.as_mut())
+    {
+        open.partitions.insert(tp.clone());
+    }
+    Ok(())
 }
 
 /// Notes a transactional batch's sequences for retries (see the

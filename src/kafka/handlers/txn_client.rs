@@ -210,7 +210,13 @@ pub fn ensure_open(worker: &mut dyn Broker, txn: &str) -> Result<Opened, Refused
             format!("{txn:?}'s previous transaction is {state}: its end is still being written"),
         ));
     }
-    let (step, end) = steps::apply(worker, &Action::Begin { txn: txn.into() });
+    let (step, end) = steps::apply(
+        worker,
+        &Action::Begin {
+            txn: txn.into(),
+            init: false,
+        },
+    );
     match end {
         StepEnd::Done => {
             finish_begin(worker, txn);
@@ -226,5 +232,44 @@ pub fn finish_begin(worker: &mut dyn Broker, txn: &str) {
     let latest = worker.latest_instance(txn);
     if let (Some(index), Some(p)) = (latest, worker.producers_mut().transactional.get_mut(txn)) {
         p.open = Some(OpenTxn::new(index));
+    }
+}
+
+/// Transaction version 2's implicit add (KIP-890: Produce v12 and
+/// TxnOffsetCommit v5 add their partition or group themselves, as the
+/// broker's `AddPartitionsToTxnManager` asks the coordinator to add rather
+/// than only verify): opens the client's transaction with a `begin` if it
+/// has none open, so a version 2 client, which sends no AddPartitionsToTxn
+/// nor AddOffsetsToTxn, starts its transaction with its first write.
+/// While earlier work of the id is still in the driver (its last end being
+/// written), CONCURRENT_TRANSACTIONS, which the client retries, as Kafka's
+/// `ReplicaManager` answers a version 2 producer then (it converts that
+/// error to NOT_ENOUGH_REPLICAS only for older versions).
+pub fn open_implicitly(worker: &mut dyn Broker, txn: &str) -> Result<(), Refused> {
+    let held = worker
+        .producers()
+        .transactional
+        .get(txn)
+        .and_then(|p| p.open.clone());
+    if let Some(open) = &held
+        && still_open(worker, txn, open).is_ok()
+    {
+        return Ok(());
+    }
+    let busy = || {
+        (
+            code::CONCURRENT_TRANSACTIONS,
+            format!("{txn:?}'s previous work is still being written"),
+        )
+    };
+    if steps::txn_busy(worker, txn) {
+        return Err(busy());
+    }
+    if let Some(p) = worker.producers_mut().transactional.get_mut(txn) {
+        p.attempting = true;
+    }
+    match ensure_open(worker, txn)? {
+        Opened::Open => Ok(()),
+        Opened::Pending(_) => Err(busy()),
     }
 }

@@ -1,4 +1,4 @@
-//! TxnOffsetCommit (versions 0-3): the offsets of the client's
+//! TxnOffsetCommit (versions 0-5): the offsets of the client's
 //! send_offsets_to_transaction() as a `send_offsets` action (E10): staged
 //! in the transaction (journaled), published to the offset store only by
 //! its commit, discarded by its abort. The group must have been added with
@@ -6,6 +6,13 @@
 //! member of the consumer group (v3) are checked as Kafka checks them
 //! (ILLEGAL_GENERATION, UNKNOWN_MEMBER_ID: a zombie member's offsets are
 //! fenced), see [`crate::kafka::groups::Groups::validate_commit`].
+//!
+//! Version 5 is transaction version 2's (KIP-890): the client sends no
+//! AddOffsetsToTxn, and the commit adds its group itself, opening the
+//! transaction if the client's first write in it is this one
+//! ([`txn_client::open_implicitly`]), as Kafka's
+//! `txnOffsetCommitRequestVersionToTransactionSupportedOperation` gives
+//! version 5 ADD_PARTITION. Versions 4-5 take TRANSACTION_ABORTABLE.
 
 use std::time::Duration;
 
@@ -25,7 +32,10 @@ use crate::session::action::OffsetSpec;
 /// How long staging may wait behind the transaction's pending sends.
 const MAX_WAIT: Duration = Duration::from_secs(60);
 
-pub fn handle(worker: &mut dyn Broker, request: &TxnOffsetCommitRequest) -> Handled {
+/// The first version that adds its group to the transaction itself.
+pub const IMPLICIT_ADD_VERSION: i16 = 5;
+
+pub fn handle(worker: &mut dyn Broker, request: &TxnOffsetCommitRequest, version: i16) -> Handled {
     let txn = request.transactional_id.0.to_string();
     let group = request.group_id.0.to_string();
     let topics = request.topics.clone();
@@ -78,6 +88,9 @@ pub fn handle(worker: &mut dyn Broker, request: &TxnOffsetCommitRequest) -> Hand
         code::INVALID_PRODUCER_EPOCH,
     )
     .and_then(|()| {
+        if version >= IMPLICIT_ADD_VERSION {
+            txn_client::open_implicitly(worker, &txn)?;
+        }
         let open = worker.producers().transactional[&txn].open.as_ref();
         match open {
             Some(o) => {

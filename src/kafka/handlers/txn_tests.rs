@@ -23,9 +23,9 @@ use crate::session::recording::Header;
 use crate::session::{Action, Driver};
 
 /// A one-broker cluster and the server's state beside it.
-struct Harness {
-    driver: Driver,
-    state: ServerState,
+pub(super) struct Harness {
+    pub(super) driver: Driver,
+    pub(super) state: ServerState,
     steps: NoSteps,
 }
 
@@ -41,11 +41,16 @@ fn worker(rules: &str) -> Harness {
 
 /// A cluster of `brokers` brokers whose topic t has one partition on all
 /// of them (led by broker 1).
-fn worker_on(rules: &str, brokers: u32) -> Harness {
+pub(super) fn worker_on(rules: &str, brokers: u32) -> Harness {
+    worker_with(rules, brokers, serde_json::json!({}))
+}
+
+/// [`worker_on`] with the header's `config`.
+pub(super) fn worker_with(rules: &str, brokers: u32, config: serde_json::Value) -> Harness {
     let ids: Vec<u32> = (1..=brokers).collect();
     let header: Header = serde_json::from_value(serde_json::json!({
         "mk_recording": 1, "title": "t", "rules": rules,
-        "cluster": {"brokers": ids, "topics": [{"name": "t", "partitions": 1, "replication_factor": brokers}]},
+        "cluster": {"brokers": ids, "topics": [{"name": "t", "partitions": 1, "replication_factor": brokers}], "config": config},
     }))
     .unwrap();
     let driver = Driver::new(&header, None).unwrap();
@@ -62,7 +67,7 @@ fn worker_on(rules: &str, brokers: u32) -> Harness {
     }
 }
 
-fn ask(h: &mut Harness, version: i16, body: RequestKind) -> ResponseKind {
+pub(super) fn ask(h: &mut Harness, version: i16, body: RequestKind) -> ResponseKind {
     let request = Request {
         broker: 1,
         client_id: "test".into(),
@@ -79,7 +84,7 @@ fn ask(h: &mut Harness, version: i16, body: RequestKind) -> ResponseKind {
     answer.body.expect("a response")
 }
 
-fn init(w: &mut Harness, txn: Option<&str>) -> (i16, i64, i16) {
+pub(super) fn init(w: &mut Harness, txn: Option<&str>) -> (i16, i64, i16) {
     let r = InitProducerIdRequest::default()
         .with_transactional_id(txn.map(|t| TransactionalId(StrBytes::from_string(t.into()))))
         .with_producer_id(ProducerId(-1))
@@ -90,7 +95,7 @@ fn init(w: &mut Harness, txn: Option<&str>) -> (i16, i64, i16) {
     }
 }
 
-fn batch(pid: i64, epoch: i16, seq: i32, values: &[&str], transactional: bool) -> Bytes {
+pub(super) fn batch(pid: i64, epoch: i16, seq: i32, values: &[&str], transactional: bool) -> Bytes {
     let records: Vec<Record> = values
         .iter()
         .enumerate()
@@ -127,7 +132,12 @@ fn produce(w: &mut Harness, txn: Option<&str>, records: Bytes) -> (i16, i64) {
 
 /// (error code, base offset, log_append_time_ms) of a produce to
 /// partition 0 of `topic`.
-fn produce_to(w: &mut Harness, topic: &str, txn: Option<&str>, records: Bytes) -> (i16, i64, i64) {
+pub(super) fn produce_to(
+    w: &mut Harness,
+    topic: &str,
+    txn: Option<&str>,
+    records: Bytes,
+) -> (i16, i64, i64) {
     let r = ProduceRequest::default()
         .with_transactional_id(txn.map(|t| TransactionalId(StrBytes::from_string(t.into()))))
         .with_acks(-1)
@@ -180,7 +190,7 @@ fn end(w: &mut Harness, txn: &str, pid: i64, epoch: i16, commit: bool) -> i16 {
     }
 }
 
-fn log_end(w: &Harness) -> i64 {
+pub(super) fn log_end(w: &Harness) -> i64 {
     w.driver.cluster().with_state(|s| {
         s.partition(&crate::engine::TopicPartition::new("t", 0))
             .unwrap()

@@ -45,7 +45,7 @@ impl App {
             self.status = Some(Status::refused(&off, self.lang));
             return;
         }
-        if let Action::Begin { txn } = &action {
+        if let Action::Begin { txn, .. } = &action {
             self.last_txn = Some(txn.clone());
         }
         self.touched();
