@@ -171,7 +171,7 @@ impl GroupCoordinator {
                         range_assign(&subscriptions, topics)
                     }
                 };
-                let before = std::mem::take(&mut group.assignment);
+                let before = std::mem::take(&mut group.superseded);
                 group.assignment = group
                     .members
                     .keys()
@@ -288,25 +288,32 @@ impl GroupCoordinator {
     }
 
     /// Runs every group's timeouts due at `now_ms` (Kafka's timers):
-    /// sessions, rebalances and syncs. The members removed, as (group,
-    /// member) pairs in group then member order.
+    /// sessions, rebalances and syncs. The members removed (their session
+    /// ran out, they did not sync, or a rebalance timed out without their
+    /// rejoin), as (group, member) pairs in group then member order.
     pub(super) fn classic_tick(&mut self, now_ms: u64) -> Vec<(String, String)> {
         let ids: Vec<String> = self.groups.keys().cloned().collect();
-        ids.iter()
-            .flat_map(|id| {
-                self.tick_group(id, now_ms)
+        let mut removed = Vec::new();
+        for id in ids {
+            let before: Vec<String> = self.groups[&id].members.keys().cloned().collect();
+            self.tick_group(&id, now_ms);
+            let after = &self.groups[&id].members;
+            removed.extend(
+                before
                     .into_iter()
-                    .map(move |m| (id.clone(), m))
-            })
-            .collect()
+                    .filter(|m| !after.contains_key(m))
+                    .map(|m| (id.clone(), m)),
+            );
+        }
+        removed
     }
 
     /// One group's timeouts: members whose session ran out (not while
     /// their join or sync waits, as Kafka's), members that did not sync
     /// by the sync deadline, and a rebalance whose timeout passed.
-    fn tick_group(&mut self, group_id: &str, now_ms: u64) -> Vec<String> {
+    fn tick_group(&mut self, group_id: &str, now_ms: u64) {
         let Some(group) = self.groups.get_mut(group_id) else {
-            return Vec::new();
+            return;
         };
         let mut gone: Vec<String> = group
             .members
@@ -330,7 +337,6 @@ impl GroupCoordinator {
         } else {
             self.remove_members(group_id, &gone, now_ms);
         }
-        gone
     }
 
     /// Removes `members` (left, or timed out); a new leader if the leader
@@ -399,9 +405,13 @@ impl GroupCoordinator {
         group.generation = group.generation.saturating_add(1);
         group.rebalance_deadline_ms = None;
         let before = std::mem::take(&mut group.assignment);
+        if !before.is_empty() {
+            group.superseded = before;
+        }
         if group.members.is_empty() {
             group.state = GroupState::Empty;
             group.leader = None;
+            let before = std::mem::take(&mut group.superseded);
             group.last_rebalance = Some(Rebalance {
                 generation: group.generation,
                 moved: moves(&before, &group.assignment),

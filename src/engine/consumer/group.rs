@@ -114,6 +114,9 @@ pub struct Group {
     /// Classic protocol, after a join: when members that did not sync are
     /// removed.
     pub sync_deadline_ms: Option<u64>,
+    /// Classic protocol: the last generation's assignment, void since the
+    /// join completed, kept until the leader's sync to say what moved.
+    pub(super) superseded: BTreeMap<String, Vec<TopicPartition>>,
 }
 
 impl Group {
@@ -128,6 +131,7 @@ impl Group {
             leader: None,
             rebalance_deadline_ms: None,
             sync_deadline_ms: None,
+            superseded: BTreeMap::new(),
         }
     }
 

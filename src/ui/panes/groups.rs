@@ -15,7 +15,9 @@ use ratatui::text::{Line, Span};
 
 use super::{PaneContext, column, column_width, frame, lines, marks};
 use crate::session::snapshot::Snapshot;
-use crate::session::snapshot::groups::{GroupPartitionSnapshot, GroupSnapshot, MemberSnapshot};
+use crate::session::snapshot::groups::{
+    GroupPartitionSnapshot, GroupSnapshot, MemberRebalance, MemberSnapshot,
+};
 use crate::ui::theme::Theme;
 
 /// The widest a member or partition name column grows before its names
@@ -97,7 +99,7 @@ fn group_rows(
     let (t, theme) = (|k| ctx.lang.t(k), &ctx.theme);
     let state_style = match g.state.as_str() {
         "stable" => theme.good(),
-        "preparing_rebalance" => theme.waiting(),
+        "preparing_rebalance" | "completing_rebalance" => theme.waiting(),
         _ => theme.dim(),
     };
     let generation = ctx.lang.pick(
@@ -188,8 +190,17 @@ fn member_row(
         Span::raw("  "),
         Span::styled(column(&m.member, name_w), theme.strong()),
         Span::raw(" "),
-        Span::styled(deadline, theme.dim()),
     ];
+    if g.leader.as_deref() == Some(m.member.as_str()) {
+        spans.push(Span::styled("leader ".to_string(), theme.strong()));
+    }
+    if let Some(r) = m.rebalance {
+        spans.push(Span::styled(
+            format!("{} ", rebalance_words(r, ctx)),
+            theme.waiting(),
+        ));
+    }
+    spans.push(Span::styled(deadline, theme.dim()));
     let held = m.client_generation.filter(|c| *c < g.generation);
     let warning = |long: bool| {
         held.map(|held| {
@@ -202,7 +213,13 @@ fn member_row(
             Span::styled(text, theme.waiting())
         })
     };
-    let owns = if m.assignment.is_empty() {
+    let pending = matches!(
+        m.rebalance,
+        Some(MemberRebalance::OwesSync | MemberRebalance::AwaitsAssignment)
+    ) || (m.rebalance == Some(MemberRebalance::Rejoined) && m.assignment.is_empty());
+    let owns = if pending {
+        ctx.lang.pick("pending".into(), "待分配".into())
+    } else if m.assignment.is_empty() {
         ctx.lang.t("nothing_assigned").to_string()
     } else {
         m.assignment.join(" ")
@@ -213,6 +230,19 @@ fn member_row(
     full.push(Span::raw(format!(" : {owns}")));
     spans.extend(warning(false));
     fit(vec![Line::from(full), without, Line::from(spans)], width)
+}
+
+/// A classic member's rebalance status, in words (`⧗` marks the ones that
+/// wait on someone else).
+fn rebalance_words(r: MemberRebalance, ctx: &PaneContext) -> String {
+    match r {
+        MemberRebalance::MustRejoin => ctx.lang.pick("must rejoin".into(), "须重新加入".into()),
+        MemberRebalance::Rejoined => ctx.lang.pick("⧗ rejoined".into(), "⧗ 已重新加入".into()),
+        MemberRebalance::OwesSync => ctx.lang.pick("owes sync".into(), "待同步".into()),
+        MemberRebalance::AwaitsAssignment => ctx
+            .lang
+            .pick("⧗ awaits assignment".into(), "⧗ 等待分配".into()),
+    }
 }
 
 /// The partition table: heading, then per partition the gutter (`▸` when
