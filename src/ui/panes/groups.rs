@@ -7,7 +7,11 @@
 //! Every colour has its word or glyph beside it, so `NO_COLOR` loses
 //! nothing: a lag of 0 is `✓`, a lag above 0 is `…` (still to commit); a
 //! member whose client still holds an older generation says so (`⚠`); a
-//! partition the last rebalance moved carries `▸` in the gutter.
+//! partition the last rebalance moved carries `▸` in the gutter. Under
+//! Kafka's classic protocol (`--rules kafka`) the leader's row says
+//! `leader`, and a member in a rebalance says where it stands (`must
+//! rejoin`, `⧗ rejoined`, `owes sync`, `⧗ awaits assignment`; `⧗`: it
+//! waits on others), its partitions `pending` until its sync brings them.
 
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
@@ -332,7 +336,8 @@ mod tests {
     use super::row_count;
     use crate::session::snapshot::Snapshot;
     use crate::session::snapshot::groups::{
-        GroupPartitionSnapshot, GroupSnapshot, MemberSnapshot, MoveSnapshot, RebalanceSnapshot,
+        GroupPartitionSnapshot, GroupSnapshot, MemberRebalance, MemberSnapshot, MoveSnapshot,
+        RebalanceSnapshot,
     };
     use crate::ui::i18n::Lang;
     use crate::ui::theme::Theme;
@@ -346,6 +351,7 @@ mod tests {
             client_generation: Some(generation),
             positions: Default::default(),
             last_poll: Vec::new(),
+            rebalance: None,
         }
     }
 
@@ -386,8 +392,76 @@ mod tests {
                     to: Some("member-2".into()),
                 }],
             }),
+            leader: None,
         }];
         v
+    }
+
+    /// Generation 3 of `workers` under Kafka's classic protocol, after the
+    /// join: member-1 leads and owes its sync, member-2 synced first and
+    /// waits for its assignment.
+    fn completing() -> Snapshot {
+        let mut v = view();
+        v.clock_ms = 13_000;
+        let waiting = |name: &str, r: MemberRebalance| MemberSnapshot {
+            rebalance: Some(r),
+            ..member(name, 23_000, 2, &[])
+        };
+        v.groups = vec![GroupSnapshot {
+            group: "workers".into(),
+            state: "completing_rebalance".into(),
+            generation: 3,
+            session_timeout_ms: 10_000,
+            members: vec![
+                waiting("member-1", MemberRebalance::OwesSync),
+                waiting("member-2", MemberRebalance::AwaitsAssignment),
+            ],
+            partitions: Vec::new(),
+            last_rebalance: None,
+            leader: Some("member-1".into()),
+        }];
+        v
+    }
+
+    #[test]
+    fn completing_rebalance_marks_the_leader_and_the_member_awaiting_its_assignment() {
+        let (v, c) = (completing(), ctx());
+        let text = draw(PaneId::Groups, &v, &c, 100, 6);
+        insta::assert_snapshot!(text);
+        let lines: Vec<&str> = text.lines().collect();
+        assert!(
+            lines[1].contains("workers · completing_rebalance · generation 3"),
+            "{text}"
+        );
+        assert!(lines[2].contains("member-1 leader owes sync"), "{text}");
+        assert!(
+            lines[2].contains("⚠ holds generation 2 : pending"),
+            "{text}"
+        );
+        assert!(lines[3].contains("member-2 ⧗ awaits assignment"), "{text}");
+        assert!(!lines[3].contains("leader"), "{text}");
+        let mut buf = Buffer::empty(Rect::new(0, 0, 100, 6));
+        render(PaneId::Groups, &v, &c, buf.area, &mut buf);
+        let at = |row: usize, needle: &str| {
+            let line = text.lines().nth(row).unwrap();
+            let col = line.find(needle).unwrap();
+            let x = line[..col].chars().count() as u16;
+            buf[(x, row as u16)].style()
+        };
+        assert_eq!(at(1, "completing_rebalance").fg, c.theme.waiting().fg);
+        assert!(
+            at(2, "leader")
+                .add_modifier
+                .contains(c.theme.strong().add_modifier)
+        );
+        assert_eq!(at(3, "⧗").fg, c.theme.waiting().fg);
+        let zh = PaneContext {
+            lang: Lang::Zh,
+            ..ctx()
+        };
+        let text = draw(PaneId::Groups, &v, &zh, 110, 6);
+        assert!(text.contains("⧗ 等待分配"), "{text}");
+        assert!(text.contains("待分配"), "{text}");
     }
 
     #[test]
