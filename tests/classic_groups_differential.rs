@@ -191,7 +191,7 @@ impl Pair {
                 -1
             }
         };
-        let answered = self.joins.get(name).is_none() && serve_generation == -1;
+        let answered = !self.joins.contains_key(name) && serve_generation == -1;
         let serve_generation = if answered {
             self.engine_generation()
         } else {

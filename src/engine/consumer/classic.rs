@@ -152,9 +152,9 @@ impl GroupCoordinator {
         validate_generation(group, generation)?;
         let is_leader = group.leader.as_deref() == Some(member_id);
         match group.state {
-            GroupState::Empty => return Err(unknown_member(group_id, member_id)),
+            GroupState::Empty => Err(unknown_member(group_id, member_id)),
             GroupState::PreparingRebalance => {
-                return Err(MiniKafkaError::RebalanceInProgress(group_id.to_string()));
+                Err(MiniKafkaError::RebalanceInProgress(group_id.to_string()))
             }
             GroupState::CompletingRebalance if is_leader => {
                 let given = match assignment {
