@@ -64,6 +64,10 @@ const TERMS: &[&str] = &[
     "mk",
     "tui",
     "ms",
+    // Kafka's classic group protocol (`--rules kafka`): the action the
+    // members owe and the assignor, by their Kafka names.
+    "sync_group",
+    "RangeAssignor",
     // The producer's settings (E17), kept as the book's arguments.
     "linger",
     "batch_size",

@@ -163,3 +163,71 @@ fn a_checkpoint_carries_the_groups_and_the_clients() {
         2
     );
 }
+
+/// `sync_group` is Kafka's classic protocol: under the book's rules it is
+/// a step error naming why, and nothing changes; under `--rules kafka` the
+/// leader's sync assigns, the follower's before it waits, and each
+/// member's sentence (English and Chinese) says so.
+#[test]
+fn sync_group_is_the_classic_protocols_and_says_who_waits() {
+    let mut book = driver();
+    setup(&mut book);
+    let sync = |member: &str, generation: i32| json!({"sync_group": {"group": "g", "member": member, "generation": generation}});
+    let before = Snapshot::of(&book).groups;
+    let out = act(&mut book, sync("m1", 1));
+    assert!(
+        matches!(&out, Outcome::Error(e) if e.to_string().contains("run under --rules kafka")),
+        "{out:?}"
+    );
+    assert_eq!(Snapshot::of(&book).groups, before);
+
+    let header: Header = serde_json::from_value(json!({
+        "mk_recording": 1, "rules": "kafka",
+        "cluster": {"brokers": [1], "topics": [{"name": "orders", "partitions": 2, "replication_factor": 1}]},
+    }))
+    .unwrap();
+    let mut d = Driver::new(&header, None).unwrap();
+    let produce = json!({"produce": {"topic": "orders", "partition": 1, "records": [{"value": "x"}, {"value": "y"}]}});
+    assert_eq!(act(&mut d, produce), Outcome::Ok);
+    let join = |member: &str| json!({"join_group": {"group": "g", "member": member, "topics": ["orders"]}});
+    assert_eq!(act(&mut d, join("m1")), Outcome::Ok);
+    assert_eq!(act(&mut d, sync("m1", 1)), Outcome::Ok);
+    assert_eq!(act(&mut d, join("m2")), Outcome::Ok);
+    assert_eq!(
+        d.events().newest(1)[0].text,
+        "join_group: ok; m2 joined g: g is rebalancing: it waits for m1 to rejoin (the rebalance ends by 10000 ms)"
+    );
+    assert_eq!(act(&mut d, join("m1")), Outcome::Ok);
+    assert_eq!(act(&mut d, sync("m2", 2)), Outcome::Ok);
+    assert_eq!(
+        d.events().newest(1)[0].text,
+        "sync_group: ok; m2 synced generation 2: it waits for leader m1's assignment"
+    );
+    assert_eq!(act(&mut d, sync("m1", 2)), Outcome::Ok);
+    let said = &d.events().newest(1)[0];
+    assert_eq!(
+        said.text,
+        "sync_group: ok; m1 (leader) assigned generation 2 by Kafka's RangeAssignor: m1 owns orders-0; m2 owns orders-1; m2's waiting sync answered"
+    );
+    assert!(
+        said.zh
+            .contains("m1（leader）用 Kafka 的 RangeAssignor 分配第 2 代"),
+        "{}",
+        said.zh
+    );
+    let g = &Snapshot::of(&d).groups[0];
+    assert_eq!(
+        (g.state.as_str(), g.leader.as_deref()),
+        ("stable", Some("m1"))
+    );
+    // m2's client took the assignment its waiting sync was answered with.
+    assert_eq!(g.members[1].client_generation, Some(2));
+    assert_eq!(
+        act(&mut d, json!({"poll": {"group": "g", "member": "m2"}})),
+        Outcome::Ok
+    );
+    assert_eq!(
+        d.events().newest(1)[0].text,
+        "poll: ok; m2 read 2 records: orders-1 0..1; positions orders-1 2"
+    );
+}

@@ -6,6 +6,7 @@
 use std::path::{Path, PathBuf};
 
 use minikafka::session::snapshot::PartitionSnapshot as PartitionState;
+use minikafka::session::snapshot::groups::MemberRebalance;
 use minikafka::session::{Driver, Outcome, Recording, Snapshot};
 use minikafka::ui::headless::{self, Format};
 use minikafka::ui::i18n::Lang;
@@ -13,7 +14,7 @@ use minikafka::ui::layout;
 
 /// Every lecture recording, each with a test below. `demo.jsonl` is the
 /// live dashboard's demo cluster, not a lecture.
-const LECTURES: [&str; 20] = [
+const LECTURES: [&str; 21] = [
     "ch03-batching",
     "ch04-compaction",
     "ch04-retention",
@@ -34,6 +35,7 @@ const LECTURES: [&str; 20] = [
     "ch08-visibility",
     "ch08-zombie",
     "ch09-rebalance",
+    "ch09-rebalance-kafka",
 ];
 
 fn recordings_dir() -> PathBuf {
@@ -1113,6 +1115,94 @@ fn ch09_rebalance() {
         ("empty", 4)
     );
     check!(l.at(17), l.at(17).committed("workers", "orders-0"), Some(2));
+    l.snapshot_captioned_frames();
+}
+
+#[test]
+fn ch09_rebalance_kafka() {
+    let l = Lesson::replay("ch09-rebalance-kafka");
+    // Two heartbeats and a poll told RebalanceInProgress.
+    l.errors_only_at(&[5, 16, 22]);
+    let codes: Vec<String> = l.states[23].errors.iter().map(|e| e.code.clone()).collect();
+    assert_eq!(codes, ["RebalanceInProgress"; 3]);
+    let group = |step: usize| l.states[step].groups[0].clone();
+    let member = |step: usize, name: &str| {
+        group(step)
+            .members
+            .into_iter()
+            .find(|m| m.member == name)
+            .unwrap_or_else(|| panic!("step {step}: no {name}"))
+    };
+    let head = |step: usize| {
+        let g = group(step);
+        (g.state, g.generation, g.leader)
+    };
+    let leader = Some("member-1".to_string());
+    check!(
+        l.at(2),
+        head(2),
+        ("completing_rebalance".into(), 1, leader.clone())
+    );
+    check!(l.at(3), member(3, "member-1").assignment.len(), 6);
+    check!(
+        l.at(4),
+        head(4),
+        ("preparing_rebalance".into(), 1, leader.clone())
+    );
+    check!(
+        l.at(4),
+        member(4, "member-2").rebalance,
+        Some(MemberRebalance::Rejoined)
+    );
+    check!(
+        l.at(4),
+        member(4, "member-1").rebalance,
+        Some(MemberRebalance::MustRejoin)
+    );
+    check!(
+        l.at(7),
+        head(7),
+        ("completing_rebalance".into(), 2, leader.clone())
+    );
+    // member-2 synced first: it waits, its assignment pending.
+    let waiting = member(8, "member-2");
+    check!(
+        l.at(8),
+        (waiting.rebalance, waiting.assignment.len()),
+        (Some(MemberRebalance::AwaitsAssignment), 0)
+    );
+    // The leader's sync: Kafka's RangeAssignor, two each; member-2 answered.
+    check!(l.at(9), head(9).0, "stable".to_string());
+    check!(l.at(9), member(9, "member-2").rebalance, None);
+    check!(l.at(9), member(9, "member-2").client_generation, Some(2));
+    check!(
+        l.at(9),
+        member(9, "member-2").assignment,
+        strs(&["orders-2", "orders-3"])
+    );
+    check!(
+        l.at(9),
+        member(9, "member-3").rebalance,
+        Some(MemberRebalance::OwesSync)
+    );
+    // member-4's join waits for the rest until 3000 + 10000 ms.
+    check!(l.at(16), head(16).0, "preparing_rebalance".to_string());
+    check!(l.at(16), member(16, "member-3").deadline_ms, 17_000);
+    // The rebalance timeout removes member-3, though its session runs on.
+    let names: Vec<String> = group(17).members.iter().map(|m| m.member.clone()).collect();
+    check!(l.at(17), names, strs(&["member-1", "member-2", "member-4"]));
+    check!(
+        l.at(17),
+        head(17),
+        ("completing_rebalance".into(), 3, leader)
+    );
+    check!(
+        l.at(18),
+        member(18, "member-4").assignment,
+        strs(&["orders-4", "orders-5"])
+    );
+    check!(l.at(21), l.at(21).committed("workers", "orders-4"), Some(2));
+    check!(l.at(23), member(23, "member-2").rebalance, None);
     l.snapshot_captioned_frames();
 }
 

@@ -40,6 +40,11 @@ impl Rules {
             acks_all_by_high_watermark: on,
             isr_by_clock: on,
             transaction_version: TransactionVersion::V1,
+            group_protocol: if on {
+                GroupProtocol::Classic
+            } else {
+                GroupProtocol::EagerServer
+            },
         }
     }
 }
@@ -82,6 +87,35 @@ pub struct RuleSwitches {
     /// 2 needs producer ids (`fence_zombies`); both named rule sets are
     /// version 1 (docs/engine-decisions.md, "Transaction version").
     pub transaction_version: TransactionVersion,
+    /// How the group coordinator rebalances: the book's eager server-side
+    /// rebalance (chapter 9) or Kafka's classic JoinGroup/SyncGroup
+    /// protocol, with a leader that assigns (docs/kafka-mapping.md,
+    /// "Consumer groups").
+    pub group_protocol: GroupProtocol,
+}
+
+/// The group protocol of [`RuleSwitches::group_protocol`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, PartialOrd, Ord)]
+pub enum GroupProtocol {
+    /// The book's `GroupCoordinator`: every join, leave or expiry bumps the
+    /// generation and the coordinator assigns every partition round-robin
+    /// at once; a group is only ever Empty or Stable between calls.
+    #[default]
+    EagerServer,
+    /// Kafka's classic protocol: a join prepares a rebalance that waits for
+    /// every known member to rejoin (or the rebalance timeout), elects a
+    /// leader, and the leader's SyncGroup brings the assignment.
+    Classic,
+}
+
+impl GroupProtocol {
+    /// `eager_server` or `classic`, as in docs and narration.
+    pub fn name(self) -> &'static str {
+        match self {
+            GroupProtocol::EagerServer => "eager_server",
+            GroupProtocol::Classic => "classic",
+        }
+    }
 }
 
 /// Kafka's `transaction.version` feature (KIP-890): 1 is the protocol

@@ -115,7 +115,7 @@ pub enum MiniKafkaError {
         generation: i32,
         current: i32,
     },
-    #[error("group {0:?} is rebalancing: ask for its assignment again")]
+    #[error("group {0:?} is rebalancing: rejoin, or ask for its assignment again")]
     RebalanceInProgress(String),
     #[error(
         "member {member:?} of group {group:?} does not own {tp}: it may commit only its own partitions"

@@ -10,6 +10,8 @@
 //! `"marker:N"`/`"markers"`/`"offsets"`, and `"journal"` or
 //! `{topic, partition, broker}`.
 
+use std::collections::BTreeMap;
+
 use serde::de::Error as _;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
@@ -184,6 +186,17 @@ pub enum Action {
         member: String,
         generation: i32,
     },
+    /// Kafka's SyncGroup (classic protocol, `--rules kafka`): the leader's
+    /// brings `assignment` (member -> partitions), or, when it gives none,
+    /// Kafka's RangeAssignor's over the members' subscriptions; a
+    /// follower's before the leader's waits for its assignment.
+    SyncGroup {
+        group: String,
+        member: String,
+        generation: i32,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        assignment: Option<BTreeMap<String, Vec<PartitionSpec>>>,
+    },
     /// A member's offset commit at a generation, fenced by the coordinator
     /// (`IllegalGeneration`, `UnknownMember`, `NotPartitionOwner`) and
     /// durable in `offsets.json` once it passes.
@@ -268,7 +281,7 @@ pub enum Action {
 }
 
 /// The names of every action, in the spec's order (for error messages).
-pub const ACTION_NAMES: [&str; 28] = [
+pub const ACTION_NAMES: [&str; 29] = [
     "create_topic",
     "produce",
     "begin",
@@ -288,6 +301,7 @@ pub const ACTION_NAMES: [&str; 28] = [
     "join_group",
     "leave_group",
     "heartbeat",
+    "sync_group",
     "commit_group_offsets",
     "poll",
     "retention",
@@ -298,6 +312,56 @@ pub const ACTION_NAMES: [&str; 28] = [
     "note",
     "ui",
 ];
+
+/// One partition of a `sync_group` assignment.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PartitionSpec {
+    pub topic: String,
+    pub partition: u32,
+}
+
+/// A `sync_group`'s own rules: a generation a join gave (at least 1: the
+/// first join makes generation 1), and an assignment that names members
+/// and topics (not empty) and each partition once.
+fn check_sync(
+    generation: i32,
+    assignment: Option<&BTreeMap<String, Vec<PartitionSpec>>>,
+) -> Result<(), FieldError> {
+    if generation < 1 {
+        return Err(FieldError::new(
+            "action.sync_group.generation",
+            format!("{generation} is not a generation a join gives (1 or more)"),
+        ));
+    }
+    let mut seen = std::collections::BTreeSet::new();
+    for (member, partitions) in assignment.into_iter().flatten() {
+        let field = format!("action.sync_group.assignment.{member}");
+        if member.is_empty() {
+            return Err(FieldError::new(
+                "action.sync_group.assignment",
+                "a member id is not empty",
+            ));
+        }
+        for (i, p) in partitions.iter().enumerate() {
+            if p.topic.is_empty() {
+                return Err(FieldError::new(
+                    format!("{field}[{i}].topic"),
+                    "a topic name is not empty",
+                ));
+            }
+            if !seen.insert((&p.topic, p.partition)) {
+                return Err(FieldError::new(
+                    format!("{field}[{i}]"),
+                    format!(
+                        "{}-{} is assigned twice: a partition has one owner",
+                        p.topic, p.partition
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
 
 /// The identity a Kafka client's batch carries on the wire (E7): which
 /// producer sent it, at which epoch, and the sequence number of its first
@@ -721,6 +785,7 @@ impl Action {
             Action::JoinGroup { .. } => "join_group",
             Action::LeaveGroup { .. } => "leave_group",
             Action::Heartbeat { .. } => "heartbeat",
+            Action::SyncGroup { .. } => "sync_group",
             Action::CommitGroupOffsets { .. } => "commit_group_offsets",
             Action::Poll { .. } => "poll",
             Action::Retention { .. } => "retention",
@@ -911,6 +976,7 @@ impl Action {
             Action::JoinGroup { group, member, .. }
             | Action::LeaveGroup { group, member }
             | Action::Heartbeat { group, member, .. }
+            | Action::SyncGroup { group, member, .. }
             | Action::CommitGroupOffsets { group, member, .. }
             | Action::Poll { group, member, .. } => {
                 let name = self.name();
@@ -926,7 +992,14 @@ impl Action {
                         "a member id is not empty",
                     ));
                 }
-                Ok(())
+                match self {
+                    Action::SyncGroup {
+                        generation,
+                        assignment,
+                        ..
+                    } => check_sync(*generation, assignment.as_ref()),
+                    _ => Ok(()),
+                }
             }
             _ => Ok(()),
         }
@@ -996,6 +1069,7 @@ mod tests {
             r#"{"join_group":{"group":"g","member":"m","topics":["t"]}}"#,
             r#"{"leave_group":{"group":"g","member":"m"}}"#,
             r#"{"heartbeat":{"group":"g","member":"m","generation":1}}"#,
+            r#"{"sync_group":{"group":"g","member":"m","generation":1,"assignment":{"m":[{"topic":"t","partition":0}]}}}"#,
             r#"{"commit_group_offsets":{"group":"g","member":"m","generation":1,"offsets":[{"topic":"t","partition":0,"offset":2}]}}"#,
             r#"{"poll":{"group":"g","member":"m","max":5}}"#,
             r#"{"retention":{"topic":"t","partition":0,"retention_ms":100,"retention_bytes":4096}}"#,

@@ -963,6 +963,7 @@ impl Driver {
             Action::JoinGroup { .. }
             | Action::LeaveGroup { .. }
             | Action::Heartbeat { .. }
+            | Action::SyncGroup { .. }
             | Action::CommitGroupOffsets { .. }
             | Action::Poll { .. } => self.told = Some(self.start_group(action)?),
             Action::Crash {} => {

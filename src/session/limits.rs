@@ -270,6 +270,26 @@ pub fn check_action(action: &Action) -> Result<(), FieldError> {
             text("group", group, MAX_NAME_BYTES)?;
             text("member", member, MAX_NAME_BYTES)
         }
+        Action::SyncGroup {
+            group,
+            member,
+            assignment,
+            ..
+        } => {
+            text("group", group, MAX_NAME_BYTES)?;
+            text("member", member, MAX_NAME_BYTES)?;
+            for (m, partitions) in assignment.iter().flatten() {
+                text("assignment", m, MAX_NAME_BYTES)?;
+                for (i, p) in partitions.iter().enumerate() {
+                    text(
+                        &format!("assignment.{m}[{i}].topic"),
+                        &p.topic,
+                        MAX_NAME_BYTES,
+                    )?;
+                }
+            }
+            Ok(())
+        }
         Action::CommitGroupOffsets {
             group,
             member,

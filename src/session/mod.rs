@@ -14,6 +14,7 @@ pub mod limits;
 pub mod listeners;
 pub mod live;
 pub mod narrate;
+pub mod narrate_classic;
 pub mod narrate_groups;
 pub mod observation;
 pub mod observed;

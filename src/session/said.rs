@@ -79,6 +79,7 @@ pub fn action_zh(name: &str) -> &str {
         "join_group" => "加入消费组",
         "leave_group" => "离开消费组",
         "heartbeat" => "心跳",
+        "sync_group" => "同步消费组",
         "commit_group_offsets" => "组成员提交 offset",
         "poll" => "拉取",
         "retention" => "保留策略",

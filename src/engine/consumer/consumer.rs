@@ -70,7 +70,12 @@ impl Consumer {
     pub fn subscribe(&mut self, cluster: &BrokerCluster, topics: &BTreeSet<String>) -> Result<()> {
         let joined = cluster.join_group(&self.group_id, &self.member_id, topics)?;
         self.subscriptions = topics.clone();
-        self.apply_join(joined.generation, joined.assignment);
+        // Kafka's classic protocol: -1 while the join waits for the rest
+        // of the group (the client has no new generation yet), and the
+        // partitions come with SyncGroup ([`Consumer::take_assignment`]).
+        if joined.generation >= 0 {
+            self.apply_join(joined.generation, joined.assignment);
+        }
         Ok(())
     }
 
@@ -80,6 +85,12 @@ impl Consumer {
         let joined = cluster.group_assignment(&self.group_id, &self.member_id)?;
         self.apply_join(joined.generation, joined.assignment);
         Ok(())
+    }
+
+    /// Kafka's classic protocol: the generation and partitions a SyncGroup
+    /// answered.
+    pub fn take_assignment(&mut self, generation: i32, assignment: Vec<TopicPartition>) {
+        self.apply_join(generation, assignment);
     }
 
     /// Keeps the positions of the partitions it still owns only.

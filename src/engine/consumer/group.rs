@@ -13,9 +13,15 @@
 //! engine clock's, passed in as `now_ms`: a member's deadline is the clock
 //! at its join or last heartbeat plus the session timeout, and
 //! [`GroupCoordinator::expire_members`] removes those strictly past it.
+//!
+//! Under `--rules kafka` ([`GroupProtocol::Classic`]) the same coordinator
+//! runs Kafka's classic protocol instead (`classic.rs`): the states gain
+//! `CompletingRebalance`, a group has a leader, and the assignment comes
+//! from the leader's SyncGroup.
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use crate::engine::config::GroupProtocol;
 use crate::engine::consumer::assignor::round_robin_assign;
 use crate::engine::consumer::offsets::{GroupOffsets, OffsetStore};
 use crate::engine::core::metadata::TopicPartition;
@@ -26,15 +32,20 @@ use crate::engine::error::{MiniKafkaError, Result};
 pub enum GroupState {
     Empty,
     PreparingRebalance,
+    /// Kafka's classic protocol only: the join is answered, a new
+    /// generation has a leader, and the leader's SyncGroup is awaited.
+    CompletingRebalance,
     Stable,
 }
 
 impl GroupState {
-    /// The book's value: `empty`, `preparing_rebalance`, `stable`.
+    /// The book's value: `empty`, `preparing_rebalance`, `stable` (and
+    /// `completing_rebalance`, Kafka's, in the same spelling).
     pub fn name(self) -> &'static str {
         match self {
             Self::Empty => "empty",
             Self::PreparingRebalance => "preparing_rebalance",
+            Self::CompletingRebalance => "completing_rebalance",
             Self::Stable => "stable",
         }
     }
@@ -46,6 +57,25 @@ pub struct GroupMember {
     pub member_id: String,
     pub subscriptions: BTreeSet<String>,
     pub deadline_ms: u64,
+    /// Classic protocol: where it stands in the rebalance (always the
+    /// default under the book's eager one).
+    pub classic: ClassicMember,
+}
+
+/// A member's part in a classic rebalance, as serve's coordinator
+/// (src/kafka/groups.rs) keeps it: Kafka's awaiting-join and
+/// awaiting-sync futures and its pending-sync set.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct ClassicMember {
+    /// It (re)joined this PreparingRebalance: its JoinGroup waits for the
+    /// rest of the group (or the rebalance timeout).
+    pub awaiting_join: bool,
+    /// Its SyncGroup came before the leader's: it waits for its
+    /// assignment.
+    pub awaiting_sync: bool,
+    /// It got this generation's join answer and has not synced yet: it is
+    /// removed if it does not sync within the rebalance timeout.
+    pub pending_sync: bool,
 }
 
 /// One partition that changed owner at a rebalance (`None`: no owner).
@@ -75,10 +105,22 @@ pub struct Group {
     pub members: BTreeMap<String, GroupMember>,
     pub assignment: BTreeMap<String, Vec<TopicPartition>>,
     pub last_rebalance: Option<Rebalance>,
+    /// Classic protocol: the member whose SyncGroup brings the assignment
+    /// (None under the book's protocol, where the coordinator assigns).
+    pub leader: Option<String>,
+    /// Classic protocol, PreparingRebalance: when the join completes with
+    /// whoever rejoined.
+    pub rebalance_deadline_ms: Option<u64>,
+    /// Classic protocol, after a join: when members that did not sync are
+    /// removed.
+    pub sync_deadline_ms: Option<u64>,
+    /// Classic protocol: the last generation's assignment, void since the
+    /// join completed, kept until the leader's sync to say what moved.
+    pub(super) superseded: BTreeMap<String, Vec<TopicPartition>>,
 }
 
 impl Group {
-    fn new(group_id: &str) -> Self {
+    pub(super) fn new(group_id: &str) -> Self {
         Self {
             group_id: group_id.to_string(),
             generation: 0,
@@ -86,6 +128,10 @@ impl Group {
             members: BTreeMap::new(),
             assignment: BTreeMap::new(),
             last_rebalance: None,
+            leader: None,
+            rebalance_deadline_ms: None,
+            sync_deadline_ms: None,
+            superseded: BTreeMap::new(),
         }
     }
 
@@ -112,17 +158,29 @@ pub type TopicPartitions = BTreeMap<String, Vec<u32>>;
 /// The book's `GroupCoordinator`, over the engine clock's time.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct GroupCoordinator {
-    session_timeout_ms: u64,
-    groups: BTreeMap<String, Group>,
+    pub(super) session_timeout_ms: u64,
+    pub(super) protocol: GroupProtocol,
+    pub(super) groups: BTreeMap<String, Group>,
 }
 
 impl GroupCoordinator {
     /// An empty coordinator (the book's, made at every open).
     pub fn new(session_timeout_ms: u64) -> Self {
+        Self::with_protocol(session_timeout_ms, GroupProtocol::EagerServer)
+    }
+
+    /// An empty coordinator speaking `protocol`.
+    pub fn with_protocol(session_timeout_ms: u64, protocol: GroupProtocol) -> Self {
         Self {
             session_timeout_ms,
+            protocol,
             groups: BTreeMap::new(),
         }
+    }
+
+    /// The protocol its groups rebalance with.
+    pub fn protocol(&self) -> GroupProtocol {
+        self.protocol
     }
 
     /// The session timeout every member's deadline is counted with.
@@ -166,6 +224,9 @@ impl GroupCoordinator {
                 "(subscribed topics {missing:?})"
             )));
         }
+        if self.protocol == GroupProtocol::Classic {
+            return self.classic_join(group_id, member_id, subscriptions, now_ms);
+        }
         let deadline_ms = now_ms.saturating_add(self.session_timeout_ms);
         let group = self
             .groups
@@ -177,6 +238,7 @@ impl GroupCoordinator {
                 member_id: member_id.to_string(),
                 subscriptions: subscriptions.clone(),
                 deadline_ms,
+                classic: ClassicMember::default(),
             },
         );
         rebalance(group, topics);
@@ -185,7 +247,16 @@ impl GroupCoordinator {
 
     /// Removes `member_id` and rebalances; an unknown group or member is
     /// no error (the book returns). Returns whether it was a member.
-    pub fn leave(&mut self, group_id: &str, member_id: &str, topics: &TopicPartitions) -> bool {
+    pub fn leave(
+        &mut self,
+        group_id: &str,
+        member_id: &str,
+        topics: &TopicPartitions,
+        now_ms: u64,
+    ) -> bool {
+        if self.protocol == GroupProtocol::Classic {
+            return self.classic_leave(group_id, member_id, now_ms);
+        }
         let Some(group) = self.groups.get_mut(group_id) else {
             return false;
         };
@@ -206,6 +277,9 @@ impl GroupCoordinator {
         generation: i32,
         now_ms: u64,
     ) -> Result<u64> {
+        if self.protocol == GroupProtocol::Classic {
+            return self.classic_heartbeat(group_id, member_id, generation, now_ms);
+        }
         let timeout = self.session_timeout_ms;
         let group = require_group(&mut self.groups, group_id)?;
         validate_generation(group, generation)?;
@@ -225,6 +299,9 @@ impl GroupCoordinator {
         topics: &TopicPartitions,
         now_ms: u64,
     ) -> Vec<(String, String)> {
+        if self.protocol == GroupProtocol::Classic {
+            return self.classic_tick(now_ms);
+        }
         let mut expired = Vec::new();
         for (group_id, group) in &mut self.groups {
             let removed: Vec<String> = group
@@ -250,10 +327,13 @@ impl GroupCoordinator {
             .groups
             .get(group_id)
             .ok_or_else(|| unknown_group(group_id))?;
-        if !group.members.contains_key(member_id) {
+        let Some(member) = group.members.get(member_id) else {
             return Err(unknown_member(group_id, member_id));
-        }
-        if group.state != GroupState::Stable {
+        };
+        // Classic: a member has its partitions once its own SyncGroup
+        // brought them.
+        let unsynced = member.classic.pending_sync || member.classic.awaiting_sync;
+        if group.state != GroupState::Stable || unsynced {
             return Err(MiniKafkaError::RebalanceInProgress(group_id.to_string()));
         }
         Ok(JoinResult {
@@ -274,13 +354,19 @@ impl GroupCoordinator {
     /// as the book fences it: the group is stable, the generation is the
     /// group's, the member is in it, and it owns every partition named.
     pub fn commit(
-        &self,
+        &mut self,
         group_id: &str,
         member_id: &str,
         generation: i32,
         offsets: &GroupOffsets,
         store: &mut OffsetStore,
+        now_ms: u64,
     ) -> Result<()> {
+        if self.protocol == GroupProtocol::Classic {
+            self.classic_validate_commit(group_id, member_id, generation, now_ms)?;
+            return check_owner(&self.groups[group_id], member_id, offsets)
+                .and_then(|()| store.commit_many(group_id, offsets));
+        }
         let group = self
             .groups
             .get(group_id)
@@ -292,29 +378,36 @@ impl GroupCoordinator {
         if !group.members.contains_key(member_id) {
             return Err(unknown_member(group_id, member_id));
         }
-        let owned = group.assignment.get(member_id);
-        if let Some(tp) = offsets
-            .keys()
-            .find(|tp| !owned.is_some_and(|o| o.contains(tp)))
-        {
-            return Err(MiniKafkaError::NotPartitionOwner {
-                group: group_id.to_string(),
-                member: member_id.to_string(),
-                tp: tp.to_string(),
-            });
-        }
+        check_owner(group, member_id, offsets)?;
         store.commit_many(group_id, offsets)
     }
 }
 
-fn unknown_group(group_id: &str) -> MiniKafkaError {
+/// The engine's fencing beyond Kafka's (the book's): a member commits only
+/// partitions its assignment holds.
+fn check_owner(group: &Group, member_id: &str, offsets: &GroupOffsets) -> Result<()> {
+    let owned = group.assignment.get(member_id);
+    match offsets
+        .keys()
+        .find(|tp| !owned.is_some_and(|o| o.contains(tp)))
+    {
+        Some(tp) => Err(MiniKafkaError::NotPartitionOwner {
+            group: group.group_id.clone(),
+            member: member_id.to_string(),
+            tp: tp.to_string(),
+        }),
+        None => Ok(()),
+    }
+}
+
+pub(super) fn unknown_group(group_id: &str) -> MiniKafkaError {
     MiniKafkaError::UnknownMember {
         group: group_id.to_string(),
         member: None,
     }
 }
 
-fn unknown_member(group_id: &str, member_id: &str) -> MiniKafkaError {
+pub(super) fn unknown_member(group_id: &str, member_id: &str) -> MiniKafkaError {
     MiniKafkaError::UnknownMember {
         group: group_id.to_string(),
         member: Some(member_id.to_string()),
@@ -333,7 +426,7 @@ fn require_group<'a>(
 /// Kafka carries the generation in heartbeats and offset commits: a
 /// membership change bumps it, fencing a stale owner before it can commit
 /// progress for a partition now assigned elsewhere.
-fn validate_generation(group: &Group, generation: i32) -> Result<()> {
+pub(super) fn validate_generation(group: &Group, generation: i32) -> Result<()> {
     if generation == group.generation {
         Ok(())
     } else {
@@ -369,7 +462,7 @@ fn rebalance(group: &mut Group, topics: &TopicPartitions) {
 }
 
 /// The partitions whose owner differs between two assignments.
-fn moves(
+pub(super) fn moves(
     before: &BTreeMap<String, Vec<TopicPartition>>,
     after: &BTreeMap<String, Vec<TopicPartition>>,
 ) -> Vec<PartitionMove> {

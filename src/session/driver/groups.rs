@@ -1,5 +1,6 @@
 //! The consumer-group steps of the [`Driver`] (E15): `join_group`,
-//! `leave_group`, `heartbeat`, `commit_group_offsets` and `poll`, and the
+//! `leave_group`, `heartbeat`, `sync_group` (Kafka's classic protocol,
+//! `--rules kafka`), `commit_group_offsets` and `poll`, and the
 //! session expiry an `advance_clock` runs. Each member's client side (the
 //! book's `Consumer`: its generation, local assignment and positions) is
 //! the driver's, as a producer's is; the coordinator's side is the
@@ -10,10 +11,13 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::Driver;
-use crate::engine::consumer::Consumer;
+use crate::engine::config::GroupProtocol;
+use crate::engine::consumer::group::GroupState;
 use crate::engine::consumer::offsets::GroupOffsets;
+use crate::engine::consumer::{Assignment, Consumer, SyncOutcome};
 use crate::engine::{MiniKafkaError, TopicPartition};
 use crate::session::action::Action;
+use crate::session::narrate_classic::{self, AssignedBy};
 use crate::session::narrate_groups;
 use crate::session::outcome::ActionError;
 use crate::session::said::Said;
@@ -51,6 +55,7 @@ impl Driver {
     pub(super) fn start_group(&mut self, action: &Action) -> Result<Said, ActionError> {
         let cluster = self.cluster.clone();
         let key = |g: &str, m: &str| (g.to_string(), m.to_string());
+        let classic = cluster.with_state(|s| s.groups().protocol()) == GroupProtocol::Classic;
         match action {
             Action::JoinGroup {
                 group,
@@ -71,11 +76,17 @@ impl Driver {
                 }
                 joined?;
                 let g = cluster.group(group).expect("joined above");
+                if classic {
+                    return Ok(narrate_classic::joined(&g, member));
+                }
                 Ok(narrate_groups::rebalanced(&g))
             }
             Action::LeaveGroup { group, member } => {
                 let was = cluster.leave_group(group, member)?;
                 self.members.remove(&key(group, member));
+                if classic && let (true, Some(g)) = (was, cluster.group(group)) {
+                    return Ok(narrate_classic::left(member, &g));
+                }
                 Ok(narrate_groups::left(
                     member,
                     was,
@@ -90,6 +101,49 @@ impl Driver {
             } => {
                 let deadline = cluster.heartbeat(group, member, *generation)?;
                 Ok(narrate_groups::heartbeat(member, *generation, deadline))
+            }
+            Action::SyncGroup {
+                group,
+                member,
+                generation,
+                assignment,
+            } => {
+                let given: Option<Assignment> = assignment.as_ref().map(|a| {
+                    a.iter()
+                        .map(|(m, ps)| {
+                            let tps = ps
+                                .iter()
+                                .map(|p| TopicPartition::new(&p.topic, p.partition))
+                                .collect();
+                            (m.clone(), tps)
+                        })
+                        .collect()
+                });
+                let before = cluster.group(group);
+                let outcome = cluster.sync_group(group, member, *generation, given.as_ref())?;
+                let g = cluster.group(group).expect("synced above");
+                let made = before
+                    .filter(|b| {
+                        b.state == GroupState::CompletingRebalance
+                            && b.leader.as_deref() == Some(member.as_str())
+                    })
+                    .map(|_| match given {
+                        Some(_) => AssignedBy::Given,
+                        None => AssignedBy::RangeAssignor,
+                    });
+                if let SyncOutcome::Assigned {
+                    generation,
+                    assignment,
+                    delivered,
+                } = &outcome
+                {
+                    self.take_assignment(group, member, *generation, assignment.clone());
+                    for m in delivered {
+                        let theirs = g.assignment.get(m).cloned().unwrap_or_default();
+                        self.take_assignment(group, m, *generation, theirs);
+                    }
+                }
+                Ok(narrate_classic::synced(&g, member, &outcome, made))
             }
             Action::CommitGroupOffsets {
                 group,
@@ -144,6 +198,24 @@ impl Driver {
         }
     }
 
+    /// A member's client takes the generation and partitions its SyncGroup
+    /// answered (a member without a client, made by no join of this
+    /// driver, has none to update).
+    fn take_assignment(
+        &mut self,
+        group: &str,
+        member: &str,
+        generation: i32,
+        assignment: Vec<TopicPartition>,
+    ) {
+        if let Some(client) = self
+            .members
+            .get_mut(&(group.to_string(), member.to_string()))
+        {
+            client.consumer.take_assignment(generation, assignment);
+        }
+    }
+
     /// After the clock moved: the coordinator expires every member whose
     /// session it passed (the book's `expire_group_members`, run here
     /// whenever time moves, since only `advance_clock` moves it). The
@@ -164,7 +236,12 @@ impl Driver {
         }
         let ids: BTreeSet<&String> = expired.iter().map(|(g, _)| g).collect();
         let groups: Vec<_> = ids.iter().filter_map(|g| self.cluster.group(g)).collect();
-        let timeout = self.cluster.with_state(|s| s.groups().session_timeout_ms());
+        let (timeout, protocol) = self
+            .cluster
+            .with_state(|s| (s.groups().session_timeout_ms(), s.groups().protocol()));
+        if protocol == GroupProtocol::Classic {
+            return Ok(Some(narrate_classic::removed(&expired, timeout, &groups)));
+        }
         Ok(Some(narrate_groups::expired(&expired, timeout, &groups)))
     }
 

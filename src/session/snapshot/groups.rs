@@ -10,6 +10,8 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use crate::engine::TopicPartition;
+use crate::engine::config::GroupProtocol;
+use crate::engine::consumer::group::GroupState;
 use crate::engine::core::cluster::ClusterState;
 use crate::session::driver::MemberClients;
 
@@ -17,7 +19,8 @@ use crate::session::driver::MemberClients;
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct GroupSnapshot {
     pub group: String,
-    /// The book's `GroupState`: `empty`, `preparing_rebalance`, `stable`.
+    /// The book's `GroupState`: `empty`, `preparing_rebalance`, `stable`
+    /// (and Kafka's `completing_rebalance` under `--rules kafka`).
     pub state: String,
     pub generation: i32,
     pub session_timeout_ms: u64,
@@ -27,6 +30,10 @@ pub struct GroupSnapshot {
     pub partitions: Vec<GroupPartitionSnapshot>,
     #[serde(default)]
     pub last_rebalance: Option<RebalanceSnapshot>,
+    /// Kafka's classic protocol (`--rules kafka`): the member whose
+    /// SyncGroup brings the assignment (none under the book's protocol).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub leader: Option<String>,
 }
 
 /// One member, as the coordinator and its own client see it.
@@ -48,6 +55,26 @@ pub struct MemberSnapshot {
     /// What its last poll returned.
     #[serde(default)]
     pub last_poll: Vec<PolledSnapshot>,
+    /// Kafka's classic protocol: where it stands in a rebalance (none when
+    /// it has its assignment, and always under the book's protocol).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rebalance: Option<MemberRebalance>,
+}
+
+/// A classic group member's part in the rebalance under way.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MemberRebalance {
+    /// PreparingRebalance, and it has not rejoined: it must, before the
+    /// rebalance timeout, or it is removed.
+    MustRejoin,
+    /// It rejoined: its JoinGroup waits for the rest of the group.
+    Rejoined,
+    /// It has the new generation and owes a SyncGroup.
+    OwesSync,
+    /// Its SyncGroup came before the leader's: it waits for its
+    /// assignment.
+    AwaitsAssignment,
 }
 
 /// One record a poll returned.
@@ -98,7 +125,18 @@ pub fn groups(s: &ClusterState, clients: &MemberClients) -> Vec<GroupSnapshot> {
                 .values()
                 .map(|m| {
                     let client = clients.get(&(g.group_id.clone(), m.member_id.clone()));
+                    let rebalance = match (coordinator.protocol(), m.classic) {
+                        (GroupProtocol::EagerServer, _) => None,
+                        (_, c) if c.awaiting_join => Some(MemberRebalance::Rejoined),
+                        (_, c) if c.awaiting_sync => Some(MemberRebalance::AwaitsAssignment),
+                        (_, c) if c.pending_sync => Some(MemberRebalance::OwesSync),
+                        _ if g.state == GroupState::PreparingRebalance => {
+                            Some(MemberRebalance::MustRejoin)
+                        }
+                        _ => None,
+                    };
                     MemberSnapshot {
+                        rebalance,
                         member: m.member_id.clone(),
                         subscriptions: m.subscriptions.iter().cloned().collect(),
                         assignment: g
@@ -167,6 +205,7 @@ pub fn groups(s: &ClusterState, clients: &MemberClients) -> Vec<GroupSnapshot> {
                 state: g.state.name().to_string(),
                 generation: g.generation,
                 session_timeout_ms: coordinator.session_timeout_ms(),
+                leader: g.leader.clone(),
                 members,
                 partitions,
                 last_rebalance: g.last_rebalance.as_ref().map(|r| RebalanceSnapshot {

@@ -7,7 +7,11 @@
 //! Every colour has its word or glyph beside it, so `NO_COLOR` loses
 //! nothing: a lag of 0 is `✓`, a lag above 0 is `…` (still to commit); a
 //! member whose client still holds an older generation says so (`⚠`); a
-//! partition the last rebalance moved carries `▸` in the gutter.
+//! partition the last rebalance moved carries `▸` in the gutter. Under
+//! Kafka's classic protocol (`--rules kafka`) the leader's row says
+//! `leader`, and a member in a rebalance says where it stands (`must
+//! rejoin`, `⧗ rejoined`, `owes sync`, `⧗ awaits assignment`; `⧗`: it
+//! waits on others), its partitions `pending` until its sync brings them.
 
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
@@ -15,7 +19,9 @@ use ratatui::text::{Line, Span};
 
 use super::{PaneContext, column, column_width, frame, lines, marks};
 use crate::session::snapshot::Snapshot;
-use crate::session::snapshot::groups::{GroupPartitionSnapshot, GroupSnapshot, MemberSnapshot};
+use crate::session::snapshot::groups::{
+    GroupPartitionSnapshot, GroupSnapshot, MemberRebalance, MemberSnapshot,
+};
 use crate::ui::theme::Theme;
 
 /// The widest a member or partition name column grows before its names
@@ -97,7 +103,7 @@ fn group_rows(
     let (t, theme) = (|k| ctx.lang.t(k), &ctx.theme);
     let state_style = match g.state.as_str() {
         "stable" => theme.good(),
-        "preparing_rebalance" => theme.waiting(),
+        "preparing_rebalance" | "completing_rebalance" => theme.waiting(),
         _ => theme.dim(),
     };
     let generation = ctx.lang.pick(
@@ -188,8 +194,17 @@ fn member_row(
         Span::raw("  "),
         Span::styled(column(&m.member, name_w), theme.strong()),
         Span::raw(" "),
-        Span::styled(deadline, theme.dim()),
     ];
+    if g.leader.as_deref() == Some(m.member.as_str()) {
+        spans.push(Span::styled("leader ".to_string(), theme.strong()));
+    }
+    if let Some(r) = m.rebalance {
+        spans.push(Span::styled(
+            format!("{} ", rebalance_words(r, ctx)),
+            theme.waiting(),
+        ));
+    }
+    spans.push(Span::styled(deadline, theme.dim()));
     let held = m.client_generation.filter(|c| *c < g.generation);
     let warning = |long: bool| {
         held.map(|held| {
@@ -202,7 +217,13 @@ fn member_row(
             Span::styled(text, theme.waiting())
         })
     };
-    let owns = if m.assignment.is_empty() {
+    let pending = matches!(
+        m.rebalance,
+        Some(MemberRebalance::OwesSync | MemberRebalance::AwaitsAssignment)
+    ) || (m.rebalance == Some(MemberRebalance::Rejoined) && m.assignment.is_empty());
+    let owns = if pending {
+        ctx.lang.pick("pending".into(), "待分配".into())
+    } else if m.assignment.is_empty() {
         ctx.lang.t("nothing_assigned").to_string()
     } else {
         m.assignment.join(" ")
@@ -213,6 +234,19 @@ fn member_row(
     full.push(Span::raw(format!(" : {owns}")));
     spans.extend(warning(false));
     fit(vec![Line::from(full), without, Line::from(spans)], width)
+}
+
+/// A classic member's rebalance status, in words (`⧗` marks the ones that
+/// wait on someone else).
+fn rebalance_words(r: MemberRebalance, ctx: &PaneContext) -> String {
+    match r {
+        MemberRebalance::MustRejoin => ctx.lang.pick("must rejoin".into(), "须重新加入".into()),
+        MemberRebalance::Rejoined => ctx.lang.pick("⧗ rejoined".into(), "⧗ 已重新加入".into()),
+        MemberRebalance::OwesSync => ctx.lang.pick("owes sync".into(), "待同步".into()),
+        MemberRebalance::AwaitsAssignment => ctx
+            .lang
+            .pick("⧗ awaits assignment".into(), "⧗ 等待分配".into()),
+    }
 }
 
 /// The partition table: heading, then per partition the gutter (`▸` when
@@ -302,7 +336,8 @@ mod tests {
     use super::row_count;
     use crate::session::snapshot::Snapshot;
     use crate::session::snapshot::groups::{
-        GroupPartitionSnapshot, GroupSnapshot, MemberSnapshot, MoveSnapshot, RebalanceSnapshot,
+        GroupPartitionSnapshot, GroupSnapshot, MemberRebalance, MemberSnapshot, MoveSnapshot,
+        RebalanceSnapshot,
     };
     use crate::ui::i18n::Lang;
     use crate::ui::theme::Theme;
@@ -316,6 +351,7 @@ mod tests {
             client_generation: Some(generation),
             positions: Default::default(),
             last_poll: Vec::new(),
+            rebalance: None,
         }
     }
 
@@ -356,8 +392,76 @@ mod tests {
                     to: Some("member-2".into()),
                 }],
             }),
+            leader: None,
         }];
         v
+    }
+
+    /// Generation 3 of `workers` under Kafka's classic protocol, after the
+    /// join: member-1 leads and owes its sync, member-2 synced first and
+    /// waits for its assignment.
+    fn completing() -> Snapshot {
+        let mut v = view();
+        v.clock_ms = 13_000;
+        let waiting = |name: &str, r: MemberRebalance| MemberSnapshot {
+            rebalance: Some(r),
+            ..member(name, 23_000, 2, &[])
+        };
+        v.groups = vec![GroupSnapshot {
+            group: "workers".into(),
+            state: "completing_rebalance".into(),
+            generation: 3,
+            session_timeout_ms: 10_000,
+            members: vec![
+                waiting("member-1", MemberRebalance::OwesSync),
+                waiting("member-2", MemberRebalance::AwaitsAssignment),
+            ],
+            partitions: Vec::new(),
+            last_rebalance: None,
+            leader: Some("member-1".into()),
+        }];
+        v
+    }
+
+    #[test]
+    fn completing_rebalance_marks_the_leader_and_the_member_awaiting_its_assignment() {
+        let (v, c) = (completing(), ctx());
+        let text = draw(PaneId::Groups, &v, &c, 100, 6);
+        insta::assert_snapshot!(text);
+        let lines: Vec<&str> = text.lines().collect();
+        assert!(
+            lines[1].contains("workers · completing_rebalance · generation 3"),
+            "{text}"
+        );
+        assert!(lines[2].contains("member-1 leader owes sync"), "{text}");
+        assert!(
+            lines[2].contains("⚠ holds generation 2 : pending"),
+            "{text}"
+        );
+        assert!(lines[3].contains("member-2 ⧗ awaits assignment"), "{text}");
+        assert!(!lines[3].contains("leader"), "{text}");
+        let mut buf = Buffer::empty(Rect::new(0, 0, 100, 6));
+        render(PaneId::Groups, &v, &c, buf.area, &mut buf);
+        let at = |row: usize, needle: &str| {
+            let line = text.lines().nth(row).unwrap();
+            let col = line.find(needle).unwrap();
+            let x = line[..col].chars().count() as u16;
+            buf[(x, row as u16)].style()
+        };
+        assert_eq!(at(1, "completing_rebalance").fg, c.theme.waiting().fg);
+        assert!(
+            at(2, "leader")
+                .add_modifier
+                .contains(c.theme.strong().add_modifier)
+        );
+        assert_eq!(at(3, "⧗").fg, c.theme.waiting().fg);
+        let zh = PaneContext {
+            lang: Lang::Zh,
+            ..ctx()
+        };
+        let text = draw(PaneId::Groups, &v, &zh, 110, 6);
+        assert!(text.contains("⧗ 等待分配"), "{text}");
+        assert!(text.contains("待分配"), "{text}");
     }
 
     #[test]

@@ -7,6 +7,7 @@
 use std::collections::BTreeSet;
 
 use super::BrokerCluster;
+use crate::engine::consumer::classic::{Assignment, SyncOutcome};
 use crate::engine::consumer::group::{Group, JoinResult};
 use crate::engine::consumer::offsets::GroupOffsets;
 use crate::engine::error::Result;
@@ -29,9 +30,9 @@ impl BrokerCluster {
     /// `groups.leave`: removes `member` and rebalances (no error for one
     /// that is not a member; returns whether it was).
     pub fn leave_group(&self, group: &str, member: &str) -> Result<bool> {
-        self.mutate(|state, _| {
+        self.mutate(|state, now| {
             let known = state.topic_partition_numbers();
-            Ok(state.groups.leave(group, member, &known))
+            Ok(state.groups.leave(group, member, &known, now))
         })
     }
 
@@ -46,6 +47,24 @@ impl BrokerCluster {
         self.with_state(|state| state.groups.assignment(group, member))
     }
 
+    /// Kafka's SyncGroup (classic protocol, `--rules kafka` only): the
+    /// leader's brings `assignment`, or the range assignor's when it gives
+    /// none; a follower's before it waits.
+    pub fn sync_group(
+        &self,
+        group: &str,
+        member: &str,
+        generation: i32,
+        assignment: Option<&Assignment>,
+    ) -> Result<SyncOutcome> {
+        self.mutate(|state, now| {
+            let known = state.topic_partition_numbers();
+            state
+                .groups
+                .sync(group, member, generation, assignment, &known, now)
+        })
+    }
+
     /// `groups.commit`: `member`'s offsets, fenced by generation and
     /// ownership, committed durably.
     pub fn commit_group_offsets(
@@ -55,13 +74,13 @@ impl BrokerCluster {
         generation: i32,
         offsets: &GroupOffsets,
     ) -> Result<()> {
-        self.mutate(|state, _| {
+        self.mutate(|state, now| {
             let super::ClusterState {
                 groups,
                 offsets: store,
                 ..
             } = state;
-            groups.commit(group, member, generation, offsets, store)
+            groups.commit(group, member, generation, offsets, store, now)
         })
     }
 

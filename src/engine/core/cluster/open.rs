@@ -198,7 +198,10 @@ impl ClusterState {
             last_recovery,
             down: None,
             reader_cache: Default::default(),
-            groups: GroupCoordinator::new(config.group_session_timeout_ms),
+            groups: GroupCoordinator::with_protocol(
+                config.group_session_timeout_ms,
+                config.rules.group_protocol,
+            ),
             config,
         };
         match state.finish_open(scanned, now_ms, recover, markers_known, logs, carried) {
