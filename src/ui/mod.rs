@@ -11,6 +11,7 @@ pub mod frame;
 pub mod headless;
 pub mod help;
 pub mod i18n;
+pub mod ink;
 pub mod keys;
 pub mod layout;
 pub mod panes;
