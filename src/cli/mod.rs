@@ -184,6 +184,9 @@ pub enum Command {
         /// text or ansi.
         #[arg(long, default_value = "text")]
         format: String,
+        /// Draw presentation mode (`P`): two panes above a large caption.
+        #[arg(long, conflicts_with = "state")]
+        present: bool,
     },
     /// Serve the cluster to real Kafka clients on loopback (docs/kafka-protocol.md).
     #[cfg(feature = "serve")]
@@ -396,6 +399,7 @@ pub fn run(cli: Cli) -> Result<(), SessionError> {
                     layout: layout_for(observation.header.layout.as_deref())?,
                     lang,
                     theme,
+                    present: false,
                 };
                 return dashboard(observation::replay(observation, look), !cli.no_mouse);
             }
@@ -428,6 +432,7 @@ pub fn run(cli: Cli) -> Result<(), SessionError> {
             all,
             size,
             format,
+            present,
         }) => {
             let format = match format.as_str() {
                 "text" => Format::Text,
@@ -449,6 +454,7 @@ pub fn run(cli: Cli) -> Result<(), SessionError> {
                     layout: layout_for(None)?,
                     lang,
                     theme,
+                    present: false,
                 };
                 let frame = headless::render_saved_in(snapshot, cols, rows, format, look)?;
                 out!("{frame}");
@@ -461,6 +467,7 @@ pub fn run(cli: Cli) -> Result<(), SessionError> {
                     layout: layout_for(observation.header.layout.as_deref())?,
                     lang,
                     theme,
+                    present: false,
                 };
                 let frames = observation::render(
                     &file,
@@ -497,6 +504,7 @@ pub fn run(cli: Cli) -> Result<(), SessionError> {
                 layout,
                 lang,
                 theme,
+                present,
             };
             let frames = headless::render_in(recording, &steps, cols, rows, format, look)
                 .map_err(|e| e.in_(format!("{}:1", file.display())))?;
@@ -516,6 +524,7 @@ pub fn run(cli: Cli) -> Result<(), SessionError> {
                 layout: layout_for(None)?,
                 lang,
                 theme,
+                present: false,
             };
             observe::run(args, look, tty, !cli.no_mouse)
         }
@@ -532,6 +541,7 @@ pub fn run(cli: Cli) -> Result<(), SessionError> {
                     layout: layout_for(observation.header.layout.as_deref())?,
                     lang,
                     theme,
+                    present: false,
                 };
                 let out =
                     observation::export(&file, observation, (from, to), size.as_deref(), look)?;
@@ -555,6 +565,7 @@ pub fn run(cli: Cli) -> Result<(), SessionError> {
                 layout,
                 lang,
                 theme,
+                present: false,
             };
             headless::export_cast_in(recording, cols, rows, look, (from, to), &mut out)
                 .map_err(|e| e.in_(format!("{}:1", file.display())))?;

@@ -24,8 +24,10 @@ pub enum KeyCommand {
     SelectNext,
     /// `f`: the focused pane fills the screen, and back.
     ToggleZoom,
-    /// `P`: presentation, the focused pane above a large caption.
+    /// `P`: presentation, one or two panes above a large caption.
     TogglePresentation,
+    /// `v` while presenting: the next pair of panes.
+    CyclePresentPanes,
     /// `Esc`: close the help, else leave zoom, else leave presentation.
     Back,
     /// Engine keys (live mode): open the prompt for this action.
@@ -165,8 +167,13 @@ pub const COMMON_KEYS: &[KeyHelp] = &[
     },
     KeyHelp {
         keys: "P",
-        en: "presentation: the focused pane above a large caption (Tab picks the pane)",
-        zh: "演示模式：当前面板加大字说明（Tab 选择面板）",
+        en: "presentation: the panes the step changed, side by side, above a large caption",
+        zh: "演示模式：本步改变的面板并排显示，下面是大字说明",
+    },
+    KeyHelp {
+        keys: "v",
+        en: "presenting: the next pair of panes (Log+Consumers, Journal+Offsets, …), then the lesson's again",
+        zh: "演示模式：换下一组面板（日志+消费者、journal+偏移量……），最后回到课程的选择",
     },
     KeyHelp {
         keys: "Esc",
@@ -391,6 +398,7 @@ pub fn key_bar(state: BarState) -> Vec<(&'static str, &'static str)> {
         out.push(("f", "unzoom"));
     } else if state.presenting {
         out.push(("P", "end_present"));
+        out.push(("v", "present_panes"));
     }
     if state.replay {
         let play = if state.playing { "pause" } else { "play" };
@@ -486,6 +494,7 @@ pub fn command(key: KeyEvent, replay: bool) -> Option<KeyCommand> {
         KeyCode::Char('K') => Some(C::SelectPrev),
         KeyCode::Char('f') => Some(C::ToggleZoom),
         KeyCode::Char('P') => Some(C::TogglePresentation),
+        KeyCode::Char('v') => Some(C::CyclePresentPanes),
         KeyCode::Esc => Some(C::Back),
         _ => None,
     };

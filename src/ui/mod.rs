@@ -7,6 +7,7 @@
 //! scrolling.
 
 pub mod app;
+pub mod block_font;
 pub mod frame;
 pub mod headless;
 pub mod help;
@@ -15,6 +16,7 @@ pub mod ink;
 pub mod keys;
 pub mod layout;
 pub mod panes;
+pub mod present_panes;
 pub mod presentation;
 pub mod prompt;
 pub mod prompt_edit;
