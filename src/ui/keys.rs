@@ -167,13 +167,8 @@ pub const COMMON_KEYS: &[KeyHelp] = &[
     },
     KeyHelp {
         keys: "P",
-        en: "presentation: the panes the step changed, side by side, above a large caption",
-        zh: "演示模式：本步改变的面板并排显示，下面是大字说明",
-    },
-    KeyHelp {
-        keys: "v",
-        en: "presenting: the next pair of panes (Log+Consumers, Journal+Offsets, …), then the lesson's again",
-        zh: "演示模式：换下一组面板（日志+消费者、journal+偏移量……），最后回到课程的选择",
+        en: "presentation: the step's panes above a large caption (v: other panes)",
+        zh: "演示模式：本步的面板加大字说明（v 换面板）",
     },
     KeyHelp {
         keys: "Esc",

@@ -86,11 +86,6 @@ pub fn chosen(pick: Option<usize>, view: &Snapshot, width: u16) -> Vec<PaneId> {
 /// 7. otherwise what readers see: log and consumers.
 pub fn by_step(view: &Snapshot) -> [PaneId; 2] {
     let c = &view.changes;
-    let staged = c.transactions.iter().any(|(id, _, _)| {
-        view.transactions
-            .iter()
-            .any(|t| t.id == *id && !t.staged_offsets.is_empty())
-    });
     let written = view
         .partitions
         .iter()
@@ -101,10 +96,18 @@ pub fn by_step(view: &Snapshot) -> [PaneId; 2] {
                 || !pc.fate_changed.is_empty()
                 || pc.log_start_offset.is_some()
         });
+    // Offsets staged: the step wrote the journal and no log while a
+    // transaction holds staged offsets (a send_offsets).
+    let staged = !c.journal_frames.is_empty()
+        && !written
+        && view
+            .transactions
+            .iter()
+            .any(|t| !t.staged_offsets.is_empty());
     let crashed = view.before_recovery || view.moment_of_death.is_some();
     if crashed {
         [PaneId::Journal, PaneId::Log]
-    } else if !c.published.is_empty() || staged && !written {
+    } else if !c.published.is_empty() || staged {
         [PaneId::Journal, PaneId::Offsets]
     } else if !c.journal_frames.is_empty() && c.partitions.is_empty() {
         [PaneId::Journal, PaneId::Log]

@@ -172,6 +172,10 @@ fn plan(app: &ViewState, view: &Snapshot, outer_w: u16, rows: usize) -> Plan {
     let mut last = None;
     for headline in &heads {
         for body in &bodies {
+            // The rest is never set larger than its headline.
+            if matches!((headline, body), (Set::Text(..), Set::Block(..))) {
+                continue;
+            }
             let p = Plan {
                 headline: headline.clone(),
                 body: body.clone(),
