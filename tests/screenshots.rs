@@ -115,11 +115,8 @@ fn python() -> Option<PathBuf> {
     None
 }
 
-fn render(rec: &str, step: usize, size: &str, layout: &str, lang: &str, theme: &str) -> Vec<u8> {
-    render_with(rec, step, size, layout, lang, theme, &[])
-}
-
-fn render_with(
+/// `mk-tui render` of `rec` at `step` as ANSI, with `extra` arguments.
+fn render(
     rec: &str,
     step: usize,
     size: &str,
@@ -186,7 +183,7 @@ fn the_docs_screenshots_are_what_render_draws() {
         let extra: &[&str] = if present { &["--present"] } else { &[] };
         let made = svg(
             &py,
-            &render_with(rec, step, size, layout, lang, theme, extra),
+            &render(rec, step, size, layout, lang, theme, extra),
             size,
             theme,
         );
