@@ -220,7 +220,7 @@ mod tests {
     fn draws_half_blocks_at_scale_one_and_whole_ones_at_two() {
         let mut buf = Buffer::empty(Rect::new(0, 0, 8, 3));
         draw("Hi", 1, Style::new(), buf.area, &mut buf);
-        assert_eq!(buffer_text(&buf), "█ █ ▀\n█▀█ █\n▀ ▀ ▀\n");
+        assert_eq!(buffer_text(&buf), "█ █  ▀\n█▀█  █\n▀ ▀  ▀\n");
         let mut buf = Buffer::empty(Rect::new(0, 0, 6, 6));
         draw("T", 2, Style::new(), buf.area, &mut buf);
         assert_eq!(buffer_text(&buf).lines().next(), Some("██████"));

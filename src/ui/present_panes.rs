@@ -147,6 +147,9 @@ mod tests {
     fn the_lesson_chooses_before_the_step_and_the_key_before_both() {
         let mut v = view();
         v.changes = Default::default();
+        v.pending.clear();
+        v.accumulators.clear();
+        v.groups.clear();
         assert_eq!(chosen(None, &v, 160), [PaneId::Log, PaneId::Consumers]);
         v.present = vec!["journal".into(), "offsets".into()];
         assert_eq!(chosen(None, &v, 160), [PaneId::Journal, PaneId::Offsets]);
@@ -161,6 +164,7 @@ mod tests {
         v.pending.clear();
         v.accumulators.clear();
         v.groups.clear();
+        v.transactions.clear();
         let name = v.partitions[0].name();
         v.changes.journal_frames = vec![3];
         assert_eq!(by_step(&v), [PaneId::Journal, PaneId::Log], "a begin");
