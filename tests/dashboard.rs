@@ -507,6 +507,7 @@ fn review_regressions() {
 fn ui_steps_replay_the_same_screen() {
     let mut r = ch08();
     let ui = |json: &str| minikafka::session::Step {
+        present: None,
         at_ms: 8000,
         action: minikafka::session::Action::from_json(&serde_json::from_str(json).unwrap())
             .unwrap(),

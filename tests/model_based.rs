@@ -114,6 +114,7 @@ fn write_recording(
             .iter()
             .enumerate()
             .map(|(i, action)| Step {
+                present: None,
                 at_ms: i as u64 * 1000,
                 action: action.clone(),
                 caption: failure

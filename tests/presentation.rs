@@ -184,57 +184,145 @@ fn zoom_in_chinese() {
     insta::assert_snapshot!("zoom_80x24_zh", frame);
 }
 
+/// The rows of `frame` whose text has the block font's cells.
+fn block_rows(frame: &str) -> usize {
+    frame
+        .lines()
+        .filter(|l| l.contains('█') || l.contains('▀') || l.contains('▄'))
+        .count()
+}
+
 #[test]
-fn presentation_shows_the_focused_pane_above_a_large_caption() {
+fn presentation_shows_the_touched_panes_side_by_side_above_a_large_caption() {
+    // Step 3 commits tx-1: what readers see changed, so Log and Consumers.
     let mut app = replay(3, Lang::En, Theme::colored());
     press(&mut app, "P");
     assert!(app.presenting);
     for (cols, rows) in SIZES {
         let buf = frame_buffer(&app, cols, rows);
         let frame = buffer_text(&buf);
-        assert!(frame.contains("Partitions"), "{frame}");
-        for gone in ["Transaction journal", "Consumers", "Events"] {
-            assert!(!frame.contains(gone), "fewer panes: {frame}");
-        }
-        // The caption takes a third of the body at least, bold and centred.
         let lines: Vec<&str> = frame.lines().collect();
+        assert!(lines[1].starts_with("┌Log"), "{frame}");
+        if cols >= 100 {
+            assert!(lines[1].contains("┐┌Consumers"), "side by side: {frame}");
+            assert!(frame.contains("┌Events"), "the events strip: {frame}");
+        } else {
+            assert!(
+                !frame.contains("Consumers"),
+                "one pane at 80 columns: {frame}"
+            );
+        }
+        for gone in ["Transaction journal", "Partitions"] {
+            assert!(!frame.contains(gone), "{frame}");
+        }
+        // The headline "Commit" in the block font, bold, centred.
         let top = lines
             .iter()
             .position(|l| l.starts_with("┌Caption"))
             .unwrap();
-        assert!(
-            rows as usize - 1 - top >= (rows as usize - 2) / 3,
-            "{frame}"
-        );
         let (y, line) = lines
             .iter()
             .enumerate()
-            .find(|(_, l)| l.contains("read_committed now sees"))
-            .unwrap();
-        let x = line.find("read_committed").unwrap();
+            .skip(top)
+            .find(|(_, l)| l.contains('█') || l.contains('▀') || l.contains('▄'))
+            .unwrap_or_else(|| panic!("no block font: {frame}"));
+        let x = line.chars().position(|c| "█▀▄".contains(c)).unwrap();
         assert!(x > 8, "centred: {line}");
-        assert!(
-            buf[(x as u16, y as u16)].modifier.contains(Modifier::BOLD),
-            "bold"
-        );
+        let cell = &buf[(x as u16, y as u16)];
+        assert!(cell.modifier.contains(Modifier::BOLD), "bold: {cell:?}");
+        assert!(block_rows(&frame) >= 3, "{frame}");
         insta::assert_snapshot!(format!("presentation_{cols}x{rows}"), frame);
     }
-    // Tab picks the pane shown beside the caption.
-    press(&mut app, "\t");
+    // At 80x24 the rest of the caption is bold text, centred.
+    let buf = frame_buffer(&app, 80, 24);
+    let frame = buffer_text(&buf);
+    let (y, line) = frame
+        .lines()
+        .enumerate()
+        .find(|(_, l)| l.contains("read_committed now sees"))
+        .unwrap_or_else(|| panic!("{frame}"));
+    let x = line[..line.find("read_committed").unwrap()].chars().count();
+    assert!(x > 8, "centred: {line}");
+    assert!(buf[(x as u16, y as u16)].modifier.contains(Modifier::BOLD));
+    // v cycles through the pairs: Log+Consumers, then Journal+Offsets.
+    press(&mut app, "vv");
     let frame = text(&app, 160, 48);
+    let second = frame.lines().nth(1).unwrap();
     assert!(
-        frame.contains("Transaction journal") && !frame.contains("Partitions"),
+        second.starts_with("┌Transaction journal") && second.contains("┌Consumer offsets"),
         "{frame}"
+    );
+    // P again ends it; P once more starts from the step's pair.
+    press(&mut app, "PP");
+    assert_eq!(app.present_pick, None);
+    assert!(
+        text(&app, 160, 48)
+            .lines()
+            .nth(1)
+            .unwrap()
+            .starts_with("┌Log")
     );
     press(&mut app, "P");
     assert!(!app.presenting);
-    let zh = {
+    for (cols, rows) in SIZES {
         let mut app = replay(3, Lang::Zh, Theme::colored());
         press(&mut app, "P");
-        text(&app, 80, 24)
-    };
-    assert!(zh.contains("结束演示") && zh.contains("说明"), "{zh}");
-    insta::assert_snapshot!("presentation_80x24_zh", zh);
+        let buf = frame_buffer(&app, cols, rows);
+        let zh = buffer_text(&buf);
+        assert!(zh.contains("结束演示") && zh.contains("说明"), "{zh}");
+        // Chinese has no block font: the headline is bold text on a line
+        // of its own.
+        assert_eq!(block_rows(&zh), 0, "{zh}");
+        let (y, line) = zh
+            .lines()
+            .enumerate()
+            .find(|(_, l)| l.trim_matches(['│', ' ']) == "提交")
+            .unwrap_or_else(|| panic!("{zh}"));
+        let x = headless_col(line, "提交");
+        assert!(buf[(x, y as u16)].modifier.contains(Modifier::BOLD));
+        insta::assert_snapshot!(format!("presentation_{cols}x{rows}_zh"), zh);
+    }
+}
+
+/// The column where `needle` starts in `line` (wide characters counted as
+/// two).
+fn headless_col(line: &str, needle: &str) -> u16 {
+    let before = &line[..line.find(needle).unwrap()];
+    before
+        .chars()
+        .map(|c| ratatui::text::Span::raw(c.to_string()).width() as u16)
+        .sum()
+}
+
+#[test]
+fn a_lesson_chooses_the_panes_and_auto_gives_the_choice_back() {
+    let text_of = r#"{"mk_recording":1,"title":"present hints","cluster":{"brokers":[1],"topics":[{"name":"out","partitions":1,"replication_factor":1}]}}
+{"action":{"produce":{"topic":"out","value":"a"}},"caption":"A write.","present":["journal","replicas"]}
+{"action":{"produce":{"topic":"out","value":"b"}},"caption":"Another."}
+{"action":{"produce":{"topic":"out","value":"c"}},"caption":"Back to the step's.","present":"auto"}
+"#;
+    let recording = Recording::parse("hints.jsonl", text_of).unwrap();
+    let mut app = App::replay(recording, test_layout(), Lang::En, Theme::colored()).unwrap();
+    press(&mut app, "P");
+    let second_line = |app: &App| text(app, 160, 48).lines().nth(1).unwrap().to_string();
+    for step in [1, 2] {
+        app.update(Msg::Goto(step)).unwrap();
+        let line = second_line(&app);
+        assert!(
+            line.starts_with("┌Transaction journal") && line.contains("┌Replicas"),
+            "step {step}: the lesson's pair holds until the next hint: {line}"
+        );
+    }
+    app.update(Msg::Goto(3)).unwrap();
+    let line = second_line(&app);
+    assert!(
+        line.starts_with("┌Log") && line.contains("┌Consumers"),
+        "{line}"
+    );
+    // A key's pick wins over the lesson's.
+    app.update(Msg::Goto(1)).unwrap();
+    press(&mut app, "v");
+    assert!(second_line(&app).contains("┌Consumers"));
 }
 
 #[test]
@@ -463,10 +551,10 @@ fn the_help_scrolls_and_wraps_instead_of_cutting() {
     assert!(first.contains("↓ "), "more below: {first}");
     // The presentation line is wrapped under its key, not cut.
     assert!(
-        first.contains("presentation: the focused pane above a large caption"),
+        first.contains("presentation: the step's panes above a large caption"),
         "{first}"
     );
-    assert!(first.contains("picks the pane)"), "{first}");
+    assert!(first.contains("(v: other"), "{first}");
     for _ in 0..40 {
         press(&mut app, "j");
     }
@@ -730,4 +818,38 @@ fn scrolling_stops_at_the_end_of_what_a_pane_holds() {
     app.focus = panes.iter().position(|p| *p == PaneId::Replicas).unwrap();
     press(&mut app, "jjj");
     assert_eq!(app.scroll.get(&PaneId::Replicas).copied().unwrap_or(0), 0);
+}
+
+#[test]
+fn presentation_of_a_held_out_lesson_shows_what_waits() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/lessons/orders-pipeline.jsonl");
+    let recording = Recording::load(&path).unwrap();
+    let mut app = App::replay(recording, test_layout(), Lang::En, Theme::colored()).unwrap();
+    // Step 6's send_offsets queues behind step 5's send, which waits for
+    // broker 2: the log and what waits.
+    app.update(Msg::Goto(6)).unwrap();
+    press(&mut app, "P");
+    for (cols, rows) in SIZES {
+        let buf = frame_buffer(&app, cols, rows);
+        let frame = buffer_text(&buf);
+        let second = frame.lines().nth(1).unwrap();
+        assert!(second.starts_with("┌Log"), "{frame}");
+        if cols >= 100 {
+            assert!(second.contains("┌Pending"), "{frame}");
+            assert!(frame.contains("waiting for [2]"), "{frame}");
+        }
+        // Every block-font cell is bold in the caption's strong style.
+        let blocks: Vec<_> = buf
+            .content
+            .iter()
+            .filter(|c| ["█", "▀", "▄"].contains(&c.symbol()))
+            .collect();
+        // At 80 columns this headline needs more than three lines of the
+        // block font: it is bold text.
+        assert_eq!(blocks.len() > 50, cols >= 100, "{frame}");
+        assert!(blocks.iter().all(|c| c.modifier.contains(Modifier::BOLD)));
+        let ink = minikafka::ui::ink::ink(&buf, Theme::colored()).share();
+        assert!(ink > 0.2, "{cols}x{rows}: {ink}");
+        insta::assert_snapshot!(format!("presentation_held_out_{cols}x{rows}"), frame);
+    }
 }

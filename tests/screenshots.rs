@@ -61,6 +61,32 @@ const SHOTS: &[(&str, &str, usize, &str, &str, &str, &str)] = &[
     ),
 ];
 
+/// Presentation mode (`render --present`): (file, recording, step, size,
+/// lang), in the default layout and dark theme.
+const PRESENT_SHOTS: &[(&str, &str, usize, &str, &str)] = &[
+    (
+        "present-ch08-visibility-160x48.svg",
+        "ch08-visibility",
+        3,
+        "160x48",
+        "en",
+    ),
+    (
+        "present-ch06-leader-failure-160x48.svg",
+        "ch06-leader-failure",
+        7,
+        "160x48",
+        "en",
+    ),
+    (
+        "present-ch08-visibility-160x48-zh.svg",
+        "ch08-visibility",
+        3,
+        "160x48",
+        "zh",
+    ),
+];
+
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
@@ -89,7 +115,16 @@ fn python() -> Option<PathBuf> {
     None
 }
 
-fn render(rec: &str, step: usize, size: &str, layout: &str, lang: &str, theme: &str) -> Vec<u8> {
+/// `mk-tui render` of `rec` at `step` as ANSI, with `extra` arguments.
+fn render(
+    rec: &str,
+    step: usize,
+    size: &str,
+    layout: &str,
+    lang: &str,
+    theme: &str,
+    extra: &[&str],
+) -> Vec<u8> {
     let out = Command::new(env!("CARGO_BIN_EXE_mk-tui"))
         .arg("render")
         .arg(root().join("recordings").join(format!("{rec}.jsonl")))
@@ -102,6 +137,7 @@ fn render(rec: &str, step: usize, size: &str, layout: &str, lang: &str, theme: &
             layout,
         ])
         .args(["--lang", lang, "--theme", theme, "--format", "ansi"])
+        .args(extra)
         .env_remove("NO_COLOR")
         .output()
         .unwrap();
@@ -134,10 +170,20 @@ fn the_docs_screenshots_are_what_render_draws() {
     let Some(py) = python() else { return };
     let update = std::env::var_os("MK_UPDATE_SCREENSHOTS").is_some();
     let mut stale = Vec::new();
-    for &(file, rec, step, size, layout, lang, theme) in SHOTS {
+    let presenting = PRESENT_SHOTS.iter().map(|&(file, rec, step, size, lang)| {
+        (file, rec, step, size, "default", lang, "dark", true)
+    });
+    let shots = SHOTS
+        .iter()
+        .map(|&(file, rec, step, size, layout, lang, theme)| {
+            (file, rec, step, size, layout, lang, theme, false)
+        })
+        .chain(presenting);
+    for (file, rec, step, size, layout, lang, theme, present) in shots {
+        let extra: &[&str] = if present { &["--present"] } else { &[] };
         let made = svg(
             &py,
-            &render(rec, step, size, layout, lang, theme),
+            &render(rec, step, size, layout, lang, theme, extra),
             size,
             theme,
         );

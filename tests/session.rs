@@ -39,6 +39,7 @@ fn recording(h: &Header, actions: &[&str]) -> Recording {
             .iter()
             .enumerate()
             .map(|(i, a)| Step {
+                present: None,
                 at_ms: i as u64 * 100,
                 action: act(a),
                 caption: None,

@@ -33,6 +33,7 @@ fn recording(actions: &[String]) -> Recording {
             .iter()
             .enumerate()
             .map(|(i, a)| Step {
+                present: None,
                 at_ms: i as u64 * 100,
                 action: Action::from_json(&serde_json::from_str(a).unwrap()).unwrap(),
                 caption: None,

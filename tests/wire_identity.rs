@@ -123,6 +123,7 @@ fn a_recording_of_client_batches_replays_to_the_same_log_and_a_reopen_remembers_
             .iter()
             .enumerate()
             .map(|(i, a)| Step {
+                present: None,
                 at_ms: i as u64,
                 action: a.clone(),
                 caption: None,

@@ -185,6 +185,9 @@ pub enum Command {
         /// text or ansi.
         #[arg(long, default_value = "text")]
         format: String,
+        /// Draw presentation mode (`P`): two panes above a large caption.
+        #[arg(long, conflicts_with = "state")]
+        present: bool,
     },
     /// Serve the cluster to real Kafka clients on loopback (docs/kafka-protocol.md).
     #[cfg(feature = "serve")]
@@ -413,6 +416,7 @@ pub fn run(cli: Cli) -> Result<(), SessionError> {
                     layout: layout_for(observation.header.layout.as_deref())?,
                     lang,
                     theme,
+                    present: false,
                 };
                 return dashboard(observation::replay(observation, look), !cli.no_mouse);
             }
@@ -445,6 +449,7 @@ pub fn run(cli: Cli) -> Result<(), SessionError> {
             all,
             size,
             format,
+            present,
         }) => {
             let format = match format.as_str() {
                 "text" => Format::Text,
@@ -466,6 +471,7 @@ pub fn run(cli: Cli) -> Result<(), SessionError> {
                     layout: layout_for(None)?,
                     lang,
                     theme,
+                    present: false,
                 };
                 let frame = headless::render_saved_in(snapshot, cols, rows, format, look)?;
                 out!("{frame}");
@@ -478,6 +484,7 @@ pub fn run(cli: Cli) -> Result<(), SessionError> {
                     layout: layout_for(observation.header.layout.as_deref())?,
                     lang,
                     theme,
+                    present: false,
                 };
                 let frames = observation::render(
                     &file,
@@ -514,6 +521,7 @@ pub fn run(cli: Cli) -> Result<(), SessionError> {
                 layout,
                 lang,
                 theme,
+                present,
             };
             let frames = headless::render_in(recording, &steps, cols, rows, format, look)
                 .map_err(|e| e.in_(format!("{}:1", file.display())))?;
@@ -533,6 +541,7 @@ pub fn run(cli: Cli) -> Result<(), SessionError> {
                 layout: layout_for(None)?,
                 lang,
                 theme,
+                present: false,
             };
             observe::run(args, look, tty, !cli.no_mouse)
         }
@@ -575,6 +584,7 @@ pub fn run(cli: Cli) -> Result<(), SessionError> {
                     layout: layout_for(observation.header.layout.as_deref())?,
                     lang,
                     theme,
+                    present: false,
                 };
                 let out =
                     observation::export(&file, observation, (from, to), size.as_deref(), look)?;
@@ -598,6 +608,7 @@ pub fn run(cli: Cli) -> Result<(), SessionError> {
                 layout,
                 lang,
                 theme,
+                present: false,
             };
             headless::export_cast_in(recording, cols, rows, look, (from, to), &mut out)
                 .map_err(|e| e.in_(format!("{}:1", file.display())))?;

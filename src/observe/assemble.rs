@@ -213,6 +213,7 @@ pub fn assemble(bootstrap: &[String], cluster: &Cluster, partitions: Vec<Observe
         total_steps: None,
         caption: None,
         captioned_steps: Vec::new(),
+        present: Vec::new(),
         changes: Default::default(),
         moment_of_death: None,
         before_recovery: false,

@@ -19,6 +19,7 @@ pub mod narrate_groups;
 pub mod observation;
 pub mod observed;
 pub mod outcome;
+pub mod present;
 pub mod recording;
 pub mod replay;
 pub mod said;

@@ -209,6 +209,7 @@ fn nothing_yet(title: &str) -> Snapshot {
         total_steps: None,
         caption: None,
         captioned_steps: Vec::new(),
+        present: Vec::new(),
         changes: Changes::default(),
         moment_of_death: None,
         before_recovery: false,

@@ -175,6 +175,10 @@ pub struct Step {
     pub action: Action,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub caption: Option<Caption>,
+    /// The panes presentation mode shows from this step on (see
+    /// [`crate::session::present`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub present: Option<crate::session::present::Present>,
 }
 
 /// A whole recording.
@@ -524,10 +528,17 @@ impl Recording {
                     )
                 })?),
             };
+            let present = match value.get("present") {
+                None | Some(serde_json::Value::Null) => None,
+                Some(p) => {
+                    Some(crate::session::present::Present::from_json(p).map_err(|e| err(n, e))?)
+                }
+            };
             steps.push(Step {
                 at_ms,
                 action,
                 caption,
+                present,
             });
         }
         Ok(Self { header, steps })
@@ -791,6 +802,7 @@ mod tests {
         let header: Header = serde_json::from_str(HEADER).unwrap();
         let mut w = RecordingWriter::create(&path, &header).unwrap();
         w.append(&Step {
+            present: None,
             at_ms: 5,
             action: Action::Crash {},
             caption: None,

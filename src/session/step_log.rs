@@ -119,6 +119,7 @@ impl StepLog {
         clock_ms: u64,
     ) -> Result<(), RecordError> {
         let step = Step {
+            present: None,
             at_ms: self.next_at_ms(clock_ms),
             action,
             caption,
@@ -203,6 +204,7 @@ mod tests {
 
     fn step(at_ms: u64) -> Step {
         Step {
+            present: None,
             at_ms,
             action: Action::Note {},
             caption: None,

@@ -103,11 +103,15 @@ pub struct App {
     pub size: Option<(u16, u16)>,
     /// `f`: the focused pane fills the body.
     pub zoomed: bool,
-    /// `P`: the focused pane above a large caption.
+    /// `P`: one or two panes above a large caption.
     pub presenting: bool,
     /// Drawn for a cast (`mk-tui export`): the key bar names the keys of
     /// a cast player, not the dashboard's, which a player does not have.
     pub player_keys: bool,
+    /// `v` while presenting: the pair of panes picked (an index into
+    /// [`crate::ui::present_panes::PAIRS`]); None follows the lesson or
+    /// the step.
+    pub present_pick: Option<usize>,
     pub prompt: Option<Prompt>,
     /// The last outcome or error.
     pub status: Option<Status>,
@@ -201,6 +205,7 @@ impl App {
             zoomed: false,
             presenting: false,
             player_keys: false,
+            present_pick: None,
             prompt: None,
             status: None,
             last_txn: None,
@@ -487,8 +492,13 @@ impl App {
             KeyCommand::ToggleZoom => self.zoomed = !self.zoomed,
             KeyCommand::TogglePresentation => {
                 self.presenting = !self.presenting;
-                // Presentation shows the focused pane, not the zoomed one.
+                // Presentation shows its own panes, not the zoomed one,
+                // and starts from the lesson's or the step's.
                 self.zoomed = false;
+                self.present_pick = None;
+            }
+            KeyCommand::CyclePresentPanes if self.presenting => {
+                self.present_pick = crate::ui::present_panes::next_pick(self.present_pick);
             }
             KeyCommand::ToggleIsolation => self.isolation = self.isolation.toggled(),
             KeyCommand::FocusNext => self.focus = (self.focus + 1) % panes,
@@ -511,7 +521,7 @@ impl App {
             KeyCommand::Slower if self.is_replay() => {
                 self.speed = self.speed.saturating_sub(1);
             }
-            KeyCommand::Faster | KeyCommand::Slower => {}
+            KeyCommand::Faster | KeyCommand::Slower | KeyCommand::CyclePresentPanes => {}
             KeyCommand::Prompt(PromptKind::GotoStep) => {
                 if let Some(step) = self.session.replay_step() {
                     // The current step, selected: typing a number

@@ -51,8 +51,12 @@ pub struct ViewState<'a> {
     pub touched: Option<usize>,
     /// `f`: the focused pane fills the body.
     pub zoomed: bool,
-    /// `P`: the focused pane above a large caption.
+    /// `P`: one or two panes above a large caption.
     pub presenting: bool,
+    /// `v`: the pair of panes picked for presentation (an index into
+    /// [`crate::ui::present_panes::PAIRS`]); None follows the lesson or
+    /// the step.
+    pub present_pick: Option<usize>,
     /// The help overlay, when open: its first entry shown.
     pub help: Option<usize>,
     pub prompt: Option<&'a Prompt>,
@@ -154,8 +158,8 @@ fn pane_context(state: &ViewState, view: &Snapshot, pane: PaneId) -> PaneContext
 
 /// The body's panes, each with its rectangle, and presenting, where the
 /// caption goes: the layout's; zoomed, the focused pane over the whole
-/// body; presenting, the focused pane (or, when the caption pane has the
-/// focus, the layout's first other pane) above the large caption.
+/// body; presenting, one or two panes side by side
+/// ([`crate::ui::present_panes::chosen`]) above the large caption.
 fn body(input: &FrameInput, body: Rect) -> (Vec<(PaneId, Rect)>, Option<Rect>) {
     let state = &input.state;
     if state.zoomed
@@ -166,23 +170,18 @@ fn body(input: &FrameInput, body: Rect) -> (Vec<(PaneId, Rect)>, Option<Rect>) {
     if !state.presenting {
         return (state.layout.areas(body), None);
     }
-    let shown = state.focus.filter(|p| *p != PaneId::Caption).or_else(|| {
-        state
-            .layout
-            .panes()
-            .into_iter()
-            .find(|p| *p != PaneId::Caption)
-    });
-    let want = presentation::clamp_height(
-        presentation::caption_height(state, input.view, body.width),
-        body.height,
-    );
-    let Some(pane) = shown else {
+    let shown = crate::ui::present_panes::chosen(state.present_pick, input.view, body.width);
+    if shown.is_empty() {
         return (Vec::new(), Some(body));
-    };
+    }
+    let want = presentation::caption_height(state, input.view, body.width, body.height);
     let [top, bottom] =
         Split::vertical([Constraint::Fill(1), Constraint::Length(want)]).areas(body);
-    (vec![(pane, top)], Some(bottom))
+    let (pair, strip) = crate::ui::present_panes::with_strip(&shown, top);
+    let columns = Split::horizontal(shown.iter().map(|_| Constraint::Fill(1))).split(pair);
+    let mut panes: Vec<(PaneId, Rect)> = shown.into_iter().zip(columns.iter().copied()).collect();
+    panes.extend(strip);
+    (panes, Some(bottom))
 }
 
 /// The map of a frame of `area`: where [`draw`] puts each pane, how many

@@ -114,6 +114,8 @@ pub struct Look {
     pub layout: Layout,
     pub lang: Lang,
     pub theme: Theme,
+    /// Presentation mode (`render --present`).
+    pub present: bool,
 }
 
 impl Look {
@@ -123,6 +125,7 @@ impl Look {
             layout,
             lang,
             theme: Theme::colored(),
+            present: false,
         }
     }
 }
@@ -158,7 +161,8 @@ pub fn render_in(
     look: Look,
 ) -> Result<Vec<String>, SessionError> {
     // Forward only: no checkpoints past step 0 (see `App::replay_every`).
-    let app = App::replay_every(recording, usize::MAX, look.layout, look.lang, look.theme)?;
+    let mut app = App::replay_every(recording, usize::MAX, look.layout, look.lang, look.theme)?;
+    app.presenting = look.present;
     frames_of(app, steps, cols, rows, format)
 }
 

@@ -233,6 +233,7 @@ const LABELS: &[(&str, &str, &str)] = &[
     ("unzoom", "unzoom", "还原"),
     ("present", "present", "演示"),
     ("end_present", "end presentation", "结束演示"),
+    ("present_panes", "panes", "换面板"),
     ("presentation", "presentation", "演示"),
     ("zoomed", "zoom", "放大"),
     (

@@ -24,8 +24,10 @@ pub enum KeyCommand {
     SelectNext,
     /// `f`: the focused pane fills the screen, and back.
     ToggleZoom,
-    /// `P`: presentation, the focused pane above a large caption.
+    /// `P`: presentation, one or two panes above a large caption.
     TogglePresentation,
+    /// `v` while presenting: the next pair of panes.
+    CyclePresentPanes,
     /// `Esc`: close the help, else leave zoom, else leave presentation.
     Back,
     /// Engine keys (live mode): open the prompt for this action.
@@ -165,8 +167,8 @@ pub const COMMON_KEYS: &[KeyHelp] = &[
     },
     KeyHelp {
         keys: "P",
-        en: "presentation: the focused pane above a large caption (Tab picks the pane)",
-        zh: "演示模式：当前面板加大字说明（Tab 选择面板）",
+        en: "presentation: the step's panes above a large caption (v: other panes)",
+        zh: "演示模式：本步的面板加大字说明（v 换面板）",
     },
     KeyHelp {
         keys: "Esc",
@@ -406,6 +408,7 @@ pub fn key_bar(state: BarState) -> Vec<(&'static str, &'static str)> {
         out.push(("f", "unzoom"));
     } else if state.presenting {
         out.push(("P", "end_present"));
+        out.push(("v", "present_panes"));
     }
     if state.replay {
         let play = if state.playing { "pause" } else { "play" };
@@ -501,6 +504,7 @@ pub fn command(key: KeyEvent, replay: bool) -> Option<KeyCommand> {
         KeyCode::Char('K') => Some(C::SelectPrev),
         KeyCode::Char('f') => Some(C::ToggleZoom),
         KeyCode::Char('P') => Some(C::TogglePresentation),
+        KeyCode::Char('v') => Some(C::CyclePresentPanes),
         KeyCode::Esc => Some(C::Back),
         _ => None,
     };

@@ -7,13 +7,16 @@
 //! scrolling.
 
 pub mod app;
+pub mod block_font;
 pub mod frame;
 pub mod headless;
 pub mod help;
 pub mod i18n;
+pub mod ink;
 pub mod keys;
 pub mod layout;
 pub mod panes;
+pub mod present_panes;
 pub mod presentation;
 pub mod prompt;
 pub mod prompt_edit;

@@ -136,6 +136,7 @@ pub fn build(driver: &Driver, bounds: &Bounds) -> Snapshot {
         total_steps: None,
         caption: None,
         captioned_steps: Vec::new(),
+        present: Vec::new(),
         changes: Default::default(),
         moment_of_death: driver.last_moment().cloned().map(Box::new),
         before_recovery: false,

@@ -137,6 +137,10 @@ pub struct Snapshot {
     /// marks them).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub captioned_steps: Vec<usize>,
+    /// The panes the lesson shows in presentation mode at this step: its
+    /// last `present` hint up to here (empty: the dashboard picks).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub present: Vec<String>,
     /// What the step changed, from the snapshot before it (empty at step 0
     /// or when the source does not know the step before).
     #[serde(default)]

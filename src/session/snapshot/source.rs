@@ -55,6 +55,13 @@ impl SnapshotSource for Timeline {
             .checked_sub(1)
             .and_then(|i| recording.steps.get(i))
             .and_then(|s| s.caption.clone());
+        // A hint holds from its step until the next one.
+        snapshot.present = recording.steps[..self.step().min(recording.steps.len())]
+            .iter()
+            .rev()
+            .find_map(|s| s.present.as_ref())
+            .map(|p| p.names())
+            .unwrap_or_default();
         snapshot
     }
 

@@ -105,6 +105,7 @@ impl<'a> From<&'a App> for ViewState<'a> {
             touched: app.touched_partition(),
             zoomed: app.zoomed,
             presenting: app.presenting,
+            present_pick: app.present_pick,
             help: app.show_help.then_some(app.help_scroll),
             prompt: app.prompt.as_ref(),
             status: app.status.as_ref(),

@@ -518,7 +518,7 @@ pub fn shorten<'a>(line: Line<'a>, width: usize) -> Line<'a> {
 
 /// A small hand-built snapshot and helpers the pane tests share.
 #[cfg(test)]
-mod testkit {
+pub(crate) mod testkit {
     use std::collections::BTreeMap;
 
     use ratatui::buffer::Buffer;
@@ -805,6 +805,7 @@ mod testkit {
                 zh: "LSO 停在未决事务处。".into(),
             }),
             captioned_steps: vec![2, 5, 8],
+            present: Vec::new(),
             changes: Default::default(),
             moment_of_death: None,
             before_recovery: false,
