@@ -24,7 +24,7 @@ pub const LABS: &[Lab] = &[Lab {
     file: "recordings/ch08-visibility.jsonl",
     recording: include_str!("../recordings/ch08-visibility.jsonl"),
     en: "Chapter 8 live: out has 1 partition, 1 replica. Keys: b Enter, s Ctrl-W pending Enter, c Enter; b Enter, s Ctrl-W discard-me Enter, a Enter. Watch Consumers: read_uncommitted, read_committed.",
-    zh: "第 8 章现场实验：out 有 1 个分区、1 个副本。按键：b 回车，s Ctrl-W pending 回车，c 回车；b 回车，s Ctrl-W discard-me 回车，a 回车。看 Consumers：read_uncommitted、read_committed。",
+    zh: "第 8 章现场实验：out 有 1 个分区、1 个副本。按键：b 回车，s Ctrl-W pending 回车，c 回车；b 回车，s Ctrl-W discard-me 回车，a 回车。看 消费者 面板：read_uncommitted、read_committed。",
 }];
 
 impl Lab {

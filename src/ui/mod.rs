@@ -8,6 +8,7 @@
 
 pub mod app;
 pub mod frame;
+pub mod glossary;
 pub mod headless;
 pub mod help;
 pub mod i18n;
