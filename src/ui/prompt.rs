@@ -1145,6 +1145,33 @@ mod tests {
     }
 
     #[test]
+    fn the_new_topic_prompt_makes_create_topic_or_says_why_not() {
+        assert_eq!(
+            ok(PromptKind::CreateTopic, "lab 1 3"),
+            Action::CreateTopic {
+                name: "lab".into(),
+                partitions: 1,
+                replication_factor: 3,
+                timestamp_type: Default::default(),
+                config: Default::default(),
+            }
+        );
+        assert!(refused(PromptKind::CreateTopic, "out 1 1").contains("exists already"));
+        assert!(refused(PromptKind::CreateTopic, "lab 1 4").contains("more than the 3 brokers"));
+        assert!(refused(PromptKind::CreateTopic, "lab 0 1").contains("at least 1"));
+        assert!(refused(PromptKind::CreateTopic, "lab 1").contains("missing replication_factor"));
+        // The default names a free topic, one partition, one replica per
+        // running broker up to three.
+        let view = crate::ui::panes::testkit::view();
+        let text = default_text(PromptKind::CreateTopic, &view, None);
+        let action = parse(PromptKind::CreateTopic, &text, &Facts::of(&view));
+        assert!(
+            matches!(action, Ok(Action::CreateTopic { partitions: 1, .. })),
+            "{text:?}: {action:?}"
+        );
+    }
+
+    #[test]
     fn group_and_cleanup_prompts_make_their_actions() {
         assert_eq!(
             ok(PromptKind::JoinGroup, "workers member-3 out,my-topic"),

@@ -521,7 +521,7 @@ pub fn shorten<'a>(line: Line<'a>, width: usize) -> Line<'a> {
 
 /// A small hand-built snapshot and helpers the pane tests share.
 #[cfg(test)]
-mod testkit {
+pub(crate) mod testkit {
     use std::collections::BTreeMap;
 
     use ratatui::buffer::Buffer;
