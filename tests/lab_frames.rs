@@ -142,3 +142,36 @@ fn plain_mk_tui_opens_with_a_caption_and_a_clean_events_pane() {
     );
     assert!(!events[0].contains("more"), "{}", events[0]);
 }
+
+#[test]
+fn n_creates_a_topic_on_disk_and_on_screen() {
+    let mut app = lab(Lang::En);
+    // Ctrl-U clears the default; a topic of two partitions, one replica.
+    press(&mut app, "n");
+    press_key(&mut app, KeyCode::Char('u'), KeyModifiers::CONTROL);
+    press(&mut app, "lab 2 1\n");
+    let driver = app.driver().unwrap();
+    let s = minikafka::session::Snapshot::of(driver);
+    assert!(s.partition("lab-0").is_some() && s.partition("lab-1").is_some());
+    let metadata = std::fs::read_to_string(driver.data_dir().join("metadata.json")).unwrap();
+    assert!(metadata.contains("\"lab\""), "{metadata}");
+    let text = buffer_text(&frame_buffer(&app, 120, 36));
+    assert!(
+        text.contains("lab-1 leader 1 e0 HW 0 LSO 0 LEO 0"),
+        "{text}"
+    );
+    assert!(text.contains("step 1: create_topic: ok"), "{text}");
+    // A name that exists is refused in the prompt, which stays open.
+    press(&mut app, "n");
+    press_key(&mut app, KeyCode::Char('u'), KeyModifiers::CONTROL);
+    press(&mut app, "out 1 1\n");
+    let refusal = app.prompt.as_ref().and_then(|p| p.refusal.clone());
+    assert_eq!(refusal.as_deref(), Some("topic \"out\" exists already"));
+}
+
+fn press_key(app: &mut App, code: KeyCode, modifiers: KeyModifiers) {
+    let k = KeyEvent::new(code, modifiers);
+    if let Some(msg) = minikafka::ui::run::message(app, &Event::Key(k)) {
+        app.update(msg).unwrap();
+    }
+}
