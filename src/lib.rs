@@ -22,6 +22,7 @@ pub mod engine;
 pub mod fuzzing;
 #[cfg(feature = "serve")]
 pub mod kafka;
+pub mod lab;
 #[cfg(feature = "serve")]
 pub mod observe;
 #[cfg(feature = "testkit")]

@@ -140,6 +140,14 @@ pub enum Command {
         #[arg(required = true)]
         files: Vec<PathBuf>,
     },
+    /// Start live where a chapter's experiment starts: its lesson's
+    /// cluster with nothing on it, and a caption naming the chapter's keys
+    /// (ch08: one broker, topic `out` with one partition and one replica;
+    /// docs/lectures.md lists the keystrokes).
+    Lab {
+        /// The lab: ch08.
+        name: String,
+    },
     /// Replay a recording in the dashboard: space/→ next step, ← previous,
     /// p play/pause at the recorded pace.
     Replay {
@@ -306,7 +314,7 @@ pub fn run(cli: Cli) -> Result<(), SessionError> {
     let tty = std::io::stdout().is_terminal();
     let looping = match &cli.command {
         None => tty,
-        Some(Command::Replay { .. }) => true,
+        Some(Command::Replay { .. } | Command::Lab { .. }) => true,
         #[cfg(feature = "serve")]
         Some(Command::Serve(_)) => true,
         // The live observer's dashboard waits for them as the live one does.
@@ -383,6 +391,31 @@ pub fn run(cli: Cli) -> Result<(), SessionError> {
             } else {
                 run_demo(cli.data_dir, rules, record)
             }
+        }
+        Some(Command::Lab { name }) => {
+            let Some(lab) = crate::lab::Lab::named(&name) else {
+                return Err(SessionError::flag(
+                    format!("lab {name}"),
+                    format!("no such lab; the labs are {}", crate::lab::Lab::names()),
+                ));
+            };
+            if !tty {
+                return Err(SessionError::flag(
+                    format!("lab {name}"),
+                    format!(
+                        "standard output is not a terminal; `mk-tui state {} --step 0` prints where it starts",
+                        lab.file
+                    ),
+                ));
+            }
+            let recording = lab
+                .recording()
+                .map_err(|e| SessionError::flag(format!("lab {name}"), e))?;
+            let layout = layout_for(recording.header.layout.as_deref())?;
+            let driver = Driver::new(&recording.header, None)?;
+            let app = App::live(driver, recording.header, None, layout, lang, theme)
+                .with_intro(lab.intro());
+            dashboard(app, !cli.no_mouse)
         }
         Some(Command::Replay {
             file,
@@ -859,12 +892,15 @@ fn run_live(
     (layout, lang, theme): (Layout, Lang, Theme),
     mouse: bool,
 ) -> Result<(), SessionError> {
-    let (driver, header, applied, before) = start_session(data_dir.as_deref(), rules)?;
+    let (driver, header, applied, _) = start_session(data_dir.as_deref(), rules)?;
     let listeners = listen.map(|l| l.open(&driver, lang)).transpose()?;
     let recorder = record.map(|r| r.open(&header, &applied)).transpose()?;
+    // The demo's own steps built the cluster: the first frame lists none
+    // of their events and no change (no `before`), so the Events pane
+    // starts clean.
     let mut app = App::live(driver, header, recorder, layout, lang, theme)
-        .with_before(before)
-        .with_history(applied);
+        .with_history(applied)
+        .with_clean_events();
     if let Some((listeners, said)) = listeners {
         app = app.with_listeners(listeners);
         app.status = Some(ui::app::Status {
@@ -994,6 +1030,7 @@ fn refuse_unused(cli: &Cli) -> Result<(), SessionError> {
         Command::State { .. } => "state",
         Command::Check { .. } => "check",
         Command::Replay { .. } => "replay",
+        Command::Lab { .. } => "lab",
         Command::Render { .. } => "render",
         #[cfg(feature = "serve")]
         Command::Serve(_) => "serve",

@@ -37,6 +37,10 @@ pub struct Live {
     /// branch made at an uncaptioned step): shown while the log holds
     /// exactly this many steps, so the screen never starts blank.
     pub(super) intro: Option<(usize, Caption)>,
+    /// The steps that built the cluster the session starts on (the
+    /// demo's): their events and errors are not the user's, so the Events
+    /// pane starts clean and lists only what happened since.
+    pub(super) setup_steps: usize,
 }
 
 /// A step applied: its number, how it ended and the driver's words for it.
@@ -188,6 +192,9 @@ impl Live {
                     .map(|(_, c)| c.clone())
             });
         }
+        let setup = self.setup_steps;
+        snapshot.events.retain(|e| e.step > setup);
+        snapshot.errors.retain(|e| e.step > setup);
         if let Some(l) = &self.listeners {
             // The server's registry, not the engine: the room's view.
             snapshot.listeners = l.listeners();

@@ -116,6 +116,7 @@ impl Session {
             at_moment: false,
             listeners: None,
             intro: None,
+            setup_steps: 0,
         })))
     }
 
@@ -148,6 +149,23 @@ impl Session {
             timeline: Box::new(timeline),
             playing: false,
         }))
+    }
+
+    /// Live: `caption` is shown until the first step of the session's own
+    /// (the steps it has now are where it starts), so a start whose last
+    /// step has no caption, or the wrong one, says what to try.
+    pub fn set_intro(&mut self, caption: Caption) {
+        if let Mode::Live(live) = &mut self.mode {
+            live.intro = Some((live.log.len(), caption));
+        }
+    }
+
+    /// Live: the steps it has now built the cluster it starts on; their
+    /// events are left out of the Events pane, which starts clean.
+    pub fn hide_setup_events(&mut self) {
+        if let Mode::Live(live) = &mut self.mode {
+            live.setup_steps = live.log.len();
+        }
     }
 
     /// Live: the snapshot before the driver's last step, so the first
@@ -514,6 +532,7 @@ impl Session {
             at_moment: false,
             listeners,
             intro: Some((step, intro)),
+            setup_steps: 0,
         }));
         Ok(Branch::Branched { title, said })
     }

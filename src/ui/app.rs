@@ -237,6 +237,22 @@ impl App {
         self
     }
 
+    /// A live app that shows `caption` until its first step of its own
+    /// (a lab's start, which has no step to carry one).
+    pub fn with_intro(mut self, caption: crate::session::recording::Caption) -> Self {
+        self.touched();
+        self.session.set_intro(caption);
+        self
+    }
+
+    /// A live app whose Events pane leaves out the steps that built its
+    /// cluster (the demo's), and so starts clean.
+    pub fn with_clean_events(mut self) -> Self {
+        self.touched();
+        self.session.hide_setup_events();
+        self
+    }
+
     /// A live app with Kafka listeners beside its driver (`--listen`).
     pub fn with_listeners(mut self, listeners: Box<dyn Listeners>) -> Self {
         self.touched();

@@ -86,6 +86,8 @@ pub enum PromptKind {
     Retention,
     /// The book's key compaction on a topic or partition (chapter 4).
     Compact,
+    /// A new topic: name, partitions, replication factor.
+    CreateTopic,
     /// Replay: go to step N (no engine action).
     GotoStep,
 }
@@ -223,6 +225,11 @@ pub const HELP_KEYS: &[KeyHelp] = &[
 
 /// Engine keys (live mode).
 pub const LIVE_KEYS: &[KeyHelp] = &[
+    KeyHelp {
+        keys: "n",
+        en: "new topic (name partitions replicas)",
+        zh: "新建 topic（名称 分区数 副本数）",
+    },
     KeyHelp {
         keys: "p",
         en: "produce (topic value acks=…)",
@@ -549,6 +556,7 @@ pub fn command(key: KeyEvent, replay: bool) -> Option<KeyCommand> {
         KeyCode::Char('E') => prompt(PromptKind::Expire),
         KeyCode::Char('d') => prompt(PromptKind::Retention),
         KeyCode::Char('C') => prompt(PromptKind::Compact),
+        KeyCode::Char('n') => prompt(PromptKind::CreateTopic),
         KeyCode::Char('r') => Some(C::ReplicateAll),
         KeyCode::Char('x') => Some(C::Crash),
         KeyCode::Char('u') => Some(C::Undo),
@@ -778,6 +786,7 @@ mod tests {
             ('E', PromptKind::Expire),
             ('d', PromptKind::Retention),
             ('C', PromptKind::Compact),
+            ('n', PromptKind::CreateTopic),
         ] {
             assert_eq!(
                 command(key(KeyCode::Char(c)), false),

@@ -9,6 +9,7 @@
 pub mod app;
 pub mod block_font;
 pub mod frame;
+pub mod glossary;
 pub mod headless;
 pub mod help;
 pub mod i18n;

@@ -79,6 +79,16 @@ pub fn default_text(kind: PromptKind, view: &Snapshot, last_txn: Option<&str>) -
         PromptKind::Heartbeat => format!("{group_id} {next_to_expire} {generation}"),
         PromptKind::Retention => format!("{topic} retention_ms=1000"),
         PromptKind::Compact => format!("{topic} 1000"),
+        PromptKind::CreateTopic => {
+            // A name no topic has, one partition, one replica per running
+            // broker up to three: the chapters' shape.
+            let name = (1..)
+                .map(|i| format!("topic-{i}"))
+                .find(|n| !view.partitions.iter().any(|p| &p.topic == n))
+                .expect("some name is free");
+            let running = view.brokers.iter().filter(|b| !b.stopped).count();
+            format!("{name} 1 {}", running.clamp(1, 3))
+        }
         PromptKind::Produce => format!("{topic} value-{n} acks=1"),
         PromptKind::Begin => (1..)
             .map(|i| format!("tx-{i}"))
@@ -187,6 +197,7 @@ impl Prompt {
                     "保留策略：topic[-分区] [retention_ms=毫秒] [retention_bytes=字节]"
                 }
                 PromptKind::Compact => "压缩：topic[-分区] delete_retention_ms",
+                PromptKind::CreateTopic => "新建 topic：名称 分区数 副本数",
                 PromptKind::GotoStep => "跳到步骤：N",
             };
         }
@@ -213,6 +224,7 @@ impl Prompt {
                 "retention: topic[-partition] [retention_ms=N] [retention_bytes=N]"
             }
             PromptKind::Compact => "compact: topic[-partition] delete_retention_ms",
+            PromptKind::CreateTopic => "new topic: name partitions replication_factor",
             PromptKind::GotoStep => "go to step: N",
         }
     }
@@ -631,6 +643,9 @@ fn word_zh(what: &str) -> &str {
         "topic or topic-partition" => "topic 或 topic-partition",
         "retention_ms" => "retention_ms",
         "retention_bytes" => "retention_bytes",
+        "name" => "名称",
+        "partitions" => "分区数",
+        "replication_factor" => "副本数",
         other => other,
     }
 }
@@ -711,6 +726,40 @@ pub fn parse(kind: PromptKind, text: &str, facts: &Facts) -> Result<Action, Said
                 partition,
                 retention_ms,
                 retention_bytes,
+            }
+        }
+        PromptKind::CreateTopic => {
+            let a = a(&["name", "partitions", "replication_factor"], &[])?;
+            let name = id(a.at(0), "name")?;
+            if facts.topics.contains_key(&name) {
+                return Err(Said::new(
+                    format!("topic {name:?} exists already"),
+                    format!("topic {name:?} 已经存在"),
+                ));
+            }
+            let partitions: u32 = number(a.at(1), "partitions")?;
+            let replication_factor: u32 = number(a.at(2), "replication_factor")?;
+            let brokers = facts.brokers.len();
+            if partitions == 0 || replication_factor == 0 {
+                return Err(Said::new(
+                    "partitions and replication_factor must be at least 1",
+                    "分区数和副本数至少为 1",
+                ));
+            }
+            if replication_factor as usize > brokers {
+                return Err(Said::new(
+                    format!(
+                        "replication_factor {replication_factor} is more than the {brokers} brokers"
+                    ),
+                    format!("副本数 {replication_factor} 多于 broker 数 {brokers}"),
+                ));
+            }
+            Action::CreateTopic {
+                name,
+                partitions,
+                replication_factor,
+                timestamp_type: Default::default(),
+                config: Default::default(),
             }
         }
         PromptKind::Compact => {
@@ -1094,6 +1143,33 @@ mod tests {
             ok(PromptKind::Abort, "tx-1"),
             Action::Abort { .. }
         ));
+    }
+
+    #[test]
+    fn the_new_topic_prompt_makes_create_topic_or_says_why_not() {
+        assert_eq!(
+            ok(PromptKind::CreateTopic, "lab 1 3"),
+            Action::CreateTopic {
+                name: "lab".into(),
+                partitions: 1,
+                replication_factor: 3,
+                timestamp_type: Default::default(),
+                config: Default::default(),
+            }
+        );
+        assert!(refused(PromptKind::CreateTopic, "out 1 1").contains("exists already"));
+        assert!(refused(PromptKind::CreateTopic, "lab 1 4").contains("more than the 3 brokers"));
+        assert!(refused(PromptKind::CreateTopic, "lab 0 1").contains("at least 1"));
+        assert!(refused(PromptKind::CreateTopic, "lab 1").contains("missing replication_factor"));
+        // The default names a free topic, one partition, one replica per
+        // running broker up to three.
+        let view = crate::ui::panes::testkit::view();
+        let text = default_text(PromptKind::CreateTopic, &view, None);
+        let action = parse(PromptKind::CreateTopic, &text, &Facts::of(&view));
+        assert!(
+            matches!(action, Ok(Action::CreateTopic { partitions: 1, .. })),
+            "{text:?}: {action:?}"
+        );
     }
 
     #[test]

@@ -28,7 +28,7 @@ pub fn row_count(view: &Snapshot, ctx: &PaneContext, area: Rect) -> usize {
 
 /// Draws the pane; `ctx.scroll` scrolls the caption.
 pub fn render(view: &Snapshot, ctx: &PaneContext, area: Rect, buf: &mut Buffer) {
-    let inner = frame(ctx, "caption", area, buf);
+    let inner = frame(ctx, super::PaneId::Caption, area, buf);
     let rows = rows(view, ctx, inner.width);
     // A scroll left from a longer caption never hides a shorter one.
     let skip = ctx

@@ -343,7 +343,7 @@ fn fault_mark<'a>(view: &Snapshot, ctx: &PaneContext, area: Rect) -> Option<Span
 /// the top.
 pub fn render(view: &Snapshot, ctx: &PaneContext, area: Rect, buf: &mut Buffer) {
     let mark = fault_mark(view, ctx, area);
-    let inner = super::frame_with(ctx, "clients", mark, area, buf);
+    let inner = super::frame_with(ctx, super::PaneId::Clients, mark, area, buf);
     let table = table_rows(view, ctx, usize::from(inner.width));
     let entries = log_entries(view);
     let height = usize::from(inner.height);

@@ -185,7 +185,7 @@ fn columns<'a>(
 
 /// Draws the pane; `ctx.scroll` skips rows below the column headers.
 pub fn render(view: &Snapshot, ctx: &PaneContext, area: Rect, buf: &mut Buffer) {
-    let inner = frame(ctx, "consumers", area, buf);
+    let inner = frame(ctx, super::PaneId::Consumers, area, buf);
     if super::no_topics(view, ctx, inner, buf) {
         return;
     }

@@ -14,7 +14,7 @@ const NARROW: u16 = 30;
 
 /// Draws the pane; `ctx.scroll` moves up into older events.
 pub fn render(view: &Snapshot, ctx: &PaneContext, area: Rect, buf: &mut Buffer) {
-    let inner = frame(ctx, "events", area, buf);
+    let inner = frame(ctx, super::PaneId::Events, area, buf);
     // "  step 5: …", or "#5 …" where every column counts (80x24).
     let narrow = inner.width < NARROW;
     let step = ctx.lang.t("step");

@@ -47,7 +47,7 @@ pub fn row_count(view: &Snapshot) -> usize {
 
 /// Draws the pane; `ctx.scroll` skips rows from the top.
 pub fn render(view: &Snapshot, ctx: &PaneContext, area: Rect, buf: &mut Buffer) {
-    let inner = frame(ctx, "groups", area, buf);
+    let inner = frame(ctx, super::PaneId::Groups, area, buf);
     if inner.is_empty() {
         return;
     }

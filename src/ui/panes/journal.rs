@@ -14,6 +14,7 @@ use ratatui::layout::Rect;
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 
+use crate::ui::glossary;
 use crate::ui::theme::Theme;
 
 use super::{PaneContext, column, column_width, frame, lines, marks, tail_window};
@@ -178,8 +179,8 @@ fn recovery<'a>(r: &'a RecoverySnapshot, ctx: &'a PaneContext, max: usize) -> Ve
     });
     let resent_line = move |m: &MarkerSnapshot| {
         let text = format!(
-            "◆ {} {} {} @{}",
-            m.control.name().to_uppercase(),
+            "{} {} {} @{}",
+            glossary::marker_label(&m.control.name().to_uppercase()),
             m.txn,
             m.partition,
             m.offset
@@ -256,7 +257,7 @@ fn observed<'a>(view: &'a Snapshot, ctx: &'a PaneContext, max: usize) -> Vec<Lin
 
 /// Draws the pane; `ctx.scroll` moves the frames up.
 pub fn render(view: &Snapshot, ctx: &PaneContext, area: Rect, buf: &mut Buffer) {
-    let inner = frame(ctx, "journal", area, buf);
+    let inner = frame(ctx, super::PaneId::Journal, area, buf);
     let height = usize::from(inner.height);
     let summary = if view.lacks(field::JOURNAL) {
         // `__transaction_state` is not readable by a client; the admin

@@ -233,8 +233,8 @@ pub fn render(id: PaneId, view: &Snapshot, ctx: &PaneContext, area: Rect, buf: &
 
 /// Draws the pane's bordered block titled with its translated name and
 /// returns the area inside it.
-fn frame(ctx: &PaneContext, key: &'static str, area: Rect, buf: &mut Buffer) -> Rect {
-    frame_with(ctx, key, None, area, buf)
+fn frame(ctx: &PaneContext, pane: PaneId, area: Rect, buf: &mut Buffer) -> Rect {
+    frame_with(ctx, pane, None, area, buf)
 }
 
 /// For a cluster with no topic yet (`mk-tui serve` or `--listen` before a
@@ -261,12 +261,15 @@ fn no_topics(view: &Snapshot, ctx: &PaneContext, inner: Rect, buf: &mut Buffer) 
 /// pane's armed fault).
 fn frame_with(
     ctx: &PaneContext,
-    key: &'static str,
+    pane: PaneId,
     mark: Option<Span<'static>>,
     area: Rect,
     buf: &mut Buffer,
 ) -> Rect {
-    let mut title = vec![Span::styled(ctx.lang.t(key), ctx.theme.title(ctx.focused))];
+    let mut title = vec![Span::styled(
+        crate::ui::glossary::pane_title(pane, ctx.lang),
+        ctx.theme.title(ctx.focused),
+    )];
     title.extend(mark);
     let block = Block::bordered()
         .title(Line::from(title))
@@ -997,7 +1000,7 @@ mod tests {
     fn scroll_marks_sit_on_the_border_and_never_cover_the_title() {
         let mark = |w: u16, above, below| {
             let mut buf = Buffer::empty(Rect::new(0, 0, w, 4));
-            let inner = frame(&ctx(), "journal", buf.area, &mut buf);
+            let inner = frame(&ctx(), PaneId::Journal, buf.area, &mut buf);
             assert_eq!(inner.height, 2);
             scroll_marks(Lang::En, Theme::colored(), buf.area, above, below, &mut buf);
             super::testkit::text(&buf)
@@ -1047,7 +1050,7 @@ mod tests {
     fn top_scroll_marks_put_both_on_the_top_border() {
         let mark = |w: u16| {
             let mut buf = Buffer::empty(Rect::new(0, 0, w, 4));
-            frame(&ctx(), "caption", buf.area, &mut buf);
+            frame(&ctx(), PaneId::Caption, buf.area, &mut buf);
             top_scroll_marks(Lang::En, Theme::colored(), buf.area, 2, 1, &mut buf);
             super::testkit::text(&buf)
         };

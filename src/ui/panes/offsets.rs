@@ -9,11 +9,12 @@ use ratatui::text::{Line, Span};
 
 use super::{PaneContext, frame, lines, marks};
 use crate::session::snapshot::Snapshot;
+use crate::ui::glossary;
 use crate::ui::theme::Theme;
 
 /// Draws the pane; `ctx.scroll` skips rows from the top.
 pub fn render(view: &Snapshot, ctx: &PaneContext, area: Rect, buf: &mut Buffer) {
-    let inner = frame(ctx, "offsets", area, buf);
+    let inner = frame(ctx, super::PaneId::Offsets, area, buf);
     let (t, theme) = (|k| ctx.lang.t(k), &ctx.theme);
     let mut staging = view
         .transactions
@@ -44,7 +45,10 @@ pub fn render(view: &Snapshot, ctx: &PaneContext, area: Rect, buf: &mut Buffer) 
         .then(|| Line::styled(t(nothing), theme.dim()));
     let staged = staging.flat_map(|x| {
         let head = Line::from(vec![
-            Span::styled(format!("… {} ", t("staged")), theme.waiting()),
+            Span::styled(
+                format!("{} ", glossary::staged_label(ctx.lang)),
+                theme.waiting(),
+            ),
             Span::styled(x.id.clone(), theme.strong()),
             Span::raw(format!(" ({})", x.state)),
         ]);
@@ -64,7 +68,7 @@ pub fn render(view: &Snapshot, ctx: &PaneContext, area: Rect, buf: &mut Buffer) 
                 theme.waiting(),
             )
         });
-    let head = Line::styled(format!("✓ {}", t("committed")), theme.good());
+    let head = Line::styled(glossary::committed_offsets_label(ctx.lang), theme.good());
     // An offset the last step published is marked `▸`.
     let published = &view.changes.published;
     let committed = view.committed_offsets.iter().flat_map(move |(g, m)| {

@@ -455,7 +455,7 @@ pub fn visible_batches(view: &Snapshot, ctx: &PaneContext, area: Rect) -> Vec<Wa
 
 /// Draws the pane.
 pub fn render(view: &Snapshot, ctx: &PaneContext, area: Rect, buf: &mut Buffer) {
-    let inner = frame(ctx, "partitions", area, buf);
+    let inner = frame(ctx, super::PaneId::Partitions, area, buf);
     if super::no_topics(view, ctx, inner, buf) {
         return;
     }

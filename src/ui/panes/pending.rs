@@ -103,7 +103,7 @@ fn filling<'a>(
 
 /// Draws the pane; `ctx.scroll` skips rows from the top.
 pub fn render(view: &Snapshot, ctx: &PaneContext, area: Rect, buf: &mut Buffer) {
-    let inner = frame(ctx, "pending", area, buf);
+    let inner = frame(ctx, super::PaneId::Pending, area, buf);
     let filling_rows = view
         .accumulators
         .iter()

@@ -248,7 +248,7 @@ pub fn scroll_to(view: &Snapshot, area: Rect, p: usize) -> usize {
 }
 
 pub fn render(view: &Snapshot, ctx: &PaneContext, area: Rect, buf: &mut Buffer) {
-    let inner = frame(ctx, "replicas", area, buf);
+    let inner = frame(ctx, super::PaneId::Replicas, area, buf);
     if super::no_topics(view, ctx, inner, buf) {
         return;
     }

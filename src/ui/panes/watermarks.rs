@@ -115,7 +115,7 @@ pub fn scroll_to(view: &Snapshot, area: Rect, p: usize) -> usize {
 }
 
 pub fn render(view: &Snapshot, ctx: &PaneContext, area: Rect, buf: &mut Buffer) {
-    let inner = frame(ctx, "watermarks", area, buf);
+    let inner = frame(ctx, super::PaneId::Watermarks, area, buf);
     let height = usize::from(inner.height);
     let mut out = vec![legend(ctx)];
     let skip = ctx.scroll.min(view.partitions.len());

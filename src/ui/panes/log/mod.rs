@@ -365,7 +365,7 @@ fn selected_in(view: &Snapshot, ctx: &PaneContext, p: usize) -> Option<usize> {
 
 /// Draws the pane; `ctx.scroll` skips whole partitions.
 pub fn render(view: &Snapshot, ctx: &PaneContext, area: Rect, buf: &mut Buffer) {
-    let inner = frame(ctx, "log", area, buf);
+    let inner = frame(ctx, super::PaneId::Log, area, buf);
     if super::no_topics(view, ctx, inner, buf) {
         return;
     }

@@ -12,6 +12,7 @@ use super::cell::width;
 use super::put;
 use super::window::{Slot, Window};
 use crate::session::snapshot::{Fate, PartitionSnapshot};
+use crate::ui::glossary;
 use crate::ui::panes::PaneContext;
 use crate::ui::theme::Theme;
 
@@ -132,10 +133,7 @@ pub fn legend(
     let mut items: Vec<(String, Style)> = Vec::new();
     for f in Fate::ALL {
         if present.contains(&f.name()) {
-            items.push((
-                format!("{} {}", Theme::fate_glyph(f), t(f.name())),
-                ctx.theme.fate(f),
-            ));
+            items.push((glossary::fate_label(f, ctx.lang), ctx.theme.fate(f)));
         }
     }
     if present.contains(&"divergent") {
