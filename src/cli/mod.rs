@@ -599,6 +599,7 @@ pub fn run(cli: Cli) -> Result<(), SessionError> {
                     layout: layout_for(recording.header.layout.as_deref())?,
                     lang,
                     theme,
+                    present: false,
                 };
                 let size = size_of(size.as_deref(), &recording)?;
                 let args = lesson_page::PageArgs {
