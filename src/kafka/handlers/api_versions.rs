@@ -18,7 +18,7 @@
 use kafka_protocol::messages::api_versions_response::{
     ApiVersion, FinalizedFeatureKey, SupportedFeatureKey,
 };
-use kafka_protocol::messages::{ApiVersionsRequest, ApiVersionsResponse, ResponseKind};
+use kafka_protocol::messages::{ApiKey, ApiVersionsRequest, ApiVersionsResponse, ResponseKind};
 use kafka_protocol::protocol::StrBytes;
 
 use super::SUPPORTED;
@@ -31,10 +31,21 @@ pub const TRANSACTION_VERSION_FEATURE: &str = "transaction.version";
 
 /// The response listing every supported API, and the transaction version
 /// the cluster speaks.
+/// The highest Produce version listed at transaction version 1.
+const PRODUCE_LISTED_AT_V1: i16 = 9;
+
 pub fn listing(error_code: i16, transactions: TransactionVersion) -> ApiVersionsResponse {
     let mut keys: Vec<ApiVersion> = SUPPORTED
         .iter()
         .map(|&(k, min, max)| {
+            // At transaction version 1, Produce is listed up to v9 as it
+            // was before version 2 was served: librdkafka at v10 failed
+            // the listen and compression suites (docs/kafka-differences.md
+            // "Produce versions listed"). The handler takes up to v12.
+            let max = match (k, transactions) {
+                (ApiKey::Produce, TransactionVersion::V1) => max.min(PRODUCE_LISTED_AT_V1),
+                _ => max,
+            };
             ApiVersion::default()
                 .with_api_key(k as i16)
                 .with_min_version(min)
@@ -77,13 +88,23 @@ pub fn handle(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use kafka_protocol::messages::ApiKey;
 
     #[test]
     fn the_listing_is_the_supported_table() {
         let l = listing(0, TransactionVersion::V1);
         assert_eq!(l.api_keys.len(), SUPPORTED.len());
         let produce = l
+            .api_keys
+            .iter()
+            .find(|k| k.api_key == ApiKey::Produce as i16)
+            .unwrap();
+        assert_eq!(
+            (produce.min_version, produce.max_version),
+            (3, PRODUCE_LISTED_AT_V1),
+            "version 1 lists Produce as before version 2 was served"
+        );
+        let v2 = listing(0, TransactionVersion::V2);
+        let produce = v2
             .api_keys
             .iter()
             .find(|k| k.api_key == ApiKey::Produce as i16)
