@@ -15,22 +15,9 @@ pub fn round_robin_assign(
     members: &BTreeMap<String, BTreeSet<String>>,
     partitions: &BTreeMap<String, Vec<u32>>,
 ) -> BTreeMap<String, Vec<TopicPartition>> {
-    let mut assigned: BTreeMap<String, Vec<TopicPartition>> = members
-        .keys()
-        .map(|member| (member.clone(), Vec::new()))
-        .collect();
+    let mut assigned = empty_assignment(members);
     let mut cursor = 0usize;
-    for (topic, numbers) in partitions {
-        let eligible: Vec<&String> = members
-            .iter()
-            .filter(|(_, subscriptions)| subscriptions.contains(topic))
-            .map(|(member, _)| member)
-            .collect();
-        if eligible.is_empty() {
-            continue;
-        }
-        let mut numbers = numbers.clone();
-        numbers.sort_unstable();
+    for (topic, eligible, numbers) in per_topic(members, partitions) {
         for partition in numbers {
             let member = eligible[cursor % eligible.len()];
             if let Some(list) = assigned.get_mut(member) {
@@ -40,4 +27,37 @@ pub fn round_robin_assign(
         }
     }
     assigned
+}
+
+/// Every member with an empty list, so that one no topic reaches still
+/// has its entry.
+pub(super) fn empty_assignment(
+    members: &BTreeMap<String, BTreeSet<String>>,
+) -> BTreeMap<String, Vec<TopicPartition>> {
+    members
+        .keys()
+        .map(|member| (member.clone(), Vec::new()))
+        .collect()
+}
+
+/// Each topic in name order with the members subscribed to it (in
+/// member-id order, never empty: a topic no one reads is skipped) and its
+/// partitions in number order: what every assignor walks.
+pub(super) fn per_topic<'a>(
+    members: &'a BTreeMap<String, BTreeSet<String>>,
+    partitions: &'a BTreeMap<String, Vec<u32>>,
+) -> impl Iterator<Item = (&'a str, Vec<&'a String>, Vec<u32>)> {
+    partitions.iter().filter_map(|(topic, numbers)| {
+        let eligible: Vec<&String> = members
+            .iter()
+            .filter(|(_, subscriptions)| subscriptions.contains(topic))
+            .map(|(member, _)| member)
+            .collect();
+        if eligible.is_empty() {
+            return None;
+        }
+        let mut numbers = numbers.clone();
+        numbers.sort_unstable();
+        Some((topic.as_str(), eligible, numbers))
+    })
 }

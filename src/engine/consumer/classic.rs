@@ -140,16 +140,8 @@ impl GroupCoordinator {
                 "sync_group is Kafka's classic protocol: run under --rules kafka (the book's coordinator assigns at the join)".to_string(),
             ));
         }
-        self.tick_group(group_id, now_ms);
         let session = self.session_timeout_ms;
-        let group = self
-            .groups
-            .get_mut(group_id)
-            .ok_or_else(|| unknown_group(group_id))?;
-        if !group.members.contains_key(member_id) {
-            return Err(unknown_member(group_id, member_id));
-        }
-        validate_generation(group, generation)?;
+        let group = self.member_at_generation(group_id, member_id, generation, now_ms)?;
         let is_leader = group.leader.as_deref() == Some(member_id);
         match group.state {
             GroupState::Empty => Err(unknown_member(group_id, member_id)),
@@ -223,16 +215,8 @@ impl GroupCoordinator {
         generation: i32,
         now_ms: u64,
     ) -> Result<u64> {
-        self.tick_group(group_id, now_ms);
         let session = self.session_timeout_ms;
-        let group = self
-            .groups
-            .get_mut(group_id)
-            .ok_or_else(|| unknown_group(group_id))?;
-        if !group.members.contains_key(member_id) {
-            return Err(unknown_member(group_id, member_id));
-        }
-        validate_generation(group, generation)?;
+        let group = self.member_at_generation(group_id, member_id, generation, now_ms)?;
         let m = group.members.get_mut(member_id).expect("known");
         m.deadline_ms = now_ms.saturating_add(session);
         match group.state {
@@ -269,16 +253,8 @@ impl GroupCoordinator {
         generation: i32,
         now_ms: u64,
     ) -> Result<()> {
-        self.tick_group(group_id, now_ms);
         let session = self.session_timeout_ms;
-        let group = self
-            .groups
-            .get_mut(group_id)
-            .ok_or_else(|| unknown_group(group_id))?;
-        if !group.members.contains_key(member_id) {
-            return Err(unknown_member(group_id, member_id));
-        }
-        validate_generation(group, generation)?;
+        let group = self.member_at_generation(group_id, member_id, generation, now_ms)?;
         if group.state == GroupState::CompletingRebalance {
             return Err(MiniKafkaError::RebalanceInProgress(group_id.to_string()));
         }
@@ -311,6 +287,28 @@ impl GroupCoordinator {
     /// One group's timeouts: members whose session ran out (not while
     /// their join or sync waits, as Kafka's), members that did not sync
     /// by the sync deadline, and a rebalance whose timeout passed.
+    /// The group of `member_id` at `generation`, once the group's timeouts
+    /// due at `now_ms` have run: the checks SyncGroup, Heartbeat and
+    /// OffsetCommit share, in Kafka's order (group, member, generation).
+    fn member_at_generation(
+        &mut self,
+        group_id: &str,
+        member_id: &str,
+        generation: i32,
+        now_ms: u64,
+    ) -> Result<&mut Group> {
+        self.tick_group(group_id, now_ms);
+        let group = self
+            .groups
+            .get_mut(group_id)
+            .ok_or_else(|| unknown_group(group_id))?;
+        if !group.members.contains_key(member_id) {
+            return Err(unknown_member(group_id, member_id));
+        }
+        validate_generation(group, generation)?;
+        Ok(group)
+    }
+
     fn tick_group(&mut self, group_id: &str, now_ms: u64) {
         let Some(group) = self.groups.get_mut(group_id) else {
             return;

@@ -11,6 +11,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use super::assignor::{empty_assignment, per_topic};
 use crate::engine::core::metadata::TopicPartition;
 
 /// Each member's partitions, for every member (one that no topic reached
@@ -19,21 +20,8 @@ pub fn range_assign(
     members: &BTreeMap<String, BTreeSet<String>>,
     partitions: &BTreeMap<String, Vec<u32>>,
 ) -> BTreeMap<String, Vec<TopicPartition>> {
-    let mut assigned: BTreeMap<String, Vec<TopicPartition>> = members
-        .keys()
-        .map(|member| (member.clone(), Vec::new()))
-        .collect();
-    for (topic, numbers) in partitions {
-        let eligible: Vec<&String> = members
-            .iter()
-            .filter(|(_, subscriptions)| subscriptions.contains(topic))
-            .map(|(member, _)| member)
-            .collect();
-        if eligible.is_empty() {
-            continue;
-        }
-        let mut numbers = numbers.clone();
-        numbers.sort_unstable();
+    let mut assigned = empty_assignment(members);
+    for (topic, eligible, numbers) in per_topic(members, partitions) {
         let (each, extra) = (
             numbers.len() / eligible.len(),
             numbers.len() % eligible.len(),

@@ -93,33 +93,24 @@ mod tests {
     fn the_listing_is_the_supported_table() {
         let l = listing(0, TransactionVersion::V1);
         assert_eq!(l.api_keys.len(), SUPPORTED.len());
-        let produce = l
-            .api_keys
-            .iter()
-            .find(|k| k.api_key == ApiKey::Produce as i16)
-            .unwrap();
-        assert_eq!(
-            (produce.min_version, produce.max_version),
-            (3, PRODUCE_LISTED_AT_V1),
-            "version 1 lists Produce as before version 2 was served"
-        );
-        let v2 = listing(0, TransactionVersion::V2);
-        let produce = v2
-            .api_keys
-            .iter()
-            .find(|k| k.api_key == ApiKey::Produce as i16)
-            .unwrap();
-        assert_eq!(
-            (produce.min_version, produce.max_version),
-            (3, 12),
-            "v12 adds partitions implicitly (KIP-890); v13 needs topic ids"
-        );
-        let txn = |api: ApiKey| {
-            l.api_keys
+        let range = |listing: &ApiVersionsResponse, api: ApiKey| {
+            listing
+                .api_keys
                 .iter()
                 .find(|k| k.api_key == api as i16)
                 .map(|k| (k.min_version, k.max_version))
         };
+        assert_eq!(
+            range(&l, ApiKey::Produce),
+            Some((3, PRODUCE_LISTED_AT_V1)),
+            "version 1 lists Produce as before version 2 was served"
+        );
+        assert_eq!(
+            range(&listing(0, TransactionVersion::V2), ApiKey::Produce),
+            Some((3, 12)),
+            "v12 adds partitions implicitly (KIP-890); v13 needs topic ids"
+        );
+        let txn = |api: ApiKey| range(&l, api);
         assert_eq!(txn(ApiKey::InitProducerId), Some((0, 5)));
         assert_eq!(txn(ApiKey::EndTxn), Some((0, 5)));
         assert_eq!(txn(ApiKey::TxnOffsetCommit), Some((0, 5)));
