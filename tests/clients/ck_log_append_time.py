@@ -50,6 +50,11 @@ for batch in range(3):
     # however slow the loop runs (with 5 ms a loaded machine split one).
     producer = Producer({"bootstrap.servers": boot, "linger.ms": 2000,
                          "enable.idempotence": batch == 1, "message.timeout.ms": 15000})
+    # The topic's metadata first: a record produced before it is known waits
+    # in librdkafka's unassigned queue, which flush() may drain into the
+    # partition one record at a time while the broker thread already sends
+    # (a loaded CI machine split a group into two batches that way).
+    producer.list_topics(topic, timeout=15)
     for j in range(3):
         sent_at.append(int(time.time() * 1000))
         producer.produce(topic, value=f"v{batch}{j}".encode(), key=f"k{batch}{j}".encode(),
