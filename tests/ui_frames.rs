@@ -679,6 +679,70 @@ fn a_click_uses_the_map_of_the_last_draw() {
     assert_eq!(fresh.frame_map().unwrap().panes, map.panes);
 }
 
+/// A replay's timeline (the caption pane's bottom border) is clickable
+/// (issue 28's polish: it looked clickable and was not): a click on a
+/// caption's `●` goes to that captioned step and draws it, a click
+/// elsewhere on the line to the step nearest the place, and the step's
+/// `▲` is then drawn in the cell clicked. A click in the pane's body
+/// still only focuses it.
+#[test]
+fn a_click_on_the_timeline_goes_to_that_step() {
+    use minikafka::ui::app::Msg;
+    use minikafka::ui::panes::PaneId;
+    let mut replay = App::replay(
+        recording("ch08-visibility.jsonl"),
+        layout::builtin_default(),
+        Lang::En,
+        Theme::colored(),
+    )
+    .unwrap();
+    replay.update(Msg::Resize(160, 48)).unwrap();
+    let buf = draw(&mut replay, 160, 48);
+    let area = replay
+        .frame_map()
+        .unwrap()
+        .panes
+        .iter()
+        .find(|(p, _)| *p == PaneId::Caption)
+        .expect("the default layout shows the caption")
+        .1;
+    let row = area.bottom() - 1;
+    let line = |buf: &Buffer| -> Vec<(u16, String)> {
+        (area.x + 1..area.right() - 1)
+            .map(|x| (x, buf[(x, row)].symbol().to_string()))
+            .collect()
+    };
+    let captions = replay.view().captioned_steps.clone();
+    let total = replay.view().total_steps.unwrap();
+    assert!(captions.len() >= 3, "{captions:?}");
+    // The second caption's mark, found on screen, not computed.
+    let marks: Vec<u16> = line(&buf)
+        .into_iter()
+        .filter(|(_, s)| s == "●")
+        .map(|(x, _)| x)
+        .collect();
+    assert!(marks.len() >= 2, "{marks:?}");
+    let before = replay.view().step;
+    replay.update(Msg::Click(marks[1], row)).unwrap();
+    let went = replay.view().step;
+    assert_ne!(went, before);
+    assert!(captions.contains(&went), "a ● is a caption: {went}");
+    let buf = draw(&mut replay, 160, 48);
+    let at: Vec<u16> = line(&buf)
+        .into_iter()
+        .filter(|(_, s)| s == "▲")
+        .map(|(x, _)| x)
+        .collect();
+    assert_eq!(at, [marks[1]], "the ▲ is where the click was");
+    // The line's right end is the last step.
+    replay.update(Msg::Click(area.right() - 2, row)).unwrap();
+    assert_eq!(replay.view().step, total);
+    // The pane's body: a focus, no move.
+    replay.update(Msg::Click(area.x + 2, area.y + 1)).unwrap();
+    assert_eq!(replay.view().step, total);
+    assert_eq!(replay.focused(), Some(PaneId::Caption));
+}
+
 /// `mk-tui serve`'s consumer group members in the clients pane: each
 /// member's row names its group, generation and the partitions the leader
 /// assigned it, in the good colour while the group is stable and in the

@@ -426,6 +426,9 @@ impl App {
                 Ok(())
             }
             Msg::Click(col, row) => {
+                if let Some(step) = self.timeline_click(col, row) {
+                    return self.goto(step);
+                }
                 self.focus_at(col, row);
                 Ok(())
             }
@@ -444,6 +447,28 @@ impl App {
                 })
             }
         }
+    }
+
+    /// The step a click at (`col`, `row`) on a replay's timeline (the
+    /// caption pane's bottom border in the last frame drawn) goes to.
+    fn timeline_click(&mut self, col: u16, row: u16) -> Option<usize> {
+        if self.show_help || self.prompt.is_some() {
+            return None;
+        }
+        let area = self
+            .frame_map()?
+            .panes
+            .iter()
+            .find(|(pane, _)| *pane == PaneId::Caption)?
+            .1;
+        let view = self.view();
+        crate::ui::panes::caption::timeline_step(
+            area,
+            view.total_steps?,
+            &view.captioned_steps,
+            col,
+            row,
+        )
     }
 
     /// Focuses the pane drawn at (`col`, `row`), recorded as a `ui` step

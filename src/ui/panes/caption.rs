@@ -112,6 +112,35 @@ fn rows<'a>(view: &Snapshot, ctx: &PaneContext, width: u16) -> Vec<Line<'a>> {
     rows
 }
 
+/// The step a click at (`col`, `row`) on a replay's timeline goes to;
+/// `area` is the caption pane's, as [`render`] drew it. A cell holding a
+/// captioned step's `●` goes to that caption (the first, when several share
+/// the cell: what the eye aimed at); another cell to the step nearest its
+/// place on the line. None off the timeline, or when none is drawn.
+pub fn timeline_step(
+    area: Rect,
+    total: usize,
+    captioned: &[usize],
+    col: u16,
+    row: u16,
+) -> Option<usize> {
+    let room = area.width.saturating_sub(2);
+    if room < 8 || area.height < 2 || row != area.bottom() - 1 {
+        return None;
+    }
+    let cell = usize::from(col.checked_sub(area.x + 1)?);
+    let width = usize::from(room);
+    if cell >= width {
+        return None;
+    }
+    let span = width - 1;
+    let col_of = |s: usize| s.min(total) * span / total.max(1);
+    if let Some(&c) = captioned.iter().find(|&&c| col_of(c) == cell) {
+        return Some(c);
+    }
+    Some(((cell * total + span / 2) / span).min(total))
+}
+
 /// A replay's timeline, `width` cells for steps 0 to `total`: `─`, `●` at
 /// each captioned step (what `]` and `[` jump between), `▲` at the current
 /// step. Steps that share a cell show the most telling mark.
@@ -164,6 +193,30 @@ mod tests {
     use super::super::{PaneContext, PaneId};
     use crate::session::snapshot::Snapshot;
     use crate::ui::i18n::Lang;
+
+    #[test]
+    fn a_click_on_the_timeline_names_the_step_under_it() {
+        // A pane 22 wide: 20 cells for steps 0..=40, two steps per cell.
+        use ratatui::layout::Rect;
+        let area = Rect::new(10, 5, 22, 6);
+        let row = area.bottom() - 1;
+        let at = |col| super::timeline_step(area, 40, &[7, 8, 30], col, row);
+        // The first and last cells are the first and last steps.
+        assert_eq!(at(11), Some(0));
+        assert_eq!(at(30), Some(40));
+        // Step 7 and 8 share cell 3 (7*19/40 = 3, 8*19/40 = 3): the first
+        // caption there wins over the nearest step (6).
+        assert_eq!(at(11 + 3), Some(7));
+        // A cell with no caption: the nearest step (10*40/19 = 21.05).
+        assert_eq!(at(11 + 10), Some(21));
+        // Off the line: the borders' corners, another row, outside.
+        assert_eq!(at(10), None);
+        assert_eq!(at(31), None);
+        assert_eq!(super::timeline_step(area, 40, &[], 15, row - 1), None);
+        // Too narrow for a timeline: none drawn, none clicked.
+        let narrow = Rect::new(0, 0, 9, 4);
+        assert_eq!(super::timeline_step(narrow, 40, &[], 3, 3), None);
+    }
 
     #[test]
     fn title_line_and_wrapped_caption() {
