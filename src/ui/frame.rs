@@ -170,15 +170,27 @@ fn body(input: &FrameInput, body: Rect) -> (Vec<(PaneId, Rect)>, Option<Rect>) {
     if !state.presenting {
         return (state.layout.areas(body), None);
     }
-    let shown = crate::ui::present_panes::chosen(state.present_pick, input.view, body.width);
+    use crate::ui::present_panes::{STACKED_PANE_ROWS, chosen, stacks, with_strip};
+    let shown = chosen(state.present_pick, input.view, body.width, body.height);
     if shown.is_empty() {
         return (Vec::new(), Some(body));
     }
-    let want = presentation::caption_height(state, input.view, body.width, body.height);
+    let mut want = presentation::caption_height(state, input.view, body.width, body.height);
+    // Stacked, the caption gives up rows (its headline set smaller) so
+    // both panes keep theirs.
+    let stacked = shown.len() > 1 && stacks(body.width, body.height);
+    if stacked {
+        want = want.min(body.height - 2 * STACKED_PANE_ROWS);
+    }
     let [top, bottom] =
         Split::vertical([Constraint::Fill(1), Constraint::Length(want)]).areas(body);
-    let (pair, strip) = crate::ui::present_panes::with_strip(&shown, top);
-    let columns = Split::horizontal(shown.iter().map(|_| Constraint::Fill(1))).split(pair);
+    let (pair, strip) = with_strip(&shown, top);
+    let split = if stacked {
+        Split::vertical
+    } else {
+        Split::horizontal
+    };
+    let columns = split(shown.iter().map(|_| Constraint::Fill(1))).split(pair);
     let mut panes: Vec<(PaneId, Rect)> = shown.into_iter().zip(columns.iter().copied()).collect();
     panes.extend(strip);
     (panes, Some(bottom))

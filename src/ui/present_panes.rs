@@ -2,7 +2,8 @@
 //! "Presentation"): the pair picked with `v`, else the lesson's (a step's
 //! `present` hint, held until the next), else the pair that shows what the
 //! step changed. Two panes stand side by side where the body is at least
-//! [`SIDE_BY_SIDE`] columns wide; narrower, the first alone.
+//! [`SIDE_BY_SIDE`] columns wide; narrower, one above the other where the
+//! body has the rows ([`stacks`]: 80x24 does), else the first alone.
 
 use ratatui::layout::{Constraint, Layout, Rect};
 
@@ -11,6 +12,18 @@ use crate::ui::panes::{PaneId, touched};
 
 /// The narrowest body that shows two panes side by side.
 pub const SIDE_BY_SIDE: u16 = 100;
+
+/// The rows each of two stacked panes gets at least: a partition's
+/// header, its cells, their label row and the offsets under them in the
+/// Log pane.
+pub const STACKED_PANE_ROWS: u16 = 6;
+
+/// Whether a body `width` x `height` too narrow for two panes side by
+/// side stacks them, one above the other, over a caption of at least
+/// [`crate::ui::presentation::MIN_ROWS`] rows.
+pub fn stacks(width: u16, height: u16) -> bool {
+    width < SIDE_BY_SIDE && height >= 2 * STACKED_PANE_ROWS + crate::ui::presentation::MIN_ROWS
+}
 
 /// The lowest area over the caption that also holds the events strip.
 pub const STRIP_FROM_ROWS: u16 = 24;
@@ -48,8 +61,8 @@ pub fn next_pick(pick: Option<usize>) -> Option<usize> {
     }
 }
 
-/// The panes shown, left first, in a body `width` columns wide.
-pub fn chosen(pick: Option<usize>, view: &Snapshot, width: u16) -> Vec<PaneId> {
+/// The panes shown, left (or top) first, in a body `width` x `height`.
+pub fn chosen(pick: Option<usize>, view: &Snapshot, width: u16, height: u16) -> Vec<PaneId> {
     let mut panes = match pick.and_then(|i| PAIRS.get(i)) {
         Some(pair) => pair.to_vec(),
         None => {
@@ -65,7 +78,7 @@ pub fn chosen(pick: Option<usize>, view: &Snapshot, width: u16) -> Vec<PaneId> {
             }
         }
     };
-    if width < SIDE_BY_SIDE {
+    if width < SIDE_BY_SIDE && !stacks(width, height) {
         panes.truncate(1);
     }
     panes
@@ -150,11 +163,20 @@ mod tests {
         v.pending.clear();
         v.accumulators.clear();
         v.groups.clear();
-        assert_eq!(chosen(None, &v, 160), [PaneId::Log, PaneId::Consumers]);
+        assert_eq!(chosen(None, &v, 160, 46), [PaneId::Log, PaneId::Consumers]);
         v.present = vec!["journal".into(), "offsets".into()];
-        assert_eq!(chosen(None, &v, 160), [PaneId::Journal, PaneId::Offsets]);
-        assert_eq!(chosen(Some(2), &v, 160), [PaneId::Log, PaneId::Replicas]);
-        assert_eq!(chosen(None, &v, 80), [PaneId::Journal], "narrow: one");
+        assert_eq!(
+            chosen(None, &v, 160, 46),
+            [PaneId::Journal, PaneId::Offsets]
+        );
+        assert_eq!(
+            chosen(Some(2), &v, 160, 46),
+            [PaneId::Log, PaneId::Replicas]
+        );
+        // 80x24's body (22 rows) stacks the two; lower, the first alone.
+        let both = [PaneId::Journal, PaneId::Offsets];
+        assert_eq!(chosen(None, &v, 80, 22), both, "narrow: stacked");
+        assert_eq!(chosen(None, &v, 80, 17), [PaneId::Journal], "low: one");
     }
 
     #[test]
