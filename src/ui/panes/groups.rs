@@ -10,7 +10,7 @@
 //! partition the last rebalance moved carries `▸` in the gutter. Under
 //! Kafka's classic protocol (`--rules kafka`) the leader's row says
 //! `leader`, and a member in a rebalance says where it stands (`must
-//! rejoin`, `⧗ rejoined`, `owes sync`, `⧗ awaits assignment`; `⧗`: it
+//! rejoin`, `◷ rejoined`, `owes sync`, `◷ awaits assignment`; `◷` (a clock, in DejaVu Sans Mono as `⧗` is not): it
 //! waits on others), its partitions `pending` until its sync brings them.
 
 use ratatui::buffer::Buffer;
@@ -236,16 +236,16 @@ fn member_row(
     fit(vec![Line::from(full), without, Line::from(spans)], width)
 }
 
-/// A classic member's rebalance status, in words (`⧗` marks the ones that
+/// A classic member's rebalance status, in words (`◷` marks the ones that
 /// wait on someone else).
 fn rebalance_words(r: MemberRebalance, ctx: &PaneContext) -> String {
     match r {
         MemberRebalance::MustRejoin => ctx.lang.pick("must rejoin".into(), "须重新加入".into()),
-        MemberRebalance::Rejoined => ctx.lang.pick("⧗ rejoined".into(), "⧗ 已重新加入".into()),
+        MemberRebalance::Rejoined => ctx.lang.pick("◷ rejoined".into(), "◷ 已重新加入".into()),
         MemberRebalance::OwesSync => ctx.lang.pick("owes sync".into(), "待同步".into()),
         MemberRebalance::AwaitsAssignment => ctx
             .lang
-            .pick("⧗ awaits assignment".into(), "⧗ 等待分配".into()),
+            .pick("◷ awaits assignment".into(), "◷ 等待分配".into()),
     }
 }
 
@@ -438,7 +438,7 @@ mod tests {
             lines[2].contains("⚠ holds generation 2 : pending"),
             "{text}"
         );
-        assert!(lines[3].contains("member-2 ⧗ awaits assignment"), "{text}");
+        assert!(lines[3].contains("member-2 ◷ awaits assignment"), "{text}");
         assert!(!lines[3].contains("leader"), "{text}");
         let mut buf = Buffer::empty(Rect::new(0, 0, 100, 6));
         render(PaneId::Groups, &v, &c, buf.area, &mut buf);
@@ -454,13 +454,13 @@ mod tests {
                 .add_modifier
                 .contains(c.theme.strong().add_modifier)
         );
-        assert_eq!(at(3, "⧗").fg, c.theme.waiting().fg);
+        assert_eq!(at(3, "◷").fg, c.theme.waiting().fg);
         let zh = PaneContext {
             lang: Lang::Zh,
             ..ctx()
         };
         let text = draw(PaneId::Groups, &v, &zh, 110, 6);
-        assert!(text.contains("⧗ 等待分配"), "{text}");
+        assert!(text.contains("◷ 等待分配"), "{text}");
         assert!(text.contains("待分配"), "{text}");
     }
 
