@@ -1,4 +1,4 @@
-//! Issue 7's performance report: a short run of each target P1-P6, each
+//! Issue 7's performance report: a short run of each target P1-P7, each
 //! measured side by side with its baseline in alternating rounds (the
 //! machines are shared and noisy, so only ratios within one run are
 //! compared), printed as one table. The full measurements are the criterion
@@ -12,7 +12,9 @@ use std::time::{Duration, Instant};
 
 use minikafka::engine::TopicPartition;
 use minikafka::engine::core::codec;
-use minikafka::perf::{self, DashboardWorkload, FsyncLoop, JournalWorkload, RawLogWriter};
+use minikafka::perf::{
+    self, DashboardWorkload, FsyncLoop, JournalWorkload, RawLogWriter, TransactionWorkload,
+};
 use minikafka::session::Timeline;
 
 const MIB: f64 = 1024.0 * 1024.0;
@@ -268,6 +270,45 @@ fn p5() -> Row {
     }
 }
 
+/// P7: transactions (begin, send one record, commit; RF 1) vs the floor of
+/// the fsyncs they need: a bare write+fsync loop of a journal frame in the
+/// same directory, divided by the frames a transaction journals
+/// ([`perf::SYNCS_PER_TRANSACTION`]).
+fn p7() -> Row {
+    let workload = TransactionWorkload::new();
+    let frame = workload.frame();
+    let mut bare = FsyncLoop::new(workload.dir.path());
+    let per_round = 10;
+    let syncs = perf::SYNCS_PER_TRANSACTION as usize;
+    let (tt, tb) = side_by_side(
+        15,
+        || timed(|| workload.run(per_round)),
+        || {
+            timed(|| {
+                for _ in 0..per_round * syncs {
+                    bare.write(&frame);
+                }
+            })
+        },
+    );
+    let rate = |t: Duration| per_round as f64 / t.as_secs_f64();
+    let ratio = rate(tt) / rate(tb);
+    Row {
+        id: "P7",
+        what: "transactions: begin, send 1, commit (RF 1)",
+        measured: format!("{:.0} transactions/s", rate(tt)),
+        baseline: format!(
+            "{:.0}/s: {:.0} writes+fsync/s / {syncs}",
+            rate(tb),
+            rate(tb) * syncs as f64
+        ),
+        ratio,
+        target: ">= 0.9",
+        met: ratio >= 0.9,
+        caveat: None,
+    }
+}
+
 /// Files and bytes under `dir`.
 fn dir_size(dir: &std::path::Path) -> (u64, u64) {
     let mut out = (0, 0);
@@ -339,7 +380,7 @@ fn main() {
     }
     // `perf_report P3 P4` runs only the named targets.
     let only: Vec<String> = std::env::args().skip(1).collect();
-    let targets: [Target; 7] = [
+    let targets: [Target; 8] = [
         ("P1", p1),
         ("P2", p2),
         ("P3", p3),
@@ -347,6 +388,7 @@ fn main() {
         ("P4", p4),
         ("P5", p5),
         ("P6", p6),
+        ("P7", p7),
     ];
     let rows: Vec<Row> = targets
         .iter()

@@ -174,6 +174,63 @@ impl FsyncLoop {
     }
 }
 
+/// The journal frames one transaction of [`TransactionWorkload`] writes,
+/// each fsynced (E9): ONGOING at `begin`, ONGOING after the `send`,
+/// PREPARE_COMMIT, COMPLETE_COMMIT. Nothing else in it needs a sync (the
+/// book's log is flushed, not fsynced; nothing was staged, so
+/// `offsets.json` stays as it is).
+pub const SYNCS_PER_TRANSACTION: u32 = 4;
+
+/// P7: transactions as chapter 8 runs them, one at a time (begin, send one
+/// record, commit) on one partition with one replica, the book's
+/// configuration (journal frames fsynced).
+pub struct TransactionWorkload {
+    pub dir: TempDir,
+    pub cluster: BrokerCluster,
+    runtime: tokio::runtime::Runtime,
+}
+
+impl TransactionWorkload {
+    pub fn new() -> Self {
+        let (dir, cluster) = cluster(1, 1);
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .expect("a current-thread runtime");
+        Self {
+            dir,
+            cluster,
+            runtime,
+        }
+    }
+
+    /// Runs `n` transactions, each begin, send one record, commit.
+    pub fn run(&self, n: usize) {
+        let transactions = self.cluster.transactions();
+        self.runtime.block_on(async {
+            for _ in 0..n {
+                let tx = transactions.begin("txn-perf").await.expect("begin");
+                tx.send("t", b"processed".to_vec()).await.expect("send");
+                tx.commit().await.expect("commit");
+            }
+        });
+    }
+
+    /// A journal frame as long as this workload's PREPARE_COMMIT, for the
+    /// baseline.
+    pub fn frame(&self) -> Vec<u8> {
+        let mut data = TransactionData::begin("txn-perf");
+        data.record_write(&TopicPartition::new("t", 0), 0);
+        let json = data.to_journal_json();
+        format!("{:08x} {json}\n", crc32fast::hash(json.as_bytes())).into_bytes()
+    }
+}
+
+impl Default for TransactionWorkload {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
 /// P4: a data directory holding about `bytes` of log in one partition, closed.
 pub struct RecoveryWorkload {
     pub dir: TempDir,

@@ -203,3 +203,136 @@ async fn without_a_cut_point_nothing_crashes() {
     assert_eq!(tx.commit_until(None).await.unwrap(), EndOutcome::Completed);
     assert_eq!(t.cluster.generation(), generation);
 }
+
+/// A commit that staged no offsets leaves `offsets.json` as it was (the
+/// store does not replace it with the same bytes, docs/book-differences.md
+/// "offsets.json"). Crashed at every cut point, under both rules and RF 1
+/// and 2, it recovers what the book's order recovers: the transaction
+/// COMPLETE_COMMIT and visible, the earlier transaction's offset still
+/// committed, `offsets.json` byte for byte what it held before (the bytes
+/// the book would have rewritten), no `.tmp` left, and the journal's frames
+/// the book's five (three ONGOING, PREPARE_COMMIT, COMPLETE_COMMIT).
+/// Without an earlier commit the file is the book's empty one.
+#[tokio::test]
+async fn a_commit_without_staged_offsets_recovers_the_same_at_every_cut_point() {
+    use minikafka::engine::consumer::offsets::OFFSETS_FILE;
+    let mut cells = 0;
+    for cut in [
+        CutPoint::Prepare,
+        CutPoint::Marker(1),
+        CutPoint::Markers,
+        CutPoint::Offsets,
+    ] {
+        for rf in [1, 2] {
+            for rules in [Rules::Minikafka, Rules::Kafka] {
+                for earlier in [true, false] {
+                    let cell = format!(
+                        "cut {} rf {rf} rules {} earlier commit {earlier}",
+                        cut.name(),
+                        rules.name()
+                    );
+                    let t = TestCluster::with_config(&[1, 2], |c| c.with_rules(rules));
+                    t.cluster.create_topic("out", 2, rf).unwrap();
+                    t.cluster.create_topic("in", 1, 1).unwrap();
+                    let offsets_path = t.dir.path().join(OFFSETS_FILE);
+                    let mut expected_values = [Vec::<String>::new(), Vec::new()];
+                    if earlier {
+                        let tx = t.cluster.transactions().begin("first").await.unwrap();
+                        let send = tx.clone();
+                        drive(
+                            &t.cluster,
+                            async move { send.send_record("out", Some(0), None, "x").await },
+                            5,
+                        )
+                        .await
+                        .unwrap();
+                        tx.send_offsets("workers", [(tp("in", 0), 7)])
+                            .await
+                            .unwrap();
+                        let commit = tx.clone();
+                        drive(&t.cluster, async move { commit.commit().await }, 10)
+                            .await
+                            .unwrap();
+                        expected_values[0].push("x".into());
+                    }
+                    let before = std::fs::read(&offsets_path).ok();
+                    let frames_before = journal_states(&t).len();
+
+                    let tx = t.cluster.transactions().begin("tx").await.unwrap();
+                    for (p, v) in [(0, "a"), (1, "b")] {
+                        let tx = tx.clone();
+                        drive(
+                            &t.cluster,
+                            async move { tx.send_record("out", Some(p), None, v).await },
+                            5,
+                        )
+                        .await
+                        .unwrap();
+                        expected_values[p as usize].push(v.into());
+                    }
+                    let commit = tx.clone();
+                    let outcome = drive(
+                        &t.cluster,
+                        async move { commit.commit_until(Some(cut)).await },
+                        10,
+                    )
+                    .await
+                    .unwrap_or_else(|e| panic!("{cell}: {e}"));
+                    assert!(
+                        matches!(outcome, EndOutcome::Crashed(_)),
+                        "{cell}: the cut point must crash"
+                    );
+
+                    let state = t.cluster.transactions().get("tx").unwrap().state;
+                    assert_eq!(state, TransactionState::CompleteCommit, "{cell}");
+                    let offset = t.cluster.offsets().get("workers", &tp("in", 0));
+                    assert_eq!(offset, earlier.then_some(7), "{cell}: committed offset");
+                    let after = std::fs::read(&offsets_path).unwrap();
+                    let expected_file = before
+                        .clone()
+                        .unwrap_or_else(|| br#"{"groups":{},"version":1}"#.to_vec());
+                    assert_eq!(
+                        String::from_utf8_lossy(&after),
+                        String::from_utf8_lossy(&expected_file),
+                        "{cell}: offsets.json"
+                    );
+                    assert!(
+                        !t.dir.path().join("offsets.json.tmp").exists(),
+                        "{cell}: no temporary file left"
+                    );
+                    let states = journal_states(&t)[frames_before..].to_vec();
+                    assert_eq!(
+                        states,
+                        [
+                            TransactionState::Ongoing,
+                            TransactionState::Ongoing,
+                            TransactionState::Ongoing,
+                            TransactionState::PrepareCommit,
+                            TransactionState::CompleteCommit,
+                        ],
+                        "{cell}: journal frames"
+                    );
+                    t.cluster.replicate_all_once().unwrap();
+                    let visible = [
+                        committed(&t.cluster, &tp("out", 0)),
+                        committed(&t.cluster, &tp("out", 1)),
+                    ];
+                    assert_eq!(visible, expected_values, "{cell}: read_committed");
+                    cells += 1;
+                }
+            }
+        }
+    }
+    assert_eq!(cells, 32);
+}
+
+/// The state of every journal frame, oldest first.
+fn journal_states(t: &TestCluster) -> Vec<TransactionState> {
+    t.cluster.with_state(|s| {
+        s.transactions()
+            .journal_frames()
+            .iter()
+            .map(|f| f.state)
+            .collect()
+    })
+}

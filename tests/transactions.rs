@@ -538,3 +538,45 @@ async fn orphan_transactional_data_is_never_committed() {
     );
     assert!(committed(&t.cluster, &out).is_empty());
 }
+
+/// The sync floor of a transaction (docs/performance.md, P7): a commit that
+/// staged no offsets journals its four frames and leaves `offsets.json`
+/// as the last commit that staged some wrote it (the same file, not a
+/// replacement with the same bytes); one that stages an offset replaces it.
+#[tokio::test]
+async fn a_transaction_without_offsets_journals_four_frames_and_leaves_offsets_json() {
+    use minikafka::engine::consumer::offsets::OFFSETS_FILE;
+    use std::os::unix::fs::MetadataExt;
+    let t = single();
+    let path = t.dir.path().join(OFFSETS_FILE);
+    let inode = || std::fs::metadata(&path).unwrap().ino();
+    let frames = || {
+        t.cluster
+            .with_state(|s| s.transactions().journal_frames().len())
+    };
+    let tx = t.cluster.transactions().begin("tx").await.unwrap();
+    tx.send("out", b"first".to_vec()).await.unwrap();
+    tx.send_offsets("workers", [(tp("in", 0), 7)])
+        .await
+        .unwrap();
+    tx.commit().await.unwrap();
+    let (written, bytes) = (inode(), std::fs::read(&path).unwrap());
+    for i in 0..3 {
+        let before = frames();
+        let tx = t.cluster.transactions().begin("tx").await.unwrap();
+        tx.send("out", format!("v{i}").into_bytes()).await.unwrap();
+        tx.commit().await.unwrap();
+        assert_eq!(frames() - before, 4, "ONGOING x2, PREPARE, COMPLETE");
+        assert_eq!(inode(), written, "offsets.json not replaced");
+        assert_eq!(std::fs::read(&path).unwrap(), bytes);
+    }
+    let tx = t.cluster.transactions().begin("tx").await.unwrap();
+    tx.send("out", b"last".to_vec()).await.unwrap();
+    tx.send_offsets("workers", [(tp("in", 0), 8)])
+        .await
+        .unwrap();
+    tx.commit().await.unwrap();
+    assert_ne!(inode(), written, "a staged offset replaces the file");
+    assert_eq!(t.cluster.offsets().get("workers", &tp("in", 0)), Some(8));
+    assert_eq!(committed(&t.cluster, &tp("out", 0)).len(), 5);
+}

@@ -4,6 +4,15 @@
 //! ```json
 //! {"groups":{"workers":[{"offset":7,"partition":0,"topic":"in"}]},"version":1}
 //! ```
+//!
+//! A commit that changes nothing the file holds (a transaction that staged
+//! no offsets, a consumer committing the position it committed last) is not
+//! written again, once this store has itself written the file whole: the
+//! book would replace it with the same bytes, two fsyncs for nothing
+//! (docs/book-differences.md, "offsets.json"). The first commit after an
+//! open always writes: a file found on disk may be one whose replacement
+//! was never made durable (a crash between rename and the directory's
+//! fsync), and a commit acknowledged on top of it must not depend on it.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -41,6 +50,10 @@ pub struct OffsetStore {
     groups: BTreeMap<String, GroupOffsets>,
     /// fsync replacements (`MiniKafkaConfig::sync_writes`).
     sync: bool,
+    /// The file holds exactly `groups`, replaced whole by this store (with
+    /// its fsyncs when `sync`): a commit that changes nothing skips the
+    /// write. False after an open and after any failed replacement.
+    written: bool,
 }
 
 impl OffsetStore {
@@ -69,6 +82,7 @@ impl OffsetStore {
             path,
             groups,
             sync: true,
+            written: false,
         })
     }
 
@@ -98,20 +112,46 @@ impl OffsetStore {
     }
 
     /// Commits offsets of several groups in one atomic file replace: all or
-    /// nothing, in memory as on disk.
+    /// nothing, in memory as on disk. Nothing is written when the file this
+    /// store wrote already holds every staged offset (see the module's
+    /// comment).
     pub fn commit_groups(&mut self, staged: &BTreeMap<String, GroupOffsets>) -> Result<()> {
+        if self.written && self.holds(staged) {
+            return Ok(());
+        }
         let mut next = self.groups.clone();
         for (group, offsets) in staged {
             let entry = next.entry(group.clone()).or_default();
             entry.extend(offsets.iter().map(|(tp, o)| (tp.clone(), *o)));
         }
+        // Whatever a failed replacement left (the rename done, the
+        // directory's fsync not), the next commit writes the file again.
+        self.written = false;
         Self::persist(&self.path, &next, self.sync)?;
         self.groups = next;
+        self.written = true;
         Ok(())
     }
 
+    /// Whether committing `staged` would leave the offsets as they are:
+    /// every staged group is already present (the book's `setdefault` adds
+    /// an empty one to the file) with every staged offset.
+    fn holds(&self, staged: &BTreeMap<String, GroupOffsets>) -> bool {
+        staged.iter().all(|(group, offsets)| {
+            self.groups.get(group).is_some_and(|current| {
+                offsets
+                    .iter()
+                    .all(|(tp, offset)| current.get(tp) == Some(offset))
+            })
+        })
+    }
+
     /// Whether replacements are fsynced (`MiniKafkaConfig::sync_writes`).
+    /// Turning fsync on forgets what was written without it.
     pub fn set_sync(&mut self, sync: bool) {
+        if sync && !self.sync {
+            self.written = false;
+        }
         self.sync = sync;
     }
 
@@ -178,6 +218,70 @@ mod tests {
         let err = OffsetStore::open(dir.path()).unwrap_err();
         assert!(matches!(err, MiniKafkaError::Corrupt { .. }));
         assert!(err.to_string().contains("offsets.json"), "{err}");
+    }
+
+    /// The inode of `offsets.json`: every replacement makes a new one.
+    fn inode(store: &OffsetStore) -> Option<u64> {
+        use std::os::unix::fs::MetadataExt;
+        std::fs::metadata(store.path()).ok().map(|m| m.ino())
+    }
+
+    #[test]
+    fn a_commit_that_changes_nothing_is_not_written_again() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = OffsetStore::open(dir.path()).unwrap();
+        // The first commit of an open store writes, even with nothing
+        // staged: the book's empty file appears.
+        store.commit_groups(&BTreeMap::new()).unwrap();
+        assert_eq!(
+            std::fs::read_to_string(store.path()).unwrap(),
+            r#"{"groups":{},"version":1}"#
+        );
+        let first = inode(&store);
+        store.commit_groups(&BTreeMap::new()).unwrap();
+        assert_eq!(inode(&store), first, "nothing staged, nothing written");
+        let input = TopicPartition::new("in", 0);
+        store.commit("workers", input.clone(), 7).unwrap();
+        let seven = inode(&store);
+        assert_ne!(seven, first, "a new offset is written");
+        store.commit("workers", input.clone(), 7).unwrap();
+        store.commit_groups(&BTreeMap::new()).unwrap();
+        assert_eq!(inode(&store), seven, "the same offset again: not written");
+        // An empty group the file lacks is new (the book's setdefault).
+        store
+            .commit_groups(&BTreeMap::from([("idle".to_string(), GroupOffsets::new())]))
+            .unwrap();
+        assert_ne!(inode(&store), seven);
+        assert_eq!(
+            std::fs::read_to_string(store.path()).unwrap(),
+            r#"{"groups":{"idle":[],"workers":[{"offset":7,"partition":0,"topic":"in"}]},"version":1}"#
+        );
+        // Reopened, the store trusts nothing it did not write itself.
+        let mut reopened = OffsetStore::open(dir.path()).unwrap();
+        let before = inode(&reopened);
+        reopened.commit("workers", input.clone(), 7).unwrap();
+        assert_ne!(
+            inode(&reopened),
+            before,
+            "first commit after an open writes"
+        );
+        assert_eq!(reopened.get("workers", &input), Some(7));
+    }
+
+    #[test]
+    fn after_a_failed_write_the_same_offsets_are_written_again() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = OffsetStore::open(dir.path()).unwrap();
+        let p = TopicPartition::new("t", 0);
+        store.commit("g", p.clone(), 1).unwrap();
+        let tmp = fsutil::tmp_sibling(store.path());
+        std::fs::create_dir(&tmp).unwrap();
+        assert!(store.commit("g", p.clone(), 2).is_err());
+        std::fs::remove_dir(&tmp).unwrap();
+        let before = inode(&store);
+        store.commit("g", p.clone(), 1).unwrap();
+        assert_ne!(inode(&store), before, "unknown after a failure: written");
+        assert_eq!(store.get("g", &p), Some(1));
     }
 
     #[test]
