@@ -182,20 +182,8 @@ impl RecordBatch {
 
     /// Checks the structural rules of FORMATS.md "Batch frame".
     pub fn validate(&self) -> Result<()> {
+        self.validate_offsets()?;
         let invalid = |why: &str| Err(MiniKafkaError::InvalidBatch(why.to_string()));
-        if self.base_offset < 0 {
-            return invalid("negative base offset");
-        }
-        if self.last_offset_delta < 0 {
-            return invalid("negative last_offset_delta");
-        }
-        if self
-            .base_offset
-            .checked_add(i64::from(self.last_offset_delta) + 1)
-            .is_none()
-        {
-            return invalid("offsets overflow i64");
-        }
         if self
             .transactional_id
             .as_ref()
@@ -234,6 +222,27 @@ impl RecordBatch {
         }
         Ok(())
     }
+
+    /// The batch-level offset rules of [`Self::validate`] alone, without
+    /// its walk over the records: what giving a valid batch new offsets
+    /// can break.
+    pub fn validate_offsets(&self) -> Result<()> {
+        let invalid = |why: &str| Err(MiniKafkaError::InvalidBatch(why.to_string()));
+        if self.base_offset < 0 {
+            return invalid("negative base offset");
+        }
+        if self.last_offset_delta < 0 {
+            return invalid("negative last_offset_delta");
+        }
+        if self
+            .base_offset
+            .checked_add(i64::from(self.last_offset_delta) + 1)
+            .is_none()
+        {
+            return invalid("offsets overflow i64");
+        }
+        Ok(())
+    }
 }
 
 #[cfg(test)]
@@ -266,6 +275,20 @@ mod tests {
         let mut b = RecordBatch::of_values(["a", "b"]);
         b.records[1].offset_delta = 0;
         assert!(b.validate().is_err());
+    }
+
+    #[test]
+    fn the_offset_rules_alone_skip_the_records() {
+        let mut b = RecordBatch::of_values(["a", "b"]);
+        b.records[1].offset_delta = 0;
+        assert!(b.validate_offsets().is_ok() && b.validate().is_err());
+        let mut far = RecordBatch::of_values(["a", "b"]);
+        far.base_offset = i64::MAX - 1;
+        assert_eq!(
+            far.validate_offsets().unwrap_err().to_string(),
+            far.validate().unwrap_err().to_string()
+        );
+        assert!(far.validate_offsets().is_err());
     }
 
     #[test]

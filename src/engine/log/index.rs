@@ -110,6 +110,12 @@ impl OffsetIndex {
         Ok(entries)
     }
 
+    /// How many entries fit before the vector holding them regrows.
+    #[cfg(test)]
+    pub(crate) fn entries_capacity(&self) -> usize {
+        self.entries.capacity()
+    }
+
     /// Appends one entry to memory and file.
     /// A failed or short write is cut back to the entries before it, so
     /// the file always holds exactly the entries in memory; if

@@ -23,6 +23,11 @@ use imbl::Vector;
 /// that a round's cost does not depend on the request's size.
 const FETCH_ROUND_BATCHES: usize = 16;
 
+/// The most index entries a new segment makes room for up front (16 KiB):
+/// the book's 1 MiB segments with its 4 KiB index interval take 257; a
+/// larger segment's index grows past this as it fills.
+const INDEX_ENTRIES_RESERVED: usize = 1024;
+
 /// The batch-level facts of one logged batch.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct BatchSummary {
@@ -98,6 +103,17 @@ pub struct LogConfig {
     pub segment_max_bytes: u64,
     pub index_interval_bytes: u64,
     pub fsync: bool,
+}
+
+impl LogConfig {
+    /// How many index entries a new segment makes room for: as many as a
+    /// full segment gets, at most [`INDEX_ENTRIES_RESERVED`].
+    pub(crate) fn index_entries_reserved(&self) -> usize {
+        let full = self.segment_max_bytes / self.index_interval_bytes.max(1);
+        usize::try_from(full).map_or(INDEX_ENTRIES_RESERVED, |n| {
+            n.saturating_add(1).min(INDEX_ENTRIES_RESERVED)
+        })
+    }
 }
 
 /// One replica's partition log.
@@ -230,8 +246,14 @@ impl PartitionLog {
             return Ok(());
         }
         let leo = self.leo();
-        self.segments.push(Segment::create(&self.dir, leo)?);
+        self.segments.push(self.new_segment(leo)?);
         Ok(())
+    }
+
+    /// A new empty segment at `base_offset`, with room for the index
+    /// entries a full segment gets (see [`LogConfig::index_entries_reserved`]).
+    fn new_segment(&self, base_offset: i64) -> Result<Segment> {
+        Segment::create_for(&self.dir, base_offset, self.config.index_entries_reserved())
     }
 
     /// Empties the log and starts it again at `offset` (Kafka's
@@ -246,11 +268,11 @@ impl PartitionLog {
             if let Err(e) = segment.delete() {
                 let reason = format!("emptying the log to start at {offset} failed ({e})");
                 self.offline = Some((self.dir.clone(), reason));
-                self.segments.push(Segment::create(&self.dir, offset)?);
+                self.segments.push(self.new_segment(offset)?);
                 return self.check_online();
             }
         }
-        self.segments.push(Segment::create(&self.dir, offset)?);
+        self.segments.push(self.new_segment(offset)?);
         Ok(())
     }
 
@@ -275,6 +297,17 @@ impl PartitionLog {
     pub fn append(&mut self, batch: &RecordBatch) -> Result<&BatchSummary> {
         self.check_online()?;
         batch.validate()?;
+        self.append_validated(batch)
+    }
+
+    /// As [`Self::append`], for a batch whose caller has already run
+    /// [`RecordBatch::validate`] on it: the leader validates a producer's
+    /// batch before its sequence check, then gives it offsets, which only
+    /// the batch-level offset checks (repeated here) depend on. It spares
+    /// the append path a second walk over the records (P3).
+    pub(crate) fn append_validated(&mut self, batch: &RecordBatch) -> Result<&BatchSummary> {
+        self.check_online()?;
+        batch.validate_offsets()?;
         let leo = self.leo();
         if batch.base_offset != leo {
             return Err(MiniKafkaError::InvalidBatch(format!(
@@ -299,8 +332,7 @@ impl PartitionLog {
         let active = self.active();
         let full = active.size() + frame.len() as u64 > self.config.segment_max_bytes;
         if active.size() > 0 && (full || !active.can_hold(batch.last_offset())) {
-            self.segments
-                .push(Segment::create(&self.dir, batch.base_offset)?);
+            self.segments.push(self.new_segment(batch.base_offset)?);
         }
         let config = self.config;
         let appended = self
@@ -659,6 +691,30 @@ mod tests {
         drop(log);
         let (log, _) = PartitionLog::open(dir.path(), config(300)).unwrap();
         assert_eq!(log.fetch(0, 100, 20).unwrap().len(), 20);
+    }
+
+    #[test]
+    fn new_segments_make_room_for_a_full_segments_index_entries() {
+        let book = |segment_max_bytes| LogConfig {
+            segment_max_bytes,
+            index_interval_bytes: 4096,
+            fsync: false,
+        };
+        assert_eq!(book(1 << 20).index_entries_reserved(), 257);
+        assert_eq!(
+            book(1 << 30).index_entries_reserved(),
+            INDEX_ENTRIES_RESERVED
+        );
+        assert_eq!(config(300).index_entries_reserved(), 3);
+        let dir = tempfile::tempdir().unwrap();
+        let (mut log, _) = PartitionLog::open(dir.path(), config(300)).unwrap();
+        for i in 0..8 {
+            append_values(&mut log, &[&format!("value-{i:02}-{}", "x".repeat(40))]);
+        }
+        assert!(log.segments().len() > 2);
+        for segment in log.segments() {
+            assert!(segment.index.entries_capacity() >= 3, "{segment:?}");
+        }
     }
 
     #[test]

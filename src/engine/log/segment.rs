@@ -45,9 +45,20 @@ pub struct Segment {
 impl Segment {
     /// Creates an empty segment in `dir`.
     pub fn create(dir: &Path, base_offset: i64) -> Result<Self> {
+        Self::create_for(dir, base_offset, 0)
+    }
+
+    /// As [`Self::create`], with room for `index_entries` index entries
+    /// made at once: the entries vector regrowing while frames are
+    /// appended was a large allocation on the append path, which made
+    /// glibc consolidate the records the caller had just freed (P3).
+    pub fn create_for(dir: &Path, base_offset: i64, index_entries: usize) -> Result<Self> {
         let path = dir.join(log_file_name(base_offset));
         let file = open_rw(&path, true)?;
-        let index = OffsetIndex::create(&dir.join(index_file_name(base_offset)), Vec::new())?;
+        let index = OffsetIndex::create(
+            &dir.join(index_file_name(base_offset)),
+            Vec::with_capacity(index_entries),
+        )?;
         Ok(Self {
             base_offset,
             path,

@@ -55,6 +55,14 @@ impl Replica {
         Ok(summary)
     }
 
+    /// As [`Self::append`], for the leader's append of a batch it has
+    /// validated (see [`PartitionLog::append_validated`]).
+    pub(crate) fn append_validated(&mut self, batch: &RecordBatch) -> Result<BatchSummary> {
+        let summary = self.log.append_validated(batch)?.clone();
+        self.producer_state.record(&summary);
+        Ok(summary)
+    }
+
     /// Empties the log to start again at `offset` (a follower whose log
     /// ends before its leader's starts) and rebuilds producer state.
     pub fn truncate_fully_and_start_at(&mut self, offset: i64) -> Result<()> {

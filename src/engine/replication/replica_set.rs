@@ -212,7 +212,7 @@ impl PartitionReplicaSet {
             .replicas
             .get_mut(&leader)
             .expect("leader is a replica")
-            .append(&batch)?;
+            .append_validated(&batch)?;
         let result = AppendResult {
             offsets: (acks != AckMode::None).then_some((summary.base_offset, summary.last_offset)),
             duplicate: false,

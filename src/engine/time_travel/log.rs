@@ -124,7 +124,11 @@ impl ScannedLog {
             opened.push((segment, scan, point, carried));
         }
         let created = match opened.is_empty() {
-            true => Some(Segment::create(dir, 0)?),
+            true => Some(Segment::create_for(
+                dir,
+                0,
+                self.config.index_entries_reserved(),
+            )?),
             false => None,
         };
         let trusted: usize = self.carried.iter().sum();
