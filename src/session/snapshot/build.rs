@@ -662,6 +662,7 @@ fn reader_counts(s: &ClusterState, tp: &TopicPartition, hw: i64, lso: i64) -> Re
         read_committed: folded.1,
     };
     let mut at_keep = (from == keep).then_some(counts);
+    let mut folded = 0;
     for (i, b) in summaries.iter_from(from).enumerate() {
         if from + i == keep {
             at_keep = Some(counts);
@@ -670,7 +671,9 @@ fn reader_counts(s: &ClusterState, tp: &TopicPartition, hw: i64, lso: i64) -> Re
             break;
         }
         count_batch(s, tp, b, start, hw, lso, &mut counts);
+        folded += 1;
     }
+    cache.note_folded(folded);
     if keep == summaries.len() {
         at_keep = Some(counts);
     }
