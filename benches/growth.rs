@@ -15,7 +15,11 @@
 //!   size runs a few times in one run and the table prints the medians
 //!   side by side with their ratio; 100,000 steps take seconds a run, so
 //!   criterion's ten samples are not taken there
-//!   (`cargo bench --bench growth -- state`).
+//!   (`cargo bench --bench growth -- state`). Beside it, the same recording
+//!   played forward as `mk-tui render` plays it (a timeline without
+//!   checkpoints past step 0). `MK_GROWTH_1M=1` adds 1,000,000 steps (one
+//!   run: minutes, and GB of memory); a replay timeline with checkpoints is
+//!   `examples/timeline_growth.rs`, which takes minutes at 100,000 steps.
 //!
 //! Partitions stop at 5,000: every replica keeps two files open, and
 //! 100,000 would pass the usual open-file limits. Run:
@@ -31,7 +35,7 @@ use minikafka::perf::{
     append_acks1, create_partitions, generated_recording, generated_recording_with,
     many_partitions, record_batch,
 };
-use minikafka::session::Driver;
+use minikafka::session::{Driver, Timeline};
 
 fn create(c: &mut Criterion) {
     let mut group = c.benchmark_group("growth_create_partitions");
@@ -103,11 +107,13 @@ fn cpu_time() -> Duration {
 }
 
 /// `mk-tui state FILE` (`cli::state_of_recording`) over the generated
-/// recording with its crashes at 1,000, 10,000 and 100,000 steps (the
-/// median of `RUNS` runs each, wall and CPU time), and one more crash's
-/// recovery at the end of it (the median of 5): printed with the growth per
-/// 10x. Wall time includes every frame's fsync, which the other processes
-/// on the machine make noisy; CPU time does not wait for the disk.
+/// recording with its crashes at 1,000, 10,000 and 100,000 steps (and
+/// 1,000,000 with `MK_GROWTH_1M=1`; the median of `RUNS` runs each, one
+/// run at 1,000,000, wall and CPU time), the same recording played forward
+/// as `mk-tui render` plays it (CPU time), and one more crash's recovery at
+/// the end of it (the median of 5): printed with the growth per 10x. Wall
+/// time includes every frame's fsync, which the other processes on the
+/// machine make noisy; CPU time does not wait for the disk.
 fn state_with_crashes() {
     const RUNS: usize = 3;
     let median = |mut v: Vec<Duration>| {
@@ -115,18 +121,32 @@ fn state_with_crashes() {
         v[v.len() / 2]
     };
     let dir = tempfile::tempdir().unwrap();
+    let mut sizes = vec![1_000usize, 10_000, 100_000];
+    if std::env::var_os("MK_GROWTH_1M").is_some() {
+        sizes.push(1_000_000);
+    }
     let mut rows = Vec::new();
-    for steps in [1_000usize, 10_000, 100_000] {
+    for steps in sizes {
+        let runs = if steps >= 1_000_000 { 1 } else { RUNS };
         let recording = generated_recording(steps);
         let file = dir.path().join(format!("generated-{steps}.jsonl"));
         std::fs::write(&file, recording.to_jsonl()).unwrap();
-        let (wall, cpu): (Vec<_>, Vec<_>) = (0..RUNS)
+        let (wall, cpu): (Vec<_>, Vec<_>) = (0..runs)
             .map(|_| {
                 let (start, cpu) = (Instant::now(), cpu_time());
                 black_box(state_of_recording(&file, None, None).unwrap());
                 (start.elapsed(), cpu_time() - cpu)
             })
             .unzip();
+        let render = (0..runs)
+            .map(|_| {
+                let cpu = cpu_time();
+                let mut timeline = Timeline::new(recording.clone(), usize::MAX).unwrap();
+                timeline.goto(steps).unwrap();
+                black_box(timeline.driver().step());
+                cpu_time() - cpu
+            })
+            .collect();
         let mut driver = Driver::new(&recording.header, None).unwrap();
         for step in &recording.steps {
             driver.apply(&step.action);
@@ -138,7 +158,10 @@ fn state_with_crashes() {
                 start.elapsed()
             })
             .collect();
-        rows.push((steps, median(wall), median(cpu), median(crash)));
+        rows.push((
+            steps,
+            [median(wall), median(cpu), median(render), median(crash)],
+        ));
     }
     let per_10x = |now: Duration, before: Option<Duration>| {
         before.map_or(String::new(), |b| {
@@ -146,27 +169,28 @@ fn state_with_crashes() {
         })
     };
     println!(
-        "growth_state_with_crashes (median of {RUNS} runs; a crash every 600 steps; (per 10x))"
+        "growth_state_with_crashes (median of {RUNS} runs, 1 at 1,000,000 steps; a crash every 600 steps; (per 10x))"
     );
-    println!("| steps | crashes | `mk-tui state`, wall | CPU | one more crash at the end |");
-    println!("| --- | --- | --- | --- | --- |");
-    let mut before = None;
-    for (steps, wall, cpu, crash) in rows {
-        let (w, c, k) = match before {
-            Some((w, c, k)) => (Some(w), Some(c), Some(k)),
-            None => (None, None, None),
-        };
+    println!(
+        "| steps | crashes | `mk-tui state`, wall | CPU | played as `render` plays, CPU | one more crash at the end |"
+    );
+    println!("| --- | --- | --- | --- | --- | --- |");
+    let mut before: Option<[Duration; 4]> = None;
+    for (steps, now) in rows {
+        let was = |i: usize| before.map(|b| b[i]);
         println!(
-            "| {steps} | {} | {:.3} s{} | {:.3} s{} | {:.2} ms{} |",
+            "| {steps} | {} | {:.3} s{} | {:.3} s{} | {:.3} s{} | {:.2} ms{} |",
             steps / 600,
-            wall.as_secs_f64(),
-            per_10x(wall, w),
-            cpu.as_secs_f64(),
-            per_10x(cpu, c),
-            crash.as_secs_f64() * 1e3,
-            per_10x(crash, k),
+            now[0].as_secs_f64(),
+            per_10x(now[0], was(0)),
+            now[1].as_secs_f64(),
+            per_10x(now[1], was(1)),
+            now[2].as_secs_f64(),
+            per_10x(now[2], was(2)),
+            now[3].as_secs_f64() * 1e3,
+            per_10x(now[3], was(3)),
         );
-        before = Some((wall, cpu, crash));
+        before = Some(now);
     }
 }
 

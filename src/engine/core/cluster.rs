@@ -649,7 +649,7 @@ impl BrokerCluster {
         state.persist_high_watermarks()?;
         self.observe_crash(&state, now, None);
         let config = state.config.clone();
-        let reopened = reopen_or_go_down(&mut state, config, now)?;
+        let reopened = reopen_or_go_down(&mut state, config, now, true)?;
         *state = reopened;
         self.shared.generation.fetch_add(1, Ordering::SeqCst);
         Ok(state.last_recovery.clone())
@@ -680,7 +680,7 @@ impl BrokerCluster {
         let config = state.config.clone();
         let torn = fault::tear_file(&path, tear)?;
         self.observe_crash(&state, now, Some(&torn));
-        let reopened = reopen_or_go_down(&mut state, config, now)?;
+        let reopened = reopen_or_go_down(&mut state, config, now, false)?;
         *state = reopened;
         self.shared.generation.fetch_add(1, Ordering::SeqCst);
         Ok((torn, state.last_recovery.clone()))

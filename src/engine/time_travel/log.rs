@@ -38,6 +38,36 @@ pub struct LogCarry {
     /// the first `lent` of them to the new log, the rest.
     batches: Vector<BatchSummary>,
     lent: usize,
+    /// The crashed log's lineage: a reader's fold of its first `k`
+    /// summaries holds for the new log too when `k <= lent`
+    /// (`reader_cache`, carried across a crash).
+    lineage: Lineage,
+}
+
+impl LogCarry {
+    /// Whether the first `k` summaries of `log`, opened with this carry,
+    /// are the crashed log's first `k`: those it was lent, then those it
+    /// read again from the files (the batches written since the last
+    /// recovery point), compared one by one; O(k - lent).
+    pub fn begins_log(&self, log: &PartitionLog, k: usize) -> bool {
+        let summaries = log.batch_summaries();
+        if k <= self.lent {
+            return k <= summaries.len();
+        }
+        let rest = k - self.lent;
+        k <= summaries.len()
+            && rest <= self.batches.len()
+            && summaries
+                .iter_from(self.lent)
+                .zip(self.batches.iter())
+                .take(rest)
+                .all(|(new, crashed)| new == crashed)
+    }
+
+    /// The crashed log's lineage (see the field).
+    pub fn lineage(&self) -> &Lineage {
+        &self.lineage
+    }
 }
 
 /// A log as a time-travel checkpoint keeps it in memory: what an open of
@@ -435,11 +465,13 @@ impl PartitionLog {
         if self.offline.is_some() || self.points.is_empty() {
             return None;
         }
-        self.lineage = Lineage::new(); // its summaries are cut, all of them
+        // Its summaries are cut, all of them.
+        let lineage = std::mem::replace(&mut self.lineage, Lineage::new());
         Some(LogCarry {
             points: self.points.clone(),
             batches: std::mem::take(&mut self.batches),
             lent: 0,
+            lineage,
         })
     }
 

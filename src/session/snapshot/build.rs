@@ -633,10 +633,13 @@ fn consumer_values(
 /// every unfinished one), or none, and a complete instance is never
 /// written again (a new one begins instead); later instances, their first
 /// offsets and their markers all lie past it. What would change it, a
-/// crash's reopen, a truncation or a new leader, gives a new state, a new
-/// lineage of the log or another leader epoch, and the cache does not
-/// answer. Debug
-/// builds check every answer against the whole walk.
+/// truncation or a new leader, gives a new lineage of the log or another
+/// leader epoch, and the cache does not answer. A plain crash's reopen
+/// replays the same journal, so the same instances decide the prefix, and
+/// the fold goes on where the reopened log begins with the folded
+/// summaries (`ReaderCache::carry_across_crash`); a tear's reopen starts
+/// empty (a torn journal can lose a deciding frame). Debug builds check
+/// every answer against the whole walk.
 fn reader_counts(s: &ClusterState, tp: &TopicPartition, hw: i64, lso: i64) -> ReaderCounts {
     let Ok(set) = s.partition(tp) else {
         return ReaderCounts::default();
@@ -662,6 +665,7 @@ fn reader_counts(s: &ClusterState, tp: &TopicPartition, hw: i64, lso: i64) -> Re
         read_committed: folded.1,
     };
     let mut at_keep = (from == keep).then_some(counts);
+    let mut folded = 0;
     for (i, b) in summaries.iter_from(from).enumerate() {
         if from + i == keep {
             at_keep = Some(counts);
@@ -670,7 +674,9 @@ fn reader_counts(s: &ClusterState, tp: &TopicPartition, hw: i64, lso: i64) -> Re
             break;
         }
         count_batch(s, tp, b, start, hw, lso, &mut counts);
+        folded += 1;
     }
+    cache.note_folded(folded);
     if keep == summaries.len() {
         at_keep = Some(counts);
     }

@@ -14,6 +14,7 @@ use std::fs;
 use std::path::PathBuf;
 
 use super::memo::RememberedLogs;
+use super::reader_cache::{LeaderAt, PrefixFold};
 use super::state::ClusterState;
 use crate::engine::config::{BrokerId, MiniKafkaConfig};
 use crate::engine::consumer::OffsetStore;
@@ -88,6 +89,35 @@ impl ClusterState {
                 replica.log.restore_carry(carry);
             }
         }
+    }
+
+    /// Keeps `tp`'s reader `fold` of the crashed state in this reopened
+    /// one, where its leader's log trusted the folded summaries from
+    /// `carried` (`ReaderCache::carry_across_crash`).
+    fn carry_fold(&self, tp: &TopicPartition, fold: &PrefixFold, carried: &Carried) {
+        let Ok(set) = self.partition(tp) else {
+            return;
+        };
+        let leader = set.leader();
+        let Some(carry) = carried.logs.get(&(tp.clone(), set.leader_id())) else {
+            return;
+        };
+        if leader.stopped {
+            return;
+        }
+        let at = LeaderAt {
+            leader: set.leader_id(),
+            leader_epoch: set.leader_epoch(),
+            log_start: leader.log.log_start_offset().max(0),
+        };
+        self.reader_cache.carry_across_crash(
+            tp,
+            fold,
+            carry.lineage(),
+            |k| carry.begins_log(&leader.log, k),
+            at,
+            &leader.log,
+        );
     }
 
     /// Returns to `carried` what this state's logs were lent from it.
@@ -589,20 +619,33 @@ pub(super) fn validate_config(config: &MiniKafkaConfig) -> Result<()> {
 /// goes down, its pending acks fail with `Crashed`, and the error is
 /// returned. Recovery may already have cut torn tails under the stale
 /// state, so writing through it would corrupt the directory.
+///
+/// `keep_folds`: the readers' folds (`reader_cache`) of prefixes the
+/// reopened logs trusted go on (a plain crash: the journal replays as it
+/// was). A tear passes `false`: a torn journal may lose the frames that
+/// decided a folded batch.
 pub(super) fn reopen_or_go_down(
     state: &mut ClusterState,
     config: MiniKafkaConfig,
     now_ms: u64,
+    keep_folds: bool,
 ) -> Result<ClusterState> {
     // A crash keeps nothing in memory (E13) but what the reopen checks
     // against the files before trusting it: the journal's frames and their
     // replay, each log's summaries, where the files still begin with the
     // bytes they came from (issue 17 item 12).
+    let folds = keep_folds.then(|| state.reader_cache.folds());
     let mut carried = state.take_carried();
     let reopened =
         ClusterState::open_carrying(config, now_ms, true, Remembered::default(), &mut carried);
-    if reopened.is_err() {
-        state.restore_carried(carried);
+    match &reopened {
+        Ok(new) => {
+            new.reader_cache.count_from(&state.reader_cache);
+            for (tp, fold) in folds.iter().flatten() {
+                new.carry_fold(tp, fold, &carried);
+            }
+        }
+        Err(_) => state.restore_carried(carried),
     }
     reopened.inspect_err(|e| {
         state.down = Some(e.to_string());

@@ -14,8 +14,13 @@
 //! reader's to bound: it asks only for prefixes it knows to be settled (see
 //! `snapshot::build::reader_counts`).
 //!
-//! The cache lives in the `ClusterState` it describes: a crash's reopen
-//! builds a new state with an empty cache, and a time-travel restore gets
+//! The cache lives in the `ClusterState` it describes. A crash's reopen
+//! builds a new state, and keeps a partition's fold only where the new
+//! leader's log was opened trusting at least the folded summaries from the
+//! crashed log the fold was read from, under the same leader, epoch and
+//! log start ([`ReaderCache::carry_across_crash`]): otherwise every crash
+//! would fold each partition from its start again, and a recording that
+//! crashes every few hundred steps would cost O(steps²). A time-travel restore gets
 //! the checkpoint's (its memo keeps it, with each log's summaries and
 //! lineage), so the first frame after a step back finds it too. A cache
 //! and the logs it describes always come from the same state: a restored
@@ -24,6 +29,7 @@
 
 use std::collections::BTreeMap;
 use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::engine::config::BrokerId;
 use crate::engine::core::metadata::TopicPartition;
@@ -33,6 +39,7 @@ use crate::engine::log::lineage::Lineage;
 /// One partition's cached fold (see the module's comment).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PrefixFold {
+    /// The broker whose log was folded.
     leader: BrokerId,
     leader_epoch: u32,
     log_start: i64,
@@ -50,14 +57,40 @@ pub struct LeaderAt {
     pub log_start: i64,
 }
 
-/// Every partition's cached fold.
+/// Every partition's cached fold, and a count of the work the cache did
+/// not save.
 #[derive(Debug, Default)]
-pub struct ReaderCache(Mutex<BTreeMap<TopicPartition, PrefixFold>>);
+pub struct ReaderCache {
+    folds: Mutex<BTreeMap<TopicPartition, PrefixFold>>,
+    /// Summaries the readers folded themselves ([`Self::note_folded`]),
+    /// in this state and the states a crash reopened it from: the unit of
+    /// work `tests/growth_cost.rs` counts. Nothing of it reaches output.
+    folded: AtomicU64,
+}
 
 impl ReaderCache {
     /// A cache holding `folds` (a checkpoint's, see [`Self::folds`]).
     pub(super) fn with(folds: BTreeMap<TopicPartition, PrefixFold>) -> Self {
-        Self(Mutex::new(folds))
+        Self {
+            folds: Mutex::new(folds),
+            folded: AtomicU64::new(0),
+        }
+    }
+
+    /// Counts `n` summaries a reader folded past the cached prefix.
+    pub fn note_folded(&self, n: usize) {
+        self.folded.fetch_add(n as u64, Ordering::Relaxed);
+    }
+
+    /// The summaries readers folded past the cache since the cluster was
+    /// opened (crashes included; a time-travel restore starts again at 0).
+    pub fn folded(&self) -> u64 {
+        self.folded.load(Ordering::Relaxed)
+    }
+
+    /// Goes on counting from `crashed`'s count (a crash's reopen).
+    pub(super) fn count_from(&self, crashed: &ReaderCache) {
+        self.folded.fetch_add(crashed.folded(), Ordering::Relaxed);
     }
 
     /// Every partition's cached fold, for a checkpoint's memo.
@@ -66,7 +99,7 @@ impl ReaderCache {
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, BTreeMap<TopicPartition, PrefixFold>> {
-        self.0
+        self.folds
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
@@ -91,6 +124,33 @@ impl ReaderCache {
             && k <= log.batch_summaries().len()
             && f.lineage == *log.lineage();
         same.then_some((k, f.folded))
+    }
+
+    /// After a crash's reopen (see the module's comment): keeps `tp`'s
+    /// `fold`, read from the crashed leader's log of lineage `crashed`, for
+    /// the reopened leader's `log`, read `at`, when that log begins with the
+    /// folded summaries (`begins(k)`: its first `k` are the crashed log's)
+    /// under the same leader, epoch and log start. Whether the fold of a
+    /// settled prefix still holds under the reopened coordinator is the
+    /// reader's to bound, as for any fold: a crash replays the same journal
+    /// (`snapshot::build::reader_counts`).
+    pub(super) fn carry_across_crash(
+        &self,
+        tp: &TopicPartition,
+        fold: &PrefixFold,
+        crashed: &Lineage,
+        begins: impl FnOnce(usize) -> bool,
+        at: LeaderAt,
+        log: &PartitionLog,
+    ) {
+        let same = fold.leader == at.leader
+            && fold.leader_epoch == at.leader_epoch
+            && fold.log_start == at.log_start
+            && fold.lineage == *crashed
+            && begins(fold.len);
+        if same {
+            self.store(tp, at, log, fold.len, fold.folded);
+        }
     }
 
     /// Keeps `folded`, the fold of the first `k` of the leader's `log`'s

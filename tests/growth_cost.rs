@@ -1,0 +1,75 @@
+//! Issue 29 item 5: growth stays linear in steps. Work that a step does
+//! must not grow with the history before it, or N steps cost O(N²): a
+//! crash's moment of death (the state the dashboard shows at the instant of
+//! a crash) counted what a fresh consumer reads by folding every batch of
+//! every partition from the log's start, because the reader cache
+//! (`engine::core::cluster::reader_cache`) did not survive the crash's
+//! reopen. `mk-tui state` over the generated recording (a crash every 600
+//! steps) cost 25x per 10x steps. Counting work is robust where timing is
+//! not (docs/performance.md, "Growth").
+
+use minikafka::perf::generated_recording;
+use minikafka::session::{Action, Driver};
+
+/// Summaries folded past the reader cache so far (crashes included).
+fn folded(driver: &Driver) -> u64 {
+    driver.cluster().with_state(|s| s.reader_cache().folded())
+}
+
+/// Batch summaries the partitions' leaders hold.
+fn leader_summaries(driver: &Driver) -> usize {
+    driver.cluster().with_state(|s| {
+        s.partitions()
+            .values()
+            .map(|set| set.leader().log.batch_summaries().len())
+            .sum()
+    })
+}
+
+/// For each crash of the generated recording up to `steps`: the summaries
+/// its moment of death folded, and the leaders' summaries then (the
+/// history). The counts themselves are checked against a fold of the whole
+/// log on every call in debug builds (`snapshot::build::reader_counts`),
+/// so a carried fold that no longer holds fails here too.
+fn per_crash(steps: usize) -> Vec<(u64, usize)> {
+    let recording = generated_recording(steps);
+    let mut driver = Driver::new(&recording.header, None).unwrap();
+    let mut crashes = Vec::new();
+    for step in &recording.steps {
+        let (before, history) = (folded(&driver), leader_summaries(&driver));
+        driver.apply(&step.action);
+        let work = folded(&driver) - before;
+        if matches!(step.action, Action::Crash {}) {
+            crashes.push((work, history));
+        } else {
+            assert_eq!(work, 0, "only a crash's moment folds here");
+        }
+    }
+    crashes
+}
+
+/// Every crash of 4,800 steps folds about what came since the crash
+/// before it, the same at the eighth crash as at the second, while the
+/// history grew fourfold. (Before the reader cache was carried across a
+/// crash, the eighth folded four times what the second did: fails there.)
+#[test]
+fn a_crash_folds_what_came_since_the_last_one_not_the_history() {
+    let crashes = per_crash(4_800);
+    assert_eq!(crashes.len(), 8);
+    let (second, second_history) = crashes[1];
+    let (last, last_history) = crashes[7];
+    assert!(
+        last_history >= 3 * second_history,
+        "the history grew: {second_history} then {last_history} summaries"
+    );
+    assert!(second > 0, "a moment folds what came since the last crash");
+    let most = crashes.iter().map(|&(w, _)| w).max().unwrap();
+    assert!(
+        most <= 2 * second,
+        "summaries folded per crash grow with the history: {crashes:?}"
+    );
+    assert!(
+        (last as usize) * 3 < last_history,
+        "the eighth crash folded {last} of {last_history} summaries: {crashes:?}"
+    );
+}
