@@ -144,6 +144,7 @@ impl ScannedLog {
             scanned_on_open,
             frame: Vec::new(),
             offline: None,
+            frames_read: Default::default(),
         };
         let mut recovery = LogRecovery {
             swap: swap_repair,
@@ -420,6 +421,7 @@ impl PartitionLog {
             scanned_on_open: 0,
             frame: Vec::new(),
             offline: None,
+            frames_read: Default::default(),
         };
         Ok((log, LogRecovery::default()))
     }

@@ -24,6 +24,7 @@
 
 use std::collections::BTreeMap;
 use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::engine::config::BrokerId;
 use crate::engine::core::metadata::TopicPartition;
@@ -50,14 +51,25 @@ pub struct LeaderAt {
     pub log_start: i64,
 }
 
-/// Every partition's cached fold.
+/// Every partition's cached fold, and how many summaries readers folded
+/// past it (what a test holds a frame's walk to, `tests/frame_cost.rs`).
 #[derive(Debug, Default)]
-pub struct ReaderCache(Mutex<BTreeMap<TopicPartition, PrefixFold>>);
+pub struct ReaderCache(Mutex<BTreeMap<TopicPartition, PrefixFold>>, AtomicU64);
 
 impl ReaderCache {
     /// A cache holding `folds` (a checkpoint's, see [`Self::folds`]).
     pub(super) fn with(folds: BTreeMap<TopicPartition, PrefixFold>) -> Self {
-        Self(Mutex::new(folds))
+        Self(Mutex::new(folds), AtomicU64::new(0))
+    }
+
+    /// A reader folded `n` summaries that the cache did not answer for.
+    pub fn count_folded(&self, n: usize) {
+        self.1.fetch_add(n as u64, Ordering::Relaxed);
+    }
+
+    /// Summaries readers folded past the cache since the state was built.
+    pub fn folded(&self) -> u64 {
+        self.1.load(Ordering::Relaxed)
     }
 
     /// Every partition's cached fold, for a checkpoint's memo.
