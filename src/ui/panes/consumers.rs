@@ -329,8 +329,9 @@ mod tests {
                 if out.len() >= max {
                     break;
                 }
-                let need =
-                    Span::raw(&cur).width() + Span::raw(v).width() + usize::from(!cur.is_empty());
+                let need = ratatui::text::Span::raw(&cur).width()
+                    + ratatui::text::Span::raw(v).width()
+                    + usize::from(!cur.is_empty());
                 if !cur.is_empty() && need > width {
                     out.push(std::mem::take(&mut cur));
                 }
