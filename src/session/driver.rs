@@ -52,6 +52,7 @@ pub use crate::session::outcome::{ActionError, Outcome, OutcomeKind};
 use crate::session::recording::Header;
 use crate::session::said::Said;
 use crate::session::snapshot::build::{self, MOMENT_FRAME};
+use crate::session::snapshot::heads::HeadCache;
 use crate::session::snapshot::{Bounds, Moment};
 use crate::session::tasks::Tasks;
 
@@ -245,6 +246,9 @@ pub struct Driver {
     hw_checkpoint_interval_ms: Option<u64>,
     /// The clock when the driver last wrote the HW checkpoint.
     hw_checkpoint_at_ms: u64,
+    /// The first records of the batches frames drew, kept between frames
+    /// (`snapshot/heads.rs`): reading never changes the state.
+    heads: HeadCache,
 }
 
 /// What the crash observer shares with its driver.
@@ -471,6 +475,7 @@ impl Driver {
             last_moment: None,
             hw_checkpoint_interval_ms: None,
             hw_checkpoint_at_ms: 0,
+            heads: HeadCache::default(),
         }
     }
 
@@ -498,6 +503,12 @@ impl Driver {
     /// The cluster.
     pub fn cluster(&self) -> &BrokerCluster {
         &self.cluster
+    }
+
+    /// The batch heads frames drew, kept between frames
+    /// (`snapshot/heads.rs`).
+    pub fn heads(&self) -> &HeadCache {
+        &self.heads
     }
 
     /// The clock's time.

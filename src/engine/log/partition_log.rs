@@ -8,6 +8,7 @@
 //! proportional to the number of batches, not to the bytes logged.
 
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::engine::core::batch::{ControlType, RecordBatch};
 use crate::engine::core::codec::{self, BatchHeader};
@@ -143,9 +144,20 @@ pub struct PartitionLog {
     /// back failed too (see [`MiniKafkaError::KafkaStorage`]). A crash
     /// reopens the log and recovery cuts what the failed write left.
     pub(crate) offline: Option<(PathBuf, String)>,
+    /// Frames read back from this log's segments (whole or their heads)
+    /// since it was opened: what readers cost in disk reads, counted so
+    /// that a test can hold a dashboard frame's reads to what it draws
+    /// (`tests/frame_cost.rs`). Reading never changes the log otherwise.
+    pub(crate) frames_read: AtomicU64,
 }
 
 impl PartitionLog {
+    /// Frames read back from the segments since the log was opened (see
+    /// the field).
+    pub fn frames_read(&self) -> u64 {
+        self.frames_read.load(Ordering::Relaxed)
+    }
+
     /// Opens (or creates) the log in `dir`, checking every frame. A bad tail of
     /// the active segment is truncated and reported; a bad closed segment is an
     /// error. A [`Self::scan`] followed by its `open` (`time_travel/log.rs`).
@@ -590,6 +602,7 @@ impl PartitionLog {
                 continue;
             };
             while pos < segment.size() {
+                self.frames_read.fetch_add(1, Ordering::Relaxed);
                 let (batch, len) = match max_records {
                     Some(n) => segment.read_batch_head_at(pos, n)?,
                     None => segment.read_batch_at(pos)?,

@@ -178,6 +178,7 @@ impl ScannedLog {
             scanned_on_open,
             frame: Vec::new(),
             offline: None,
+            frames_read: Default::default(),
         };
         let mut recovery = LogRecovery {
             swap: swap_repair,
@@ -454,6 +455,7 @@ impl PartitionLog {
             scanned_on_open: 0,
             frame: Vec::new(),
             offline: None,
+            frames_read: Default::default(),
         };
         Ok((log, LogRecovery::default()))
     }

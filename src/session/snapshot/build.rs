@@ -23,6 +23,7 @@ use crate::engine::transaction::{TransactionData, TransactionState};
 use crate::engine::vector_ext::VectorExt;
 use crate::engine::{ControlType, IsolationLevel, RecordBatch, TopicPartition};
 use crate::session::driver::Driver;
+use crate::session::snapshot::heads::HeadKey;
 use crate::session::snapshot::{
     AccumulatingBatch, AccumulatorSnapshot, BATCH_WINDOW, BatchKind, BatchSnapshot, BrokerSnapshot,
     CompletionSnapshot, Consumers, ControlKind, ErrorSnapshot, EventSnapshot, Fate, GroupOffsets,
@@ -412,11 +413,33 @@ pub fn load_values(driver: &Driver, snapshot: &mut Snapshot, wanted: &[Wanted]) 
             if batch.kind == BatchKind::Control || !lacks(&batch.records, batch.len(), n) {
                 continue;
             }
-            let read = s
-                .partition(&tp)
-                .and_then(|set| set.leader().log.read_batch_heads(batch.base_offset, 1, n));
+            let Ok(set) = s.partition(&tp) else {
+                continue;
+            };
+            let log = &set.leader().log;
+            // The leader's summary of the batch names its payload: a
+            // batch a frame drew before is not read again.
+            let key = log
+                .summary_at(batch.base_offset)
+                .filter(|b| b.base_offset == batch.base_offset)
+                .map(|b| HeadKey {
+                    topic: tp.topic.clone(),
+                    partition: tp.partition,
+                    base_offset: b.base_offset,
+                    last_offset: b.last_offset,
+                    record_count: b.record_count,
+                    crc: b.crc,
+                });
+            if let Some(kept) = key.as_ref().and_then(|k| driver.heads().get(k, n)) {
+                batch.records = kept;
+                continue;
+            }
+            let read = log.read_batch_heads(batch.base_offset, 1, n);
             if let Some(head) = read.ok().and_then(|v| v.into_iter().next()) {
                 batch.records = records(&head);
+                if let Some(key) = key {
+                    driver.heads().put(key, n, &batch.records);
+                }
             }
         }
     });

@@ -15,6 +15,7 @@ pub mod build;
 pub mod diff;
 pub mod fate;
 pub mod groups;
+pub mod heads;
 pub mod source;
 pub mod text;
 

@@ -13,21 +13,29 @@ use super::{PaneContext, frame, lines, marks, visible};
 use crate::session::snapshot::{Snapshot, TAIL};
 
 /// `values` packed into lines of at most `width` cells, at most `max` lines.
+/// The line's width is kept as values join it (a value's width and one
+/// for the space before it): measured again for each value, the line cost
+/// the square of its length, and these columns are most of a frame's work.
 fn wrap(values: &[String], width: usize, max: usize) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     let mut cur = String::new();
+    let mut cur_width = 0;
     for v in values {
         if out.len() >= max {
             break;
         }
-        let need = Span::raw(&cur).width() + Span::raw(v).width() + usize::from(!cur.is_empty());
+        let v_width = Span::raw(v).width();
+        let need = cur_width + v_width + usize::from(!cur.is_empty());
         if !cur.is_empty() && need > width {
             out.push(std::mem::take(&mut cur));
+            cur_width = 0;
         }
         if !cur.is_empty() {
             cur.push(' ');
+            cur_width += 1;
         }
         cur.push_str(v);
+        cur_width += v_width;
     }
     if !cur.is_empty() {
         out.push(cur);
@@ -308,5 +316,58 @@ mod tests {
         assert_eq!(wrap(&v, 5, 2), vec!["0 1 2", "3 4 5"]);
         assert_eq!(wrap(&v[..1], 0, 9), vec!["0"]);
         assert!(wrap(&v, 5, 0).is_empty());
+    }
+
+    /// The lines `wrap` packs are those packing by the whole line's
+    /// measured width gives, wide and combining characters included.
+    #[test]
+    fn the_kept_line_width_is_the_measured_one() {
+        fn measured(values: &[String], width: usize, max: usize) -> Vec<String> {
+            let mut out: Vec<String> = Vec::new();
+            let mut cur = String::new();
+            for v in values {
+                if out.len() >= max {
+                    break;
+                }
+                let need = ratatui::text::Span::raw(&cur).width()
+                    + ratatui::text::Span::raw(v).width()
+                    + usize::from(!cur.is_empty());
+                if !cur.is_empty() && need > width {
+                    out.push(std::mem::take(&mut cur));
+                }
+                if !cur.is_empty() {
+                    cur.push(' ');
+                }
+                cur.push_str(v);
+            }
+            if !cur.is_empty() {
+                out.push(cur);
+            }
+            out.truncate(max);
+            out
+        }
+        let v: Vec<String> = [
+            "订单",
+            "a",
+            "🦀",
+            "e\u{301}",
+            "xyz",
+            "中文字",
+            "null",
+            "❤\u{fe0f}",
+            "b",
+            "…",
+        ]
+        .map(String::from)
+        .to_vec();
+        for width in 0..16 {
+            for max in [1, 3, usize::MAX] {
+                assert_eq!(
+                    wrap(&v, width, max),
+                    measured(&v, width, max),
+                    "{width} {max}"
+                );
+            }
+        }
     }
 }

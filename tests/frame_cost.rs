@@ -1,0 +1,79 @@
+//! A dashboard frame costs what it draws, not what the log holds (issue 7's
+//! P1, SPEC §2): the frame after a step reads from the segments only the
+//! batches it draws that no frame drew before (and the consumers' lists
+//! their first values), and folds into the readers' counts only the batches
+//! the step added, whether the log holds 10 or 100 screens of batches. Counting work is robust where timing is not
+//! (docs/performance.md, "P1"); `examples/frame_cost.rs` times it.
+
+use minikafka::engine::BrokerCluster;
+use minikafka::perf::{self, DashboardWorkload};
+
+/// Frames the replicas' logs read back from their segments, and summaries
+/// the readers' counts folded past their cache, so far.
+fn work(cluster: &BrokerCluster) -> (u64, u64) {
+    cluster.with_state(|s| {
+        let frames = s
+            .partitions()
+            .values()
+            .flat_map(|set| {
+                set.assignment()
+                    .iter()
+                    .map(|&b| set.replica(b).unwrap().log.frames_read())
+            })
+            .sum();
+        (frames, s.reader_cache().folded())
+    })
+}
+
+/// What a 200x60 frame costs over 4 partitions of `records` records each
+/// (batches of 100): the first frame, the frame after a step that adds a
+/// batch to every partition, and that frame drawn again.
+fn frames_over(records: usize) -> [(u64, u64); 3] {
+    let workload = DashboardWorkload::new(4, records);
+    let cluster = workload.app.driver().expect("a live app").cluster();
+    let mut costs = [(0, 0); 3];
+    let mut frame = |i: usize| {
+        let before = work(cluster);
+        workload.frame(200, 60);
+        let after = work(cluster);
+        costs[i] = (after.0 - before.0, after.1 - before.1);
+    };
+    frame(0);
+    perf::fill(cluster, 1, 100, 100);
+    frame(1);
+    frame(2);
+    costs
+}
+
+#[test]
+fn a_frame_after_a_step_costs_the_same_over_a_log_ten_times_longer() {
+    // 64 and 640 batches per partition: both more than a frame shows.
+    let short = frames_over(6_400);
+    let long = frames_over(64_000);
+    let [_, short_step, short_again] = short;
+    let [first, long_step, long_again] = long;
+    // The first frame reads the batches on screen and folds every batch
+    // once (as an open reads every summary once); from then on the folds
+    // are kept.
+    assert!(first.0 > 0 && first.1 >= 4 * 640, "first frame: {first:?}");
+    // After the step: the new batch of each partition is read (it is on
+    // screen) and folded, and nothing else, however long the log.
+    assert!(
+        short_step.0 > 0 && short_step.1 > 0,
+        "the step's frame: {short_step:?}"
+    );
+    assert_eq!(
+        long_step, short_step,
+        "a frame after a step over 10x the log did other work"
+    );
+    assert!(
+        short_step.1 <= 4,
+        "folded more than the step added: {short_step:?}"
+    );
+    // The same state drawn again reads no batch it drew before and folds
+    // nothing: only the consumers' lists read again, each from its
+    // partition's start until it holds its 64 values (here the first batch
+    // of 100 records, at each of the two isolation levels).
+    assert_eq!(long_again, short_again);
+    assert_eq!(short_again, (4 * 2, 0));
+}
