@@ -83,6 +83,8 @@ pub struct ErrorEvent {
     /// The kind of failure: the engine error's name (`NotEnoughReplicas`,
     /// `Crashed`, …) or `InvalidAction`; see [`ActionError::code`].
     pub code: &'static str,
+    /// The message in Chinese (`--lang zh`), from the error's variant.
+    pub zh: String,
 }
 
 /// A pending operation as the state shows it.
@@ -742,6 +744,7 @@ impl Driver {
                 step,
                 message: e.to_string(),
                 code: e.code(),
+                zh: crate::session::error_zh::action_error_zh(e),
             });
         }
         let recovered = match &outcome {
@@ -1406,6 +1409,7 @@ impl Driver {
                     step: op.step,
                     message: e.to_string(),
                     code: e.code(),
+                    zh: crate::session::error_zh::error_zh(&e),
                 });
             }
         }

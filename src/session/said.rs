@@ -88,7 +88,7 @@ pub fn action_zh(name: &str) -> &str {
         "accumulate" => "攒批",
         "flush" => "刷出",
         // A batch an advance_clock sent when its linger ran out.
-        "linger" => "linger 到期",
+        "linger" => "攒批到期",
         "note" => "说明",
         "ui" => "界面",
         other => other,

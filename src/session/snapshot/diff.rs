@@ -209,11 +209,11 @@ pub fn diff(before: &Snapshot, after: &Snapshot) -> Changes {
             sentences.push(match was {
                 Some(w) => Said::new(
                     format!("{} {w} → {}", t.id, t.state),
-                    format!("{} {w} → {}", t.id, t.state),
+                    format!("{} {} → {}", t.id, upper(w), upper(t.state)),
                 ),
                 None => Said::new(
                     format!("{} begun: {}", t.id, t.state),
-                    format!("{} 开启：{}", t.id, t.state),
+                    format!("{} 开启：{}", t.id, upper(t.state)),
                 ),
             });
         }
@@ -233,7 +233,7 @@ pub fn diff(before: &Snapshot, after: &Snapshot) -> Changes {
                 "journal: {n} new frame{} ({a} B → {b} B)",
                 if n == 1 { "" } else { "s" }
             ),
-            format!("事务 journal：新增 {n} 个 frame（{a} B → {b} B）"),
+            format!("事务日志：新增 {n} 个帧（{a} B → {b} B）"),
         ));
     }
     for (group, offsets) in &after.committed_offsets {
@@ -360,7 +360,7 @@ fn partition_sentences(
                 let id = b.transactional_id.as_deref().unwrap_or("?");
                 out.push(Said::new(
                     format!("{c} marker of {id} at {name}@{o}"),
-                    format!("{id} 的 {c} marker 写在 {name}@{o}"),
+                    format!("{id} 的 {c}标记写在 {name}@{o}"),
                 ));
             }
             Some(b) => {
@@ -475,4 +475,10 @@ fn partition_sentences(
             format!("{isolation} 现在读到 {}", what.join("；")),
         ));
     }
+}
+
+/// A state's name as the book's journal writes it (`PREPARE_COMMIT`): the
+/// Chinese sentences keep the state names in that spelling.
+fn upper(state: impl std::fmt::Display) -> String {
+    state.to_string().to_uppercase()
 }

@@ -914,6 +914,10 @@ pub struct ErrorSnapshot {
     /// it ran.
     #[serde(default)]
     pub code: String,
+    /// The message in Chinese (`--lang zh`); none for a line an observer
+    /// recorded.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub zh: String,
 }
 
 impl Snapshot {
