@@ -359,7 +359,7 @@ mod tests {
         let e = ActionError::from(MiniKafkaError::Crashed);
         let s = step(&replicate, StepEnd::Error(&e));
         assert_eq!(s.en, format!("replicate: error: {e}"));
-        assert_eq!(s.zh, format!("复制：错误，集群已崩溃：{e}"));
+        assert_eq!(s.zh, "复制：错误 Crashed：操作被丢弃：集群在它完成之前崩溃");
         let s = step(&replicate, StepEnd::Duplicate { first: 3, last: 4 });
         assert_eq!(
             s.en,
@@ -389,7 +389,10 @@ mod tests {
         let s = failed("produce", 2, &MiniKafkaError::Crashed);
         let e = MiniKafkaError::Crashed;
         assert_eq!(s.en, format!("produce of step 2 failed: {e}"));
-        assert_eq!(s.zh, format!("步骤 2 的生产失败，集群已崩溃：{e}"));
+        assert_eq!(
+            s.zh,
+            "步骤 2 的生产失败，错误 Crashed：操作被丢弃：集群在它完成之前崩溃"
+        );
     }
 
     #[test]

@@ -422,7 +422,7 @@ mod tests {
             frame(7, "tx", Ongoing, &[("out-0", 9)], &[]),
         ];
         let said: Vec<String> = (0..frames.len())
-            .map(|i| super::frame_delta(&frames, i, "staged"))
+            .map(|i| super::frame_delta(&frames, i, Lang::En))
             .collect();
         assert_eq!(
             said,
@@ -438,7 +438,7 @@ mod tests {
         );
         // A frame whose previous one is not in the list says all it holds.
         assert_eq!(
-            super::frame_delta(&frames[3..], 0, "staged"),
+            super::frame_delta(&frames[3..], 0, Lang::En),
             " +out-0@0 +out-1@4 staged g in-0=7"
         );
     }
@@ -561,7 +561,7 @@ mod tests {
             40,
             5,
         );
-        assert!(zh.contains("journal 为空"), "{zh}");
+        assert!(zh.contains("事务日志为空"), "{zh}");
     }
 
     #[test]
