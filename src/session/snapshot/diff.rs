@@ -461,18 +461,21 @@ fn partition_sentences(
         if gained.is_empty() {
             continue;
         }
-        let what: Vec<String> = gained
-            .iter()
-            .map(|&o| match at(o) {
-                // The first values a frame reads of a batch, so a frame and
-                // `mk-tui state` say the same words.
-                Some(b) if !b.records.is_empty() => b.values_text(),
-                _ => place(o),
-            })
-            .collect();
+        // The first values a frame reads of a batch, so a frame and
+        // `mk-tui state` say the same words; a tombstone's null is 空值 in
+        // Chinese, as the panes write it.
+        let what = |null: &str| -> Vec<String> {
+            gained
+                .iter()
+                .map(|&o| match at(o) {
+                    Some(b) if !b.records.is_empty() => b.values_text_with(null),
+                    _ => place(o),
+                })
+                .collect()
+        };
         out.push(Said::new(
-            format!("{isolation} now reads {}", what.join("; ")),
-            format!("{isolation} 现在读到 {}", what.join("；")),
+            format!("{isolation} now reads {}", what("null").join("; ")),
+            format!("{isolation} 现在读到 {}", what("空值").join("；")),
         ));
     }
 }
