@@ -45,11 +45,11 @@ fn chapter_8_frame_on_a_projector_at_200x60() {
 fn chapter_8_frame_in_chinese() {
     let frame = replay_frame(2, 120, 36, Lang::Zh);
     assert!(
-        frame.contains("分区") && frame.contains("事务 journal"),
+        frame.contains("分区") && frame.contains("事务日志"),
         "{frame}"
     );
     assert!(
-        frame.contains("marker 之前"),
+        frame.contains("标记之前"),
         "the caption in Chinese: {frame}"
     );
     insta::assert_snapshot!("ch08_120x36_step2_zh", frame);

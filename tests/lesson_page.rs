@@ -324,7 +324,8 @@ fn in_chromium_the_page_loads_offline_and_each_chapter_shows_its_step_s_frame() 
                 );
             }
             let bar = screen.lines().last().unwrap_or_default();
-            assert!(bar.contains("space") && bar.contains("[ ]"), "{rec}: {bar}");
+            let space = if lang == "zh" { "空格" } else { "space" };
+            assert!(bar.contains(space) && bar.contains("[ ]"), "{rec}: {bar}");
             let state: Value =
                 serde_json::from_str(&mk_tui_ok(&["state", rec, "--step", &step_s])).unwrap();
             assert_eq!(shot["state"], state, "{rec}: step {step}'s state toggle");

@@ -84,6 +84,8 @@ pub struct ErrorEvent {
     /// The kind of failure: the engine error's name (`NotEnoughReplicas`,
     /// `Crashed`, …) or `InvalidAction`; see [`ActionError::code`].
     pub code: &'static str,
+    /// The message in Chinese (`--lang zh`), from the error's variant.
+    pub zh: String,
 }
 
 /// A pending operation as the state shows it.
@@ -753,6 +755,7 @@ impl Driver {
                 step,
                 message: e.to_string(),
                 code: e.code(),
+                zh: crate::session::error_zh::action_error_zh(e),
             });
         }
         let recovered = match &outcome {
@@ -1417,6 +1420,7 @@ impl Driver {
                     step: op.step,
                     message: e.to_string(),
                     code: e.code(),
+                    zh: crate::session::error_zh::error_zh(&e),
                 });
             }
         }

@@ -9,6 +9,7 @@ pub mod cluster_file;
 pub mod data_dir;
 pub mod driver;
 pub mod error;
+pub mod error_zh;
 pub mod history;
 pub mod limits;
 pub mod listeners;

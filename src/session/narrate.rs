@@ -48,7 +48,11 @@ pub fn step(action: &Action, end: StepEnd) -> Said {
     match end {
         StepEnd::Error(e) => Said::new(
             format!("{name}: error: {e}"),
-            format!("{name_zh}：错误，{}：{e}", said::error_zh(e.code())),
+            format!(
+                "{name_zh}：错误 {}：{}",
+                e.code(),
+                crate::session::error_zh::action_error_zh(e)
+            ),
         ),
         StepEnd::Recovered(told) => told.clone(),
         StepEnd::Duplicate { first, last } => Said::new(
@@ -93,9 +97,10 @@ pub fn failed(kind: &str, step: usize, e: &MiniKafkaError) -> Said {
     Said::new(
         format!("{kind} of step {step} failed: {e}"),
         format!(
-            "步骤 {step} 的{}失败，{}：{e}",
+            "步骤 {step} 的{}失败，错误 {}：{}",
             said::action_zh(kind),
-            said::error_zh(e.code())
+            e.code(),
+            crate::session::error_zh::error_zh(e)
         ),
     )
 }
@@ -109,7 +114,7 @@ pub fn recovery(report: &RecoveryReport, resend_markers: bool) -> Said {
         let n = report.journal_truncated_bytes;
         clauses.push(Said::new(
             format!("truncated {n} journal bytes"),
-            format!("截断事务 journal {n} 字节"),
+            format!("截断事务日志 {n} 字节"),
         ));
     }
     for t in &report.logs_truncated {
@@ -154,7 +159,7 @@ pub fn recovery(report: &RecoveryReport, resend_markers: bool) -> Said {
                 m.id, m.tp, m.offset
             ),
             format!(
-                "向 {} 补写 {} 的 {control} marker（offset {}）",
+                "向 {} 补写 {} 的 {control}标记（offset {}）",
                 m.tp, m.id, m.offset
             ),
         ));
@@ -162,7 +167,7 @@ pub fn recovery(report: &RecoveryReport, resend_markers: bool) -> Said {
     if !report.left_open.is_empty() {
         clauses.push(Said::new(
             format!("left {} open (ongoing)", report.left_open.join(", ")),
-            format!("{} 仍为进行中（ongoing）", report.left_open.join("、")),
+            format!("{} 仍为进行中（ONGOING）", report.left_open.join("、")),
         ));
     }
     if clauses.is_empty() {
@@ -186,8 +191,8 @@ fn completed_in_recovery(
     };
     let mine: Vec<&ResentMarker> = resent.iter().filter(|m| m.id == c.id).collect();
     let markers = match mine.as_slice() {
-        [] if resend_markers => Said::new("no marker was missing", "没有缺失的 marker"),
-        [] => Said::new("no markers written: book rules", "不写 marker：书中规则"),
+        [] if resend_markers => Said::new("no marker was missing", "没有缺失的标记"),
+        [] => Said::new("no markers written: book rules", "不写标记：书中规则"),
         list => {
             let control = list[0].control.name().to_uppercase();
             let plural = if list.len() == 1 { "marker" } else { "markers" };
@@ -201,7 +206,7 @@ fn completed_in_recovery(
                 .collect();
             Said::new(
                 format!("{control} {plural} re-sent to {}", at.join(" and ")),
-                format!("向 {} 补写 {control} marker", at_zh.join("和")),
+                format!("向 {} 补写 {control}标记", at_zh.join("和")),
             )
         }
     };
@@ -224,15 +229,15 @@ pub fn cut_point(commit: bool, cut: CutPoint) -> Said {
         }
         CutPoint::Marker(1) => Said::new(
             format!("after its first {control} marker"),
-            format!("写完第一个 {control} marker 之后"),
+            format!("写完第一个 {control}标记之后"),
         ),
         CutPoint::Marker(k) => Said::new(
             format!("after its first {k} {control} markers (or all, if fewer)"),
-            format!("写完前 {k} 个 {control} marker 之后（不足 {k} 个则全部写完）"),
+            format!("写完前 {k} 个 {control}标记之后（不足 {k} 个则全部写完）"),
         ),
         CutPoint::Markers => Said::new(
             format!("after all its {control} markers"),
-            format!("写完全部 {control} marker 之后"),
+            format!("写完全部 {control}标记之后"),
         ),
         CutPoint::Offsets if commit => {
             Said::new("after publishing its offsets", "发布 offset 之后")
@@ -289,7 +294,7 @@ pub fn tear(
     resend_markers: bool,
 ) -> Said {
     let file = match target {
-        TearTargetSpec::Journal => Said::new("journal", "事务 journal"),
+        TearTargetSpec::Journal => Said::new("journal", "事务日志"),
         TearTargetSpec::Log {
             topic,
             partition,
@@ -354,7 +359,7 @@ mod tests {
         let e = ActionError::from(MiniKafkaError::Crashed);
         let s = step(&replicate, StepEnd::Error(&e));
         assert_eq!(s.en, format!("replicate: error: {e}"));
-        assert_eq!(s.zh, format!("复制：错误，集群已崩溃：{e}"));
+        assert_eq!(s.zh, "复制：错误 Crashed：操作被丢弃：集群在它完成之前崩溃");
         let s = step(&replicate, StepEnd::Duplicate { first: 3, last: 4 });
         assert_eq!(
             s.en,
@@ -384,7 +389,10 @@ mod tests {
         let s = failed("produce", 2, &MiniKafkaError::Crashed);
         let e = MiniKafkaError::Crashed;
         assert_eq!(s.en, format!("produce of step 2 failed: {e}"));
-        assert_eq!(s.zh, format!("步骤 2 的生产失败，集群已崩溃：{e}"));
+        assert_eq!(
+            s.zh,
+            "步骤 2 的生产失败，错误 Crashed：操作被丢弃：集群在它完成之前崩溃"
+        );
     }
 
     #[test]

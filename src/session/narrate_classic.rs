@@ -68,7 +68,7 @@ pub fn generation(group: &Group) -> Said {
             } else {
                 Said::new(
                     "each waits for the leader's sync_group",
-                    "各成员等待 leader 的 sync_group",
+                    "各成员等待 leader 的 SyncGroup",
                 )
             };
             Said::new(

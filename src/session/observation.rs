@@ -152,6 +152,7 @@ impl Progress {
                     step: n,
                     message: format!("refresh {n} failed, {showing}: {e}"),
                     code: REFRESH_FAILED.into(),
+                    zh: String::new(),
                 })
             }
             None => {

@@ -4,10 +4,10 @@
 //! `--lang zh`. Both are made at the same place from the same numbers, so
 //! the Chinese line never says more or less than the English one.
 //!
-//! Terms follow the book's own Chinese (`../shared/seed/ch08-*.zh.md`):
-//! Kafka's names stay as they are (leader, ISR, HW, LSO, LEO, offset,
-//! marker, journal, epoch), and the transaction journal is "事务 journal",
-//! never 日志, which is the partition log (docs/dashboard.md "Chinese").
+//! Kafka's terms stay as they are (leader, ISR, HW, LSO, LEO, offset,
+//! epoch: the list is `ui::glossary::KEPT_IN_CHINESE`); the transaction
+//! journal is 事务日志, the partition log 分区日志, a marker 标记
+//! (docs/dashboard.md "Chinese").
 
 /// One sentence, in English and in Chinese.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -88,7 +88,7 @@ pub fn action_zh(name: &str) -> &str {
         "accumulate" => "攒批",
         "flush" => "刷出",
         // A batch an advance_clock sent when its linger ran out.
-        "linger" => "linger 到期",
+        "linger" => "攒批到期",
         "note" => "说明",
         "ui" => "界面",
         other => other,

@@ -383,36 +383,43 @@ fn title_line(app: &ViewState, view: &Snapshot, width: u16) -> Line<'static> {
     } else {
         format!("{} ms", view.clock_ms)
     };
+    let rules = app.lang.rules_name(&view.rules);
     let long = format!(
         "│ {mode} │ {} {} │ {} {ms} │ {} {} │ {} {isolation} ",
         t("step"),
         view.step_label(),
         t("clock"),
         t("rules"),
-        view.rules,
+        rules,
         t("isolation")
     );
-    let short_isolation = match app.isolation {
+    let short_isolation = t(match app.isolation {
         Isolation::ReadCommitted => "RC",
         Isolation::ReadUncommitted => "RU",
-    };
+    });
+
     let medium = format!(
         "│ {mode} │ {} {} │ {ms} │ {} │ {short_isolation} ",
         t("step"),
         view.step_label(),
-        view.rules
+        rules
     );
     let short = format!(
         "│ {mode} │ {} │ {ms} │ {} │ {short_isolation} ",
         view.step_label(),
-        view.rules
+        rules
     );
     let w = |s: &str| Span::raw(s.to_string()).width();
     // At a moment of death the banner takes the recording title's place
     // (the caption pane still names it): docs/dashboard.md.
     if view.before_recovery {
         let banner = if app.live_at_moment {
-            format!(" ✝ {} · space: {} ", t("moment_of_death"), t("recovery"))
+            format!(
+                " ✝ {} · {}: {} ",
+                t("moment_of_death"),
+                t("space"),
+                t("recovery")
+            )
         } else {
             format!(" ✝ {} ", t("moment_of_death"))
         };
@@ -567,7 +574,7 @@ const PINNED_KEYS: [&str; 2] = ["?", "q"];
 fn status_and_keys(app: &ViewState, width: usize) -> Line<'static> {
     let entry = |key: &str, what: &'static str| {
         vec![
-            Span::styled(format!(" {key}"), app.theme.strong()),
+            Span::styled(format!(" {}", app.lang.key_name(key)), app.theme.strong()),
             Span::raw(format!(" {}", app.lang.t(what))),
         ]
     };

@@ -55,6 +55,86 @@ pub fn labels(lang: Lang) -> Vec<String> {
     all
 }
 
+/// The English a Chinese frame keeps (`--lang zh`, docs/dashboard.md
+/// "Chinese"): Kafka's own terms, as the book's Chinese chapter keeps them,
+/// and what is typed or pressed as it is. Everything else the dashboard
+/// says is Chinese, but the data it shows (names, values, ids, error
+/// codes), which `tests/zh_words.rs` takes from the state and the actions.
+pub const KEPT_IN_CHINESE: &[&str] = &[
+    // Kafka's terms (a leader's replicas are its followers).
+    "leader",
+    "follower",
+    "ISR",
+    "HW",
+    "LSO",
+    "LEO",
+    "offset",
+    "epoch",
+    "broker",
+    "topic",
+    // Kafka's own names: its requests, its assignor, its exceptions, its
+    // improvement proposals (KIP-890).
+    "Produce",
+    "Fetch",
+    "InitProducerId",
+    "JoinGroup",
+    "SyncGroup",
+    "RangeAssignor",
+    "KafkaStorageException",
+    "KIP",
+    // Kafka's control records and isolation levels.
+    "COMMIT",
+    "ABORT",
+    "read_committed",
+    "read_uncommitted",
+    // The state names: the book's transaction states (its journal's
+    // words), Kafka's group states.
+    "ONGOING",
+    "PREPARE_COMMIT",
+    "PREPARE_ABORT",
+    "COMPLETE_COMMIT",
+    "COMPLETE_ABORT",
+    "Empty",
+    "Stable",
+    "PreparingRebalance",
+    "CompletingRebalance",
+    "Dead",
+    // Settings, by the names a prompt or a recording takes them.
+    "acks",
+    "all",
+    "min",
+    "insync",
+    "replicas",
+    "linger_ms",
+    "batch_size",
+    "max_buffer_bytes",
+    "retention_ms",
+    "retention_bytes",
+    "delete_retention_ms",
+    "transaction_timeout_ms",
+    // Command-line flags, as typed (`--listen`, `--rules`).
+    "listen",
+    "rules",
+    // The keyboard's keys, as printed on them.
+    "Tab",
+    "Esc",
+    "Enter",
+    "Home",
+    "End",
+    "Ctrl",
+    "Del",
+    "Bksp",
+    // Names: the program, the system, ids.
+    "mk",
+    "tui",
+    "MiniKafka",
+    "Kafka",
+    "ID",
+    "CRC",
+    // Units.
+    "ms",
+];
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -93,8 +93,12 @@ fn rows(app: &ViewState, entry: &Entry, text_w: usize) -> Vec<Line<'static>> {
             .into_iter()
             .enumerate()
             .map(|(i, text)| {
-                let key = if i == 0 { k.keys } else { "" };
-                let pad = KEY_COLUMN.saturating_sub(width(key));
+                let key = if i == 0 {
+                    app.lang.key_name(k.keys)
+                } else {
+                    String::new()
+                };
+                let pad = KEY_COLUMN.saturating_sub(width(&key));
                 Line::from(vec![
                     Span::styled(
                         format!("{}{key}{}", " ".repeat(pad), " ".repeat(GAP)),

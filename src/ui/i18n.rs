@@ -44,14 +44,49 @@ impl Lang {
         if self.zh() { zh } else { en }
     }
 
-    /// An error line in this language: in Chinese, the gloss of its code
-    /// before the engine's message (which names the numbers).
-    pub fn error(self, code: &str, message: &str) -> String {
-        if self.zh() && !code.is_empty() {
-            format!("{}：{message}", crate::session::said::error_zh(code))
-        } else {
-            message.to_string()
+    /// An error line in this language: in Chinese, its code (Kafka's
+    /// error name) and its Chinese sentence (`zh`, which names the same
+    /// numbers); without one (an observer's line), the gloss of its code
+    /// before the English message.
+    pub fn error(self, code: &str, message: &str, zh: &str) -> String {
+        match (self.zh(), code.is_empty(), zh.is_empty()) {
+            (true, false, false) => format!("错误 {code}：{zh}"),
+            (true, false, true) => {
+                format!("{}：{message}", crate::session::said::error_zh(code))
+            }
+            _ => message.to_string(),
         }
+    }
+
+    /// A rule set's name (`minikafka`, `kafka`) as the title bar shows it:
+    /// in Chinese by the system's own name, which the interface keeps.
+    pub fn rules_name(self, rules: &str) -> String {
+        match (self, rules) {
+            (Lang::Zh, "minikafka") => "MiniKafka".into(),
+            (Lang::Zh, "kafka") => "Kafka".into(),
+            _ => rules.to_string(),
+        }
+    }
+
+    /// A transaction state's name: in Chinese as the book's journal
+    /// writes it (`ONGOING`, `PREPARE_COMMIT`), a name the Chinese
+    /// interface keeps (docs/dashboard.md "Chinese").
+    pub fn state_name(self, state: impl std::fmt::Display) -> String {
+        if self.zh() {
+            state.to_string().to_uppercase()
+        } else {
+            state.to_string()
+        }
+    }
+
+    /// A key's name as printed (`space`, `space/→`): the space bar in
+    /// this language.
+    pub fn key_name(self, keys: &str) -> String {
+        if keys == "RU RC" {
+            // The help's line for the log cells' readers.
+            return format!("{} {}", self.t("ru_cell"), self.t("rc_cell"));
+        }
+        keys.replace("space", self.t("space"))
     }
 
     /// The label for `key` in this language; an unknown key is itself.
@@ -75,7 +110,7 @@ const LABELS: &[(&str, &str, &str)] = &[
     ("partitions", "Partitions", "分区"),
     ("replicas", "Replicas", "副本"),
     ("watermarks", "Watermarks", "水位"),
-    ("journal", "Transaction journal", "事务 journal"),
+    ("journal", "Transaction journal", "事务日志"),
     ("offsets", "Consumer offsets", "消费位移"),
     ("consumers", "Consumers", "消费者"),
     ("pending", "Pending", "等待中"),
@@ -99,12 +134,16 @@ const LABELS: &[(&str, &str, &str)] = &[
     ("owner", "owner", "拥有者"),
     ("broker", "broker", "broker"),
     ("peer", "peer", "对端地址"),
-    ("client_id", "client id", "client id"),
+    ("client_id", "client id", "客户端 ID"),
     ("requests", "reqs", "请求数"),
     ("in_flight", "in flight", "处理中"),
-    ("producer_id", "producer id", "producer id"),
-    ("txn_id", "txn id", "transactional id"),
-    ("producer_short", "pid / epoch / txn", "pid / epoch / 事务"),
+    ("producer_id", "producer id", "生产者 ID"),
+    ("txn_id", "txn id", "事务 ID"),
+    (
+        "producer_short",
+        "pid / epoch / txn",
+        "生产者 / epoch / 事务",
+    ),
     (
         "group_long",
         "group / generation / assigned",
@@ -123,7 +162,7 @@ const LABELS: &[(&str, &str, &str)] = &[
     (
         "no_listeners",
         "no Kafka listeners (mk-tui --listen ADDR opens them)",
-        "没有 Kafka 监听 (mk-tui --listen ADDR 打开)",
+        "没有 Kafka 监听（mk-tui --listen 地址 打开）",
     ),
     ("no_clients", "no client connected", "没有客户端连接"),
     ("help", "Help", "帮助"),
@@ -154,6 +193,18 @@ const LABELS: &[(&str, &str, &str)] = &[
     ("read_committed", "read_committed", "read_committed"),
     ("ru_short", "uncommitted", "读未提交"),
     ("rc_short", "committed", "读已提交"),
+    // The isolation levels in two letters, where nothing longer fits.
+    ("RU", "RU", "未提交"),
+    ("RC", "RC", "已提交"),
+    // The same on a log cell's readers line, one wide character each.
+    ("ru_cell", "RU", "未"),
+    ("rc_cell", "RC", "已"),
+    // A journal frame that starts a transaction, and its producer id
+    // (KIP-98's `pid`) under the kafka rules.
+    ("frame_begin", "begin", "开始"),
+    ("pid", "pid", "生产者"),
+    // The key bar's and the help's name of the space bar.
+    ("space", "space", "空格"),
     ("nothing_pending_short", "none", "无"),
     ("waiting_for", "waiting for", "等待"),
     ("queued_behind", "queued behind step", "排在步骤之后"),
@@ -161,11 +212,11 @@ const LABELS: &[(&str, &str, &str)] = &[
     // A producer's batch filling in its accumulator (E17): records, bytes
     // against batch_size, and when its linger runs out (or "due": it has).
     ("records_short", "rec", "条"),
-    ("linger_until", "linger to", "linger 到"),
+    ("linger_until", "linger to", "攒批至"),
     ("linger_due", "due", "已到期"),
     ("no_transactions", "no transactions", "没有事务"),
     ("nothing_staged", "nothing staged", "没有暂存的 offset"),
-    ("no_frames", "no journal frames", "journal 为空"),
+    ("no_frames", "no journal frames", "事务日志为空"),
     ("last_recovery", "last recovery", "上次恢复"),
     ("torn", "torn bytes cut", "截断的坏尾字节"),
     ("torn_now", "torn", "撕裂"),
@@ -200,12 +251,12 @@ const LABELS: &[(&str, &str, &str)] = &[
     (
         "journal_txns",
         "journal not visible over Kafka; transactions:",
-        "看不到 journal；事务：",
+        "看不到事务日志；事务：",
     ),
     (
         "journal_no_txns",
         "journal not visible over Kafka; no transactions",
-        "看不到 journal；没有事务",
+        "看不到事务日志；没有事务",
     ),
     ("no_topics", "no topics yet", "还没有主题"),
     (
@@ -274,6 +325,7 @@ const LABELS: &[(&str, &str, &str)] = &[
     ("divergent", "divergent", "分叉"),
     ("compacted", "compacted", "已压缩"),
     ("tombstone", "tombstone", "墓碑"),
+    ("null_value", "null", "空值"),
     ("log_compacted_away", "compacted away", "个 offset 已压缩掉"),
     ("log_per_batch", "1 cell = 1 batch", "一格一批"),
     ("log_per_batch_short", "batches", "按批"),

@@ -288,7 +288,7 @@ pub const LIVE_KEYS: &[KeyHelp] = &[
     KeyHelp {
         keys: "T/L",
         en: "tear the journal's tail / a replica log's tail",
-        zh: "撕裂 journal 尾部 / 副本日志尾部",
+        zh: "撕裂事务日志尾部 / 副本日志尾部",
     },
     KeyHelp {
         keys: "z/Z",

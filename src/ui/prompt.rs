@@ -23,6 +23,25 @@ use crate::session::snapshot::Snapshot;
 use crate::ui::i18n::Lang;
 use crate::ui::keys::PromptKind;
 
+/// The words a prompt's parser takes as they are, so its label and its
+/// refusals show them in English in any language: the optional fields
+/// (`acks=`, `key=`, …), the cut points and a tear's `garbage`.
+pub const TYPED_WORDS: &[&str] = &[
+    "acks",
+    "all",
+    "key",
+    "partition",
+    "producer",
+    "retention_ms",
+    "retention_bytes",
+    "delete_retention_ms",
+    "prepare",
+    "marker",
+    "markers",
+    "offsets",
+    "garbage",
+];
+
 /// A useful default for prompt `kind`, from the current state `view`
 /// (`last_txn`: the transaction last begun from a key).
 pub fn default_text(kind: PromptKind, view: &Snapshot, last_txn: Option<&str>) -> String {
@@ -175,21 +194,23 @@ impl Prompt {
     pub fn label(&self, lang: Lang) -> &'static str {
         if lang == Lang::Zh {
             return match self.kind {
-                PromptKind::Produce => "生产：topic value [acks= key= partition= producer=]",
-                PromptKind::Begin => "开启事务：事务 id",
-                PromptKind::Send => "事务内发送：txn topic value [key= partition=]",
-                PromptKind::SendOffsets => "暂存 offset：txn group topic-partition offset",
-                PromptKind::Commit => "提交：txn",
-                PromptKind::Abort => "中止：txn",
-                PromptKind::CrashAtCut => "提交并崩溃：txn prepare|marker:N|markers|offsets",
+                PromptKind::Produce => "生产：topic 值 [acks= key= partition= producer=]",
+                PromptKind::Begin => "开启事务：事务 ID",
+                PromptKind::Send => "事务内发送：事务 topic 值 [key= partition=]",
+                PromptKind::SendOffsets => "暂存 offset：事务 消费组 topic-分区 offset",
+                PromptKind::Commit => "提交：事务",
+                PromptKind::Abort => "中止：事务",
+                PromptKind::CrashAtCut => {
+                    "提交并崩溃：事务 切点（prepare|marker:N|markers|offsets）"
+                }
                 PromptKind::ReplicateBroker => "复制：broker",
                 PromptKind::AdvanceClock => "推进时钟：毫秒",
-                PromptKind::TearJournal => "撕裂 journal：截掉的字节数，或 garbage",
-                PromptKind::TearLog => "撕裂日志：topic-partition broker 字节数|garbage",
+                PromptKind::TearJournal => "撕裂事务日志：截掉的字节数，或 garbage",
+                PromptKind::TearLog => "撕裂日志：topic-分区 broker 字节数|garbage",
                 PromptKind::StopBroker => "停止 broker",
                 PromptKind::StartBroker => "启动 broker",
-                PromptKind::Promote => "提升副本：topic-partition broker",
-                PromptKind::JoinGroup => "加入消费组：组 成员 topic[,topic…]",
+                PromptKind::Promote => "提升副本：topic-分区 broker",
+                PromptKind::JoinGroup => "加入消费组：消费组 成员 topic[,topic…]",
                 PromptKind::LeaveGroup => "离开消费组：组 成员",
                 PromptKind::Heartbeat => "心跳：组 成员 代数",
                 PromptKind::Expire => "过期（时钟越过成员的会话期限）：组 成员",
@@ -400,7 +421,7 @@ fn args(words: Vec<Word>, positional: &[&str], allowed: &[&str]) -> Result<Args,
             format!(
                 "one word too many: {extra:?} (a value with spaces goes in double quotes: \"hello world\")"
             ),
-            format!("多了一个词：{extra:?}（含空格的值要放在双引号里：\"hello world\"）"),
+            format!("多了一个词：{extra:?}（含空格的值要放在双引号里：\"你好 世界\"）"),
         ));
     }
     Ok(Args { plain, fields })
@@ -469,6 +490,11 @@ fn list<T: std::fmt::Display>(items: impl IntoIterator<Item = T>) -> String {
     }
 }
 
+/// [`list`] in Chinese: an empty one is 无.
+fn list_zh(list: &str) -> &str {
+    if list == "none" { "无" } else { list }
+}
+
 /// A topic of the cluster.
 fn topic(facts: &Facts, name: &str) -> Result<String, Said> {
     if facts.topics.contains_key(name) {
@@ -477,7 +503,7 @@ fn topic(facts: &Facts, name: &str) -> Result<String, Said> {
         let topics = list(facts.topics.keys());
         Err(Said::new(
             format!("unknown topic {name:?}: the topics are {topics}"),
-            format!("没有 topic {name:?}：现有 topic 是 {topics}"),
+            format!("没有 topic {name:?}：现有 topic 是 {}", list_zh(&topics)),
         ))
     }
 }
@@ -502,7 +528,7 @@ fn topic_partition(facts: &Facts, s: &str) -> Result<(String, u32), Said> {
     let (t, p) = s.rsplit_once('-').ok_or_else(|| {
         Said::new(
             format!("{s:?}: expected topic-partition, like out-0"),
-            format!("{s:?}：应为 topic-partition，例如 out-0"),
+            format!("{s:?}：应为 topic-分区，例如 out-0"),
         )
     })?;
     let t = topic(facts, t)?;
@@ -519,7 +545,7 @@ fn broker(facts: &Facts, s: &str) -> Result<u32, Said> {
         let brokers = list(&facts.brokers);
         Err(Said::new(
             format!("unknown broker {b}: the brokers are {brokers}"),
-            format!("没有 broker {b}：现有 broker 是 {brokers}"),
+            format!("没有 broker {b}：现有 broker 是 {}", list_zh(&brokers)),
         ))
     }
 }
@@ -539,7 +565,10 @@ fn replica(facts: &Facts, topic: &str, partition: u32, s: &str) -> Result<u32, S
             format!(
                 "broker {b} holds no replica of {topic}-{partition} (its replicas: {replicas})"
             ),
-            format!("broker {b} 上没有 {topic}-{partition} 的副本（它的副本在：{replicas}）"),
+            format!(
+                "broker {b} 上没有 {topic}-{partition} 的副本（它的副本在：{}）",
+                list_zh(&replicas)
+            ),
         ))
     }
 }
@@ -564,7 +593,7 @@ fn id(s: &str, what: &str) -> Result<String, Said> {
     if s.is_empty() {
         Err(Said::new(
             format!("{what} is empty: give its id"),
-            format!("{} 为空：请给出它的 id", word_zh(what)),
+            format!("{} 为空：请给出它的 ID", word_zh(what)),
         ))
     } else {
         Ok(s.to_string())
@@ -578,14 +607,17 @@ fn deadline(facts: &Facts, group: &str, member: &str) -> Result<u64, Said> {
         let groups = list(facts.deadlines.keys());
         return Err(Said::new(
             format!("unknown group {group:?}: the groups are {groups}"),
-            format!("没有消费组 {group:?}：现有消费组是 {groups}"),
+            format!("没有消费组 {group:?}：现有消费组是 {}", list_zh(&groups)),
         ));
     };
     members.get(member).copied().ok_or_else(|| {
         let names = list(members.keys());
         Said::new(
             format!("{member:?} is not a member of {group}: its members are {names}"),
-            format!("{member:?} 不是 {group} 的成员：它的成员是 {names}"),
+            format!(
+                "{member:?} 不是 {group} 的成员：它的成员是 {}",
+                list_zh(&names)
+            ),
         )
     })
 }
@@ -615,10 +647,10 @@ fn unterminated() -> Said {
     )
 }
 
-/// An action field's own parse error (the engine words it in English),
-/// with the Chinese for the field's allowed values.
+/// An action field's own parse error: its English, and in Chinese the
+/// field's allowed values (the value itself is on the prompt line).
 fn field_error(e: impl std::fmt::Display, zh: &str) -> Said {
-    Said::new(e.to_string(), format!("{zh}（{e}）"))
+    Said::new(e.to_string(), zh.to_string())
 }
 
 /// A prompt word's name (`args`' positional names, `number`'s `what`)
@@ -627,9 +659,9 @@ fn word_zh(what: &str) -> &str {
     match what {
         "topic" => "topic",
         "value" => "值",
-        "transaction id" => "事务 id",
+        "transaction id" => "事务 ID",
         "group" => "消费组",
-        "topic-partition" => "topic-partition",
+        "topic-partition" => "topic-分区",
         "offset" => "offset",
         "cut point" => "切点",
         "broker" => "broker",
@@ -640,7 +672,7 @@ fn word_zh(what: &str) -> &str {
         "member" => "成员",
         "topics" => "topic（多个用逗号分隔）",
         "generation" => "代数",
-        "topic or topic-partition" => "topic 或 topic-partition",
+        "topic or topic-partition" => "topic 或 topic-分区",
         "retention_ms" => "retention_ms",
         "retention_bytes" => "retention_bytes",
         "name" => "名称",
@@ -829,7 +861,7 @@ pub fn parse(kind: PromptKind, text: &str, facts: &Facts) -> Result<Action, Said
             let (topic, p) = a.at(2).rsplit_once('-').ok_or_else(|| {
                 Said::new(
                     format!("{:?}: expected topic-partition, like in-0", a.at(2)),
-                    format!("{:?}：应为 topic-partition，例如 in-0", a.at(2)),
+                    format!("{:?}：应为 topic-分区，例如 in-0", a.at(2)),
                 )
             })?;
             Action::SendOffsets {

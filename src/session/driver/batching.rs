@@ -122,7 +122,7 @@ impl Driver {
                 &name,
                 std::slice::from_ref(&batch),
                 "linger ran out, sent",
-                "linger 到期，发送",
+                "攒批到期，发送",
             ));
             ops.push(self.sent_op("linger", batch));
         }
@@ -184,7 +184,7 @@ impl Driver {
             format!(
                 "{name}: {tp} holds {n} record(s), {bytes}/{size} bytes, linger until {until} ms"
             ),
-            format!("{name}：{tp} 攒了 {n} 条记录，{bytes}/{size} 字节，linger 到 {until} ms"),
+            format!("{name}：{tp} 攒了 {n} 条记录，{bytes}/{size} 字节，攒批至 {until} ms"),
         )
     }
 }

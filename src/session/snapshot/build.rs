@@ -122,6 +122,7 @@ pub fn build(driver: &Driver, bounds: &Bounds) -> Snapshot {
                 step: e.step,
                 message: e.message.clone(),
                 code: e.code.to_string(),
+                zh: e.zh.clone(),
             })
             .collect(),
         events: events

@@ -209,11 +209,11 @@ pub fn diff(before: &Snapshot, after: &Snapshot) -> Changes {
             sentences.push(match was {
                 Some(w) => Said::new(
                     format!("{} {w} → {}", t.id, t.state),
-                    format!("{} {w} → {}", t.id, t.state),
+                    format!("{} {} → {}", t.id, upper(w), upper(t.state)),
                 ),
                 None => Said::new(
                     format!("{} begun: {}", t.id, t.state),
-                    format!("{} 开启：{}", t.id, t.state),
+                    format!("{} 开启：{}", t.id, upper(t.state)),
                 ),
             });
         }
@@ -233,7 +233,7 @@ pub fn diff(before: &Snapshot, after: &Snapshot) -> Changes {
                 "journal: {n} new frame{} ({a} B → {b} B)",
                 if n == 1 { "" } else { "s" }
             ),
-            format!("事务 journal：新增 {n} 个 frame（{a} B → {b} B）"),
+            format!("事务日志：新增 {n} 个帧（{a} B → {b} B）"),
         ));
     }
     for (group, offsets) in &after.committed_offsets {
@@ -360,7 +360,7 @@ fn partition_sentences(
                 let id = b.transactional_id.as_deref().unwrap_or("?");
                 out.push(Said::new(
                     format!("{c} marker of {id} at {name}@{o}"),
-                    format!("{id} 的 {c} marker 写在 {name}@{o}"),
+                    format!("{id} 的 {c}标记写在 {name}@{o}"),
                 ));
             }
             Some(b) => {
@@ -461,18 +461,27 @@ fn partition_sentences(
         if gained.is_empty() {
             continue;
         }
-        let what: Vec<String> = gained
-            .iter()
-            .map(|&o| match at(o) {
-                // The first values a frame reads of a batch, so a frame and
-                // `mk-tui state` say the same words.
-                Some(b) if !b.records.is_empty() => b.values_text(),
-                _ => place(o),
-            })
-            .collect();
+        // The first values a frame reads of a batch, so a frame and
+        // `mk-tui state` say the same words; a tombstone's null is 空值 in
+        // Chinese, as the panes write it.
+        let what = |null: &str| -> Vec<String> {
+            gained
+                .iter()
+                .map(|&o| match at(o) {
+                    Some(b) if !b.records.is_empty() => b.values_text_with(null),
+                    _ => place(o),
+                })
+                .collect()
+        };
         out.push(Said::new(
-            format!("{isolation} now reads {}", what.join("; ")),
-            format!("{isolation} 现在读到 {}", what.join("；")),
+            format!("{isolation} now reads {}", what("null").join("; ")),
+            format!("{isolation} 现在读到 {}", what("空值").join("；")),
         ));
     }
+}
+
+/// A state's name as the book's journal writes it (`PREPARE_COMMIT`): the
+/// Chinese sentences keep the state names in that spelling.
+fn upper(state: impl std::fmt::Display) -> String {
+    state.to_string().to_uppercase()
 }

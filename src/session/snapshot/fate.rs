@@ -145,9 +145,7 @@ pub fn decide(
                 format!(
                     "{c} marker of {id} at offset {at}: consumers never see it; it closes the transaction on {tp}"
                 ),
-                format!(
-                    "{id} 的 {c} marker，offset {at}：消费者看不到它；它在 {tp} 上结束这个事务"
-                ),
+                format!("{id} 的 {c}标记，offset {at}：消费者看不到它；它在 {tp} 上结束这个事务"),
             ),
         );
     }
@@ -213,7 +211,7 @@ pub fn decide(
                     "a late write of {id}, after its transaction's marker on {tp}: no instance will end it, so the LSO stops at {at} (the hanging transaction; only the kafka rules' transaction timeout aborts it)"
                 ),
                 format!(
-                    "{id} 的迟到写入，位于它的事务在 {tp} 上的 marker 之后：没有实例会结束它，所以 LSO 停在 {at}（悬挂事务；只有 kafka 规则的事务超时能中止它）"
+                    "{id} 的迟到写入，位于它的事务在 {tp} 上的标记之后：没有实例会结束它，所以 LSO 停在 {at}（悬挂事务；只有 kafka 规则的事务超时能中止它）"
                 ),
             ),
         );
@@ -223,7 +221,7 @@ pub fn decide(
             Fate::Orphaned,
             Said::new(
                 format!("no journal frame of {id} owns {at_en} on {tp}: it can never commit"),
-                format!("事务 journal 里没有 {id} 的 frame 拥有 {tp} 的 {at_zh}：它永远不会提交"),
+                format!("事务日志里没有 {id} 的帧拥有 {tp} 的 {at_zh}：它永远不会提交"),
             ),
         );
     };
@@ -244,7 +242,7 @@ pub fn decide(
                         "{id} is {state}: decided, but its marker on {tp} is missing, so read_committed waits at LSO {lso}"
                     ),
                     format!(
-                        "{id} 是 {state}：已经决定，但 {tp} 上缺少它的 marker，所以 read_committed 停在 LSO {lso}"
+                        "{id} 是 {state}：已经决定，但 {tp} 上缺少它的标记，所以 read_committed 停在 LSO {lso}"
                     ),
                 ),
             )
@@ -254,11 +252,11 @@ pub fn decide(
             match marker_after(s, tp, id, at) {
                 Some(m) => Said::new(
                     format!("{id} aborted: ABORT marker at offset {m}"),
-                    format!("{id} 已中止：ABORT marker 在 offset {m}"),
+                    format!("{id} 已中止：ABORT标记在 offset {m}"),
                 ),
                 None => Said::new(
                     format!("{id} is COMPLETE_ABORT in the journal (its marker is missing)"),
-                    format!("{id} 在事务 journal 中是 COMPLETE_ABORT（缺少它的 marker）"),
+                    format!("{id} 在事务日志中是 COMPLETE_ABORT（缺少它的标记）"),
                 ),
             },
         ),
@@ -295,11 +293,11 @@ pub fn decide(
                 match marker_after(s, tp, id, at) {
                     Some(m) => Said::new(
                         format!("{id} committed: COMMIT marker at offset {m}"),
-                        format!("{id} 已提交：COMMIT marker 在 offset {m}"),
+                        format!("{id} 已提交：COMMIT标记在 offset {m}"),
                     ),
                     None => Said::new(
                         format!("{id} is COMPLETE_COMMIT in the journal (its marker is missing)"),
-                        format!("{id} 在事务 journal 中是 COMPLETE_COMMIT（缺少它的 marker）"),
+                        format!("{id} 在事务日志中是 COMPLETE_COMMIT（缺少它的标记）"),
                     ),
                 },
             )

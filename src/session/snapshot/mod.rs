@@ -539,11 +539,17 @@ impl BatchSnapshot {
     /// batch holds more: what a frame reads of it, so a frame and
     /// `mk-tui state` show the same words.
     pub fn values_text(&self) -> String {
+        self.values_text_with("null")
+    }
+
+    /// [`Self::values_text`], a tombstone's value written `null` (空值 in
+    /// Chinese).
+    pub fn values_text_with(&self, null: &str) -> String {
         let values: Vec<String> = self
             .records
             .iter()
             .take(VALUES_SHOWN)
-            .map(RecordSnapshot::value_text)
+            .map(|r| r.value_text_with(null))
             .collect();
         let more = if self.len() > values.len() as i64 {
             ", …"
@@ -581,7 +587,12 @@ impl RecordSnapshot {
     /// braces when it has any: `v0{trace=t1,flag}` (a null header value
     /// shows as its key alone).
     pub fn value_text(&self) -> String {
-        let value = self.value.as_deref().unwrap_or("null");
+        self.value_text_with("null")
+    }
+
+    /// [`Self::value_text`], a null value written `null`.
+    pub fn value_text_with(&self, null: &str) -> String {
+        let value = self.value.as_deref().unwrap_or(null);
         if self.headers.is_empty() {
             return value.to_string();
         }
@@ -915,6 +926,10 @@ pub struct ErrorSnapshot {
     /// it ran.
     #[serde(default)]
     pub code: String,
+    /// The message in Chinese (`--lang zh`); none for a line an observer
+    /// recorded.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub zh: String,
 }
 
 impl Snapshot {

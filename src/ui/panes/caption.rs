@@ -87,7 +87,7 @@ fn rows<'a>(view: &Snapshot, ctx: &PaneContext, width: u16) -> Vec<Line<'a>> {
         " · {} {ms} · {} {}",
         t("clock"),
         t("rules"),
-        view.rules
+        ctx.lang.rules_name(&view.rules)
     )));
     let width = usize::from(width);
     let mut rows: Vec<Line> = view

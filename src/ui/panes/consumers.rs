@@ -142,8 +142,11 @@ fn columns<'a>(
                 .iter()
                 .take(TAIL)
                 .map(|v| {
-                    v.as_deref()
-                        .map_or_else(|| "null".into(), |v| visible(v).into_owned())
+                    // A tombstone's value: `null`, in Chinese 空值.
+                    v.as_deref().map_or_else(
+                        || ctx.lang.t("null_value").into(),
+                        |v| visible(v).into_owned(),
+                    )
                 })
                 .collect();
             if count > values.len() && !values.is_empty() {

@@ -57,7 +57,7 @@ pub fn render(view: &Snapshot, ctx: &PaneContext, area: Rect, buf: &mut Buffer) 
         let line = match (events.peek(), errors.peek()) {
             (Some(e), Some(x)) if e.step > x.step => None,
             (_, Some(_)) => errors.next().map(|x| {
-                let message = ctx.lang.error(&x.code, &x.message);
+                let message = ctx.lang.error(&x.code, &x.message, &x.zh);
                 Line::styled(format!("✗ {} {message}", at(x.step)), ctx.theme.bad())
             }),
             (Some(_), None) => None,

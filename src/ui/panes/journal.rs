@@ -15,6 +15,7 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 
 use crate::ui::glossary;
+use crate::ui::i18n::Lang;
 use crate::ui::theme::Theme;
 
 use super::{PaneContext, column, column_width, frame, lines, marks, tail_window};
@@ -28,7 +29,11 @@ fn state<'a>(s: TxnState, ctx: &PaneContext) -> Span<'a> {
         TxnState::CompleteAbort => ctx.theme.bad(),
         _ => ctx.theme.waiting(),
     };
-    Span::styled(s.name(), style)
+    Span::styled(state_name(s, ctx.lang), style)
+}
+
+fn state_name(s: TxnState, lang: Lang) -> String {
+    lang.state_name(s)
 }
 
 /// Width under which a frame line drops its byte offset and CRC, so the
@@ -78,7 +83,8 @@ fn frame_line<'a>(
 /// in the list, the partitions it added (`+out-0@0`) and the offsets it
 /// staged (`staged workers in-0=7`); a frame that starts an instance says
 /// `begin`; one whose previous frame is not in the list says all it holds.
-fn frame_delta(frames: &[JournalFrameSnapshot], i: usize, staged: &str) -> String {
+fn frame_delta(frames: &[JournalFrameSnapshot], i: usize, lang: Lang) -> String {
+    let staged = lang.t("staged");
     let f = &frames[i].data;
     let prev = frames[..i]
         .iter()
@@ -91,7 +97,7 @@ fn frame_delta(frames: &[JournalFrameSnapshot], i: usize, staged: &str) -> Strin
     // Kafka rules: the producer id and epoch where an instance starts, and
     // the epoch its end bumped to (transaction version 2).
     let producer = match (f.producer_id, f.producer_epoch) {
-        (Some(id), Some(epoch)) if prev.is_none() => format!(" pid {id} e{epoch}"),
+        (Some(id), Some(epoch)) if prev.is_none() => format!(" {} {id} e{epoch}", lang.t("pid")),
         _ => String::new(),
     };
     let bumped = match f.next_producer_epoch {
@@ -101,7 +107,7 @@ fn frame_delta(frames: &[JournalFrameSnapshot], i: usize, staged: &str) -> Strin
         _ => String::new(),
     };
     if prev.is_none() && f.state == TxnState::Ongoing && f.partitions.is_empty() {
-        return format!(" begin{producer}");
+        return format!(" {}{producer}", lang.t("frame_begin"));
     }
     out.push_str(&producer);
     out.push_str(&bumped);
@@ -132,7 +138,13 @@ fn recovery<'a>(r: &'a RecoverySnapshot, ctx: &'a PaneContext, max: usize) -> Ve
     }
     let (t, bad) = (|k| ctx.lang.t(k), ctx.theme.bad());
     let journal = (r.journal_truncated_bytes > 0).then(|| {
-        let why = r.journal_reason.as_deref().map(|w| format!(" ({w})"));
+        // The engine's reason is English (`frame 5 at byte 495 has no
+        // newline`): in Chinese the pane says the bytes cut, as the events
+        // pane's recovery sentence does.
+        let why = (!ctx.lang.zh())
+            .then_some(r.journal_reason.as_deref())
+            .flatten()
+            .map(|w| format!(" ({w})"));
         Line::styled(
             format!(
                 "✗ {}: {}{}",
@@ -197,7 +209,7 @@ fn recovery<'a>(r: &'a RecoverySnapshot, ctx: &'a PaneContext, max: usize) -> Ve
             .map(resent_line);
         resent.chain(std::iter::once(Line::from(vec![
             Span::styled("✓ ", ctx.theme.good()),
-            Span::raw(format!("{} {} → ", c.id, c.from)),
+            Span::raw(format!("{} {} → ", c.id, state_name(c.from, ctx.lang))),
             state(c.to, ctx),
         ])))
     });
@@ -206,10 +218,10 @@ fn recovery<'a>(r: &'a RecoverySnapshot, ctx: &'a PaneContext, max: usize) -> Ve
         .iter()
         .filter(move |m| !r.completions.iter().any(|c| c.id == m.txn))
         .map(resent_line);
-    let open = r
-        .left_open
-        .iter()
-        .map(move |id| Line::styled(format!("… {id} {}", TxnState::Ongoing), ctx.theme.waiting()));
+    let open = r.left_open.iter().map(move |id| {
+        let ongoing = state_name(TxnState::Ongoing, ctx.lang);
+        Line::styled(format!("… {id} {ongoing}"), ctx.theme.waiting())
+    });
     let heading = Line::styled(format!("{}:", t("last_recovery")), ctx.theme.strong());
     std::iter::once(heading)
         .chain(journal)
@@ -313,7 +325,7 @@ pub fn render(view: &Snapshot, ctx: &PaneContext, area: Rect, buf: &mut Buffer) 
         let torn = torn.is_some_and(|t| t.tears_frame(f));
         frame_line(
             f,
-            frame_delta(frames, i, ctx.lang.t("staged")),
+            frame_delta(frames, i, ctx.lang),
             ctx,
             inner.width,
             id_width,
@@ -410,7 +422,7 @@ mod tests {
             frame(7, "tx", Ongoing, &[("out-0", 9)], &[]),
         ];
         let said: Vec<String> = (0..frames.len())
-            .map(|i| super::frame_delta(&frames, i, "staged"))
+            .map(|i| super::frame_delta(&frames, i, Lang::En))
             .collect();
         assert_eq!(
             said,
@@ -426,7 +438,7 @@ mod tests {
         );
         // A frame whose previous one is not in the list says all it holds.
         assert_eq!(
-            super::frame_delta(&frames[3..], 0, "staged"),
+            super::frame_delta(&frames[3..], 0, Lang::En),
             " +out-0@0 +out-1@4 staged g in-0=7"
         );
     }
@@ -549,7 +561,7 @@ mod tests {
             40,
             5,
         );
-        assert!(zh.contains("journal 为空"), "{zh}");
+        assert!(zh.contains("事务日志为空"), "{zh}");
     }
 
     #[test]

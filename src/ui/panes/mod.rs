@@ -802,6 +802,7 @@ pub(crate) mod testkit {
                 step: 6,
                 message: "broker 3 is stopped".into(),
                 code: "BrokerNotAvailable".into(),
+                zh: String::new(),
             }],
             caption: Some(Caption::Bilingual {
                 en: "The LSO stops at the open transaction.".into(),

@@ -50,7 +50,7 @@ pub fn render(view: &Snapshot, ctx: &PaneContext, area: Rect, buf: &mut Buffer) 
                 theme.waiting(),
             ),
             Span::styled(x.id.clone(), theme.strong()),
-            Span::raw(format!(" ({})", x.state)),
+            Span::raw(format!(" ({})", ctx.lang.state_name(x.state))),
         ]);
         let rows = x.staged_offsets.iter().flat_map(move |(g, m)| {
             m.iter()

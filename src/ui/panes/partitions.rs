@@ -166,7 +166,10 @@ fn row<'a>(
     let range = offsets(b);
     let content = match b.control {
         Some(c) => c.name().to_uppercase(),
-        None => format!("[{}]", super::visible(&b.values_text())),
+        None => format!(
+            "[{}]",
+            super::visible(&b.values_text_with(ctx.lang.t("null_value")))
+        ),
     };
     let seen = if ctx.isolation.sees(b.fate) {
         "●"

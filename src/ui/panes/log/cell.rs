@@ -135,6 +135,18 @@ impl Drawn {
     }
 }
 
+/// The readers line: `RU● RC·` (in Chinese 未 and 已, as wide).
+fn readers(ctx: &PaneContext, ru: bool, rc: bool) -> String {
+    let t = |k| ctx.lang.t(k);
+    format!(
+        "{}{} {}{}",
+        t("ru_cell"),
+        reads(ru),
+        t("rc_cell"),
+        reads(rc)
+    )
+}
+
 /// A compacted-away offset's cell: its glyph and label, nothing to read.
 fn compacted(ctx: &PaneContext) -> Drawn {
     Drawn {
@@ -142,7 +154,7 @@ fn compacted(ctx: &PaneContext) -> Drawn {
         style: ctx.theme.compacted(),
         value: String::new(),
         fate: ctx.lang.t("compacted").to_string(),
-        readers: format!("RU{} RC{}", reads(false), reads(false)),
+        readers: readers(ctx, false, false),
         epoch: String::new(),
     }
 }
@@ -192,10 +204,10 @@ pub fn drawn(c: Cell<'_>, slot: Slot, win: &Window, ctx: &PaneContext) -> Option
                 Theme::TOMBSTONE_GLYPH.to_string()
             },
             fate: ctx.lang.t(b.fate.name()).to_string(),
-            readers: format!(
-                "RU{} RC{}",
-                reads(b.fate.read_uncommitted_sees()),
-                reads(b.fate.read_committed_sees())
+            readers: readers(
+                ctx,
+                b.fate.read_uncommitted_sees(),
+                b.fate.read_committed_sees(),
             ),
             epoch: format!("e{}", b.leader_epoch),
         }),
@@ -209,10 +221,10 @@ pub fn drawn(c: Cell<'_>, slot: Slot, win: &Window, ctx: &PaneContext) -> Option
                 None => value(&b.records, slot, win.per_batch),
             },
             fate: ctx.lang.t(b.fate.name()).to_string(),
-            readers: format!(
-                "RU{} RC{}",
-                reads(b.fate.read_uncommitted_sees()),
-                reads(b.fate.read_committed_sees())
+            readers: readers(
+                ctx,
+                b.fate.read_uncommitted_sees(),
+                b.fate.read_committed_sees(),
             ),
             epoch: match &b.transactional_id {
                 Some(t) => format!("e{} {t}", b.leader_epoch),
@@ -227,7 +239,7 @@ pub fn drawn(c: Cell<'_>, slot: Slot, win: &Window, ctx: &PaneContext) -> Option
                 None => value(&b.records, slot, win.per_batch),
             },
             fate: ctx.lang.t("divergent").to_string(),
-            readers: format!("RU{} RC{}", reads(false), reads(false)),
+            readers: readers(ctx, false, false),
             epoch: format!("e{}", b.leader_epoch),
         }),
     }

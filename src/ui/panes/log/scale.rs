@@ -170,8 +170,10 @@ pub fn legend(
     if readers {
         items.push((
             format!(
-                "RU {}  RC {}  ● {}",
+                "{} {}  {} {}  ● {}",
+                t("ru_cell"),
                 t("read_uncommitted"),
+                t("rc_cell"),
                 t("read_committed"),
                 t("seen")
             ),
