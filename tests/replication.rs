@@ -431,6 +431,15 @@ async fn promotion_accepts_only_running_isr_members_and_bumps_the_epoch() {
     assert!(refused(7).to_string().contains("not a replica"));
     t.cluster.stop_broker(3).unwrap();
     assert!(refused(3).to_string().contains("stopped"));
+    // Under --lang zh each reason is Chinese too, only Kafka's terms kept.
+    for e in [refused(1), refused(7), refused(3)] {
+        let zh = minikafka::session::error_zh::error_zh(&e);
+        let english: Vec<&str> = zh
+            .split(|c: char| !c.is_ascii_alphabetic())
+            .filter(|w| w.len() >= 3 && !["broker", "leader", "ISR"].contains(w))
+            .collect();
+        assert!(english.is_empty(), "{zh}: {english:?}");
+    }
     t.cluster.start_broker(3).unwrap();
     t.append(&p, "a", AckMode::Leader).await.unwrap();
     t.cluster
@@ -447,6 +456,8 @@ async fn promotion_accepts_only_running_isr_members_and_bumps_the_epoch() {
         .replicate_follower(2)
         .unwrap();
     assert!(refused(3).to_string().contains("not in the ISR"));
+    let zh = minikafka::session::error_zh::error_zh(&refused(3));
+    assert!(zh.contains("不在 ISR [") && !zh.contains("not in"), "{zh}");
     assert_eq!(t.cluster.promote(&p, 2).unwrap(), 1);
     let set = t.cluster.replica_set(&p).unwrap();
     assert_eq!((set.leader_id(), set.leader_epoch()), (2, 1));

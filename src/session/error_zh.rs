@@ -4,9 +4,11 @@
 //! [`MiniKafkaError`] without reading its text. The engine stays English
 //! and knows nothing of languages; the session says both.
 //!
-//! A few variants carry a free-text reason made deep in the engine (a
-//! corrupt file's, a refused configuration's): the sentence around it is
-//! Chinese and the reason follows in English, in parentheses
+//! A few variants carry a free-text reason made deep in the engine. The
+//! reasons of the errors a key can cause (a topic name typed at `n`, a
+//! broker promoted with `l`) are Chinese too ([`reason_zh`], each of the
+//! engine's reasons tested below); the rest (a corrupt file's, a refused
+//! configuration's) follow the Chinese sentence in English, in parentheses
 //! (docs/dashboard.md "Chinese").
 
 use crate::engine::MiniKafkaError as E;
@@ -25,7 +27,9 @@ pub fn action_error_zh(e: &ActionError) -> String {
 pub fn error_zh(e: &E) -> String {
     match e {
         E::InvalidConfig(why) => format!("配置无效（{why}）"),
-        E::InvalidTopicName { name, reason } => format!("topic 名 {name:?} 无效（{reason}）"),
+        E::InvalidTopicName { name, reason } => {
+            format!("topic 名 {name:?} 无效（{}）", reason_zh(reason))
+        }
         E::TopicAlreadyExists(name) => format!("topic {name:?} 已存在"),
         E::InvalidPartitions(n) => format!(
             "分区数 {n} 无效：一个 topic 有 1 到 {} 个分区",
@@ -76,7 +80,10 @@ pub fn error_zh(e: &E) -> String {
             "追加到 {tp} 的 offset {offset} 被隔离：确认之前 leader 已更换（epoch {old} -> {new}）"
         ),
         E::InvalidPromotion { tp, broker, reason } => {
-            format!("不能把 broker {broker} 提升为 {tp} 的 leader（{reason}）")
+            format!(
+                "不能把 broker {broker} 提升为 {tp} 的 leader（{}）",
+                reason_zh(reason)
+            )
         }
         E::OutOfOrderSequence {
             tp,
@@ -222,9 +229,73 @@ fn state_zh(state: &str) -> String {
     }
 }
 
+/// The Chinese of the engine's reasons for refusing a topic name
+/// (`validate_topic_name`) or a promotion (`PartitionReplicaSet::promote`,
+/// `Cluster::promote`); any other reason as it is.
+fn reason_zh(reason: &str) -> String {
+    let exact = match reason {
+        "must not be empty" => Some("不能为空"),
+        "longer than 249 characters" => Some("超过 249 个字符"),
+        "'.' and '..' are reserved" => Some("'.' 和 '..' 是保留名"),
+        "only ASCII letters, digits, '.', '_' and '-' are allowed" => {
+            Some("只能用 ASCII 字母、数字、'.'、'_' 和 '-'")
+        }
+        "not a replica" => Some("它不是副本"),
+        "already the leader" => Some("它已经是 leader"),
+        "the broker is stopped" => Some("该 broker 已停止"),
+        _ => None,
+    };
+    if let Some(zh) = exact {
+        return zh.to_string();
+    }
+    if let Some(isr) = reason.strip_prefix("not in the ISR ") {
+        return format!("它不在 ISR {isr} 中");
+    }
+    if reason.starts_with("the leader epoch is already the largest") {
+        return format!(
+            "leader epoch 已是最大值 {}（Kafka 的 leader epoch 是 int32）",
+            crate::engine::core::metadata::MAX_LEADER_EPOCH
+        );
+    }
+    reason.to_string()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// English words left in `zh` (runs of three or more ASCII letters
+    /// other than the Kafka terms and names these sentences keep).
+    fn english(zh: &str) -> Vec<String> {
+        zh.split(|c: char| !c.is_ascii_alphabetic())
+            .filter(|w| w.len() >= 3)
+            .filter(|w| {
+                ![
+                    "topic", "broker", "leader", "ISR", "ASCII", "epoch", "Kafka", "int",
+                ]
+                .contains(w)
+            })
+            .map(str::to_string)
+            .collect()
+    }
+
+    /// Every reason the engine gives for a bad topic name or a refused
+    /// promotion comes out Chinese: made by the engine itself, not copied.
+    #[test]
+    fn the_reasons_a_key_can_cause_are_chinese() {
+        use crate::engine::core::metadata::validate_topic_name;
+        let long = "t".repeat(250);
+        for name in ["", long.as_str(), "..", "a b"] {
+            let zh = error_zh(&validate_topic_name(name).unwrap_err());
+            let left: Vec<String> = english(&zh)
+                .into_iter()
+                .filter(|w| !w.starts_with("ttt"))
+                .collect();
+            assert!(left.is_empty(), "{zh}: {left:?}");
+        }
+        // The promotions' reasons: tests/replication.rs makes each.
+        assert!(english(&reason_zh("not in the ISR [1,2]")).is_empty());
+    }
 
     #[test]
     fn the_chinese_names_the_same_numbers() {
