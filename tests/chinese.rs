@@ -8,6 +8,8 @@
 
 mod common;
 
+use common::zh::{data_words, words};
+
 use std::collections::BTreeSet;
 use std::path::Path;
 
@@ -24,15 +26,6 @@ fn has_cjk(s: &str) -> bool {
     s.chars().any(|c| ('\u{4e00}'..='\u{9fff}').contains(&c))
 }
 
-/// English words of a text: runs of ASCII letters (and `_`) of two or more,
-/// not counting tokens with digits in them (CRCs, `e0`, `tx-1`'s parts).
-fn words(s: &str) -> BTreeSet<String> {
-    s.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
-        .filter(|w| w.len() >= 2 && !w.chars().any(|c| c.is_ascii_digit()))
-        .map(str::to_string)
-        .collect()
-}
-
 /// Kafka's terms and what a Chinese frame keeps as it is: one list
 /// (docs/dashboard.md "Chinese").
 const TERMS: &[&str] = KEPT_IN_CHINESE;
@@ -40,22 +33,7 @@ const TERMS: &[&str] = KEPT_IN_CHINESE;
 /// The names, values and error details a snapshot shows, which stay as
 /// they are in any language.
 fn names(s: &Snapshot) -> BTreeSet<String> {
-    let mut out = BTreeSet::new();
-    for p in &s.partitions {
-        out.extend(words(&p.topic));
-        for b in &p.batches {
-            out.extend(words(b.transactional_id.as_deref().unwrap_or("")));
-            for r in &b.records {
-                out.extend(words(r.value.as_deref().unwrap_or("")));
-                out.extend(words(r.key.as_deref().unwrap_or("")));
-            }
-        }
-    }
-    for t in &s.transactions {
-        out.extend(words(&t.id));
-        out.extend(t.staged_offsets.keys().flat_map(|g| words(g)));
-    }
-    out.extend(s.committed_offsets.keys().flat_map(|g| words(g)));
+    let mut out = data_words(s);
     // Engine detail stays English after its Chinese label: an error's
     // message (after its gloss) and recovery's reasons (after 截断…).
     for e in &s.errors {
@@ -66,13 +44,6 @@ fn names(s: &Snapshot) -> BTreeSet<String> {
         for l in &r.logs_truncated {
             out.extend(words(&l.reason));
         }
-    }
-    // A torn file's name (transactions.journal, a segment).
-    if let Some(m) = &s.moment_of_death {
-        out.extend(m.torn.iter().flat_map(|t| words(&t.file)));
-    }
-    for p in &s.pending {
-        out.extend(words(p.txn.as_deref().unwrap_or("")));
     }
     out
 }

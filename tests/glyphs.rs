@@ -11,6 +11,8 @@
 //! `fc-query` (`.ci/run` installs both); without them the test says so
 //! and passes, except under CI, where it fails.
 
+mod common;
+
 use std::collections::BTreeSet;
 use std::path::Path;
 use std::process::Command;
@@ -51,24 +53,13 @@ fn chinese(c: char) -> bool {
         | 0xF900..=0xFAFF | 0xFE30..=0xFE4F | 0xFF00..=0xFFEF)
 }
 
-fn recordings() -> Vec<std::path::PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("recordings");
-    let mut files: Vec<_> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "jsonl"))
-        .collect();
-    files.sort();
-    files
-}
-
 /// The glyphs drawn at every step of every recording, with where each was
 /// first seen.
 fn glyphs_drawn() -> (Vec<(char, String)>, usize) {
     let mut seen: BTreeSet<char> = BTreeSet::new();
     let mut first = Vec::new();
     let mut frames = 0;
-    for file in recordings() {
+    for file in common::recordings() {
         let recording = Recording::load(&file).unwrap();
         let steps: Vec<usize> = (0..=recording.steps.len()).collect();
         let (cols, rows) = recording

@@ -17,6 +17,8 @@
 
 mod common;
 
+use common::zh::words;
+
 use std::collections::{BTreeMap, BTreeSet};
 
 use minikafka::session::{Recording, Snapshot};
@@ -30,52 +32,16 @@ use minikafka::ui::prompt::TYPED_WORDS;
 use minikafka::ui::theme::Theme;
 
 const SIZES: [(u16, u16); 2] = [(160, 48), (80, 24)];
-const LAYOUTS: [&str; 6] = [
-    "default",
-    "transactions",
-    "replication",
-    "crash",
-    "clients",
-    "groups",
-];
-
-fn words(s: &str) -> BTreeSet<String> {
-    s.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
-        .filter(|w| w.len() >= 2 && !w.chars().any(|c| c.is_ascii_digit()))
-        .map(str::to_string)
-        .collect()
-}
+const LAYOUTS: [&str; 6] = layout::BUILTIN_NAMES;
 
 /// The data a snapshot shows, which stays as it is in any language.
 fn data_words(s: &Snapshot) -> BTreeSet<String> {
-    let mut out = BTreeSet::new();
-    for p in &s.partitions {
-        out.extend(words(&p.topic));
-        for b in &p.batches {
-            out.extend(words(b.transactional_id.as_deref().unwrap_or("")));
-            for r in &b.records {
-                out.extend(words(r.value.as_deref().unwrap_or("")));
-                out.extend(words(r.key.as_deref().unwrap_or("")));
-            }
-        }
-    }
-    for t in &s.transactions {
-        out.extend(words(&t.id));
-        out.extend(t.staged_offsets.keys().flat_map(|g| words(g)));
-    }
-    out.extend(s.committed_offsets.keys().flat_map(|g| words(g)));
+    let mut out = common::zh::data_words(s);
     let groups = serde_json::to_value(&s.groups).unwrap();
     strings(&groups, &mut out);
     // An error's code is the Kafka error name the Chinese line keeps.
     for e in &s.errors {
         out.extend(words(&e.code));
-    }
-    for p in &s.pending {
-        out.extend(words(p.txn.as_deref().unwrap_or("")));
-    }
-    // A torn file's name (`transactions.journal`, a segment's `.log`).
-    if let Some(m) = &s.moment_of_death {
-        out.extend(m.torn.iter().flat_map(|t| words(&t.file)));
     }
     out
 }

@@ -2,6 +2,7 @@
 #![allow(dead_code)]
 
 pub mod tmux;
+pub mod zh;
 
 use minikafka::engine::core::record::ConsumerRecord;
 use minikafka::engine::{
