@@ -18,8 +18,20 @@ mod common;
 
 use common::{TestCluster, committed, drive, tp};
 use minikafka::engine::config::Rules;
-use minikafka::engine::transaction::{CutPoint, EndOutcome, TransactionState};
+use minikafka::engine::transaction::{CutPoint, EndOutcome, Transaction, TransactionState};
 use minikafka::engine::{ControlType, MiniKafkaConfig};
+
+/// Sends `value` to `out-p` in `tx`, replicating until it is acknowledged.
+async fn send(t: &TestCluster, tx: &Transaction, p: u32, value: &'static str) {
+    let tx = tx.clone();
+    drive(
+        &t.cluster,
+        async move { tx.send_record("out", Some(p), None, value).await },
+        5,
+    )
+    .await
+    .unwrap();
+}
 
 fn markers(t: &TestCluster, partition: u32) -> usize {
     t.cluster
@@ -45,14 +57,7 @@ async fn run_cell(control: ControlType, cut: CutPoint, rf: u32, rules: Rules) {
     t.cluster.create_topic("in", 1, 1).unwrap();
     let tx = t.cluster.transactions().begin("tx").await.unwrap();
     for (p, v) in [(0, "a"), (1, "b")] {
-        let tx = tx.clone();
-        drive(
-            &t.cluster,
-            async move { tx.send_record("out", Some(p), None, v).await },
-            5,
-        )
-        .await
-        .unwrap();
+        send(&t, &tx, p, v).await;
     }
     tx.send_offsets("workers", [(tp("in", 0), 7)])
         .await
@@ -238,14 +243,7 @@ async fn a_commit_without_staged_offsets_recovers_the_same_at_every_cut_point() 
                     let mut expected_values = [Vec::<String>::new(), Vec::new()];
                     if earlier {
                         let tx = t.cluster.transactions().begin("first").await.unwrap();
-                        let send = tx.clone();
-                        drive(
-                            &t.cluster,
-                            async move { send.send_record("out", Some(0), None, "x").await },
-                            5,
-                        )
-                        .await
-                        .unwrap();
+                        send(&t, &tx, 0, "x").await;
                         tx.send_offsets("workers", [(tp("in", 0), 7)])
                             .await
                             .unwrap();
@@ -260,14 +258,7 @@ async fn a_commit_without_staged_offsets_recovers_the_same_at_every_cut_point() 
 
                     let tx = t.cluster.transactions().begin("tx").await.unwrap();
                     for (p, v) in [(0, "a"), (1, "b")] {
-                        let tx = tx.clone();
-                        drive(
-                            &t.cluster,
-                            async move { tx.send_record("out", Some(p), None, v).await },
-                            5,
-                        )
-                        .await
-                        .unwrap();
+                        send(&t, &tx, p, v).await;
                         expected_values[p as usize].push(v.into());
                     }
                     let commit = tx.clone();
