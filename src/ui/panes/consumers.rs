@@ -2,7 +2,9 @@
 //! read_committed side by side)"): what a fresh consumer reads from offset 0
 //! at each isolation level, per partition, in two aligned columns.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
+use std::ops::Range;
 
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
@@ -12,36 +14,63 @@ use ratatui::widgets::Block;
 use super::{PaneContext, frame, lines, marks, visible};
 use crate::session::snapshot::{Snapshot, TAIL};
 
-/// `values` packed into lines of at most `width` cells, at most `max` lines.
-/// The line's width is kept as values join it (a value's width and one
-/// for the space before it): measured again for each value, the line cost
-/// the square of its length, and these columns are most of a frame's work.
-fn wrap(values: &[String], width: usize, max: usize) -> Vec<String> {
-    let mut out: Vec<String> = Vec::new();
-    let mut cur = String::new();
-    let mut cur_width = 0;
-    for v in values {
+/// Which of `values` each line takes when they are packed into lines of at
+/// most `width` cells, at most `max` lines. The line's width is kept as
+/// values join it (a value's width and one for the space before it):
+/// measured again for each value, the line cost the square of its length.
+/// A line's text is its values joined as [`join`] does; an empty value
+/// adds nothing, not even a space. Counting rows needs only these ranges,
+/// so the pane counts its rows without building their text.
+fn pack<S: AsRef<str>>(values: &[S], width: usize, max: usize) -> Vec<Range<usize>> {
+    let mut out = Vec::new();
+    let (mut start, mut end) = (0, 0);
+    // The bytes and the cells of the line being packed.
+    let (mut cur_len, mut cur_width) = (0, 0);
+    for (i, v) in values.iter().enumerate() {
         if out.len() >= max {
             break;
         }
+        let v = v.as_ref();
         let v_width = Span::raw(v).width();
-        let need = cur_width + v_width + usize::from(!cur.is_empty());
-        if !cur.is_empty() && need > width {
-            out.push(std::mem::take(&mut cur));
-            cur_width = 0;
+        let need = cur_width + v_width + usize::from(cur_len > 0);
+        if cur_len > 0 && need > width {
+            out.push(start..end);
+            (start, cur_len, cur_width) = (end, 0, 0);
         }
-        if !cur.is_empty() {
-            cur.push(' ');
+        if cur_len > 0 {
+            cur_len += 1;
             cur_width += 1;
         }
-        cur.push_str(v);
+        cur_len += v.len();
         cur_width += v_width;
+        end = i + 1;
     }
-    if !cur.is_empty() {
-        out.push(cur);
+    if cur_len > 0 {
+        out.push(start..end);
     }
     out.truncate(max);
     out
+}
+
+/// One packed line's text: its values, a space between each two (none
+/// before or after an empty one at the line's start).
+fn join<S: AsRef<str>>(values: &[S]) -> String {
+    let mut line = String::new();
+    for v in values {
+        if !line.is_empty() {
+            line.push(' ');
+        }
+        line.push_str(v.as_ref());
+    }
+    line
+}
+
+/// `values` packed into lines of at most `width` cells, at most `max` lines.
+fn wrap<S: AsRef<str>>(values: &[S], width: usize, max: usize) -> Vec<String> {
+    pack(values, width, max)
+        .into_iter()
+        .map(|r| join(&values[r]))
+        .collect()
 }
 
 /// The widths of the two columns in an inner area `width` wide.
@@ -57,7 +86,7 @@ pub fn row_count(view: &Snapshot, ctx: &PaneContext, area: Rect) -> usize {
     if too_narrow(view, lw, rw) {
         return view.partitions.len();
     }
-    columns(view, ctx, lw, rw).0.len()
+    layout(view, ctx, lw, rw).last().map_or(0, |r| r.end)
 }
 
 /// Whether columns `lw` and `rw` wide are too narrow for some partition's
@@ -107,68 +136,112 @@ pub fn scroll_to(view: &Snapshot, ctx: &PaneContext, area: Rect, p: usize) -> us
     if too_narrow(view, lw, rw) {
         return (p + 1).saturating_sub(height).min(p);
     }
-    let (ls, _, starts) = columns(view, ctx, lw, rw);
-    let Some(&start) = starts.get(p) else {
+    let Some(rows) = layout(view, ctx, lw, rw).get(p).cloned() else {
         return 0;
     };
-    let end = starts.get(p + 1).copied().unwrap_or(ls.len());
+    let (start, end) = (rows.start, rows.end);
     let shown = (end - start).min(height);
     (start + shown).saturating_sub(height)
 }
 
-/// Both columns' rows: per partition a heading with the count, then the
-/// values wrapped. Every row is built (at most [`TAIL`] values per
-/// partition, the first a fresh consumer reads, then `…` when it reads
-/// more), so the border can say how many are out of view. The count is the
-/// real number of records the consumer reads (the snapshot's
+/// Partition `tp`'s values in a column: at most [`TAIL`], the first a
+/// fresh consumer reads, then `…` when it reads more (`count`, the real
+/// number of records it reads). Borrowed from the snapshot where a value
+/// shows as it is.
+fn column_values<'v>(
+    map: &'v BTreeMap<String, Vec<Option<String>>>,
+    tp: &str,
+    count: usize,
+    ctx: &PaneContext,
+) -> Vec<Cow<'v, str>> {
+    let Some(listed) = map.get(tp) else {
+        return Vec::new();
+    };
+    let mut values: Vec<Cow<'v, str>> = listed
+        .iter()
+        .take(TAIL)
+        // A tombstone's value: `null`, in Chinese 空值.
+        .map(|v| {
+            v.as_deref()
+                .map_or(Cow::Borrowed(ctx.lang.t("null_value")), visible)
+        })
+        .collect();
+    if count > values.len() && !values.is_empty() {
+        values.push(Cow::Borrowed("…"));
+    }
+    values
+}
+
+/// Each partition's rows in the columns, its heading's row to the row
+/// after its last: a heading, then as many rows as the longer of its two
+/// wrapped lists (a list with no line shows `-`, one row). Counted from
+/// the values' widths alone, no row's text built: the pane draws a
+/// screenful of the rows, and this is what its scrolling and its marks
+/// need of the others.
+fn layout(view: &Snapshot, ctx: &PaneContext, lw: u16, rw: u16) -> Vec<Range<usize>> {
+    let mut at = 0;
+    view.partitions
+        .iter()
+        .map(|p| {
+            let name = p.name();
+            let counts = view.consumers.count(&name);
+            let lines = |map, count, w: u16| {
+                let values = column_values(map, &name, count, ctx);
+                pack(&values, usize::from(w), usize::MAX).len().max(1)
+            };
+            let n = lines(
+                &view.consumers.read_uncommitted,
+                counts.read_uncommitted,
+                lw,
+            )
+            .max(lines(
+                &view.consumers.read_committed,
+                counts.read_committed,
+                rw,
+            ));
+            let rows = at..at + 1 + n;
+            at = rows.end;
+            rows
+        })
+        .collect()
+}
+
+/// Both columns' rows `want` (of the rows [`layout`] places): per
+/// partition a heading with the count, then the values wrapped. Only the
+/// partitions with a row in `want` are wrapped. The count is the real
+/// number of records the consumer reads (the snapshot's
 /// [`count`](crate::session::snapshot::Consumers::count)), not the number
 /// listed. The "waiting" colour says read_committed is held back (its LSO
 /// below the HW), not that it reads fewer records: after an abort it reads
 /// fewer and is up to date.
-/// Also returns the row of each partition's heading.
 fn columns<'a>(
     view: &Snapshot,
     ctx: &PaneContext,
-    lw: u16,
-    rw: u16,
-) -> (Vec<Line<'a>>, Vec<Line<'a>>, Vec<usize>) {
-    let want = usize::MAX;
-    let empty = Vec::new();
-    let column =
-        |map: &BTreeMap<String, Vec<Option<String>>>, tp: &str, count: usize, w: u16, max| {
-            let mut values: Vec<String> = map
-                .get(tp)
-                .unwrap_or(&empty)
-                .iter()
-                .take(TAIL)
-                .map(|v| {
-                    // A tombstone's value: `null`, in Chinese 空值.
-                    v.as_deref().map_or_else(
-                        || ctx.lang.t("null_value").into(),
-                        |v| visible(v).into_owned(),
-                    )
-                })
-                .collect();
-            if count > values.len() && !values.is_empty() {
-                values.push("…".into());
-            }
-            let mut rows = wrap(&values, usize::from(w), max);
-            if rows.is_empty() {
-                rows.push("-".into());
-            }
-            rows
-        };
-    let (mut ls, mut rs, mut starts) = (Vec::new(), Vec::new(), Vec::new());
-    for (i, p) in view.partitions.iter().enumerate() {
-        if ls.len() >= want {
-            break;
+    (lw, rw): (u16, u16),
+    placed: &[Range<usize>],
+    want: Range<usize>,
+) -> (Vec<Line<'a>>, Vec<Line<'a>>) {
+    let column = |map, tp: &str, count, w: u16| {
+        let mut rows = wrap(
+            &column_values(map, tp, count, ctx),
+            usize::from(w),
+            usize::MAX,
+        );
+        if rows.is_empty() {
+            rows.push("-".into());
         }
-        let max = want - ls.len();
+        rows
+    };
+    let (mut ls, mut rs) = (Vec::new(), Vec::new());
+    for ((i, p), rows) in view.partitions.iter().enumerate().zip(placed) {
+        if rows.end <= want.start || rows.start >= want.end {
+            continue;
+        }
         let name = p.name();
         let counts = view.consumers.count(&name);
         let (ln, rn) = (counts.read_uncommitted, counts.read_committed);
-        let lrows = column(&view.consumers.read_uncommitted, &name, ln, lw, max);
-        let rrows = column(&view.consumers.read_committed, &name, rn, rw, max);
+        let lrows = column(&view.consumers.read_uncommitted, &name, ln, lw);
+        let rrows = column(&view.consumers.read_committed, &name, rn, rw);
         // Behind means held back: records below the HW that read_committed
         // will read once the LSO passes them. Aborted records it will
         // never read leave it up to date, however fewer its count.
@@ -177,7 +250,6 @@ fn columns<'a>(
         } else {
             ctx.theme.good()
         };
-        starts.push(ls.len());
         let heading = |n: usize, style| {
             let mut spans = super::touched::name_spans(ctx, i, format!("{name} ({n})"));
             if let Some(last) = spans.last_mut() {
@@ -185,13 +257,22 @@ fn columns<'a>(
             }
             Line::from(spans)
         };
-        ls.push(heading(ln, ctx.theme.strong()));
-        rs.push(heading(rn, ctx.theme.strong().patch(style)));
-        let n = lrows.len().max(rrows.len());
-        ls.extend((0..n).map(|i| Line::raw(lrows.get(i).cloned().unwrap_or_default())));
-        rs.extend((0..n).map(|i| Line::raw(rrows.get(i).cloned().unwrap_or_default())));
+        // Row `rows.start + k` of the columns: the heading, then the lists.
+        let row = |k: usize, heading: &dyn Fn() -> Line<'a>, list: &[String]| match k {
+            0 => heading(),
+            k => Line::raw(list.get(k - 1).cloned().unwrap_or_default()),
+        };
+        for at in rows.start.max(want.start)..rows.end.min(want.end) {
+            let k = at - rows.start;
+            ls.push(row(k, &|| heading(ln, ctx.theme.strong()), &lrows));
+            rs.push(row(
+                k,
+                &|| heading(rn, ctx.theme.strong().patch(style)),
+                &rrows,
+            ));
+        }
     }
-    (ls, rs, starts)
+    (ls, rs)
 }
 
 /// Draws the pane; `ctx.scroll` skips rows below the column headers.
@@ -220,10 +301,12 @@ pub fn render(view: &Snapshot, ctx: &PaneContext, area: Rect, buf: &mut Buffer) 
         Rect::new(inner.x, inner.y, lw, inner.height),
         Rect::new(inner.x + lw + 1, inner.y, rw, inner.height),
     );
-    let (ls, rs, _) = columns(view, ctx, lw, rw);
-    let skip = ctx.scroll.min(ls.len());
-    let shown = (ls.len() - skip).min(height);
-    marks(ctx, area, skip, ls.len() - skip - shown, buf);
+    let placed = layout(view, ctx, lw, rw);
+    let total = placed.last().map_or(0, |r| r.end);
+    let skip = ctx.scroll.min(total);
+    let shown = (total - skip).min(height);
+    marks(ctx, area, skip, total - skip - shown, buf);
+    let (ls, rs) = columns(view, ctx, (lw, rw), &placed, skip..skip + shown);
     // The isolation levels in words, or in the short words chosen for
     // narrow columns (`uncommitted`, then `RU`), the same for both, never
     // cut.
@@ -239,8 +322,7 @@ pub fn render(view: &Snapshot, ctx: &PaneContext, area: Rect, buf: &mut Buffer) 
     let [lkey, rkey] = names.into_iter().find(fits).unwrap_or(names[2]);
     for (rect, key, rows) in [(left, lkey, ls), (right, rkey, rs)] {
         let head = Line::styled(ctx.lang.t(key), ctx.theme.strong().underlined());
-        let body = rows.into_iter().skip(skip).take(height);
-        lines(std::iter::once(head).chain(body).collect(), rect, buf);
+        lines(std::iter::once(head).chain(rows).collect(), rect, buf);
     }
 }
 
@@ -248,7 +330,7 @@ pub fn render(view: &Snapshot, ctx: &PaneContext, area: Rect, buf: &mut Buffer) 
 mod tests {
     use super::super::testkit::{ctx, draw, view};
     use super::super::{PaneContext, PaneId};
-    use super::wrap;
+    use super::{columns, layout, widths, wrap};
 
     #[test]
     fn side_by_side_per_partition() {
@@ -313,6 +395,30 @@ mod tests {
         assert!(head.contains("RU") && head.contains("RC"), "{text}");
     }
 
+    /// The rows a screen draws are those rows of the whole columns, and
+    /// the rows counted without their text are as many as the whole
+    /// columns have, at every width and every window.
+    #[test]
+    fn a_window_of_rows_is_that_window_of_all_rows() {
+        let (view, ctx) = (view(), ctx());
+        for width in [12, 20, 41, 80] {
+            let (lw, rw) = widths(width);
+            let placed = layout(&view, &ctx, lw, rw);
+            let total = placed.last().map_or(0, |r| r.end);
+            let (all_l, all_r) = columns(&view, &ctx, (lw, rw), &placed, 0..usize::MAX);
+            assert_eq!((all_l.len(), all_r.len()), (total, total), "{width}");
+            assert!(total > view.partitions.len(), "{width}: {total}");
+            for start in 0..total {
+                for len in [1, 3, total] {
+                    let want = start..(start + len).min(total);
+                    let (l, r) = columns(&view, &ctx, (lw, rw), &placed, want.clone());
+                    assert_eq!(l, all_l[want.clone()], "{width} {want:?}");
+                    assert_eq!(r, all_r[want.clone()], "{width} {want:?}");
+                }
+            }
+        }
+    }
+
     #[test]
     fn values_wrap_and_are_bounded() {
         let v: Vec<String> = (0..100).map(|i| i.to_string()).collect();
@@ -359,7 +465,11 @@ mod tests {
             "null",
             "❤\u{fe0f}",
             "b",
+            "",
             "…",
+            "",
+            "",
+            "c",
         ]
         .map(String::from)
         .to_vec();
