@@ -23,7 +23,7 @@
 use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use minikafka::engine::TopicPartition;
 use minikafka::perf;
@@ -31,13 +31,16 @@ use minikafka::perf;
 const BATCHES: usize = 200;
 
 /// One side's timings of one round, in seconds.
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Copy, Default, serde::Deserialize)]
 struct Round {
     append_cpu: f64,
     append_wall: f64,
     repl_cpu: f64,
     repl_wall: f64,
     repl_rounds: u64,
+    /// The records the follower holds once caught up: both sides must
+    /// have replicated the same work for the ratio to mean anything.
+    records: i64,
 }
 
 fn main() {
@@ -75,6 +78,13 @@ fn main() {
         }
     }
     drop(book_round);
+    for (i, (o, t)) in ours.iter().zip(&theirs).enumerate() {
+        assert_eq!(
+            o.records, t.records,
+            "round {i}: ours replicated {} records, the book's {}",
+            o.records, t.records
+        );
+    }
     let _ = book.wait();
 
     println!(
@@ -97,11 +107,11 @@ fn our_round() -> Round {
         .collect();
     let tp = TopicPartition::new("t", 0);
     let (_dir, cluster) = perf::cluster(1, 2);
-    let (cpu, wall) = (thread_cpu(), Instant::now());
+    let (cpu, wall) = (perf::thread_cpu(), Instant::now());
     for batch in batches {
         perf::append_acks1(&cluster, &tp, batch);
     }
-    let (append_cpu, append_wall) = (thread_cpu() - cpu, wall.elapsed());
+    let (append_cpu, append_wall) = (perf::thread_cpu() - cpu, wall.elapsed());
     let caught_up = || {
         let leo = cluster.log_end_offset(&tp).expect("leader LEO");
         cluster
@@ -110,41 +120,30 @@ fn our_round() -> Round {
             .expect("follower LEO")
             == leo
     };
-    let (cpu, wall) = (thread_cpu(), Instant::now());
+    let (cpu, wall) = (perf::thread_cpu(), Instant::now());
     let mut repl_rounds = 0;
     while !caught_up() {
         cluster.replicate_all_once().expect("replication");
         repl_rounds += 1;
     }
-    let (repl_cpu, repl_wall) = (thread_cpu() - cpu, wall.elapsed());
+    let (repl_cpu, repl_wall) = (perf::thread_cpu() - cpu, wall.elapsed());
+    let records = cluster.log_end_offset(&tp).expect("leader LEO");
     Round {
         append_cpu: append_cpu.as_secs_f64(),
         append_wall: append_wall.as_secs_f64(),
         repl_cpu: repl_cpu.as_secs_f64(),
         repl_wall: repl_wall.as_secs_f64(),
         repl_rounds,
+        records,
     }
 }
 
-/// One JSON line of the book's driver (flat numbers only).
+/// One JSON line of the book's driver; an empty one means it ended.
 fn parse_round(line: &str) -> Round {
-    let field = |name: &str| -> f64 {
-        let key = format!("\"{name}\": ");
-        let at = line
-            .find(&key)
-            .unwrap_or_else(|| panic!("the book's driver printed no {name}: {line:?}"))
-            + key.len();
-        let rest = &line[at..];
-        let end = rest.find([',', '}']).unwrap_or(rest.len());
-        rest[..end].trim().parse().expect("a number")
-    };
-    Round {
-        append_cpu: field("append_cpu"),
-        append_wall: field("append_wall"),
-        repl_cpu: field("repl_cpu"),
-        repl_wall: field("repl_wall"),
-        repl_rounds: field("repl_rounds") as u64,
+    if line.is_empty() {
+        panic!("the book's driver ended without a round (its error is above)");
     }
+    serde_json::from_str(line).unwrap_or_else(|e| panic!("the book's driver printed {line:?}: {e}"))
 }
 
 /// The median and range of the per-round ratios (the book's time over
@@ -171,15 +170,4 @@ fn report(phase: &str, ours: &[Round], theirs: &[Round], pick: impl Fn(&Round) -
             t * 1e3
         );
     }
-}
-
-/// This thread's CPU time (user and system) so far.
-fn thread_cpu() -> Duration {
-    let mut t = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: `t` is a valid timespec for the call to fill.
-    unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut t) };
-    Duration::new(t.tv_sec as u64, t.tv_nsec as u32)
 }

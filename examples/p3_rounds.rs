@@ -33,21 +33,21 @@ fn main() {
     for _ in 0..rounds {
         let cluster = perf::cluster_with_segments(1, 1, segment_max_bytes);
         let round = batches.clone();
-        let (start, cpu) = (Instant::now(), thread_cpu());
+        let (start, cpu) = (Instant::now(), perf::thread_cpu());
         for batch in round {
             perf::append_acks1(&cluster.1, &tp, batch);
         }
         log.push(start.elapsed());
-        log_cpu.push(thread_cpu() - cpu);
+        log_cpu.push(perf::thread_cpu() - cpu);
         drop(cluster);
         let mut writer = RawLogWriter::new();
-        let (start, cpu) = (Instant::now(), thread_cpu());
+        let (start, cpu) = (Instant::now(), perf::thread_cpu());
         for frame in &frames {
             writer.write(frame);
         }
         writer.flush();
         raw.push(start.elapsed());
-        raw_cpu.push(thread_cpu() - cpu);
+        raw_cpu.push(perf::thread_cpu() - cpu);
     }
     for v in [&mut log, &mut raw, &mut log_cpu, &mut raw_cpu] {
         v.sort();
@@ -75,15 +75,4 @@ fn main() {
         r.as_secs_f64() * 1e3,
         r.as_secs_f64() / l.as_secs_f64()
     );
-}
-
-/// This thread's CPU time (user and system) so far.
-fn thread_cpu() -> Duration {
-    let mut t = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: `t` is a valid timespec for the call to fill.
-    unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut t) };
-    Duration::new(t.tv_sec as u64, t.tv_nsec as u32)
 }

@@ -27,6 +27,18 @@ use crate::ui::i18n::Lang;
 use crate::ui::layout;
 use crate::ui::theme::Theme;
 
+/// This thread's CPU time (user and system) so far: what a side of a
+/// paired measurement cost, without the time other processes ran instead.
+pub fn thread_cpu() -> std::time::Duration {
+    let mut t = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `t` is a valid timespec for the call to fill.
+    unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut t) };
+    std::time::Duration::new(t.tv_sec as u64, t.tv_nsec as u32)
+}
+
 /// A batch of `records` records whose values are `value_len` bytes, keyed
 /// `k<i>`: the P3/P4/P6 batch shape (100 records of 100 B).
 pub fn record_batch(records: usize, value_len: usize, seed: usize) -> RecordBatch {

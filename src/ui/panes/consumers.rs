@@ -185,20 +185,17 @@ fn layout(view: &Snapshot, ctx: &PaneContext, lw: u16, rw: u16) -> Vec<Range<usi
         .map(|p| {
             let name = p.name();
             let counts = view.consumers.count(&name);
-            let lines = |map, count, w: u16| {
+            let list_rows = |map, count, w: u16| {
                 let values = column_values(map, &name, count, ctx);
                 pack(&values, usize::from(w), usize::MAX).len().max(1)
             };
-            let n = lines(
+            let uncommitted = list_rows(
                 &view.consumers.read_uncommitted,
                 counts.read_uncommitted,
                 lw,
-            )
-            .max(lines(
-                &view.consumers.read_committed,
-                counts.read_committed,
-                rw,
-            ));
+            );
+            let committed = list_rows(&view.consumers.read_committed, counts.read_committed, rw);
+            let n = uncommitted.max(committed);
             let rows = at..at + 1 + n;
             at = rows.end;
             rows
@@ -258,18 +255,19 @@ fn columns<'a>(
             Line::from(spans)
         };
         // Row `rows.start + k` of the columns: the heading, then the lists.
-        let row = |k: usize, heading: &dyn Fn() -> Line<'a>, list: &[String]| match k {
-            0 => heading(),
-            k => Line::raw(list.get(k - 1).cloned().unwrap_or_default()),
-        };
+        let list_row =
+            |list: &[String], k: usize| Line::raw(list.get(k - 1).cloned().unwrap_or_default());
         for at in rows.start.max(want.start)..rows.end.min(want.end) {
-            let k = at - rows.start;
-            ls.push(row(k, &|| heading(ln, ctx.theme.strong()), &lrows));
-            rs.push(row(
-                k,
-                &|| heading(rn, ctx.theme.strong().patch(style)),
-                &rrows,
-            ));
+            match at - rows.start {
+                0 => {
+                    ls.push(heading(ln, ctx.theme.strong()));
+                    rs.push(heading(rn, ctx.theme.strong().patch(style)));
+                }
+                k => {
+                    ls.push(list_row(&lrows, k));
+                    rs.push(list_row(&rrows, k));
+                }
+            }
         }
     }
     (ls, rs)
