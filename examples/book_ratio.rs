@@ -44,9 +44,10 @@ struct Round {
 }
 
 fn main() {
-    let rounds: usize = std::env::args()
-        .nth(1)
-        .map_or(21, |a| a.parse().expect("ROUNDS is a number"));
+    let rounds: usize = std::env::args().nth(1).map_or(21, |a| {
+        a.parse()
+            .unwrap_or_else(|_| fail(&format!("ROUNDS {a:?} is not a number")))
+    });
     let python = std::env::var("MK_BOOK_PYTHON").unwrap_or_else(|_| "python3".into());
     let driver =
         Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/book/drive_replication_ratio.py");
@@ -55,15 +56,17 @@ fn main() {
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .spawn()
-        .unwrap_or_else(|e| panic!("cannot run {python} {}: {e}", driver.display()));
+        .unwrap_or_else(|e| fail(&format!("cannot run {python} {}: {e}", driver.display())));
     let mut to_book = book.stdin.take().expect("piped stdin");
     let mut from_book = BufReader::new(book.stdout.take().expect("piped stdout"));
     let mut book_round = move || {
-        writeln!(to_book, "round").expect("the book's driver reads");
+        if writeln!(to_book, "round").is_err() {
+            fail("the book's driver stopped reading (its error is above)");
+        }
         let mut line = String::new();
         from_book
             .read_line(&mut line)
-            .expect("the book's driver answers");
+            .unwrap_or_else(|e| fail(&format!("the book's driver's answer: {e}")));
         parse_round(&line)
     };
 
@@ -79,11 +82,12 @@ fn main() {
     }
     drop(book_round);
     for (i, (o, t)) in ours.iter().zip(&theirs).enumerate() {
-        assert_eq!(
-            o.records, t.records,
-            "round {i}: ours replicated {} records, the book's {}",
-            o.records, t.records
-        );
+        if o.records != t.records {
+            fail(&format!(
+                "round {i}: ours replicated {} records, the book's {}",
+                o.records, t.records
+            ));
+        }
     }
     let _ = book.wait();
 
@@ -138,12 +142,19 @@ fn our_round() -> Round {
     }
 }
 
+/// One line naming what went wrong, exit code 2.
+fn fail(why: &str) -> ! {
+    eprintln!("book_ratio: {why}");
+    std::process::exit(2)
+}
+
 /// One JSON line of the book's driver; an empty one means it ended.
 fn parse_round(line: &str) -> Round {
     if line.is_empty() {
-        panic!("the book's driver ended without a round (its error is above)");
+        fail("the book's driver ended without a round (its error is above)");
     }
-    serde_json::from_str(line).unwrap_or_else(|e| panic!("the book's driver printed {line:?}: {e}"))
+    serde_json::from_str(line)
+        .unwrap_or_else(|e| fail(&format!("the book's driver printed {line:?}: {e}")))
 }
 
 /// The median and range of the per-round ratios (the book's time over
