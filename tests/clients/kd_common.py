@@ -24,9 +24,9 @@ class Ctx:
         """The scenario's topic name, unique per run."""
         return f"{self.tag}-{name}"
 
-    def create(self, name, partitions=1, rf=3):
+    def create(self, name, partitions=1, rf=3, config=None):
         t = self.topic(name)
-        self.admin.create_topics([NewTopic(t, partitions, rf)])[t].result(20)
+        self.admin.create_topics([NewTopic(t, partitions, rf, config=config or {})])[t].result(20)
         # Metadata may lag the creation on a multi-broker cluster.
         deadline = time.monotonic() + 20
         while time.monotonic() < deadline:
