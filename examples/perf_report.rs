@@ -11,6 +11,7 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 use minikafka::engine::TopicPartition;
+use minikafka::engine::config::Rules;
 use minikafka::engine::core::codec;
 use minikafka::perf::{
     self, DashboardWorkload, FsyncLoop, JournalWorkload, RawLogWriter, TransactionWorkload,
@@ -275,7 +276,18 @@ fn p5() -> Row {
 /// same directory, divided by the frames a transaction journals
 /// ([`perf::SYNCS_PER_TRANSACTION`]).
 fn p7() -> Row {
-    let workload = TransactionWorkload::new();
+    transactions("P7", Rules::Minikafka)
+}
+
+/// P7K: P7 under `--rules kafka`, where each begin also takes the
+/// transactional id's next producer epoch: journaled in the begin's
+/// frame, so the floor is the same four syncs.
+fn p7k() -> Row {
+    transactions("P7K", Rules::Kafka)
+}
+
+fn transactions(id: &'static str, rules: Rules) -> Row {
+    let workload = TransactionWorkload::with_rules(rules);
     let frame = workload.frame();
     let mut bare = FsyncLoop::new(workload.dir.path());
     let per_round = 10;
@@ -294,8 +306,11 @@ fn p7() -> Row {
     let rate = |t: Duration| per_round as f64 / t.as_secs_f64();
     let ratio = rate(tt) / rate(tb);
     Row {
-        id: "P7",
-        what: "transactions: begin, send 1, commit (RF 1)",
+        id,
+        what: match rules {
+            Rules::Minikafka => "transactions: begin, send 1, commit (RF 1)",
+            Rules::Kafka => "transactions, --rules kafka: begin, send 1, commit (RF 1)",
+        },
         measured: format!("{:.0} transactions/s", rate(tt)),
         baseline: format!(
             "{:.0}/s: {:.0} writes+fsync/s / {syncs}",
@@ -380,7 +395,7 @@ fn main() {
     }
     // `perf_report P3 P4` runs only the named targets.
     let only: Vec<String> = std::env::args().skip(1).collect();
-    let targets: [Target; 8] = [
+    let targets: [Target; 9] = [
         ("P1", p1),
         ("P2", p2),
         ("P3", p3),
@@ -389,6 +404,7 @@ fn main() {
         ("P5", p5),
         ("P6", p6),
         ("P7", p7),
+        ("P7K", p7k),
     ];
     let rows: Vec<Row> = targets
         .iter()

@@ -14,6 +14,7 @@ use std::path::{Path, PathBuf};
 use ratatui::buffer::Buffer;
 use tempfile::TempDir;
 
+use crate::engine::config::Rules;
 use crate::engine::core::codec;
 use crate::engine::transaction::journal::TransactionJournal;
 use crate::engine::transaction::model::TransactionData;
@@ -204,7 +205,18 @@ pub struct TransactionWorkload {
 
 impl TransactionWorkload {
     pub fn new() -> Self {
-        let (dir, cluster) = cluster(1, 1);
+        Self::with_rules(Rules::Minikafka)
+    }
+
+    /// [`Self::new`] under `rules` (P7K: the kafka rules, where each begin
+    /// also takes the transactional id's next producer epoch).
+    pub fn with_rules(rules: Rules) -> Self {
+        let dir = tempfile::tempdir().expect("a temporary directory");
+        let config = MiniKafkaConfig::new(dir.path())
+            .with_brokers([1])
+            .with_rules(rules);
+        let cluster = BrokerCluster::open(config, ManualClock::new()).expect("cluster opens");
+        cluster.create_topic("t", 1, 1).expect("topic created");
         let runtime = tokio::runtime::Builder::new_current_thread()
             .build()
             .expect("a current-thread runtime");

@@ -161,3 +161,71 @@ fn the_kafka_rule_set_switches_everything_on() {
     assert_eq!(c.rules.rules(), Some(Rules::Kafka));
     assert!(c.rules.acks_all_by_high_watermark);
 }
+
+/// Kafka rules: a known transactional id's epochs live in the journal's
+/// begin frames (as Kafka's `__transaction_state` holds them), so a begin
+/// replaces `producer-identities.json` only for a new id; the epochs keep
+/// rising across a reopen and a crash, and a zombie from before either is
+/// still fenced.
+#[tokio::test]
+async fn a_known_ids_epochs_are_journaled_and_survive_a_reopen_and_a_crash() {
+    let t = cluster(only(|s| s.fence_zombies = true));
+    let file = t.dir.path().join("producer-identities.json");
+    let begin_commit = |t: &TestCluster| {
+        let cluster = t.cluster.clone();
+        async move {
+            let tx = cluster.transactions().begin("app").await.unwrap();
+            tx.send("out", b"v".to_vec()).await.unwrap();
+            let epoch = tx.producer_epoch();
+            tx.commit().await.unwrap();
+            epoch
+        }
+    };
+    assert_eq!(begin_commit(&t).await, Some(0));
+    let written = std::fs::read(&file).unwrap();
+    assert_eq!(written, br#"{"transactional.id:app":[0,0]}"#);
+    let inode = std::os::unix::fs::MetadataExt::ino(&std::fs::metadata(&file).unwrap());
+    assert_eq!(begin_commit(&t).await, Some(1));
+    assert_eq!(begin_commit(&t).await, Some(2));
+    assert_eq!(
+        std::fs::read(&file).unwrap(),
+        written,
+        "known id: file untouched"
+    );
+    assert_eq!(
+        std::os::unix::fs::MetadataExt::ino(&std::fs::metadata(&file).unwrap()),
+        inode,
+        "not even replaced by the same bytes"
+    );
+    assert_eq!(
+        t.cluster
+            .with_state(|s| s.identities().get("transactional.id:app")),
+        Some((0, 2))
+    );
+
+    let t = t.reopen();
+    assert_eq!(
+        begin_commit(&t).await,
+        Some(3),
+        "taken back from the journal"
+    );
+    let zombie = t.cluster.transactions().begin("app").await.unwrap();
+    assert_eq!(zombie.producer_epoch(), Some(4));
+    t.cluster.crash().unwrap();
+    let fresh = t.cluster.transactions().begin("app").await.unwrap();
+    assert_eq!(fresh.producer_epoch(), Some(5), "after a crash too");
+    let err = zombie.send("out", b"late".to_vec()).await.unwrap_err();
+    assert!(
+        matches!(
+            err,
+            MiniKafkaError::TransactionFenced {
+                epoch: 4,
+                current: 5,
+                ..
+            }
+        ),
+        "{err}"
+    );
+    fresh.commit().await.unwrap();
+    assert_eq!(std::fs::read(&file).unwrap(), written);
+}

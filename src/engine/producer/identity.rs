@@ -40,7 +40,52 @@ impl ProducerIdentities {
     /// known name keeps its id and gets the next epoch. Persisted before it
     /// returns.
     pub fn init(&mut self, name: &str) -> Result<(i64, i32)> {
-        let identity = match self.by_name.get(name) {
+        let identity = self.next_identity(name);
+        self.persist_with(name, identity)?;
+        Ok(identity)
+    }
+
+    /// [`Self::init`] for a name whose epochs another durable record
+    /// carries (a transactional id's: each begin's journal frame, as
+    /// Kafka's `__transaction_state` does): a new name is persisted (its
+    /// producer id must never be given twice), a known name's next epoch
+    /// only kept in memory. The caller writes the record before anyone
+    /// is told the epoch, and [`Self::learn`] takes it back on open.
+    pub fn init_carried(&mut self, name: &str) -> Result<(i64, i32)> {
+        let identity = self.next_identity(name);
+        if self.by_name.contains_key(name) {
+            self.by_name.insert(name.to_string(), identity);
+        } else {
+            self.persist_with(name, identity)?;
+        }
+        Ok(identity)
+    }
+
+    /// [`Self::advance_to`] for a name whose epochs another durable record
+    /// carries (see [`Self::init_carried`]).
+    pub fn advance_to_carried(&mut self, name: &str, epoch: i32) -> Result<(i64, i32)> {
+        match self.by_name.get(name) {
+            None => self.init_carried(name),
+            Some(&(id, current)) if current >= epoch => Ok((id, current)),
+            Some(&(id, _)) => {
+                self.by_name.insert(name.to_string(), (id, epoch));
+                Ok((id, epoch))
+            }
+        }
+    }
+
+    /// On open: `name`'s identity is at least `identity`, the one a
+    /// durable record carried past the file (see [`Self::init_carried`]).
+    /// In memory only; the file catches up at its next replacement.
+    pub fn learn(&mut self, name: &str, identity: (i64, i32)) {
+        let known = self.by_name.get(name).copied();
+        if known.is_none_or(|(id, epoch)| id == identity.0 && epoch < identity.1) {
+            self.by_name.insert(name.to_string(), identity);
+        }
+    }
+
+    fn next_identity(&self, name: &str) -> (i64, i32) {
+        match self.by_name.get(name) {
             Some(&(id, epoch)) => (id, epoch + 1),
             None => (
                 self.by_name
@@ -50,7 +95,13 @@ impl ProducerIdentities {
                     .unwrap_or(0),
                 0,
             ),
-        };
+        }
+    }
+
+    /// Replaces the file with every identity and `name`'s set to
+    /// `identity`, then takes it in memory (a failed write changes
+    /// nothing).
+    fn persist_with(&mut self, name: &str, identity: (i64, i32)) -> Result<()> {
         let mut next = self.by_name.clone();
         next.insert(name.to_string(), identity);
         fsutil::write_atomically(
@@ -59,7 +110,7 @@ impl ProducerIdentities {
             self.sync,
         )?;
         self.by_name = next;
-        Ok(identity)
+        Ok(())
     }
 
     /// Moves `name` (known) to `epoch` if it is behind it: the epoch a
@@ -71,14 +122,7 @@ impl ProducerIdentities {
         if current >= epoch {
             return Ok((id, current));
         }
-        let mut next = self.by_name.clone();
-        next.insert(name.to_string(), (id, epoch));
-        fsutil::write_atomically(
-            &self.path,
-            fsutil::to_book_json(&next).as_bytes(),
-            self.sync,
-        )?;
-        self.by_name = next;
+        self.persist_with(name, (id, epoch))?;
         Ok((id, epoch))
     }
 

@@ -138,16 +138,18 @@ impl TransactionManager {
             // Kafka rules: the transactional id gets a producer id and epoch;
             // under version 2 the producer goes on with the epoch its last
             // transaction's end bumped it to (KIP-890), with no new init.
-            let name = format!("transactional.id:{id}");
+            // The begin's journal frame carries the epoch, so the identities
+            // file is replaced only for a new id (`init_carried`).
+            let name = transactional_name(id);
             let producer = match s.transactions.continued_epoch(id) {
                 Some(epoch) if s.config.rules.fence_zombies && new_producer => {
-                    s.identities.advance_to(&name, epoch)?;
-                    Some(s.identities.init(&name)?)
+                    s.identities.advance_to_carried(&name, epoch)?;
+                    Some(s.identities.init_carried(&name)?)
                 }
                 Some(epoch) if s.config.rules.fence_zombies => {
-                    Some(s.identities.advance_to(&name, epoch)?)
+                    Some(s.identities.advance_to_carried(&name, epoch)?)
                 }
-                _ if s.config.rules.fence_zombies => Some(s.identities.init(&name)?),
+                _ if s.config.rules.fence_zombies => Some(s.identities.init_carried(&name)?),
                 _ => None,
             };
             s.transactions
@@ -157,7 +159,24 @@ impl TransactionManager {
     }
 }
 
+/// The name a transactional id's producer identity goes by in
+/// `producer-identities.json` (Kafka rules).
+pub(crate) fn transactional_name(id: &str) -> String {
+    format!("transactional.id:{id}")
+}
+
 impl TransactionCoordinator {
+    /// The producer identity each transactional id's latest journaled
+    /// instance carries (Kafka rules; none under the book's), by the name
+    /// `producer-identities.json` gives it: what a begin's epoch was,
+    /// where only the journal kept it
+    /// ([`crate::engine::producer::identity::ProducerIdentities::init_carried`]).
+    pub fn journaled_identities(&self) -> impl Iterator<Item = (String, (i64, i32))> + '_ {
+        self.transactions
+            .current()
+            .filter_map(|data| Some((transactional_name(&data.id), data.producer?)))
+    }
+
     /// `begin`: refused for an active id; under the kafka rules the active
     /// instance is fenced instead (completed: a PREPARE_COMMIT one commits,
     /// anything else aborts, markers written) and the new one gets the next

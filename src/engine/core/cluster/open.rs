@@ -212,6 +212,11 @@ impl ClusterState {
             )?,
         };
         let took_carry = had_carry && carried.coordinator.is_none();
+        // Kafka rules: a known transactional id's later epochs are in the
+        // journal's frames only.
+        for (name, identity) in transactions.journaled_identities() {
+            identities.learn(&name, identity);
+        }
         metadata.set_sync(config.sync_writes);
         offsets.set_sync(config.sync_writes);
         identities.set_sync(config.sync_writes);
