@@ -17,6 +17,7 @@ use crate::engine::core::batch::RecordBatch;
 use crate::engine::core::metadata::{TimestampType, TopicPartition};
 use crate::engine::core::record::ConsumerRecord;
 use crate::engine::error::{MiniKafkaError, Result};
+use crate::engine::log::FetchedFrames;
 use crate::engine::producer::SequenceCheck;
 use crate::engine::replication::model::{
     AckMode, AppendFuture, AppendResult, IsolationLevel, TransactionVisibility,
@@ -331,19 +332,19 @@ impl PartitionReplicaSet {
             follower.delete_segments_below(leader_start)?;
         }
         let from = self.replicas[&broker].leo();
-        let batches = if from < leader_leo {
+        // The leader's frames are copied as written: the follower checks
+        // each (CRC, structure, offsets) and takes its state from the
+        // headers, without decoding records.
+        let fetched = if from < leader_leo {
             self.leader()
                 .log
-                .read_batches_bytes(from, self.settings.replica_fetch_max_bytes)?
+                .read_frames_bytes(from, self.settings.replica_fetch_max_bytes)?
         } else {
-            Vec::new()
+            FetchedFrames::default()
         };
         let follower = self.replicas.get_mut(&broker).expect("checked above");
-        for batch in &batches {
-            follower.append(batch)?;
-        }
+        outcome.batches = follower.append_frames(&fetched)?;
         follower.last_fetch_ms = now_ms;
-        outcome.batches = batches.len();
         Ok(Some(outcome))
     }
 
