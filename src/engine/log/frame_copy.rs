@@ -99,21 +99,32 @@ impl PartitionLog {
         Ok(fetched)
     }
 
-    /// Appends the frames a leader's [`Self::read_frames_bytes`] returned,
-    /// having checked every one of them first: its CRC and structure (a
-    /// frame that fails is [`MiniKafkaError::Corrupt`], naming where the
-    /// leader holds it) and that it starts at this log's LEO (else
-    /// [`MiniKafkaError::InvalidBatch`], as [`Self::append`] says). Either
-    /// refusal appends nothing, as a leader's read that failed to decode a
-    /// frame fetched nothing. Segments roll as [`Self::append`] rolls them;
-    /// the frames that land in one segment are written at once. Returns
-    /// how many frames were appended.
+    /// Appends the frames a leader's [`Self::read_frames_bytes`] returned.
+    /// Every frame's CRC and structure are checked first, as the leader's
+    /// decode of them would: one that fails is [`MiniKafkaError::Corrupt`],
+    /// naming where the leader holds it, and nothing is appended. Then the
+    /// frames are appended in order, each of which must start at the LEO
+    /// (else [`MiniKafkaError::InvalidBatch`], as [`Self::append`] says,
+    /// with the frames before it appended: the book's follower appends its
+    /// fetched batches one by one, and a compacted gap stops it there).
+    /// Segments roll as [`Self::append`] rolls them; the frames that land
+    /// in one segment are written at once. Returns how many were appended.
     pub fn append_frames(&mut self, fetched: &FetchedFrames) -> Result<usize> {
         self.check_online()?;
-        let frames = self.check_frames(fetched)?;
+        let frames = check_frames(fetched)?;
         let mut run: Vec<CheckedFrame> = Vec::new();
         let mut appended = 0;
+        let mut leo = self.leo();
         for frame in frames {
+            if frame.summary.base_offset != leo {
+                self.write_run(&fetched.bytes, &mut run)?;
+                return Err(MiniKafkaError::InvalidBatch(format!(
+                    "base offset {} is not the log end offset {leo} of {}",
+                    frame.summary.base_offset,
+                    self.dir.display()
+                )));
+            }
+            leo = frame.summary.last_offset + 1;
             if !self.run_fits(&run, &frame) {
                 appended += self.write_run(&fetched.bytes, &mut run)?;
                 self.roll_for(&frame)?;
@@ -122,29 +133,6 @@ impl PartitionLog {
         }
         appended += self.write_run(&fetched.bytes, &mut run)?;
         Ok(appended)
-    }
-
-    /// Every frame of `fetched`, checked, each starting where the one
-    /// before ended, the first at this log's LEO.
-    fn check_frames(&self, fetched: &FetchedFrames) -> Result<Vec<CheckedFrame>> {
-        let mut frames = Vec::new();
-        let mut leo = self.leo();
-        let mut part_start = 0;
-        for part in &fetched.parts {
-            let bytes = &fetched.bytes[part_start..part_start + part.len];
-            let mut at = 0;
-            while at < bytes.len() {
-                let frame = check_frame(part, bytes, at, leo, &self.dir)?;
-                leo = frame.summary.last_offset + 1;
-                at += frame.len;
-                frames.push(CheckedFrame {
-                    start: part_start + frame.start,
-                    ..frame
-                });
-            }
-            part_start += part.len;
-        }
-        Ok(frames)
     }
 
     /// Whether `frame` may join `run` in the active segment: the rules by
@@ -219,36 +207,33 @@ fn read_part(
     Ok(())
 }
 
-/// Checks the frame at `at` in `bytes` (one part of a fetch): whole, its
-/// CRC and structure right, and starting at `leo`.
-fn check_frame(
-    part: &FramePart,
-    bytes: &[u8],
-    at: usize,
-    leo: i64,
-    follower: &std::path::Path,
-) -> Result<CheckedFrame> {
-    let (header, len) = codec::validate(&bytes[at..]).map_err(|e| {
-        MiniKafkaError::corrupt(
-            &part.path,
-            format!(
-                "frame at byte {} changed on disk: {e}",
-                part.position + at as u64
-            ),
-        )
-    })?;
-    if header.base_offset != leo {
-        return Err(MiniKafkaError::InvalidBatch(format!(
-            "base offset {} is not the log end offset {leo} of {}",
-            header.base_offset,
-            follower.display()
-        )));
+/// Every frame of `fetched`, its CRC and structure checked.
+fn check_frames(fetched: &FetchedFrames) -> Result<Vec<CheckedFrame>> {
+    let mut frames = Vec::new();
+    let mut part_start = 0;
+    for part in &fetched.parts {
+        let bytes = &fetched.bytes[part_start..part_start + part.len];
+        let mut at = 0;
+        while at < bytes.len() {
+            let (header, len) = codec::validate(&bytes[at..]).map_err(|e| {
+                MiniKafkaError::corrupt(
+                    &part.path,
+                    format!(
+                        "frame at byte {} changed on disk: {e}",
+                        part.position + at as u64
+                    ),
+                )
+            })?;
+            frames.push(CheckedFrame {
+                start: part_start + at,
+                len,
+                summary: BatchSummary::from_header(header, len as u32),
+            });
+            at += len;
+        }
+        part_start += part.len;
     }
-    Ok(CheckedFrame {
-        start: at,
-        len,
-        summary: BatchSummary::from_header(header, len as u32),
-    })
+    Ok(frames)
 }
 
 #[cfg(test)]
@@ -445,6 +430,29 @@ mod tests {
             "{err}"
         );
         assert_eq!((follower.leo(), follower.size_bytes()), (0, 0));
+    }
+
+    /// A compacted gap on the leader (a frame that does not start where the
+    /// one before ended): the frames before it are appended, as the
+    /// book's follower appends its fetched batches one by one.
+    #[test]
+    fn the_frames_before_a_gap_are_appended_and_the_gap_is_refused() {
+        let root = tempfile::tempdir().unwrap();
+        let leader = leader_with_batches(&root.path().join("leader"));
+        let mut follower = open(&root.path().join("follower"));
+        let first = leader.read_frames_bytes(0, 1).unwrap();
+        let third = leader
+            .read_frames_bytes(leader.batch_summaries()[2].base_offset, 1)
+            .unwrap();
+        let mut gapped = first;
+        gapped.bytes.extend_from_slice(&third.bytes);
+        gapped.parts.extend(third.parts);
+        let err = follower.append_frames(&gapped).unwrap_err();
+        assert!(matches!(err, MiniKafkaError::InvalidBatch(_)), "{err}");
+        let first = &leader.batch_summaries()[0];
+        assert_eq!(follower.leo(), first.last_offset + 1);
+        assert_eq!(follower.size_bytes(), u64::from(first.size_bytes));
+        assert_eq!(follower.batch_summaries().len(), 1);
     }
 
     /// A run's write that fails is cut back whole, with its index entries;
