@@ -18,15 +18,20 @@ use std::sync::atomic::Ordering;
 use crate::engine::core::codec;
 use crate::engine::error::{MiniKafkaError, Result};
 use crate::engine::log::partition_log::{BatchSummary, PartitionLog};
-use crate::engine::log::segment::Segment;
+use crate::engine::log::segment::{Segment, keep_if_small};
 use crate::engine::vector_ext::VectorExt;
 
-/// Whole frames read from a leader's segments, as written.
-#[derive(Debug, Default)]
+/// Whole frames read from a leader's segments, as written. A follower's
+/// replica set keeps one and reads every fetch into it: a fetch's bytes
+/// are neither allocated nor zeroed again each time.
+#[derive(Default)]
 pub struct FetchedFrames {
-    bytes: Vec<u8>,
-    /// Where each part of `bytes` came from, in order: a frame never spans
-    /// two parts (it never spans two segments).
+    /// The frames read are its first `len` bytes; the rest is room left by
+    /// an earlier, larger fetch.
+    buffer: Vec<u8>,
+    len: usize,
+    /// Where each part of the bytes came from, in order: a frame never
+    /// spans two parts (it never spans two segments).
     parts: Vec<FramePart>,
 }
 
@@ -41,12 +46,30 @@ struct FramePart {
 impl FetchedFrames {
     /// True when the fetch found nothing to copy.
     pub fn is_empty(&self) -> bool {
-        self.bytes.is_empty()
+        self.len == 0
     }
 
     /// The bytes read, all frames end to end.
     pub fn bytes(&self) -> &[u8] {
-        &self.bytes
+        &self.buffer[..self.len]
+    }
+
+    /// Forgets the frames read, keeping the buffer unless it grew past
+    /// [`REUSED_BUFFER_MAX`](crate::engine::log::segment::REUSED_BUFFER_MAX).
+    pub(crate) fn clear(&mut self) {
+        self.len = 0;
+        self.parts.clear();
+        keep_if_small(&mut self.buffer);
+    }
+}
+
+/// The parts read, not the bytes: a replica set's `Debug` shows this.
+impl std::fmt::Debug for FetchedFrames {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("FetchedFrames")
+            .field("len", &self.len)
+            .field("parts", &self.parts)
+            .finish()
     }
 }
 
@@ -64,6 +87,19 @@ impl PartitionLog {
     /// fetch copies. The batch summaries say how many bytes those batches
     /// take; each segment they span is read once.
     pub fn read_frames_bytes(&self, from_offset: i64, max_bytes: u64) -> Result<FetchedFrames> {
+        let mut fetched = FetchedFrames::default();
+        self.read_frames_into(from_offset, max_bytes, &mut fetched)?;
+        Ok(fetched)
+    }
+
+    /// [`Self::read_frames_bytes`] into `fetched`, replacing what it held.
+    pub fn read_frames_into(
+        &self,
+        from_offset: i64,
+        max_bytes: u64,
+        fetched: &mut FetchedFrames,
+    ) -> Result<()> {
+        fetched.clear();
         self.check_offset(from_offset)?;
         let first = self
             .batches
@@ -76,9 +112,8 @@ impl PartitionLog {
             wanted += u64::from(b.size_bytes);
             count += 1;
         }
-        let mut fetched = FetchedFrames::default();
         if count == 0 {
-            return Ok(fetched);
+            return Ok(());
         }
         let first_segment = self
             .segments
@@ -92,11 +127,11 @@ impl PartitionLog {
                 continue;
             };
             let len = wanted.min(segment.size() - position);
-            read_part(segment, position, len, &mut fetched)?;
+            read_part(segment, position, len, fetched)?;
             wanted -= len;
         }
         self.frames_read.fetch_add(count, Ordering::Relaxed);
-        Ok(fetched)
+        Ok(())
     }
 
     /// Appends the frames a leader's [`Self::read_frames_bytes`] returned.
@@ -110,6 +145,10 @@ impl PartitionLog {
     /// Segments roll as [`Self::append`] rolls them; the frames that land
     /// in one segment are written at once. Returns how many were appended.
     pub fn append_frames(&mut self, fetched: &FetchedFrames) -> Result<usize> {
+        if fetched.is_empty() {
+            // Nothing fetched is nothing appended, even to a log offline.
+            return Ok(0);
+        }
         self.check_online()?;
         let frames = check_frames(fetched)?;
         let mut run: Vec<CheckedFrame> = Vec::new();
@@ -117,7 +156,7 @@ impl PartitionLog {
         let mut leo = self.leo();
         for frame in frames {
             if frame.summary.base_offset != leo {
-                self.write_run(&fetched.bytes, &mut run)?;
+                self.write_run(fetched.bytes(), &mut run)?;
                 return Err(MiniKafkaError::InvalidBatch(format!(
                     "base offset {} is not the log end offset {leo} of {}",
                     frame.summary.base_offset,
@@ -126,12 +165,12 @@ impl PartitionLog {
             }
             leo = frame.summary.last_offset + 1;
             if !self.run_fits(&run, &frame) {
-                appended += self.write_run(&fetched.bytes, &mut run)?;
+                appended += self.write_run(fetched.bytes(), &mut run)?;
                 self.roll_for(&frame)?;
             }
             run.push(frame);
         }
-        appended += self.write_run(&fetched.bytes, &mut run)?;
+        appended += self.write_run(fetched.bytes(), &mut run)?;
         Ok(appended)
     }
 
@@ -195,10 +234,14 @@ fn read_part(
     len: u64,
     fetched: &mut FetchedFrames,
 ) -> Result<()> {
-    let start = fetched.bytes.len();
+    let start = fetched.len;
     let len = usize::try_from(len).expect("a fetch's bytes fit in memory");
-    fetched.bytes.resize(start + len, 0);
-    segment.read_exact_at(&mut fetched.bytes[start..], position)?;
+    let end = start + len;
+    if fetched.buffer.len() < end {
+        fetched.buffer.resize(end, 0);
+    }
+    segment.read_exact_at(&mut fetched.buffer[start..end], position)?;
+    fetched.len = end;
     fetched.parts.push(FramePart {
         path: segment.path().to_path_buf(),
         position,
@@ -212,7 +255,7 @@ fn check_frames(fetched: &FetchedFrames) -> Result<Vec<CheckedFrame>> {
     let mut frames = Vec::new();
     let mut part_start = 0;
     for part in &fetched.parts {
-        let bytes = &fetched.bytes[part_start..part_start + part.len];
+        let bytes = &fetched.bytes()[part_start..part_start + part.len];
         let mut at = 0;
         while at < bytes.len() {
             let (header, len) = codec::validate(&bytes[at..]).map_err(|e| {
@@ -445,7 +488,9 @@ mod tests {
             .read_frames_bytes(leader.batch_summaries()[2].base_offset, 1)
             .unwrap();
         let mut gapped = first;
-        gapped.bytes.extend_from_slice(&third.bytes);
+        gapped.buffer.truncate(gapped.len);
+        gapped.buffer.extend_from_slice(third.bytes());
+        gapped.len = gapped.buffer.len();
         gapped.parts.extend(third.parts);
         let err = follower.append_frames(&gapped).unwrap_err();
         assert!(matches!(err, MiniKafkaError::InvalidBatch(_)), "{err}");
