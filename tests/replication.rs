@@ -824,3 +824,52 @@ async fn the_hw_checkpoint_is_written_on_flush_on_crash_and_on_close() {
     assert_eq!(read(), "0\n1\nt 0 3\n", "written when the cluster closed");
     assert_eq!(t.visible(&p), ["a", "b", "c"]);
 }
+
+/// A follower copies the leader's frames as written and checks each one:
+/// a frame changed on the leader's disk (one flipped byte) is refused with
+/// the typed error (Kafka's CORRUPT_MESSAGE) naming the leader's segment,
+/// and the follower appends nothing of that fetch, not even the good frames
+/// before it. Once the byte is back, the follower copies the log and holds
+/// the leader's segment byte for byte.
+#[tokio::test]
+async fn a_corrupted_leader_frame_is_refused_by_the_follower_and_nothing_is_appended() {
+    let t = two_replicas(1);
+    let p = tp("t", 0);
+    for v in ["a", "b", "c"] {
+        t.append(&p, v, AckMode::Leader).await.unwrap();
+    }
+    let leader_segment = t.cluster.leader_log(&p).unwrap().segment_paths().unwrap()[0].clone();
+    let follower_segment = t
+        .cluster
+        .replica_log(&p, 2)
+        .unwrap()
+        .segment_paths()
+        .unwrap()[0]
+        .clone();
+    let pristine = std::fs::read(&leader_segment).unwrap();
+    let mut flipped = pristine.clone();
+    *flipped.last_mut().unwrap() ^= 1; // the last record's value
+    std::fs::write(&leader_segment, &flipped).unwrap();
+
+    let err = t.cluster.replicate_all_once().unwrap_err();
+    assert_eq!(err.code(), "Corrupt", "{err}");
+    assert!(
+        matches!(err, MiniKafkaError::Corrupt { ref path, .. } if *path == leader_segment),
+        "{err}"
+    );
+    assert!(err.to_string().contains("crc mismatch"), "{err}");
+    let follower = t.cluster.replica_log(&p, 2).unwrap();
+    assert_eq!(follower.log_end_offset().unwrap(), 0);
+    assert_eq!(
+        std::fs::metadata(&follower_segment).unwrap().len(),
+        0,
+        "nothing appended"
+    );
+    assert_eq!(t.cluster.replica_set(&p).unwrap().high_watermark(), 0);
+
+    std::fs::write(&leader_segment, &pristine).unwrap();
+    t.cluster.replicate_all_once().unwrap();
+    assert_eq!(follower.log_end_offset().unwrap(), 3);
+    assert_eq!(std::fs::read(&follower_segment).unwrap(), pristine);
+    assert_eq!(t.visible(&p), ["a", "b", "c"]);
+}

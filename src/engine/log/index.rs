@@ -121,7 +121,23 @@ impl OffsetIndex {
     /// the file always holds exactly the entries in memory; if
     /// the cut fails too, the error is [`MiniKafkaError::KafkaStorage`].
     pub fn append(&mut self, entry: IndexEntry) -> Result<()> {
-        if let Err(e) = fsutil::write_all(&self.file, &self.path, &encode_entry(entry)) {
+        self.write_entries(&encode_entry(entry), &[entry])
+    }
+
+    /// Appends `entries` (which must follow the last entry, in order) in one
+    /// write: a follower copying many frames at once indexes them together.
+    /// Nothing is written when `entries` is empty.
+    pub fn append_all(&mut self, entries: &[IndexEntry]) -> Result<()> {
+        if entries.is_empty() {
+            return Ok(());
+        }
+        self.write_entries(&encode_entries(entries), entries)
+    }
+
+    /// Writes `bytes`, the encoding of `entries`, and keeps the entries:
+    /// [`Self::append`]'s failure rules.
+    fn write_entries(&mut self, bytes: &[u8], entries: &[IndexEntry]) -> Result<()> {
+        if let Err(e) = fsutil::write_all(&self.file, &self.path, bytes) {
             let len = (self.entries.len() * ENTRY_LEN) as u64;
             return Err(
                 match fsutil::cut_back(&self.file, &self.path, len)
@@ -132,7 +148,7 @@ impl OffsetIndex {
                 },
             );
         }
-        self.entries.push(entry);
+        self.entries.extend_from_slice(entries);
         Ok(())
     }
 

@@ -2,6 +2,7 @@
 //! partition logs with a sparse offset index.
 
 pub mod compaction;
+pub mod frame_copy;
 pub mod index;
 pub mod lineage;
 pub mod partition_log;
@@ -11,5 +12,6 @@ pub mod segment;
 pub mod segment_swap;
 
 pub use compaction::{CompactionResult, LogCompactor};
+pub use frame_copy::FetchedFrames;
 pub use partition_log::{BatchSummary, LogRecovery, PartitionLog};
 pub use retention::RetentionManager;

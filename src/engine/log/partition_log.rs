@@ -443,25 +443,6 @@ impl PartitionLog {
         self.read_range_with(from_offset, self.leo(), max_batches, Some(max_records))
     }
 
-    /// Whole batches from `from_offset` up to about `max_bytes` (always at
-    /// least one batch): what a follower fetch returns.
-    pub fn read_batches_bytes(&self, from_offset: i64, max_bytes: u64) -> Result<Vec<RecordBatch>> {
-        self.check_offset(from_offset)?;
-        let first = self
-            .batches
-            .partition_point(|b| b.last_offset < from_offset);
-        let mut bytes = 0u64;
-        let mut count = 0;
-        for b in self.batches.iter_from(first) {
-            if count > 0 && bytes + u64::from(b.size_bytes) > max_bytes {
-                break;
-            }
-            bytes += u64::from(b.size_bytes);
-            count += 1;
-        }
-        self.read_range(from_offset, self.leo(), count)
-    }
-
     /// Every batch in the log (the book's `all_batches`).
     pub fn all_batches(&self) -> Result<Vec<RecordBatch>> {
         self.read_range(self.log_start_offset(), self.leo(), usize::MAX)
@@ -620,7 +601,7 @@ impl PartitionLog {
         Ok(out)
     }
 
-    fn check_offset(&self, offset: i64) -> Result<()> {
+    pub(crate) fn check_offset(&self, offset: i64) -> Result<()> {
         let (start, end) = (self.log_start_offset(), self.leo());
         if offset < start || offset > end {
             return Err(MiniKafkaError::OffsetOutOfRange {

@@ -104,15 +104,66 @@ impl Segment {
         index_interval_bytes: u64,
         fsync: bool,
     ) -> Result<()> {
-        let since_entry = self.size - self.index.last_position().unwrap_or(0);
-        if self.size > 0 && since_entry >= index_interval_bytes {
-            self.index.append(IndexEntry {
-                relative_offset: relative_offset(self.base_offset, batch_base_offset)
-                    .expect("PartitionLog rolls before an offset leaves u32 range"),
-                position: self.size,
-            })?;
+        let entry = self.index_entry_due(self.size, batch_base_offset, index_interval_bytes);
+        let entries = entry.as_slice();
+        self.write_frames(frame, entries, fsync)
+    }
+
+    /// Appends `frames`, whole frames laid end to end, in one write:
+    /// `starts` gives each frame's batch base offset and length, in order.
+    /// The index gets the entries [`Self::append`] would have made frame by
+    /// frame, in one write too. On failure nothing of the run is left.
+    pub fn append_run(
+        &mut self,
+        frames: &[u8],
+        starts: &[(i64, u64)],
+        index_interval_bytes: u64,
+        fsync: bool,
+    ) -> Result<()> {
+        let mut entries = Vec::new();
+        let mut last_entry = self.index.last_position();
+        let mut position = self.size;
+        for &(base_offset, len) in starts {
+            let since_entry = position - last_entry.unwrap_or(0);
+            if position > 0 && since_entry >= index_interval_bytes {
+                entries.push(self.entry_at(position, base_offset));
+                last_entry = Some(position);
+            }
+            position += len;
         }
-        let written = fsutil::write_all(&self.file, &self.path, frame).and_then(|()| {
+        debug_assert_eq!(position - self.size, frames.len() as u64);
+        self.write_frames(frames, &entries, fsync)
+    }
+
+    /// The index entry a frame written at `position` gets, if
+    /// `index_interval_bytes` have passed since the last entry.
+    fn index_entry_due(
+        &self,
+        position: u64,
+        batch_base_offset: i64,
+        index_interval_bytes: u64,
+    ) -> Option<IndexEntry> {
+        let since_entry = position - self.index.last_position().unwrap_or(0);
+        (position > 0 && since_entry >= index_interval_bytes)
+            .then(|| self.entry_at(position, batch_base_offset))
+    }
+
+    fn entry_at(&self, position: u64, batch_base_offset: i64) -> IndexEntry {
+        IndexEntry {
+            relative_offset: relative_offset(self.base_offset, batch_base_offset)
+                .expect("PartitionLog rolls before an offset leaves u32 range"),
+            position,
+        }
+    }
+
+    /// Writes the index `entries` then `frames` at the end of the segment.
+    fn write_frames(&mut self, frames: &[u8], entries: &[IndexEntry], fsync: bool) -> Result<()> {
+        if let [entry] = entries {
+            self.index.append(*entry)?;
+        } else {
+            self.index.append_all(entries)?;
+        }
+        let written = fsutil::write_all(&self.file, &self.path, frames).and_then(|()| {
             if fsync {
                 fsutil::sync_data(&self.file, &self.path)
             } else {
@@ -120,8 +171,8 @@ impl Segment {
             }
         });
         if let Err(e) = written {
-            // Cut back to the last whole frame (and drop the index entry
-            // just added for this one): a partial frame left in place would
+            // Cut back to the last whole frame (and drop the index entries
+            // just added for these): a partial frame left in place would
             // make every later frame unreadable to followers and cut at the
             // next open.
             let cut = fsutil::cut_back(&self.file, &self.path, self.size);
@@ -138,7 +189,7 @@ impl Segment {
                 },
             });
         }
-        self.size += frame.len() as u64;
+        self.size += frames.len() as u64;
         Ok(())
     }
 
@@ -211,7 +262,7 @@ impl Segment {
         Ok((batch, len))
     }
 
-    fn read_exact_at(&self, buf: &mut [u8], pos: u64) -> Result<()> {
+    pub(crate) fn read_exact_at(&self, buf: &mut [u8], pos: u64) -> Result<()> {
         self.file
             .read_exact_at(buf, pos)
             .map_err(|e| MiniKafkaError::io(&self.path, e))

@@ -4,8 +4,9 @@
 use crate::engine::config::BrokerId;
 use crate::engine::core::batch::RecordBatch;
 use crate::engine::error::Result;
-use crate::engine::log::{BatchSummary, PartitionLog};
+use crate::engine::log::{BatchSummary, FetchedFrames, PartitionLog};
 use crate::engine::producer::ProducerStateManager;
+use crate::engine::vector_ext::VectorExt;
 
 /// One broker's replica of a partition.
 #[derive(Debug)]
@@ -53,6 +54,19 @@ impl Replica {
         let summary = self.log.append(batch)?.clone();
         self.producer_state.record(&summary);
         Ok(summary)
+    }
+
+    /// Appends the frames a follower fetched from its leader as they are
+    /// (see [`PartitionLog::append_frames`]) and records each in the
+    /// producer state, from its header. Returns how many were appended.
+    pub fn append_frames(&mut self, fetched: &FetchedFrames) -> Result<usize> {
+        let before = self.log.batch_summaries().len();
+        let appended = self.log.append_frames(fetched);
+        // Frames written before a failed write stay appended: record them.
+        for summary in self.log.batch_summaries().iter_from(before) {
+            self.producer_state.record(summary);
+        }
+        appended
     }
 
     /// As [`Self::append`], for the leader's append of a batch it has

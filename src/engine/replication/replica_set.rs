@@ -17,6 +17,7 @@ use crate::engine::core::batch::RecordBatch;
 use crate::engine::core::metadata::{TimestampType, TopicPartition};
 use crate::engine::core::record::ConsumerRecord;
 use crate::engine::error::{MiniKafkaError, Result};
+use crate::engine::log::FetchedFrames;
 use crate::engine::producer::SequenceCheck;
 use crate::engine::replication::model::{
     AckMode, AppendFuture, AppendResult, IsolationLevel, TransactionVisibility,
@@ -79,6 +80,9 @@ pub struct PartitionReplicaSet {
     /// The topic's timestamp type: LogAppendTime has the leader stamp
     /// every record it appends with its clock.
     pub(crate) timestamp_type: TimestampType,
+    /// The buffer followers' fetches read the leader's frames into, reused
+    /// from one fetch to the next; no state (empty between fetches).
+    pub(crate) fetch_buffer: FetchedFrames,
 }
 
 impl PartitionReplicaSet {
@@ -112,6 +116,7 @@ impl PartitionReplicaSet {
             pending: Vec::new(),
             settings,
             timestamp_type: TimestampType::CreateTime,
+            fetch_buffer: FetchedFrames::default(),
         };
         if set.settings.isr_evaluation == IsrEvaluation::AtFetch {
             // The book judges the ISR once when it opens (replicas level with
@@ -331,20 +336,39 @@ impl PartitionReplicaSet {
             follower.delete_segments_below(leader_start)?;
         }
         let from = self.replicas[&broker].leo();
-        let batches = if from < leader_leo {
-            self.leader()
-                .log
-                .read_batches_bytes(from, self.settings.replica_fetch_max_bytes)?
-        } else {
-            Vec::new()
-        };
+        // The leader's frames are copied as written: the follower checks
+        // each (CRC, structure, offsets) and takes its state from the
+        // headers, without decoding records.
+        let mut fetched = std::mem::take(&mut self.fetch_buffer);
+        let copied = self.copy_from_leader(broker, from, &mut fetched);
+        fetched.clear();
+        self.fetch_buffer = fetched;
+        outcome.batches = copied?;
         let follower = self.replicas.get_mut(&broker).expect("checked above");
-        for batch in &batches {
-            follower.append(batch)?;
-        }
         follower.last_fetch_ms = now_ms;
-        outcome.batches = batches.len();
         Ok(Some(outcome))
+    }
+
+    /// Reads the leader's frames from `from` (at most
+    /// `replica_fetch_max_bytes`, at least one batch) into `fetched` and
+    /// appends them to `broker`'s log; returns how many were appended.
+    fn copy_from_leader(
+        &mut self,
+        broker: BrokerId,
+        from: i64,
+        fetched: &mut FetchedFrames,
+    ) -> Result<usize> {
+        if from < self.leader_leo() {
+            self.leader().log.read_frames_into(
+                from,
+                self.settings.replica_fetch_max_bytes,
+                fetched,
+            )?;
+        }
+        self.replicas
+            .get_mut(&broker)
+            .expect("checked by fetch_one")
+            .append_frames(fetched)
     }
 
     /// Where `broker`'s log stops agreeing with the leader's: the end of its
