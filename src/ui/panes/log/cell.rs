@@ -45,7 +45,7 @@ pub fn fit(s: &str, width: usize) -> String {
     let mut out = String::new();
     let mut used = 0;
     for c in s.chars() {
-        let w = Span::raw(c.to_string()).width();
+        let w = crate::ui::panes::char_width(c);
         if used + w > width {
             break;
         }
