@@ -466,8 +466,12 @@ pub fn visible(text: &str) -> std::borrow::Cow<'_, str> {
 
 /// The terminal columns of `c`: what a span of `c` alone measures, without
 /// making a string for it (measuring a value character by character made
-/// one per character).
+/// one per character). A printable ASCII character is one column in every
+/// Unicode width table, and most values are ASCII.
 pub fn char_width(c: char) -> usize {
+    if c == ' ' || c.is_ascii_graphic() {
+        return 1;
+    }
     Span::raw(&*c.encode_utf8(&mut [0; 4])).width()
 }
 
@@ -870,6 +874,20 @@ pub(crate) mod testkit {
 
 #[cfg(test)]
 mod tests {
+    /// The width of one character is what a span of it alone measures,
+    /// printable ASCII (the fast path), wide, combining and control
+    /// characters alike.
+    #[test]
+    fn a_characters_width_is_its_spans() {
+        for c in (' '..='~').chain(['é', '中', '…', '●', '\u{301}', '\u{7}', '\t', '🙂']) {
+            assert_eq!(
+                super::char_width(c),
+                ratatui::text::Span::raw(c.to_string()).width(),
+                "{c:?}"
+            );
+        }
+    }
+
     use super::testkit::{ctx, draw, view};
     use super::*;
     use crate::session::snapshot::Fate;
