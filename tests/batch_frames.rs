@@ -492,7 +492,16 @@ fn sentences_name_a_batch_by_its_range() {
         ),
         1,
     );
-    let b = &single.snapshot().partitions[0].batches[0];
+    // Nothing selected: the frame's snapshot decided the fate but made no
+    // sentence; the source makes the one asked for.
+    let mut view = single.snapshot();
+    assert_eq!(
+        view.partitions[0].batches[0].fate,
+        minikafka::session::snapshot::Fate::AboveHighWatermark
+    );
+    assert_eq!(view.partitions[0].batches[0].explanation, "");
+    single.session().source().explain(&mut view, 0, 0);
+    let b = &view.partitions[0].batches[0];
     assert!(
         b.explanation.starts_with("offset 0 >= HW 0"),
         "{}",

@@ -437,21 +437,21 @@ fn review_regressions() {
         .unwrap();
     }
     // Values are read for the rows a frame draws: a frame of 200x60.
-    let view = app.snapshot_for(ratatui::layout::Rect::new(0, 0, 200, 60));
-    let orders1 = view
-        .partitions
-        .iter()
-        .find(|p| p.name() == "orders-1")
+    let mut view = app.snapshot_for(ratatui::layout::Rect::new(0, 0, 200, 60));
+    let p = (view.partitions.iter())
+        .position(|p| p.name() == "orders-1")
         .unwrap();
-    let late = orders1
-        .batches
-        .iter()
-        .find(|b| {
+    let b = (view.partitions[p].batches.iter())
+        .position(|b| {
             b.records
                 .iter()
                 .any(|r| r.value.as_deref() == Some("late-1"))
         })
         .unwrap();
+    // A frame's snapshot says why only for the selected batch; the source
+    // says it for any batch asked.
+    app.session().source().explain(&mut view, p, b);
+    let late = &view.partitions[p].batches[b];
     assert_eq!(
         late.fate,
         minikafka::session::snapshot::Fate::HeldBack,

@@ -7,6 +7,10 @@
 
 use minikafka::engine::BrokerCluster;
 use minikafka::perf::{self, DashboardWorkload};
+use minikafka::session::snapshot::fate::sentences_made;
+use minikafka::ui::app::Msg;
+use minikafka::ui::headless::buffer_text;
+use minikafka::ui::keys::KeyCommand;
 
 /// Frames the replicas' logs read back from their segments, and summaries
 /// the readers' counts folded past their cache, so far.
@@ -76,4 +80,36 @@ fn a_frame_after_a_step_costs_the_same_over_a_log_ten_times_longer() {
     // of 100 records, at each of the two isolation levels).
     assert_eq!(long_again, short_again);
     assert_eq!(short_again, (4 * 2, 0));
+}
+
+/// Sentences (why a batch has its fate) a 200x60 frame over 4 partitions of
+/// `records` records makes, with nothing selected and then with the newest
+/// batch of the first partition selected, and whether that frame shows the
+/// selected batch's sentence.
+fn sentences_over(records: usize) -> (u64, u64, bool) {
+    let mut workload = DashboardWorkload::new(4, records);
+    let before = sentences_made();
+    workload.frame(200, 60);
+    let unselected = sentences_made() - before;
+    workload
+        .app
+        .update(Msg::Command(KeyCommand::SelectNext))
+        .unwrap();
+    let before = sentences_made();
+    let text = buffer_text(&workload.frame(200, 60));
+    let selected = sentences_made() - before;
+    (unselected, selected, text.contains("plain data at offset"))
+}
+
+#[test]
+fn a_frame_explains_only_the_batch_it_shows_explained() {
+    // 64 and 640 batches per partition: a window of 64 batches each, 256
+    // fates decided per frame; one sentence made, the selected batch's.
+    for records in [6_400, 64_000] {
+        assert_eq!(
+            sentences_over(records),
+            (0, 1, true),
+            "{records} records per partition"
+        );
+    }
 }

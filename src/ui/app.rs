@@ -370,12 +370,23 @@ impl App {
     fn build_snapshot(&self) -> Snapshot {
         self.builds.set(self.builds.get() + 1);
         let mut snapshot = self.session.snapshot();
+        self.explain_selected(&mut snapshot);
         // The title in the interface's language (the state JSON keeps the
         // header's `title`); a saved state shows the title it was saved with.
         if !self.session.is_saved() {
             snapshot.title = self.title.clone();
         }
         snapshot
+    }
+
+    /// Fills in the selected batch's explanation, the one a frame shows: a
+    /// frame's snapshot decides every batch's fate but says why only when
+    /// asked ([`crate::session::snapshot::Bounds::explanations`]).
+    fn explain_selected(&self, snapshot: &mut Snapshot) {
+        let selected = crate::ui::panes::partitions::selected_batch(snapshot, &self.selected);
+        if let Some((p, b)) = selected {
+            self.session.source().explain(snapshot, p, b);
+        }
     }
 
     /// The row (all partitions' windows counted together, as `J`/`K` and
@@ -397,6 +408,11 @@ impl App {
     /// interactive loop shows it there, headless callers return it.
     pub fn update(&mut self, msg: Msg) -> Result<(), SessionError> {
         let done = self.handle(msg);
+        // A new selection over the same state: its explanation is made now.
+        if let Some(mut view) = self.view.take() {
+            self.explain_selected(&mut view);
+            let _ = self.view.set(view);
+        }
         self.generation += 1;
         done
     }

@@ -409,7 +409,7 @@ fn title_line(app: &ViewState, view: &Snapshot, width: u16) -> Line<'static> {
         view.step_label(),
         rules
     );
-    let w = |s: &str| Span::raw(s.to_string()).width();
+    let w = |s: &str| Span::raw(s).width();
     // At a moment of death the banner takes the recording title's place
     // (the caption pane still names it): docs/dashboard.md.
     if view.before_recovery {
@@ -476,7 +476,7 @@ fn title_line(app: &ViewState, view: &Snapshot, width: u16) -> Line<'static> {
 /// `text` if it fits `room` cells, else its longest prefix ending at a word
 /// that fits with `…` after it (nothing if not even one word does).
 fn cut_at_word(text: &str, room: usize) -> String {
-    let w = |s: &str| Span::raw(s.to_string()).width();
+    let w = |s: &str| Span::raw(s).width();
     if w(text) <= room {
         return text.to_string();
     }

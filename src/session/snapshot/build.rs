@@ -23,6 +23,7 @@ use crate::engine::transaction::{TransactionData, TransactionState};
 use crate::engine::vector_ext::VectorExt;
 use crate::engine::{ControlType, IsolationLevel, RecordBatch, TopicPartition};
 use crate::session::driver::Driver;
+use crate::session::said::Said;
 use crate::session::snapshot::heads::HeadKey;
 use crate::session::snapshot::{
     AccumulatingBatch, AccumulatorSnapshot, BATCH_WINDOW, BatchKind, BatchSnapshot, BrokerSnapshot,
@@ -50,6 +51,11 @@ pub struct Bounds {
     pub consumer_scan_batches: usize,
     /// Newest events kept.
     pub events: usize,
+    /// Whether every batch kept says why it has its fate (`explanation`,
+    /// `explanation_zh`). A frame's snapshot decides every fate but leaves
+    /// the sentences empty: the one a frame shows is filled in by
+    /// [`explain`] (docs/performance.md, "P1").
+    pub explanations: bool,
 }
 
 impl Bounds {
@@ -61,6 +67,7 @@ impl Bounds {
         consumer_values: usize::MAX,
         consumer_scan_batches: usize::MAX,
         events: usize::MAX,
+        explanations: true,
     };
 
     /// What one frame can show.
@@ -71,6 +78,7 @@ impl Bounds {
         consumer_values: TAIL,
         consumer_scan_batches: 256,
         events: TAIL,
+        explanations: false,
     };
 }
 
@@ -210,6 +218,7 @@ fn pending_batch(s: &ClusterState, tp: &TopicPartition, base: i64) -> PendingBat
 /// has replaced the state they were read from). Taken once per crash.
 pub const MOMENT_FRAME: Bounds = Bounds {
     records: VALUES_SHOWN,
+    explanations: true,
     ..Bounds::FRAME
 };
 
@@ -446,6 +455,45 @@ pub fn load_values(driver: &Driver, snapshot: &mut Snapshot, wanted: &[Wanted]) 
     });
 }
 
+/// Says why batch `b` of partition `p` of `snapshot` (a snapshot of
+/// `driver` now, built without [`Bounds::explanations`]) has its fate: the
+/// explanation a frame shows for the selected batch, made for that batch
+/// alone. A batch that has its sentence already, or that the driver's log
+/// no longer holds, is left as it is.
+pub fn explain(driver: &Driver, snapshot: &mut Snapshot, p: usize, b: usize) {
+    let Some(part) = snapshot.partitions.get_mut(p) else {
+        return;
+    };
+    let tp = TopicPartition::new(&part.topic, part.partition);
+    let Some(batch) = part.batches.get_mut(b) else {
+        return;
+    };
+    if !batch.explanation.is_empty() {
+        return;
+    }
+    driver.cluster().with_state(|s| {
+        let Ok(set) = s.partition(&tp) else {
+            return;
+        };
+        let (hw, lso) = hw_and_lso(s, &tp, set.high_watermark());
+        let log = &set.leader().log;
+        if let Some(summary) = log
+            .summary_at(batch.base_offset)
+            .filter(|x| x.base_offset == batch.base_offset)
+        {
+            let (_, said) = fate::decide(s, &tp, summary, hw, lso);
+            (batch.explanation, batch.explanation_zh) = (said.en, said.zh);
+        }
+    });
+}
+
+/// The partition's HW and LSO as a snapshot shows them: the LSO is the
+/// coordinator's (E11), never above the HW, the same number the
+/// read_committed fetch stops at.
+fn hw_and_lso(s: &ClusterState, tp: &TopicPartition, hw: i64) -> (i64, i64) {
+    (hw, s.last_stable_offset(tp).map_or(hw, |l| l.min(hw)))
+}
+
 /// Whether `records` (the first of a batch of `len` offsets) lack some of
 /// the first `n`.
 fn lacks(records: &[RecordSnapshot], len: i64, n: usize) -> bool {
@@ -461,10 +509,7 @@ fn partition(
     bounds: &Bounds,
 ) -> Option<PartitionSnapshot> {
     let set = s.partition(tp).ok()?;
-    let hw = set.high_watermark();
-    // The LSO is the coordinator's (E11), never above the HW: the same
-    // number the read_committed fetch stops at.
-    let lso = s.last_stable_offset(tp).map_or(hw, |l| l.min(hw));
+    let (hw, lso) = hw_and_lso(s, tp, set.high_watermark());
     let log = &set.leader().log;
     let summaries = log.batch_summaries();
     let start = summaries.len().saturating_sub(bounds.batches);
@@ -478,7 +523,11 @@ fn partition(
     }
     let batches = window
         .map(|summary| {
-            let (fate, explanation) = fate::decide(s, tp, summary, hw, lso);
+            let (fate, explanation) = if bounds.explanations {
+                fate::decide(s, tp, summary, hw, lso)
+            } else {
+                (fate::fate_of(s, tp, summary, hw, lso), Said::default())
+            };
             let (explanation, explanation_zh) = (explanation.en, explanation.zh);
             BatchSnapshot {
                 base_offset: summary.base_offset,
@@ -764,7 +813,7 @@ fn count_batch(
     };
     counts.read_uncommitted += within(hw);
     let committed = b.base_offset < lso
-        && (b.transactional_id.is_none() || fate::decide(s, tp, b, hw, lso).0 == Fate::Committed);
+        && (b.transactional_id.is_none() || fate::fate_of(s, tp, b, hw, lso) == Fate::Committed);
     if committed {
         counts.read_committed += within(lso);
     }

@@ -122,91 +122,172 @@ pub fn decide(
     hw: i64,
     lso: i64,
 ) -> (Fate, Said) {
+    let (fate, why) = judge(s, tp, b, hw, lso);
+    (fate, why.said(s, tp, b, hw, lso))
+}
+
+/// [`decide`]'s fate alone: the same rules, no sentence made. A frame's
+/// snapshot decides every batch of its windows but explains only the one
+/// batch it shows explained (docs/performance.md, "P1").
+pub fn fate_of(s: &ClusterState, tp: &TopicPartition, b: &BatchSummary, hw: i64, lso: i64) -> Fate {
+    judge(s, tp, b, hw, lso).0
+}
+
+/// Which rule decided a batch's fate, with what its sentence names that
+/// the batch's header does not: [`judge`] finds it without making a
+/// string, [`Why::said`] says it.
+#[derive(Debug, Clone, Copy)]
+enum Why<'a> {
+    Marker,
+    AboveHighWatermark,
+    /// Plain data held back by a hanging transaction: its late write's id.
+    PlainHanging(&'a str),
+    PlainHeldBack,
+    PlainCommitted,
+    LateWrite,
+    NoOwner,
+    Ongoing,
+    Decided(TransactionState),
+    Aborted,
+    NotTheCommittedEpoch,
+    CommittedHeldBack,
+    Committed,
+}
+
+/// The fate of batch `b` on `tp` and the rule that decided it (see
+/// [`decide`]).
+fn judge<'a>(
+    s: &'a ClusterState,
+    tp: &TopicPartition,
+    b: &BatchSummary,
+    hw: i64,
+    lso: i64,
+) -> (Fate, Why<'a>) {
     let at = b.base_offset;
-    // Where the batch is, in words: `offset 5`, or `offsets 50-99` for a
-    // batch of several records (a Kafka client's batch is one engine
-    // batch), so a sentence never names only its first offset.
-    let (at_en, at_zh) = if b.last_offset > at {
-        (
-            format!("offsets {at}-{}", b.last_offset),
-            format!("offset {at}-{}", b.last_offset),
-        )
-    } else {
-        (format!("offset {at}"), format!("offset {at}"))
-    };
-    if let Some(control) = b.control {
-        let (c, id) = (
-            control.name().to_uppercase(),
-            b.transactional_id.as_deref().unwrap_or("?"),
-        );
-        return (
-            Fate::Control,
-            Said::new(
-                format!(
-                    "{c} marker of {id} at offset {at}: consumers never see it; it closes the transaction on {tp}"
-                ),
-                format!("{id} 的 {c}标记，offset {at}：消费者看不到它；它在 {tp} 上结束这个事务"),
-            ),
-        );
+    if b.control.is_some() {
+        return (Fate::Control, Why::Marker);
     }
     if at >= hw {
-        return (
-            Fate::AboveHighWatermark,
-            Said::new(
+        return (Fate::AboveHighWatermark, Why::AboveHighWatermark);
+    }
+    let coordinator = s.transactions();
+    let Some(id) = b.transactional_id.as_deref() else {
+        return if at >= lso {
+            let hanging = (coordinator.late_writes().iter())
+                .find(|w| &w.tp == tp && w.offset == lso)
+                .map(|w| w.id.as_str());
+            match hanging {
+                Some(id) => (Fate::HeldBack, Why::PlainHanging(id)),
+                None => (Fate::HeldBack, Why::PlainHeldBack),
+            }
+        } else {
+            (Fate::Committed, Why::PlainCommitted)
+        };
+    };
+    let Some(owner) = coordinator.owner(id, tp, at) else {
+        let late =
+            (coordinator.late_writes().iter()).any(|w| w.id == id && &w.tp == tp && w.offset == at);
+        return match late {
+            true => (Fate::Orphaned, Why::LateWrite),
+            false => (Fate::Orphaned, Why::NoOwner),
+        };
+    };
+    match owner.state {
+        TransactionState::Ongoing => (Fate::Ongoing, Why::Ongoing),
+        state @ (TransactionState::PrepareCommit | TransactionState::PrepareAbort) => {
+            (Fate::Decided, Why::Decided(state))
+        }
+        TransactionState::CompleteAbort => (Fate::Aborted, Why::Aborted),
+        TransactionState::CompleteCommit => {
+            if !coordinator.is_committed(tp, &header_only(b)) {
+                (Fate::Orphaned, Why::NotTheCommittedEpoch)
+            } else if at >= lso {
+                (Fate::HeldBack, Why::CommittedHeldBack)
+            } else {
+                (Fate::Committed, Why::Committed)
+            }
+        }
+    }
+}
+
+thread_local! {
+    /// Sentences [`decide`] made on this thread ([`sentences_made`]).
+    static SENTENCES: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+}
+
+/// How many batches this thread has said why of so far: what
+/// `tests/frame_cost.rs` counts to hold a frame to explaining the one batch
+/// it shows explained, however many its windows hold. Per thread, so
+/// tests running side by side do not count each other's.
+pub fn sentences_made() -> u64 {
+    SENTENCES.with(|n| n.get())
+}
+
+impl Why<'_> {
+    /// The sentence for batch `b` on `tp` (the inputs [`judge`] decided
+    /// from).
+    fn said(
+        self,
+        s: &ClusterState,
+        tp: &TopicPartition,
+        b: &BatchSummary,
+        hw: i64,
+        lso: i64,
+    ) -> Said {
+        SENTENCES.with(|n| n.set(n.get() + 1));
+        let at = b.base_offset;
+        let id = b.transactional_id.as_deref().unwrap_or("?");
+        // Where the batch is, in words: `offset 5`, or `offsets 50-99` for
+        // a batch of several records (a Kafka client's batch is one engine
+        // batch), so a sentence never names only its first offset.
+        let (at_en, at_zh) = if b.last_offset > at {
+            (
+                format!("offsets {at}-{}", b.last_offset),
+                format!("offset {at}-{}", b.last_offset),
+            )
+        } else {
+            (format!("offset {at}"), format!("offset {at}"))
+        };
+        match self {
+            Why::Marker => {
+                let c = b
+                    .control
+                    .map(|c| c.name().to_uppercase())
+                    .unwrap_or_default();
+                Said::new(
+                    format!(
+                        "{c} marker of {id} at offset {at}: consumers never see it; it closes the transaction on {tp}"
+                    ),
+                    format!(
+                        "{id} 的 {c}标记，offset {at}：消费者看不到它；它在 {tp} 上结束这个事务"
+                    ),
+                )
+            }
+            Why::AboveHighWatermark => Said::new(
                 format!("{at_en} >= HW {hw}: not on every ISR replica yet, no consumer reads it"),
                 format!("{at_zh} >= HW {hw}：还没复制到每个 ISR 副本，任何消费者都读不到"),
             ),
-        );
-    }
-    let hanging = s
-        .transactions()
-        .late_writes()
-        .iter()
-        .find(|w| &w.tp == tp && w.offset == lso);
-    let Some(id) = b.transactional_id.as_deref() else {
-        return if let (true, Some(w)) = (at >= lso, hanging) {
-            (
-                Fate::HeldBack,
-                Said::new(
-                    format!(
-                        "plain data at {at_en} >= LSO {lso}: read_committed waits behind a hanging transaction, a late write of {} at offset {lso} that no one will end",
-                        w.id
-                    ),
-                    format!(
-                        "普通数据，{at_zh} >= LSO {lso}：read_committed 被悬挂事务挡住，即 offset {lso} 上 {} 的迟到写入，没有人会结束它",
-                        w.id
-                    ),
+            Why::PlainHanging(late) => Said::new(
+                format!(
+                    "plain data at {at_en} >= LSO {lso}: read_committed waits behind a hanging transaction, a late write of {late} at offset {lso} that no one will end"
                 ),
-            )
-        } else if at >= lso {
-            (
-                Fate::HeldBack,
-                Said::new(
-                    format!(
-                        "plain data at {at_en} >= LSO {lso}: read_uncommitted reads it, read_committed waits behind an open transaction"
-                    ),
-                    format!(
-                        "普通数据，{at_zh} >= LSO {lso}：read_uncommitted 能读到，read_committed 要等前面未结束的事务"
-                    ),
+                format!(
+                    "普通数据，{at_zh} >= LSO {lso}：read_committed 被悬挂事务挡住，即 offset {lso} 上 {late} 的迟到写入，没有人会结束它"
                 ),
-            )
-        } else {
-            (
-                Fate::Committed,
-                Said::new(
-                    format!("plain data at {at_en} < LSO {lso}: every consumer reads it"),
-                    format!("普通数据，{at_zh} < LSO {lso}：所有消费者都能读到"),
+            ),
+            Why::PlainHeldBack => Said::new(
+                format!(
+                    "plain data at {at_en} >= LSO {lso}: read_uncommitted reads it, read_committed waits behind an open transaction"
                 ),
-            )
-        };
-    };
-    let coordinator = s.transactions();
-    let late =
-        (coordinator.late_writes().iter()).any(|w| w.id == id && &w.tp == tp && w.offset == at);
-    if late && coordinator.owner(id, tp, at).is_none() {
-        return (
-            Fate::Orphaned,
-            Said::new(
+                format!(
+                    "普通数据，{at_zh} >= LSO {lso}：read_uncommitted 能读到，read_committed 要等前面未结束的事务"
+                ),
+            ),
+            Why::PlainCommitted => Said::new(
+                format!("plain data at {at_en} < LSO {lso}: every consumer reads it"),
+                format!("普通数据，{at_zh} < LSO {lso}：所有消费者都能读到"),
+            ),
+            Why::LateWrite => Said::new(
                 format!(
                     "a late write of {id}, after its transaction's marker on {tp}: no instance will end it, so the LSO stops at {at} (the hanging transaction; only the kafka rules' transaction timeout aborts it)"
                 ),
@@ -214,29 +295,16 @@ pub fn decide(
                     "{id} 的迟到写入，位于它的事务在 {tp} 上的标记之后：没有实例会结束它，所以 LSO 停在 {at}（悬挂事务；只有 kafka 规则的事务超时能中止它）"
                 ),
             ),
-        );
-    }
-    let Some(owner) = coordinator.owner(id, tp, at) else {
-        return (
-            Fate::Orphaned,
-            Said::new(
+            Why::NoOwner => Said::new(
                 format!("no journal frame of {id} owns {at_en} on {tp}: it can never commit"),
                 format!("事务日志里没有 {id} 的帧拥有 {tp} 的 {at_zh}：它永远不会提交"),
             ),
-        );
-    };
-    match owner.state {
-        TransactionState::Ongoing => (
-            Fate::Ongoing,
-            Said::new(
+            Why::Ongoing => Said::new(
                 format!("{id} is ONGOING: {at_en} >= LSO {lso}, nobody decided yet"),
                 format!("{id} 是 ONGOING：{at_zh} >= LSO {lso}，还没有决定提交或中止"),
             ),
-        ),
-        TransactionState::PrepareCommit | TransactionState::PrepareAbort => {
-            let state = owner.state.name().to_uppercase();
-            (
-                Fate::Decided,
+            Why::Decided(state) => {
+                let state = state.name().to_uppercase();
                 Said::new(
                     format!(
                         "{id} is {state}: decided, but its marker on {tp} is missing, so read_committed waits at LSO {lso}"
@@ -244,12 +312,9 @@ pub fn decide(
                     format!(
                         "{id} 是 {state}：已经决定，但 {tp} 上缺少它的标记，所以 read_committed 停在 LSO {lso}"
                     ),
-                ),
-            )
-        }
-        TransactionState::CompleteAbort => (
-            Fate::Aborted,
-            match marker_after(s, tp, id, at) {
+                )
+            }
+            Why::Aborted => match marker_after(s, tp, id, at) {
                 Some(m) => Said::new(
                     format!("{id} aborted: ABORT marker at offset {m}"),
                     format!("{id} 已中止：ABORT标记在 offset {m}"),
@@ -259,48 +324,33 @@ pub fn decide(
                     format!("{id} 在事务日志中是 COMPLETE_ABORT（缺少它的标记）"),
                 ),
             },
-        ),
-        TransactionState::CompleteCommit => {
-            if !coordinator.is_committed(tp, &header_only(b)) {
+            Why::NotTheCommittedEpoch => {
                 let epoch = b.producer_epoch;
-                return (
-                    Fate::Orphaned,
-                    Said::new(
-                        format!(
-                            "producer epoch {epoch} is not {id}'s committed instance's: never committed"
-                        ),
-                        format!(
-                            "producer epoch {epoch} 不属于 {id} 已提交的那个实例：永远不算提交"
-                        ),
+                Said::new(
+                    format!(
+                        "producer epoch {epoch} is not {id}'s committed instance's: never committed"
                     ),
-                );
+                    format!("producer epoch {epoch} 不属于 {id} 已提交的那个实例：永远不算提交"),
+                )
             }
-            if at >= lso {
-                return (
-                    Fate::HeldBack,
-                    Said::new(
-                        format!(
-                            "{id} committed, but {at_en} >= LSO {lso}: read_committed waits behind an earlier open transaction"
-                        ),
-                        format!(
-                            "{id} 已提交，但 {at_zh} >= LSO {lso}：read_committed 要等更早的未结束事务"
-                        ),
-                    ),
-                );
-            }
-            (
-                Fate::Committed,
-                match marker_after(s, tp, id, at) {
-                    Some(m) => Said::new(
-                        format!("{id} committed: COMMIT marker at offset {m}"),
-                        format!("{id} 已提交：COMMIT标记在 offset {m}"),
-                    ),
-                    None => Said::new(
-                        format!("{id} is COMPLETE_COMMIT in the journal (its marker is missing)"),
-                        format!("{id} 在事务日志中是 COMPLETE_COMMIT（缺少它的标记）"),
-                    ),
-                },
-            )
+            Why::CommittedHeldBack => Said::new(
+                format!(
+                    "{id} committed, but {at_en} >= LSO {lso}: read_committed waits behind an earlier open transaction"
+                ),
+                format!(
+                    "{id} 已提交，但 {at_zh} >= LSO {lso}：read_committed 要等更早的未结束事务"
+                ),
+            ),
+            Why::Committed => match marker_after(s, tp, id, at) {
+                Some(m) => Said::new(
+                    format!("{id} committed: COMMIT marker at offset {m}"),
+                    format!("{id} 已提交：COMMIT标记在 offset {m}"),
+                ),
+                None => Said::new(
+                    format!("{id} is COMPLETE_COMMIT in the journal (its marker is missing)"),
+                    format!("{id} 在事务日志中是 COMPLETE_COMMIT（缺少它的标记）"),
+                ),
+            },
         }
     }
 }

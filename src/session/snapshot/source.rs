@@ -5,7 +5,7 @@
 //! anything else.
 
 use crate::session::driver::Driver;
-use crate::session::snapshot::build::{Wanted, load_values};
+use crate::session::snapshot::build::{Wanted, explain, load_values};
 use crate::session::snapshot::{Bounds, Snapshot, build, diff};
 use crate::session::timeline::Timeline;
 
@@ -21,6 +21,14 @@ pub trait SnapshotSource {
     fn load_values(&self, snapshot: &mut Snapshot, wanted: &[Wanted]) {
         let _ = (snapshot, wanted);
     }
+
+    /// Fills in why batch `b` of partition `p` has its fate, when `bounds`
+    /// left the sentences out ([`Bounds::explanations`]): the explanation
+    /// of the batch a frame shows selected. Sources whose snapshots say
+    /// why for every batch have nothing to do.
+    fn explain(&self, snapshot: &mut Snapshot, p: usize, b: usize) {
+        let _ = (snapshot, p, b);
+    }
 }
 
 impl SnapshotSource for Driver {
@@ -32,6 +40,13 @@ impl SnapshotSource for Driver {
     fn load_values(&self, snapshot: &mut Snapshot, wanted: &[Wanted]) {
         if !snapshot.before_recovery {
             load_values(self, snapshot, wanted);
+        }
+    }
+
+    /// A moment of death says why for every batch already.
+    fn explain(&self, snapshot: &mut Snapshot, p: usize, b: usize) {
+        if !snapshot.before_recovery {
+            explain(self, snapshot, p, b);
         }
     }
 }
@@ -70,6 +85,15 @@ impl SnapshotSource for Timeline {
     fn load_values(&self, snapshot: &mut Snapshot, wanted: &[Wanted]) {
         if !snapshot.before_recovery {
             load_values(self.driver(), snapshot, wanted);
+        }
+    }
+
+    /// A moment of death says why for every batch already (its bounds
+    /// have [`Bounds::explanations`]); the driver's logs are the recovered
+    /// ones.
+    fn explain(&self, snapshot: &mut Snapshot, p: usize, b: usize) {
+        if !snapshot.before_recovery {
+            explain(self.driver(), snapshot, p, b);
         }
     }
 }

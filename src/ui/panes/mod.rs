@@ -385,7 +385,7 @@ pub fn clip(text: &str, max: usize) -> String {
     let mut out = String::new();
     let mut used = 0;
     for c in text.chars() {
-        let w = Span::raw(c.to_string()).width();
+        let w = char_width(c);
         if used + w + 1 > max {
             break;
         }
@@ -464,6 +464,17 @@ pub fn visible(text: &str) -> std::borrow::Cow<'_, str> {
     std::borrow::Cow::Owned(out)
 }
 
+/// The terminal columns of `c`: what a span of `c` alone measures, without
+/// making a string for it (measuring a value character by character made
+/// one per character). A printable ASCII character is one column in every
+/// Unicode width table, and most values are ASCII.
+pub fn char_width(c: char) -> usize {
+    if c == ' ' || c.is_ascii_graphic() {
+        return 1;
+    }
+    Span::raw(&*c.encode_utf8(&mut [0; 4])).width()
+}
+
 /// `line` in `width` columns, shortened on purpose: it ends at the last
 /// word that fits, followed by `…`, so a narrow pane (80x24) never shows
 /// half a word without saying so. A first word longer than the line is
@@ -483,7 +494,7 @@ pub fn shorten<'a>(line: Line<'a>, width: usize) -> Line<'a> {
     // The characters that fit before the `…`.
     let (mut keep, mut used) = (0, 0);
     for (c, _) in &chars {
-        let w = Span::raw(c.to_string()).width();
+        let w = char_width(*c);
         if used + w > width - 1 {
             break;
         }
@@ -863,6 +874,20 @@ pub(crate) mod testkit {
 
 #[cfg(test)]
 mod tests {
+    /// The width of one character is what a span of it alone measures,
+    /// printable ASCII (the fast path), wide, combining and control
+    /// characters alike.
+    #[test]
+    fn a_characters_width_is_its_spans() {
+        for c in (' '..='~').chain(['é', '中', '…', '●', '\u{301}', '\u{7}', '\t', '🙂']) {
+            assert_eq!(
+                super::char_width(c),
+                ratatui::text::Span::raw(c.to_string()).width(),
+                "{c:?}"
+            );
+        }
+    }
+
     use super::testkit::{ctx, draw, view};
     use super::*;
     use crate::session::snapshot::Fate;

@@ -68,6 +68,15 @@ pub fn selection_at(view: &Snapshot, row: Option<usize>) -> Selection {
         })
 }
 
+/// The batch `selection` is drawn at in `view`, as (partition, index into
+/// its `batches`): the one batch whose explanation a frame shows
+/// ([`SnapshotSource::explain`](crate::session::SnapshotSource::explain)).
+pub fn selected_batch(view: &Snapshot, selection: &Selection) -> Option<(usize, usize)> {
+    let (p, b) = locate(view, row_of(view, selection)?)?;
+    let part = &view.partitions[p];
+    Some((p, part.batches.len() - part.window().len() + b))
+}
+
 /// The selected batch `index` as (partition, batch).
 fn locate(view: &Snapshot, mut index: usize) -> Option<(usize, usize)> {
     for (p, part) in view.partitions.iter().enumerate() {

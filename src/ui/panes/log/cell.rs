@@ -45,7 +45,7 @@ pub fn fit(s: &str, width: usize) -> String {
     let mut out = String::new();
     let mut used = 0;
     for c in s.chars() {
-        let w = Span::raw(c.to_string()).width();
+        let w = crate::ui::panes::char_width(c);
         if used + w > width {
             break;
         }
@@ -89,7 +89,11 @@ pub fn value(records: &[RecordSnapshot], slot: Slot, per_batch: bool) -> String 
         records.iter().find(|r| r.offset == slot.from)
     };
     r.map_or(String::new(), |r| {
-        super::super::visible(&r.value_text()).into_owned()
+        let text = r.value_text();
+        match super::super::visible(&text) {
+            std::borrow::Cow::Borrowed(_) => text,
+            std::borrow::Cow::Owned(shown) => shown,
+        }
     })
 }
 
@@ -148,13 +152,16 @@ fn readers(ctx: &PaneContext, ru: bool, rc: bool) -> String {
 }
 
 /// A compacted-away offset's cell: its glyph and label, nothing to read.
-fn compacted(ctx: &PaneContext) -> Drawn {
+fn compacted(ctx: &PaneContext, lines: &[Line]) -> Drawn {
     Drawn {
         glyph: Theme::COMPACTED_GLYPH,
         style: ctx.theme.compacted(),
         value: String::new(),
         fate: ctx.lang.t("compacted").to_string(),
-        readers: readers(ctx, false, false),
+        readers: match lines.contains(&Line::Readers) {
+            true => readers(ctx, false, false),
+            false => String::new(),
+        },
         epoch: String::new(),
     }
 }
@@ -171,7 +178,24 @@ pub fn reads(yes: bool) -> &'static str {
     if yes { "●" } else { "·" }
 }
 
-pub fn drawn(c: Cell<'_>, slot: Slot, win: &Window, ctx: &PaneContext) -> Option<Drawn> {
+/// What cell `c` at `slot` shows on the row's `lines` (the value line is
+/// always made; a line the row does not draw is left empty rather than
+/// made for nothing: a frame draws a few hundred cells).
+pub fn drawn(
+    c: Cell<'_>,
+    slot: Slot,
+    win: &Window,
+    ctx: &PaneContext,
+    lines: &[Line],
+) -> Option<Drawn> {
+    // The text of `line`, made only when the row draws it.
+    let on = |line: Line, text: &dyn Fn() -> String| {
+        if lines.contains(&line) {
+            text()
+        } else {
+            String::new()
+        }
+    };
     let room = win.cell.saturating_sub(2);
     match c {
         Cell::Empty => None,
@@ -183,7 +207,7 @@ pub fn drawn(c: Cell<'_>, slot: Slot, win: &Window, ctx: &PaneContext) -> Option
             readers: String::new(),
             epoch: String::new(),
         }),
-        Cell::Compacted => Some(compacted(ctx)),
+        Cell::Compacted => Some(compacted(ctx, lines)),
         // An offset of a batch whose record compaction removed (all its
         // records read, so the gap is known and not just unread).
         Cell::Batch(_, b)
@@ -193,7 +217,7 @@ pub fn drawn(c: Cell<'_>, slot: Slot, win: &Window, ctx: &PaneContext) -> Option
                 && b.records.len() as i64 + b.compacted == b.len()
                 && !b.records.iter().any(|r| r.offset == slot.from) =>
         {
-            Some(compacted(ctx))
+            Some(compacted(ctx, lines))
         }
         Cell::Batch(_, b) if !win.per_batch && tombstone_at(&b.records, slot) => Some(Drawn {
             glyph: Theme::fate_glyph(b.fate),
@@ -203,13 +227,15 @@ pub fn drawn(c: Cell<'_>, slot: Slot, win: &Window, ctx: &PaneContext) -> Option
             } else {
                 Theme::TOMBSTONE_GLYPH.to_string()
             },
-            fate: ctx.lang.t(b.fate.name()).to_string(),
-            readers: readers(
-                ctx,
-                b.fate.read_uncommitted_sees(),
-                b.fate.read_committed_sees(),
-            ),
-            epoch: format!("e{}", b.leader_epoch),
+            fate: on(Line::Fate, &|| ctx.lang.t(b.fate.name()).to_string()),
+            readers: on(Line::Readers, &|| {
+                readers(
+                    ctx,
+                    b.fate.read_uncommitted_sees(),
+                    b.fate.read_committed_sees(),
+                )
+            }),
+            epoch: on(Line::Epoch, &|| format!("e{}", b.leader_epoch)),
         }),
         Cell::Batch(_, b) => Some(Drawn {
             glyph: Theme::fate_glyph(b.fate),
@@ -220,16 +246,18 @@ pub fn drawn(c: Cell<'_>, slot: Slot, win: &Window, ctx: &PaneContext) -> Option
                 None if win.per_batch => counted(&value(&b.records, slot, true), b.len(), room),
                 None => value(&b.records, slot, win.per_batch),
             },
-            fate: ctx.lang.t(b.fate.name()).to_string(),
-            readers: readers(
-                ctx,
-                b.fate.read_uncommitted_sees(),
-                b.fate.read_committed_sees(),
-            ),
-            epoch: match &b.transactional_id {
+            fate: on(Line::Fate, &|| ctx.lang.t(b.fate.name()).to_string()),
+            readers: on(Line::Readers, &|| {
+                readers(
+                    ctx,
+                    b.fate.read_uncommitted_sees(),
+                    b.fate.read_committed_sees(),
+                )
+            }),
+            epoch: on(Line::Epoch, &|| match &b.transactional_id {
                 Some(t) => format!("e{} {t}", b.leader_epoch),
                 None => format!("e{}", b.leader_epoch),
-            },
+            }),
         }),
         Cell::Divergent(b) => Some(Drawn {
             glyph: Theme::DIVERGENT_GLYPH,
@@ -238,9 +266,9 @@ pub fn drawn(c: Cell<'_>, slot: Slot, win: &Window, ctx: &PaneContext) -> Option
                 Some(k) => marker(k, room).to_string(),
                 None => value(&b.records, slot, win.per_batch),
             },
-            fate: ctx.lang.t("divergent").to_string(),
-            readers: readers(ctx, false, false),
-            epoch: format!("e{}", b.leader_epoch),
+            fate: on(Line::Fate, &|| ctx.lang.t("divergent").to_string()),
+            readers: on(Line::Readers, &|| readers(ctx, false, false)),
+            epoch: on(Line::Epoch, &|| format!("e{}", b.leader_epoch)),
         }),
     }
 }

@@ -565,7 +565,7 @@ impl Canvas<'_, '_> {
         let mut last = None;
         let mut prev_new = false;
         for (i, (&c, slot)) in cells.iter().zip(&win.slots).enumerate() {
-            let Some(d) = drawn(c, *slot, win, ctx) else {
+            let Some(d) = drawn(c, *slot, win, ctx, lines) else {
                 continue;
             };
             let new = changed(c, slot.from);
