@@ -2,6 +2,7 @@
 //! partition logs with a sparse offset index.
 
 pub mod compaction;
+pub mod frames;
 pub mod index;
 pub mod lineage;
 pub mod partition_log;

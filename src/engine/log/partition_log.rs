@@ -620,7 +620,7 @@ impl PartitionLog {
         Ok(out)
     }
 
-    fn check_offset(&self, offset: i64) -> Result<()> {
+    pub(crate) fn check_offset(&self, offset: i64) -> Result<()> {
         let (start, end) = (self.log_start_offset(), self.leo());
         if offset < start || offset > end {
             return Err(MiniKafkaError::OffsetOutOfRange {

@@ -22,11 +22,11 @@ use std::collections::hash_map::Entry;
 use super::{leader_check, topic_partition};
 use crate::engine::vector_ext::VectorExt;
 use crate::kafka::broker::{
-    Answer, Broker, ClusterState, ControlType, RecordBatch, TimestampType, TopicPartition,
-    TransactionVisibility,
+    Answer, BatchView, Broker, ClusterState, ControlType, LoggedFrames, RecordBatch, TimestampType,
+    TopicPartition, TransactionVisibility,
 };
 use crate::kafka::errors::{code, name_of};
-use crate::kafka::records;
+use crate::kafka::wire_batch;
 
 /// Kafka's `fetch.max.bytes` default (55 MiB): the most a Fetch response
 /// holds, whatever the request's `max_bytes` asks (Kafka's
@@ -200,7 +200,7 @@ struct Read {
     aborted: Vec<(i64, i64)>,
 }
 
-/// The batches a read_committed fetch returns below the LSO, and its
+/// Which of the batches below the LSO a read_committed fetch returns, and its
 /// `aborted_transactions`.
 ///
 /// The engine decides what is committed (E11: the journal, per
@@ -222,8 +222,8 @@ struct Read {
 fn read_committed(
     s: &ClusterState,
     tp: &TopicPartition,
-    batches: Vec<RecordBatch>,
-) -> (Vec<RecordBatch>, Vec<(i64, i64)>) {
+    batches: &[RecordBatch],
+) -> (Vec<bool>, Vec<(i64, i64)>) {
     let committed: Vec<bool> = batches
         .iter()
         .map(|b| b.is_control() || !b.is_transactional() || s.transactions().is_committed(tp, b))
@@ -261,12 +261,7 @@ fn read_committed(
             aborted.push((b.producer_id, b.base_offset));
         }
     }
-    let visible = batches
-        .into_iter()
-        .zip(keep)
-        .filter_map(|(b, k)| k.then_some(b))
-        .collect();
-    (visible, aborted)
+    (keep, aborted)
 }
 
 /// The batches of `tp` from `offset` up to the HW (or the LSO), about
@@ -306,33 +301,42 @@ fn read(
         size += u64::from(b.size_bytes);
         count += 1;
     }
-    let batches: Vec<RecordBatch> = if count == 0 {
-        Vec::new()
+    let frames = if count == 0 {
+        LoggedFrames::default()
     } else {
-        log.read_batches(offset, count)
+        log.read_frames(offset, count)
             .map_err(|_| code::UNKNOWN_SERVER_ERROR)?
     };
-    let (visible, aborted) = if committed {
-        read_committed(s, tp, batches)
+    let views: Vec<BatchView<'_>> = frames
+        .views()
+        .collect::<Result<_, _>>()
+        .map_err(|_| code::UNKNOWN_SERVER_ERROR)?;
+    // Which batches a read_committed fetch returns is decided from their
+    // headers alone.
+    let headers: Vec<RecordBatch> = views.iter().map(BatchView::without_records).collect();
+    let (keep, aborted) = if committed {
+        read_committed(s, tp, &headers)
     } else {
-        (batches, Vec::new())
+        (vec![true; headers.len()], Vec::new())
     };
     let log_append = (set.timestamp_type() == TimestampType::LogAppendTime).then_some(origin);
     // The batches were chosen by their stored size (MKB1 frames); what is
     // sent is held to `max_bytes` in the wire's bytes, but for the first
     // batch when `at_least_one` (a stored frame can be a few bytes shorter
-    // than its v2 batch).
-    let mut records = BytesMut::new();
+    // than its v2 batch). Each is written from its frame into the one
+    // buffer the response carries.
+    let mut records = BytesMut::with_capacity(size.min(max_bytes) as usize);
     let mut sent_up_to = None;
-    for b in &visible {
-        let one = records::encode_batches(std::slice::from_ref(b), log_append)
-            .map_err(|_| code::UNKNOWN_SERVER_ERROR)?;
-        let first = records.is_empty() && at_least_one;
-        if !first && (records.len() + one.len()) as u64 > max_bytes {
+    let visible = views.iter().zip(&headers).zip(keep).filter(|(_, k)| *k);
+    for ((view, header), _) in visible {
+        let before = records.len();
+        wire_batch::write_v2(&mut records, view, log_append);
+        let first = before == 0 && at_least_one;
+        if !first && records.len() as u64 > max_bytes {
+            records.truncate(before);
             break;
         }
-        records.extend_from_slice(&one);
-        sent_up_to = Some(b.last_offset());
+        sent_up_to = Some(header.last_offset());
     }
     let records = records.freeze();
     // The aborted transactions of the batches sent.
