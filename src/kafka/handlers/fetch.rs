@@ -357,7 +357,7 @@ mod tests {
     use kafka_protocol::protocol::StrBytes;
 
     use super::*;
-    use crate::kafka::handlers::admin_tests::{Harness, cluster};
+    use crate::kafka::handlers::admin_tests::{Harness, cluster, cluster_with};
     use crate::session::listeners::NoSteps;
 
     /// Ten batches of one 1,000-byte record each in t-0, all below the HW.
@@ -410,6 +410,72 @@ mod tests {
         }
         assert_eq!(at, records.len(), "whole batches");
         n
+    }
+
+    /// What t-0's leader holds from offset 0, encoded by the protocol
+    /// crate's encoder: what a fetch of all of it answered before batches
+    /// were written from their frames.
+    fn encoded_now(h: &Harness) -> Bytes {
+        let tp = TopicPartition::new("t", 0);
+        h.driver.cluster().with_state(|s| {
+            let log = &s.partition(&tp).unwrap().leader().log;
+            let batches = log
+                .read_batches(log.log_start_offset(), usize::MAX)
+                .unwrap();
+            crate::kafka::records::encode_batches(&batches, None).unwrap()
+        })
+    }
+
+    /// A fetch answers with the batches as the log holds them now: after
+    /// a compaction rewrote them (records gone, offsets kept), the same
+    /// request answers the compacted batches, byte for byte what the
+    /// protocol crate's encoder makes of them, not what it answered
+    /// before.
+    #[test]
+    fn a_fetch_after_a_compaction_answers_the_compacted_batches() {
+        let mut h = cluster_with("kafka", serde_json::json!({"segment_max_bytes": 150}));
+        for i in 0..12 {
+            let key = format!("k{}", i % 2);
+            h.act(serde_json::json!({"produce": {"topic": "t", "key": key, "value": format!("v{i}")}}));
+        }
+        h.act(serde_json::json!({"replicate": {}}));
+        let all = request(i32::MAX, i32::MAX, 0);
+        let answer = |h: &mut Harness| {
+            let mut steps = NoSteps;
+            let mut w = h.state.worker(&mut h.driver, &mut steps);
+            let Some(ResponseKind::Fetch(r)) = handle(&mut w, 1, &all, 12).body else {
+                panic!("a fetch response")
+            };
+            r.responses[0].partitions[0].records.clone().unwrap()
+        };
+        let before = answer(&mut h);
+        assert_eq!(before, encoded_now(&h));
+        h.act(serde_json::json!({"compact": {"topic": "t", "delete_retention_ms": 60000}}));
+        let after = answer(&mut h);
+        assert_eq!(after, encoded_now(&h));
+        assert!(
+            after.len() < before.len(),
+            "{} then {} bytes",
+            before.len(),
+            after.len()
+        );
+        let values = |bytes: &Bytes| {
+            let mut b = bytes.clone();
+            kafka_protocol::records::RecordBatchDecoder::decode_all(&mut b)
+                .unwrap()
+                .into_iter()
+                .flat_map(|set| set.records)
+                .map(|r| (r.offset, r.value.unwrap()))
+                .collect::<Vec<_>>()
+        };
+        let (old, new) = (values(&before), values(&after));
+        assert_eq!(old.len(), 12);
+        assert!(new.len() < 12, "the compaction removed records: {new:?}");
+        assert!(
+            new.iter().all(|r| old.contains(r)),
+            "each kept at its offset"
+        );
+        assert_eq!(new.last(), old.last(), "the newest of a key stays");
     }
 
     #[test]
