@@ -25,9 +25,11 @@ use crate::session::recording::Caption;
 use crate::session::{Action, ActionError, Outcome};
 
 pub use crate::engine::config::BrokerId;
+pub use crate::engine::core::batch_view::BatchView;
 pub use crate::engine::core::cluster::ClusterState;
 pub use crate::engine::core::metadata::{TimestampType, validate_topic_name};
 pub use crate::engine::log::PartitionLog;
+pub use crate::engine::log::frames::LoggedFrames;
 pub use crate::engine::replication::model::TransactionVisibility;
 pub use crate::engine::transaction::{TransactionData, TransactionState};
 pub use crate::engine::{

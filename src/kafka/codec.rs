@@ -309,7 +309,8 @@ pub fn response_frame<E: std::fmt::Display>(
         .map_err(|e| SessionError::Frame(format!("cannot encode the response: {}", one_line(e))))?;
     let size = (buf.len() - 4) as i32;
     buf[..4].copy_from_slice(&size.to_be_bytes());
-    Ok(buf.to_vec())
+    // The buffer's own allocation, not a copy of it.
+    Ok(Vec::from(buf))
 }
 
 #[cfg(test)]

@@ -32,6 +32,7 @@ pub mod registry;
 pub mod server;
 pub mod steps;
 pub mod txn_view;
+pub mod wire_batch;
 pub mod worker;
 
 use std::net::{SocketAddr, ToSocketAddrs};

@@ -361,6 +361,10 @@ fn incoming(r: WireRecord) -> Result<IncomingRecord, Refusal> {
 /// `log_append_origin`: the topic is LogAppendTime, and its records' times
 /// (the engine clock's, when the leader appended them) are sent as Unix
 /// times counted from this origin, with the batch's LogAppendTime bit.
+///
+/// A fetch does not call this: it writes each batch from its frame
+/// ([`crate::kafka::wire_batch::write_v2`]), whose bytes the tests hold
+/// equal to these, the protocol crate's own encoding of the decoded batch.
 pub fn encode_batches(
     batches: &[RecordBatch],
     log_append_origin: Option<i64>,

@@ -406,6 +406,7 @@ async fn one_request(who: Who, frame: codec::Frame, net: &Net) -> Step {
         .begin(who.connection, &client, format!("{api:?} v{version}"));
     let reply = |v: i16, kind: ResponseKind, outcome: String| -> Step {
         match codec::response_frame(api, v, correlation, |buf| {
+            buf.reserve(records_len(&kind));
             kind.encode(buf, v).map_err(codec::one_line)
         }) {
             Ok(bytes) => Step::Reply(bytes, outcome),
@@ -503,4 +504,19 @@ async fn ask(
         return None;
     }
     rx.await.ok()
+}
+
+/// The record bytes a response carries (a fetch's, with room for each
+/// partition's fields), reserved before it is encoded so that its records
+/// are copied into the frame once, not again at each growth of the buffer.
+fn records_len(kind: &ResponseKind) -> usize {
+    match kind {
+        ResponseKind::Fetch(f) => f
+            .responses
+            .iter()
+            .flat_map(|t| &t.partitions)
+            .map(|p| p.records.as_ref().map_or(0, |r| r.len()) + 64)
+            .sum(),
+        _ => 0,
+    }
 }

@@ -288,11 +288,11 @@ fn read_records(
     })
 }
 
-fn malformed(why: &str) -> FrameError {
+pub(crate) fn malformed(why: &str) -> FrameError {
     FrameError::Malformed(why.to_string())
 }
 
-fn check_delta(delta: i32, previous: i32, last: i32) -> Result<(), FrameError> {
+pub(crate) fn check_delta(delta: i32, previous: i32, last: i32) -> Result<(), FrameError> {
     if delta <= previous || delta > last {
         return Err(malformed(
             "record offset deltas must increase within last_offset_delta",
@@ -301,7 +301,7 @@ fn check_delta(delta: i32, previous: i32, last: i32) -> Result<(), FrameError> {
     Ok(())
 }
 
-fn read_header(reader: &mut Reader<'_>) -> Result<BatchHeader, FrameError> {
+pub(crate) fn read_header(reader: &mut Reader<'_>) -> Result<BatchHeader, FrameError> {
     let version = reader.u8()?;
     if version != VERSION {
         return Err(FrameError::Malformed(format!(
@@ -394,17 +394,17 @@ fn skip_record(reader: &mut Reader<'_>, previous: i32, last_delta: i32) -> Resul
 }
 
 /// A bounds-checked big-endian cursor over a payload.
-struct Reader<'a> {
+pub(crate) struct Reader<'a> {
     bytes: &'a [u8],
     pos: usize,
 }
 
 impl<'a> Reader<'a> {
-    fn new(bytes: &'a [u8]) -> Self {
+    pub(crate) fn new(bytes: &'a [u8]) -> Self {
         Self { bytes, pos: 0 }
     }
 
-    fn take(&mut self, n: usize) -> Result<&'a [u8], FrameError> {
+    pub(crate) fn take(&mut self, n: usize) -> Result<&'a [u8], FrameError> {
         let end = self
             .pos
             .checked_add(n)
@@ -419,23 +419,23 @@ impl<'a> Reader<'a> {
         Ok(self.take(N)?.try_into().expect("take returns N bytes"))
     }
 
-    fn u8(&mut self) -> Result<u8, FrameError> {
+    pub(crate) fn u8(&mut self) -> Result<u8, FrameError> {
         Ok(self.array::<1>()?[0])
     }
-    fn u16(&mut self) -> Result<u16, FrameError> {
+    pub(crate) fn u16(&mut self) -> Result<u16, FrameError> {
         Ok(u16::from_be_bytes(self.array()?))
     }
-    fn u32(&mut self) -> Result<u32, FrameError> {
+    pub(crate) fn u32(&mut self) -> Result<u32, FrameError> {
         Ok(u32::from_be_bytes(self.array()?))
     }
-    fn i32(&mut self) -> Result<i32, FrameError> {
+    pub(crate) fn i32(&mut self) -> Result<i32, FrameError> {
         Ok(i32::from_be_bytes(self.array()?))
     }
-    fn i64(&mut self) -> Result<i64, FrameError> {
+    pub(crate) fn i64(&mut self) -> Result<i64, FrameError> {
         Ok(i64::from_be_bytes(self.array()?))
     }
 
-    fn nullable(&mut self, len: i32) -> Result<Option<&'a [u8]>, FrameError> {
+    pub(crate) fn nullable(&mut self, len: i32) -> Result<Option<&'a [u8]>, FrameError> {
         match len {
             -1 => Ok(None),
             n if n < -1 => Err(malformed("negative length")),
@@ -443,7 +443,7 @@ impl<'a> Reader<'a> {
         }
     }
 
-    fn finish(&self) -> Result<(), FrameError> {
+    pub(crate) fn finish(&self) -> Result<(), FrameError> {
         if self.pos != self.bytes.len() {
             return Err(FrameError::Malformed(format!(
                 "{} trailing bytes inside the payload",

@@ -2,6 +2,7 @@
 //! and the `BrokerCluster` facade.
 
 pub mod batch;
+pub mod batch_view;
 pub mod cluster;
 pub mod codec;
 pub mod metadata;

@@ -3,6 +3,7 @@
 
 pub mod compaction;
 pub mod frame_copy;
+pub mod frames;
 pub mod index;
 pub mod lineage;
 pub mod partition_log;

@@ -262,6 +262,14 @@ impl Segment {
         Ok((batch, len))
     }
 
+    /// Appends the `len` bytes at `pos` to `out` as they are on disk (whole
+    /// frames, which the caller checks): one read for a run of frames.
+    pub fn read_bytes_at(&self, pos: u64, len: usize, out: &mut Vec<u8>) -> Result<()> {
+        let start = out.len();
+        out.resize(start + len, 0);
+        self.read_exact_at(&mut out[start..], pos)
+    }
+
     pub(crate) fn read_exact_at(&self, buf: &mut [u8], pos: u64) -> Result<()> {
         self.file
             .read_exact_at(buf, pos)

@@ -27,9 +27,16 @@ pub(super) struct Harness {
 /// Brokers 1 and 2, both advertised; topic t of one partition, replicated
 /// on both.
 pub(super) fn cluster(rules: &str) -> Harness {
+    cluster_with(rules, serde_json::json!({}))
+}
+
+/// [`cluster`] with the cluster configuration `config` (the header's
+/// `cluster.config`).
+pub(super) fn cluster_with(rules: &str, config: serde_json::Value) -> Harness {
     let header: Header = serde_json::from_value(serde_json::json!({
         "mk_recording": 1, "title": "t", "rules": rules,
-        "cluster": {"brokers": [1, 2], "topics": [{"name": "t", "partitions": 1, "replication_factor": 2}]},
+        "cluster": {"brokers": [1, 2], "topics": [{"name": "t", "partitions": 1, "replication_factor": 2}],
+                    "config": config},
     }))
     .unwrap();
     let driver = Driver::new(&header, None).unwrap();

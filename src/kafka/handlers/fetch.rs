@@ -22,11 +22,11 @@ use std::collections::hash_map::Entry;
 use super::{leader_check, topic_partition};
 use crate::engine::vector_ext::VectorExt;
 use crate::kafka::broker::{
-    Answer, Broker, ClusterState, ControlType, RecordBatch, TimestampType, TopicPartition,
-    TransactionVisibility,
+    Answer, BatchView, Broker, ClusterState, ControlType, LoggedFrames, RecordBatch, TimestampType,
+    TopicPartition, TransactionVisibility,
 };
 use crate::kafka::errors::{code, name_of};
-use crate::kafka::records;
+use crate::kafka::wire_batch;
 
 /// Kafka's `fetch.max.bytes` default (55 MiB): the most a Fetch response
 /// holds, whatever the request's `max_bytes` asks (Kafka's
@@ -200,7 +200,7 @@ struct Read {
     aborted: Vec<(i64, i64)>,
 }
 
-/// The batches a read_committed fetch returns below the LSO, and its
+/// Which of the batches below the LSO a read_committed fetch returns, and its
 /// `aborted_transactions`.
 ///
 /// The engine decides what is committed (E11: the journal, per
@@ -222,8 +222,8 @@ struct Read {
 fn read_committed(
     s: &ClusterState,
     tp: &TopicPartition,
-    batches: Vec<RecordBatch>,
-) -> (Vec<RecordBatch>, Vec<(i64, i64)>) {
+    batches: &[RecordBatch],
+) -> (Vec<bool>, Vec<(i64, i64)>) {
     let committed: Vec<bool> = batches
         .iter()
         .map(|b| b.is_control() || !b.is_transactional() || s.transactions().is_committed(tp, b))
@@ -261,12 +261,7 @@ fn read_committed(
             aborted.push((b.producer_id, b.base_offset));
         }
     }
-    let visible = batches
-        .into_iter()
-        .zip(keep)
-        .filter_map(|(b, k)| k.then_some(b))
-        .collect();
-    (visible, aborted)
+    (keep, aborted)
 }
 
 /// The batches of `tp` from `offset` up to the HW (or the LSO), about
@@ -306,33 +301,42 @@ fn read(
         size += u64::from(b.size_bytes);
         count += 1;
     }
-    let batches: Vec<RecordBatch> = if count == 0 {
-        Vec::new()
+    let frames = if count == 0 {
+        LoggedFrames::default()
     } else {
-        log.read_batches(offset, count)
+        log.read_frames(offset, count)
             .map_err(|_| code::UNKNOWN_SERVER_ERROR)?
     };
-    let (visible, aborted) = if committed {
-        read_committed(s, tp, batches)
+    let views: Vec<BatchView<'_>> = frames
+        .views()
+        .collect::<Result<_, _>>()
+        .map_err(|_| code::UNKNOWN_SERVER_ERROR)?;
+    // Which batches a read_committed fetch returns is decided from their
+    // headers alone.
+    let headers: Vec<RecordBatch> = views.iter().map(BatchView::without_records).collect();
+    let (keep, aborted) = if committed {
+        read_committed(s, tp, &headers)
     } else {
-        (batches, Vec::new())
+        (vec![true; headers.len()], Vec::new())
     };
     let log_append = (set.timestamp_type() == TimestampType::LogAppendTime).then_some(origin);
     // The batches were chosen by their stored size (MKB1 frames); what is
     // sent is held to `max_bytes` in the wire's bytes, but for the first
     // batch when `at_least_one` (a stored frame can be a few bytes shorter
-    // than its v2 batch).
-    let mut records = BytesMut::new();
+    // than its v2 batch). Each is written from its frame into the one
+    // buffer the response carries.
+    let mut records = BytesMut::with_capacity(size.min(max_bytes) as usize);
     let mut sent_up_to = None;
-    for b in &visible {
-        let one = records::encode_batches(std::slice::from_ref(b), log_append)
-            .map_err(|_| code::UNKNOWN_SERVER_ERROR)?;
-        let first = records.is_empty() && at_least_one;
-        if !first && (records.len() + one.len()) as u64 > max_bytes {
+    let visible = views.iter().zip(&headers).zip(keep).filter(|(_, k)| *k);
+    for ((view, header), _) in visible {
+        let before = records.len();
+        wire_batch::write_v2(&mut records, view, log_append);
+        let first = before == 0 && at_least_one;
+        if !first && records.len() as u64 > max_bytes {
+            records.truncate(before);
             break;
         }
-        records.extend_from_slice(&one);
-        sent_up_to = Some(b.last_offset());
+        sent_up_to = Some(header.last_offset());
     }
     let records = records.freeze();
     // The aborted transactions of the batches sent.
@@ -353,7 +357,7 @@ mod tests {
     use kafka_protocol::protocol::StrBytes;
 
     use super::*;
-    use crate::kafka::handlers::admin_tests::{Harness, cluster};
+    use crate::kafka::handlers::admin_tests::{Harness, cluster, cluster_with};
     use crate::session::listeners::NoSteps;
 
     /// Ten batches of one 1,000-byte record each in t-0, all below the HW.
@@ -406,6 +410,72 @@ mod tests {
         }
         assert_eq!(at, records.len(), "whole batches");
         n
+    }
+
+    /// What t-0's leader holds from offset 0, encoded by the protocol
+    /// crate's encoder: what a fetch of all of it answered before batches
+    /// were written from their frames.
+    fn encoded_now(h: &Harness) -> Bytes {
+        let tp = TopicPartition::new("t", 0);
+        h.driver.cluster().with_state(|s| {
+            let log = &s.partition(&tp).unwrap().leader().log;
+            let batches = log
+                .read_batches(log.log_start_offset(), usize::MAX)
+                .unwrap();
+            crate::kafka::records::encode_batches(&batches, None).unwrap()
+        })
+    }
+
+    /// A fetch answers with the batches as the log holds them now: after
+    /// a compaction rewrote them (records gone, offsets kept), the same
+    /// request answers the compacted batches, byte for byte what the
+    /// protocol crate's encoder makes of them, not what it answered
+    /// before.
+    #[test]
+    fn a_fetch_after_a_compaction_answers_the_compacted_batches() {
+        let mut h = cluster_with("kafka", serde_json::json!({"segment_max_bytes": 150}));
+        for i in 0..12 {
+            let key = format!("k{}", i % 2);
+            h.act(serde_json::json!({"produce": {"topic": "t", "key": key, "value": format!("v{i}")}}));
+        }
+        h.act(serde_json::json!({"replicate": {}}));
+        let all = request(i32::MAX, i32::MAX, 0);
+        let answer = |h: &mut Harness| {
+            let mut steps = NoSteps;
+            let mut w = h.state.worker(&mut h.driver, &mut steps);
+            let Some(ResponseKind::Fetch(r)) = handle(&mut w, 1, &all, 12).body else {
+                panic!("a fetch response")
+            };
+            r.responses[0].partitions[0].records.clone().unwrap()
+        };
+        let before = answer(&mut h);
+        assert_eq!(before, encoded_now(&h));
+        h.act(serde_json::json!({"compact": {"topic": "t", "delete_retention_ms": 60000}}));
+        let after = answer(&mut h);
+        assert_eq!(after, encoded_now(&h));
+        assert!(
+            after.len() < before.len(),
+            "{} then {} bytes",
+            before.len(),
+            after.len()
+        );
+        let values = |bytes: &Bytes| {
+            let mut b = bytes.clone();
+            kafka_protocol::records::RecordBatchDecoder::decode_all(&mut b)
+                .unwrap()
+                .into_iter()
+                .flat_map(|set| set.records)
+                .map(|r| (r.offset, r.value.unwrap()))
+                .collect::<Vec<_>>()
+        };
+        let (old, new) = (values(&before), values(&after));
+        assert_eq!(old.len(), 12);
+        assert!(new.len() < 12, "the compaction removed records: {new:?}");
+        assert!(
+            new.iter().all(|r| old.contains(r)),
+            "each kept at its offset"
+        );
+        assert_eq!(new.last(), old.last(), "the newest of a key stays");
     }
 
     #[test]
