@@ -115,21 +115,9 @@ impl PartitionLog {
         if count == 0 {
             return Ok(());
         }
-        let first_segment = self
-            .segments
-            .partition_point(|s| s.base_offset() <= from_offset)
-            .saturating_sub(1);
-        for segment in &self.segments[first_segment..] {
-            if wanted == 0 {
-                break;
-            }
-            let Some(position) = segment.position_of(from_offset)? else {
-                continue;
-            };
-            let len = wanted.min(segment.size() - position);
-            read_part(segment, position, len, fetched)?;
-            wanted -= len;
-        }
+        self.frame_parts(from_offset, wanted, |segment, position, len| {
+            read_part(segment, position, len, fetched)
+        })?;
         self.frames_read.fetch_add(count, Ordering::Relaxed);
         Ok(())
     }

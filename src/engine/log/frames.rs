@@ -11,6 +11,7 @@ use crate::engine::core::batch_view::{self, BatchView};
 use crate::engine::core::codec;
 use crate::engine::error::{MiniKafkaError, Result};
 use crate::engine::log::partition_log::PartitionLog;
+use crate::engine::log::segment::Segment;
 use crate::engine::vector_ext::VectorExt;
 
 /// Frames read from a log, each checked.
@@ -44,6 +45,42 @@ impl LoggedFrames {
 }
 
 impl PartitionLog {
+    /// Hands `part` where the `wanted` bytes of frames from the batch
+    /// holding `from_offset` on lie: each segment they span once, in
+    /// order, as (segment, position, length), so a reader makes one read
+    /// per segment ([`Self::read_frames`], and the follower's copy,
+    /// [`Self::read_frames_into`]).
+    pub(crate) fn frame_parts(
+        &self,
+        from_offset: i64,
+        mut wanted: u64,
+        mut part: impl FnMut(&Segment, u64, u64) -> Result<()>,
+    ) -> Result<()> {
+        let first_segment = self
+            .segments
+            .partition_point(|s| s.base_offset() <= from_offset)
+            .saturating_sub(1);
+        let mut started = false;
+        for segment in &self.segments[first_segment..] {
+            if wanted == 0 {
+                break;
+            }
+            let position = if started {
+                0
+            } else {
+                match segment.position_of(from_offset)? {
+                    Some(position) => position,
+                    None => continue,
+                }
+            };
+            started = true;
+            let len = wanted.min(segment.size().saturating_sub(position));
+            part(segment, position, len)?;
+            wanted -= len;
+        }
+        Ok(())
+    }
+
     /// The frames of the batches [`Self::read_batches`] returns: from the
     /// one holding `from_offset`, at most `max_batches`.
     pub fn read_frames(&self, from_offset: i64, max_batches: usize) -> Result<LoggedFrames> {
@@ -65,30 +102,11 @@ impl PartitionLog {
         let Some(&(first_base, _)) = listed.first() else {
             return Ok(out);
         };
-        let mut remaining: usize = listed.iter().map(|&(_, size)| size as usize).sum();
-        out.bytes.reserve(remaining);
-        let first_segment = self
-            .segments
-            .partition_point(|s| s.base_offset() <= first_base)
-            .saturating_sub(1);
-        let mut started = false;
-        for segment in &self.segments[first_segment..] {
-            if remaining == 0 {
-                break;
-            }
-            let pos = if started {
-                0
-            } else {
-                match segment.position_of(from_offset)? {
-                    Some(pos) => pos,
-                    None => continue,
-                }
-            };
-            started = true;
-            let take = (segment.size().saturating_sub(pos) as usize).min(remaining);
-            segment.read_bytes_at(pos, take, &mut out.bytes)?;
-            remaining -= take;
-        }
+        let wanted: u64 = listed.iter().map(|&(_, size)| u64::from(size)).sum();
+        out.bytes.reserve(wanted as usize);
+        self.frame_parts(first_base, wanted, |segment, position, len| {
+            segment.read_bytes_at(position, len as usize, &mut out.bytes)
+        })?;
         // Each frame whole, its CRC right, and the batch the log lists
         // there: else the file is not what the log holds.
         let mut at = 0;
