@@ -20,14 +20,16 @@
 use crate::session::snapshot::field;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
+use ratatui::style::Style;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Paragraph, Widget, Wrap};
+use ratatui::widgets::{Block, Paragraph, Widget};
 
-use super::{PaneContext, column, column_width, frame, lines, marks, pad};
+use super::{PaneContext, clip, column, column_width, frame, lines, marks, pad};
 use crate::session::snapshot::build::Wanted;
 use crate::session::snapshot::{BatchSnapshot, PartitionSnapshot, Snapshot, VALUES_SHOWN};
 use crate::session::ui_step::{BatchRef, Selection};
 use crate::ui::theme::Theme;
+use crate::ui::wrap::{width as wrap_width, wrap};
 
 /// How many batch rows can be selected (all partitions' windows together).
 pub fn selectable(view: &Snapshot) -> usize {
@@ -293,27 +295,47 @@ struct Plan {
     below: usize,
 }
 
-fn explanation_line<'a>(batch: &BatchSnapshot, ctx: &PaneContext) -> Line<'a> {
+/// The selected batch's explanation and the style it is drawn in.
+fn explanation_text(batch: &BatchSnapshot, ctx: &PaneContext) -> (String, Style) {
     let seen = if ctx.isolation.sees(batch.fate) {
         ctx.lang.t("seen")
     } else {
         ctx.lang.t("unseen")
     };
-    Line::styled(
-        format!(
-            "{} {} · {}: {seen}",
-            Theme::fate_glyph(batch.fate),
-            if ctx.lang.zh() && !batch.explanation_zh.is_empty() {
-                &batch.explanation_zh
+    let text = format!(
+        "{} {} · {}: {seen}",
+        Theme::fate_glyph(batch.fate),
+        if ctx.lang.zh() && !batch.explanation_zh.is_empty() {
+            &batch.explanation_zh
+        } else {
+            &batch.explanation
+        },
+        ctx.isolation.name()
+    );
+    let style = ctx
+        .theme
+        .fate(batch.fate)
+        .remove_modifier(ratatui::style::Modifier::CROSSED_OUT);
+    (text, style)
+}
+
+/// The explanation in the lines it is drawn in, at most `height` of
+/// `width` columns: wrapped as [`wrap`] counts them (so the room the plan
+/// gives it is what it needs), the last one ending in `…` when the rest
+/// does not fit.
+fn explanation_lines(text: &str, width: usize, height: usize) -> Vec<String> {
+    let mut lines = wrap(text, width);
+    if lines.len() > height {
+        lines.truncate(height);
+        if let Some(last) = lines.last_mut() {
+            *last = if wrap_width(last) + 2 <= width {
+                format!("{last} …")
             } else {
-                &batch.explanation
-            },
-            ctx.isolation.name()
-        ),
-        ctx.theme
-            .fate(batch.fate)
-            .remove_modifier(ratatui::style::Modifier::CROSSED_OUT),
-    )
+                clip(last, wrap_width(last).saturating_sub(1).max(1))
+            };
+        }
+    }
+    lines
 }
 
 /// How many batch rows each partition gets out of `rows` (at least one per
@@ -355,8 +377,8 @@ fn plan(view: &Snapshot, ctx: &PaneContext, inner: Rect) -> Plan {
     let mut rows_area = inner;
     let mut explanation = None;
     if let Some((p, b)) = selected {
-        let line = explanation_line(batch(view, p, b), ctx);
-        let need = line.width().div_ceil(usize::from(inner.width)).max(1);
+        let (text, _) = explanation_text(batch(view, p, b), ctx);
+        let need = wrap(&text, usize::from(inner.width)).len();
         let h = u16::try_from(need)
             .unwrap_or(u16::MAX)
             .min(inner.height / 2);
@@ -479,9 +501,15 @@ pub fn render(view: &Snapshot, ctx: &PaneContext, area: Rect, buf: &mut Buffer) 
     // The anchor is marked only where j/k have something to move.
     let anchored = ctx.focused && plan.windows.iter().any(|w| w.older + w.newer > 0);
     if let Some((at, p, b)) = plan.explanation {
-        Paragraph::new(explanation_line(batch(view, p, b), ctx))
-            .wrap(Wrap { trim: true })
-            .render(at, buf);
+        let (text, style) = explanation_text(batch(view, p, b), ctx);
+        let lines = explanation_lines(&text, usize::from(at.width), usize::from(at.height));
+        Paragraph::new(
+            lines
+                .into_iter()
+                .map(|l| Line::styled(l, style))
+                .collect::<Vec<_>>(),
+        )
+        .render(at, buf);
     }
     let selected = plan.explanation.map(|(_, p, b)| (p, b));
     let width = usize::from(inner.width);
@@ -518,6 +546,28 @@ mod tests {
     use super::super::{PaneContext, PaneId};
     use super::*;
     use crate::ui::i18n::Lang;
+
+    /// The room an explanation gets is what its words wrap to (a count by
+    /// width alone gave this one a line too few, and the verdict at its
+    /// end went unseen), and a cut one ends in `…`.
+    #[test]
+    fn an_explanation_gets_the_lines_its_words_wrap_to_and_a_cut_one_says_so() {
+        let text = "↑ offsets 0-2 >= HW 0: not on every ISR replica yet, no consumer \
+                    reads it · read_committed: not seen";
+        let w = 34;
+        let all = explanation_lines(text, w, 10);
+        assert_eq!(all, wrap(text, w));
+        assert!(all.len() > wrap_width(text).div_ceil(w), "{all:?}");
+        assert!(
+            all.join(" ").ends_with("read_committed: not seen"),
+            "{all:?}"
+        );
+        let cut = explanation_lines(text, w, 2);
+        assert_eq!(cut.len(), 2);
+        assert_eq!(cut[0], all[0]);
+        assert!(cut[1].ends_with('…'), "{cut:?}");
+        assert!(cut.iter().all(|l| wrap_width(l) <= w), "{cut:?}");
+    }
 
     #[test]
     fn header_and_batches_with_glyphs_and_labels() {
