@@ -455,6 +455,27 @@ fn sentences_name_a_batch_by_its_range() {
         )),
         "{said:?}"
     );
+    // Decided, its COMMIT marker in the leader's log but not yet
+    // acknowledged: the explanation says it is not complete until the
+    // marker is written and acknowledged, not that the marker is missing.
+    let mut view = app.snapshot();
+    let batches = &view.partitions[0].batches;
+    assert!(batches.iter().any(|b| b.control.is_some()), "{batches:?}");
+    let first = batches.iter().position(|b| b.base_offset == 0).unwrap();
+    app.session().source().explain(&mut view, 0, first);
+    let why = &view.partitions[0].batches[first];
+    assert!(
+        why.explanation.contains(
+            "decided, but not complete until its marker on out-0 is written and acknowledged"
+        ) && !why.explanation.contains("missing"),
+        "{}",
+        why.explanation
+    );
+    assert!(
+        why.explanation_zh.contains("写入并确认之前还没有完成"),
+        "{}",
+        why.explanation_zh
+    );
     let app = replay(recording(1, &actions), 7);
     assert!(
         events(&app)

@@ -307,10 +307,10 @@ impl Why<'_> {
                 let state = state.name().to_uppercase();
                 Said::new(
                     format!(
-                        "{id} is {state}: decided, but its marker on {tp} is missing, so read_committed waits at LSO {lso}"
+                        "{id} is {state}: decided, but not complete until its marker on {tp} is written and acknowledged, so read_committed waits at LSO {lso}"
                     ),
                     format!(
-                        "{id} 是 {state}：已经决定，但 {tp} 上缺少它的标记，所以 read_committed 停在 LSO {lso}"
+                        "{id} 是 {state}：已经决定，但 {tp} 上的标记写入并确认之前还没有完成，所以 read_committed 停在 LSO {lso}"
                     ),
                 )
             }
