@@ -82,17 +82,19 @@ struct CheckedFrame {
 }
 
 impl PartitionLog {
-    /// The frames of the whole batches from `from_offset` up to about
-    /// `max_bytes` (always at least one batch), as written: what a follower
-    /// fetch copies. The batch summaries say how many bytes those batches
-    /// take; each segment they span is read once.
+    /// [`Self::read_frames_into`] a new buffer.
+    #[cfg(test)]
     pub fn read_frames_bytes(&self, from_offset: i64, max_bytes: u64) -> Result<FetchedFrames> {
         let mut fetched = FetchedFrames::default();
         self.read_frames_into(from_offset, max_bytes, &mut fetched)?;
         Ok(fetched)
     }
 
-    /// [`Self::read_frames_bytes`] into `fetched`, replacing what it held.
+    /// The frames of the whole batches from `from_offset` up to about
+    /// `max_bytes` (always at least one batch), as written, into `fetched`,
+    /// replacing what it held: what a follower fetch copies. The batch
+    /// summaries say how many bytes those batches take; each segment they
+    /// span is read once.
     pub fn read_frames_into(
         &self,
         from_offset: i64,
@@ -122,7 +124,7 @@ impl PartitionLog {
         Ok(())
     }
 
-    /// Appends the frames a leader's [`Self::read_frames_bytes`] returned.
+    /// Appends the frames a leader's [`Self::read_frames_into`] read.
     /// Every frame's CRC and structure are checked first, as the leader's
     /// decode of them would: one that fails is [`MiniKafkaError::Corrupt`],
     /// naming where the leader holds it, and nothing is appended. Then the

@@ -7,7 +7,7 @@ use ratatui::style::Style;
 use ratatui::text::Span;
 
 use super::window::{Cell, Slot, Window};
-use crate::session::snapshot::{ControlKind, RecordSnapshot};
+use crate::session::snapshot::{BatchSnapshot, ControlKind, RecordSnapshot};
 use crate::ui::panes::PaneContext;
 use crate::ui::theme::Theme;
 
@@ -196,6 +196,18 @@ pub fn drawn(
             String::new()
         }
     };
+    // A leader's batch says its fate and who reads it the same way whether
+    // the cell is one of its records or the whole batch.
+    let fate_line = |b: &BatchSnapshot| on(Line::Fate, &|| ctx.lang.t(b.fate.name()).to_string());
+    let readers_line = |b: &BatchSnapshot| {
+        on(Line::Readers, &|| {
+            readers(
+                ctx,
+                b.fate.read_uncommitted_sees(),
+                b.fate.read_committed_sees(),
+            )
+        })
+    };
     let room = win.cell.saturating_sub(2);
     match c {
         Cell::Empty => None,
@@ -227,14 +239,8 @@ pub fn drawn(
             } else {
                 Theme::TOMBSTONE_GLYPH.to_string()
             },
-            fate: on(Line::Fate, &|| ctx.lang.t(b.fate.name()).to_string()),
-            readers: on(Line::Readers, &|| {
-                readers(
-                    ctx,
-                    b.fate.read_uncommitted_sees(),
-                    b.fate.read_committed_sees(),
-                )
-            }),
+            fate: fate_line(b),
+            readers: readers_line(b),
             epoch: on(Line::Epoch, &|| format!("e{}", b.leader_epoch)),
         }),
         Cell::Batch(_, b) => Some(Drawn {
@@ -246,14 +252,8 @@ pub fn drawn(
                 None if win.per_batch => counted(&value(&b.records, slot, true), b.len(), room),
                 None => value(&b.records, slot, win.per_batch),
             },
-            fate: on(Line::Fate, &|| ctx.lang.t(b.fate.name()).to_string()),
-            readers: on(Line::Readers, &|| {
-                readers(
-                    ctx,
-                    b.fate.read_uncommitted_sees(),
-                    b.fate.read_committed_sees(),
-                )
-            }),
+            fate: fate_line(b),
+            readers: readers_line(b),
             epoch: on(Line::Epoch, &|| match &b.transactional_id {
                 Some(t) => format!("e{} {t}", b.leader_epoch),
                 None => format!("e{}", b.leader_epoch),
