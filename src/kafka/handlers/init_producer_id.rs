@@ -75,7 +75,13 @@ pub fn handle(
         let outcome = format!("transactional id {txn:?}: {}: {}", name_of(e.0), e.1);
         return Handled::Now(answer(Err(e), outcome));
     }
-    // A new producer: a new epoch under either transaction version.
+    // A new producer: a new epoch under either transaction version. The
+    // log line says what it fenced only when there was an older epoch.
+    let before = worker
+        .producers()
+        .transactional
+        .get(&txn)
+        .map(|p| (p.producer_id, p.epoch));
     let begin = Action::Begin {
         txn: txn.clone(),
         init: true,
@@ -87,9 +93,12 @@ pub fn handle(
             .map_err(super::txn_client::coordinator_code)
             .and_then(|()| kafka_identity(worker, &txn, &client));
         let outcome = match &result {
-            Ok((id, epoch)) => format!(
-                "transactional id {txn:?}: producer id {id} epoch {epoch} (begin: an open transaction of an older epoch is fenced)"
-            ),
+            Ok((id, epoch)) => match before {
+                Some((old_id, old_epoch)) => format!(
+                    "transactional id {txn:?}: producer id {id} epoch {epoch} (producer id {old_id} epoch {old_epoch} fenced; a transaction it left open is ended)"
+                ),
+                None => format!("transactional id {txn:?}: producer id {id} epoch {epoch} (new)"),
+            },
             Err((e, m)) => format!("transactional id {txn:?}: {}: {m}", name_of(*e)),
         };
         answer(result, outcome)

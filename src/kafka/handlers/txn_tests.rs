@@ -409,6 +409,41 @@ fn the_kafka_rules_fence_an_old_epoch_with_the_engines_ids() {
     assert_eq!(end(&mut w, "a", pid, 1, true), 0);
 }
 
+/// The log line of a transactional InitProducerId says what it fenced
+/// only when there was an older epoch to fence.
+#[test]
+fn init_producer_ids_log_line_names_the_epoch_it_fenced_only_when_there_was_one() {
+    let mut h = worker("kafka");
+    let mut outcome = |h: &mut Harness| {
+        let r = InitProducerIdRequest::default()
+            .with_transactional_id(Some(TransactionalId(StrBytes::from_static_str("a"))))
+            .with_producer_id(ProducerId(-1))
+            .with_producer_epoch(-1);
+        let request = Request {
+            broker: 1,
+            client_id: "test".into(),
+            version: 4,
+            body: RequestKind::InitProducerId(r),
+            connection: 0,
+        };
+        let mut w = h.w();
+        match super::handle(&mut w, request) {
+            Handled::Now(a) => a.outcome,
+            Handled::Continue(mut c) => c.poll(&mut w).expect("one broker").outcome,
+            Handled::Wait(_) | Handled::Fetch(_) => panic!("one broker: nothing waits"),
+        }
+    };
+    let first = outcome(&mut h);
+    assert!(first.ends_with("producer id 0 epoch 0 (new)"), "{first}");
+    let second = outcome(&mut h);
+    assert!(
+        second.ends_with(
+            "producer id 0 epoch 1 (producer id 0 epoch 0 fenced; a transaction it left open is ended)"
+        ),
+        "{second}"
+    );
+}
+
 /// Like [`ask`], at `version`, and the response must encode at it: a
 /// field set that the version does not have fails the encoder, which the
 /// client sees as a closed connection.
