@@ -414,7 +414,7 @@ fn the_kafka_rules_fence_an_old_epoch_with_the_engines_ids() {
 #[test]
 fn init_producer_ids_log_line_names_the_epoch_it_fenced_only_when_there_was_one() {
     let mut h = worker("kafka");
-    let mut outcome = |h: &mut Harness| {
+    let outcome = |h: &mut Harness| {
         let r = InitProducerIdRequest::default()
             .with_transactional_id(Some(TransactionalId(StrBytes::from_static_str("a"))))
             .with_producer_id(ProducerId(-1))
