@@ -4,10 +4,12 @@
 //! a crash) counted what a fresh consumer reads by folding every batch of
 //! every partition from the log's start, because the reader cache
 //! (`engine::core::cluster::reader_cache`) did not survive the crash's
-//! reopen. `mk-tui state` over the generated recording (a crash every 600
+//! reopen; and the reopen walked every leader's batch summaries to find the
+//! coordinator's markers again, though no log had changed. `mk-tui state` over the generated recording (a crash every 600
 //! steps) cost 25x per 10x steps. Counting work is robust where timing is
 //! not (docs/performance.md, "Growth").
 
+use minikafka::engine::txn_support::instances::marker_summaries_walked;
 use minikafka::perf::generated_recording;
 use minikafka::session::{Action, Driver};
 
@@ -32,20 +34,49 @@ fn leader_summaries(driver: &Driver) -> usize {
 /// log on every call in debug builds (`snapshot::build::reader_counts`),
 /// so a carried fold that no longer holds fails here too.
 fn per_crash(steps: usize) -> Vec<(u64, usize)> {
+    per_crash_counting(steps, folded)
+}
+
+/// For each crash of the generated recording up to `steps`: what
+/// `counter` (a running count) grew by over the crash, and the leaders'
+/// summaries then. No other step may move it.
+fn per_crash_counting(steps: usize, counter: impl Fn(&Driver) -> u64) -> Vec<(u64, usize)> {
     let recording = generated_recording(steps);
     let mut driver = Driver::new(&recording.header, None).unwrap();
     let mut crashes = Vec::new();
     for step in &recording.steps {
-        let (before, history) = (folded(&driver), leader_summaries(&driver));
+        let (before, history) = (counter(&driver), leader_summaries(&driver));
         driver.apply(&step.action);
-        let work = folded(&driver) - before;
+        let work = counter(&driver) - before;
         if matches!(step.action, Action::Crash {}) {
             crashes.push((work, history));
         } else {
-            assert_eq!(work, 0, "only a crash's moment folds here");
+            assert_eq!(work, 0, "only a crash does this work");
         }
     }
     crashes
+}
+
+/// A plain crash changes no log and no journal frame, so its reopen keeps
+/// the markers the crashed coordinator knew and walks no leader's batch
+/// summaries to find them again, at the eighth crash as at the second. (The
+/// first crash has nothing to carry: a log the cluster created has no
+/// recovery point until an open has read its files.)
+/// (When every reopen walked every leader's summaries, the eighth walked
+/// the whole history, over 1,000 summaries: fails there.) The markers kept
+/// are checked against a walk of each log on every reopen in debug builds
+/// (`TransactionInstances::adopt_markers`), so markers carried that no
+/// longer hold fail here too.
+#[test]
+fn a_plain_crash_finds_the_markers_without_walking_the_logs() {
+    let crashes = per_crash_counting(4_800, |_| marker_summaries_walked());
+    assert_eq!(crashes.len(), 8);
+    let (_, history) = crashes[7];
+    assert!(history > 1_000, "the history grew: {crashes:?}");
+    assert!(
+        crashes[1..].iter().all(|&(walked, _)| walked == 0),
+        "a crash's reopen walked the logs for markers: {crashes:?}"
+    );
 }
 
 /// Every crash of 4,800 steps folds about what came since the crash

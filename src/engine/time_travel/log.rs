@@ -64,6 +64,11 @@ impl LogCarry {
                 .all(|(new, crashed)| new == crashed)
     }
 
+    /// How many summaries the crashed log had.
+    pub fn crashed_len(&self) -> usize {
+        self.lent + self.batches.len()
+    }
+
     /// The crashed log's lineage (see the field).
     pub fn lineage(&self) -> &Lineage {
         &self.lineage

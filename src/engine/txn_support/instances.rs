@@ -30,7 +30,24 @@ type Owners = BTreeMap<String, BTreeMap<TopicPartition, Vector<(i64, usize)>>>;
 /// by instance index (sorted, one entry per instance): a map kept as a
 /// sorted persistent list so that a checkpoint's memo and a restore share
 /// it, and a lookup is a binary search.
-type Markers = BTreeMap<TopicPartition, Vector<(usize, Vec<(i64, ControlType)>)>>;
+pub(crate) type Markers = BTreeMap<TopicPartition, MarkersOn>;
+
+/// One partition's markers, by instance index (see [`Markers`]).
+pub(crate) type MarkersOn = Vector<(usize, Vec<(i64, ControlType)>)>;
+
+thread_local! {
+    /// Batch summaries [`TransactionInstances::learn_markers`] walked on
+    /// this thread ([`marker_summaries_walked`]).
+    static SUMMARIES_WALKED: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+}
+
+/// How many batch summaries this thread has walked looking for markers:
+/// what `tests/growth_cost.rs` counts to hold a crash's reopen to the logs
+/// that changed, whatever the history. Per thread, so tests running side by
+/// side do not count each other's.
+pub fn marker_summaries_walked() -> u64 {
+    SUMMARIES_WALKED.with(|n| n.get())
+}
 
 /// The book's `_transactions`, kept per instance.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -139,6 +156,35 @@ impl TransactionInstances {
         }
     }
 
+    /// Takes `carried` as the markers known on `tp`: what
+    /// [`Self::learn_markers`] would find in a leader's log that is,
+    /// summary for summary, the log they were known for, with the same
+    /// instances. The caller checked both; debug builds check the result
+    /// against a walk of the log.
+    pub(crate) fn adopt_markers(
+        &mut self,
+        tp: &TopicPartition,
+        carried: Option<MarkersOn>,
+        leader: &PartitionLog,
+    ) {
+        match carried.filter(|on_tp| !on_tp.is_empty()) {
+            Some(on_tp) => self.markers.insert(tp.clone(), on_tp),
+            None => self.markers.remove(tp),
+        };
+        #[cfg(debug_assertions)]
+        {
+            let mut walked = self.clone();
+            walked.walk_markers(tp, leader);
+            assert_eq!(
+                walked.markers.get(tp),
+                self.markers.get(tp),
+                "markers carried across a crash on {tp} differ from the log's"
+            );
+        }
+        #[cfg(not(debug_assertions))]
+        let _ = leader;
+    }
+
     /// Makes the markers known on `tp` exactly those `leader`'s log holds,
     /// each given to its id's candidate at its offset (the instance whose
     /// first offset there is the last at or below it); the first one ends
@@ -154,6 +200,12 @@ impl TransactionInstances {
     /// owners are looked up once per call, not once per marker: every open
     /// (a crash's too) runs this over every marker in the log.
     pub fn learn_markers(&mut self, tp: &TopicPartition, leader: &PartitionLog) {
+        SUMMARIES_WALKED.with(|n| n.set(n.get() + leader.batch_summaries().len() as u64));
+        self.walk_markers(tp, leader);
+    }
+
+    /// [`Self::learn_markers`] without counting the walk.
+    fn walk_markers(&mut self, tp: &TopicPartition, leader: &PartitionLog) {
         self.markers.remove(tp);
         // Summaries are in offset order, so each list is built sorted and
         // without repeats, as `record_marker` keeps it.

@@ -14,6 +14,7 @@ use crate::engine::replication::PartitionReplicaSet;
 use crate::engine::transaction::journal::{JournalFrame, TransactionJournal, parse_line};
 use crate::engine::transaction::manager::TransactionCoordinator;
 use crate::engine::transaction::model::TransactionData;
+use crate::engine::txn_support::instances::{Markers, MarkersOn};
 use imbl::Vector;
 
 impl TransactionCoordinator {
@@ -62,6 +63,29 @@ impl TransactionCoordinator {
     /// commit or abort waits for them instead of writing a second one.
     pub fn markers_after_promotion(&mut self, tp: &TopicPartition, leader: &PartitionLog) {
         self.transactions.learn_markers(tp, leader);
+    }
+
+    /// A crash's reopen: the markers the crashed coordinator knew on each
+    /// partition, to carry where its leader's log is unchanged
+    /// ([`TransactionInstances::adopt_markers`]).
+    pub(crate) fn carry_markers(&self) -> Markers {
+        self.transactions.markers.clone()
+    }
+
+    /// Makes the markers known on `tp` those `leader`'s log holds (see
+    /// [`TransactionInstances::learn_markers`]).
+    pub fn learn_markers(&mut self, tp: &TopicPartition, leader: &PartitionLog) {
+        self.transactions.learn_markers(tp, leader);
+    }
+
+    /// See [`TransactionInstances::adopt_markers`].
+    pub(crate) fn adopt_markers(
+        &mut self,
+        tp: &TopicPartition,
+        carried: Option<MarkersOn>,
+        leader: &PartitionLog,
+    ) {
+        self.transactions.adopt_markers(tp, carried, leader);
     }
 
     /// The journal's frames, oldest first.

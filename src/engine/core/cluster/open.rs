@@ -35,6 +35,7 @@ use crate::engine::replication::{PartitionReplicaSet, Replica};
 use crate::engine::time_travel::log::{LogCarry, ScannedLog};
 use crate::engine::time_travel::transactions::{CoordinatorCarry, CoordinatorMemo};
 use crate::engine::transaction::TransactionCoordinator;
+use crate::engine::txn_support::instances::Markers as KnownMarkers;
 
 /// The directory of one replica's log: `broker-<id>/<topic>-<partition>`.
 pub fn replica_dir(config: &MiniKafkaConfig, broker: BrokerId, tp: &TopicPartition) -> PathBuf {
@@ -53,14 +54,58 @@ pub fn replica_dir(config: &MiniKafkaConfig, broker: BrokerId, tp: &TopicPartiti
 pub(super) struct Carried {
     coordinator: Option<CoordinatorCarry>,
     logs: BTreeMap<(TopicPartition, BrokerId), LogCarry>,
+    /// The markers the crashed coordinator knew (when nothing was in
+    /// flight), and each partition's leader then: kept where the reopened
+    /// coordinator is the carried one and the leader's log is the crashed
+    /// one ([`carried_log_is`]).
+    markers: Option<KnownMarkers>,
+    leaders: BTreeMap<TopicPartition, BrokerId>,
+}
+
+/// Where an open finds the coordinator's markers.
+#[derive(Debug, Clone, Copy)]
+struct MarkerSource {
+    /// The coordinator came from a checkpoint's memo, with the markers it
+    /// knew then.
+    known: bool,
+    /// The coordinator is the crashed one's carried state with nothing
+    /// replayed after it: where a leader's log is the crashed one too, the
+    /// markers the crashed coordinator knew there hold.
+    carried: bool,
+}
+
+/// Whether markers were carried, `tp`'s leader is the crashed state's and
+/// its log is the crashed log, summary for summary (those it was lent, then
+/// the ones it read again compared one by one): the markers known there
+/// then are the log's.
+fn carried_log_is(carried: &Carried, tp: &TopicPartition, set: &PartitionReplicaSet) -> bool {
+    let leader = set.leader_id();
+    if carried.markers.is_none() || carried.leaders.get(tp) != Some(&leader) {
+        return false;
+    }
+    let Some(carry) = carried.logs.get(&(tp.clone(), leader)) else {
+        return false;
+    };
+    let log = &set.leader().log;
+    let crashed = carry.crashed_len();
+    log.batch_summaries().len() == crashed && carry.begins_log(log, crashed)
 }
 
 impl ClusterState {
     /// Moves out what a crash's reopen may reuse (see [`Carried`]).
     pub(super) fn take_carried(&mut self) -> Carried {
+        // Markers are carried only from a coordinator with no commit, abort
+        // or send in flight (as a time-travel checkpoint's are): none of
+        // its markers can be half written.
+        let markers = match self.transactions.is_quiet() {
+            true => Some(self.transactions.carry_markers()),
+            false => None,
+        };
         let coordinator = self.transactions.take_carry();
+        let mut leaders = BTreeMap::new();
         let mut logs = BTreeMap::new();
         for (tp, set) in self.partitions.untracked().iter_mut() {
+            leaders.insert(tp.clone(), set.leader_id());
             for broker in set.assignment().to_vec() {
                 if let Some(carry) = set
                     .replica_mut(broker)
@@ -71,7 +116,12 @@ impl ClusterState {
                 }
             }
         }
-        Carried { coordinator, logs }
+        Carried {
+            coordinator,
+            logs,
+            markers,
+            leaders,
+        }
     }
 
     /// Gives back what [`Self::take_carried`] took (a reopen that failed:
@@ -239,7 +289,15 @@ impl ClusterState {
             ),
             config,
         };
-        match state.finish_open(scanned, now_ms, recover, markers_known, logs, carried) {
+        // The reopened coordinator's instances are the crashed one's, with
+        // no frame replayed after them: the markers it knew still have
+        // their owners.
+        let same_instances = took_carry && state.transactions.replayed_on_open() == 0;
+        let markers = MarkerSource {
+            known: markers_known,
+            carried: same_instances,
+        };
+        match state.finish_open(scanned, now_ms, recover, markers, logs, carried) {
             Ok(()) => Ok(state),
             Err(e) => {
                 if took_carry {
@@ -260,7 +318,7 @@ impl ClusterState {
         scanned: Vec<ScannedPartition>,
         now_ms: u64,
         recover: bool,
-        markers_known: bool,
+        markers: MarkerSource,
         remembered: Option<&RememberedLogs>,
         carried: &mut Carried,
     ) -> Result<()> {
@@ -289,8 +347,17 @@ impl ClusterState {
             last_recovery,
             ..
         } = &mut *state;
-        if !markers_known || repaired {
-            transactions.attach_markers(partitions);
+        if !markers.known || repaired {
+            for (tp, set) in partitions.iter() {
+                let log = &set.leader().log;
+                match markers.carried && !repaired {
+                    true if carried_log_is(carried, tp, set) => {
+                        let on_tp = carried.markers.as_mut().and_then(|m| m.remove(tp));
+                        transactions.adopt_markers(tp, on_tp, log)
+                    }
+                    _ => transactions.learn_markers(tp, log),
+                }
+            }
         }
         if recover {
             transactions.recover(partitions, offsets, now_ms, last_recovery)?;
