@@ -230,7 +230,11 @@ mod tests {
         assert_eq!(group.syncs(), 1);
         assert_eq!(group.synced(), 8, "the leader synced both frames");
         second.wait().unwrap();
-        assert_eq!(group.syncs(), 1, "the second waiter found its frame durable");
+        assert_eq!(
+            group.syncs(),
+            1,
+            "the second waiter found its frame durable"
+        );
         group.ticket().wait().unwrap();
         assert_eq!(group.syncs(), 1, "nothing new: no sync");
     }

@@ -11,3 +11,6 @@ pub mod instances;
 pub mod late_writes;
 pub mod readers;
 pub mod steps;
+
+#[cfg(test)]
+mod group_commit_crashes;
