@@ -225,3 +225,23 @@ async fn concurrent_requests_before_one_sync_share_it() {
         "the second request found its frame durable"
     );
 }
+
+#[test]
+fn the_books_rules_and_unsynced_journals_have_no_group_commit() {
+    for (rules, sync, grouped) in [
+        (Rules::Minikafka, true, false),
+        (Rules::Kafka, false, false),
+        (Rules::Kafka, true, true),
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let config = MiniKafkaConfig {
+            sync_writes: sync,
+            ..MiniKafkaConfig::new(dir.path()).with_rules(rules)
+        };
+        let cluster = BrokerCluster::open(config, ManualClock::new()).unwrap();
+        let group = cluster.with_state(|s| s.transactions().journal_group_commit().is_some());
+        assert_eq!(group, grouped, "{rules:?} sync {sync}");
+        let ticket = cluster.with_state(|s| s.transactions().journal_ticket());
+        assert_eq!(ticket.waits(), grouped, "{rules:?} sync {sync}");
+    }
+}
