@@ -16,8 +16,8 @@ use std::sync::Arc;
 
 use crate::engine::error::{MiniKafkaError, Result};
 use crate::engine::fsutil;
-use crate::engine::transaction::group_commit::{GroupCommit, JournalTicket};
 use crate::engine::transaction::model::{TransactionData, TransactionState};
+use crate::engine::txn_support::group_commit::{GroupCommit, JournalTicket};
 use imbl::Vector;
 
 pub use crate::engine::layout::JOURNAL_FILE;

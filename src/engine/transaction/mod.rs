@@ -4,14 +4,12 @@
 //! adds around them is in `engine::txn_support` and
 //! `engine::time_travel::transactions` (docs/reading-the-engine.md).
 
-pub mod group_commit;
 pub mod handle;
 pub mod journal;
 pub mod manager;
 pub mod model;
 
 pub use crate::engine::fault::{CutPoint, EndOutcome};
-pub use group_commit::{GroupCommit, JournalTicket};
 pub use handle::Transaction;
 pub use journal::{JournalFrame, TransactionJournal};
 pub use manager::{TransactionCoordinator, TransactionManager};

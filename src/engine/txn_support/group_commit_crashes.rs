@@ -1,11 +1,12 @@
 //! Crashes against the journal's group commit (Kafka rules,
-//! `transaction::group_commit`): a frame written but not yet synced may be
+//! `txn_support::group_commit`): a frame written but not yet synced may be
 //! lost by a power cut; one whose request was answered may not. A power
 //! cut is modelled as a copy of the data directory whose journal is cut to
 //! any length between its synced length and its end (the disk kept some
-//! prefix of what was not yet synced), opened and recovered. Inside the crate because the
-//! frames written-but-not-synced are made by calling the coordinator under
-//! the state lock directly, as a request whose sync has not yet returned.
+//! prefix of what was not yet synced), opened and recovered. Inside the
+//! crate because the frames written but not synced are made by calling the
+//! coordinator under the state lock directly, as a request whose sync has
+//! not yet returned.
 
 use crate::engine::clock::ManualClock;
 use crate::engine::config::{MiniKafkaConfig, Rules};

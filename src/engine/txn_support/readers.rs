@@ -12,10 +12,10 @@ use crate::engine::error::MiniKafkaError;
 use crate::engine::error::Result;
 use crate::engine::log::PartitionLog;
 use crate::engine::replication::PartitionReplicaSet;
-use crate::engine::transaction::group_commit::{GroupCommit, JournalTicket};
 use crate::engine::transaction::journal::{JournalFrame, TransactionJournal, parse_line};
 use crate::engine::transaction::manager::TransactionCoordinator;
 use crate::engine::transaction::model::TransactionData;
+use crate::engine::txn_support::group_commit::{GroupCommit, JournalTicket};
 use imbl::Vector;
 
 impl TransactionCoordinator {
