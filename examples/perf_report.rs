@@ -324,6 +324,62 @@ fn transactions(id: &'static str, rules: Rules) -> Row {
     }
 }
 
+/// P7G: `MK_P7G_PRODUCERS` (default 4) transactional producers at once
+/// under `--rules kafka`, their journal frames group-committed, against the
+/// floor of the syncs that remain: a bare write+fdatasync loop's rate
+/// divided by the fdatasyncs one transaction still cost (the group syncs
+/// counted over the grouped rounds, divided by their transactions). Beside
+/// it, the same producers unbatched (each frame fsynced under the state
+/// lock, as before the switch): the speed-up is grouped / unbatched.
+fn p7g() -> Row {
+    let producers = std::env::var("MK_P7G_PRODUCERS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(4usize);
+    let grouped = perf::ConcurrentTransactionWorkload::new(producers, true);
+    let unbatched = perf::ConcurrentTransactionWorkload::new(producers, false);
+    let frame = TransactionWorkload::with_rules(Rules::Kafka).frame();
+    let mut bare = FsyncLoop::new(grouped.dir.path());
+    let per_producer = 10;
+    let bare_syncs = 20;
+    let syncs_before = grouped.group_syncs().expect("group commit on");
+    let rounds = 9;
+    let mut tg = Vec::with_capacity(rounds);
+    let mut tu = Vec::with_capacity(rounds);
+    let mut tb = Vec::with_capacity(rounds);
+    for _ in 0..rounds {
+        tg.push(timed(|| grouped.run(per_producer)));
+        tu.push(timed(|| unbatched.run(per_producer)));
+        tb.push(timed(|| {
+            for _ in 0..bare_syncs {
+                bare.write(&frame);
+            }
+        }));
+    }
+    let transactions = (rounds * per_producer * producers) as f64;
+    let syncs = (grouped.group_syncs().expect("group commit on") - syncs_before) as f64;
+    let per_transaction = syncs / transactions;
+    let round = (per_producer * producers) as f64;
+    let rate_g = round / median(tg).as_secs_f64();
+    let rate_u = round / median(tu).as_secs_f64();
+    let sync_rate = bare_syncs as f64 / median(tb).as_secs_f64();
+    let floor = sync_rate / per_transaction;
+    let ratio = rate_g / floor;
+    Row {
+        id: "P7G",
+        what: "concurrent transactions, --rules kafka, journal group-committed (RF 1)",
+        measured: format!(
+            "{producers} producers: {rate_g:.0} transactions/s, {per_transaction:.2} fdatasync each (unbatched: {rate_u:.0}/s, x{:.1})",
+            rate_g / rate_u
+        ),
+        baseline: format!("{floor:.0}/s: {sync_rate:.0} writes+fsync/s / {per_transaction:.2}"),
+        ratio,
+        target: ">= 0.9",
+        met: ratio >= 0.9,
+        caveat: None,
+    }
+}
+
 /// Files and bytes under `dir`.
 fn dir_size(dir: &std::path::Path) -> (u64, u64) {
     let mut out = (0, 0);
@@ -395,7 +451,7 @@ fn main() {
     }
     // `perf_report P3 P4` runs only the named targets.
     let only: Vec<String> = std::env::args().skip(1).collect();
-    let targets: [Target; 9] = [
+    let targets: [Target; 10] = [
         ("P1", p1),
         ("P2", p2),
         ("P3", p3),
@@ -405,6 +461,7 @@ fn main() {
         ("P6", p6),
         ("P7", p7),
         ("P7K", p7k),
+        ("P7G", p7g),
     ];
     let rows: Vec<Row> = targets
         .iter()

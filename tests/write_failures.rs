@@ -25,6 +25,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use common::{TestCluster, committed, tp};
+use minikafka::engine::config::Rules;
 use minikafka::engine::consumer::offsets::OFFSETS_FILE;
 use minikafka::engine::core::metadata::METADATA_FILE;
 use minikafka::engine::fsutil::tmp_sibling;
@@ -181,6 +182,41 @@ async fn a_journal_that_cannot_be_cut_back_goes_offline_until_a_crash() {
     // A restart brings it back: recovery cuts the 5 bytes.
     let report = t.cluster.crash().unwrap();
     assert_eq!(report.journal_truncated_bytes, 5);
+    committed_txn(&t.cluster, "tx-2", &p, "v2").await;
+    assert!(t.cluster.crash().unwrap().is_clean());
+    assert_eq!(committed(&t.cluster, &p), ["v1", "v2"]);
+}
+
+/// Kafka rules: the journal's frames are group-committed, their fsync run
+/// by a waiting request outside the state lock. A failed fsync fails the
+/// request whose frame it covered, cuts the journal back to its last
+/// synced length (no later frame lands behind bytes of unknown
+/// durability) and takes the journal offline until a crash reopens it.
+#[tokio::test]
+async fn kafka_rules_a_failed_group_sync_fails_its_request_and_cuts_back_to_the_synced_length() {
+    let t = common::TestCluster::with_config(&[1], |c| c.with_rules(Rules::Kafka));
+    t.cluster.create_topic("out", 1, 1).unwrap();
+    let p = tp("out", 0);
+    committed_txn(&t.cluster, "tx-1", &p, "v1").await;
+    let journal = journal_path(&t.cluster);
+    let good = size(&journal);
+    {
+        let _fault = inject(&journal, FileOp::Sync, 1, Effect::Fail(Errno::Io));
+        let err = t.cluster.transactions().begin("tx-2").await.unwrap_err();
+        assert_eq!(err.code(), "KafkaStorageException", "{err}");
+        assert!(err.to_string().contains("fdatasync failed"), "{err}");
+    }
+    assert_eq!(size(&journal), good, "the unsynced frame was cut");
+    let err = t.cluster.transactions().begin("tx-3").await.unwrap_err();
+    assert!(err.to_string().contains("offline"), "{err}");
+    assert_eq!(size(&journal), good, "nothing more was written");
+    let report = t.cluster.crash().unwrap();
+    assert_eq!(report.journal_truncated_bytes, 0);
+    assert_eq!(
+        states(&t.cluster),
+        [("tx-1".to_string(), TransactionState::CompleteCommit)],
+        "tx-2's unanswered begin is gone with its frame"
+    );
     committed_txn(&t.cluster, "tx-2", &p, "v2").await;
     assert!(t.cluster.crash().unwrap().is_clean());
     assert_eq!(committed(&t.cluster, &p), ["v1", "v2"]);

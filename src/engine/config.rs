@@ -39,6 +39,7 @@ impl Rules {
             transaction_timeout: on,
             acks_all_by_high_watermark: on,
             isr_by_clock: on,
+            group_commit_journal: on,
             transaction_version: TransactionVersion::V1,
             group_protocol: if on {
                 GroupProtocol::Classic
@@ -80,6 +81,13 @@ pub struct RuleSwitches {
     /// E4): the ISR is evaluated only after followers fetch
     /// (docs/book-differences.md, issue 16). Both lags apply either way.
     pub isr_by_clock: bool,
+    /// Journal frames are written under the state lock and fsynced outside
+    /// it, one `fdatasync` for every frame written while the previous one
+    /// ran (group commit, as Kafka batches its `__transaction_state`
+    /// appends); a request is answered once its frame is durable. Off (the
+    /// book, E9): each frame is written and fsynced before the state
+    /// changes (docs/engine-decisions.md, "Journal group commit").
+    pub group_commit_journal: bool,
     /// Which transaction protocol the coordinator speaks: chapter 8's
     /// (KIP-98, version 1) or Kafka 4's (KIP-890, version 2: the producer
     /// epoch is bumped at every commit or abort, so a write delayed past

@@ -137,6 +137,7 @@ impl TransactionJournal {
             crc: memo.crc,
             sync: true,
             offline: None,
+            group: None,
         }))
     }
 
@@ -147,6 +148,8 @@ impl TransactionJournal {
     pub fn unshare(&mut self) -> Result<()> {
         if crate::engine::shared_files::unshare(&self.path, &self.file)? {
             self.file = open_for_append(&self.path)?;
+            // Syncs go to the new inode.
+            self.set_group_commit(self.group.is_some())?;
         }
         Ok(())
     }

@@ -12,10 +12,12 @@
 
 use std::fs::{File, OpenOptions};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use crate::engine::error::{MiniKafkaError, Result};
 use crate::engine::fsutil;
 use crate::engine::transaction::model::{TransactionData, TransactionState};
+use crate::engine::txn_support::group_commit::{GroupCommit, JournalTicket};
 use imbl::Vector;
 
 pub use crate::engine::layout::JOURNAL_FILE;
@@ -59,6 +61,9 @@ pub struct TransactionJournal {
     /// Why the journal takes no more frames: a write failed and the cut
     /// back failed too (see [`MiniKafkaError::KafkaStorage`]).
     pub(crate) offline: Option<String>,
+    /// Kafka rules: frames are synced by their waiters, outside the state
+    /// lock (`group_commit`); `None`: each frame is synced as it is written.
+    pub(crate) group: Option<Arc<GroupCommit>>,
 }
 
 impl TransactionJournal {
@@ -75,7 +80,8 @@ impl TransactionJournal {
     }
 
     /// Appends the whole current state of one transaction as a frame: write,
-    /// flush, fsync.
+    /// flush, fsync. Under group commit the fsync is left to the request's
+    /// [`JournalTicket`], waited for outside the state lock.
     pub fn append(&mut self, data: &TransactionData) -> Result<&JournalFrame> {
         if let Some(reason) = &self.offline {
             return Err(MiniKafkaError::KafkaStorage {
@@ -83,11 +89,13 @@ impl TransactionJournal {
                 reason: reason.clone(),
             });
         }
+        let group = self.group.clone();
+        let writing = group.as_deref().map(GroupCommit::writing).transpose()?;
         let json = data.to_journal_json();
         let crc = crc32fast::hash(json.as_bytes());
         let line = format!("{crc:08x} {json}\n");
         let written = fsutil::write_all(&self.file, &self.path, line.as_bytes()).and_then(|()| {
-            if self.sync {
+            if self.sync && writing.is_none() {
                 fsutil::sync_data(&self.file, &self.path)
             } else {
                 Ok(())
@@ -119,7 +127,33 @@ impl TransactionJournal {
         });
         self.crc = crc_after(self.crc, self.size, line.as_bytes());
         self.size += line.len() as u64;
+        if let Some(writing) = writing {
+            writing.wrote(self.size);
+        }
         Ok(self.frames.back().expect("just pushed"))
+    }
+
+    /// Switches group commit on (Kafka rules, with `sync`) or off.
+    pub fn set_group_commit(&mut self, on: bool) -> Result<()> {
+        self.group = match on && self.sync {
+            true => Some(GroupCommit::new(&self.file, &self.path, self.size)?),
+            false => None,
+        };
+        Ok(())
+    }
+
+    /// What a request that wrote frames waits for before it is answered:
+    /// every frame written so far durable (nothing under the book's rules,
+    /// whose frames were synced as they were written).
+    pub fn ticket(&self) -> JournalTicket {
+        self.group
+            .as_ref()
+            .map_or_else(JournalTicket::none, GroupCommit::ticket)
+    }
+
+    /// The group commit in force, if any.
+    pub fn group_commit(&self) -> Option<&Arc<GroupCommit>> {
+        self.group.as_ref()
     }
 
     /// The book's `recover`: reads `bytes` line by line until the first bad
@@ -153,6 +187,7 @@ impl TransactionJournal {
             crc,
             sync: true,
             offline: None,
+            group: None,
         };
         Ok((journal, records, recovery))
     }

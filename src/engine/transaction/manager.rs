@@ -134,7 +134,7 @@ impl TransactionManager {
         if id.is_empty() {
             return Err(MiniKafkaError::InvalidTransactionalId(String::new()));
         }
-        let handle = self.cluster.mutate(|s, now| {
+        let handle = self.journaled(None, |s, now| {
             // Kafka rules: the transactional id gets a producer id and epoch;
             // under version 2 the producer goes on with the epoch its last
             // transaction's end bumped it to (KIP-890), with no new init.
@@ -274,7 +274,7 @@ impl TransactionManager {
             Err(duplicate) => return Ok(duplicate),
         };
         let generation = self.acked(index, &tp, offset, ack).await?;
-        self.step(generation, |s, _| {
+        self.journaled(Some(generation), |s, _| {
             let index = ongoing(s, tx, "send")?;
             s.transactions.record_send(index, &tp, offset)
         })?;
@@ -308,7 +308,7 @@ impl TransactionManager {
         group: &str,
         offsets: GroupOffsets,
     ) -> Result<()> {
-        self.cluster.mutate(|s, _| {
+        self.journaled(None, |s, _| {
             let index = ongoing(s, tx, "send_offsets to")?;
             s.transactions.stage_offsets(index, group, &offsets)
         })
@@ -357,9 +357,12 @@ impl TransactionManager {
         cut: Option<CutPoint>,
     ) -> Result<EndOutcome> {
         // 1. PREPARE_* (journal).
-        let (index, partitions) = self
-            .cluster
-            .mutate(|s, _| s.transactions.prepare(tx.id(), tx.instance(), control))?;
+        // Under group commit, PREPARE_* is durable before any marker is
+        // written, as Kafka's coordinator writes markers only once the
+        // PREPARE append completed: the outcome is decided first.
+        let (index, partitions) = self.journaled(None, |s, _| {
+            s.transactions.prepare(tx.id(), tx.instance(), control)
+        })?;
         let generation = self.cluster.generation();
         let crash_after_markers = markers_before(cut, partitions.len());
         if crash_after_markers == Some(0) {
@@ -384,8 +387,10 @@ impl TransactionManager {
             return self.crash(index);
         }
         // 4. COMPLETE_* (journal).
-        self.step(generation, |s, _| s.transactions.complete(index, control))
-            .map_err(|e| self.release(index, generation, e))?;
+        self.journaled(Some(generation), |s, _| {
+            s.transactions.complete(index, control)
+        })
+        .map_err(|e| self.release(index, generation, e))?;
         Ok(EndOutcome::Completed)
     }
 }

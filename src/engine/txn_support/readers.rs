@@ -4,6 +4,7 @@
 
 use std::collections::BTreeMap;
 use std::path::Path;
+use std::sync::Arc;
 
 use crate::engine::config::RuleSwitches;
 use crate::engine::core::metadata::TopicPartition;
@@ -14,6 +15,7 @@ use crate::engine::replication::PartitionReplicaSet;
 use crate::engine::transaction::journal::{JournalFrame, TransactionJournal, parse_line};
 use crate::engine::transaction::manager::TransactionCoordinator;
 use crate::engine::transaction::model::TransactionData;
+use crate::engine::txn_support::group_commit::{GroupCommit, JournalTicket};
 use crate::engine::txn_support::instances::{Markers, MarkersOn};
 use imbl::Vector;
 
@@ -118,6 +120,23 @@ impl TransactionCoordinator {
     /// Whether journal frames are fsynced (`MiniKafkaConfig::sync_writes`).
     pub fn set_sync(&mut self, sync: bool) {
         self.journal.set_sync(sync);
+    }
+
+    /// Kafka rules: journal frames are group-committed (call after
+    /// [`Self::set_sync`]; without syncs there is nothing to group).
+    pub fn set_group_commit(&mut self, on: bool) -> Result<()> {
+        self.journal.set_group_commit(on)
+    }
+
+    /// What a request that wrote journal frames waits for, outside the
+    /// state lock, before it is answered (see [`JournalTicket`]).
+    pub fn journal_ticket(&self) -> JournalTicket {
+        self.journal.ticket()
+    }
+
+    /// The journal's group commit, if the rules switched it on.
+    pub fn journal_group_commit(&self) -> Option<&Arc<GroupCommit>> {
+        self.journal.group_commit()
     }
 
     /// The rule switches in force.

@@ -242,6 +242,33 @@ impl TransactionManager {
         })
     }
 
+    /// A step that journals: `f` under the state lock, then, with the lock
+    /// released, a wait until every journal frame written so far is
+    /// durable (Kafka rules' group commit; under the book's rules each
+    /// frame was fsynced as it was written and nothing waits). A crash
+    /// during the wait ends the operation as a crash does: no answer.
+    pub(crate) fn journaled<R>(
+        &self,
+        generation: Option<u64>,
+        f: impl FnOnce(&mut ClusterState, u64) -> Result<R>,
+    ) -> Result<R> {
+        let (result, ticket, generation) = self.cluster.mutate(|s, now| {
+            let current = self.cluster.generation();
+            if generation.is_some_and(|g| g != current) {
+                return Err(MiniKafkaError::Crashed);
+            }
+            let result = f(s, now)?;
+            Ok((result, s.transactions.journal_ticket(), current))
+        })?;
+        if ticket.waits() {
+            ticket.wait()?;
+            if self.cluster.generation() != generation {
+                return Err(MiniKafkaError::Crashed);
+            }
+        }
+        Ok(result)
+    }
+
     /// Ends a completion that failed with `e` (a marker refused, or a write
     /// of `offsets.json` or of the journal that failed): the state stays
     /// PREPARE_*, and commit or abort may be called again to resume it.

@@ -271,6 +271,7 @@ impl ClusterState {
         offsets.set_sync(config.sync_writes);
         identities.set_sync(config.sync_writes);
         transactions.set_sync(config.sync_writes);
+        transactions.set_group_commit(config.rules.group_commit_journal)?;
         let mut state = Self {
             metadata,
             offsets,
