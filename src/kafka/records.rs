@@ -722,7 +722,7 @@ mod tests {
     fn engine_batches_encode_with_their_offsets_and_markers() {
         let mut data = RecordBatch::new(vec![
             Record::keyed("k", "v1"),
-            Record::value("v2").with_header("h", Some(b"x".to_vec())),
+            Record::value("v2").with_header("h", Some(b"x".to_vec().into())),
         ]);
         data.base_offset = 5;
         data.leader_epoch = 2;

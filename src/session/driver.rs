@@ -20,6 +20,8 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 
+use bytes::Bytes;
+
 use tokio::task::JoinHandle;
 
 use crate::engine::config::{BrokerId, Rules, TransactionVersion};
@@ -1551,15 +1553,18 @@ fn to_records(payload: &[RecordSpec]) -> Vec<Record> {
     payload
         .iter()
         .map(|r| Record {
-            key: r.key.as_ref().map(|k| k.as_bytes().to_vec()),
-            value: (!r.tombstone).then(|| r.value.as_bytes().to_vec()),
+            key: r.key.as_ref().map(|k| Bytes::copy_from_slice(k.as_bytes())),
+            value: (!r.tombstone).then(|| Bytes::copy_from_slice(r.value.as_bytes())),
             timestamp_ms: r.timestamp_ms.unwrap_or(0),
             headers: r
                 .headers
                 .iter()
                 .map(|h| crate::engine::Header {
                     key: h.key.clone(),
-                    value: h.value.as_ref().map(|v| v.as_bytes().to_vec()),
+                    value: h
+                        .value
+                        .as_ref()
+                        .map(|v| Bytes::copy_from_slice(v.as_bytes())),
                 })
                 .collect(),
             ..Record::default()
