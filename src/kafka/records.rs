@@ -432,13 +432,11 @@ fn wire_records(batch: &RecordBatch) -> Vec<WireRecord> {
         .iter()
         .map(|r| {
             let mut w = base(r.offset_delta, r.timestamp_ms);
-            w.key = r.key.clone().map(Bytes::from);
-            w.value = r.value.clone().map(Bytes::from);
+            w.key = r.key.clone();
+            w.value = r.value.clone();
             for h in &r.headers {
-                w.headers.push((
-                    StrBytes::from_string(h.key.clone()),
-                    h.value.clone().map(Bytes::from),
-                ));
+                w.headers
+                    .push((StrBytes::from_string(h.key.clone()), h.value.clone()));
             }
             w
         })

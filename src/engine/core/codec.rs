@@ -27,9 +27,6 @@ pub const FRAME_HEADER_LEN: usize = 12;
 pub const VERSION: u8 = 1;
 /// Fixed part of the payload before the transactional id.
 const PAYLOAD_FIXED_LEN: usize = 1 + 8 + 4 + 8 + 4 + 4 + 1 + 4 + 2 + 4;
-/// Fixed part of a record: offset delta, timestamp, key and value lengths,
-/// header count.
-const RECORD_FIXED_LEN: usize = 4 + 8 + 4 + 4 + 2;
 
 const FLAG_TRANSACTIONAL: u8 = 1;
 const FLAG_COMMIT: u8 = 2;
@@ -80,13 +77,11 @@ pub fn encode(batch: &RecordBatch) -> Vec<u8> {
 }
 
 /// Appends one MKB1 frame for `batch` to `out`.
-///
-/// This is the append path's one copy of a record's bytes (docs/performance.md,
-/// P3): the frame's room is reserved once, each record's fixed-width fields
-/// go in as one 22-byte block, and the CRC is one pass over the payload.
 pub fn encode_into(batch: &RecordBatch, out: &mut Vec<u8>) {
-    out.reserve(encoded_len(batch));
     let start = out.len();
+    out.extend_from_slice(MAGIC);
+    out.extend_from_slice(&[0; 8]); // length and crc, filled below
+    let payload_start = out.len();
     let tid = batch.transactional_id.as_deref().unwrap_or("");
     let mut flags = 0;
     if batch.transactional_id.is_some() {
@@ -97,47 +92,32 @@ pub fn encode_into(batch: &RecordBatch, out: &mut Vec<u8>) {
         Some(ControlType::Abort) => flags |= FLAG_ABORT,
         None => {}
     }
-    let mut head = [0u8; FRAME_HEADER_LEN + PAYLOAD_FIXED_LEN];
-    head[..4].copy_from_slice(MAGIC); // length and crc filled below
-    let mut at = FRAME_HEADER_LEN;
-    for field in [
-        &[VERSION][..],
-        &batch.base_offset.to_be_bytes(),
-        &batch.leader_epoch.to_be_bytes(),
-        &batch.producer_id.to_be_bytes(),
-        &batch.producer_epoch.to_be_bytes(),
-        &batch.base_sequence.to_be_bytes(),
-        &[flags],
-        &batch.last_offset_delta.to_be_bytes(),
-        &(tid.len() as u16).to_be_bytes(),
-        &(batch.records.len() as u32).to_be_bytes(),
-    ] {
-        head[at..at + field.len()].copy_from_slice(field);
-        at += field.len();
-    }
-    out.extend_from_slice(&head);
+    out.push(VERSION);
+    out.extend_from_slice(&batch.base_offset.to_be_bytes());
+    out.extend_from_slice(&batch.leader_epoch.to_be_bytes());
+    out.extend_from_slice(&batch.producer_id.to_be_bytes());
+    out.extend_from_slice(&batch.producer_epoch.to_be_bytes());
+    out.extend_from_slice(&batch.base_sequence.to_be_bytes());
+    out.push(flags);
+    out.extend_from_slice(&batch.last_offset_delta.to_be_bytes());
+    out.extend_from_slice(&(tid.len() as u16).to_be_bytes());
+    out.extend_from_slice(&(batch.records.len() as u32).to_be_bytes());
     out.extend_from_slice(tid.as_bytes());
     for record in &batch.records {
-        let key = record.key.as_deref();
-        let value = record.value.as_deref();
-        let mut fixed = [0u8; RECORD_FIXED_LEN];
-        fixed[..4].copy_from_slice(&record.offset_delta.to_be_bytes());
-        fixed[4..12].copy_from_slice(&record.timestamp_ms.to_be_bytes());
-        fixed[12..16].copy_from_slice(&nullable_len(key).to_be_bytes());
-        fixed[16..20].copy_from_slice(&nullable_len(value).to_be_bytes());
-        fixed[20..22].copy_from_slice(&(record.headers.len() as u16).to_be_bytes());
-        out.extend_from_slice(&fixed);
-        out.extend_from_slice(key.unwrap_or_default());
-        out.extend_from_slice(value.unwrap_or_default());
+        out.extend_from_slice(&record.offset_delta.to_be_bytes());
+        out.extend_from_slice(&record.timestamp_ms.to_be_bytes());
+        put_nullable_len(out, record.key.as_deref());
+        put_nullable_len(out, record.value.as_deref());
+        out.extend_from_slice(&(record.headers.len() as u16).to_be_bytes());
+        out.extend_from_slice(record.key.as_deref().unwrap_or_default());
+        out.extend_from_slice(record.value.as_deref().unwrap_or_default());
         for header in &record.headers {
-            let value = header.value.as_deref();
             out.extend_from_slice(&(header.key.len() as u16).to_be_bytes());
             out.extend_from_slice(header.key.as_bytes());
-            out.extend_from_slice(&nullable_len(value).to_be_bytes());
-            out.extend_from_slice(value.unwrap_or_default());
+            put_nullable_len(out, header.value.as_deref());
+            out.extend_from_slice(header.value.as_deref().unwrap_or_default());
         }
     }
-    let payload_start = start + FRAME_HEADER_LEN;
     let payload_len = (out.len() - payload_start) as u32;
     let crc = crc32fast::hash(&out[payload_start..]);
     out[start + 4..start + 8].copy_from_slice(&payload_len.to_be_bytes());
@@ -150,8 +130,7 @@ pub fn encoded_len(batch: &RecordBatch) -> usize {
         .records
         .iter()
         .map(|r| {
-            RECORD_FIXED_LEN
-                + r.key.as_ref().map_or(0, Bytes::len)
+            22 + r.key.as_ref().map_or(0, Bytes::len)
                 + r.value.as_ref().map_or(0, Bytes::len)
                 + r.headers
                     .iter()
@@ -165,9 +144,9 @@ pub fn encoded_len(batch: &RecordBatch) -> usize {
         + records
 }
 
-/// A key's or value's length field: -1 for null.
-fn nullable_len(bytes: Option<&[u8]>) -> i32 {
-    bytes.map_or(-1, |b| b.len() as i32)
+fn put_nullable_len(out: &mut Vec<u8>, bytes: Option<&[u8]>) {
+    let len = bytes.map_or(-1, |b| b.len() as i32);
+    out.extend_from_slice(&len.to_be_bytes());
 }
 
 /// Reads the frame at the start of `bytes`: checks magic, length and CRC and
