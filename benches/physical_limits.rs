@@ -69,7 +69,7 @@ fn p3_append(c: &mut Criterion) {
             b.iter_batched(
                 || {
                     let cluster = perf::cluster_with_segments(1, 1, segment_max_bytes);
-                    (cluster, batches.clone())
+                    (cluster, perf::p3_batches(BATCHES))
                 },
                 |(cluster, round)| {
                     for batch in round {

@@ -32,7 +32,7 @@ fn main() {
     let (mut log_cpu, mut raw_cpu) = (Vec::new(), Vec::new());
     for _ in 0..rounds {
         let cluster = perf::cluster_with_segments(1, 1, segment_max_bytes);
-        let round = batches.clone();
+        let round = perf::p3_batches(batches.len());
         let (start, cpu) = (Instant::now(), perf::thread_cpu());
         for batch in round {
             perf::append_acks1(&cluster.1, &tp, batch);

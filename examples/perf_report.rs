@@ -151,7 +151,7 @@ fn p3_with(id: &'static str, what: &'static str, segment_max_bytes: u64) -> Row 
     let (tl, tr) = side_by_side(
         15,
         || {
-            let round = batches.clone();
+            let round = perf::p3_batches(batches.len());
             timed(|| {
                 for batch in round {
                     perf::append_acks1(&cluster, &tp, batch);

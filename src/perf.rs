@@ -42,17 +42,36 @@ pub fn thread_cpu() -> std::time::Duration {
 
 /// A batch of `records` records whose values are `value_len` bytes, keyed
 /// `k<i>`: the P3/P4/P6 batch shape (100 records of 100 B).
+///
+/// Its keys and values slice one buffer, the way a client's batch arrives
+/// (a Kafka produce request's records are slices of its buffer): the
+/// batch is one allocation for the bytes, and dropping it one `free`.
 pub fn record_batch(records: usize, value_len: usize, seed: usize) -> RecordBatch {
+    let mut buffer = Vec::with_capacity(records * (value_len + 8));
+    let mut spans = Vec::with_capacity(records);
+    for i in 0..records {
+        let n = seed * records + i;
+        let key_start = buffer.len();
+        write!(buffer, "k{}", n % 1024).expect("writing to a Vec");
+        let value_start = buffer.len();
+        write!(buffer, "value-{n}-").expect("writing to a Vec");
+        buffer.resize(value_start + value_len, b'.');
+        spans.push((key_start..value_start, value_start..buffer.len()));
+    }
+    let shared = bytes::Bytes::from(buffer);
     RecordBatch::new(
-        (0..records)
-            .map(|i| {
-                let n = seed * records + i;
-                let mut value = format!("value-{n}-").into_bytes();
-                value.resize(value_len, b'.');
-                Record::keyed(format!("k{}", n % 1024), value)
-            })
+        spans
+            .into_iter()
+            .map(|(key, value)| Record::keyed(shared.slice(key), shared.slice(value)))
             .collect(),
     )
+}
+
+/// A P3 round's `count` batches of 100 x 100 B, built fresh: each owns its
+/// buffer, and dropping it after its append frees it, as a client's batch
+/// is freed (a clone of a round would share the buffers and free nothing).
+pub fn p3_batches(count: usize) -> Vec<RecordBatch> {
+    (0..count).map(|i| record_batch(100, 100, i)).collect()
 }
 
 /// A cluster of `replication_factor` brokers on a fresh temporary directory

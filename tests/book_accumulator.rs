@@ -57,7 +57,7 @@ fn ours(spec: &Value) -> Vec<Value> {
             "add" => {
                 let pending = PendingRecord {
                     topic_partition: tp(&arg["partition"]),
-                    record: Record::new(None, Some(Vec::new()), 0),
+                    record: Record::new(None, Some(Vec::new().into()), 0),
                     estimated_bytes: arg["bytes"].as_u64().unwrap(),
                 };
                 match acc.add(pending, arg["now_ms"].as_u64().unwrap()) {

@@ -30,7 +30,7 @@ fn book(args: &[&str]) -> String {
     String::from_utf8(out.stdout).unwrap()
 }
 
-fn hex(bytes: &Option<Vec<u8>>) -> Value {
+fn hex(bytes: &Option<bytes::Bytes>) -> Value {
     bytes.as_ref().map_or(Value::Null, |b| {
         Value::String(b.iter().map(|x| format!("{x:02x}")).collect())
     })
@@ -61,13 +61,13 @@ fn as_book_json(b: &RecordBatch) -> Value {
 fn expected_book_batches() -> Vec<RecordBatch> {
     let mut first = RecordBatch::new(vec![
         Record {
-            key: Some(b"k".to_vec()),
-            value: Some(b"hello".to_vec()),
+            key: Some(b"k".to_vec().into()),
+            value: Some(b"hello".to_vec().into()),
             timestamp_ms: 1000,
             headers: vec![
                 Header {
                     key: "h".into(),
-                    value: Some(b"v".to_vec()),
+                    value: Some(b"v".to_vec().into()),
                 },
                 Header {
                     key: "n".into(),
@@ -77,7 +77,7 @@ fn expected_book_batches() -> Vec<RecordBatch> {
             ..Record::default()
         },
         Record {
-            value: Some(b"world".to_vec()),
+            value: Some(b"world".to_vec().into()),
             timestamp_ms: 1001,
             ..Record::default()
         },
@@ -85,7 +85,7 @@ fn expected_book_batches() -> Vec<RecordBatch> {
     .with_producer(0, 0, 0);
     first.records[1].offset_delta = 1;
     let mut pending = RecordBatch::new(vec![Record {
-        value: Some(b"pending".to_vec()),
+        value: Some(b"pending".to_vec().into()),
         timestamp_ms: 1002,
         ..Record::default()
     }])
@@ -94,7 +94,7 @@ fn expected_book_batches() -> Vec<RecordBatch> {
     let mut marker = RecordBatch::control_marker(ControlType::Commit, "tx-1");
     marker.base_offset = 3;
     let mut nulls = RecordBatch::new(vec![Record {
-        key: Some(vec![]),
+        key: Some(vec![].into()),
         value: None,
         timestamp_ms: 1003,
         ..Record::default()

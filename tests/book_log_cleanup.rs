@@ -35,8 +35,8 @@ fn append_records(log: &mut PartitionLog, records: &[(Option<&str>, Option<&str>
         .iter()
         .map(|(k, v, ts)| {
             Record::new(
-                k.map(|k| k.as_bytes().to_vec()),
-                v.map(|v| v.as_bytes().to_vec()),
+                k.map(|k| k.as_bytes().to_vec().into()),
+                v.map(|v| v.as_bytes().to_vec().into()),
                 *ts,
             )
         })
@@ -47,7 +47,11 @@ fn append_records(log: &mut PartitionLog, records: &[(Option<&str>, Option<&str>
 }
 
 fn append(log: &mut PartitionLog, value: &[u8], timestamp_ms: i64) {
-    let mut batch = RecordBatch::new(vec![Record::new(None, Some(value.to_vec()), timestamp_ms)]);
+    let mut batch = RecordBatch::new(vec![Record::new(
+        None,
+        Some(value.to_vec().into()),
+        timestamp_ms,
+    )]);
     batch.base_offset = log.leo();
     log.append(&batch).unwrap();
 }
@@ -78,7 +82,7 @@ fn non_monotonic_log(dir: &Path) -> PartitionLog {
 
 /// (offset, key, value) of every record from `from`.
 fn contents(log: &PartitionLog, from: i64) -> Vec<(i64, Option<String>, Option<String>)> {
-    let text = |b: Option<Vec<u8>>| b.map(|b| String::from_utf8_lossy(&b).into_owned());
+    let text = |b: Option<bytes::Bytes>| b.map(|b| String::from_utf8_lossy(&b).into_owned());
     log.fetch(from, 100, i64::MAX)
         .unwrap()
         .into_iter()

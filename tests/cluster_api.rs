@@ -252,7 +252,7 @@ async fn the_books_calls_have_one_call_each() {
         t.cluster.partition_metadata(&tp("out", 7)),
         Err(MiniKafkaError::UnknownTopicOrPartition(_))
     ));
-    let record = Record::new(Some(b"k".to_vec()), None, 1234);
+    let record = Record::new(Some(b"k".to_vec().into()), None, 1234);
     assert_eq!((record.timestamp_ms, record.value.clone()), (1234, None));
     assert_eq!(Record::value("v").with_timestamp(7).timestamp_ms, 7);
     t.cluster

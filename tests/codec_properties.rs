@@ -18,12 +18,15 @@ fn record() -> impl Strategy<Value = Record> {
         prop::collection::vec(("[a-zé]{0,8}", bytes()), 0..3),
     )
         .prop_map(|(key, value, timestamp_ms, headers)| Record {
-            key,
-            value,
+            key: key.map(Into::into),
+            value: value.map(Into::into),
             timestamp_ms,
             headers: headers
                 .into_iter()
-                .map(|(key, value)| Header { key, value })
+                .map(|(key, value)| Header {
+                    key,
+                    value: value.map(Into::into),
+                })
                 .collect(),
             offset_delta: 0,
         })

@@ -34,7 +34,7 @@ fn act(json: serde_json::Value) -> Action {
 /// (offset, timestamp, key, value, headers as text) of every record a
 /// read_committed consumer of out-0 reads.
 fn read(driver: &Driver) -> Vec<(i64, i64, String, String, Vec<String>)> {
-    let text = |b: &Option<Vec<u8>>| {
+    let text = |b: &Option<bytes::Bytes>| {
         b.as_deref()
             .map_or("null".into(), |b| String::from_utf8_lossy(b).into_owned())
     };

@@ -181,7 +181,7 @@ impl Harness {
             .and_then(|l| l.fetch(from, n))
             .map(|rs| {
                 rs.into_iter()
-                    .map(|r| (r.offset, r.value.unwrap_or_default()))
+                    .map(|r| (r.offset, r.value.unwrap_or_default().to_vec()))
                     .collect()
             })
             .unwrap_or_default()
@@ -365,7 +365,7 @@ impl Harness {
             Ok(records) => {
                 let visible: BTreeMap<i64, Vec<u8>> = records
                     .into_iter()
-                    .map(|r| (r.offset, r.value.unwrap_or_default()))
+                    .map(|r| (r.offset, r.value.unwrap_or_default().to_vec()))
                     .collect();
                 for (o, v) in &self.seen {
                     if visible.get(o) != Some(v) {

@@ -30,7 +30,7 @@ fn kafka(version: TransactionVersion) -> RuleSwitches {
 
 fn record(value: &str) -> Vec<Record> {
     vec![Record {
-        value: Some(value.as_bytes().to_vec()),
+        value: Some(value.as_bytes().to_vec().into()),
         ..Record::default()
     }]
 }

@@ -432,13 +432,11 @@ fn wire_records(batch: &RecordBatch) -> Vec<WireRecord> {
         .iter()
         .map(|r| {
             let mut w = base(r.offset_delta, r.timestamp_ms);
-            w.key = r.key.clone().map(Bytes::from);
-            w.value = r.value.clone().map(Bytes::from);
+            w.key = r.key.clone();
+            w.value = r.value.clone();
             for h in &r.headers {
-                w.headers.push((
-                    StrBytes::from_string(h.key.clone()),
-                    h.value.clone().map(Bytes::from),
-                ));
+                w.headers
+                    .push((StrBytes::from_string(h.key.clone()), h.value.clone()));
             }
             w
         })
@@ -722,7 +720,7 @@ mod tests {
     fn engine_batches_encode_with_their_offsets_and_markers() {
         let mut data = RecordBatch::new(vec![
             Record::keyed("k", "v1"),
-            Record::value("v2").with_header("h", Some(b"x".to_vec())),
+            Record::value("v2").with_header("h", Some(b"x".to_vec().into())),
         ]);
         data.base_offset = 5;
         data.leader_epoch = 2;

@@ -162,6 +162,7 @@ mod tests {
     use crate::engine::core::{batch_view, codec};
     use crate::engine::{Header, Record, RecordBatch};
     use crate::kafka::records::encode_batches;
+    use bytes::Bytes;
 
     fn written(batch: &RecordBatch, origin: Option<i64>) -> BytesMut {
         let frame = codec::encode(batch);
@@ -176,8 +177,8 @@ mod tests {
         Record {
             offset_delta: delta,
             timestamp_ms: ts,
-            key: key.map(|k| k.as_bytes().to_vec()),
-            value: value.map(|v| v.as_bytes().to_vec()),
+            key: key.map(|k| Bytes::copy_from_slice(k.as_bytes())),
+            value: value.map(|v| Bytes::copy_from_slice(v.as_bytes())),
             headers: Vec::new(),
         }
     }
@@ -199,7 +200,7 @@ mod tests {
                 headers: vec![
                     Header {
                         key: "h".into(),
-                        value: Some(b"x".to_vec()),
+                        value: Some(b"x".to_vec().into()),
                     },
                     Header {
                         key: String::new(),
@@ -207,7 +208,7 @@ mod tests {
                     },
                     Header {
                         key: "long".repeat(40),
-                        value: Some(vec![7; 200]),
+                        value: Some(vec![7; 200].into()),
                     },
                 ],
                 ..record(0, 12, Some(""), Some("w"))

@@ -20,6 +20,8 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 
+use bytes::Bytes;
+
 use tokio::task::JoinHandle;
 
 use crate::engine::config::{BrokerId, Rules, TransactionVersion};
@@ -1546,23 +1548,125 @@ async fn run_txn_op(
 }
 
 /// The engine's records of an action's payload (`key`/`value` or
-/// `records`), in order.
+/// `records`), in order. Their keys, values and header values are copied
+/// into one buffer that the records slice: one allocation a batch, and one
+/// `free` when the engine drops it (docs/performance.md, P3).
 fn to_records(payload: &[RecordSpec]) -> Vec<Record> {
+    let mut buffer = Vec::with_capacity(
+        payload
+            .iter()
+            .map(|r| {
+                r.key.as_ref().map_or(0, String::len)
+                    + r.value.len()
+                    + r.headers
+                        .iter()
+                        .map(|h| h.value.as_ref().map_or(0, String::len))
+                        .sum::<usize>()
+            })
+            .sum(),
+    );
+    let mut span = |text: &str| {
+        let start = buffer.len();
+        buffer.extend_from_slice(text.as_bytes());
+        start..buffer.len()
+    };
+    let spans: Vec<_> = payload
+        .iter()
+        .map(|r| {
+            let key = r.key.as_deref().map(&mut span);
+            let value = (!r.tombstone).then(|| span(&r.value));
+            let headers: Vec<_> = r
+                .headers
+                .iter()
+                .map(|h| h.value.as_deref().map(&mut span))
+                .collect();
+            (key, value, headers)
+        })
+        .collect();
+    let shared = Bytes::from(buffer);
+    let slice = |range: Option<std::ops::Range<usize>>| range.map(|r| shared.slice(r));
     payload
         .iter()
-        .map(|r| Record {
-            key: r.key.as_ref().map(|k| k.as_bytes().to_vec()),
-            value: (!r.tombstone).then(|| r.value.as_bytes().to_vec()),
+        .zip(spans)
+        .map(|(r, (key, value, headers))| Record {
+            key: slice(key),
+            value: slice(value),
             timestamp_ms: r.timestamp_ms.unwrap_or(0),
             headers: r
                 .headers
                 .iter()
-                .map(|h| crate::engine::Header {
+                .zip(headers)
+                .map(|(h, value)| crate::engine::Header {
                     key: h.key.clone(),
-                    value: h.value.as_ref().map(|v| v.as_bytes().to_vec()),
+                    value: slice(value),
                 })
                 .collect(),
             ..Record::default()
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::session::action::HeaderSpec;
+
+    #[test]
+    fn an_actions_records_keep_their_fields_and_slice_one_buffer() {
+        let tombstone = RecordSpec {
+            tombstone: true,
+            ..RecordSpec::new(Some("k2".into()), "")
+        };
+        let with_header = RecordSpec {
+            headers: vec![
+                HeaderSpec {
+                    key: "h".into(),
+                    value: Some("x".into()),
+                },
+                HeaderSpec {
+                    key: "null".into(),
+                    value: None,
+                },
+            ],
+            timestamp_ms: Some(7),
+            ..RecordSpec::new(Some("k1".into()), "v1")
+        };
+        let records = to_records(&[with_header, tombstone, RecordSpec::new(None, "v3")]);
+        fn text(b: &Option<Bytes>) -> Option<&str> {
+            b.as_deref().map(|b| std::str::from_utf8(b).unwrap())
+        }
+        let fields: Vec<_> = records
+            .iter()
+            .map(|r| (text(&r.key), text(&r.value), r.timestamp_ms))
+            .collect();
+        assert_eq!(
+            fields,
+            [
+                (Some("k1"), Some("v1"), 7),
+                (Some("k2"), None, 0),
+                (None, Some("v3"), 0)
+            ]
+        );
+        let headers: Vec<_> = records[0]
+            .headers
+            .iter()
+            .map(|h| (h.key.as_str(), text(&h.value)))
+            .collect();
+        assert_eq!(headers, [("h", Some("x")), ("null", None)]);
+        // One buffer: "k1" "v1" "x" "k2" "v3", each slice right after the last.
+        let slices = [
+            &records[0].key,
+            &records[0].value,
+            &records[0].headers[0].value,
+            &records[1].key,
+            &records[2].value,
+        ];
+        let start = slices[0].as_ref().unwrap().as_ptr();
+        let mut at = 0;
+        for slice in slices {
+            let slice = slice.as_ref().unwrap();
+            assert_eq!(slice.as_ptr(), start.wrapping_add(at));
+            at += slice.len();
+        }
+    }
 }

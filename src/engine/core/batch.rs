@@ -61,9 +61,22 @@ impl RecordBatch {
         batch
     }
 
-    /// A batch of values only.
-    pub fn of_values<V: Into<Vec<u8>>>(values: impl IntoIterator<Item = V>) -> Self {
-        Self::new(values.into_iter().map(Record::value).collect())
+    /// A batch of values only. The values are copied into one buffer that
+    /// the records slice, so the batch is one allocation for its bytes.
+    pub fn of_values<V: AsRef<[u8]>>(values: impl IntoIterator<Item = V>) -> Self {
+        let mut buffer = Vec::new();
+        let mut ends = Vec::new();
+        for value in values {
+            buffer.extend_from_slice(value.as_ref());
+            ends.push(buffer.len());
+        }
+        let shared = bytes::Bytes::from(buffer);
+        let mut start = 0;
+        Self::new(
+            ends.into_iter()
+                .map(|end| Record::value(shared.slice(std::mem::replace(&mut start, end)..end)))
+                .collect(),
+        )
     }
 
     /// The same batch stamped with an idempotent producer's identity (E7).

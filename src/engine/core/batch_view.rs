@@ -93,7 +93,7 @@ mod tests {
 
     fn batches() -> Vec<RecordBatch> {
         let mut plain = RecordBatch::new(vec![
-            Record::keyed("k", "v").with_header("h", Some(b"x".to_vec())),
+            Record::keyed("k", "v").with_header("h", Some(b"x".to_vec().into())),
             Record {
                 offset_delta: 0,
                 timestamp_ms: -5,

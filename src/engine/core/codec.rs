@@ -14,6 +14,8 @@
 //! past the end, a CRC mismatch, trailing bytes inside a payload, and the
 //! structural rules of [`RecordBatch::validate`].
 
+use bytes::Bytes;
+
 use crate::engine::core::batch::{ControlType, RecordBatch};
 use crate::engine::core::record::{Header, Record};
 
@@ -128,11 +130,11 @@ pub fn encoded_len(batch: &RecordBatch) -> usize {
         .records
         .iter()
         .map(|r| {
-            22 + r.key.as_ref().map_or(0, Vec::len)
-                + r.value.as_ref().map_or(0, Vec::len)
+            22 + r.key.as_ref().map_or(0, Bytes::len)
+                + r.value.as_ref().map_or(0, Bytes::len)
                 + r.headers
                     .iter()
-                    .map(|h| 6 + h.key.len() + h.value.as_ref().map_or(0, Vec::len))
+                    .map(|h| 6 + h.key.len() + h.value.as_ref().map_or(0, Bytes::len))
                     .sum::<usize>()
         })
         .sum();
@@ -255,8 +257,8 @@ fn read_records(
         let key_len = reader.i32()?;
         let value_len = reader.i32()?;
         let header_count = reader.u16()?;
-        let key = reader.nullable(key_len)?.map(<[u8]>::to_vec);
-        let value = reader.nullable(value_len)?.map(<[u8]>::to_vec);
+        let key = reader.nullable(key_len)?.map(Bytes::copy_from_slice);
+        let value = reader.nullable(value_len)?.map(Bytes::copy_from_slice);
         let mut headers = Vec::with_capacity(usize::from(header_count));
         for _ in 0..header_count {
             let key_len = reader.u16()?;
@@ -264,7 +266,7 @@ fn read_records(
                 .map_err(|_| malformed("header key is not UTF-8"))?
                 .to_string();
             let value_len = reader.i32()?;
-            let value = reader.nullable(value_len)?.map(<[u8]>::to_vec);
+            let value = reader.nullable(value_len)?.map(Bytes::copy_from_slice);
             headers.push(Header { key, value });
         }
         records.push(Record {
@@ -460,7 +462,7 @@ mod tests {
 
     fn full_batch() -> RecordBatch {
         let mut b = RecordBatch::new(vec![
-            Record::keyed("k", "v").with_header("h1", Some(b"x".to_vec())),
+            Record::keyed("k", "v").with_header("h1", Some(b"x".to_vec().into())),
             Record {
                 key: None,
                 value: None,
@@ -472,8 +474,8 @@ mod tests {
                 ..Record::default()
             },
             Record {
-                key: Some(vec![]),
-                value: Some(vec![0, 255, 10]),
+                key: Some(vec![].into()),
+                value: Some(vec![0, 255, 10].into()),
                 timestamp_ms: i64::MAX,
                 ..Record::default()
             },

@@ -1,11 +1,18 @@
 //! User records (E1): key, value, timestamp and headers. Keys and values may be
 //! null, as in Kafka.
+//!
+//! Keys and values are [`Bytes`]: the records of one batch may slice one
+//! buffer (a Kafka client's produce request, a decoded frame, a caller's
+//! buffer), so building a batch and dropping it cost one allocation and one
+//! `free`, not one per key and value (docs/performance.md, P3).
+
+use bytes::Bytes;
 
 /// One record header: a UTF-8 key and a nullable byte value.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Header {
     pub key: String,
-    pub value: Option<Vec<u8>>,
+    pub value: Option<Bytes>,
 }
 
 /// One record inside a batch. Its offset is the batch's base offset plus
@@ -14,15 +21,15 @@ pub struct Header {
 pub struct Record {
     pub offset_delta: i32,
     pub timestamp_ms: i64,
-    pub key: Option<Vec<u8>>,
-    pub value: Option<Vec<u8>>,
+    pub key: Option<Bytes>,
+    pub value: Option<Bytes>,
     pub headers: Vec<Header>,
 }
 
 impl Record {
     /// The book's `Record(key, value, timestamp_ms)`: nullable key and value
     /// and an explicit timestamp (0 lets the leader stamp the clock's time).
-    pub fn new(key: Option<Vec<u8>>, value: Option<Vec<u8>>, timestamp_ms: i64) -> Self {
+    pub fn new(key: Option<Bytes>, value: Option<Bytes>, timestamp_ms: i64) -> Self {
         Self {
             key,
             value,
@@ -38,7 +45,7 @@ impl Record {
     }
 
     /// A record with only a value (offset delta and timestamp set by the batch).
-    pub fn value(value: impl Into<Vec<u8>>) -> Self {
+    pub fn value(value: impl Into<Bytes>) -> Self {
         Self {
             value: Some(value.into()),
             ..Self::default()
@@ -46,7 +53,7 @@ impl Record {
     }
 
     /// A record with a key and a value.
-    pub fn keyed(key: impl Into<Vec<u8>>, value: impl Into<Vec<u8>>) -> Self {
+    pub fn keyed(key: impl Into<Bytes>, value: impl Into<Bytes>) -> Self {
         Self {
             key: Some(key.into()),
             value: Some(value.into()),
@@ -55,7 +62,7 @@ impl Record {
     }
 
     /// Adds a header.
-    pub fn with_header(mut self, key: impl Into<String>, value: Option<Vec<u8>>) -> Self {
+    pub fn with_header(mut self, key: impl Into<String>, value: Option<Bytes>) -> Self {
         self.headers.push(Header {
             key: key.into(),
             value,
@@ -69,7 +76,7 @@ impl Record {
 pub struct ConsumerRecord {
     pub offset: i64,
     pub timestamp_ms: i64,
-    pub key: Option<Vec<u8>>,
-    pub value: Option<Vec<u8>>,
+    pub key: Option<Bytes>,
+    pub value: Option<Bytes>,
     pub headers: Vec<Header>,
 }

@@ -14,6 +14,8 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
+use bytes::Bytes;
+
 use crate::engine::clock::Clock;
 use crate::engine::core::batch::RecordBatch;
 use crate::engine::error::Result;
@@ -108,7 +110,7 @@ impl LogCompactor {
     fn compact_batch(
         &self,
         mut batch: RecordBatch,
-        latest: &BTreeMap<Vec<u8>, i64>,
+        latest: &BTreeMap<Bytes, i64>,
     ) -> Option<RecordBatch> {
         if batch.is_control() {
             return Some(batch);
@@ -130,7 +132,7 @@ impl LogCompactor {
 }
 
 /// Each key's latest offset over `batches`.
-fn latest_offsets(batches: &[RecordBatch]) -> BTreeMap<Vec<u8>, i64> {
+fn latest_offsets(batches: &[RecordBatch]) -> BTreeMap<Bytes, i64> {
     let mut latest = BTreeMap::new();
     for batch in batches {
         for record in &batch.records {

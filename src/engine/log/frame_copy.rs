@@ -302,9 +302,9 @@ mod tests {
                 0 => RecordBatch::of_values([format!("v{i}"), "x".repeat(60 + i as usize)]),
                 1 => RecordBatch::new(vec![
                     Record::keyed(format!("k{i}"), "value")
-                        .with_header("h", Some(b"hv".to_vec()))
+                        .with_header("h", Some(b"hv".to_vec().into()))
                         .with_header("none", None),
-                    Record::new(Some(b"k".to_vec()), None, 7),
+                    Record::new(Some(b"k".to_vec().into()), None, 7),
                 ])
                 .with_producer(1000, 2, i * 10),
                 2 => RecordBatch::of_values(["t1", "t2", "t3"])

@@ -143,7 +143,12 @@ mod tests {
     use crate::engine::log::partition_log::LogConfig;
 
     fn append(log: &mut PartitionLog, records: &[(&str, &str)]) {
-        let mut b = RecordBatch::new(records.iter().map(|&(k, v)| Record::keyed(k, v)).collect());
+        let mut b = RecordBatch::new(
+            records
+                .iter()
+                .map(|&(k, v)| Record::keyed(k.to_owned(), v.to_owned()))
+                .collect(),
+        );
         b.base_offset = log.leo();
         log.append(&b).unwrap();
     }

@@ -649,7 +649,10 @@ mod tests {
             .into_iter()
             .map(|r| (r.offset, r.value.unwrap()))
             .collect();
-        assert_eq!(values, vec![(1, b"b".to_vec()), (2, b"c".to_vec())]);
+        assert_eq!(
+            values,
+            vec![(1, b"b".to_vec().into()), (2, b"c".to_vec().into())]
+        );
         drop(log);
         let (log, rec) = PartitionLog::open(dir.path(), config(1 << 20)).unwrap();
         assert_eq!(rec.truncated_bytes, 0);
@@ -731,7 +734,7 @@ mod tests {
             log.fetch_filtered(from, max, leo, |_| true)
                 .unwrap()
                 .into_iter()
-                .map(|r| r.value.unwrap())
+                .map(|r| r.value.unwrap().to_vec())
                 .collect()
         };
         assert_eq!(values(0, usize::MAX), expected);
@@ -799,7 +802,7 @@ mod tests {
             .into_iter()
             .map(|r| r.value.unwrap())
             .collect();
-        assert_eq!(values.last().unwrap(), b"new");
+        assert_eq!(values.last().unwrap(), &b"new"[..]);
         assert_eq!(values.len(), 5);
         drop(log);
         let (log, rec) = PartitionLog::open(dir.path(), config(200)).unwrap();

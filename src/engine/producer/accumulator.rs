@@ -176,7 +176,7 @@ mod tests {
     fn pending(tp: &TopicPartition, value: &[u8]) -> PendingRecord {
         PendingRecord {
             topic_partition: tp.clone(),
-            record: Record::new(None, Some(value.to_vec()), 0),
+            record: Record::new(None, Some(value.to_vec().into()), 0),
             estimated_bytes: estimated_bytes(None, Some(value)),
         }
     }

@@ -10,6 +10,8 @@
 
 use std::collections::BTreeMap;
 
+use bytes::Bytes;
+
 use crate::engine::core::batch::RecordBatch;
 use crate::engine::core::cluster::BrokerCluster;
 use crate::engine::core::metadata::TopicPartition;
@@ -106,11 +108,11 @@ impl Producer {
         topic: &str,
         partition: Option<u32>,
         key: Option<&[u8]>,
-        value: impl Into<Vec<u8>>,
+        value: impl Into<Bytes>,
     ) -> Result<(TopicPartition, AppendFuture)> {
         let tp = self.cluster.choose_partition(topic, partition, key)?;
         let record = Record {
-            key: key.map(<[u8]>::to_vec),
+            key: key.map(Bytes::copy_from_slice),
             value: Some(value.into()),
             ..Record::default()
         };
@@ -197,8 +199,8 @@ impl Producer {
         let tp = TopicPartition::new(topic, selected);
         let estimated = estimated_bytes(key, value.as_deref());
         let record = Record::new(
-            key.map(<[u8]>::to_vec),
-            value,
+            key.map(Bytes::copy_from_slice),
+            value.map(Bytes::from),
             i64::try_from(now_ms).unwrap_or(i64::MAX),
         );
         let pending = PendingRecord {

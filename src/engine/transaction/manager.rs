@@ -233,8 +233,8 @@ impl TransactionManager {
         value: Vec<u8>,
     ) -> Result<(TopicPartition, i64)> {
         let record = Record {
-            key: key.map(<[u8]>::to_vec),
-            value: Some(value),
+            key: key.map(bytes::Bytes::copy_from_slice),
+            value: Some(value.into()),
             ..Record::default()
         };
         let sent = self
