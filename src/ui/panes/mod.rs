@@ -464,6 +464,13 @@ pub fn visible(text: &str) -> std::borrow::Cow<'_, str> {
     std::borrow::Cow::Owned(out)
 }
 
+/// Whether `s` is printable ASCII alone (space to `~`): one terminal column
+/// a byte, in every Unicode width table, and nothing [`visible`] escapes;
+/// most values are, and the panes measure and cut them by their length.
+pub fn printable_ascii(s: &str) -> bool {
+    s.bytes().all(|b| (b' '..=b'~').contains(&b))
+}
+
 /// The terminal columns of `c`: what a span of `c` alone measures, without
 /// making a string for it (measuring a value character by character made
 /// one per character). A printable ASCII character is one column in every
