@@ -177,10 +177,7 @@ fn row<'a>(
     let range = offsets(b);
     let content = match b.control {
         Some(c) => c.name().to_uppercase(),
-        None => format!(
-            "[{}]",
-            super::visible(&b.values_text_with(ctx.lang.t("null_value")))
-        ),
+        None => values(b, ctx, width),
     };
     let seen = if ctx.isolation.sees(b.fate) {
         "●"
@@ -211,6 +208,23 @@ fn row<'a>(
         Span::raw(" ")
     };
     Line::from(vec![mark, Span::styled(text, style)])
+}
+
+/// A data batch's values as its row says them: `[v0, v1, v2, v3, …]`.
+/// Printable ASCII longer than the row (four values of 100 B in a row of
+/// 200 columns) stops at `width + 1` columns: the row is shortened to
+/// `width` at the last word that fits ([`super::shorten`]), which reads no
+/// further than the column after the row's last, so the row drawn is the
+/// same, without measuring and copying the rest on every frame.
+fn values(b: &BatchSnapshot, ctx: &PaneContext, width: usize) -> String {
+    let text = b.values_text_with(ctx.lang.t("null_value"));
+    if super::printable_ascii(&text) {
+        if text.len() > width {
+            return format!("[{}", &text[..width]);
+        }
+        return format!("[{text}]");
+    }
+    format!("[{}]", super::visible(&text))
 }
 
 /// A batch's offsets as its row says them: `3`, or `3-4 ×2` for a batch
