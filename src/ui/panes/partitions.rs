@@ -211,18 +211,19 @@ fn row<'a>(
 }
 
 /// A data batch's values as its row says them: `[v0, v1, v2, v3, …]`.
-/// Printable ASCII longer than the row (four values of 100 B in a row of
-/// 200 columns) stops at `width + 1` columns: the row is shortened to
-/// `width` at the last word that fits ([`super::shorten`]), which reads no
-/// further than the column after the row's last, so the row drawn is the
-/// same, without measuring and copying the rest on every frame.
+/// Values longer than the row whose first `width` bytes are printable
+/// ASCII (four values of 100 B in a row of 200 columns) stop at `width + 1`
+/// columns: the row is shortened to `width` at the last word that fits
+/// ([`super::shorten`]), which reads no further than the column after the
+/// row's last, so the row drawn is the same, without measuring and copying
+/// the rest on every frame.
 fn values(b: &BatchSnapshot, ctx: &PaneContext, width: usize) -> String {
     let text = b.values_text_with(ctx.lang.t("null_value"));
-    if super::printable_ascii(&text) {
-        if text.len() > width {
-            return format!("[{}", &text[..width]);
-        }
-        return format!("[{text}]");
+    // The first `width` bytes alone need be printable ASCII (the `…` that
+    // says there are more comes after them).
+    let ascii = |b: &u8| (b' '..=b'~').contains(b);
+    if text.len() > width && text.as_bytes()[..width].iter().all(ascii) {
+        return format!("[{}", &text[..width]);
     }
     format!("[{}]", super::visible(&text))
 }

@@ -8,7 +8,7 @@ use ratatui::text::Span;
 
 use super::window::{Cell, Slot, Window};
 use crate::session::snapshot::{BatchSnapshot, ControlKind, RecordSnapshot};
-use crate::ui::panes::{PaneContext, printable_ascii};
+use crate::ui::panes::{PaneContext, one_cell, printable_ascii};
 use crate::ui::theme::Theme;
 
 /// Lines per replica row at most (see [`Line`]).
@@ -42,8 +42,12 @@ pub fn row_lines(leader: bool, cap: usize) -> &'static [Line] {
 
 /// `s` cut to `width` terminal columns (wide characters count twice).
 pub fn fit(s: &str, width: usize) -> String {
-    if printable_ascii(s) {
-        return s[..s.len().min(width)].to_string();
+    if s.chars().all(one_cell) {
+        return s
+            .char_indices()
+            .nth(width)
+            .map_or(s, |(i, _)| &s[..i])
+            .to_string();
     }
     let mut out = String::new();
     let mut used = 0;
@@ -70,6 +74,9 @@ pub fn cut(s: &str, room: usize) -> String {
 pub fn width(s: &str) -> usize {
     if printable_ascii(s) {
         return s.len();
+    }
+    if s.chars().all(one_cell) {
+        return s.chars().count();
     }
     Span::raw(s).width()
 }

@@ -351,10 +351,10 @@ pub(super) fn put(
         return x;
     }
     // Characters of one cell each that are each their own grapheme (see
-    // [`one_cell`]) are written cell by cell as `set_stringn` would,
+    // [`super::one_cell`]) are written cell by cell as `set_stringn` would,
     // without its grapheme segmentation: a frame puts a few thousand short
     // texts (every cell's edges and value, the offset scale).
-    if s.chars().all(one_cell) {
+    if s.chars().all(super::one_cell) {
         let room = usize::from(buf.area.right()).saturating_sub(x);
         let mut at = x;
         for (i, c) in s.char_indices() {
@@ -370,33 +370,6 @@ pub(super) fn put(
     }
     let (end, _) = buf.set_stringn(x as u16, y, s, right - x, style);
     usize::from(end)
-}
-
-/// Whether `c` takes one terminal cell and is a grapheme of its own
-/// whatever surrounds it: printable ASCII, box drawing and block elements,
-/// and the glyphs the log pane draws (fates, edges, marks). A unit test
-/// holds each to what `set_stringn` writes for it, alone and among others.
-fn one_cell(c: char) -> bool {
-    c == ' '
-        || c.is_ascii_graphic()
-        || ('\u{2500}'..='\u{259f}').contains(&c)
-        || matches!(
-            c,
-            '✓' | '✗'
-                | '…'
-                | '◐'
-                | '‖'
-                | '↑'
-                | '◆'
-                | '≠'
-                | '✂'
-                | '†'
-                | '▸'
-                | '◂'
-                | '·'
-                | '●'
-                | '×'
-        )
 }
 
 /// The selected batch's index in partition `p`'s window, if the selection
@@ -691,7 +664,8 @@ mod put_tests {
     use ratatui::layout::Rect;
     use ratatui::style::{Color, Style};
 
-    use super::{one_cell, put};
+    use super::put;
+    use crate::ui::panes::one_cell;
 
     /// What `put` writes is what `set_stringn` writes, for every character
     /// it writes without segmenting, alone and in a run, cut by `right`
