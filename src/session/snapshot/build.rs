@@ -412,43 +412,58 @@ pub fn load_values(driver: &Driver, snapshot: &mut Snapshot, wanted: &[Wanted]) 
                 }
             }
         }
-        for (&(p, b), &n) in &asks {
+        // Each partition's asks together (`asks` is in (partition, batch)
+        // order): its replica set and log found once, not once per batch.
+        let mut asks = asks.iter().peekable();
+        while let Some(&(&(p, _), _)) = asks.peek() {
+            let mut batches = Vec::new();
+            while let Some((&(_, b), &n)) = asks.next_if(|((q, _), _)| *q == p) {
+                batches.push((b, n));
+            }
             let Some(part) = snapshot.partitions.get_mut(p) else {
                 continue;
             };
-            let tp = TopicPartition::new(&part.topic, part.partition);
-            let Some(batch) = part.batches.get_mut(b) else {
-                continue;
-            };
-            if batch.kind == BatchKind::Control || !lacks(&batch.records, batch.len(), n) {
-                continue;
-            }
-            let Ok(set) = s.partition(&tp) else {
+            let Ok(set) = s.partition(&TopicPartition::new(&part.topic, part.partition)) else {
                 continue;
             };
             let log = &set.leader().log;
-            // The leader's summary of the batch names its payload: a
-            // batch a frame drew before is not read again.
-            let key = log
-                .summary_at(batch.base_offset)
-                .filter(|b| b.base_offset == batch.base_offset)
-                .map(|b| HeadKey {
-                    topic: tp.topic.clone(),
-                    partition: tp.partition,
-                    base_offset: b.base_offset,
-                    last_offset: b.last_offset,
-                    record_count: b.record_count,
-                    crc: b.crc,
-                });
-            if let Some(kept) = key.as_ref().and_then(|k| driver.heads().get(k, n)) {
-                batch.records = kept;
-                continue;
-            }
-            let read = log.read_batch_heads(batch.base_offset, 1, n);
-            if let Some(head) = read.ok().and_then(|v| v.into_iter().next()) {
-                batch.records = records(&head);
-                if let Some(key) = key {
-                    driver.heads().put(key, n, &batch.records);
+            let summaries = log.batch_summaries();
+            // A frame's window is the log's newest batches: batch `b` is
+            // summary `first + b` unless the log moved since the snapshot
+            // (then the search finds it).
+            let first = part.batch_count.saturating_sub(part.batches.len());
+            let mut focus = summaries.focus();
+            for (b, n) in batches {
+                let Some(batch) = part.batches.get_mut(b) else {
+                    continue;
+                };
+                if batch.kind == BatchKind::Control || !lacks(&batch.records, batch.len(), n) {
+                    continue;
+                }
+                // The leader's summary of the batch names its payload: a
+                // batch a frame drew before is not read again.
+                let key = focus
+                    .get(first + b)
+                    .filter(|x| x.base_offset == batch.base_offset)
+                    .or_else(|| log.summary_at(batch.base_offset))
+                    .filter(|x| x.base_offset == batch.base_offset)
+                    .map(|x| HeadKey {
+                        partition: part.partition,
+                        base_offset: x.base_offset,
+                        last_offset: x.last_offset,
+                        record_count: x.record_count,
+                        crc: x.crc,
+                    });
+                if let Some(kept) = key.and_then(|k| driver.heads().get(&part.topic, &k, n)) {
+                    batch.records = kept;
+                    continue;
+                }
+                let read = log.read_batch_heads(batch.base_offset, 1, n);
+                if let Some(head) = read.ok().and_then(|v| v.into_iter().next()) {
+                    batch.records = records(&head);
+                    if let Some(key) = key {
+                        driver.heads().put(&part.topic, key, n, &batch.records);
+                    }
                 }
             }
         }

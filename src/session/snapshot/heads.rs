@@ -13,6 +13,9 @@
 //! what reading that batch gives, so a frame drawn from the cache is the
 //! frame drawn from the disk.
 //!
+//! Kept by topic, then by [`HeadKey`]: a frame asks for a few hundred
+//! batches, and a key that held the topic cloned its name for each ask.
+//!
 //! Bounded: past [`KEPT`] batches the least recently drawn half goes.
 
 use std::collections::BTreeMap;
@@ -24,10 +27,10 @@ use crate::session::snapshot::RecordSnapshot;
 /// worth (a 200x60 frame draws about 40).
 pub const KEPT: usize = 4096;
 
-/// Which batch: partition, base and last offsets, record count, payload CRC.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+/// Which batch of a topic: partition, base and last offsets, record count,
+/// payload CRC.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub struct HeadKey {
-    pub topic: String,
     pub partition: u32,
     pub base_offset: i64,
     pub last_offset: i64,
@@ -48,7 +51,9 @@ struct Head {
 
 #[derive(Debug, Default)]
 struct Heads {
-    kept: BTreeMap<HeadKey, Head>,
+    kept: BTreeMap<String, BTreeMap<HeadKey, Head>>,
+    /// How many batches `kept` holds, all topics together.
+    len: usize,
     uses: u64,
 }
 
@@ -63,42 +68,61 @@ impl HeadCache {
             .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
-    /// The first `n` records of batch `key`, if a read of at least as
-    /// many was kept.
-    pub fn get(&self, key: &HeadKey, n: usize) -> Option<Vec<RecordSnapshot>> {
+    /// The first `n` records of batch `key` of `topic`, if a read of at
+    /// least as many was kept.
+    pub fn get(&self, topic: &str, key: &HeadKey, n: usize) -> Option<Vec<RecordSnapshot>> {
         let mut heads = self.lock();
         heads.uses += 1;
         let uses = heads.uses;
-        let head = heads.kept.get_mut(key).filter(|h| h.asked >= n)?;
+        let head = heads
+            .kept
+            .get_mut(topic)?
+            .get_mut(key)
+            .filter(|h| h.asked >= n)?;
         head.used = uses;
         Some(head.records.iter().take(n).cloned().collect())
     }
 
-    /// Keeps `records`, what a read of batch `key`'s first `asked` records
-    /// gave.
-    pub fn put(&self, key: HeadKey, asked: usize, records: &[RecordSnapshot]) {
+    /// Keeps `records`, what a read of batch `key` of `topic`'s first
+    /// `asked` records gave.
+    pub fn put(&self, topic: &str, key: HeadKey, asked: usize, records: &[RecordSnapshot]) {
         let mut heads = self.lock();
         heads.uses += 1;
         let used = heads.uses;
-        heads.kept.insert(
-            key,
-            Head {
-                asked,
-                records: records.to_vec(),
-                used,
-            },
-        );
-        if heads.kept.len() > KEPT {
-            let mut stamps: Vec<u64> = heads.kept.values().map(|h| h.used).collect();
+        let head = Head {
+            asked,
+            records: records.to_vec(),
+            used,
+        };
+        let added = match heads.kept.get_mut(topic) {
+            Some(batches) => batches.insert(key, head).is_none(),
+            None => {
+                heads
+                    .kept
+                    .insert(topic.to_string(), BTreeMap::from([(key, head)]));
+                true
+            }
+        };
+        heads.len += usize::from(added);
+        if heads.len > KEPT {
+            let mut stamps: Vec<u64> = heads
+                .kept
+                .values()
+                .flat_map(|b| b.values().map(|h| h.used))
+                .collect();
             stamps.sort_unstable();
             let oldest_kept = stamps[stamps.len() / 2];
-            heads.kept.retain(|_, h| h.used >= oldest_kept);
+            for batches in heads.kept.values_mut() {
+                batches.retain(|_, h| h.used >= oldest_kept);
+            }
+            heads.kept.retain(|_, b| !b.is_empty());
+            heads.len = heads.kept.values().map(BTreeMap::len).sum();
         }
     }
 
     /// How many batches are kept.
     pub fn len(&self) -> usize {
-        self.lock().kept.len()
+        self.lock().len
     }
 
     /// Whether none is.
@@ -113,7 +137,6 @@ mod tests {
 
     fn key(base: i64) -> HeadKey {
         HeadKey {
-            topic: "t".into(),
             partition: 0,
             base_offset: base,
             last_offset: base + 9,
@@ -135,30 +158,38 @@ mod tests {
     fn a_kept_read_answers_for_as_many_records_as_it_read() {
         let cache = HeadCache::default();
         let four: Vec<_> = (0..4).map(rec).collect();
-        cache.put(key(0), 4, &four);
-        assert_eq!(cache.get(&key(0), 2), Some(four[..2].to_vec()));
-        assert_eq!(cache.get(&key(0), 4), Some(four.clone()));
+        cache.put("t", key(0), 4, &four);
+        assert_eq!(cache.get("t", &key(0), 2), Some(four[..2].to_vec()));
+        assert_eq!(cache.get("t", &key(0), 4), Some(four.clone()));
         // More than was read: read again.
-        assert_eq!(cache.get(&key(0), 5), None);
+        assert_eq!(cache.get("t", &key(0), 5), None);
         // Another payload (another CRC) is another batch.
         let other = HeadKey { crc: 8, ..key(0) };
-        assert_eq!(cache.get(&other, 1), None);
+        assert_eq!(cache.get("t", &other, 1), None);
+        // The same batch of another topic is another batch.
+        assert_eq!(cache.get("u", &key(0), 1), None);
     }
 
     #[test]
     fn past_the_bound_the_least_recently_drawn_half_goes() {
         let cache = HeadCache::default();
         for b in 0..=KEPT as i64 {
-            cache.put(key(b * 10), 1, &[rec(b * 10)]);
+            cache.put(
+                if b % 2 == 0 { "t" } else { "u" },
+                key(b * 10),
+                1,
+                &[rec(b * 10)],
+            );
             if b == 0 {
                 continue;
             }
             // Batch 0 is drawn again each time: it stays.
-            assert!(cache.get(&key(0), 1).is_some());
+            assert!(cache.get("t", &key(0), 1).is_some());
         }
         assert!(cache.len() <= KEPT / 2 + 1, "{}", cache.len());
-        assert!(cache.get(&key(0), 1).is_some());
-        assert!(cache.get(&key(10), 1).is_none());
-        assert!(cache.get(&key(KEPT as i64 * 10), 1).is_some());
+        assert!(cache.get("t", &key(0), 1).is_some());
+        assert!(cache.get("u", &key(10), 1).is_none());
+        // The last put (KEPT is even: batch KEPT went to "t").
+        assert!(cache.get("t", &key(KEPT as i64 * 10), 1).is_some());
     }
 }

@@ -464,6 +464,41 @@ pub fn visible(text: &str) -> std::borrow::Cow<'_, str> {
     std::borrow::Cow::Owned(out)
 }
 
+/// Whether `s` is printable ASCII alone (space to `~`): one terminal column
+/// a byte, in every Unicode width table, and nothing [`visible`] escapes;
+/// most values are, and the panes measure and cut them by their length.
+pub fn printable_ascii(s: &str) -> bool {
+    s.bytes().all(|b| (b' '..=b'~').contains(&b))
+}
+
+/// Whether `c` takes one terminal cell and is a grapheme of its own
+/// whatever surrounds it: printable ASCII, box drawing and block elements,
+/// and the glyphs the log pane draws (fates, edges, marks): a text of them
+/// alone measures its number of characters. Unit tests hold each to what
+/// `set_stringn` writes for it (`log::put_tests`) and to a span's width.
+pub fn one_cell(c: char) -> bool {
+    c == ' '
+        || c.is_ascii_graphic()
+        || ('\u{2500}'..='\u{259f}').contains(&c)
+        || matches!(
+            c,
+            '✓' | '✗'
+                | '…'
+                | '◐'
+                | '‖'
+                | '↑'
+                | '◆'
+                | '≠'
+                | '✂'
+                | '†'
+                | '▸'
+                | '◂'
+                | '·'
+                | '●'
+                | '×'
+        )
+}
+
 /// The terminal columns of `c`: what a span of `c` alone measures, without
 /// making a string for it (measuring a value character by character made
 /// one per character). A printable ASCII character is one column in every
@@ -885,6 +920,23 @@ mod tests {
                 ratatui::text::Span::raw(c.to_string()).width(),
                 "{c:?}"
             );
+        }
+    }
+
+    /// A one-cell character measures one column alone, and a text of
+    /// them (each its own grapheme) its number of characters, as a span
+    /// measures them: what the log cell's `width` and `fit` count by.
+    #[test]
+    fn one_cell_characters_measure_one_column_each() {
+        let chars: Vec<char> = (' '..='\u{2fff}').filter(|&c| super::one_cell(c)).collect();
+        for &c in &chars {
+            assert_eq!(super::char_width(c), 1, "{c:?}");
+        }
+        let run: String = chars.iter().collect();
+        assert_eq!(ratatui::text::Span::raw(&run).width(), chars.len());
+        for pair in chars.windows(2) {
+            let two: String = pair.iter().collect();
+            assert_eq!(ratatui::text::Span::raw(&two).width(), 2, "{two:?}");
         }
     }
 

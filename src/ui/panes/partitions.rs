@@ -177,10 +177,7 @@ fn row<'a>(
     let range = offsets(b);
     let content = match b.control {
         Some(c) => c.name().to_uppercase(),
-        None => format!(
-            "[{}]",
-            super::visible(&b.values_text_with(ctx.lang.t("null_value")))
-        ),
+        None => values(b, ctx, width),
     };
     let seen = if ctx.isolation.sees(b.fate) {
         "●"
@@ -211,6 +208,24 @@ fn row<'a>(
         Span::raw(" ")
     };
     Line::from(vec![mark, Span::styled(text, style)])
+}
+
+/// A data batch's values as its row says them: `[v0, v1, v2, v3, …]`.
+/// Values longer than the row whose first `width` bytes are printable
+/// ASCII (four values of 100 B in a row of 200 columns) stop at `width + 1`
+/// columns: the row is shortened to `width` at the last word that fits
+/// ([`super::shorten`]), which reads no further than the column after the
+/// row's last, so the row drawn is the same, without measuring and copying
+/// the rest on every frame.
+fn values(b: &BatchSnapshot, ctx: &PaneContext, width: usize) -> String {
+    let text = b.values_text_with(ctx.lang.t("null_value"));
+    // The first `width` bytes alone need be printable ASCII (the `…` that
+    // says there are more comes after them).
+    let ascii = |b: &u8| (b' '..=b'~').contains(b);
+    if text.len() > width && text.as_bytes()[..width].iter().all(ascii) {
+        return format!("[{}", &text[..width]);
+    }
+    format!("[{}]", super::visible(&text))
 }
 
 /// A batch's offsets as its row says them: `3`, or `3-4 ×2` for a batch

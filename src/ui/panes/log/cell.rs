@@ -8,7 +8,7 @@ use ratatui::text::Span;
 
 use super::window::{Cell, Slot, Window};
 use crate::session::snapshot::{BatchSnapshot, ControlKind, RecordSnapshot};
-use crate::ui::panes::PaneContext;
+use crate::ui::panes::{PaneContext, one_cell, printable_ascii};
 use crate::ui::theme::Theme;
 
 /// Lines per replica row at most (see [`Line`]).
@@ -42,6 +42,13 @@ pub fn row_lines(leader: bool, cap: usize) -> &'static [Line] {
 
 /// `s` cut to `width` terminal columns (wide characters count twice).
 pub fn fit(s: &str, width: usize) -> String {
+    if s.chars().all(one_cell) {
+        return s
+            .char_indices()
+            .nth(width)
+            .map_or(s, |(i, _)| &s[..i])
+            .to_string();
+    }
     let mut out = String::new();
     let mut used = 0;
     for c in s.chars() {
@@ -65,6 +72,12 @@ pub fn cut(s: &str, room: usize) -> String {
 }
 
 pub fn width(s: &str) -> usize {
+    if printable_ascii(s) {
+        return s.len();
+    }
+    if s.chars().all(one_cell) {
+        return s.chars().count();
+    }
     Span::raw(s).width()
 }
 
@@ -81,14 +94,33 @@ pub fn marker(c: ControlKind, room: usize) -> &'static str {
 
 /// The value shown for `slot` from `records`: the record at the slot's
 /// first offset (one cell per offset), or the batch's first (one per
-/// batch); "" when the frame did not read it.
-pub fn value(records: &[RecordSnapshot], slot: Slot, per_batch: bool) -> String {
+/// batch); "" when the frame did not read it. A value of printable ASCII
+/// without headers comes already [`cut`] to `room` columns, as the cell
+/// draws it (cutting it again changes nothing, and [`counted`] fits a
+/// shorter start of it): it is not copied whole, a value of 100 B into a
+/// cell of a dozen columns.
+pub fn value(records: &[RecordSnapshot], slot: Slot, per_batch: bool, room: usize) -> String {
     let r = if per_batch {
         records.first()
     } else {
         records.iter().find(|r| r.offset == slot.from)
     };
     r.map_or(String::new(), |r| {
+        if r.headers.is_empty() {
+            let v = r.value.as_deref().unwrap_or("null");
+            if printable_ascii(v) {
+                // `cut`, one column a byte.
+                return match v.len() <= room || room < 2 {
+                    true => v[..v.len().min(room)].to_string(),
+                    false => {
+                        let mut out = String::with_capacity(room + 2);
+                        out.push_str(&v[..room - 1]);
+                        out.push('…');
+                        out
+                    }
+                };
+            }
+        }
         let text = r.value_text();
         match super::super::visible(&text) {
             std::borrow::Cow::Borrowed(_) => text,
@@ -249,8 +281,10 @@ pub fn drawn(
             value: match b.control {
                 Some(k) => marker(k, room).to_string(),
                 None if win.per_batch && b.base_offset < slot.from => "…".into(),
-                None if win.per_batch => counted(&value(&b.records, slot, true), b.len(), room),
-                None => value(&b.records, slot, win.per_batch),
+                None if win.per_batch => {
+                    counted(&value(&b.records, slot, true, room), b.len(), room)
+                }
+                None => value(&b.records, slot, win.per_batch, room),
             },
             fate: fate_line(b),
             readers: readers_line(b),
@@ -264,7 +298,7 @@ pub fn drawn(
             style: ctx.theme.divergent(),
             value: match b.control {
                 Some(k) => marker(k, room).to_string(),
-                None => value(&b.records, slot, win.per_batch),
+                None => value(&b.records, slot, win.per_batch, room),
             },
             fate: on(Line::Fate, &|| ctx.lang.t("divergent").to_string()),
             readers: on(Line::Readers, &|| readers(ctx, false, false)),
@@ -286,9 +320,13 @@ mod tests {
         with.headers = vec![("trace".into(), Some("t1".into())), ("flag".into(), None)];
         let records = [RecordSnapshot::new(2, None, Some("v2".into())), with];
         let at = |from| Slot { from, to: from };
-        assert_eq!(value(&records, at(2), false), "v2");
-        assert_eq!(value(&records, at(3), false), "v3{trace=t1,flag}");
-        assert_eq!(value(&records, at(3), true), "v2", "per batch: the first");
+        assert_eq!(value(&records, at(2), false, 20), "v2");
+        assert_eq!(value(&records, at(3), false, 20), "v3{trace=t1,flag}");
+        assert_eq!(
+            value(&records, at(3), true, 20),
+            "v2",
+            "per batch: the first"
+        );
     }
 
     #[test]

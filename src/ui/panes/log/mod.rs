@@ -350,6 +350,24 @@ pub(super) fn put(
     if x >= right {
         return x;
     }
+    // Characters of one cell each that are each their own grapheme (see
+    // [`super::one_cell`]) are written cell by cell as `set_stringn` would,
+    // without its grapheme segmentation: a frame puts a few thousand short
+    // texts (every cell's edges and value, the offset scale).
+    if s.chars().all(super::one_cell) {
+        let room = usize::from(buf.area.right()).saturating_sub(x);
+        let mut at = x;
+        for (i, c) in s.char_indices() {
+            if at >= right || at - x >= room {
+                break;
+            }
+            buf[(at as u16, y)]
+                .set_symbol(&s[i..i + c.len_utf8()])
+                .set_style(style);
+            at += 1;
+        }
+        return at;
+    }
     let (end, _) = buf.set_stringn(x as u16, y, s, right - x, style);
     usize::from(end)
 }
@@ -637,6 +655,43 @@ impl Canvas<'_, '_> {
         };
         self.put(end_x, y, &leo, leo_style);
         y + lines.len() as u16
+    }
+}
+
+#[cfg(test)]
+mod put_tests {
+    use ratatui::buffer::Buffer;
+    use ratatui::layout::Rect;
+    use ratatui::style::{Color, Style};
+
+    use super::put;
+    use crate::ui::panes::one_cell;
+
+    /// What `put` writes is what `set_stringn` writes, for every character
+    /// it writes without segmenting, alone and in a run, cut by `right`
+    /// and by the buffer's edge.
+    #[test]
+    fn put_writes_what_set_stringn_writes() {
+        let chars: Vec<char> = (' '..='\u{2fff}').filter(|&c| one_cell(c)).collect();
+        assert!(chars.len() > 200, "{}", chars.len());
+        let run: String = chars.iter().collect();
+        let texts: Vec<String> = chars
+            .iter()
+            .map(|c| c.to_string())
+            .chain([run, "a│b┊c✓…×12".into(), String::new()])
+            .collect();
+        let style = Style::new().fg(Color::Red);
+        for text in &texts {
+            for (x, right) in [(1, 9), (3, 40), (0, 2000), (30, 31)] {
+                let area = Rect::new(0, 0, 36, 1);
+                let mut ours = Buffer::empty(area);
+                let mut theirs = Buffer::empty(area);
+                let end = put(&mut ours, x, 0, right, text, style);
+                let (their_end, _) = theirs.set_stringn(x as u16, 0, text, right - x, style);
+                assert_eq!(ours, theirs, "{text:?} at {x}..{right}");
+                assert_eq!(end, usize::from(their_end), "{text:?} at {x}..{right}");
+            }
+        }
     }
 }
 
