@@ -620,7 +620,7 @@ impl BrokerCluster {
                 ..
             } = state;
             let leader = &partitions[tp].leader().log;
-            transactions.markers_after_promotion(tp, leader);
+            transactions.learn_markers(tp, leader);
             Ok(epoch)
         })
     }

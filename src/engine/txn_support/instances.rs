@@ -16,7 +16,6 @@ use std::collections::BTreeMap;
 use crate::engine::core::batch::ControlType;
 use crate::engine::core::metadata::TopicPartition;
 use crate::engine::log::PartitionLog;
-use crate::engine::replication::PartitionReplicaSet;
 use crate::engine::transaction::model::{TransactionData, TransactionState};
 use crate::engine::vector_ext::VectorExt;
 use imbl::Vector;
@@ -147,13 +146,6 @@ impl TransactionInstances {
     /// COMPLETE_ABORT).
     pub(crate) fn discard_staged_offsets(&mut self, index: usize) {
         self.instances[index].staged_offsets.clear();
-    }
-
-    /// Finds each instance's markers in the leaders' logs (after open).
-    pub fn attach_markers(&mut self, partitions: &BTreeMap<TopicPartition, PartitionReplicaSet>) {
-        for (tp, set) in partitions {
-            self.learn_markers(tp, &set.leader().log);
-        }
     }
 
     /// Takes `carried` as the markers known on `tp`: what

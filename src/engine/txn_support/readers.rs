@@ -2,7 +2,6 @@
 //! transaction coordinator (`state.transactions()`), and the calls the
 //! cluster makes on it when a leader changes.
 
-use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::Arc;
 
@@ -11,7 +10,6 @@ use crate::engine::core::metadata::TopicPartition;
 use crate::engine::error::MiniKafkaError;
 use crate::engine::error::Result;
 use crate::engine::log::PartitionLog;
-use crate::engine::replication::PartitionReplicaSet;
 use crate::engine::transaction::journal::{JournalFrame, TransactionJournal, parse_line};
 use crate::engine::transaction::manager::TransactionCoordinator;
 use crate::engine::transaction::model::TransactionData;
@@ -51,11 +49,6 @@ impl TransactionCoordinator {
         self.transactions.markers_of(id)
     }
 
-    /// Finds each instance's markers in the leaders' logs (after open).
-    pub fn attach_markers(&mut self, partitions: &BTreeMap<TopicPartition, PartitionReplicaSet>) {
-        self.transactions.attach_markers(partitions);
-    }
-
     /// After a promotion (E6): the markers known on `tp` become those the
     /// new leader's log holds ("missing" means missing from the current
     /// leader's log). Markers it lacks are forgotten (they had not reached
@@ -63,7 +56,9 @@ impl TransactionCoordinator {
     /// waiting at an offset the new leader never had; markers it holds are
     /// known again, also those an earlier promotion forgot, so a resumed
     /// commit or abort waits for them instead of writing a second one.
-    pub fn markers_after_promotion(&mut self, tp: &TopicPartition, leader: &PartitionLog) {
+    /// An open walks each leader's log with it too, where it cannot keep
+    /// the markers a crashed coordinator knew ([`Self::adopt_markers`]).
+    pub fn learn_markers(&mut self, tp: &TopicPartition, leader: &PartitionLog) {
         self.transactions.learn_markers(tp, leader);
     }
 
@@ -72,12 +67,6 @@ impl TransactionCoordinator {
     /// ([`TransactionInstances::adopt_markers`]).
     pub(crate) fn carry_markers(&self) -> Markers {
         self.transactions.markers.clone()
-    }
-
-    /// Makes the markers known on `tp` those `leader`'s log holds (see
-    /// [`TransactionInstances::learn_markers`]).
-    pub fn learn_markers(&mut self, tp: &TopicPartition, leader: &PartitionLog) {
-        self.transactions.learn_markers(tp, leader);
     }
 
     /// See [`TransactionInstances::adopt_markers`].
