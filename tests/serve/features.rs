@@ -70,10 +70,12 @@ fn timestamps_headers_and_every_compression_come_back_as_sent_to_both_clients() 
     assert_eq!(read_lines(&kp_out), kp_expected, "kafka-python:\n{kp_out}");
     let log = server.stop();
     // The server's log names each compressed batch's codec: the clients
-    // did compress.
+    // did compress. The batch that starts at each codec's first offset:
+    // librdkafka usually sends a codec's 3 records as one batch, but under
+    // load its linger can expire after the first (1 then 2 records).
     for codec in &CODECS[1..] {
         let batch = CODECS.iter().position(|c| c == codec).unwrap() * 3;
-        let note = format!("wf-0 offset {batch} (3 record(s)");
+        let note = format!("wf-0 offset {batch} (");
         let line = log.lines().find(|l| l.contains(&note)).unwrap_or_default();
         assert!(
             line.contains(&format!(", {codec}")),
