@@ -221,8 +221,8 @@ fn values(b: &BatchSnapshot, ctx: &PaneContext, width: usize) -> String {
     let text = b.values_text_with(ctx.lang.t("null_value"));
     // The first `width` bytes alone need be printable ASCII (the `…` that
     // says there are more comes after them).
-    let ascii = |b: &u8| (b' '..=b'~').contains(b);
-    if text.len() > width && text.as_bytes()[..width].iter().all(ascii) {
+    if text.len() > width && text.is_char_boundary(width) && super::printable_ascii(&text[..width])
+    {
         return format!("[{}", &text[..width]);
     }
     format!("[{}]", super::visible(&text))
