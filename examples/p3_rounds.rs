@@ -9,6 +9,12 @@
 //! slice, which lands more often in the longer side's rounds and moves the
 //! median; the 10th and 25th percentiles are rounds that ran undisturbed.
 //!
+//! Each round also times P3's ceiling ([`perf::P3Ceiling`]): the same
+//! buffered writes after the least an append handed records must add (a
+//! copy of each frame's bytes and its CRC), and after the log's own
+//! encoding of the batches. The baseline's CPU time over the copy's bounds
+//! the P3 ratio of any implementation from above.
+//!
 //! Run: `cargo run --release --example p3_rounds [ROUNDS] [SEGMENT_BYTES]`
 //! (defaults: 201 rounds, the book's 1 MiB segments).
 
@@ -16,7 +22,7 @@ use std::time::{Duration, Instant};
 
 use minikafka::engine::TopicPartition;
 use minikafka::engine::core::codec;
-use minikafka::perf::{self, RawLogWriter};
+use minikafka::perf::{self, P3Ceiling, RawLogWriter};
 
 fn main() {
     let mut args = std::env::args().skip(1);
@@ -30,6 +36,7 @@ fn main() {
     let tp = TopicPartition::new("t", 0);
     let (mut log, mut raw) = (Vec::new(), Vec::new());
     let (mut log_cpu, mut raw_cpu) = (Vec::new(), Vec::new());
+    let (mut copied_cpu, mut encoded_cpu) = (Vec::new(), Vec::new());
     for _ in 0..rounds {
         let cluster = perf::cluster_with_segments(1, 1, segment_max_bytes);
         let round = perf::p3_batches(batches.len());
@@ -48,8 +55,23 @@ fn main() {
         writer.flush();
         raw.push(start.elapsed());
         raw_cpu.push(perf::thread_cpu() - cpu);
+        let mut ceiling = P3Ceiling::new();
+        let cpu = perf::thread_cpu();
+        std::hint::black_box(ceiling.copied(&frames));
+        copied_cpu.push(perf::thread_cpu() - cpu);
+        let mut ceiling = P3Ceiling::new();
+        let cpu = perf::thread_cpu();
+        std::hint::black_box(ceiling.encoded(&batches));
+        encoded_cpu.push(perf::thread_cpu() - cpu);
     }
-    for v in [&mut log, &mut raw, &mut log_cpu, &mut raw_cpu] {
+    for v in [
+        &mut log,
+        &mut raw,
+        &mut log_cpu,
+        &mut raw_cpu,
+        &mut copied_cpu,
+        &mut encoded_cpu,
+    ] {
         v.sort();
     }
     let at = |v: &[Duration], p: usize| v[(v.len() - 1) * p / 100];
@@ -74,5 +96,14 @@ fn main() {
         l.as_secs_f64() * 1e3,
         r.as_secs_f64() * 1e3,
         r.as_secs_f64() / l.as_secs_f64()
+    );
+    let (c, e) = (at(&copied_cpu, 50), at(&encoded_cpu, 50));
+    println!(
+        "P3's ceiling, p50 CPU: raw after a copy and CRC {:.2} ms (ratio {:.2}), \
+         raw after the log's encoding {:.2} ms (ratio {:.2})",
+        c.as_secs_f64() * 1e3,
+        r.as_secs_f64() / c.as_secs_f64(),
+        e.as_secs_f64() * 1e3,
+        r.as_secs_f64() / e.as_secs_f64()
     );
 }

@@ -150,6 +150,62 @@ impl Default for RawLogWriter {
     }
 }
 
+/// P3's ceiling (docs/performance.md, "P3's ceiling"): the baseline's
+/// buffered write plus the least an append handed records (not an encoded
+/// frame) must add to it. `copied` is the one copy of the batch's bytes
+/// into a frame and its CRC (issue 29 allows one copy and one CRC), done
+/// here as a `memcpy` of the already encoded frame and `crc32fast`; `encoded`
+/// is the log's own encoding ([`codec::encode_into`]) into a reused buffer.
+/// No append can cost less than `copied`, so the baseline's time over it
+/// bounds the P3 ratio from above.
+pub struct P3Ceiling {
+    raw: RawLogWriter,
+    frame: Vec<u8>,
+}
+
+impl P3Ceiling {
+    pub fn new() -> Self {
+        Self {
+            raw: RawLogWriter::new(),
+            frame: Vec::with_capacity(1 << 16),
+        }
+    }
+
+    /// Copies each of `frames` into the reused buffer, CRCs it and writes
+    /// it; returns the CRCs' sum so that nothing is optimised away.
+    pub fn copied(&mut self, frames: &[Vec<u8>]) -> u64 {
+        let mut sum = 0u64;
+        for frame in frames {
+            self.frame.clear();
+            self.frame.extend_from_slice(frame);
+            sum += u64::from(crc32fast::hash(&self.frame));
+            self.raw.write(&self.frame);
+        }
+        self.raw.flush();
+        sum
+    }
+
+    /// Encodes each of `batches` into the reused buffer with the log's
+    /// codec (which computes the CRC once) and writes it.
+    pub fn encoded(&mut self, batches: &[RecordBatch]) -> usize {
+        let mut len = 0;
+        for batch in batches {
+            self.frame.clear();
+            codec::encode_into(batch, &mut self.frame);
+            len += self.frame.len();
+            self.raw.write(&self.frame);
+        }
+        self.raw.flush();
+        len
+    }
+}
+
+impl Default for P3Ceiling {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
 /// P2: a transaction journal on a fresh directory, and the frame it appends.
 pub struct JournalWorkload {
     pub dir: TempDir,
