@@ -210,11 +210,14 @@ pub fn reads(yes: bool) -> &'static str {
     if yes { "●" } else { "·" }
 }
 
-/// What cell `c` at `slot` shows on the row's `lines` (the value line is
+/// What cell `c` at `slot` shows on the row's `lines`, its values from
+/// `records` (its batch's first records as the frame read them; see
+/// [`crate::session::snapshot::Values`]). (The value line is
 /// always made; a line the row does not draw is left empty rather than
 /// made for nothing: a frame draws a few hundred cells).
 pub fn drawn(
     c: Cell<'_>,
+    records: &[RecordSnapshot],
     slot: Slot,
     win: &Window,
     ctx: &PaneContext,
@@ -258,12 +261,12 @@ pub fn drawn(
             if !win.per_batch
                 && b.control.is_none()
                 && b.compacted > 0
-                && b.records.len() as i64 + b.compacted == b.len()
-                && !b.records.iter().any(|r| r.offset == slot.from) =>
+                && records.len() as i64 + b.compacted == b.len()
+                && !records.iter().any(|r| r.offset == slot.from) =>
         {
             Some(compacted(ctx, lines))
         }
-        Cell::Batch(_, b) if !win.per_batch && tombstone_at(&b.records, slot) => Some(Drawn {
+        Cell::Batch(_, b) if !win.per_batch && tombstone_at(records, slot) => Some(Drawn {
             glyph: Theme::fate_glyph(b.fate),
             style: ctx.theme.tombstone(),
             value: if room > width(ctx.lang.t("tombstone")) {
@@ -281,10 +284,8 @@ pub fn drawn(
             value: match b.control {
                 Some(k) => marker(k, room).to_string(),
                 None if win.per_batch && b.base_offset < slot.from => "…".into(),
-                None if win.per_batch => {
-                    counted(&value(&b.records, slot, true, room), b.len(), room)
-                }
-                None => value(&b.records, slot, win.per_batch, room),
+                None if win.per_batch => counted(&value(records, slot, true, room), b.len(), room),
+                None => value(records, slot, win.per_batch, room),
             },
             fate: fate_line(b),
             readers: readers_line(b),
@@ -298,7 +299,7 @@ pub fn drawn(
             style: ctx.theme.divergent(),
             value: match b.control {
                 Some(k) => marker(k, room).to_string(),
-                None => value(&b.records, slot, win.per_batch, room),
+                None => value(records, slot, win.per_batch, room),
             },
             fate: on(Line::Fate, &|| ctx.lang.t("divergent").to_string()),
             readers: on(Line::Readers, &|| readers(ctx, false, false)),
