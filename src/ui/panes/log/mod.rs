@@ -434,6 +434,19 @@ pub fn render_with(
     scale::legend(ctx, &canvas.present, readers, rest, canvas.buf);
 }
 
+/// A cell's value line: its glyph, then its value [`cut`] to `room`
+/// columns; a value of printable ASCII that fits (as a batch cell's is,
+/// cut where it was read) is not copied twice.
+fn glyph_and(glyph: &str, value: &str, room: usize) -> String {
+    if value.len() <= room && super::printable_ascii(value) {
+        let mut out = String::with_capacity(glyph.len() + value.len());
+        out.push_str(glyph);
+        out.push_str(value);
+        return out;
+    }
+    format!("{glyph}{}", cut(value, room))
+}
+
 /// What drawing every partition shares.
 struct Canvas<'a, 'b> {
     view: &'a Snapshot,
@@ -657,7 +670,7 @@ impl Canvas<'_, '_> {
                     break;
                 }
                 let text = match line {
-                    Line::Value => format!("{}{}", d.glyph, cut(d.text(line), win.cell - 2)),
+                    Line::Value => glyph_and(d.glyph, d.text(line), win.cell - 2),
                     _ => fit(d.text(line), win.cell - 1),
                 };
                 let style = match line {
