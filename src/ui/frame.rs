@@ -226,8 +226,9 @@ pub fn map(input: &FrameInput, area: Rect) -> FrameMap {
         }
         batches.extend(pane.visible_batches(rect));
     }
-    // One ask per batch, as far as the furthest pane's.
-    batches.sort_unstable();
+    // One ask per batch, as far as the furthest pane's. Each pane's come
+    // in order: the stable sort merges those runs.
+    batches.sort();
     batches.reverse();
     batches.dedup_by_key(|&mut (p, b, _)| (p, b));
     batches.reverse();
