@@ -113,3 +113,48 @@ fn a_frame_explains_only_the_batch_it_shows_explained() {
         );
     }
 }
+
+/// A frame draws the values it reads beside the app's snapshot, which it
+/// neither copies nor changes (docs/performance.md "P1", fifth pass): the
+/// frame is the one drawn from the snapshot with those values written in
+/// (`App::snapshot_for`, what a frame drew before), and the snapshot
+/// still carries no record after it.
+#[test]
+fn a_frame_draws_the_values_beside_its_snapshot_as_written_into_it() {
+    use minikafka::ui::frame::{self, FrameInput};
+    use ratatui::buffer::Buffer;
+    use ratatui::layout::Rect;
+
+    // One cell per batch (64 batches of 100) and one per record (a batch
+    // of 10 records per partition).
+    for (records, per_batch) in [(6_400, 100), (40, 10)] {
+        let workload = DashboardWorkload::with_batches(4, records, per_batch);
+        let app = &workload.app;
+        let area = Rect::new(0, 0, 200, 60);
+        let beside = workload.frame(200, 60);
+        let written = app.snapshot_for(area);
+        let mut from_written = Buffer::empty(area);
+        frame::draw(
+            &FrameInput {
+                view: &written,
+                values: None,
+                ..app.frame_input()
+            },
+            &mut from_written,
+        );
+        assert_eq!(beside, from_written, "{records} records of {per_batch}");
+        assert!(
+            buffer_text(&beside).contains("value-"),
+            "the frame draws values"
+        );
+        let carried = |s: &minikafka::session::snapshot::Snapshot| {
+            s.partitions
+                .iter()
+                .flat_map(|p| &p.batches)
+                .filter(|b| !b.records.is_empty())
+                .count()
+        };
+        assert!(carried(&written) > 0, "values were read");
+        assert_eq!(carried(app.view()), 0, "the app's snapshot changed");
+    }
+}

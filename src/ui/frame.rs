@@ -22,7 +22,7 @@ use ratatui::widgets::{Block, Paragraph, Widget, Wrap};
 
 use crate::session::snapshot::build::Wanted;
 use crate::session::snapshot::field;
-use crate::session::snapshot::{Isolation, Snapshot, SnapshotSource};
+use crate::session::snapshot::{Isolation, Snapshot, SnapshotSource, Values};
 use crate::session::ui_step::Selection;
 use crate::ui::i18n::Lang;
 use crate::ui::keys::{BarState, key_bar};
@@ -93,9 +93,8 @@ pub struct FrameInput<'a> {
     pub view: &'a Snapshot,
     pub state: ViewState<'a>,
     /// The snapshot's source: a frame reads the record values of the batch
-    /// rows it draws, and only those (see
-    /// [`SnapshotSource::load_values`]). None: drawn without them (a frame
-    /// drawn only for its map).
+    /// rows it draws, and only those (see [`SnapshotSource::values`]).
+    /// None: drawn without them (a frame drawn only for its map).
     pub values: Option<&'a dyn SnapshotSource>,
 }
 
@@ -219,6 +218,7 @@ pub fn map(input: &FrameInput, area: Rect) -> FrameMap {
         let pane = Pane {
             id,
             view: input.view,
+            values: Values::none(),
             ctx: pane_context(&input.state, input.view, id),
         };
         if let Some(n) = pane.rows(rect) {
@@ -226,8 +226,9 @@ pub fn map(input: &FrameInput, area: Rect) -> FrameMap {
         }
         batches.extend(pane.visible_batches(rect));
     }
-    // One ask per batch, as far as the furthest pane's.
-    batches.sort_unstable();
+    // One ask per batch, as far as the furthest pane's. Each pane's come
+    // in order: the stable sort merges those runs.
+    batches.sort();
     batches.reverse();
     batches.dedup_by_key(|&mut (p, b, _)| (p, b));
     batches.reverse();
@@ -263,6 +264,7 @@ pub fn follow(input: &FrameInput, area: Rect, p: usize) -> Vec<(PaneId, usize)> 
             let pane = Pane {
                 id,
                 view: input.view,
+                values: Values::none(),
                 ctx: pane_context(state, input.view, id),
             };
             pane.scroll_to(rect, p).map(|s| (id, s))
@@ -302,16 +304,14 @@ pub fn visible_batches<'a>(
     map(&input, area).batches
 }
 
-/// `input`'s snapshot with the values of the batch rows `map` draws, read
-/// from its source (the snapshot itself when there is nothing to read).
-pub fn with_values<'a>(input: &FrameInput<'a>, map: &FrameMap) -> std::borrow::Cow<'a, Snapshot> {
+/// The values of the batch rows `map` draws that `input`'s snapshot does
+/// not carry, read from its source (none without one): the panes draw them
+/// from beside the snapshot, which is shared and not copied
+/// ([`Values`]).
+pub fn values(input: &FrameInput, map: &FrameMap) -> Values {
     match input.values {
-        Some(source) if !map.batches.is_empty() => {
-            let mut view = input.view.clone();
-            source.load_values(&mut view, &map.batches);
-            std::borrow::Cow::Owned(view)
-        }
-        _ => std::borrow::Cow::Borrowed(input.view),
+        Some(source) if !map.batches.is_empty() => source.values(input.view, &map.batches),
+        _ => Values::default(),
     }
 }
 
@@ -327,19 +327,21 @@ pub fn draw(input: &FrameInput, buf: &mut Buffer) -> FrameMap {
         too_small(state, buf, area);
         return map;
     }
-    let view = with_values(input, &map);
-    Paragraph::new(title_line(state, &view, title.width)).render(title, buf);
+    let values = values(input, &map);
+    let view = input.view;
+    Paragraph::new(title_line(state, view, title.width)).render(title, buf);
     for &(id, rect) in &map.panes {
-        let ctx = pane_context(state, &view, id);
+        let ctx = pane_context(state, view, id);
         Pane {
             id,
-            view: &view,
+            view,
+            values: &values,
             ctx,
         }
         .render(rect, buf);
     }
     if let Some(at) = map.caption {
-        presentation::draw_caption(state, &view, at, buf);
+        presentation::draw_caption(state, view, at, buf);
     }
     Paragraph::new(bottom_line(state, bottom.width)).render(bottom, buf);
     if let Some(first) = state.help {

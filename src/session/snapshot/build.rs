@@ -25,6 +25,7 @@ use crate::engine::{ControlType, IsolationLevel, RecordBatch, TopicPartition};
 use crate::session::driver::Driver;
 use crate::session::said::Said;
 use crate::session::snapshot::heads::HeadKey;
+use crate::session::snapshot::values::{Records, Values};
 use crate::session::snapshot::{
     AccumulatingBatch, AccumulatorSnapshot, BATCH_WINDOW, BatchKind, BatchSnapshot, BrokerSnapshot,
     CompletionSnapshot, Consumers, ControlKind, ErrorSnapshot, EventSnapshot, Fate, GroupOffsets,
@@ -373,23 +374,39 @@ pub type Wanted = (usize, usize, usize);
 /// the end of a log, the end the log pane follows, and is short: it lasts
 /// only until the replica's next fetch.
 pub fn load_values(driver: &Driver, snapshot: &mut Snapshot, wanted: &[Wanted]) {
-    let mut asks: BTreeMap<(usize, usize), usize> = BTreeMap::new();
-    for &(p, b, n) in wanted {
-        let n = n.max(1);
-        asks.entry((p, b))
-            .and_modify(|m| *m = (*m).max(n))
-            .or_insert(n);
-    }
-    let mut per_part: BTreeMap<usize, usize> = BTreeMap::new();
-    for (&(p, _), &n) in &asks {
-        per_part
-            .entry(p)
-            .and_modify(|m| *m = (*m).max(n))
-            .or_insert(n);
+    values(driver, snapshot, wanted).write_into(snapshot);
+}
+
+/// The records of the batches `wanted` of `snapshot` (a snapshot of
+/// `driver` now) that it does not carry: what a frame draws, read beside
+/// the snapshot so that drawing copies no snapshot ([`Values`]). A batch
+/// whose records the snapshot carries already is left out.
+pub fn values(driver: &Driver, snapshot: &Snapshot, wanted: &[Wanted]) -> Values {
+    let mut out = Values::default();
+    // One ask per batch, as far as the furthest; in (partition, batch)
+    // order (a frame's map gives them so already: sorting them is then a
+    // pass). Sorted and merged rather than mapped: a frame asks a few
+    // hundred.
+    let mut asks: Vec<((usize, usize), usize)> =
+        wanted.iter().map(|&(p, b, n)| ((p, b), n.max(1))).collect();
+    asks.sort_unstable();
+    asks.dedup_by(|later, kept| {
+        let same = later.0 == kept.0;
+        if same {
+            kept.1 = kept.1.max(later.1);
+        }
+        same
+    });
+    let mut per_part: Vec<(usize, usize)> = Vec::new();
+    for &((p, _), n) in &asks {
+        match per_part.last_mut() {
+            Some((q, most)) if *q == p => *most = (*most).max(n),
+            _ => per_part.push((p, n)),
+        }
     }
     driver.cluster().with_state(|s| {
-        for (&p, &most) in &per_part {
-            let Some(part) = snapshot.partitions.get_mut(p) else {
+        for &(p, most) in &per_part {
+            let Some(part) = snapshot.partitions.get(p) else {
                 continue;
             };
             let tp = TopicPartition::new(&part.topic, part.partition);
@@ -397,17 +414,17 @@ pub fn load_values(driver: &Driver, snapshot: &mut Snapshot, wanted: &[Wanted]) 
                 continue;
             };
             let n = most.max(VALUES_SHOWN);
-            for r in &mut part.replicas {
+            for r in &part.replicas {
                 let Ok(replica) = set.replica(r.broker) else {
                     continue;
                 };
-                let start = r.log.len().saturating_sub(BATCH_WINDOW);
-                for b in &mut r.log[start..] {
+                for b in r.window() {
                     if b.divergent
                         && b.control.is_none()
                         && lacks(&b.records, b.last_offset - b.base_offset + 1, n)
                     {
-                        b.records = head(&replica.log, b.base_offset, n);
+                        let read = head(&replica.log, b.base_offset, n);
+                        out.set_divergent(p, r.broker, b.base_offset, read);
                     }
                 }
             }
@@ -415,12 +432,12 @@ pub fn load_values(driver: &Driver, snapshot: &mut Snapshot, wanted: &[Wanted]) 
         // Each partition's asks together (`asks` is in (partition, batch)
         // order): its replica set and log found once, not once per batch.
         let mut asks = asks.iter().peekable();
-        while let Some(&(&(p, _), _)) = asks.peek() {
+        while let Some(&&((p, _), _)) = asks.peek() {
             let mut batches = Vec::new();
-            while let Some((&(_, b), &n)) = asks.next_if(|((q, _), _)| *q == p) {
+            while let Some(&((_, b), n)) = asks.next_if(|((q, _), _)| *q == p) {
                 batches.push((b, n));
             }
-            let Some(part) = snapshot.partitions.get_mut(p) else {
+            let Some(part) = snapshot.partitions.get(p) else {
                 continue;
             };
             let Ok(set) = s.partition(&TopicPartition::new(&part.topic, part.partition)) else {
@@ -434,7 +451,7 @@ pub fn load_values(driver: &Driver, snapshot: &mut Snapshot, wanted: &[Wanted]) 
             let first = part.batch_count.saturating_sub(part.batches.len());
             let mut focus = summaries.focus();
             for (b, n) in batches {
-                let Some(batch) = part.batches.get_mut(b) else {
+                let Some(batch) = part.batches.get(b) else {
                     continue;
                 };
                 if batch.kind == BatchKind::Control || !lacks(&batch.records, batch.len(), n) {
@@ -455,19 +472,21 @@ pub fn load_values(driver: &Driver, snapshot: &mut Snapshot, wanted: &[Wanted]) 
                         crc: x.crc,
                     });
                 if let Some(kept) = key.and_then(|k| driver.heads().get(&part.topic, &k, n)) {
-                    batch.records = kept;
+                    out.set_batch(p, b, kept);
                     continue;
                 }
                 let read = log.read_batch_heads(batch.base_offset, 1, n);
                 if let Some(head) = read.ok().and_then(|v| v.into_iter().next()) {
-                    batch.records = records(&head);
+                    let read = Records::new(records(&head));
                     if let Some(key) = key {
-                        driver.heads().put(&part.topic, key, n, &batch.records);
+                        driver.heads().put(&part.topic, key, n, &read);
                     }
+                    out.set_batch(p, b, read);
                 }
             }
         }
     });
+    out
 }
 
 /// Says why batch `b` of partition `p` of `snapshot` (a snapshot of

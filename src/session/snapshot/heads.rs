@@ -15,13 +15,15 @@
 //!
 //! Kept by topic, then by [`HeadKey`]: a frame asks for a few hundred
 //! batches, and a key that held the topic cloned its name for each ask.
+//! The records are shared ([`Records`]): a frame's values hold the kept
+//! ones, not a copy.
 //!
 //! Bounded: past [`KEPT`] batches the least recently drawn half goes.
 
 use std::collections::BTreeMap;
 use std::sync::Mutex;
 
-use crate::session::snapshot::RecordSnapshot;
+use crate::session::snapshot::values::Records;
 
 /// Batches kept at most (before the oldest half is dropped): many frames'
 /// worth (a 200x60 frame draws about 40).
@@ -44,7 +46,7 @@ struct Head {
     asked: usize,
     /// What that read gave: its first `asked` records (fewer when the
     /// batch holds fewer).
-    records: Vec<RecordSnapshot>,
+    records: Records,
     /// When it was last drawn (a counter of uses).
     used: u64,
 }
@@ -70,7 +72,7 @@ impl HeadCache {
 
     /// The first `n` records of batch `key` of `topic`, if a read of at
     /// least as many was kept.
-    pub fn get(&self, topic: &str, key: &HeadKey, n: usize) -> Option<Vec<RecordSnapshot>> {
+    pub fn get(&self, topic: &str, key: &HeadKey, n: usize) -> Option<Records> {
         let mut heads = self.lock();
         heads.uses += 1;
         let uses = heads.uses;
@@ -80,18 +82,18 @@ impl HeadCache {
             .get_mut(key)
             .filter(|h| h.asked >= n)?;
         head.used = uses;
-        Some(head.records.iter().take(n).cloned().collect())
+        Some(head.records.first(n))
     }
 
     /// Keeps `records`, what a read of batch `key` of `topic`'s first
     /// `asked` records gave.
-    pub fn put(&self, topic: &str, key: HeadKey, asked: usize, records: &[RecordSnapshot]) {
+    pub fn put(&self, topic: &str, key: HeadKey, asked: usize, records: &Records) {
         let mut heads = self.lock();
         heads.uses += 1;
         let used = heads.uses;
         let head = Head {
             asked,
-            records: records.to_vec(),
+            records: records.clone(),
             used,
         };
         let added = match heads.kept.get_mut(topic) {
@@ -134,6 +136,11 @@ impl HeadCache {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::session::snapshot::RecordSnapshot;
+
+    fn kept(records: &[RecordSnapshot]) -> Records {
+        Records::new(records.to_vec())
+    }
 
     fn key(base: i64) -> HeadKey {
         HeadKey {
@@ -158,11 +165,12 @@ mod tests {
     fn a_kept_read_answers_for_as_many_records_as_it_read() {
         let cache = HeadCache::default();
         let four: Vec<_> = (0..4).map(rec).collect();
-        cache.put("t", key(0), 4, &four);
-        assert_eq!(cache.get("t", &key(0), 2), Some(four[..2].to_vec()));
-        assert_eq!(cache.get("t", &key(0), 4), Some(four.clone()));
+        cache.put("t", key(0), 4, &kept(&four));
+        let got = |n| cache.get("t", &key(0), n).map(|r| r.as_slice().to_vec());
+        assert_eq!(got(2), Some(four[..2].to_vec()));
+        assert_eq!(got(4), Some(four.clone()));
         // More than was read: read again.
-        assert_eq!(cache.get("t", &key(0), 5), None);
+        assert_eq!(got(5), None);
         // Another payload (another CRC) is another batch.
         let other = HeadKey { crc: 8, ..key(0) };
         assert_eq!(cache.get("t", &other, 1), None);
@@ -178,7 +186,7 @@ mod tests {
                 if b % 2 == 0 { "t" } else { "u" },
                 key(b * 10),
                 1,
-                &[rec(b * 10)],
+                &kept(&[rec(b * 10)]),
             );
             if b == 0 {
                 continue;

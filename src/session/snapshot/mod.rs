@@ -18,6 +18,7 @@ pub mod groups;
 pub mod heads;
 pub mod source;
 pub mod text;
+pub mod values;
 
 use std::collections::BTreeMap;
 
@@ -28,6 +29,7 @@ pub use diff::{Changes, PartitionChanges, diff};
 pub use fate::Fate;
 pub use groups::GroupSnapshot;
 pub use source::{SavedState, SnapshotSource};
+pub use values::Values;
 
 use crate::session::recording::Caption;
 
@@ -545,8 +547,13 @@ impl BatchSnapshot {
     /// [`Self::values_text`], a tombstone's value written `null` (空值 in
     /// Chinese).
     pub fn values_text_with(&self, null: &str) -> String {
-        let values: Vec<String> = self
-            .records
+        self.values_text_of(&self.records, null)
+    }
+
+    /// [`Self::values_text_with`] of `records`, this batch's first records
+    /// read beside the snapshot ([`Values`]).
+    pub fn values_text_of(&self, records: &[RecordSnapshot], null: &str) -> String {
+        let values: Vec<String> = records
             .iter()
             .take(VALUES_SHOWN)
             .map(|r| r.value_text_with(null))

@@ -5,8 +5,8 @@
 //! anything else.
 
 use crate::session::driver::Driver;
-use crate::session::snapshot::build::{Wanted, explain, load_values};
-use crate::session::snapshot::{Bounds, Snapshot, build, diff};
+use crate::session::snapshot::build::{Wanted, explain, load_values, values};
+use crate::session::snapshot::{Bounds, Snapshot, Values, build, diff};
 use crate::session::timeline::Timeline;
 
 /// A source of snapshots.
@@ -14,12 +14,19 @@ pub trait SnapshotSource {
     /// The snapshot now, read within `bounds`. Never changes the source.
     fn snapshot(&self, bounds: &Bounds) -> Snapshot;
 
-    /// Fills in the records of the batches `wanted` ((partition, index into
-    /// its `batches`, records drawn)) that a frame draws, when `bounds` left
-    /// them out.
-    /// Sources that hold every record already have nothing to do.
-    fn load_values(&self, snapshot: &mut Snapshot, wanted: &[Wanted]) {
+    /// The records of the batches `wanted` ((partition, index into its
+    /// `batches`, records drawn)) that a frame draws, when `bounds` left
+    /// them out: read beside `snapshot`, which stays as it is (a frame
+    /// draws them from there, see [`Values`]). Sources that hold every
+    /// record already have nothing to read.
+    fn values(&self, snapshot: &Snapshot, wanted: &[Wanted]) -> Values {
         let _ = (snapshot, wanted);
+        Values::default()
+    }
+
+    /// [`Self::values`], written into `snapshot`.
+    fn load_values(&self, snapshot: &mut Snapshot, wanted: &[Wanted]) {
+        self.values(snapshot, wanted).write_into(snapshot);
     }
 
     /// Fills in why batch `b` of partition `p` has its fate, when `bounds`
@@ -37,10 +44,11 @@ impl SnapshotSource for Driver {
     }
 
     /// A moment of death holds its values already (see the timeline's).
-    fn load_values(&self, snapshot: &mut Snapshot, wanted: &[Wanted]) {
-        if !snapshot.before_recovery {
-            load_values(self, snapshot, wanted);
+    fn values(&self, snapshot: &Snapshot, wanted: &[Wanted]) -> Values {
+        if snapshot.before_recovery {
+            return Values::default();
         }
+        values(self, snapshot, wanted)
     }
 
     /// A moment of death says why for every batch already.
@@ -82,10 +90,11 @@ impl SnapshotSource for Timeline {
 
     /// A moment of death holds its values already: the driver's logs are
     /// the recovered ones and must not be read for it.
-    fn load_values(&self, snapshot: &mut Snapshot, wanted: &[Wanted]) {
-        if !snapshot.before_recovery {
-            load_values(self.driver(), snapshot, wanted);
+    fn values(&self, snapshot: &Snapshot, wanted: &[Wanted]) -> Values {
+        if snapshot.before_recovery {
+            return Values::default();
         }
+        values(self.driver(), snapshot, wanted)
     }
 
     /// A moment of death says why for every batch already (its bounds

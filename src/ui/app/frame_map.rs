@@ -79,7 +79,9 @@ impl App {
     /// the records of the batch rows that frame draws.
     pub fn snapshot_for(&self, area: Rect) -> Snapshot {
         let input = self.frame_input();
-        frame::with_values(&input, &frame::map(&input, area)).into_owned()
+        let mut view = input.view.clone();
+        frame::values(&input, &frame::map(&input, area)).write_into(&mut view);
+        view
     }
 }
 

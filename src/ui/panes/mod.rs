@@ -7,7 +7,7 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Paragraph, Widget};
 
-use crate::session::snapshot::{Isolation, Snapshot, TAIL};
+use crate::session::snapshot::{Isolation, Snapshot, TAIL, Values};
 use crate::ui::i18n::Lang;
 use crate::ui::theme::Theme;
 
@@ -111,6 +111,9 @@ pub struct PaneContext {
 pub struct Pane<'a> {
     pub id: PaneId,
     pub view: &'a Snapshot,
+    /// The values of the batches drawn that `view` does not carry (read
+    /// for the frame beside it, [`Values`]).
+    pub values: &'a Values,
     pub ctx: PaneContext,
 }
 
@@ -159,7 +162,7 @@ impl Pane<'_> {
 
 impl Widget for Pane<'_> {
     fn render(self, area: Rect, buf: &mut Buffer) {
-        render(self.id, self.view, &self.ctx, area, buf);
+        render_with(self.id, self.view, self.values, &self.ctx, area, buf);
     }
 }
 
@@ -212,12 +215,25 @@ pub fn scroll_limit(pane: PaneId, view: &Snapshot) -> usize {
     }
 }
 
-/// Draws pane `id`.
+/// Draws pane `id`, the batches' values those `view` carries.
 pub fn render(id: PaneId, view: &Snapshot, ctx: &PaneContext, area: Rect, buf: &mut Buffer) {
+    render_with(id, view, Values::none(), ctx, area, buf);
+}
+
+/// Draws pane `id`, the batches' values those of `values`, else those
+/// `view` carries.
+pub fn render_with(
+    id: PaneId,
+    view: &Snapshot,
+    values: &Values,
+    ctx: &PaneContext,
+    area: Rect,
+    buf: &mut Buffer,
+) {
     let area = area.intersection(buf.area);
     match id {
-        PaneId::Log => log::render(view, ctx, area, buf),
-        PaneId::Partitions => partitions::render(view, ctx, area, buf),
+        PaneId::Log => log::render_with(view, values, ctx, area, buf),
+        PaneId::Partitions => partitions::render_with(view, values, ctx, area, buf),
         PaneId::Replicas => replicas::render(view, ctx, area, buf),
         PaneId::Watermarks => watermarks::render(view, ctx, area, buf),
         PaneId::Journal => journal::render(view, ctx, area, buf),

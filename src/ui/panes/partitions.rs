@@ -26,7 +26,9 @@ use ratatui::widgets::{Block, Paragraph, Widget};
 
 use super::{PaneContext, clip, column, column_width, frame, lines, marks, pad};
 use crate::session::snapshot::build::Wanted;
-use crate::session::snapshot::{BatchSnapshot, PartitionSnapshot, Snapshot, VALUES_SHOWN};
+use crate::session::snapshot::{
+    BatchSnapshot, PartitionSnapshot, RecordSnapshot, Snapshot, VALUES_SHOWN, Values,
+};
 use crate::session::ui_step::{BatchRef, Selection};
 use crate::ui::theme::Theme;
 use crate::ui::wrap::{width as wrap_width, wrap};
@@ -168,6 +170,7 @@ fn header<'a>(
 /// it, the transaction and the values.
 fn row<'a>(
     b: &BatchSnapshot,
+    records: &[RecordSnapshot],
     ctx: &PaneContext,
     selected: bool,
     changed: bool,
@@ -177,7 +180,7 @@ fn row<'a>(
     let range = offsets(b);
     let content = match b.control {
         Some(c) => c.name().to_uppercase(),
-        None => values(b, ctx, width),
+        None => values(b, records, ctx, width),
     };
     let seen = if ctx.isolation.sees(b.fate) {
         "●"
@@ -217,8 +220,13 @@ fn row<'a>(
 /// ([`super::shorten`]), which reads no further than the column after the
 /// row's last, so the row drawn is the same, without measuring and copying
 /// the rest on every frame.
-fn values(b: &BatchSnapshot, ctx: &PaneContext, width: usize) -> String {
-    let text = b.values_text_with(ctx.lang.t("null_value"));
+fn values(
+    b: &BatchSnapshot,
+    records: &[RecordSnapshot],
+    ctx: &PaneContext,
+    width: usize,
+) -> String {
+    let text = b.values_text_of(records, ctx.lang.t("null_value"));
     // The first `width` bytes alone need be printable ASCII (the `…` that
     // says there are more comes after them).
     if text.len() > width && text.is_char_boundary(width) && super::printable_ascii(&text[..width])
@@ -504,6 +512,17 @@ pub fn visible_batches(view: &Snapshot, ctx: &PaneContext, area: Rect) -> Vec<Wa
 
 /// Draws the pane.
 pub fn render(view: &Snapshot, ctx: &PaneContext, area: Rect, buf: &mut Buffer) {
+    render_with(view, Values::none(), ctx, area, buf);
+}
+
+/// Draws the pane, each batch's values those of `values`, else its own.
+pub fn render_with(
+    view: &Snapshot,
+    values: &Values,
+    ctx: &PaneContext,
+    area: Rect,
+    buf: &mut Buffer,
+) {
     let inner = frame(ctx, super::PaneId::Partitions, area, buf);
     if super::no_topics(view, ctx, inner, buf) {
         return;
@@ -544,11 +563,14 @@ pub fn render(view: &Snapshot, ctx: &PaneContext, area: Rect, buf: &mut Buffer) 
             ),
             ListRow::Batch(p, b) => {
                 let batch = batch(view, p, b);
+                let part = &view.partitions[p];
+                let records = values.of(p, part.batches.len() - part.window().len() + b, batch);
                 let changed = view
                     .changes
-                    .partition(&view.partitions[p].name())
+                    .partition(&part.name())
                     .is_some_and(|c| c.touches_batch(batch.base_offset));
-                row(batch, ctx, selected == Some((p, b)), changed, width, cols)
+                let selected = selected == Some((p, b));
+                row(batch, records, ctx, selected, changed, width, cols)
             }
         })
         .collect();

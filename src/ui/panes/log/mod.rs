@@ -40,7 +40,9 @@ use self::cell::{Line, MAX_LINES, cut, drawn, fit, row_lines, width};
 use self::window::{Cell, Window, cell, leader_batch, rows, same_batch, window};
 use super::{PaneContext, frame, marks};
 use crate::session::snapshot::build::Wanted;
-use crate::session::snapshot::{Fate, PartitionSnapshot, ReplicaSnapshot, Snapshot};
+use crate::session::snapshot::{
+    Fate, PartitionSnapshot, RecordSnapshot, ReplicaSnapshot, Snapshot, Values,
+};
 use crate::ui::theme::Theme;
 
 /// One partition as the pane draws it.
@@ -383,6 +385,17 @@ fn selected_in(view: &Snapshot, ctx: &PaneContext, p: usize) -> Option<usize> {
 
 /// Draws the pane; `ctx.scroll` skips whole partitions.
 pub fn render(view: &Snapshot, ctx: &PaneContext, area: Rect, buf: &mut Buffer) {
+    render_with(view, Values::none(), ctx, area, buf);
+}
+
+/// Draws the pane, each batch's values those of `values`, else its own.
+pub fn render_with(
+    view: &Snapshot,
+    values: &Values,
+    ctx: &PaneContext,
+    area: Rect,
+    buf: &mut Buffer,
+) {
     let inner = frame(ctx, super::PaneId::Log, area, buf);
     if super::no_topics(view, ctx, inner, buf) {
         return;
@@ -394,6 +407,7 @@ pub fn render(view: &Snapshot, ctx: &PaneContext, area: Rect, buf: &mut Buffer) 
     let plan = plan(view, ctx, inner);
     let mut canvas = Canvas {
         view,
+        values,
         ctx,
         inner,
         bx: usize::from(inner.x) + plan.label,
@@ -420,9 +434,24 @@ pub fn render(view: &Snapshot, ctx: &PaneContext, area: Rect, buf: &mut Buffer) 
     scale::legend(ctx, &canvas.present, readers, rest, canvas.buf);
 }
 
+/// A cell's value line: its glyph, then its value [`cut`] to `room`
+/// columns; a value of printable ASCII that fits (as a batch cell's is,
+/// cut where it was read) is not copied twice.
+fn glyph_and(glyph: &str, value: &str, room: usize) -> String {
+    if value.len() <= room && super::printable_ascii(value) {
+        let mut out = String::with_capacity(glyph.len() + value.len());
+        out.push_str(glyph);
+        out.push_str(value);
+        return out;
+    }
+    format!("{glyph}{}", cut(value, room))
+}
+
 /// What drawing every partition shares.
 struct Canvas<'a, 'b> {
     view: &'a Snapshot,
+    /// The values read for the frame beside `view`.
+    values: &'a Values,
     ctx: &'a PaneContext,
     inner: Rect,
     /// The column of the first cell boundary (after the row labels).
@@ -533,6 +562,28 @@ impl Canvas<'_, '_> {
         }
     }
 
+    /// The records cell `c` of replica row `r` of `block` draws values
+    /// from: those read for the frame, else its batch's own.
+    fn records<'c>(
+        &'c self,
+        block: &'c Block<'_>,
+        r: &'c ReplicaSnapshot,
+        c: Cell<'c>,
+    ) -> &'c [RecordSnapshot] {
+        let p = block.part;
+        match c {
+            Cell::Batch(i, b) => {
+                let skipped = p.batches.len() - p.window().len();
+                self.values.of(block.index, skipped + i, b)
+            }
+            Cell::Divergent(b) => self
+                .values
+                .divergent(block.index, r.broker, b.base_offset)
+                .unwrap_or(&b.records),
+            _ => &[],
+        }
+    }
+
     /// Replica row `ri` of `block` from line `y` (its label, its cells, its
     /// LEO after the last cell); returns the line after it.
     fn row(&mut self, block: &Block<'_>, ri: usize, y: u16) -> u16 {
@@ -583,7 +634,8 @@ impl Canvas<'_, '_> {
         let mut last = None;
         let mut prev_new = false;
         for (i, (&c, slot)) in cells.iter().zip(&win.slots).enumerate() {
-            let Some(d) = drawn(c, *slot, win, ctx, lines) else {
+            let records = self.records(block, r, c);
+            let Some(d) = drawn(c, records, *slot, win, ctx, lines) else {
                 continue;
             };
             let new = changed(c, slot.from);
@@ -618,7 +670,7 @@ impl Canvas<'_, '_> {
                     break;
                 }
                 let text = match line {
-                    Line::Value => format!("{}{}", d.glyph, cut(d.text(line), win.cell - 2)),
+                    Line::Value => glyph_and(d.glyph, d.text(line), win.cell - 2),
                     _ => fit(d.text(line), win.cell - 1),
                 };
                 let style = match line {

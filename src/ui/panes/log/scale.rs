@@ -57,12 +57,20 @@ pub fn scale(
     buf: &mut Buffer,
 ) {
     let mut free = bx + 1; // the first column a number may start at
+    // A cell's fill depends on its band alone, and bands run in order
+    // (stable, unstable, above the HW): a fill is made once per band, and
+    // the numbers share one string, not one each per cell.
+    let mut fill = String::new();
+    let mut number = String::new();
     for (i, s) in win.slots.iter().enumerate() {
         let x = bx + i * win.cell + 1;
         let (c, style) = band(p, *s, ctx);
-        let fill: String = std::iter::repeat_n(c, win.cell - 1).collect();
+        if !fill.starts_with(c) {
+            fill = std::iter::repeat_n(c, win.cell - 1).collect();
+        }
         put(buf, x, y, right, &fill, style);
-        let number = s.from.to_string();
+        number.clear();
+        let _ = std::fmt::Write::write_fmt(&mut number, format_args!("{}", s.from));
         if x >= free && number.len() < win.cell {
             put(buf, x, y, right, &number, ctx.theme.dim());
             free = x + number.len() + 1;

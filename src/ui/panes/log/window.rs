@@ -80,7 +80,9 @@ pub fn window(p: &PartitionSnapshot, rows: &[&ReplicaSnapshot], width: usize) ->
             .chain([first])
             .filter(|o| (first..end).contains(o))
             .collect();
-        starts.sort_unstable();
+        // Runs already in order (the leader's, then each replica's):
+        // the stable sort merges them, where an unstable one sorts anew.
+        starts.sort();
         starts.dedup();
         let starts = &starts[starts.len().saturating_sub(fit)..];
         let slots = starts
