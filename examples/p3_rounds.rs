@@ -49,10 +49,7 @@ fn main() {
         drop(cluster);
         let mut writer = RawLogWriter::new();
         let (start, cpu) = (Instant::now(), perf::thread_cpu());
-        for frame in &frames {
-            writer.write(frame);
-        }
-        writer.flush();
+        writer.round(&frames);
         raw.push(start.elapsed());
         raw_cpu.push(perf::thread_cpu() - cpu);
         let mut ceiling = P3Ceiling::new();

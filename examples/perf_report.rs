@@ -159,14 +159,7 @@ fn p3_with(id: &'static str, what: &'static str, segment_max_bytes: u64) -> Row 
                 }
             })
         },
-        || {
-            timed(|| {
-                for frame in &frames {
-                    raw.write(frame);
-                }
-                raw.flush();
-            })
-        },
+        || timed(|| raw.round(&frames)),
     );
     let rate = |t: Duration| bytes as f64 / MIB / t.as_secs_f64();
     let ratio = rate(tl) / rate(tr);
@@ -201,14 +194,7 @@ fn p3_ceiling() -> Row {
                 black_box(ceiling.copied(&frames));
             })
         },
-        || {
-            timed(|| {
-                for frame in &frames {
-                    raw.write(frame);
-                }
-                raw.flush();
-            })
-        },
+        || timed(|| raw.round(&frames)),
     );
     let rate = |t: Duration| bytes as f64 / MIB / t.as_secs_f64();
     let ratio = rate(tc) / rate(tr);

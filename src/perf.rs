@@ -142,6 +142,14 @@ impl RawLogWriter {
     pub fn flush(&mut self) {
         self.out.flush().expect("raw flush");
     }
+
+    /// One P3 baseline round: writes every frame of `frames`, then flushes.
+    pub fn round(&mut self, frames: &[Vec<u8>]) {
+        for frame in frames {
+            self.write(frame);
+        }
+        self.flush();
+    }
 }
 
 impl Default for RawLogWriter {
