@@ -109,6 +109,9 @@ impl LiveListeners {
 impl Listeners for LiveListeners {
     fn serve(&mut self, driver: &mut Driver, steps: &mut dyn Steps) -> bool {
         let before = driver.step();
+        // One round: its journal frames share one sync, before its
+        // answers go out ([`crate::kafka::held`]).
+        self.state.begin_round(driver);
         while let Ok(command) = self.commands.try_recv() {
             match command {
                 Command::Request(request, reply, room) => {
@@ -119,6 +122,7 @@ impl Listeners for LiveListeners {
             }
         }
         self.state.on_timer(driver, steps);
+        self.state.end_round(driver, steps);
         driver.step() != before
     }
 

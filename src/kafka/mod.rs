@@ -23,6 +23,7 @@ pub mod fault;
 pub mod group_view;
 pub mod groups;
 pub mod handlers;
+pub mod held;
 pub mod live;
 pub mod producer_ids;
 pub mod producers;

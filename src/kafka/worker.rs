@@ -42,6 +42,7 @@ use crate::kafka::errors::{code, code_of_name};
 use crate::kafka::fault::{self, Dropping, Fault, Faults};
 use crate::kafka::groups::Groups;
 use crate::kafka::handlers::{self, fetch};
+use crate::kafka::held::{Held, Reply};
 use crate::kafka::producer_ids::ProducerIds;
 use crate::kafka::producers::ProducerTable;
 use crate::kafka::registry::Registry;
@@ -71,7 +72,7 @@ struct WaitingFetch {
     wait: FetchWait,
     deadline: Instant,
     partitions: Vec<TopicPartition>,
-    reply: oneshot::Sender<Answer>,
+    reply: Reply,
 }
 
 /// The fetches that wait for data (a consumer's long poll, `min_bytes`
@@ -158,7 +159,7 @@ impl Fetches {
 #[derive(Debug)]
 struct Continuing {
     work: Box<dyn Continue>,
-    reply: oneshot::Sender<Answer>,
+    reply: Reply,
 }
 
 /// The brokers whose listeners are closed (stopped in the engine): the
@@ -170,7 +171,7 @@ pub type Gates = tokio::sync::watch::Sender<BTreeSet<BrokerId>>;
 struct Waiting {
     produce: WaitingProduce,
     started: Instant,
-    reply: oneshot::Sender<Answer>,
+    reply: Reply,
 }
 
 /// What the server keeps beside the driver between requests: the
@@ -220,6 +221,8 @@ struct Core {
     /// When to try again to complete decided transactions, and the pause
     /// after a try that failed ([`Worker::complete_decided`]).
     completing: (Instant, Duration),
+    /// The answers of this round, held until the journal is durable.
+    held: Held,
 }
 
 /// The first pause between tries to complete a decided transaction, and
@@ -281,6 +284,7 @@ impl ServerState {
                 fetch_max_bytes: handlers::fetch::FETCH_MAX_BYTES,
                 fetches: Fetches::default(),
                 completing: (RealTime::now() + COMPLETE_RETRY.0, COMPLETE_RETRY.0),
+                held: Held::default(),
             },
             producers: ProducerTable::default(),
             groups: Groups::default(),
@@ -373,6 +377,30 @@ impl ServerState {
         self.core.faults.armed()
     }
 
+    /// Starts a round of requests: under the kafka rules' group commit,
+    /// journal syncs are deferred and answers held until
+    /// [`Self::end_round`] ([`crate::kafka::held`]).
+    pub fn begin_round(&mut self, driver: &Driver) {
+        self.core.held.begin(driver.cluster());
+    }
+
+    /// Ends a round: one journal sync covers every frame its requests
+    /// wrote, then their answers go out (as errors where they rested on
+    /// the journal and the sync failed), then the answers a fault took.
+    pub fn end_round(&mut self, driver: &mut Driver, steps: &mut dyn Steps) {
+        if let Some(why) = self.core.held.end(driver.cluster()) {
+            self.core.log(&format!(
+                "the journal's sync failed; the transactional answers that rested on it were sent as errors: {why}"
+            ));
+        }
+        self.worker(driver, steps).settle_dropping();
+    }
+
+    /// The rounds that ended with a journal sync.
+    pub fn synced_rounds(&self) -> u64 {
+        self.core.held.synced_rounds
+    }
+
     /// The replication tick and the request timeouts, when due.
     pub fn on_timer(&mut self, driver: &mut Driver, steps: &mut dyn Steps) {
         self.worker(driver, steps).on_timer();
@@ -382,7 +410,7 @@ impl ServerState {
     /// serving): answers the produces it finished and opens or closes
     /// listeners.
     pub fn after_step(&mut self, driver: &Driver) {
-        settle(driver, &mut self.core.waiting);
+        settle(driver, &mut self.core.waiting, &mut self.core.held);
         publish(driver, &self.core.gates);
         // The waiting fetches are looked at by the next timer, due now.
         self.core.fetches.recheck = !self.core.fetches.waiting.is_empty();
@@ -466,7 +494,7 @@ impl Worker<'_> {
     pub fn apply(&mut self, action: &Action) -> Outcome {
         self.advance_clock();
         let outcome = self.step(action);
-        settle(self.driver, &mut self.core.waiting);
+        settle(self.driver, &mut self.core.waiting, &mut self.core.held);
         self.settle_continuing();
         self.wake_fetches();
         outcome
@@ -484,7 +512,7 @@ impl Worker<'_> {
             if answer.empty_fetch && !w.reply.is_closed() {
                 self.core.fetches.insert(self.driver, w);
             } else {
-                let _ = w.reply.send(answer);
+                self.core.held.send(w.reply, answer);
             }
         }
     }
@@ -495,7 +523,7 @@ impl Worker<'_> {
         for id in self.core.fetches.due(now) {
             if let Some(w) = self.core.fetches.remove(id) {
                 let answer = fetch::handle(self, w.wait.broker, &w.wait.request, w.wait.version);
-                let _ = w.reply.send(answer);
+                self.core.held.send(w.reply, answer);
             }
         }
     }
@@ -554,9 +582,7 @@ impl Worker<'_> {
     fn settle_continuing(&mut self) {
         for mut c in std::mem::take(&mut self.core.continuing) {
             match c.work.poll(self) {
-                Some(answer) => {
-                    let _ = c.reply.send(answer);
-                }
+                Some(answer) => self.core.held.send(c.reply, answer),
                 None => self.core.continuing.push(c),
             }
         }
@@ -569,7 +595,7 @@ impl Worker<'_> {
                 self.core.continuing.push(c);
             } else {
                 let answer = c.work.timed_out(self);
-                let _ = c.reply.send(answer);
+                self.core.held.send(c.reply, answer);
             }
         }
     }
@@ -629,7 +655,7 @@ impl Worker<'_> {
         self.settle_continuing();
         self.wake_fetches();
         self.expire_fetches(RealTime::now());
-        expire(&mut self.core.waiting, RealTime::now());
+        expire(&mut self.core.waiting, &mut self.core.held, RealTime::now());
         self.expire_continuing(RealTime::now());
         self.settle_dropping();
     }
@@ -720,23 +746,23 @@ impl Worker<'_> {
                 .faults
                 .dropping
                 .push(Dropping { inner, reply, what });
+            let inner_tx = Reply::to(inner_tx, &request.body);
             self.handle_now(request, inner_tx);
             self.settle_dropping();
             return;
         }
+        let reply = Reply::to(reply, &request.body);
         self.handle_now(request, reply);
     }
 
-    fn handle_now(&mut self, request: Request, reply: oneshot::Sender<Answer>) {
+    fn handle_now(&mut self, request: Request, reply: Reply) {
         let connection = request.connection;
         if let Some(txn) = transactional_id(&request.body) {
             // The clients pane: the transactional id a connection works for.
             self.core.registry.transactional_id(connection, &txn);
         }
         match handlers::handle(self, request) {
-            Handled::Now(answer) => {
-                let _ = reply.send(answer);
-            }
+            Handled::Now(answer) => self.core.held.send(reply, answer),
             Handled::Wait(produce) => {
                 self.core.registry.waiting(connection, "acks=all waiting");
                 self.core.waiting.push(Waiting {
@@ -745,7 +771,7 @@ impl Worker<'_> {
                     reply,
                 });
                 // It may already be done (a step finished while others ran).
-                settle(self.driver, &mut self.core.waiting);
+                settle(self.driver, &mut self.core.waiting, &mut self.core.held);
             }
             Handled::Continue(work) => {
                 self.core
@@ -894,7 +920,7 @@ fn publish(driver: &Driver, gates: &Gates) {
 }
 
 /// Answers every waiting produce whose steps all finished.
-fn settle(driver: &Driver, waiting: &mut Vec<Waiting>) {
+fn settle(driver: &Driver, waiting: &mut Vec<Waiting>, held: &mut Held) {
     if waiting.is_empty() {
         return;
     }
@@ -923,10 +949,8 @@ fn settle(driver: &Driver, waiting: &mut Vec<Waiting>) {
         if w.produce.parts.is_empty() {
             let ms = w.started.elapsed().as_millis();
             let outcome = format!("{}; acks=all completed after {ms} ms", w.produce.outcome);
-            let _ = w.reply.send(Answer::now(
-                ResponseKind::Produce(w.produce.response),
-                outcome,
-            ));
+            let answer = Answer::now(ResponseKind::Produce(w.produce.response), outcome);
+            held.send(w.reply, answer);
         } else {
             waiting.push(w);
         }
@@ -936,7 +960,7 @@ fn settle(driver: &Driver, waiting: &mut Vec<Waiting>) {
 /// Answers REQUEST_TIMED_OUT for the partitions still pending at the
 /// request's timeout. Their appends stay pending in the driver, as the
 /// record stays in a broker's log.
-fn expire(waiting: &mut Vec<Waiting>, now: Instant) {
+fn expire(waiting: &mut Vec<Waiting>, held: &mut Held, now: Instant) {
     for mut w in std::mem::take(waiting) {
         if now < w.produce.deadline {
             waiting.push(w);
@@ -953,34 +977,85 @@ fn expire(waiting: &mut Vec<Waiting>, now: Instant) {
             w.produce.outcome,
             w.started.elapsed().as_millis()
         );
-        let _ = w.reply.send(Answer::now(
-            ResponseKind::Produce(w.produce.response),
-            outcome,
-        ));
+        let answer = Answer::now(ResponseKind::Produce(w.produce.response), outcome);
+        held.send(w.reply, answer);
     }
 }
 
+/// The most requests one round handles before its sync: the commands
+/// keep coming under load, and a round that never ended would hold its
+/// answers for ever.
+const ROUND_MAX: usize = 256;
+
 /// `mk-tui serve`'s driver thread: requests as they come, the timer in
-/// between, until [`Command::Shutdown`] or every sender is gone. Returns
-/// the driver, for a clean close.
+/// between, until [`Command::Shutdown`] or every sender is gone. A round
+/// is the request that woke the thread, every one already waiting (up to
+/// [`ROUND_MAX`]) and the timer; under the kafka rules its journal frames
+/// share one sync at its end, before its answers go out
+/// ([`crate::kafka::held`]). Returns the driver, for a clean close.
 pub fn run(
     mut driver: Driver,
     mut state: ServerState,
     steps: &mut dyn Steps,
     commands: mpsc::Receiver<Command>,
 ) -> Driver {
+    let (frames, syncs) = journal_counts(&driver);
     state.after_step(&driver);
     loop {
-        match commands.recv_timeout(state.sleep_for()) {
-            Ok(Command::Request(request, reply, room)) => {
-                state.handle(&mut driver, steps, *request, reply);
-                drop(room);
+        let first = commands.recv_timeout(state.sleep_for());
+        state.begin_round(&driver);
+        let (mut next, mut stop) = match first {
+            Ok(command) => (Some(command), false),
+            Err(mpsc::RecvTimeoutError::Disconnected) => (None, true),
+            Err(mpsc::RecvTimeoutError::Timeout) => (None, false),
+        };
+        let mut handled = 0;
+        while let Some(command) = next.take() {
+            match command {
+                Command::Request(request, reply, room) => {
+                    state.handle(&mut driver, steps, *request, reply);
+                    drop(room);
+                }
+                Command::Shutdown => {
+                    stop = true;
+                    break;
+                }
             }
-            Ok(Command::Shutdown) | Err(mpsc::RecvTimeoutError::Disconnected) => break,
-            Err(mpsc::RecvTimeoutError::Timeout) => {}
+            handled += 1;
+            if handled < ROUND_MAX {
+                match commands.try_recv() {
+                    Ok(command) => next = Some(command),
+                    Err(mpsc::TryRecvError::Empty) => {}
+                    Err(mpsc::TryRecvError::Disconnected) => stop = true,
+                }
+            }
         }
-        state.on_timer(&mut driver, steps);
+        if !stop {
+            state.on_timer(&mut driver, steps);
+        }
+        state.end_round(&mut driver, steps);
+        if stop {
+            break;
+        }
     }
+    state.begin_round(&driver);
     state.finish(&mut driver, steps);
+    state.end_round(&mut driver, steps);
+    if driver.cluster().journal_group_committed() {
+        let (frames_now, syncs_now) = journal_counts(&driver);
+        state.core.log(&format!(
+            "journal group commit: {} frames written, {} fdatasync ({} at the end of a round of requests)",
+            frames_now.saturating_sub(frames),
+            syncs_now.saturating_sub(syncs),
+            state.synced_rounds()
+        ));
+    }
     driver
+}
+
+/// The journal's frames and its group commit's `fdatasync` calls so far.
+fn journal_counts(driver: &Driver) -> (usize, u64) {
+    let cluster = driver.cluster();
+    let frames = cluster.with_state(|s| s.transactions().journal_frames().len());
+    (frames, cluster.journal_syncs())
 }

@@ -25,6 +25,7 @@ mod reopen;
 mod restart_promises;
 mod script;
 mod server;
+mod shared_syncs;
 mod soak;
 #[path = "../common/tmpfs.rs"]
 mod tmpfs;

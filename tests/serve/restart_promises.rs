@@ -422,7 +422,7 @@ fn await_journal(data_dir: &Path, txn: &str, state: &str, bound: Duration) -> bo
 
 /// The logical transactions of `ck_restart_txn.py` in what was read:
 /// value `K.I/N@A` grouped by (K, A), each with the I read.
-fn attempts(read: &[Record]) -> BTreeMap<(String, String), Vec<String>> {
+pub fn attempts(read: &[Record]) -> BTreeMap<(String, String), Vec<String>> {
     let mut out: BTreeMap<(String, String), Vec<String>> = BTreeMap::new();
     for (_, _, _, v) in read {
         let (record, attempt) = v.split_once('@').unwrap();
@@ -438,7 +438,7 @@ fn attempts(read: &[Record]) -> BTreeMap<(String, String), Vec<String>> {
 /// against what read_committed shows (`seen`, from [`attempts`]): every
 /// attempt wholly visible or invisible, none told aborted visible, each
 /// told committed visible, and no logical transaction visible twice.
-fn transaction_problems(
+pub fn transaction_problems(
     lines: &[String],
     seen: &BTreeMap<(String, String), Vec<String>>,
 ) -> Vec<String> {

@@ -30,6 +30,7 @@
 mod cleanup;
 mod groups;
 mod handles;
+mod journal_sync;
 mod lock;
 mod memo;
 mod open;
@@ -80,6 +81,9 @@ struct Shared {
     _lock: fs::File,
     /// Called at the instant of every crash (see [`CrashObserver`]).
     observer: Mutex<Option<CrashObserver>>,
+    /// Journaling steps that leave their sync to the caller
+    /// (`journal_sync`).
+    deferred: journal_sync::DeferredSyncs,
 }
 
 /// Sees the state at the instant of a crash, under the cluster's lock,
@@ -158,6 +162,7 @@ impl BrokerCluster {
                 generation: AtomicU64::new(0),
                 _lock: lock,
                 observer: Mutex::new(None),
+                deferred: Default::default(),
             }),
         })
     }

@@ -360,7 +360,7 @@ impl TransactionManager {
         // Under group commit, PREPARE_* is durable before any marker is
         // written, as Kafka's coordinator writes markers only once the
         // PREPARE append completed: the outcome is decided first.
-        let (index, partitions) = self.journaled(None, |s, _| {
+        let (index, partitions) = self.journaled_durable(None, |s, _| {
             s.transactions.prepare(tx.id(), tx.instance(), control)
         })?;
         let generation = self.cluster.generation();

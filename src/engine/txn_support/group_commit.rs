@@ -149,10 +149,33 @@ impl GroupCommit {
         }
     }
 
+    /// Whether frames were written that no sync has covered yet.
+    pub fn unsynced(&self) -> bool {
+        let progress = self.lock();
+        progress.written > progress.synced
+    }
+
+    /// One `fdatasync` of the whole file now, even if every frame this
+    /// group knows of is durable: after a simulated crash the reopened
+    /// journal takes its bytes as synced, but frames a deferred step wrote
+    /// before the crash may still be only in the page cache
+    /// (`BrokerCluster::sync_journal`). A failure is handled as any
+    /// leader's (cut back, offline).
+    pub(crate) fn sync_all(&self) -> Result<()> {
+        let upto = self.lock().written;
+        self.wait_synced_from(upto, true)
+    }
+
     fn wait_synced(&self, upto: u64) -> Result<()> {
+        self.wait_synced_from(upto, false)
+    }
+
+    /// `force`: lead one sync even if `upto` is already counted durable
+    /// (once: the sync this call leads or waits for covers it).
+    fn wait_synced_from(&self, upto: u64, mut force: bool) -> Result<()> {
         let mut progress = self.lock();
         loop {
-            if progress.synced >= upto {
+            if progress.synced >= upto && !force {
                 return Ok(());
             }
             if let Some(reason) = &progress.failed {
@@ -166,6 +189,7 @@ impl GroupCommit {
                 continue;
             }
             // The leader: sync every frame written so far, lock released.
+            force = false;
             progress.syncing = true;
             let target = progress.written;
             drop(progress);

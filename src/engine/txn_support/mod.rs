@@ -16,4 +16,6 @@ pub mod readers;
 pub mod steps;
 
 #[cfg(test)]
+mod deferred_syncs;
+#[cfg(test)]
 mod group_commit_crashes;

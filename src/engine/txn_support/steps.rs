@@ -247,9 +247,33 @@ impl TransactionManager {
     /// durable (Kafka rules' group commit; under the book's rules each
     /// frame was fsynced as it was written and nothing waits). A crash
     /// during the wait ends the operation as a crash does: no answer.
+    /// While the caller defers syncs ([`BrokerCluster::defer_journal_syncs`])
+    /// the step does not wait: the caller syncs before it answers.
+    ///
+    /// [`BrokerCluster::defer_journal_syncs`]: crate::engine::BrokerCluster::defer_journal_syncs
     pub(crate) fn journaled<R>(
         &self,
         generation: Option<u64>,
+        f: impl FnOnce(&mut ClusterState, u64) -> Result<R>,
+    ) -> Result<R> {
+        self.journaled_as(generation, false, f)
+    }
+
+    /// [`Self::journaled`] whose frames are durable when it returns, even
+    /// while syncs are deferred: PREPARE_*, which the markers written next
+    /// rest on.
+    pub(crate) fn journaled_durable<R>(
+        &self,
+        generation: Option<u64>,
+        f: impl FnOnce(&mut ClusterState, u64) -> Result<R>,
+    ) -> Result<R> {
+        self.journaled_as(generation, true, f)
+    }
+
+    fn journaled_as<R>(
+        &self,
+        generation: Option<u64>,
+        durable: bool,
         f: impl FnOnce(&mut ClusterState, u64) -> Result<R>,
     ) -> Result<R> {
         let (result, ticket, generation) = self.cluster.mutate(|s, now| {
@@ -260,7 +284,9 @@ impl TransactionManager {
             let result = f(s, now)?;
             Ok((result, s.transactions.journal_ticket(), current))
         })?;
-        if ticket.waits() {
+        if ticket.waits() && !durable && self.cluster.journal_syncs_deferred() {
+            self.cluster.skipped_journal_sync();
+        } else if ticket.waits() {
             ticket.wait()?;
             if self.cluster.generation() != generation {
                 return Err(MiniKafkaError::Crashed);

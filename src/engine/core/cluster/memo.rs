@@ -147,6 +147,7 @@ impl BrokerCluster {
                 generation: AtomicU64::new(0),
                 _lock: lock,
                 observer: Mutex::new(None),
+                deferred: Default::default(),
             }),
         })
     }
