@@ -24,11 +24,6 @@ pub trait SnapshotSource {
         Values::default()
     }
 
-    /// [`Self::values`], written into `snapshot`.
-    fn load_values(&self, snapshot: &mut Snapshot, wanted: &[Wanted]) {
-        self.values(snapshot, wanted).write_into(snapshot);
-    }
-
     /// Fills in why batch `b` of partition `p` has its fate, when `bounds`
     /// left the sentences out ([`Bounds::explanations`]): the explanation
     /// of the batch a frame shows selected. Sources whose snapshots say

@@ -232,8 +232,8 @@ pub fn render_with(
 ) {
     let area = area.intersection(buf.area);
     match id {
-        PaneId::Log => log::render_with(view, values, ctx, area, buf),
-        PaneId::Partitions => partitions::render_with(view, values, ctx, area, buf),
+        PaneId::Log => log::render(view, values, ctx, area, buf),
+        PaneId::Partitions => partitions::render(view, values, ctx, area, buf),
         PaneId::Replicas => replicas::render(view, ctx, area, buf),
         PaneId::Watermarks => watermarks::render(view, ctx, area, buf),
         PaneId::Journal => journal::render(view, ctx, area, buf),

@@ -486,7 +486,7 @@ fn plan(view: &Snapshot, ctx: &PaneContext, inner: Rect) -> Plan {
 /// The batches (partition, index into the partition's `batches`, values
 /// shown) a pane in `area` shows: the only ones whose records a frame needs
 /// to read (see
-/// [`SnapshotSource::load_values`](crate::session::SnapshotSource::load_values)).
+/// [`SnapshotSource::values`](crate::session::SnapshotSource::values)).
 /// A row shows a batch's first [`VALUES_SHOWN`] values.
 pub fn visible_batches(view: &Snapshot, ctx: &PaneContext, area: Rect) -> Vec<Wanted> {
     let inner = Block::bordered().inner(area);
@@ -510,19 +510,8 @@ pub fn visible_batches(view: &Snapshot, ctx: &PaneContext, area: Rect) -> Vec<Wa
         .collect()
 }
 
-/// Draws the pane.
-pub fn render(view: &Snapshot, ctx: &PaneContext, area: Rect, buf: &mut Buffer) {
-    render_with(view, Values::none(), ctx, area, buf);
-}
-
 /// Draws the pane, each batch's values those of `values`, else its own.
-pub fn render_with(
-    view: &Snapshot,
-    values: &Values,
-    ctx: &PaneContext,
-    area: Rect,
-    buf: &mut Buffer,
-) {
+pub fn render(view: &Snapshot, values: &Values, ctx: &PaneContext, area: Rect, buf: &mut Buffer) {
     let inner = frame(ctx, super::PaneId::Partitions, area, buf);
     if super::no_topics(view, ctx, inner, buf) {
         return;
@@ -683,7 +672,7 @@ mod tests {
             ..ctx()
         };
         let mut buf = Buffer::empty(Rect::new(0, 0, 70, 10));
-        render(&view(), &c, buf.area, &mut buf);
+        render(&view(), Values::none(), &c, buf.area, &mut buf);
         let text = super::super::testkit::text(&buf);
         let last = text.lines().nth(8).unwrap();
         assert!(
@@ -782,7 +771,7 @@ mod tests {
         );
         // Focused, the anchor's name is underlined; the others' are not.
         let mut buf = Buffer::empty(Rect::new(0, 0, 60, 10));
-        render(&v, &anchored, buf.area, &mut buf);
+        render(&v, Values::none(), &anchored, buf.area, &mut buf);
         let underlined = |y| {
             buf[(1, y)]
                 .modifier
@@ -843,7 +832,7 @@ mod tests {
             ..ctx()
         };
         let mut buf = Buffer::empty(Rect::new(0, 0, 70, 10));
-        render(&v, &c, buf.area, &mut buf);
+        render(&v, Values::none(), &c, buf.area, &mut buf);
         let text = super::super::testkit::text(&buf);
         let r = rows(&text);
         assert!(r[1].starts_with("out-0 ↑4"), "{text}");

@@ -241,7 +241,7 @@ fn plan<'a>(view: &'a Snapshot, ctx: &PaneContext, inner: Rect) -> Plan<'a> {
 /// The batches (partition, index into the partition's `batches`, records
 /// drawn) whose cells a pane in `area` draws: the only ones whose records a
 /// frame needs to read (see
-/// [`SnapshotSource::load_values`](crate::session::SnapshotSource::load_values)).
+/// [`SnapshotSource::values`](crate::session::SnapshotSource::values)).
 /// With one cell per offset a batch's cells are its first records up to the
 /// last one in the window (a window never starts inside a batch), so every
 /// record cell drawn has its value; with one cell per batch, its first.
@@ -383,19 +383,9 @@ fn selected_in(view: &Snapshot, ctx: &PaneContext, p: usize) -> Option<usize> {
     (i < view.partitions[p].window().len()).then_some(i)
 }
 
-/// Draws the pane; `ctx.scroll` skips whole partitions.
-pub fn render(view: &Snapshot, ctx: &PaneContext, area: Rect, buf: &mut Buffer) {
-    render_with(view, Values::none(), ctx, area, buf);
-}
-
-/// Draws the pane, each batch's values those of `values`, else its own.
-pub fn render_with(
-    view: &Snapshot,
-    values: &Values,
-    ctx: &PaneContext,
-    area: Rect,
-    buf: &mut Buffer,
-) {
+/// Draws the pane, each batch's values those of `values`, else its own;
+/// `ctx.scroll` skips whole partitions.
+pub fn render(view: &Snapshot, values: &Values, ctx: &PaneContext, area: Rect, buf: &mut Buffer) {
     let inner = frame(ctx, super::PaneId::Log, area, buf);
     if super::no_topics(view, ctx, inner, buf) {
         return;
@@ -760,7 +750,7 @@ mod tests {
 
     fn buffer(view: &Snapshot, ctx: &PaneContext, w: u16, h: u16) -> Buffer {
         let mut buf = Buffer::empty(Rect::new(0, 0, w, h));
-        render(view, ctx, buf.area, &mut buf);
+        render(view, Values::none(), ctx, buf.area, &mut buf);
         buf
     }
 
