@@ -57,6 +57,7 @@ fn live_app_with(header: Header, record: Option<&Path>, auto_replicate_ms: u64) 
         listen: "127.0.0.1:0".into(),
         allow_remote: false,
         auto_replicate_ms,
+        auto_create_topics: false,
     };
     let listeners = live::open(&driver, &options).unwrap();
     let ports = listeners.addresses().iter().map(|a| a.port).collect();
@@ -341,6 +342,7 @@ fn a_replay_branches_into_a_live_session_with_the_listeners_open() {
                 listen: "127.0.0.1:0".into(),
                 allow_remote: false,
                 auto_replicate_ms: 0,
+                auto_create_topics: false,
             },
         )?;
         Ok((Box::new(l), "Kafka listeners open".to_string()))
@@ -823,4 +825,70 @@ fn a_retry_of_a_waiting_acks_all_produce_waits_for_r_too() {
     let s = state(&app);
     assert_eq!(values(&s), ["w0", "w1", "w2"], "written once");
     assert_eq!(s.partitions[0].high_watermark, 3);
+}
+
+#[test]
+fn with_auto_create_topics_a_clients_produce_creates_its_topic_as_a_step() {
+    if std::process::Command::new("kcat")
+        .arg("-V")
+        .output()
+        .is_err()
+    {
+        println!("skipped: kcat is not installed");
+        return;
+    }
+    let temp = tempfile::tempdir().unwrap();
+    let file = temp.path().join("auto-create.jsonl");
+    let driver = Driver::new(&header(), None).unwrap();
+    let options = ListenOptions {
+        listen: "127.0.0.1:0".into(),
+        allow_remote: false,
+        auto_replicate_ms: 100,
+        auto_create_topics: true,
+    };
+    let listeners = live::open(&driver, &options).unwrap();
+    let boot = format!("127.0.0.1:{}", listeners.addresses()[0].port);
+    let writer = RecordingWriter::create(&file, &header()).unwrap();
+    let mut app = App::live(
+        driver,
+        header(),
+        Some(writer),
+        layout::builtin("clients").unwrap(),
+        Lang::En,
+        Theme::colored(),
+    )
+    .with_listeners(Box::new(listeners));
+    let out = serve_while(
+        &mut app,
+        move || {
+            std::process::Command::new("sh")
+                .args([
+                    "-c",
+                    &format!("printf 'one\\ntwo\\n' | timeout 20 kcat -b {boot} -P -t fresh"),
+                ])
+                .output()
+                .unwrap()
+        },
+        |_| {},
+    );
+    assert!(
+        out.status.success(),
+        "kcat -P: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let fresh = state(&app)
+        .partitions
+        .into_iter()
+        .find(|p| p.topic == "fresh")
+        .expect("the topic the producer named");
+    assert_eq!(fresh.log_end_offset, 2);
+    drop(app);
+    let recording = Recording::load(&file).unwrap();
+    assert!(
+        recording
+            .steps
+            .iter()
+            .any(|s| s.action.name() == "create_topic"),
+        "the creation is a step of the recording"
+    );
 }

@@ -182,6 +182,7 @@ fn the_fault_mark_shows_from_d_until_the_response_is_dropped() {
         listen: "127.0.0.1:0".into(),
         allow_remote: false,
         auto_replicate_ms: 0,
+        auto_create_topics: false,
     };
     let listeners = live::open(&driver, &options).unwrap();
     let boot = format!("127.0.0.1:{}", listeners.addresses()[0].port);

@@ -107,6 +107,10 @@ pub struct Cli {
     /// never; `r` replicates, and an acks=all produce waits for it).
     #[arg(long, value_name = "MS", requires = "listen")]
     pub auto_replicate: Option<u64>,
+    /// With --listen: create a topic a client's Metadata request asks for
+    /// (Kafka's `auto.create.topics.enable`; off unless given).
+    #[arg(long, requires = "listen")]
+    pub auto_create_topics: bool,
     #[command(subcommand)]
     pub command: Option<Command>,
 }
@@ -171,6 +175,10 @@ pub enum Command {
         /// With --listen: replicate every MS milliseconds by itself.
         #[arg(long, value_name = "MS", requires = "listen")]
         auto_replicate: Option<u64>,
+        /// With --listen: create a topic a client's Metadata request asks
+        /// for (Kafka's `auto.create.topics.enable`; off unless given).
+        #[arg(long, requires = "listen")]
+        auto_create_topics: bool,
     },
     /// Print frames of a recording exactly as the dashboard draws them; or,
     /// with --state, the frame of a state saved by `mk-tui state`.
@@ -363,6 +371,7 @@ pub fn run(cli: Cli) -> Result<(), SessionError> {
                 listen,
                 allow_remote: cli.allow_remote,
                 auto_replicate_ms: cli.auto_replicate.unwrap_or(0),
+                auto_create_topics: cli.auto_create_topics,
             });
             if let Some(l) = &listen {
                 l.check(record.as_ref(), cli.data_dir.as_deref())?;
@@ -424,6 +433,7 @@ pub fn run(cli: Cli) -> Result<(), SessionError> {
             listen,
             allow_remote,
             auto_replicate,
+            auto_create_topics,
         }) => {
             // A replay draws into a terminal; into a pipe or a file it would
             // leave the terminal raw and write escape codes nobody reads.
@@ -465,6 +475,7 @@ pub fn run(cli: Cli) -> Result<(), SessionError> {
                 listen,
                 allow_remote,
                 auto_replicate_ms: auto_replicate.unwrap_or(0),
+                auto_create_topics,
             }) {
                 l.check(None, None)?;
                 app = app.with_branch_listeners(Box::new(move |driver| l.open(driver, lang)));
@@ -918,6 +929,7 @@ struct Listen {
     listen: String,
     allow_remote: bool,
     auto_replicate_ms: u64,
+    auto_create_topics: bool,
 }
 
 impl Listen {
@@ -962,6 +974,7 @@ impl Listen {
                 listen: self.listen.clone(),
                 allow_remote: self.allow_remote,
                 auto_replicate_ms: self.auto_replicate_ms,
+                auto_create_topics: self.auto_create_topics,
             },
         )?;
         // A stopped broker's listener stays closed until it starts: say so.
@@ -1051,13 +1064,17 @@ fn refuse_unused(cli: &Cli) -> Result<(), SessionError> {
         ("--record", cli.record.is_some()),
         ("--listen", cli.listen.is_some()),
         ("--auto-replicate", cli.auto_replicate.is_some()),
+        ("--auto-create-topics", cli.auto_create_topics),
     ];
     let Some((flag, _)) = given.iter().find(|(_, on)| *on) else {
         return Ok(());
     };
     let own = match (name, *flag) {
         ("state" | "serve", "--data-dir" | "--rules")
-        | ("replay" | "serve", "--record" | "--listen" | "--auto-replicate")
+        | (
+            "replay" | "serve",
+            "--record" | "--listen" | "--auto-replicate" | "--auto-create-topics",
+        )
         | ("observe", "--record") => {
             format!("; give it after the command: mk-tui {name} … {flag}")
         }

@@ -44,6 +44,14 @@ pub struct ServeArgs {
     /// steps (0: never; docs/kafka-differences.md).
     #[arg(long, default_value_t = kafka::cleaner::DEFAULT_CLEANER_INTERVAL_MS, value_name = "MS")]
     pub cleaner_interval: u64,
+    /// Create a topic when a client's Metadata request names it and asks
+    /// for it to be created, as Kafka does with `auto.create.topics.enable`
+    /// (Kafka's default is on; off here unless given, as in the reference
+    /// cluster the tests compare with): one partition and the replication
+    /// factor CreateTopics gives by default, recorded as a `create_topic`
+    /// step (docs/kafka-protocol.md, "Metadata").
+    #[arg(long)]
+    pub auto_create_topics: bool,
     /// Record the served session here as it goes (SPEC §4): `mk-tui state
     /// FILE` replays it without the clients. Not inside --data-dir; an
     /// existing FILE is refused unless --force is given.
@@ -77,6 +85,7 @@ pub fn run(args: ServeArgs) -> Result<(), crate::session::SessionError> {
         transaction_version: args.transaction_version,
         auto_replicate_ms: args.auto_replicate,
         cleaner_interval_ms: args.cleaner_interval,
+        auto_create_topics: args.auto_create_topics,
         allow_remote: args.allow_remote,
         record: args.record,
         force: args.force,

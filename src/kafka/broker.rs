@@ -76,6 +76,9 @@ pub trait Broker {
     fn append_time_origin(&mut self) -> i64;
     /// The broker's `fetch.max.bytes`: the most one Fetch response holds.
     fn fetch_max_bytes(&self) -> u64;
+    /// The broker's `auto.create.topics.enable`: whether Metadata creates
+    /// the missing topics a client asks it to.
+    fn auto_create_topics(&self) -> bool;
 
     /// The advertised brokers, the first one the controller.
     fn brokers(&self) -> &[Advertised];

@@ -36,6 +36,9 @@ pub struct ListenOptions {
     pub allow_remote: bool,
     /// Replicate every this many ms; 0: only when the lecturer says (`r`).
     pub auto_replicate_ms: u64,
+    /// Create the topics a Metadata request asks to be created (Kafka's
+    /// `auto.create.topics.enable`).
+    pub auto_create_topics: bool,
 }
 
 /// The open listeners of a live dashboard.
@@ -75,6 +78,7 @@ pub fn open(driver: &Driver, options: &ListenOptions) -> Result<LiveListeners, S
         registry.clone(),
         gates_tx,
     );
+    state.set_auto_create_topics(options.auto_create_topics);
     // A broker stopped already (a reopened directory) starts closed.
     state.after_step(driver);
     let net = Net {

@@ -101,6 +101,9 @@ pub struct ServeOptions {
     /// Clean the configured topics every this many ms; 0: never
     /// ([`cleaner`]).
     pub cleaner_interval_ms: u64,
+    /// Create the topics a Metadata request asks to be created
+    /// (`--auto-create-topics`, Kafka's `auto.create.topics.enable`).
+    pub auto_create_topics: bool,
     /// Allow a non-loopback listen address.
     pub allow_remote: bool,
     /// Record the session here (`--record`).
@@ -170,6 +173,7 @@ pub fn serve(options: ServeOptions) -> Result<i32, SessionError> {
             let mut state =
                 ServerState::new(advertised, opts.auto_replicate_ms, true, registry, gates);
             state.set_cleaner_interval(opts.cleaner_interval_ms);
+            state.set_auto_create_topics(opts.auto_create_topics);
             let mut driver = driver;
             driver.set_hw_checkpoint_interval(Some(HW_CHECKPOINT_INTERVAL_MS));
             // The engine clock follows the wall clock from an origin the

@@ -216,6 +216,8 @@ struct Core {
     /// The broker's `fetch.max.bytes`: the most one Fetch response holds
     /// ([`handlers::fetch::FETCH_MAX_BYTES`] unless a test lowers it).
     fetch_max_bytes: u64,
+    /// The broker's `auto.create.topics.enable` (`--auto-create-topics`).
+    auto_create_topics: bool,
     /// The fetches waiting for data.
     fetches: Fetches,
     /// When to try again to complete decided transactions, and the pause
@@ -282,6 +284,7 @@ impl ServerState {
                 to_stderr: real_time,
                 append_time_origin: None,
                 fetch_max_bytes: handlers::fetch::FETCH_MAX_BYTES,
+                auto_create_topics: false,
                 fetches: Fetches::default(),
                 completing: (RealTime::now() + COMPLETE_RETRY.0, COMPLETE_RETRY.0),
                 held: Held::default(),
@@ -336,6 +339,13 @@ impl ServerState {
     /// cap at work on a small log).
     pub fn set_fetch_max_bytes(&mut self, bytes: u64) {
         self.core.fetch_max_bytes = bytes;
+    }
+
+    /// Sets the broker's `auto.create.topics.enable`: a Metadata request
+    /// that names a missing topic and allows it creates the topic
+    /// ([`handlers::metadata`]).
+    pub fn set_auto_create_topics(&mut self, on: bool) {
+        self.core.auto_create_topics = on;
     }
 
     /// Handles one request: answers it now, or keeps it waiting.
@@ -862,6 +872,10 @@ impl Broker for Worker<'_> {
 
     fn fetch_max_bytes(&self) -> u64 {
         self.core.fetch_max_bytes
+    }
+
+    fn auto_create_topics(&self) -> bool {
+        self.core.auto_create_topics
     }
 
     fn brokers(&self) -> &[Advertised] {

@@ -4,6 +4,7 @@
 //! own server on ports the system picks and stops it; every wait is bounded.
 
 mod admin;
+mod auto_create;
 mod bad_input;
 mod bounds;
 mod closed_log;

@@ -15,7 +15,9 @@
 
 use kafka_protocol::messages::create_topics_request::CreatableTopic;
 use kafka_protocol::messages::create_topics_response::CreatableTopicResult;
-use kafka_protocol::messages::{CreateTopicsRequest, CreateTopicsResponse, ResponseKind};
+use kafka_protocol::messages::{
+    CreateTopicsRequest, CreateTopicsResponse, ResponseKind, TopicName,
+};
 use kafka_protocol::protocol::StrBytes;
 
 use crate::engine::core::metadata::{CleanupPolicy, TopicConfig};
@@ -138,6 +140,20 @@ fn topic_settings(t: &CreatableTopic) -> Result<(TimestampType, TopicConfig), (i
         }
     }
     Ok((kind, config))
+}
+
+/// Creates the missing topic `name` that a Metadata request asked for, as
+/// Kafka's `auto.create.topics.enable` does: as CreateTopics creates a
+/// topic given no partition count or replication factor (one partition;
+/// the replication factor [`create_one`] gives by default). The Kafka code
+/// of a topic that cannot be made (a bad name: INVALID_TOPIC_EXCEPTION; a
+/// cap: POLICY_VIOLATION), and the message the server's log shows.
+pub(crate) fn auto_create(worker: &mut dyn Broker, name: &str) -> Result<(), (i16, String)> {
+    let topic = CreatableTopic::default()
+        .with_name(TopicName(StrBytes::from_string(name.to_string())))
+        .with_num_partitions(-1)
+        .with_replication_factor(-1);
+    create_one(worker, &topic, false).map(|_| ())
 }
 
 /// Creates one topic (or only checks it, for `validate_only`): its

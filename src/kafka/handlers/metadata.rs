@@ -1,8 +1,10 @@
 //! Metadata (versions 1-12): every broker with its own listener address,
 //! and per partition the leader, leader epoch, replicas, ISR and offline
 //! (stopped) replicas, read from the cluster as the state JSON shows them.
-//! Topics are not created by a metadata request: clients create them with
-//! CreateTopics (docs/kafka-protocol.md).
+//! A missing topic is created when the server's `--auto-create-topics` is
+//! on and the request allows it (`allow_auto_topic_creation`, Kafka's
+//! `auto.create.topics.enable`); otherwise clients create topics with
+//! CreateTopics (docs/kafka-protocol.md, "Metadata").
 
 use kafka_protocol::messages::metadata_response::{
     MetadataResponseBroker, MetadataResponsePartition, MetadataResponseTopic,
@@ -12,11 +14,19 @@ use kafka_protocol::messages::{
 };
 use kafka_protocol::protocol::StrBytes;
 
+use std::collections::BTreeMap;
+
 use crate::kafka::broker::{Answer, Broker, TopicPartition};
 use crate::kafka::errors::code;
+use crate::kafka::handlers::create_topics;
 
 /// The cluster id every response names.
 pub const CLUSTER_ID: &str = "mk-tui";
+
+/// The internal topics Kafka keeps for groups and transactions: never
+/// created here (the engine keeps offsets and the journal in files of its
+/// own), so asking for them keeps answering UNKNOWN_TOPIC_OR_PARTITION.
+const INTERNAL_TOPICS: [&str; 2] = ["__consumer_offsets", "__transaction_state"];
 
 pub fn handle(worker: &mut dyn Broker, request: &MetadataRequest, _version: i16) -> Answer {
     let all = worker.topic_names();
@@ -27,6 +37,7 @@ pub fn handle(worker: &mut dyn Broker, request: &MetadataRequest, _version: i16)
             .filter_map(|t| t.name.as_ref().map(|n| n.0.to_string()))
             .collect(),
     };
+    let (created, refused) = auto_create_missing(worker, request, &all, &wanted);
     let topics = worker.read(|s| {
         wanted
             .iter()
@@ -34,7 +45,9 @@ pub fn handle(worker: &mut dyn Broker, request: &MetadataRequest, _version: i16)
                 let mut topic = MetadataResponseTopic::default()
                     .with_name(Some(TopicName(StrBytes::from_string(name.clone()))));
                 let Ok(count) = s.partition_count(name) else {
-                    return topic.with_error_code(code::UNKNOWN_TOPIC_OR_PARTITION);
+                    let error = refused.get(name).map(|(code, _)| *code);
+                    return topic
+                        .with_error_code(error.unwrap_or(code::UNKNOWN_TOPIC_OR_PARTITION));
                 };
                 topic.partitions = (0..count)
                     .filter_map(|p| {
@@ -85,11 +98,52 @@ pub fn handle(worker: &mut dyn Broker, request: &MetadataRequest, _version: i16)
         })
         .collect();
     let controller = worker.brokers().first().map_or(-1, |b| b.broker as i32);
-    let outcome = format!("ok: {} topic(s)", topics.len());
+    let mut outcome = format!("ok: {} topic(s)", topics.len());
+    for name in &created {
+        outcome.push_str(&format!(", created {name} (auto.create.topics.enable)"));
+    }
+    for (name, (_, why)) in &refused {
+        outcome.push_str(&format!(", {name} not created: {why}"));
+    }
     let response = MetadataResponse::default()
         .with_brokers(brokers)
         .with_cluster_id(Some(StrBytes::from_static_str(CLUSTER_ID)))
         .with_controller_id(BrokerId(controller))
         .with_topics(topics);
     Answer::now(ResponseKind::Metadata(response), outcome)
+}
+
+/// Topics created by a Metadata request, and those it could not create
+/// with the Kafka code and the reason (for the server's log line).
+type AutoCreated = (Vec<String>, BTreeMap<String, (i16, String)>);
+
+/// Creates each topic of `wanted` missing from `existing` when the server
+/// and the request allow it (a request below v4 has no flag and allows it,
+/// as in Kafka).
+fn auto_create_missing(
+    worker: &mut dyn Broker,
+    request: &MetadataRequest,
+    existing: &[String],
+    wanted: &[String],
+) -> AutoCreated {
+    let (mut created, mut refused) = (Vec::new(), BTreeMap::new());
+    if !worker.auto_create_topics() || !request.allow_auto_topic_creation {
+        return (created, refused);
+    }
+    for name in wanted {
+        if existing.contains(name)
+            || created.contains(name)
+            || refused.contains_key(name)
+            || INTERNAL_TOPICS.contains(&name.as_str())
+        {
+            continue;
+        }
+        match create_topics::auto_create(worker, name) {
+            Ok(()) => created.push(name.clone()),
+            Err(refusal) => {
+                refused.insert(name.clone(), refusal);
+            }
+        }
+    }
+    (created, refused)
 }
