@@ -182,7 +182,7 @@ fn book_rules(worker: &mut dyn Broker, client: &str, txn: &str) -> Answer {
         return answer(
             Err((code::CONCURRENT_TRANSACTIONS, String::new())),
             format!(
-                "transactional id {txn:?}: CONCURRENT_TRANSACTIONS: its transaction is {state} and the book's rules do not fence it (abort it, or use --rules kafka)"
+                "transactional id {txn:?}: CONCURRENT_TRANSACTIONS: its transaction is {state} and the book's rules neither fence it nor time it out: the producer that began it must end it (else open the data directory in the dashboard, mk-tui --data-dir DIR, and press a; or serve with --rules kafka)"
             ),
         );
     }

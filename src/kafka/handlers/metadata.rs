@@ -105,6 +105,27 @@ pub fn handle(worker: &mut dyn Broker, request: &MetadataRequest, _version: i16)
     for (name, (_, why)) in &refused {
         outcome.push_str(&format!(", {name} not created: {why}"));
     }
+    let existing = worker.topic_names();
+    let unknown: Vec<&str> = wanted
+        .iter()
+        .filter(|n| !refused.contains_key(*n) && !existing.contains(*n))
+        .map(String::as_str)
+        .collect();
+    if !unknown.is_empty() {
+        // A client waiting for a topic retries this request quietly: say
+        // why it does not appear, and how it would.
+        let how = if !worker.auto_create_topics() {
+            "create it first, or start the server with --auto-create-topics"
+        } else if unknown.iter().all(|n| INTERNAL_TOPICS.contains(n)) {
+            "Kafka's internal topics are not kept here"
+        } else {
+            "the request did not allow creating it"
+        };
+        outcome.push_str(&format!(
+            ", unknown topic(s) {} ({how})",
+            unknown.join(", ")
+        ));
+    }
     let response = MetadataResponse::default()
         .with_brokers(brokers)
         .with_cluster_id(Some(StrBytes::from_static_str(CLUSTER_ID)))
