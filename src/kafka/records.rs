@@ -254,6 +254,28 @@ pub fn check_record_sizes<'a>(
     Ok(())
 }
 
+/// Refuses records without a key for a compacted topic, as Kafka does
+/// (INVALID_RECORD): compaction keeps each key's latest record, and a
+/// record without one has nothing to be kept by. A refusal appends nothing.
+pub fn check_compacted_keys<'a>(
+    records: impl IntoIterator<Item = &'a IncomingRecord>,
+    compacted: bool,
+    tp: &str,
+) -> Result<(), Refusal> {
+    if !compacted {
+        return Ok(());
+    }
+    match records.into_iter().position(|r| r.key.is_none()) {
+        None => Ok(()),
+        Some(i) => Err(Refusal::new(
+            ResponseError::InvalidRecord.code(),
+            format!(
+                "record {i} has no key: compacted topic {tp} cannot accept a record without one"
+            ),
+        )),
+    }
+}
+
 /// One record batch of an idempotent or transactional producer, with the
 /// producer fields of its header (E1, E7).
 #[derive(Debug, Clone, PartialEq, Eq)]

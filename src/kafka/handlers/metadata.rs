@@ -16,8 +16,8 @@ use kafka_protocol::protocol::StrBytes;
 
 use std::collections::BTreeMap;
 
-use crate::kafka::broker::{Answer, Broker, TopicPartition};
-use crate::kafka::errors::code;
+use crate::kafka::broker::{Answer, Broker, TopicPartition, validate_topic_name};
+use crate::kafka::errors::{code, code_of};
 use crate::kafka::handlers::create_topics;
 
 /// The cluster id every response names.
@@ -45,7 +45,13 @@ pub fn handle(worker: &mut dyn Broker, request: &MetadataRequest, _version: i16)
                 let mut topic = MetadataResponseTopic::default()
                     .with_name(Some(TopicName(StrBytes::from_string(name.clone()))));
                 let Ok(count) = s.partition_count(name) else {
-                    let error = refused.get(name).map(|(code, _)| *code);
+                    // A name no topic can have is INVALID_TOPIC_EXCEPTION,
+                    // as Kafka answers it (so a producer fails at once
+                    // instead of waiting for the topic).
+                    let error = refused
+                        .get(name)
+                        .map(|(code, _)| *code)
+                        .or_else(|| validate_topic_name(name).err().map(|e| code_of(&e)));
                     return topic
                         .with_error_code(error.unwrap_or(code::UNKNOWN_TOPIC_OR_PARTITION));
                 };
