@@ -130,6 +130,15 @@ impl dyn Broker + '_ {
         self.read(|s| s.metadata().topics().get(topic).map(|t| t.timestamp_type))
     }
 
+    /// Whether `topic` is compacted (`cleanup.policy=compact`).
+    pub fn compacted(&self, topic: &str) -> bool {
+        self.read(|s| {
+            s.metadata().topics().get(topic).is_some_and(|t| {
+                t.config.cleanup_policy == crate::engine::core::metadata::CleanupPolicy::Compact
+            })
+        })
+    }
+
     /// The leader's log end and start offsets of `tp`; -1 and -1 when
     /// there is no such partition.
     pub fn log_ends(&self, tp: &TopicPartition) -> (i64, i64) {

@@ -148,6 +148,8 @@ pub mod code {
     pub const UNSUPPORTED_VERSION: i16 = ResponseError::UnsupportedVersion.code();
     pub const INVALID_REQUEST: i16 = ResponseError::InvalidRequest.code();
     pub const INVALID_RECORD: i16 = ResponseError::InvalidRecord.code();
+    pub const INVALID_TOPIC_EXCEPTION: i16 = ResponseError::InvalidTopicException.code();
+    pub const INVALID_TRANSACTION_TIMEOUT: i16 = ResponseError::InvalidTransactionTimeout.code();
     pub const CORRUPT_MESSAGE: i16 = ResponseError::CorruptMessage.code();
     pub const UNSUPPORTED_COMPRESSION_TYPE: i16 = ResponseError::UnsupportedCompressionType.code();
     pub const UNSUPPORTED_FOR_MESSAGE_FORMAT: i16 =

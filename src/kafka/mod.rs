@@ -130,7 +130,9 @@ pub fn serve(options: ServeOptions) -> Result<i32, SessionError> {
     let plan = plan(&options)?;
     let runtime = network_runtime()?;
     let listeners = runtime.block_on(bind_all(listen, &plan.brokers))?;
-    type Opened = (Vec<BrokerId>, TransactionVersion);
+    /// The brokers, the transaction version, and whether the rules fence
+    /// a transactional id's open transaction (Kafka's) or not (the book's).
+    type Opened = (Vec<BrokerId>, TransactionVersion, bool);
     let (ids_tx, ids_rx) = mpsc::channel::<Result<Opened, SessionError>>();
     let (adv_tx, adv_rx) = mpsc::channel::<Vec<Advertised>>();
     let (commands, command_rx) = mpsc::channel::<Command>();
@@ -168,6 +170,7 @@ pub fn serve(options: ServeOptions) -> Result<i32, SessionError> {
             let _ = ids_tx.send(Ok((
                 config.broker_ids.clone(),
                 config.rules.transaction_version,
+                config.rules.fence_zombies,
             )));
             let advertised = adv_rx.recv().ok()?;
             let mut state =
@@ -195,9 +198,9 @@ pub fn serve(options: ServeOptions) -> Result<i32, SessionError> {
         })
         .map_err(|e| SessionError::os("cannot start the driver thread", e))?;
     let bound: Vec<BrokerId> = listeners.iter().map(|(b, _)| *b).collect();
-    let transaction_version = match ids_rx.recv() {
-        Ok(Ok((ids, version))) if ids == bound => version,
-        Ok(Ok((ids, _))) => {
+    let (transaction_version, fences) = match ids_rx.recv() {
+        Ok(Ok((ids, version, fences))) if ids == bound => (version, fences),
+        Ok(Ok((ids, _, _))) => {
             drop(adv_tx);
             let _ = thread.join();
             return Err(SessionError::refused(format!(
@@ -236,6 +239,15 @@ pub fn serve(options: ServeOptions) -> Result<i32, SessionError> {
     for (broker, addr, _) in listeners.iter().filter(|(_, _, l)| l.is_none()) {
         log_line(format_args!(
             "mk-tui serve: broker {broker}: stopped: listener on {addr} closed"
+        ));
+    }
+    if !fences {
+        // What a real client's application meets first under the book's
+        // rules: a producer that died inside a transaction holds the LSO
+        // until that transaction ends, and a new instance cannot end it.
+        log_line(format_args!(
+            "mk-tui serve: the book's rules (minikafka): a transactional id's open transaction \
+             is neither fenced by a new producer nor timed out; --rules kafka serves Kafka's"
         ));
     }
     out_line(format_args!("ready"));

@@ -227,6 +227,55 @@ pub fn check_timestamps<'a>(
     Ok(())
 }
 
+/// Refuses a partition's records if one of them alone is past the bytes of
+/// keys and values one action's batch may hold (`limits::MAX_BATCH_BYTES`,
+/// 1 MiB, the cap every recording has): no split can carry it. Kafka
+/// answers a batch past `message.max.bytes` (1 MiB by default) with
+/// MESSAGE_TOO_LARGE; its cap is on the batch as sent (compressed), this
+/// one on the record's bytes once decompressed (docs/kafka-differences.md,
+/// "A record past 1 MiB"). A refusal appends nothing.
+pub fn check_record_sizes<'a>(
+    records: impl IntoIterator<Item = &'a IncomingRecord>,
+) -> Result<(), Refusal> {
+    use crate::session::limits::MAX_BATCH_BYTES;
+    for (i, r) in records.into_iter().enumerate() {
+        let bytes = r.bytes();
+        if bytes > MAX_BATCH_BYTES {
+            return Err(Refusal::new(
+                ResponseError::MessageTooLarge.code(),
+                format!(
+                    "record {i} holds {bytes} bytes of key and value (decompressed), past \
+                     mk-tui's cap of {MAX_BATCH_BYTES} bytes per record batch (Kafka's \
+                     message.max.bytes, which Kafka applies to the compressed batch)"
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Refuses records without a key for a compacted topic, as Kafka does
+/// (INVALID_RECORD): compaction keeps each key's latest record, and a
+/// record without one has nothing to be kept by. A refusal appends nothing.
+pub fn check_compacted_keys<'a>(
+    records: impl IntoIterator<Item = &'a IncomingRecord>,
+    compacted: bool,
+    tp: &str,
+) -> Result<(), Refusal> {
+    if !compacted {
+        return Ok(());
+    }
+    match records.into_iter().position(|r| r.key.is_none()) {
+        None => Ok(()),
+        Some(i) => Err(Refusal::new(
+            ResponseError::InvalidRecord.code(),
+            format!(
+                "record {i} has no key: compacted topic {tp} cannot accept a record without one"
+            ),
+        )),
+    }
+}
+
 /// One record batch of an idempotent or transactional producer, with the
 /// producer fields of its header (E1, E7).
 #[derive(Debug, Clone, PartialEq, Eq)]

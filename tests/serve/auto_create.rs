@@ -155,5 +155,12 @@ fn without_the_flag_a_missing_topic_stays_missing() {
     );
     let log = server.stop();
     assert!(!log.contains("created fresh"), "{log}");
+    // The retried Metadata says why the topic does not appear.
+    assert!(
+        log.contains(
+            "unknown topic(s) fresh (create it first, or start the server with --auto-create-topics)"
+        ),
+        "{log}"
+    );
     assert!(topics(&server.state()).is_empty());
 }

@@ -406,3 +406,41 @@ fn a_consumers_long_poll_is_answered_when_a_record_arrives() {
     assert!(latency < 2_000, "{out}");
     server.stop();
 }
+
+/// A record past the 1 MiB a batch of one action may hold is refused with
+/// Kafka's MESSAGE_TOO_LARGE and a message naming the cap, uncompressed or
+/// compressed (mk-tui's cap is on the decompressed bytes; Kafka's on the
+/// batch as sent: docs/kafka-differences.md, "A record past 1 MiB"), and
+/// nothing is appended: the next record takes offset 0.
+#[test]
+fn a_record_past_the_batch_cap_is_message_too_large_and_nothing_is_appended() {
+    let Some(py) = python::with("confluent_kafka") else {
+        return;
+    };
+    let mut server = Server::start(&[]);
+    let boot = server.bootstrap();
+    let out = python::run(&py, "ck_create_topic.py", &[&boot, "big", "1", "1"]);
+    assert_eq!(out.trim(), "created big");
+    let out = python::run(&py, "ck_too_large.py", &[&boot, "big"]);
+    assert_eq!(
+        out.lines().collect::<Vec<_>>(),
+        [
+            "failed MSG_SIZE_TOO_LARGE",
+            "failed MSG_SIZE_TOO_LARGE",
+            "delivered 0"
+        ],
+        "{out}"
+    );
+    let log = server.stop();
+    assert!(
+        log.contains(
+            "MESSAGE_TOO_LARGE: record 0 holds 2000000 bytes of key and value (decompressed), \
+             past mk-tui's cap of 1048576 bytes per record batch"
+        ),
+        "{log}"
+    );
+    assert!(
+        log.contains("holds 3000000 bytes"),
+        "the gzip record too:\n{log}"
+    );
+}

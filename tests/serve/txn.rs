@@ -169,6 +169,10 @@ fn under_the_kafka_rules_a_second_producer_fences_the_zombie() {
     );
     let log = server.stop();
     assert!(
+        !log.contains("the book's rules (minikafka)"),
+        "Kafka's rules fence and time out: no warning\n{log}"
+    );
+    assert!(
         log.contains("transactional id \"app\": producer id 0 epoch 0")
             && log.contains("transactional id \"app\": producer id 0 epoch 1"),
         "the engine's producer id and epochs:\n{log}"
@@ -386,7 +390,12 @@ fn under_the_books_rules_the_second_producer_waits_for_the_first() {
     );
     let log = server.stop();
     assert!(
-        log.contains("transactional id \"app\": CONCURRENT_TRANSACTIONS: its transaction is ongoing and the book's rules do not fence it"),
+        log.contains("transactional id \"app\": CONCURRENT_TRANSACTIONS: its transaction is ongoing and the book's rules neither fence it nor time it out"),
+        "{log}"
+    );
+    // Said once when serving begins, before any client meets it.
+    assert!(
+        log.contains("the book's rules (minikafka): a transactional id's open transaction is neither fenced by a new producer nor timed out; --rules kafka serves Kafka's"),
         "{log}"
     );
     assert!(

@@ -475,3 +475,36 @@ fn the_brokers_views_read_the_engine() {
     assert_eq!(b.stopped_brokers().into_iter().collect::<Vec<_>>(), [2]);
     assert!(!b.config().rules.fence_zombies, "the book's rules");
 }
+
+/// Heartbeat and LeaveGroup check the group id before the member, as
+/// Kafka's group coordinator does (JoinGroup already did): an empty one is
+/// INVALID_GROUP_ID, not UNKNOWN_MEMBER_ID.
+#[test]
+fn heartbeat_and_leave_group_with_an_empty_group_id_are_invalid_group_id() {
+    use kafka_protocol::messages::leave_group_request::MemberIdentity;
+    use kafka_protocol::messages::{GroupId, HeartbeatRequest, LeaveGroupRequest};
+    let mut h = cluster("kafka");
+    let beat = HeartbeatRequest::default()
+        .with_group_id(GroupId(StrBytes::from_static_str("")))
+        .with_member_id(StrBytes::from_static_str("m"));
+    let ResponseKind::Heartbeat(r) = h.ask(1, 4, RequestKind::Heartbeat(beat)) else {
+        panic!("a Heartbeat response")
+    };
+    assert_eq!(r.error_code, code::INVALID_GROUP_ID);
+    let leave = LeaveGroupRequest::default()
+        .with_group_id(GroupId(StrBytes::from_static_str("")))
+        .with_members(vec![
+            MemberIdentity::default().with_member_id(StrBytes::from_static_str("m")),
+        ]);
+    let ResponseKind::LeaveGroup(r) = h.ask(1, 3, RequestKind::LeaveGroup(leave)) else {
+        panic!("a LeaveGroup response")
+    };
+    assert_eq!(r.members[0].error_code, code::INVALID_GROUP_ID);
+    let leave = LeaveGroupRequest::default()
+        .with_group_id(GroupId(StrBytes::from_static_str("")))
+        .with_member_id(StrBytes::from_static_str("m"));
+    let ResponseKind::LeaveGroup(r) = h.ask(1, 1, RequestKind::LeaveGroup(leave)) else {
+        panic!("a LeaveGroup response")
+    };
+    assert_eq!(r.error_code, code::INVALID_GROUP_ID);
+}

@@ -196,8 +196,20 @@ fn create_one(
         }
         n => n as u32,
     };
-    if worker.topic_names().contains(&name) {
+    let existing = worker.topic_names();
+    if existing.contains(&name) {
         return Err(refuse(MiniKafkaError::TopicAlreadyExists(name)));
+    }
+    // Kafka refuses a name that differs from an existing one only in '.'
+    // against '_': its metric names would be the same.
+    let metric = |n: &str| n.replace('.', "_");
+    if let Some(other) = existing.iter().find(|e| metric(e) == metric(&name)) {
+        return Err((
+            code::INVALID_TOPIC_EXCEPTION,
+            format!(
+                "topic {name:?} collides with existing topic {other:?} ('.' and '_' are one in Kafka's metric names)"
+            ),
+        ));
     }
     let action = Action::CreateTopic {
         name,

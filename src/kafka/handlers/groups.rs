@@ -271,9 +271,14 @@ fn sync_answer(group: &str, member: &str, reply: &SyncReply, version: i16) -> An
 pub fn heartbeat(worker: &mut dyn Broker, r: &HeartbeatRequest) -> Answer {
     let group = r.group_id.0.to_string();
     let member = r.member_id.to_string();
-    let error = worker
-        .groups_mut()
-        .heartbeat(&group, &member, r.generation_id, RealTime::now());
+    // Kafka's group coordinator checks the group id before the member.
+    let error = if group.is_empty() {
+        code::INVALID_GROUP_ID
+    } else {
+        worker
+            .groups_mut()
+            .heartbeat(&group, &member, r.generation_id, RealTime::now())
+    };
     Answer::now(
         ResponseKind::Heartbeat(HeartbeatResponse::default().with_error_code(error)),
         format!("group {group:?}: {member:?}: {}", name_of(error)),
@@ -287,7 +292,12 @@ pub fn leave(worker: &mut dyn Broker, r: &LeaveGroupRequest, version: i16) -> An
     } else {
         vec![r.member_id.to_string()]
     };
-    let codes = worker.groups_mut().leave(&group, &leaving, RealTime::now());
+    // Kafka's group coordinator checks the group id before the members.
+    let codes = if group.is_empty() {
+        vec![code::INVALID_GROUP_ID; leaving.len()]
+    } else {
+        worker.groups_mut().leave(&group, &leaving, RealTime::now())
+    };
     let outcome = leaving
         .iter()
         .zip(&codes)

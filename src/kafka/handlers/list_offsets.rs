@@ -159,7 +159,10 @@ fn offset_for(
                 (o, ts.saturating_add(shift), epoch)
             }))
         }
-        _ => Err(code::INVALID_REQUEST),
+        // Another negative timestamp (-4 and below: tiered storage's
+        // offsets, which nothing here has) is one this server's version
+        // does not support, as Kafka answers an unknown one.
+        _ => Err(code::UNSUPPORTED_VERSION),
     }
 }
 
@@ -202,6 +205,30 @@ mod tests {
         let p = &r.topics[0].partitions[0];
         assert_eq!(p.error_code, 0);
         (p.offset, p.timestamp)
+    }
+
+    /// A negative timestamp other than -1, -2 and -3 asks for an offset
+    /// this server has no notion of (tiered storage's, and anything newer):
+    /// UNSUPPORTED_VERSION, as Apache Kafka 4.4 answers -7.
+    #[test]
+    fn an_unknown_negative_timestamp_is_unsupported_version() {
+        let mut h = cluster("minikafka");
+        for timestamp in [-4, -7, i64::MIN] {
+            let request = ListOffsetsRequest::default().with_topics(vec![
+                ListOffsetsTopic::default()
+                    .with_name(TopicName(StrBytes::from_static_str("t")))
+                    .with_partitions(vec![
+                        ListOffsetsPartition::default().with_timestamp(timestamp),
+                    ]),
+            ]);
+            let ResponseKind::ListOffsets(r) = h.ask(1, 1, RequestKind::ListOffsets(request))
+            else {
+                panic!("a ListOffsets response")
+            };
+            let p = &r.topics[0].partitions[0];
+            assert_eq!(p.error_code, 35, "{timestamp}: UNSUPPORTED_VERSION");
+            assert_eq!((p.offset, p.timestamp), (-1, -1));
+        }
     }
 
     /// The first offset stamped at or after the time asked, with its

@@ -16,8 +16,8 @@ use kafka_protocol::protocol::StrBytes;
 
 use std::collections::BTreeMap;
 
-use crate::kafka::broker::{Answer, Broker, TopicPartition};
-use crate::kafka::errors::code;
+use crate::kafka::broker::{Answer, Broker, TopicPartition, validate_topic_name};
+use crate::kafka::errors::{code, code_of};
 use crate::kafka::handlers::create_topics;
 
 /// The cluster id every response names.
@@ -45,7 +45,13 @@ pub fn handle(worker: &mut dyn Broker, request: &MetadataRequest, _version: i16)
                 let mut topic = MetadataResponseTopic::default()
                     .with_name(Some(TopicName(StrBytes::from_string(name.clone()))));
                 let Ok(count) = s.partition_count(name) else {
-                    let error = refused.get(name).map(|(code, _)| *code);
+                    // A name no topic can have is INVALID_TOPIC_EXCEPTION,
+                    // as Kafka answers it (so a producer fails at once
+                    // instead of waiting for the topic).
+                    let error = refused
+                        .get(name)
+                        .map(|(code, _)| *code)
+                        .or_else(|| validate_topic_name(name).err().map(|e| code_of(&e)));
                     return topic
                         .with_error_code(error.unwrap_or(code::UNKNOWN_TOPIC_OR_PARTITION));
                 };
@@ -104,6 +110,27 @@ pub fn handle(worker: &mut dyn Broker, request: &MetadataRequest, _version: i16)
     }
     for (name, (_, why)) in &refused {
         outcome.push_str(&format!(", {name} not created: {why}"));
+    }
+    let existing = worker.topic_names();
+    let unknown: Vec<&str> = wanted
+        .iter()
+        .filter(|n| !refused.contains_key(*n) && !existing.contains(*n))
+        .map(String::as_str)
+        .collect();
+    if !unknown.is_empty() {
+        // A client waiting for a topic retries this request quietly: say
+        // why it does not appear, and how it would.
+        let how = if !worker.auto_create_topics() {
+            "create it first, or start the server with --auto-create-topics"
+        } else if unknown.iter().all(|n| INTERNAL_TOPICS.contains(n)) {
+            "Kafka's internal topics are not kept here"
+        } else {
+            "the request did not allow creating it"
+        };
+        outcome.push_str(&format!(
+            ", unknown topic(s) {} ({how})",
+            unknown.join(", ")
+        ));
     }
     let response = MetadataResponse::default()
         .with_brokers(brokers)

@@ -67,14 +67,21 @@ pub fn handle(worker: &mut dyn Broker, request: &TxnOffsetCommitRequest, version
         .iter()
         .flat_map(|t| t.partitions.iter().map(move |p| (t, p)))
         .map(|(t, p)| {
-            let partition = u32::try_from(p.partition_index).map_err(|_| {
-                (
-                    code::UNKNOWN_TOPIC_OR_PARTITION,
-                    format!("partition {}", p.partition_index),
-                )
-            })?;
+            let topic = t.name.0.to_string();
+            // Kafka's group coordinator takes no offset for a partition
+            // that does not exist: the client's transaction must abort.
+            let count = worker.read(|s| s.partition_count(&topic).ok());
+            let partition = u32::try_from(p.partition_index)
+                .ok()
+                .filter(|p| count.is_some_and(|n| *p < n))
+                .ok_or_else(|| {
+                    (
+                        code::UNKNOWN_TOPIC_OR_PARTITION,
+                        format!("no partition {topic}-{}", p.partition_index),
+                    )
+                })?;
             Ok(OffsetSpec {
-                topic: t.name.0.to_string(),
+                topic,
                 partition,
                 offset: p.committed_offset,
             })

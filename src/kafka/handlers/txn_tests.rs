@@ -87,6 +87,7 @@ pub(super) fn ask(h: &mut Harness, version: i16, body: RequestKind) -> ResponseK
 pub(super) fn init(w: &mut Harness, txn: Option<&str>) -> (i16, i64, i16) {
     let r = InitProducerIdRequest::default()
         .with_transactional_id(txn.map(|t| TransactionalId(StrBytes::from_string(t.into()))))
+        .with_transaction_timeout_ms(60_000)
         .with_producer_id(ProducerId(-1))
         .with_producer_epoch(-1);
     match ask(w, 4, RequestKind::InitProducerId(r)) {
@@ -417,6 +418,7 @@ fn init_producer_ids_log_line_names_the_epoch_it_fenced_only_when_there_was_one(
     let outcome = |h: &mut Harness| {
         let r = InitProducerIdRequest::default()
             .with_transactional_id(Some(TransactionalId(StrBytes::from_static_str("a"))))
+            .with_transaction_timeout_ms(60_000)
             .with_producer_id(ProducerId(-1))
             .with_producer_epoch(-1);
         let request = Request {
@@ -486,6 +488,7 @@ fn every_served_version_of_the_responses_encodes() {
     for v in versions(ApiKey::InitProducerId) {
         let r = InitProducerIdRequest::default()
             .with_transactional_id(Some(TransactionalId(s("a"))))
+            .with_transaction_timeout_ms(60_000)
             .with_producer_id(ProducerId(-1))
             .with_producer_epoch(-1);
         encodes(&mut w, v, RequestKind::InitProducerId(r));
@@ -835,6 +838,7 @@ fn init_producer_id_naming_a_fenced_epoch_is_fenced_not_bumped() {
     let empty = RequestKind::InitProducerId(
         InitProducerIdRequest::default()
             .with_transactional_id(Some(TransactionalId(StrBytes::from_static_str(""))))
+            .with_transaction_timeout_ms(60_000)
             .with_producer_id(ProducerId(-1))
             .with_producer_epoch(-1),
     );

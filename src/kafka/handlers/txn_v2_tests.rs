@@ -39,6 +39,7 @@ fn served(version: u8) -> Harness {
 fn init(h: &mut Harness, txn: &str) -> (i16, i64, i16) {
     let r = InitProducerIdRequest::default()
         .with_transactional_id(Some(TransactionalId(s(txn))))
+        .with_transaction_timeout_ms(60_000)
         .with_producer_id(ProducerId(-1))
         .with_producer_epoch(-1);
     match ask(h, 5, RequestKind::InitProducerId(r)) {
