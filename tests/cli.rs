@@ -387,6 +387,30 @@ fn export_writes_an_asciicast_file() {
         (Some(2), Some(120), Some(36))
     );
     assert_eq!(text.lines().filter(|l| l.contains(r#","m","#)).count(), 6);
+
+    // Again: the cast is kept, one line and exit 2; --force replaces it.
+    std::fs::write(&cast, "mine\n").unwrap();
+    let again = |force: bool| {
+        let mut args = vec![
+            "export",
+            "recordings/ch08-visibility.jsonl",
+            "--cast",
+            cast.to_str().unwrap(),
+        ];
+        args.extend(force.then_some("--force"));
+        mk_tui(&args)
+    };
+    let (code, out, err) = again(false);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(out.is_empty() && err.lines().count() == 1, "{err}");
+    assert!(
+        err.contains("already exists") && err.contains("--force"),
+        "{err}"
+    );
+    assert_eq!(std::fs::read_to_string(&cast).unwrap(), "mine\n");
+    let (code, _, err) = again(true);
+    assert_eq!(code, Some(0), "{err}");
+    assert_eq!(std::fs::read_to_string(&cast).unwrap(), text);
 }
 
 #[test]

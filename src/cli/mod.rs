@@ -10,6 +10,7 @@ mod lesson_page;
 mod observation;
 #[cfg(feature = "serve")]
 mod observe;
+mod out_file;
 #[cfg(feature = "serve")]
 mod serve;
 
@@ -229,7 +230,8 @@ pub enum Command {
     Export {
         /// The recording.
         file: PathBuf,
-        /// The .cast file to write.
+        /// The .cast file to write; an existing OUT is refused unless
+        /// --force is given.
         #[arg(
             long,
             value_name = "OUT",
@@ -241,9 +243,9 @@ pub enum Command {
         /// which works from file:// with no network.
         #[arg(long, value_name = "DIR", conflicts_with_all = ["from", "to"])]
         html: Option<PathBuf>,
-        /// With --html: write into DIR even if it is not empty (the page's
-        /// files are replaced, others kept).
-        #[arg(long, requires = "html")]
+        /// Replace an existing --cast OUT; with --html, write into DIR even
+        /// if it is not empty (the page's files are replaced, others kept).
+        #[arg(long)]
         force: bool,
         /// Terminal size, COLSxROWS (default: the recording's, else 120x36).
         #[arg(long)]
@@ -622,7 +624,11 @@ pub fn run(cli: Cli) -> Result<(), SessionError> {
                 };
                 return lesson_page::write(recording, args);
             }
-            let cast = cast.expect("clap requires --cast without --html");
+            let cast = out_file::OutFile {
+                path: cast.expect("clap requires --cast without --html"),
+                force,
+            };
+            cast.refuse_existing()?;
             if let Some(observation) = observation::load(&file) {
                 let observation = observation?;
                 let look = headless::Look {
@@ -633,7 +639,7 @@ pub fn run(cli: Cli) -> Result<(), SessionError> {
                 };
                 let out =
                     observation::export(&file, observation, (from, to), size.as_deref(), look)?;
-                return std::fs::write(&cast, out).map_err(|e| SessionError::io(&cast, e));
+                return cast.write(&out);
             }
             let recording = Recording::load(&file)?;
             let layout = layout_for(recording.header.layout.as_deref())?;
@@ -657,7 +663,7 @@ pub fn run(cli: Cli) -> Result<(), SessionError> {
             };
             headless::export_cast_in(recording, cols, rows, look, (from, to), &mut out)
                 .map_err(|e| e.in_(format!("{}:1", file.display())))?;
-            std::fs::write(&cast, out).map_err(|e| SessionError::io(&cast, e))
+            cast.write(&out)
         }
         Some(Command::State {
             file,
