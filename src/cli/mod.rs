@@ -375,6 +375,15 @@ pub fn run(cli: Cli) -> Result<(), SessionError> {
                 auto_replicate_ms: cli.auto_replicate.unwrap_or(0),
                 auto_create_topics: cli.auto_create_topics,
             });
+            // The layout is checked whatever standard output is, so that a
+            // typo is refused the same way in a pipe, where the state is
+            // printed instead and the layout would otherwise go unread. The
+            // clients pane is the point of --listen: its layout unless
+            // another is asked for.
+            let layout = match (&listen, layout_spec.is_none()) {
+                (Some(_), true) => layout::builtin("clients").expect("built in"),
+                _ => layout_for(None)?,
+            };
             if let Some(l) = &listen {
                 l.check(record.as_ref(), cli.data_dir.as_deref())?;
                 if !tty {
@@ -385,12 +394,6 @@ pub fn run(cli: Cli) -> Result<(), SessionError> {
                 }
             }
             if tty {
-                // The clients pane is the point of --listen: its layout
-                // unless another is asked for.
-                let layout = match (&listen, layout_spec.is_none()) {
-                    (Some(_), true) => layout::builtin("clients").expect("built in"),
-                    _ => layout_for(None)?,
-                };
                 run_live(
                     cli.data_dir,
                     rules,
