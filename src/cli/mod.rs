@@ -4,8 +4,11 @@
 
 use std::path::{Path, PathBuf};
 
-use clap::{Parser, Subcommand};
+use clap::{ArgGroup, Parser, Subcommand};
 
+pub use arg_error::argument_error;
+
+mod arg_error;
 mod lesson_page;
 mod observation;
 #[cfg(feature = "serve")]
@@ -80,10 +83,9 @@ pub struct Cli {
     /// colour off.
     #[arg(long, default_value = "dark", global = true)]
     pub theme: String,
-    /// Layout: a built-in name (default, transactions, replication, crash,
-    /// clients; --listen defaults to clients),
-    /// a file in layouts/, or a path.
-    #[arg(long, global = true)]
+    /// Layout: a built-in name, a file in layouts/, or a path (the list of
+    /// built-ins is made from `layout::BUILTIN_NAMES`, so it names each).
+    #[arg(long, global = true, help = layout_help())]
     pub layout: Option<String>,
     /// Write the session's actions to this recording as they happen. An
     /// existing FILE is refused unless --force is given.
@@ -114,6 +116,14 @@ pub struct Cli {
     pub auto_create_topics: bool,
     #[command(subcommand)]
     pub command: Option<Command>,
+}
+
+/// `--layout`'s help line (every command shows it: the option is global).
+fn layout_help() -> String {
+    format!(
+        "Layout: a built-in name ({}; --listen defaults to clients), a file in layouts/, or a path",
+        layout::BUILTIN_NAMES.join(", ")
+    )
 }
 
 /// Headless commands.
@@ -183,9 +193,10 @@ pub enum Command {
     },
     /// Print frames of a recording exactly as the dashboard draws them; or,
     /// with --state, the frame of a state saved by `mk-tui state`.
+    // One of the two, named together when neither is given.
+    #[command(group(ArgGroup::new("input").required(true).args(["file", "state"])))]
     Render {
         /// The recording.
-        #[arg(required_unless_present = "state", conflicts_with = "state")]
         file: Option<PathBuf>,
         /// A state saved by `mk-tui state` (JSON) to draw instead.
         #[arg(long, value_name = "FILE.json", conflicts_with_all = ["step", "all"])]
@@ -227,17 +238,14 @@ pub enum Command {
     /// lesson page (--html): the cast in asciinema-player, its captions as
     /// chapters in English and Chinese, each with its state
     /// (docs/lesson-page.md).
+    // One of the two, named together when neither is given.
+    #[command(group(ArgGroup::new("output").required(true).args(["cast", "html"])))]
     Export {
         /// The recording.
         file: PathBuf,
         /// The .cast file to write; an existing OUT is refused unless
         /// --force is given.
-        #[arg(
-            long,
-            value_name = "OUT",
-            required_unless_present = "html",
-            conflicts_with = "html"
-        )]
+        #[arg(long, value_name = "OUT")]
         cast: Option<PathBuf>,
         /// Write a self-contained lesson page into DIR (absent or empty),
         /// which works from file:// with no network.
@@ -257,64 +265,6 @@ pub enum Command {
         #[arg(long, value_name = "M")]
         to: Option<usize>,
     },
-}
-
-/// What a command line clap refused gets: `--help` and `--version` print
-/// as clap prints them (exit 0); an error is one line, `mk-tui: …` naming
-/// the argument and the value, with `(see mk-tui --help)`, exit 2 (issue
-/// 17 item 10: clap's own message is 3-5 lines).
-pub fn argument_error(e: &clap::Error) -> std::process::ExitCode {
-    use clap::error::{ContextKind, ContextValue, ErrorKind};
-    match e.kind() {
-        ErrorKind::DisplayHelp
-        | ErrorKind::DisplayVersion
-        | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
-            let _ = e.print();
-            return if e.kind() == ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand {
-                std::process::ExitCode::from(2)
-            } else {
-                std::process::ExitCode::SUCCESS
-            };
-        }
-        _ => {}
-    }
-    let context = |k| match e.get(k) {
-        Some(ContextValue::String(s)) => Some(s.clone()),
-        Some(ContextValue::Strings(v)) => Some(v.join(", ")),
-        _ => None,
-    };
-    let line = match e.kind() {
-        ErrorKind::UnknownArgument => format!(
-            "unknown argument {}",
-            context(ContextKind::InvalidArg).unwrap_or_default()
-        ),
-        ErrorKind::InvalidSubcommand => format!(
-            "unknown command {}",
-            context(ContextKind::InvalidSubcommand).unwrap_or_default()
-        ),
-        ErrorKind::InvalidValue | ErrorKind::ValueValidation => {
-            let arg = context(ContextKind::InvalidArg).unwrap_or_default();
-            match context(ContextKind::InvalidValue).filter(|v| !v.is_empty()) {
-                Some(value) => format!("{arg}: invalid value {value:?}"),
-                None => format!("{arg}: a value is required"),
-            }
-        }
-        ErrorKind::MissingRequiredArgument => format!(
-            "missing {}",
-            context(ContextKind::InvalidArg).unwrap_or_default()
-        ),
-        // Any other: clap's first line, without its `error: `.
-        _ => e
-            .render()
-            .to_string()
-            .lines()
-            .next()
-            .unwrap_or_default()
-            .trim_start_matches("error: ")
-            .to_string(),
-    };
-    eprintln!("mk-tui: {line} (see mk-tui --help)");
-    std::process::ExitCode::from(2)
 }
 
 /// Runs the command line; the error is the one line to print.
