@@ -6,9 +6,11 @@ use clap::Parser;
 use minikafka::cli::{Cli, argument_error, run};
 
 fn main() -> ExitCode {
-    let cli = match Cli::try_parse() {
+    // Kept: an error names the help of the command the line runs.
+    let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    let cli = match Cli::try_parse_from(&args) {
         Ok(cli) => cli,
-        Err(e) => return argument_error(&e),
+        Err(e) => return argument_error(&e, &args),
     };
     let result = run(cli);
     // Every private temporary directory is gone with its session by now;

@@ -72,8 +72,9 @@ fn a_cast_ends_on_the_frame_render_draws_in_a_real_terminal_emulator() {
         ),
         ("recordings/ch08-offsets.jsonl", None, "120x36", "zh"),
     ];
-    for (rec, range, size, lang) in cases {
-        let cast = dir.path().join("out.cast");
+    for (i, (rec, range, size, lang)) in cases.into_iter().enumerate() {
+        // One file each: export refuses to replace a cast.
+        let cast = dir.path().join(format!("out-{i}.cast"));
         let mut args = vec![
             "export",
             rec,

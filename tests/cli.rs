@@ -387,6 +387,30 @@ fn export_writes_an_asciicast_file() {
         (Some(2), Some(120), Some(36))
     );
     assert_eq!(text.lines().filter(|l| l.contains(r#","m","#)).count(), 6);
+
+    // Again: the cast is kept, one line and exit 2; --force replaces it.
+    std::fs::write(&cast, "mine\n").unwrap();
+    let again = |force: bool| {
+        let mut args = vec![
+            "export",
+            "recordings/ch08-visibility.jsonl",
+            "--cast",
+            cast.to_str().unwrap(),
+        ];
+        args.extend(force.then_some("--force"));
+        mk_tui(&args)
+    };
+    let (code, out, err) = again(false);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(out.is_empty() && err.lines().count() == 1, "{err}");
+    assert!(
+        err.contains("already exists") && err.contains("--force"),
+        "{err}"
+    );
+    assert_eq!(std::fs::read_to_string(&cast).unwrap(), "mine\n");
+    let (code, _, err) = again(true);
+    assert_eq!(code, Some(0), "{err}");
+    assert_eq!(std::fs::read_to_string(&cast).unwrap(), text);
 }
 
 #[test]
@@ -553,4 +577,71 @@ fn the_demo_without_a_terminal_runs_the_rules_asked_for() {
     assert_eq!(code, Some(2));
     assert_eq!(err.lines().count(), 1, "{err}");
     assert!(err.starts_with("mk-tui: --rules: "), "{err}");
+}
+
+/// The `--layout` help line of every command names every built-in layout
+/// (it left out `groups` once): the list is read from the help text each
+/// command prints and compared with `ui::layout`'s own.
+#[test]
+fn every_layout_help_line_names_every_built_in_layout() {
+    use clap::CommandFactory;
+    let commands: Vec<String> = minikafka::cli::Cli::command()
+        .get_subcommands()
+        .map(|c| c.get_name().to_string())
+        .collect();
+    assert!(commands.iter().any(|c| c == "export"), "{commands:?}");
+    let want: Vec<&str> = minikafka::ui::layout::BUILTIN_NAMES.to_vec();
+    for command in std::iter::once(None).chain(commands.iter().map(Some)) {
+        let mut args: Vec<&str> = command.map(String::as_str).into_iter().collect();
+        args.push("--help");
+        let (code, help, err) = mk_tui(&args);
+        assert_eq!(code, Some(0), "{args:?}: {err}");
+        // The text is on the option's line, or on the next one where clap
+        // lays help out long (the top level's).
+        let lines: Vec<&str> = help.lines().collect();
+        let at = lines
+            .iter()
+            .position(|l| l.trim_start().starts_with("--layout"))
+            .unwrap_or_else(|| panic!("{args:?}: no --layout line in {help}"));
+        let line = lines[at..lines.len().min(at + 2)].join(" ");
+        let listed: Vec<&str> = line
+            .split_once("a built-in name (")
+            .and_then(|(_, rest)| rest.split_once(';'))
+            .map(|(list, _)| list.split(", ").collect())
+            .unwrap_or_else(|| panic!("{args:?}: no list in {line}"));
+        assert_eq!(listed, want, "{args:?}: {line}");
+    }
+}
+
+/// An argument error inside a command points at that command's help,
+/// where what it names is listed; one outside any command, at the top's.
+#[test]
+fn argument_errors_point_at_the_help_of_their_command() {
+    let cases: [(&[&str], &str); 5] = [
+        (&["lab"], "mk-tui: missing <NAME> (see mk-tui lab --help)\n"),
+        (
+            &["export", "recordings/ch08-visibility.jsonl"],
+            "mk-tui: missing --cast <OUT> or --html <DIR> (see mk-tui export --help)\n",
+        ),
+        (
+            &["--layout", "lab", "replay"],
+            "mk-tui: missing <FILE> (see mk-tui replay --help)\n",
+        ),
+        (
+            &["render", "--bogus"],
+            "mk-tui: unknown argument --bogus (see mk-tui render --help)\n",
+        ),
+        (
+            &["nosuch"],
+            "mk-tui: unknown command nosuch (see mk-tui --help)\n",
+        ),
+    ];
+    for (args, want) in cases {
+        let (code, out, err) = mk_tui(args);
+        assert_eq!(
+            (code, out.as_str(), err.as_str()),
+            (Some(2), "", want),
+            "{args:?}"
+        );
+    }
 }

@@ -412,6 +412,71 @@ fn every_lecture_reads_well_on_a_projector() {
     }
 }
 
+/// docs/lectures.md says what is true of the recordings and the replay:
+/// the chapters its introduction lists are the recordings' chapters, every
+/// terminal size a recording is made for is named (and each recording not
+/// made for the usual 160x48), and its table of replay keys names every key
+/// the replay answers (`ui::keys::command`). It said "chapters 5, 6 and 8",
+/// "160x48, or 200x60", and left out `]`, `[`, `b`, `g`, `+`, `-`, `P`, `f`.
+#[test]
+fn lectures_md_names_the_chapters_sizes_and_replay_keys() {
+    use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+    use minikafka::ui::keys;
+    let doc =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/lectures.md"))
+            .unwrap();
+    let words = doc.split_whitespace().collect::<Vec<_>>().join(" ");
+
+    let mut chapters: Vec<u32> = LECTURES.iter().map(|n| n[2..4].parse().unwrap()).collect();
+    chapters.dedup();
+    let listed: Vec<u32> = words
+        .split_once("lessons for chapters ")
+        .and_then(|(_, rest)| rest.split_once(" of the book"))
+        .map(|(list, _)| {
+            list.split([',', ' '])
+                .filter_map(|w| w.parse().ok())
+                .collect()
+        })
+        .expect("\"lessons for chapters … of the book\"");
+    assert_eq!(listed, chapters);
+
+    let sizes = words
+        .split_once("Each recording names its layout")
+        .and_then(|(_, rest)| rest.split_once("The dashboard uses"))
+        .expect("the paragraph on sizes")
+        .0;
+    for name in LECTURES.iter().copied().chain(["demo"]) {
+        let r = Recording::load(&path_of(name)).unwrap();
+        let t = r.header.terminal.unwrap();
+        let size = format!("{}x{}", t.cols, t.rows);
+        assert!(sizes.contains(&size), "{name}: {size} not named");
+        if size != "160x48" {
+            assert!(sizes.contains(name), "{name} ({size}) not named");
+        }
+    }
+
+    let table = doc
+        .split_once("| key | in replay |")
+        .and_then(|(_, rest)| rest.split_once("\n\n"))
+        .expect("the replay key table")
+        .0;
+    for c in ' '..='~' {
+        let key = KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE);
+        // `=` is `+` without Shift, the same key on most keyboards.
+        if keys::command(key, true).is_none() || c == '=' {
+            continue;
+        }
+        let named = match c {
+            ' ' => "`space`".to_string(),
+            c => format!("`{c}`"),
+        };
+        assert!(
+            table.contains(&named),
+            "replay key {named} not in the table"
+        );
+    }
+}
+
 // ---------------------------------------------------------------------------
 // Chapter 8
 

@@ -4,12 +4,16 @@
 
 use std::path::{Path, PathBuf};
 
-use clap::{Parser, Subcommand};
+use clap::{ArgGroup, Parser, Subcommand};
 
+pub use arg_error::argument_error;
+
+mod arg_error;
 mod lesson_page;
 mod observation;
 #[cfg(feature = "serve")]
 mod observe;
+mod out_file;
 #[cfg(feature = "serve")]
 mod serve;
 
@@ -79,10 +83,9 @@ pub struct Cli {
     /// colour off.
     #[arg(long, default_value = "dark", global = true)]
     pub theme: String,
-    /// Layout: a built-in name (default, transactions, replication, crash,
-    /// clients; --listen defaults to clients),
-    /// a file in layouts/, or a path.
-    #[arg(long, global = true)]
+    /// Layout: a built-in name, a file in layouts/, or a path (the list of
+    /// built-ins is made from `layout::BUILTIN_NAMES`, so it names each).
+    #[arg(long, global = true, help = layout_help())]
     pub layout: Option<String>,
     /// Write the session's actions to this recording as they happen. An
     /// existing FILE is refused unless --force is given.
@@ -113,6 +116,14 @@ pub struct Cli {
     pub auto_create_topics: bool,
     #[command(subcommand)]
     pub command: Option<Command>,
+}
+
+/// `--layout`'s help line (every command shows it: the option is global).
+fn layout_help() -> String {
+    format!(
+        "Layout: a built-in name ({}; --listen defaults to clients), a file in layouts/, or a path",
+        layout::BUILTIN_NAMES.join(", ")
+    )
 }
 
 /// Headless commands.
@@ -182,9 +193,10 @@ pub enum Command {
     },
     /// Print frames of a recording exactly as the dashboard draws them; or,
     /// with --state, the frame of a state saved by `mk-tui state`.
+    // One of the two, named together when neither is given.
+    #[command(group(ArgGroup::new("input").required(true).args(["file", "state"])))]
     Render {
         /// The recording.
-        #[arg(required_unless_present = "state", conflicts_with = "state")]
         file: Option<PathBuf>,
         /// A state saved by `mk-tui state` (JSON) to draw instead.
         #[arg(long, value_name = "FILE.json", conflicts_with_all = ["step", "all"])]
@@ -226,24 +238,22 @@ pub enum Command {
     /// lesson page (--html): the cast in asciinema-player, its captions as
     /// chapters in English and Chinese, each with its state
     /// (docs/lesson-page.md).
+    // One of the two, named together when neither is given.
+    #[command(group(ArgGroup::new("output").required(true).args(["cast", "html"])))]
     Export {
         /// The recording.
         file: PathBuf,
-        /// The .cast file to write.
-        #[arg(
-            long,
-            value_name = "OUT",
-            required_unless_present = "html",
-            conflicts_with = "html"
-        )]
+        /// The .cast file to write; an existing OUT is refused unless
+        /// --force is given.
+        #[arg(long, value_name = "OUT")]
         cast: Option<PathBuf>,
         /// Write a self-contained lesson page into DIR (absent or empty),
         /// which works from file:// with no network.
         #[arg(long, value_name = "DIR", conflicts_with_all = ["from", "to"])]
         html: Option<PathBuf>,
-        /// With --html: write into DIR even if it is not empty (the page's
-        /// files are replaced, others kept).
-        #[arg(long, requires = "html")]
+        /// Replace an existing --cast OUT; with --html, write into DIR even
+        /// if it is not empty (the page's files are replaced, others kept).
+        #[arg(long)]
         force: bool,
         /// Terminal size, COLSxROWS (default: the recording's, else 120x36).
         #[arg(long)]
@@ -255,64 +265,6 @@ pub enum Command {
         #[arg(long, value_name = "M")]
         to: Option<usize>,
     },
-}
-
-/// What a command line clap refused gets: `--help` and `--version` print
-/// as clap prints them (exit 0); an error is one line, `mk-tui: …` naming
-/// the argument and the value, with `(see mk-tui --help)`, exit 2 (issue
-/// 17 item 10: clap's own message is 3-5 lines).
-pub fn argument_error(e: &clap::Error) -> std::process::ExitCode {
-    use clap::error::{ContextKind, ContextValue, ErrorKind};
-    match e.kind() {
-        ErrorKind::DisplayHelp
-        | ErrorKind::DisplayVersion
-        | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
-            let _ = e.print();
-            return if e.kind() == ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand {
-                std::process::ExitCode::from(2)
-            } else {
-                std::process::ExitCode::SUCCESS
-            };
-        }
-        _ => {}
-    }
-    let context = |k| match e.get(k) {
-        Some(ContextValue::String(s)) => Some(s.clone()),
-        Some(ContextValue::Strings(v)) => Some(v.join(", ")),
-        _ => None,
-    };
-    let line = match e.kind() {
-        ErrorKind::UnknownArgument => format!(
-            "unknown argument {}",
-            context(ContextKind::InvalidArg).unwrap_or_default()
-        ),
-        ErrorKind::InvalidSubcommand => format!(
-            "unknown command {}",
-            context(ContextKind::InvalidSubcommand).unwrap_or_default()
-        ),
-        ErrorKind::InvalidValue | ErrorKind::ValueValidation => {
-            let arg = context(ContextKind::InvalidArg).unwrap_or_default();
-            match context(ContextKind::InvalidValue).filter(|v| !v.is_empty()) {
-                Some(value) => format!("{arg}: invalid value {value:?}"),
-                None => format!("{arg}: a value is required"),
-            }
-        }
-        ErrorKind::MissingRequiredArgument => format!(
-            "missing {}",
-            context(ContextKind::InvalidArg).unwrap_or_default()
-        ),
-        // Any other: clap's first line, without its `error: `.
-        _ => e
-            .render()
-            .to_string()
-            .lines()
-            .next()
-            .unwrap_or_default()
-            .trim_start_matches("error: ")
-            .to_string(),
-    };
-    eprintln!("mk-tui: {line} (see mk-tui --help)");
-    std::process::ExitCode::from(2)
 }
 
 /// Runs the command line; the error is the one line to print.
@@ -373,6 +325,15 @@ pub fn run(cli: Cli) -> Result<(), SessionError> {
                 auto_replicate_ms: cli.auto_replicate.unwrap_or(0),
                 auto_create_topics: cli.auto_create_topics,
             });
+            // The layout is checked whatever standard output is, so that a
+            // typo is refused the same way in a pipe, where the state is
+            // printed instead and the layout would otherwise go unread. The
+            // clients pane is the point of --listen: its layout unless
+            // another is asked for.
+            let layout = match (&listen, layout_spec.is_none()) {
+                (Some(_), true) => layout::builtin("clients").expect("built in"),
+                _ => layout_for(None)?,
+            };
             if let Some(l) = &listen {
                 l.check(record.as_ref(), cli.data_dir.as_deref())?;
                 if !tty {
@@ -383,12 +344,6 @@ pub fn run(cli: Cli) -> Result<(), SessionError> {
                 }
             }
             if tty {
-                // The clients pane is the point of --listen: its layout
-                // unless another is asked for.
-                let layout = match (&listen, layout_spec.is_none()) {
-                    (Some(_), true) => layout::builtin("clients").expect("built in"),
-                    _ => layout_for(None)?,
-                };
                 run_live(
                     cli.data_dir,
                     rules,
@@ -622,7 +577,11 @@ pub fn run(cli: Cli) -> Result<(), SessionError> {
                 };
                 return lesson_page::write(recording, args);
             }
-            let cast = cast.expect("clap requires --cast without --html");
+            let cast = out_file::OutFile {
+                path: cast.expect("clap requires --cast without --html"),
+                force,
+            };
+            cast.refuse_existing()?;
             if let Some(observation) = observation::load(&file) {
                 let observation = observation?;
                 let look = headless::Look {
@@ -633,7 +592,7 @@ pub fn run(cli: Cli) -> Result<(), SessionError> {
                 };
                 let out =
                     observation::export(&file, observation, (from, to), size.as_deref(), look)?;
-                return std::fs::write(&cast, out).map_err(|e| SessionError::io(&cast, e));
+                return cast.write(&out);
             }
             let recording = Recording::load(&file)?;
             let layout = layout_for(recording.header.layout.as_deref())?;
@@ -657,7 +616,7 @@ pub fn run(cli: Cli) -> Result<(), SessionError> {
             };
             headless::export_cast_in(recording, cols, rows, look, (from, to), &mut out)
                 .map_err(|e| e.in_(format!("{}:1", file.display())))?;
-            std::fs::write(&cast, out).map_err(|e| SessionError::io(&cast, e))
+            cast.write(&out)
         }
         Some(Command::State {
             file,
