@@ -403,18 +403,19 @@ fn columns_stay_aligned_with_long_transactional_ids() {
 }
 
 /// Keys typed into the app as the terminal would send them (`\n` Enter,
-/// `\u{1b}` Esc, `\u{7f}` Backspace, `←`).
+/// `\u{1b}` Esc, `\u{7f}` Backspace, `←`, `\u{15}` Ctrl-U).
 fn press(app: &mut App, keys: &str) {
     use crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
     for c in keys.chars() {
-        let code = match c {
-            '\n' => KeyCode::Enter,
-            '\u{1b}' => KeyCode::Esc,
-            '\u{7f}' => KeyCode::Backspace,
-            '←' => KeyCode::Left,
-            c => KeyCode::Char(c),
+        let (code, mods) = match c {
+            '\n' => (KeyCode::Enter, KeyModifiers::NONE),
+            '\u{1b}' => (KeyCode::Esc, KeyModifiers::NONE),
+            '\u{7f}' => (KeyCode::Backspace, KeyModifiers::NONE),
+            '\u{15}' => (KeyCode::Char('u'), KeyModifiers::CONTROL),
+            '←' => (KeyCode::Left, KeyModifiers::NONE),
+            c => (KeyCode::Char(c), KeyModifiers::NONE),
         };
-        let key = Event::Key(KeyEvent::new(code, KeyModifiers::NONE));
+        let key = Event::Key(KeyEvent::new(code, mods));
         if let Some(msg) = minikafka::ui::run::message(app, &key) {
             app.update(msg).unwrap();
         }
@@ -802,4 +803,64 @@ fn the_clients_pane_shows_each_members_group_generation_and_assignment() {
     assert_eq!(Some(waiting.fg), theme.waiting().fg, "{waiting:?}");
     let new = cell_at(&buf, &text, "g / 3 / -");
     assert_eq!(Some(new.fg), theme.waiting().fg, "{new:?}");
+}
+
+/// A new user's trial: at 80 columns a refused produce prompt's reason was
+/// cut after `✗ un`. Where it does not fit after the text it gets lines of
+/// its own above the prompt, whole and in the error colour with the way
+/// out, and the prompt line keeps the text and the cursor; where it fits (200
+/// columns) it stays on the prompt's line.
+#[test]
+fn a_long_prompt_refusal_is_read_whole_at_80_columns() {
+    let theme = Theme::colored();
+    let mut app = live_demo(layout::builtin_default());
+    press(&mut app, "p\u{15}nosuch x acks=2\n");
+    let reason = app
+        .prompt
+        .as_ref()
+        .and_then(|p| p.refusal.clone())
+        .expect("refused, and still open");
+    assert!(reason.starts_with("unknown topic \"nosuch\""), "{reason}");
+    let buf = frame_buffer(&app, 80, 24);
+    let text = buffer_text(&buf);
+    insta::assert_snapshot!("prompt_refused_80x24", text);
+    let lines: Vec<&str> = text.lines().collect();
+    let bar = lines[23].trim_end();
+    assert!(bar.contains("› nosuch x acks=2"), "{bar}");
+    assert!(
+        bar.ends_with("› nosuch x acks=2"),
+        "nothing after the cursor: {bar}"
+    );
+    // Every word of the reason is on screen, above the prompt, in order.
+    let band: String = lines[..23]
+        .iter()
+        .rev()
+        .take_while(|l| !l.starts_with('─'))
+        .collect::<Vec<_>>()
+        .into_iter()
+        .rev()
+        .map(|l| l.trim())
+        .collect::<Vec<_>>()
+        .join(" ");
+    assert_eq!(band, format!("✗ {reason} (Esc=cancel)"), "{text}");
+    let cross = cell_at(&buf, &text, "✗ unknown");
+    assert_eq!(Some(cross.fg), theme.bad().fg, "{cross:?}");
+    let (x, y) = find(&text, "the topics are").unwrap_or_else(|| panic!("{text}"));
+    assert_eq!(
+        Some(buf[(x, y)].fg),
+        theme.bad().fg,
+        "the whole reason is an error"
+    );
+    // Wide, it fits on the prompt's line and nothing covers the panes.
+    let wide = buffer_text(&frame_buffer(&app, 200, 60));
+    let wide_bar = wide.lines().last().unwrap().trim_end();
+    assert!(
+        wide_bar.ends_with(&format!("▏ ✗ {reason} (Esc=cancel)")),
+        "{wide_bar}"
+    );
+    assert!(!wide.lines().any(|l| l.starts_with(&"─".repeat(200))));
+    // An edit clears the reason, and the band goes with it.
+    press(&mut app, "\u{7f}");
+    let text = buffer_text(&frame_buffer(&app, 80, 24));
+    assert!(!text.contains("✗"), "{text}");
 }
