@@ -864,3 +864,49 @@ fn a_long_prompt_refusal_is_read_whole_at_80_columns() {
     let text = buffer_text(&frame_buffer(&app, 80, 24));
     assert!(!text.contains("✗"), "{text}");
 }
+
+/// A new user's trial: after a broker was stopped the log legend said
+/// `↑ above HW` and `- above HW`, two glyphs with one label. They are the
+/// same offsets, a batch's cell and the scale under it (not on every ISR
+/// replica yet, read by no consumer), so one item names both; without an
+/// `↑` batch drawn, the scale's `-` keeps its own item. Chapter 6's leader
+/// failure: broker 1 stopped, its acks=1 write above the HW.
+#[test]
+fn the_log_legend_gives_above_hw_one_item_for_both_glyphs() {
+    use minikafka::session::snapshot::fate::Fate;
+    use minikafka::ui::app::Msg;
+    let rec = recording("ch06-leader-failure.jsonl");
+    let steps = rec.steps.len();
+    let mut app = App::replay(rec, layout::builtin_default(), Lang::En, Theme::colored()).unwrap();
+    let legend_of = |text: &str| -> String {
+        let lines: Vec<&str> = text.lines().filter(|l| l.contains("= stable")).collect();
+        assert_eq!(lines.len(), 1, "one legend line:\n{text}");
+        lines[0].to_string()
+    };
+    let (mut with, mut without) = (None, None);
+    for step in 0..=steps {
+        app.update(Msg::Goto(step)).unwrap();
+        let buf = frame_buffer(&app, 160, 48);
+        let text = buffer_text(&buf);
+        let legend = legend_of(&text);
+        if legend.contains('↑') {
+            with.get_or_insert((step, buf, text, legend));
+        } else {
+            without.get_or_insert(legend);
+        }
+    }
+    let (step, buf, text, legend) = with.expect("a step draws an ↑ batch");
+    insta::assert_snapshot!("log_legend_above_hw_160x48", text);
+    assert!(
+        legend.contains("↑ above HW (- on the scale)"),
+        "step {step}: {legend}"
+    );
+    assert_eq!(legend.matches("above HW").count(), 1, "{legend}");
+    let item = cell_at(&buf, &text, "↑ above HW (");
+    assert_eq!(
+        Some(item.fg),
+        Theme::colored().fate(Fate::AboveHighWatermark).fg
+    );
+    let without = without.expect("a step draws no ↑ batch");
+    assert!(without.contains("- above HW"), "{without}");
+}
