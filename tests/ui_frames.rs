@@ -910,3 +910,49 @@ fn the_log_legend_gives_above_hw_one_item_for_both_glyphs() {
     let without = without.expect("a step draws no ↑ batch");
     assert!(without.contains("- above HW"), "{without}");
 }
+
+/// A new user's trial: in the help overlay `Ctrl-U/Ctrl-W` was wider than
+/// the key column, so its row's text started three columns right of every
+/// other row's. The column is as wide as the longest key: every entry's
+/// text starts in one column, at 80x24 (scrolled to the prompt's keys) and
+/// at 200x60 (everything on one page).
+#[test]
+fn the_help_key_column_fits_its_longest_key() {
+    let mut app = live_demo(layout::builtin_default());
+    press(&mut app, "?");
+    // The column where an entry's text starts, on the row of `key`.
+    let text_at = |text: &str, key: &str, what: &str| -> usize {
+        let line = text
+            .lines()
+            .find(|l| l.contains(&format!("{key}  {what}")))
+            .unwrap_or_else(|| panic!("{key:?} then {what:?} not drawn:\n{text}"));
+        let i = line.find(&format!("{key}  {what}")).unwrap();
+        line[..i].chars().count() + key.chars().count() + 2
+    };
+    let mut found = None;
+    for _ in 0..60 {
+        let text = buffer_text(&frame_buffer(&app, 80, 24));
+        if text.contains("Ctrl-U/Ctrl-W") && text.contains("Enter/Esc") {
+            found = Some(text);
+            break;
+        }
+        press(&mut app, "j");
+    }
+    let small = found.expect("the prompt's keys are on some page at 80x24");
+    insta::assert_snapshot!("help_prompt_keys_80x24", small);
+    let col = text_at(&small, "Ctrl-U/Ctrl-W", "delete to the start");
+    assert_eq!(text_at(&small, "Enter/Esc", "apply/cancel"), col, "{small}");
+    assert_eq!(text_at(&small, "Bksp/Del", "delete before"), col, "{small}");
+    // A wrapped entry's next line starts in the same column.
+    press(&mut app, "??");
+    let wide = buffer_text(&frame_buffer(&app, 200, 60));
+    insta::assert_snapshot!("help_200x60", wide);
+    let col = text_at(&wide, "Ctrl-U/Ctrl-W", "delete to the start");
+    for (key, what) in [
+        ("?", "help"),
+        ("Tab/S-Tab", "focus next"),
+        ("Enter/Esc", "apply"),
+    ] {
+        assert_eq!(text_at(&wide, key, what), col, "{key}:\n{wide}");
+    }
+}
