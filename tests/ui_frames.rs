@@ -863,6 +863,20 @@ fn a_long_prompt_refusal_is_read_whole_at_80_columns() {
     press(&mut app, "\u{7f}");
     let text = buffer_text(&frame_buffer(&app, 80, 24));
     assert!(!text.contains("✗"), "{text}");
+    // A reason longer than a line wraps at words, indented under itself.
+    press(&mut app, "\u{15}a-topic-name-nobody-made-in-this-demo x\n");
+    let reason = app.prompt.as_ref().unwrap().refusal.clone().unwrap();
+    let text = buffer_text(&frame_buffer(&app, 80, 24));
+    let lines: Vec<&str> = text.lines().collect();
+    let rule = lines.iter().rposition(|l| l.starts_with('─')).unwrap();
+    assert_eq!(rule, 20, "two lines of reason:\n{text}");
+    assert!(lines[21].starts_with(" ✗ unknown topic"), "{text}");
+    assert!(
+        lines[22].starts_with("   ") && !lines[22].trim().is_empty(),
+        "{text}"
+    );
+    let band = format!("{} {}", lines[21].trim(), lines[22].trim());
+    assert_eq!(band, format!("✗ {reason} (Esc=cancel)"), "{text}");
 }
 
 /// A new user's trial: after a broker was stopped the log legend said
