@@ -51,20 +51,44 @@ fn find(buf: &Buffer, text: &str) -> (u16, u16) {
     panic!("{text:?} not on the frame:\n{lines}");
 }
 
+/// At start nothing is committed: the Consumer offsets pane says so after
+/// its `✓ committed` heading (a new user's trial saw the heading alone,
+/// with nothing under it), dimmed as the pane's other "nothing" lines.
 #[test]
 fn the_ch08_lab_starts_where_the_chapter_starts() {
-    for (lang, name) in [
-        (Lang::En, "lab_ch08_start"),
-        (Lang::Zh, "lab_ch08_start_zh"),
+    for (lang, name, none) in [
+        (Lang::En, "lab_ch08_start", "✓ committed: none yet"),
+        (Lang::Zh, "lab_ch08_start_zh", "✓ 已提交：暂无"),
     ] {
         let app = lab(lang);
-        let text = buffer_text(&frame_buffer(&app, 120, 36));
+        let buf = frame_buffer(&app, 120, 36);
+        let text = buffer_text(&buf);
         assert!(
             text.contains("out-0 leader 1 e0 HW 0 LSO 0 LEO 0"),
             "{text}"
         );
         insta::assert_snapshot!(name, text);
+        // In cells: a wide character before it on the row takes two.
+        let (y, line) = text
+            .lines()
+            .enumerate()
+            .find(|(_, l)| l.contains(none))
+            .unwrap();
+        let x = ratatui::text::Span::raw(&line[..line.find(none).unwrap()]).width() as u16;
+        let y = y as u16;
+        let theme = Theme::colored();
+        assert_eq!(Some(buf[(x, y)].fg), theme.good().fg, "the heading");
+        // The first cell of the last character of "none yet".
+        let w = |s: &str| ratatui::text::Span::raw(s).width() as u16;
+        let last = w(none) - w(&none.chars().last().unwrap().to_string());
+        assert_eq!(Some(buf[(x + last, y)].fg), theme.dim().fg, "{name}");
     }
+    // Once an offset is committed the heading has rows, and no "none yet".
+    let mut app = lab(Lang::En);
+    press(&mut app, "b\no\nc\n");
+    let text = buffer_text(&frame_buffer(&app, 120, 36));
+    assert!(text.contains("│✓ committed "), "{text}");
+    assert!(!text.contains("none yet"), "{text}");
 }
 
 #[test]

@@ -403,18 +403,19 @@ fn columns_stay_aligned_with_long_transactional_ids() {
 }
 
 /// Keys typed into the app as the terminal would send them (`\n` Enter,
-/// `\u{1b}` Esc, `\u{7f}` Backspace, `←`).
+/// `\u{1b}` Esc, `\u{7f}` Backspace, `←`, `\u{15}` Ctrl-U).
 fn press(app: &mut App, keys: &str) {
     use crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
     for c in keys.chars() {
-        let code = match c {
-            '\n' => KeyCode::Enter,
-            '\u{1b}' => KeyCode::Esc,
-            '\u{7f}' => KeyCode::Backspace,
-            '←' => KeyCode::Left,
-            c => KeyCode::Char(c),
+        let (code, mods) = match c {
+            '\n' => (KeyCode::Enter, KeyModifiers::NONE),
+            '\u{1b}' => (KeyCode::Esc, KeyModifiers::NONE),
+            '\u{7f}' => (KeyCode::Backspace, KeyModifiers::NONE),
+            '\u{15}' => (KeyCode::Char('u'), KeyModifiers::CONTROL),
+            '←' => (KeyCode::Left, KeyModifiers::NONE),
+            c => (KeyCode::Char(c), KeyModifiers::NONE),
         };
-        let key = Event::Key(KeyEvent::new(code, KeyModifiers::NONE));
+        let key = Event::Key(KeyEvent::new(code, mods));
         if let Some(msg) = minikafka::ui::run::message(app, &key) {
             app.update(msg).unwrap();
         }
@@ -802,4 +803,170 @@ fn the_clients_pane_shows_each_members_group_generation_and_assignment() {
     assert_eq!(Some(waiting.fg), theme.waiting().fg, "{waiting:?}");
     let new = cell_at(&buf, &text, "g / 3 / -");
     assert_eq!(Some(new.fg), theme.waiting().fg, "{new:?}");
+}
+
+/// A new user's trial: at 80 columns a refused produce prompt's reason was
+/// cut after `✗ un`. Where it does not fit after the text it gets lines of
+/// its own above the prompt, whole and in the error colour with the way
+/// out, and the prompt line keeps the text and the cursor; where it fits (200
+/// columns) it stays on the prompt's line.
+#[test]
+fn a_long_prompt_refusal_is_read_whole_at_80_columns() {
+    let theme = Theme::colored();
+    let mut app = live_demo(layout::builtin_default());
+    press(&mut app, "p\u{15}nosuch x acks=2\n");
+    let reason = app
+        .prompt
+        .as_ref()
+        .and_then(|p| p.refusal.clone())
+        .expect("refused, and still open");
+    assert!(reason.starts_with("unknown topic \"nosuch\""), "{reason}");
+    let buf = frame_buffer(&app, 80, 24);
+    let text = buffer_text(&buf);
+    insta::assert_snapshot!("prompt_refused_80x24", text);
+    let lines: Vec<&str> = text.lines().collect();
+    let bar = lines[23].trim_end();
+    assert!(bar.contains("› nosuch x acks=2"), "{bar}");
+    assert!(
+        bar.ends_with("› nosuch x acks=2"),
+        "nothing after the cursor: {bar}"
+    );
+    // Every word of the reason is on screen, above the prompt, in order.
+    let band: String = lines[..23]
+        .iter()
+        .rev()
+        .take_while(|l| !l.starts_with('─'))
+        .collect::<Vec<_>>()
+        .into_iter()
+        .rev()
+        .map(|l| l.trim())
+        .collect::<Vec<_>>()
+        .join(" ");
+    assert_eq!(band, format!("✗ {reason} (Esc=cancel)"), "{text}");
+    let cross = cell_at(&buf, &text, "✗ unknown");
+    assert_eq!(Some(cross.fg), theme.bad().fg, "{cross:?}");
+    let (x, y) = find(&text, "the topics are").unwrap_or_else(|| panic!("{text}"));
+    assert_eq!(
+        Some(buf[(x, y)].fg),
+        theme.bad().fg,
+        "the whole reason is an error"
+    );
+    // Wide, it fits on the prompt's line and nothing covers the panes.
+    let wide = buffer_text(&frame_buffer(&app, 200, 60));
+    let wide_bar = wide.lines().last().unwrap().trim_end();
+    assert!(
+        wide_bar.ends_with(&format!("▏ ✗ {reason} (Esc=cancel)")),
+        "{wide_bar}"
+    );
+    assert!(!wide.lines().any(|l| l.starts_with(&"─".repeat(200))));
+    // An edit clears the reason, and the band goes with it.
+    press(&mut app, "\u{7f}");
+    let text = buffer_text(&frame_buffer(&app, 80, 24));
+    assert!(!text.contains("✗"), "{text}");
+    // A reason longer than a line wraps at words, indented under itself.
+    press(&mut app, "\u{15}a-topic-name-nobody-made-in-this-demo x\n");
+    let reason = app.prompt.as_ref().unwrap().refusal.clone().unwrap();
+    let text = buffer_text(&frame_buffer(&app, 80, 24));
+    let lines: Vec<&str> = text.lines().collect();
+    let rule = lines.iter().rposition(|l| l.starts_with('─')).unwrap();
+    assert_eq!(rule, 20, "two lines of reason:\n{text}");
+    assert!(lines[21].starts_with(" ✗ unknown topic"), "{text}");
+    assert!(
+        lines[22].starts_with("   ") && !lines[22].trim().is_empty(),
+        "{text}"
+    );
+    let band = format!("{} {}", lines[21].trim(), lines[22].trim());
+    assert_eq!(band, format!("✗ {reason} (Esc=cancel)"), "{text}");
+}
+
+/// A new user's trial: after a broker was stopped the log legend said
+/// `↑ above HW` and `- above HW`, two glyphs with one label. They are the
+/// same offsets, a batch's cell and the scale under it (not on every ISR
+/// replica yet, read by no consumer), so one item names both; without an
+/// `↑` batch drawn, the scale's `-` keeps its own item. Chapter 6's leader
+/// failure: broker 1 stopped, its acks=1 write above the HW.
+#[test]
+fn the_log_legend_gives_above_hw_one_item_for_both_glyphs() {
+    use minikafka::session::snapshot::fate::Fate;
+    use minikafka::ui::app::Msg;
+    let rec = recording("ch06-leader-failure.jsonl");
+    let steps = rec.steps.len();
+    let mut app = App::replay(rec, layout::builtin_default(), Lang::En, Theme::colored()).unwrap();
+    let legend_of = |text: &str| -> String {
+        let lines: Vec<&str> = text.lines().filter(|l| l.contains("= stable")).collect();
+        assert_eq!(lines.len(), 1, "one legend line:\n{text}");
+        lines[0].to_string()
+    };
+    let (mut with, mut without) = (None, None);
+    for step in 0..=steps {
+        app.update(Msg::Goto(step)).unwrap();
+        let buf = frame_buffer(&app, 160, 48);
+        let text = buffer_text(&buf);
+        let legend = legend_of(&text);
+        if legend.contains('↑') {
+            with.get_or_insert((step, buf, text, legend));
+        } else {
+            without.get_or_insert(legend);
+        }
+    }
+    let (step, buf, text, legend) = with.expect("a step draws an ↑ batch");
+    insta::assert_snapshot!("log_legend_above_hw_160x48", text);
+    assert!(
+        legend.contains("↑ above HW (- on the scale)"),
+        "step {step}: {legend}"
+    );
+    assert_eq!(legend.matches("above HW").count(), 1, "{legend}");
+    let item = cell_at(&buf, &text, "↑ above HW (");
+    assert_eq!(
+        Some(item.fg),
+        Theme::colored().fate(Fate::AboveHighWatermark).fg
+    );
+    let without = without.expect("a step draws no ↑ batch");
+    assert!(without.contains("- above HW"), "{without}");
+}
+
+/// A new user's trial: in the help overlay `Ctrl-U/Ctrl-W` was wider than
+/// the key column, so its row's text started three columns right of every
+/// other row's. The column is as wide as the longest key: every entry's
+/// text starts in one column, at 80x24 (scrolled to the prompt's keys) and
+/// at 200x60 (everything on one page).
+#[test]
+fn the_help_key_column_fits_its_longest_key() {
+    let mut app = live_demo(layout::builtin_default());
+    press(&mut app, "?");
+    // The column where an entry's text starts, on the row of `key`.
+    let text_at = |text: &str, key: &str, what: &str| -> usize {
+        let line = text
+            .lines()
+            .find(|l| l.contains(&format!("{key}  {what}")))
+            .unwrap_or_else(|| panic!("{key:?} then {what:?} not drawn:\n{text}"));
+        let i = line.find(&format!("{key}  {what}")).unwrap();
+        line[..i].chars().count() + key.chars().count() + 2
+    };
+    let mut found = None;
+    for _ in 0..60 {
+        let text = buffer_text(&frame_buffer(&app, 80, 24));
+        if text.contains("Ctrl-U/Ctrl-W") && text.contains("Enter/Esc") {
+            found = Some(text);
+            break;
+        }
+        press(&mut app, "j");
+    }
+    let small = found.expect("the prompt's keys are on some page at 80x24");
+    insta::assert_snapshot!("help_prompt_keys_80x24", small);
+    let col = text_at(&small, "Ctrl-U/Ctrl-W", "delete to the start");
+    assert_eq!(text_at(&small, "Enter/Esc", "apply/cancel"), col, "{small}");
+    assert_eq!(text_at(&small, "Bksp/Del", "delete before"), col, "{small}");
+    // A wrapped entry's next line starts in the same column.
+    press(&mut app, "??");
+    let wide = buffer_text(&frame_buffer(&app, 200, 60));
+    insta::assert_snapshot!("help_200x60", wide);
+    let col = text_at(&wide, "Ctrl-U/Ctrl-W", "delete to the start");
+    for (key, what) in [
+        ("?", "help"),
+        ("Tab/S-Tab", "focus next"),
+        ("Enter/Esc", "apply"),
+    ] {
+        assert_eq!(text_at(&wide, key, what), col, "{key}:\n{wide}");
+    }
 }

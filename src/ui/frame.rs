@@ -343,6 +343,10 @@ pub fn draw(input: &FrameInput, buf: &mut Buffer) -> FrameMap {
     if let Some(at) = map.caption {
         presentation::draw_caption(state, view, at, buf);
     }
+    let reason = refusal_band(state, bottom.width);
+    if !reason.is_empty() {
+        draw_refusal_band(state, reason, rect, buf);
+    }
     Paragraph::new(bottom_line(state, bottom.width)).render(bottom, buf);
     if let Some(first) = state.help {
         crate::ui::help::draw(state, first, buf, rect);
@@ -549,8 +553,11 @@ fn bottom_line(app: &ViewState, width: u16) -> Line<'static> {
                 Span::raw(after.to_string()),
             ]
         };
-        // A refused prompt stays open and says why, as an error.
+        // A refused prompt stays open and says why, as an error: after the
+        // text when it fits, else in the band above ([`refusal_band`]),
+        // and the line keeps only the way out.
         match &prompt.refusal {
+            Some(_) if !refusal_band(app, width).is_empty() => {}
             Some(reason) => spans.push(Span::styled(
                 format!("▏ ✗ {reason} ({})", app.lang.t("prompt_cancel")),
                 status_style(app.theme, StatusKind::Error),
@@ -563,6 +570,69 @@ fn bottom_line(app: &ViewState, width: u16) -> Line<'static> {
         return Line::from(spans);
     }
     status_and_keys(app, usize::from(width))
+}
+
+/// The open prompt's refusal as lines of its own, wrapped at words to a
+/// frame `width` cells wide, when it does not fit on the prompt's line
+/// after the text; none when it fits or there is none. At 80 columns a
+/// reason naming the choices (`✗ unknown topic "nosuch": the topics are
+/// …`) used to be cut after a few words (docs/dashboard.md "Refused
+/// prompts").
+fn refusal_band(app: &ViewState, width: u16) -> Vec<String> {
+    let Some(prompt) = app.prompt else {
+        return Vec::new();
+    };
+    let Some(reason) = &prompt.refusal else {
+        return Vec::new();
+    };
+    let line = format!(
+        " {} › {} ▏ ✗ {reason} ({})",
+        prompt.label(app.lang),
+        prompt.text,
+        app.lang.t("prompt_cancel")
+    );
+    // The space before `▏` is the cursor's cell at the end of the text.
+    if crate::ui::wrap::width(&line) <= usize::from(width) {
+        return Vec::new();
+    }
+    // A column each side, and two more for the continuation lines' indent.
+    crate::ui::wrap::wrap(
+        &format!("✗ {reason} ({})", app.lang.t("prompt_cancel")),
+        usize::from(width).saturating_sub(4),
+    )
+}
+
+/// Draws the refusal's `lines` over the bottom rows of `body`, just above
+/// the prompt: a rule, then the lines in the error colour. The panes are
+/// not laid out again (their rows and scroll stay while the prompt is
+/// open, and it is modal); at most the body's height is covered, the
+/// last line kept cut with `…` when even that is too short.
+fn draw_refusal_band(app: &ViewState, mut lines: Vec<String>, body: Rect, buf: &mut Buffer) {
+    let room = usize::from(body.height.saturating_sub(1));
+    if room == 0 {
+        return;
+    }
+    if lines.len() > room {
+        lines.truncate(room);
+        if let Some(last) = lines.last_mut() {
+            last.push('…');
+        }
+    }
+    let h = lines.len() as u16 + 1;
+    let area = Rect::new(body.x, body.bottom() - h, body.width, h);
+    ratatui::widgets::Clear.render(area, buf);
+    buf.set_style(area, app.theme.base());
+    let error = status_style(app.theme, StatusKind::Error);
+    let mut text = vec![Line::styled(
+        "─".repeat(usize::from(body.width)),
+        app.theme.dim(),
+    )];
+    text.extend(lines.into_iter().enumerate().map(|(i, l)| {
+        // Continuation lines under the reason, not under the ✗.
+        let l = if i == 0 { l } else { format!("  {l}") };
+        Line::styled(format!(" {l}"), error)
+    }));
+    Paragraph::new(text).render(area, buf);
 }
 
 /// Keys the key bar always ends with: the way to help and out.

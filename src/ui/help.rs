@@ -17,12 +17,27 @@ use crate::ui::keys::{
 use crate::ui::panes;
 use crate::ui::wrap::{width, wrap};
 
-/// The key column's width, and the gap after it.
-const KEY_COLUMN: usize = 10;
+/// The gap after the key column.
 const GAP: usize = 2;
 
-/// The overlay is at most this wide, so its lines stay readable.
-const MAX_WIDTH: u16 = 76;
+/// The key column's width: its longest key as the help names it in the
+/// frame's language (`Ctrl-U/Ctrl-W` overflowed a fixed 10 columns and
+/// pushed its row's text out of line, found in a new user's trial).
+fn key_column(app: &ViewState, entries: &[Entry]) -> usize {
+    entries
+        .iter()
+        .filter_map(|e| match e {
+            Entry::Key(k) => Some(width(&app.lang.key_name(k.keys))),
+            Entry::Heading(_) => None,
+        })
+        .max()
+        .unwrap_or(0)
+}
+
+/// The text column is at most this wide, so its lines stay readable; the
+/// overlay is as wide as the key column, the gap and this, with its border
+/// (76 columns with the 10-column key column it had).
+const MAX_TEXT: usize = 62;
 
 /// One entry of the help: a section heading or a key.
 enum Entry {
@@ -82,7 +97,7 @@ pub fn entries<'a>(state: impl Into<ViewState<'a>>) -> usize {
 }
 
 /// The rows of one entry in a text column `text_w` wide.
-fn rows(app: &ViewState, entry: &Entry, text_w: usize) -> Vec<Line<'static>> {
+fn rows(app: &ViewState, entry: &Entry, key_w: usize, text_w: usize) -> Vec<Line<'static>> {
     let strong = app.theme.strong();
     match entry {
         Entry::Heading(key) => vec![Line::styled(
@@ -98,7 +113,7 @@ fn rows(app: &ViewState, entry: &Entry, text_w: usize) -> Vec<Line<'static>> {
                 } else {
                     String::new()
                 };
-                let pad = KEY_COLUMN.saturating_sub(width(&key));
+                let pad = key_w.saturating_sub(width(&key));
                 Line::from(vec![
                     Span::styled(
                         format!("{}{key}{}", " ".repeat(pad), " ".repeat(GAP)),
@@ -113,11 +128,15 @@ fn rows(app: &ViewState, entry: &Entry, text_w: usize) -> Vec<Line<'static>> {
 
 /// The overlay's rectangle in `body` and its entries' rows.
 fn geometry(app: &ViewState, body: Rect) -> (Rect, Vec<Vec<Line<'static>>>) {
-    let w = MAX_WIDTH.min(body.width);
-    let text_w = usize::from(w.saturating_sub(2)).saturating_sub(KEY_COLUMN + GAP);
-    let per_entry: Vec<Vec<Line>> = entries_of(app)
+    let entries = entries_of(app);
+    let key_w = key_column(app, &entries);
+    let w = u16::try_from(key_w + GAP + MAX_TEXT + 2)
+        .unwrap_or(u16::MAX)
+        .min(body.width);
+    let text_w = usize::from(w.saturating_sub(2)).saturating_sub(key_w + GAP);
+    let per_entry: Vec<Vec<Line>> = entries
         .iter()
-        .map(|e| rows(app, e, text_w))
+        .map(|e| rows(app, e, key_w, text_w))
         .collect();
     let total: usize = per_entry.iter().map(Vec::len).sum();
     let h = u16::try_from(total + 2)

@@ -181,6 +181,8 @@ const LABELS: &[(&str, &str, &str)] = &[
     ("orphaned", "orphaned", "无主"),
     ("control", "control", "控制"),
     ("above_hw", "above HW", "高于 HW"),
+    // After `↑ above HW` in the log pane's legend: the scale's band there.
+    ("above_hw_on_scale", " (- on the scale)", "（刻度上为 -）"),
     ("below_lso", "stable", "已稳定"),
     ("lso_to_hw", "unstable", "未稳定"),
     ("recovery", "recovery", "恢复"),
@@ -216,6 +218,9 @@ const LABELS: &[(&str, &str, &str)] = &[
     ("linger_due", "due", "已到期"),
     ("no_transactions", "no transactions", "没有事务"),
     ("nothing_staged", "nothing staged", "没有暂存的 offset"),
+    // After the offsets pane's `✓ committed` when no offset is committed.
+    ("colon", ": ", "："),
+    ("none_yet", "none yet", "暂无"),
     ("no_frames", "no journal frames", "事务日志为空"),
     ("last_recovery", "last recovery", "上次恢复"),
     ("torn", "torn bytes cut", "截断的坏尾字节"),

@@ -68,7 +68,26 @@ pub fn render(view: &Snapshot, ctx: &PaneContext, area: Rect, buf: &mut Buffer) 
                 theme.waiting(),
             )
         });
-    let head = Line::styled(glossary::committed_offsets_label(ctx.lang), theme.good());
+    // A heading with nothing under it read as a pane cut short (a new
+    // user's trial, `mk-tui lab ch08` at start): with no committed offset
+    // it says so, or that an observed cluster's could not be read.
+    let mut head = Line::styled(glossary::committed_offsets_label(ctx.lang), theme.good());
+    if view.committed_offsets.values().all(|m| m.is_empty()) {
+        // In short where the words do not fit (`none`), as the pane's
+        // other "nothing" lines.
+        let words = Span::raw(format!("{}{}", t("colon"), t("none_yet"))).width();
+        let why = if view.lacks(field::COMMITTED_OFFSETS) {
+            "not_visible_short"
+        } else if head.width() + words > usize::from(inner.width) {
+            "nothing_pending_short"
+        } else {
+            "none_yet"
+        };
+        head.spans.push(Span::styled(
+            format!("{}{}", t("colon"), t(why)),
+            theme.dim(),
+        ));
+    }
     // An offset the last step published is marked `▸`.
     let published = &view.changes.published;
     let committed = view.committed_offsets.iter().flat_map(move |(g, m)| {

@@ -139,9 +139,18 @@ pub fn legend(
     }
     let t = |k| ctx.lang.t(k);
     let mut items: Vec<(String, Style)> = Vec::new();
+    // A batch drawn `↑` (above the HW) is over the scale's `-` band: the
+    // same offsets, not on every ISR replica yet, which no consumer reads.
+    // One item says both glyphs, so two glyphs never share a label (a new
+    // user's trial saw `↑ above HW` and `- above HW` side by side).
+    let above_hw = present.contains(&Fate::AboveHighWatermark.name());
     for f in Fate::ALL {
         if present.contains(&f.name()) {
-            items.push((glossary::fate_label(f, ctx.lang), ctx.theme.fate(f)));
+            let mut label = glossary::fate_label(f, ctx.lang);
+            if f == Fate::AboveHighWatermark {
+                label.push_str(t("above_hw_on_scale"));
+            }
+            items.push((label, ctx.theme.fate(f)));
         }
     }
     if present.contains(&"divergent") {
@@ -191,7 +200,11 @@ pub fn legend(
     items.extend([
         (format!("= {}", t("below_lso")), ctx.theme.good()),
         (format!("~ {}", t("lso_to_hw")), ctx.theme.waiting()),
-        (format!("- {}", t("above_hw")), ctx.theme.dim()),
+    ]);
+    if !above_hw {
+        items.push((format!("- {}", t("above_hw")), ctx.theme.dim()));
+    }
+    items.extend([
         (format!("[ {}", t("log_start")), ctx.theme.strong()),
         ("L LSO".to_string(), ctx.theme.strong()),
         ("H HW".to_string(), ctx.theme.strong()),
