@@ -215,3 +215,58 @@ fn a_cast_shows_a_crash_s_moment_of_death_then_its_recovery() {
     let frame = mk_tui(&["render", rec, "--step", "5", "--size", "160x48"]);
     assert_eq!(body_and_bar(&recovered).0, body_and_bar(&frame).0);
 }
+
+/// The cast's markers: (step, label) in order.
+fn markers(cast: &Path) -> Vec<(usize, String)> {
+    std::fs::read_to_string(cast)
+        .unwrap()
+        .lines()
+        .skip(1)
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .filter(|e| e[1] == "m")
+        .map(|e| {
+            let label = e[2].as_str().unwrap().to_string();
+            let step = label
+                .strip_prefix("step ")
+                .and_then(|r| r.split(':').next())
+                .and_then(|n| n.parse().ok())
+                .unwrap_or(0);
+            (step, label)
+        })
+        .collect()
+}
+
+/// A cast that starts at step n opens on the caption the screen shows at
+/// step n (the last one at or before it), as a whole cast's markers name
+/// it, not on the recording's title.
+#[test]
+fn a_cast_from_a_later_step_opens_on_the_caption_shown_there() {
+    let dir = tempfile::tempdir().unwrap();
+    let rec = "recordings/ch08-visibility.jsonl";
+    let whole = dir.path().join("whole.cast");
+    mk_tui(&["export", rec, "--cast", whole.to_str().unwrap()]);
+    let all = markers(&whole);
+    let captioned: Vec<usize> = all.iter().map(|(s, _)| *s).filter(|s| *s > 0).collect();
+    assert!(captioned.len() >= 2, "{all:?}");
+    // A step past the second caption (the title is the step-0 marker's).
+    let from = captioned[1] + 1;
+    let to = from + 1;
+    let part = dir.path().join("part.cast");
+    mk_tui(&[
+        "export",
+        rec,
+        "--cast",
+        part.to_str().unwrap(),
+        "--from",
+        &from.to_string(),
+        "--to",
+        &to.to_string(),
+    ]);
+    let (_, shown) = all.iter().rev().find(|(s, _)| *s <= from).unwrap();
+    let caption = shown.split_once(": ").unwrap().1;
+    assert_eq!(
+        markers(&part)[0],
+        (from, format!("step {from}: {caption}")),
+        "whole cast's markers: {all:?}"
+    );
+}

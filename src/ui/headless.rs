@@ -361,11 +361,16 @@ fn write_cast(
         "o",
         format!("\u{1b}[2J{}", String::from_utf8_lossy(&first)),
     )?;
-    let label = match (from, title.is_empty()) {
-        (0, false) => title.to_string(),
-        (0, true) => "step 0".to_string(),
-        (n, false) => format!("step {n}: {title}"),
-        (n, true) => format!("step {n}"),
+    // A cast that starts at step n > 0 opens on the caption the screen
+    // shows there (the last one at or before it), as a later step's marker
+    // names its caption; the title only where no caption came yet.
+    let shown = steps[..from].iter().rev().find_map(|(_, c)| c.as_deref());
+    let label = match (from, shown, title.is_empty()) {
+        (0, _, false) => title.to_string(),
+        (0, _, true) => "step 0".to_string(),
+        (n, Some(caption), _) => format!("step {n}: {caption}"),
+        (n, None, false) => format!("step {n}: {title}"),
+        (n, None, true) => format!("step {n}"),
     };
     emit(0.0, "m", label.clone())?;
     markers.push(CastMarker {
