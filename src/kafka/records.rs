@@ -227,6 +227,25 @@ pub fn check_timestamps<'a>(
     Ok(())
 }
 
+/// The checks a produce partition's records meet at the edge before
+/// anything is appended, in Kafka's order: timestamps
+/// ([`check_timestamps`]), each record's size ([`check_record_sizes`]) and,
+/// for a compacted topic, keys ([`check_compacted_keys`]). Both produce
+/// paths (plain and producer batches) call this one.
+pub fn check_records<'a, I>(
+    records: I,
+    now_ms: i64,
+    compacted: bool,
+    tp: &str,
+) -> Result<(), Refusal>
+where
+    I: IntoIterator<Item = &'a IncomingRecord> + Clone,
+{
+    check_timestamps(records.clone(), now_ms)?;
+    check_record_sizes(records.clone())?;
+    check_compacted_keys(records, compacted, tp)
+}
+
 /// Refuses a partition's records if one of them alone is past the bytes of
 /// keys and values one action's batch may hold (`limits::MAX_BATCH_BYTES`,
 /// 1 MiB, the cap every recording has): no split can carry it. Kafka
@@ -234,7 +253,7 @@ pub fn check_timestamps<'a>(
 /// MESSAGE_TOO_LARGE; its cap is on the batch as sent (compressed), this
 /// one on the record's bytes once decompressed (docs/kafka-differences.md,
 /// "A record past 1 MiB"). A refusal appends nothing.
-pub fn check_record_sizes<'a>(
+fn check_record_sizes<'a>(
     records: impl IntoIterator<Item = &'a IncomingRecord>,
 ) -> Result<(), Refusal> {
     use crate::session::limits::MAX_BATCH_BYTES;
@@ -257,7 +276,7 @@ pub fn check_record_sizes<'a>(
 /// Refuses records without a key for a compacted topic, as Kafka does
 /// (INVALID_RECORD): compaction keeps each key's latest record, and a
 /// record without one has nothing to be kept by. A refusal appends nothing.
-pub fn check_compacted_keys<'a>(
+fn check_compacted_keys<'a>(
     records: impl IntoIterator<Item = &'a IncomingRecord>,
     compacted: bool,
     tp: &str,

@@ -6,6 +6,8 @@
 //! `auto.create.topics.enable`); otherwise clients create topics with
 //! CreateTopics (docs/kafka-protocol.md, "Metadata").
 
+use std::collections::BTreeMap;
+
 use kafka_protocol::messages::metadata_response::{
     MetadataResponseBroker, MetadataResponsePartition, MetadataResponseTopic,
 };
@@ -13,8 +15,6 @@ use kafka_protocol::messages::{
     BrokerId, MetadataRequest, MetadataResponse, ResponseKind, TopicName,
 };
 use kafka_protocol::protocol::StrBytes;
-
-use std::collections::BTreeMap;
 
 use crate::kafka::broker::{Answer, Broker, TopicPartition, validate_topic_name};
 use crate::kafka::errors::{code, code_of};
@@ -111,12 +111,18 @@ pub fn handle(worker: &mut dyn Broker, request: &MetadataRequest, _version: i16)
     for (name, (_, why)) in &refused {
         outcome.push_str(&format!(", {name} not created: {why}"));
     }
-    let existing = worker.topic_names();
-    let unknown: Vec<&str> = wanted
+    let missing = wanted
         .iter()
-        .filter(|n| !refused.contains_key(*n) && !existing.contains(*n))
-        .map(String::as_str)
-        .collect();
+        .filter(|n| !refused.contains_key(*n) && !all.contains(*n) && !created.contains(*n));
+    // A name no topic can have is said as such, not as a topic to create.
+    let (invalid, unknown): (Vec<&String>, Vec<&String>) =
+        missing.partition(|n| validate_topic_name(n).is_err());
+    for name in invalid {
+        if let Err(e) = validate_topic_name(name) {
+            outcome.push_str(&format!(", {e}"));
+        }
+    }
+    let unknown: Vec<&str> = unknown.into_iter().map(String::as_str).collect();
     if !unknown.is_empty() {
         // A client waiting for a topic retries this request quietly: say
         // why it does not appear, and how it would.

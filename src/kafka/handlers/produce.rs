@@ -165,9 +165,8 @@ fn partition(
     let empty = bytes::Bytes::new();
     let incoming = records::decode_produce(data.records.as_ref().unwrap_or(&empty))
         .map_err(|r| (r.code, r.message))?;
-    records::check_timestamps(&incoming, RealTime::unix_ms()).map_err(|r| (r.code, r.message))?;
-    records::check_record_sizes(&incoming).map_err(|r| (r.code, r.message))?;
-    records::check_compacted_keys(&incoming, worker.compacted(topic), &tp.to_string())
+    let compacted = worker.compacted(topic);
+    records::check_records(&incoming, RealTime::unix_ms(), compacted, &tp.to_string())
         .map_err(|r| (r.code, r.message))?;
     let count = incoming.len();
     let mut pending = Vec::new();

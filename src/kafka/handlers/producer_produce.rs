@@ -236,16 +236,10 @@ fn admit(
     let empty = bytes::Bytes::new();
     let batches = records::decode_producer_batches(data.records.as_ref().unwrap_or(&empty))
         .map_err(|r| (r.code, r.message))?;
-    records::check_timestamps(batches.iter().flat_map(|b| &b.records), RealTime::unix_ms())
+    let compacted = worker.compacted(topic);
+    let all = batches.iter().flat_map(|b| &b.records);
+    records::check_records(all, RealTime::unix_ms(), compacted, &tp.to_string())
         .map_err(|r| (r.code, r.message))?;
-    records::check_record_sizes(batches.iter().flat_map(|b| &b.records))
-        .map_err(|r| (r.code, r.message))?;
-    records::check_compacted_keys(
-        batches.iter().flat_map(|b| &b.records),
-        worker.compacted(topic),
-        &tp.to_string(),
-    )
-    .map_err(|r| (r.code, r.message))?;
     let first = &batches[0];
     let (producer_id, epoch, base_sequence) =
         (first.producer_id, first.producer_epoch, first.base_sequence);
