@@ -261,7 +261,9 @@ fn java_program(java: &Path, classpath: &str, program: &str, args: &[&str]) -> S
         if Instant::now() > deadline {
             let _ = child.kill();
             let _ = child.wait();
-            panic!("{program} {args:?} ran past {JAVA_TIMEOUT:?}");
+            let out = std::fs::read_to_string(&out_path).unwrap_or_default();
+            let err = std::fs::read_to_string(&err_path).unwrap_or_default();
+            panic!("{program} {args:?} ran past {JAVA_TIMEOUT:?}:\n{out}\n{err}");
         }
         std::thread::sleep(Duration::from_millis(20));
     };

@@ -40,6 +40,15 @@ public class GroupSplit {
         }
 
         public void run() {
+            try {
+                consume();
+            } catch (Throwable e) {
+                System.err.println(name + " failed:");
+                e.printStackTrace();
+            }
+        }
+
+        void consume() {
             try (KafkaConsumer<String, String> c = new KafkaConsumer<>(props)) {
                 c.subscribe(List.of(topic), new ConsumerRebalanceListener() {
                     public void onPartitionsRevoked(Collection<TopicPartition> ps) {
@@ -116,7 +125,22 @@ public class GroupSplit {
         }
     }
 
-    public static void main(String[] args) throws Exception {
+    static void awaitClosed(Member m) throws Exception {
+        if (!m.closed.await(30, TimeUnit.SECONDS))
+            throw new RuntimeException(m.name + " did not close within 30 s");
+    }
+
+    public static void main(String[] args) {
+        try {
+            run(args);
+        } catch (Throwable e) {
+            e.printStackTrace();
+            System.exit(1);
+        }
+        System.exit(0);
+    }
+
+    static void run(String[] args) throws Exception {
         String boot = args[0], topic = args[1], group = args[2], assignor = args[3];
         try (Admin admin = Admin.create(Map.of("bootstrap.servers", boot))) {
             admin.createTopics(List.of(new NewTopic(topic, PARTITIONS, (short) 1))).all().get();
@@ -135,7 +159,13 @@ public class GroupSplit {
         c.put("key.deserializer", StringDeserializer.class.getName());
         c.put("value.deserializer", StringDeserializer.class.getName());
         Map<String, Member> members = new LinkedHashMap<>();
-        ExecutorService pool = Executors.newCachedThreadPool();
+        // Daemon threads: a member stuck in poll or close must not keep the
+        // JVM alive once main has failed and printed why.
+        ExecutorService pool = Executors.newCachedThreadPool(r -> {
+            Thread t = new Thread(r);
+            t.setDaemon(true);
+            return t;
+        });
         for (String name : List.of("a", "b", "c")) {
             Member m = new Member(name, c, topic);
             members.put(name, m);
@@ -143,11 +173,11 @@ public class GroupSplit {
         }
         settle(List.of("a", "b", "c"), 60);
         members.get("c").closing.set(true);
-        members.get("c").closed.await(30, TimeUnit.SECONDS);
+        awaitClosed(members.get("c"));
         produce(boot, topic, 1);
         settle(List.of("a", "b"), 120);
         for (Member m : members.values()) m.closing.set(true);
-        for (Member m : members.values()) m.closed.await(30, TimeUnit.SECONDS);
+        for (Member m : members.values()) awaitClosed(m);
         pool.shutdown();
         Map<String, Integer> count = new HashMap<>();
         synchronized (reads) {
