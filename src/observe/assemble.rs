@@ -186,7 +186,9 @@ pub fn assemble(bootstrap: &[String], cluster: &Cluster, partitions: Vec<Observe
                     log_size_bytes: None,
                 })
                 .collect(),
-            batch_count: batches.len(),
+            // The log's own count is not on the wire (unavailable: null
+            // in the JSON); `batches` holds those fetched.
+            batch_count: 0,
             batches,
         });
     }

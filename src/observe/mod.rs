@@ -13,7 +13,8 @@
 //! [`groups`] reads committed offsets, [`transactions`] the open
 //! transactions, [`log_dirs`] the replicas' offset lags, [`fate`] decides
 //! batch fates from the wire alone, [`assemble`] fills the snapshot and
-//! lists what it could not fill, [`live`] refreshes it on a period.
+//! lists what it could not fill (its JSON writes them null), [`live`]
+//! refreshes it on a period.
 
 pub mod assemble;
 pub mod batches;

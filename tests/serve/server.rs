@@ -14,6 +14,8 @@ use std::time::{Duration, Instant};
 const START_TIMEOUT: Duration = Duration::from_secs(30);
 /// How long it may take to close after SIGTERM.
 const STOP_TIMEOUT: Duration = Duration::from_secs(20);
+/// How much of the server's log a failed test prints.
+const LOG_TAIL_ON_FAILURE: usize = 200;
 
 pub struct Server {
     child: Option<Child>,
@@ -240,6 +242,19 @@ pub fn state_of(dir: &Path) -> serde_json::Value {
 
 impl Drop for Server {
     fn drop(&mut self) {
+        if std::thread::panicking() {
+            // A failed test shows what the server saw (the harness prints
+            // a failed test's captured output).
+            let log = self.log();
+            let lines: Vec<&str> = log.lines().collect();
+            let tail = &lines[lines.len().saturating_sub(LOG_TAIL_ON_FAILURE)..];
+            eprintln!(
+                "serve's log, its last {} of {} lines:\n{}",
+                tail.len(),
+                lines.len(),
+                tail.join("\n")
+            );
+        }
         if let Some(mut child) = self.child.take() {
             // SIGKILL ends a paused (SIGSTOP) server too.
             let _ = child.kill();

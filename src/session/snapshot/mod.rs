@@ -18,6 +18,7 @@ pub mod groups;
 pub mod heads;
 pub mod source;
 pub mod text;
+mod unavailable_null;
 pub mod values;
 
 use std::collections::BTreeMap;
@@ -96,10 +97,23 @@ pub mod field {
 /// Offsets keyed by group, then by `<topic>-<partition>`.
 pub type GroupOffsets = BTreeMap<String, BTreeMap<String, i64>>;
 
+/// A field an observed cluster cannot fill is written `null` by `observe
+/// --state` (src/observe/state_json.rs); read back (`render --state`), it
+/// is the snapshot's default, which the panes draw as unknown since
+/// `unavailable` names it.
+fn null_as_default<'de, D, T>(d: D) -> Result<T, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: Default + Deserialize<'de>,
+{
+    Ok(Option::<T>::deserialize(d)?.unwrap_or_default())
+}
+
 /// Everything the screens show after a step.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Snapshot {
     pub step: usize,
+    #[serde(deserialize_with = "null_as_default")]
     pub clock_ms: u64,
     pub rules: String,
     /// Every configured broker, in id order, whether it holds a replica or
@@ -114,15 +128,18 @@ pub struct Snapshot {
     /// when there are none, so states saved before groups read the same.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub groups: Vec<GroupSnapshot>,
+    #[serde(deserialize_with = "null_as_default")]
     pub journal: JournalSnapshot,
     pub last_recovery: Option<RecoverySnapshot>,
     pub consumers: Consumers,
+    #[serde(deserialize_with = "null_as_default")]
     pub pending: Vec<PendingSnapshot>,
     /// The named producers with records waiting in their accumulators
     /// (E17), in name order; absent from the JSON when none waits, so
     /// states saved before read the same.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub accumulators: Vec<AccumulatorSnapshot>,
+    #[serde(deserialize_with = "null_as_default")]
     pub errors: Vec<ErrorSnapshot>,
     /// The last events, oldest first.
     #[serde(default)]
@@ -182,7 +199,8 @@ pub struct Snapshot {
     /// The fields this snapshot could not fill, by name
     /// (`partitions[].log_end_offset`, `journal`, …): an observer of a real
     /// cluster (`mk-tui observe`, docs/observe.md) leaves them empty or at
-    /// their default and lists them here, so nothing it shows is faked.
+    /// their default and lists them here, so nothing it shows is faked
+    /// ([`Self::to_json`] writes the fields named by path as null).
     /// Empty, and absent from the JSON, for the embedded cluster.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub unavailable: Vec<String>,
@@ -327,17 +345,18 @@ pub struct PartitionSnapshot {
     pub topic: String,
     pub partition: u32,
     pub leader: u32,
+    #[serde(deserialize_with = "null_as_default")]
     pub leader_epoch: u32,
     pub isr: Vec<u32>,
     pub log_start_offset: i64,
     pub high_watermark: i64,
     pub last_stable_offset: i64,
     /// The leader's log end offset.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "null_as_default")]
     pub log_end_offset: i64,
     pub replicas: Vec<ReplicaSnapshot>,
     /// Batches in the leader's log, whether or not `batches` holds them all.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "null_as_default")]
     pub batch_count: usize,
     /// The newest batches (all of them in `mk-tui state`), in offset order.
     pub batches: Vec<BatchSnapshot>,
@@ -400,19 +419,21 @@ pub struct ReplicaSnapshot {
     pub broker: u32,
     #[serde(default)]
     pub is_leader: bool,
+    #[serde(deserialize_with = "null_as_default")]
     pub log_end_offset: i64,
     pub in_sync: bool,
     pub stopped: bool,
     /// Leader LEO minus this replica's LEO.
+    #[serde(deserialize_with = "null_as_default")]
     pub lag: i64,
     /// Milliseconds since the replica last fetched (0 for the leader).
-    #[serde(default)]
+    #[serde(default, deserialize_with = "null_as_default")]
     pub ms_since_fetch: u64,
     /// The replica's own batches, newest last (all of them in `mk-tui
     /// state`, the newest [`BATCH_WINDOW`] in a frame): what this broker's
     /// log holds, which for a follower that lags is a shorter log, and for
     /// an old leader may end in a divergent tail (E6) until it fetches.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "null_as_default")]
     pub log: Vec<ReplicaBatch>,
     /// DescribeLogDirs' offset lag of this replica, as its broker reports
     /// it: Kafka's `max(high watermark - log end offset, 0)`, not `lag`
@@ -658,6 +679,7 @@ pub struct TransactionSnapshot {
     /// Touched partitions, in first-write order.
     pub partitions: Vec<String>,
     pub first_offsets: BTreeMap<String, i64>,
+    #[serde(deserialize_with = "null_as_default")]
     pub staged_offsets: GroupOffsets,
     /// Kafka rules: the producer id the transaction writes with.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -672,7 +694,7 @@ pub struct TransactionSnapshot {
 }
 
 /// The transaction journal: its size and its newest frames.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct JournalSnapshot {
     pub frames: usize,
     pub bytes: u64,
@@ -953,9 +975,11 @@ impl Snapshot {
         build(driver, &Bounds::FULL)
     }
 
-    /// The snapshot as one line of JSON (`mk-tui state`).
+    /// The snapshot as one line of JSON (`mk-tui state`, `observe --state`);
+    /// an observed snapshot's unavailable fields are null there, and
+    /// [`Self::from_json`] reads them back as their defaults.
     pub fn to_json(&self) -> String {
-        serde_json::to_string(self).expect("a snapshot serialises")
+        unavailable_null::to_json(self)
     }
 
     /// A snapshot from the JSON `mk-tui state` printed.
