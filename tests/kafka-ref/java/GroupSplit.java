@@ -24,6 +24,13 @@ public class GroupSplit {
     static final Map<String, Set<Integer>> owned = new ConcurrentHashMap<>();
     static final List<String> reads = Collections.synchronizedList(new ArrayList<>());
     static final Set<String> uncommitted = ConcurrentHashMap.newKeySet();
+    static final long started = System.nanoTime();
+
+    /// Progress on standard error, with the seconds since the start: what
+    /// the harness shows when the program fails or outlives its bound.
+    static void progress(String what) {
+        System.err.printf("[%.1f s] %s%n", (System.nanoTime() - started) / 1e9, what);
+    }
 
     static class Member implements Runnable {
         final String name;
@@ -53,9 +60,11 @@ public class GroupSplit {
                 c.subscribe(List.of(topic), new ConsumerRebalanceListener() {
                     public void onPartitionsRevoked(Collection<TopicPartition> ps) {
                         ps.forEach(tp -> owned.get(name).remove(tp.partition()));
+                        progress(name + " revoked " + ps.size());
                     }
                     public void onPartitionsAssigned(Collection<TopicPartition> ps) {
                         ps.forEach(tp -> owned.get(name).add(tp.partition()));
+                        progress(name + " assigned " + ps.size());
                     }
                     public void onPartitionsLost(Collection<TopicPartition> ps) {
                         onPartitionsRevoked(ps);
@@ -111,6 +120,7 @@ public class GroupSplit {
         }
         System.out.println("split " + split(names));
         System.out.println("read " + new HashSet<>(reads).size());
+        progress("settled: " + owned);
     }
 
     static void produce(String boot, String topic, int round) throws Exception {
@@ -145,7 +155,9 @@ public class GroupSplit {
         try (Admin admin = Admin.create(Map.of("bootstrap.servers", boot))) {
             admin.createTopics(List.of(new NewTopic(topic, PARTITIONS, (short) 1))).all().get();
         }
+        progress("created " + topic);
         produce(boot, topic, 0);
+        progress("produced round 0");
         Properties c = new Properties();
         c.put("bootstrap.servers", boot);
         c.put("group.id", group);
@@ -174,10 +186,13 @@ public class GroupSplit {
         settle(List.of("a", "b", "c"), 60);
         members.get("c").closing.set(true);
         awaitClosed(members.get("c"));
+        progress("c closed");
         produce(boot, topic, 1);
+        progress("produced round 1");
         settle(List.of("a", "b"), 120);
         for (Member m : members.values()) m.closing.set(true);
         for (Member m : members.values()) awaitClosed(m);
+        progress("all closed");
         pool.shutdown();
         Map<String, Integer> count = new HashMap<>();
         synchronized (reads) {
