@@ -120,8 +120,25 @@ pub fn numbers(
             .iter()
             .zip(&long)
             .all(|((_, _, _, o), (x, _))| win.boundary(*o).is_none_or(|k| *x == bx + k * win.cell));
-    for (x, text) in if fits { long } else { place(false) } {
+    let mut placed = if fits { long } else { place(false) };
+    pull_inside(&mut placed, bx, right);
+    for (x, text) in placed {
         put(buf, x, y, right, &text, ctx.theme.strong());
+    }
+}
+
+/// Labels pushed right past the pane's edge (the marks at the window's
+/// last boundary, `L=675 H=675`) move left, the last first, each ending
+/// before the next, so none is cut while they fit at all; a label already
+/// inside stays under its boundary.
+fn pull_inside(placed: &mut [(usize, String)], bx: usize, right: usize) {
+    let mut limit = right;
+    for (x, text) in placed.iter_mut().rev() {
+        let w = width(text);
+        if *x + w > limit {
+            *x = limit.saturating_sub(w).max(bx);
+        }
+        limit = x.saturating_sub(1);
     }
 }
 
@@ -221,5 +238,38 @@ pub fn legend(
             break;
         }
         x = put(buf, x, y, right, &text, style) + 2;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::pull_inside;
+
+    fn pulled(placed: &[(usize, &str)], right: usize) -> Vec<(usize, String)> {
+        let mut v: Vec<(usize, String)> = placed.iter().map(|(x, t)| (*x, t.to_string())).collect();
+        pull_inside(&mut v, 5, right);
+        v
+    }
+
+    #[test]
+    fn labels_past_the_edge_move_left_whole_and_in_order() {
+        // At 160 columns: `L=675 H=675` under the last boundary, column 149.
+        let v = pulled(&[(5, "◂[0"), (149, "L=675"), (155, "H=675")], 158);
+        assert_eq!(v[2], (153, "H=675".to_string()));
+        assert_eq!(v[1], (147, "L=675".to_string()));
+        assert_eq!(v[0], (5, "◂[0".to_string()));
+    }
+
+    #[test]
+    fn labels_inside_stay_under_their_boundaries() {
+        let placed = [(5, "[0"), (20, "L=3"), (40, "H=5")];
+        let v = pulled(&placed, 80);
+        assert_eq!(v, placed.map(|(x, t)| (x, t.to_string())));
+    }
+
+    #[test]
+    fn labels_that_cannot_all_fit_start_at_the_left_edge() {
+        let v = pulled(&[(5, "[0"), (6, "L=3"), (10, "H=5")], 9);
+        assert_eq!(v[0].0, 5);
     }
 }
