@@ -555,7 +555,8 @@ impl App {
                 self.present_pick = None;
             }
             KeyCommand::CyclePresentPanes if self.presenting => {
-                self.present_pick = crate::ui::present_panes::next_pick(self.present_pick);
+                let own = crate::ui::present_panes::own(self.view());
+                self.present_pick = crate::ui::present_panes::next_pick(self.present_pick, &own);
             }
             KeyCommand::ToggleIsolation => self.isolation = self.isolation.toggled(),
             KeyCommand::FocusNext => self.focus = (self.focus + 1) % panes,

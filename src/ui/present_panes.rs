@@ -51,13 +51,26 @@ pub const PAIRS: [[PaneId; 2]; 7] = [
     [PaneId::Groups, PaneId::Offsets],
 ];
 
-/// The next pick after `pick` (None: the lesson's or the step's): the
-/// pairs in order, then back to None.
-pub fn next_pick(pick: Option<usize>) -> Option<usize> {
-    match pick {
-        None => Some(0),
-        Some(i) if i + 1 < PAIRS.len() => Some(i + 1),
-        Some(_) => None,
+/// The next pick after `pick` (None: the lesson's or the step's, `own`):
+/// the pairs in order, then back to None. A pair that is `own` is passed
+/// over, so each press of `v` changes what the room sees.
+pub fn next_pick(pick: Option<usize>, own: &[PaneId]) -> Option<usize> {
+    let from = pick.map_or(0, |i| i + 1);
+    (from..PAIRS.len()).find(|&i| PAIRS[i] != own)
+}
+
+/// The pair shown when `v` picked none: the lesson's (a step's `present`
+/// hint), else the step's own ([`by_step`]).
+pub fn own(view: &Snapshot) -> Vec<PaneId> {
+    let lesson: Vec<PaneId> = view
+        .present
+        .iter()
+        .filter_map(|n| PaneId::from_name(n))
+        .collect();
+    if lesson.is_empty() {
+        by_step(view).to_vec()
+    } else {
+        lesson
     }
 }
 
@@ -65,18 +78,7 @@ pub fn next_pick(pick: Option<usize>) -> Option<usize> {
 pub fn chosen(pick: Option<usize>, view: &Snapshot, width: u16, height: u16) -> Vec<PaneId> {
     let mut panes = match pick.and_then(|i| PAIRS.get(i)) {
         Some(pair) => pair.to_vec(),
-        None => {
-            let lesson: Vec<PaneId> = view
-                .present
-                .iter()
-                .filter_map(|n| PaneId::from_name(n))
-                .collect();
-            if lesson.is_empty() {
-                by_step(view).to_vec()
-            } else {
-                lesson
-            }
-        }
+        None => own(view),
     };
     if width < SIDE_BY_SIDE && !stacks(width, height) {
         panes.truncate(1);
@@ -149,11 +151,26 @@ mod tests {
         let mut pick = None;
         let mut seen = Vec::new();
         for _ in 0..=PAIRS.len() {
-            pick = next_pick(pick);
+            pick = next_pick(pick, &[PaneId::Events]);
             seen.push(pick);
         }
         assert_eq!(seen.first(), Some(&Some(0)));
+        assert_eq!(seen[PAIRS.len() - 1], Some(PAIRS.len() - 1));
         assert_eq!(seen.last(), Some(&None));
+    }
+
+    #[test]
+    fn v_passes_over_the_pair_already_shown() {
+        // The lesson shows log and consumers, the first pair: the first
+        // press shows the second.
+        let own = [PaneId::Log, PaneId::Consumers];
+        assert_eq!(PAIRS[0], own);
+        assert_eq!(next_pick(None, &own), Some(1));
+        let journal_offsets = [PaneId::Journal, PaneId::Offsets];
+        assert_eq!(next_pick(Some(0), &journal_offsets), Some(2));
+        let last = [PaneId::Groups, PaneId::Offsets];
+        assert_eq!(PAIRS[PAIRS.len() - 1], last);
+        assert_eq!(next_pick(Some(PAIRS.len() - 2), &last), None);
     }
 
     #[test]
