@@ -193,13 +193,15 @@ impl P3Ceiling {
         sum
     }
 
-    /// Encodes each of `batches` into the reused buffer with the log's
-    /// codec (which computes the CRC once) and writes it.
+    /// Encodes each of `batches` into the reused buffer as the leader's
+    /// append does (the record rules checked and the unset timestamps
+    /// stamped in the same walk, the CRC computed once) and writes it.
     pub fn encoded(&mut self, batches: &[RecordBatch]) -> usize {
         let mut len = 0;
         for batch in batches {
             self.frame.clear();
-            codec::encode_into(batch, &mut self.frame);
+            codec::encode_checked_into(batch, &mut self.frame, codec::Stamp::Unset(0))
+                .expect("P3's batches are valid");
             len += self.frame.len();
             self.raw.write(&self.frame);
         }

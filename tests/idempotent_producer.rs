@@ -187,3 +187,46 @@ async fn keyed_records_go_to_crc32_of_the_key_and_keyless_round_robin() {
         Err(MiniKafkaError::UnknownTopicOrPartition(_))
     ));
 }
+
+/// The leader checks a batch's records while it encodes the frame, after
+/// the sequence check (P3: one walk over the records); a batch with a
+/// broken record is still refused as invalid before any sequence error or
+/// duplicate answer, as when the whole batch was validated first.
+#[tokio::test]
+async fn an_invalid_record_is_refused_before_the_sequence_check() {
+    let t = TestCluster::new(&[1], 1);
+    t.cluster.create_topic("t", 1, 1).unwrap();
+    let p = tp("t", 0);
+    let broken = |sequence| {
+        let mut b = RecordBatch::of_values(["x", "y"]).with_producer(7, 0, sequence);
+        b.records[1].offset_delta = 0;
+        b
+    };
+    let is_invalid = |err: &MiniKafkaError| {
+        matches!(err, MiniKafkaError::InvalidBatch(why)
+            if why == "record offset deltas must increase within last_offset_delta")
+    };
+    // In sequence: refused by the encoding, nothing written.
+    let err = t
+        .cluster
+        .append_batch(&p, broken(0), AckMode::Leader)
+        .await
+        .unwrap_err();
+    assert!(is_invalid(&err), "{err}");
+    assert!(t.visible(&p).is_empty());
+    let ok = RecordBatch::of_values(["a", "b"]).with_producer(7, 0, 0);
+    t.cluster
+        .append_batch(&p, ok, AckMode::Leader)
+        .await
+        .unwrap();
+    // Out of sequence, and an exact retry's sequence: invalid first.
+    for sequence in [5, 0] {
+        let err = t
+            .cluster
+            .append_batch(&p, broken(sequence), AckMode::Leader)
+            .await
+            .unwrap_err();
+        assert!(is_invalid(&err), "sequence {sequence}: {err}");
+    }
+    assert_eq!(t.visible(&p), ["a", "b"]);
+}

@@ -27,6 +27,9 @@ pub const FRAME_HEADER_LEN: usize = 12;
 pub const VERSION: u8 = 1;
 /// Fixed part of the payload before the transactional id.
 const PAYLOAD_FIXED_LEN: usize = 1 + 8 + 4 + 8 + 4 + 4 + 1 + 4 + 2 + 4;
+/// A record's fixed-width fields: offset delta, timestamp, key and value
+/// lengths, header count.
+const RECORD_FIXED_LEN: usize = 4 + 8 + 4 + 4 + 2;
 
 const FLAG_TRANSACTIONAL: u8 = 1;
 const FLAG_COMMIT: u8 = 2;
@@ -76,12 +79,65 @@ pub fn encode(batch: &RecordBatch) -> Vec<u8> {
     out
 }
 
-/// Appends one MKB1 frame for `batch` to `out`.
+/// Appends one MKB1 frame for `batch` to `out`, as it is (no rule checked,
+/// no timestamp changed).
 pub fn encode_into(batch: &RecordBatch, out: &mut Vec<u8>) {
+    write_frame::<false>(batch, out, Stamp::Keep).expect("an unchecked encoding cannot fail");
+}
+
+/// How an encoding sets each record's timestamp: the leader stamps a
+/// producer's batch as it writes the frame, so that the records are walked
+/// once (docs/performance.md, P3, "fourth pass").
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stamp {
+    /// Each record's own timestamp.
+    Keep,
+    /// This time for the records whose timestamp is 0 (CreateTime: a
+    /// producer that left it unset gets the leader's clock), as
+    /// [`RecordBatch::stamp_timestamps`].
+    Unset(i64),
+    /// This time for every record (LogAppendTime), as
+    /// [`RecordBatch::stamp_append_time`].
+    All(i64),
+}
+
+impl Stamp {
+    fn timestamp(self, record_ms: i64) -> i64 {
+        match self {
+            Stamp::Keep => record_ms,
+            Stamp::Unset(now) if record_ms == 0 => now,
+            Stamp::Unset(_) => record_ms,
+            Stamp::All(now) => now,
+        }
+    }
+}
+
+/// Appends one MKB1 frame for `batch` to `out` with its timestamps set by
+/// `stamp`, checking the record rules of [`RecordBatch::validate`] (offset
+/// deltas, header key lengths) while it walks the records: the caller has
+/// checked the batch-level rules ([`RecordBatch::validate_batch`]). A record
+/// that breaks a rule leaves `out` as it was and returns the reason
+/// `validate` gives, the first in record order.
+pub fn encode_checked_into(
+    batch: &RecordBatch,
+    out: &mut Vec<u8>,
+    stamp: Stamp,
+) -> Result<(), &'static str> {
     let start = out.len();
-    out.extend_from_slice(MAGIC);
-    out.extend_from_slice(&[0; 8]); // length and crc, filled below
-    let payload_start = out.len();
+    write_frame::<true>(batch, out, stamp).inspect_err(|_| out.truncate(start))
+}
+
+/// The one encoding: the batch header, then each record's five fixed-width
+/// fields as one 22-byte block (one bounds check, not five), its key and
+/// value, its headers; the CRC once over the finished payload (crc32fast
+/// folds 64-byte blocks, faster over the whole payload than record by
+/// record). With `CHECK`, the record rules are checked in the same walk.
+fn write_frame<const CHECK: bool>(
+    batch: &RecordBatch,
+    out: &mut Vec<u8>,
+    stamp: Stamp,
+) -> Result<(), &'static str> {
+    let start = out.len();
     let tid = batch.transactional_id.as_deref().unwrap_or("");
     let mut flags = 0;
     if batch.transactional_id.is_some() {
@@ -92,36 +148,64 @@ pub fn encode_into(batch: &RecordBatch, out: &mut Vec<u8>) {
         Some(ControlType::Abort) => flags |= FLAG_ABORT,
         None => {}
     }
-    out.push(VERSION);
-    out.extend_from_slice(&batch.base_offset.to_be_bytes());
-    out.extend_from_slice(&batch.leader_epoch.to_be_bytes());
-    out.extend_from_slice(&batch.producer_id.to_be_bytes());
-    out.extend_from_slice(&batch.producer_epoch.to_be_bytes());
-    out.extend_from_slice(&batch.base_sequence.to_be_bytes());
-    out.push(flags);
-    out.extend_from_slice(&batch.last_offset_delta.to_be_bytes());
-    out.extend_from_slice(&(tid.len() as u16).to_be_bytes());
-    out.extend_from_slice(&(batch.records.len() as u32).to_be_bytes());
+    let mut head = [0u8; FRAME_HEADER_LEN + PAYLOAD_FIXED_LEN];
+    head[..4].copy_from_slice(MAGIC); // length and crc, filled below
+    let p = &mut head[FRAME_HEADER_LEN..];
+    p[0] = VERSION;
+    p[1..9].copy_from_slice(&batch.base_offset.to_be_bytes());
+    p[9..13].copy_from_slice(&batch.leader_epoch.to_be_bytes());
+    p[13..21].copy_from_slice(&batch.producer_id.to_be_bytes());
+    p[21..25].copy_from_slice(&batch.producer_epoch.to_be_bytes());
+    p[25..29].copy_from_slice(&batch.base_sequence.to_be_bytes());
+    p[29] = flags;
+    p[30..34].copy_from_slice(&batch.last_offset_delta.to_be_bytes());
+    p[34..36].copy_from_slice(&(tid.len() as u16).to_be_bytes());
+    p[36..40].copy_from_slice(&(batch.records.len() as u32).to_be_bytes());
+    out.extend_from_slice(&head);
     out.extend_from_slice(tid.as_bytes());
+    let mut previous = -1;
     for record in &batch.records {
-        out.extend_from_slice(&record.offset_delta.to_be_bytes());
-        out.extend_from_slice(&record.timestamp_ms.to_be_bytes());
-        put_nullable_len(out, record.key.as_deref());
-        put_nullable_len(out, record.value.as_deref());
-        out.extend_from_slice(&(record.headers.len() as u16).to_be_bytes());
-        out.extend_from_slice(record.key.as_deref().unwrap_or_default());
-        out.extend_from_slice(record.value.as_deref().unwrap_or_default());
+        if CHECK {
+            if record.offset_delta <= previous || record.offset_delta > batch.last_offset_delta {
+                return Err("record offset deltas must increase within last_offset_delta");
+            }
+            previous = record.offset_delta;
+        }
+        let key = record.key.as_deref();
+        let value = record.value.as_deref();
+        let (key, value, key_len, value_len) = (
+            key.unwrap_or_default(),
+            value.unwrap_or_default(),
+            nullable_len(key),
+            nullable_len(value),
+        );
+        let mut fixed = [0u8; RECORD_FIXED_LEN];
+        fixed[..4].copy_from_slice(&record.offset_delta.to_be_bytes());
+        fixed[4..12].copy_from_slice(&stamp.timestamp(record.timestamp_ms).to_be_bytes());
+        fixed[12..16].copy_from_slice(&key_len.to_be_bytes());
+        fixed[16..20].copy_from_slice(&value_len.to_be_bytes());
+        fixed[20..].copy_from_slice(&(record.headers.len() as u16).to_be_bytes());
+        out.reserve(RECORD_FIXED_LEN + key.len() + value.len());
+        out.extend_from_slice(&fixed);
+        out.extend_from_slice(key);
+        out.extend_from_slice(value);
         for header in &record.headers {
+            if CHECK && header.key.len() > usize::from(u16::MAX) {
+                return Err("header key longer than 65535 bytes");
+            }
             out.extend_from_slice(&(header.key.len() as u16).to_be_bytes());
             out.extend_from_slice(header.key.as_bytes());
-            put_nullable_len(out, header.value.as_deref());
-            out.extend_from_slice(header.value.as_deref().unwrap_or_default());
+            let value = header.value.as_deref();
+            out.extend_from_slice(&nullable_len(value).to_be_bytes());
+            out.extend_from_slice(value.unwrap_or_default());
         }
     }
+    let payload_start = start + FRAME_HEADER_LEN;
     let payload_len = (out.len() - payload_start) as u32;
     let crc = crc32fast::hash(&out[payload_start..]);
     out[start + 4..start + 8].copy_from_slice(&payload_len.to_be_bytes());
     out[start + 8..start + 12].copy_from_slice(&crc.to_be_bytes());
+    Ok(())
 }
 
 /// The exact size of `batch`'s frame.
@@ -130,7 +214,8 @@ pub fn encoded_len(batch: &RecordBatch) -> usize {
         .records
         .iter()
         .map(|r| {
-            22 + r.key.as_ref().map_or(0, Bytes::len)
+            RECORD_FIXED_LEN
+                + r.key.as_ref().map_or(0, Bytes::len)
                 + r.value.as_ref().map_or(0, Bytes::len)
                 + r.headers
                     .iter()
@@ -144,9 +229,9 @@ pub fn encoded_len(batch: &RecordBatch) -> usize {
         + records
 }
 
-fn put_nullable_len(out: &mut Vec<u8>, bytes: Option<&[u8]>) {
-    let len = bytes.map_or(-1, |b| b.len() as i32);
-    out.extend_from_slice(&len.to_be_bytes());
+/// A nullable field's length as the frame spells it: -1 for null.
+fn nullable_len(bytes: Option<&[u8]>) -> i32 {
+    bytes.map_or(-1, |b| b.len() as i32)
 }
 
 /// Reads the frame at the start of `bytes`: checks magic, length and CRC and
@@ -604,5 +689,56 @@ mod tests {
         let crc = crc32fast::hash(&f[12..]);
         f[8..12].copy_from_slice(&crc.to_be_bytes());
         assert!(matches!(decode(&f), Err(FrameError::Malformed(_))));
+    }
+
+    #[test]
+    fn the_checked_encoding_writes_the_bytes_of_the_stamped_batch() {
+        let mut b = full_batch();
+        b.records[0].timestamp_ms = 0;
+        let mut prefix = b"before".to_vec();
+        for (stamp, stamped) in [
+            (Stamp::Keep, b.clone()),
+            (Stamp::Unset(77), {
+                let mut s = b.clone();
+                s.stamp_timestamps(77);
+                s
+            }),
+            (Stamp::All(78), {
+                let mut s = b.clone();
+                s.stamp_append_time(78);
+                s
+            }),
+        ] {
+            prefix.truncate(6);
+            encode_checked_into(&b, &mut prefix, stamp).unwrap();
+            assert_eq!(&prefix[..6], b"before");
+            assert_eq!(prefix[6..], encode(&stamped), "{stamp:?}");
+        }
+    }
+
+    #[test]
+    fn the_checked_encoding_refuses_what_validate_refuses() {
+        let mut disordered = RecordBatch::of_values(["a", "b", "c"]);
+        disordered.records[2].offset_delta = 1;
+        let mut beyond = RecordBatch::of_values(["a", "b"]);
+        beyond.records[1].offset_delta = 5;
+        let long_key = Record::value("v").with_header("k".repeat(65536), None);
+        let long_header = RecordBatch::new(vec![Record::value("a"), long_key]);
+        // The first broken rule in record order: a long header key before
+        // a later record's delta.
+        let mut both = long_header.clone();
+        both.records.push(Record::value("z"));
+        both.last_offset_delta = 2;
+        for batch in [disordered, beyond, long_header, both] {
+            let mut out = b"kept".to_vec();
+            let why = encode_checked_into(&batch, &mut out, Stamp::Keep).unwrap_err();
+            assert_eq!(out, b"kept", "a refused batch leaves the buffer as it was");
+            match batch.validate() {
+                Err(crate::engine::error::MiniKafkaError::InvalidBatch(reason)) => {
+                    assert_eq!(reason, why)
+                }
+                other => panic!("validate gave {other:?}"),
+            }
+        }
     }
 }

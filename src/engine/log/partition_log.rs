@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::engine::core::batch::{ControlType, RecordBatch};
-use crate::engine::core::codec::{self, BatchHeader};
+use crate::engine::core::codec::{self, BatchHeader, Stamp};
 use crate::engine::core::record::ConsumerRecord;
 use crate::engine::error::{MiniKafkaError, Result};
 use crate::engine::log::lineage::Lineage;
@@ -308,16 +308,42 @@ impl PartitionLog {
     /// appended with `Ok`.
     pub fn append(&mut self, batch: &RecordBatch) -> Result<&BatchSummary> {
         self.check_online()?;
-        batch.validate()?;
-        self.append_validated(batch)
+        batch.validate_batch()?;
+        self.append_stamped(batch, Stamp::Keep)
     }
 
     /// As [`Self::append`], for a batch whose caller has already run
-    /// [`RecordBatch::validate`] on it: the leader validates a producer's
-    /// batch before its sequence check, then gives it offsets, which only
-    /// the batch-level offset checks (repeated here) depend on. It spares
-    /// the append path a second walk over the records (P3).
-    pub(crate) fn append_validated(&mut self, batch: &RecordBatch) -> Result<&BatchSummary> {
+    /// [`RecordBatch::validate_batch`] on it (the leader, before its
+    /// sequence check), with its timestamps set by `stamp` in the frame.
+    /// The record rules ([`RecordBatch::validate_records`]) are checked
+    /// while the frame is encoded, so the append walks the records once
+    /// (P3); an error found before the encoding is returned after them, as
+    /// [`RecordBatch::validate`] before the append would have ordered it.
+    pub(crate) fn append_stamped(
+        &mut self,
+        batch: &RecordBatch,
+        stamp: Stamp,
+    ) -> Result<&BatchSummary> {
+        if let Err(e) = self.check_appendable(batch) {
+            batch.validate_records()?;
+            return Err(e);
+        }
+        let mut frame = std::mem::take(&mut self.frame);
+        frame.clear();
+        let appended = match codec::encode_checked_into(batch, &mut frame, stamp) {
+            Ok(()) => self.append_frame(batch, &frame),
+            Err(why) => Err(MiniKafkaError::InvalidBatch(why.to_string())),
+        };
+        keep_if_small(&mut frame);
+        self.frame = frame;
+        appended?;
+        Ok(self.batches.back().expect("just pushed"))
+    }
+
+    /// What refuses a validated batch before its frame is written: an
+    /// offline log, offsets that overflow, a base offset that is not the
+    /// LEO.
+    fn check_appendable(&self, batch: &RecordBatch) -> Result<()> {
         self.check_online()?;
         batch.validate_offsets()?;
         let leo = self.leo();
@@ -328,14 +354,7 @@ impl PartitionLog {
                 self.dir.display()
             )));
         }
-        let mut frame = std::mem::take(&mut self.frame);
-        frame.clear();
-        codec::encode_into(batch, &mut frame);
-        let appended = self.append_frame(batch, &frame);
-        keep_if_small(&mut frame);
-        self.frame = frame;
-        appended?;
-        Ok(self.batches.back().expect("just pushed"))
+        Ok(())
     }
 
     /// Writes `batch`'s encoded `frame` to the active segment (rolling first

@@ -3,6 +3,7 @@
 
 use crate::engine::config::BrokerId;
 use crate::engine::core::batch::RecordBatch;
+use crate::engine::core::codec::Stamp;
 use crate::engine::error::Result;
 use crate::engine::log::{BatchSummary, FetchedFrames, PartitionLog};
 use crate::engine::producer::ProducerStateManager;
@@ -69,10 +70,15 @@ impl Replica {
         appended
     }
 
-    /// As [`Self::append`], for the leader's append of a batch it has
-    /// validated (see [`PartitionLog::append_validated`]).
-    pub(crate) fn append_validated(&mut self, batch: &RecordBatch) -> Result<BatchSummary> {
-        let summary = self.log.append_validated(batch)?.clone();
+    /// As [`Self::append`], for the leader's append of a batch whose
+    /// batch-level rules it has checked, stamped by `stamp` (see
+    /// [`PartitionLog::append_stamped`]).
+    pub(crate) fn append_stamped(
+        &mut self,
+        batch: &RecordBatch,
+        stamp: Stamp,
+    ) -> Result<BatchSummary> {
+        let summary = self.log.append_stamped(batch, stamp)?.clone();
         self.producer_state.record(&summary);
         Ok(summary)
     }

@@ -14,6 +14,7 @@ use tokio::sync::oneshot;
 
 use crate::engine::config::{AcksAllCompletion, BrokerId, IsrEvaluation};
 use crate::engine::core::batch::RecordBatch;
+use crate::engine::core::codec::Stamp;
 use crate::engine::core::metadata::{TimestampType, TopicPartition};
 use crate::engine::core::record::ConsumerRecord;
 use crate::engine::error::{MiniKafkaError, Result};
@@ -189,11 +190,19 @@ impl PartitionReplicaSet {
                 min: self.settings.min_insync_replicas,
             });
         }
-        batch.validate()?;
+        // The record rules are checked while the frame is encoded (one walk
+        // over the records, P3); a refusal before it checks them first, so
+        // that an invalid batch is refused as invalid, as it was when the
+        // whole batch was validated here.
+        batch.validate_batch()?;
+        let check = self.leader().producer_state.check(&self.tp, &batch);
+        if !matches!(check, Ok(SequenceCheck::Append)) {
+            batch.validate_records()?;
+        }
         if let SequenceCheck::Duplicate {
             base_offset,
             last_offset,
-        } = self.leader().producer_state.check(&self.tp, &batch)?
+        } = check?
         {
             let result = AppendResult {
                 offsets: (acks != AckMode::None).then_some((base_offset, last_offset)),
@@ -208,16 +217,17 @@ impl PartitionReplicaSet {
         }
         batch.base_offset = self.leader_leo();
         batch.leader_epoch = self.leader_epoch;
-        match self.timestamp_type {
-            TimestampType::CreateTime => batch.stamp_timestamps(now_ms as i64),
-            TimestampType::LogAppendTime => batch.stamp_append_time(now_ms as i64),
-        }
+        // The records' timestamps are set in the frame as it is encoded.
+        let stamp = match self.timestamp_type {
+            TimestampType::CreateTime => Stamp::Unset(now_ms as i64),
+            TimestampType::LogAppendTime => Stamp::All(now_ms as i64),
+        };
         let leader = self.leader_id;
         let summary = self
             .replicas
             .get_mut(&leader)
             .expect("leader is a replica")
-            .append_validated(&batch)?;
+            .append_stamped(&batch, stamp)?;
         let result = AppendResult {
             offsets: (acks != AckMode::None).then_some((summary.base_offset, summary.last_offset)),
             duplicate: false,
