@@ -238,10 +238,30 @@ impl JavaClient {
     pub fn run(&self, program: &str, args: &[&str]) -> String {
         java_program(&self.java, &self.classpath, program, args)
     }
+
+    /// Runs `class` from the class path (one of Kafka's own tools, say
+    /// `org.apache.kafka.tools.consumer.group.ConsumerGroupCommand`), as
+    /// bounded as a program.
+    pub fn run_class(&self, class: &str, args: &[&str]) -> String {
+        java_main(&self.java, &self.classpath, class.as_ref(), class, args)
+    }
 }
 
 fn java_program(java: &Path, classpath: &str, program: &str, args: &[&str]) -> String {
     let source = script("java").join(program);
+    java_main(java, classpath, source.as_os_str(), program, args)
+}
+
+/// Runs `java ... -cp classpath MAIN args` (MAIN a single-file source or a
+/// class name) within [`JAVA_TIMEOUT`]; its standard output.
+fn java_main(
+    java: &Path,
+    classpath: &str,
+    main: &std::ffi::OsStr,
+    program: &str,
+    args: &[&str],
+) -> String {
+    let source = main;
     let dir = tempfile::tempdir().unwrap();
     let (out_path, err_path) = (dir.path().join("out"), dir.path().join("err"));
     let mut child = Command::new(java)

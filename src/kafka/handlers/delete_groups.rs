@@ -8,12 +8,15 @@
 //!   NOT_COORDINATOR (the client asks the coordinator again);
 //! - a group the server has members of, or that is rebalancing:
 //!   NON_EMPTY_GROUP;
+//! - a group neither the engine (committed offsets, a group of recorded
+//!   `join_group`s) nor the server (members seen) knows:
+//!   GROUP_ID_NOT_FOUND, with no step (a refusal changes nothing);
+//! - a group only the server knows (members that left without
+//!   committing): forgotten here, NONE, with no step, as its joins were
+//!   never steps;
 //! - otherwise one `delete_group` action (a recorded step, durable in
-//!   `offsets.json` as a commit is): the engine deletes the group and its
-//!   committed offsets, or answers GroupIdNotFound (GROUP_ID_NOT_FOUND)
-//!   for a group it holds nothing of. A group the server has seen members
-//!   of but that never committed holds nothing in the engine: it is
-//!   forgotten here, with no step, as its joins were never steps.
+//!   `offsets.json` as a commit is): the engine deletes the group and all
+//!   its committed offsets.
 
 use kafka_protocol::messages::delete_groups_response::DeletableGroupResult;
 use kafka_protocol::messages::{DeleteGroupsRequest, DeleteGroupsResponse, ResponseKind};
@@ -62,8 +65,14 @@ fn delete_one(worker: &mut dyn Broker, here: bool, group: &str) -> (i16, Option<
     }
     let in_engine = worker
         .read(|s| s.offsets().groups().contains_key(group) || s.groups().group(group).is_some());
-    if !in_engine && worker.groups_mut().forget_empty(group) {
-        return (code::NONE, Some("deleted (no committed offsets)".into()));
+    if !in_engine {
+        // Nothing to delete in the engine: no step, as a refusal or a
+        // read records none (the engine's own answer would be the same
+        // GroupIdNotFound).
+        if worker.groups_mut().forget_empty(group) {
+            return (code::NONE, Some("deleted (no committed offsets)".into()));
+        }
+        return (code::GROUP_ID_NOT_FOUND, None);
     }
     let action = Action::DeleteGroup {
         group: group.to_string(),

@@ -100,6 +100,7 @@ fn an_empty_group_goes_with_its_committed_offsets_as_one_step() {
         [("done".into(), code::GROUP_ID_NOT_FOUND)],
         "deleted: not found again"
     );
+    assert_eq!(h.driver.step(), before + 1, "a refusal is no step");
 }
 
 #[test]
