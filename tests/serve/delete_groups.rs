@@ -77,7 +77,10 @@ fn delete_consumer_groups_deletes_an_empty_group_refuses_a_live_one_and_replays(
         );
     }
     let log = server.stop();
-    assert!(log.contains("DeleteGroups v"), "{log}");
+    assert!(
+        log.contains("DeleteGroups v2 from client \"rdkafka\": \"done\": deleted"),
+        "{log}"
+    );
     let left = server.state();
     let text = std::fs::read_to_string(&file).unwrap();
     let deleted: Vec<serde_json::Value> = text
