@@ -261,12 +261,11 @@ fn java_main(
     program: &str,
     args: &[&str],
 ) -> String {
-    let source = main;
     let dir = tempfile::tempdir().unwrap();
     let (out_path, err_path) = (dir.path().join("out"), dir.path().join("err"));
     let mut child = Command::new(java)
         .args(["-Xmx256m", "-XX:TieredStopAtLevel=1", "-cp", classpath])
-        .arg(&source)
+        .arg(main)
         .args(args)
         .stdin(Stdio::null())
         .stdout(std::fs::File::create(&out_path).unwrap())
