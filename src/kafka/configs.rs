@@ -76,14 +76,13 @@ const KAFKA_MESSAGE_MAX_BYTES: &str = "1048588";
 
 /// A config's levels: the topic's own value, the server's value under the
 /// broker config `broker_name`, and Kafka's default there (`None` where
-/// Kafka has none, as `log.retention.ms`, whose default comes from
-/// `log.retention.hours`).
+/// Kafka lists none, as for `log.retention.ms`, whose default comes from
+/// `log.retention.hours`: then no default synonym, as Kafka's).
 struct Levels<'a> {
     topic: Option<String>,
     topic_name: &'static str,
     server: String,
     broker_name: &'static str,
-    default_name: &'static str,
     default: Option<&'a str>,
 }
 
@@ -104,11 +103,13 @@ impl Levels<'_> {
                 source: Source::StaticBroker,
             });
         }
-        out.push(Synonym {
-            name: self.default_name,
-            value: self.default.map(str::to_string),
-            source: Source::Default,
-        });
+        if let Some(default) = self.default {
+            out.push(Synonym {
+                name: self.broker_name,
+                value: Some(default.to_string()),
+                source: Source::Default,
+            });
+        }
         out
     }
 }
@@ -117,45 +118,35 @@ impl Levels<'_> {
 pub fn topic_entries(topic: &TopicMetadata, config: &MiniKafkaConfig) -> Vec<Entry> {
     let c = &topic.config;
     let limit = |v: Option<u64>| v.map(|n| n.to_string());
-    let entry = |name: &'static str,
-                 config_type: Type,
-                 doc: &'static str,
-                 topic: Option<String>,
-                 (broker_name, server, default): (&'static str, String, &str)| {
-        let mut synonyms = Levels {
-            topic,
-            topic_name: name,
-            server,
-            broker_name,
-            default_name: broker_name,
-            default: Some(default),
-        }
-        .synonyms();
-        // `log.retention.ms` has no default of its own: Kafka's comes
-        // from `log.retention.hours` (168).
-        if name == "retention.ms" {
-            let last = synonyms.last_mut().expect("never empty");
-            *last = Synonym {
-                name: "log.retention.hours",
-                value: Some("168".into()),
-                source: Source::Default,
-            };
-        }
-        Entry {
-            name,
-            config_type,
-            read_only: false,
-            doc,
-            synonyms,
-        }
-    };
+    let entry =
+        |name: &'static str,
+         config_type: Type,
+         doc: &'static str,
+         topic: Option<String>,
+         (broker_name, server, default): (&'static str, String, Option<&str>)| {
+            let synonyms = Levels {
+                topic,
+                topic_name: name,
+                server,
+                broker_name,
+                default,
+            }
+            .synonyms();
+            Entry {
+                name,
+                config_type,
+                read_only: false,
+                doc,
+                synonyms,
+            }
+        };
     let mut entries = vec![
         entry(
             "cleanup.policy",
             Type::List,
             "delete or compact: how the topic's closed segments are cleaned (serve takes one, not both).",
             (c.cleanup_policy == CleanupPolicy::Compact).then(|| "compact".into()),
-            ("log.cleanup.policy", "delete".into(), "delete"),
+            ("log.cleanup.policy", "delete".into(), Some("delete")),
         ),
         entry(
             "delete.retention.ms",
@@ -165,7 +156,7 @@ pub fn topic_entries(topic: &TopicMetadata, config: &MiniKafkaConfig) -> Vec<Ent
             (
                 "log.cleaner.delete.retention.ms",
                 DEFAULT_DELETE_RETENTION_MS.to_string(),
-                "86400000",
+                Some("86400000"),
             ),
         ),
         entry(
@@ -176,7 +167,7 @@ pub fn topic_entries(topic: &TopicMetadata, config: &MiniKafkaConfig) -> Vec<Ent
             (
                 "log.index.interval.bytes",
                 config.index_interval_bytes.to_string(),
-                "4096",
+                Some("4096"),
             ),
         ),
         entry(
@@ -187,7 +178,7 @@ pub fn topic_entries(topic: &TopicMetadata, config: &MiniKafkaConfig) -> Vec<Ent
             (
                 "message.max.bytes",
                 MAX_BATCH_BYTES.to_string(),
-                KAFKA_MESSAGE_MAX_BYTES,
+                Some(KAFKA_MESSAGE_MAX_BYTES),
             ),
         ),
         entry(
@@ -198,7 +189,7 @@ pub fn topic_entries(topic: &TopicMetadata, config: &MiniKafkaConfig) -> Vec<Ent
             (
                 "log.message.timestamp.type",
                 "CreateTime".into(),
-                "CreateTime",
+                Some("CreateTime"),
             ),
         ),
         entry(
@@ -209,7 +200,7 @@ pub fn topic_entries(topic: &TopicMetadata, config: &MiniKafkaConfig) -> Vec<Ent
             (
                 "min.insync.replicas",
                 config.min_insync_replicas.to_string(),
-                "1",
+                Some("1"),
             ),
         ),
         entry(
@@ -217,14 +208,16 @@ pub fn topic_entries(topic: &TopicMetadata, config: &MiniKafkaConfig) -> Vec<Ent
             Type::Long,
             "Closed segments are deleted while the log is past this size (-1: no limit).",
             limit(c.retention_bytes),
-            ("log.retention.bytes", "-1".into(), "-1"),
+            ("log.retention.bytes", "-1".into(), Some("-1")),
         ),
         entry(
             "retention.ms",
             Type::Long,
             "Closed segments older than this are deleted (-1: no limit, serve's default).",
             limit(c.retention_ms),
-            ("log.retention.ms", "-1".into(), "604800000"),
+            // Kafka's 7 days come from `log.retention.hours`, which it
+            // does not list as a synonym; `log.retention.ms` has no default.
+            ("log.retention.ms", "-1".into(), None),
         ),
         entry(
             "segment.bytes",
@@ -234,7 +227,7 @@ pub fn topic_entries(topic: &TopicMetadata, config: &MiniKafkaConfig) -> Vec<Ent
             (
                 "log.segment.bytes",
                 config.segment_max_bytes.to_string(),
-                "1073741824",
+                Some("1073741824"),
             ),
         ),
     ];
@@ -265,7 +258,6 @@ pub fn broker_entries(b: &BrokerSettings, config: &MiniKafkaConfig) -> Vec<Entry
             topic_name: name,
             server,
             broker_name: name,
-            default_name: name,
             default,
         }
         .synonyms(),
