@@ -260,6 +260,48 @@ fn apache_kafka_describes_the_topics_own_configs_as_serve_does() {
     let ours_run = |class: &str, args: &[&str]| java.run_main(class, args);
     create(&ours_run, &boot);
 
+    // What no client sends, in raw frames to broker 1 (node 1): the
+    // same codes, and Kafka's own messages for a broker's id.
+    let odd = [
+        "4:2",
+        "4:one",
+        "0:x",
+        "99:x",
+        "2:nosuch",
+        "2:bad name!",
+        "2:",
+        "2:t",
+    ];
+    let mut ours = vec![format!("127.0.0.1:{}", server.port(1))];
+    ours.extend(odd.iter().map(|s| s.to_string()));
+    let ours: Vec<&str> = ours.iter().map(String::as_str).collect();
+    let mut theirs = vec![kafka.addr(1)];
+    theirs.extend(odd.iter().map(|s| s.to_string()));
+    let theirs: Vec<&str> = theirs.iter().map(String::as_str).collect();
+    let codes = |out: String| -> Vec<String> {
+        out.lines()
+            .map(|l| {
+                // Types 0 and 99: Kafka's message is its generic one for
+                // a malformed request, serve's names the types it serves.
+                if l.starts_with("0 ") || l.starts_with("99 ") {
+                    l.split_inclusive(" 42 ").next().unwrap_or(l).to_string()
+                } else {
+                    l.to_string()
+                }
+            })
+            .collect()
+    };
+    let ours = codes(python::run(&py, "raw_describe_configs.py", &ours));
+    let theirs = codes(python::run(&py, "raw_describe_configs.py", &theirs));
+    assert_eq!(ours, theirs);
+    assert_eq!(
+        ours[..2],
+        [
+            "4 '2' 42 Unexpected broker id, expected 1 or empty string, but received 2",
+            "4 'one' 42 Broker id must be an integer, but it is: one",
+        ]
+    );
+
     // Kafka lists no server-wide log.retention.ms synonym: its default
     // retention is 7 days, serve's none.
     let serve_only = ", STATIC_BROKER_CONFIG:log.retention.ms=-1";

@@ -6,7 +6,7 @@
 //!
 //! Each resource is answered as Kafka's `ConfigHelper` answers it:
 //! - a topic (type 2): a bad name is INVALID_TOPIC_EXCEPTION, a missing
-//!   topic UNKNOWN_TOPIC_OR_PARTITION (no message, as Kafka's);
+//!   topic UNKNOWN_TOPIC_OR_PARTITION (an empty message, as Kafka's);
 //! - a broker (type 4): its own id gives its configs; an empty name the
 //!   cluster's dynamic defaults (none: serve has no AlterConfigs); another
 //!   id, or a name that is not a number, INVALID_REQUEST with Kafka's
@@ -63,7 +63,10 @@ pub fn handle(
                         .iter()
                         .map(|e| wire_entry(e, request, version))
                         .collect();
-                    DescribeConfigsResult::default().with_configs(configs)
+                    // Kafka's default message, an empty string.
+                    DescribeConfigsResult::default()
+                        .with_error_message(Some(StrBytes::default()))
+                        .with_configs(configs)
                 }
                 Err((error, message)) => {
                     outcomes.push(format!(
@@ -74,7 +77,9 @@ pub fn handle(
                     ));
                     DescribeConfigsResult::default()
                         .with_error_code(error)
-                        .with_error_message(message.map(StrBytes::from_string))
+                        .with_error_message(Some(StrBytes::from_string(
+                            message.unwrap_or_default(),
+                        )))
                 }
             };
             result

@@ -157,7 +157,8 @@ fn a_bad_or_missing_topic_is_kafkas_error() {
             code::NONE
         ]
     );
-    assert!(r[0].configs.is_empty() && r[0].error_message.is_none());
+    assert!(r[0].configs.is_empty());
+    assert_eq!(r[0].error_message.as_deref(), Some(""), "Kafka's: empty");
     assert_eq!(r[1].resource_name.as_str(), "bad name!");
 }
 
