@@ -1,7 +1,7 @@
 """confluent-kafka's AdminClient.describe_configs (DescribeConfigs).
 
-argv: bootstrap, then resources as `topic:NAME` or `broker:ID`, each
-optionally followed by `=KEY,KEY` to ask only those keys. Prints, per
+argv: bootstrap, then resources as `topic:NAME` or `broker:ID` (librdkafka
+sends a broker's to that broker), one request each. Prints, per
 resource, `RESOURCE error CODE_NAME` or one line per config, sorted by
 name: `RESOURCE NAME=VALUE SOURCE read_only|rw synonyms=[SOURCE:NAME=VALUE,...]`.
 """
@@ -17,16 +17,10 @@ def source(s):
 
 
 admin = AdminClient({"bootstrap.servers": sys.argv[1]})
-for arg in sys.argv[2:]:
-    spec, _, keys = arg.partition("=")
+for spec in sys.argv[2:]:
     kind, _, name = spec.partition(":")
     restype = ConfigResource.Type.TOPIC if kind == "topic" else ConfigResource.Type.BROKER
     resource = ConfigResource(restype, name)
-    if keys:
-        # describe_configs sends the resource's set_config names as
-        # configuration_keys.
-        for k in keys.split(","):
-            resource.set_config(k, "")
     futures = admin.describe_configs([resource], request_timeout=15)
     try:
         configs = list(futures.values())[0].result(timeout=20)
@@ -34,6 +28,8 @@ for arg in sys.argv[2:]:
         print(spec, "error", e.args[0].name())
         continue
     for c in sorted(configs.values(), key=lambda c: c.name):
+        # confluent-kafka keys synonyms by name: of two levels with one
+        # name (a broker config set and its default) it keeps the last.
         synonyms = ",".join(
             f"{source(s.source)}:{s.name}={s.value}" for s in c.synonyms.values()
         )
