@@ -199,3 +199,58 @@ fn a_broker_describes_itself_only() {
         assert_eq!(r.resource_type, kind);
     }
 }
+
+/// CreateTopics v5+ lists the created topic's configs as DescribeConfigs
+/// then answers them, as Kafka fills them in (none below v5).
+#[test]
+fn create_topics_answers_the_configs_describe_configs_reads() {
+    use kafka_protocol::messages::create_topics_request::{CreatableTopic, CreatableTopicConfig};
+    use kafka_protocol::messages::{CreateTopicsRequest, TopicName};
+
+    let mut h = cluster("kafka");
+    let create = |h: &mut Harness, name: &str, version: i16| {
+        let topic = CreatableTopic::default()
+            .with_name(TopicName(StrBytes::from_string(name.into())))
+            .with_num_partitions(1)
+            .with_replication_factor(1)
+            .with_configs(vec![
+                CreatableTopicConfig::default()
+                    .with_name(StrBytes::from_static_str("cleanup.policy"))
+                    .with_value(Some(StrBytes::from_static_str("compact"))),
+            ]);
+        let body =
+            RequestKind::CreateTopics(CreateTopicsRequest::default().with_topics(vec![topic]));
+        match h.ask(1, version, body) {
+            ResponseKind::CreateTopics(mut r) => r.topics.remove(0),
+            other => panic!("{other:?}"),
+        }
+    };
+    let created = create(&mut h, "cmp", 7);
+    assert_eq!(created.error_code, code::NONE);
+    let answered: Vec<String> = created
+        .configs
+        .unwrap()
+        .iter()
+        .map(|c| {
+            format!(
+                "{}={} {}",
+                c.name.as_str(),
+                c.value.as_ref().unwrap().as_str(),
+                c.config_source
+            )
+        })
+        .collect();
+    assert!(
+        answered.contains(&"cleanup.policy=compact 1".to_string()),
+        "{answered:?}"
+    );
+    let described = one(&mut h, 1, resource(TOPIC, "cmp", None));
+    assert_eq!(answered, lines(&described));
+    assert!(
+        create(&mut h, "old", 4)
+            .configs
+            .unwrap_or_default()
+            .is_empty(),
+        "not filled below v5, whose response has no configs"
+    );
+}
