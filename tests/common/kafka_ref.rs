@@ -238,15 +238,41 @@ impl JavaClient {
     pub fn run(&self, program: &str, args: &[&str]) -> String {
         java_program(&self.java, &self.classpath, program, args)
     }
+
+    /// Runs the main class `class` of Kafka's 4.4 jars (its own tools,
+    /// `org.apache.kafka.tools.TopicCommand` say) with `args`, bounded as
+    /// a program is; its standard output.
+    pub fn run_main(&self, class: &str, args: &[&str]) -> String {
+        run_java(&self.java, &self.classpath, class.as_ref(), class, args)
+    }
+}
+
+impl KafkaRef {
+    /// [`JavaClient::run_main`] with this cluster's Java and class path.
+    pub fn run_main(&self, class: &str, args: &[&str]) -> String {
+        run_java(&self.java, &self.classpath, class.as_ref(), class, args)
+    }
 }
 
 fn java_program(java: &Path, classpath: &str, program: &str, args: &[&str]) -> String {
     let source = script("java").join(program);
+    run_java(java, classpath, source.as_os_str(), program, args)
+}
+
+/// Runs `java -cp CLASSPATH LAUNCH ARGS` (a source file or a main class),
+/// called `program` in a failure's message.
+fn run_java(
+    java: &Path,
+    classpath: &str,
+    launch: &std::ffi::OsStr,
+    program: &str,
+    args: &[&str],
+) -> String {
     let dir = tempfile::tempdir().unwrap();
     let (out_path, err_path) = (dir.path().join("out"), dir.path().join("err"));
     let mut child = Command::new(java)
         .args(["-Xmx256m", "-XX:TieredStopAtLevel=1", "-cp", classpath])
-        .arg(&source)
+        .arg(launch)
         .args(args)
         .stdin(Stdio::null())
         .stdout(std::fs::File::create(&out_path).unwrap())

@@ -9,6 +9,7 @@ mod bad_input;
 mod bounds;
 mod closed_log;
 mod compacted;
+mod describe_configs;
 mod edge_checks;
 mod fault;
 mod features;

@@ -14,6 +14,9 @@ pub mod api_versions;
 pub mod create_topics;
 pub mod delete_records;
 pub mod delete_topics;
+pub mod describe_configs;
+#[cfg(test)]
+mod describe_configs_tests;
 pub mod describe_log_dirs;
 pub mod describe_producers;
 pub mod end_txn;
@@ -73,6 +76,7 @@ pub const SUPPORTED: &[(ApiKey, i16, i16)] = &[
     (ApiKey::ListGroups, 0, 5),
     (ApiKey::DescribeLogDirs, 1, 4),
     (ApiKey::DeleteRecords, 0, 2),
+    (ApiKey::DescribeConfigs, 1, 4),
 ];
 
 /// The versions of `api` this server handles, if it handles it.
@@ -141,6 +145,9 @@ pub fn handle(worker: &mut dyn Broker, request: Request) -> Handled {
         RequestKind::DeleteRecords(r) => Handled::Now(delete_records::handle(worker, &r)),
         RequestKind::DescribeLogDirs(r) => {
             Handled::Now(describe_log_dirs::handle(worker, broker, &r))
+        }
+        RequestKind::DescribeConfigs(r) => {
+            Handled::Now(describe_configs::handle(worker, broker, &r, version))
         }
         RequestKind::DescribeProducers(r) => {
             Handled::Now(describe_producers::handle(worker, broker, &r))
