@@ -18,6 +18,7 @@ pub mod by_version;
 pub mod cleaner;
 pub mod clock;
 pub mod codec;
+pub mod configs;
 pub mod errors;
 pub mod fault;
 pub mod group_view;

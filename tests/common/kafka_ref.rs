@@ -239,25 +239,32 @@ impl JavaClient {
         java_program(&self.java, &self.classpath, program, args)
     }
 
-    /// Runs `class` from the class path (one of Kafka's own tools, say
-    /// `org.apache.kafka.tools.consumer.group.ConsumerGroupCommand`), as
-    /// bounded as a program.
-    pub fn run_class(&self, class: &str, args: &[&str]) -> String {
-        java_main(&self.java, &self.classpath, class.as_ref(), class, args)
+    /// Runs the main class `class` of Kafka's 4.4 jars (its own tools,
+    /// `org.apache.kafka.tools.TopicCommand` say) with `args`, bounded as
+    /// a program is; its standard output.
+    pub fn run_main(&self, class: &str, args: &[&str]) -> String {
+        run_java(&self.java, &self.classpath, class.as_ref(), class, args)
+    }
+}
+
+impl KafkaRef {
+    /// [`JavaClient::run_main`] with this cluster's Java and class path.
+    pub fn run_main(&self, class: &str, args: &[&str]) -> String {
+        run_java(&self.java, &self.classpath, class.as_ref(), class, args)
     }
 }
 
 fn java_program(java: &Path, classpath: &str, program: &str, args: &[&str]) -> String {
     let source = script("java").join(program);
-    java_main(java, classpath, source.as_os_str(), program, args)
+    run_java(java, classpath, source.as_os_str(), program, args)
 }
 
-/// Runs `java ... -cp classpath MAIN args` (MAIN a single-file source or a
-/// class name) within [`JAVA_TIMEOUT`]; its standard output.
-fn java_main(
+/// Runs `java -cp CLASSPATH LAUNCH ARGS` (a source file or a main class),
+/// called `program` in a failure's message.
+fn run_java(
     java: &Path,
     classpath: &str,
-    main: &std::ffi::OsStr,
+    launch: &std::ffi::OsStr,
     program: &str,
     args: &[&str],
 ) -> String {
@@ -265,7 +272,7 @@ fn java_main(
     let (out_path, err_path) = (dir.path().join("out"), dir.path().join("err"));
     let mut child = Command::new(java)
         .args(["-Xmx256m", "-XX:TieredStopAtLevel=1", "-cp", classpath])
-        .arg(main)
+        .arg(launch)
         .args(args)
         .stdin(Stdio::null())
         .stdout(std::fs::File::create(&out_path).unwrap())

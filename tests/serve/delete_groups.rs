@@ -66,7 +66,7 @@ fn delete_consumer_groups_deletes_an_empty_group_refuses_a_live_one_and_replays(
     );
     // Kafka's own tool deletes `live` now that its member left.
     if let Some(java) = crate::kafka_ref::KafkaRef::java_client() {
-        let printed = java.run_class(
+        let printed = java.run_main(
             "org.apache.kafka.tools.consumer.group.ConsumerGroupCommand",
             &["--bootstrap-server", &boot, "--delete", "--group", "live"],
         );

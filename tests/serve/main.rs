@@ -10,6 +10,7 @@ mod bounds;
 mod closed_log;
 mod compacted;
 mod delete_groups;
+mod describe_configs;
 mod edge_checks;
 mod fault;
 mod features;

@@ -120,6 +120,16 @@ mod tests {
             "KIP-890's batched versions 4-5, VerifyOnly included"
         );
         assert_eq!(txn(ApiKey::OffsetFetch), Some((1, 7)));
+        assert_eq!(
+            txn(ApiKey::DescribeConfigs),
+            Some((1, 4)),
+            "Kafka 4.4's range, so kafka-topics.sh --describe reads a topic's configs"
+        );
+        assert_eq!(
+            txn(ApiKey::AlterConfigs),
+            None,
+            "configs are fixed at creation"
+        );
         assert_eq!(txn(ApiKey::JoinGroup), Some((0, 9)));
         assert_eq!(txn(ApiKey::DescribeGroups), Some((0, 6)));
         assert_eq!(txn(ApiKey::DeleteGroups), Some((0, 2)), "every version");

@@ -12,16 +12,21 @@
 //! `retention.bytes` and `delete.retention.ms` (INVALID_CONFIG, naming the
 //! config): the engine keeps those with the topic (the last four for the
 //! server's cleaner, [`crate::kafka::cleaner`]) and no other setting.
+//! From v5 the response lists the created topic's configs as
+//! DescribeConfigs answers them ([`crate::kafka::configs`]).
 
 use kafka_protocol::messages::create_topics_request::CreatableTopic;
-use kafka_protocol::messages::create_topics_response::CreatableTopicResult;
+use kafka_protocol::messages::create_topics_response::{
+    CreatableTopicConfigs, CreatableTopicResult,
+};
 use kafka_protocol::messages::{
     CreateTopicsRequest, CreateTopicsResponse, ResponseKind, TopicName,
 };
 use kafka_protocol::protocol::StrBytes;
 
-use crate::engine::core::metadata::{CleanupPolicy, TopicConfig};
+use crate::engine::core::metadata::{CleanupPolicy, TopicConfig, TopicMetadata};
 use crate::kafka::broker::{Answer, Broker, MiniKafkaError, TimestampType, validate_topic_name};
+use crate::kafka::configs::topic_entries;
 use crate::kafka::errors::{code, code_of, name_of};
 use crate::session::{Action, Outcome};
 
@@ -39,13 +44,17 @@ pub fn handle(worker: &mut dyn Broker, request: &CreateTopicsRequest, version: i
             let name = t.name.0.to_string();
             let mut r = CreatableTopicResult::default().with_name(t.name.clone());
             match result {
-                Ok((partitions, replication)) => {
+                Ok(Created {
+                    partitions,
+                    replication,
+                    settings,
+                }) => {
                     outcomes.push(format!("{name} created"));
                     if version >= 5 {
                         r = r
                             .with_num_partitions(partitions as i32)
                             .with_replication_factor(replication as i16)
-                            .with_configs(Some(Vec::new()));
+                            .with_configs(Some(created_configs(worker, settings)));
                     }
                 }
                 Err((error, message)) => {
@@ -60,6 +69,38 @@ pub fn handle(worker: &mut dyn Broker, request: &CreateTopicsRequest, version: i
         .collect();
     let response = CreateTopicsResponse::default().with_topics(topics);
     Answer::now(ResponseKind::CreateTopics(response), outcomes.join(", "))
+}
+
+/// What [`create_one`] made (or, validating only, would make).
+struct Created {
+    partitions: u32,
+    replication: u32,
+    settings: (TimestampType, TopicConfig),
+}
+
+/// The v5+ response's configs of a topic created with `settings`: what
+/// DescribeConfigs then answers (its name, value, source), as Kafka fills
+/// them in, without synonyms or documentation.
+fn created_configs(
+    worker: &dyn Broker,
+    (timestamp_type, config): (TimestampType, TopicConfig),
+) -> Vec<CreatableTopicConfigs> {
+    let topic = TopicMetadata {
+        timestamp_type,
+        config,
+        ..TopicMetadata::default()
+    };
+    topic_entries(&topic, &worker.config())
+        .iter()
+        .map(|e| {
+            CreatableTopicConfigs::default()
+                .with_name(StrBytes::from_static_str(e.name))
+                .with_value(e.value().map(|v| StrBytes::from_string(v.to_string())))
+                .with_read_only(e.read_only)
+                .with_config_source(e.source() as i8)
+                .with_is_sensitive(false)
+        })
+        .collect()
 }
 
 /// Kafka's topic configs the engine keeps (in the topic's metadata).
@@ -157,12 +198,13 @@ pub(crate) fn auto_create(worker: &mut dyn Broker, name: &str) -> Result<(), (i1
 }
 
 /// Creates one topic (or only checks it, for `validate_only`): its
-/// partition count and replication factor, or the Kafka code and message.
+/// partition count, replication factor and settings, or the Kafka code
+/// and message.
 fn create_one(
     worker: &mut dyn Broker,
     t: &CreatableTopic,
     validate_only: bool,
-) -> Result<(u32, u32), (i16, String)> {
+) -> Result<Created, (i16, String)> {
     let name = t.name.0.to_string();
     let refuse = |e: MiniKafkaError| (code_of(&e), e.to_string());
     if !t.assignments.is_empty() {
@@ -211,6 +253,11 @@ fn create_one(
             ),
         ));
     }
+    let created = Created {
+        partitions,
+        replication,
+        settings: (timestamp_type, config),
+    };
     let action = Action::CreateTopic {
         name,
         partitions,
@@ -229,7 +276,7 @@ fn create_one(
         ));
     }
     if validate_only {
-        return Ok((partitions, replication));
+        return Ok(created);
     }
     match worker.apply(&action) {
         Outcome::Error(e) => {
@@ -242,7 +289,7 @@ fn create_one(
             };
             Err((kafka, e.to_string()))
         }
-        _ => Ok((partitions, replication)),
+        _ => Ok(created),
     }
 }
 

@@ -17,6 +17,9 @@ pub mod delete_groups;
 mod delete_groups_tests;
 pub mod delete_records;
 pub mod delete_topics;
+pub mod describe_configs;
+#[cfg(test)]
+mod describe_configs_tests;
 pub mod describe_log_dirs;
 pub mod describe_producers;
 pub mod end_txn;
@@ -76,6 +79,7 @@ pub const SUPPORTED: &[(ApiKey, i16, i16)] = &[
     (ApiKey::ListGroups, 0, 5),
     (ApiKey::DescribeLogDirs, 1, 4),
     (ApiKey::DeleteRecords, 0, 2),
+    (ApiKey::DescribeConfigs, 1, 4),
     (ApiKey::DeleteGroups, 0, 2),
 ];
 
@@ -146,6 +150,9 @@ pub fn handle(worker: &mut dyn Broker, request: Request) -> Handled {
         RequestKind::DeleteGroups(r) => Handled::Now(delete_groups::handle(worker, broker, &r)),
         RequestKind::DescribeLogDirs(r) => {
             Handled::Now(describe_log_dirs::handle(worker, broker, &r))
+        }
+        RequestKind::DescribeConfigs(r) => {
+            Handled::Now(describe_configs::handle(worker, broker, &r, version))
         }
         RequestKind::DescribeProducers(r) => {
             Handled::Now(describe_producers::handle(worker, broker, &r))
