@@ -231,3 +231,61 @@ fn sync_group_is_the_classic_protocols_and_says_who_waits() {
         "poll: ok; m2 read 2 records: orders-1 0..1; positions orders-1 2"
     );
 }
+
+#[test]
+fn delete_group_refuses_members_and_unknown_groups_and_its_deletion_survives_a_crash() {
+    let mut d = driver();
+    setup(&mut d);
+    let delete = json!({"delete_group": {"group": "g"}});
+    assert!(
+        matches!(act(&mut d, delete.clone()), Outcome::Error(e) if e.code() == "GroupNotEmpty"),
+        "m1 is a member"
+    );
+    let commit = json!({"commit_group_offsets": {"group": "g", "member": "m1", "generation": 1,
+        "offsets": [{"topic": "orders", "partition": 1, "offset": 1}]}});
+    assert_eq!(act(&mut d, commit), Outcome::Ok);
+    assert_eq!(
+        act(
+            &mut d,
+            json!({"commit_offsets": {"group": "other", "offsets": [{"topic": "orders", "partition": 0, "offset": 2}]}})
+        ),
+        Outcome::Ok
+    );
+    assert_eq!(
+        act(
+            &mut d,
+            json!({"leave_group": {"group": "g", "member": "m1"}})
+        ),
+        Outcome::Ok
+    );
+    assert_eq!(act(&mut d, delete.clone()), Outcome::Ok);
+    assert_eq!(
+        d.events().newest(1)[0].text,
+        "delete_group: ok; group g deleted with its 1 committed offset(s): a new consumer of it starts from auto.offset.reset"
+    );
+    let s = Snapshot::of(&d);
+    assert!(
+        !s.committed_offsets.contains_key("g"),
+        "{:?}",
+        s.committed_offsets
+    );
+    assert_eq!(
+        s.committed_offsets["other"]["orders-0"], 2,
+        "other groups stay"
+    );
+    assert!(s.groups.iter().all(|g| g.group != "g"), "the group is gone");
+    assert!(
+        matches!(act(&mut d, delete.clone()), Outcome::Error(e) if e.code() == "GroupIdNotFound"),
+        "deleted: not found"
+    );
+    assert!(matches!(
+        act(&mut d, json!({"crash": {}})),
+        Outcome::Recovered(_)
+    ));
+    let s = Snapshot::of(&d);
+    assert!(
+        !s.committed_offsets.contains_key("g"),
+        "offsets.json was rewritten without the group"
+    );
+    assert_eq!(s.committed_offsets["other"]["orders-0"], 2);
+}

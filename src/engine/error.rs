@@ -117,6 +117,12 @@ pub enum MiniKafkaError {
     },
     #[error("group {0:?} is rebalancing: rejoin, or ask for its assignment again")]
     RebalanceInProgress(String),
+    /// Kafka's NON_EMPTY_GROUP: a group with members cannot be deleted.
+    #[error("group {group:?} is not empty: {members} member(s) must leave before it is deleted")]
+    GroupNotEmpty { group: String, members: usize },
+    /// Kafka's GROUP_ID_NOT_FOUND: no group of this id to delete.
+    #[error("group {0:?} not found: it has no members and no committed offsets")]
+    GroupIdNotFound(String),
     #[error(
         "member {member:?} of group {group:?} does not own {tp}: it may commit only its own partitions"
     )]
@@ -270,6 +276,8 @@ impl MiniKafkaError {
             Self::UnknownMember { .. } => "UnknownMember",
             Self::IllegalGeneration { .. } => "IllegalGeneration",
             Self::RebalanceInProgress { .. } => "RebalanceInProgress",
+            Self::GroupNotEmpty { .. } => "GroupNotEmpty",
+            Self::GroupIdNotFound { .. } => "GroupIdNotFound",
             Self::NotPartitionOwner { .. } => "NotPartitionOwner",
             Self::InvalidTransactionalId { .. } => "InvalidTransactionalId",
             Self::UnknownTransaction { .. } => "UnknownTransaction",

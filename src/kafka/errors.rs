@@ -48,6 +48,8 @@ pub fn code_of(e: &MiniKafkaError) -> i16 {
             ResponseError::IllegalGeneration
         }
         E::RebalanceInProgress(_) => ResponseError::RebalanceInProgress,
+        E::GroupNotEmpty { .. } => ResponseError::NonEmptyGroup,
+        E::GroupIdNotFound(_) => ResponseError::GroupIdNotFound,
         // A DeleteRecords past the high watermark, a bad retention setting.
         E::InvalidCleanup(_) => ResponseError::InvalidRequest,
         // A client's own buffer (Kafka's BufferExhaustedException): served
@@ -102,6 +104,8 @@ pub fn code_of_name(name: &str) -> i16 {
         "UnknownMember" => ResponseError::UnknownMemberId,
         "IllegalGeneration" | "NotPartitionOwner" => ResponseError::IllegalGeneration,
         "RebalanceInProgress" => ResponseError::RebalanceInProgress,
+        "GroupNotEmpty" => ResponseError::NonEmptyGroup,
+        "GroupIdNotFound" => ResponseError::GroupIdNotFound,
         "InvalidBatch" => ResponseError::InvalidRecord,
         "Corrupt" => ResponseError::CorruptMessage,
         "Io" | "DataDirLocked" | "DataDirUnwritable" | "NewerFormat" | "NotABatchBoundary"
@@ -179,6 +183,7 @@ pub mod code {
     pub const INCONSISTENT_GROUP_PROTOCOL: i16 = ResponseError::InconsistentGroupProtocol.code();
     pub const MEMBER_ID_REQUIRED: i16 = ResponseError::MemberIdRequired.code();
     pub const GROUP_ID_NOT_FOUND: i16 = ResponseError::GroupIdNotFound.code();
+    pub const NON_EMPTY_GROUP: i16 = ResponseError::NonEmptyGroup.code();
     pub const REBALANCE_IN_PROGRESS: i16 = ResponseError::RebalanceInProgress.code();
 }
 

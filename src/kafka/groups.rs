@@ -801,6 +801,26 @@ impl Groups {
         codes
     }
 
+    /// Whether DeleteGroups must refuse `group` with NON_EMPTY_GROUP: it
+    /// has members, or is rebalancing (not `Empty`), once the sessions
+    /// that ran out are expired (Kafka's `validateDeleteGroup`).
+    pub fn not_empty(&mut self, group: &str, now: Instant) -> bool {
+        self.tick_group(group, now);
+        self.groups
+            .get(group)
+            .is_some_and(|g| g.state != GroupState::Empty || !g.members.is_empty())
+    }
+
+    /// Forgets an `Empty` group (DeleteGroups took it): member ids it
+    /// handed out and never saw join go with it. Whether it was known.
+    pub fn forget_empty(&mut self, group: &str) -> bool {
+        let empty = self
+            .groups
+            .get(group)
+            .is_some_and(|g| g.state == GroupState::Empty && g.members.is_empty());
+        empty && self.groups.remove(group).is_some()
+    }
+
     /// Whether an OffsetCommit (or a transactional one, v3+) of `member`
     /// at `generation` may commit, as Kafka's `validateOffsetCommit`:
     /// generation -1 without a member is a simple commit, accepted while

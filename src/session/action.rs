@@ -125,6 +125,15 @@ pub enum Action {
         group: String,
         offsets: Vec<OffsetSpec>,
     },
+    /// Kafka's DeleteGroups of one group: a group without members goes,
+    /// with all its committed offsets (durably, as a commit is written);
+    /// one with members is refused (`GroupNotEmpty`), an unknown one too
+    /// (`GroupIdNotFound`). Served Kafka clients make it
+    /// (docs/kafka-protocol.md); an extension of SPEC §4's table, which
+    /// the book's rules accept as they accept `commit_offsets`.
+    DeleteGroup {
+        group: String,
+    },
     Commit {
         txn: String,
         /// "prepare", "marker:N", "markers" or "offsets".
@@ -281,7 +290,7 @@ pub enum Action {
 }
 
 /// The names of every action, in the spec's order (for error messages).
-pub const ACTION_NAMES: [&str; 29] = [
+pub const ACTION_NAMES: [&str; 30] = [
     "create_topic",
     "produce",
     "begin",
@@ -289,6 +298,7 @@ pub const ACTION_NAMES: [&str; 29] = [
     "late_send",
     "send_offsets",
     "commit_offsets",
+    "delete_group",
     "commit",
     "abort",
     "replicate",
@@ -773,6 +783,7 @@ impl Action {
             Action::LateSend { .. } => "late_send",
             Action::SendOffsets { .. } => "send_offsets",
             Action::CommitOffsets { .. } => "commit_offsets",
+            Action::DeleteGroup { .. } => "delete_group",
             Action::Commit { .. } => "commit",
             Action::Abort { .. } => "abort",
             Action::Replicate { .. } => "replicate",
@@ -963,6 +974,10 @@ impl Action {
                 "action.flush.producer",
                 "a producer name is not empty",
             )),
+            Action::DeleteGroup { group } if group.is_empty() => Err(FieldError::new(
+                "action.delete_group.group",
+                "a group id is not empty",
+            )),
             Action::DeleteRecords { offset, .. } if *offset < -1 => Err(FieldError::new(
                 "action.delete_records.offset",
                 "an offset, or -1 for the high watermark",
@@ -1056,6 +1071,7 @@ mod tests {
             r#"{"late_send":{"txn":"x","topic":"t","partition":0,"value":"late"}}"#,
             r#"{"send_offsets":{"txn":"x","group":"g","offsets":[{"topic":"in","partition":0,"offset":7}]}}"#,
             r#"{"commit_offsets":{"group":"g","offsets":[{"topic":"in","partition":0,"offset":7}]}}"#,
+            r#"{"delete_group":{"group":"g"}}"#,
             r#"{"commit":{"txn":"x","crash_after":"marker:1"}}"#,
             r#"{"abort":{"txn":"x"}}"#,
             r#"{"replicate":{"broker":2,"topic":"t","partition":0}}"#,

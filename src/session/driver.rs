@@ -981,7 +981,8 @@ impl Driver {
             | Action::Heartbeat { .. }
             | Action::SyncGroup { .. }
             | Action::CommitGroupOffsets { .. }
-            | Action::Poll { .. } => self.told = Some(self.start_group(action)?),
+            | Action::Poll { .. }
+            | Action::DeleteGroup { .. } => self.told = Some(self.start_group(action)?),
             Action::Crash {} => {
                 let report = self.cluster.crash().map_err(err)?;
                 let text = narrate::crash(&report, self.resends_markers());

@@ -119,6 +119,12 @@ pub fn error_zh(e: &E) -> String {
             generation,
             current,
         } => format!("消费组 {group:?} 的代数不匹配：第 {generation} 代，当前为第 {current} 代"),
+        E::GroupNotEmpty { group, members } => {
+            format!("消费组 {group:?} 不为空：它的 {members} 个成员离开后才能删除")
+        }
+        E::GroupIdNotFound(group) => {
+            format!("没有消费组 {group:?}：它既没有成员，也没有已提交的 offset")
+        }
         E::RebalanceInProgress(group) => {
             format!("消费组 {group:?} 正在重平衡：重新加入，或再次请求分配")
         }

@@ -128,6 +128,19 @@ pub fn heartbeat(member: &str, generation: i32, deadline_ms: u64) -> Said {
     )
 }
 
+/// A group deleted (Kafka's DeleteGroups), with how many committed
+/// offsets went with it.
+pub fn deleted(group: &str, offsets: usize) -> Said {
+    Said::new(
+        format!(
+            "group {group} deleted with its {offsets} committed offset(s): a new consumer of it starts from auto.offset.reset"
+        ),
+        format!(
+            "消费组 {group} 已删除，连同它已提交的 {offsets} 个 offset：它的新消费者从 auto.offset.reset 开始"
+        ),
+    )
+}
+
 /// A member's commit that passed the coordinator's fences.
 pub fn committed(
     group: &str,

@@ -85,6 +85,7 @@ pub fn action_zh(name: &str) -> &str {
         "retention" => "保留策略",
         "compact" => "压缩",
         "delete_records" => "删除记录",
+        "delete_group" => "删除消费组",
         "accumulate" => "攒批",
         "flush" => "刷出",
         // A batch an advance_clock sent when its linger ran out.
@@ -143,6 +144,8 @@ pub fn error_zh(code: &str) -> &'static str {
         "UnknownMember" => "未知的组成员",
         "IllegalGeneration" => "generation 不匹配",
         "RebalanceInProgress" => "消费组正在重平衡",
+        "GroupNotEmpty" => "消费组不为空",
+        "GroupIdNotFound" => "没有这个消费组",
         "NotPartitionOwner" => "不是该分区的拥有者",
         "InvalidBatch" => "批次无效",
         "ProducerBufferFull" => "生产者缓冲区已满",

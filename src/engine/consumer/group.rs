@@ -198,6 +198,16 @@ impl GroupCoordinator {
         self.groups.get(group_id)
     }
 
+    /// Forgets `group_id` if it has no members (Kafka's DeleteGroups; the
+    /// caller refused a group with members). Whether it was known.
+    pub fn remove_empty(&mut self, group_id: &str) -> bool {
+        let empty = self
+            .groups
+            .get(group_id)
+            .is_some_and(|g| g.members.is_empty());
+        empty && self.groups.remove(group_id).is_some()
+    }
+
     /// Adds (or re-adds) `member_id` with its subscriptions, rebalances, and
     /// returns its generation and partitions. Refuses empty ids and topics
     /// that do not exist (the book's `ValueError`s).

@@ -133,6 +133,22 @@ impl OffsetStore {
         Ok(())
     }
 
+    /// Deletes every committed offset of `group` (Kafka's DeleteGroups),
+    /// in one atomic file replace, as a commit is written; how many it
+    /// removed. A group the store does not hold is no write.
+    pub fn delete_group(&mut self, group: &str) -> Result<usize> {
+        let Some(removed) = self.groups.get(group).map(BTreeMap::len) else {
+            return Ok(0);
+        };
+        let mut next = self.groups.clone();
+        next.remove(group);
+        self.written = false;
+        Self::persist(&self.path, &next, self.sync)?;
+        self.groups = next;
+        self.written = true;
+        Ok(removed)
+    }
+
     /// Whether committing `staged` would leave the offsets as they are:
     /// every staged group is already present (the book's `setdefault` adds
     /// an empty one to the file) with every staged offset.
@@ -205,6 +221,42 @@ mod tests {
             Some(3)
         );
         assert_eq!(reopened.get("other", &input), None);
+    }
+
+    #[test]
+    fn a_deleted_group_is_gone_from_the_file_and_the_others_stay() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = OffsetStore::open(dir.path()).unwrap();
+        let p0 = TopicPartition::new("in", 0);
+        store
+            .commit_many(
+                "gone",
+                &BTreeMap::from([(p0.clone(), 4), (TopicPartition::new("in", 1), 5)]),
+            )
+            .unwrap();
+        store.commit("kept", p0.clone(), 7).unwrap();
+        assert_eq!(store.delete_group("gone").unwrap(), 2);
+        assert_eq!(store.get("gone", &p0), None);
+        assert_eq!(
+            std::fs::read_to_string(store.path()).unwrap(),
+            r#"{"groups":{"kept":[{"offset":7,"partition":0,"topic":"in"}]},"version":1}"#
+        );
+        let before = inode(&store);
+        assert_eq!(store.delete_group("gone").unwrap(), 0, "nothing left");
+        assert_eq!(inode(&store), before, "nothing deleted, nothing written");
+        let reopened = OffsetStore::open(dir.path()).unwrap();
+        assert_eq!(reopened.get("gone", &p0), None);
+        assert_eq!(reopened.get("kept", &p0), Some(7));
+    }
+
+    #[test]
+    fn a_failed_delete_changes_nothing_in_memory() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = OffsetStore::open(dir.path()).unwrap();
+        store.commit("g", TopicPartition::new("t", 0), 1).unwrap();
+        std::fs::create_dir(fsutil::tmp_sibling(store.path())).unwrap();
+        assert!(store.delete_group("g").is_err());
+        assert_eq!(store.get("g", &TopicPartition::new("t", 0)), Some(1));
     }
 
     #[test]

@@ -12,6 +12,9 @@ pub mod add_to_txn;
 mod admin_tests;
 pub mod api_versions;
 pub mod create_topics;
+pub mod delete_groups;
+#[cfg(test)]
+mod delete_groups_tests;
 pub mod delete_records;
 pub mod delete_topics;
 pub mod describe_configs;
@@ -77,6 +80,7 @@ pub const SUPPORTED: &[(ApiKey, i16, i16)] = &[
     (ApiKey::DescribeLogDirs, 1, 4),
     (ApiKey::DeleteRecords, 0, 2),
     (ApiKey::DescribeConfigs, 1, 4),
+    (ApiKey::DeleteGroups, 0, 2),
 ];
 
 /// The versions of `api` this server handles, if it handles it.
@@ -143,6 +147,7 @@ pub fn handle(worker: &mut dyn Broker, request: Request) -> Handled {
             Handled::Now(groups::describe(worker, broker, &r, version))
         }
         RequestKind::DeleteRecords(r) => Handled::Now(delete_records::handle(worker, &r)),
+        RequestKind::DeleteGroups(r) => Handled::Now(delete_groups::handle(worker, broker, &r)),
         RequestKind::DescribeLogDirs(r) => {
             Handled::Now(describe_log_dirs::handle(worker, broker, &r))
         }

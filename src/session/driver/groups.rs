@@ -1,6 +1,7 @@
 //! The consumer-group steps of the [`Driver`] (E15): `join_group`,
 //! `leave_group`, `heartbeat`, `sync_group` (Kafka's classic protocol,
-//! `--rules kafka`), `commit_group_offsets` and `poll`, and the
+//! `--rules kafka`), `commit_group_offsets`, `poll` and `delete_group`
+//! (Kafka's DeleteGroups), and the
 //! session expiry an `advance_clock` runs. Each member's client side (the
 //! book's `Consumer`: its generation, local assignment and positions) is
 //! the driver's, as a producer's is; the coordinator's side is the
@@ -189,6 +190,10 @@ impl Driver {
                     .map(|(tp, p)| (tp.clone(), *p))
                     .collect();
                 Ok(narrate_groups::polled(member, &offsets, &positions))
+            }
+            Action::DeleteGroup { group } => {
+                let removed = cluster.delete_group(group)?;
+                Ok(narrate_groups::deleted(group, removed))
             }
             _ => Err(MiniKafkaError::InvalidConfig(format!(
                 "{} is not a consumer-group action",

@@ -10,7 +10,7 @@ use super::BrokerCluster;
 use crate::engine::consumer::classic::{Assignment, SyncOutcome};
 use crate::engine::consumer::group::{Group, JoinResult};
 use crate::engine::consumer::offsets::GroupOffsets;
-use crate::engine::error::Result;
+use crate::engine::error::{MiniKafkaError, Result};
 
 impl BrokerCluster {
     /// `groups.join`: adds `member` to `group` with its subscriptions and
@@ -40,6 +40,37 @@ impl BrokerCluster {
     /// deadline on the clock.
     pub fn heartbeat(&self, group: &str, member: &str, generation: i32) -> Result<u64> {
         self.mutate(|state, now| state.groups.heartbeat(group, member, generation, now))
+    }
+
+    /// Kafka's DeleteGroups for one group (no call of the book's): a group
+    /// with members is refused ([`MiniKafkaError::GroupNotEmpty`]), one
+    /// with neither members nor committed offsets is not found
+    /// ([`MiniKafkaError::GroupIdNotFound`]), an empty id is invalid; else
+    /// the group and all its committed offsets go, `offsets.json` replaced
+    /// as a commit replaces it. Offsets a transaction staged for the group
+    /// are not touched (docs/kafka-differences.md, "DeleteGroups").
+    /// Returns how many committed offsets went.
+    pub fn delete_group(&self, group: &str) -> Result<usize> {
+        self.mutate(|state, _| {
+            if group.is_empty() {
+                return Err(MiniKafkaError::InvalidGroupId(
+                    "the group id cannot be empty".to_string(),
+                ));
+            }
+            let members = state.groups.group(group).map(|g| g.members.len());
+            if let Some(members) = members.filter(|n| *n > 0) {
+                return Err(MiniKafkaError::GroupNotEmpty {
+                    group: group.to_string(),
+                    members,
+                });
+            }
+            if members.is_none() && !state.offsets.groups().contains_key(group) {
+                return Err(MiniKafkaError::GroupIdNotFound(group.to_string()));
+            }
+            let removed = state.offsets.delete_group(group)?;
+            state.groups.remove_empty(group);
+            Ok(removed)
+        })
     }
 
     /// `groups.assignment`: `member`'s generation and partitions now.
