@@ -258,7 +258,22 @@ fn delete_group_refuses_members_and_unknown_groups_and_its_deletion_survives_a_c
         ),
         Outcome::Ok
     );
+    let before = Snapshot::of(&d);
     assert_eq!(act(&mut d, delete.clone()), Outcome::Ok);
+    // What a step's changes (and an observer's refresh) say of it: the
+    // group's offsets are gone, the other group's are not mentioned.
+    let changes = minikafka::session::snapshot::diff::diff(&before, &Snapshot::of(&d));
+    let gone: Vec<&String> = changes
+        .sentences
+        .iter()
+        .filter(|s| s.contains("gone"))
+        .collect();
+    assert_eq!(
+        gone,
+        ["g: its 1 committed offset(s) are gone"],
+        "{:?}",
+        changes.sentences
+    );
     assert_eq!(
         d.events().newest(1)[0].text,
         "delete_group: ok; group g deleted with its 1 committed offset(s): a new consumer of it starts from auto.offset.reset"

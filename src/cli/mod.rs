@@ -131,7 +131,9 @@ fn layout_help() -> String {
 pub enum Command {
     /// Print the state after step N of a recording (default: the last step)
     /// as one JSON object; or, with only --data-dir, the state of an
-    /// existing data directory, opened on a private copy.
+    /// existing data directory, opened on a private copy (a directory a
+    /// running mk-tui holds is refused: stop it first, as its files are
+    /// still being written).
     State {
         /// The recording (JSON Lines).
         file: Option<PathBuf>,

@@ -151,7 +151,7 @@ pub fn topic_entries(topic: &TopicMetadata, config: &MiniKafkaConfig) -> Vec<Ent
         entry(
             "delete.retention.ms",
             Type::Long,
-            "How long a tombstone stays after compaction, judged by record timestamps against the engine clock.",
+            "How long a tombstone stays after compaction, judged by record timestamps against the engine clock: under serve only a LogAppendTime topic's tombstones carry that clock, so a CreateTime tombstone stays.",
             limit(c.delete_retention_ms),
             (
                 "log.cleaner.delete.retention.ms",
@@ -213,7 +213,7 @@ pub fn topic_entries(topic: &TopicMetadata, config: &MiniKafkaConfig) -> Vec<Ent
         entry(
             "retention.ms",
             Type::Long,
-            "Closed segments older than this are deleted (-1: no limit, serve's default).",
+            "Closed segments older than this are deleted (-1: no limit, serve's default), judged by record timestamps against the engine clock: under serve only a LogAppendTime topic's records carry that clock, so a CreateTime topic keeps its segments.",
             limit(c.retention_ms),
             // Kafka's 7 days come from `log.retention.hours`, which it
             // does not list as a synonym; `log.retention.ms` has no default.

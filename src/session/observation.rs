@@ -298,7 +298,22 @@ fn observed_diff(before: &Snapshot, after: &Snapshot) -> Changes {
         }
         s
     };
-    diff(&ends_at_hw(before), &ends_at_hw(after))
+    let mut after = ends_at_hw(after);
+    // Offsets this refresh could not read (a coordinator unreachable, no
+    // ListGroups) are not gone: only those read and absent are told so.
+    if after
+        .unavailable
+        .iter()
+        .any(|f| f.starts_with(field::COMMITTED_OFFSETS))
+    {
+        for (group, offsets) in &before.committed_offsets {
+            let now = after.committed_offsets.entry(group.clone()).or_default();
+            for (tp, offset) in offsets {
+                now.entry(tp.clone()).or_insert(*offset);
+            }
+        }
+    }
+    diff(&ends_at_hw(before), &after)
 }
 
 /// The events pane's line for refresh `n` that answered and changed

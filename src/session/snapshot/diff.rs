@@ -258,6 +258,31 @@ pub fn diff(before: &Snapshot, after: &Snapshot) -> Changes {
             }
         }
     }
+    // Offsets that went: a group deleted (DeleteGroups, `delete_group`)
+    // or a partition's offset removed. An observer sees only that they
+    // are gone, so the sentence says that much.
+    for (group, offsets) in &before.committed_offsets {
+        let now = after.committed_offsets.get(group);
+        let gone: Vec<&String> = offsets
+            .keys()
+            .filter(|tp| now.is_none_or(|o| !o.contains_key(*tp)))
+            .collect();
+        match (now, gone.len()) {
+            (_, 0) => {}
+            (None, n) => sentences.push(Said::new(
+                format!("{group}: its {n} committed offset(s) are gone"),
+                format!("{group}：它已提交的 {n} 个 offset 已不在"),
+            )),
+            (Some(_), _) => {
+                for tp in gone {
+                    sentences.push(Said::new(
+                        format!("{group}: committed offset of {tp} is gone"),
+                        format!("{group}：{tp} 的已提交 offset 已不在"),
+                    ));
+                }
+            }
+        }
+    }
     (c.sentences, c.sentences_zh) = sentences.into_iter().map(|s| (s.en, s.zh)).unzip();
     c
 }
