@@ -824,7 +824,7 @@ mod tests {
     #[test]
     fn a_log_append_time_batch_carries_the_bit_and_unix_times() {
         let mut batch = RecordBatch::new(vec![Record::value("a"), Record::value("b")]);
-        batch.stamp_append_time(40);
+        batch.stamp(crate::engine::core::codec::Stamp::All(40));
         let origin = 1_700_000_000_000;
         for (log_append, bit, time) in [(Some(origin), true, origin + 40), (None, false, 40)] {
             let bytes = encode_batches(std::slice::from_ref(&batch), log_append).unwrap();

@@ -5,28 +5,11 @@
 //! and a served session's recording that replays to the same committed
 //! offsets.
 
-use std::process::Command;
-
 use serde_json::json;
 
 use crate::python;
+use crate::record::state_of_recording;
 use crate::server::Server;
-
-/// `mk-tui state FILE`: the replay of a recording, as JSON.
-fn state_of_recording(file: &std::path::Path) -> serde_json::Value {
-    let out = Command::new(env!("CARGO_BIN_EXE_mk-tui"))
-        .arg("state")
-        .arg(file)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "state {}: {}",
-        file.display(),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).unwrap()
-}
 
 /// Topic `t` of two partitions, six records in each.
 fn topic_with_records(py: &std::path::PathBuf, boot: &str) {

@@ -1,5 +1,6 @@
 //! `RecordBatch` (E1): the unit of append, replication and on-disk framing.
 
+use crate::engine::core::codec::Stamp;
 use crate::engine::core::record::{ConsumerRecord, Record};
 use crate::engine::error::{MiniKafkaError, Result};
 
@@ -114,22 +115,13 @@ impl RecordBatch {
         }
     }
 
-    /// Sets every record's timestamp (the leader stamps them from its clock
-    /// when a producer left them at 0).
-    pub fn stamp_timestamps(&mut self, now_ms: i64) {
+    /// Sets each record's timestamp by `stamp`, the rule the leader's
+    /// encoding applies in the frame (`codec::encode_checked_into`):
+    /// CreateTime fills the timestamps a producer left at 0, LogAppendTime
+    /// replaces every one.
+    pub fn stamp(&mut self, stamp: Stamp) {
         for record in &mut self.records {
-            if record.timestamp_ms == 0 {
-                record.timestamp_ms = now_ms;
-            }
-        }
-    }
-
-    /// Sets every record's timestamp to the append time, whatever the
-    /// producer sent: a LogAppendTime topic's records carry the time the
-    /// leader appended them (Kafka's `message.timestamp.type`).
-    pub fn stamp_append_time(&mut self, now_ms: i64) {
-        for record in &mut self.records {
-            record.timestamp_ms = now_ms;
+            record.timestamp_ms = stamp.timestamp(record.timestamp_ms);
         }
     }
 
@@ -238,7 +230,7 @@ impl RecordBatch {
         let mut previous = -1;
         for record in &self.records {
             if record.offset_delta <= previous || record.offset_delta > self.last_offset_delta {
-                return invalid("record offset deltas must increase within last_offset_delta");
+                return invalid(DELTAS_OUT_OF_ORDER);
             }
             previous = record.offset_delta;
             if record
@@ -246,7 +238,7 @@ impl RecordBatch {
                 .iter()
                 .any(|h| h.key.len() > usize::from(u16::MAX))
             {
-                return invalid("header key longer than 65535 bytes");
+                return invalid(HEADER_KEY_TOO_LONG);
             }
         }
         Ok(())
@@ -272,6 +264,12 @@ impl RecordBatch {
         Ok(())
     }
 }
+
+/// The record rules' reasons, given alike by [`RecordBatch::validate`]
+/// and the leader's encoding that checks them (`codec::encode_checked_into`).
+pub(crate) const DELTAS_OUT_OF_ORDER: &str =
+    "record offset deltas must increase within last_offset_delta";
+pub(crate) const HEADER_KEY_TOO_LONG: &str = "header key longer than 65535 bytes";
 
 fn invalid(why: &str) -> Result<()> {
     Err(MiniKafkaError::InvalidBatch(why.to_string()))

@@ -16,7 +16,9 @@
 
 use bytes::Bytes;
 
-use crate::engine::core::batch::{ControlType, RecordBatch};
+use crate::engine::core::batch::{
+    ControlType, DELTAS_OUT_OF_ORDER, HEADER_KEY_TOO_LONG, RecordBatch,
+};
 use crate::engine::core::record::{Header, Record};
 
 /// The four magic bytes that open every frame.
@@ -93,16 +95,17 @@ pub enum Stamp {
     /// Each record's own timestamp.
     Keep,
     /// This time for the records whose timestamp is 0 (CreateTime: a
-    /// producer that left it unset gets the leader's clock), as
-    /// [`RecordBatch::stamp_timestamps`].
+    /// producer that left it unset gets the leader's clock).
     Unset(i64),
-    /// This time for every record (LogAppendTime), as
-    /// [`RecordBatch::stamp_append_time`].
+    /// This time for every record (LogAppendTime: the records carry the
+    /// time the leader appended them, Kafka's `message.timestamp.type`).
     All(i64),
 }
 
 impl Stamp {
-    fn timestamp(self, record_ms: i64) -> i64 {
+    /// A record's timestamp once stamped (the one rule: the frame's
+    /// encoding and [`RecordBatch::stamp`] both apply it).
+    pub fn timestamp(self, record_ms: i64) -> i64 {
         match self {
             Stamp::Keep => record_ms,
             Stamp::Unset(now) if record_ms == 0 => now,
@@ -167,7 +170,7 @@ fn write_frame<const CHECK: bool>(
     for record in &batch.records {
         if CHECK {
             if record.offset_delta <= previous || record.offset_delta > batch.last_offset_delta {
-                return Err("record offset deltas must increase within last_offset_delta");
+                return Err(DELTAS_OUT_OF_ORDER);
             }
             previous = record.offset_delta;
         }
@@ -191,7 +194,7 @@ fn write_frame<const CHECK: bool>(
         out.extend_from_slice(value);
         for header in &record.headers {
             if CHECK && header.key.len() > usize::from(u16::MAX) {
-                return Err("header key longer than 65535 bytes");
+                return Err(HEADER_KEY_TOO_LONG);
             }
             out.extend_from_slice(&(header.key.len() as u16).to_be_bytes());
             out.extend_from_slice(header.key.as_bytes());
@@ -700,12 +703,12 @@ mod tests {
             (Stamp::Keep, b.clone()),
             (Stamp::Unset(77), {
                 let mut s = b.clone();
-                s.stamp_timestamps(77);
+                s.stamp(Stamp::Unset(77));
                 s
             }),
             (Stamp::All(78), {
                 let mut s = b.clone();
-                s.stamp_append_time(78);
+                s.stamp(Stamp::All(78));
                 s
             }),
         ] {

@@ -79,6 +79,35 @@ impl Harness {
     }
 }
 
+/// A member joins `group` on the server (its first join completes at once:
+/// the tests' groups wait no initial delay) and stays a member: its join's
+/// answer.
+pub(super) fn join_member(h: &mut Harness, group: &str) -> crate::kafka::groups::JoinReply {
+    use crate::kafka::groups::{Join, Reply, Started};
+    let mut steps = NoSteps;
+    let mut w = h.state.worker(&mut h.driver, &mut steps);
+    let join = Join {
+        group: group.into(),
+        member_id: String::new(),
+        client_id: "c".into(),
+        client_host: String::new(),
+        connection: 1,
+        session: std::time::Duration::from_secs(60),
+        rebalance: std::time::Duration::from_secs(60),
+        protocol_type: "consumer".into(),
+        protocols: vec![("range".into(), Default::default())],
+        require_known_member: false,
+    };
+    let groups = w.groups_mut();
+    let Started::Wait(t) = groups.join(join, crate::kafka::clock::RealTime::now()) else {
+        panic!("joins")
+    };
+    let Some(Reply::Join(r)) = groups.take(t) else {
+        panic!("joined at once")
+    };
+    r
+}
+
 fn s(text: &str) -> StrBytes {
     StrBytes::from_string(text.to_string())
 }
@@ -306,28 +335,11 @@ fn list_groups_names_every_group_with_offsets_staged_offsets_or_a_member() {
     h.act(serde_json::json!({"begin": {"txn": "tx-1"}}));
     h.act(serde_json::json!({"send_offsets": {"txn": "tx-1", "group": "staged", "offsets": [{"topic": "t", "partition": 0, "offset": 0}]}}));
     {
+        let r = join_member(&mut h, "live");
         let mut steps = NoSteps;
         let mut w = h.state.worker(&mut h.driver, &mut steps);
         let now = crate::kafka::clock::RealTime::now();
         let groups = w.groups_mut();
-        let join = crate::kafka::groups::Join {
-            group: "live".into(),
-            member_id: String::new(),
-            client_id: "c".into(),
-            client_host: String::new(),
-            connection: 1,
-            session: std::time::Duration::from_secs(60),
-            rebalance: std::time::Duration::from_secs(60),
-            protocol_type: "consumer".into(),
-            protocols: vec![("range".into(), Default::default())],
-            require_known_member: false,
-        };
-        let crate::kafka::groups::Started::Wait(t) = groups.join(join, now) else {
-            panic!("joins")
-        };
-        let Some(crate::kafka::groups::Reply::Join(r)) = groups.take(t) else {
-            panic!("joined at once")
-        };
         let sync = crate::kafka::groups::Sync {
             group: "live".into(),
             member_id: r.member_id.clone(),

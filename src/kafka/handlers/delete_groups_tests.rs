@@ -5,10 +5,9 @@
 use kafka_protocol::messages::{DeleteGroupsRequest, GroupId, RequestKind, ResponseKind};
 use kafka_protocol::protocol::StrBytes;
 
-use super::admin_tests::{Harness, cluster};
+use super::admin_tests::{Harness, cluster, join_member};
 use crate::kafka::broker::Broker;
 use crate::kafka::errors::code;
-use crate::kafka::groups::{Join, Reply, Started};
 use crate::session::listeners::NoSteps;
 
 /// DeleteGroups of `groups` at `broker`: each (group, error code).
@@ -38,34 +37,6 @@ fn committed(h: &Harness, group: &str) -> Option<i64> {
         .cluster()
         .offsets()
         .get(group, &crate::engine::TopicPartition::new("t", 0))
-}
-
-/// A member joins `group` on the server (its first join completes at once:
-/// the tests' groups wait no initial delay); it stays a member.
-fn join(h: &mut Harness, group: &str) -> String {
-    let mut steps = NoSteps;
-    let mut w = h.state.worker(&mut h.driver, &mut steps);
-    let now = crate::kafka::clock::RealTime::now();
-    let join = Join {
-        group: group.into(),
-        member_id: String::new(),
-        client_id: "c".into(),
-        client_host: String::new(),
-        connection: 1,
-        session: std::time::Duration::from_secs(60),
-        rebalance: std::time::Duration::from_secs(60),
-        protocol_type: "consumer".into(),
-        protocols: vec![("range".into(), Default::default())],
-        require_known_member: false,
-    };
-    let groups = w.groups_mut();
-    let Started::Wait(t) = groups.join(join, now) else {
-        panic!("joins")
-    };
-    let Some(Reply::Join(r)) = groups.take(t) else {
-        panic!("joined at once")
-    };
-    r.member_id
 }
 
 /// Whether the server knows `group` (has seen a member of it).
@@ -108,7 +79,7 @@ fn each_error_code_in_the_requests_order() {
     let mut h = cluster("kafka");
     commit(&mut h, "busy", 1);
     commit(&mut h, "idle", 2);
-    join(&mut h, "busy");
+    join_member(&mut h, "busy");
     assert_eq!(
         delete(&mut h, 1, &["nope", "busy", "", "idle"]),
         [
@@ -145,13 +116,13 @@ fn a_broker_that_is_not_the_coordinator_deletes_nothing() {
 #[test]
 fn a_group_whose_members_left_is_deleted_offsets_or_not() {
     let mut h = cluster("kafka");
-    let m = join(&mut h, "left");
+    let m = join_member(&mut h, "left").member_id;
     leave(&mut h, "left", &m);
     let before = h.driver.step();
     assert_eq!(delete(&mut h, 1, &["left"]), [("left".into(), code::NONE)]);
     assert_eq!(h.driver.step(), before, "nothing in the engine: no step");
     assert!(!server_knows(&mut h, "left"), "forgotten");
-    let m = join(&mut h, "both");
+    let m = join_member(&mut h, "both").member_id;
     commit(&mut h, "both", 6);
     assert_eq!(
         delete(&mut h, 1, &["both"]),
