@@ -232,3 +232,44 @@ fn confluent_kafka_alters_incrementally_and_whole_and_it_holds_across_kill_9() {
         "mk-tui state shows the altered config"
     );
 }
+
+#[test]
+fn kafka_pythons_alter_configs_sets_deletes_and_sends_the_whole_set() {
+    let Some(py) = python::with("kafka") else {
+        return;
+    };
+    let mut server = Server::start(&[]);
+    let boot = server.bootstrap();
+    let alter = |args: &[&str]| {
+        let mut all = vec![boot.as_str(), "t"];
+        all.extend_from_slice(args);
+        python::run(&py, "kp_alter_configs.py", &all)
+    };
+    let out = alter(&["create"]);
+    assert_eq!(out.trim(), "created t", "{out}");
+    let out = alter(&["inc", "retention.ms=5000", "cleanup.policy=compact"]);
+    assert_eq!(out.trim(), "t OK", "{out}");
+    let out = alter(&["inc", "retention.ms=-"]);
+    assert_eq!(out.trim(), "t OK", "{out}");
+    let out = alter(&["inc", "retention.ms=soon"]);
+    assert!(
+        out.contains("[Error 40] InvalidConfigurationError: Invalid value soon for configuration retention.ms"),
+        "{out}"
+    );
+    // kafka-python's AlterConfigs sends the topic's other dynamic configs
+    // with the one given, so cleanup.policy stays.
+    let out = alter(&["whole", "retention.bytes=9999"]);
+    assert_eq!(out.trim(), "t OK", "{out}");
+    let log = server.stop();
+    for line in [
+        "IncrementalAlterConfigs v1 from client \"kafka-python-3.0.12\": topic t altered",
+        "IncrementalAlterConfigs v1 from client \"kafka-python-3.0.12\": t: INVALID_CONFIG",
+        "AlterConfigs v2 from client \"kafka-python-3.0.12\": topic t altered",
+    ] {
+        assert!(log.contains(line), "{line:?} in:\n{log}");
+    }
+    assert_eq!(
+        partition(&server.state(), "t", 0)["config"],
+        json!({"cleanup_policy": "compact", "retention_bytes": 9999})
+    );
+}
