@@ -257,13 +257,18 @@ fn each_refusal_has_kafkas_code_and_records_no_step() {
         ),
         (
             resource(TOPIC, "t", &[("retention.ms", SET, None)]),
-            code::INVALID_CONFIG,
-            "Invalid value null",
+            code::INVALID_REQUEST,
+            "Null value not supported for : retention.ms",
+        ),
+        (
+            resource(TOPIC, "t", &[("cleanup.policy", APPEND, None)]),
+            code::INVALID_REQUEST,
+            "Null value not supported for : cleanup.policy",
         ),
         (
             resource(TOPIC, "t", &[("retention.ms", 7, Some("5"))]),
-            code::INVALID_REQUEST,
-            "Unknown operation type 7",
+            code::UNKNOWN_SERVER_ERROR,
+            "",
         ),
         (
             resource(TOPIC, "nope", &[("retention.ms", SET, Some("5"))]),
@@ -292,7 +297,7 @@ fn each_refusal_has_kafkas_code_and_records_no_step() {
         (
             resource(BROKER, "1", &[("log.retention.ms", SET, Some("5"))]),
             code::INVALID_REQUEST,
-            "Cannot update these configs dynamically: Set(log.retention.ms)",
+            "Cannot update these configs dynamically: [log.retention.ms]",
         ),
         (
             resource(8, "root", &[("kafka", SET, Some("DEBUG"))]),

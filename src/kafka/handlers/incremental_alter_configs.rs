@@ -3,7 +3,8 @@
 //! applied on its own as one `alter_topic_config` step
 //! ([`crate::kafka::topic_alter`]), so `kafka-configs.sh --alter` and an
 //! AdminClient's `incrementalAlterConfigs` change what serve's cleaner
-//! does. An unknown operation id is INVALID_REQUEST.
+//! does. An unknown operation id is UNKNOWN_SERVER_ERROR without a
+//! message, as Kafka 4.4 answers it.
 
 use kafka_protocol::messages::incremental_alter_configs_response::AlterConfigsResourceResponse;
 use kafka_protocol::messages::{
@@ -26,12 +27,10 @@ pub fn handle(worker: &mut dyn Broker, request: &IncrementalAlterConfigsRequest)
                 .configs
                 .iter()
                 .map(|c| {
-                    let op = Op::from_id(c.config_operation).ok_or_else(|| {
-                        (
-                            code::INVALID_REQUEST,
-                            format!("Unknown operation type {}", c.config_operation),
-                        )
-                    })?;
+                    // Kafka 4.4 fails on an unknown id: UNKNOWN_SERVER_ERROR,
+                    // no message (its broker's log names it).
+                    let op = Op::from_id(c.config_operation)
+                        .ok_or((code::UNKNOWN_SERVER_ERROR, String::new()))?;
                     Ok(Change {
                         name: c.name.as_str(),
                         op,
@@ -59,9 +58,8 @@ pub fn handle(worker: &mut dyn Broker, request: &IncrementalAlterConfigsRequest)
                 }
                 Err((error, message)) => {
                     outcomes.push(format!("{name}: {}", name_of(error)));
-                    response
-                        .with_error_code(error)
-                        .with_error_message(Some(StrBytes::from_string(message)))
+                    let message = (!message.is_empty()).then(|| StrBytes::from_string(message));
+                    response.with_error_code(error).with_error_message(message)
                 }
             }
         })
