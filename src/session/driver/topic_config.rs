@@ -63,6 +63,64 @@ fn altered(topic: &str, config: &TopicConfig, changed: bool) -> Said {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::session::recording::Header;
+    use crate::session::{Action, Outcome};
+
+    fn driver(rules: &str) -> Driver {
+        let header: Header = serde_json::from_value(serde_json::json!({
+            "mk_recording": 1, "title": "t", "rules": rules,
+            "cluster": {"brokers": [1], "topics": [{"name": "t", "partitions": 2, "replication_factor": 1}]},
+        }))
+        .unwrap();
+        Driver::new(&header, None).unwrap()
+    }
+
+    fn act(d: &mut Driver, action: serde_json::Value) -> Outcome {
+        let action: Action = serde_json::from_value(action).unwrap();
+        d.apply(&action)
+    }
+
+    /// Under either rules the step replaces the config, which the state of
+    /// every partition shows and a crash's recovery keeps; an unknown
+    /// topic is refused and changes nothing.
+    #[test]
+    fn the_step_replaces_the_config_and_a_crash_keeps_it() {
+        for rules in ["minikafka", "kafka"] {
+            let mut d = driver(rules);
+            let alter = serde_json::json!({"alter_topic_config": {"topic": "t",
+                "config": {"cleanup_policy": "compact", "retention_bytes": 4096}}});
+            assert_eq!(act(&mut d, alter), Outcome::Ok, "{rules}");
+            assert_eq!(
+                d.events().newest(1)[0].text,
+                "alter_topic_config: ok; topic t's config: cleanup.policy=compact, retention.bytes=4096; the server's cleaner follows it"
+            );
+            let unknown =
+                serde_json::json!({"alter_topic_config": {"topic": "nope", "config": {}}});
+            assert!(
+                matches!(act(&mut d, unknown), Outcome::Error(e) if e.code() == "UnknownTopicOrPartition"),
+                "{rules}"
+            );
+            assert!(matches!(
+                act(&mut d, serde_json::json!({"crash": {}})),
+                Outcome::Recovered(_)
+            ));
+            let want = TopicConfig {
+                cleanup_policy: CleanupPolicy::Compact,
+                retention_bytes: Some(4096),
+                ..TopicConfig::default()
+            };
+            assert_eq!(d.cluster().topic_configs()["t"], want, "{rules}");
+            let state = crate::session::snapshot::Snapshot::of(&d);
+            for p in &state.partitions {
+                assert_eq!(p.config.cleanup_policy.as_deref(), Some("compact"));
+                assert_eq!(p.config.retention_bytes, Some(4096));
+            }
+            // The whole set: what is left out goes back to its default.
+            let back = serde_json::json!({"alter_topic_config": {"topic": "t", "config": {}}});
+            assert_eq!(act(&mut d, back), Outcome::Ok);
+            assert!(d.cluster().topic_configs()["t"].is_default());
+        }
+    }
 
     #[test]
     fn the_sentence_names_the_settings_as_kafka_spells_them() {
