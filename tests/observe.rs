@@ -137,6 +137,8 @@ fn differences(expected: &Value, observed: &Value) -> Vec<String> {
             "log_start_offset",
             "high_watermark",
             "last_stable_offset",
+            // The topic's own settings, through DescribeConfigs.
+            "config",
         ] {
             check(format!("{key}.{field}"), &e[field], &o[field]);
         }
@@ -558,13 +560,27 @@ fn the_observer_sees_what_the_embedded_cluster_holds_for_every_field_the_protoco
             + "\n",
     )
     .unwrap();
+    // Topics with settings of their own (DescribeConfigs fills `config`)
+    // beside one without.
+    let configured = temp.path().join("configured.jsonl");
+    std::fs::write(
+        &configured,
+        [
+            r#"{"mk_recording":1,"title":"configured","rules":"kafka","cluster":{"brokers":[1],"topics":[{"name":"plain","partitions":1,"replication_factor":1}],"config":{}}}"#,
+            r#"{"at_ms":0,"action":{"create_topic":{"name":"kv","partitions":2,"replication_factor":1,"config":{"cleanup_policy":"compact","delete_retention_ms":0}}}}"#,
+            r#"{"at_ms":0,"action":{"create_topic":{"name":"short","partitions":1,"replication_factor":1,"config":{"retention_ms":60000,"retention_bytes":4096}}}}"#,
+            r#"{"at_ms":0,"action":{"produce":{"topic":"kv","key":"a","value":"1"}}}"#,
+        ]
+        .join("\n")
+            + "\n",
+    )
+    .unwrap();
     let mut all = Vec::new();
     let mut fates_seen = std::collections::BTreeSet::new();
-    for (recording, steps) in cases
-        .iter()
-        .copied()
-        .chain([(deciding.to_str().unwrap(), None)])
-    {
+    for (recording, steps) in cases.iter().copied().chain([
+        (deciding.to_str().unwrap(), None),
+        (configured.to_str().unwrap(), None),
+    ]) {
         all.extend(observe_matches(recording, steps, &mut fates_seen));
     }
     assert!(all.is_empty(), "{}", all.join("\n"));

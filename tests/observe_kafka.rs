@@ -426,10 +426,24 @@ fn observe_reads_apache_kafka_as_its_clients_do() {
     );
 
     // t: three partitions of three replicas, as the AdminClient lists them.
-    for create in ["create t 3 3", "create h 1 3", "create j 1 3"] {
+    for create in [
+        "create t 3 3",
+        "create h 1 3",
+        "create j 1 3",
+        "create kc 1 3 cleanup.policy=compact retention.ms=60000",
+    ] {
         assert!(ck.run(create).is_empty());
     }
+    // A topic's own settings, by DescribeConfigs; a topic with none has
+    // no config, whatever the brokers' defaults.
+    let configured = observe_topic(&boot, "kc");
+    assert_eq!(
+        part(&configured, "kc", 0)["config"],
+        json!({"cleanup_policy": "compact", "retention_ms": 60000}),
+        "{configured}"
+    );
     let fresh = observe_topic(&boot, "t");
+    assert!(part(&fresh, "t", 0).get("config").is_none(), "{fresh}");
     let (brokers, listed) = ck.metadata("t");
     assert_eq!(brokers, [1, 2, 3]);
     assert_eq!(listed.len(), 3);

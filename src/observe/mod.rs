@@ -11,14 +11,15 @@
 //! [`offsets`] and [`fetch`] ask, [`batches`] decodes record batches,
 //! [`coordinator`] finds a group's or a transactional id's coordinator,
 //! [`groups`] reads committed offsets, [`transactions`] the open
-//! transactions, [`log_dirs`] the replicas' offset lags, [`fate`] decides
-//! batch fates from the wire alone, [`assemble`] fills the snapshot and
-//! lists what it could not fill (its JSON writes them null), [`live`]
-//! refreshes it on a period.
+//! transactions, [`log_dirs`] the replicas' offset lags, [`configs`] the
+//! topics' settings, [`fate`] decides batch fates from the wire alone,
+//! [`assemble`] fills the snapshot and lists what it could not fill (its
+//! JSON writes them null), [`live`] refreshes it on a period.
 
 pub mod assemble;
 pub mod batches;
 pub mod bootstrap;
+pub mod configs;
 pub mod connection;
 pub mod coordinator;
 pub mod fate;
@@ -374,6 +375,14 @@ async fn observe_async(options: &Options) -> Result<Snapshot, SessionError> {
         Err(e) => return Err(e),
     };
     let dirs = log_dirs::ask(&mut links, &cluster, &all).await?;
+    let topics: Vec<String> = cluster
+        .partitions
+        .iter()
+        .map(|p| p.topic.clone())
+        .collect::<std::collections::BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    let settings = configs::ask(&mut links, &bootstrap, &topics).await;
     let observed = observed.into_iter().flatten().collect();
     let mut snapshot = assemble::assemble(&options.bootstrap, &cluster, observed);
     snapshot.unavailable.extend(cut);
@@ -398,5 +407,6 @@ async fn observe_async(options: &Options) -> Result<Snapshot, SessionError> {
     transactions::decide(&mut snapshot, &transactions::deciding(&answers));
     transactions::explain_lso(&mut snapshot);
     log_dirs::fill(&mut snapshot, &dirs);
+    configs::fill(&mut snapshot, &settings);
     Ok(snapshot)
 }

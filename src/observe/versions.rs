@@ -47,6 +47,9 @@ pub mod ours {
     pub const DESCRIBE_TRANSACTIONS: RangeInclusive<i16> = 0..=0;
     /// v0, the only version (KIP-664).
     pub const DESCRIBE_PRODUCERS: RangeInclusive<i16> = 0..=0;
+    /// v1 adds each config's source (only a topic's own settings are
+    /// taken) and is the oldest Kafka 4 serves; v4 is the newest.
+    pub const DESCRIBE_CONFIGS: RangeInclusive<i16> = 1..=4;
 }
 
 /// The version ranges one broker advertised, by API key.

@@ -90,8 +90,11 @@ print("ready", flush=True)
 open_producers = {}  # transactions left open: their producers must live
 
 
-def create(topic, partitions, rf):
-    futures = admin.create_topics([NewTopic(topic, partitions, rf)], operation_timeout=WAIT_S)
+def create(topic, partitions, rf, configs):
+    """A topic, with `name=value` topic configs after its replication factor."""
+    config = dict(c.split("=", 1) for c in configs)
+    futures = admin.create_topics([NewTopic(topic, partitions, rf, config=config)],
+                                  operation_timeout=WAIT_S)
     futures[topic].result(WAIT_S)
 
 
@@ -211,7 +214,7 @@ for line in sys.stdin:
         if command == "quit":
             break
         elif command == "create":
-            create(args[0], int(args[1]), int(args[2]))
+            create(args[0], int(args[1]), int(args[2]), args[3:])
         elif command == "plain":
             plain(args[0], int(args[1]))
         elif command == "txn":

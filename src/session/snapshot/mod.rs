@@ -62,6 +62,8 @@ pub mod field {
     pub const TXN_PARTITIONS: &str = "transactions[].partitions";
     pub const TXN_FIRST_OFFSETS: &str = "transactions[].first_offsets";
     pub const TXN_STAGED_OFFSETS: &str = "transactions[].staged_offsets";
+    /// A topic's settings, read with DescribeConfigs.
+    pub const TOPIC_CONFIG: &str = "partitions[].config";
 
     /// A partition where `group` has a transactional offset commit
     /// pending (OffsetFetch's UNSTABLE_OFFSET_COMMIT): its committed offset
@@ -362,7 +364,11 @@ pub struct PartitionSnapshot {
     pub batches: Vec<BatchSnapshot>,
     /// The topic's cleaning config (`create_topic`'s `config`), left out
     /// when none is set.
-    #[serde(default, skip_serializing_if = "TopicConfigSnapshot::is_empty")]
+    #[serde(
+        default,
+        skip_serializing_if = "TopicConfigSnapshot::is_empty",
+        deserialize_with = "null_as_default"
+    )]
     pub config: TopicConfigSnapshot,
 }
 
@@ -536,7 +542,11 @@ pub struct BatchSnapshot {
     #[serde(default)]
     pub explanation: String,
     /// The same in Chinese (`--lang zh`).
-    #[serde(default, skip_serializing_if = "String::is_empty")]
+    #[serde(
+        default,
+        skip_serializing_if = "String::is_empty",
+        deserialize_with = "null_as_default"
+    )]
     pub explanation_zh: String,
     /// Its records: all of them in `mk-tui state`; in a frame only the first
     /// [`VALUES_SHOWN`] of the batches drawn (none for the others).

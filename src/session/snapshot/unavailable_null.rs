@@ -49,8 +49,9 @@ fn is_field_path(path: &str) -> bool {
 }
 
 /// Writes `null` at `steps` under `value`, through every element of an
-/// array step. A field the JSON does not hold (an absent optional one) is
-/// left absent.
+/// array step. The last field is written `null` also where the JSON leaves
+/// it out (an empty `explanation_zh`, a topic's `config` with no setting):
+/// a field listed unavailable is `null` wherever its object is.
 fn null_at(value: &mut Value, steps: &[&str]) {
     let Some((first, rest)) = steps.split_first() else {
         return;
@@ -59,17 +60,22 @@ fn null_at(value: &mut Value, steps: &[&str]) {
         Some(name) => (name, true),
         None => (*first, false),
     };
-    let Some(field) = value.as_object_mut().and_then(|o| o.get_mut(name)) else {
+    let Some(object) = value.as_object_mut() else {
         return;
     };
-    match (each, rest.is_empty()) {
-        (false, true) => *field = Value::Null,
-        (false, false) => null_at(field, rest),
-        (true, _) => {
-            for element in field.as_array_mut().into_iter().flatten() {
-                null_at(element, rest);
-            }
+    if !each && rest.is_empty() {
+        object.insert(name.to_string(), Value::Null);
+        return;
+    }
+    let Some(field) = object.get_mut(name) else {
+        return;
+    };
+    if each {
+        for element in field.as_array_mut().into_iter().flatten() {
+            null_at(element, rest);
         }
+    } else {
+        null_at(field, rest);
     }
 }
 
@@ -103,8 +109,13 @@ mod tests {
     }
 
     #[test]
-    fn an_absent_field_stays_absent() {
-        let v = nulled(json!({"a": [{"b": 1}]}), "a[].c");
+    fn an_absent_field_is_null_where_its_object_is() {
+        let v = nulled(json!({"a": [{"b": 1}, {"b": 2, "c": 3}]}), "a[].c");
+        assert_eq!(v, json!({"a": [{"b": 1, "c": null}, {"b": 2, "c": null}]}));
+        // No object on the way: nothing is made up.
+        let v = nulled(json!({"a": [{"b": 1}]}), "x[].c");
+        assert_eq!(v, json!({"a": [{"b": 1}]}));
+        let v = nulled(json!({"a": [{"b": 1}]}), "a[].d[].c");
         assert_eq!(v, json!({"a": [{"b": 1}]}));
     }
 

@@ -266,7 +266,6 @@ pub fn render(view: &Snapshot, ctx: &PaneContext, area: Rect, buf: &mut Buffer) 
         if y >= inner.bottom() {
             break;
         }
-        drawn += 1;
         let isr: Vec<String> = p.isr.iter().map(u32::to_string).collect();
         // In words, in short words, or only the ISR (the rows say who leads).
         let isr = isr.join(",");
@@ -299,6 +298,11 @@ pub fn render(view: &Snapshot, ctx: &PaneContext, area: Rect, buf: &mut Buffer) 
         let room = usize::from(inner.bottom() - y);
         let n = p.replicas.len().min(room.saturating_sub(1));
         let h = if room == 0 { 0 } else { n as u16 + 1 };
+        // A table cut at the bottom is not shown: the mark below counts it,
+        // so a replica row out of sight is never silently missing.
+        if room > 0 && n == p.replicas.len() {
+            drawn += 1;
+        }
         let changes = view.changes.partition(&p.name());
         let known = Known::of(view);
         let rows = p.replicas[..n].iter().map(|r| {
@@ -451,5 +455,21 @@ mod tests {
     fn rows_are_cut_at_the_bottom() {
         let text = draw(PaneId::Replicas, &view(), &ctx(), 70, 5);
         assert!(text.contains("│1 ") && !text.contains("│2 "), "{text}");
+    }
+
+    #[test]
+    fn a_partition_cut_at_the_bottom_is_counted_below() {
+        // Two partitions of three replicas: 5 rows each with the name and
+        // the column names. A pane 11 high (9 inside its border) holds the
+        // first whole and the second without its last replica.
+        let mut v = view();
+        let mut second = v.partitions[0].clone();
+        second.partition = 1;
+        v.partitions.push(second);
+        let text = draw(PaneId::Replicas, &v, &ctx(), 70, 11);
+        assert!(text.contains("out-1"), "the cut table is drawn: {text}");
+        assert!(text.contains("1 more"), "and counted below: {text}");
+        let whole = draw(PaneId::Replicas, &v, &ctx(), 70, 12);
+        assert!(!whole.contains("more"), "{whole}");
     }
 }
