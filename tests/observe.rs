@@ -561,7 +561,7 @@ fn the_observer_sees_what_the_embedded_cluster_holds_for_every_field_the_protoco
     )
     .unwrap();
     // Topics with settings of their own (DescribeConfigs fills `config`)
-    // beside one without.
+    // beside one without, one of them altered after its creation.
     let configured = temp.path().join("configured.jsonl");
     std::fs::write(
         &configured,
@@ -570,6 +570,10 @@ fn the_observer_sees_what_the_embedded_cluster_holds_for_every_field_the_protoco
             r#"{"at_ms":0,"action":{"create_topic":{"name":"kv","partitions":2,"replication_factor":1,"config":{"cleanup_policy":"compact","delete_retention_ms":0}}}}"#,
             r#"{"at_ms":0,"action":{"create_topic":{"name":"short","partitions":1,"replication_factor":1,"config":{"retention_ms":60000,"retention_bytes":4096}}}}"#,
             r#"{"at_ms":0,"action":{"produce":{"topic":"kv","key":"a","value":"1"}}}"#,
+            // A LogAppendTime topic's type, and a config altered after
+            // creation (IncrementalAlterConfigs' step), read the same.
+            r#"{"at_ms":0,"action":{"create_topic":{"name":"stamped","partitions":1,"replication_factor":1,"timestamp_type":"LogAppendTime"}}}"#,
+            r#"{"at_ms":0,"action":{"alter_topic_config":{"topic":"short","config":{"retention_bytes":8192,"cleanup_policy":"compact"}}}}"#,
         ]
         .join("\n")
             + "\n",

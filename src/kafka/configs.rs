@@ -52,9 +52,11 @@ pub struct Synonym {
 pub struct Entry {
     pub name: &'static str,
     pub config_type: Type,
-    /// Whether serve could change it: never for a broker's (serve has no
-    /// AlterConfigs and its configuration is fixed at start); Kafka's
-    /// `read_only` is false for every topic config.
+    /// Whether serve could change it: never for a broker's (its
+    /// configuration is fixed at start, and AlterConfigs of a broker is
+    /// refused); Kafka's `read_only` is false for every topic config
+    /// (serve changes five of them, [`crate::kafka::topic_alter`], and
+    /// refuses the others).
     pub read_only: bool,
     pub doc: &'static str,
     /// Most specific first; never empty. The first is the value in force.

@@ -2,7 +2,7 @@
 //! field, and what fills it"): the bootstrap broker is asked for the
 //! configs of every observed topic that the snapshot's `config` holds
 //! (`cleanup.policy`, `retention.ms`, `retention.bytes`,
-//! `delete.retention.ms`), and each partition of a topic gets those the
+//! `delete.retention.ms`, `message.timestamp.type`), and each partition of a topic gets those the
 //! topic was given itself. Reads only. Asked only of a broker that
 //! advertises it; otherwise `partitions[].config` is listed unavailable.
 //!
@@ -33,11 +33,13 @@ const CLEANUP_POLICY: &str = "cleanup.policy";
 const RETENTION_MS: &str = "retention.ms";
 const RETENTION_BYTES: &str = "retention.bytes";
 const DELETE_RETENTION_MS: &str = "delete.retention.ms";
-const ASKED: [&str; 4] = [
+const TIMESTAMP_TYPE: &str = "message.timestamp.type";
+const ASKED: [&str; 5] = [
     CLEANUP_POLICY,
     RETENTION_MS,
     RETENTION_BYTES,
     DELETE_RETENTION_MS,
+    TIMESTAMP_TYPE,
 ];
 
 /// Each topic's settings, or why they are not known: the whole answer's
@@ -99,7 +101,8 @@ pub(super) async fn ask(links: &mut Links, address: &str, topics: &[String]) -> 
 
 /// The snapshot's `config` from a topic's own configs, by Kafka's names and
 /// values: `cleanup.policy` other than `delete` as Kafka spells it; a limit
-/// of -1 (none) and a value that is not a number are no setting.
+/// of -1 (none) and a value that is not a number are no setting;
+/// `message.timestamp.type` only when `LogAppendTime` (as `mk-tui state`).
 fn settings<'a>(own: impl Iterator<Item = (&'a str, Option<&'a str>)>) -> TopicConfigSnapshot {
     let mut config = TopicConfigSnapshot::default();
     for (name, value) in own {
@@ -111,6 +114,9 @@ fn settings<'a>(own: impl Iterator<Item = (&'a str, Option<&'a str>)>) -> TopicC
             RETENTION_MS => config.retention_ms = number,
             RETENTION_BYTES => config.retention_bytes = number,
             DELETE_RETENTION_MS => config.delete_retention_ms = number,
+            TIMESTAMP_TYPE => {
+                config.timestamp_type = value.filter(|v| *v == "LogAppendTime").map(str::to_string)
+            }
             _ => {}
         }
     }
@@ -166,16 +172,24 @@ mod tests {
                 ("retention.ms", Some("-1")),
                 ("retention.bytes", Some("4096")),
                 ("delete.retention.ms", Some("0")),
+                ("message.timestamp.type", Some("LogAppendTime")),
             ]
             .into_iter(),
         );
+        assert_eq!(c.timestamp_type.as_deref(), Some("LogAppendTime"));
         assert_eq!(c.cleanup_policy.as_deref(), Some("compact"));
         assert_eq!(c.retention_ms, None, "-1 is no limit");
         assert_eq!(c.retention_bytes, Some(4096));
         assert_eq!(c.delete_retention_ms, Some(0));
         let both = settings([("cleanup.policy", Some("compact,delete"))].into_iter());
         assert_eq!(both.cleanup_policy.as_deref(), Some("compact,delete"));
-        let delete = settings([("cleanup.policy", Some("delete"))].into_iter());
+        let delete = settings(
+            [
+                ("cleanup.policy", Some("delete")),
+                ("message.timestamp.type", Some("CreateTime")),
+            ]
+            .into_iter(),
+        );
         assert!(delete.is_empty(), "delete is the book's topic: {delete:?}");
     }
 

@@ -13,6 +13,7 @@
 
 mod batching;
 mod groups;
+mod topic_config;
 
 pub use self::groups::{DEFAULT_POLL_MAX, MemberClient, MemberClients, Polled};
 
@@ -1061,6 +1062,9 @@ impl Driver {
             } => {
                 let end = self.run_delete_records(topic, *partition, *offset)?;
                 return Ok(self.cleanup_started(end));
+            }
+            Action::AlterTopicConfig { topic, config } => {
+                self.told = Some(self.alter_topic_config(topic, *config)?);
             }
             Action::Note {} | Action::Ui { .. } => {}
         }

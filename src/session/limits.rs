@@ -265,6 +265,7 @@ pub fn check_action(action: &Action) -> Result<(), FieldError> {
             Ok(())
         }
         Action::DeleteGroup { group } => text("group", group, MAX_NAME_BYTES),
+        Action::AlterTopicConfig { topic, .. } => text("topic", topic, MAX_NAME_BYTES),
         Action::LeaveGroup { group, member }
         | Action::Heartbeat { group, member, .. }
         | Action::Poll { group, member, .. } => {

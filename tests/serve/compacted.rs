@@ -77,7 +77,9 @@ fn the_cleaner_compacts_a_compact_topic_and_the_recording_replays() {
     let partition = crate::server::partition(&state, "cmp", 0);
     assert_eq!(
         partition["config"],
-        json!({"cleanup_policy": "compact", "delete_retention_ms": 1000})
+        json!({"cleanup_policy": "compact", "delete_retention_ms": 1000,
+               "timestamp_type": "LogAppendTime"}),
+        "the topic's config, its timestamp type with it"
     );
     assert_eq!(
         comparable(&state_of_recording(&served)),

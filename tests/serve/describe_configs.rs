@@ -164,7 +164,8 @@ fn kafkas_tools_describe_a_topic_its_configs_and_a_broker() {
     assert_eq!(
         crate::server::partition(&state, "t", 0)["config"],
         serde_json::json!({"cleanup_policy": "compact", "delete_retention_ms": 1000,
-                           "retention_bytes": 4096, "retention_ms": 3_600_000}),
+                           "retention_bytes": 4096, "retention_ms": 3_600_000,
+                           "timestamp_type": "LogAppendTime"}),
         "the engine keeps what kafka-topics.sh --create gave"
     );
 }

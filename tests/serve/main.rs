@@ -4,6 +4,7 @@
 //! own server on ports the system picks and stops it; every wait is bounded.
 
 mod admin;
+mod alter_configs;
 mod auto_create;
 mod bad_input;
 mod bounds;

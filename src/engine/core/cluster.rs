@@ -37,6 +37,7 @@ mod open;
 mod partitions;
 pub mod reader_cache;
 mod state;
+mod topic_config;
 
 pub use self::cleanup::{CompactionCut, CompactionOutcome, RetentionOutcome};
 pub use self::handles::{LogHandle, OffsetsHandle, ReplicaSetHandle};

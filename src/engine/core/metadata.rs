@@ -363,6 +363,25 @@ impl MetadataStore {
         Ok(())
     }
 
+    /// Replaces a topic's cleaning config (Kafka's IncrementalAlterConfigs
+    /// and AlterConfigs) and persists; the old config stays if the write
+    /// fails, so memory and file agree.
+    pub fn set_config(&mut self, topic: &str, config: TopicConfig) -> Result<()> {
+        let entry = self
+            .topics
+            .get_mut(topic)
+            .ok_or_else(|| MiniKafkaError::UnknownTopicOrPartition(topic.to_string()))?;
+        let previous = std::mem::replace(&mut entry.config, config);
+        if let Err(e) = self.persist() {
+            self.topics
+                .get_mut(topic)
+                .expect("topic present above")
+                .config = previous;
+            return Err(e);
+        }
+        Ok(())
+    }
+
     /// Whether replacements are fsynced (`MiniKafkaConfig::sync_writes`).
     pub fn set_sync(&mut self, sync: bool) {
         self.sync = sync;

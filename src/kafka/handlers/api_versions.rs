@@ -127,8 +127,13 @@ mod tests {
         );
         assert_eq!(
             txn(ApiKey::AlterConfigs),
-            None,
-            "configs are fixed at creation"
+            Some((0, 2)),
+            "Kafka 4.4's range: a topic's whole config set"
+        );
+        assert_eq!(
+            txn(ApiKey::IncrementalAlterConfigs),
+            Some((0, 1)),
+            "Kafka 4.4's range, so kafka-configs.sh --alter changes a topic's config"
         );
         assert_eq!(txn(ApiKey::JoinGroup), Some((0, 9)));
         assert_eq!(txn(ApiKey::DescribeGroups), Some((0, 6)));

@@ -104,11 +104,11 @@ fn created_configs(
 }
 
 /// Kafka's topic configs the engine keeps (in the topic's metadata).
-const TIMESTAMP_TYPE: &str = "message.timestamp.type";
-const CLEANUP_POLICY: &str = "cleanup.policy";
-const RETENTION_MS: &str = "retention.ms";
-const RETENTION_BYTES: &str = "retention.bytes";
-const DELETE_RETENTION_MS: &str = "delete.retention.ms";
+pub(crate) const TIMESTAMP_TYPE: &str = "message.timestamp.type";
+pub(crate) const CLEANUP_POLICY: &str = "cleanup.policy";
+pub(crate) const RETENTION_MS: &str = "retention.ms";
+pub(crate) const RETENTION_BYTES: &str = "retention.bytes";
+pub(crate) const DELETE_RETENTION_MS: &str = "delete.retention.ms";
 
 /// The topic's settings from its configs, with Kafka's values:
 /// `message.timestamp.type` (CreateTime, LogAppendTime), `cleanup.policy`
@@ -117,70 +117,83 @@ const DELETE_RETENTION_MS: &str = "delete.retention.ms";
 /// with INVALID_CONFIG naming it, since the engine's other settings are
 /// the cluster's.
 fn topic_settings(t: &CreatableTopic) -> Result<(TimestampType, TopicConfig), (i16, String)> {
-    let mut kind = TimestampType::CreateTime;
-    let mut config = TopicConfig::default();
+    let mut settings = (TimestampType::CreateTime, TopicConfig::default());
     for c in &t.configs {
-        let name = c.name.as_str();
         let value = c.value.as_ref().map(|v| v.as_str());
-        let invalid = |expected: &str| {
-            (
-                code::INVALID_CONFIG,
-                format!(
-                    "invalid value {} for configuration {name}: {expected}",
-                    value.unwrap_or("null")
-                ),
-            )
-        };
-        // -1 is Kafka's "no limit"; a limit is at least `min`.
-        let limit = |min: i64| -> Result<Option<u64>, (i16, String)> {
-            match value.and_then(|v| v.parse::<i64>().ok()) {
-                Some(-1) => Ok(None),
-                Some(n) if n >= min => Ok(Some(n as u64)),
-                _ => Err(invalid(&format!(
-                    "expected -1 (no limit) or a whole number from {min}"
-                ))),
-            }
-        };
-        match name {
-            TIMESTAMP_TYPE => {
-                kind = match value {
-                    Some("CreateTime") => TimestampType::CreateTime,
-                    Some("LogAppendTime") => TimestampType::LogAppendTime,
-                    _ => return Err(invalid("expected CreateTime or LogAppendTime")),
-                }
-            }
-            CLEANUP_POLICY => {
-                config.cleanup_policy = match value {
-                    Some("delete") => CleanupPolicy::Delete,
-                    Some("compact") => CleanupPolicy::Compact,
-                    Some("compact,delete" | "delete,compact") => {
-                        return Err(invalid(
-                            "mk-tui serve takes delete or compact, not both (docs/kafka-differences.md)",
-                        ));
-                    }
-                    _ => return Err(invalid("String must be one of: compact, delete")),
-                }
-            }
-            RETENTION_MS => config.retention_ms = limit(0)?,
-            // The book's retention refuses a size limit of 0.
-            RETENTION_BYTES => config.retention_bytes = limit(1)?,
-            DELETE_RETENTION_MS => {
-                config.delete_retention_ms = Some(
-                    limit(0)?
-                        .ok_or_else(|| invalid("expected a whole number of milliseconds from 0"))?,
-                )
-            }
-            other => {
-                return Err((
-                    code::INVALID_CONFIG,
-                    format!(
-                        "topic config {other} is not supported: the engine's settings are the cluster's; only {TIMESTAMP_TYPE}, {CLEANUP_POLICY}, {RETENTION_MS}, {RETENTION_BYTES} and {DELETE_RETENTION_MS} are kept"
-                    ),
-                ));
+        set_setting(&mut settings, c.name.as_str(), value)?;
+    }
+    Ok(settings)
+}
+
+/// Sets one of the kept configs, `name`, to `value` in `settings` (a
+/// topic's timestamp type and cleaning config), with Kafka's values;
+/// CreateTopics, IncrementalAlterConfigs and AlterConfigs share it. A bad
+/// value is INVALID_CONFIG in Kafka's shape (`Invalid value V for
+/// configuration N: why`); a config the engine does not keep,
+/// INVALID_CONFIG naming it.
+pub(crate) fn set_setting(
+    (kind, config): &mut (TimestampType, TopicConfig),
+    name: &str,
+    value: Option<&str>,
+) -> Result<(), (i16, String)> {
+    let invalid = |expected: &str| {
+        (
+            code::INVALID_CONFIG,
+            format!(
+                "Invalid value {} for configuration {name}: {expected}",
+                value.unwrap_or("null")
+            ),
+        )
+    };
+    // -1 is Kafka's "no limit"; a limit is at least `min`.
+    let limit = |min: i64| -> Result<Option<u64>, (i16, String)> {
+        match value.and_then(|v| v.parse::<i64>().ok()) {
+            Some(-1) => Ok(None),
+            Some(n) if n >= min => Ok(Some(n as u64)),
+            _ => Err(invalid(&format!(
+                "expected -1 (no limit) or a whole number from {min}"
+            ))),
+        }
+    };
+    match name {
+        TIMESTAMP_TYPE => {
+            *kind = match value {
+                Some("CreateTime") => TimestampType::CreateTime,
+                Some("LogAppendTime") => TimestampType::LogAppendTime,
+                _ => return Err(invalid("expected CreateTime or LogAppendTime")),
             }
         }
+        CLEANUP_POLICY => {
+            config.cleanup_policy = match value {
+                Some("delete") => CleanupPolicy::Delete,
+                Some("compact") => CleanupPolicy::Compact,
+                Some("compact,delete" | "delete,compact") => {
+                    return Err(invalid(
+                        "mk-tui serve takes delete or compact, not both (docs/kafka-differences.md)",
+                    ));
+                }
+                _ => return Err(invalid("String must be one of: compact, delete")),
+            }
+        }
+        RETENTION_MS => config.retention_ms = limit(0)?,
+        // The book's retention refuses a size limit of 0.
+        RETENTION_BYTES => config.retention_bytes = limit(1)?,
+        DELETE_RETENTION_MS => {
+            config.delete_retention_ms = Some(
+                limit(0)?
+                    .ok_or_else(|| invalid("expected a whole number of milliseconds from 0"))?,
+            )
+        }
+        other => {
+            return Err((
+                code::INVALID_CONFIG,
+                format!(
+                    "topic config {other} is not supported: the engine's settings are the cluster's; only {TIMESTAMP_TYPE}, {CLEANUP_POLICY}, {RETENTION_MS}, {RETENTION_BYTES} and {DELETE_RETENTION_MS} are kept"
+                ),
+            ));
+        }
     }
-    Ok((kind, config))
+    Ok(())
 }
 
 /// Creates the missing topic `name` that a Metadata request asked for, as

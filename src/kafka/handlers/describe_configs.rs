@@ -8,7 +8,7 @@
 //! - a topic (type 2): a bad name is INVALID_TOPIC_EXCEPTION, a missing
 //!   topic UNKNOWN_TOPIC_OR_PARTITION (an empty message, as Kafka's);
 //! - a broker (type 4): its own id gives its configs; an empty name the
-//!   cluster's dynamic defaults (none: serve has no AlterConfigs); another
+//!   cluster's dynamic defaults (none: serve alters no broker config); another
 //!   id, or a name that is not a number, INVALID_REQUEST with Kafka's
 //!   message (a client sends a broker's resource to that broker);
 //! - any other type (broker loggers, client metrics, groups):

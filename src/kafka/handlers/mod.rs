@@ -10,6 +10,9 @@
 pub mod add_to_txn;
 #[cfg(test)]
 mod admin_tests;
+pub mod alter_configs;
+#[cfg(test)]
+mod alter_configs_tests;
 pub mod api_versions;
 pub mod create_topics;
 pub mod delete_groups;
@@ -26,6 +29,7 @@ pub mod end_txn;
 pub mod fetch;
 pub mod find_coordinator;
 pub mod groups;
+pub mod incremental_alter_configs;
 pub mod init_producer_id;
 pub mod list_groups;
 pub mod list_offsets;
@@ -81,6 +85,8 @@ pub const SUPPORTED: &[(ApiKey, i16, i16)] = &[
     (ApiKey::DeleteRecords, 0, 2),
     (ApiKey::DescribeConfigs, 1, 4),
     (ApiKey::DeleteGroups, 0, 2),
+    (ApiKey::AlterConfigs, 0, 2),
+    (ApiKey::IncrementalAlterConfigs, 0, 1),
 ];
 
 /// The versions of `api` this server handles, if it handles it.
@@ -148,6 +154,10 @@ pub fn handle(worker: &mut dyn Broker, request: Request) -> Handled {
         }
         RequestKind::DeleteRecords(r) => Handled::Now(delete_records::handle(worker, &r)),
         RequestKind::DeleteGroups(r) => Handled::Now(delete_groups::handle(worker, broker, &r)),
+        RequestKind::AlterConfigs(r) => Handled::Now(alter_configs::handle(worker, &r)),
+        RequestKind::IncrementalAlterConfigs(r) => {
+            Handled::Now(incremental_alter_configs::handle(worker, &r))
+        }
         RequestKind::DescribeLogDirs(r) => {
             Handled::Now(describe_log_dirs::handle(worker, broker, &r))
         }

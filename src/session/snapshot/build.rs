@@ -15,7 +15,7 @@ use std::collections::BTreeMap;
 
 use crate::engine::core::cluster::ClusterState;
 use crate::engine::core::cluster::reader_cache::LeaderAt;
-use crate::engine::core::metadata::{CleanupPolicy, TopicConfig};
+use crate::engine::core::metadata::{CleanupPolicy, TimestampType, TopicMetadata};
 use crate::engine::core::recovery::RecoveryReport;
 use crate::engine::fault::TearReport;
 use crate::engine::log::partition_log::{BatchSummary, PartitionLog};
@@ -629,18 +629,21 @@ fn partition(
             .metadata()
             .topics()
             .get(&tp.topic)
-            .map(|t| topic_config(&t.config))
+            .map(topic_config)
             .unwrap_or_default(),
     })
 }
 
-/// The topic's cleaning config in the snapshot's own terms.
-fn topic_config(c: &TopicConfig) -> TopicConfigSnapshot {
+/// The topic's config in the snapshot's own terms.
+fn topic_config(t: &TopicMetadata) -> TopicConfigSnapshot {
+    let c = &t.config;
     TopicConfigSnapshot {
         cleanup_policy: (c.cleanup_policy == CleanupPolicy::Compact).then(|| "compact".into()),
         retention_ms: c.retention_ms,
         retention_bytes: c.retention_bytes,
         delete_retention_ms: c.delete_retention_ms,
+        timestamp_type: (t.timestamp_type == TimestampType::LogAppendTime)
+            .then(|| "LogAppendTime".into()),
     }
 }
 

@@ -372,9 +372,11 @@ pub struct PartitionSnapshot {
     pub config: TopicConfigSnapshot,
 }
 
-/// A topic's cleaning config as `create_topic` gave it: `cleanup_policy`
-/// `"compact"` (left out for the default, `"delete"`), and the limits
-/// given.
+/// A topic's config as `create_topic` gave it, or `alter_topic_config`
+/// changed it: `cleanup_policy` `"compact"` (left out for the default,
+/// `"delete"`), the limits given, and `timestamp_type`
+/// `"LogAppendTime"` (Kafka's `message.timestamp.type`; left out for the
+/// default, `"CreateTime"`).
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct TopicConfigSnapshot {
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -385,6 +387,8 @@ pub struct TopicConfigSnapshot {
     pub retention_bytes: Option<u64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub delete_retention_ms: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timestamp_type: Option<String>,
 }
 
 impl TopicConfigSnapshot {
