@@ -86,6 +86,7 @@ pub fn action_zh(name: &str) -> &str {
         "compact" => "压缩",
         "delete_records" => "删除记录",
         "delete_group" => "删除消费组",
+        "create_partitions" => "增加分区",
         "accumulate" => "攒批",
         "flush" => "刷出",
         // A batch an advance_clock sent when its linger ran out.

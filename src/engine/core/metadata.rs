@@ -341,6 +341,75 @@ impl MetadataStore {
         Ok(&self.topics[name])
     }
 
+    /// The partitions `count` would add to the topic `name` (Kafka's
+    /// CreatePartitions), placed as [`Self::plan_topic`] places partitions
+    /// of those numbers, with the topic's replication factor; without
+    /// writing them. A topic that does not exist is
+    /// [`MiniKafkaError::UnknownTopicOrPartition`], a count past the cap
+    /// [`MiniKafkaError::InvalidPartitions`], one that is not more than
+    /// the topic has [`MiniKafkaError::PartitionsNotIncreased`].
+    pub fn plan_partitions(
+        &self,
+        name: &str,
+        count: u32,
+        broker_ids: &[BrokerId],
+    ) -> Result<Vec<(u32, PartitionMetadata)>> {
+        let topic = self
+            .topics
+            .get(name)
+            .ok_or_else(|| MiniKafkaError::UnknownTopicOrPartition(name.to_string()))?;
+        let current = topic.partitions.len() as u32;
+        if count > MAX_PARTITIONS {
+            return Err(MiniKafkaError::InvalidPartitions(count));
+        }
+        if count <= current {
+            return Err(MiniKafkaError::PartitionsNotIncreased {
+                topic: name.to_string(),
+                current,
+                requested: count,
+            });
+        }
+        // Every partition of a topic has its replication factor (the
+        // checked file has at least one replica per partition).
+        let factor = topic
+            .partitions()
+            .first()
+            .map_or(1, |(_, p)| p.replicas.len() as u32);
+        (current..count)
+            .map(|p| {
+                let replicas = assign_replicas(p, factor, broker_ids)?;
+                Ok((
+                    p,
+                    PartitionMetadata {
+                        leader_epoch: 0,
+                        leader_id: replicas[0],
+                        replicas,
+                    },
+                ))
+            })
+            .collect()
+    }
+
+    /// Adds planned partitions to the topic `name` and persists; on a
+    /// failed write the topic is as it was.
+    pub fn add_partitions(&mut self, name: &str, added: &[(u32, PartitionMetadata)]) -> Result<()> {
+        let topic = self
+            .topics
+            .get_mut(name)
+            .ok_or_else(|| MiniKafkaError::UnknownTopicOrPartition(name.to_string()))?;
+        for (p, meta) in added {
+            topic.partitions.insert(p.to_string(), meta.clone());
+        }
+        if let Err(e) = self.persist() {
+            let topic = self.topics.get_mut(name).expect("present above");
+            for (p, _) in added {
+                topic.partitions.remove(&p.to_string());
+            }
+            return Err(e);
+        }
+        Ok(())
+    }
+
     /// Records a new leader and epoch for a partition and persists.
     pub fn set_leader(&mut self, tp: &TopicPartition, leader: BrokerId, epoch: u32) -> Result<()> {
         let entry = self
