@@ -192,3 +192,54 @@ fn a_growth_holds_across_kill_9_with_the_new_partitions_records() {
     assert_eq!(placement(&state, "t").len(), 3);
     assert_eq!(partition(&state, "t", 2)["log_end_offset"], 5);
 }
+
+/// confluent-kafka's answers of serve and of Apache Kafka 4.4 to the same
+/// growths and refusals: equal, codes and messages.
+#[test]
+fn serve_answers_create_partitions_as_kafka_4_4() {
+    let Some(py) = python::with("confluent_kafka") else {
+        return;
+    };
+    let Some(kafka) = KafkaRef::start() else {
+        return;
+    };
+    let mut server = Server::start(&["--rules", "kafka"]);
+    let answers = |boot: &str| -> Vec<String> {
+        let made = python::run(&py, "ck_create_topic.py", &[boot, "t", "2", "2"]);
+        assert_eq!(made.trim(), "created t", "{made}");
+        let grow = |args: &[&str]| {
+            let mut all = vec![boot, "grow"];
+            all.extend_from_slice(args);
+            python::run(&py, "ck_create_partitions.py", &all)
+                .trim()
+                .to_string()
+        };
+        vec![
+            grow(&["t", "2"]),
+            grow(&["t", "1"]),
+            grow(&["nope", "3"]),
+            grow(&["t", "5", "validate"]),
+            grow(&["t", "3"]),
+            grow(&["t", "3"]),
+        ]
+    };
+    let served = answers(&server.bootstrap());
+    let kafkas = answers(&kafka.bootstrap);
+    assert_eq!(served, kafkas, "{}", server.log());
+    assert_eq!(
+        served[..2],
+        [
+            "error t INVALID_PARTITIONS Topic already has 2 partition(s).",
+            "error t INVALID_PARTITIONS The topic t currently has 2 partition(s); 1 would not be an increase."
+        ]
+    );
+    assert_eq!(
+        served[4..],
+        [
+            "grown t 3",
+            "error t INVALID_PARTITIONS Topic already has 3 partition(s)."
+        ],
+        "validate_only grew nothing"
+    );
+    server.stop();
+}
