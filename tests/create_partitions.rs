@@ -181,3 +181,31 @@ fn a_replay_shows_the_count_of_its_moment_forward_and_back() {
         "the record produced to the new partition"
     );
 }
+
+#[test]
+fn a_recorded_group_takes_the_new_partitions_at_its_next_rebalance() {
+    let mut d = Driver::new(&header(2), None).unwrap();
+    let assigned = |d: &Driver| {
+        let mut all: Vec<String> = Snapshot::of(d).groups[0]
+            .members
+            .iter()
+            .flat_map(|m| m.assignment.clone())
+            .collect();
+        all.sort();
+        all
+    };
+    let join =
+        |member: &str| json!({"join_group": {"group": "g", "member": member, "topics": ["t"]}});
+    assert_eq!(act(&mut d, join("m1")), Outcome::Ok);
+    assert_eq!(assigned(&d), ["t-0", "t-1"]);
+    assert_eq!(
+        act(
+            &mut d,
+            json!({"create_partitions": {"topic": "t", "count": 3}})
+        ),
+        Outcome::Ok
+    );
+    assert_eq!(assigned(&d), ["t-0", "t-1"], "no rebalance yet");
+    assert_eq!(act(&mut d, join("m2")), Outcome::Ok);
+    assert_eq!(assigned(&d), ["t-0", "t-1", "t-2"]);
+}
