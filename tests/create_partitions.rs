@@ -209,3 +209,36 @@ fn a_recorded_group_takes_the_new_partitions_at_its_next_rebalance() {
     assert_eq!(act(&mut d, join("m2")), Outcome::Ok);
     assert_eq!(assigned(&d), ["t-0", "t-1", "t-2"]);
 }
+
+#[test]
+fn a_new_partition_on_a_stopped_broker_is_led_by_its_running_replica() {
+    let mut d = Driver::new(&header(1), None).unwrap();
+    assert_eq!(
+        act(&mut d, json!({"stop_broker": {"broker": 1}})),
+        Outcome::Ok
+    );
+    assert_eq!(
+        act(
+            &mut d,
+            json!({"create_partitions": {"topic": "t", "count": 4}})
+        ),
+        Outcome::Ok
+    );
+    // Partition 3's replicas are [1, 2]: broker 1 is stopped, 2 leads.
+    let p3 = |d: &Driver| {
+        Snapshot::of(d)
+            .partitions
+            .into_iter()
+            .find(|p| p.topic == "t" && p.partition == 3)
+            .unwrap()
+    };
+    let s = p3(&d);
+    assert_eq!((s.leader, s.isr.clone()), (2, vec![2]));
+    assert!(s.replicas.iter().any(|r| r.broker == 1 && r.stopped));
+    assert_eq!(
+        act(&mut d, json!({"start_broker": {"broker": 1}})),
+        Outcome::Ok
+    );
+    assert_eq!(act(&mut d, json!({"replicate": {}})), Outcome::Ok);
+    assert_eq!(p3(&d).isr, vec![1, 2], "the started replica caught up");
+}

@@ -551,6 +551,42 @@ mod tests {
     }
 
     #[test]
+    fn a_topic_grows_by_partitions_placed_as_its_first_ones_and_only_grows() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = MetadataStore::open(dir.path()).unwrap();
+        store.create_topic("t", 2, 2, &[1, 2, 3]).unwrap();
+        let added = store.plan_partitions("t", 4, &[1, 2, 3]).unwrap();
+        let placed: Vec<(u32, Vec<BrokerId>)> = added
+            .iter()
+            .map(|(p, m)| (*p, m.replicas.clone()))
+            .collect();
+        assert_eq!(placed, [(2, vec![3, 1]), (3, vec![1, 2])]);
+        store.add_partitions("t", &added).unwrap();
+        let reopened = MetadataStore::open(dir.path()).unwrap();
+        assert_eq!(reopened.topics()["t"].partitions.len(), 4);
+        let other = tempfile::tempdir().unwrap();
+        let mut made = MetadataStore::open(other.path()).unwrap();
+        made.create_topic("t", 4, 2, &[1, 2, 3]).unwrap();
+        assert_eq!(reopened.topics()["t"], made.topics()["t"]);
+        for (count, code) in [(4, "InvalidPartitions"), (3, "InvalidPartitions")] {
+            let e = store.plan_partitions("t", count, &[1, 2, 3]).unwrap_err();
+            assert!(
+                matches!(e, MiniKafkaError::PartitionsNotIncreased { current: 4, .. }),
+                "{e}"
+            );
+            assert_eq!(e.code(), code);
+        }
+        assert!(matches!(
+            store.plan_partitions("t", MAX_PARTITIONS + 1, &[1, 2, 3]),
+            Err(MiniKafkaError::InvalidPartitions(_))
+        ));
+        assert!(matches!(
+            store.plan_partitions("none", 2, &[1]),
+            Err(MiniKafkaError::UnknownTopicOrPartition(_))
+        ));
+    }
+
+    #[test]
     fn partition_keys_sort_as_strings_like_python() {
         let dir = tempfile::tempdir().unwrap();
         let mut store = MetadataStore::open(dir.path()).unwrap();
