@@ -226,6 +226,16 @@ fn serve_answers_create_partitions_as_kafka_4_4() {
     let served = answers(&server.bootstrap());
     let kafkas = answers(&kafka.bootstrap);
     assert_eq!(served, kafkas, "{}", server.log());
+    // A name given twice, in raw frames (confluent-kafka refuses it
+    // itself): the same results, in the same order.
+    let raw = |port: u16| raw_duplicates(port);
+    let raw_served = raw(server.port(1));
+    assert_eq!(raw_served, raw(kafka.ports[0]), "{}", server.log());
+    assert_eq!(
+        raw_served[0],
+        ("t".into(), 42, Some("Duplicate topic name.".into())),
+        "{raw_served:?}"
+    );
     assert_eq!(
         served[..2],
         [
@@ -242,4 +252,36 @@ fn serve_answers_create_partitions_as_kafka_4_4() {
         "validate_only grew nothing"
     );
     server.stop();
+}
+
+/// CreatePartitions v3 of t twice and `nope` once, in a raw frame: each
+/// result's topic, code and message, in the response's order.
+fn raw_duplicates(port: u16) -> Vec<(String, i16, Option<String>)> {
+    use kafka_protocol::messages::CreatePartitionsRequest;
+    use kafka_protocol::messages::TopicName;
+    use kafka_protocol::messages::create_partitions_request::CreatePartitionsTopic;
+    use kafka_protocol::protocol::StrBytes;
+
+    let topic = |name: &str, count: i32| {
+        CreatePartitionsTopic::default()
+            .with_name(TopicName(StrBytes::from_string(name.into())))
+            .with_count(count)
+            .with_assignments(None)
+    };
+    let request = CreatePartitionsRequest::default()
+        .with_topics(vec![topic("t", 4), topic("nope", 2), topic("t", 5)])
+        .with_timeout_ms(15_000);
+    let mut conn = crate::wire::Conn::connect(port, "raw");
+    let response = conn.call(&request, 3).expect("an answer");
+    response
+        .results
+        .iter()
+        .map(|r| {
+            (
+                r.name.0.to_string(),
+                r.error_code,
+                r.error_message.as_ref().map(|m| m.to_string()),
+            )
+        })
+        .collect()
 }
