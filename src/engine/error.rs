@@ -20,6 +20,16 @@ pub enum MiniKafkaError {
     TopicAlreadyExists(String),
     #[error("invalid partition count {0}: a topic has from 1 to {MAX_PARTITIONS} partitions")]
     InvalidPartitions(u32),
+    /// Kafka's INVALID_PARTITIONS of a CreatePartitions: a topic's
+    /// partitions only grow.
+    #[error(
+        "topic {topic:?} has {current} partition(s): its partitions only grow, and {requested} is not more"
+    )]
+    PartitionsNotIncreased {
+        topic: String,
+        current: u32,
+        requested: u32,
+    },
     #[error(
         "invalid replication factor {factor}: must be between 1 and the {brokers} configured broker(s)"
     )]
@@ -256,6 +266,8 @@ impl MiniKafkaError {
             Self::InvalidTopicName { .. } => "InvalidTopicName",
             Self::TopicAlreadyExists { .. } => "TopicAlreadyExists",
             Self::InvalidPartitions { .. } => "InvalidPartitions",
+            // Kafka's name for both.
+            Self::PartitionsNotIncreased { .. } => "InvalidPartitions",
             Self::InvalidReplicationFactor { .. } => "InvalidReplicationFactor",
             Self::UnknownTopicOrPartition { .. } => "UnknownTopicOrPartition",
             Self::UnknownBroker { .. } => "UnknownBroker",

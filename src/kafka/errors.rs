@@ -13,7 +13,9 @@ pub fn code_of(e: &MiniKafkaError) -> i16 {
     let kafka = match e {
         E::InvalidTopicName { .. } => ResponseError::InvalidTopicException,
         E::TopicAlreadyExists(_) => ResponseError::TopicAlreadyExists,
-        E::InvalidPartitions(_) => ResponseError::InvalidPartitions,
+        E::InvalidPartitions(_) | E::PartitionsNotIncreased { .. } => {
+            ResponseError::InvalidPartitions
+        }
         E::InvalidReplicationFactor { .. } => ResponseError::InvalidReplicationFactor,
         E::UnknownTopicOrPartition(_) => ResponseError::UnknownTopicOrPartition,
         E::OffsetOutOfRange { .. } => ResponseError::OffsetOutOfRange,
@@ -254,6 +256,14 @@ mod tests {
                 38,
             ),
             (MiniKafkaError::InvalidPartitions(0), 37),
+            (
+                MiniKafkaError::PartitionsNotIncreased {
+                    topic: "t".into(),
+                    current: 3,
+                    requested: 2,
+                },
+                37,
+            ),
         ];
         for (e, expected) in cases {
             assert_eq!(code_of(&e), expected, "{e}");

@@ -266,6 +266,17 @@ pub enum Action {
         #[serde(default)]
         config: TopicConfig,
     },
+    /// Kafka's CreatePartitions: `topic` grows to `count` partitions, the
+    /// new ones placed as `create_topic` places partitions of those
+    /// numbers, with the topic's replication factor. A count not above the
+    /// topic's is refused (`InvalidPartitions`), an unknown topic too
+    /// (`UnknownTopicOrPartition`). Served Kafka clients make it
+    /// (`kafka-topics.sh --alter --partitions`, docs/kafka-protocol.md); an
+    /// extension of SPEC §4's table, which the book's rules accept.
+    CreatePartitions {
+        topic: String,
+        count: u32,
+    },
     /// The book's `Producer.send` through its accumulator (E17): the
     /// record waits in the named producer's batch for its partition until
     /// the batch holds `batch_size` estimated bytes (then it is sent at
@@ -303,7 +314,7 @@ pub enum Action {
 }
 
 /// The names of every action, in the spec's order (for error messages).
-pub const ACTION_NAMES: [&str; 31] = [
+pub const ACTION_NAMES: [&str; 32] = [
     "create_topic",
     "produce",
     "begin",
@@ -331,6 +342,7 @@ pub const ACTION_NAMES: [&str; 31] = [
     "compact",
     "delete_records",
     "alter_topic_config",
+    "create_partitions",
     "accumulate",
     "flush",
     "note",
@@ -817,6 +829,8 @@ impl Action {
             Action::Compact { .. } => "compact",
             Action::DeleteRecords { .. } => "delete_records",
             Action::AlterTopicConfig { .. } => "alter_topic_config",
+    },
+            Action::CreatePartitions { .. } => "create_partitions",
             Action::Accumulate { .. } => "accumulate",
             Action::Flush { .. } => "flush",
             Action::Note {} => "note",
@@ -989,6 +1003,14 @@ impl Action {
                 "action.flush.producer",
                 "a producer name is not empty",
             )),
+            Action::CreatePartitions { topic, .. } if topic.is_empty() => Err(FieldError::new(
+                "action.create_partitions.topic",
+                "a topic name is not empty",
+            )),
+            Action::CreatePartitions { count: 0, .. } => Err(FieldError::new(
+                "action.create_partitions.count",
+                "the partition count the topic grows to, at least 2",
+            )),
             Action::DeleteGroup { group } if group.is_empty() => Err(FieldError::new(
                 "action.delete_group.group",
                 "a group id is not empty",
@@ -1123,6 +1145,7 @@ mod tests {
             r#"{"retention":{"topic":"t","partition":0,"retention_ms":100,"retention_bytes":4096}}"#,
             r#"{"compact":{"topic":"t","delete_retention_ms":0,"crash_at":"before_swap"}}"#,
             r#"{"delete_records":{"topic":"t","partition":0,"offset":-1}}"#,
+            r#"{"create_partitions":{"topic":"t","count":4}}"#,
             r#"{"accumulate":{"producer":"p","topic":"t","partition":0,"key":"k","value":"v","acks":"all","batch_size":68,"linger_ms":10,"max_buffer_bytes":4096}}"#,
             r#"{"flush":{"producer":"p"}}"#,
             r#"{"note":{}}"#,

@@ -813,7 +813,9 @@ impl Driver {
         limits::check_action(action)?;
         if matches!(
             action,
-            Action::CreateTopic { .. } | Action::AdvanceClock { .. }
+            Action::CreateTopic { .. }
+                | Action::CreatePartitions { .. }
+                | Action::AdvanceClock { .. }
         ) {
             self.budget_used().spend(action)?;
         }
@@ -822,19 +824,29 @@ impl Driver {
 
     /// What this cluster has used of the limits that add up.
     fn budget_used(&self) -> limits::Budget {
-        let (topics, replicas) = self.cluster.with_state(|s| {
+        let (topics, replicas, shapes) = self.cluster.with_state(|s| {
             let topics = s.metadata().topics();
             let replicas = topics
                 .values()
                 .flat_map(|t| t.partitions())
                 .map(|(_, p)| p.replicas.len() as u64)
                 .sum();
-            (topics.len(), replicas)
+            // Each topic's count and replication factor, for a growth's
+            // new replicas.
+            let shapes = topics
+                .iter()
+                .map(|(name, t)| {
+                    let factor = t.partitions().first().map_or(1, |(_, p)| p.replicas.len());
+                    (name.clone(), (t.partitions.len() as u32, factor as u32))
+                })
+                .collect();
+            (topics.len(), replicas, shapes)
         });
         limits::Budget {
             topics,
             replicas,
             clock_ms: self.clock_ms(),
+            shapes,
         }
     }
 
@@ -865,6 +877,10 @@ impl Driver {
                     *config,
                 )
                 .map_err(err)?,
+            Action::CreatePartitions { topic, count } => {
+                let from = self.cluster.create_partitions(topic, *count).map_err(err)?;
+                self.told = Some(narrate::grown(topic, from, *count));
+            }
             Action::Produce {
                 topic,
                 partition,

@@ -35,6 +35,11 @@ pub fn error_zh(e: &E) -> String {
             "分区数 {n} 无效：一个 topic 有 1 到 {} 个分区",
             crate::engine::config::MAX_PARTITIONS
         ),
+        E::PartitionsNotIncreased {
+            topic,
+            current,
+            requested,
+        } => format!("topic {topic:?} 已有 {current} 个分区：分区只能增加，{requested} 不比它多"),
         E::InvalidReplicationFactor { factor, brokers } => {
             format!("副本数 {factor} 无效：应在 1 到已配置的 {brokers} 个 broker 之间")
         }

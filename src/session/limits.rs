@@ -266,6 +266,17 @@ pub fn check_action(action: &Action) -> Result<(), FieldError> {
         }
         Action::DeleteGroup { group } => text("group", group, MAX_NAME_BYTES),
         Action::AlterTopicConfig { topic, .. } => text("topic", topic, MAX_NAME_BYTES),
+        Action::CreatePartitions { topic, count } => {
+            text("topic", topic, MAX_NAME_BYTES)?;
+            if *count > MAX_TOPIC_PARTITIONS {
+                return Err(over(
+                    field("count"),
+                    format!("{count} partitions"),
+                    &format!("{MAX_TOPIC_PARTITIONS} partitions per topic"),
+                ));
+            }
+            Ok(())
+        }
         Action::LeaveGroup { group, member }
         | Action::Heartbeat { group, member, .. }
         | Action::Poll { group, member, .. } => {
@@ -344,12 +355,16 @@ fn check_topic_shape(
 /// What a recording has used of the caps that add up over its steps:
 /// topics, replicas and the clock. A `create_topic` step counts whether or
 /// not the engine then accepts it, so a recording that passes `check` never
-/// meets these caps when it is applied.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+/// meets these caps when it is applied; a `create_partitions` step counts
+/// the replicas it would add to the topic as first created.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Budget {
     pub topics: usize,
     pub replicas: u64,
     pub clock_ms: u64,
+    /// Each topic's partition count and replication factor, for the
+    /// replicas a `create_partitions` adds.
+    pub shapes: std::collections::BTreeMap<String, (u32, u32)>,
 }
 
 impl Budget {
@@ -367,6 +382,7 @@ impl Budget {
                 *partitions,
                 *replication_factor,
             ),
+            Action::CreatePartitions { topic, count } => self.spend_partitions(topic, *count),
             Action::AdvanceClock { ms } => {
                 let reached = self.clock_ms.saturating_add(*ms);
                 if reached > MAX_CLOCK_MS {
@@ -413,6 +429,35 @@ impl Budget {
         }
         self.topics += 1;
         self.replicas += replicas;
+        self.shapes
+            .entry(name.to_string())
+            .or_insert((partitions, replication_factor));
+        Ok(())
+    }
+
+    /// A topic's growth to `count` partitions: the replicas it adds. A
+    /// topic not created, or a count not above its own, adds none (the
+    /// engine refuses the step).
+    fn spend_partitions(&mut self, topic: &str, count: u32) -> Result<(), FieldError> {
+        let Some(&(partitions, factor)) = self.shapes.get(topic) else {
+            return Ok(());
+        };
+        if count <= partitions {
+            return Ok(());
+        }
+        let added = u64::from(count - partitions) * u64::from(factor);
+        if self.replicas + added > MAX_REPLICAS {
+            return Err(over(
+                "action.create_partitions.count",
+                format!(
+                    "{} replicas in all ({added} for the new partitions)",
+                    self.replicas + added
+                ),
+                &format!("{MAX_REPLICAS} replicas"),
+            ));
+        }
+        self.replicas += added;
+        self.shapes.insert(topic.to_string(), (count, factor));
         Ok(())
     }
 }
@@ -464,6 +509,36 @@ mod tests {
         assert_eq!(b.replicas, 968, "nothing spent");
         let e = b.spend(&topic(1, 4_294_967_295)).unwrap_err();
         assert_eq!(e.field, "action.create_topic.partitions");
+    }
+
+    #[test]
+    fn a_topics_growth_spends_its_new_replicas() {
+        let mut b = Budget::default();
+        b.spend(&act(
+            r#"{"create_topic":{"name":"t","partitions":2,"replication_factor":5}}"#,
+        ))
+        .unwrap();
+        let grow = |count: u32| {
+            act(&format!(
+                r#"{{"create_partitions":{{"topic":"t","count":{count}}}}}"#
+            ))
+        };
+        b.spend(&grow(4)).unwrap();
+        assert_eq!(b.replicas, 20, "two partitions of five replicas added");
+        b.spend(&grow(3)).unwrap();
+        assert_eq!(
+            b.replicas, 20,
+            "no growth: the engine refuses it, nothing spent"
+        );
+        b.spend(&act(r#"{"create_partitions":{"topic":"none","count":9}}"#))
+            .unwrap();
+        assert_eq!(b.replicas, 20, "an unknown topic spends nothing");
+        let e = b.spend(&grow(256)).unwrap_err();
+        assert_eq!(e.field, "action.create_partitions.count");
+        assert!(e.message.contains("1280 replicas in all"), "{e}");
+        assert_eq!(b.replicas, 20, "nothing spent");
+        let e = check_action(&grow(257)).unwrap_err();
+        assert_eq!(e.field, "action.create_partitions.count");
     }
 
     #[test]

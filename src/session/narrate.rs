@@ -84,6 +84,18 @@ fn plain(name: &str, name_zh: &str, outcome: &str) -> Said {
     )
 }
 
+/// A topic grown by `create_partitions`: what a lesson on it watches for.
+pub fn grown(topic: &str, from: u32, to: u32) -> Said {
+    Said::new(
+        format!(
+            "topic {topic} grows from {from} to {to} partitions: a key now hashes mod {to}, so it may land on another partition than before, and a group rebalances onto the new ones when its members see them"
+        ),
+        format!(
+            "topic {topic} 的分区从 {from} 个增加到 {to} 个：key 现在按 {to} 取模，可能落到与之前不同的分区；消费组的成员看到新分区后重平衡到它们上"
+        ),
+    )
+}
+
 /// A pending operation of an earlier step that finished well.
 pub fn completed(kind: &str, step: usize) -> Said {
     Said::new(

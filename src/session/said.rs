@@ -87,6 +87,7 @@ pub fn action_zh(name: &str) -> &str {
         "delete_records" => "删除记录",
         "delete_group" => "删除消费组",
         "alter_topic_config" => "修改 topic 配置",
+        "create_partitions" => "增加分区",
         "accumulate" => "攒批",
         "flush" => "刷出",
         // A batch an advance_clock sent when its linger ran out.

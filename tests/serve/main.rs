@@ -10,6 +10,7 @@ mod bad_input;
 mod bounds;
 mod closed_log;
 mod compacted;
+mod create_partitions;
 mod delete_groups;
 mod describe_configs;
 mod edge_checks;

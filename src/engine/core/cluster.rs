@@ -29,6 +29,7 @@
 
 mod cleanup;
 mod groups;
+mod grow;
 mod handles;
 mod journal_sync;
 mod lock;

@@ -341,6 +341,75 @@ impl MetadataStore {
         Ok(&self.topics[name])
     }
 
+    /// The partitions `count` would add to the topic `name` (Kafka's
+    /// CreatePartitions), placed as [`Self::plan_topic`] places partitions
+    /// of those numbers, with the topic's replication factor; without
+    /// writing them. A topic that does not exist is
+    /// [`MiniKafkaError::UnknownTopicOrPartition`], a count past the cap
+    /// [`MiniKafkaError::InvalidPartitions`], one that is not more than
+    /// the topic has [`MiniKafkaError::PartitionsNotIncreased`].
+    pub fn plan_partitions(
+        &self,
+        name: &str,
+        count: u32,
+        broker_ids: &[BrokerId],
+    ) -> Result<Vec<(u32, PartitionMetadata)>> {
+        let topic = self
+            .topics
+            .get(name)
+            .ok_or_else(|| MiniKafkaError::UnknownTopicOrPartition(name.to_string()))?;
+        let current = topic.partitions.len() as u32;
+        if count > MAX_PARTITIONS {
+            return Err(MiniKafkaError::InvalidPartitions(count));
+        }
+        if count <= current {
+            return Err(MiniKafkaError::PartitionsNotIncreased {
+                topic: name.to_string(),
+                current,
+                requested: count,
+            });
+        }
+        // Every partition of a topic has its replication factor (the
+        // checked file has at least one replica per partition).
+        let factor = topic
+            .partitions()
+            .first()
+            .map_or(1, |(_, p)| p.replicas.len() as u32);
+        (current..count)
+            .map(|p| {
+                let replicas = assign_replicas(p, factor, broker_ids)?;
+                Ok((
+                    p,
+                    PartitionMetadata {
+                        leader_epoch: 0,
+                        leader_id: replicas[0],
+                        replicas,
+                    },
+                ))
+            })
+            .collect()
+    }
+
+    /// Adds planned partitions to the topic `name` and persists; on a
+    /// failed write the topic is as it was.
+    pub fn add_partitions(&mut self, name: &str, added: &[(u32, PartitionMetadata)]) -> Result<()> {
+        let topic = self
+            .topics
+            .get_mut(name)
+            .ok_or_else(|| MiniKafkaError::UnknownTopicOrPartition(name.to_string()))?;
+        for (p, meta) in added {
+            topic.partitions.insert(p.to_string(), meta.clone());
+        }
+        if let Err(e) = self.persist() {
+            let topic = self.topics.get_mut(name).expect("present above");
+            for (p, _) in added {
+                topic.partitions.remove(&p.to_string());
+            }
+            return Err(e);
+        }
+        Ok(())
+    }
+
     /// Records a new leader and epoch for a partition and persists.
     pub fn set_leader(&mut self, tp: &TopicPartition, leader: BrokerId, epoch: u32) -> Result<()> {
         let entry = self
@@ -498,6 +567,42 @@ mod tests {
             (p.leader_id, p.leader_epoch, p.replicas.clone()),
             (2, 1, vec![1, 2])
         );
+    }
+
+    #[test]
+    fn a_topic_grows_by_partitions_placed_as_its_first_ones_and_only_grows() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = MetadataStore::open(dir.path()).unwrap();
+        store.create_topic("t", 2, 2, &[1, 2, 3]).unwrap();
+        let added = store.plan_partitions("t", 4, &[1, 2, 3]).unwrap();
+        let placed: Vec<(u32, Vec<BrokerId>)> = added
+            .iter()
+            .map(|(p, m)| (*p, m.replicas.clone()))
+            .collect();
+        assert_eq!(placed, [(2, vec![3, 1]), (3, vec![1, 2])]);
+        store.add_partitions("t", &added).unwrap();
+        let reopened = MetadataStore::open(dir.path()).unwrap();
+        assert_eq!(reopened.topics()["t"].partitions.len(), 4);
+        let other = tempfile::tempdir().unwrap();
+        let mut made = MetadataStore::open(other.path()).unwrap();
+        made.create_topic("t", 4, 2, &[1, 2, 3]).unwrap();
+        assert_eq!(reopened.topics()["t"], made.topics()["t"]);
+        for (count, code) in [(4, "InvalidPartitions"), (3, "InvalidPartitions")] {
+            let e = store.plan_partitions("t", count, &[1, 2, 3]).unwrap_err();
+            assert!(
+                matches!(e, MiniKafkaError::PartitionsNotIncreased { current: 4, .. }),
+                "{e}"
+            );
+            assert_eq!(e.code(), code);
+        }
+        assert!(matches!(
+            store.plan_partitions("t", MAX_PARTITIONS + 1, &[1, 2, 3]),
+            Err(MiniKafkaError::InvalidPartitions(_))
+        ));
+        assert!(matches!(
+            store.plan_partitions("none", 2, &[1]),
+            Err(MiniKafkaError::UnknownTopicOrPartition(_))
+        ));
     }
 
     #[test]

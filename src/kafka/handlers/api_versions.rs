@@ -140,6 +140,11 @@ mod tests {
         assert_eq!(txn(ApiKey::DeleteGroups), Some((0, 2)), "every version");
         assert_eq!(txn(ApiKey::OffsetDelete), None, "not served");
         assert_eq!(
+            txn(ApiKey::CreatePartitions),
+            Some((0, 3)),
+            "Kafka 4.4's range, so kafka-topics.sh --alter --partitions grows a topic"
+        );
+        assert_eq!(
             txn(ApiKey::ConsumerGroupHeartbeat),
             Some((0, 1)),
             "advertised, to refuse KIP-848 consumers out loud"

@@ -14,6 +14,9 @@ pub mod alter_configs;
 #[cfg(test)]
 mod alter_configs_tests;
 pub mod api_versions;
+pub mod create_partitions;
+#[cfg(test)]
+mod create_partitions_tests;
 pub mod create_topics;
 pub mod delete_groups;
 #[cfg(test)]
@@ -87,6 +90,7 @@ pub const SUPPORTED: &[(ApiKey, i16, i16)] = &[
     (ApiKey::DeleteGroups, 0, 2),
     (ApiKey::AlterConfigs, 0, 2),
     (ApiKey::IncrementalAlterConfigs, 0, 1),
+    (ApiKey::CreatePartitions, 0, 3),
 ];
 
 /// The versions of `api` this server handles, if it handles it.
@@ -109,6 +113,7 @@ pub fn handle(worker: &mut dyn Broker, request: Request) -> Handled {
     match body {
         RequestKind::Metadata(r) => Handled::Now(metadata::handle(worker, &r, version)),
         RequestKind::CreateTopics(r) => Handled::Now(create_topics::handle(worker, &r, version)),
+        RequestKind::CreatePartitions(r) => Handled::Now(create_partitions::handle(worker, &r)),
         RequestKind::DeleteTopics(r) => Handled::Now(delete_topics::handle(&r, version)),
         RequestKind::Produce(r) => produce::handle(worker, broker, r, version),
         RequestKind::Fetch(r) => {
