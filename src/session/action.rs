@@ -134,6 +134,17 @@ pub enum Action {
     DeleteGroup {
         group: String,
     },
+    /// Kafka's OffsetDelete: `group`'s committed offsets of `partitions`
+    /// go (durably, as a commit is written); a partition with none is
+    /// skipped. Refused for a topic a member of the group subscribes to
+    /// (`GroupSubscribedToTopic`) and for an unknown group
+    /// (`GroupIdNotFound`). Served Kafka clients make it
+    /// (docs/kafka-protocol.md); an extension of SPEC §4's table, accepted
+    /// under the book's rules as `delete_group` is.
+    DeleteOffsets {
+        group: String,
+        partitions: Vec<PartitionSpec>,
+    },
     Commit {
         txn: String,
         /// "prepare", "marker:N", "markers" or "offsets".
@@ -290,7 +301,7 @@ pub enum Action {
 }
 
 /// The names of every action, in the spec's order (for error messages).
-pub const ACTION_NAMES: [&str; 30] = [
+pub const ACTION_NAMES: [&str; 31] = [
     "create_topic",
     "produce",
     "begin",
@@ -299,6 +310,7 @@ pub const ACTION_NAMES: [&str; 30] = [
     "send_offsets",
     "commit_offsets",
     "delete_group",
+    "delete_offsets",
     "commit",
     "abort",
     "replicate",
@@ -784,6 +796,7 @@ impl Action {
             Action::SendOffsets { .. } => "send_offsets",
             Action::CommitOffsets { .. } => "commit_offsets",
             Action::DeleteGroup { .. } => "delete_group",
+            Action::DeleteOffsets { .. } => "delete_offsets",
             Action::Commit { .. } => "commit",
             Action::Abort { .. } => "abort",
             Action::Replicate { .. } => "replicate",
@@ -978,6 +991,13 @@ impl Action {
                 "action.delete_group.group",
                 "a group id is not empty",
             )),
+            Action::DeleteOffsets { group, .. } if group.is_empty() => Err(FieldError::new(
+                "action.delete_offsets.group",
+                "a group id is not empty",
+            )),
+            Action::DeleteOffsets { partitions, .. } if partitions.is_empty() => Err(
+                FieldError::new("action.delete_offsets.partitions", "at least one partition"),
+            ),
             Action::DeleteRecords { offset, .. } if *offset < -1 => Err(FieldError::new(
                 "action.delete_records.offset",
                 "an offset, or -1 for the high watermark",
@@ -1072,6 +1092,7 @@ mod tests {
             r#"{"send_offsets":{"txn":"x","group":"g","offsets":[{"topic":"in","partition":0,"offset":7}]}}"#,
             r#"{"commit_offsets":{"group":"g","offsets":[{"topic":"in","partition":0,"offset":7}]}}"#,
             r#"{"delete_group":{"group":"g"}}"#,
+            r#"{"delete_offsets":{"group":"g","partitions":[{"topic":"in","partition":0}]}}"#,
             r#"{"commit":{"txn":"x","crash_after":"marker:1"}}"#,
             r#"{"abort":{"txn":"x"}}"#,
             r#"{"replicate":{"broker":2,"topic":"t","partition":0}}"#,

@@ -86,6 +86,7 @@ pub fn action_zh(name: &str) -> &str {
         "compact" => "压缩",
         "delete_records" => "删除记录",
         "delete_group" => "删除消费组",
+        "delete_offsets" => "删除已提交的 offset",
         "accumulate" => "攒批",
         "flush" => "刷出",
         // A batch an advance_clock sent when its linger ran out.
@@ -146,6 +147,7 @@ pub fn error_zh(code: &str) -> &'static str {
         "RebalanceInProgress" => "消费组正在重平衡",
         "GroupNotEmpty" => "消费组不为空",
         "GroupIdNotFound" => "没有这个消费组",
+        "GroupSubscribedToTopic" => "消费组订阅了该主题",
         "NotPartitionOwner" => "不是该分区的拥有者",
         "InvalidBatch" => "批次无效",
         "ProducerBufferFull" => "生产者缓冲区已满",

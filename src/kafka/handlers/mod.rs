@@ -31,6 +31,9 @@ pub mod list_groups;
 pub mod list_offsets;
 pub mod metadata;
 pub mod offset_commit;
+pub mod offset_delete;
+#[cfg(test)]
+mod offset_delete_tests;
 pub mod offset_fetch;
 pub mod produce;
 pub mod producer_produce;
@@ -81,6 +84,7 @@ pub const SUPPORTED: &[(ApiKey, i16, i16)] = &[
     (ApiKey::DeleteRecords, 0, 2),
     (ApiKey::DescribeConfigs, 1, 4),
     (ApiKey::DeleteGroups, 0, 2),
+    (ApiKey::OffsetDelete, 0, 0),
 ];
 
 /// The versions of `api` this server handles, if it handles it.
@@ -148,6 +152,7 @@ pub fn handle(worker: &mut dyn Broker, request: Request) -> Handled {
         }
         RequestKind::DeleteRecords(r) => Handled::Now(delete_records::handle(worker, &r)),
         RequestKind::DeleteGroups(r) => Handled::Now(delete_groups::handle(worker, broker, &r)),
+        RequestKind::OffsetDelete(r) => Handled::Now(offset_delete::handle(worker, broker, &r)),
         RequestKind::DescribeLogDirs(r) => {
             Handled::Now(describe_log_dirs::handle(worker, broker, &r))
         }
