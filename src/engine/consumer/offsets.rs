@@ -317,15 +317,25 @@ mod tests {
             r#"{"groups":{"g":[{"offset":6,"partition":0,"topic":"b"}],"other":[{"offset":7,"partition":0,"topic":"a"}]},"version":1}"#
         );
         let before = inode(&store);
-        assert!(store.delete_offsets("g", &[a0.clone()]).unwrap().is_empty());
         assert!(
             store
-                .delete_offsets("nope", &[a0.clone()])
+                .delete_offsets("g", std::slice::from_ref(&a0))
+                .unwrap()
+                .is_empty()
+        );
+        assert!(
+            store
+                .delete_offsets("nope", std::slice::from_ref(&a0))
                 .unwrap()
                 .is_empty()
         );
         assert_eq!(inode(&store), before, "nothing deleted, nothing written");
-        assert_eq!(store.delete_offsets("g", &[b0.clone()]).unwrap(), [b0]);
+        assert_eq!(
+            store
+                .delete_offsets("g", std::slice::from_ref(&b0))
+                .unwrap(),
+            [b0]
+        );
         let reopened = OffsetStore::open(dir.path()).unwrap();
         assert_eq!(
             reopened.groups().get("g"),
