@@ -9,6 +9,7 @@ committed at 1). Then, one line each:
 - `live t-0 GroupSubscribedToTopicError`: live's member subscribes to t;
 - `live u-0 NoError`: not subscribed to u, nothing committed there;
 - `nope GroupIdNotFoundError`: the group's own error, raised;
+- `g nope-0 UnknownTopicOrPartitionError`, `g u-5 ...`: no such partitions;
 - `offsets g: ...` and `offsets live: ...`: what OffsetFetch lists after.
 
 `kp_delete_offsets.py BOOT hold GROUP TOPIC STOPFILE`: a member of GROUP
@@ -76,6 +77,7 @@ if mode == "read":
     group, topic = sys.argv[3], sys.argv[4]
     c = consumer(group)
     c.subscribe([topic])
+    assigned(c)
     got = drain(c)
     first = {}
     for m in got:
@@ -88,6 +90,7 @@ if mode == "read":
 # Group `g`: read both topics, commit the ends, leave.
 g = consumer("g")
 g.subscribe(["t", "u"])
+assigned(g)  # Kafka's first rebalance waits group.initial.rebalance.delay.ms
 ends = {}
 for m in drain(g):
     key = (m.topic(), m.partition())
@@ -119,6 +122,7 @@ show("g", [TopicPartition("t", 0), TopicPartition("t", 1)])
 show("live", [TopicPartition("t", 0)])
 show("live", [TopicPartition("u", 0)])
 show("nope", [TopicPartition("t", 0)])
+show("g", [TopicPartition("nope", 0), TopicPartition("u", 5)])
 for group in ["g", "live"]:
     offsets = admin.list_group_offsets(group)[group]
     shown = sorted(f"{tp.topic}-{tp.partition}={o.offset}" for tp, o in offsets.items())

@@ -11,6 +11,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::json;
 
+use crate::kafka_ref::KafkaRef;
 use crate::python;
 use crate::record::state_of_recording;
 use crate::server::Server;
@@ -115,6 +116,8 @@ fn delete_group_offsets_keeps_a_subscribed_topic_deletes_the_rest_and_replays() 
             "live t-0 GroupSubscribedToTopicError",
             "live u-0 NoError",
             "nope GroupIdNotFoundError",
+            "g nope-0 UnknownTopicOrPartitionError",
+            "g u-5 UnknownTopicOrPartitionError",
             "offsets g: u-0=6",
             "offsets live: t-0=1",
         ],
@@ -122,37 +125,10 @@ fn delete_group_offsets_keeps_a_subscribed_topic_deletes_the_rest_and_replays() 
         server.log()
     );
     // Kafka's own tool: refused while a member subscribes, done once it left.
-    let java = crate::kafka_ref::KafkaRef::java_client();
+    let java = KafkaRef::java_client();
     if let Some(java) = &java {
-        let args = [
-            "--bootstrap-server",
-            &boot,
-            "--delete-offsets",
-            "--group",
-            "live",
-            "--topic",
-            "t",
-        ];
-        let holder = Holder::start(&py, &boot, "live", "t");
-        let refused = java.run_main(GROUP_COMMAND, &args);
-        holder.release();
-        let done = java.run_main(GROUP_COMMAND, &args);
-        assert_eq!(
-            (squeeze(&refused), squeeze(&done)),
-            (
-                "Error: Encountered some partition-level error, see the follow-up details.\n\
-                 TOPIC PARTITION STATUS\n\
-                 t 0 Error: org.apache.kafka.common.errors.GroupSubscribedToTopicException: Deleting offsets of a topic is forbidden while the consumer group is actively subscribed to it.\n\
-                 t 1 Error: org.apache.kafka.common.errors.GroupSubscribedToTopicException: Deleting offsets of a topic is forbidden while the consumer group is actively subscribed to it."
-                    .to_string(),
-                "Request succeeded for deleting offsets from group live.\n\
-                 TOPIC PARTITION STATUS\n\
-                 t 0 Successful\n\
-                 t 1 Successful"
-                    .to_string()
-            ),
-            "{refused}\n{done}"
-        );
+        let run = |class: &str, args: &[&str]| java.run_main(class, args);
+        assert_eq!(tool_lines(&py, &boot, &run), KAFKA_TOOL_SAYS);
     }
     let log = server.stop();
     assert!(
@@ -181,6 +157,39 @@ fn delete_group_offsets_keeps_a_subscribed_topic_deletes_the_rest_and_replays() 
         "the replay deletes what the server deleted"
     );
     assert_eq!(left["committed_offsets"]["g"], json!({"u-0": 6}));
+}
+
+/// What `kafka-consumer-groups --delete-offsets --group live --topic t`
+/// prints with a member of `live` subscribed to t, then once it left
+/// (spaces squeezed).
+const KAFKA_TOOL_SAYS: [&str; 2] = [
+    "Error: Encountered some partition-level error, see the follow-up details.\n\
+     TOPIC PARTITION STATUS\n\
+     t 0 Error: org.apache.kafka.common.errors.GroupSubscribedToTopicException: Deleting offsets of a topic is forbidden while the consumer group is actively subscribed to it.\n\
+     t 1 Error: org.apache.kafka.common.errors.GroupSubscribedToTopicException: Deleting offsets of a topic is forbidden while the consumer group is actively subscribed to it.",
+    "Request succeeded for deleting offsets from group live.\n\
+     TOPIC PARTITION STATUS\n\
+     t 0 Successful\n\
+     t 1 Successful",
+];
+
+/// Kafka's `ConsumerGroupCommand --delete-offsets` for `live` and t, run
+/// by `run` against `boot`: with a subscribed member, then after it left.
+fn tool_lines(py: &Path, boot: &str, run: &dyn Fn(&str, &[&str]) -> String) -> [String; 2] {
+    let args = [
+        "--bootstrap-server",
+        boot,
+        "--delete-offsets",
+        "--group",
+        "live",
+        "--topic",
+        "t",
+    ];
+    let holder = Holder::start(py, boot, "live", "t");
+    let refused = run(GROUP_COMMAND, &args);
+    holder.release();
+    let done = run(GROUP_COMMAND, &args);
+    [squeeze(&refused), squeeze(&done)]
 }
 
 /// Kafka's tool output with each run of spaces made one (its columns are
@@ -217,4 +226,27 @@ fn a_deletion_holds_across_kill_9_and_a_new_member_starts_from_the_reset() {
     let committed = &server.state()["committed_offsets"];
     assert_eq!(committed["g"], json!({"u-0": 6}), "{committed}");
     assert_eq!(committed["live"], json!({"t-0": 1}), "{committed}");
+}
+
+/// Apache Kafka 4.4 given the same clients' requests answers as serve
+/// does: kafka-python's lines and Kafka's tool's alike.
+#[test]
+fn apache_kafka_deletes_and_refuses_the_same_offsets() {
+    let (Some(py), Some(_)) = (clients(), KafkaRef::java_client()) else {
+        return;
+    };
+    let Some(kafka) = KafkaRef::start() else {
+        return;
+    };
+    topics_with_records(&py, &kafka.bootstrap);
+    let theirs = python::run(&py, "kp_delete_offsets.py", &[&kafka.bootstrap, "scenario"]);
+    let run = |class: &str, args: &[&str]| kafka.run_main(class, args);
+    let theirs_tool = tool_lines(&py, &kafka.bootstrap, &run);
+    let mut server = Server::start(&["--rules", "kafka"]);
+    let boot = server.bootstrap();
+    topics_with_records(&py, &boot);
+    let ours = python::run(&py, "kp_delete_offsets.py", &[&boot, "scenario"]);
+    assert_eq!(ours, theirs, "serve:\n{ours}\nKafka:\n{theirs}");
+    assert_eq!(theirs_tool, KAFKA_TOOL_SAYS);
+    server.stop();
 }
