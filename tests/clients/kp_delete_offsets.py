@@ -55,10 +55,14 @@ def drain(c, quiet_s=2.0):
     return got
 
 
-def assigned(c):
+def assigned(c, got=None):
+    """Polls until `c` has partitions; the messages polled meanwhile go to
+    `got` (dropped without it)."""
     end = time.time() + DEADLINE
     while time.time() < end and not c.assignment():
-        c.poll(0.2)
+        m = c.poll(0.2)
+        if got is not None and m is not None and not m.error():
+            got.append(m)
     return c.assignment()
 
 
@@ -77,8 +81,9 @@ if mode == "read":
     group, topic = sys.argv[3], sys.argv[4]
     c = consumer(group)
     c.subscribe([topic])
-    assigned(c)
-    got = drain(c)
+    got = []
+    assigned(c, got)
+    got += drain(c)
     first = {}
     for m in got:
         first.setdefault(m.partition(), m.offset())
@@ -90,9 +95,10 @@ if mode == "read":
 # Group `g`: read both topics, commit the ends, leave.
 g = consumer("g")
 g.subscribe(["t", "u"])
-assigned(g)  # Kafka's first rebalance waits group.initial.rebalance.delay.ms
+read = []
+assigned(g, read)  # Kafka's first rebalance waits group.initial.rebalance.delay.ms
 ends = {}
-for m in drain(g):
+for m in read + drain(g):
     key = (m.topic(), m.partition())
     ends[key] = max(ends.get(key, 0), m.offset() + 1)
 g.commit(offsets=[CkPartition(t, p, o) for (t, p), o in sorted(ends.items())],
