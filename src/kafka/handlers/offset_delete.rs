@@ -63,7 +63,10 @@ pub fn handle(worker: &mut dyn Broker, broker: u32, request: &OffsetDeleteReques
                     if subscribed.contains(&name) {
                         code::GROUP_SUBSCRIBED_TO_TOPIC
                     } else {
-                        delete.push(tp.clone());
+                        // A partition named twice is deleted once.
+                        if !delete.contains(tp) {
+                            delete.push(tp.clone());
+                        }
                         code::NONE
                     }
                 }

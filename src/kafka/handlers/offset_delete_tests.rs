@@ -129,13 +129,21 @@ fn committed_offsets_go_as_one_step_and_the_rest_stay() {
     commit(&mut h, "other", &[("u", 0, 7)]);
     let before = h.driver.step();
     assert_eq!(
-        delete(&mut h, 1, "g", &[("u", &[0, 1])]),
+        delete(&mut h, 1, "g", &[("u", &[0, 1, 0])]),
         (
             code::NONE,
-            vec![("u".into(), 0, code::NONE), ("u".into(), 1, code::NONE)]
+            vec![
+                ("u".into(), 0, code::NONE),
+                ("u".into(), 1, code::NONE),
+                ("u".into(), 0, code::NONE)
+            ]
         )
     );
     assert_eq!(h.driver.step(), before + 1, "one delete_offsets step");
+    assert_eq!(
+        h.driver.events().newest(1)[0].text,
+        "delete_offsets: ok; group g: committed offset(s) of u-0, u-1 deleted: its next consumer of them starts from auto.offset.reset"
+    );
     assert_eq!(committed(&h, "g", "u", 0), None);
     assert_eq!(committed(&h, "g", "u", 1), None);
     assert_eq!(committed(&h, "g", "t", 0), Some(4), "the other topic stays");
