@@ -304,3 +304,75 @@ fn delete_group_refuses_members_and_unknown_groups_and_its_deletion_survives_a_c
     );
     assert_eq!(s.committed_offsets["other"]["orders-0"], 2);
 }
+
+#[test]
+fn delete_offsets_refuses_a_subscribed_topic_says_what_went_and_survives_a_crash() {
+    let mut d = driver();
+    setup(&mut d);
+    assert_eq!(
+        act(
+            &mut d,
+            json!({"create_topic": {"name": "audit", "partitions": 1, "replication_factor": 1}})
+        ),
+        Outcome::Ok
+    );
+    let commit = json!({"commit_group_offsets": {"group": "g", "member": "m1", "generation": 1,
+        "offsets": [{"topic": "orders", "partition": 1, "offset": 1}]}});
+    assert_eq!(act(&mut d, commit), Outcome::Ok);
+    let audit = json!({"commit_offsets": {"group": "g", "offsets": [{"topic": "audit", "partition": 0, "offset": 3}]}});
+    assert_eq!(act(&mut d, audit), Outcome::Ok);
+    let delete = |partitions: serde_json::Value| json!({"delete_offsets": {"group": "g", "partitions": partitions}});
+    let orders =
+        delete(json!([{"topic": "orders", "partition": 0}, {"topic": "orders", "partition": 1}]));
+    assert!(
+        matches!(act(&mut d, orders.clone()), Outcome::Error(e) if e.code() == "GroupSubscribedToTopic"),
+        "m1 subscribes to orders"
+    );
+    let before = Snapshot::of(&d);
+    assert_eq!(
+        act(&mut d, delete(json!([{"topic": "audit", "partition": 0}]))),
+        Outcome::Ok
+    );
+    assert_eq!(
+        d.events().newest(1)[0].text,
+        "delete_offsets: ok; group g: committed offset(s) of audit-0 deleted: its next consumer of them starts from auto.offset.reset"
+    );
+    let changes = minikafka::session::snapshot::diff::diff(&before, &Snapshot::of(&d));
+    let gone: Vec<&String> = changes
+        .sentences
+        .iter()
+        .filter(|s| s.contains("gone"))
+        .collect();
+    assert_eq!(
+        gone,
+        ["g: committed offset of audit-0 is gone"],
+        "{:?}",
+        changes.sentences
+    );
+    assert_eq!(
+        act(
+            &mut d,
+            json!({"leave_group": {"group": "g", "member": "m1"}})
+        ),
+        Outcome::Ok
+    );
+    assert_eq!(act(&mut d, orders), Outcome::Ok, "no member subscribes now");
+    assert_eq!(
+        d.events().newest(1)[0].text,
+        "delete_offsets: ok; group g: committed offset(s) of orders-1 deleted: its next consumer of them starts from auto.offset.reset",
+        "orders-0 had none"
+    );
+    let nope = json!({"delete_offsets": {"group": "nope", "partitions": [{"topic": "orders", "partition": 0}]}});
+    assert!(matches!(act(&mut d, nope), Outcome::Error(e) if e.code() == "GroupIdNotFound"));
+    assert!(matches!(
+        act(&mut d, json!({"crash": {}})),
+        Outcome::Recovered(_)
+    ));
+    let s = Snapshot::of(&d);
+    assert_eq!(
+        s.committed_offsets.get("g").map(|o| o.len()),
+        Some(0),
+        "offsets.json rewritten without them; the group stays, as Kafka's until its cleanup: {:?}",
+        s.committed_offsets
+    );
+}

@@ -133,6 +133,12 @@ pub enum MiniKafkaError {
     /// Kafka's GROUP_ID_NOT_FOUND: no group of this id to delete.
     #[error("group {0:?} not found: it has no members and no committed offsets")]
     GroupIdNotFound(String),
+    /// Kafka's GROUP_SUBSCRIBED_TO_TOPIC: OffsetDelete of a topic a member
+    /// of the group subscribes to.
+    #[error(
+        "group {group:?} is subscribed to topic {topic:?}: its offsets cannot be deleted while a member subscribes to it"
+    )]
+    GroupSubscribedToTopic { group: String, topic: String },
     #[error(
         "member {member:?} of group {group:?} does not own {tp}: it may commit only its own partitions"
     )]
@@ -290,6 +296,7 @@ impl MiniKafkaError {
             Self::RebalanceInProgress { .. } => "RebalanceInProgress",
             Self::GroupNotEmpty { .. } => "GroupNotEmpty",
             Self::GroupIdNotFound { .. } => "GroupIdNotFound",
+            Self::GroupSubscribedToTopic { .. } => "GroupSubscribedToTopic",
             Self::NotPartitionOwner { .. } => "NotPartitionOwner",
             Self::InvalidTransactionalId { .. } => "InvalidTransactionalId",
             Self::UnknownTransaction { .. } => "UnknownTransaction",

@@ -52,6 +52,7 @@ pub fn code_of(e: &MiniKafkaError) -> i16 {
         E::RebalanceInProgress(_) => ResponseError::RebalanceInProgress,
         E::GroupNotEmpty { .. } => ResponseError::NonEmptyGroup,
         E::GroupIdNotFound(_) => ResponseError::GroupIdNotFound,
+        E::GroupSubscribedToTopic { .. } => ResponseError::GroupSubscribedToTopic,
         // A DeleteRecords past the high watermark, a bad retention setting.
         E::InvalidCleanup(_) => ResponseError::InvalidRequest,
         // A client's own buffer (Kafka's BufferExhaustedException): served
@@ -108,6 +109,7 @@ pub fn code_of_name(name: &str) -> i16 {
         "RebalanceInProgress" => ResponseError::RebalanceInProgress,
         "GroupNotEmpty" => ResponseError::NonEmptyGroup,
         "GroupIdNotFound" => ResponseError::GroupIdNotFound,
+        "GroupSubscribedToTopic" => ResponseError::GroupSubscribedToTopic,
         "InvalidBatch" => ResponseError::InvalidRecord,
         "Corrupt" => ResponseError::CorruptMessage,
         "Io" | "DataDirLocked" | "DataDirUnwritable" | "NewerFormat" | "NotABatchBoundary"
@@ -185,6 +187,7 @@ pub mod code {
     pub const INCONSISTENT_GROUP_PROTOCOL: i16 = ResponseError::InconsistentGroupProtocol.code();
     pub const MEMBER_ID_REQUIRED: i16 = ResponseError::MemberIdRequired.code();
     pub const GROUP_ID_NOT_FOUND: i16 = ResponseError::GroupIdNotFound.code();
+    pub const GROUP_SUBSCRIBED_TO_TOPIC: i16 = ResponseError::GroupSubscribedToTopic.code();
     pub const NON_EMPTY_GROUP: i16 = ResponseError::NonEmptyGroup.code();
     pub const REBALANCE_IN_PROGRESS: i16 = ResponseError::RebalanceInProgress.code();
 }

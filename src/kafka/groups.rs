@@ -23,12 +23,13 @@
 //! and the server's timer (a pure function of its calls, tested with an
 //! explicit clock).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 
 use crate::kafka::errors::code;
+use crate::kafka::subscription;
 
 /// The longest session a member may ask for (Kafka's
 /// `group.max.session.timeout.ms` default is 30 minutes; a lesson needs
@@ -133,6 +134,11 @@ pub struct Group {
     /// CompletingRebalance or Stable: when the members that did not sync
     /// yet are removed.
     sync_deadline: Option<Instant>,
+    /// The topics its members subscribe to, read from their metadata when
+    /// a generation starts (Kafka's `subscribedTopics`); None until the
+    /// first generation or when the metadata is not the consumer
+    /// protocol's ([`crate::kafka::subscription`]).
+    subscribed: Option<BTreeSet<String>>,
 }
 
 impl Default for Group {
@@ -148,6 +154,7 @@ impl Default for Group {
             rebalance_deadline: None,
             initial_delay_until: None,
             sync_deadline: None,
+            subscribed: None,
         }
     }
 }
@@ -587,10 +594,14 @@ impl Groups {
             g.state = GroupState::Empty;
             g.protocol = None;
             g.leader = None;
+            g.subscribed = subscription::subscribed_topics(g.protocol_type.as_deref(), None, []);
             return;
         }
         let protocol = g.select_protocol();
         g.protocol = Some(protocol.clone());
+        let metadata: Vec<Bytes> = g.members.values().map(|m| m.metadata(&protocol)).collect();
+        g.subscribed =
+            subscription::subscribed_topics(g.protocol_type.as_deref(), Some(&protocol), &metadata);
         g.state = GroupState::CompletingRebalance;
         let timeout = g
             .members
@@ -821,6 +832,27 @@ impl Groups {
         empty && self.groups.remove(group).is_some()
     }
 
+    /// Kafka's `ClassicGroup.validateOffsetDelete` once the sessions that
+    /// ran out are expired: NON_EMPTY_GROUP for a group that is not
+    /// `Empty` and whose members are not of the consumer protocol type;
+    /// else the group if the server knows it.
+    pub fn validate_offset_delete(
+        &mut self,
+        group: &str,
+        now: Instant,
+    ) -> Result<Option<&Group>, i16> {
+        self.tick_group(group, now);
+        match self.groups.get(group) {
+            Some(g)
+                if g.state != GroupState::Empty
+                    && g.protocol_type.as_deref() != Some(subscription::CONSUMER) =>
+            {
+                Err(code::NON_EMPTY_GROUP)
+            }
+            g => Ok(g),
+        }
+    }
+
     /// Whether an OffsetCommit (or a transactional one, v3+) of `member`
     /// at `generation` may commit, as Kafka's `validateOffsetCommit`:
     /// generation -1 without a member is a simple commit, accepted while
@@ -875,6 +907,16 @@ impl Groups {
 }
 
 impl Group {
+    /// Kafka's `ClassicGroup.isSubscribedToTopic`: whether its members
+    /// subscribe to `topic` as of the current generation; when that is not
+    /// known, whether it uses the consumer protocol type (to be safe).
+    pub fn is_subscribed_to(&self, topic: &str) -> bool {
+        match &self.subscribed {
+            Some(topics) => topics.contains(topic),
+            None => self.protocol_type.as_deref() == Some(subscription::CONSUMER),
+        }
+    }
+
     /// Whether a member of `protocol_type` offering `protocols` may join:
     /// an empty group takes any; else the type must be the group's and
     /// one protocol one every member supports.

@@ -518,3 +518,98 @@ fn a_leader_silent_after_its_sync_holds_the_next_rebalance_only_until_its_sessio
     };
     assert_eq!(late.error, code::UNKNOWN_MEMBER_ID, "a must join anew");
 }
+
+/// `join_req` whose "range" metadata subscribes to `topics`, as a
+/// consumer's does.
+fn subscribing(member: &str, topics: &[&str]) -> Join {
+    use bytes::BufMut;
+    use kafka_protocol::messages::ConsumerProtocolSubscription;
+    use kafka_protocol::protocol::{Encodable, StrBytes};
+    let mut buf = bytes::BytesMut::new();
+    buf.put_i16(0);
+    ConsumerProtocolSubscription::default()
+        .with_topics(
+            topics
+                .iter()
+                .map(|t| StrBytes::from_string(t.to_string()))
+                .collect(),
+        )
+        .encode(&mut buf, 0)
+        .unwrap();
+    Join {
+        protocols: vec![("range".into(), buf.freeze())],
+        ..join_req(member, &["range"])
+    }
+}
+
+#[test]
+fn the_subscribed_topics_are_the_generations_and_an_empty_group_has_none() {
+    let t0 = Instant::now();
+    let mut g = Groups::default();
+    let subscribed = |g: &Groups, topic: &str| g.group("g").unwrap().is_subscribed_to(topic);
+    let Started::Now(first) = g.join(subscribing("", &["a"]), t0) else {
+        panic!()
+    };
+    let Started::Wait(ta) = g.join(subscribing(&first.member_id, &["a"]), t0) else {
+        panic!()
+    };
+    let a = joined(&mut g, ta).member_id;
+    assert!(subscribed(&g, "a") && !subscribed(&g, "b"));
+    // b joins subscribing to b: until the join completes, the generation
+    // (and its subscriptions) is the last one, as Kafka's.
+    let Started::Now(second) = g.join(subscribing("", &["b"]), t0) else {
+        panic!()
+    };
+    let Started::Wait(tb) = g.join(subscribing(&second.member_id, &["b"]), t0) else {
+        panic!()
+    };
+    assert_eq!(state(&g), GroupState::PreparingRebalance);
+    assert!(!subscribed(&g, "b"), "not before the new generation");
+    let Started::Wait(ta2) = g.join(subscribing(&a, &["a"]), t0) else {
+        panic!()
+    };
+    joined(&mut g, ta2);
+    let b = joined(&mut g, tb).member_id;
+    assert!(subscribed(&g, "a") && subscribed(&g, "b"));
+    assert_eq!(
+        g.validate_offset_delete("g", t0).map(|g| g.is_some()),
+        Ok(true)
+    );
+    assert_eq!(g.leave("g", &[a, b], t0), vec![code::NONE, code::NONE]);
+    assert_eq!(state(&g), GroupState::Empty);
+    assert!(!subscribed(&g, "a"), "an empty group subscribes to nothing");
+    assert_eq!(
+        g.validate_offset_delete("nope", t0).map(|g| g.is_some()),
+        Ok(false)
+    );
+}
+
+#[test]
+fn offsets_of_a_group_of_another_protocol_type_are_kept_while_it_has_members() {
+    let t0 = Instant::now();
+    let mut g = Groups::default();
+    let connect = |member: &str| Join {
+        protocol_type: "connect".into(),
+        ..join_req(member, &["sessioned"])
+    };
+    let Started::Now(first) = g.join(connect(""), t0) else {
+        panic!()
+    };
+    let Started::Wait(t) = g.join(connect(&first.member_id), t0) else {
+        panic!()
+    };
+    let m = joined(&mut g, t).member_id;
+    assert_eq!(
+        g.validate_offset_delete("g", t0).map(|g| g.is_some()),
+        Err(code::NON_EMPTY_GROUP)
+    );
+    assert!(
+        !g.group("g").unwrap().is_subscribed_to("a"),
+        "not the consumer type"
+    );
+    assert_eq!(g.leave("g", &[m], t0), vec![code::NONE]);
+    assert_eq!(
+        g.validate_offset_delete("g", t0).map(|g| g.is_some()),
+        Ok(true)
+    );
+}

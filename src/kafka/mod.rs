@@ -33,6 +33,7 @@ pub mod records;
 pub mod registry;
 pub mod server;
 pub mod steps;
+pub mod subscription;
 pub mod topic_alter;
 pub mod txn_view;
 pub mod wire_batch;

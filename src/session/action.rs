@@ -134,6 +134,17 @@ pub enum Action {
     DeleteGroup {
         group: String,
     },
+    /// Kafka's OffsetDelete: `group`'s committed offsets of `partitions`
+    /// go (durably, as a commit is written); a partition with none is
+    /// skipped. Refused for a topic a member of the group subscribes to
+    /// (`GroupSubscribedToTopic`) and for an unknown group
+    /// (`GroupIdNotFound`). Served Kafka clients make it
+    /// (docs/kafka-protocol.md); an extension of SPEC §4's table, accepted
+    /// under the book's rules as `delete_group` is.
+    DeleteOffsets {
+        group: String,
+        partitions: Vec<PartitionSpec>,
+    },
     Commit {
         txn: String,
         /// "prepare", "marker:N", "markers" or "offsets".
@@ -314,7 +325,7 @@ pub enum Action {
 }
 
 /// The names of every action, in the spec's order (for error messages).
-pub const ACTION_NAMES: [&str; 32] = [
+pub const ACTION_NAMES: [&str; 33] = [
     "create_topic",
     "produce",
     "begin",
@@ -323,6 +334,7 @@ pub const ACTION_NAMES: [&str; 32] = [
     "send_offsets",
     "commit_offsets",
     "delete_group",
+    "delete_offsets",
     "commit",
     "abort",
     "replicate",
@@ -810,6 +822,7 @@ impl Action {
             Action::SendOffsets { .. } => "send_offsets",
             Action::CommitOffsets { .. } => "commit_offsets",
             Action::DeleteGroup { .. } => "delete_group",
+            Action::DeleteOffsets { .. } => "delete_offsets",
             Action::Commit { .. } => "commit",
             Action::Abort { .. } => "abort",
             Action::Replicate { .. } => "replicate",
@@ -829,7 +842,6 @@ impl Action {
             Action::Compact { .. } => "compact",
             Action::DeleteRecords { .. } => "delete_records",
             Action::AlterTopicConfig { .. } => "alter_topic_config",
-    },
             Action::CreatePartitions { .. } => "create_partitions",
             Action::Accumulate { .. } => "accumulate",
             Action::Flush { .. } => "flush",
@@ -1030,6 +1042,13 @@ impl Action {
                 }
                 Ok(())
             }
+            Action::DeleteOffsets { group, .. } if group.is_empty() => Err(FieldError::new(
+                "action.delete_offsets.group",
+                "a group id is not empty",
+            )),
+            Action::DeleteOffsets { partitions, .. } if partitions.is_empty() => Err(
+                FieldError::new("action.delete_offsets.partitions", "at least one partition"),
+            ),
             Action::DeleteRecords { offset, .. } if *offset < -1 => Err(FieldError::new(
                 "action.delete_records.offset",
                 "an offset, or -1 for the high watermark",
@@ -1126,6 +1145,7 @@ mod tests {
             r#"{"delete_group":{"group":"g"}}"#,
             r#"{"alter_topic_config":{"topic":"t","config":{"cleanup_policy":"compact","retention_bytes":4096}}}"#,
             r#"{"alter_topic_config":{"topic":"t","config":{}}}"#,
+            r#"{"delete_offsets":{"group":"g","partitions":[{"topic":"in","partition":0}]}}"#,
             r#"{"commit":{"txn":"x","crash_after":"marker:1"}}"#,
             r#"{"abort":{"txn":"x"}}"#,
             r#"{"replicate":{"broker":2,"topic":"t","partition":0}}"#,

@@ -999,7 +999,8 @@ impl Driver {
             | Action::SyncGroup { .. }
             | Action::CommitGroupOffsets { .. }
             | Action::Poll { .. }
-            | Action::DeleteGroup { .. } => self.told = Some(self.start_group(action)?),
+            | Action::DeleteGroup { .. }
+            | Action::DeleteOffsets { .. } => self.told = Some(self.start_group(action)?),
             Action::Crash {} => {
                 let report = self.cluster.crash().map_err(err)?;
                 let text = narrate::crash(&report, self.resends_markers());

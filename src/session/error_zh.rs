@@ -127,6 +127,9 @@ pub fn error_zh(e: &E) -> String {
         E::GroupNotEmpty { group, members } => {
             format!("消费组 {group:?} 不为空：它的 {members} 个成员离开后才能删除")
         }
+        E::GroupSubscribedToTopic { group, topic } => {
+            format!("消费组 {group:?} 订阅了主题 {topic:?}：有成员订阅时不能删除它的 offset")
+        }
         E::GroupIdNotFound(group) => {
             format!("没有消费组 {group:?}：它既没有成员，也没有已提交的 offset")
         }

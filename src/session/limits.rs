@@ -277,6 +277,13 @@ pub fn check_action(action: &Action) -> Result<(), FieldError> {
             }
             Ok(())
         }
+        Action::DeleteOffsets { group, partitions } => {
+            text("group", group, MAX_NAME_BYTES)?;
+            for (i, p) in partitions.iter().enumerate() {
+                text(&format!("partitions[{i}].topic"), &p.topic, MAX_NAME_BYTES)?;
+            }
+            Ok(())
+        }
         Action::LeaveGroup { group, member }
         | Action::Heartbeat { group, member, .. }
         | Action::Poll { group, member, .. } => {

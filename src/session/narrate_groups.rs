@@ -141,6 +141,30 @@ pub fn deleted(group: &str, offsets: usize) -> Said {
     )
 }
 
+/// Committed offsets deleted (Kafka's OffsetDelete): which went; none if
+/// no partition asked had one.
+pub fn offsets_deleted(group: &str, removed: &[TopicPartition]) -> Said {
+    if removed.is_empty() {
+        return Said::new(
+            format!("group {group}: no committed offset to delete"),
+            format!("消费组 {group}：没有可删除的已提交 offset"),
+        );
+    }
+    let list = removed
+        .iter()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join(", ");
+    Said::new(
+        format!(
+            "group {group}: committed offset(s) of {list} deleted: its next consumer of them starts from auto.offset.reset"
+        ),
+        format!(
+            "消费组 {group}：{list} 的已提交 offset 已删除：之后消费它们的成员从 auto.offset.reset 开始"
+        ),
+    )
+}
+
 /// A member's commit that passed the coordinator's fences.
 pub fn committed(
     group: &str,

@@ -88,6 +88,7 @@ pub fn action_zh(name: &str) -> &str {
         "delete_group" => "删除消费组",
         "alter_topic_config" => "修改 topic 配置",
         "create_partitions" => "增加分区",
+        "delete_offsets" => "删除已提交的 offset",
         "accumulate" => "攒批",
         "flush" => "刷出",
         // A batch an advance_clock sent when its linger ran out.
@@ -148,6 +149,7 @@ pub fn error_zh(code: &str) -> &'static str {
         "RebalanceInProgress" => "消费组正在重平衡",
         "GroupNotEmpty" => "消费组不为空",
         "GroupIdNotFound" => "没有这个消费组",
+        "GroupSubscribedToTopic" => "消费组订阅了该主题",
         "NotPartitionOwner" => "不是该分区的拥有者",
         "InvalidBatch" => "批次无效",
         "ProducerBufferFull" => "生产者缓冲区已满",

@@ -149,6 +149,42 @@ impl OffsetStore {
         Ok(removed)
     }
 
+    /// Deletes `group`'s committed offsets of `partitions` (Kafka's
+    /// OffsetDelete) in one atomic file replace, as a commit is written;
+    /// the partitions it removed, in order. Partitions without a committed
+    /// offset are skipped; nothing to remove is no write. The group stays,
+    /// with no offsets if none is left, as Kafka keeps an empty group
+    /// until its cleanup (docs/kafka-differences.md, "OffsetDelete").
+    pub fn delete_offsets(
+        &mut self,
+        group: &str,
+        partitions: &[TopicPartition],
+    ) -> Result<Vec<TopicPartition>> {
+        let Some(current) = self.groups.get(group) else {
+            return Ok(Vec::new());
+        };
+        let mut removed: Vec<TopicPartition> = partitions
+            .iter()
+            .filter(|tp| current.contains_key(*tp))
+            .cloned()
+            .collect();
+        removed.sort();
+        removed.dedup();
+        if removed.is_empty() {
+            return Ok(removed);
+        }
+        let mut next = self.groups.clone();
+        let offsets = next.get_mut(group).expect("held above");
+        for tp in &removed {
+            offsets.remove(tp);
+        }
+        self.written = false;
+        Self::persist(&self.path, &next, self.sync)?;
+        self.groups = next;
+        self.written = true;
+        Ok(removed)
+    }
+
     /// Whether committing `staged` would leave the offsets as they are:
     /// every staged group is already present (the book's `setdefault` adds
     /// an empty one to the file) with every staged offset.
@@ -247,6 +283,66 @@ mod tests {
         let reopened = OffsetStore::open(dir.path()).unwrap();
         assert_eq!(reopened.get("gone", &p0), None);
         assert_eq!(reopened.get("kept", &p0), Some(7));
+    }
+
+    #[test]
+    fn deleted_offsets_are_gone_from_the_file_and_the_rest_stay() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = OffsetStore::open(dir.path()).unwrap();
+        let (a0, a1, b0) = (
+            TopicPartition::new("a", 0),
+            TopicPartition::new("a", 1),
+            TopicPartition::new("b", 0),
+        );
+        store
+            .commit_many(
+                "g",
+                &BTreeMap::from([(a0.clone(), 4), (a1.clone(), 5), (b0.clone(), 6)]),
+            )
+            .unwrap();
+        store.commit("other", a0.clone(), 7).unwrap();
+        let asked = [
+            a1.clone(),
+            TopicPartition::new("a", 9),
+            a0.clone(),
+            a0.clone(),
+        ];
+        assert_eq!(
+            store.delete_offsets("g", &asked).unwrap(),
+            [a0.clone(), a1.clone()],
+            "the committed ones, once each, in order"
+        );
+        assert_eq!(
+            std::fs::read_to_string(store.path()).unwrap(),
+            r#"{"groups":{"g":[{"offset":6,"partition":0,"topic":"b"}],"other":[{"offset":7,"partition":0,"topic":"a"}]},"version":1}"#
+        );
+        let before = inode(&store);
+        assert!(
+            store
+                .delete_offsets("g", std::slice::from_ref(&a0))
+                .unwrap()
+                .is_empty()
+        );
+        assert!(
+            store
+                .delete_offsets("nope", std::slice::from_ref(&a0))
+                .unwrap()
+                .is_empty()
+        );
+        assert_eq!(inode(&store), before, "nothing deleted, nothing written");
+        assert_eq!(
+            store
+                .delete_offsets("g", std::slice::from_ref(&b0))
+                .unwrap(),
+            [b0]
+        );
+        let reopened = OffsetStore::open(dir.path()).unwrap();
+        assert_eq!(
+            reopened.groups().get("g"),
+            Some(&BTreeMap::new()),
+            "the group stays, with no offsets"
+        );
+        assert_eq!(reopened.get("other", &a0), Some(7));
     }
 
     #[test]

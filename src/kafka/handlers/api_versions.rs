@@ -138,7 +138,7 @@ mod tests {
         assert_eq!(txn(ApiKey::JoinGroup), Some((0, 9)));
         assert_eq!(txn(ApiKey::DescribeGroups), Some((0, 6)));
         assert_eq!(txn(ApiKey::DeleteGroups), Some((0, 2)), "every version");
-        assert_eq!(txn(ApiKey::OffsetDelete), None, "not served");
+        assert_eq!(txn(ApiKey::OffsetDelete), Some((0, 0)), "its only version");
         assert_eq!(
             txn(ApiKey::CreatePartitions),
             Some((0, 3)),

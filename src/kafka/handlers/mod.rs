@@ -38,6 +38,9 @@ pub mod list_groups;
 pub mod list_offsets;
 pub mod metadata;
 pub mod offset_commit;
+pub mod offset_delete;
+#[cfg(test)]
+mod offset_delete_tests;
 pub mod offset_fetch;
 pub mod produce;
 pub mod producer_produce;
@@ -91,6 +94,7 @@ pub const SUPPORTED: &[(ApiKey, i16, i16)] = &[
     (ApiKey::AlterConfigs, 0, 2),
     (ApiKey::IncrementalAlterConfigs, 0, 1),
     (ApiKey::CreatePartitions, 0, 3),
+    (ApiKey::OffsetDelete, 0, 0),
 ];
 
 /// The versions of `api` this server handles, if it handles it.
@@ -163,6 +167,7 @@ pub fn handle(worker: &mut dyn Broker, request: Request) -> Handled {
         RequestKind::IncrementalAlterConfigs(r) => {
             Handled::Now(incremental_alter_configs::handle(worker, &r))
         }
+        RequestKind::OffsetDelete(r) => Handled::Now(offset_delete::handle(worker, broker, &r)),
         RequestKind::DescribeLogDirs(r) => {
             Handled::Now(describe_log_dirs::handle(worker, broker, &r))
         }

@@ -1,7 +1,7 @@
 //! The consumer-group steps of the [`Driver`] (E15): `join_group`,
 //! `leave_group`, `heartbeat`, `sync_group` (Kafka's classic protocol,
-//! `--rules kafka`), `commit_group_offsets`, `poll` and `delete_group`
-//! (Kafka's DeleteGroups), and the
+//! `--rules kafka`), `commit_group_offsets`, `poll`, `delete_group` and
+//! `delete_offsets` (Kafka's DeleteGroups and OffsetDelete), and the
 //! session expiry an `advance_clock` runs. Each member's client side (the
 //! book's `Consumer`: its generation, local assignment and positions) is
 //! the driver's, as a producer's is; the coordinator's side is the
@@ -194,6 +194,14 @@ impl Driver {
             Action::DeleteGroup { group } => {
                 let removed = cluster.delete_group(group)?;
                 Ok(narrate_groups::deleted(group, removed))
+            }
+            Action::DeleteOffsets { group, partitions } => {
+                let asked: Vec<TopicPartition> = partitions
+                    .iter()
+                    .map(|p| TopicPartition::new(&p.topic, p.partition))
+                    .collect();
+                let removed = cluster.delete_offsets(group, &asked)?;
+                Ok(narrate_groups::offsets_deleted(group, &removed))
             }
             _ => Err(MiniKafkaError::InvalidConfig(format!(
                 "{} is not a consumer-group action",

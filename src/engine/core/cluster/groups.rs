@@ -7,6 +7,7 @@
 use std::collections::BTreeSet;
 
 use super::BrokerCluster;
+use crate::engine::TopicPartition;
 use crate::engine::consumer::classic::{Assignment, SyncOutcome};
 use crate::engine::consumer::group::{Group, JoinResult};
 use crate::engine::consumer::offsets::GroupOffsets;
@@ -70,6 +71,47 @@ impl BrokerCluster {
             let removed = state.offsets.delete_group(group)?;
             state.groups.remove_empty(group);
             Ok(removed)
+        })
+    }
+
+    /// Kafka's OffsetDelete for one group (no call of the book's): the
+    /// committed offsets of `partitions` go, `offsets.json` replaced as a
+    /// commit replaces it; returns those that went (a partition with no
+    /// committed offset is skipped, as Kafka answers it NONE). An empty id
+    /// is invalid, a group with neither members nor committed offsets is
+    /// not found, and a topic a member subscribes to is refused
+    /// ([`MiniKafkaError::GroupSubscribedToTopic`]), the whole step with
+    /// it. Offsets a transaction staged are not touched, as DeleteGroups
+    /// leaves them (docs/kafka-differences.md, "OffsetDelete").
+    pub fn delete_offsets(
+        &self,
+        group: &str,
+        partitions: &[TopicPartition],
+    ) -> Result<Vec<TopicPartition>> {
+        self.mutate(|state, _| {
+            if group.is_empty() {
+                return Err(MiniKafkaError::InvalidGroupId(
+                    "the group id cannot be empty".to_string(),
+                ));
+            }
+            let g = state.groups.group(group);
+            if g.is_none() && !state.offsets.groups().contains_key(group) {
+                return Err(MiniKafkaError::GroupIdNotFound(group.to_string()));
+            }
+            let subscribed = partitions.iter().find(|tp| {
+                g.is_some_and(|g| {
+                    g.members
+                        .values()
+                        .any(|m| m.subscriptions.contains(&tp.topic))
+                })
+            });
+            if let Some(tp) = subscribed {
+                return Err(MiniKafkaError::GroupSubscribedToTopic {
+                    group: group.to_string(),
+                    topic: tp.topic.clone(),
+                });
+            }
+            state.offsets.delete_offsets(group, partitions)
         })
     }
 
