@@ -383,20 +383,7 @@ impl BrokerCluster {
                 open_segments(&state.partitions),
             )?;
             state.metadata.add_topic(name, topic)?;
-            for (tp, meta, logs) in scanned {
-                let (mut set, reelection) = state.open_partition(&tp, &meta, logs, now)?;
-                for &b in meta.replicas.iter().filter(|b| state.stopped.contains(b)) {
-                    set.open_stopped(b, now);
-                }
-                if let Some(e) = reelection {
-                    // Logs left in the directory by an earlier incarnation.
-                    state
-                        .metadata
-                        .set_leader(&e.tp, e.new_leader, e.leader_epoch)?;
-                }
-                state.partitions.insert_tracked(tp, set);
-            }
-            Ok(())
+            state.open_new_partitions(scanned, now)
         })
     }
 

@@ -45,18 +45,7 @@ impl BrokerCluster {
                 open_segments(&state.partitions),
             )?;
             state.metadata.add_partitions(topic, &added)?;
-            for (tp, meta, logs) in scanned {
-                let (mut set, reelection) = state.open_partition(&tp, &meta, logs, now)?;
-                for &b in meta.replicas.iter().filter(|b| state.stopped.contains(b)) {
-                    set.open_stopped(b, now);
-                }
-                if let Some(e) = reelection {
-                    state
-                        .metadata
-                        .set_leader(&e.tp, e.new_leader, e.leader_epoch)?;
-                }
-                state.partitions.insert_tracked(tp, set);
-            }
+            state.open_new_partitions(scanned, now)?;
             Ok(current)
         })
     }

@@ -371,6 +371,30 @@ impl ClusterState {
         state.persist_high_watermarks()
     }
 
+    /// Opens the partitions a new topic or a growth brings, once
+    /// `metadata.json` names them: each scanned partition's replica set
+    /// (its replicas on stopped brokers opened stopped), a leader
+    /// re-election recovery chose over logs an earlier incarnation left
+    /// written back, the set tracked.
+    pub(super) fn open_new_partitions(
+        &mut self,
+        scanned: Vec<ScannedPartition>,
+        now_ms: u64,
+    ) -> Result<()> {
+        for (tp, meta, logs) in scanned {
+            let (mut set, reelection) = self.open_partition(&tp, &meta, logs, now_ms)?;
+            for &b in meta.replicas.iter().filter(|b| self.stopped.contains(b)) {
+                set.open_stopped(b, now_ms);
+            }
+            if let Some(e) = reelection {
+                self.metadata
+                    .set_leader(&e.tp, e.new_leader, e.leader_epoch)?;
+            }
+            self.partitions.insert_tracked(tp, set);
+        }
+        Ok(())
+    }
+
     /// Opens every scanned replica log of `tp` (repairing torn tails) and
     /// assembles its replica set; also returns the leader re-election
     /// recovery chose, for the caller to persist.
