@@ -83,6 +83,17 @@ impl Harness {
 /// the tests' groups wait no initial delay) and stays a member: its join's
 /// answer.
 pub(super) fn join_member(h: &mut Harness, group: &str) -> crate::kafka::groups::JoinReply {
+    join_with(h, group, "consumer", Default::default())
+}
+
+/// [`join_member`] of `protocol_type`, its "range" protocol's metadata
+/// `metadata`.
+pub(super) fn join_with(
+    h: &mut Harness,
+    group: &str,
+    protocol_type: &str,
+    metadata: bytes::Bytes,
+) -> crate::kafka::groups::JoinReply {
     use crate::kafka::groups::{Join, Reply, Started};
     let mut steps = NoSteps;
     let mut w = h.state.worker(&mut h.driver, &mut steps);
@@ -94,8 +105,8 @@ pub(super) fn join_member(h: &mut Harness, group: &str) -> crate::kafka::groups:
         connection: 1,
         session: std::time::Duration::from_secs(60),
         rebalance: std::time::Duration::from_secs(60),
-        protocol_type: "consumer".into(),
-        protocols: vec![("range".into(), Default::default())],
+        protocol_type: protocol_type.into(),
+        protocols: vec![("range".into(), metadata)],
         require_known_member: false,
     };
     let groups = w.groups_mut();

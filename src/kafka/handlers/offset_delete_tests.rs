@@ -14,11 +14,10 @@ use kafka_protocol::messages::{
 };
 use kafka_protocol::protocol::{Encodable, StrBytes};
 
-use super::admin_tests::{Harness, cluster, join_member};
+use super::admin_tests::{Harness, cluster, join_member, join_with};
 use crate::engine::TopicPartition;
 use crate::kafka::broker::Broker;
 use crate::kafka::errors::code;
-use crate::kafka::groups::{Join, Reply, Started};
 use crate::session::listeners::NoSteps;
 
 /// What OffsetDelete answered: the group's code, then each (topic,
@@ -99,29 +98,6 @@ fn subscription(topics: &[&str]) -> Bytes {
     buf.freeze()
 }
 
-/// A member of `protocol_type` joins `group` with `metadata` and stays.
-fn join_with(h: &mut Harness, group: &str, protocol_type: &str, metadata: Bytes) {
-    let mut steps = NoSteps;
-    let mut w = h.state.worker(&mut h.driver, &mut steps);
-    let join = Join {
-        group: group.into(),
-        member_id: String::new(),
-        client_id: "c".into(),
-        client_host: String::new(),
-        connection: 1,
-        session: std::time::Duration::from_secs(60),
-        rebalance: std::time::Duration::from_secs(60),
-        protocol_type: protocol_type.into(),
-        protocols: vec![("range".into(), metadata)],
-        require_known_member: false,
-    };
-    let groups = w.groups_mut();
-    let Started::Wait(t) = groups.join(join, crate::kafka::clock::RealTime::now()) else {
-        panic!("joins")
-    };
-    assert!(matches!(groups.take(t), Some(Reply::Join(r)) if r.error == code::NONE));
-}
-
 #[test]
 fn committed_offsets_go_as_one_step_and_the_rest_stay() {
     let mut h = two_topics("kafka");
@@ -164,7 +140,10 @@ fn committed_offsets_go_as_one_step_and_the_rest_stay() {
 fn each_partitions_code_in_the_requests_order() {
     let mut h = two_topics("kafka");
     commit(&mut h, "g", &[("t", 0, 4), ("u", 1, 6)]);
-    join_with(&mut h, "g", "consumer", subscription(&["t"]));
+    assert_eq!(
+        join_with(&mut h, "g", "consumer", subscription(&["t"])).error,
+        code::NONE
+    );
     assert_eq!(
         delete(
             &mut h,
@@ -192,7 +171,10 @@ fn the_groups_own_errors_answer_alone_and_change_nothing() {
     let mut h = two_topics("kafka");
     commit(&mut h, "g", &[("t", 0, 4)]);
     commit(&mut h, "connect", &[("t", 0, 2)]);
-    join_with(&mut h, "connect", "connect", Bytes::from_static(b"x"));
+    assert_eq!(
+        join_with(&mut h, "connect", "connect", Bytes::from_static(b"x")).error,
+        code::NONE
+    );
     let before = h.driver.step();
     let t0: &[(&str, &[i32])] = &[("t", &[0])];
     assert_eq!(delete(&mut h, 1, "", t0), (code::INVALID_GROUP_ID, vec![]));
@@ -231,7 +213,10 @@ fn a_member_whose_subscription_is_unknown_counts_as_subscribed() {
 #[test]
 fn an_empty_group_the_server_knows_deletes_without_offsets_and_the_book_allows_it() {
     let mut h = two_topics("minikafka");
-    join_with(&mut h, "left", "consumer", subscription(&["t"]));
+    assert_eq!(
+        join_with(&mut h, "left", "consumer", subscription(&["t"])).error,
+        code::NONE
+    );
     let before = h.driver.step();
     {
         let mut steps = NoSteps;
