@@ -14,7 +14,7 @@ use minikafka::engine::TopicPartition;
 use minikafka::engine::config::Rules;
 use minikafka::engine::core::codec;
 use minikafka::perf::{
-    self, DashboardWorkload, FsyncLoop, JournalWorkload, P3Ceiling, RawLogWriter,
+    self, DashboardWorkload, FrameAppend, FsyncLoop, JournalWorkload, P3Ceiling, RawLogWriter,
     TransactionWorkload,
 };
 use minikafka::session::Timeline;
@@ -202,6 +202,43 @@ fn p3_ceiling() -> Row {
         id: "P3c",
         what: "P3's ceiling: one copy and CRC, then the write",
         measured: format!("{:.0} MiB/s", rate(tc)),
+        baseline: format!("{:.0} MiB/s buffered", rate(tr)),
+        ratio,
+        target: "report only",
+        met: true,
+        caveat: None,
+    }
+}
+
+/// P3's bound ([`FrameAppend`]): the log's append of frames handed already
+/// encoded (no encoding, no records to free), against the baseline's
+/// buffered writes of the same bytes. What the log adds to the write
+/// whatever the batch's representation (docs/performance.md, "P3's
+/// bound").
+fn p3_frames() -> Row {
+    let per_round = 200;
+    let frames: Vec<Vec<u8>> = (0..per_round)
+        .map(|i| codec::encode(&perf::record_batch(100, 100, i)))
+        .collect();
+    let bytes: usize = frames.iter().map(Vec::len).sum();
+    let mut log = FrameAppend::new(1 << 20);
+    let mut raw = RawLogWriter::new();
+    let (tf, tr) = side_by_side(
+        15,
+        || {
+            let round = log.frames(per_round);
+            timed(|| {
+                black_box(log.round(round));
+            })
+        },
+        || timed(|| raw.round(&frames)),
+    );
+    let rate = |t: Duration| bytes as f64 / MIB / t.as_secs_f64();
+    let ratio = rate(tf) / rate(tr);
+    Row {
+        id: "P3f",
+        what: "P3's bound: the log's append of frames handed encoded",
+        measured: format!("{:.0} MiB/s", rate(tf)),
         baseline: format!("{:.0} MiB/s buffered", rate(tr)),
         ratio,
         target: "report only",
@@ -480,12 +517,13 @@ fn main() {
     }
     // `perf_report P3 P4` runs only the named targets.
     let only: Vec<String> = std::env::args().skip(1).collect();
-    let targets: [Target; 11] = [
+    let targets: [Target; 12] = [
         ("P1", p1),
         ("P2", p2),
         ("P3", p3),
         ("P3k", p3_kafka_segments),
         ("P3c", p3_ceiling),
+        ("P3f", p3_frames),
         ("P4", p4),
         ("P5", p5),
         ("P6", p6),

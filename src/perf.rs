@@ -16,6 +16,8 @@ use tempfile::TempDir;
 
 use crate::engine::config::Rules;
 use crate::engine::core::codec;
+use crate::engine::log::frame_copy::FetchedFrames;
+use crate::engine::log::partition_log::{LogConfig, PartitionLog};
 use crate::engine::transaction::journal::TransactionJournal;
 use crate::engine::transaction::model::TransactionData;
 use crate::engine::{
@@ -213,6 +215,62 @@ impl P3Ceiling {
 impl Default for P3Ceiling {
     fn default() -> Self {
         Self::new()
+    }
+}
+
+/// P3's bound for an append handed encoded bytes (docs/performance.md,
+/// "P3's bound"): the log's append of frames already encoded, one batch's
+/// frame at a time, through the follower's path
+/// ([`PartitionLog::append_frames`]): each frame's structure walked and its
+/// CRC checked, written with its index entry, the segment rolled as the
+/// leader's append rolls it, its summary kept. A leader handed a
+/// producer's encoded batch would do the same work, with the CRC computed
+/// instead of checked after it sets the offsets: no encoding, no records
+/// to free. What this costs against the baseline's buffered writes is what
+/// the log itself adds to the write, whatever the batch's representation.
+pub struct FrameAppend {
+    dir: TempDir,
+    log: PartitionLog,
+}
+
+impl FrameAppend {
+    /// A fresh log with the book's settings and `segment_max_bytes`.
+    pub fn new(segment_max_bytes: u64) -> Self {
+        let dir = tempfile::tempdir().expect("a temporary directory");
+        let config = LogConfig {
+            segment_max_bytes,
+            index_interval_bytes: 4096,
+            fsync: false,
+        };
+        let (log, _) = PartitionLog::open(dir.path(), config).expect("log opens");
+        Self { dir, log }
+    }
+
+    /// The next `count` batches of 100 x 100 B, each encoded at the offset
+    /// the log will give it, as a producer's batch would arrive once its
+    /// leader set its offsets: built outside the timing, as P3's batches.
+    pub fn frames(&self, count: usize) -> Vec<Vec<u8>> {
+        let mut offset = self.log.leo();
+        (0..count)
+            .map(|i| {
+                let mut batch = record_batch(100, 100, i);
+                batch.base_offset = offset;
+                offset = batch.next_offset();
+                codec::encode(&batch)
+            })
+            .collect()
+    }
+
+    /// Appends each of `frames`, handed over one at a time; returns the
+    /// number appended.
+    pub fn round(&mut self, frames: Vec<Vec<u8>>) -> usize {
+        frames
+            .into_iter()
+            .map(|frame| {
+                let handed = FetchedFrames::handed(frame, self.dir.path());
+                self.log.append_frames(&handed).expect("frame appended")
+            })
+            .sum()
     }
 }
 
@@ -597,4 +655,40 @@ pub fn resident_bytes() -> Option<u64> {
         .parse()
         .ok()?;
     Some(kib * 1024)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// P3's bound measures the log's append of the very frames P3 writes:
+    /// handed encoded, they end in the same segments, at the same sizes,
+    /// as the same batches appended through `PartitionLog::append`.
+    #[test]
+    fn frames_handed_encoded_land_as_the_same_batches_appended() {
+        let mut handed = FrameAppend::new(1 << 20);
+        for _ in 0..2 {
+            let frames = handed.frames(200);
+            assert_eq!(handed.round(frames), 200);
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let (mut log, _) = PartitionLog::open(dir.path(), handed.log.config).unwrap();
+        for _ in 0..2 {
+            for i in 0..200 {
+                let mut batch = record_batch(100, 100, i);
+                batch.base_offset = log.leo();
+                log.append(&batch).unwrap();
+            }
+        }
+        let shape = |log: &PartitionLog| -> Vec<(i64, u64)> {
+            log.segments()
+                .iter()
+                .map(|s| (s.base_offset(), s.size()))
+                .collect()
+        };
+        assert_eq!(handed.log.leo(), 40_000);
+        assert!(shape(&log).len() > 1, "the rounds roll segments");
+        assert_eq!(shape(&handed.log), shape(&log));
+        assert_eq!(handed.log.batch_summaries(), log.batch_summaries());
+    }
 }

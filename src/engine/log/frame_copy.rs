@@ -54,6 +54,23 @@ impl FetchedFrames {
         &self.buffer[..self.len]
     }
 
+    /// Frames handed whole (`bytes`, frames end to end) rather than read
+    /// from a leader: P3's bound for an append that is handed encoded bytes
+    /// (`perf::FrameAppend`, docs/performance.md "P3's bound"). `from`
+    /// names where they came from in an error.
+    pub(crate) fn handed(bytes: Vec<u8>, from: &std::path::Path) -> Self {
+        let len = bytes.len();
+        Self {
+            buffer: bytes,
+            len,
+            parts: vec![FramePart {
+                path: from.to_path_buf(),
+                position: 0,
+                len,
+            }],
+        }
+    }
+
     /// Forgets the frames read, keeping the buffer unless it grew past
     /// [`REUSED_BUFFER_MAX`](crate::engine::log::segment::REUSED_BUFFER_MAX).
     pub(crate) fn clear(&mut self) {
