@@ -58,6 +58,7 @@ impl FetchedFrames {
     /// from a leader: P3's bound for an append that is handed encoded bytes
     /// (`perf::FrameAppend`, docs/performance.md "P3's bound"). `from`
     /// names where they came from in an error.
+    #[cfg(feature = "testkit")]
     pub(crate) fn handed(bytes: Vec<u8>, from: &std::path::Path) -> Self {
         let len = bytes.len();
         Self {
