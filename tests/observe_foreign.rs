@@ -193,6 +193,13 @@ fn observe_reads_librdkafkas_mock_cluster_as_its_clients_do() {
     assert_eq!(listed.len(), 4, "{meta:?}");
     let partitions = plain["partitions"].as_array().unwrap();
     assert_eq!(partitions.len(), 4, "{plain}");
+    // The mock serves no DescribeConfigs: the topics' settings are listed
+    // unavailable and written null, not guessed.
+    assert!(
+        unavailable(&plain).contains(&"partitions[].config"),
+        "{plain}"
+    );
+    assert!(partitions.iter().all(|p| p["config"].is_null()), "{plain}");
     for (line, p) in listed.iter().zip(partitions) {
         let ints = |s: &str| -> Vec<u32> { s.split(',').map(|n| n.parse().unwrap()).collect() };
         let w: Vec<&str> = line.split(' ').collect();

@@ -273,6 +273,14 @@ fn observe_reads_tansu_with_its_lso_as_its_clients_do() {
         .collect();
     assert_eq!(listed.len(), 1, "{meta:?}");
     let fresh = observe(&boot, &[]);
+    // Tansu answers DescribeConfigs when it is not told which keys (it
+    // drops the connection for a request naming them): the field is
+    // filled, no broker is counted unreachable, and t, created without
+    // settings, has none (`config` left out, as `mk-tui state` leaves it).
+    let gaps = unavailable(&fresh);
+    assert!(!gaps.contains(&"partitions[].config"), "{gaps:?}");
+    assert!(!gaps.iter().any(|u| u.contains("unreachable")), "{gaps:?}");
+    assert!(t0(&fresh).get("config").is_none(), "{fresh}");
     let w: Vec<&str> = listed[0].split(' ').collect();
     let p = t0(&fresh);
     assert_eq!(
