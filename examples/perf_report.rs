@@ -137,22 +137,54 @@ fn p3_kafka_segments() -> Row {
     p3_with("P3k", "the same, 1 GiB segments", 1 << 30)
 }
 
+/// The 200 frames of a P3 round (100 x 100 B batches) and their bytes.
+fn p3_frames_of_a_round() -> (Vec<Vec<u8>>, usize) {
+    let frames: Vec<Vec<u8>> = (0..200)
+        .map(|i| codec::encode(&perf::record_batch(100, 100, i)))
+        .collect();
+    let bytes = frames.iter().map(Vec::len).sum();
+    (frames, bytes)
+}
+
+/// A P3-family row: `bytes` a round written in `measured` against the
+/// baseline's buffered writes in `baseline`, as rates; `target` is P3's
+/// 0.8 when given, else the row is reported only.
+fn buffered_write_row(
+    id: &'static str,
+    what: &'static str,
+    bytes: usize,
+    (measured, baseline): (Duration, Duration),
+    target: Option<f64>,
+) -> Row {
+    let rate = |t: Duration| bytes as f64 / MIB / t.as_secs_f64();
+    let ratio = rate(measured) / rate(baseline);
+    Row {
+        id,
+        what,
+        measured: format!("{:.0} MiB/s", rate(measured)),
+        baseline: format!("{:.0} MiB/s buffered", rate(baseline)),
+        ratio,
+        target: if target.is_some() {
+            ">= 0.8"
+        } else {
+            "report only"
+        },
+        met: target.is_none_or(|t| ratio >= t),
+        caveat: None,
+    }
+}
+
 /// P3: acks=1 appends of 100 x 100 B batches vs buffered writes of the same
 /// encoded frames.
 fn p3_with(id: &'static str, what: &'static str, segment_max_bytes: u64) -> Row {
-    let per_round = 200;
-    let batches: Vec<_> = (0..per_round)
-        .map(|i| perf::record_batch(100, 100, i))
-        .collect();
-    let frames: Vec<Vec<u8>> = batches.iter().map(codec::encode).collect();
-    let bytes: usize = frames.iter().map(Vec::len).sum();
+    let (frames, bytes) = p3_frames_of_a_round();
     let (_dir, cluster) = perf::cluster_with_segments(1, 1, segment_max_bytes);
     let tp = TopicPartition::new("t", 0);
     let mut raw = RawLogWriter::new();
-    let (tl, tr) = side_by_side(
+    let times = side_by_side(
         15,
         || {
-            let round = perf::p3_batches(batches.len());
+            let round = perf::p3_batches(frames.len());
             timed(|| {
                 for batch in round {
                     perf::append_acks1(&cluster, &tp, batch);
@@ -161,18 +193,7 @@ fn p3_with(id: &'static str, what: &'static str, segment_max_bytes: u64) -> Row 
         },
         || timed(|| raw.round(&frames)),
     );
-    let rate = |t: Duration| bytes as f64 / MIB / t.as_secs_f64();
-    let ratio = rate(tl) / rate(tr);
-    Row {
-        id,
-        what,
-        measured: format!("{:.0} MiB/s", rate(tl)),
-        baseline: format!("{:.0} MiB/s buffered", rate(tr)),
-        ratio,
-        target: ">= 0.8",
-        met: ratio >= 0.8,
-        caveat: None,
-    }
+    buffered_write_row(id, what, bytes, times, Some(0.8))
 }
 
 /// P3's ceiling: the baseline's buffered writes alone against the same
@@ -180,14 +201,10 @@ fn p3_with(id: &'static str, what: &'static str, segment_max_bytes: u64) -> Row 
 /// append handed records must add ([`P3Ceiling`]). No P3 ratio can exceed
 /// this one (docs/performance.md, "P3's ceiling").
 fn p3_ceiling() -> Row {
-    let per_round = 200;
-    let frames: Vec<Vec<u8>> = (0..per_round)
-        .map(|i| codec::encode(&perf::record_batch(100, 100, i)))
-        .collect();
-    let bytes: usize = frames.iter().map(Vec::len).sum();
+    let (frames, bytes) = p3_frames_of_a_round();
     let mut raw = RawLogWriter::new();
     let mut ceiling = P3Ceiling::new();
-    let (tc, tr) = side_by_side(
+    let times = side_by_side(
         31,
         || {
             timed(|| {
@@ -196,18 +213,8 @@ fn p3_ceiling() -> Row {
         },
         || timed(|| raw.round(&frames)),
     );
-    let rate = |t: Duration| bytes as f64 / MIB / t.as_secs_f64();
-    let ratio = rate(tc) / rate(tr);
-    Row {
-        id: "P3c",
-        what: "P3's ceiling: one copy and CRC, then the write",
-        measured: format!("{:.0} MiB/s", rate(tc)),
-        baseline: format!("{:.0} MiB/s buffered", rate(tr)),
-        ratio,
-        target: "report only",
-        met: true,
-        caveat: None,
-    }
+    let what = "P3's ceiling: one copy and CRC, then the write";
+    buffered_write_row("P3c", what, bytes, times, None)
 }
 
 /// P3's bound ([`FrameAppend`]): the log's append of frames handed already
@@ -216,35 +223,21 @@ fn p3_ceiling() -> Row {
 /// whatever the batch's representation (docs/performance.md, "P3's
 /// bound").
 fn p3_frames() -> Row {
-    let per_round = 200;
-    let frames: Vec<Vec<u8>> = (0..per_round)
-        .map(|i| codec::encode(&perf::record_batch(100, 100, i)))
-        .collect();
-    let bytes: usize = frames.iter().map(Vec::len).sum();
+    let (frames, bytes) = p3_frames_of_a_round();
     let mut log = FrameAppend::new(1 << 20);
     let mut raw = RawLogWriter::new();
-    let (tf, tr) = side_by_side(
+    let times = side_by_side(
         15,
         || {
-            let round = log.frames(per_round);
+            let round = log.frames(frames.len());
             timed(|| {
                 black_box(log.round(round));
             })
         },
         || timed(|| raw.round(&frames)),
     );
-    let rate = |t: Duration| bytes as f64 / MIB / t.as_secs_f64();
-    let ratio = rate(tf) / rate(tr);
-    Row {
-        id: "P3f",
-        what: "P3's bound: the log's append of frames handed encoded",
-        measured: format!("{:.0} MiB/s", rate(tf)),
-        baseline: format!("{:.0} MiB/s buffered", rate(tr)),
-        ratio,
-        target: "report only",
-        met: true,
-        caveat: None,
-    }
+    let what = "P3's bound: the log's append of frames handed encoded";
+    buffered_write_row("P3f", what, bytes, times, None)
 }
 
 /// P4: reopening a data directory (the short run holds 64 MiB; the bench
