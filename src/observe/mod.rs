@@ -166,14 +166,25 @@ impl Links {
     }
 
     /// Why a broker gave nothing, in the words `unavailable` uses:
-    /// `unreachable`, or what the deadline cut.
+    /// `unreachable` when it could not be connected to, what the deadline
+    /// cut, or the request a broker that was reached failed on and how
+    /// (`DescribeConfigs v4: the broker closed the connection before
+    /// answering`): a broker that answered other requests is not
+    /// unreachable.
     fn reason(&self, address: &str) -> String {
         let ran_out = self.deadline.ran_out();
-        match self.failed.get(address).map(|e| e.to_string()) {
-            Some(e) if e.contains("not asked: ") && e.contains(&ran_out) => {
+        let failed = self.failed.get(address).map(Arc::as_ref);
+        match failed.map(|e| (e, e.to_string())) {
+            Some((_, e)) if e.contains("not asked: ") && e.contains(&ran_out) => {
                 format!("not asked: {ran_out}")
             }
-            Some(e) if e.contains(&ran_out) => format!("no answer before {ran_out}"),
+            Some((_, e)) if e.contains(&ran_out) => format!("no answer before {ran_out}"),
+            Some((SessionError::Protocol { what, problem }, _))
+                if !problem.starts_with("cannot connect") =>
+            {
+                let request = what.strip_prefix(&format!("{address}: ")).unwrap_or(what);
+                format!("{request}: {problem}")
+            }
             None if self.deadline.passed() => format!("not asked: {ran_out}"),
             _ => "unreachable".to_string(),
         }
@@ -409,4 +420,33 @@ async fn observe_async(options: &Options) -> Result<Snapshot, SessionError> {
     log_dirs::fill(&mut snapshot, &dirs);
     configs::fill(&mut snapshot, &settings);
     Ok(snapshot)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn links_failed_with(address: &str, why: SessionError) -> Links {
+        let mut links = Links::new(Deadline::after(std::time::Duration::from_secs(60)));
+        links.failed(address, why);
+        links
+    }
+
+    #[test]
+    fn a_broker_that_failed_a_request_is_named_with_it_not_unreachable() {
+        let address = "127.0.0.1:9092";
+        let closed = SessionError::protocol(
+            format!("{address}: DescribeConfigs v4"),
+            "the broker closed the connection before answering",
+        );
+        assert_eq!(
+            links_failed_with(address, closed).reason(address),
+            "DescribeConfigs v4: the broker closed the connection before answering"
+        );
+        let refused = SessionError::protocol(address, "cannot connect: Connection refused");
+        assert_eq!(
+            links_failed_with(address, refused).reason(address),
+            "unreachable"
+        );
+    }
 }
