@@ -116,6 +116,56 @@ fn seeds_are_valid_inputs() {
     assert!(torn >= 1, "a journal seed has a torn tail");
 }
 
+/// The OffsetDelete (API 47, v0) seeds, captured from kafka-python's
+/// `delete_group_offsets` and Kafka's `kafka-consumer-groups
+/// --delete-offsets` against `mk-tui serve`, are the requests those runs
+/// made: the group and the partitions each named (the two-topic one names
+/// a topic that does not exist and a partition past u's one).
+#[test]
+fn offset_delete_seeds_are_the_requests_captured() {
+    use kafka_protocol::messages::{ApiKey, RequestKind};
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz/corpus/kafka_request");
+    let cases = [
+        (
+            "seed-offset-delete-v0-kafka-python",
+            "g",
+            vec![("t", vec![0, 1])],
+        ),
+        (
+            "seed-offset-delete-v0-kafka-python-two-topics",
+            "g",
+            vec![("nope", vec![0]), ("u", vec![5])],
+        ),
+        (
+            "seed-offset-delete-v0-kafka-consumer-groups",
+            "g",
+            vec![("u", vec![0])],
+        ),
+    ];
+    for (name, group, topics) in cases {
+        let frame = bytes::Bytes::from(std::fs::read(dir.join(name)).unwrap());
+        let prefix = minikafka::kafka::codec::peek_header(&frame).unwrap();
+        assert_eq!((prefix.api_key, prefix.api_version), (47, 0), "{name}");
+        let (_, mut body) =
+            minikafka::kafka::codec::split_header(ApiKey::OffsetDelete, 0, &frame).unwrap();
+        let RequestKind::OffsetDelete(request) =
+            RequestKind::decode(ApiKey::OffsetDelete, &mut body, 0).unwrap()
+        else {
+            panic!("{name}: not an OffsetDelete request");
+        };
+        assert_eq!(request.group_id.as_str(), group, "{name}");
+        let named: Vec<(&str, Vec<i32>)> = request
+            .topics
+            .iter()
+            .map(|t| {
+                let partitions = t.partitions.iter().map(|p| p.partition_index).collect();
+                (t.name.as_str(), partitions)
+            })
+            .collect();
+        assert_eq!(named, topics, "{name}");
+    }
+}
+
 fn seed(path: &Path) -> bool {
     path.file_name()
         .unwrap()

@@ -53,9 +53,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use self::lock::{lock_data_dir, record_holder, restore_holder};
-use self::open::{
-    check_open_files, open_segments, reopen_or_go_down, scan_partition, validate_config,
-};
+use self::open::{reopen_or_go_down, validate_config};
 use crate::engine::clock::Clock;
 use crate::engine::config::{BrokerId, MiniKafkaConfig};
 use crate::engine::core::batch::RecordBatch;
@@ -357,31 +355,10 @@ impl BrokerCluster {
                     .plan_topic(name, partitions, replication_factor, &brokers)?;
             topic.timestamp_type = timestamp_type;
             topic.config = config;
-            // A partition created while brokers are stopped is led by its
-            // first running replica, as Kafka elects from live replicas;
-            // its replicas on stopped brokers start stopped and out of the
-            // ISR (below). With no broker stopped the plan is the book's.
-            for meta in topic.partitions.values_mut() {
-                if let Some(&running) = meta.replicas.iter().find(|b| !state.stopped.contains(b)) {
-                    meta.leader_id = running;
-                }
-            }
-            // Logs an earlier incarnation left are scanned before anything
-            // is written: a bad one refuses the topic with nothing changed.
-            let mut scanned = Vec::new();
-            for (p, meta) in topic.partitions() {
-                let tp = TopicPartition::new(name, p);
-                let logs = scan_partition(&state.config, &state.metadata, &tp, meta)?;
-                scanned.push((tp, meta.clone(), logs));
-            }
-            // Refused before metadata.json names it: a topic whose files
-            // cannot all be opened would be half created (issue 17).
-            check_open_files(
-                state.metadata.path(),
-                &format!("topic {name:?}: its"),
-                &scanned,
-                open_segments(&state.partitions),
-            )?;
+            // Its replicas on stopped brokers start stopped and out of the
+            // ISR (`open_new_partitions`).
+            let subject = format!("topic {name:?}: its");
+            let scanned = state.ready_new_partitions(name, topic.partitions_mut(), &subject)?;
             state.metadata.add_topic(name, topic)?;
             state.open_new_partitions(scanned, now)
         })

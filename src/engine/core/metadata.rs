@@ -175,6 +175,18 @@ impl TopicMetadata {
         parts.sort_by_key(|(p, _)| *p);
         parts
     }
+
+    /// [`Self::partitions`] to change: a planned topic's, before it is
+    /// added (`ClusterState::ready_new_partitions` picks their leaders).
+    pub fn partitions_mut(&mut self) -> Vec<(u32, &mut PartitionMetadata)> {
+        let mut parts: Vec<(u32, &mut PartitionMetadata)> = self
+            .partitions
+            .iter_mut()
+            .filter_map(|(k, v)| Some((k.parse().ok()?, v)))
+            .collect();
+        parts.sort_by_key(|(p, _)| *p);
+        parts
+    }
 }
 
 #[derive(Debug, Serialize, Deserialize)]

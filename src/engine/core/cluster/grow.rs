@@ -4,8 +4,6 @@
 //! `mk-tui serve` needs for `kafka-topics.sh --alter --partitions`.
 
 use super::BrokerCluster;
-use super::open::{check_open_files, open_segments, scan_partition};
-use crate::engine::core::metadata::TopicPartition;
 use crate::engine::error::Result;
 
 impl BrokerCluster {
@@ -22,28 +20,9 @@ impl BrokerCluster {
             let brokers = state.config.broker_ids.clone();
             let mut added = state.metadata.plan_partitions(topic, count, &brokers)?;
             let current = count - added.len() as u32;
-            // As create_topic: a partition made while brokers are stopped
-            // is led by its first running replica.
-            for (_, meta) in &mut added {
-                if let Some(&running) = meta.replicas.iter().find(|b| !state.stopped.contains(b)) {
-                    meta.leader_id = running;
-                }
-            }
-            // Logs left under these partitions' directories (an earlier
-            // topic of this name) are scanned first, as create_topic scans
-            // them: a bad one refuses the growth with nothing written.
-            let mut scanned = Vec::new();
-            for (p, meta) in &added {
-                let tp = TopicPartition::new(topic, *p);
-                let logs = scan_partition(&state.config, &state.metadata, &tp, meta)?;
-                scanned.push((tp, meta.clone(), logs));
-            }
-            check_open_files(
-                state.metadata.path(),
-                &format!("topic {topic:?}'s new partitions: their"),
-                &scanned,
-                open_segments(&state.partitions),
-            )?;
+            let subject = format!("topic {topic:?}'s new partitions: their");
+            let parts = added.iter_mut().map(|(p, meta)| (*p, meta));
+            let scanned = state.ready_new_partitions(topic, parts, &subject)?;
             state.metadata.add_partitions(topic, &added)?;
             state.open_new_partitions(scanned, now)?;
             Ok(current)

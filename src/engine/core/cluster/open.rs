@@ -371,6 +371,47 @@ impl ClusterState {
         state.persist_high_watermarks()
     }
 
+    /// Readies the partitions of `topic` that a new topic
+    /// (`create_topic`) or a growth (`create_partitions`) brings, before
+    /// `metadata.json` names them; the caller then adds them to the
+    /// metadata and opens what this returns with
+    /// [`Self::open_new_partitions`]. One function for both, so the two ways
+    /// a partition comes into being cannot drift apart:
+    ///
+    /// - each partition (in `partitions`' order, its number and planned
+    ///   metadata) is led by its first running replica, as Kafka elects from
+    ///   live replicas (with no broker stopped the plan's leader stays: the
+    ///   book's placement);
+    /// - the logs an earlier topic of the name left under its directories
+    ///   are read and checked, and the files they all need counted against
+    ///   the process's limit, before anything is written: a bad log, or
+    ///   too many files (partitions whose files cannot all be opened would
+    ///   be half made, issue 17), refuses the topic or the growth with
+    ///   nothing changed. `subject` names the replicas in that refusal.
+    pub(super) fn ready_new_partitions<'a>(
+        &self,
+        topic: &str,
+        partitions: impl IntoIterator<Item = (u32, &'a mut PartitionMetadata)>,
+        subject: &str,
+    ) -> Result<Vec<ScannedPartition>> {
+        let mut scanned = Vec::new();
+        for (p, meta) in partitions {
+            if let Some(&running) = meta.replicas.iter().find(|b| !self.stopped.contains(b)) {
+                meta.leader_id = running;
+            }
+            let tp = TopicPartition::new(topic, p);
+            let logs = scan_partition(&self.config, &self.metadata, &tp, meta)?;
+            scanned.push((tp, meta.clone(), logs));
+        }
+        check_open_files(
+            self.metadata.path(),
+            subject,
+            &scanned,
+            open_segments(&self.partitions),
+        )?;
+        Ok(scanned)
+    }
+
     /// Opens the partitions a new topic or a growth brings, once
     /// `metadata.json` names them: each scanned partition's replica set
     /// (its replicas on stopped brokers opened stopped), a leader
@@ -553,7 +594,7 @@ const OTHER_OPEN_FILES: u64 = 64;
 ///
 /// `subject` names the replicas in the message ("its" for the directory's,
 /// a topic for a new topic's); `open_segments` are those already open.
-pub(super) fn check_open_files(
+fn check_open_files(
     metadata: &std::path::Path,
     subject: &str,
     scanned: &[ScannedPartition],
@@ -578,7 +619,7 @@ pub(super) fn check_open_files(
 }
 
 /// Segments the open logs of `partitions` hold (each keeps two files open).
-pub(super) fn open_segments(partitions: &BTreeMap<TopicPartition, PartitionReplicaSet>) -> u64 {
+fn open_segments(partitions: &BTreeMap<TopicPartition, PartitionReplicaSet>) -> u64 {
     partitions
         .values()
         .flat_map(|set| {
@@ -645,7 +686,7 @@ fn scan_logs(
 
 /// Reads and checks `tp`'s replica logs; a replica on a broker that is not
 /// configured is an error naming `metadata.json`.
-pub(super) fn scan_partition(
+fn scan_partition(
     config: &MiniKafkaConfig,
     metadata: &MetadataStore,
     tp: &TopicPartition,
