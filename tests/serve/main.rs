@@ -34,6 +34,7 @@ mod script;
 mod server;
 mod shared_syncs;
 mod soak;
+mod tiered_offsets;
 #[path = "../common/tmpfs.rs"]
 mod tmpfs;
 mod txn;

@@ -17,6 +17,7 @@ use crate::kafka::registry::Registry;
 use crate::kafka::worker::ServerState;
 use crate::session::listeners::NoSteps;
 use crate::session::recording::Header;
+use crate::session::snapshot::Snapshot;
 use crate::session::{Action, Driver};
 
 pub(super) struct Harness {
@@ -186,9 +187,14 @@ type Active = (i64, i32, i32, i32, i64);
 /// DescribeProducers of t-0 at `broker`: the error code and each
 /// (producer id, epoch, last sequence, coordinator epoch, txn start).
 fn producers(h: &mut Harness, broker: u32) -> (i16, Vec<Active>) {
+    producers_of(h, broker, "t")
+}
+
+/// [`producers`] of partition 0 of `topic`.
+fn producers_of(h: &mut Harness, broker: u32, topic: &str) -> (i16, Vec<Active>) {
     let r = DescribeProducersRequest::default().with_topics(vec![
         TopicRequest::default()
-            .with_name(TopicName(s("t")))
+            .with_name(TopicName(s(topic)))
             .with_partition_indexes(vec![0]),
     ]);
     match h.ask(broker, 0, RequestKind::DescribeProducers(r)) {
@@ -250,8 +256,13 @@ fn a_book_transaction_is_listed_described_and_holds_its_start_until_it_completes
         describe(&mut h, 2, "tx-1").error_code,
         code::NOT_COORDINATOR
     );
-    assert_eq!(producers(&mut h, 2).0, code::NOT_LEADER_OR_FOLLOWER);
+    assert_eq!(
+        producers(&mut h, 2),
+        (0, vec![]),
+        "the follower has not fetched offset 1: no open transaction there yet"
+    );
     h.act(serde_json::json!({"replicate": {}}));
+    assert_eq!(producers(&mut h, 2), producers(&mut h, 1), "fetched");
     h.act(serde_json::json!({"commit": {"txn": "tx-1"}}));
     // The COMMIT marker is on broker 1 only: the transaction is deciding.
     let d = describe(&mut h, 1, "tx-1");
@@ -305,6 +316,67 @@ fn a_kafka_transaction_is_its_producers_with_sequence_epoch_and_start() {
         producers(&mut h, 1).1,
         [(pid, epoch, 1, 0, -1)],
         "no open transaction; a marker of this producer is in the log"
+    );
+}
+
+/// Every replica keeps its producer state, and DescribeProducers answers
+/// from the one on the broker asked, leader or follower, as Kafka does
+/// (so `kafka-transactions.sh find-hanging --broker-id N` works for a
+/// broker leading nothing): a follower knows a producer once it has
+/// fetched its batch. A broker with no replica of the partition answers
+/// NOT_LEADER_OR_FOLLOWER; asking changes nothing.
+#[test]
+fn a_follower_answers_describe_producers_from_its_own_replica() {
+    let mut h = cluster("kafka");
+    h.act(serde_json::json!({"begin": {"txn": "tx-1"}}));
+    h.act(serde_json::json!({"send": {"txn": "tx-1", "topic": "t", "value": "a"}}));
+    let (e, led) = producers(&mut h, 1);
+    assert_eq!((e, led.len()), (0, 1), "{led:?}");
+    assert_eq!(
+        producers(&mut h, 2),
+        (0, vec![]),
+        "broker 2 has not fetched the batch: it knows no producer"
+    );
+    h.act(serde_json::json!({"replicate": {}}));
+    let before = Snapshot::of(&h.driver);
+    let followed = producers(&mut h, 2);
+    assert_eq!(
+        followed,
+        (0, led.clone()),
+        "the same producer, sequence and start"
+    );
+    assert_eq!(followed.1[0].4, 0, "the open transaction starts at 0");
+    assert_eq!(Snapshot::of(&h.driver), before, "reading changes no state");
+    h.act(serde_json::json!({"commit": {"txn": "tx-1"}}));
+    h.act(serde_json::json!({"replicate": {}}));
+    h.act(serde_json::json!({"replicate": {}}));
+    let (pid, epoch, sequence, _, _) = led[0];
+    assert_eq!(producers(&mut h, 1).1, [(pid, epoch, sequence, 0, -1)]);
+    assert_eq!(
+        producers(&mut h, 2).1,
+        [(pid, epoch, sequence, 0, -1)],
+        "the follower holds the marker too"
+    );
+    h.act(
+        serde_json::json!({"create_topic": {"name": "one", "partitions": 1,
+        "replication_factor": 1}}),
+    );
+    let holder = Snapshot::of(&h.driver)
+        .partitions
+        .iter()
+        .find(|p| p.topic == "one")
+        .map(|p| p.leader)
+        .unwrap();
+    let other = 3 - holder;
+    assert_eq!(producers_of(&mut h, holder, "one"), (0, vec![]));
+    assert_eq!(
+        producers_of(&mut h, other, "one").0,
+        code::NOT_LEADER_OR_FOLLOWER,
+        "no replica on broker {other}"
+    );
+    assert_eq!(
+        producers_of(&mut h, 1, "nope").0,
+        code::UNKNOWN_TOPIC_OR_PARTITION
     );
 }
 

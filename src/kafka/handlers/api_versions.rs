@@ -145,6 +145,11 @@ mod tests {
             "Kafka 4.4's range, so kafka-topics.sh --alter --partitions grows a topic"
         );
         assert_eq!(
+            txn(ApiKey::ListOffsets),
+            Some((1, 10)),
+            "tiered storage's -4 (v8) and -5 (v9), answered without it; v11's -6 is not"
+        );
+        assert_eq!(
             txn(ApiKey::ConsumerGroupHeartbeat),
             Some((0, 1)),
             "advertised, to refuse KIP-848 consumers out loud"

@@ -1,12 +1,17 @@
-//! DescribeProducers (version 0): a partition's active producers, as its
-//! leader keeps them (E7's producer state of the leader replica; Kafka's
-//! `ProducerStateManager.activeProducers`), each with the start of its open
-//! transaction there ([`crate::kafka::txn_view`]). Asked of another
-//! broker, NOT_LEADER_OR_FOLLOWER, as Kafka answers. Reads only (one
-//! record batch read per producer, for its last timestamp).
+//! DescribeProducers (version 0): a partition's active producers, as the
+//! replica on the broker asked keeps them, leader or follower (E7's
+//! producer state of that replica; Kafka's
+//! `ProducerStateManager.activeProducers`, which every replica keeps, so
+//! `kafka-transactions.sh find-hanging --broker-id N` asks broker N of
+//! each partition it holds), each with the start of its open transaction
+//! there ([`crate::kafka::txn_view`]). Asked of a broker holding no
+//! replica of the partition (or a stopped one), NOT_LEADER_OR_FOLLOWER, as
+//! Kafka answers. Reads only (one record batch read per producer, for its
+//! last timestamp).
 //!
-//! - `producer_id`, `producer_epoch`, `last_sequence`: the leader's producer
-//!   state, from the producer's last data batch on the partition.
+//! - `producer_id`, `producer_epoch`, `last_sequence`: that replica's
+//!   producer state, from the producer's last data batch it holds (a
+//!   follower knows a producer once it has fetched one of its batches).
 //! - `last_timestamp`: the newest record timestamp of that batch (the
 //!   engine stamps records with its clock: ms since the cluster started).
 //! - `coordinator_epoch`: the engine's coordinator never moves, so its epoch
@@ -15,7 +20,9 @@
 //! - `current_txn_start_offset`: the first offset of the producer's open
 //!   transaction on the partition (its writes waiting for acks included)
 //!   while it is `Ongoing` or `Prepare*`, the offset the LSO stops at; -1
-//!   when none (where this differs from Kafka: `txn_view`).
+//!   when none (where this differs from Kafka: `txn_view`). A follower
+//!   lists it once it holds that offset (Kafka's follower learns of the
+//!   transaction from the batch it fetches).
 //!
 //! The book's transactions (`--rules minikafka`) carry no producer id, so
 //! their batches are in no producer state. Each open one is listed as a
@@ -33,9 +40,9 @@ use kafka_protocol::messages::{
 };
 use kafka_protocol::protocol::StrBytes;
 
-use super::{leader_check, topic_partition};
+use super::topic_partition;
 use crate::kafka::broker::{Answer, Broker, ClusterState, TopicPartition};
-use crate::kafka::errors::name_of;
+use crate::kafka::errors::{code, name_of};
 use crate::kafka::txn_view::{TxnView, views};
 
 pub fn handle(worker: &mut dyn Broker, broker: u32, request: &DescribeProducersRequest) -> Answer {
@@ -54,11 +61,10 @@ pub fn handle(worker: &mut dyn Broker, broker: u32, request: &DescribeProducersR
                     .map(|&p| {
                         let r = PartitionResponse::default().with_partition_index(p);
                         let checked = topic_partition(&name, p)
-                            .ok_or(crate::kafka::errors::code::UNKNOWN_TOPIC_OR_PARTITION)
-                            .and_then(|tp| leader_check(s, &tp, broker).map(|()| tp));
+                            .ok_or(code::UNKNOWN_TOPIC_OR_PARTITION)
+                            .and_then(|tp| active(s, &tp, broker, &txns).map(|a| (tp, a)));
                         match checked {
-                            Ok(tp) => {
-                                let active = active(s, &tp, &txns);
+                            Ok((tp, active)) => {
                                 notes.push(format!("{tp}: {} producers", active.len()));
                                 r.with_active_producers(active)
                             }
@@ -79,20 +85,36 @@ pub fn handle(worker: &mut dyn Broker, broker: u32, request: &DescribeProducersR
     Answer::now(ResponseKind::DescribeProducers(response), notes.join(", "))
 }
 
-/// The active producers of `tp` on its leader, by producer id, then the
-/// book's open transactions there.
-pub fn active(s: &ClusterState, tp: &TopicPartition, txns: &[TxnView]) -> Vec<ProducerState> {
-    let Ok(set) = s.partition(tp) else {
-        return Vec::new();
-    };
-    let leader = set.leader();
-    let summaries = leader.log.batch_summaries();
+/// The active producers of `tp` on `broker`'s replica, by producer id,
+/// then the book's open transactions there; UNKNOWN_TOPIC_OR_PARTITION
+/// for no such partition, NOT_LEADER_OR_FOLLOWER where `broker` holds no
+/// running replica of it.
+fn active(
+    s: &ClusterState,
+    tp: &TopicPartition,
+    broker: u32,
+    txns: &[TxnView],
+) -> Result<Vec<ProducerState>, i16> {
+    let set = s
+        .partition(tp)
+        .map_err(|_| code::UNKNOWN_TOPIC_OR_PARTITION)?;
+    let replica = set
+        .replica(broker)
+        .ok()
+        .filter(|r| !r.stopped)
+        .ok_or(code::NOT_LEADER_OR_FOLLOWER)?;
+    // An open transaction's start is the engine's (one for every
+    // replica); a replica that has not fetched that offset yet knows
+    // nothing of it.
+    let leo = replica.leo();
+    let held = |start: &i64| *start < leo;
+    let summaries = replica.log.batch_summaries();
     let mut out = Vec::new();
-    for (&id, entry) in leader.producer_state.producers() {
+    for (&id, entry) in replica.producer_state.producers() {
         let Some(last) = entry.batches.back() else {
             continue;
         };
-        let last_timestamp = leader
+        let last_timestamp = replica
             .log
             .read_batch_heads(last.base_offset, 1, usize::MAX)
             .ok()
@@ -106,6 +128,7 @@ pub fn active(s: &ClusterState, tp: &TopicPartition, txns: &[TxnView]) -> Vec<Pr
             .iter()
             .filter(|v| v.producer_id == id)
             .find_map(|v| v.starts.get(tp).copied())
+            .filter(held)
             .unwrap_or(-1);
         out.push(
             ProducerState::default()
@@ -118,7 +141,7 @@ pub fn active(s: &ClusterState, tp: &TopicPartition, txns: &[TxnView]) -> Vec<Pr
         );
     }
     for v in txns.iter().filter(|v| v.producer_id < 0) {
-        if let Some(&start) = v.starts.get(tp) {
+        if let Some(&start) = v.starts.get(tp).filter(|s| held(s)) {
             out.push(
                 ProducerState::default()
                     .with_producer_id(ProducerId(-1))
@@ -130,5 +153,5 @@ pub fn active(s: &ClusterState, tp: &TopicPartition, txns: &[TxnView]) -> Vec<Pr
             );
         }
     }
-    out
+    Ok(out)
 }

@@ -1,4 +1,4 @@
-//! ListOffsets (versions 1-7): earliest (-2) is the log start offset;
+//! ListOffsets (versions 1-10): earliest (-2) is the log start offset;
 //! latest (-1) is the HW for read_uncommitted and the LSO for
 //! read_committed, as Kafka answers. A timestamp at or above 0 finds the
 //! first offset whose record is stamped at or after it (the producer's
@@ -10,6 +10,13 @@
 //! the largest timestamp in the log, under the same filter: Kafka looks
 //! over the whole log, so a largest timestamp above the HW answers none
 //! rather than the largest below it.
+//!
+//! Tiered storage's queries (KIP-405, KIP-1005), with no tiered storage,
+//! as Kafka 4.4 answers them on a topic without remote storage: the
+//! earliest local offset (-4, v8) is the log start, as -2 (every segment
+//! is local); the latest tiered offset (-5, v9) is none: offset -1,
+//! timestamp -1, leader epoch -1. v10 adds only the request's
+//! `timeout_ms`, for a remote read's wait: nothing here waits.
 
 use kafka_protocol::messages::list_offsets_response::{
     ListOffsetsPartitionResponse, ListOffsetsTopicResponse,
@@ -26,6 +33,8 @@ use crate::kafka::errors::{code, name_of};
 const LATEST: i64 = -1;
 const EARLIEST: i64 = -2;
 const MAX_TIMESTAMP: i64 = -3;
+const EARLIEST_LOCAL: i64 = -4;
+const LATEST_TIERED: i64 = -5;
 
 pub fn handle(
     worker: &mut dyn Broker,
@@ -116,7 +125,8 @@ fn offset_for(
         0
     };
     match timestamp {
-        EARLIEST => Ok((log.log_start_offset(), -1, epoch)),
+        EARLIEST | EARLIEST_LOCAL => Ok((log.log_start_offset(), -1, epoch)),
+        LATEST_TIERED => Ok((-1, -1, -1)),
         LATEST => Ok((readable, -1, epoch)),
         t if t >= 0 => {
             let t = t.saturating_sub(shift);
@@ -159,9 +169,10 @@ fn offset_for(
                 (o, ts.saturating_add(shift), epoch)
             }))
         }
-        // Another negative timestamp (-4 and below: tiered storage's
-        // offsets, which nothing here has) is one this server's version
-        // does not support, as Kafka answers an unknown one.
+        // Another negative timestamp (-6, the earliest offset pending
+        // upload, is ListOffsets v11's, not served; anything below is
+        // unknown) is one this server's version does not support, as
+        // Kafka answers an unknown one.
         _ => Err(code::UNSUPPORTED_VERSION),
     }
 }
@@ -181,7 +192,7 @@ mod tests {
     use kafka_protocol::messages::{ListOffsetsRequest, RequestKind, ResponseKind, TopicName};
     use kafka_protocol::protocol::StrBytes;
 
-    use crate::kafka::handlers::admin_tests::{Harness, cluster};
+    use crate::kafka::handlers::admin_tests::{Harness, cluster, cluster_with};
 
     /// (offset, timestamp) ListOffsets v7 answers for `timestamp` on t-0.
     fn by_time(h: &mut Harness, timestamp: i64, committed: bool) -> (i64, i64) {
@@ -207,13 +218,74 @@ mod tests {
         (p.offset, p.timestamp)
     }
 
-    /// A negative timestamp other than -1, -2 and -3 asks for an offset
-    /// this server has no notion of (tiered storage's, and anything newer):
-    /// UNSUPPORTED_VERSION, as Apache Kafka 4.4 answers -7.
+    /// (error, offset, timestamp, leader epoch) ListOffsets `version`
+    /// answers for `timestamp` on t-0 at broker `broker`.
+    fn answer(h: &mut Harness, broker: u32, version: i16, timestamp: i64) -> (i16, i64, i64, i32) {
+        let request = ListOffsetsRequest::default().with_topics(vec![
+            ListOffsetsTopic::default()
+                .with_name(TopicName(StrBytes::from_static_str("t")))
+                .with_partitions(vec![
+                    ListOffsetsPartition::default().with_timestamp(timestamp),
+                ]),
+        ]);
+        let ResponseKind::ListOffsets(r) =
+            h.ask(broker, version, RequestKind::ListOffsets(request))
+        else {
+            panic!("a ListOffsets response")
+        };
+        let p = &r.topics[0].partitions[0];
+        (p.error_code, p.offset, p.timestamp, p.leader_epoch)
+    }
+
+    /// Tiered storage's queries with no tiered storage, as Kafka 4.4
+    /// answers them on a topic without it: the earliest local offset (-4)
+    /// is the log start with its leader epoch, as the earliest (-2), after
+    /// DeleteRecords moved it too; the latest tiered offset (-5) is none,
+    /// with no epoch. Only the leader answers, as for every query.
+    #[test]
+    fn earliest_local_is_the_log_start_and_latest_tiered_is_none() {
+        // Segments of 100 bytes: each one-record batch is a segment of its
+        // own, so DeleteRecords moves the log start to the offset asked.
+        let mut h = cluster_with("kafka", serde_json::json!({"segment_max_bytes": 100}));
+        for value in ["a", "b", "c", "d"] {
+            h.act(serde_json::json!({"produce": {"topic": "t", "partition": 0, "value": value}}));
+        }
+        h.act(serde_json::json!({"replicate": {}}));
+        for version in [8, 9, 10] {
+            assert_eq!(answer(&mut h, 1, version, -4), (0, 0, -1, 0), "v{version}");
+            assert_eq!(
+                answer(&mut h, 1, version, -5),
+                (0, -1, -1, -1),
+                "v{version}"
+            );
+        }
+        h.act(serde_json::json!({"delete_records": {"topic": "t", "partition": 0, "offset": 2}}));
+        h.act(serde_json::json!({"replicate": {}}));
+        assert_eq!(answer(&mut h, 1, 10, -2), (0, 2, -1, 0));
+        assert_eq!(
+            answer(&mut h, 1, 10, -4),
+            (0, 2, -1, 0),
+            "the new log start"
+        );
+        assert_eq!(answer(&mut h, 1, 10, -5), (0, -1, -1, -1));
+        assert_eq!(answer(&mut h, 1, 10, -1), (0, 4, -1, 0), "the HW");
+        for timestamp in [-4, -5] {
+            assert_eq!(
+                answer(&mut h, 2, 10, timestamp).0,
+                6,
+                "a follower: NOT_LEADER_OR_FOLLOWER"
+            );
+        }
+    }
+
+    /// A negative timestamp other than -1 to -5 asks for an offset this
+    /// server has no notion of (-6, the earliest pending upload, is v11's,
+    /// and anything newer): UNSUPPORTED_VERSION, as Apache Kafka 4.4
+    /// answers -7.
     #[test]
     fn an_unknown_negative_timestamp_is_unsupported_version() {
         let mut h = cluster("minikafka");
-        for timestamp in [-4, -7, i64::MIN] {
+        for timestamp in [-6, -7, i64::MIN] {
             let request = ListOffsetsRequest::default().with_topics(vec![
                 ListOffsetsTopic::default()
                     .with_name(TopicName(StrBytes::from_static_str("t")))
