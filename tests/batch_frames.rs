@@ -94,7 +94,7 @@ fn every_record_cell_of_a_batch_shows_its_value() {
     let log = log_pane(&text).join("\n");
     for v in (0..8)
         .map(|i| format!("✓r{i}"))
-        .chain((0..5).map(|i| format!("↑t{i}")))
+        .chain((0..5).map(|i| format!("▵t{i}")))
     {
         assert!(log.contains(&v), "{v} drawn:\n{log}");
     }
@@ -299,7 +299,7 @@ fn a_batch_says_how_many_records_it_holds() {
     insta::assert_snapshot!("batch_counts_160x48", text);
     let log = log_pane(&text).join("\n");
     assert!(log.contains("1 cell = 1 batch"), "{log}");
-    for cell in ["│↑a0…×50 ", "│↑solo ", "▸↑b0…×10000 "] {
+    for cell in ["│▵a0…×50 ", "│▵solo ", "▸▵b0…×10000 "] {
         assert!(log.contains(cell), "{cell}:\n{log}");
     }
     assert!(!log.contains("solo…") && !log.contains("solo×"), "{log}");
@@ -351,23 +351,23 @@ fn a_changed_batch_keeps_its_record_separators() {
         .unwrap()
         .to_string();
     assert!(
-        leader.contains("┊↑r1") && leader.contains("│↑r0"),
+        leader.contains("┊▵r1") && leader.contains("│▵r0"),
         "{leader}"
     );
     assert_eq!(leader.matches('▸').count(), 1, "{leader}");
-    assert!(leader.contains("▸↑t0"), "{leader}");
+    assert!(leader.contains("▸▵t0"), "{leader}");
     for i in 1..5 {
-        assert!(leader.contains(&format!("┊↑t{i}")), "t{i}: {leader}");
+        assert!(leader.contains(&format!("┊▵t{i}")), "t{i}: {leader}");
     }
     let theme = Theme::colored();
-    let (x, y) = find(&text, "┊↑t3").unwrap();
+    let (x, y) = find(&text, "┊▵t3").unwrap();
     assert_eq!(buf[(x, y)].symbol(), "┊");
     assert!(
         buf[(x + 1, y)]
             .modifier
             .contains(ratatui::style::Modifier::BOLD)
     );
-    let (x, y) = find(&text, "▸↑t0").unwrap();
+    let (x, y) = find(&text, "▸▵t0").unwrap();
     assert_eq!(Some(buf[(x, y)].fg), theme.changed_mark().fg);
 }
 

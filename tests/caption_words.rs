@@ -9,7 +9,7 @@
 //! - A pane: its English title as a word (`Pending`, `Consumer offsets`).
 //!   A Chinese caption naming a pane in English names a title its frame
 //!   does not show (the Chinese frame's titles are Chinese).
-//! - A label: a glyph of the glossary's (`✓ ✗ … ◐ ‖ ↑ ? ◆`) starting a
+//! - A label: a glyph of the glossary's (`✓ ✗ … ◐ ‖ ▵ ? ◆`) starting a
 //!   phrase, followed by a word. It must be one of the glossary's labels
 //!   (`✗ aborted`, in Chinese `✗ 已中止`) on the frame, or else quote the
 //!   frame verbatim up to the next punctuation (`◆ COMMIT out-0 @1`). A

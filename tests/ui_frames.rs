@@ -520,7 +520,7 @@ fn the_partitions_pane_at_80x24_shows_the_anchors_batches() {
         .iter()
         .filter(|l| {
             l.trim_start_matches(['▸', ' '])
-                .starts_with(['✓', '✗', '…', '◆', '‖', '↑'])
+                .starts_with(['✓', '✗', '…', '◆', '‖', '▵'])
         })
         .collect();
     assert!(!body.is_empty(), "at least one batch row:\n{text}");
@@ -880,7 +880,7 @@ fn a_long_prompt_refusal_is_read_whole_at_80_columns() {
 }
 
 /// A new user's trial: after a broker was stopped the log legend said
-/// `↑ above HW` and `- above HW`, two glyphs with one label. They are the
+/// `▵ above HW` and `- above HW`, two glyphs with one label. They are the
 /// same offsets, a batch's cell and the scale under it (not on every ISR
 /// replica yet, read by no consumer), so one item names both; without an
 /// `↑` batch drawn, the scale's `-` keeps its own item. Chapter 6's leader
@@ -903,20 +903,20 @@ fn the_log_legend_gives_above_hw_one_item_for_both_glyphs() {
         let buf = frame_buffer(&app, 160, 48);
         let text = buffer_text(&buf);
         let legend = legend_of(&text);
-        if legend.contains('↑') {
+        if legend.contains('▵') {
             with.get_or_insert((step, buf, text, legend));
         } else {
             without.get_or_insert(legend);
         }
     }
-    let (step, buf, text, legend) = with.expect("a step draws an ↑ batch");
+    let (step, buf, text, legend) = with.expect("a step draws an ▵ batch");
     insta::assert_snapshot!("log_legend_above_hw_160x48", text);
     assert!(
-        legend.contains("↑ above HW (- on the scale)"),
+        legend.contains("▵ above HW (- on the scale)"),
         "step {step}: {legend}"
     );
     assert_eq!(legend.matches("above HW").count(), 1, "{legend}");
-    let item = cell_at(&buf, &text, "↑ above HW (");
+    let item = cell_at(&buf, &text, "▵ above HW (");
     assert_eq!(
         Some(item.fg),
         Theme::colored().fate(Fate::AboveHighWatermark).fg

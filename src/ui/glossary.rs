@@ -11,7 +11,7 @@ use crate::ui::panes::PaneId;
 use crate::ui::theme::Theme;
 
 /// The glyphs a label starts with (the fates', and the journal's marker).
-pub const GLYPHS: [char; 8] = ['✓', '✗', '…', '◐', '‖', '↑', '?', '◆'];
+pub const GLYPHS: [char; 8] = ['✓', '✗', '…', '◐', '‖', '▵', '?', '◆'];
 
 /// A pane's title (its border's first word).
 pub fn pane_title(pane: PaneId, lang: Lang) -> &'static str {

@@ -181,7 +181,7 @@ const LABELS: &[(&str, &str, &str)] = &[
     ("orphaned", "orphaned", "无主"),
     ("control", "control", "控制"),
     ("above_hw", "above HW", "高于 HW"),
-    // After `↑ above HW` in the log pane's legend: the scale's band there.
+    // After `▵ above HW` in the log pane's legend: the scale's band there.
     ("above_hw_on_scale", " (- on the scale)", "（刻度上为 -）"),
     ("below_lso", "stable", "已稳定"),
     ("lso_to_hw", "unstable", "未稳定"),

@@ -196,7 +196,7 @@ impl Theme {
             // monospace font, has no glyph for it (docs/dashboard.md).
             Fate::Decided => "◐",
             Fate::HeldBack => "‖",
-            Fate::AboveHighWatermark => "↑",
+            Fate::AboveHighWatermark => "▵",
             Fate::Orphaned => "?",
             Fate::Control => "◆",
         }
@@ -363,7 +363,7 @@ mod tests {
     /// lacks, is not among them.
     #[test]
     fn every_fate_glyph_is_in_dejavu_sans_mono() {
-        const IN_DEJAVU_SANS_MONO: &str = "✓✗…◐‖↑?◆";
+        const IN_DEJAVU_SANS_MONO: &str = "✓✗…◐‖▵?◆";
         for fate in FATES {
             let glyph = Theme::fate_glyph(fate);
             assert!(

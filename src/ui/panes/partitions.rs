@@ -578,7 +578,7 @@ mod tests {
     /// end went unseen), and a cut one ends in `…`.
     #[test]
     fn an_explanation_gets_the_lines_its_words_wrap_to_and_a_cut_one_says_so() {
-        let text = "↑ offsets 0-2 >= HW 0: not on every ISR replica yet, no consumer \
+        let text = "▵ offsets 0-2 >= HW 0: not on every ISR replica yet, no consumer \
                     reads it · read_committed: not seen";
         let w = 34;
         let all = explanation_lines(text, w, 10);
@@ -612,7 +612,7 @@ mod tests {
             text.contains("… 3-4 ×2 ongoing    · txn-a  [b, c]"),
             "{text}"
         );
-        assert!(text.contains("↑ 5      above HW   ·"), "{text}");
+        assert!(text.contains("▵ 5      above HW   ·"), "{text}");
     }
 
     #[test]
@@ -662,7 +662,7 @@ mod tests {
         assert!(text.contains("✗ 1      aborted    ● txn-c"), "{text}");
         assert!(text.contains("… 3-4 ×2 ongoing    ● txn-a"), "{text}");
         assert!(text.contains("◆ 2      control    · txn-c"), "{text}");
-        assert!(text.contains("↑ 5      above HW   ·"), "{text}");
+        assert!(text.contains("▵ 5      above HW   ·"), "{text}");
     }
 
     #[test]
@@ -731,14 +731,14 @@ mod tests {
             "{text}"
         );
         assert!(
-            r[2].starts_with("… 3-4") && r[3].starts_with("↑ 5"),
+            r[2].starts_with("… 3-4") && r[3].starts_with("▵ 5"),
             "{text}"
         );
         // Everything fits: from the top, no marks.
         let text = draw(PaneId::Partitions, &view(), &ctx(), 60, 8);
         let r = rows(&text);
         assert!(r[1].starts_with("out-0 leader"), "{text}");
-        assert!(r[2].starts_with("✓ 0") && r[6].starts_with("↑ 5"), "{text}");
+        assert!(r[2].starts_with("✓ 0") && r[6].starts_with("▵ 5"), "{text}");
         assert!(!text.contains('↓'), "{text}");
     }
 
@@ -750,23 +750,23 @@ mod tests {
         let r = rows(&text);
         for (i, p) in [(1, 0), (3, 1), (5, 2)] {
             assert!(r[i].starts_with(&format!("out-{p} ↑4 leader")), "{text}");
-            assert!(r[i + 1].starts_with("↑ 5"), "{text}");
+            assert!(r[i + 1].starts_with("▵ 5"), "{text}");
         }
         // 8 rows and the anchor on out-1: out-1 gets the two spare rows.
         let anchored = PaneContext { scroll: 1, ..ctx() };
         let text = draw(PaneId::Partitions, &v, &anchored, 60, 10);
         let r = rows(&text);
         assert!(
-            r[1].starts_with("out-0 ↑4") && r[2].starts_with("↑ 5"),
+            r[1].starts_with("out-0 ↑4") && r[2].starts_with("▵ 5"),
             "{text}"
         );
         assert!(r[3].starts_with("out-1 ↑2"), "{text}");
         assert!(
-            r[4].starts_with("◆ 2") && r[5].starts_with("… 3-4") && r[6].starts_with("↑ 5"),
+            r[4].starts_with("◆ 2") && r[5].starts_with("… 3-4") && r[6].starts_with("▵ 5"),
             "{text}"
         );
         assert!(
-            r[7].starts_with("out-2 ↑4") && r[8].starts_with("↑ 5"),
+            r[7].starts_with("out-2 ↑4") && r[8].starts_with("▵ 5"),
             "{text}"
         );
         // Focused, the anchor's name is underlined; the others' are not.
@@ -793,7 +793,7 @@ mod tests {
         let text = draw(PaneId::Partitions, &v, &c, 60, 4);
         let r = rows(&text);
         assert!(
-            r[1].starts_with("out-2 ↑4") && r[2].starts_with("↑ 5"),
+            r[1].starts_with("out-2 ↑4") && r[2].starts_with("▵ 5"),
             "{text}"
         );
         assert!(
@@ -809,7 +809,7 @@ mod tests {
         let r = rows(&text);
         assert!(r[1].starts_with("out-1 ↑5"), "{text}");
         assert!(
-            r[2].starts_with("out-2 ↑3") && r[3].starts_with("… 3-4") && r[4].starts_with("↑ 5"),
+            r[2].starts_with("out-2 ↑3") && r[3].starts_with("… 3-4") && r[4].starts_with("▵ 5"),
             "{text}"
         );
         assert!(

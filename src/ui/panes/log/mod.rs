@@ -783,7 +783,7 @@ mod tests {
         assert_eq!(
             row_glyphs(&view(), &ctx(), 80, 20),
             [
-                (1, "✓✗◆……↑".to_string()),
+                (1, "✓✗◆……▵".to_string()),
                 (2, "✓✗◆……".to_string()),
                 (3, "✓✗".to_string()),
             ]

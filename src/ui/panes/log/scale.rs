@@ -156,7 +156,7 @@ pub fn legend(
     }
     let t = |k| ctx.lang.t(k);
     let mut items: Vec<(String, Style)> = Vec::new();
-    // A batch drawn `↑` (above the HW) is over the scale's `-` band: the
+    // A batch drawn `▵` (above the HW) is over the scale's `-` band: the
     // same offsets, not on every ISR replica yet, which no consumer reads.
     // One item says both glyphs, so two glyphs never share a label (a new
     // user's trial saw `↑ above HW` and `- above HW` side by side).
