@@ -139,3 +139,36 @@ fn replay_branch_press_record_and_replay_again_in_a_real_terminal() {
     assert!(replayed.contains("last recovery"), "{replayed}");
     tmux.keys(&["q"]);
 }
+
+/// `mk-tui --record` in a 100x30 terminal writes 100x30 as the size the
+/// recording reads well at (its header's `terminal`), not the demo
+/// recording's 120x36 that the live session starts from (a new user's
+/// trial: the cast exported from it was 120x36).
+#[test]
+fn a_live_recording_keeps_the_size_of_the_terminal_it_was_made_in() {
+    let Some(tmux) = Tmux::new("e2e-size", "size") else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("live.jsonl");
+    let bin = env!("CARGO_BIN_EXE_mk-tui");
+    let command = format!("{bin} --record {} --no-mouse", out.display());
+    tmux.start(100, 30, &[&command]);
+    tmux.wait_for("live");
+    tmux.keys(&["q"]);
+    let start = Instant::now();
+    while tmux.alive() {
+        assert!(
+            start.elapsed() < Duration::from_secs(10),
+            "mk-tui did not quit"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let text = std::fs::read_to_string(&out).unwrap();
+    let header: serde_json::Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
+    assert_eq!(
+        header["terminal"],
+        serde_json::json!({"cols": 100, "rows": 30}),
+        "{header}"
+    );
+}

@@ -22,7 +22,7 @@ use std::io::IsTerminal;
 use crate::demo;
 use crate::engine::config::Rules;
 use crate::session::recording::RecordingError;
-use crate::session::recording::{Header, MAX_TERMINAL_SIDE, Step};
+use crate::session::recording::{Header, MAX_TERMINAL_SIDE, Step, TerminalSize};
 use crate::session::snapshot::Bounds;
 use crate::session::snapshot::source::{apply_all, with_changes};
 use crate::session::snapshot::text as state_text;
@@ -865,7 +865,18 @@ fn run_live(
     (layout, lang, theme): (Layout, Lang, Theme),
     mouse: bool,
 ) -> Result<(), SessionError> {
-    let (driver, header, applied, _) = start_session(data_dir.as_deref(), rules)?;
+    let (driver, mut header, applied, _) = start_session(data_dir.as_deref(), rules)?;
+    // A recording reads well at the size it was made in
+    // (docs/recording-format.md, `terminal`): this terminal's, not the
+    // demo's 120x36. Without a size a recording can hold (not a terminal,
+    // or one past MAX_TERMINAL_SIDE), the demo's stays.
+    let side = 1..=MAX_TERMINAL_SIDE;
+    if let Ok((cols, rows)) = crossterm::terminal::size()
+        && side.contains(&cols)
+        && side.contains(&rows)
+    {
+        header.terminal = Some(TerminalSize { cols, rows });
+    }
     let listeners = listen.map(|l| l.open(&driver, lang)).transpose()?;
     let recorder = record.map(|r| r.open(&header, &applied)).transpose()?;
     // The demo's own steps built the cluster: the first frame lists none
