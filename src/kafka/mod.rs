@@ -147,6 +147,7 @@ pub fn serve(options: ServeOptions) -> Result<i32, SessionError> {
     let thread = std::thread::Builder::new()
         .name("mk-tui-driver".into())
         .spawn(move || -> Option<(usize, PathBuf, Option<PathBuf>)> {
+            let reopened = matches!(plan.source, Source::Reopen(_));
             let opened = open_driver(&opts, plan).and_then(|(driver, header, applied)| {
                 let steps = match &opts.record {
                     Some(file) => RecordSteps::create(file, &header, &applied, &driver)?,
@@ -161,6 +162,9 @@ pub fn serve(options: ServeOptions) -> Result<i32, SessionError> {
                     return None;
                 }
             };
+            if reopened {
+                log_line(format_args!("{}", reopened_line(&driver)));
+            }
             // The stopped brokers' listeners are closed before `ready`:
             // they were bound with the others (nothing is created before
             // every port is bound), and a client must not reach one.
@@ -491,6 +495,28 @@ fn open_driver(
         }
         Source::Fresh(header) => Ok((Driver::new(&header, dir)?, header, Vec::new())),
     }
+}
+
+/// What a reopened data directory holds and what opening it repaired, said
+/// before `ready`: the rules kept in its `cluster.json` (a restart takes
+/// no `--rules`), its topics, and recovery's sentence, the one the
+/// dashboard's journal pane tells (`recovery completed tx-1 (…), left
+/// tx-2 open (ongoing)`, or `recovery found nothing to repair`).
+fn reopened_line(driver: &Driver) -> String {
+    let topics = driver.cluster().topics();
+    let partitions: u32 = topics.iter().map(|(_, n)| n).sum();
+    let recovery = driver.last_recovery().map_or_else(
+        || "no recovery ran".to_string(),
+        |r| crate::session::narrate::recovery(r, driver.resends_markers_now()).en,
+    );
+    let count = |n: usize, one: &str| format!("{n} {one}{}", if n == 1 { "" } else { "s" });
+    format!(
+        "mk-tui serve: reopened {}: rules {} (kept in its cluster.json), {}, {}; {recovery}",
+        driver.data_dir().display(),
+        driver.rules(),
+        count(topics.len(), "topic"),
+        count(partitions as usize, "partition"),
+    )
 }
 
 /// `--transaction-version` into the header's config, checked against its

@@ -100,6 +100,17 @@ fn a_restart_without_flags_keeps_rules_segments_and_clock() {
     let after = python::run(&py, "ck_reopen.py", &[&server.bootstrap(), "after"]);
     let second_end = unix_ms();
     let log = server.stop();
+    // The restart says what it reopened: the rules its cluster.json kept
+    // (none given), its topics, and what recovery did (app's transaction,
+    // abandoned at the stop, is still open).
+    assert!(
+        log.lines().any(|l| l.starts_with("mk-tui serve: reopened ")
+            && l.contains(
+                ": rules kafka (kept in its cluster.json), 2 topics, 2 partitions; recovery"
+            )
+            && l.ends_with("left app open (ongoing)")),
+        "{log}"
+    );
     assert!(
         after.contains("txn app ok\n"),
         "a new instance of app fences the abandoned one:\n{after}\n{log}"
