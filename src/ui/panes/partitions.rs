@@ -101,11 +101,18 @@ fn batch(view: &Snapshot, p: usize, b: usize) -> &BatchSnapshot {
 /// Rows narrower than this drop the fate's label (the glyph says it).
 const LABEL_BELOW: usize = 44;
 
-/// A partition's header in `width` columns; `window` is the part of its
-/// batches shown, `anchor` marks the partition `j`/`k` give the spare
-/// rows to, and `touched` the one the last step touched (`▸` before the
-/// name). The numbers are in words, or in the short words chosen for
-/// 80x24 (`ldr`, `H=4 L=4`), so they always show.
+/// A partition's header, before its numbers' form is chosen: the name and
+/// marks, the numbers in words, in the short words chosen for 80x24
+/// (`ldr`, `H=4 L=4`) and in the shortest, and how many batches it shows.
+/// `window` is the part of its batches shown, `anchor` marks the partition
+/// `j`/`k` give the spare rows to, and `touched` the one the last step
+/// touched (`▸` before the name).
+struct Header<'a> {
+    spans: Vec<Span<'a>>,
+    forms: [String; 3],
+    shown: Option<Span<'a>>,
+}
+
 fn header<'a>(
     p: &PartitionSnapshot,
     leo_known: bool,
@@ -113,8 +120,7 @@ fn header<'a>(
     window: Window,
     anchor: bool,
     touched: bool,
-    width: usize,
-) -> Line<'a> {
+) -> Header<'a> {
     let name = if anchor {
         ctx.theme.strong().underlined()
     } else {
@@ -153,15 +159,38 @@ fn header<'a>(
         p.leader_epoch
     );
     let shortest = format!(" {} {} H={h} L={l}", ctx.lang.t("log_leader"), p.leader);
-    let used: usize = spans.iter().map(Span::width).sum();
-    let fits = |s: &String| used + Span::raw(s).width() <= width;
-    let text = [long, short].into_iter().find(fits).unwrap_or(shortest);
-    spans.push(Span::raw(text));
-    if p.batch_count > p.window().len() {
+    let shown = (p.batch_count > p.window().len()).then(|| {
         let shown = format!(" ({}/{})", p.window().len(), p.batch_count);
-        spans.push(Span::styled(shown, ctx.theme.dim()));
+        Span::styled(shown, ctx.theme.dim())
+    });
+    Header {
+        spans,
+        forms: [long, short, shortest],
+        shown,
     }
-    Line::from(spans)
+}
+
+impl<'a> Header<'a> {
+    /// The longest form of the numbers that fits in `width` columns after
+    /// the name and marks: 0 in words, 1 short, 2 the shortest (which
+    /// always shows, cut if it must be).
+    fn fitting(&self, width: usize) -> usize {
+        let used: usize = self.spans.iter().map(Span::width).sum();
+        self.forms[..2]
+            .iter()
+            .position(|f| used + Span::raw(f.as_str()).width() <= width)
+            .unwrap_or(2)
+    }
+
+    /// The header with its numbers in form `form` (or a shorter one if it
+    /// does not fit).
+    fn line(mut self, form: usize, width: usize) -> Line<'a> {
+        let form = form.max(self.fitting(width));
+        let text = std::mem::take(&mut self.forms[form]);
+        self.spans.push(Span::raw(text));
+        self.spans.extend(self.shown);
+        Line::from(self.spans)
+    }
 }
 
 /// A batch row: the changed mark (`▸` when the last step appended the batch
@@ -537,19 +566,41 @@ pub fn render(view: &Snapshot, values: &Values, ctx: &PaneContext, area: Rect, b
     let selected = plan.explanation.map(|(_, p, b)| (p, b));
     let width = usize::from(inner.width);
     let cols = Columns::of(view, &plan.rows, width);
-    let out = plan
+    let mut headers: std::collections::BTreeMap<usize, Header> = plan
         .rows
         .iter()
-        .map(|r| match *r {
-            ListRow::Header(p) => header(
+        .filter_map(|r| match *r {
+            ListRow::Header(p) => Some(p),
+            ListRow::Batch(..) => None,
+        })
+        .map(|p| {
+            let h = header(
                 &view.partitions[p],
                 !view.lacks(field::LOG_END_OFFSET),
                 ctx,
                 plan.windows[p],
                 anchored && p == plan.anchor,
                 ctx.touched == Some(p),
-                width,
-            ),
+            );
+            (p, h)
+        })
+        .collect();
+    // One form for every header drawn, the longest that fits them all: a
+    // frame that wrote `HW 3 LSO 3` over one partition and `H=1 L=1` over
+    // the next read as two different things (a new user's trial).
+    let form = headers
+        .values()
+        .map(|h| h.fitting(width))
+        .max()
+        .unwrap_or(0);
+    let out = plan
+        .rows
+        .iter()
+        .map(|r| match *r {
+            ListRow::Header(p) => headers
+                .remove(&p)
+                .expect("a header for each header row")
+                .line(form, width),
             ListRow::Batch(p, b) => {
                 let batch = batch(view, p, b);
                 let part = &view.partitions[p];
@@ -626,6 +677,31 @@ mod tests {
         let text = draw(PaneId::Partitions, &view(), &ctx(), 22, 10);
         assert!(text.contains("out-0 ldr 1 H=5 L=3"), "{text}");
         assert!(text.contains("… 3-4 ×2 · txn-a…"), "{text}");
+    }
+
+    #[test]
+    fn every_header_says_its_numbers_in_one_form() {
+        // payments-0's header needs the short words at this width, out-0's
+        // would fit in words: both take the short ones, so one frame never
+        // says `HW 5 LSO 3` over one partition and `H=5 L=3` over the next.
+        let mut v = view();
+        let mut payments = v.partitions[0].clone();
+        payments.topic = "payments".into();
+        v.partitions.push(payments);
+        let text = draw(PaneId::Partitions, &v, &ctx(), 39, 20);
+        assert!(text.contains("out-0 ldr 1 e0 H=5 L=3 LEO 6"), "{text}");
+        assert!(text.contains("payments-0 ldr 1 e0 H=5 L=3 LEO 6"), "{text}");
+        assert!(!text.contains("LSO"), "{text}");
+        // Wide enough for both, both in words.
+        let wide = draw(PaneId::Partitions, &v, &ctx(), 60, 20);
+        assert!(
+            wide.contains("out-0 leader 1 e0 HW 5 LSO 3 LEO 6"),
+            "{wide}"
+        );
+        assert!(
+            wide.contains("payments-0 leader 1 e0 HW 5 LSO 3 LEO 6"),
+            "{wide}"
+        );
     }
 
     #[test]
