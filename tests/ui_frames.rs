@@ -970,3 +970,29 @@ fn the_help_key_column_fits_its_longest_key() {
         assert_eq!(text_at(&wide, key, what), col, "{key}:\n{wide}");
     }
 }
+
+/// A new user's trial: at 80x24 the commit-and-crash prompt's key hint was
+/// cut inside a word (`▏ Enter=a`). The hint keeps whole words only,
+/// `Enter=apply` alone where both do not fit, and all of it where they do.
+#[test]
+fn a_prompts_key_hint_is_cut_between_words_never_inside_one() {
+    let mut app = live_demo(layout::builtin_default());
+    press(&mut app, "b\ns\nX");
+    assert!(app.prompt.is_some(), "the commit-and-crash prompt is open");
+    let bar = |cols| {
+        let text = buffer_text(&frame_buffer(&app, cols, 24));
+        text.lines().last().unwrap().trim_end().to_string()
+    };
+    let narrow = bar(80);
+    assert!(narrow.contains("› tx-1 "), "{narrow}");
+    let hint = narrow.split('▏').nth(1).map(str::trim);
+    assert!(
+        matches!(
+            hint,
+            None | Some("Enter=apply") | Some("Enter=apply Esc=cancel")
+        ),
+        "{narrow}"
+    );
+    let wide = bar(200);
+    assert!(wide.ends_with("▏ Enter=apply Esc=cancel"), "{wide}");
+}

@@ -562,14 +562,29 @@ fn bottom_line(app: &ViewState, width: u16) -> Line<'static> {
                 format!("▏ ✗ {reason} ({})", app.lang.t("prompt_cancel")),
                 status_style(app.theme, StatusKind::Error),
             )),
-            None => spans.push(Span::styled(
-                format!("▏ {}", app.lang.t("prompt_keys_hint")),
-                app.theme.dim(),
-            )),
+            None => {
+                let used: usize = spans.iter().map(Span::width).sum();
+                let room = usize::from(width).saturating_sub(used);
+                if let Some(hint) = whole_words(app.lang.t("prompt_keys_hint"), room, 2) {
+                    spans.push(Span::styled(format!("▏ {hint}"), app.theme.dim()));
+                }
+            }
         }
         return Line::from(spans);
     }
     status_and_keys(app, usize::from(width))
+}
+
+/// As many of `text`'s words as fit in `room` cells after `lead` more
+/// (the `▏ ` before a hint); none when not even the first does. A key's
+/// hint cut inside a word (`Enter=a` at 80x24, a new user's trial) told
+/// nothing.
+fn whole_words(text: &str, room: usize, lead: usize) -> Option<String> {
+    let words: Vec<&str> = text.split(' ').collect();
+    (1..=words.len())
+        .rev()
+        .map(|n| words[..n].join(" "))
+        .find(|w| lead + crate::ui::wrap::width(w) <= room)
 }
 
 /// The open prompt's refusal as lines of its own, wrapped at words to a
