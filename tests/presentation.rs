@@ -873,3 +873,37 @@ fn presentation_of_a_held_out_lesson_shows_what_waits() {
         insta::assert_snapshot!(format!("presentation_held_out_{cols}x{rows}"), frame);
     }
 }
+
+/// A new user's trial: presenting a step recorded live (no caption) showed
+/// a caption box with only the title, and at a moment of death the step
+/// lost its `✝`. The slide says what the step did (its event, as the
+/// Events pane says it) and the heading keeps the mark.
+#[test]
+fn a_live_step_is_said_by_its_event_and_a_moment_of_death_keeps_its_mark() {
+    let mut app = live(None, Lang::En);
+    press(&mut app, "b\nP");
+    let frame = text(&app, 160, 48);
+    let caption: Vec<&str> = frame
+        .lines()
+        .skip_while(|l| !l.contains("Caption"))
+        .take_while(|l| !l.starts_with('└'))
+        .collect();
+    assert!(!caption.is_empty(), "{frame}");
+    // The heading, then the event (`begin: ok`, set like a caption).
+    let written = caption[1..]
+        .iter()
+        .filter(|l| l.trim_matches(['│', '└', '─', '┘', ' ']).chars().count() > 0)
+        .count();
+    assert!(
+        written >= 2,
+        "the begin step's event under the heading:\n{frame}"
+    );
+    press(&mut app, "x");
+    let frame = text(&app, 160, 48);
+    let heading = frame
+        .lines()
+        .skip_while(|l| !l.contains("Caption"))
+        .find(|l| l.contains("step "))
+        .unwrap_or_else(|| panic!("{frame}"));
+    assert!(heading.contains('✝'), "{heading}\n{frame}");
+}

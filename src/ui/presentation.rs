@@ -40,15 +40,29 @@ const BODY_BLOCK_LINES: usize = 4;
 
 /// The step heading: the recording's title and the step.
 fn heading(app: &ViewState, view: &Snapshot) -> String {
-    let step = match view.total_steps {
-        Some(total) => format!("{} {}/{total}", app.lang.t("step"), view.step),
-        None => format!("{} {}", app.lang.t("step"), view.step),
-    };
+    // `34✝/34` at a moment of death, as the title bar says it.
+    let step = format!("{} {}", app.lang.t("step"), view.step_label());
     if view.title.is_empty() {
         step
     } else {
         format!("{} · {step}", view.title)
     }
+}
+
+/// What the slide says: the step's caption, else what the step did (its
+/// newest event, the Events pane's line): a step recorded live has no
+/// caption, and a slide with only its title said nothing (a new user's
+/// trial).
+fn slide_text<'a>(app: &ViewState, view: &'a Snapshot) -> Option<&'a str> {
+    if let Some(caption) = &view.caption {
+        return Some(caption.text(app.lang.code()));
+    }
+    let zh = app.lang.code() == "zh";
+    view.events
+        .iter()
+        .rev()
+        .find(|e| e.step == view.step && view.step > 0)
+        .map(|e| e.text_in(zh))
 }
 
 /// `text`'s first sentence or clause and the rest: split after the first
@@ -142,13 +156,13 @@ impl Plan {
 fn plan(app: &ViewState, view: &Snapshot, outer_w: u16, rows: usize) -> Plan {
     let text_w = outer_w.saturating_sub(2 + 2 * MARGIN);
     let measure = usize::from(text_w).min(MEASURE);
-    let Some(caption) = &view.caption else {
+    let Some(said) = slide_text(app, view) else {
         return Plan {
             headline: Set::Text(Vec::new(), false),
             body: Set::Text(Vec::new(), false),
         };
     };
-    let (head, rest) = split_headline(caption.text(app.lang.code()));
+    let (head, rest) = split_headline(said);
     let text = |s: &str, spaced| {
         let lines = if s.is_empty() {
             Vec::new()
