@@ -160,6 +160,27 @@ fn observe_topic(boot: &str, topic: &str) -> Value {
     observe(boot, &["--topic", topic])
 }
 
+/// [`observe_topic`] of a topic just created, once the bootstrap broker
+/// knows it: Kafka answers CreateTopics when its controller has the topic,
+/// and each broker's metadata follows moments later, so an observation
+/// right after may be told `topic kc: not found` (seen in CI). Bounded:
+/// 15 s, then the last error.
+fn observe_new_topic(boot: &str, topic: &str) -> Value {
+    let deadline = Instant::now() + Duration::from_secs(15);
+    loop {
+        let out = mk_tui(&["observe", "--bootstrap", boot, "--state", "--topic", topic]);
+        if out.status.success() {
+            return serde_json::from_slice(&out.stdout).unwrap();
+        }
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains(&format!("topic {topic}: not found")) && Instant::now() < deadline,
+            "observe --topic {topic}: {err}"
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    }
+}
+
 /// Partition `topic`-`n` of an observed state.
 fn part<'a>(state: &'a Value, topic: &str, n: u32) -> &'a Value {
     state["partitions"]
@@ -436,13 +457,13 @@ fn observe_reads_apache_kafka_as_its_clients_do() {
     }
     // A topic's own settings, by DescribeConfigs; a topic with none has
     // no config, whatever the brokers' defaults.
-    let configured = observe_topic(&boot, "kc");
+    let configured = observe_new_topic(&boot, "kc");
     assert_eq!(
         part(&configured, "kc", 0)["config"],
         json!({"cleanup_policy": "compact", "retention_ms": 60000}),
         "{configured}"
     );
-    let fresh = observe_topic(&boot, "t");
+    let fresh = observe_new_topic(&boot, "t");
     assert!(part(&fresh, "t", 0).get("config").is_none(), "{fresh}");
     let (brokers, listed) = ck.metadata("t");
     assert_eq!(brokers, [1, 2, 3]);
