@@ -1,5 +1,5 @@
-//! The `alter_topic_config` step of the [`Driver`]: a topic's cleaning
-//! config replaced (Kafka's IncrementalAlterConfigs and AlterConfigs,
+//! The `alter_topic_config` step of the [`Driver`]: a topic's config
+//! replaced (Kafka's IncrementalAlterConfigs and AlterConfigs,
 //! which `mk-tui serve` turns into this step), and its sentence, which
 //! names the settings as Kafka spells them.
 
@@ -29,6 +29,9 @@ pub fn kafka_settings(config: &TopicConfig) -> Vec<String> {
     }
     if let Some(ms) = config.delete_retention_ms {
         out.push(format!("delete.retention.ms={ms}"));
+    }
+    if let Some(n) = config.min_insync_replicas {
+        out.push(format!("min.insync.replicas={n}"));
     }
     if let Some(bytes) = config.retention_bytes {
         out.push(format!("retention.bytes={bytes}"));
@@ -119,6 +122,79 @@ mod tests {
             let back = serde_json::json!({"alter_topic_config": {"topic": "t", "config": {}}});
             assert_eq!(act(&mut d, back), Outcome::Ok);
             assert!(d.cluster().topic_configs()["t"].is_default());
+        }
+    }
+
+    /// A topic's own min.insync.replicas, given by `create_topic` and
+    /// changed by `alter_topic_config`, judges the acks=all `produce`
+    /// steps after it (the cluster's, 1, would take them); a crash keeps
+    /// it; the state shows it; a replay of the same steps reaches the same
+    /// state; 0 is refused as a field of either step.
+    #[test]
+    fn the_topics_min_isr_judges_acks_all_steps_and_a_replay_reproduces_it() {
+        let steps = [
+            serde_json::json!({"create_topic": {"name": "s", "partitions": 1, "replication_factor": 1,
+                "config": {"min_insync_replicas": 2}}}),
+            serde_json::json!({"produce": {"topic": "s", "value": "a", "acks": "all"}}),
+            serde_json::json!({"produce": {"topic": "s", "value": "b", "acks": "1"}}),
+            serde_json::json!({"alter_topic_config": {"topic": "s", "config": {"min_insync_replicas": 1}}}),
+            serde_json::json!({"produce": {"topic": "s", "value": "c", "acks": "all"}}),
+            serde_json::json!({"alter_topic_config": {"topic": "s", "config": {"min_insync_replicas": 5}}}),
+            serde_json::json!({"crash": {}}),
+            serde_json::json!({"produce": {"topic": "s", "value": "d", "acks": "all"}}),
+        ];
+        for rules in ["minikafka", "kafka"] {
+            let run = || {
+                let mut d = driver(rules);
+                let outcomes: Vec<String> = steps
+                    .iter()
+                    .map(|s| match act(&mut d, s.clone()) {
+                        Outcome::Error(e) => e.code().to_string(),
+                        o => o.kind().name().to_string(),
+                    })
+                    .collect();
+                (d, outcomes)
+            };
+            let (d, outcomes) = run();
+            assert_eq!(
+                outcomes,
+                [
+                    "ok",
+                    "NotEnoughReplicas",
+                    "ok",
+                    "ok",
+                    "ok",
+                    "ok",
+                    "recovered",
+                    "NotEnoughReplicas"
+                ],
+                "{rules}"
+            );
+            assert!(
+                d.events()
+                    .newest(10)
+                    .iter()
+                    .any(|e| e.text.contains("topic s's config: min.insync.replicas=5;")),
+                "{rules}"
+            );
+            let state = crate::session::snapshot::Snapshot::of(&d);
+            let s = state.partitions.iter().find(|p| p.topic == "s").unwrap();
+            assert_eq!(s.config.min_insync_replicas, Some(5));
+            let t = state.partitions.iter().find(|p| p.topic == "t").unwrap();
+            assert_eq!(t.config.min_insync_replicas, None, "the cluster's");
+            let (again, _) = run();
+            assert_eq!(
+                serde_json::to_value(&state).unwrap(),
+                serde_json::to_value(crate::session::snapshot::Snapshot::of(&again)).unwrap(),
+                "{rules}"
+            );
+        }
+        for step in [
+            r#"{"create_topic": {"name": "z", "partitions": 1, "replication_factor": 1, "config": {"min_insync_replicas": 0}}}"#,
+            r#"{"alter_topic_config": {"topic": "s", "config": {"min_insync_replicas": 0}}}"#,
+        ] {
+            let e = Action::from_json(&serde_json::from_str(step).unwrap()).unwrap_err();
+            assert!(e.field.ends_with(".config.min_insync_replicas"), "{e:?}");
         }
     }
 
