@@ -110,7 +110,9 @@ pub struct TopicConfig {
     pub delete_retention_ms: Option<u64>,
     /// How many replicas an acks=all append needs in the ISR (Kafka's
     /// topic config `min.insync.replicas`), over the cluster's
-    /// `MiniKafkaConfig::min_insync_replicas`; at least 1. Not the book's
+    /// `MiniKafkaConfig::min_insync_replicas`; at least 1, applied capped
+    /// at the topic's replication factor as Kafka applies it
+    /// (`ClusterState::min_insync_replicas`). Not the book's
     /// (docs/book-differences.md): the cluster's applies when not given.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub min_insync_replicas: Option<u32>,
@@ -154,12 +156,6 @@ impl TopicConfig {
     pub fn delete_retention_ms(&self) -> u64 {
         self.delete_retention_ms
             .unwrap_or(DEFAULT_DELETE_RETENTION_MS)
-    }
-
-    /// The minimum ISR of an acks=all append to this topic: its own, else
-    /// the cluster's `cluster`.
-    pub fn min_insync_replicas(&self, cluster: usize) -> usize {
-        self.min_insync_replicas.map_or(cluster, |n| n as usize)
     }
 }
 

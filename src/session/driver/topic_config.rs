@@ -70,9 +70,13 @@ mod tests {
     use crate::session::{Action, Outcome};
 
     fn driver(rules: &str) -> Driver {
+        driver_of(rules, &[1])
+    }
+
+    fn driver_of(rules: &str, brokers: &[u32]) -> Driver {
         let header: Header = serde_json::from_value(serde_json::json!({
             "mk_recording": 1, "title": "t", "rules": rules,
-            "cluster": {"brokers": [1], "topics": [{"name": "t", "partitions": 2, "replication_factor": 1}]},
+            "cluster": {"brokers": brokers, "topics": [{"name": "t", "partitions": 2, "replication_factor": 1}]},
         }))
         .unwrap();
         Driver::new(&header, None).unwrap()
@@ -127,25 +131,27 @@ mod tests {
 
     /// A topic's own min.insync.replicas, given by `create_topic` and
     /// changed by `alter_topic_config`, judges the acks=all `produce`
-    /// steps after it (the cluster's, 1, would take them); a crash keeps
-    /// it; the state shows it; a replay of the same steps reaches the same
-    /// state; 0 is refused as a field of either step.
+    /// steps after it (the cluster's, 1, would take them): with broker 2
+    /// stopped, the topic's ISR is broker 1 alone. A crash keeps it; the
+    /// state shows it; a replay of the same steps reaches the same state;
+    /// 0 is refused as a field of either step.
     #[test]
     fn the_topics_min_isr_judges_acks_all_steps_and_a_replay_reproduces_it() {
         let steps = [
-            serde_json::json!({"create_topic": {"name": "s", "partitions": 1, "replication_factor": 1,
+            serde_json::json!({"stop_broker": {"broker": 2}}),
+            serde_json::json!({"create_topic": {"name": "s", "partitions": 1, "replication_factor": 2,
                 "config": {"min_insync_replicas": 2}}}),
             serde_json::json!({"produce": {"topic": "s", "value": "a", "acks": "all"}}),
             serde_json::json!({"produce": {"topic": "s", "value": "b", "acks": "1"}}),
             serde_json::json!({"alter_topic_config": {"topic": "s", "config": {"min_insync_replicas": 1}}}),
             serde_json::json!({"produce": {"topic": "s", "value": "c", "acks": "all"}}),
-            serde_json::json!({"alter_topic_config": {"topic": "s", "config": {"min_insync_replicas": 5}}}),
+            serde_json::json!({"alter_topic_config": {"topic": "s", "config": {"min_insync_replicas": 2}}}),
             serde_json::json!({"crash": {}}),
             serde_json::json!({"produce": {"topic": "s", "value": "d", "acks": "all"}}),
         ];
         for rules in ["minikafka", "kafka"] {
             let run = || {
-                let mut d = driver(rules);
+                let mut d = driver_of(rules, &[1, 2]);
                 let outcomes: Vec<String> = steps
                     .iter()
                     .map(|s| match act(&mut d, s.clone()) {
@@ -159,6 +165,7 @@ mod tests {
             assert_eq!(
                 outcomes,
                 [
+                    "ok",
                     "ok",
                     "NotEnoughReplicas",
                     "ok",
@@ -174,12 +181,13 @@ mod tests {
                 d.events()
                     .newest(10)
                     .iter()
-                    .any(|e| e.text.contains("topic s's config: min.insync.replicas=5;")),
+                    .any(|e| e.text.contains("topic s's config: min.insync.replicas=2;")),
                 "{rules}"
             );
             let state = crate::session::snapshot::Snapshot::of(&d);
             let s = state.partitions.iter().find(|p| p.topic == "s").unwrap();
-            assert_eq!(s.config.min_insync_replicas, Some(5));
+            assert_eq!(s.config.min_insync_replicas, Some(2));
+            assert_eq!(s.isr, [1], "{rules}: broker 2 is still stopped");
             let t = state.partitions.iter().find(|p| p.topic == "t").unwrap();
             assert_eq!(t.config.min_insync_replicas, None, "the cluster's");
             let (again, _) = run();

@@ -62,13 +62,23 @@ impl ClusterState {
     }
 
     /// The minimum ISR of an acks=all append to `topic`: the topic's own
-    /// (metadata.json), else the cluster's.
+    /// (metadata.json) capped at its replication factor, as Kafka 4.4's
+    /// `Partition.effectiveMinIsr` caps it (a topic whose minimum is above
+    /// its replica count takes acks=all with every replica in the ISR,
+    /// measured on the reference: tests/serve/min_isr.rs); else the
+    /// cluster's, uncapped, as the book applies it.
     pub fn min_insync_replicas(&self, topic: &str) -> usize {
         let cluster = self.config.min_insync_replicas;
-        self.metadata
-            .topics()
-            .get(topic)
-            .map_or(cluster, |t| t.config.min_insync_replicas(cluster))
+        let Some(t) = self.metadata.topics().get(topic) else {
+            return cluster;
+        };
+        match t.config.min_insync_replicas {
+            None => cluster,
+            Some(own) => {
+                let factor = t.partitions().first().map_or(1, |(_, p)| p.replicas.len());
+                (own as usize).min(factor)
+            }
+        }
     }
 
     /// Writes the HW checkpoint if an HW moved. A cluster that is down

@@ -48,8 +48,8 @@ impl BrokerCluster {
 
 /// What the engine refuses of a topic's config whoever gives it: a
 /// minimum ISR of 0 (Kafka's `min.insync.replicas` is at least 1). A
-/// value above the topic's replication factor is taken, as Kafka takes it:
-/// every acks=all append to the topic is then refused NotEnoughReplicas.
+/// value above the topic's replication factor is taken, as Kafka takes it,
+/// and applied as the replication factor, as Kafka applies it.
 pub(crate) fn check_topic_config(config: &TopicConfig) -> Result<()> {
     if config.min_insync_replicas == Some(0) {
         return Err(MiniKafkaError::InvalidConfig(
