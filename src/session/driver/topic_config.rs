@@ -57,9 +57,18 @@ fn altered(topic: &str, config: &TopicConfig, changed: bool) -> Said {
     } else {
         (" (as before)", "（与之前相同）")
     };
+    // A minimum ISR of its own judges the topic's next acks=all append.
+    let (acks, acks_zh) = if config.min_insync_replicas.is_some() {
+        (
+            "; the next acks=all append is judged by its min.insync.replicas",
+            "；下一次 acks=all 追加按它的 min.insync.replicas 判断",
+        )
+    } else {
+        ("", "")
+    };
     Said::new(
-        format!("topic {topic}'s config: {now}{unchanged}; the server's cleaner follows it"),
-        format!("topic {topic} 的配置：{now_zh}{unchanged_zh}；服务器的清理器按它清理"),
+        format!("topic {topic}'s config: {now}{unchanged}; the server's cleaner follows it{acks}"),
+        format!("topic {topic} 的配置：{now_zh}{unchanged_zh}；服务器的清理器按它清理{acks_zh}"),
     )
 }
 
@@ -181,7 +190,7 @@ mod tests {
                 d.events()
                     .newest(10)
                     .iter()
-                    .any(|e| e.text.contains("topic s's config: min.insync.replicas=2;")),
+                    .any(|e| e.text.ends_with("topic s's config: min.insync.replicas=2; the server's cleaner follows it; the next acks=all append is judged by its min.insync.replicas")),
                 "{rules}"
             );
             let state = crate::session::snapshot::Snapshot::of(&d);
