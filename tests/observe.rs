@@ -574,6 +574,10 @@ fn the_observer_sees_what_the_embedded_cluster_holds_for_every_field_the_protoco
             // creation (IncrementalAlterConfigs' step), read the same.
             r#"{"at_ms":0,"action":{"create_topic":{"name":"stamped","partitions":1,"replication_factor":1,"timestamp_type":"LogAppendTime"}}}"#,
             r#"{"at_ms":0,"action":{"alter_topic_config":{"topic":"short","config":{"retention_bytes":8192,"cleanup_policy":"compact"}}}}"#,
+            // A topic's own min.insync.replicas (3, above its one replica:
+            // kept as given, applied as 1).
+            r#"{"at_ms":0,"action":{"create_topic":{"name":"guarded","partitions":1,"replication_factor":1,"config":{"min_insync_replicas":3}}}}"#,
+            r#"{"at_ms":0,"action":{"produce":{"topic":"guarded","value":"g","acks":"all"}}}"#,
         ]
         .join("\n")
             + "\n",

@@ -55,7 +55,7 @@ pub struct Entry {
     /// Whether serve could change it: never for a broker's (its
     /// configuration is fixed at start, and AlterConfigs of a broker is
     /// refused); Kafka's `read_only` is false for every topic config
-    /// (serve changes five of them, [`crate::kafka::topic_alter`], and
+    /// (serve changes six of them, [`crate::kafka::topic_alter`], and
     /// refuses the others).
     pub read_only: bool,
     pub doc: &'static str,
@@ -197,8 +197,8 @@ pub fn topic_entries(topic: &TopicMetadata, config: &MiniKafkaConfig) -> Vec<Ent
         entry(
             "min.insync.replicas",
             Type::Int,
-            "An acks=all append needs at least this many replicas in the ISR (the cluster's).",
-            None,
+            "An acks=all append needs at least this many replicas in the ISR (the topic's, else the cluster's).",
+            c.min_insync_replicas.map(|n| n.to_string()),
             (
                 "min.insync.replicas",
                 config.min_insync_replicas.to_string(),
@@ -413,6 +413,7 @@ mod tests {
                 retention_ms: None,
                 retention_bytes: Some(4096),
                 delete_retention_ms: Some(1000),
+                min_insync_replicas: Some(3),
             },
             TimestampType::LogAppendTime,
         );
@@ -433,7 +434,7 @@ mod tests {
             ("retention.ms", "-1", Source::StaticBroker),
             ("segment.bytes", "1048576", Source::StaticBroker),
             ("max.message.bytes", "1048576", Source::StaticBroker),
-            ("min.insync.replicas", "1", Source::Default),
+            ("min.insync.replicas", "3", Source::DynamicTopic),
             ("index.interval.bytes", "4096", Source::Default),
         ] {
             let entry = find(&e, name);
@@ -458,6 +459,22 @@ mod tests {
             &cluster,
         );
         assert_eq!(find(&plain, "cleanup.policy").source(), Source::Default);
+        // Not set: the broker's, reported as Kafka reports its default.
+        let min_isr = find(&plain, "min.insync.replicas");
+        assert_eq!(
+            (min_isr.value(), min_isr.source()),
+            (Some("1"), Source::Default)
+        );
+        let strict = MiniKafkaConfig::new("/tmp/x").with_min_insync_replicas(2);
+        let plain = topic_entries(
+            &topic(TopicConfig::default(), TimestampType::CreateTime),
+            &strict,
+        );
+        let min_isr = find(&plain, "min.insync.replicas");
+        assert_eq!(
+            (min_isr.value(), min_isr.source()),
+            (Some("2"), Source::StaticBroker)
+        );
         assert_eq!(
             find(&plain, "delete.retention.ms").value(),
             Some("86400000")

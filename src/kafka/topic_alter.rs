@@ -28,7 +28,8 @@ use crate::engine::core::metadata::{CleanupPolicy, TimestampType, TopicConfig};
 use crate::kafka::broker::{Broker, validate_topic_name};
 use crate::kafka::errors::{code, code_of};
 use crate::kafka::handlers::create_topics::{
-    CLEANUP_POLICY, DELETE_RETENTION_MS, RETENTION_BYTES, RETENTION_MS, TIMESTAMP_TYPE, set_setting,
+    CLEANUP_POLICY, DELETE_RETENTION_MS, MIN_INSYNC_REPLICAS, RETENTION_BYTES, RETENTION_MS,
+    TIMESTAMP_TYPE, set_setting,
 };
 use crate::session::{Action, Outcome};
 
@@ -282,6 +283,7 @@ fn reset(next: &mut (TimestampType, TopicConfig), name: &str) -> Result<(), Refu
         RETENTION_MS => config.retention_ms = defaults.retention_ms,
         RETENTION_BYTES => config.retention_bytes = defaults.retention_bytes,
         DELETE_RETENTION_MS => config.delete_retention_ms = defaults.delete_retention_ms,
+        MIN_INSYNC_REPLICAS => config.min_insync_replicas = defaults.min_insync_replicas,
         // A config serve does not keep: refused with set_setting's message.
         other => set_setting(next, other, None)?,
     }

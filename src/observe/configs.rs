@@ -1,9 +1,9 @@
 //! Topic settings over DescribeConfigs (key 32; docs/observe.md "Each
 //! field, and what fills it"): the bootstrap broker is asked for the
 //! configs of every observed topic, and each partition of a topic gets
-//! those of the five the snapshot's `config` holds (`cleanup.policy`,
+//! those of the six the snapshot's `config` holds (`cleanup.policy`,
 //! `retention.ms`, `retention.bytes`, `delete.retention.ms`,
-//! `message.timestamp.type`) that the topic was given itself. Reads only. Asked only of a broker that
+//! `message.timestamp.type`, `min.insync.replicas`) that the topic was given itself. Reads only. Asked only of a broker that
 //! advertises it; otherwise `partitions[].config` is listed unavailable.
 //!
 //! `config` holds a topic's own settings, as `create_topic` gave them (the
@@ -34,6 +34,7 @@ const RETENTION_MS: &str = "retention.ms";
 const RETENTION_BYTES: &str = "retention.bytes";
 const DELETE_RETENTION_MS: &str = "delete.retention.ms";
 const TIMESTAMP_TYPE: &str = "message.timestamp.type";
+const MIN_INSYNC_REPLICAS: &str = "min.insync.replicas";
 
 /// Each topic's settings, or why they are not known: the whole answer's
 /// reason (`Err`, for the server's log), or one topic's (`Ok(Err)` by
@@ -62,7 +63,7 @@ pub(super) async fn ask(links: &mut Links, address: &str, topics: &[String]) -> 
                     .with_resource_type(TOPIC)
                     .with_resource_name(StrBytes::from_string(t.clone()))
                     // Every config of the topic (about 40 on Kafka), the
-                    // five kept picked out below: tansu cannot decode a
+                    // six kept picked out below: tansu cannot decode a
                     // request that names the keys and drops the connection
                     // (docs/observe.md "Tested implementations").
                     .with_configuration_keys(None)
@@ -109,6 +110,9 @@ fn settings<'a>(own: impl Iterator<Item = (&'a str, Option<&'a str>)>) -> TopicC
             RETENTION_MS => config.retention_ms = number,
             RETENTION_BYTES => config.retention_bytes = number,
             DELETE_RETENTION_MS => config.delete_retention_ms = number,
+            MIN_INSYNC_REPLICAS => {
+                config.min_insync_replicas = value.and_then(|v| v.parse::<u32>().ok())
+            }
             TIMESTAMP_TYPE => {
                 config.timestamp_type = value.filter(|v| *v == "LogAppendTime").map(str::to_string)
             }
@@ -168,10 +172,12 @@ mod tests {
                 ("retention.bytes", Some("4096")),
                 ("delete.retention.ms", Some("0")),
                 ("message.timestamp.type", Some("LogAppendTime")),
+                ("min.insync.replicas", Some("3")),
             ]
             .into_iter(),
         );
         assert_eq!(c.timestamp_type.as_deref(), Some("LogAppendTime"));
+        assert_eq!(c.min_insync_replicas, Some(3));
         assert_eq!(c.cleanup_policy.as_deref(), Some("compact"));
         assert_eq!(c.retention_ms, None, "-1 is no limit");
         assert_eq!(c.retention_bytes, Some(4096));

@@ -33,9 +33,10 @@ pub enum Action {
         /// `"CreateTime"`, the default, so the book's actions read as before.
         #[serde(default, skip_serializing_if = "TimestampType::is_create_time")]
         timestamp_type: TimestampType,
-        /// The topic's cleaning config (`cleanup_policy`, `retention_ms`,
-        /// `retention_bytes`, `delete_retention_ms`), kept in its metadata
-        /// for `mk-tui serve`'s cleaner. Left out when empty, the book's.
+        /// The topic's config (`cleanup_policy`, `retention_ms`,
+        /// `retention_bytes`, `delete_retention_ms`, kept in its metadata
+        /// for `mk-tui serve`'s cleaner; `min_insync_replicas`, over the
+        /// cluster's for acks=all appends). Left out when empty, the book's.
         #[serde(default, skip_serializing_if = "TopicConfig::is_default")]
         config: TopicConfig,
     },
@@ -265,8 +266,8 @@ pub enum Action {
         offset: i64,
     },
     /// Kafka's IncrementalAlterConfigs or AlterConfigs of a topic: `config`
-    /// is the topic's whole new cleaning config (`cleanup_policy`,
-    /// `retention_ms`, `retention_bytes`, `delete_retention_ms`), which
+    /// is the topic's whole new config (`cleanup_policy`, `retention_ms`,
+    /// `retention_bytes`, `delete_retention_ms`, `min_insync_replicas`), which
     /// replaces the old one durably in metadata.json; a setting left out
     /// goes back to its default. `mk-tui serve`'s cleaner follows it from
     /// its next tick. Served Kafka clients make it (docs/kafka-protocol.md);
@@ -913,7 +914,7 @@ impl Action {
     pub fn check(&self) -> Result<(), FieldError> {
         match self {
             Action::CreateTopic { config, .. } => {
-                crate::session::cleanup::check_topic_config(config)
+                crate::session::cleanup::check_topic_config("create_topic", config)
             }
             Action::Tear {
                 cut_bytes,
@@ -1034,13 +1035,7 @@ impl Action {
                         "a topic name is not empty",
                     ));
                 }
-                if config.retention_bytes == Some(0) {
-                    return Err(FieldError::new(
-                        "action.alter_topic_config.config.retention_bytes",
-                        "retention_bytes must be positive",
-                    ));
-                }
-                Ok(())
+                crate::session::cleanup::check_topic_config("alter_topic_config", config)
             }
             Action::DeleteOffsets { group, .. } if group.is_empty() => Err(FieldError::new(
                 "action.delete_offsets.group",

@@ -31,13 +31,20 @@ pub fn check_retention(
     }
 }
 
-/// A `create_topic`'s cleaning config: a size limit above 0, as the
-/// `retention` action's.
-pub fn check_topic_config(config: &TopicConfig) -> Result<(), FieldError> {
+/// A `create_topic`'s or `alter_topic_config`'s (`action`) config: a size
+/// limit above 0, as the `retention` action's, and a minimum ISR of at
+/// least 1 (Kafka refuses 0).
+pub fn check_topic_config(action: &str, config: &TopicConfig) -> Result<(), FieldError> {
     if config.retention_bytes == Some(0) {
         return Err(FieldError::new(
-            "action.create_topic.config.retention_bytes",
+            format!("action.{action}.config.retention_bytes"),
             "retention_bytes must be positive",
+        ));
+    }
+    if config.min_insync_replicas == Some(0) {
+        return Err(FieldError::new(
+            format!("action.{action}.config.min_insync_replicas"),
+            "min_insync_replicas must be at least 1",
         ));
     }
     Ok(())

@@ -23,6 +23,7 @@ mod groups;
 mod kafka_ref;
 mod load;
 mod log_append_time;
+mod min_isr;
 mod offset_delete;
 mod python;
 mod raw;

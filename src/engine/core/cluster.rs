@@ -347,6 +347,7 @@ impl BrokerCluster {
         timestamp_type: TimestampType,
         config: TopicConfig,
     ) -> Result<()> {
+        topic_config::check_topic_config(&config)?;
         self.mutate(|state, now| {
             let brokers = state.config.broker_ids.clone();
             let mut topic =

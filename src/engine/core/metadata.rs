@@ -90,9 +90,10 @@ pub enum CleanupPolicy {
     Compact,
 }
 
-/// A topic's cleaning settings (Kafka's topic configs `cleanup.policy`,
-/// `retention.ms`, `retention.bytes` and `delete.retention.ms`), kept with
-/// the topic so that `mk-tui serve` cleans it by itself. The default (no
+/// A topic's own settings (Kafka's topic configs `cleanup.policy`,
+/// `retention.ms`, `retention.bytes`, `delete.retention.ms` and
+/// `min.insync.replicas`), kept with the topic so that `mk-tui serve`
+/// cleans it by itself and its replica sets apply its minimum ISR. The default (no
 /// settings) is the book's topic, which no cleaner touches unasked.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -107,6 +108,14 @@ pub struct TopicConfig {
     /// when not given).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub delete_retention_ms: Option<u64>,
+    /// How many replicas an acks=all append needs in the ISR (Kafka's
+    /// topic config `min.insync.replicas`), over the cluster's
+    /// `MiniKafkaConfig::min_insync_replicas`; at least 1, applied capped
+    /// at the topic's replication factor as Kafka applies it
+    /// (`ClusterState::min_insync_replicas`). Not the book's
+    /// (docs/book-differences.md): the cluster's applies when not given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min_insync_replicas: Option<u32>,
 }
 
 /// Kafka's default `delete.retention.ms`: one day.
@@ -254,6 +263,10 @@ impl MetadataStore {
                     ))
                 } else if let Some(twice) = repeated(&partition.replicas) {
                     Some(format!("broker {twice} is listed twice among its replicas"))
+                } else if topic.config.min_insync_replicas == Some(0) {
+                    Some(
+                        "min_insync_replicas is 0: an acks=all append needs at least 1".to_string(),
+                    )
                 } else if partition.leader_epoch > MAX_LEADER_EPOCH {
                     Some(format!(
                         "leader_epoch {} is past the largest leader epoch, {MAX_LEADER_EPOCH} (Kafka's leader epochs are int32)",

@@ -141,6 +141,20 @@ impl PartitionReplicaSet {
         self
     }
 
+    /// How many replicas an acks=all append needs in the ISR (the
+    /// topic's `min.insync.replicas`, else the cluster's).
+    pub fn min_insync_replicas(&self) -> usize {
+        self.settings.min_insync_replicas
+    }
+
+    /// Applies a topic's new `min.insync.replicas` (an
+    /// `alter_topic_config`): the next append is judged by it, and so is
+    /// the completion of an acks=all append still waiting, as Kafka judges
+    /// it by the topic's config when it completes.
+    pub(crate) fn set_min_insync_replicas(&mut self, n: usize) {
+        self.settings.min_insync_replicas = n;
+    }
+
     /// The current leader.
     pub fn leader_id(&self) -> BrokerId {
         self.leader_id

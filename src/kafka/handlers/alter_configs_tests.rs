@@ -134,6 +134,7 @@ fn set_and_delete_change_the_topics_config_each_as_one_step() {
             retention_bytes: Some(4096),
             delete_retention_ms: Some(250),
             retention_ms: None,
+            min_insync_replicas: None,
         }
     );
     // metadata.json holds it, as the cleaner and a restart read it.

@@ -108,12 +108,15 @@ pub(crate) const TIMESTAMP_TYPE: &str = "message.timestamp.type";
 pub(crate) const CLEANUP_POLICY: &str = "cleanup.policy";
 pub(crate) const RETENTION_MS: &str = "retention.ms";
 pub(crate) const RETENTION_BYTES: &str = "retention.bytes";
+pub(crate) const MIN_INSYNC_REPLICAS: &str = "min.insync.replicas";
 pub(crate) const DELETE_RETENTION_MS: &str = "delete.retention.ms";
 
 /// The topic's settings from its configs, with Kafka's values:
 /// `message.timestamp.type` (CreateTime, LogAppendTime), `cleanup.policy`
 /// (delete, compact), `retention.ms` and `retention.bytes` (-1: no limit),
-/// `delete.retention.ms`. A bad value, or any other config, is refused
+/// `delete.retention.ms`, `min.insync.replicas` (from 1; above the
+/// replication factor is taken, as Kafka takes it). A bad value, or any
+/// other config, is refused
 /// with INVALID_CONFIG naming it, since the engine's other settings are
 /// the cluster's.
 fn topic_settings(t: &CreatableTopic) -> Result<(TimestampType, TopicConfig), (i16, String)> {
@@ -184,11 +187,21 @@ pub(crate) fn set_setting(
                     .ok_or_else(|| invalid("expected a whole number of milliseconds from 0"))?,
             )
         }
+        // Kafka's ConfigDef: an INT (trimmed), at least 1, in its words.
+        MIN_INSYNC_REPLICAS => {
+            let n = value
+                .and_then(|v| v.trim().parse::<i32>().ok())
+                .ok_or_else(|| invalid("Not a number of type INT"))?;
+            if n < 1 {
+                return Err(invalid("Value must be at least 1"));
+            }
+            config.min_insync_replicas = Some(n as u32);
+        }
         other => {
             return Err((
                 code::INVALID_CONFIG,
                 format!(
-                    "topic config {other} is not supported: the engine's settings are the cluster's; only {TIMESTAMP_TYPE}, {CLEANUP_POLICY}, {RETENTION_MS}, {RETENTION_BYTES} and {DELETE_RETENTION_MS} are kept"
+                    "topic config {other} is not supported: the engine's settings are the cluster's; only {TIMESTAMP_TYPE}, {CLEANUP_POLICY}, {RETENTION_MS}, {RETENTION_BYTES}, {DELETE_RETENTION_MS} and {MIN_INSYNC_REPLICAS} are kept"
                 ),
             ));
         }
@@ -364,6 +377,18 @@ mod tests {
             ),
             (&[(TIMESTAMP_TYPE, Some("WallTime"))][..], "WallTime"),
             (&[(TIMESTAMP_TYPE, None)][..], TIMESTAMP_TYPE),
+            (
+                &[(MIN_INSYNC_REPLICAS, Some("0"))][..],
+                "Invalid value 0 for configuration min.insync.replicas: Value must be at least 1",
+            ),
+            (
+                &[(MIN_INSYNC_REPLICAS, Some("two"))][..],
+                "Invalid value two for configuration min.insync.replicas: Not a number of type INT",
+            ),
+            (
+                &[(MIN_INSYNC_REPLICAS, Some("2147483648"))][..],
+                "Not a number of type INT",
+            ),
         ] {
             let (code, message) = kind(configs).unwrap_err();
             assert_eq!(code, code::INVALID_CONFIG, "{configs:?}");
@@ -384,12 +409,14 @@ mod tests {
                 (DELETE_RETENTION_MS, Some("250")),
                 (RETENTION_MS, Some("-1")),
                 (RETENTION_BYTES, Some("4096")),
+                (MIN_INSYNC_REPLICAS, Some(" 3")),
             ]),
             Ok(TopicConfig {
                 cleanup_policy: CleanupPolicy::Compact,
                 retention_ms: None,
                 retention_bytes: Some(4096),
                 delete_retention_ms: Some(250),
+                min_insync_replicas: Some(3),
             })
         );
         assert_eq!(

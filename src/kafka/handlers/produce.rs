@@ -147,10 +147,11 @@ fn partition(
         )
     })?;
     let (base_offset, log_start_offset) = worker.read(|s| {
-        let min_isr = s.config().min_insync_replicas;
         leader_check(s, &tp, broker)
             .map_err(|c| (c, format!("{tp}: broker {broker} cannot take it")))?;
         let set = s.partition(&tp).map_err(|e| (code_of(&e), e.to_string()))?;
+        // The topic's own min.insync.replicas, else the cluster's.
+        let min_isr = set.min_insync_replicas();
         if acks == "all" && set.isr().len() < min_isr {
             let e = MiniKafkaError::NotEnoughReplicas {
                 tp: tp.to_string(),

@@ -644,6 +644,7 @@ fn topic_config(t: &TopicMetadata) -> TopicConfigSnapshot {
         delete_retention_ms: c.delete_retention_ms,
         timestamp_type: (t.timestamp_type == TimestampType::LogAppendTime)
             .then(|| "LogAppendTime".into()),
+        min_insync_replicas: c.min_insync_replicas,
     }
 }
 

@@ -376,7 +376,8 @@ pub struct PartitionSnapshot {
 /// changed it: `cleanup_policy` `"compact"` (left out for the default,
 /// `"delete"`), the limits given, and `timestamp_type`
 /// `"LogAppendTime"` (Kafka's `message.timestamp.type`; left out for the
-/// default, `"CreateTime"`).
+/// default, `"CreateTime"`), and the topic's own `min_insync_replicas`
+/// (left out when the cluster's applies).
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct TopicConfigSnapshot {
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -389,6 +390,8 @@ pub struct TopicConfigSnapshot {
     pub delete_retention_ms: Option<u64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub timestamp_type: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min_insync_replicas: Option<u32>,
 }
 
 impl TopicConfigSnapshot {

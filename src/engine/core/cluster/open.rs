@@ -532,7 +532,7 @@ impl ClusterState {
             leader,
             leader_epoch,
             hw,
-            self.replication_settings(),
+            self.replication_settings(&tp.topic),
         )
         .with_timestamp_type(
             self.metadata

@@ -48,14 +48,36 @@ pub struct ClusterState {
 }
 
 impl ClusterState {
-    pub(super) fn replication_settings(&self) -> ReplicationSettings {
+    /// The replication settings of `topic`'s replica sets: the cluster's,
+    /// with the topic's own `min.insync.replicas` when it sets one.
+    pub(super) fn replication_settings(&self, topic: &str) -> ReplicationSettings {
         ReplicationSettings {
             replica_lag_max_offsets: self.config.replica_lag_max_offsets,
             replica_lag_time_ms: self.config.replica_lag_time_ms,
             replica_fetch_max_bytes: self.config.replica_fetch_max_bytes,
-            min_insync_replicas: self.config.min_insync_replicas,
+            min_insync_replicas: self.min_insync_replicas(topic),
             acks_all_completion: self.config.rules.acks_all_completion(),
             isr_evaluation: self.config.rules.isr_evaluation(),
+        }
+    }
+
+    /// The minimum ISR of an acks=all append to `topic`: the topic's own
+    /// (metadata.json) capped at its replication factor, as Kafka 4.4's
+    /// `Partition.effectiveMinIsr` caps it (a topic whose minimum is above
+    /// its replica count takes acks=all with every replica in the ISR,
+    /// measured on the reference: tests/serve/min_isr.rs); else the
+    /// cluster's, uncapped, as the book applies it.
+    pub fn min_insync_replicas(&self, topic: &str) -> usize {
+        let cluster = self.config.min_insync_replicas;
+        let Some(t) = self.metadata.topics().get(topic) else {
+            return cluster;
+        };
+        match t.config.min_insync_replicas {
+            None => cluster,
+            Some(own) => {
+                let factor = t.partitions().first().map_or(1, |(_, p)| p.replicas.len());
+                (own as usize).min(factor)
+            }
         }
     }
 
