@@ -29,6 +29,20 @@ fn on_topic<'a>(boot: &'a str, topic: &'a str, rest: &[&'a str]) -> Vec<&'a str>
     args
 }
 
+/// The lines `raw_alter_configs.py` prints for IncrementalAlterConfigs
+/// requests of `cases` (`[resource type, name, [[key, op, value]…]]`) sent
+/// in raw frames to the broker at `addr`: one per resource, code and
+/// message, to compare serve's answers with Kafka 4.4's.
+pub fn raw_alter_configs(py: &std::path::PathBuf, addr: &str, cases: &[Value]) -> Vec<String> {
+    let mut args = vec![addr.to_string()];
+    args.extend(cases.iter().map(Value::to_string));
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    python::run(py, "raw_alter_configs.py", &args)
+        .lines()
+        .map(str::to_string)
+        .collect()
+}
+
 /// The `alter_topic_config` steps of a recording, in order.
 fn alter_steps(file: &std::path::Path) -> Vec<Value> {
     std::fs::read_to_string(file)
@@ -314,17 +328,8 @@ fn apache_kafka_answers_and_reads_the_same_alterations() {
         json!([2, "t", [["retention.ms", 7, "5"]]]),
         json!([4, "1", [["broker.id", 0, "5"]]]),
     ];
-    let raw = |addr: String| -> Vec<String> {
-        let mut args = vec![addr];
-        args.extend(cases.iter().map(|c| c.to_string()));
-        let args: Vec<&str> = args.iter().map(String::as_str).collect();
-        python::run(&py, "raw_alter_configs.py", &args)
-            .lines()
-            .map(str::to_string)
-            .collect()
-    };
-    let ours = raw(format!("127.0.0.1:{}", server.port(1)));
-    let theirs = raw(kafka.addr(1));
+    let ours = raw_alter_configs(&py, &format!("127.0.0.1:{}", server.port(1)), &cases);
+    let theirs = raw_alter_configs(&py, &kafka.addr(1), &cases);
     assert_eq!(ours.len(), cases.len(), "{ours:?}");
     assert_eq!(theirs.len(), cases.len(), "{theirs:?}");
     // `TYPE 'NAME' CODE MESSAGE`: the names hold no quote.

@@ -10,6 +10,7 @@
 
 use serde_json::json;
 
+use crate::alter_configs::raw_alter_configs;
 use crate::kafka_ref::KafkaRef;
 use crate::python;
 use crate::server::{Server, partition};
@@ -185,17 +186,8 @@ fn apache_kafka_answers_a_topics_min_isr_as_serve_does() {
         json!([2, "t", [["min.insync.replicas", 0, "4294967296"]]]),
         json!([2, "t", [["min.insync.replicas", 2, "3"]]]),
     ];
-    let raw = |addr: String| -> Vec<String> {
-        let mut args = vec![addr];
-        args.extend(cases.iter().map(|c| c.to_string()));
-        let args: Vec<&str> = args.iter().map(String::as_str).collect();
-        python::run(&py, "raw_alter_configs.py", &args)
-            .lines()
-            .map(str::to_string)
-            .collect()
-    };
-    let ours = raw(format!("127.0.0.1:{}", server.port(1)));
-    let theirs = raw(kafka.addr(1));
+    let ours = raw_alter_configs(&py, &format!("127.0.0.1:{}", server.port(1)), &cases);
+    let theirs = raw_alter_configs(&py, &kafka.addr(1), &cases);
     assert_eq!(ours, theirs);
     assert_eq!(
         ours[..3],
