@@ -4,8 +4,14 @@
 min.insync.replicas=VALUE; `... delete`: DELETE it. Prints `ok` or
 `error CODE_NAME`, then `min.insync.replicas=VALUE SOURCE` as
 DescribeConfigs reads it afterwards.
+
+Apache Kafka answers IncrementalAlterConfigs once its controller has the
+change, and DescribeConfigs from the answering broker's metadata image,
+which may not have it yet (a CI run read the old value): after `ok` the
+read is repeated, for at most 15 s, until it shows the change.
 """
 import sys
+import time
 
 from confluent_kafka import KafkaException
 from confluent_kafka.admin import (
@@ -29,8 +35,27 @@ future = admin.incremental_alter_configs([resource], request_timeout=15)
 try:
     list(future.values())[0].result(timeout=20)
     print("ok")
+    altered = True
 except KafkaException as e:
     print("error", e.args[0].name())
-configs = admin.describe_configs([ConfigResource(TOPIC, topic)], request_timeout=15)
-got = list(configs.values())[0].result(timeout=20)
-print(f"{KEY}={got[KEY].value} {ConfigSource(got[KEY].source).name}")
+    altered = False
+
+
+def read():
+    configs = admin.describe_configs([ConfigResource(TOPIC, topic)], request_timeout=15)
+    entry = list(configs.values())[0].result(timeout=20)[KEY]
+    return entry.value, ConfigSource(entry.source)
+
+
+def shows_change(value, source):
+    if mode == "set":
+        return value == sys.argv[4] and source == ConfigSource.DYNAMIC_TOPIC_CONFIG
+    return source != ConfigSource.DYNAMIC_TOPIC_CONFIG
+
+
+value, source = read()
+end = time.monotonic() + 15
+while altered and not shows_change(value, source) and time.monotonic() < end:
+    time.sleep(0.2)
+    value, source = read()
+print(f"{KEY}={value} {source.name}")
