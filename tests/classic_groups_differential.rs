@@ -164,6 +164,7 @@ impl Pair {
                 protocol_type: "consumer".into(),
                 protocols: vec![("range".into(), meta)],
                 require_known_member: false,
+                new_member_number: self.log.len() as u64,
             },
             self.now(),
         );

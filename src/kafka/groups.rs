@@ -221,6 +221,21 @@ pub struct Join {
     /// v4+: a new member is first given its id with MEMBER_ID_REQUIRED
     /// (KIP-394).
     pub require_known_member: bool,
+    /// The number in the id a new member (`member_id` empty) is given:
+    /// never given before, across restarts too (the handler takes it from
+    /// the server's file, [`crate::kafka::producer_ids`]).
+    pub new_member_number: u64,
+}
+
+/// A new member's id: its client id and a number (KIP-394: the server
+/// names members; Kafka adds a UUID, here a number never given before).
+pub fn member_id(client_id: &str, number: u64) -> String {
+    let client = if client_id.is_empty() {
+        "consumer"
+    } else {
+        client_id
+    };
+    format!("{client}-{number}")
 }
 
 /// What a SyncGroup asks.
@@ -240,7 +255,6 @@ pub struct Sync {
 #[derive(Debug, Clone)]
 pub struct Groups {
     groups: BTreeMap<String, Group>,
-    next_member: u64,
     next_ticket: Ticket,
     replies: BTreeMap<Ticket, Reply>,
     initial_delay: Duration,
@@ -257,7 +271,6 @@ impl Groups {
     pub fn with_initial_delay(delay: Duration) -> Self {
         Self {
             groups: BTreeMap::new(),
-            next_member: 0,
             next_ticket: 0,
             replies: BTreeMap::new(),
             initial_delay: delay,
@@ -293,18 +306,6 @@ impl Groups {
                 }
             }
         }
-    }
-
-    /// A new member id for `client_id` (KIP-394: the server names
-    /// members; Kafka adds a UUID, here a counter).
-    pub fn new_member_id(&mut self, client_id: &str) -> String {
-        self.next_member += 1;
-        let client = if client_id.is_empty() {
-            "consumer"
-        } else {
-            client_id
-        };
-        format!("{client}-{}", self.next_member)
     }
 
     fn ticket(&mut self) -> Ticket {
@@ -417,7 +418,7 @@ impl Groups {
             ));
         }
         if j.member_id.is_empty() {
-            let id = self.new_member_id(&j.client_id);
+            let id = member_id(&j.client_id, j.new_member_number);
             if j.require_known_member {
                 let g = self.groups.get_mut(&j.group).expect("made above");
                 g.pending.insert(id.clone(), now + j.session);

@@ -11,7 +11,17 @@ fn ms(t0: Instant, ms: u64) -> Instant {
     t0 + Duration::from_millis(ms)
 }
 
+thread_local! {
+    /// The member numbers a test's new members take (each test runs on its
+    /// own thread: from 1 in every test), as the server's file gives them.
+    static NUMBERS: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+}
+
 fn join_req(member: &str, protocols: &[&str]) -> Join {
+    let new_member_number = NUMBERS.with(|n| {
+        n.set(n.get() + u64::from(member.is_empty()));
+        n.get()
+    });
     Join {
         group: "g".into(),
         member_id: member.into(),
@@ -26,6 +36,7 @@ fn join_req(member: &str, protocols: &[&str]) -> Join {
             .map(|p| (p.to_string(), Bytes::from(format!("{member}:{p}"))))
             .collect(),
         require_known_member: true,
+        new_member_number,
     }
 }
 
@@ -386,12 +397,13 @@ fn join_checks_member_ids_and_versions_before_four_join_at_once() {
     );
     let mut old = join_req("", &["range"]);
     old.require_known_member = false;
+    old.new_member_number = 41;
     let Started::Wait(t) = g.join(old, t0) else {
         panic!("before v4 a new member joins with the id it is given")
     };
     let r = joined(&mut g, t);
-    assert_eq!(r.member_id, "c-1");
-    assert_eq!(r.leader, "c-1");
+    assert_eq!(r.member_id, "c-41", "its client id and the number given");
+    assert_eq!(r.leader, "c-41");
     // A pending member id (MEMBER_ID_REQUIRED) that never comes back
     // expires with its session; meanwhile it holds the rebalance.
     let Started::Now(p) = g.join(join_req("", &["range"]), t0) else {

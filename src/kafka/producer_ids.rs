@@ -13,8 +13,17 @@
 //! reused would let a new client's batches pass for an old client's
 //! retries (E7), acknowledged and never appended.
 //!
+//! The numbers of consumer group members go the same way
+//! (`member_block_end`): a group's membership is the server's and is not
+//! kept, so a restarted server would otherwise name a new member as it
+//! named one of the last life, whose client still holds that id and whose
+//! heartbeats and commits would pass for the new member's. Kafka names a
+//! member with a random UUID; here the number goes on from the last block
+//! (`rdkafka-1` in a server's first life, `rdkafka-1001` after a restart).
+//!
 //! The file is this server's, not the book's (FORMATS.md has no such
-//! file): `{"version":1,"block_end":2000,"transactional":{"tx":[1000,3]}}`.
+//! file): `{"version":1,"block_end":2000,"transactional":{"tx":[1000,3]},
+//! "member_block_end":1001}` (the last key only once a member joined).
 //! docs/reliability.md, *What `serve` promises a client across restarts*.
 
 use std::collections::BTreeMap;
@@ -48,6 +57,13 @@ struct Stored {
     /// them.
     #[serde(default)]
     transactional: BTreeMap<String, (i64, i16)>,
+    /// Every member number below it may have been given out.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    member_block_end: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 /// The server's producer id allocator, persisted.
@@ -55,6 +71,7 @@ struct Stored {
 pub struct ProducerIds {
     path: PathBuf,
     next: i64,
+    next_member: u64,
     stored: Stored,
     sync: bool,
 }
@@ -77,9 +94,11 @@ impl ProducerIds {
             ));
         }
         let next = stored.block_end.max(floor).max(FIRST_SERVER_PRODUCER_ID);
+        let next_member = stored.member_block_end.max(1);
         Ok(Self {
             path,
             next,
+            next_member,
             stored: Stored {
                 version: VERSION,
                 block_end: next,
@@ -102,6 +121,21 @@ impl ProducerIds {
         let id = self.next;
         self.next += 1;
         Ok(id)
+    }
+
+    /// The next consumer group member number, never given before (from 1
+    /// in a new directory): a new block is written first when the last is
+    /// used up. `Err` if the file cannot be written: then none is given.
+    pub fn allocate_member(&mut self) -> Result<u64, SessionError> {
+        if self.next_member >= self.stored.member_block_end {
+            let mut stored = self.stored.clone();
+            stored.member_block_end = self.next_member + BLOCK as u64;
+            self.write(&stored)?;
+            self.stored = stored;
+        }
+        let n = self.next_member;
+        self.next_member += 1;
+        Ok(n)
     }
 
     /// The identity the server last gave `txn`.
@@ -164,6 +198,34 @@ mod tests {
         let ids = ProducerIds::open(dir.path(), 0, false).unwrap();
         assert_eq!(ids.transactional("tx"), Some((1500, 2)));
         assert_eq!(ids.transactional("other"), None);
+    }
+
+    #[test]
+    fn member_numbers_go_on_from_the_last_block_after_a_reopen() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut ids = ProducerIds::open(dir.path(), 0, false).unwrap();
+        assert_eq!(ids.allocate_member().unwrap(), 1);
+        assert_eq!(ids.allocate_member().unwrap(), 2);
+        assert_eq!(ids.allocate().unwrap(), 1000, "producer ids apart");
+        let text = std::fs::read_to_string(dir.path().join(FILE)).unwrap();
+        assert_eq!(
+            text,
+            r#"{"version":1,"block_end":2000,"transactional":{},"member_block_end":1001}"#
+        );
+        // A restart: no number of the last life is given again.
+        let mut ids = ProducerIds::open(dir.path(), 0, false).unwrap();
+        assert_eq!(ids.allocate_member().unwrap(), 1001);
+        for expected in 1002..2001 {
+            assert_eq!(ids.allocate_member().unwrap(), expected);
+        }
+        assert_eq!(ids.allocate_member().unwrap(), 2001, "a new block");
+        let mut ids = ProducerIds::open(dir.path(), 0, false).unwrap();
+        assert_eq!(ids.allocate_member().unwrap(), 3001);
+        assert_eq!(
+            ids.allocate().unwrap(),
+            2000,
+            "producer ids kept their block"
+        );
     }
 
     #[test]

@@ -9,7 +9,11 @@ stops after the close. `restart` (driven by tests/serve/script.rs): prints
 `ready`; three members split and read; all three close; prints `stopped`
 and waits for a line on standard input (the test may kill -9 the server
 and restart it meanwhile); three new members split and resume from the
-committed offsets. Ten records per partition are produced after each
+committed offsets. `live` (driven by tests/serve/script.rs): prints
+`ready`; two members split and read; prints `stopped` and waits for a line
+(the test kills the server with SIGKILL and restarts it meanwhile, the
+members alive); a third member joins, all three split and read; after each
+split `members ID,ID,...` (the group's member ids, DescribeGroups). Ten records per partition are produced after each
 step and read before the next. Prints, per step: `split N,N,N` (the
 members' partition counts, sorted, once they own every partition exactly
 once), `read N` (distinct records read so far), after the first split
@@ -123,6 +127,13 @@ def describe():
           flush=True)
 
 
+def member_ids():
+    """The group's member ids, sorted, as DescribeGroups gives them."""
+    admin = AdminClient({"bootstrap.servers": boot})
+    d = admin.describe_consumer_groups([group])[group].result(15)
+    print("members", ",".join(sorted(m.member_id for m in d.members)), flush=True)
+
+
 def close(name):
     members[name].stdin.write("close\n")
     members[name].stdin.flush()
@@ -130,6 +141,25 @@ def close(name):
     wait_for(f"{name} gone", lambda: name not in assigned)
 
 
+if mode == "live":
+    print("ready", flush=True)
+    for name in ("a", "b"):
+        start(name)
+    settle(["a", "b"])
+    member_ids()
+    produce_and_read()
+    print("stopped", flush=True)
+    sys.stdin.readline()
+    start("c")
+    settle(["a", "b", "c"])
+    member_ids()
+    produce_and_read()
+    for name in ("a", "b", "c"):
+        close(name)
+    twice = {r for r in reads if reads.count(r) > 1} - uncommitted
+    print("read twice", len(twice), flush=True)
+    print("uncommitted", len(uncommitted), flush=True)
+    sys.exit(0)
 if mode == "restart":
     print("ready", flush=True)
 for name in ("a", "b", "c"):

@@ -244,3 +244,67 @@ fn a_whole_group_stops_and_three_new_members_resume_from_the_committed_offsets()
 fn a_whole_group_resumes_from_the_committed_offsets_across_a_kill_9_of_the_server() {
     group_restarts(true);
 }
+
+/// Two members live through a kill -9 and restart of the server, and a
+/// third joins after it: no id of the last life is given again (the
+/// group's membership is not kept, so a new member named as an old one
+/// was would share its heartbeats, its commits and its partitions: a
+/// new user's trial found two consumers each reading all four partitions
+/// after a restart), the old members rejoin, the three split the topic
+/// and nothing is read twice.
+#[test]
+fn members_alive_across_a_kill_9_rejoin_and_no_member_id_is_given_twice() {
+    let Some(py) = python::with("confluent_kafka") else {
+        return;
+    };
+    let mut server = Server::start_restartable(&[]);
+    let boot = server.bootstrap();
+    python::run(&py, "ck_create_topic.py", &[&boot, "t", "6", "1"]);
+    let mut group = Script::start(
+        &py,
+        "group_split.py",
+        &[&boot, "t", "g", "range", "ck_group_member.py", "live"],
+    );
+    let before = group.until(|l| l == "stopped", Duration::from_secs(120));
+    server.kill();
+    server.restart();
+    group.send("go");
+    let after = group.finish(Duration::from_secs(120));
+    let ids = |lines: &[String]| -> Vec<Vec<String>> {
+        lines
+            .iter()
+            .filter_map(|l| l.strip_prefix("members "))
+            .map(|ids| ids.split(',').map(str::to_string).collect())
+            .collect()
+    };
+    let all = ids(&after);
+    let [first, second] = &all[..] else {
+        panic!("two member lists: {after:?}");
+    };
+    assert_eq!((first.len(), second.len()), (2, 3), "{after:?}");
+    assert!(
+        second.iter().all(|id| !first.contains(id)),
+        "an id of the last life given again: {first:?} then {second:?}\n{}",
+        server.log()
+    );
+    let lines: Vec<&str> = after
+        .iter()
+        .map(String::as_str)
+        .filter(|l| !l.starts_with("members "))
+        .collect();
+    assert_eq!(
+        lines,
+        [
+            "ready",
+            "split 3,3",
+            "read 60",
+            "stopped",
+            "split 2,2,2",
+            "read 120",
+            "read twice 0",
+            "uncommitted 0",
+        ],
+        "before the restart: {before:?}"
+    );
+    server.stop();
+}

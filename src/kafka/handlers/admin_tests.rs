@@ -109,6 +109,7 @@ pub(super) fn join_with(
         protocol_type: protocol_type.into(),
         protocols: vec![("range".into(), metadata)],
         require_known_member: false,
+        new_member_number: w.producer_ids().unwrap().allocate_member().unwrap(),
     };
     let groups = w.groups_mut();
     let Started::Wait(t) = groups.join(join, crate::kafka::clock::RealTime::now()) else {

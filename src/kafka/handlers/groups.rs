@@ -57,6 +57,30 @@ pub fn join(
         };
         return Handled::Now(join_answer(&group, &reply, version));
     }
+    // A new member's number is written down before the member hears it,
+    // so a restarted server never names a new member as it named one of
+    // its last life (whose client may still hold the id).
+    let new_member_number = if r.member_id.is_empty() {
+        match worker.producer_ids().and_then(|ids| ids.allocate_member()) {
+            Ok(n) => n,
+            Err(why) => {
+                let reply = JoinReply {
+                    error: code::COORDINATOR_NOT_AVAILABLE,
+                    generation: -1,
+                    protocol_type: None,
+                    protocol: None,
+                    leader: String::new(),
+                    member_id: String::new(),
+                    members: Vec::new(),
+                };
+                let mut answer = join_answer(&group, &reply, version);
+                answer.outcome = format!("{}: no member id given: {why}", answer.outcome);
+                return Handled::Now(answer);
+            }
+        }
+    } else {
+        0
+    };
     let session = Duration::from_millis(r.session_timeout_ms.max(0) as u64).min(MAX_SESSION);
     // v0 has no rebalance timeout: the session timeout serves (as Kafka).
     let rebalance = if version >= 1 && r.rebalance_timeout_ms >= 0 {
@@ -79,6 +103,7 @@ pub fn join(
             .map(|p| (p.name.to_string(), p.metadata.clone()))
             .collect(),
         require_known_member: version >= 4,
+        new_member_number,
     };
     match worker.groups_mut().join(j, RealTime::now()) {
         Started::Now(reply) => Handled::Now(join_answer(&group, &reply, version)),
