@@ -631,7 +631,47 @@ impl Worker<'_> {
         };
         let ms = time.take_elapsed_ms();
         if ms > 0 {
+            let open = self.open_transactions();
             self.step(&Action::AdvanceClock { ms });
+            self.say_timed_out(open);
+        }
+    }
+
+    /// The clients' transactions ONGOING in the engine: (transactional id,
+    /// engine instance).
+    fn open_transactions(&self) -> Vec<(String, usize)> {
+        let open = self
+            .producers
+            .transactional
+            .iter()
+            .filter_map(|(txn, p)| Some((txn.clone(), p.open.as_ref()?.instance)));
+        open.filter(|&(_, i)| {
+            self.driver
+                .cluster()
+                .with_state(|s| s.transactions().instances().get(i).map(|d| d.state))
+                == Some(TransactionState::Ongoing)
+        })
+        .collect()
+    }
+
+    /// Says which of `open` the clock's step aborted: under the kafka
+    /// rules the engine aborts a transaction left ONGOING for the
+    /// cluster's `transaction_timeout_ms` (Kafka's coordinator takes the
+    /// client's `transaction.timeout.ms`: docs/kafka-differences.md), and
+    /// the LSO moves on; the log says why (a new user's trial saw the LSO
+    /// jump and nothing in the log).
+    fn say_timed_out(&self, open: Vec<(String, usize)>) {
+        for (txn, instance) in open {
+            let state = self
+                .driver
+                .cluster()
+                .with_state(|s| s.transactions().instances().get(instance).map(|d| d.state));
+            if state == Some(TransactionState::CompleteAbort) {
+                let timeout = self.driver.cluster().config().transaction_timeout_ms;
+                self.core.log(&format!(
+                    "transaction {txn:?} timed out: aborted by the server, open {timeout} ms (the cluster's transaction_timeout_ms) with no EndTxn from its client"
+                ));
+            }
         }
     }
 

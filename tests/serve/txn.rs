@@ -455,3 +455,50 @@ fn transactional_sessions_replay_from_their_recordings_without_clients() {
         );
     }
 }
+
+/// Under the kafka rules a transaction its client leaves open is aborted
+/// once the cluster's transaction timeout passes (here 1 s), and the
+/// server's log says so, by the transactional id (a new user's trial saw
+/// the LSO jump with nothing in the log); the client's late commit is
+/// refused.
+#[test]
+fn a_transaction_left_open_is_timed_out_and_the_log_says_so() {
+    let Some(py) = python::with("confluent_kafka") else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let recording = dir.path().join("timeout.jsonl");
+    std::fs::write(
+        &recording,
+        serde_json::json!({"mk_recording": 1, "title": "timeout", "rules": "kafka",
+            "cluster": {"brokers": [1], "topics": [{"name": "t", "partitions": 1, "replication_factor": 1}],
+                "config": {"transaction_timeout_ms": 1000}}})
+        .to_string()
+            + "\n",
+    )
+    .unwrap();
+    let mut server = Server::start(&[recording.to_str().unwrap()]);
+    let boot = server.bootstrap();
+    let out = python::run(&py, "ck_txn_left_open.py", &[&boot, "t", "slow", "4"]);
+    let log = server.stop();
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines[0], "written", "{out}");
+    assert!(
+        lines[1].starts_with("commit ") && lines[1] != "committed",
+        "the late commit is refused: {out}"
+    );
+    let said: Vec<&str> = log.lines().filter(|l| l.contains("timed out")).collect();
+    assert_eq!(
+        said,
+        [
+            "mk-tui serve: transaction \"slow\" timed out: aborted by the server, open 1000 ms (the cluster's transaction_timeout_ms) with no EndTxn from its client"
+        ],
+        "{log}"
+    );
+    let state = server.state();
+    assert_eq!(
+        txn_state(&state, "slow")["state"],
+        "complete_abort",
+        "{state}"
+    );
+}

@@ -31,11 +31,13 @@
 //! checked against it and a request of the old epoch is fenced. Versions
 //! 0-4 answer no epoch: the client keeps its own (version 1).
 
+use std::collections::BTreeSet;
 use std::time::Duration;
 
 use kafka_protocol::messages::{EndTxnRequest, EndTxnResponse, ProducerId, ResponseKind};
 
 use super::txn_client::{self, fences};
+use crate::engine::TopicPartition;
 use crate::kafka::broker::{Answer, Broker, Continue, Handled};
 use crate::kafka::clock::RealTime;
 use crate::kafka::errors::{code, name_of};
@@ -255,7 +257,7 @@ fn end(worker: &mut dyn Broker, request: &EndTxnRequest) -> Handled {
         }
     };
     let (step, end) = steps::apply(worker, &action);
-    let partitions = open.partitions.len();
+    let added = open.partitions.clone();
     let instance = open.instance;
     let finish = move |worker: &mut dyn Broker, result: Result<(), Refused>| {
         // Failed after its PREPARE was written (a marker on a full disk):
@@ -266,7 +268,10 @@ fn end(worker: &mut dyn Broker, request: &EndTxnRequest) -> Handled {
         let decided = result.is_err()
             && worker.txn_state(instance).and_then(txn_client::ended_as) == Some(wanted);
         let outcome = match &result {
-            Ok(()) => format!("{verb} {txn:?}: done ({partitions} partition(s) marked)"),
+            Ok(()) => format!(
+                "{verb} {txn:?}: done ({})",
+                marked(worker, instance, &added)
+            ),
             Err((_, m)) if decided => format!(
                 "{verb} {txn:?}: decided (its PREPARE is written); the rest failed ({m}) and the server completes it when it can"
             ),
@@ -294,6 +299,25 @@ fn end(worker: &mut dyn Broker, request: &EndTxnRequest) -> Handled {
 }
 
 /// The client's transaction is over: nothing open, its end remembered.
+/// What the log line says was marked: the partitions the transaction
+/// wrote to. A partition added (AddPartitionsToTxn) but never written is
+/// named apart: it gets no marker, where Kafka's coordinator marks every
+/// partition added, since the engine learns of a partition at its first
+/// write (E10, as the book; docs/kafka-differences.md, "A partition added
+/// but never written").
+fn marked(worker: &dyn Broker, instance: usize, added: &BTreeSet<TopicPartition>) -> String {
+    let written = worker
+        .instance(instance)
+        .map(|d| d.partitions)
+        .unwrap_or_default();
+    let unwritten = added.iter().filter(|tp| !written.contains(tp)).count();
+    let mut text = format!("{} partition(s) marked", written.len());
+    if unwritten > 0 {
+        text += &format!("; {unwritten} added but never written, so not marked");
+    }
+    text
+}
+
 fn end_locally(worker: &mut dyn Broker, txn: &str, ended: Ended) {
     if let Some(p) = worker.producers_mut().transactional.get_mut(txn) {
         p.open = None;

@@ -68,6 +68,11 @@ pub(super) fn worker_with(rules: &str, brokers: u32, config: serde_json::Value) 
 }
 
 pub(super) fn ask(h: &mut Harness, version: i16, body: RequestKind) -> ResponseKind {
+    ask_answer(h, version, body).body.expect("a response")
+}
+
+/// [`ask`]'s whole answer: its body and its log line.
+fn ask_answer(h: &mut Harness, version: i16, body: RequestKind) -> Answer {
     let request = Request {
         broker: 1,
         client_id: "test".into(),
@@ -81,7 +86,7 @@ pub(super) fn ask(h: &mut Harness, version: i16, body: RequestKind) -> ResponseK
         Handled::Continue(mut c) => c.poll(&mut w).expect("one broker: nothing waits"),
         Handled::Wait(_) | Handled::Fetch(_) => panic!("one broker: nothing waits"),
     };
-    answer.body.expect("a response")
+    answer
 }
 
 pub(super) fn init(w: &mut Harness, txn: Option<&str>) -> (i16, i64, i16) {
@@ -180,14 +185,52 @@ fn add_partition(w: &mut Harness, txn: &str, pid: i64, epoch: i16) -> i16 {
 }
 
 fn end(w: &mut Harness, txn: &str, pid: i64, epoch: i16, commit: bool) -> i16 {
+    end_said(w, txn, pid, epoch, commit).0
+}
+
+/// An EndTxn's error code and its log line.
+fn end_said(w: &mut Harness, txn: &str, pid: i64, epoch: i16, commit: bool) -> (i16, String) {
     let r = EndTxnRequest::default()
         .with_transactional_id(TransactionalId(StrBytes::from_string(txn.into())))
         .with_producer_id(ProducerId(pid))
         .with_producer_epoch(epoch)
         .with_committed(commit);
-    match ask(w, 3, RequestKind::EndTxn(r)) {
-        ResponseKind::EndTxn(r) => r.error_code,
+    let answer = ask_answer(w, 3, RequestKind::EndTxn(r));
+    match answer.body {
+        Some(ResponseKind::EndTxn(r)) => (r.error_code, answer.outcome),
         other => panic!("{other:?}"),
+    }
+}
+
+/// A partition added to a transaction but never written gets no marker
+/// (the engine learns of a partition at its first write, E10), and the
+/// log line says so instead of counting it marked (a new user's trial:
+/// "1 partition(s) marked" over a log with no marker).
+#[test]
+fn end_txns_log_line_counts_the_markers_written_not_the_partitions_added() {
+    for rules in ["kafka", "minikafka"] {
+        let mut h = worker(rules);
+        let (_, pid, epoch) = init(&mut h, Some("tx"));
+        assert_eq!(add_partition(&mut h, "tx", pid, epoch), 0, "{rules}");
+        let (e, said) = end_said(&mut h, "tx", pid, epoch, false);
+        assert_eq!(e, 0, "{rules}");
+        assert!(
+            said.ends_with(
+                "done (0 partition(s) marked; 1 added but never written, so not marked)"
+            ),
+            "{rules}: {said}"
+        );
+        assert_eq!(log_end(&h), 0, "{rules}: no marker written");
+        assert_eq!(add_partition(&mut h, "tx", pid, epoch), 0, "{rules}");
+        let (e, _) = produce(&mut h, Some("tx"), batch(pid, epoch, 0, &["a"], true));
+        assert_eq!(e, 0, "{rules}");
+        let (e, said) = end_said(&mut h, "tx", pid, epoch, true);
+        assert_eq!(e, 0, "{rules}");
+        assert!(
+            said.ends_with("done (1 partition(s) marked)"),
+            "{rules}: {said}"
+        );
+        assert_eq!(log_end(&h), 2, "{rules}: the record and its marker");
     }
 }
 
