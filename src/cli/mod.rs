@@ -392,6 +392,11 @@ pub fn run(cli: Cli) -> Result<(), SessionError> {
             auto_replicate,
             auto_create_topics,
         }) => {
+            // The file is read first: its own error is the one to fix.
+            let loaded = match observation::load(&file) {
+                Some(observation) => Ok(observation?),
+                None => Err(Recording::load(&file)?),
+            };
             // A replay draws into a terminal; into a pipe or a file it would
             // leave the terminal raw and write escape codes nobody reads.
             if !tty {
@@ -403,24 +408,26 @@ pub fn run(cli: Cli) -> Result<(), SessionError> {
                     ),
                 ));
             }
-            if let Some(observation) = observation::load(&file) {
-                let observation = observation?;
-                if record.is_some() || listen.is_some() {
-                    return Err(observation::refuse(
-                        &file,
-                        "be branched (--record, --listen)",
-                        "it holds what a cluster showed, not actions to run",
-                    ));
+            // Ok: an observation; Err: a recording (both read).
+            let recording = match loaded {
+                Err(recording) => recording,
+                Ok(observation) => {
+                    if record.is_some() || listen.is_some() {
+                        return Err(observation::refuse(
+                            &file,
+                            "be branched (--record, --listen)",
+                            "it holds what a cluster showed, not actions to run",
+                        ));
+                    }
+                    let look = headless::Look {
+                        layout: layout_for(observation.header.layout.as_deref())?,
+                        lang,
+                        theme,
+                        present: false,
+                    };
+                    return dashboard(observation::replay(observation, look), !cli.no_mouse);
                 }
-                let look = headless::Look {
-                    layout: layout_for(observation.header.layout.as_deref())?,
-                    lang,
-                    theme,
-                    present: false,
-                };
-                return dashboard(observation::replay(observation, look), !cli.no_mouse);
-            }
-            let recording = Recording::load(&file)?;
+            };
             let layout = layout_for(recording.header.layout.as_deref())?;
             let record = record.map(|path| Record { path, force });
             if let Some(r) = &record {
