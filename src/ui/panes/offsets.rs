@@ -8,7 +8,7 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 
 use super::{PaneContext, frame, lines, marks};
-use crate::session::snapshot::Snapshot;
+use crate::session::snapshot::{GroupOffsets, Snapshot};
 use crate::ui::glossary;
 use crate::ui::theme::Theme;
 
@@ -43,6 +43,7 @@ pub fn render(view: &Snapshot, ctx: &PaneContext, area: Rect, buf: &mut Buffer) 
         .peek()
         .is_none()
         .then(|| Line::styled(t(nothing), theme.dim()));
+    let width = usize::from(inner.width);
     let staged = staging.flat_map(|x| {
         let head = Line::from(vec![
             Span::styled(
@@ -52,10 +53,9 @@ pub fn render(view: &Snapshot, ctx: &PaneContext, area: Rect, buf: &mut Buffer) 
             Span::styled(x.id.clone(), theme.strong()),
             Span::raw(format!(" ({})", ctx.lang.state_name(x.state))),
         ]);
-        let rows = x.staged_offsets.iter().flat_map(move |(g, m)| {
-            m.iter()
-                .map(move |(tp, o)| Line::styled(format!("  {g} {tp} → {o}"), theme.waiting()))
-        });
+        let rows = rows(&x.staged_offsets, "→", width, |_, _| false)
+            .into_iter()
+            .map(|(text, _)| Line::styled(text, theme.waiting()));
         std::iter::once(head).chain(rows)
     });
     // An observed group's offset that a transaction has pending
@@ -90,18 +90,17 @@ pub fn render(view: &Snapshot, ctx: &PaneContext, area: Rect, buf: &mut Buffer) 
     }
     // An offset the last step published is marked `▸`.
     let published = &view.changes.published;
-    let committed = view.committed_offsets.iter().flat_map(move |(g, m)| {
-        m.iter().map(move |(tp, o)| {
-            if published.iter().any(|(pg, ptp, _)| pg == g && ptp == tp) {
-                Line::from(vec![
-                    Span::styled(format!("{} ", Theme::CHANGED_GLYPH), theme.changed_mark()),
-                    Span::styled(format!("{g} {tp} = {o}"), theme.changed()),
-                ])
-            } else {
-                Line::raw(format!("  {g} {tp} = {o}"))
-            }
-        })
-    });
+    let is_published =
+        |g: &str, tp: &str| published.iter().any(|(pg, ptp, _)| pg == g && ptp == tp);
+    let committed = rows(&view.committed_offsets, "=", width, is_published)
+        .into_iter()
+        .map(|(text, marked)| match text.strip_prefix("  ") {
+            Some(rest) if marked => Line::from(vec![
+                Span::styled(format!("{} ", Theme::CHANGED_GLYPH), theme.changed_mark()),
+                Span::styled(rest.to_string(), theme.changed()),
+            ]),
+            _ => Line::raw(text),
+        });
     let all: Vec<Line> = none
         .into_iter()
         .chain(pending)
@@ -114,6 +113,40 @@ pub fn render(view: &Snapshot, ctx: &PaneContext, area: Rect, buf: &mut Buffer) 
     marks(ctx, area, skip, all.len() - skip - shown, buf);
     let out = all.into_iter().skip(skip).take(shown).collect();
     lines(out, inner, buf);
+}
+
+/// Each group's offsets as rows of `width` columns: `  GROUP TP ARROW O`
+/// each, or, where one such row would not fit, the group's name once
+/// above its own rows (`  GROUP`, then `    TP ARROW O`), so the offset,
+/// the number the row is for, is never what the pane's edge cuts (a new
+/// user's trial at 100x30: `shipping payments-0…`). Each row says whether
+/// `marked` holds for it (the group's name row never).
+fn rows(
+    offsets: &GroupOffsets,
+    arrow: &str,
+    width: usize,
+    marked: impl Fn(&str, &str) -> bool,
+) -> Vec<(String, bool)> {
+    let flat = |g: &str, tp: &str, o: i64| format!("  {g} {tp} {arrow} {o}");
+    let fits = offsets.iter().all(|(g, m)| {
+        m.iter()
+            .all(|(tp, o)| Span::raw(flat(g, tp, *o)).width() <= width)
+    });
+    let mut out = Vec::new();
+    for (g, m) in offsets {
+        if !fits && !m.is_empty() {
+            out.push((format!("  {g}"), false));
+        }
+        for (tp, o) in m {
+            let text = if fits {
+                flat(g, tp, *o)
+            } else {
+                format!("    {tp} {arrow} {o}")
+            };
+            out.push((text, marked(g, tp)));
+        }
+    }
+    out
 }
 
 #[cfg(test)]
@@ -170,6 +203,41 @@ mod tests {
             field::pending_commits(&v.unavailable),
             [("workers", "in-0")],
             "one spelling, read back"
+        );
+    }
+
+    #[test]
+    fn a_row_that_would_not_fit_puts_its_group_above_so_the_offset_shows() {
+        let mut v = view();
+        v.committed_offsets = [(
+            "shipping".to_string(),
+            [
+                ("payments-0".to_string(), 2),
+                ("payments-1".to_string(), 17),
+            ]
+            .into(),
+        )]
+        .into();
+        // "  shipping payments-1 = 17" is 26 columns: at 28 (26 inside)
+        // every row fits, at 24 not.
+        let wide = draw(PaneId::Offsets, &v, &ctx(), 28, 8);
+        assert!(wide.contains("  shipping payments-1 = 17"), "{wide}");
+        let narrow = draw(PaneId::Offsets, &v, &ctx(), 24, 8);
+        let lines: Vec<&str> = narrow.lines().collect();
+        let at = lines
+            .iter()
+            .position(|l| l.contains("  shipping "))
+            .unwrap();
+        assert_eq!(
+            lines[at].trim_matches('│').trim_end(),
+            "  shipping",
+            "{narrow}"
+        );
+        assert!(lines[at + 1].contains("    payments-0 = 2 "), "{narrow}");
+        assert!(lines[at + 2].contains("    payments-1 = 17"), "{narrow}");
+        assert!(
+            lines[at..at + 3].iter().all(|l| !l.contains('…')),
+            "no offset cut: {narrow}"
         );
     }
 
