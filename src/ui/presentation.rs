@@ -3,9 +3,10 @@
 //! and, under them, the step's caption set like a slide: the recording's
 //! title and step, then the caption's first sentence (up to its first
 //! `:`, `.` or `;`) as a headline in a block font three or six rows tall
-//! ([`crate::ui::block_font`]), then the rest bold on a short measure (at
-//! most [`MEASURE`] columns), centred, with a line of space between lines
-//! when they fit. The box is as tall as its text wants, within
+//! ([`crate::ui::block_font`]), then the rest in the block font three
+//! rows tall across the box (up to [`BODY_BLOCK_LINES`] lines) where that
+//! fits, else bold on a short measure (at most [`MEASURE`] columns),
+//! centred, with a line of space between lines when they fit. The box is as tall as its text wants, within
 //! [`MIN_ROWS`] and [`MAX_SHARE`] of the body; the largest headline that
 //! fits is chosen, and text that has no glyphs (Chinese) or does not fit
 //! in a few headline lines is set bold instead, its first sentence on
