@@ -174,7 +174,8 @@ pub struct JoinReply {
 }
 
 impl JoinReply {
-    fn error(error: i16, member_id: &str) -> Self {
+    /// A refusal with `error`, naming `member_id` (empty: none).
+    pub fn error(error: i16, member_id: &str) -> Self {
         Self {
             error,
             generation: -1,

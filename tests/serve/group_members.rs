@@ -182,6 +182,36 @@ fn three_java_consumers_split_a_topic_and_two_take_over_from_one_that_leaves() {
     server.stop();
 }
 
+/// `group_split.py` in `mode` (`restart` or `live`) on a new topic `t` of
+/// six partitions: its lines up to `stopped`, then (the server killed
+/// with SIGKILL and restarted meanwhile if `kill`) all its lines once it
+/// ends.
+fn split_around_a_restart(
+    py: &std::path::Path,
+    server: &mut Server,
+    mode: &str,
+    kill: bool,
+) -> (Vec<String>, Vec<String>) {
+    let boot = server.bootstrap();
+    python::run(
+        &py.to_path_buf(),
+        "ck_create_topic.py",
+        &[&boot, "t", "6", "1"],
+    );
+    let mut group = Script::start(
+        py,
+        "group_split.py",
+        &[&boot, "t", "g", "range", "ck_group_member.py", mode],
+    );
+    let before = group.until(|l| l == "stopped", Duration::from_secs(120));
+    if kill {
+        server.kill();
+        server.restart();
+    }
+    group.send("go");
+    (before, group.finish(Duration::from_secs(120)))
+}
+
 /// All three members of a group close, and three new ones resume from the
 /// committed offsets: nothing is read twice (each record is committed once
 /// read, so no batch is left uncommitted). With `kill`, the server is
@@ -194,20 +224,7 @@ fn group_restarts(kill: bool) {
         return;
     };
     let mut server = Server::start_restartable(&[]);
-    let boot = server.bootstrap();
-    python::run(&py, "ck_create_topic.py", &[&boot, "t", "6", "1"]);
-    let mut group = Script::start(
-        &py,
-        "group_split.py",
-        &[&boot, "t", "g", "range", "ck_group_member.py", "restart"],
-    );
-    let before = group.until(|l| l == "stopped", Duration::from_secs(120));
-    if kill {
-        server.kill();
-        server.restart();
-    }
-    group.send("go");
-    let after = group.finish(Duration::from_secs(120));
+    let (before, after) = split_around_a_restart(&py, &mut server, "restart", kill);
     let lines: Vec<&str> = after
         .iter()
         .map(String::as_str)
@@ -258,18 +275,7 @@ fn members_alive_across_a_kill_9_rejoin_and_no_member_id_is_given_twice() {
         return;
     };
     let mut server = Server::start_restartable(&[]);
-    let boot = server.bootstrap();
-    python::run(&py, "ck_create_topic.py", &[&boot, "t", "6", "1"]);
-    let mut group = Script::start(
-        &py,
-        "group_split.py",
-        &[&boot, "t", "g", "range", "ck_group_member.py", "live"],
-    );
-    let before = group.until(|l| l == "stopped", Duration::from_secs(120));
-    server.kill();
-    server.restart();
-    group.send("go");
-    let after = group.finish(Duration::from_secs(120));
+    let (before, after) = split_around_a_restart(&py, &mut server, "live", true);
     let ids = |lines: &[String]| -> Vec<Vec<String>> {
         lines
             .iter()

@@ -46,15 +46,7 @@ pub fn join(
 ) -> Handled {
     let group = r.group_id.0.to_string();
     if group.is_empty() {
-        let reply = JoinReply {
-            error: code::INVALID_GROUP_ID,
-            generation: -1,
-            protocol_type: None,
-            protocol: None,
-            leader: String::new(),
-            member_id: r.member_id.to_string(),
-            members: Vec::new(),
-        };
+        let reply = JoinReply::error(code::INVALID_GROUP_ID, &r.member_id);
         return Handled::Now(join_answer(&group, &reply, version));
     }
     // A new member's number is written down before the member hears it,
@@ -64,15 +56,7 @@ pub fn join(
         match worker.producer_ids().and_then(|ids| ids.allocate_member()) {
             Ok(n) => n,
             Err(why) => {
-                let reply = JoinReply {
-                    error: code::COORDINATOR_NOT_AVAILABLE,
-                    generation: -1,
-                    protocol_type: None,
-                    protocol: None,
-                    leader: String::new(),
-                    member_id: String::new(),
-                    members: Vec::new(),
-                };
+                let reply = JoinReply::error(code::COORDINATOR_NOT_AVAILABLE, "");
                 let mut answer = join_answer(&group, &reply, version);
                 answer.outcome = format!("{}: no member id given: {why}", answer.outcome);
                 return Handled::Now(answer);
@@ -139,15 +123,7 @@ impl Continue for JoinWait {
 
     fn timed_out(self: Box<Self>, broker: &mut dyn Broker) -> Answer {
         broker.groups_mut().abandon(self.ticket);
-        let reply = JoinReply {
-            error: code::REBALANCE_IN_PROGRESS,
-            generation: -1,
-            protocol_type: None,
-            protocol: None,
-            leader: String::new(),
-            member_id: String::new(),
-            members: Vec::new(),
-        };
+        let reply = JoinReply::error(code::REBALANCE_IN_PROGRESS, "");
         join_answer(&self.group, &reply, self.version)
     }
 }
