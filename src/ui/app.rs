@@ -592,7 +592,10 @@ impl App {
                 if let Some(off) = self.session.engine_keys_off() {
                     self.status = Some(Status::refused(&off, self.lang));
                 } else {
-                    let text = prompt::default_text(kind, self.view(), self.last_txn.as_deref());
+                    let selected =
+                        crate::ui::panes::partitions::selected_batch(self.view(), &self.selected);
+                    let text =
+                        prompt::default_text(kind, self.view(), self.last_txn.as_deref(), selected);
                     self.prompt = Some(Prompt::new(kind, text));
                 }
             }
