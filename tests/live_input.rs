@@ -269,7 +269,8 @@ fn screen(app: &App) -> Screen {
         focus: app.focus,
         selected: app.selected_row(),
         isolation: format!("{:?}", app.isolation),
-        help: app.show_help,
+        // Live the viewer's help; in a replay the recording's.
+        help: app.help_drawn(),
     }
 }
 
@@ -376,8 +377,12 @@ fn screen_changes_are_ui_steps_that_replay_to_the_same_frames() {
         assert_eq!(&screen(&replay), on_screen, "step {step}");
         let replayed = frame_buffer(&replay, 120, 36);
         if on_screen.help {
-            // The help overlay lists the mode's own keys.
-            assert!(buffer_text(&replayed).contains("Help (?"), "step {step}");
+            // The help overlay lists the mode's own keys; the replay's
+            // says it is the recording's and not modal.
+            assert!(
+                buffer_text(&replayed).contains("Help (as recorded"),
+                "step {step}"
+            );
             assert!(buffer_text(frame).contains("Help (?"), "step {step}");
         } else {
             assert_eq!(

@@ -780,7 +780,13 @@ impl Driver {
             _ => StepEnd::Pending,
         };
         let said = narrate::step(action, end);
-        self.events.push(Event::new(step, said.clone()));
+        // A `ui` step changed the screen, not the cluster: it is a step
+        // (its number is the replay's) but no event, so it does not push
+        // what the cluster did out of the Events pane (a new user's
+        // trial: `step 36: ui: ok` … `step 39: ui: ok`).
+        if !matches!(action, Action::Ui(_)) {
+            self.events.push(Event::new(step, said.clone()));
+        }
         self.last_moment = self
             .moments
             .lock()

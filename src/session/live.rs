@@ -5,7 +5,7 @@
 
 use crate::session::client_steps::{ClientSteps, Told};
 use crate::session::listeners::Listeners;
-use crate::session::recording::{Caption, Header};
+use crate::session::recording::{Caption, Header, caption_step};
 use crate::session::said::Said;
 use crate::session::snapshot::source::{apply_all, step_view};
 use crate::session::snapshot::{Bounds, SnapshotSource};
@@ -35,7 +35,8 @@ pub struct Live {
     pub(super) listeners: Option<Box<dyn Listeners>>,
     /// A caption for the session's start when its last step has none (a
     /// branch made at an uncaptioned step): shown while the log holds
-    /// exactly this many steps, so the screen never starts blank.
+    /// exactly this many steps (and `ui` steps after them), so the screen
+    /// never starts blank.
     pub(super) intro: Option<(usize, Caption)>,
     /// The steps that built the cluster the session starts on (the
     /// demo's): their events and errors are not the user's, so the Events
@@ -90,14 +91,19 @@ impl Live {
         })
     }
 
-    /// Undoes the last step, by replaying the session's steps but the
-    /// last into a fresh driver (the engine is a pure function of its
-    /// steps) and, when recording, rewriting the recording without it. A
-    /// session whose data directory the user keeps (`--data-dir`) is not
-    /// undone: that directory has the step on disk; nor one whose clients
-    /// were answered (`--listen`).
+    /// Undoes the last cluster step, by replaying the session's steps
+    /// without it into a fresh driver (the engine is a pure function of
+    /// its steps) and, when recording, rewriting the recording without it.
+    /// The `ui` steps after it (screen changes: `?`, `J`, `Tab` with
+    /// `--record`) are kept: undo means the cluster's last step, and the
+    /// screen stays what the recording's fold says (a new user's trial:
+    /// `?` `Esc` `u` undid the closing of the help and left the recording
+    /// ending on a lone help opening). A session whose data directory the
+    /// user keeps (`--data-dir`) is not undone: that directory has the
+    /// step on disk; nor one whose clients were answered (`--listen`).
     pub fn undo(&mut self) -> Result<Said, Said> {
-        let Some(last) = self.log.last() else {
+        let steps = self.log.steps();
+        let Some(index) = steps.iter().rposition(|s| !s.is_screen_only()) else {
             return Err(Said::new("undo: nothing to undo", "撤销：没有可撤销的步骤"));
         };
         if self.listeners.is_some() {
@@ -112,14 +118,20 @@ impl Live {
                 self.driver.data_dir().display()
             )));
         }
-        let (step, name) = (self.driver.step(), last.action.name());
+        // Step numbers count from the driver's (the log may start later).
+        let step = self.driver.step() - (steps.len() - 1 - index);
+        let name = steps[index].action.name();
         let mut driver =
             Driver::new(&self.header, None).map_err(|e| english(format!("undo: {e}")))?;
         let before = apply_all(
             &mut driver,
-            self.log.all_but_last().iter().map(|s| &s.action),
+            steps
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| *i != index)
+                .map(|(_, s)| &s.action),
         );
-        self.log.undo_last(&self.header).map_err(|e| {
+        self.log.forget(index, &self.header).map_err(|e| {
             english(format!(
                 "undo: {}: cannot rewrite the recording: {}",
                 e.path.display(),
@@ -184,13 +196,19 @@ impl Live {
         // The caption of the session's last step, if it has one (the
         // listeners' `note` steps: a fault, a retry answered from the
         // sequence check); keys' steps have none.
+        // A `ui` step keeps the caption on screen (`caption_step`).
         if self.log.len() == self.driver.step() {
-            snapshot.caption = self.log.last().and_then(|s| s.caption.clone()).or_else(|| {
-                self.intro
-                    .as_ref()
-                    .filter(|(at, _)| *at == self.log.len())
-                    .map(|(_, c)| c.clone())
-            });
+            let steps = self.log.steps();
+            let shown = caption_step(steps, steps.len());
+            snapshot.caption = shown
+                .checked_sub(1)
+                .and_then(|i| steps[i].caption.clone())
+                .or_else(|| {
+                    self.intro
+                        .as_ref()
+                        .filter(|(at, _)| *at == shown)
+                        .map(|(_, c)| c.clone())
+                });
         }
         let setup = self.setup_steps;
         snapshot.events.retain(|e| e.step > setup);

@@ -181,6 +181,26 @@ pub struct Step {
     pub present: Option<crate::session::present::Present>,
 }
 
+impl Step {
+    /// True for a `ui` step: a screen change, which carries no caption of
+    /// its own unless one was written on it.
+    pub fn is_screen_only(&self) -> bool {
+        matches!(self.action, Action::Ui(_))
+    }
+}
+
+/// The step whose caption is on screen after the first `n` of `steps`
+/// (1-based; 0 for none): the newest, except that a `ui` step without a
+/// caption keeps the one on screen, so the newest step before it that is
+/// not such a step (a new user's trial: `?` with `--record` took the
+/// demo's caption, the one that says `? shows every key`, off the screen).
+pub fn caption_step(steps: &[Step], n: usize) -> usize {
+    steps[..n.min(steps.len())]
+        .iter()
+        .rposition(|s| s.caption.is_some() || !s.is_screen_only())
+        .map_or(0, |i| i + 1)
+}
+
 /// A whole recording.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Recording {

@@ -169,17 +169,36 @@ impl StepLog {
     /// (atomically, under `header`). Err: nothing changed. The clock does
     /// not go back.
     pub fn undo_last(&mut self, header: &Header) -> Result<Option<Step>, RecordError> {
+        match self.len().checked_sub(1) {
+            Some(last) => self.forget(last, header),
+            None => self.forget(0, header),
+        }
+    }
+
+    /// Forgets step `index` (0-based), the steps after it kept in their
+    /// order: undo of the last cluster step keeps the `ui` steps after it
+    /// (docs/dashboard.md "Decisions"). The recording is rewritten without
+    /// it first (atomically, under `header`). Err: nothing changed. The
+    /// clock does not go back.
+    pub fn forget(&mut self, index: usize, header: &Header) -> Result<Option<Step>, RecordError> {
+        let kept: Vec<Step> = self
+            .steps()
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| *i != index)
+            .map(|(_, s)| s.clone())
+            .collect();
         if let Some(w) = &mut self.writer {
-            let keep = match &self.history {
-                Some(h) => &h[..h.len().saturating_sub(1)],
-                None => &[][..],
-            };
-            w.rewrite(header, keep).map_err(|error| RecordError {
+            w.rewrite(header, &kept).map_err(|error| RecordError {
                 path: w.path().to_path_buf(),
                 error,
             })?;
         }
-        Ok(self.history.as_mut().and_then(|h| h.pop()))
+        Ok(self
+            .history
+            .as_mut()
+            .filter(|h| index < h.len())
+            .map(|h| h.remove(index)))
     }
 
     /// The file being written, while it is.

@@ -96,7 +96,12 @@ pub struct App {
     /// offset, so a client writing elsewhere does not move it (see
     /// [`Self::selected_row`] for the row the panes draw it at).
     pub selected: Selection,
+    /// The help the viewer opened with `?`: modal.
     pub show_help: bool,
+    /// Replay: the recording shows the help at the step on screen (the
+    /// fold of its `ui` steps). Drawn, but not modal: the replayer's own
+    /// keys still work under it (docs/dashboard.md "Decisions").
+    pub recorded_help: bool,
     /// The help overlay's first line shown.
     pub help_scroll: usize,
     /// The terminal's size, from [`Msg::Resize`] (none headless).
@@ -200,6 +205,7 @@ impl App {
             scroll: BTreeMap::new(),
             selected: Selection::Clear,
             show_help: false,
+            recorded_help: false,
             help_scroll: 0,
             size: None,
             zoomed: false,
@@ -511,6 +517,12 @@ impl App {
         self.update(Msg::Goto(step))
     }
 
+    /// The help overlay is on screen: the viewer's (modal) or the
+    /// recording's (not modal).
+    pub fn help_drawn(&self) -> bool {
+        self.show_help || self.recorded_help
+    }
+
     /// The commands the modal help lets through: everything else is
     /// dropped, so no key reaches the engine or the screen behind it.
     fn help_allows(command: KeyCommand) -> bool {
@@ -532,6 +544,11 @@ impl App {
         let panes = self.layout.panes().len().max(1);
         match command {
             KeyCommand::Quit => self.quit = true,
+            // The recorded help, when shown, is what `?` and `Esc` close
+            // first: the viewer hides it until the next move.
+            KeyCommand::ToggleHelp if self.recorded_help && !self.show_help => {
+                self.recorded_help = false;
+            }
             KeyCommand::ToggleHelp => {
                 self.show_help = !self.show_help;
                 self.help_scroll = 0;
@@ -540,6 +557,8 @@ impl App {
                 if self.show_help {
                     self.show_help = false;
                     self.help_scroll = 0;
+                } else if self.recorded_help {
+                    self.recorded_help = false;
                 } else if self.zoomed {
                     self.zoomed = false;
                 } else {
@@ -592,7 +611,10 @@ impl App {
                 if let Some(off) = self.session.engine_keys_off() {
                     self.status = Some(Status::refused(&off, self.lang));
                 } else {
-                    let text = prompt::default_text(kind, self.view(), self.last_txn.as_deref());
+                    let selected =
+                        crate::ui::panes::partitions::selected_batch(self.view(), &self.selected);
+                    let text =
+                        prompt::default_text(kind, self.view(), self.last_txn.as_deref(), selected);
                     self.prompt = Some(Prompt::new(kind, text));
                 }
             }
@@ -619,7 +641,7 @@ impl App {
 
     /// Scrolls the help, or the focused pane within its limit.
     fn scroll_by(&mut self, command: KeyCommand) {
-        if self.show_help {
+        if self.help_drawn() {
             self.help_scroll = if command == KeyCommand::ScrollDown {
                 (self.help_scroll + 1).min(self.help_scroll_limit())
             } else {

@@ -59,6 +59,9 @@ pub struct ViewState<'a> {
     pub present_pick: Option<usize>,
     /// The help overlay, when open: its first entry shown.
     pub help: Option<usize>,
+    /// The help shown is the recording's, not the viewer's: its title
+    /// says so, and that the keys still work under it.
+    pub help_recorded: bool,
     pub prompt: Option<&'a Prompt>,
     pub status: Option<&'a Status>,
     /// What drives the frame: the title bar's mode.

@@ -193,7 +193,11 @@ pub fn draw(app: &ViewState, scroll: usize, buf: &mut Buffer, body: Rect) {
         .title(format!(
             " {} ({}) ",
             app.lang.t("help"),
-            app.lang.t("help_close")
+            app.lang.t(if app.help_recorded {
+                "help_recorded"
+            } else {
+                "help_close"
+            })
         ))
         .title_style(app.theme.title(true))
         .border_type(app.theme.border_type(true))

@@ -297,6 +297,11 @@ const LABELS: &[(&str, &str, &str)] = &[
         "?/Esc close · j/k scroll",
         "?/Esc 关闭 · j/k 滚动",
     ),
+    (
+        "help_recorded",
+        "as recorded · ?/Esc hide · keys still work",
+        "录制时打开 · ?/Esc 隐藏 · 按键照常可用",
+    ),
     ("prompt_keys", "In a prompt", "输入框内"),
     (
         "prompt_keys_hint",

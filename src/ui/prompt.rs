@@ -43,8 +43,21 @@ pub const TYPED_WORDS: &[&str] = &[
 ];
 
 /// A useful default for prompt `kind`, from the current state `view`
-/// (`last_txn`: the transaction last begun from a key).
-pub fn default_text(kind: PromptKind, view: &Snapshot, last_txn: Option<&str>) -> String {
+/// (`last_txn`: the transaction last begun from a key; `selected`: the
+/// batch selected with `J`/`K`, as [`crate::ui::panes::partitions::selected_batch`]
+/// finds it in `view`).
+///
+/// A default names only what the state has: a group prompt that needs an
+/// existing group (`G`, `h`, `E`) opens empty while there is none (its
+/// label names the words to type), and `o`'s offset is where a consumer
+/// of the partition stands, never the step number (a new user's trial:
+/// `o` at step 40 offered offset 40 on an empty partition).
+pub fn default_text(
+    kind: PromptKind,
+    view: &Snapshot,
+    last_txn: Option<&str>,
+    selected: Option<(usize, usize)>,
+) -> String {
     let open_txn = view
         .transactions
         .iter()
@@ -80,22 +93,38 @@ pub fn default_text(kind: PromptKind, view: &Snapshot, last_txn: Option<&str>) -
         .first()
         .and_then(|p| p.replicas.iter().find(|r| !r.is_leader))
         .map_or(1, |r| r.broker);
-    // Chapter 9: the first group (or `workers`, the lesson's), and its
-    // member whose session ends first (the one `E` expires, `h` renews).
+    // Chapter 9: the first group (or `workers`, the lesson's, for a join
+    // or staged offsets, which need no group yet), and its member whose
+    // session ends first (the one `E` expires, `h` renews).
     let group = view.groups.first();
     let group_id = group.map_or_else(|| "workers".to_string(), |g| g.group.clone());
-    let next_to_expire = group
-        .and_then(|g| g.members.iter().min_by_key(|m| m.deadline_ms))
-        .map_or_else(|| "member-1".to_string(), |m| m.member.clone());
+    let next_to_expire = group.and_then(|g| g.members.iter().min_by_key(|m| m.deadline_ms));
+    // `G`, `h` and `E` act on a member the group has: with no group the
+    // prompt opens empty, with no member it holds the group and a space.
+    let member_of = |then: &dyn Fn(&str) -> String| match (group, next_to_expire) {
+        (None, _) => String::new(),
+        (Some(g), None) => format!("{} ", g.group),
+        (Some(g), Some(m)) => then(&format!("{} {}", g.group, m.member)),
+    };
     let generation = group.map_or(1, |g| g.generation);
+    // `o`: the selected batch's partition and the offset after it (the
+    // consumer has processed it), else the lesson's partition and its
+    // LSO, where a read_committed consumer that read it all stands.
+    let offsets_at = selected
+        .and_then(|(p, b)| {
+            let part = view.partitions.get(p)?;
+            Some((part.name(), part.batches.get(b)?.last_offset + 1))
+        })
+        .or_else(|| lesson.map(|p| (p.name(), p.last_stable_offset)))
+        .unwrap_or_else(|| ("out-0".to_string(), 0));
     let new_member = (1..)
         .map(|i| format!("member-{i}"))
         .find(|id| group.is_none_or(|g| !g.members.iter().any(|m| &m.member == id)))
         .expect("some member id is free");
     match kind {
         PromptKind::JoinGroup => format!("{group_id} {new_member} {topic}"),
-        PromptKind::LeaveGroup | PromptKind::Expire => format!("{group_id} {next_to_expire}"),
-        PromptKind::Heartbeat => format!("{group_id} {next_to_expire} {generation}"),
+        PromptKind::LeaveGroup | PromptKind::Expire => member_of(&|gm| gm.to_string()),
+        PromptKind::Heartbeat => member_of(&|gm| format!("{gm} {generation}")),
         PromptKind::Retention => format!("{topic} retention_ms=1000"),
         PromptKind::Compact => format!("{topic} 1000"),
         PromptKind::CreateTopic => {
@@ -114,7 +143,10 @@ pub fn default_text(kind: PromptKind, view: &Snapshot, last_txn: Option<&str>) -
             .find(|id| !view.transactions.iter().any(|t| &t.id == id))
             .expect("some id is free"),
         PromptKind::Send => format!("{txn} {topic} value-{n}"),
-        PromptKind::SendOffsets => format!("{txn} workers {first_tp} {n}"),
+        PromptKind::SendOffsets => {
+            let (tp, offset) = offsets_at;
+            format!("{txn} {group_id} {tp} {offset}")
+        }
         PromptKind::Commit | PromptKind::Abort => txn,
         PromptKind::CrashAtCut => format!("{txn} prepare"),
         PromptKind::ReplicateBroker => broker.to_string(),
@@ -1196,12 +1228,53 @@ mod tests {
         // The default names a free topic, one partition, one replica per
         // running broker up to three.
         let view = crate::ui::panes::testkit::view();
-        let text = default_text(PromptKind::CreateTopic, &view, None);
+        let text = default_text(PromptKind::CreateTopic, &view, None, None);
         let action = parse(PromptKind::CreateTopic, &text, &Facts::of(&view));
         assert!(
             matches!(action, Ok(Action::CreateTopic { partitions: 1, .. })),
             "{text:?}: {action:?}"
         );
+    }
+
+    /// A new user's trial: `o` offered the step number as the offset
+    /// (`tx-open workers out-0 40` on a partition with LEO 0), and `h`/`E`
+    /// offered `workers member-1` with no group, which `E` then refused.
+    #[test]
+    fn prompt_defaults_name_only_what_the_state_has() {
+        let mut view = crate::ui::panes::testkit::view();
+        let text = |view: &Snapshot, kind, selected| default_text(kind, view, None, selected);
+        // out-0: LSO 3 (the view is at step 8): a read_committed consumer
+        // that read it all stands at 3; with the batch 3-4 selected, at 5.
+        let o = text(&view, PromptKind::SendOffsets, None);
+        assert!(o.ends_with(" workers out-0 3"), "{o:?}");
+        let o = text(&view, PromptKind::SendOffsets, Some((0, 3)));
+        assert!(o.ends_with(" workers out-0 5"), "{o:?}");
+        // No group: the prompts that need one open empty.
+        for kind in [
+            PromptKind::LeaveGroup,
+            PromptKind::Heartbeat,
+            PromptKind::Expire,
+        ] {
+            assert_eq!(text(&view, kind, None), "", "{kind:?}");
+        }
+        assert!(text(&view, PromptKind::JoinGroup, None).starts_with("workers member-1 "));
+        // A group: its name everywhere, its member whose session ends first.
+        view.groups = serde_json::from_value(serde_json::json!([{
+            "group": "readers", "state": "stable", "generation": 2,
+            "session_timeout_ms": 10000, "partitions": [],
+            "members": [
+                {"member": "m-b", "subscriptions": [], "assignment": [], "deadline_ms": 9000},
+                {"member": "m-a", "subscriptions": [], "assignment": [], "deadline_ms": 7000}
+            ]
+        }]))
+        .unwrap();
+        assert_eq!(text(&view, PromptKind::Expire, None), "readers m-a");
+        assert_eq!(text(&view, PromptKind::Heartbeat, None), "readers m-a 2");
+        let o = text(&view, PromptKind::SendOffsets, None);
+        assert!(o.ends_with(" readers out-0 3"), "{o:?}");
+        // A group with no member left: the group, ready for a member.
+        view.groups[0].members.clear();
+        assert_eq!(text(&view, PromptKind::LeaveGroup, None), "readers ");
     }
 
     #[test]

@@ -68,8 +68,8 @@ impl SnapshotSource for Timeline {
         snapshot.title = recording.header.title.clone();
         snapshot.total_steps = Some(recording.steps.len());
         snapshot.captioned_steps = captioned_steps(recording);
-        snapshot.caption = self
-            .step()
+        // A `ui` step keeps the caption on screen, as it did live.
+        snapshot.caption = crate::session::recording::caption_step(&recording.steps, self.step())
             .checked_sub(1)
             .and_then(|i| recording.steps.get(i))
             .and_then(|s| s.caption.clone());

@@ -53,9 +53,14 @@ impl App {
         if left.isolation != reached.isolation {
             self.isolation = reached.isolation;
         }
-        if left.help != reached.help {
-            self.show_help = reached.help;
+        // The recorded help at every step however it is reached (a new
+        // user's trial: stepping past a lone recorded `?` showed it or
+        // not by the path taken); it is drawn but not modal, so `g`, the
+        // arrows and `p` still reach the replayer.
+        if self.recorded_help != reached.help {
+            self.help_scroll = 0;
         }
+        self.recorded_help = reached.help;
     }
 }
 

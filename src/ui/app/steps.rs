@@ -17,6 +17,9 @@ impl App {
             Branch::Refused(why) => self.status = Some(Status::refused(&why, self.lang)),
             Branch::Branched { title, said } => {
                 self.title = title.get(self.lang.zh()).to_string();
+                // Live, the help on screen is the viewer's (modal), as
+                // the branch's recording has it open.
+                self.show_help |= std::mem::take(&mut self.recorded_help);
                 self.touched();
                 self.status = Some(Status::ok(&said, self.lang));
             }
