@@ -2,8 +2,11 @@
 //! experiment starts, the lesson recording's cluster with none of its
 //! steps applied, so the chapter's own keystrokes reproduce it (no demo
 //! in the way, no extra replication). Each lab is its lesson's header
-//! (data, `recordings/`) and a first caption naming the keys to press.
+//! (data, `recordings/`) and a key guide: a first caption naming the keys
+//! to press, then after every step the keys that remain
+//! ([`Guide`](crate::session::guide::Guide)).
 
+use crate::session::guide::{Guide, Stage};
 use crate::session::recording::Caption;
 use crate::session::{Recording, RecordingError};
 
@@ -16,7 +19,48 @@ pub struct Lab {
     recording: &'static str,
     en: &'static str,
     zh: &'static str,
+    /// The chapter's keystrokes, a stage per step.
+    stages: &'static [Stage],
+    /// The guide's words (en, zh): its name, what to watch while keys
+    /// remain, what is on screen once none does.
+    named: (&'static str, &'static str),
+    watch: (&'static str, &'static str),
+    done: (&'static str, &'static str),
 }
+
+/// Chapter 8's keys, as docs/lectures.md lists them beside its code.
+const CH08_STAGES: &[Stage] = &[
+    Stage {
+        action: "begin",
+        keys_en: "b Enter",
+        keys_zh: "b 回车",
+    },
+    Stage {
+        action: "send",
+        keys_en: "s Ctrl-W pending Enter",
+        keys_zh: "s Ctrl-W pending 回车",
+    },
+    Stage {
+        action: "commit",
+        keys_en: "c Enter",
+        keys_zh: "c 回车",
+    },
+    Stage {
+        action: "begin",
+        keys_en: "b Enter",
+        keys_zh: "b 回车",
+    },
+    Stage {
+        action: "send",
+        keys_en: "s Ctrl-W discard-me Enter",
+        keys_zh: "s Ctrl-W discard-me 回车",
+    },
+    Stage {
+        action: "abort",
+        keys_en: "a Enter",
+        keys_zh: "a 回车",
+    },
+];
 
 /// The labs, by name.
 pub const LABS: &[Lab] = &[Lab {
@@ -25,6 +69,16 @@ pub const LABS: &[Lab] = &[Lab {
     recording: include_str!("../recordings/ch08-visibility.jsonl"),
     en: "Chapter 8 live: out has 1 partition, 1 replica. Keys: b Enter, s Ctrl-W pending Enter, c Enter; b Enter, s Ctrl-W discard-me Enter, a Enter. Watch Consumers: read_uncommitted, read_committed.",
     zh: "第 8 章现场实验：out 有 1 个分区、1 个副本。按键：b 回车，s Ctrl-W pending 回车，c 回车；b 回车，s Ctrl-W discard-me 回车，a 回车。看 消费者 面板：read_uncommitted、read_committed。",
+    stages: CH08_STAGES,
+    named: ("Chapter 8 live", "第 8 章现场实验"),
+    watch: (
+        "Watch Consumers: read_uncommitted, read_committed.",
+        "看 消费者 面板：read_uncommitted、read_committed。",
+    ),
+    done: (
+        "Consumers shows the chapter's four lines. u undoes a step, to try another ending.",
+        "消费者 面板显示本章的四行结果。u 撤销一步，可以试另一种结局。",
+    ),
 }];
 
 impl Lab {
@@ -48,6 +102,18 @@ impl Lab {
         Caption::Bilingual {
             en: self.en.to_string(),
             zh: self.zh.to_string(),
+        }
+    }
+
+    /// The key guide: the intro, then the keys that remain after each
+    /// step (shown while the experiment runs, and recorded with it).
+    pub fn guide(&self) -> Guide {
+        Guide {
+            intro: self.intro(),
+            name: self.named,
+            stages: self.stages,
+            watch: self.watch,
+            done: self.done,
         }
     }
 }

@@ -211,18 +211,20 @@ fn the_check_fails_on_a_label_no_pane_draws() {
     assert_eq!(wrong_words("看 Log 中的 H。", zh, Lang::Zh).len(), 1);
 }
 
+/// Each lab's captions: the first, and the key guide's after each of
+/// the lesson's own steps (the chapter's keys make the same actions).
 #[test]
-fn every_labs_first_caption_names_only_what_its_frame_shows() {
+fn every_labs_captions_name_only_what_their_frames_show() {
     use minikafka::lab::LABS;
     use minikafka::session::Driver;
-    use minikafka::ui::app::App;
+    use minikafka::ui::app::{App, Msg};
     use minikafka::ui::theme::Theme;
     for lab in LABS {
         let recording = lab.recording().unwrap();
         for lang in [Lang::En, Lang::Zh] {
             let layout = layout::load(recording.header.layout.as_deref().unwrap()).unwrap();
             let driver = Driver::new(&recording.header, None).unwrap();
-            let app = App::live(
+            let mut app = App::live(
                 driver,
                 recording.header.clone(),
                 None,
@@ -230,20 +232,26 @@ fn every_labs_first_caption_names_only_what_its_frame_shows() {
                 lang,
                 Theme::colored(),
             )
-            .with_intro(lab.intro());
-            let frame = headless::buffer_text(&headless::frame_buffer(&app, 120, 36));
-            let caption = lab.intro();
-            let caption = caption.text(lang.code());
-            // The caption is on screen, and it names what is.
-            let first_words: String = caption.chars().take(20).collect();
-            assert!(frame.contains(&first_words), "{}:\n{frame}", lab.name);
-            let wrong = wrong_words(caption, &above_caption(&frame, lang), lang);
-            assert!(
-                wrong.is_empty(),
-                "{} ({}): {wrong:?}",
-                lab.name,
-                lang.code()
-            );
+            .with_guide(lab.guide());
+            for at in 0..=recording.steps.len() {
+                if at > 0 {
+                    app.update(Msg::Apply(recording.steps[at - 1].action.clone()))
+                        .unwrap();
+                }
+                let frame = headless::buffer_text(&headless::frame_buffer(&app, 160, 48));
+                let caption = app.session().snapshot().caption.expect("a caption");
+                let caption = caption.text(lang.code());
+                // The caption is on screen, and it names what is.
+                let first_words: String = caption.chars().take(20).collect();
+                assert!(frame.contains(&first_words), "{}:\n{frame}", lab.name);
+                let wrong = wrong_words(caption, &above_caption(&frame, lang), lang);
+                assert!(
+                    wrong.is_empty(),
+                    "{} ({}) step {at}: {wrong:?}",
+                    lab.name,
+                    lang.code()
+                );
+            }
         }
     }
 }

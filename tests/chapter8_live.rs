@@ -106,3 +106,61 @@ fn the_chapters_experiment_runs_with_keys_on_the_demo() {
         s.errors
     );
 }
+
+/// A new user's trial on the demo: `b Enter`, `s Enter` (waits for broker
+/// 2), `X Enter` (`prepare`). The commit waits behind the send with a
+/// crash armed at its cut point; the Pending pane's row and the status
+/// say so, in English and Chinese, until `r` lets it run and crash.
+#[test]
+fn an_armed_crash_shows_while_its_commit_waits() {
+    use minikafka::ui::headless::{buffer_text, frame_buffer};
+    for (lang, row, status) in [
+        (
+            Lang::En,
+            "✝ crash at prepare",
+            "commit: pending; crash armed at cut point prepare",
+        ),
+        (
+            Lang::Zh,
+            "✝ 崩溃于切点 prepare",
+            "提交：等待中；已设定在切点 prepare 崩溃",
+        ),
+    ] {
+        let d = demo::recording();
+        let mut driver = Driver::new(&d.header, None).unwrap();
+        let before = apply_all(&mut driver, d.steps.iter().map(|s| &s.action));
+        let mut app = App::live(
+            driver,
+            d.header.clone(),
+            None,
+            layout::builtin_default(),
+            lang,
+            Theme::colored(),
+        )
+        .with_before(before)
+        .with_history(d.steps.clone());
+        press(&mut app, "b\ns\nX\n");
+        let s = Snapshot::of(app.driver().unwrap());
+        let commit = s.pending.iter().find(|p| p.kind == "commit").unwrap();
+        assert_eq!(commit.crash_after.as_deref(), Some("prepare"));
+        assert!(commit.queued_behind.is_some(), "{commit:?}");
+        let text = buffer_text(&frame_buffer(&app, 160, 48));
+        // Under its operation's row (its own line in a narrow pane).
+        let lines: Vec<&str> = text.lines().collect();
+        let at = lines
+            .iter()
+            .position(|l| l.contains(row))
+            .unwrap_or_else(|| panic!("{row:?} not on the frame:\n{text}"));
+        assert!(
+            lines[at - 1..=at]
+                .iter()
+                .any(|l| l.contains(" tx-1 out-0@0")),
+            "{text}"
+        );
+        assert!(text.contains(status), "status:\n{text}");
+        // r: the send completes, the commit runs and crashes there.
+        press(&mut app, "r");
+        let s = Snapshot::of(app.driver().unwrap());
+        assert!(s.pending.iter().all(|p| p.crash_after.is_none()));
+    }
+}

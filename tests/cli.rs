@@ -650,3 +650,31 @@ fn argument_errors_point_at_the_help_of_their_command() {
         );
     }
 }
+
+/// `lab NAME --record FILE` is the lab's own option (a new user's trial
+/// got `unknown argument --record`): an existing FILE is refused as the
+/// dashboard's --record refuses it, before the lab needs a terminal, and
+/// given before the command it is pointed after it.
+#[test]
+fn lab_takes_record_and_refuses_an_existing_file_without_force() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("mine.jsonl");
+    std::fs::write(&file, "mine\n").unwrap();
+    let path = file.to_str().unwrap();
+    let (code, _, err) = mk_tui(&["lab", "ch08", "--record", path]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(
+        err.contains("already exists") && err.contains("--force"),
+        "{err}"
+    );
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), "mine\n");
+    // With --force it goes on to the terminal, which a test has not.
+    let (code, _, err) = mk_tui(&["lab", "ch08", "--record", path, "--force"]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("not a terminal"), "{err}");
+    let (_, _, err) = mk_tui(&["--record", path, "lab", "ch08"]);
+    assert!(
+        err.contains("give it after the command: mk-tui lab … --record"),
+        "{err}"
+    );
+}

@@ -22,7 +22,7 @@ fn lab(lang: Lang) -> App {
     let r = lab.recording().unwrap();
     let layout = layout::load(r.header.layout.as_deref().unwrap()).unwrap();
     let driver = Driver::new(&r.header, None).unwrap();
-    App::live(driver, r.header, None, layout, lang, Theme::colored()).with_intro(lab.intro())
+    App::live(driver, r.header, None, layout, lang, Theme::colored()).with_guide(lab.guide())
 }
 
 /// Presses `keys`; `\n` is Enter and `^` is Ctrl-W (delete a word).
@@ -125,6 +125,59 @@ fn the_chapters_keys_end_on_the_chapters_output_in_words_and_colours() {
         .find(|c| c.symbol() == "o")
         .expect("out-0 under read_committed");
     assert_eq!(Some(cell.fg), theme.good().fg, "read_committed up to date");
+}
+
+/// The keys stay on screen while the experiment runs (a lecturer's trial
+/// found them gone after the first `b Enter`): after each step the caption
+/// says how many are done and names the keys that remain, in both
+/// languages; a `J` between steps loses nothing; `u` takes a stage back.
+#[test]
+fn the_labs_caption_keeps_the_keys_that_remain() {
+    for (lang, after_begin, after_all) in [
+        (
+            Lang::En,
+            "Chapter 8 live, 1 of 6 done. Next: s Ctrl-W pending Enter; then c Enter, b Enter, s Ctrl-W discard-me Enter, a Enter.",
+            "Chapter 8 live, 6 of 6 done: Consumers shows the chapter's four lines.",
+        ),
+        (
+            Lang::Zh,
+            "第 8 章现场实验：已完成 1/6。下一步：s Ctrl-W pending 回车；之后：c 回车，b 回车，s Ctrl-W discard-me 回车，a 回车。",
+            "第 8 章现场实验：已完成 6/6。消费者 面板显示本章的四行结果。",
+        ),
+    ] {
+        let mut app = lab(lang);
+        press(&mut app, "b\nJ");
+        let caption = |app: &App| {
+            let view = app.session().snapshot();
+            view.caption.map(|c| c.text(lang.code()).to_string())
+        };
+        assert!(
+            caption(&app).is_some_and(|c| c.starts_with(after_begin)),
+            "{:?}",
+            caption(&app)
+        );
+        let text = buffer_text(&frame_buffer(&app, 160, 48));
+        let head: String = after_begin.chars().take(16).collect();
+        assert!(text.contains(&head), "on the frame:\n{text}");
+        press(&mut app, "s^pending\nc\nb\ns^discard-me\na\n");
+        assert!(
+            caption(&app).is_some_and(|c| c.starts_with(after_all)),
+            "{:?}",
+            caption(&app)
+        );
+        press(&mut app, "u");
+        assert!(
+            caption(&app).is_some_and(|c| c.contains("5/6") || c.contains("5 of 6")),
+            "undo takes the abort back: {:?}",
+            caption(&app)
+        );
+    }
+    let mut app = lab(Lang::En);
+    press(&mut app, "b\n");
+    insta::assert_snapshot!(
+        "lab_ch08_after_begin",
+        buffer_text(&frame_buffer(&app, 120, 36))
+    );
 }
 
 #[test]

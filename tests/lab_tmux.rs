@@ -52,12 +52,18 @@ fn chapter_8_live_as_written_in_a_real_terminal() {
     let Some(tmux) = Tmux::new("lab", "lab") else {
         return;
     };
+    // Recorded as a lecturer would (`lab ch08 --record FILE`, a new
+    // user's trial found it refused): the recording must replay to the
+    // chapter's output.
+    let dir = tempfile::tempdir().unwrap();
+    let rec = dir.path().join("ch08-live.jsonl");
     tmux.start(
         120,
         36,
         &[&format!(
-            "{} lab ch08 --no-mouse",
-            env!("CARGO_BIN_EXE_mk-tui")
+            "{} lab ch08 --no-mouse --record {}",
+            env!("CARGO_BIN_EXE_mk-tui"),
+            rec.display()
         )],
     );
     let screen = tmux.wait_for("Chapter 8 live: out has 1 partition, 1 replica");
@@ -68,7 +74,6 @@ fn chapter_8_live_as_written_in_a_real_terminal() {
     assert_eq!(reads(&screen), (vec![], vec![]), "nothing on out at step 0");
     // tx = await cluster.transactions.begin("tx-1")
     tmux.keys(&["b", "Enter"]);
-    tmux.wait_for("step 1: begin: ok");
     // await tx.send("out", value=b"pending")
     tmux.keys(&["s", "C-w", "pending", "Enter"]);
     let screen = tmux.wait_for("step 2: send: ok");
@@ -104,4 +109,33 @@ fn chapter_8_live_as_written_in_a_real_terminal() {
     );
     assert!(screen.contains("◆ABORT"), "the ABORT marker:\n{screen}");
     tmux.keys(&["q"]);
+    // Bounded: the session ends when mk-tui quits.
+    let quit = std::time::Instant::now();
+    while tmux.alive() && quit.elapsed() < std::time::Duration::from_secs(30) {
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    // The recording replays: `state` at its last step reads the chapter's
+    // output, and each step kept the guide's caption.
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_mk-tui"))
+        .arg("state")
+        .arg(&rec)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let state: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(state["step"], 6, "six steps recorded");
+    assert_eq!(
+        state["consumers"]["read_committed"]["out-0"],
+        serde_json::json!(["pending"])
+    );
+    assert_eq!(
+        state["consumers"]["read_uncommitted"]["out-0"],
+        serde_json::json!(["pending", "discard-me"])
+    );
+    let caption = state["caption"]["en"].as_str().unwrap_or_default();
+    assert!(caption.contains("6 of 6 done"), "{state}");
 }

@@ -164,6 +164,14 @@ pub enum Command {
     Lab {
         /// The lab: ch08.
         name: String,
+        /// Write the lab's steps to this recording as they happen (each
+        /// with the key guide's caption); `mk-tui replay FILE` shows it.
+        /// An existing FILE is refused unless --force is given.
+        #[arg(long, value_name = "FILE")]
+        record: Option<PathBuf>,
+        /// With --record: replace FILE if it exists.
+        #[arg(long, requires = "record")]
+        force: bool,
     },
     /// Replay a recording in the dashboard: space/→ next step, ← previous,
     /// p play/pause at the recorded pace.
@@ -358,13 +366,22 @@ pub fn run(cli: Cli) -> Result<(), SessionError> {
                 run_demo(cli.data_dir, rules, record)
             }
         }
-        Some(Command::Lab { name }) => {
+        Some(Command::Lab {
+            name,
+            record,
+            force,
+        }) => {
             let Some(lab) = crate::lab::Lab::named(&name) else {
                 return Err(SessionError::flag(
                     format!("lab {name}"),
                     format!("no such lab; the labs are {}", crate::lab::Lab::names()),
                 ));
             };
+            // As the dashboard's --record: refused before anything starts.
+            let record = record.map(|path| Record { path, force });
+            if let Some(r) = &record {
+                r.refuse_existing()?;
+            }
             if !tty {
                 return Err(SessionError::flag(
                     format!("lab {name}"),
@@ -379,8 +396,11 @@ pub fn run(cli: Cli) -> Result<(), SessionError> {
                 .map_err(|e| SessionError::flag(format!("lab {name}"), e))?;
             let layout = layout_for(recording.header.layout.as_deref())?;
             let driver = Driver::new(&recording.header, None)?;
-            let app = App::live(driver, recording.header, None, layout, lang, theme)
-                .with_intro(lab.intro());
+            let mut header = recording.header;
+            header.terminal = this_terminal().or(header.terminal);
+            let recorder = record.map(|r| r.open(&header, &[])).transpose()?;
+            let app =
+                App::live(driver, header, recorder, layout, lang, theme).with_guide(lab.guide());
             dashboard(app, !cli.no_mouse)
         }
         Some(Command::Replay {
@@ -873,17 +893,7 @@ fn run_live(
     mouse: bool,
 ) -> Result<(), SessionError> {
     let (driver, mut header, applied, _) = start_session(data_dir.as_deref(), rules)?;
-    // A recording reads well at the size it was made in
-    // (docs/recording-format.md, `terminal`): this terminal's, not the
-    // demo's 120x36. Without a size a recording can hold (not a terminal,
-    // or one past MAX_TERMINAL_SIDE), the demo's stays.
-    let side = 1..=MAX_TERMINAL_SIDE;
-    if let Ok((cols, rows)) = crossterm::terminal::size()
-        && side.contains(&cols)
-        && side.contains(&rows)
-    {
-        header.terminal = Some(TerminalSize { cols, rows });
-    }
+    header.terminal = this_terminal().or(header.terminal);
     let listeners = listen.map(|l| l.open(&driver, lang)).transpose()?;
     let recorder = record.map(|r| r.open(&header, &applied)).transpose()?;
     // The demo's own steps built the cluster: the first frame lists none
@@ -900,6 +910,16 @@ fn run_live(
         });
     }
     dashboard(app, mouse)
+}
+
+/// A recording reads well at the size it was made in
+/// (docs/recording-format.md, `terminal`): this terminal's, not the demo's
+/// or the lesson's. None without a size a recording can hold (not a
+/// terminal, or one past MAX_TERMINAL_SIDE): the header's then stays.
+fn this_terminal() -> Option<TerminalSize> {
+    let side = 1..=MAX_TERMINAL_SIDE;
+    let (cols, rows) = crossterm::terminal::size().ok()?;
+    (side.contains(&cols) && side.contains(&rows)).then_some(TerminalSize { cols, rows })
 }
 
 /// `--listen ADDR [--allow-remote] [--auto-replicate MS]`.
@@ -1054,7 +1074,7 @@ fn refuse_unused(cli: &Cli) -> Result<(), SessionError> {
             "replay" | "serve",
             "--record" | "--listen" | "--auto-replicate" | "--auto-create-topics",
         )
-        | ("observe", "--record") => {
+        | ("observe" | "lab", "--record") => {
             format!("; give it after the command: mk-tui {name} … {flag}")
         }
         _ => format!("; {name} does not use it"),

@@ -104,6 +104,9 @@ pub struct PendingView {
     /// The batches it waits on (partition and base offset): its own
     /// append, or its transaction's writes and markers awaiting acks.
     pub batches: Vec<(TopicPartition, i64)>,
+    /// A commit's or abort's `crash_after` (`prepare`, `marker:1`, …):
+    /// armed now, it crashes the cluster there once the operation runs.
+    pub crash_after: Option<String>,
 }
 
 /// How a finished operation ended well.
@@ -685,6 +688,7 @@ impl Driver {
                     waiting_for,
                     queued_behind,
                     batches,
+                    crash_after: op.cut.map(CutPoint::name),
                 }
             })
             .collect()

@@ -4,6 +4,7 @@
 //! changed) and, after a crash, whether its moment of death is on screen.
 
 use crate::session::client_steps::{ClientSteps, Told};
+use crate::session::guide::Guide;
 use crate::session::listeners::Listeners;
 use crate::session::recording::{Caption, Header, caption_step};
 use crate::session::said::Said;
@@ -38,6 +39,10 @@ pub struct Live {
     /// exactly this many steps (and `ui` steps after them), so the screen
     /// never starts blank.
     pub(super) intro: Option<(usize, Caption)>,
+    /// A lab's key guide and the log's length when it started: each step
+    /// after it carries the guide's caption (the keys that remain), so
+    /// the screen and a `--record`ed replay both keep the keys in view.
+    pub(super) guide: Option<(usize, Guide)>,
     /// The steps that built the cluster the session starts on (the
     /// demo's): their events and errors are not the user's, so the Events
     /// pane starts clean and lists only what happened since.
@@ -81,6 +86,7 @@ impl Live {
         }
         // The step is applied: it is history whether or not it records.
         let clock = self.driver.clock_ms();
+        let caption = caption.or_else(|| self.guide_after(&action));
         self.log
             .push(action, caption, clock)
             .map_err(|e| english(e.to_string()))?;
@@ -89,6 +95,13 @@ impl Live {
             outcome,
             said: self.driver.last_said().clone(),
         })
+    }
+
+    /// A lab's guide caption once `action` is applied (None: no guide).
+    fn guide_after(&self, action: &Action) -> Option<Caption> {
+        let (start, guide) = self.guide.as_ref()?;
+        let since = self.log.steps().get(*start..).unwrap_or_default();
+        Some(guide.caption(since.iter().map(|s| &s.action).chain([action])))
     }
 
     /// Undoes the last cluster step, by replaying the session's steps

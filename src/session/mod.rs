@@ -10,6 +10,7 @@ pub mod data_dir;
 pub mod driver;
 pub mod error;
 pub mod error_zh;
+pub mod guide;
 pub mod history;
 pub mod limits;
 pub mod listeners;

@@ -72,7 +72,29 @@ pub fn step(action: &Action, end: StepEnd) -> Said {
             format!("{name_zh}：完成；{}", crash.zh),
         ),
         StepEnd::Ok => plain(name, name_zh, "ok"),
-        StepEnd::Pending => plain(name, name_zh, "pending"),
+        StepEnd::Pending => match action {
+            // `X` on a commit or abort that waits: the crash is armed, and
+            // the status says so (a new user's trial saw only "pending",
+            // then the crash on a later `r`).
+            Action::Commit {
+                crash_after: Some(cut),
+                ..
+            }
+            | Action::Abort {
+                crash_after: Some(cut),
+                ..
+            } => Said::new(
+                format!(
+                    "{name}: pending; crash armed at cut point {}: it fires when the {name} runs",
+                    cut.name()
+                ),
+                format!(
+                    "{name_zh}：等待中；已设定在切点 {} 崩溃：{name_zh}执行时触发",
+                    cut.name()
+                ),
+            ),
+            _ => plain(name, name_zh, "pending"),
+        },
     }
 }
 
@@ -367,6 +389,18 @@ mod tests {
         assert_eq!(
             (s.en.as_str(), s.zh.as_str()),
             ("replicate: pending", "复制：等待中")
+        );
+        let commit = Action::Commit {
+            txn: "tx-2".into(),
+            crash_after: Some(CutPoint::Prepare),
+        };
+        let s = step(&commit, StepEnd::Pending);
+        assert_eq!(
+            (s.en.as_str(), s.zh.as_str()),
+            (
+                "commit: pending; crash armed at cut point prepare: it fires when the commit runs",
+                "提交：等待中；已设定在切点 prepare 崩溃：提交执行时触发"
+            )
         );
         let e = ActionError::from(MiniKafkaError::Crashed);
         let s = step(&replicate, StepEnd::Error(&e));

@@ -116,6 +116,7 @@ impl Session {
             at_moment: false,
             listeners: None,
             intro: None,
+            guide: None,
             setup_steps: 0,
         })))
     }
@@ -157,6 +158,15 @@ impl Session {
     pub fn set_intro(&mut self, caption: Caption) {
         if let Mode::Live(live) = &mut self.mode {
             live.intro = Some((live.log.len(), caption));
+        }
+    }
+
+    /// Live: a lab's key guide from now on: its intro until the first
+    /// step, then on every step the keys that remain.
+    pub fn set_guide(&mut self, guide: crate::session::guide::Guide) {
+        if let Mode::Live(live) = &mut self.mode {
+            live.intro = Some((live.log.len(), guide.intro.clone()));
+            live.guide = Some((live.log.len(), guide));
         }
     }
 
@@ -532,6 +542,7 @@ impl Session {
             at_moment: false,
             listeners,
             intro: Some((step, intro)),
+            guide: None,
             setup_steps: 0,
         }));
         Ok(Branch::Branched { title, said })

@@ -251,6 +251,14 @@ impl App {
         self
     }
 
+    /// A live app that follows a lab's key guide: its intro, then after
+    /// every step the keys that remain (docs/lectures.md).
+    pub fn with_guide(mut self, guide: crate::session::guide::Guide) -> Self {
+        self.touched();
+        self.session.set_guide(guide);
+        self
+    }
+
     /// A live app whose Events pane leaves out the steps that built its
     /// cluster (the demo's), and so starts clean.
     pub fn with_clean_events(mut self) -> Self {

@@ -33,6 +33,12 @@ pub fn staged_label(lang: Lang) -> String {
     format!("… {}", lang.t("staged"))
 }
 
+/// The Pending pane's armed crash of a commit or abort (`X`): `✝ crash at
+/// prepare`, `✝ 崩溃于切点 prepare` (the cut point as a prompt takes it).
+pub fn crash_armed_label(cut: &str, lang: Lang) -> String {
+    format!("✝ {} {cut}", lang.t("crash_armed"))
+}
+
 /// The Consumer offsets pane's committed offsets: `✓ committed`.
 pub fn committed_offsets_label(lang: Lang) -> String {
     format!("✓ {}", lang.t("committed"))

@@ -210,6 +210,8 @@ const LABELS: &[(&str, &str, &str)] = &[
     ("nothing_pending_short", "none", "无"),
     ("waiting_for", "waiting for", "等待"),
     ("queued_behind", "queued behind step", "排在步骤之后"),
+    // A pending commit or abort with a crash armed at its cut point.
+    ("crash_armed", "crash at", "崩溃于切点"),
     ("nothing_pending", "nothing pending", "没有等待中的操作"),
     // A producer's batch filling in its accumulator (E17): records, bytes
     // against batch_size, and when its linger runs out (or "due": it has).

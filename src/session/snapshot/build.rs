@@ -101,6 +101,7 @@ pub fn build(driver: &Driver, bounds: &Bounds) -> Snapshot {
                 txn: p.txn,
                 waiting_for: p.waiting_for,
                 queued_behind: p.queued_behind,
+                crash_after: p.crash_after,
                 batches: p
                     .batches
                     .iter()

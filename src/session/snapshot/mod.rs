@@ -903,6 +903,12 @@ pub struct PendingSnapshot {
     /// not only for whom. Absent in states saved before.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub batches: Vec<PendingBatch>,
+    /// A commit's or abort's cut point (`prepare`, `marker:1`, …): the
+    /// crash armed for when it runs (a new user's trial saw a waiting
+    /// `X` with no sign of it). Absent for others and in states saved
+    /// before.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub crash_after: Option<String>,
 }
 
 /// A batch an operation waits on: its partition and offsets.

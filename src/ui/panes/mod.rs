@@ -833,6 +833,7 @@ pub(crate) mod testkit {
                     txn: Some("txn-a".into()),
                     waiting_for: vec![2, 3],
                     queued_behind: None,
+                    crash_after: None,
                     batches: vec![crate::session::snapshot::PendingBatch {
                         partition: "out-0".into(),
                         base_offset: 3,
@@ -846,6 +847,7 @@ pub(crate) mod testkit {
                     txn: Some("txn-a".into()),
                     waiting_for: vec![],
                     queued_behind: Some(7),
+                    crash_after: None,
                     batches: Vec::new(),
                 },
             ],

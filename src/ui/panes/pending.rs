@@ -7,10 +7,11 @@
 use crate::session::snapshot::field;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
-use ratatui::text::Line;
+use ratatui::text::{Line, Span};
 
 use super::{PaneContext, frame, lines, marks};
 use crate::session::snapshot::{AccumulatingBatch, AccumulatorSnapshot, PendingSnapshot, Snapshot};
+use crate::ui::glossary::crash_armed_label;
 
 /// Batches named on a row at most; the rest are counted (`+3`).
 const BATCHES_NAMED: usize = 2;
@@ -18,7 +19,8 @@ const BATCHES_NAMED: usize = 2;
 /// One operation: `… step 33 produce t1-0@50-99 (50) waiting for [2]`: the
 /// step, the kind and transaction, what waits (each batch's partition,
 /// offsets and record count: a Kafka client's batch is one engine batch),
-/// and what it waits for.
+/// a commit's or abort's armed crash (`✝ crash at prepare`, in the bad
+/// colour: it will crash the cluster once it runs), and what it waits for.
 fn row<'a>(p: &PendingSnapshot, ctx: &PaneContext, width: usize) -> Vec<Line<'a>> {
     let t = |k| ctx.lang.t(k);
     let why = match p.queued_behind {
@@ -50,16 +52,46 @@ fn row<'a>(p: &PendingSnapshot, ctx: &PaneContext, width: usize) -> Vec<Line<'a>
     if p.txn.is_none() && what.is_empty() {
         text.push_str(" -");
     }
+    let crash = p
+        .crash_after
+        .as_deref()
+        .map(|cut| Span::styled(crash_armed_label(cut, ctx.lang), ctx.theme.bad()));
+    let waiting = |s: String| Span::styled(s, ctx.theme.waiting());
     // On one line when it fits, else what it waits for on a line of its
-    // own, so neither the batches nor the brokers are cut away.
-    let one = format!("{text} {why}");
-    if ratatui::text::Span::raw(&one).width() <= width {
-        return vec![Line::styled(one, ctx.theme.waiting())];
+    // own (and the crash on one of its own when it does not fit beside
+    // the operation), so neither the batches, the crash nor the brokers
+    // are cut away.
+    let one = |parts: Vec<Span<'a>>| {
+        let mut spans = Vec::new();
+        for (i, s) in parts.into_iter().enumerate() {
+            if i > 0 {
+                spans.push(Span::raw(" "));
+            }
+            spans.push(s);
+        }
+        Line::from(spans)
+    };
+    let all = one([waiting(text.clone())]
+        .into_iter()
+        .chain(crash.clone())
+        .chain([waiting(why.clone())])
+        .collect());
+    if all.width() <= width {
+        return vec![all];
     }
-    vec![
-        Line::styled(text, ctx.theme.waiting()),
-        Line::styled(format!("  {why}"), ctx.theme.waiting()),
-    ]
+    let why = Line::from(waiting(format!("  {why}")));
+    let head = one([waiting(text.clone())]
+        .into_iter()
+        .chain(crash.clone())
+        .collect());
+    match crash {
+        Some(crash) if head.width() > width => vec![
+            one(vec![waiting(text)]),
+            Line::from(vec![Span::raw("  "), crash]),
+            why,
+        ],
+        _ => vec![head, why],
+    }
 }
 
 /// One batch filling: `▤ p events-0 2 rec 80/4096 B linger to 10 ms`, in
@@ -151,6 +183,8 @@ mod tests {
     use super::super::{PaneContext, PaneId};
     use crate::session::snapshot::Snapshot;
     use crate::ui::i18n::Lang;
+    use ratatui::buffer::Buffer;
+    use ratatui::layout::Rect;
 
     #[test]
     fn waiting_and_queued() {
@@ -163,6 +197,47 @@ mod tests {
             text.contains("… step 8 abort txn-a queued behind step 7"),
             "{text}"
         );
+    }
+
+    /// `X` on a commit that waits (a new user's trial): the row says the
+    /// crash is armed and where, in both languages, in the bad colour, and
+    /// keeps it on the first line when what it waits for wraps.
+    #[test]
+    fn an_armed_crash_is_on_its_row() {
+        let mut v = view();
+        v.pending[1].crash_after = Some("prepare".into());
+        let text = draw(PaneId::Pending, &v, &ctx(), 70, 4);
+        assert!(
+            text.contains("… step 8 abort txn-a ✝ crash at prepare queued behind step 7"),
+            "{text}"
+        );
+        let zh_ctx = PaneContext {
+            lang: Lang::Zh,
+            ..ctx()
+        };
+        let zh = draw(PaneId::Pending, &v, &zh_ctx, 70, 4);
+        assert!(zh.contains("✝ 崩溃于切点 prepare"), "{zh}");
+        // Narrow: the wait goes below, the crash stays with its operation.
+        let narrow = draw(PaneId::Pending, &v, &ctx(), 48, 6);
+        assert!(
+            narrow.contains("abort txn-a ✝ crash at prepare"),
+            "{narrow}"
+        );
+        // The colour: the glyph is drawn bad, the operation waiting.
+        let c = ctx();
+        let mut buf = Buffer::empty(Rect::new(0, 0, 70, 4));
+        super::super::render(PaneId::Pending, &v, &c, buf.area, &mut buf);
+        let at = |sym: &str| {
+            let area = buf.area;
+            (area.top()..area.bottom())
+                .flat_map(|y| (area.left()..area.right()).map(move |x| (x, y)))
+                .find(|&p| buf[p].symbol() == sym)
+                .unwrap()
+        };
+        let (x, y) = at("✝");
+        assert_eq!(Some(buf[(x, y)].fg), c.theme.bad().fg);
+        assert_ne!(c.theme.bad().fg, c.theme.waiting().fg);
+        assert_eq!(Some(buf[(x - 2, y)].fg), c.theme.waiting().fg);
     }
 
     #[test]
