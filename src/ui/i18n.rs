@@ -204,6 +204,12 @@ const LABELS: &[(&str, &str, &str)] = &[
     // A journal frame that starts a transaction, and its producer id
     // (KIP-98's `pid`) under the kafka rules.
     ("frame_begin", "begin", "开始"),
+    ("frame_same_as", "same as", "同"),
+    (
+        "frame_each_send",
+        " (each send writes a frame)",
+        "（每次发送都写一帧）",
+    ),
     ("pid", "pid", "生产者"),
     // The key bar's and the help's name of the space bar.
     ("space", "space", "空格"),

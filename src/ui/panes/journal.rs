@@ -86,13 +86,25 @@ fn frame_line<'a>(
 fn frame_delta(frames: &[JournalFrameSnapshot], i: usize, lang: Lang) -> String {
     let staged = lang.t("staged");
     let f = &frames[i].data;
-    let prev = frames[..i]
+    let prev_frame = frames[..i]
         .iter()
         .rev()
         .find(|p| p.data.id == f.id)
-        .map(|p| &p.data)
         // A complete instance followed by an ONGOING frame: a new instance.
-        .filter(|p| p.state.is_unstable() || !f.state.is_unstable());
+        .filter(|p| p.data.state.is_unstable() || !f.state.is_unstable());
+    // The book journals a frame at every send, also to a partition the
+    // transaction has: that frame repeats the last one byte for byte,
+    // which the pane says instead of nothing (a new user's trial asked why
+    // #3 was there at all).
+    if let Some(p) = prev_frame.filter(|p| p.data == *f) {
+        return format!(
+            " {} #{}{}",
+            lang.t("frame_same_as"),
+            p.number,
+            lang.t("frame_each_send")
+        );
+    }
+    let prev = prev_frame.map(|p| &p.data);
     let mut out = String::new();
     // Kafka rules: the producer id and epoch where an instance starts, and
     // the epoch its end bumped to (transaction version 2).
@@ -420,6 +432,8 @@ mod tests {
             // The id reused: a new instance.
             frame(6, "tx", Ongoing, &[], &[]),
             frame(7, "tx", Ongoing, &[("out-0", 9)], &[]),
+            // A second send to out-0: the book journals the same frame.
+            frame(8, "tx", Ongoing, &[("out-0", 9)], &[]),
         ];
         let said: Vec<String> = (0..frames.len())
             .map(|i| super::frame_delta(&frames, i, Lang::En))
@@ -433,8 +447,13 @@ mod tests {
                 " staged g in-0=7",
                 "",
                 " begin",
-                " +out-0@9"
+                " +out-0@9",
+                " same as #7 (each send writes a frame)"
             ]
+        );
+        assert_eq!(
+            super::frame_delta(&frames, 7, Lang::Zh),
+            " 同 #7（每次发送都写一帧）"
         );
         // A frame whose previous one is not in the list says all it holds.
         assert_eq!(
