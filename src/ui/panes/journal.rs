@@ -234,7 +234,10 @@ fn recovery<'a>(r: &'a RecoverySnapshot, ctx: &'a PaneContext, max: usize) -> Ve
         let ongoing = state_name(TxnState::Ongoing, ctx.lang);
         Line::styled(format!("… {id} {ongoing}"), ctx.theme.waiting())
     });
-    let heading = Line::styled(format!("{}:", t("last_recovery")), ctx.theme.strong());
+    let heading = Line::styled(
+        format!("{}{}", t("last_recovery"), t("colon").trim_end()),
+        ctx.theme.strong(),
+    );
     std::iter::once(heading)
         .chain(journal)
         .chain(logs)
