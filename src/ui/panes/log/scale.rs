@@ -204,12 +204,13 @@ pub fn legend(
     if readers {
         items.push((
             format!(
-                "{} {}  {} {}  ● {}",
+                "{} {}  {} {}  ● {}  · {}",
                 t("ru_cell"),
                 t("read_uncommitted"),
                 t("rc_cell"),
                 t("read_committed"),
-                t("seen")
+                t("seen"),
+                t("unseen")
             ),
             Style::new(),
         ));
