@@ -46,7 +46,8 @@ pub enum KeyCommand {
     PrevCaption,
     /// Replay: take over live from this exact step (RaftScope's fork).
     Branch,
-    /// Live: undo the last step.
+    /// Live: undo the last cluster step (screen-only steps after it are
+    /// kept, docs/dashboard.md "Decisions").
     Undo,
     /// Live with `--listen`: drop the response of the next Produce (the
     /// lesson on idempotence; docs/kafka-protocol.md).
@@ -277,8 +278,8 @@ pub const LIVE_KEYS: &[KeyHelp] = &[
     },
     KeyHelp {
         keys: "u",
-        en: "undo the last step",
-        zh: "撤销上一步",
+        en: "undo the last cluster step",
+        zh: "撤销上一个集群步骤",
     },
     KeyHelp {
         keys: "space",
