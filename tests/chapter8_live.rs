@@ -34,6 +34,23 @@ fn press(app: &mut App, keys: &str) {
     }
 }
 
+/// The dashboard live on the demo cluster, in `lang`, as `mk-tui` starts.
+fn live_demo(lang: Lang) -> App {
+    let d = demo::recording();
+    let mut driver = Driver::new(&d.header, None).unwrap();
+    let before = apply_all(&mut driver, d.steps.iter().map(|s| &s.action));
+    App::live(
+        driver,
+        d.header.clone(),
+        None,
+        layout::builtin_default(),
+        lang,
+        Theme::colored(),
+    )
+    .with_before(before)
+    .with_history(d.steps.clone())
+}
+
 /// What a fresh consumer of `out-0` reads at each isolation level, as the
 /// chapter prints it.
 fn reads(app: &App) -> (Vec<String>, Vec<String>) {
@@ -52,19 +69,7 @@ fn reads(app: &App) -> (Vec<String>, Vec<String>) {
 
 #[test]
 fn the_chapters_experiment_runs_with_keys_on_the_demo() {
-    let d = demo::recording();
-    let mut driver = Driver::new(&d.header, None).unwrap();
-    let before = apply_all(&mut driver, d.steps.iter().map(|s| &s.action));
-    let mut app = App::live(
-        driver,
-        d.header.clone(),
-        None,
-        layout::builtin_default(),
-        Lang::En,
-        Theme::colored(),
-    )
-    .with_before(before)
-    .with_history(d.steps.clone());
+    let mut app = live_demo(Lang::En);
     // The demo leaves `out` empty, with no open transaction on it.
     assert_eq!(reads(&app), (vec![], vec![]));
     // b Enter: begin tx-1 (the default id). s: send to `out` (the default
@@ -101,7 +106,9 @@ fn the_chapters_experiment_runs_with_keys_on_the_demo() {
         .collect();
     assert_eq!(markers, ["commit", "abort"]);
     assert!(
-        s.errors.iter().all(|e| e.step <= d.steps.len()),
+        s.errors
+            .iter()
+            .all(|e| e.step <= demo::recording().steps.len()),
         "{:?}",
         s.errors
     );
@@ -126,19 +133,7 @@ fn an_armed_crash_shows_while_its_commit_waits() {
             "提交：等待中；已设定在切点 prepare 崩溃",
         ),
     ] {
-        let d = demo::recording();
-        let mut driver = Driver::new(&d.header, None).unwrap();
-        let before = apply_all(&mut driver, d.steps.iter().map(|s| &s.action));
-        let mut app = App::live(
-            driver,
-            d.header.clone(),
-            None,
-            layout::builtin_default(),
-            lang,
-            Theme::colored(),
-        )
-        .with_before(before)
-        .with_history(d.steps.clone());
+        let mut app = live_demo(lang);
         press(&mut app, "b\ns\nX\n");
         let s = Snapshot::of(app.driver().unwrap());
         let commit = s.pending.iter().find(|p| p.kind == "commit").unwrap();

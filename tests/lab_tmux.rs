@@ -74,6 +74,7 @@ fn chapter_8_live_as_written_in_a_real_terminal() {
     assert_eq!(reads(&screen), (vec![], vec![]), "nothing on out at step 0");
     // tx = await cluster.transactions.begin("tx-1")
     tmux.keys(&["b", "Enter"]);
+    tmux.wait_for("step 1: begin: ok");
     // await tx.send("out", value=b"pending")
     tmux.keys(&["s", "C-w", "pending", "Enter"]);
     let screen = tmux.wait_for("step 2: send: ok");
@@ -109,24 +110,10 @@ fn chapter_8_live_as_written_in_a_real_terminal() {
     );
     assert!(screen.contains("◆ABORT"), "the ABORT marker:\n{screen}");
     tmux.keys(&["q"]);
-    // Bounded: the session ends when mk-tui quits.
-    let quit = std::time::Instant::now();
-    while tmux.alive() && quit.elapsed() < std::time::Duration::from_secs(30) {
-        std::thread::sleep(std::time::Duration::from_millis(100));
-    }
+    tmux.wait_gone(std::time::Duration::from_secs(30));
     // The recording replays: `state` at its last step reads the chapter's
     // output, and each step kept the guide's caption.
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_mk-tui"))
-        .arg("state")
-        .arg(&rec)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let state: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let state = common::mk_tui_state(&[rec.as_os_str()]);
     assert_eq!(state["step"], 6, "six steps recorded");
     assert_eq!(
         state["consumers"]["read_committed"]["out-0"],

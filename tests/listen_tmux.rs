@@ -13,22 +13,7 @@ use common::tmux::Tmux;
 #[path = "serve/python.rs"]
 mod python;
 
-use std::process::Command;
 use std::time::{Duration, Instant};
-
-fn state(args: &[&std::ffi::OsStr]) -> serde_json::Value {
-    let out = Command::new(env!("CARGO_BIN_EXE_mk-tui"))
-        .arg("state")
-        .args(args)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).unwrap()
-}
 
 fn partition<'a>(state: &'a serde_json::Value, topic: &str) -> &'a serde_json::Value {
     state["partitions"]
@@ -96,8 +81,8 @@ fn a_real_client_produces_into_the_dashboard_in_a_real_terminal() {
         );
         std::thread::sleep(Duration::from_millis(100));
     }
-    let recorded = state(&[file.as_os_str()]);
-    let left = state(&["--data-dir".as_ref(), data.as_os_str()]);
+    let recorded = common::mk_tui_state(&[file.as_os_str()]);
+    let left = common::mk_tui_state(&["--data-dir".as_ref(), data.as_os_str()]);
     let lab = partition(&recorded, "lab");
     assert_eq!(lab["log_end_offset"], 2, "{lab}");
     let values: Vec<&str> = lab["batches"]

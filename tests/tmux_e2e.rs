@@ -156,14 +156,7 @@ fn a_live_recording_keeps_the_size_of_the_terminal_it_was_made_in() {
     tmux.start(100, 30, &[&command]);
     tmux.wait_for("live");
     tmux.keys(&["q"]);
-    let start = Instant::now();
-    while tmux.alive() {
-        assert!(
-            start.elapsed() < Duration::from_secs(10),
-            "mk-tui did not quit"
-        );
-        std::thread::sleep(Duration::from_millis(100));
-    }
+    tmux.wait_gone(Duration::from_secs(10));
     let text = std::fs::read_to_string(&out).unwrap();
     let header: serde_json::Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
     assert_eq!(

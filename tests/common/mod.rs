@@ -175,3 +175,19 @@ pub fn recordings() -> Vec<std::path::PathBuf> {
     out.sort();
     out
 }
+
+/// `mk-tui state ARGS…` (the built binary): its JSON, the run asserted to
+/// succeed (its standard error shown if not).
+pub fn mk_tui_state(args: &[&std::ffi::OsStr]) -> serde_json::Value {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_mk-tui"))
+        .arg("state")
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}

@@ -89,6 +89,19 @@ impl Tmux {
         self.run(&["list-sessions"]).contains(&self.session)
     }
 
+    /// Waits (at most `within`) until the session has ended (the program
+    /// in it quit).
+    pub fn wait_gone(&self, within: Duration) {
+        let start = Instant::now();
+        while self.alive() {
+            assert!(
+                start.elapsed() < within,
+                "the program in tmux did not quit within {within:?}"
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+
     /// Waits (at most 30 s) until the screen contains `text`; the screen.
     pub fn wait_for(&self, text: &str) -> String {
         let start = Instant::now();
