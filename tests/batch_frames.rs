@@ -722,3 +722,34 @@ fn a_pending_marker_is_named_as_a_marker() {
         );
     }
 }
+
+/// A binary value (a client's Avro or Protobuf record: a schema id, then
+/// bytes that are not UTF-8), given in base64 as a recording spells it, is
+/// drawn with the bytes that are not UTF-8 as `\xNN` in every pane that
+/// shows values, and `mk-tui state` keeps the same text.
+#[test]
+fn binary_values_are_drawn_with_their_bytes_escaped() {
+    // "ab" 0xff 0xc3 "(" : two bytes that are not UTF-8 between text.
+    let rec = recording(
+        1,
+        &[
+            json!({"produce": {"topic": "out", "partition": 0,
+                               "records": [{"value": {"base64": "YWL/wyg="}}]}}),
+            json!({"replicate": {"broker": 2}}),
+            json!({"replicate": {"broker": 3}}),
+            json!({"replicate": {"broker": 2}}),
+        ],
+    );
+    let mut driver = minikafka::session::Driver::new(&rec.header, None).unwrap();
+    for step in &rec.steps {
+        driver.apply(&step.action);
+    }
+    let app = replay(rec, 4);
+    let text = buffer_text(&frame_buffer(&app, 160, 48));
+    let shown = r"ab\xff\xc3(";
+    assert!(log_pane(&text).iter().any(|l| l.contains(shown)), "{text}");
+    assert!(text.contains(&format!("[{shown}]")), "Partitions: {text}");
+    let state = minikafka::session::Snapshot::of(&driver);
+    let value = state.partitions[0].batches[0].records[0].value.clone();
+    assert_eq!(value.as_deref(), Some(shown));
+}

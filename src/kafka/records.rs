@@ -18,10 +18,10 @@ use kafka_protocol::records::{
 use crate::engine::{ControlType, RecordBatch};
 use crate::kafka::errors::code;
 
-use crate::session::action::HeaderSpec;
 /// One record of a produce request, as the `produce` and `send` actions
 /// take it.
 pub use crate::session::action::RecordSpec as IncomingRecord;
+use crate::session::action::{HeaderSpec, Payload};
 
 /// A partition's records as the batches of `produce` or `send` actions:
 /// in order, each within the caps of one action's batch
@@ -55,7 +55,9 @@ pub fn payload_fields(
 ) -> (Option<String>, Option<String>, Vec<IncomingRecord>) {
     if batch.len() == 1 && !batch[0].has_extras() {
         let one = batch.pop().expect("one record");
-        return (one.key, Some(one.value), Vec::new());
+        // Without extras its key and value are text (`has_extras`).
+        let text = |p: Payload| p.into_text().expect("a record without extras is text");
+        return (one.key.map(text), Some(text(one.value)), Vec::new());
     }
     (None, None, batch)
 }
@@ -388,30 +390,22 @@ pub fn decode_producer_batches(records: &Bytes) -> Result<Vec<ProducerBatch>, Re
 }
 
 fn incoming(r: WireRecord) -> Result<IncomingRecord, Refusal> {
-    let text = |what: &str, b: Bytes| {
-        String::from_utf8(b.to_vec()).map_err(|_| {
-            Refusal::new(
-                code::INVALID_RECORD,
-                format!("the record {what} is not UTF-8 text, which this server keeps only"),
-            )
-        })
-    };
-    let key = r.key.map(|k| text("key", k)).transpose()?;
+    // Any bytes are kept (Kafka keeps any): a recording spells those that
+    // are not UTF-8 in base64 (`session::payload`).
+    let key = r.key.map(Payload::from);
     // A null value is a tombstone (E16): kept null, as the book's records.
     let (value, tombstone) = match r.value {
-        Some(v) => (text("value", v)?, false),
-        None => (String::new(), true),
+        Some(v) => (Payload::from(v), false),
+        None => (Payload::default(), true),
     };
-    let mut headers = Vec::with_capacity(r.headers.len());
-    for (k, v) in r.headers {
-        let value = v
-            .map(|v| text(&format!("header {:?}'s value", k.as_str()), v))
-            .transpose()?;
-        headers.push(HeaderSpec {
+    let headers = r
+        .headers
+        .into_iter()
+        .map(|(k, v)| HeaderSpec {
             key: k.to_string(),
-            value,
-        });
-    }
+            value: v.map(Payload::from),
+        })
+        .collect();
     Ok(IncomingRecord {
         key,
         value,
@@ -750,6 +744,38 @@ mod tests {
         );
     }
 
+    /// Kafka keeps any bytes, and so does serve: a binary key, value and
+    /// header value (a Long key, a schema-registry value: a zero byte, a
+    /// schema id, then bytes that are not UTF-8) are carried as they came,
+    /// and such a record keeps the `records` form of an action, which a
+    /// recording spells in base64.
+    #[test]
+    fn binary_keys_values_and_header_values_are_carried_byte_for_byte() {
+        // -42 as a Long: 0xff..0xd6, not UTF-8.
+        let key = (-42i64).to_be_bytes().to_vec();
+        let value = vec![0u8, 0, 0, 0, 7, 0xc3, 0x28, 0xff, b'x'];
+        let mut wire = wire_of(&[(None, Some("-"))], -1);
+        wire[0].key = Some(Bytes::from(key.clone()));
+        wire[0].value = Some(Bytes::from(value.clone()));
+        wire[0].headers.push((
+            StrBytes::from_static_str("trace"),
+            Some(Bytes::from_static(&[0xfe, 1])),
+        ));
+        let got = decode_produce(&encode_wire(&wire, Compression::None)).unwrap();
+        assert_eq!(got.len(), 1);
+        assert_eq!(got[0].key.as_ref().unwrap().as_bytes(), &key[..]);
+        assert_eq!(got[0].value.as_bytes(), &value[..]);
+        assert_eq!(
+            got[0].headers[0].value.as_ref().unwrap().as_bytes(),
+            &[0xfe, 1]
+        );
+        let (k, v, records) = payload_fields(got.clone());
+        assert_eq!((k, v), (None, None), "bytes are not a text key/value");
+        assert_eq!(records, got);
+        let binary_key_only = IncomingRecord::new(Some(key.into()), "text");
+        assert_eq!(payload_fields(vec![binary_key_only]).2.len(), 1);
+    }
+
     #[test]
     fn what_this_slice_cannot_carry_is_refused_with_a_kafka_code() {
         let idempotent = produce_bytes(&[(None, Some("a"))], 7);
@@ -761,7 +787,7 @@ mod tests {
         let tombstone = produce_bytes(&[(Some("k"), None)], -1);
         let decoded = decode_produce(&tombstone).unwrap();
         assert!(decoded[0].tombstone);
-        assert_eq!(decoded[0].key.as_deref(), Some("k"));
+        assert_eq!(decoded[0].key, Some("k".into()));
         let mut corrupt = produce_bytes(&[(None, Some("abc"))], -1).to_vec();
         let last = corrupt.len() - 1;
         corrupt[last] ^= 0xff;

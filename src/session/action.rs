@@ -19,6 +19,7 @@ use crate::engine::AckMode;
 use crate::engine::core::cluster::CompactionCut;
 use crate::engine::core::metadata::{TimestampType, TopicConfig};
 use crate::engine::transaction::CutPoint;
+pub use crate::session::payload::Payload;
 
 /// One action. Field names are the recording's.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -427,10 +428,11 @@ pub struct WireIdentity {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(try_from = "RecordSpecJson", into = "RecordSpecJson")]
 pub struct RecordSpec {
+    /// Any bytes (`Payload`: text in a recording when UTF-8).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub key: Option<String>,
-    /// The value (empty for a tombstone).
-    pub value: String,
+    pub key: Option<Payload>,
+    /// The value (empty for a tombstone); any bytes, as the key.
+    pub value: Payload,
     /// A tombstone: the record's value is null (the book's `Record` with
     /// `value=None`), what key compaction deletes the key with (E16).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
@@ -449,9 +451,9 @@ pub struct RecordSpec {
 #[derive(Serialize, Deserialize)]
 struct RecordSpecJson {
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    key: Option<String>,
+    key: Option<Payload>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    value: Option<String>,
+    value: Option<Payload>,
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     tombstone: bool,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -466,7 +468,7 @@ impl TryFrom<RecordSpecJson> for RecordSpec {
     fn try_from(r: RecordSpecJson) -> Result<Self, String> {
         let value = match (r.value, r.tombstone) {
             (Some(v), false) => v,
-            (None, true) => String::new(),
+            (None, true) => Payload::default(),
             (None, false) => return Err("missing field `value`".into()),
             (Some(_), true) => return Err("a tombstone has no value".into()),
         };
@@ -492,16 +494,17 @@ impl From<RecordSpec> for RecordSpecJson {
     }
 }
 
-/// One record header: a text key and a text value or null.
+/// One record header: a text key (Kafka's header keys are strings) and a
+/// value of any bytes, or null.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct HeaderSpec {
     pub key: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub value: Option<String>,
+    pub value: Option<Payload>,
 }
 
 impl RecordSpec {
-    pub fn new(key: Option<String>, value: impl Into<String>) -> Self {
+    pub fn new(key: Option<Payload>, value: impl Into<Payload>) -> Self {
         Self {
             key,
             value: value.into(),
@@ -517,15 +520,19 @@ impl RecordSpec {
         let headers: usize = self
             .headers
             .iter()
-            .map(|h| (h.key.len() + h.value.as_ref().map_or(0, String::len)).max(1))
+            .map(|h| (h.key.len() + h.value.as_ref().map_or(0, Payload::len)).max(1))
             .sum();
-        self.key.as_ref().map_or(0, String::len) + self.value.len() + headers
+        self.key.as_ref().map_or(0, Payload::len) + self.value.len() + headers
     }
 
-    /// Whether it carries more than a key and a value, so that only the
-    /// `records` form of an action holds it.
+    /// Whether it carries more than a text key and a text value, so that
+    /// only the `records` form of an action holds it.
     pub fn has_extras(&self) -> bool {
-        self.timestamp_ms.is_some() || !self.headers.is_empty() || self.tombstone
+        self.timestamp_ms.is_some()
+            || !self.headers.is_empty()
+            || self.tombstone
+            || !self.value.is_text()
+            || self.key.as_ref().is_some_and(|k| !k.is_text())
     }
 }
 
@@ -535,12 +542,12 @@ pub fn payload<'a>(
     key: &'a Option<String>,
     value: &'a Option<String>,
     records: &'a [RecordSpec],
-) -> Vec<(Option<&'a str>, &'a str)> {
+) -> Vec<(Option<&'a [u8]>, &'a [u8])> {
     match value {
-        Some(v) => vec![(key.as_deref(), v.as_str())],
+        Some(v) => vec![(key.as_deref().map(str::as_bytes), v.as_bytes())],
         None => records
             .iter()
-            .map(|r| (r.key.as_deref(), r.value.as_str()))
+            .map(|r| (r.key.as_ref().map(Payload::as_bytes), r.value.as_bytes()))
             .collect(),
     }
 }
@@ -553,7 +560,10 @@ pub fn payload_records(
     records: &[RecordSpec],
 ) -> Vec<RecordSpec> {
     match value {
-        Some(v) => vec![RecordSpec::new(key.clone(), v.clone())],
+        Some(v) => vec![RecordSpec::new(
+            key.as_deref().map(Payload::from),
+            v.as_str(),
+        )],
         None => records.to_vec(),
     }
 }
@@ -1310,7 +1320,7 @@ mod tests {
         };
         assert_eq!(
             payload(key, value, records),
-            vec![(Some("k"), "a"), (None, "b")]
+            vec![(Some(&b"k"[..]), &b"a"[..]), (None, &b"b"[..])]
         );
         let send = r#"{"send":{"txn":"x","topic":"t","records":[{"value":"a"}]}}"#;
         let a = Action::from_json(&serde_json::from_str(send).unwrap()).unwrap();

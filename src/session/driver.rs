@@ -42,7 +42,7 @@ use crate::engine::{
     TopicPartition,
 };
 use crate::session::action::{
-    Action, FieldError, GarbageSpec, RecordSpec, TearTargetSpec, WireIdentity, payload,
+    Action, FieldError, GarbageSpec, Payload, RecordSpec, TearTargetSpec, WireIdentity, payload,
     payload_records,
 };
 use crate::session::cluster_file::ClusterFile;
@@ -1197,9 +1197,7 @@ impl Driver {
                 records,
                 wire,
             } => {
-                let first_key = payload(key, value, records)
-                    .first()
-                    .and_then(|(k, _)| k.map(str::as_bytes));
+                let first_key = payload(key, value, records).first().and_then(|(k, _)| *k);
                 let tp = self
                     .cluster
                     .choose_partition(topic, *partition, first_key)?;
@@ -1556,7 +1554,7 @@ async fn run_txn_op(
             value,
             ..
         } => {
-            let record = RecordSpec::new(key, value);
+            let record = RecordSpec::new(key.map(Payload::from), value);
             let records = to_records(std::slice::from_ref(&record));
             let (_, offset) = manager.late_send(txn, &topic, partition, records)?;
             Ok(OpEnd::Appended(AppendResult {
@@ -1588,29 +1586,29 @@ fn to_records(payload: &[RecordSpec]) -> Vec<Record> {
         payload
             .iter()
             .map(|r| {
-                r.key.as_ref().map_or(0, String::len)
+                r.key.as_ref().map_or(0, Payload::len)
                     + r.value.len()
                     + r.headers
                         .iter()
-                        .map(|h| h.value.as_ref().map_or(0, String::len))
+                        .map(|h| h.value.as_ref().map_or(0, Payload::len))
                         .sum::<usize>()
             })
             .sum(),
     );
-    let mut span = |text: &str| {
+    let mut span = |bytes: &Payload| {
         let start = buffer.len();
-        buffer.extend_from_slice(text.as_bytes());
+        buffer.extend_from_slice(bytes.as_bytes());
         start..buffer.len()
     };
     let spans: Vec<_> = payload
         .iter()
         .map(|r| {
-            let key = r.key.as_deref().map(&mut span);
+            let key = r.key.as_ref().map(&mut span);
             let value = (!r.tombstone).then(|| span(&r.value));
             let headers: Vec<_> = r
                 .headers
                 .iter()
-                .map(|h| h.value.as_deref().map(&mut span))
+                .map(|h| h.value.as_ref().map(&mut span))
                 .collect();
             (key, value, headers)
         })

@@ -21,6 +21,7 @@ pub mod narrate_groups;
 pub mod observation;
 pub mod observed;
 pub mod outcome;
+pub mod payload;
 pub mod present;
 pub mod recording;
 pub mod replay;

@@ -67,16 +67,24 @@ def ts_kind(ts, sent=None):
     return "other"
 
 
+def exact(b):
+    """Bytes as text when they are UTF-8, else as "hex:..." (never lossy,
+    so binary records compare byte for byte)."""
+    if b is None:
+        return None
+    try:
+        return b.decode()
+    except UnicodeDecodeError:
+        return "hex:" + b.hex()
+
+
 def record(msg, sent_ts=None):
-    key = msg.key()
-    value = msg.value()
     headers = msg.headers()
     return {
         "offset": msg.offset(),
-        "key": None if key is None else key.decode(errors="replace"),
-        "value": None if value is None else value.decode(errors="replace"),
-        "headers": None if not headers else [[k, None if v is None else v.decode()]
-                                             for k, v in headers],
+        "key": exact(msg.key()),
+        "value": exact(msg.value()),
+        "headers": None if not headers else [[k, exact(v)] for k, v in headers],
         "timestamp": ts_kind(msg.timestamp(), sent_ts),
     }
 

@@ -8,6 +8,7 @@ transactional ids unique) and prints one JSON document of its
 observables, normalised by kd_common. `kd_scenarios.py list` prints the
 scenario names, one a line."""
 import json
+import struct
 import subprocess
 import sys
 import time
@@ -119,6 +120,22 @@ def headers(ctx):
     offsets = deliver(ctx.producer(), t, [b"with-headers"],
                       headers=[("trace", b"abc"), ("trace", b"def"), ("empty", b"")])
     return {"offsets": offsets, "read": read(ctx, t)}
+
+
+@scenario
+def binary_records(ctx):
+    # What applications send first: a Long key, a schema-registry value (a
+    # zero byte, a 4-byte schema id, then bytes that are not UTF-8), a
+    # binary header; once plain and once zstd-compressed. Kafka keeps any
+    # bytes and returns them as sent.
+    t = ctx.create("t")
+    keys = [struct.pack(">q", -i - 1) for i in range(4)]
+    values = [b"\x00\x00\x00\x00\x07" + bytes([0xc3, 0x28, 0xff, i]) for i in range(4)]
+    offsets = deliver(ctx.producer(), t, values[:2], keys=keys[:2],
+                      headers=[("schema", b"\xfe\x01"), ("text", b"ok")])
+    offsets += deliver(ctx.producer(**{"compression.type": "zstd"}), t, values[2:],
+                       keys=keys[2:])
+    return {"offsets": offsets, "read": both(ctx, t)}
 
 
 @scenario

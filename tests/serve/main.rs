@@ -7,6 +7,7 @@ mod admin;
 mod alter_configs;
 mod auto_create;
 mod bad_input;
+mod binary;
 mod bounds;
 mod closed_log;
 mod compacted;

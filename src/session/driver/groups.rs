@@ -31,7 +31,8 @@ pub const DEFAULT_POLL_MAX: u32 = 500;
 pub struct Polled {
     pub tp: TopicPartition,
     pub offset: i64,
-    /// The value as text (lossy UTF-8), None for a null value.
+    /// The value as text (bytes that are not UTF-8 as `\xNN`, as the
+    /// snapshot shows every value), None for a null value.
     pub value: Option<String>,
 }
 
@@ -175,10 +176,7 @@ impl Driver {
                     .map(|(tp, r)| Polled {
                         tp: tp.clone(),
                         offset: r.offset,
-                        value: r
-                            .value
-                            .as_ref()
-                            .map(|v| String::from_utf8_lossy(v).into_owned()),
+                        value: r.value.as_ref().map(|v| crate::session::snapshot::text(v)),
                     })
                     .collect();
                 let offsets: Vec<(TopicPartition, i64)> =

@@ -26,6 +26,7 @@ public class DiffScenarios {
         all.put("java_zombie", DiffScenarios::zombie);
         all.put("java_idempotent", DiffScenarios::idempotent);
         all.put("java_send_offsets", DiffScenarios::sendOffsets);
+        all.put("java_binary", DiffScenarios::binary);
         for (Map.Entry<String, Scenario> e : all.entrySet()) {
             String json;
             try {
@@ -119,6 +120,47 @@ public class DiffScenarios {
                 Thread.sleep(100);
             }
         }
+    }
+
+    /**
+     * Long keys and byte[] values (a schema-registry value: a zero byte, a
+     * schema id, then bytes that are not UTF-8), with Kafka's own
+     * serializers, read back with its deserializers: `[offset, key, hex]`.
+     */
+    static String binary() throws Exception {
+        String t = topic("binary", 1);
+        Properties p = new Properties();
+        p.put("bootstrap.servers", boot);
+        p.put("key.serializer", LongSerializer.class.getName());
+        p.put("value.serializer", ByteArraySerializer.class.getName());
+        p.put("delivery.timeout.ms", 15000);
+        p.put("request.timeout.ms", 10000);
+        p.put("max.block.ms", 20000);
+        List<Long> offsets = new ArrayList<>();
+        try (KafkaProducer<Long, byte[]> producer = new KafkaProducer<>(p)) {
+            for (int i = 0; i < 4; i++) {
+                byte[] value = {0, 0, 0, 0, 7, (byte) 0xc3, 0x28, (byte) 0xff, (byte) i};
+                offsets.add(producer.send(new ProducerRecord<>(t, 0, -1L - i, value)).get().offset());
+            }
+        }
+        Properties c = new Properties();
+        c.put("bootstrap.servers", boot);
+        c.put("enable.auto.commit", "false");
+        c.put("key.deserializer", LongDeserializer.class.getName());
+        c.put("value.deserializer", ByteArrayDeserializer.class.getName());
+        TopicPartition tp = new TopicPartition(t, 0);
+        List<String> out = new ArrayList<>();
+        try (KafkaConsumer<Long, byte[]> consumer = new KafkaConsumer<>(c)) {
+            consumer.assign(List.of(tp));
+            consumer.seekToBeginning(List.of(tp));
+            long deadline = System.currentTimeMillis() + 15000;
+            while (out.size() < 4 && System.currentTimeMillis() < deadline) {
+                for (ConsumerRecord<Long, byte[]> r : consumer.poll(Duration.ofMillis(200))) {
+                    out.add("[" + r.offset() + "," + r.key() + "," + q(HexFormat.of().formatHex(r.value())) + "]");
+                }
+            }
+        }
+        return "{\"offsets\":" + offsets + ",\"read\":[" + String.join(",", out) + "]}";
     }
 
     static String transactions() throws Exception {
