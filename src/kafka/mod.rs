@@ -36,6 +36,7 @@ pub mod steps;
 pub mod subscription;
 pub mod topic_alter;
 pub mod txn_view;
+pub mod unkept_configs;
 pub mod wire_batch;
 pub mod worker;
 

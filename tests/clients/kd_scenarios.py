@@ -235,6 +235,31 @@ def create_topic_refusals(ctx):
     return out
 
 
+# Kafka Streams' repartition topic configs (and two that Spring and
+# Connect set): taken on both clusters, and records go through.
+FRAMEWORK_CONFIGS = {"cleanup.policy": "delete", "segment.bytes": "52428800", "retention.ms": "-1",
+                     "message.timestamp.type": "CreateTime", "compression.type": "lz4",
+                     "max.message.bytes": "2097152"}
+
+
+@scenario
+def framework_topic_configs(ctx):
+    t = ctx.create("t", config=FRAMEWORK_CONFIGS)
+    offsets = deliver(ctx.producer(), t, [b"through"])
+    out = {"offsets": offsets, "read": read(ctx, t)}
+    for what, config in (("segment_bytes_ten", {"segment.bytes": "ten"}),
+                         ("dirty_ratio_2", {"min.cleanable.dirty.ratio": "2"}),
+                         ("compression_brotli", {"compression.type": "brotli"}),
+                         ("preallocate_maybe", {"preallocate": "maybe"})):
+        topic = NewTopic(ctx.topic(what), 1, 3, config=config)
+        try:
+            ctx.admin.create_topics([topic])[topic.topic].result(20)
+            out[what] = "created"
+        except KafkaException as e:
+            out[what] = e.args[0].name()
+    return out
+
+
 @scenario
 def delete_topic(ctx):
     t = ctx.create("t")

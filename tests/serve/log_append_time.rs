@@ -70,7 +70,10 @@ fn stamped_at_append_and_replayed(py: &std::path::PathBuf, rules: &str) {
         assert!(at.iter().all(|l| l.ends_with(" 0")), "{read}");
     }
     // Any other topic config, or another value, is refused, naming it.
-    for config in ["segment.bytes=1000", "message.timestamp.type=WallTime"] {
+    for config in [
+        "remote.storage.enable=true",
+        "message.timestamp.type=WallTime",
+    ] {
         let refused = python::run(py, "ck_create_topic.py", &[&boot, "x", "1", "1", config]);
         assert_eq!(refused.trim(), "error x INVALID_CONFIG", "{config}");
     }

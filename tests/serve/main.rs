@@ -36,6 +36,7 @@ mod script;
 mod server;
 mod shared_syncs;
 mod soak;
+mod streams;
 mod tiered_offsets;
 #[path = "../common/tmpfs.rs"]
 mod tmpfs;

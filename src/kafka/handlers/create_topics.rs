@@ -7,11 +7,15 @@
 //! A partition or replication count of -1 takes the server's default: one
 //! partition, and as many replicas as brokers, at most 3 (Kafka's default
 //! is 1; replication is what the dashboard teaches). Manual replica
-//! assignments are refused (INVALID_REQUEST), and so is every topic config
-//! but `message.timestamp.type`, `cleanup.policy`, `retention.ms`,
-//! `retention.bytes` and `delete.retention.ms` (INVALID_CONFIG, naming the
-//! config): the engine keeps those with the topic (the last four for the
-//! server's cleaner, [`crate::kafka::cleaner`]) and no other setting.
+//! assignments are refused (INVALID_REQUEST). The engine keeps
+//! `message.timestamp.type`, `cleanup.policy`, `retention.ms`,
+//! `retention.bytes`, `delete.retention.ms` and `min.insync.replicas`
+//! with the topic (the cleaning ones for the server's cleaner,
+//! [`crate::kafka::cleaner`]); Kafka's configs that only lay out or tune a
+//! broker's files (`segment.bytes`, `compression.type`, …) are taken and
+//! not kept ([`crate::kafka::unkept_configs`]), as frameworks such as
+//! Kafka Streams set them; any other config is refused (INVALID_CONFIG,
+//! naming it).
 //! From v5 the response lists the created topic's configs as
 //! DescribeConfigs answers them ([`crate::kafka::configs`]).
 
@@ -28,6 +32,7 @@ use crate::engine::core::metadata::{CleanupPolicy, TopicConfig, TopicMetadata};
 use crate::kafka::broker::{Answer, Broker, MiniKafkaError, TimestampType, validate_topic_name};
 use crate::kafka::configs::topic_entries;
 use crate::kafka::errors::{code, code_of, name_of};
+use crate::kafka::unkept_configs::taken_not_kept;
 use crate::session::{Action, Outcome};
 
 /// The most partitions one topic may have here: each is a directory per
@@ -48,8 +53,16 @@ pub fn handle(worker: &mut dyn Broker, request: &CreateTopicsRequest, version: i
                     partitions,
                     replication,
                     settings,
+                    not_kept,
                 }) => {
-                    outcomes.push(format!("{name} created"));
+                    outcomes.push(if not_kept.is_empty() {
+                        format!("{name} created")
+                    } else {
+                        format!(
+                            "{name} created ({} taken, not kept: the cluster's settings apply)",
+                            not_kept.join(", ")
+                        )
+                    });
                     if version >= 5 {
                         r = r
                             .with_num_partitions(partitions as i32)
@@ -76,6 +89,8 @@ struct Created {
     partitions: u32,
     replication: u32,
     settings: (TimestampType, TopicConfig),
+    /// The configs taken without being kept ([`taken_not_kept`]), `name=value`.
+    not_kept: Vec<String>,
 }
 
 /// The v5+ response's configs of a topic created with `settings`: what
@@ -119,13 +134,25 @@ pub(crate) const DELETE_RETENTION_MS: &str = "delete.retention.ms";
 /// other config, is refused
 /// with INVALID_CONFIG naming it, since the engine's other settings are
 /// the cluster's.
-fn topic_settings(t: &CreatableTopic) -> Result<(TimestampType, TopicConfig), (i16, String)> {
+/// Kafka's configs that only lay out or tune a broker's files
+/// (`segment.bytes`, `compression.type`, …) are taken, their values
+/// checked, and not kept ([`taken_not_kept`]): they come back named
+/// `name=value` beside the settings.
+#[allow(clippy::type_complexity)]
+fn topic_settings(
+    t: &CreatableTopic,
+) -> Result<((TimestampType, TopicConfig), Vec<String>), (i16, String)> {
     let mut settings = (TimestampType::CreateTime, TopicConfig::default());
+    let mut not_kept = Vec::new();
     for c in &t.configs {
-        let value = c.value.as_ref().map(|v| v.as_str());
-        set_setting(&mut settings, c.name.as_str(), value)?;
+        let (name, value) = (c.name.as_str(), c.value.as_ref().map(|v| v.as_str()));
+        if taken_not_kept(name, value)? {
+            not_kept.push(format!("{name}={}", value.unwrap_or("null")));
+            continue;
+        }
+        set_setting(&mut settings, name, value)?;
     }
-    Ok(settings)
+    Ok((settings, not_kept))
 }
 
 /// Sets one of the kept configs, `name`, to `value` in `settings` (a
@@ -239,7 +266,7 @@ fn create_one(
             "manual replica assignments are not supported".into(),
         ));
     }
-    let (timestamp_type, config) = topic_settings(t)?;
+    let ((timestamp_type, config), not_kept) = topic_settings(t)?;
     validate_topic_name(&name).map_err(refuse)?;
     let brokers = worker.brokers().len() as u32;
     let partitions = match t.num_partitions {
@@ -283,6 +310,7 @@ fn create_one(
         partitions,
         replication,
         settings: (timestamp_type, config),
+        not_kept,
     };
     let action = Action::CreateTopic {
         name,
@@ -338,12 +366,33 @@ mod tests {
         )
     }
 
+    /// Kafka Streams' repartition topic configs: the kept ones kept, the
+    /// others taken and named, and the topic's settings as without them.
+    #[test]
+    fn configs_that_only_tune_files_are_taken_and_named_not_kept() {
+        let ((kind, config), not_kept) = topic_settings(&with_configs(&[
+            (CLEANUP_POLICY, Some("delete")),
+            ("segment.bytes", Some("52428800")),
+            (RETENTION_MS, Some("-1")),
+            (TIMESTAMP_TYPE, Some("CreateTime")),
+            ("compression.type", Some("lz4")),
+        ]))
+        .unwrap();
+        assert_eq!(kind, TimestampType::CreateTime);
+        assert_eq!(config.retention_ms, None);
+        assert_eq!(not_kept, ["segment.bytes=52428800", "compression.type=lz4"]);
+        let (code, message) =
+            topic_settings(&with_configs(&[("segment.bytes", Some("1"))])).unwrap_err();
+        assert_eq!(code, code::INVALID_CONFIG);
+        assert!(message.contains("segment.bytes"), "{message}");
+    }
+
     /// `message.timestamp.type` takes Kafka's two values; any other
     /// config, or value, is INVALID_CONFIG with a message naming it.
     #[test]
     fn only_the_kept_configs_are_taken() {
         let kind = |configs: &[(&str, Option<&str>)]| {
-            topic_settings(&with_configs(configs)).map(|(kind, _)| kind)
+            topic_settings(&with_configs(configs)).map(|((kind, _), _)| kind)
         };
         assert_eq!(kind(&[]), Ok(TimestampType::CreateTime));
         assert_eq!(
@@ -355,7 +404,10 @@ mod tests {
             Ok(TimestampType::CreateTime)
         );
         for (configs, named) in [
-            (&[("segment.bytes", Some("1000"))][..], "segment.bytes"),
+            (
+                &[("remote.storage.enable", Some("true"))][..],
+                "remote.storage.enable",
+            ),
             (
                 &[
                     (TIMESTAMP_TYPE, Some("LogAppendTime")),
@@ -400,7 +452,7 @@ mod tests {
     #[test]
     fn the_cleaning_configs_are_kept() {
         let config = |configs: &[(&str, Option<&str>)]| {
-            topic_settings(&with_configs(configs)).map(|(_, config)| config)
+            topic_settings(&with_configs(configs)).map(|((_, config), _)| config)
         };
         assert_eq!(config(&[]), Ok(TopicConfig::default()));
         assert_eq!(
