@@ -133,9 +133,10 @@ impl dyn Broker + '_ {
     /// Whether `topic` is compacted (`cleanup.policy=compact`).
     pub fn compacted(&self, topic: &str) -> bool {
         self.read(|s| {
-            s.metadata().topics().get(topic).is_some_and(|t| {
-                t.config.cleanup_policy == crate::engine::core::metadata::CleanupPolicy::Compact
-            })
+            s.metadata()
+                .topics()
+                .get(topic)
+                .is_some_and(|t| t.config.cleanup_policy.compacts())
         })
     }
 

@@ -10,7 +10,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::engine::core::metadata::{CleanupPolicy, TopicConfig};
+use crate::engine::core::metadata::TopicConfig;
 use crate::session::Action;
 
 /// How often serve cleans, by default: 30 s, Kafka's
@@ -23,7 +23,7 @@ pub const DEFAULT_CLEANER_INTERVAL_MS: u64 = 30_000;
 pub fn actions(configs: &BTreeMap<String, TopicConfig>) -> Vec<Action> {
     let mut actions = Vec::new();
     for (topic, config) in configs {
-        if config.cleanup_policy == CleanupPolicy::Compact {
+        if config.cleanup_policy.compacts() {
             actions.push(Action::Compact {
                 topic: topic.clone(),
                 partition: None,
@@ -46,6 +46,7 @@ pub fn actions(configs: &BTreeMap<String, TopicConfig>) -> Vec<Action> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::core::metadata::CleanupPolicy;
     use crate::engine::core::metadata::DEFAULT_DELETE_RETENTION_MS;
 
     /// Only configured topics are cleaned, each as its config says.
@@ -58,6 +59,14 @@ mod tests {
                 TopicConfig {
                     cleanup_policy: CleanupPolicy::Compact,
                     retention_bytes: Some(4096),
+                    ..TopicConfig::default()
+                },
+            ),
+            (
+                "windowed".to_string(),
+                TopicConfig {
+                    cleanup_policy: CleanupPolicy::CompactDelete,
+                    retention_ms: Some(5000),
                     ..TopicConfig::default()
                 },
             ),
@@ -98,6 +107,13 @@ mod tests {
                     topic: "old".into(),
                     partition: None,
                     retention_ms: Some(1000),
+                    retention_bytes: None,
+                },
+                compact("windowed", DEFAULT_DELETE_RETENTION_MS),
+                Action::Retention {
+                    topic: "windowed".into(),
+                    partition: None,
+                    retention_ms: Some(5000),
                     retention_bytes: None,
                 },
             ]

@@ -16,9 +16,7 @@
 //! so such a setting reads as not given.
 
 use crate::engine::MiniKafkaConfig;
-use crate::engine::core::metadata::{
-    CleanupPolicy, DEFAULT_DELETE_RETENTION_MS, TimestampType, TopicMetadata,
-};
+use crate::engine::core::metadata::{DEFAULT_DELETE_RETENTION_MS, TimestampType, TopicMetadata};
 use crate::session::limits::MAX_BATCH_BYTES;
 
 /// Kafka's `ConfigSource` as DescribeConfigs v1+ carries it.
@@ -146,8 +144,8 @@ pub fn topic_entries(topic: &TopicMetadata, config: &MiniKafkaConfig) -> Vec<Ent
         entry(
             "cleanup.policy",
             Type::List,
-            "delete or compact: how the topic's closed segments are cleaned (serve takes one, not both).",
-            (c.cleanup_policy == CleanupPolicy::Compact).then(|| "compact".into()),
+            "delete, compact or both: how the topic's closed segments are cleaned.",
+            (!c.cleanup_policy.is_delete()).then(|| c.cleanup_policy.kafka_name().into()),
             ("log.cleanup.policy", "delete".into(), Some("delete")),
         ),
         entry(
@@ -390,6 +388,7 @@ pub fn broker_entries(b: &BrokerSettings, config: &MiniKafkaConfig) -> Vec<Entry
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::core::metadata::CleanupPolicy;
     use crate::engine::core::metadata::TopicConfig;
 
     fn topic(config: TopicConfig, kind: TimestampType) -> TopicMetadata {

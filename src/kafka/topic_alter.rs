@@ -294,13 +294,7 @@ fn reset(next: &mut (TimestampType, TopicConfig), name: &str) -> Result<(), Refu
 /// order) or SUBTRACT (every value named removed), as Kafka's
 /// `ConfigurationControlManager` changes a list config.
 fn list_change(policy: CleanupPolicy, op: Op, value: Option<&str>) -> Vec<String> {
-    let mut list = vec![
-        match policy {
-            CleanupPolicy::Delete => "delete",
-            CleanupPolicy::Compact => "compact",
-        }
-        .to_string(),
-    ];
+    let mut list: Vec<String> = policy.kafka_name().split(',').map(str::to_string).collect();
     let given = value
         .unwrap_or("")
         .split(',')

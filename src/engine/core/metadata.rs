@@ -88,6 +88,11 @@ pub enum CleanupPolicy {
     Delete,
     /// The book's `LogCompactor`: only each key's latest record stays.
     Compact,
+    /// Both (Kafka's `compact,delete`, what Kafka Streams gives a windowed
+    /// store's changelog): compacted, and whole segments past the topic's
+    /// retention deleted.
+    #[serde(rename = "compact,delete")]
+    CompactDelete,
 }
 
 /// A topic's own settings (Kafka's topic configs `cleanup.policy`,
@@ -125,6 +130,20 @@ impl CleanupPolicy {
     pub fn is_delete(&self) -> bool {
         *self == CleanupPolicy::Delete
     }
+
+    /// Whether the topic is compacted (`compact`, alone or with `delete`).
+    pub fn compacts(&self) -> bool {
+        matches!(self, CleanupPolicy::Compact | CleanupPolicy::CompactDelete)
+    }
+
+    /// Kafka's value: `delete`, `compact` or `compact,delete`.
+    pub fn kafka_name(&self) -> &'static str {
+        match self {
+            CleanupPolicy::Delete => "delete",
+            CleanupPolicy::Compact => "compact",
+            CleanupPolicy::CompactDelete => "compact,delete",
+        }
+    }
 }
 
 /// Read by hand so that a bad value's message names the field.
@@ -133,8 +152,9 @@ impl<'de> Deserialize<'de> for CleanupPolicy {
         match String::deserialize(d)?.as_str() {
             "delete" => Ok(CleanupPolicy::Delete),
             "compact" => Ok(CleanupPolicy::Compact),
+            "compact,delete" => Ok(CleanupPolicy::CompactDelete),
             other => Err(serde::de::Error::custom(format!(
-                "unknown cleanup_policy {other:?}: give \"delete\" or \"compact\""
+                "unknown cleanup_policy {other:?}: give \"delete\", \"compact\" or \"compact,delete\""
             ))),
         }
     }
@@ -545,6 +565,24 @@ pub fn validate_topic_name(name: &str) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Kafka's three values, as metadata.json and a recording spell them.
+    #[test]
+    fn cleanup_policies_are_spelled_as_kafka_spells_them() {
+        for (policy, json) in [
+            (CleanupPolicy::Delete, r#""delete""#),
+            (CleanupPolicy::Compact, r#""compact""#),
+            (CleanupPolicy::CompactDelete, r#""compact,delete""#),
+        ] {
+            assert_eq!(serde_json::to_string(&policy).unwrap(), json);
+            assert_eq!(serde_json::from_str::<CleanupPolicy>(json).unwrap(), policy);
+            assert_eq!(format!("\"{}\"", policy.kafka_name()), json);
+        }
+        assert!(CleanupPolicy::CompactDelete.compacts() && CleanupPolicy::Compact.compacts());
+        assert!(!CleanupPolicy::Delete.compacts());
+        let err = serde_json::from_str::<CleanupPolicy>(r#""delete,compact""#).unwrap_err();
+        assert!(err.to_string().contains("give"), "{err}");
+    }
 
     #[test]
     fn round_robin_assignment_starts_at_partition_index() {

@@ -186,10 +186,18 @@ fn append_and_subtract_take_the_list_config_only() {
             "Can't APPEND to key retention.ms because its type is not LIST.".into()
         )
     );
-    // delete (the default) and compact: serve takes one policy.
+    // delete (the default) and compact: both, as Kafka's list; then
+    // delete subtracted, compact alone.
     let r = one(&mut h, "t", &[("cleanup.policy", APPEND, Some("compact"))]);
-    assert_eq!(r.0, code::INVALID_CONFIG);
-    assert!(r.1.contains("not both"), "{}", r.1);
+    assert_eq!(r.0, code::NONE, "{}", r.1);
+    assert_eq!(config(&h, "t").cleanup_policy, CleanupPolicy::CompactDelete);
+    let r = one(&mut h, "t", &[("cleanup.policy", SUBTRACT, Some("delete"))]);
+    assert_eq!(r.0, code::NONE, "{}", r.1);
+    assert_eq!(config(&h, "t").cleanup_policy, CleanupPolicy::Compact);
+    assert_eq!(
+        one(&mut h, "t", &[("cleanup.policy", SET, Some("delete"))]).0,
+        code::NONE
+    );
     assert_eq!(
         one(
             &mut h,

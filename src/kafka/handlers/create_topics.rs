@@ -197,11 +197,8 @@ pub(crate) fn set_setting(
             config.cleanup_policy = match value {
                 Some("delete") => CleanupPolicy::Delete,
                 Some("compact") => CleanupPolicy::Compact,
-                Some("compact,delete" | "delete,compact") => {
-                    return Err(invalid(
-                        "mk-tui serve takes delete or compact, not both (docs/kafka-differences.md)",
-                    ));
-                }
+                // Kafka's list, in either order.
+                Some("compact,delete" | "delete,compact") => CleanupPolicy::CompactDelete,
                 _ => return Err(invalid("String must be one of: compact, delete")),
             }
         }
@@ -416,7 +413,7 @@ mod tests {
                 "shred",
             ),
             (
-                &[(CLEANUP_POLICY, Some("compact,delete"))][..],
+                &[(CLEANUP_POLICY, Some("compact,shred"))][..],
                 CLEANUP_POLICY,
             ),
             (&[(CLEANUP_POLICY, None)][..], CLEANUP_POLICY),
@@ -455,6 +452,14 @@ mod tests {
             topic_settings(&with_configs(configs)).map(|((_, config), _)| config)
         };
         assert_eq!(config(&[]), Ok(TopicConfig::default()));
+        // Kafka's list of both, in either order (a windowed store's
+        // changelog in Kafka Streams).
+        for both in ["compact,delete", "delete,compact"] {
+            assert_eq!(
+                config(&[(CLEANUP_POLICY, Some(both))]).map(|c| c.cleanup_policy),
+                Ok(CleanupPolicy::CompactDelete)
+            );
+        }
         assert_eq!(
             config(&[
                 (CLEANUP_POLICY, Some("compact")),

@@ -4,7 +4,7 @@
 //! names the settings as Kafka spells them.
 
 use super::Driver;
-use crate::engine::core::metadata::{CleanupPolicy, TopicConfig};
+use crate::engine::core::metadata::TopicConfig;
 use crate::session::outcome::ActionError;
 use crate::session::said::Said;
 
@@ -24,8 +24,11 @@ impl Driver {
 /// names and values, sorted by name.
 pub fn kafka_settings(config: &TopicConfig) -> Vec<String> {
     let mut out = Vec::new();
-    if config.cleanup_policy == CleanupPolicy::Compact {
-        out.push("cleanup.policy=compact".to_string());
+    if !config.cleanup_policy.is_delete() {
+        out.push(format!(
+            "cleanup.policy={}",
+            config.cleanup_policy.kafka_name()
+        ));
     }
     if let Some(ms) = config.delete_retention_ms {
         out.push(format!("delete.retention.ms={ms}"));
@@ -75,6 +78,7 @@ fn altered(topic: &str, config: &TopicConfig, changed: bool) -> Said {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::core::metadata::CleanupPolicy;
     use crate::session::recording::Header;
     use crate::session::{Action, Outcome};
 

@@ -15,7 +15,7 @@ use std::collections::BTreeMap;
 
 use crate::engine::core::cluster::ClusterState;
 use crate::engine::core::cluster::reader_cache::LeaderAt;
-use crate::engine::core::metadata::{CleanupPolicy, TimestampType, TopicMetadata};
+use crate::engine::core::metadata::{TimestampType, TopicMetadata};
 use crate::engine::core::recovery::RecoveryReport;
 use crate::engine::fault::TearReport;
 use crate::engine::log::partition_log::{BatchSummary, PartitionLog};
@@ -639,7 +639,8 @@ fn partition(
 fn topic_config(t: &TopicMetadata) -> TopicConfigSnapshot {
     let c = &t.config;
     TopicConfigSnapshot {
-        cleanup_policy: (c.cleanup_policy == CleanupPolicy::Compact).then(|| "compact".into()),
+        cleanup_policy: (!c.cleanup_policy.is_delete())
+            .then(|| c.cleanup_policy.kafka_name().into()),
         retention_ms: c.retention_ms,
         retention_bytes: c.retention_bytes,
         delete_retention_ms: c.delete_retention_ms,

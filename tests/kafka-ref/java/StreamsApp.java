@@ -1,10 +1,13 @@
 // A Kafka Streams application (Kafka Streams 4.4) against a cluster:
 // a word count with a repartition (groupBy) and a state store (its
-// changelog topic compacted), the shape most Streams applications have.
+// changelog topic compacted), the shape most Streams applications have,
+// and beside it a windowed count (one-day windows: a window store, whose
+// changelog Streams makes `cleanup.policy=compact,delete`).
 // It creates TAG-lines (3 partitions), writes LINES lines of words into
 // it, runs the topology with PROCESSING_GUARANTEE (at_least_once or
 // exactly_once_v2) until TAG-counts holds every word's final count, and
-// prints `count WORD N` for each word (its last count read), then
+// prints `count WORD N` for each word (its last count read), `windowed
+// WORD N` for each word (its windows' last counts summed), then
 // `internal TOPIC CONFIGS` for each topic Streams created, then `done`.
 // Exits non-zero (with the reason on stderr) if the counts are not all
 // there within 90 s.
@@ -26,9 +29,10 @@ public class StreamsApp {
     public static void main(String[] args) throws Exception {
         String boot = args[0], tag = args[1], guarantee = args[3];
         int lines = Integer.parseInt(args[2]);
-        String in = tag + "-lines", out = tag + "-counts";
+        String in = tag + "-lines", out = tag + "-counts", wout = tag + "-wcounts";
         try (Admin admin = Admin.create(Map.of("bootstrap.servers", boot))) {
-            admin.createTopics(List.of(new NewTopic(in, 3, (short) 3), new NewTopic(out, 3, (short) 3)))
+            admin.createTopics(List.of(new NewTopic(in, 3, (short) 3), new NewTopic(out, 3, (short) 3),
+                            new NewTopic(wout, 3, (short) 3)))
                     .all().get();
         }
         Map<String, Long> expected = new TreeMap<>();
@@ -50,12 +54,16 @@ public class StreamsApp {
         }
 
         StreamsBuilder builder = new StreamsBuilder();
-        builder.stream(in, Consumed.with(Serdes.String(), Serdes.String()))
+        KGroupedStream<String, String> words = builder.stream(in, Consumed.with(Serdes.String(), Serdes.String()))
                 .flatMapValues(v -> Arrays.asList(v.split(" ")))
-                .groupBy((k, word) -> word, Grouped.with(Serdes.String(), Serdes.String()))
-                .count(Materialized.as("word-counts"))
+                .groupBy((k, word) -> word, Grouped.with("words", Serdes.String(), Serdes.String()));
+        words.count(Materialized.as("word-counts"))
                 .toStream()
                 .to(out, Produced.with(Serdes.String(), Serdes.Long()));
+        words.windowedBy(TimeWindows.ofSizeWithNoGrace(Duration.ofDays(1)))
+                .count(Materialized.as("windowed-counts"))
+                .toStream((w, n) -> w.key() + "@" + w.window().start())
+                .to(wout, Produced.with(Serdes.String(), Serdes.Long()));
         Properties s = new Properties();
         s.put(StreamsConfig.APPLICATION_ID_CONFIG, tag + "-wordcount");
         s.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, boot);
@@ -83,12 +91,21 @@ public class StreamsApp {
         c.put("key.deserializer", StringDeserializer.class.getName());
         c.put("value.deserializer", LongDeserializer.class.getName());
         Map<String, Long> seen = new TreeMap<>();
+        Map<String, Long> windows = new TreeMap<>();
+        Map<String, Long> windowed = new TreeMap<>();
         long deadline = System.currentTimeMillis() + 90_000;
         try (KafkaConsumer<String, Long> consumer = new KafkaConsumer<>(c)) {
-            consumer.subscribe(List.of(out));
-            while (!seen.equals(expected) && errors.isEmpty() && System.currentTimeMillis() < deadline) {
+            consumer.subscribe(List.of(out, wout));
+            while (!(seen.equals(expected) && windowed.equals(expected)) && errors.isEmpty()
+                    && System.currentTimeMillis() < deadline) {
                 for (ConsumerRecord<String, Long> r : consumer.poll(Duration.ofMillis(200))) {
-                    seen.put(r.key(), r.value());
+                    if (r.topic().equals(out)) {
+                        seen.put(r.key(), r.value());
+                    } else {
+                        windows.put(r.key(), r.value());
+                        windowed.clear();
+                        windows.forEach((k, n) -> windowed.merge(k.substring(0, k.indexOf('@')), n, Long::sum));
+                    }
                 }
             }
         }
@@ -108,13 +125,14 @@ public class StreamsApp {
         }
         streams.close(Duration.ofSeconds(20));
         for (Map.Entry<String, Long> e : seen.entrySet()) System.out.println("count " + e.getKey() + " " + e.getValue());
+        for (Map.Entry<String, Long> e : windowed.entrySet()) System.out.println("windowed " + e.getKey() + " " + e.getValue());
         internal.forEach(System.out::println);
         if (!errors.isEmpty()) {
             System.err.println("the Streams application failed: " + errors);
             System.exit(1);
         }
-        if (!seen.equals(expected)) {
-            System.err.println("counts " + seen + " are not the expected " + expected);
+        if (!seen.equals(expected) || !windowed.equals(expected)) {
+            System.err.println("counts " + seen + " and windowed " + windowed + " are not the expected " + expected);
             System.exit(1);
         }
         System.out.println("done");
