@@ -604,3 +604,49 @@ fn heartbeat_and_leave_group_with_an_empty_group_id_are_invalid_group_id() {
     };
     assert_eq!(r.error_code, code::INVALID_GROUP_ID);
 }
+
+/// A static member's `group.instance.id` is ignored (docs/kafka-differences.md,
+/// KIP-345), and the JoinGroup's log line says so: a restarted static
+/// member rebalances the group here, unlike on Kafka.
+#[test]
+fn a_static_members_instance_id_is_said_to_be_ignored() {
+    use kafka_protocol::messages::join_group_request::JoinGroupRequestProtocol;
+    use kafka_protocol::messages::{GroupId, JoinGroupRequest};
+    let mut h = cluster("kafka");
+    let join = |instance: Option<&'static str>| {
+        JoinGroupRequest::default()
+            .with_group_id(GroupId(StrBytes::from_static_str("g")))
+            .with_group_instance_id(instance.map(StrBytes::from_static_str))
+            .with_protocol_type(StrBytes::from_static_str("consumer"))
+            .with_session_timeout_ms(10_000)
+            .with_rebalance_timeout_ms(10_000)
+            .with_protocols(vec![
+                JoinGroupRequestProtocol::default().with_name(StrBytes::from_static_str("range")),
+            ])
+    };
+    let mut outcome = |body| {
+        let request = Request {
+            broker: 1,
+            client_id: "test".into(),
+            version: 5,
+            body: RequestKind::JoinGroup(body),
+            connection: 0,
+        };
+        let mut steps = NoSteps;
+        let mut w = h.state.worker(&mut h.driver, &mut steps);
+        match super::handle(&mut w, request) {
+            // v5 without a member id: MEMBER_ID_REQUIRED, at once.
+            Handled::Now(a) => a.outcome,
+            _ => panic!("a first JoinGroup v5 is answered at once"),
+        }
+    };
+    let said = outcome(join(Some("app-1")));
+    assert!(
+        said.contains("MEMBER_ID_REQUIRED")
+            && said.contains(
+                "group.instance.id \"app-1\" ignored: static membership, KIP-345, is not served"
+            ),
+        "{said}"
+    );
+    assert!(!outcome(join(None)).contains("group.instance.id"));
+}

@@ -89,13 +89,29 @@ pub fn join(
         require_known_member: version >= 4,
         new_member_number,
     };
+    // Said in the log line, since a static member's restart behaves
+    // unlike Kafka's: it rebalances the group (a new user's trial: the
+    // group stalled for a session timeout with nothing said).
+    let ignored = r.group_instance_id.as_ref().map(|id| {
+        format!(
+            " (group.instance.id {:?} ignored: static membership, KIP-345, is not served, so a member that restarts rejoins as a new one and the group rebalances)",
+            id.as_str()
+        )
+    });
     match worker.groups_mut().join(j, RealTime::now()) {
-        Started::Now(reply) => Handled::Now(join_answer(&group, &reply, version)),
+        Started::Now(reply) => {
+            let mut answer = join_answer(&group, &reply, version);
+            answer
+                .outcome
+                .push_str(ignored.as_deref().unwrap_or_default());
+            Handled::Now(answer)
+        }
         Started::Wait(ticket) => Handled::Continue(Box::new(JoinWait {
             group,
             ticket,
             version,
             deadline: RealTime::now() + rebalance + SLACK,
+            ignored,
         })),
     }
 }
@@ -107,12 +123,20 @@ struct JoinWait {
     ticket: Ticket,
     version: i16,
     deadline: Instant,
+    /// What the log line adds: the static membership ignored.
+    ignored: Option<String>,
 }
 
 impl Continue for JoinWait {
     fn poll(&mut self, broker: &mut dyn Broker) -> Option<Answer> {
         match broker.groups_mut().take(self.ticket)? {
-            Reply::Join(reply) => Some(join_answer(&self.group, &reply, self.version)),
+            Reply::Join(reply) => {
+                let mut answer = join_answer(&self.group, &reply, self.version);
+                answer
+                    .outcome
+                    .push_str(self.ignored.as_deref().unwrap_or_default());
+                Some(answer)
+            }
             Reply::Sync(_) => None,
         }
     }
