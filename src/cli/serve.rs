@@ -36,9 +36,12 @@ pub struct ServeArgs {
     /// "Transaction versions").
     #[arg(long, value_name = "N")]
     pub transaction_version: Option<u8>,
-    /// Replicate every MS milliseconds (0: never, so acks=all waits).
+    /// Replicate every MS milliseconds, and at once when a client waits on it (an acks=all produce, a consumer waiting for the high watermark); 0: never, so acks=all waits.
     #[arg(long, default_value_t = 50, value_name = "MS")]
     pub auto_replicate: u64,
+    /// Replicate only at the --auto-replicate ticks, not at once when a client waits on it: an acks=all produce or a commit's markers then wait for the next tick (a lesson that shows them pending, a test that kills the server in between)
+    #[arg(long)]
+    pub tick_replication_only: bool,
     /// Clean the topics created with cleanup.policy=compact or a retention
     /// config every MS milliseconds, as recorded `compact` and `retention`
     /// steps (0: never; docs/kafka-differences.md).
@@ -84,6 +87,7 @@ pub fn run(args: ServeArgs) -> Result<(), crate::session::SessionError> {
         rules: args.rules,
         transaction_version: args.transaction_version,
         auto_replicate_ms: args.auto_replicate,
+        tick_replication_only: args.tick_replication_only,
         cleaner_interval_ms: args.cleaner_interval,
         auto_create_topics: args.auto_create_topics,
         allow_remote: args.allow_remote,

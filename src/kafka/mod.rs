@@ -102,6 +102,9 @@ pub struct ServeOptions {
     pub transaction_version: Option<u8>,
     /// Replicate every this many ms; 0: never.
     pub auto_replicate_ms: u64,
+    /// Replicate only at those ticks, not at once when a client waits on
+    /// replication (`--tick-replication-only`).
+    pub tick_replication_only: bool,
     /// Clean the configured topics every this many ms; 0: never
     /// ([`cleaner`]).
     pub cleaner_interval_ms: u64,
@@ -185,6 +188,7 @@ pub fn serve(options: ServeOptions) -> Result<i32, SessionError> {
                 ServerState::new(advertised, opts.auto_replicate_ms, true, registry, gates);
             state.set_cleaner_interval(opts.cleaner_interval_ms);
             state.set_auto_create_topics(opts.auto_create_topics);
+            state.set_replicate_when_waited(!opts.tick_replication_only);
             let mut driver = driver;
             driver.set_hw_checkpoint_interval(Some(HW_CHECKPOINT_INTERVAL_MS));
             // The engine clock follows the wall clock from an origin the

@@ -22,6 +22,7 @@ mod groups;
 #[allow(dead_code)]
 #[path = "../common/kafka_ref.rs"]
 mod kafka_ref;
+mod latency;
 mod load;
 mod log_append_time;
 mod min_isr;

@@ -493,7 +493,9 @@ fn a_commit_in_flight_at_a_kill(rules: &[&str]) {
         return;
     };
     let mut args = rules.to_vec();
-    args.extend(["--auto-replicate", "3000"]);
+    // The markers wait for the tick (3 s), not written at once for the
+    // client waiting on its EndTxn: the kill lands in between.
+    args.extend(["--auto-replicate", "3000", "--tick-replication-only"]);
     let mut server = Server::start_restartable(&args);
     let boot = server.bootstrap();
     python::run(&py, "ck_create_topic.py", &[&boot, "t", "1", "3"]);
