@@ -418,11 +418,17 @@ async fn one_request(who: Who, frame: codec::Frame, net: &Net) -> Step {
         if api == ApiKey::ApiVersions {
             // Kafka's rule: answer at version 0 with the list, so the client
             // can pick a version both sides know.
+            // Kafka 4.4's Java client asks v5 first on every connection:
+            // the line says this is the protocol's usual handshake, not a
+            // fault (a new user's trial read 500 of them as errors).
             let listing = api_versions::listing(code::UNSUPPORTED_VERSION, net.transaction_version);
+            let (lo, hi) = handlers::supported(api).unwrap_or((0, 0));
             return reply(
                 0,
                 ResponseKind::ApiVersions(listing),
-                format!("{what}: UNSUPPORTED_VERSION, answered at v0 with the supported versions"),
+                format!(
+                    "{what}: newer than this server's v{lo}-{hi}: answered UNSUPPORTED_VERSION at v0 with the versions served, as Kafka does (the client asks again at one of them)"
+                ),
             );
         }
         return match unsupported::error_response(api, version) {

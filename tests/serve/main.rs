@@ -434,6 +434,7 @@ fn unsupported_apis_get_an_error_and_bad_frames_close_only_their_connection() {
         "unknown API key 999 v0",
         "malformed request body",
         "SaslHandshake v0 from client \"raw\": UNSUPPORTED_VERSION",
+        "ApiVersions v99 from client \"raw\": newer than this server's v0-4: answered UNSUPPORTED_VERSION at v0 with the versions served, as Kafka does",
     ] {
         assert_eq!(
             log.matches(line).count(),
