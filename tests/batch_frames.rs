@@ -655,17 +655,14 @@ fn the_log_pane_begins_with_a_partition_header() {
     }
 }
 
-/// A value's newline, tab and escape character are drawn as `\n`, `\t`
-/// and `\u{1b}` in every pane that shows values (a new user's review: a
-/// terminal cell cannot hold them, so `line1\nline2` read `line1line2`),
-/// while `mk-tui state` keeps the value itself.
-#[test]
-fn control_characters_in_values_are_drawn_as_escapes() {
+/// One batch of `records` produced to out-0 and replicated until its high
+/// watermark covers it: the dashboard replayed to its last step, and the
+/// driver that applied the same steps (for the state).
+fn one_batch_replicated(records: Value) -> (App, minikafka::session::Driver) {
     let rec = recording(
         1,
         &[
-            json!({"produce": {"topic": "out", "partition": 0,
-                               "records": [{"value": "a\nb"}, {"value": "c\td\u{1b}"}]}}),
+            json!({"produce": {"topic": "out", "partition": 0, "records": records}}),
             json!({"replicate": {"broker": 2}}),
             json!({"replicate": {"broker": 3}}),
             json!({"replicate": {"broker": 2}}),
@@ -675,7 +672,16 @@ fn control_characters_in_values_are_drawn_as_escapes() {
     for step in &rec.steps {
         driver.apply(&step.action);
     }
-    let app = replay(rec, 4);
+    (replay(rec, 4), driver)
+}
+
+/// A value's newline, tab and escape character are drawn as `\n`, `\t`
+/// and `\u{1b}` in every pane that shows values (a new user's review: a
+/// terminal cell cannot hold them, so `line1\nline2` read `line1line2`),
+/// while `mk-tui state` keeps the value itself.
+#[test]
+fn control_characters_in_values_are_drawn_as_escapes() {
+    let (app, driver) = one_batch_replicated(json!([{"value": "a\nb"}, {"value": "c\td\u{1b}"}]));
     let text = buffer_text(&frame_buffer(&app, 160, 48));
     let pane = |name: &str| -> String {
         text.lines()
@@ -730,21 +736,7 @@ fn a_pending_marker_is_named_as_a_marker() {
 #[test]
 fn binary_values_are_drawn_with_their_bytes_escaped() {
     // "ab" 0xff 0xc3 "(" : two bytes that are not UTF-8 between text.
-    let rec = recording(
-        1,
-        &[
-            json!({"produce": {"topic": "out", "partition": 0,
-                               "records": [{"value": {"base64": "YWL/wyg="}}]}}),
-            json!({"replicate": {"broker": 2}}),
-            json!({"replicate": {"broker": 3}}),
-            json!({"replicate": {"broker": 2}}),
-        ],
-    );
-    let mut driver = minikafka::session::Driver::new(&rec.header, None).unwrap();
-    for step in &rec.steps {
-        driver.apply(&step.action);
-    }
-    let app = replay(rec, 4);
+    let (app, driver) = one_batch_replicated(json!([{"value": {"base64": "YWL/wyg="}}]));
     let text = buffer_text(&frame_buffer(&app, 160, 48));
     let shown = r"ab\xff\xc3(";
     assert!(log_pane(&text).iter().any(|l| l.contains(shown)), "{text}");

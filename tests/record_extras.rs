@@ -31,13 +31,8 @@ fn act(json: serde_json::Value) -> Action {
     action
 }
 
-/// (offset, timestamp, key, value, headers as text) of every record a
-/// read_committed consumer of out-0 reads.
-fn read(driver: &Driver) -> Vec<(i64, i64, String, String, Vec<String>)> {
-    let text = |b: &Option<bytes::Bytes>| {
-        b.as_deref()
-            .map_or("null".into(), |b| String::from_utf8_lossy(b).into_owned())
-    };
+/// Every record a read_committed consumer of out-0 reads.
+fn fetched(driver: &Driver) -> Vec<minikafka::engine::core::record::ConsumerRecord> {
     driver
         .cluster()
         .fetch(
@@ -47,6 +42,16 @@ fn read(driver: &Driver) -> Vec<(i64, i64, String, String, Vec<String>)> {
             IsolationLevel::ReadCommitted,
         )
         .unwrap()
+}
+
+/// (offset, timestamp, key, value, headers as text) of every record a
+/// read_committed consumer of out-0 reads.
+fn read(driver: &Driver) -> Vec<(i64, i64, String, String, Vec<String>)> {
+    let text = |b: &Option<bytes::Bytes>| {
+        b.as_deref()
+            .map_or("null".into(), |b| String::from_utf8_lossy(b).into_owned())
+    };
+    fetched(driver)
         .iter()
         .map(|r| {
             let headers = r
@@ -148,15 +153,7 @@ fn binary_keys_values_and_headers_survive_the_engine_the_disk_and_the_actions_js
     ]}});
     assert_eq!(driver.apply(&act(produce)), Outcome::Ok);
     let bytes_read = |driver: &Driver| {
-        driver
-            .cluster()
-            .fetch(
-                &TopicPartition::new("out", 0),
-                0,
-                100,
-                IsolationLevel::ReadCommitted,
-            )
-            .unwrap()
+        fetched(driver)
             .iter()
             .map(|r| {
                 (

@@ -220,19 +220,22 @@ def offset_out_of_range(ctx):
     return {"poll": seen}
 
 
+def created_or_refused(ctx, topic):
+    """CreateTopics of one NewTopic: "created", or the error's name."""
+    try:
+        ctx.admin.create_topics([topic])[topic.topic].result(20)
+        return "created"
+    except KafkaException as e:
+        return e.args[0].name()
+
+
 @scenario
 def create_topic_refusals(ctx):
     ctx.create("t")
-    out = {}
-    for what, topic in (("exists", NewTopic(ctx.topic("t"), 1, 3)),
-                        ("rf_4", NewTopic(ctx.topic("rf4"), 1, 4)),
-                        ("bad_name", NewTopic(ctx.topic("bad name!"), 1, 1))):
-        try:
-            ctx.admin.create_topics([topic])[topic.topic].result(20)
-            out[what] = "created"
-        except KafkaException as e:
-            out[what] = e.args[0].name()
-    return out
+    return {what: created_or_refused(ctx, topic)
+            for what, topic in (("exists", NewTopic(ctx.topic("t"), 1, 3)),
+                                ("rf_4", NewTopic(ctx.topic("rf4"), 1, 4)),
+                                ("bad_name", NewTopic(ctx.topic("bad name!"), 1, 1)))}
 
 
 # Kafka Streams' repartition topic configs (and two that Spring and
@@ -251,12 +254,7 @@ def framework_topic_configs(ctx):
                          ("dirty_ratio_2", {"min.cleanable.dirty.ratio": "2"}),
                          ("compression_brotli", {"compression.type": "brotli"}),
                          ("preallocate_maybe", {"preallocate": "maybe"})):
-        topic = NewTopic(ctx.topic(what), 1, 3, config=config)
-        try:
-            ctx.admin.create_topics([topic])[topic.topic].result(20)
-            out[what] = "created"
-        except KafkaException as e:
-            out[what] = e.args[0].name()
+        out[what] = created_or_refused(ctx, NewTopic(ctx.topic(what), 1, 3, config=config))
     return out
 
 
