@@ -650,3 +650,32 @@ fn a_static_members_instance_id_is_said_to_be_ignored() {
     );
     assert!(!outcome(join(None)).contains("group.instance.id"));
 }
+
+/// A validate_only CreateTopics creates nothing, and its log line says so
+/// (a new user's trial read `gb created` for a topic that never was).
+#[test]
+fn a_validate_only_create_topics_is_logged_as_nothing_created() {
+    use kafka_protocol::messages::CreateTopicsRequest;
+    use kafka_protocol::messages::create_topics_request::CreatableTopic;
+    fn outcome(h: &mut Harness, validate_only: bool, name: &'static str) -> String {
+        let request = CreateTopicsRequest::default()
+            .with_validate_only(validate_only)
+            .with_topics(vec![
+                CreatableTopic::default()
+                    .with_name(TopicName(StrBytes::from_static_str(name)))
+                    .with_num_partitions(1)
+                    .with_replication_factor(1),
+            ]);
+        let mut steps = NoSteps;
+        let mut w = h.state.worker(&mut h.driver, &mut steps);
+        super::create_topics::handle(&mut w, &request, 7).outcome
+    }
+    let mut h = cluster("kafka");
+    assert_eq!(
+        outcome(&mut h, true, "gb"),
+        "gb would be created (validate_only: nothing created)"
+    );
+    assert!(!h.driver.cluster().topics().iter().any(|(t, _)| t == "gb"));
+    assert_eq!(outcome(&mut h, false, "gb"), "gb created");
+    assert!(h.driver.cluster().topics().iter().any(|(t, _)| t == "gb"));
+}

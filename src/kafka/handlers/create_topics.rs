@@ -55,11 +55,17 @@ pub fn handle(worker: &mut dyn Broker, request: &CreateTopicsRequest, version: i
                     settings,
                     not_kept,
                 }) => {
+                    // validate_only creates nothing: the line says so.
+                    let created = if request.validate_only {
+                        "would be created (validate_only: nothing created)"
+                    } else {
+                        "created"
+                    };
                     outcomes.push(if not_kept.is_empty() {
-                        format!("{name} created")
+                        format!("{name} {created}")
                     } else {
                         format!(
-                            "{name} created ({} taken, not kept: the cluster's settings apply)",
+                            "{name} {created} ({} taken, not kept: the cluster's settings apply)",
                             not_kept.join(", ")
                         )
                     });
