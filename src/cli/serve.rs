@@ -42,6 +42,9 @@ pub struct ServeArgs {
     /// Replicate only at the --auto-replicate ticks, not at once when a client waits on it: an acks=all produce or a commit's markers then wait for the next tick (a lesson that shows them pending, a test that kills the server in between)
     #[arg(long)]
     pub tick_replication_only: bool,
+    /// Log no line for each request answered (a client's requests come to thousands of lines a minute): the server's own lines (ready, a transaction timed out, a fault) and a connection's errors stay
+    #[arg(long)]
+    pub quiet: bool,
     /// Clean the topics created with cleanup.policy=compact or a retention
     /// config every MS milliseconds, as recorded `compact` and `retention`
     /// steps (0: never; docs/kafka-differences.md).
@@ -88,6 +91,7 @@ pub fn run(args: ServeArgs) -> Result<(), crate::session::SessionError> {
         transaction_version: args.transaction_version,
         auto_replicate_ms: args.auto_replicate,
         tick_replication_only: args.tick_replication_only,
+        quiet: args.quiet,
         cleaner_interval_ms: args.cleaner_interval,
         auto_create_topics: args.auto_create_topics,
         allow_remote: args.allow_remote,

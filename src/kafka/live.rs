@@ -86,6 +86,7 @@ pub fn open(driver: &Driver, options: &ListenOptions) -> Result<LiveListeners, S
         registry,
         gates: gates.clone(),
         to_stderr: false,
+        quiet: false,
         reading: crate::kafka::codec::ReadBudget::default(),
         transaction_version: driver.cluster().config().rules.transaction_version,
     };

@@ -105,6 +105,8 @@ pub struct ServeOptions {
     /// Replicate only at those ticks, not at once when a client waits on
     /// replication (`--tick-replication-only`).
     pub tick_replication_only: bool,
+    /// Log no line per request answered (`--quiet`).
+    pub quiet: bool,
     /// Clean the configured topics every this many ms; 0: never
     /// ([`cleaner`]).
     pub cleaner_interval_ms: u64,
@@ -268,6 +270,7 @@ pub fn serve(options: ServeOptions) -> Result<i32, SessionError> {
         registry: net_registry,
         gates: gates_rx,
         to_stderr: true,
+        quiet: options.quiet,
         reading: crate::kafka::codec::ReadBudget::default(),
         transaction_version,
     };

@@ -132,6 +132,9 @@ pub struct Net {
     pub gates: watch::Receiver<BTreeSet<BrokerId>>,
     /// Log each request on standard error (else into the registry).
     pub to_stderr: bool,
+    /// Leave out the line of each request answered (`serve --quiet`): the
+    /// server's own lines and a connection's errors stay.
+    pub quiet: bool,
     /// The bytes of the requests being read at once, shared by every
     /// connection of every listener (`codec::MAX_READING_BYTES`).
     pub reading: codec::ReadBudget,
@@ -362,9 +365,12 @@ async fn connection(broker: BrokerId, stream: TcpStream, peer: SocketAddr, net: 
                     );
                     return;
                 }
-                log(&net, broker, Some(peer), &line);
+                if !net.quiet {
+                    log(&net, broker, Some(peer), &line);
+                }
             }
-            Step::Quiet(line) => log(&net, broker, Some(peer), &line),
+            Step::Quiet(line) if !net.quiet => log(&net, broker, Some(peer), &line),
+            Step::Quiet(_) => {}
             Step::Close(line) => {
                 log(
                     &net,

@@ -28,6 +28,7 @@ mod log_append_time;
 mod min_isr;
 mod offset_delete;
 mod python;
+mod quiet;
 mod raw;
 mod readme;
 mod record;
