@@ -170,7 +170,7 @@ pub fn decode_produce(records: &Bytes) -> Result<Vec<IncomingRecord>, Refusal> {
             Refusal::new(code::CORRUPT_MESSAGE, format!("bad record batch: {e}"))
         })?;
         for r in set.records {
-            let r = incoming(r)?;
+            let r = incoming(r);
             decoded += r.bytes();
             out.push(r);
         }
@@ -370,7 +370,7 @@ pub fn decode_producer_batches(records: &Bytes) -> Result<Vec<ProducerBatch>, Re
         }
         let mut batch = batch;
         for r in set.records {
-            batch.records.push(incoming(r)?);
+            batch.records.push(incoming(r));
         }
         decoded += batch
             .records
@@ -389,7 +389,7 @@ pub fn decode_producer_batches(records: &Bytes) -> Result<Vec<ProducerBatch>, Re
     Ok(out)
 }
 
-fn incoming(r: WireRecord) -> Result<IncomingRecord, Refusal> {
+fn incoming(r: WireRecord) -> IncomingRecord {
     // Any bytes are kept (Kafka keeps any): a recording spells those that
     // are not UTF-8 in base64 (`session::payload`).
     let key = r.key.map(Payload::from);
@@ -406,13 +406,13 @@ fn incoming(r: WireRecord) -> Result<IncomingRecord, Refusal> {
             value: v.map(Payload::from),
         })
         .collect();
-    Ok(IncomingRecord {
+    IncomingRecord {
         key,
         value,
         tombstone,
         timestamp_ms: Some(r.timestamp),
         headers,
-    })
+    }
 }
 
 /// Encodes engine batches as Kafka v2 batches, one wire batch per engine

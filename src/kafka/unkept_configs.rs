@@ -26,6 +26,8 @@ enum Kind {
     Ratio,
     /// One of these words.
     OneOf(&'static [&'static str]),
+    /// Only this value (Kafka's default), and why no other.
+    Only(&'static str, &'static str),
     /// Any text (a list of replicas, for throttling).
     Text,
 }
@@ -56,7 +58,13 @@ const NOT_KEPT: &[(&str, Kind)] = &[
     ("message.timestamp.before.max.ms", Kind::AtLeast(0)),
     ("message.timestamp.after.max.ms", Kind::AtLeast(0)),
     // Only Kafka's default: the engine never elects an unclean leader.
-    ("unclean.leader.election.enable", Kind::OneOf(&["false"])),
+    (
+        "unclean.leader.election.enable",
+        Kind::Only(
+            "false",
+            "mk-tui serve never elects an unclean leader (docs/kafka-differences.md)",
+        ),
+    ),
     ("leader.replication.throttled.replicas", Kind::Text),
     ("follower.replication.throttled.replicas", Kind::Text),
 ];
@@ -93,18 +101,10 @@ pub fn taken_not_kept(name: &str, value: Option<&str>) -> Result<bool, (i16, Str
             Ok(r) if (0.0..=1.0).contains(&r) => Ok(true),
             _ => invalid("Value must be a number from 0 to 1".into()),
         },
-        Kind::OneOf(words) => {
-            if words.contains(&v) {
-                Ok(true)
-            } else if name == "unclean.leader.election.enable" {
-                invalid(
-                    "mk-tui serve never elects an unclean leader (docs/kafka-differences.md)"
-                        .into(),
-                )
-            } else {
-                invalid(format!("String must be one of: {}", words.join(", ")))
-            }
-        }
+        Kind::OneOf(words) if words.contains(&v) => Ok(true),
+        Kind::OneOf(words) => invalid(format!("String must be one of: {}", words.join(", "))),
+        Kind::Only(only, _) if v == only => Ok(true),
+        Kind::Only(_, why) => invalid(why.into()),
         Kind::Text => Ok(true),
     }
 }

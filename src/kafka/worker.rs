@@ -199,10 +199,12 @@ struct Core {
     /// A client's step changed the cluster since the last replication
     /// tick: under serve a client waiting on replication (an acks=all
     /// produce, a fetch waiting for the high watermark, a commit's
-    /// markers) then has the tick at once ([`Worker::replicate_now`]).
+    /// markers) then has the tick at once ([`Core::replicate_now`]).
     replicate_soon: bool,
-    /// Whether a client waiting on replication has the tick at once
-    /// (serve's default; `--tick-replication-only` turns it off).
+    /// Whether a client waiting on replication has the tick at once:
+    /// serve's default (real time), off with `--tick-replication-only`
+    /// and under the dashboard's `--listen`, which keeps the lecturer's
+    /// pace.
     replicate_when_waited: bool,
     /// How often the configured topics are cleaned ([`cleaner`]), and
     /// when next; none: never (the dashboard, whose lecturer cleans).
@@ -241,15 +243,13 @@ const COMPLETE_RETRY: (Duration, Duration) = (Duration::from_secs(1), Duration::
 
 impl Core {
     /// Whether the replication tick should run now rather than at its
-    /// time: under serve (real time; the dashboard's `--listen` keeps the
-    /// lecturer's pace), when a client's step changed the cluster since
-    /// the last tick and a client waits on replication. Kafka's followers
+    /// time ([`Self::replicate_when_waited`]): a client's step changed the
+    /// cluster since the last tick and a client waits on replication. Kafka's followers
     /// fetch continuously, so an acks=all produce is answered in about a
     /// round trip; waiting for the next `--auto-replicate` tick made each
     /// one take 50 ms (a new user's trial: 53 ms a send, 19 sends/s).
     fn replicate_now(&self) -> bool {
-        self.time.is_some()
-            && self.replicate_when_waited
+        self.replicate_when_waited
             && self.auto_replicate.is_some()
             && self.replicate_soon
             && (!self.waiting.is_empty()

@@ -7,7 +7,6 @@
 //! binary records replays byte for byte (SPEC §4: state is a function of
 //! the action list) and a recording of text records reads as before.
 
-use std::borrow::Cow;
 use std::fmt;
 
 use base64::Engine as _;
@@ -29,11 +28,6 @@ impl Payload {
 
     pub fn as_bytes(&self) -> &[u8] {
         &self.0
-    }
-
-    /// The bytes, shared (no copy).
-    pub fn bytes(&self) -> Bytes {
-        self.0.clone()
     }
 
     pub fn len(&self) -> usize {
@@ -60,16 +54,6 @@ impl Payload {
     pub fn is_text(&self) -> bool {
         self.as_text().is_some()
     }
-
-    /// As a screen or a log line shows it: the text, or for other bytes
-    /// the text they hold with the rest escaped as `\xNN`
-    /// (`snapshot::text`, what the panes show of the engine's records).
-    pub fn shown(&self) -> Cow<'_, str> {
-        match self.as_text() {
-            Some(text) => Cow::Borrowed(text),
-            None => Cow::Owned(crate::session::snapshot::text(&self.0)),
-        }
-    }
 }
 
 impl fmt::Debug for Payload {
@@ -90,12 +74,6 @@ impl From<&str> for Payload {
 impl From<String> for Payload {
     fn from(text: String) -> Self {
         Self(Bytes::from(text))
-    }
-}
-
-impl From<&String> for Payload {
-    fn from(text: &String) -> Self {
-        Self::from(text.as_str())
     }
 }
 
@@ -235,10 +213,13 @@ mod tests {
         assert!(err.contains("expected text, or {\"base64\""), "{err}");
     }
 
+    /// The panes show a payload's bytes as the engine's records are shown
+    /// (`snapshot::text`), and its Debug form says bytes.
     #[test]
     fn shown_escapes_what_is_not_utf8() {
-        assert_eq!(Payload::from("é").shown(), "é");
-        assert_eq!(Payload::from(vec![b'a', 0xff]).shown(), "a\\xff");
+        let shown = |p: Payload| crate::session::snapshot::text(p.as_bytes());
+        assert_eq!(shown(Payload::from("é")), "é");
+        assert_eq!(shown(Payload::from(vec![b'a', 0xff])), "a\\xff");
         assert_eq!(
             format!("{:?}", Payload::from(vec![b'a', 0xff])),
             "b\"a\\xff\""

@@ -90,11 +90,14 @@ pub fn handle(worker: &mut dyn Broker, request: &CreateTopicsRequest, version: i
     Answer::now(ResponseKind::CreateTopics(response), outcomes.join(", "))
 }
 
+/// A topic's settings: its timestamp type and its config.
+type Settings = (TimestampType, TopicConfig);
+
 /// What [`create_one`] made (or, validating only, would make).
 struct Created {
     partitions: u32,
     replication: u32,
-    settings: (TimestampType, TopicConfig),
+    settings: Settings,
     /// The configs taken without being kept ([`taken_not_kept`]), `name=value`.
     not_kept: Vec<String>,
 }
@@ -104,7 +107,7 @@ struct Created {
 /// them in, without synonyms or documentation.
 fn created_configs(
     worker: &dyn Broker,
-    (timestamp_type, config): (TimestampType, TopicConfig),
+    (timestamp_type, config): Settings,
 ) -> Vec<CreatableTopicConfigs> {
     let topic = TopicMetadata {
         timestamp_type,
@@ -139,15 +142,11 @@ pub(crate) const DELETE_RETENTION_MS: &str = "delete.retention.ms";
 /// replication factor is taken, as Kafka takes it). A bad value, or any
 /// other config, is refused
 /// with INVALID_CONFIG naming it, since the engine's other settings are
-/// the cluster's.
-/// Kafka's configs that only lay out or tune a broker's files
-/// (`segment.bytes`, `compression.type`, …) are taken, their values
-/// checked, and not kept ([`taken_not_kept`]): they come back named
-/// `name=value` beside the settings.
-#[allow(clippy::type_complexity)]
-fn topic_settings(
-    t: &CreatableTopic,
-) -> Result<((TimestampType, TopicConfig), Vec<String>), (i16, String)> {
+/// the cluster's; but Kafka's configs that only lay out or tune a
+/// broker's files (`segment.bytes`, `compression.type`, …) are taken,
+/// their values checked, and not kept ([`taken_not_kept`]): they come
+/// back named `name=value` beside the settings.
+fn topic_settings(t: &CreatableTopic) -> Result<(Settings, Vec<String>), (i16, String)> {
     let mut settings = (TimestampType::CreateTime, TopicConfig::default());
     let mut not_kept = Vec::new();
     for c in &t.configs {
@@ -168,7 +167,7 @@ fn topic_settings(
 /// configuration N: why`); a config the engine does not keep,
 /// INVALID_CONFIG naming it.
 pub(crate) fn set_setting(
-    (kind, config): &mut (TimestampType, TopicConfig),
+    (kind, config): &mut Settings,
     name: &str,
     value: Option<&str>,
 ) -> Result<(), (i16, String)> {

@@ -99,13 +99,10 @@ pub fn join(
         )
     });
     match worker.groups_mut().join(j, RealTime::now()) {
-        Started::Now(reply) => {
-            let mut answer = join_answer(&group, &reply, version);
-            answer
-                .outcome
-                .push_str(ignored.as_deref().unwrap_or_default());
-            Handled::Now(answer)
-        }
+        Started::Now(reply) => Handled::Now(noting(
+            join_answer(&group, &reply, version),
+            ignored.as_deref(),
+        )),
         Started::Wait(ticket) => Handled::Continue(Box::new(JoinWait {
             group,
             ticket,
@@ -130,13 +127,10 @@ struct JoinWait {
 impl Continue for JoinWait {
     fn poll(&mut self, broker: &mut dyn Broker) -> Option<Answer> {
         match broker.groups_mut().take(self.ticket)? {
-            Reply::Join(reply) => {
-                let mut answer = join_answer(&self.group, &reply, self.version);
-                answer
-                    .outcome
-                    .push_str(self.ignored.as_deref().unwrap_or_default());
-                Some(answer)
-            }
+            Reply::Join(reply) => Some(noting(
+                join_answer(&self.group, &reply, self.version),
+                self.ignored.as_deref(),
+            )),
             Reply::Sync(_) => None,
         }
     }
@@ -150,6 +144,12 @@ impl Continue for JoinWait {
         let reply = JoinReply::error(code::REBALANCE_IN_PROGRESS, "");
         join_answer(&self.group, &reply, self.version)
     }
+}
+
+/// `answer` with `note` (if any) at the end of its log line.
+fn noting(mut answer: Answer, note: Option<&str>) -> Answer {
+    answer.outcome.push_str(note.unwrap_or_default());
+    answer
 }
 
 fn join_answer(group: &str, reply: &JoinReply, version: i16) -> Answer {
