@@ -152,6 +152,8 @@ pub mod code {
     pub const OFFSET_OUT_OF_RANGE: i16 = ResponseError::OffsetOutOfRange.code();
     pub const NOT_LEADER_OR_FOLLOWER: i16 = ResponseError::NotLeaderOrFollower.code();
     pub const LEADER_NOT_AVAILABLE: i16 = ResponseError::LeaderNotAvailable.code();
+    pub const FENCED_LEADER_EPOCH: i16 = ResponseError::FencedLeaderEpoch.code();
+    pub const UNKNOWN_LEADER_EPOCH: i16 = ResponseError::UnknownLeaderEpoch.code();
     pub const REQUEST_TIMED_OUT: i16 = ResponseError::RequestTimedOut.code();
     pub const UNSUPPORTED_VERSION: i16 = ResponseError::UnsupportedVersion.code();
     pub const INVALID_REQUEST: i16 = ResponseError::InvalidRequest.code();

@@ -2,4 +2,5 @@
 //! file, and what the dashboard and the Kafka edge read of a replica set.
 
 pub mod checkpoint;
+pub mod epoch_end;
 pub mod readers;

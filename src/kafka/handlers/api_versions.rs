@@ -140,6 +140,11 @@ mod tests {
         assert_eq!(txn(ApiKey::DeleteGroups), Some((0, 2)), "every version");
         assert_eq!(txn(ApiKey::OffsetDelete), Some((0, 0)), "its only version");
         assert_eq!(
+            txn(ApiKey::OffsetForLeaderEpoch),
+            Some((2, 4)),
+            "Kafka 4.4's range: consumers check their position after a leader change"
+        );
+        assert_eq!(
             txn(ApiKey::CreatePartitions),
             Some((0, 3)),
             "Kafka 4.4's range, so kafka-topics.sh --alter --partitions grows a topic"

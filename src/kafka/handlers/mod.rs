@@ -42,6 +42,9 @@ pub mod offset_delete;
 #[cfg(test)]
 mod offset_delete_tests;
 pub mod offset_fetch;
+pub mod offset_for_leader_epoch;
+#[cfg(test)]
+mod offset_for_leader_epoch_tests;
 pub mod produce;
 pub mod producer_produce;
 pub mod transactions;
@@ -95,6 +98,7 @@ pub const SUPPORTED: &[(ApiKey, i16, i16)] = &[
     (ApiKey::IncrementalAlterConfigs, 0, 1),
     (ApiKey::CreatePartitions, 0, 3),
     (ApiKey::OffsetDelete, 0, 0),
+    (ApiKey::OffsetForLeaderEpoch, 2, 4),
 ];
 
 /// The versions of `api` this server handles, if it handles it.
@@ -168,6 +172,9 @@ pub fn handle(worker: &mut dyn Broker, request: Request) -> Handled {
             Handled::Now(incremental_alter_configs::handle(worker, &r))
         }
         RequestKind::OffsetDelete(r) => Handled::Now(offset_delete::handle(worker, broker, &r)),
+        RequestKind::OffsetForLeaderEpoch(r) => {
+            Handled::Now(offset_for_leader_epoch::handle(worker, broker, &r))
+        }
         RequestKind::DescribeLogDirs(r) => {
             Handled::Now(describe_log_dirs::handle(worker, broker, &r))
         }
