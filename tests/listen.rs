@@ -892,3 +892,91 @@ fn with_auto_create_topics_a_clients_produce_creates_its_topic_as_a_step() {
         "the creation is a step of the recording"
     );
 }
+
+/// A real consumer checks its position with OffsetForLeaderEpoch after a
+/// leader change (KIP-320), and serve's answer keeps it reading where it
+/// was. confluent-kafka reads lab-0's three records from broker 1 (epoch
+/// 0, replicated: the HW is 3); the lecturer stops broker 1 and promotes
+/// broker 2 (epoch 1); a producer writes three more there. The consumer
+/// sees the new epoch in its metadata, asks broker 2 where epoch 0 ends
+/// (3, its position: nothing it read was lost), and reads on: each of the
+/// six records once, in order. An end below its position would have made
+/// it reset (a truncation) and read records again.
+#[test]
+fn a_consumer_validates_its_position_after_a_leader_change_and_reads_on() {
+    let Some(py) = python::with("confluent_kafka") else {
+        return;
+    };
+    let header: Header = serde_json::from_value(serde_json::json!({
+        "mk_recording": 1,
+        "title": "epoch validation",
+        "rules": "kafka",
+        "cluster": {"brokers": [1, 2],
+                    "topics": [{"name": "lab", "partitions": 1, "replication_factor": 2}]},
+    }))
+    .unwrap();
+    let (mut app, ports) = live_app_with(header, None, 0);
+    let boot = format!("127.0.0.1:{},127.0.0.1:{}", ports[0], ports[1]);
+    let (b, p) = (boot.clone(), py.clone());
+    let out = serve_while(
+        &mut app,
+        move || python::run(&p, "ck_produce.py", &[&b, "lab", "0", "1", "3", "a"]),
+        |_| {},
+    );
+    assert_eq!(out.matches("delivered").count(), 3, "{out}");
+    app.update(Msg::Command(KeyCommand::ReplicateAll)).unwrap();
+    assert_eq!(state(&app).partitions[0].high_watermark, 3);
+
+    let temp = tempfile::tempdir().unwrap();
+    let progress = temp.path().join("read.txt");
+    let (b, p, file) = (boot.clone(), py.clone(), progress.clone());
+    let mut producer: Option<std::thread::JoinHandle<String>> = None;
+    let second = format!("127.0.0.1:{}", ports[1]);
+    let read = serve_while(
+        &mut app,
+        move || {
+            let file = file.to_str().unwrap().to_string();
+            python::run(&p, "ck_truncation.py", &[&b, "lab", "0", "6", &file, "45"])
+        },
+        |app| {
+            let lines = std::fs::read_to_string(&progress).unwrap_or_default();
+            if producer.is_none() && lines.lines().count() >= 3 {
+                for action in [
+                    Action::StopBroker { broker: 1 },
+                    Action::Promote {
+                        topic: "lab".into(),
+                        partition: 0,
+                        broker: 2,
+                    },
+                ] {
+                    app.update(Msg::Apply(action)).unwrap();
+                }
+                let (b, p) = (second.clone(), py.clone());
+                producer = Some(std::thread::spawn(move || {
+                    python::run(&p, "ck_produce.py", &[&b, "lab", "0", "1", "3", "b"])
+                }));
+            }
+        },
+    );
+    println!("{read}");
+    let records: Vec<&str> = read.lines().filter(|l| !l.starts_with("log:")).collect();
+    assert_eq!(
+        records,
+        ["0 a0", "1 a1", "2 a2", "3 b0", "4 b1", "5 b2"],
+        "each record once, in order:\n{read}"
+    );
+    // librdkafka's own account: it asked broker 2 (the new leader) and
+    // took its answer, epoch 0 ending at 3.
+    assert!(
+        read.lines().any(|l| l.starts_with("log:")
+            && l.contains(
+                "/2: lab [0]: offset and epoch validation succeeded: broker end offset 3"
+            )),
+        "the consumer validated its position with OffsetForLeaderEpoch:\n{read}"
+    );
+    let s = state(&app);
+    assert_eq!(
+        (s.partitions[0].leader, s.partitions[0].leader_epoch),
+        (2, 1)
+    );
+}
