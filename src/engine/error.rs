@@ -36,6 +36,14 @@ pub enum MiniKafkaError {
     InvalidReplicationFactor { factor: u32, brokers: usize },
     #[error("unknown topic or partition {0}")]
     UnknownTopicOrPartition(String),
+    /// A topic name that transactions wrote to before its topic was
+    /// deleted: the transaction journal keeps their partitions, so the
+    /// name is not created again in this data directory
+    /// (`engine::core::cluster::delete`).
+    #[error(
+        "topic {0:?} cannot be created again: it was deleted after transactions wrote to it, and the transaction journal still reads its partitions through them"
+    )]
+    TopicNameRetired(String),
     #[error("unknown broker {0}")]
     UnknownBroker(BrokerId),
     #[error("offset {offset} out of range for {what}: valid offsets are {start}..={end}")]
@@ -276,6 +284,7 @@ impl MiniKafkaError {
             Self::PartitionsNotIncreased { .. } => "InvalidPartitions",
             Self::InvalidReplicationFactor { .. } => "InvalidReplicationFactor",
             Self::UnknownTopicOrPartition { .. } => "UnknownTopicOrPartition",
+            Self::TopicNameRetired { .. } => "TopicNameRetired",
             Self::UnknownBroker { .. } => "UnknownBroker",
             Self::OffsetOutOfRange { .. } => "OffsetOutOfRange",
             Self::NotABatchBoundary { .. } => "NotABatchBoundary",

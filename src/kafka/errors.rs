@@ -13,6 +13,7 @@ pub fn code_of(e: &MiniKafkaError) -> i16 {
     let kafka = match e {
         E::InvalidTopicName { .. } => ResponseError::InvalidTopicException,
         E::TopicAlreadyExists(_) => ResponseError::TopicAlreadyExists,
+        E::TopicNameRetired(_) => ResponseError::PolicyViolation,
         E::InvalidPartitions(_) | E::PartitionsNotIncreased { .. } => {
             ResponseError::InvalidPartitions
         }
@@ -82,6 +83,7 @@ pub fn code_of_name(name: &str) -> i16 {
     let kafka = match name {
         "InvalidTopicName" => ResponseError::InvalidTopicException,
         "TopicAlreadyExists" => ResponseError::TopicAlreadyExists,
+        "TopicNameRetired" => ResponseError::PolicyViolation,
         "InvalidPartitions" => ResponseError::InvalidPartitions,
         "InvalidReplicationFactor" => ResponseError::InvalidReplicationFactor,
         "OffsetOutOfRange" => ResponseError::OffsetOutOfRange,
@@ -149,6 +151,7 @@ pub mod code {
     pub const NONE: i16 = 0;
     pub const UNKNOWN_SERVER_ERROR: i16 = ResponseError::UnknownServerError.code();
     pub const UNKNOWN_TOPIC_OR_PARTITION: i16 = ResponseError::UnknownTopicOrPartition.code();
+    pub const UNKNOWN_TOPIC_ID: i16 = ResponseError::UnknownTopicId.code();
     pub const OFFSET_OUT_OF_RANGE: i16 = ResponseError::OffsetOutOfRange.code();
     pub const NOT_LEADER_OR_FOLLOWER: i16 = ResponseError::NotLeaderOrFollower.code();
     pub const LEADER_NOT_AVAILABLE: i16 = ResponseError::LeaderNotAvailable.code();

@@ -290,6 +290,17 @@ pub enum Action {
         topic: String,
         count: u32,
     },
+    /// Kafka's DeleteTopics of one topic: it goes with its replicas' logs
+    /// on every broker and every group's committed offsets of it
+    /// (crash-safe: `engine::core::cluster::delete`). An unknown topic is
+    /// refused (`UnknownTopicOrPartition`). A transaction still open on it
+    /// ends without markers there; a name transactions wrote to is not
+    /// created again (`TopicNameRetired`). Served Kafka clients make it
+    /// (`kafka-topics.sh --delete`, docs/kafka-protocol.md); an extension
+    /// of SPEC §4's table, which the book's rules accept.
+    DeleteTopic {
+        name: String,
+    },
     /// The book's `Producer.send` through its accumulator (E17): the
     /// record waits in the named producer's batch for its partition until
     /// the batch holds `batch_size` estimated bytes (then it is sent at
@@ -327,7 +338,7 @@ pub enum Action {
 }
 
 /// The names of every action, in the spec's order (for error messages).
-pub const ACTION_NAMES: [&str; 33] = [
+pub const ACTION_NAMES: [&str; 34] = [
     "create_topic",
     "produce",
     "begin",
@@ -357,6 +368,7 @@ pub const ACTION_NAMES: [&str; 33] = [
     "delete_records",
     "alter_topic_config",
     "create_partitions",
+    "delete_topic",
     "accumulate",
     "flush",
     "note",
@@ -854,6 +866,7 @@ impl Action {
             Action::DeleteRecords { .. } => "delete_records",
             Action::AlterTopicConfig { .. } => "alter_topic_config",
             Action::CreatePartitions { .. } => "create_partitions",
+            Action::DeleteTopic { .. } => "delete_topic",
             Action::Accumulate { .. } => "accumulate",
             Action::Flush { .. } => "flush",
             Action::Note {} => "note",
@@ -1034,6 +1047,10 @@ impl Action {
                 "action.create_partitions.count",
                 "the partition count the topic grows to, at least 2",
             )),
+            Action::DeleteTopic { name } if name.is_empty() => Err(FieldError::new(
+                "action.delete_topic.name",
+                "a topic name is not empty",
+            )),
             Action::DeleteGroup { group } if group.is_empty() => Err(FieldError::new(
                 "action.delete_group.group",
                 "a group id is not empty",
@@ -1171,6 +1188,7 @@ mod tests {
             r#"{"compact":{"topic":"t","delete_retention_ms":0,"crash_at":"before_swap"}}"#,
             r#"{"delete_records":{"topic":"t","partition":0,"offset":-1}}"#,
             r#"{"create_partitions":{"topic":"t","count":4}}"#,
+            r#"{"delete_topic":{"name":"t"}}"#,
             r#"{"accumulate":{"producer":"p","topic":"t","partition":0,"key":"k","value":"v","acks":"all","batch_size":68,"linger_ms":10,"max_buffer_bytes":4096}}"#,
             r#"{"flush":{"producer":"p"}}"#,
             r#"{"note":{}}"#,

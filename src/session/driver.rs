@@ -891,6 +891,10 @@ impl Driver {
                 let from = self.cluster.create_partitions(topic, *count).map_err(err)?;
                 self.told = Some(narrate::grown(topic, from, *count));
             }
+            Action::DeleteTopic { name } => {
+                let gone = self.cluster.delete_topic(name).map_err(err)?;
+                self.told = Some(narrate::deleted_topic(name, &gone));
+            }
             Action::Produce {
                 topic,
                 partition,

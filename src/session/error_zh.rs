@@ -31,6 +31,9 @@ pub fn error_zh(e: &E) -> String {
             format!("topic 名 {name:?} 无效（{}）", reason_zh(reason))
         }
         E::TopicAlreadyExists(name) => format!("topic {name:?} 已存在"),
+        E::TopicNameRetired(name) => format!(
+            "topic {name:?} 不能再次创建：它在事务写入之后被删除，事务日志仍通过那些事务读取它的分区"
+        ),
         E::InvalidPartitions(n) => format!(
             "分区数 {n} 无效：一个 topic 有 1 到 {} 个分区",
             crate::engine::config::MAX_PARTITIONS

@@ -266,6 +266,7 @@ pub fn check_action(action: &Action) -> Result<(), FieldError> {
         }
         Action::DeleteGroup { group } => text("group", group, MAX_NAME_BYTES),
         Action::AlterTopicConfig { topic, .. } => text("topic", topic, MAX_NAME_BYTES),
+        Action::DeleteTopic { name } => text("name", name, MAX_NAME_BYTES),
         Action::CreatePartitions { topic, count } => {
             text("topic", topic, MAX_NAME_BYTES)?;
             if *count > MAX_TOPIC_PARTITIONS {
@@ -390,6 +391,10 @@ impl Budget {
                 *replication_factor,
             ),
             Action::CreatePartitions { topic, count } => self.spend_partitions(topic, *count),
+            Action::DeleteTopic { name } => {
+                self.give_back(name);
+                Ok(())
+            }
             Action::AdvanceClock { ms } => {
                 let reached = self.clock_ms.saturating_add(*ms);
                 if reached > MAX_CLOCK_MS {
@@ -440,6 +445,17 @@ impl Budget {
             .entry(name.to_string())
             .or_insert((partitions, replication_factor));
         Ok(())
+    }
+
+    /// A deleted topic's share given back: a recording that creates and
+    /// deletes topics in turn counts only those that exist together, as
+    /// the engine holds them. An unknown topic gives back nothing (the
+    /// engine refuses the step).
+    fn give_back(&mut self, topic: &str) {
+        if let Some((partitions, factor)) = self.shapes.remove(topic) {
+            self.topics -= 1;
+            self.replicas -= u64::from(partitions) * u64::from(factor);
+        }
     }
 
     /// A topic's growth to `count` partitions: the replicas it adds. A

@@ -13,6 +13,7 @@
 //! ```
 
 use crate::engine::MiniKafkaError;
+use crate::engine::core::cluster::delete::DeletedTopic;
 use crate::engine::core::recovery::{CompletedTransaction, RecoveryReport, ResentMarker};
 use crate::engine::fault::TearReport;
 use crate::engine::transaction::CutPoint;
@@ -114,6 +115,23 @@ pub fn grown(topic: &str, from: u32, to: u32) -> Said {
         ),
         format!(
             "topic {topic} 的分区从 {from} 个增加到 {to} 个：key 现在按 {to} 取模，可能落到与之前不同的分区；消费组的成员看到新分区后重平衡到它们上"
+        ),
+    )
+}
+
+/// A topic deleted by `delete_topic`: what went with it.
+pub fn deleted_topic(topic: &str, gone: &DeletedTopic) -> Said {
+    let DeletedTopic {
+        partitions,
+        replicas,
+        offsets,
+    } = gone;
+    Said::new(
+        format!(
+            "topic {topic} deleted: its {partitions} partition(s), {replicas} replica log(s) on the brokers and {offsets} committed offset(s); a consumer drops its partitions, and the name is free again"
+        ),
+        format!(
+            "topic {topic} 已删除：{partitions} 个分区、broker 上的 {replicas} 个副本日志和 {offsets} 个已提交的 offset 随之删除；消费者不再读它的分区，这个名字可以再次使用"
         ),
     )
 }

@@ -128,6 +128,13 @@ impl Consumer {
             if result.len() >= max_records {
                 break;
             }
+            // A partition whose topic was deleted is skipped, as a Kafka
+            // consumer drops it once its metadata no longer lists it; the
+            // next rebalance assigns what exists.
+            if cluster.partition_metadata(&tp).is_err() {
+                self.positions.remove(&tp);
+                continue;
+            }
             let position = match self.positions.get(&tp) {
                 Some(&p) => p,
                 None => {

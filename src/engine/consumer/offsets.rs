@@ -185,6 +185,63 @@ impl OffsetStore {
         Ok(removed)
     }
 
+    /// Deletes every group's committed offsets of `topic` (Kafka's group
+    /// coordinator drops them when the topic is deleted) in one atomic file
+    /// replace, as a commit is written; how many it removed. Groups left
+    /// without offsets stay, as [`Self::delete_offsets`] leaves them.
+    /// Nothing to remove is no write.
+    pub fn delete_topic(&mut self, topic: &str) -> Result<usize> {
+        let next = self.without_topic(topic);
+        let removed = self.count() - count(&next);
+        if removed == 0 {
+            return Ok(0);
+        }
+        self.written = false;
+        Self::persist(&self.path, &next, self.sync)?;
+        self.groups = next;
+        self.written = true;
+        Ok(removed)
+    }
+
+    /// Forgets `topic`'s committed offsets without writing (an open
+    /// finishing a deletion a crash cut short; [`Self::write`] writes
+    /// them). Whether any went.
+    pub fn forget_topic(&mut self, topic: &str) -> bool {
+        let next = self.without_topic(topic);
+        let changed = count(&next) != self.count();
+        if changed {
+            self.groups = next;
+            self.written = false;
+        }
+        changed
+    }
+
+    /// Replaces the file with what the store holds.
+    pub fn write(&mut self) -> Result<()> {
+        self.written = false;
+        Self::persist(&self.path, &self.groups, self.sync)?;
+        self.written = true;
+        Ok(())
+    }
+
+    fn without_topic(&self, topic: &str) -> BTreeMap<String, GroupOffsets> {
+        self.groups
+            .iter()
+            .map(|(g, offsets)| {
+                let kept = offsets
+                    .iter()
+                    .filter(|(tp, _)| tp.topic != topic)
+                    .map(|(tp, o)| (tp.clone(), *o))
+                    .collect();
+                (g.clone(), kept)
+            })
+            .collect()
+    }
+
+    fn count(&self) -> usize {
+        count(&self.groups)
+    }
+
     /// Whether committing `staged` would leave the offsets as they are:
     /// every staged group is already present (the book's `setdefault` adds
     /// an empty one to the file) with every staged offset.
@@ -227,6 +284,11 @@ impl OffsetStore {
         };
         fsutil::write_atomically(path, fsutil::to_book_json(&file).as_bytes(), sync)
     }
+}
+
+/// Committed offsets held, over every group.
+fn count(groups: &BTreeMap<String, GroupOffsets>) -> usize {
+    groups.values().map(BTreeMap::len).sum()
 }
 
 #[cfg(test)]

@@ -28,6 +28,7 @@
 //! (the log, replica-set and offsets handles).
 
 mod cleanup;
+pub mod delete;
 mod groups;
 mod grow;
 mod handles;
@@ -354,6 +355,7 @@ impl BrokerCluster {
                 state
                     .metadata
                     .plan_topic(name, partitions, replication_factor, &brokers)?;
+            state.ready_name(name)?;
             topic.timestamp_type = timestamp_type;
             topic.config = config;
             // Its replicas on stopped brokers start stopped and out of the

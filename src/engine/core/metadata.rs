@@ -435,6 +435,32 @@ impl MetadataStore {
             .collect()
     }
 
+    /// Removes the topic `name` and persists (Kafka's DeleteTopics); on a
+    /// failed write the topic is as it was. Returns what it held.
+    pub fn remove_topic(&mut self, name: &str) -> Result<TopicMetadata> {
+        let topic = self
+            .topics
+            .remove(name)
+            .ok_or_else(|| MiniKafkaError::UnknownTopicOrPartition(name.to_string()))?;
+        if let Err(e) = self.persist() {
+            self.topics.insert(name.to_string(), topic);
+            return Err(e);
+        }
+        Ok(topic)
+    }
+
+    /// Forgets the topic `name` without writing (an open finishing a
+    /// deletion a crash cut short: it writes once every log was checked,
+    /// with [`Self::write`]). Whether it was there.
+    pub fn forget_topic(&mut self, name: &str) -> bool {
+        self.topics.remove(name).is_some()
+    }
+
+    /// Writes the file as the store holds it.
+    pub fn write(&self) -> Result<()> {
+        self.persist()
+    }
+
     /// Adds planned partitions to the topic `name` and persists; on a
     /// failed write the topic is as it was.
     pub fn add_partitions(&mut self, name: &str, added: &[(u32, PartitionMetadata)]) -> Result<()> {

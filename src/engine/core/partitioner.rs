@@ -17,6 +17,12 @@ pub struct Partitioner {
 }
 
 impl Partitioner {
+    /// Forgets `topic`'s round-robin cursor (a deleted topic): a topic
+    /// created again under its name starts from partition 0.
+    pub fn forget(&mut self, topic: &str) {
+        self.cursors.remove(topic);
+    }
+
     /// The partition for a record with this key (or none) on a topic with
     /// `partitions` partitions.
     pub fn choose(&mut self, topic: &str, key: Option<&[u8]>, partitions: u32) -> u32 {

@@ -166,7 +166,9 @@ impl TransactionManager {
 
     /// Appends instance `index`'s marker to `tp` with acks=all and waits. A
     /// marker of the same type already there (a resumed completion) is not
-    /// written twice; its replication is awaited instead.
+    /// written twice; its replication is awaited instead. A partition whose
+    /// topic was deleted since it was added gets none, as Kafka's
+    /// coordinator drops the markers of deleted partitions.
     pub(crate) async fn write_marker(
         &self,
         index: usize,
@@ -179,9 +181,12 @@ impl TransactionManager {
             let data = s.transactions.transactions.instance(index);
             let marker = marker_of(data, control);
             let existing = s.transactions.transactions.marker(index, tp, control);
+            if s.metadata.partition(tp).is_none() {
+                return Ok(None);
+            }
             let set = s.partition_mut(tp)?;
             if let Some(offset) = existing {
-                return Ok(set.await_replication(offset, offset, now));
+                return Ok(Some(set.await_replication(offset, offset, now)));
             }
             let offset = set.leader().leo();
             let ack = set.append(marker, AckMode::All, now, None)?;
@@ -190,9 +195,12 @@ impl TransactionManager {
                 .record_marker(index, tp, offset, control);
             let id = s.transactions.transactions.instance(index).id.clone();
             s.transactions.close_hanging(&id, tp, offset);
-            Ok(ack)
+            Ok(Some(ack))
         })?;
-        ack.await.map(|_| ())
+        match ack {
+            Some(ack) => ack.await.map(|_| ()),
+            None => Ok(()),
+        }
     }
 
     /// A handle on the latest instance of `id`: for example an ONGOING

@@ -13,6 +13,7 @@ use std::collections::BTreeSet;
 use std::fs;
 use std::path::PathBuf;
 
+use super::delete;
 use super::memo::RememberedLogs;
 use super::reader_cache::{LeaderAt, PrefixFold};
 use super::state::ClusterState;
@@ -231,6 +232,10 @@ impl ClusterState {
         let mut offsets = OffsetStore::open(dir)?;
         let mut identities = ProducerIdentities::open(dir)?;
         let checkpoint = HighWatermarkCheckpoint::open(dir)?;
+        // A topic deletion a crash cut short is finished: its topics are
+        // not opened, and the deletion is written once everything was
+        // checked (`finish_open`).
+        let deletions = delete::forget_deleting(&config, &mut metadata, &mut offsets)?;
         // Every log is read and checked before anything is repaired (the
         // journal's tail, a segment's tail, an index): what must be refused
         // (a bad closed segment, a replica on an unconfigured broker) is
@@ -298,7 +303,11 @@ impl ClusterState {
             known: markers_known,
             carried: same_instances,
         };
-        match state.finish_open(scanned, now_ms, recover, markers, logs, carried) {
+        // The deletions a crash cut short are written first, once every log
+        // was checked.
+        let finished = delete::finish_deletions(&deletions, &state.metadata, &mut state.offsets)
+            .and_then(|()| state.finish_open(scanned, now_ms, recover, markers, logs, carried));
+        match finished {
             Ok(()) => Ok(state),
             Err(e) => {
                 if took_carry {

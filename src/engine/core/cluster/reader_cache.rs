@@ -93,6 +93,11 @@ impl ReaderCache {
         self.folded.fetch_add(crashed.folded(), Ordering::Relaxed);
     }
 
+    /// Drops `tp`'s fold (its topic was deleted).
+    pub(super) fn forget(&self, tp: &TopicPartition) {
+        self.lock().remove(tp);
+    }
+
     /// Every partition's cached fold, for a checkpoint's memo.
     pub(super) fn folds(&self) -> BTreeMap<TopicPartition, PrefixFold> {
         self.lock().clone()

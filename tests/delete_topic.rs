@@ -1,0 +1,358 @@
+//! The `delete_topic` action (Kafka's DeleteTopics) through the session
+//! driver: the topic goes with its replicas' directories on every broker
+//! and its groups' committed offsets; the name can be created again,
+//! empty; an unknown topic is refused with nothing changed; a deletion a
+//! crash cut short is finished by the next open; a transaction open on
+//! the topic ends without markers there, and a name transactions wrote to
+//! is not created again; a replay shows the topic at its moment, forward
+//! and back.
+
+use std::fs;
+use std::path::Path;
+
+use minikafka::engine::core::metadata::METADATA_FILE;
+use minikafka::session::recording::{Header, Recording};
+use minikafka::session::{Action, Driver, Outcome, Session, Snapshot};
+use serde_json::json;
+
+fn header(rules: &str) -> Header {
+    serde_json::from_value(json!({
+        "mk_recording": 1, "rules": rules,
+        "cluster": {"brokers": [1, 2, 3],
+                    "topics": [{"name": "t", "partitions": 2, "replication_factor": 2},
+                               {"name": "keep", "partitions": 1, "replication_factor": 1}]},
+    }))
+    .unwrap()
+}
+
+fn act(d: &mut Driver, action: serde_json::Value) -> Outcome {
+    d.apply(&serde_json::from_value::<Action>(action).unwrap())
+}
+
+fn ok(d: &mut Driver, action: serde_json::Value) {
+    let what = action.to_string();
+    assert_eq!(
+        act(d, action),
+        Outcome::Ok,
+        "{what}: {:?}",
+        d.events().newest(1)
+    );
+}
+
+/// The newest event's text.
+fn said(d: &Driver) -> String {
+    d.events().newest(1)[0].text.clone()
+}
+
+/// Every path under `dir` (files and directories), relative, sorted.
+fn tree(dir: &Path) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            out.push(p.strip_prefix(dir).unwrap().display().to_string());
+            if p.is_dir() {
+                stack.push(p);
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// The replica directories of topic `t` (`broker-N/t-P...`).
+fn t_dirs(dir: &Path) -> Vec<String> {
+    tree(dir)
+        .into_iter()
+        .filter(|p| {
+            let mut parts = p.split('/');
+            parts.next().is_some_and(|b| b.starts_with("broker-"))
+                && parts.next().is_some_and(|r| r.starts_with("t-"))
+                && parts.next().is_none()
+        })
+        .collect()
+}
+
+fn topics(d: &Driver) -> Vec<String> {
+    d.cluster().topics().into_iter().map(|(n, _)| n).collect()
+}
+
+fn committed(d: &Driver) -> Vec<String> {
+    let offsets: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(d.data_dir().join("offsets.json")).unwrap())
+            .unwrap();
+    let mut out = Vec::new();
+    for (group, entries) in offsets["groups"].as_object().unwrap() {
+        for e in entries.as_array().unwrap() {
+            out.push(format!(
+                "{group} {}-{} {}",
+                e["topic"].as_str().unwrap(),
+                e["partition"],
+                e["offset"]
+            ));
+        }
+    }
+    out
+}
+
+fn with_records_and_offsets(rules: &str) -> Driver {
+    let mut d = Driver::new(&header(rules), None).unwrap();
+    for p in [0, 1] {
+        ok(
+            &mut d,
+            json!({"produce": {"topic": "t", "partition": p, "value": format!("v{p}")}}),
+        );
+    }
+    ok(
+        &mut d,
+        json!({"produce": {"topic": "keep", "partition": 0, "value": "k"}}),
+    );
+    ok(&mut d, json!({"replicate": {}}));
+    ok(
+        &mut d,
+        json!({"commit_offsets": {"group": "g", "offsets": [
+            {"topic": "t", "partition": 0, "offset": 1},
+            {"topic": "keep", "partition": 0, "offset": 1}]}}),
+    );
+    d
+}
+
+#[test]
+fn a_deleted_topic_goes_with_its_logs_and_offsets_and_its_name_is_free_again() {
+    for rules in ["minikafka", "kafka"] {
+        let mut d = with_records_and_offsets(rules);
+        assert_eq!(
+            t_dirs(d.data_dir()).len(),
+            4,
+            "{rules}: 2 partitions x 2 replicas"
+        );
+        ok(&mut d, json!({"delete_topic": {"name": "t"}}));
+        assert_eq!(
+            said(&d),
+            "delete_topic: ok; topic t deleted: its 2 partition(s), 4 replica log(s) on the brokers and 1 committed offset(s); a consumer drops its partitions, and the name is free again"
+        );
+        assert_eq!(topics(&d), ["keep"], "{rules}");
+        assert!(
+            t_dirs(d.data_dir()).is_empty(),
+            "{rules}: {:?}",
+            tree(d.data_dir())
+        );
+        assert_eq!(committed(&d), ["g keep-0 1"], "{rules}");
+        let metadata = fs::read_to_string(d.data_dir().join(METADATA_FILE)).unwrap();
+        assert!(!metadata.contains("\"t\""), "{metadata}");
+        let s = Snapshot::of(&d);
+        assert!(s.partitions.iter().all(|p| p.topic == "keep"), "{rules}");
+        // The name again: an empty topic, its records from offset 0.
+        ok(
+            &mut d,
+            json!({"create_topic": {"name": "t", "partitions": 1, "replication_factor": 3}}),
+        );
+        ok(
+            &mut d,
+            json!({"produce": {"topic": "t", "partition": 0, "value": "again"}}),
+        );
+        let s = Snapshot::of(&d);
+        let t0 = s.partitions.iter().find(|p| p.topic == "t").unwrap();
+        assert_eq!(t0.log_end_offset, 1, "{rules}: only the new record");
+        assert_eq!(t0.batches[0].base_offset, 0);
+        // The crash reopens what is there: the new t, not the old one.
+        assert!(matches!(
+            act(&mut d, json!({"crash": {}})),
+            Outcome::Recovered(_)
+        ));
+        assert_eq!(topics(&d), ["keep", "t"]);
+        let s = Snapshot::of(&d);
+        let t0 = s.partitions.iter().find(|p| p.topic == "t").unwrap();
+        assert_eq!((t0.log_end_offset, s.partitions.len()), (1, 2), "{rules}");
+    }
+}
+
+#[test]
+fn an_unknown_topic_is_refused_with_nothing_changed() {
+    let mut d = with_records_and_offsets("kafka");
+    let before = tree(d.data_dir());
+    let out = act(&mut d, json!({"delete_topic": {"name": "nowhere"}}));
+    let Outcome::Error(e) = out else {
+        panic!("refused: {out:?}")
+    };
+    assert_eq!(e.code(), "UnknownTopicOrPartition", "{e}");
+    assert_eq!(tree(d.data_dir()), before);
+    assert_eq!(topics(&d), ["keep", "t"]);
+}
+
+/// A crash after the first directory was renamed (the deletion decided),
+/// before metadata.json was written: the open finishes it, metadata,
+/// offsets and every directory; a directory left by a deletion whose
+/// topic is already gone is removed too.
+#[test]
+fn an_open_finishes_a_deletion_a_crash_cut_short() {
+    let mut d = with_records_and_offsets("kafka");
+    let dir = d.data_dir().to_path_buf();
+    fs::rename(dir.join("broker-1/t-0"), dir.join("broker-1/t-0.deleting")).unwrap();
+    fs::create_dir_all(dir.join("broker-3/gone-4.deleting")).unwrap();
+    fs::write(
+        dir.join("broker-3/gone-4.deleting/00000000000000000000.log"),
+        b"x",
+    )
+    .unwrap();
+    assert!(matches!(
+        act(&mut d, json!({"crash": {}})),
+        Outcome::Recovered(_)
+    ));
+    assert_eq!(topics(&d), ["keep"]);
+    assert!(t_dirs(&dir).is_empty(), "{:?}", tree(&dir));
+    assert!(!dir.join("broker-3/gone-4.deleting").exists());
+    assert_eq!(committed(&d), ["g keep-0 1"]);
+    let metadata = fs::read_to_string(dir.join(METADATA_FILE)).unwrap();
+    assert!(!metadata.contains("\"t\""), "written: {metadata}");
+    // A second open finds nothing more to do.
+    let before = tree(&dir);
+    assert!(matches!(
+        act(&mut d, json!({"crash": {}})),
+        Outcome::Recovered(_)
+    ));
+    assert_eq!(tree(&dir), before);
+}
+
+/// Without the deletion's own directories, `t`'s logs left under their
+/// names (an earlier incarnation, as the book's `create_topic` finds
+/// them) are picked up by a create as before.
+#[test]
+fn a_create_over_a_deletions_leftover_starts_empty() {
+    let mut d = with_records_and_offsets("kafka");
+    ok(&mut d, json!({"delete_topic": {"name": "t"}}));
+    let dir = d.data_dir().to_path_buf();
+    // A removal that failed: the renamed directory stays.
+    fs::create_dir_all(dir.join("broker-1/t-0.deleting")).unwrap();
+    fs::write(
+        dir.join("broker-1/t-0.deleting/00000000000000000000.log"),
+        b"old",
+    )
+    .unwrap();
+    ok(
+        &mut d,
+        json!({"create_topic": {"name": "t", "partitions": 1, "replication_factor": 1}}),
+    );
+    assert!(!dir.join("broker-1/t-0.deleting").exists());
+    assert_eq!(
+        Snapshot::of(&d)
+            .partitions
+            .iter()
+            .find(|p| p.topic == "t")
+            .unwrap()
+            .log_end_offset,
+        0
+    );
+}
+
+#[test]
+fn an_open_transaction_ends_without_markers_on_a_deleted_topic_and_its_name_is_retired() {
+    for rules in ["minikafka", "kafka"] {
+        let mut d = Driver::new(&header(rules), None).unwrap();
+        ok(&mut d, json!({"begin": {"txn": "tx"}}));
+        for topic in ["t", "keep"] {
+            let send = json!({"send": {"txn": "tx", "topic": topic, "partition": 0, "value": "a"}});
+            let out = act(&mut d, send);
+            assert!(
+                matches!(out, Outcome::Ok | Outcome::Pending),
+                "{rules}: {out:?}"
+            );
+        }
+        ok(&mut d, json!({"replicate": {}}));
+        ok(&mut d, json!({"delete_topic": {"name": "t"}}));
+        let out = act(&mut d, json!({"commit": {"txn": "tx"}}));
+        assert!(
+            matches!(out, Outcome::Ok | Outcome::Pending),
+            "{rules}: {out:?}"
+        );
+        ok(&mut d, json!({"replicate": {}}));
+        let s = Snapshot::of(&d);
+        let keep = s.partitions.iter().find(|p| p.topic == "keep").unwrap();
+        assert_eq!(
+            (keep.log_end_offset, keep.last_stable_offset),
+            (2, 2),
+            "{rules}: the record and its marker on keep, committed"
+        );
+        let refused = |d: &mut Driver| {
+            let out = act(
+                d,
+                json!({"create_topic": {"name": "t", "partitions": 1, "replication_factor": 1}}),
+            );
+            let Outcome::Error(e) = out else {
+                panic!("{rules}: refused: {out:?}")
+            };
+            assert_eq!(e.code(), "TopicNameRetired", "{e}");
+        };
+        refused(&mut d);
+        // Across a full reopen (the journal replayed) too.
+        assert!(matches!(
+            act(&mut d, json!({"crash": {}})),
+            Outcome::Recovered(_)
+        ));
+        refused(&mut d);
+        // A topic no transaction wrote to is created again.
+        let fresh =
+            json!({"create_topic": {"name": "fresh", "partitions": 1, "replication_factor": 1}});
+        ok(&mut d, fresh.clone());
+        ok(&mut d, json!({"delete_topic": {"name": "fresh"}}));
+        ok(&mut d, fresh);
+    }
+}
+
+#[test]
+fn a_group_member_drops_a_deleted_topics_partitions() {
+    let mut d = with_records_and_offsets("minikafka");
+    ok(
+        &mut d,
+        json!({"join_group": {"group": "g2", "member": "m", "topics": ["t", "keep"]}}),
+    );
+    ok(&mut d, json!({"delete_topic": {"name": "t"}}));
+    ok(&mut d, json!({"poll": {"group": "g2", "member": "m"}}));
+    assert!(said(&d).contains("keep-0"), "{}", said(&d));
+    assert!(!said(&d).contains("t-0"), "{}", said(&d));
+    // The next rebalance assigns what exists.
+    ok(
+        &mut d,
+        json!({"join_group": {"group": "g2", "member": "m2", "topics": ["keep"]}}),
+    );
+    let assigned: Vec<String> = Snapshot::of(&d)
+        .groups
+        .iter()
+        .find(|g| g.group == "g2")
+        .unwrap()
+        .members
+        .iter()
+        .flat_map(|m| m.assignment.clone())
+        .collect();
+    assert_eq!(assigned, ["keep-0"]);
+}
+
+#[test]
+fn a_replay_shows_the_topic_at_its_moment_forward_and_back() {
+    let text = [
+        serde_json::to_string(&header("kafka")).unwrap(),
+        json!({"action": {"produce": {"topic": "t", "partition": 1, "value": "a"}}}).to_string(),
+        json!({"action": {"delete_topic": {"name": "t"}}}).to_string(),
+        json!({"action": {"create_topic": {"name": "t", "partitions": 3, "replication_factor": 1}}}).to_string(),
+    ]
+    .join("\n");
+    let recording = Recording::parse("delete.jsonl", &text).unwrap();
+    let mut s = Session::replay(recording, 1).unwrap();
+    let t = |s: &Session| {
+        s.snapshot()
+            .partitions
+            .iter()
+            .filter(|p| p.topic == "t")
+            .map(|p| p.log_end_offset)
+            .collect::<Vec<_>>()
+    };
+    s.goto(1);
+    assert_eq!(t(&s), [0, 1]);
+    s.goto(2);
+    assert_eq!(t(&s), Vec::<i64>::new(), "deleted");
+    s.goto(3);
+    assert_eq!(t(&s), [0, 0, 0], "created again, empty");
+    s.goto(1);
+    assert_eq!(t(&s), [0, 1], "back before the deletion: its record");
+}
