@@ -6,9 +6,8 @@
 //! PRODUCER_FENCED (src/kafka/by_version.rs). serve's codes are also
 //! checked on their own, so the test asserts something where Kafka cannot
 //! be started (outside CI). kafka-python speaking Kafka 2.6's versions
-//! (EndTxn v1) then meets the fencing on both. DeleteTopics: serve
-//! refuses it as Kafka does when deletion is disabled, where Kafka 4.4
-//! deletes (a difference, docs/kafka-differences.md).
+//! (EndTxn v1) then meets the fencing on both. DeleteTopics: both delete,
+//! with the same answers at every version.
 
 #[allow(dead_code)]
 #[path = "common/kafka_ref.rs"]
@@ -260,7 +259,7 @@ fn serve_answers_these_error_codes_as_apache_kafka_or_as_documented() {
     let serve = Server::start(&["--rules", "kafka"]);
     let kafka = KafkaRef::start();
     a_fenced_producer_gets_the_code_its_api_version_knows(&serve, kafka.as_ref());
-    delete_topics_is_refused_as_kafka_refuses_it_when_disabled(&serve, kafka.as_ref());
+    delete_topics_answers_as_apache_kafka(&serve, kafka.as_ref());
     a_write_delayed_past_its_end_is_refused(kafka.as_ref());
 }
 
@@ -417,58 +416,53 @@ fn listed(port: u16, topic: &str) -> bool {
         .any(|t| t.name.as_ref().is_some_and(|n| n.0.as_str() == topic))
 }
 
-/// serve refuses DeleteTopics for every topic as Kafka does with
-/// `delete.topic.enable=false` (TOPIC_DELETION_DISABLED from v3,
-/// INVALID_REQUEST below, a message from v5) and keeps the topic; Kafka
-/// 4.4 deletes it, answers UNKNOWN_TOPIC_OR_PARTITION for a topic it does
-/// not have, and lets the name be created again (docs/kafka-differences.md,
-/// "DeleteTopics").
-fn delete_topics_is_refused_as_kafka_refuses_it_when_disabled(
-    serve: &Server,
-    kafka: Option<&KafkaRef>,
-) {
-    let port = serve.brokers[0].1;
-    let mut conn = Conn::connect(port, "admin");
-    wire::create_topic(&mut conn, "doomed", 2, 1);
-    for v in 1..=6 {
-        let r = conn
-            .call(&delete_request(&["doomed", "nowhere"], v), v)
-            .expect("DeleteTopics answered, the connection kept");
-        let expected = if v >= 3 { 73 } else { 42 };
-        let codes: Vec<(String, i16)> = r
-            .responses
-            .iter()
-            .map(|t| (t.name.as_ref().unwrap().0.to_string(), t.error_code))
-            .collect();
-        assert_eq!(
-            codes,
-            [("doomed".into(), expected), ("nowhere".into(), expected)],
-            "v{v}"
-        );
-        let message = r.responses[0].error_message.as_deref().unwrap_or_default();
-        assert_eq!(
-            message.contains("deletion is disabled"),
-            v >= 5,
-            "v{v}: {message:?}"
-        );
-    }
-    assert!(listed(port, "doomed"), "the refused topic is still there");
+/// DeleteTopics at each version (1-6), raw: a topic that exists, one that
+/// does not, a name given twice; each answer's code and (v5+) message,
+/// sorted by name, then the deleted topics gone from Metadata and a name
+/// created again. serve's lines are checked on their own, then against
+/// Apache Kafka 4.4's, which must be the same; confluent-kafka's and
+/// kafka-python's AdminClients then delete on serve as on Kafka.
+fn delete_topics_answers_as_apache_kafka(serve: &Server, kafka: Option<&KafkaRef>) {
+    let served = deletions(serve.brokers[0].1);
+    let expected: Vec<String> = (1..=6)
+        .flat_map(|v| {
+            let message = |m: &str| {
+                if v >= 5 {
+                    format!(" {m:?}")
+                } else {
+                    String::new()
+                }
+            };
+            [
+                format!("v{v} doomed{v} 0{}", if v >= 5 { " null" } else { "" }),
+                format!("v{v} dup 42{}", message("Duplicate topic name.")),
+                format!(
+                    "v{v} nowhere 3{}",
+                    message("This server does not host this topic-partition.")
+                ),
+            ]
+        })
+        .chain([
+            "listed after: []".to_string(),
+            "created again: 0".to_string(),
+        ])
+        .collect();
+    assert_eq!(served, expected, "serve");
     if let Some(py) = python::with("confluent_kafka") {
-        let out = python::run(
-            &py,
-            "ck_delete_topics.py",
-            &[&serve.bootstrap(), "doomed", "nowhere"],
-        );
+        let boot = serve.bootstrap();
+        let mut conn = Conn::connect(serve.brokers[0].1, "admin");
+        wire::create_topic(&mut conn, "doomed", 2, 1);
+        let out = python::run(&py, "ck_delete_topics.py", &[&boot, "doomed", "nowhere"]);
         assert_eq!(
             out.lines().collect::<Vec<_>>(),
-            [
-                "error doomed TOPIC_DELETION_DISABLED",
-                "error nowhere TOPIC_DELETION_DISABLED"
-            ],
+            ["deleted doomed", "error nowhere UNKNOWN_TOPIC_OR_PART"],
             "{out}"
         );
+        assert!(!listed(serve.brokers[0].1, "doomed"));
     }
     if let Some(py) = python::with("kafka") {
+        let mut conn = Conn::connect(serve.brokers[0].1, "admin");
+        wire::create_topic(&mut conn, "doomed", 2, 1);
         let out = python::run(
             &py,
             "kp_delete_topics.py",
@@ -476,60 +470,19 @@ fn delete_topics_is_refused_as_kafka_refuses_it_when_disabled(
         );
         assert_eq!(
             out.lines().collect::<Vec<_>>(),
-            ["doomed 73", "nowhere 73"],
+            ["doomed 0", "nowhere 3"],
             "{out}"
         );
     }
-    assert!(listed(port, "doomed"));
-
     let Some(kafka) = kafka else {
         return;
     };
-    let boot = port_of(&kafka.addr(1));
-    let mut conn = Conn::connect(boot, "admin");
-    wire::create_topic(&mut conn, "doomed", 2, 3);
-    wait_for_topic(boot, "doomed");
-    let r = conn
-        .call(&delete_request(&["doomed", "nowhere"], 6), 6)
-        .expect("DeleteTopics answered");
-    let codes: Vec<i16> = r.responses.iter().map(|t| t.error_code).collect();
-    let names: Vec<&str> = r
-        .responses
-        .iter()
-        .map(|t| t.name.as_ref().map_or("", |n| n.0.as_str()))
-        .collect();
-    let mut pairs: Vec<(&str, i16)> = names.into_iter().zip(codes).collect();
-    pairs.sort();
-    assert_eq!(
-        pairs,
-        [("doomed", 0), ("nowhere", 3)],
-        "Apache Kafka: {r:?}"
-    );
-    settled("doomed deleted from Kafka's metadata", || {
-        if listed(boot, "doomed") {
-            Err(3)
-        } else {
-            Ok(())
-        }
-    });
-    // The name is free again once the deletion completed.
-    settled("doomed created again on Kafka", || {
-        let request = CreateTopicsRequest::default()
-            .with_timeout_ms(10_000)
-            .with_topics(vec![
-                CreatableTopic::default()
-                    .with_name(TopicName(s("doomed")))
-                    .with_num_partitions(1)
-                    .with_replication_factor(3),
-            ]);
-        let r = conn.call(&request, 4).expect("CreateTopics answered");
-        match r.topics[0].error_code {
-            0 => Ok(()),
-            36 => Err(51),
-            c => Err(c),
-        }
-    });
+    let reference = deletions(port_of(&kafka.addr(1)));
+    assert_eq!(reference, served, "Apache Kafka 4.4 and serve");
     if let Some(py) = python::with("confluent_kafka") {
+        let mut conn = Conn::connect(port_of(&kafka.addr(1)), "admin");
+        wire::create_topic(&mut conn, "doomed", 2, 3);
+        wait_for_topic(port_of(&kafka.addr(1)), "doomed");
         let out = python::run(
             &py,
             "ck_delete_topics.py",
@@ -541,4 +494,58 @@ fn delete_topics_is_refused_as_kafka_refuses_it_when_disabled(
             "{out}"
         );
     }
+}
+
+/// The lines [`delete_topics_answers_as_apache_kafka`] compares, from
+/// the server at `port`.
+fn deletions(port: u16) -> Vec<String> {
+    let mut conn = Conn::connect(port, "admin");
+    let mut out = Vec::new();
+    for v in 1..=6 {
+        let topic = format!("doomed{v}");
+        wire::create_topic(&mut conn, &topic, 2, 1);
+        wait_for_topic(port, &topic);
+        let r = conn
+            .call(&delete_request(&[&topic, "nowhere", "dup", "dup"], v), v)
+            .expect("DeleteTopics answered");
+        let mut lines: Vec<String> = r
+            .responses
+            .iter()
+            .map(|t| {
+                let message = match (v >= 5, t.error_message.as_deref()) {
+                    (false, _) => String::new(),
+                    (true, None) => " null".to_string(),
+                    (true, Some(m)) => format!(" {m:?}"),
+                };
+                let name = t.name.as_ref().map_or("", |n| n.0.as_str());
+                format!("v{v} {name} {}{message}", t.error_code)
+            })
+            .collect();
+        lines.sort();
+        out.extend(lines);
+    }
+    let names: Vec<String> = (1..=6).map(|v| format!("doomed{v}")).collect();
+    let still: Vec<&String> = settled("the deleted topics gone from Metadata", || {
+        let still: Vec<&String> = names.iter().filter(|n| listed(port, n)).collect();
+        if still.is_empty() { Ok(still) } else { Err(3) }
+    });
+    out.push(format!("listed after: {still:?}"));
+    // The name is free again once the deletion completed.
+    let created = settled("doomed1 created again", || {
+        let request = CreateTopicsRequest::default()
+            .with_timeout_ms(10_000)
+            .with_topics(vec![
+                CreatableTopic::default()
+                    .with_name(TopicName(s("doomed1")))
+                    .with_num_partitions(1)
+                    .with_replication_factor(1),
+            ]);
+        let r = conn.call(&request, 4).expect("CreateTopics answered");
+        match r.topics[0].error_code {
+            36 => Err(51),
+            c => Ok(c),
+        }
+    });
+    out.push(format!("created again: {created}"));
+    out
 }

@@ -260,8 +260,14 @@ def framework_topic_configs(ctx):
 
 @scenario
 def delete_topic(ctx):
+    """A topic deleted after a record and a group's commit, created again
+    under its name: the new topic starts empty, and the group's committed
+    offset went with the old one."""
     t = ctx.create("t")
-    deliver(ctx.producer(), t, [b"x"])
+    deliver(ctx.producer(), t, [b"x", b"y"])
+    c = ctx.consumer(**{"group.id": ctx.topic("g")})
+    c.commit(offsets=[TopicPartition(t, 0, 2)], asynchronous=False)
+    c.close()
     try:
         ctx.admin.delete_topics([t], operation_timeout=15)[t].result(20)
         deleted = "deleted"
@@ -274,7 +280,23 @@ def delete_topic(ctx):
         if not listed or deleted != "deleted":
             break
         time.sleep(0.2)
-    return {"delete": deleted, "still_listed": listed}
+    out = {"delete": deleted, "still_listed": listed}
+    if deleted != "deleted":
+        return out
+    deadline = time.monotonic() + 30
+    while True:  # Kafka frees the name once the deletion completed.
+        try:
+            ctx.create("t")
+            break
+        except KafkaException as e:
+            if e.args[0].name() != "TOPIC_ALREADY_EXISTS" or time.monotonic() > deadline:
+                out["created_again"] = e.args[0].name()
+                return out
+            time.sleep(0.2)
+    deliver(ctx.producer(), t, [b"z"])
+    out["records_after"] = read(ctx, t)
+    out["committed_after"] = committed(ctx, ctx.topic("g"), t)
+    return out
 
 
 @scenario

@@ -30,20 +30,6 @@ pub const KNOWN: &[Known] = &[
         verdict: "documented: docs/kafka-differences.md *Transaction version 1: the epoch of each begin*",
     },
     Known {
-        scenario: "delete_topic",
-        path: "still_listed",
-        kafka: r#"false"#,
-        serve: r#"true"#,
-        verdict: "documented: docs/kafka-differences.md *DeleteTopics*",
-    },
-    Known {
-        scenario: "delete_topic",
-        path: "delete",
-        kafka: r#""deleted""#,
-        serve: r#""TOPIC_DELETION_DISABLED""#,
-        verdict: "documented: docs/kafka-differences.md *DeleteTopics*",
-    },
-    Known {
         scenario: "raw_fenced_end_txn_by_version",
         path: "epoch_step",
         kafka: r#"2"#,

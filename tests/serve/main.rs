@@ -13,6 +13,7 @@ mod closed_log;
 mod compacted;
 mod create_partitions;
 mod delete_groups;
+mod delete_topic;
 mod describe_configs;
 mod edge_checks;
 mod fault;

@@ -122,7 +122,7 @@ pub fn handle(worker: &mut dyn Broker, request: Request) -> Handled {
         RequestKind::Metadata(r) => Handled::Now(metadata::handle(worker, &r, version)),
         RequestKind::CreateTopics(r) => Handled::Now(create_topics::handle(worker, &r, version)),
         RequestKind::CreatePartitions(r) => Handled::Now(create_partitions::handle(worker, &r)),
-        RequestKind::DeleteTopics(r) => Handled::Now(delete_topics::handle(&r, version)),
+        RequestKind::DeleteTopics(r) => Handled::Now(delete_topics::handle(worker, &r, version)),
         RequestKind::Produce(r) => produce::handle(worker, broker, r, version),
         RequestKind::Fetch(r) => {
             let answer = fetch::handle(worker, broker, &r, version);
