@@ -280,8 +280,8 @@ pub fn broker_entries(b: &BrokerSettings, config: &MiniKafkaConfig) -> Vec<Entry
         entry(
             "delete.topic.enable",
             Type::Boolean,
-            "DeleteTopics is refused: the engine has no action that removes a topic.",
-            "false".into(),
+            "DeleteTopics deletes a topic, its logs and its committed offsets.",
+            "true".into(),
             Some("true"),
         ),
         entry(
@@ -494,7 +494,7 @@ mod tests {
             ("broker.id", "2", Source::StaticBroker),
             ("node.id", "2", Source::StaticBroker),
             ("auto.create.topics.enable", "false", Source::StaticBroker),
-            ("delete.topic.enable", "false", Source::StaticBroker),
+            ("delete.topic.enable", "true", Source::Default),
             ("min.insync.replicas", "2", Source::StaticBroker),
             ("fetch.max.bytes", "57671680", Source::Default),
             ("log.segment.bytes", "1048576", Source::StaticBroker),

@@ -172,7 +172,6 @@ pub mod code {
     pub const INVALID_CONFIG: i16 = ResponseError::InvalidConfig.code();
     pub const INVALID_PARTITIONS: i16 = ResponseError::InvalidPartitions.code();
     pub const POLICY_VIOLATION: i16 = ResponseError::PolicyViolation.code();
-    pub const TOPIC_DELETION_DISABLED: i16 = ResponseError::TopicDeletionDisabled.code();
     pub const COORDINATOR_NOT_AVAILABLE: i16 = ResponseError::CoordinatorNotAvailable.code();
     pub const NOT_COORDINATOR: i16 = ResponseError::NotCoordinator.code();
     pub const TRANSACTIONAL_ID_NOT_FOUND: i16 = ResponseError::TransactionalIdNotFound.code();

@@ -154,7 +154,7 @@ fn kafkas_tools_describe_a_topic_its_configs_and_a_broker() {
         "All configs for broker 2 are:",
         "  broker.id=2 sensitive=false synonyms={STATIC_BROKER_CONFIG:broker.id=2, DEFAULT_CONFIG:broker.id=-1}",
         "  auto.create.topics.enable=false sensitive=false",
-        "  delete.topic.enable=false sensitive=false",
+        "  delete.topic.enable=true sensitive=false",
     ] {
         assert!(broker.contains(line), "{line:?} in:\n{broker}");
     }
