@@ -41,7 +41,7 @@ pub enum MiniKafkaError {
     /// name is not created again in this data directory
     /// (`engine::core::cluster::delete`).
     #[error(
-        "topic {0:?} cannot be created again: it was deleted after transactions wrote to it, and the transaction journal still reads its partitions through them"
+        "topic {0:?} cannot be created again in this data directory: transactions wrote to the topic deleted under that name, and mk-tui's transaction journal tells partitions apart by name only (Kafka tells them apart by topic id); use another name, or a new data directory"
     )]
     TopicNameRetired(String),
     #[error("unknown broker {0}")]

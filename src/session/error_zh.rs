@@ -32,7 +32,7 @@ pub fn error_zh(e: &E) -> String {
         }
         E::TopicAlreadyExists(name) => format!("topic {name:?} 已存在"),
         E::TopicNameRetired(name) => format!(
-            "topic {name:?} 不能再次创建：它在事务写入之后被删除，事务日志仍通过那些事务读取它的分区"
+            "topic {name:?} 在这个数据目录里不能再次创建：事务写过以这个名字删除的 topic，而 mk-tui 的事务日志只按名字区分分区（Kafka 按 topic id 区分）；请换一个名字，或用新的数据目录"
         ),
         E::InvalidPartitions(n) => format!(
             "分区数 {n} 无效：一个 topic 有 1 到 {} 个分区",

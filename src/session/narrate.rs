@@ -125,13 +125,24 @@ pub fn deleted_topic(topic: &str, gone: &DeletedTopic) -> Said {
         partitions,
         replicas,
         offsets,
+        name_retired,
     } = gone;
+    let name = if *name_retired {
+        Said::new(
+            "transactions wrote to it, so its name cannot be created again in this data directory",
+            "事务写过它，所以这个名字在这个数据目录里不能再创建",
+        )
+    } else {
+        Said::new("the name is free again", "这个名字可以再次使用")
+    };
     Said::new(
         format!(
-            "topic {topic} deleted: its {partitions} partition(s), {replicas} replica log(s) on the brokers and {offsets} committed offset(s); a consumer drops its partitions, and the name is free again"
+            "topic {topic} deleted: its {partitions} partition(s), {replicas} replica log(s) on the brokers and {offsets} committed offset(s); a consumer drops its partitions, and {}",
+            name.en
         ),
         format!(
-            "topic {topic} 已删除：{partitions} 个分区、broker 上的 {replicas} 个副本日志和 {offsets} 个已提交的 offset 随之删除；消费者不再读它的分区，这个名字可以再次使用"
+            "topic {topic} 已删除：{partitions} 个分区、broker 上的 {replicas} 个副本日志和 {offsets} 个已提交的 offset 随之删除；消费者不再读它的分区，{}",
+            name.zh
         ),
     )
 }
@@ -213,6 +224,18 @@ pub fn recovery(report: &RecoveryReport, resend_markers: bool) -> Said {
             format!(
                 "向 {} 补写 {} 的 {control}标记（offset {}）",
                 m.tp, m.id, m.offset
+            ),
+        ));
+    }
+    if !report.deletions_finished.is_empty() {
+        clauses.push(Said::new(
+            format!(
+                "finished deleting topic {} (cut short by the crash)",
+                report.deletions_finished.join(", ")
+            ),
+            format!(
+                "完成了被崩溃打断的 topic {} 删除",
+                report.deletions_finished.join("、")
             ),
         ));
     }
@@ -518,6 +541,7 @@ mod tests {
                 broker: 1,
                 repair: SwapRepair::DiscardedReplacement,
             }],
+            deletions_finished: vec!["gone".into()],
         };
         assert_eq!(
             crash(&report, true).en,
@@ -525,6 +549,7 @@ mod tests {
              on broker 1, out-0: an unswapped compaction was discarded; the log before it stands, \
              moved the leader of out-0 from broker 1 to broker 2 (epoch 3), \
              completed tx-a (offsets discarded, ABORT markers re-sent to out-0 at offset 4 and out-1 at offset 2), \
+             finished deleting topic gone (cut short by the crash), \
              left tx-b, tx-c open (ongoing)"
         );
         assert_eq!(

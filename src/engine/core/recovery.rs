@@ -76,6 +76,9 @@ pub struct RecoveryReport {
     pub left_open: Vec<String>,
     /// Interrupted compaction swaps repaired, in partition and broker order.
     pub swaps_repaired: Vec<SwapRepaired>,
+    /// Topics whose deletion a crash cut short and the open finished, in
+    /// name order (`core::cluster::delete`).
+    pub deletions_finished: Vec<String>,
 }
 
 impl RecoveryReport {
@@ -87,6 +90,7 @@ impl RecoveryReport {
             && self.completed.is_empty()
             && self.markers_resent.is_empty()
             && self.swaps_repaired.is_empty()
+            && self.deletions_finished.is_empty()
     }
 }
 

@@ -410,6 +410,16 @@ impl PartitionReplicaSet {
             .map_or(follower.log_start_offset(), |b| b.last_offset + 1)
     }
 
+    /// Ends every `acks=all` append still waiting here with
+    /// `UnknownTopicOrPartition`: the partition's topic was deleted.
+    pub(crate) fn end_pending_as_deleted(&mut self) {
+        for p in std::mem::take(&mut self.pending) {
+            let _ = p.reply.send(Err(MiniKafkaError::UnknownTopicOrPartition(
+                self.tp.to_string(),
+            )));
+        }
+    }
+
     /// Makes `broker` the leader (E6): only a running ISR member may lead. The
     /// leader epoch goes up; pending appends of the old epoch are fenced;
     /// followers must fetch under the new epoch before they count again.

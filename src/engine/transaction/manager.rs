@@ -333,6 +333,35 @@ impl TransactionCoordinator {
     }
 }
 
+impl TransactionCoordinator {
+    /// Drops `topic`'s staged offsets from every transaction that has not
+    /// ended (the topic was deleted: Kafka's group coordinator drops them,
+    /// so its commit publishes none of them), each instance's change
+    /// journaled as a `send_offsets` journals one. How many it changed.
+    pub(crate) fn drop_staged_topic(&mut self, topic: &str) -> Result<usize> {
+        let holding: Vec<usize> = self
+            .transactions
+            .current_indices()
+            .into_iter()
+            .filter(|&i| {
+                let d = self.transactions.instance(i);
+                !d.state.is_complete()
+                    && d.staged_offsets
+                        .values()
+                        .any(|o| o.keys().any(|tp| tp.topic == topic))
+            })
+            .collect();
+        for &index in &holding {
+            let mut data = self.transactions.instance(index).clone();
+            for offsets in data.staged_offsets.values_mut() {
+                offsets.retain(|tp, _| tp.topic != topic);
+            }
+            self.write(data)?;
+        }
+        Ok(holding.len())
+    }
+}
+
 impl TransactionManager {
     /// `commit` (E10), stopping after `cut` with a crash if one is given
     /// (E13): PREPARE_COMMIT -> COMMIT markers -> offsets -> COMPLETE_COMMIT.

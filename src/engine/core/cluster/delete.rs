@@ -51,6 +51,9 @@ pub struct DeletedTopic {
     pub replicas: usize,
     /// Committed offsets removed, over every group.
     pub offsets: usize,
+    /// Whether transactions wrote to it, so that its name is not created
+    /// again (`TopicNameRetired`).
+    pub name_retired: bool,
 }
 
 impl BrokerCluster {
@@ -71,6 +74,7 @@ impl ClusterState {
             .get(topic)
             .cloned()
             .ok_or_else(|| MiniKafkaError::UnknownTopicOrPartition(topic.to_string()))?;
+        let name_retired = self.transactions_wrote_to(topic);
         let mut dirs = Vec::new();
         for (p, partition) in meta.partitions() {
             let tp = TopicPartition::new(topic, p);
@@ -106,11 +110,20 @@ impl ClusterState {
         for p in 0..partitions {
             let tp = TopicPartition::new(topic, p);
             // Its replica sets close their files; a write waiting on them
-            // for acks=all ends with the set.
-            self.partitions.untracked().remove(&tp);
+            // for acks=all ends, told its partition is gone.
+            if let Some(mut set) = self.partitions.untracked().remove(&tp) {
+                set.end_pending_as_deleted();
+            }
             self.reader_cache.forget(&tp);
         }
         self.partitioner.forget(topic);
+        // The offsets transactions staged for it go too, durably before
+        // the answer (a replayed journal would stage them again).
+        if self.transactions.drop_staged_topic(topic)? > 0
+            && let Some(group) = self.transactions.journal_group_commit()
+        {
+            group.sync_all()?;
+        }
         // 3. Its committed offsets. Should this write fail, the renamed
         // directories stay, and the next open finishes the deletion.
         let offsets = self.offsets.delete_topic(topic)?;
@@ -121,6 +134,7 @@ impl ClusterState {
             partitions,
             replicas: marked.len(),
             offsets,
+            name_retired,
         })
     }
 
@@ -260,7 +274,11 @@ pub(super) fn forget_deleting(
     }
     dirs.sort();
     dirs.dedup();
+    let mut topics: Vec<String> = deleting.into_iter().map(|(_, t)| t).collect();
+    topics.sort();
+    topics.dedup();
     Ok(Deletions {
+        topics,
         dirs,
         metadata: listed,
         offsets: committed,
@@ -271,6 +289,8 @@ pub(super) fn forget_deleting(
 /// ([`forget_deleting`]).
 #[derive(Debug, Default)]
 pub(super) struct Deletions {
+    /// The topics, in name order, once each.
+    pub(super) topics: Vec<String>,
     dirs: Vec<PathBuf>,
     metadata: bool,
     offsets: bool,

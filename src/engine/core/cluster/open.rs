@@ -243,7 +243,10 @@ impl ClusterState {
         // read once (P4).
         let scanned = scan_logs(&config, &metadata, carried, logs)?;
         check_open_files(metadata.path(), "its", &scanned, 0)?;
-        let mut last_recovery = RecoveryReport::default();
+        let mut last_recovery = RecoveryReport {
+            deletions_finished: deletions.topics.clone(),
+            ..RecoveryReport::default()
+        };
         let had_carry = carried.coordinator.is_some();
         let remembered = match coordinator {
             Some(memo) => TransactionCoordinator::open_from_memo(
