@@ -38,7 +38,7 @@ use crate::kafka::broker::{
 };
 use crate::kafka::cleaner;
 use crate::kafka::clock::RealTime;
-use crate::kafka::errors::{code, code_of_name};
+use crate::kafka::errors::{code, code_of_name, name_of};
 use crate::kafka::fault::{self, Dropping, Fault, Faults};
 use crate::kafka::groups::Groups;
 use crate::kafka::handlers::{self, fetch};
@@ -172,6 +172,9 @@ struct Waiting {
     produce: WaitingProduce,
     started: Instant,
     reply: Reply,
+    /// The codes of the partitions whose write failed while it waited,
+    /// for the log line.
+    failures: Vec<String>,
 }
 
 /// What the server keeps beside the driver between requests: the
@@ -863,6 +866,7 @@ impl Worker<'_> {
                     produce,
                     started: RealTime::now(),
                     reply,
+                    failures: Vec::new(),
                 });
                 // It may already be done (a step finished while others ran).
                 settle(self.driver, &mut self.core.waiting, &mut self.core.held);
@@ -1024,6 +1028,7 @@ fn settle(driver: &Driver, waiting: &mut Vec<Waiting>, held: &mut Held) {
     }
     let pending: BTreeSet<usize> = driver.pending().iter().map(|p| p.action_step).collect();
     for mut w in std::mem::take(waiting) {
+        let failures = &mut w.failures;
         w.produce.parts.retain(|(t, p, steps)| {
             if steps.iter().any(|s| pending.contains(s)) {
                 return true;
@@ -1041,12 +1046,20 @@ fn settle(driver: &Driver, waiting: &mut Vec<Waiting>, held: &mut Held) {
                 part.error_code = code_of_name(kind);
                 part.error_message = Some(message.into());
                 part.base_offset = -1;
+                failures.push(name_of(part.error_code));
             }
             false
         });
         if w.produce.parts.is_empty() {
             let ms = w.started.elapsed().as_millis();
-            let outcome = format!("{}; acks=all completed after {ms} ms", w.produce.outcome);
+            let outcome = match w.failures.is_empty() {
+                true => format!("{}; acks=all completed after {ms} ms", w.produce.outcome),
+                false => format!(
+                    "{}; acks=all failed after {ms} ms: {}",
+                    w.produce.outcome,
+                    w.failures.join(", ")
+                ),
+            };
             let answer = Answer::now(ResponseKind::Produce(w.produce.response), outcome);
             held.send(w.reply, answer);
         } else {
