@@ -36,14 +36,14 @@ pub enum MiniKafkaError {
     InvalidReplicationFactor { factor: u32, brokers: usize },
     #[error("unknown topic or partition {0}")]
     UnknownTopicOrPartition(String),
-    /// A topic name that transactions wrote to before its topic was
-    /// deleted: the transaction journal keeps their partitions, so the
-    /// name is not created again in this data directory
-    /// (`engine::core::cluster::delete`).
+    /// The name of a deleted topic that a transaction not yet ended wrote
+    /// to: the journal tells a name's topics apart by the transactions
+    /// that ended before the new one was created
+    /// (`engine::core::cluster::delete`), so the name waits for it.
     #[error(
-        "topic {0:?} cannot be created again in this data directory: transactions wrote to the topic deleted under that name, and mk-tui's transaction journal tells partitions apart by name only (Kafka tells them apart by topic id); use another name, or a new data directory"
+        "topic {topic:?} cannot be created again yet: transaction {txn:?} wrote to the topic deleted under that name and has not ended; commit or abort it (or let it time out), then create the topic"
     )]
-    TopicNameRetired(String),
+    TopicInOpenTransaction { topic: String, txn: String },
     #[error("unknown broker {0}")]
     UnknownBroker(BrokerId),
     #[error("offset {offset} out of range for {what}: valid offsets are {start}..={end}")]
@@ -284,7 +284,7 @@ impl MiniKafkaError {
             Self::PartitionsNotIncreased { .. } => "InvalidPartitions",
             Self::InvalidReplicationFactor { .. } => "InvalidReplicationFactor",
             Self::UnknownTopicOrPartition { .. } => "UnknownTopicOrPartition",
-            Self::TopicNameRetired { .. } => "TopicNameRetired",
+            Self::TopicInOpenTransaction { .. } => "TopicInOpenTransaction",
             Self::UnknownBroker { .. } => "UnknownBroker",
             Self::OffsetOutOfRange { .. } => "OffsetOutOfRange",
             Self::NotABatchBoundary { .. } => "NotABatchBoundary",

@@ -13,7 +13,7 @@ pub fn code_of(e: &MiniKafkaError) -> i16 {
     let kafka = match e {
         E::InvalidTopicName { .. } => ResponseError::InvalidTopicException,
         E::TopicAlreadyExists(_) => ResponseError::TopicAlreadyExists,
-        E::TopicNameRetired(_) => ResponseError::PolicyViolation,
+        E::TopicInOpenTransaction { .. } => ResponseError::PolicyViolation,
         E::InvalidPartitions(_) | E::PartitionsNotIncreased { .. } => {
             ResponseError::InvalidPartitions
         }
@@ -83,7 +83,7 @@ pub fn code_of_name(name: &str) -> i16 {
     let kafka = match name {
         "InvalidTopicName" => ResponseError::InvalidTopicException,
         "TopicAlreadyExists" => ResponseError::TopicAlreadyExists,
-        "TopicNameRetired" => ResponseError::PolicyViolation,
+        "TopicInOpenTransaction" => ResponseError::PolicyViolation,
         "InvalidPartitions" => ResponseError::InvalidPartitions,
         "InvalidReplicationFactor" => ResponseError::InvalidReplicationFactor,
         "OffsetOutOfRange" => ResponseError::OffsetOutOfRange,

@@ -294,8 +294,8 @@ pub enum Action {
     /// on every broker and every group's committed offsets of it
     /// (crash-safe: `engine::core::cluster::delete`). An unknown topic is
     /// refused (`UnknownTopicOrPartition`). A transaction still open on it
-    /// ends without markers there; a name transactions wrote to is not
-    /// created again (`TopicNameRetired`). Served Kafka clients make it
+    /// ends without markers there and holds the name until it ends
+    /// (`TopicInOpenTransaction`). Served Kafka clients make it
     /// (`kafka-topics.sh --delete`, docs/kafka-protocol.md); an extension
     /// of SPEC §4's table, which the book's rules accept.
     DeleteTopic {

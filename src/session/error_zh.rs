@@ -31,8 +31,8 @@ pub fn error_zh(e: &E) -> String {
             format!("topic 名 {name:?} 无效（{}）", reason_zh(reason))
         }
         E::TopicAlreadyExists(name) => format!("topic {name:?} 已存在"),
-        E::TopicNameRetired(name) => format!(
-            "topic {name:?} 在这个数据目录里不能再次创建：事务写过以这个名字删除的 topic，而 mk-tui 的事务日志只按名字区分分区（Kafka 按 topic id 区分）；请换一个名字，或用新的数据目录"
+        E::TopicInOpenTransaction { topic, txn } => format!(
+            "topic {topic:?} 暂时不能再次创建：事务 {txn:?} 写过以这个名字删除的 topic，且尚未结束；先提交或中止它（或等它超时），再创建"
         ),
         E::InvalidPartitions(n) => format!(
             "分区数 {n} 无效：一个 topic 有 1 到 {} 个分区",

@@ -125,24 +125,13 @@ pub fn deleted_topic(topic: &str, gone: &DeletedTopic) -> Said {
         partitions,
         replicas,
         offsets,
-        name_retired,
     } = gone;
-    let name = if *name_retired {
-        Said::new(
-            "transactions wrote to it, so its name cannot be created again in this data directory",
-            "事务写过它，所以这个名字在这个数据目录里不能再创建",
-        )
-    } else {
-        Said::new("the name is free again", "这个名字可以再次使用")
-    };
     Said::new(
         format!(
-            "topic {topic} deleted: its {partitions} partition(s), {replicas} replica log(s) on the brokers and {offsets} committed offset(s); a consumer drops its partitions, and {}",
-            name.en
+            "topic {topic} deleted: its {partitions} partition(s), {replicas} replica log(s) on the brokers and {offsets} committed offset(s); a consumer drops its partitions, and the name is free again"
         ),
         format!(
-            "topic {topic} 已删除：{partitions} 个分区、broker 上的 {replicas} 个副本日志和 {offsets} 个已提交的 offset 随之删除；消费者不再读它的分区，{}",
-            name.zh
+            "topic {topic} 已删除：{partitions} 个分区、broker 上的 {replicas} 个副本日志和 {offsets} 个已提交的 offset 随之删除；消费者不再读它的分区，这个名字可以再次使用"
         ),
     )
 }

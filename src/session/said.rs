@@ -120,7 +120,7 @@ pub fn error_zh(code: &str) -> &'static str {
         "InvalidCleanup" => "保留或压缩参数无效",
         "InvalidTopicName" => "topic 名无效",
         "TopicAlreadyExists" => "topic 已存在",
-        "TopicNameRetired" => "topic 名已停用",
+        "TopicInOpenTransaction" => "topic 仍在未结束的事务中",
         "InvalidPartitions" => "分区数无效",
         "InvalidReplicationFactor" => "副本数无效",
         "UnknownTopicOrPartition" => "没有这个 topic 或分区",

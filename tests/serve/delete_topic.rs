@@ -186,3 +186,62 @@ fn a_served_deletion_is_a_step_the_recording_replays() {
         "{steps}"
     );
 }
+
+/// An exactly-once application's reset: a transactional producer wrote a
+/// topic (after three plain records), the topic is deleted and created
+/// again under its name, and the same transactional id writes it again,
+/// its first batch at offset 0 and its last after three plain records, at
+/// offset 4: past where the deleted topic's transaction began (3), whose
+/// writes must not be read into the new topic. read_committed reads every
+/// new record, before and after kill -9 and a restart (the restarted
+/// server replays the whole transaction journal).
+#[test]
+fn a_transactional_topic_deleted_and_created_again_reads_its_new_transactions() {
+    let Some(py) = python::with("confluent_kafka") else {
+        return;
+    };
+    let mut server = Server::start_restartable(&["--rules", "kafka"]);
+    let boot = server.bootstrap();
+    python::run(&py, "ck_create_topic.py", &[&boot, "eos", "1", "3"]);
+    python::run(
+        &py,
+        "ck_produce.py",
+        &[&boot, "eos", "0", "all", "3", "before"],
+    );
+    let out = python::run(&py, "ck_txn_commit.py", &[&boot, "eos", "app", "old"]);
+    assert_eq!(out.trim(), "committed");
+    assert_eq!(
+        python::run(&py, "ck_delete_topics.py", &[&boot, "eos"]).trim(),
+        "deleted eos"
+    );
+    python::run(&py, "ck_create_topic.py", &[&boot, "eos", "1", "3"]);
+    let out = python::run(
+        &py,
+        "ck_txn_interleaved.py",
+        &[&boot, "eos", "app", "new", "3"],
+    );
+    assert_eq!(out.trim(), "committed");
+    let read = |boot: &str| {
+        python::run(
+            &py,
+            "ck_consume.py",
+            &[boot, "eos", "0", "read_committed", "5"],
+        )
+        .lines()
+        .filter(|l| l.starts_with("record"))
+        .map(String::from)
+        .collect::<Vec<_>>()
+    };
+    let expected = [
+        "record 0 new-first",
+        "record 1 plain0",
+        "record 2 plain1",
+        "record 3 plain2",
+        "record 4 new-last",
+    ];
+    assert_eq!(read(&boot), expected);
+    server.kill();
+    server.restart();
+    assert_eq!(read(&boot), expected, "after kill -9");
+    server.stop();
+}

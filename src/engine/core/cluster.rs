@@ -355,14 +355,18 @@ impl BrokerCluster {
                 state
                     .metadata
                     .plan_topic(name, partitions, replication_factor, &brokers)?;
-            state.ready_name(name)?;
+            topic.txn_from = state.ready_name(name, partitions)?;
             topic.timestamp_type = timestamp_type;
             topic.config = config;
             // Its replicas on stopped brokers start stopped and out of the
             // ISR (`open_new_partitions`).
             let subject = format!("topic {name:?}: its");
             let scanned = state.ready_new_partitions(name, topic.partitions_mut(), &subject)?;
+            let txn_from = topic.txn_from;
             state.metadata.add_topic(name, topic)?;
+            if let Some(from) = txn_from {
+                state.transactions.forget_topic_before(name, from);
+            }
             state.open_new_partitions(scanned, now)
         })
     }

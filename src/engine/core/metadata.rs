@@ -191,6 +191,14 @@ pub struct TopicMetadata {
     pub timestamp_type: TimestampType,
     #[serde(default, skip_serializing_if = "TopicConfig::is_default")]
     pub config: TopicConfig,
+    /// For a topic created again under the name of a deleted one that
+    /// transactions wrote to: the number of transaction instances the
+    /// journal held then. Instances before it wrote to the deleted topic,
+    /// never to this one, so the coordinator forgets what they wrote
+    /// under this name (`core::cluster::delete`). Left out otherwise, the
+    /// book's format.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub txn_from: Option<usize>,
 }
 
 impl TopicMetadata {
@@ -369,6 +377,7 @@ impl MetadataStore {
                 .collect::<Result<_>>()?,
             timestamp_type: TimestampType::CreateTime,
             config: TopicConfig::default(),
+            txn_from: None,
         };
         Ok(topic)
     }
@@ -447,6 +456,15 @@ impl MetadataStore {
             return Err(e);
         }
         Ok(topic)
+    }
+
+    /// Sets the topic `name`'s [`TopicMetadata::txn_from`] without
+    /// writing (an open lowering it to the instances its journal still
+    /// holds, written with [`Self::write`]).
+    pub fn set_txn_from(&mut self, name: &str, from: usize) {
+        if let Some(t) = self.topics.get_mut(name) {
+            t.txn_from = Some(from);
+        }
     }
 
     /// Forgets the topic `name` without writing (an open finishing a

@@ -334,6 +334,30 @@ impl TransactionCoordinator {
 }
 
 impl TransactionCoordinator {
+    /// Forgets what instances before `from` wrote on `topic`
+    /// ([`TransactionInstances::forget_topic_before`]) and the late writes
+    /// left on its partitions: the topic was deleted and created again.
+    pub(crate) fn forget_topic_before(&mut self, topic: &str, from: usize) {
+        self.transactions.forget_topic_before(topic, from);
+        self.late_writes.retain(|w| w.tp.topic != topic);
+    }
+
+    /// The first transaction not yet ended that wrote to (or added) a
+    /// partition of `topic`, if any.
+    pub(crate) fn open_on(&self, topic: &str) -> Option<String> {
+        let open_here = self.transactions.current().find(|d| {
+            !d.state.is_complete()
+                && (d.partitions.iter().any(|tp| tp.topic == topic)
+                    || d.first_offsets.iter().any(|(tp, _)| tp.topic == topic))
+        });
+        let pending = self
+            .pending_sends
+            .keys()
+            .find(|(_, tp)| tp.topic == topic)
+            .map(|(i, _)| self.transactions.instance(*i));
+        open_here.or(pending).map(|d| d.id.clone())
+    }
+
     /// Drops `topic`'s staged offsets from every transaction that has not
     /// ended (the topic was deleted: Kafka's group coordinator drops them,
     /// so its commit publishes none of them), each instance's change

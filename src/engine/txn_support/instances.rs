@@ -142,6 +142,27 @@ impl TransactionInstances {
         index
     }
 
+    /// Forgets what instances before `from` wrote on `topic`'s partitions
+    /// (their owners there and their markers): a topic deleted and
+    /// created again under the name, which they never wrote to.
+    pub(crate) fn forget_topic_before(&mut self, topic: &str, from: usize) {
+        for by_tp in self.owners.values_mut() {
+            for (tp, list) in by_tp.iter_mut() {
+                if tp.topic == topic {
+                    list.retain(|&(_, i)| i >= from);
+                }
+            }
+            by_tp.retain(|_, list| !list.is_empty());
+        }
+        self.owners.retain(|_, by_tp| !by_tp.is_empty());
+        for (tp, on_tp) in self.markers.iter_mut() {
+            if tp.topic == topic {
+                on_tp.retain(|(i, _)| *i >= from);
+            }
+        }
+        self.markers.retain(|_, on_tp| !on_tp.is_empty());
+    }
+
     /// Staged offsets dropped in memory (an abort's discard, journaled with
     /// COMPLETE_ABORT).
     pub(crate) fn discard_staged_offsets(&mut self, index: usize) {

@@ -21,12 +21,17 @@
 //!
 //! Transactions: a transaction still open with partitions of the topic
 //! ends without markers there (Kafka's coordinator drops the markers of
-//! deleted partitions). The transaction journal keeps, for good, which
-//! partitions each transaction wrote and at which offsets, and reads a
-//! partition's batches through that; so a topic that transactions wrote
-//! to can be deleted, but its name cannot be created again in this data
-//! directory (`TopicNameRetired`): the new partitions would be read
-//! through the old topic's transactions.
+//! deleted partitions), and the offsets it staged for the topic are
+//! dropped. The transaction journal keeps, for good, which partitions each
+//! transaction wrote and at which offsets, and reads a partition's batches
+//! through that; Kafka tells a deleted topic's partitions from a new
+//! one's by topic id, the journal cannot. So a topic created again under
+//! the name of one that transactions wrote to records in `metadata.json`
+//! how many transaction instances the journal held then (`txn_from`), and
+//! the coordinator forgets what those wrote under the name, at the
+//! creation and at every open after its replay. A transaction not yet
+//! ended that wrote to the deleted topic holds the name until it ends
+//! (`TopicInOpenTransaction`).
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -51,9 +56,6 @@ pub struct DeletedTopic {
     pub replicas: usize,
     /// Committed offsets removed, over every group.
     pub offsets: usize,
-    /// Whether transactions wrote to it, so that its name is not created
-    /// again (`TopicNameRetired`).
-    pub name_retired: bool,
 }
 
 impl BrokerCluster {
@@ -74,7 +76,6 @@ impl ClusterState {
             .get(topic)
             .cloned()
             .ok_or_else(|| MiniKafkaError::UnknownTopicOrPartition(topic.to_string()))?;
-        let name_retired = self.transactions_wrote_to(topic);
         let mut dirs = Vec::new();
         for (p, partition) in meta.partitions() {
             let tp = TopicPartition::new(topic, p);
@@ -134,7 +135,6 @@ impl ClusterState {
             partitions,
             replicas: marked.len(),
             offsets,
-            name_retired,
         })
     }
 
@@ -170,21 +170,68 @@ impl ClusterState {
                 .any(|d| d.partitions.iter().any(|tp| tp.topic == topic))
     }
 
-    /// Refuses to create `topic` again where transactions wrote to an
-    /// earlier topic of that name (see the module's comment), and removes
-    /// what a deletion of it left behind (its renamed directories, when
-    /// their removal failed): they are not its logs.
-    pub(super) fn ready_name(&self, topic: &str) -> Result<()> {
-        if self.transactions_wrote_to(topic) {
-            return Err(MiniKafkaError::TopicNameRetired(topic.to_string()));
+    /// Readies the name `topic` for a new topic: removes what a deletion
+    /// of an earlier one left behind (its renamed directories, when their
+    /// removal failed: they are not the new topic's logs), and returns the
+    /// new topic's [`TopicMetadata::txn_from`]: where transactions wrote to
+    /// a deleted topic of that name, the journal's instances so far (none
+    /// of them wrote to the new one). A transaction not yet ended that
+    /// wrote there is refused (`TopicInOpenTransaction`): its markers and
+    /// its LSO would be the new topic's. Logs an earlier incarnation left
+    /// under the name's own directories (no deletion: the book's
+    /// `create_topic` picks them up) keep their transactions.
+    ///
+    /// [`TopicMetadata::txn_from`]: crate::engine::core::metadata::TopicMetadata::txn_from
+    pub(super) fn ready_name(&self, topic: &str, partitions: u32) -> Result<Option<usize>> {
+        if let Some(txn) = self.transactions.open_on(topic) {
+            return Err(MiniKafkaError::TopicInOpenTransaction {
+                topic: topic.to_string(),
+                txn,
+            });
         }
         for (dir, of) in deleting_dirs(&self.config)? {
             if of == topic {
                 remove_leftover(&dir)?;
             }
         }
-        Ok(())
+        if !self.transactions_wrote_to(topic) {
+            return Ok(None);
+        }
+        let leftover = self.config.broker_ids.iter().any(|&b| {
+            (0..partitions)
+                .any(|p| replica_dir(&self.config, b, &TopicPartition::new(topic, p)).exists())
+        });
+        Ok((!leftover).then(|| self.transactions.transactions.all().len()))
     }
+}
+
+/// Makes the coordinator forget what instances before each topic's
+/// [`TopicMetadata::txn_from`] wrote under its name (an open, after the
+/// journal was replayed). A journal that now holds fewer instances (a torn
+/// tail cut the instances begun before the topic was created, and so every
+/// one after) lowers the mark to what it holds, in `metadata` (written
+/// with the open's other repairs); whether it lowered one.
+///
+/// [`TopicMetadata::txn_from`]: crate::engine::core::metadata::TopicMetadata::txn_from
+pub(super) fn forget_earlier_topics(
+    metadata: &mut MetadataStore,
+    transactions: &mut crate::engine::transaction::TransactionCoordinator,
+) -> bool {
+    let held = transactions.transactions.all().len();
+    let marked: Vec<(String, usize)> = metadata
+        .topics()
+        .iter()
+        .filter_map(|(name, t)| t.txn_from.map(|from| (name.clone(), from)))
+        .collect();
+    let mut lowered = false;
+    for (name, from) in marked {
+        if held < from {
+            metadata.set_txn_from(&name, held);
+            lowered = true;
+        }
+        transactions.forget_topic_before(&name, from.min(held));
+    }
+    lowered
 }
 
 /// `dir` renamed as deleting.
@@ -294,6 +341,14 @@ pub(super) struct Deletions {
     dirs: Vec<PathBuf>,
     metadata: bool,
     offsets: bool,
+}
+
+impl Deletions {
+    /// The open changed metadata.json in memory otherwise too
+    /// ([`forget_earlier_topics`]): it is written with the rest.
+    pub(super) fn metadata_changed(&mut self) {
+        self.metadata = true;
+    }
 }
 
 /// Writes what [`forget_deleting`] forgot and removes the directories.

@@ -235,7 +235,7 @@ impl ClusterState {
         // A topic deletion a crash cut short is finished: its topics are
         // not opened, and the deletion is written once everything was
         // checked (`finish_open`).
-        let deletions = delete::forget_deleting(&config, &mut metadata, &mut offsets)?;
+        let mut deletions = delete::forget_deleting(&config, &mut metadata, &mut offsets)?;
         // Every log is read and checked before anything is repaired (the
         // journal's tail, a segment's tail, an index): what must be refused
         // (a bad closed segment, a replica on an unconfigured broker) is
@@ -270,6 +270,11 @@ impl ClusterState {
             )?,
         };
         let took_carry = had_carry && carried.coordinator.is_none();
+        // Topics created again under a deleted name: the coordinator
+        // forgets what earlier transactions wrote under it.
+        if delete::forget_earlier_topics(&mut metadata, &mut transactions) {
+            deletions.metadata_changed();
+        }
         // Kafka rules: a known transactional id's later epochs are in the
         // journal's frames only.
         for (name, identity) in transactions.journaled_identities() {
