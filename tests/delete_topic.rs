@@ -492,3 +492,46 @@ fn a_write_waiting_on_a_deleted_partition_is_told_it_is_gone() {
     );
     assert!(!texts.iter().any(|t| t.contains("crashed")), "{texts:?}");
 }
+
+/// A tear that cuts the whole journal (E13) after a topic was created
+/// again under a deleted name: the instances its `txn_from` counted are
+/// gone, so the open lowers it to what the journal holds (0), and the
+/// next transaction, instance 0 again, owns what it writes there.
+#[test]
+fn a_torn_journal_lowers_txn_from_to_the_instances_it_still_holds() {
+    let mut d = Driver::new(&header("minikafka"), None).unwrap();
+    ok(&mut d, json!({"begin": {"txn": "tx"}}));
+    let send = json!({"send": {"txn": "tx", "topic": "t", "partition": 0, "value": "old"}});
+    assert!(matches!(act(&mut d, send), Outcome::Ok | Outcome::Pending));
+    ok(&mut d, json!({"replicate": {}}));
+    let out = act(&mut d, json!({"commit": {"txn": "tx"}}));
+    assert!(matches!(out, Outcome::Ok | Outcome::Pending), "{out:?}");
+    ok(&mut d, json!({"replicate": {}}));
+    ok(&mut d, json!({"delete_topic": {"name": "t"}}));
+    ok(
+        &mut d,
+        json!({"create_topic": {"name": "t", "partitions": 1, "replication_factor": 1}}),
+    );
+    let metadata = || fs::read_to_string(d.data_dir().join(METADATA_FILE)).unwrap();
+    assert!(metadata().contains(r#""txn_from":1"#), "{}", metadata());
+    let journal = fs::metadata(d.data_dir().join("transactions.journal"))
+        .unwrap()
+        .len();
+    let tear = json!({"tear": {"target": "journal", "cut_bytes": journal}});
+    assert!(matches!(act(&mut d, tear), Outcome::Recovered(_)));
+    let metadata = fs::read_to_string(d.data_dir().join(METADATA_FILE)).unwrap();
+    assert!(metadata.contains(r#""txn_from":0"#), "lowered: {metadata}");
+    ok(&mut d, json!({"begin": {"txn": "tx"}}));
+    let send = json!({"send": {"txn": "tx", "topic": "t", "partition": 0, "value": "new"}});
+    assert!(matches!(act(&mut d, send), Outcome::Ok | Outcome::Pending));
+    let out = act(&mut d, json!({"commit": {"txn": "tx"}}));
+    assert!(matches!(out, Outcome::Ok | Outcome::Pending), "{out:?}");
+    let s = Snapshot::of(&d);
+    let t0 = s.partitions.iter().find(|p| p.topic == "t").unwrap();
+    let fates: Vec<String> = t0.batches.iter().map(|b| format!("{:?}", b.fate)).collect();
+    assert_eq!(
+        fates,
+        ["Committed", "Control"],
+        "the new instance owns its batch"
+    );
+}
