@@ -6,18 +6,20 @@
 //! pane's assignment, styled as t-0 and t-1 are; stepping back before the
 //! growth draws two partitions again.
 
+#[path = "common/frame_panes.rs"]
+mod frame_panes;
+
+use frame_panes::{pane_has, pane_rows, style_in};
 use minikafka::session::Recording;
 use minikafka::session::snapshot::Fate;
 use minikafka::ui::app::App;
-use minikafka::ui::frame;
-use minikafka::ui::headless::{buffer_text, frame_buffer};
 use minikafka::ui::i18n::Lang;
 use minikafka::ui::layout;
 use minikafka::ui::panes::PaneId;
 use minikafka::ui::theme::Theme;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
-use ratatui::style::{Modifier, Style};
+use ratatui::style::Modifier;
 use serde_json::json;
 
 /// The step that grows t from 2 to 4 partitions.
@@ -89,62 +91,9 @@ fn app(layout: &str) -> App {
     app
 }
 
-/// The frame of `app` at `step`: its buffer, its text, and each pane's
-/// rectangle.
+/// The frame of `app` at `step` at [`SIZE`].
 fn frame_at(app: &mut App, step: usize) -> (Buffer, String, Vec<(PaneId, Rect)>) {
-    app.goto_step(step).unwrap();
-    let buf = frame_buffer(app, SIZE.0, SIZE.1);
-    let panes = frame::map(&app.frame_input(), buf.area).panes;
-    let text = buffer_text(&buf);
-    (buf, text, panes)
-}
-
-/// The text of pane `id`'s rows, each with its y (one symbol a cell: the
-/// frames here have no wide characters, so a char index is a column).
-fn pane_rows(buf: &Buffer, panes: &[(PaneId, Rect)], id: PaneId) -> (Rect, Vec<(u16, String)>) {
-    let area = panes
-        .iter()
-        .find(|(p, _)| *p == id)
-        .unwrap_or_else(|| panic!("{id:?} is not in the layout"))
-        .1;
-    let rows = (area.top()..area.bottom())
-        .map(|y| {
-            let row = (area.left()..area.right())
-                .map(|x| buf[(x, y)].symbol())
-                .collect();
-            (y, row)
-        })
-        .collect();
-    (area, rows)
-}
-
-/// In pane `id`, the style of the cell where `needle` starts on the first
-/// row holding `row_has` (both on one row).
-fn style_in(
-    buf: &Buffer,
-    panes: &[(PaneId, Rect)],
-    id: PaneId,
-    row_has: &str,
-    needle: &str,
-) -> Style {
-    let (area, rows) = pane_rows(buf, panes, id);
-    let (y, row) = rows
-        .iter()
-        .find(|(_, r)| r.contains(row_has))
-        .unwrap_or_else(|| panic!("{id:?}: no row with {row_has:?}:\n{}", buffer_text(buf)));
-    let at = row
-        .find(needle)
-        .unwrap_or_else(|| panic!("{id:?}: {needle:?} in {row:?}"));
-    let x = area.x + row[..at].chars().count() as u16;
-    buf[(x, *y)].style()
-}
-
-/// Whether pane `id` has a row holding `what`.
-fn pane_has(buf: &Buffer, panes: &[(PaneId, Rect)], id: PaneId, what: &str) -> bool {
-    pane_rows(buf, panes, id)
-        .1
-        .iter()
-        .any(|(_, r)| r.contains(what))
+    frame_panes::frame_at(app, step, SIZE)
 }
 
 #[test]

@@ -5,10 +5,14 @@
 //! events pane tells the deletion as an ok step is told; stepping back
 //! before the deletion draws b again.
 
+#[allow(dead_code)]
+#[path = "common/frame_panes.rs"]
+mod frame_panes;
+
+use frame_panes::{pane_has, pane_rows};
 use minikafka::session::Recording;
 use minikafka::ui::app::App;
-use minikafka::ui::frame;
-use minikafka::ui::headless::{buffer_text, frame_buffer};
+use minikafka::ui::headless::buffer_text;
 use minikafka::ui::i18n::Lang;
 use minikafka::ui::layout;
 use minikafka::ui::panes::PaneId;
@@ -50,38 +54,12 @@ fn recording() -> Recording {
 }
 
 fn frame_at(app: &mut App, step: usize) -> (Buffer, String, Vec<(PaneId, Rect)>) {
-    app.goto_step(step).unwrap();
-    let buf = frame_buffer(app, SIZE.0, SIZE.1);
-    let panes = frame::map(&app.frame_input(), buf.area).panes;
-    let text = buffer_text(&buf);
-    (buf, text, panes)
-}
-
-/// Pane `id`'s rows, each with its y.
-fn rows(buf: &Buffer, panes: &[(PaneId, Rect)], id: PaneId) -> (Rect, Vec<(u16, String)>) {
-    let area = panes
-        .iter()
-        .find(|(p, _)| *p == id)
-        .unwrap_or_else(|| panic!("{id:?} is not in the layout"))
-        .1;
-    let rows = (area.top()..area.bottom())
-        .map(|y| {
-            let row = (area.left()..area.right())
-                .map(|x| buf[(x, y)].symbol())
-                .collect();
-            (y, row)
-        })
-        .collect();
-    (area, rows)
-}
-
-fn pane_has(buf: &Buffer, panes: &[(PaneId, Rect)], id: PaneId, what: &str) -> bool {
-    rows(buf, panes, id).1.iter().any(|(_, r)| r.contains(what))
+    frame_panes::frame_at(app, step, SIZE)
 }
 
 /// The style of the first cell of the events pane's row holding `what`.
 fn event_style(buf: &Buffer, panes: &[(PaneId, Rect)], what: &str) -> Style {
-    let (area, rows) = rows(buf, panes, PaneId::Events);
+    let (area, rows) = pane_rows(buf, panes, PaneId::Events);
     let (y, row) = rows
         .iter()
         .find(|(_, r)| r.contains(what))

@@ -8,7 +8,7 @@
 
 use std::process::{Command, Output};
 
-use crate::server::{Server, partition};
+use crate::server::{Server, partition, topics};
 
 fn kcat_installed() -> bool {
     let installed = Command::new("kcat").arg("-V").output().is_ok();
@@ -54,17 +54,6 @@ fn produce(boot: &str, topic: &str, lines: &str) -> Output {
         ],
         lines,
     )
-}
-
-fn topics(state: &serde_json::Value) -> Vec<String> {
-    let mut names: Vec<String> = state["partitions"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|p| p["topic"].as_str().unwrap().to_string())
-        .collect();
-    names.dedup();
-    names
 }
 
 #[test]

@@ -7,21 +7,9 @@
 use crate::kafka_ref::KafkaRef;
 use crate::python;
 use crate::record::state_of_recording;
-use crate::server::Server;
+use crate::server::{Server, topics};
 
 const TOPIC_COMMAND: &str = "org.apache.kafka.tools.TopicCommand";
-
-/// The topic names of a `state` document.
-fn topics(state: &serde_json::Value) -> Vec<String> {
-    let mut names: Vec<String> = state["partitions"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|p| p["topic"].as_str().unwrap().to_string())
-        .collect();
-    names.dedup();
-    names
-}
 
 /// Replica directories of `topic` under a data directory.
 fn replica_dirs(data: &std::path::Path, topic: &str) -> Vec<String> {

@@ -263,6 +263,18 @@ impl Drop for Server {
     }
 }
 
+/// The topic names of a `state` document, in its order, once each.
+pub fn topics(state: &serde_json::Value) -> Vec<String> {
+    let mut names: Vec<String> = state["partitions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["topic"].as_str().unwrap().to_string())
+        .collect();
+    names.dedup();
+    names
+}
+
 /// The partition `topic-partition` of a state.
 pub fn partition<'a>(state: &'a serde_json::Value, topic: &str, p: u64) -> &'a serde_json::Value {
     state["partitions"]
