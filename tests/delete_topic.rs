@@ -535,3 +535,67 @@ fn a_torn_journal_lowers_txn_from_to_the_instances_it_still_holds() {
         "the new instance owns its batch"
     );
 }
+
+/// A transaction open across the re-creation (on another topic; one
+/// that wrote to the deleted topic would hold the name) then writes the
+/// new topic and commits: its batch is committed, live and after a fresh
+/// open replays the whole journal (the topic keeps it in `txn_kept`).
+/// So is one begun before the deletion with nothing written yet, as a
+/// client's `initTransactions` leaves it.
+#[test]
+fn a_transaction_open_across_the_re_creation_keeps_what_it_writes_there() {
+    let temp = tempfile::tempdir().unwrap();
+    let data = temp.path().join("data");
+    let mut d = Driver::new(&header("kafka"), Some(&data)).unwrap();
+    let send = |d: &mut Driver, txn: &str, topic: &str, value: &str| {
+        let send = json!({"send": {"txn": txn, "topic": topic, "partition": 0, "value": value}});
+        let out = act(d, send);
+        assert!(matches!(out, Outcome::Ok | Outcome::Pending), "{out:?}");
+    };
+    let end = |d: &mut Driver, txn: &str| {
+        let out = act(d, json!({"commit": {"txn": txn}}));
+        assert!(matches!(out, Outcome::Ok | Outcome::Pending), "{out:?}");
+        ok(d, json!({"replicate": {}}));
+        ok(d, json!({"replicate": {}}));
+    };
+    ok(&mut d, json!({"begin": {"txn": "old"}}));
+    send(&mut d, "old", "t", "old");
+    ok(&mut d, json!({"replicate": {}}));
+    end(&mut d, "old");
+    ok(&mut d, json!({"begin": {"txn": "across"}}));
+    send(&mut d, "across", "keep", "k");
+    ok(&mut d, json!({"begin": {"txn": "idle", "init": true}}));
+    ok(&mut d, json!({"delete_topic": {"name": "t"}}));
+    ok(
+        &mut d,
+        json!({"create_topic": {"name": "t", "partitions": 1, "replication_factor": 2}}),
+    );
+    let metadata = fs::read_to_string(d.data_dir().join(METADATA_FILE)).unwrap();
+    assert!(metadata.contains(r#""txn_kept":[1,2]"#), "{metadata}");
+    send(&mut d, "across", "t", "across");
+    end(&mut d, "across");
+    send(&mut d, "idle", "t", "idle");
+    end(&mut d, "idle");
+    let fates = |d: &Driver| -> Vec<(String, String)> {
+        let s = Snapshot::of(d);
+        let t0 = s.partitions.iter().find(|p| p.topic == "t").unwrap();
+        t0.batches
+            .iter()
+            .map(|b| {
+                let value = b
+                    .records
+                    .first()
+                    .and_then(|r| r.value.clone())
+                    .unwrap_or_default();
+                (value, format!("{:?}", b.fate))
+            })
+            .collect()
+    };
+    let live = fates(&d);
+    let committed = |v: &str| (v.to_string(), "Committed".to_string());
+    assert_eq!(live[0], committed("across"), "{live:?}");
+    assert_eq!(live[2], committed("idle"), "{live:?}");
+    drop(d);
+    let reopened = Driver::open_in_place(&data, Rules::Kafka).unwrap();
+    assert_eq!(fates(&reopened), live, "after the journal's replay");
+}

@@ -41,7 +41,7 @@ pub enum MiniKafkaError {
     /// that ended before the new one was created
     /// (`engine::core::cluster::delete`), so the name waits for it.
     #[error(
-        "topic {topic:?} cannot be created again yet: transaction {txn:?} wrote to the topic deleted under that name and has not ended; commit or abort it (or let it time out), then create the topic"
+        "topic {topic:?} cannot be created again yet: transaction {txn:?} wrote to the topic deleted under that name and has not ended; commit or abort it, then create the topic (a transaction left open times out at the cluster's transaction_timeout_ms, not at the client's transaction.timeout.ms)"
     )]
     TopicInOpenTransaction { topic: String, txn: String },
     #[error("unknown broker {0}")]

@@ -32,7 +32,7 @@ pub fn error_zh(e: &E) -> String {
         }
         E::TopicAlreadyExists(name) => format!("topic {name:?} 已存在"),
         E::TopicInOpenTransaction { topic, txn } => format!(
-            "topic {topic:?} 暂时不能再次创建：事务 {txn:?} 写过以这个名字删除的 topic，且尚未结束；先提交或中止它（或等它超时），再创建"
+            "topic {topic:?} 暂时不能再次创建：事务 {txn:?} 写过以这个名字删除的 topic，且尚未结束；先提交或中止它，再创建（未结束的事务按集群的 transaction_timeout_ms 超时，而不是客户端的 transaction.timeout.ms）"
         ),
         E::InvalidPartitions(n) => format!(
             "分区数 {n} 无效：一个 topic 有 1 到 {} 个分区",

@@ -355,17 +355,20 @@ impl BrokerCluster {
                 state
                     .metadata
                     .plan_topic(name, partitions, replication_factor, &brokers)?;
-            topic.txn_from = state.ready_name(name, partitions)?;
+            if let Some((from, kept)) = state.ready_name(name, partitions)? {
+                topic.txn_from = Some(from);
+                topic.txn_kept = kept;
+            }
             topic.timestamp_type = timestamp_type;
             topic.config = config;
             // Its replicas on stopped brokers start stopped and out of the
             // ISR (`open_new_partitions`).
             let subject = format!("topic {name:?}: its");
             let scanned = state.ready_new_partitions(name, topic.partitions_mut(), &subject)?;
-            let txn_from = topic.txn_from;
+            let mark = topic.txn_from.map(|from| (from, topic.txn_kept.clone()));
             state.metadata.add_topic(name, topic)?;
-            if let Some(from) = txn_from {
-                state.transactions.forget_topic_before(name, from);
+            if let Some((from, kept)) = mark {
+                state.transactions.forget_topic_before(name, from, &kept);
             }
             state.open_new_partitions(scanned, now)
         })

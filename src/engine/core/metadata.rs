@@ -199,6 +199,12 @@ pub struct TopicMetadata {
     /// book's format.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub txn_from: Option<usize>,
+    /// The instances before [`Self::txn_from`] that had not ended when
+    /// the topic was created: none of them wrote to the deleted topic (its
+    /// name is refused while one that did is open), and they may write to
+    /// this one, so they are kept. Left out when empty.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub txn_kept: Vec<usize>,
 }
 
 impl TopicMetadata {
@@ -378,6 +384,7 @@ impl MetadataStore {
             timestamp_type: TimestampType::CreateTime,
             config: TopicConfig::default(),
             txn_from: None,
+            txn_kept: Vec::new(),
         };
         Ok(topic)
     }
@@ -464,6 +471,7 @@ impl MetadataStore {
     pub fn set_txn_from(&mut self, name: &str, from: usize) {
         if let Some(t) = self.topics.get_mut(name) {
             t.txn_from = Some(from);
+            t.txn_kept.retain(|&i| i < from);
         }
     }
 

@@ -337,9 +337,21 @@ impl TransactionCoordinator {
     /// Forgets what instances before `from` wrote on `topic`
     /// ([`TransactionInstances::forget_topic_before`]) and the late writes
     /// left on its partitions: the topic was deleted and created again.
-    pub(crate) fn forget_topic_before(&mut self, topic: &str, from: usize) {
-        self.transactions.forget_topic_before(topic, from);
+    pub(crate) fn forget_topic_before(&mut self, topic: &str, from: usize, kept: &[usize]) {
+        self.transactions.forget_topic_before(topic, from, kept);
         self.late_writes.retain(|w| w.tp.topic != topic);
+    }
+
+    /// The instances not yet ended, in index order.
+    pub(crate) fn unfinished(&self) -> Vec<usize> {
+        let mut open: Vec<usize> = self
+            .transactions
+            .current_indices()
+            .into_iter()
+            .filter(|&i| !self.transactions.instance(i).state.is_complete())
+            .collect();
+        open.sort();
+        open
     }
 
     /// The first transaction not yet ended that wrote to (or added) a

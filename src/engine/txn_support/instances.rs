@@ -142,14 +142,16 @@ impl TransactionInstances {
         index
     }
 
-    /// Forgets what instances before `from` wrote on `topic`'s partitions
-    /// (their owners there and their markers): a topic deleted and
-    /// created again under the name, which they never wrote to.
-    pub(crate) fn forget_topic_before(&mut self, topic: &str, from: usize) {
+    /// Forgets what instances before `from`, but those `kept`, wrote on
+    /// `topic`'s partitions (their owners there and their markers): a
+    /// topic deleted and created again under the name, which they never
+    /// wrote to.
+    pub(crate) fn forget_topic_before(&mut self, topic: &str, from: usize, kept: &[usize]) {
+        let forgotten = |i: usize| i < from && !kept.contains(&i);
         for by_tp in self.owners.values_mut() {
             for (tp, list) in by_tp.iter_mut() {
                 if tp.topic == topic {
-                    list.retain(|&(_, i)| i >= from);
+                    list.retain(|&(_, i)| !forgotten(i));
                 }
             }
             by_tp.retain(|_, list| !list.is_empty());
@@ -157,7 +159,7 @@ impl TransactionInstances {
         self.owners.retain(|_, by_tp| !by_tp.is_empty());
         for (tp, on_tp) in self.markers.iter_mut() {
             if tp.topic == topic {
-                on_tp.retain(|(i, _)| *i >= from);
+                on_tp.retain(|(i, _)| !forgotten(*i));
             }
         }
         self.markers.retain(|_, on_tp| !on_tp.is_empty());

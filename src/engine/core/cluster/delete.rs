@@ -182,7 +182,7 @@ impl ClusterState {
     /// `create_topic` picks them up) keep their transactions.
     ///
     /// [`TopicMetadata::txn_from`]: crate::engine::core::metadata::TopicMetadata::txn_from
-    pub(super) fn ready_name(&self, topic: &str, partitions: u32) -> Result<Option<usize>> {
+    pub(super) fn ready_name(&self, topic: &str, partitions: u32) -> Result<TxnMark> {
         if let Some(txn) = self.transactions.open_on(topic) {
             return Err(MiniKafkaError::TopicInOpenTransaction {
                 topic: topic.to_string(),
@@ -201,9 +201,21 @@ impl ClusterState {
             (0..partitions)
                 .any(|p| replica_dir(&self.config, b, &TopicPartition::new(topic, p)).exists())
         });
-        Ok((!leftover).then(|| self.transactions.transactions.all().len()))
+        Ok((!leftover).then(|| {
+            (
+                self.transactions.transactions.all().len(),
+                self.transactions.unfinished(),
+            )
+        }))
     }
 }
+
+/// A new topic's [`TopicMetadata::txn_from`] and
+/// [`TopicMetadata::txn_kept`], where it needs them.
+///
+/// [`TopicMetadata::txn_from`]: crate::engine::core::metadata::TopicMetadata::txn_from
+/// [`TopicMetadata::txn_kept`]: crate::engine::core::metadata::TopicMetadata::txn_kept
+pub(super) type TxnMark = Option<(usize, Vec<usize>)>;
 
 /// Makes the coordinator forget what instances before each topic's
 /// [`TopicMetadata::txn_from`] wrote under its name (an open, after the
@@ -218,18 +230,21 @@ pub(super) fn forget_earlier_topics(
     transactions: &mut crate::engine::transaction::TransactionCoordinator,
 ) -> bool {
     let held = transactions.transactions.all().len();
-    let marked: Vec<(String, usize)> = metadata
+    let marked: Vec<(String, usize, Vec<usize>)> = metadata
         .topics()
         .iter()
-        .filter_map(|(name, t)| t.txn_from.map(|from| (name.clone(), from)))
+        .filter_map(|(name, t)| {
+            t.txn_from
+                .map(|from| (name.clone(), from, t.txn_kept.clone()))
+        })
         .collect();
     let mut lowered = false;
-    for (name, from) in marked {
+    for (name, from, kept) in marked {
         if held < from {
             metadata.set_txn_from(&name, held);
             lowered = true;
         }
-        transactions.forget_topic_before(&name, from.min(held));
+        transactions.forget_topic_before(&name, from.min(held), &kept);
     }
     lowered
 }
