@@ -342,6 +342,24 @@ impl TransactionCoordinator {
         self.late_writes.retain(|w| w.tp.topic != topic);
     }
 
+    /// Whether any transaction ever wrote to (or added) a partition of
+    /// `topic`: the journal's instances, the markers learned, the writes
+    /// waiting for their acks.
+    pub(crate) fn touched(&self, topic: &str) -> bool {
+        let of_topic = |tp: &TopicPartition| tp.topic == topic;
+        self.transactions
+            .owners
+            .values()
+            .any(|by_tp| by_tp.keys().any(of_topic))
+            || self.transactions.markers.keys().any(of_topic)
+            || self.pending_sends.keys().any(|(_, tp)| of_topic(tp))
+            || self
+                .transactions
+                .all()
+                .iter()
+                .any(|d| d.partitions.iter().any(of_topic))
+    }
+
     /// The instances not yet ended, in index order.
     pub(crate) fn unfinished(&self) -> Vec<usize> {
         let mut open: Vec<usize> = self

@@ -27,10 +27,12 @@
 //! through that; Kafka tells a deleted topic's partitions from a new
 //! one's by topic id, the journal cannot. So a topic created again under
 //! the name of one that transactions wrote to records in `metadata.json`
-//! how many transaction instances the journal held then (`txn_from`), and
-//! the coordinator forgets what those wrote under the name, at the
-//! creation and at every open after its replay. A transaction not yet
-//! ended that wrote to the deleted topic holds the name until it ends
+//! how many transaction instances the journal held then (`txn_from`) and
+//! which of them had not ended (`txn_kept`: they wrote nothing to the
+//! deleted topic and may write to the new one), and the coordinator
+//! forgets what the others wrote under the name, at the creation and at
+//! every open after its replay. A transaction not yet ended that wrote to
+//! the deleted topic holds the name until it ends
 //! (`TopicInOpenTransaction`).
 
 use std::fs;
@@ -40,7 +42,7 @@ use super::open::replica_dir;
 use super::{BrokerCluster, ClusterState};
 use crate::engine::config::MiniKafkaConfig;
 use crate::engine::consumer::offsets::OffsetStore;
-use crate::engine::core::metadata::{MetadataStore, TopicPartition};
+use crate::engine::core::metadata::{MetadataStore, TopicMetadata, TopicPartition};
 use crate::engine::error::{MiniKafkaError, Result};
 use crate::engine::fsutil;
 
@@ -76,16 +78,10 @@ impl ClusterState {
             .get(topic)
             .cloned()
             .ok_or_else(|| MiniKafkaError::UnknownTopicOrPartition(topic.to_string()))?;
-        let mut dirs = Vec::new();
-        for (p, partition) in meta.partitions() {
-            let tp = TopicPartition::new(topic, p);
-            for &broker in &partition.replicas {
-                let dir = replica_dir(&self.config, broker, &tp);
-                if dir.exists() {
-                    dirs.push(dir);
-                }
-            }
-        }
+        let dirs: Vec<PathBuf> = replica_dirs(&self.config, topic, &meta)
+            .into_iter()
+            .filter(|dir| dir.exists())
+            .collect();
         // 1. Decided: every replica directory renamed (undone on a failure).
         let mut marked: Vec<(PathBuf, PathBuf)> = Vec::new();
         for dir in &dirs {
@@ -149,33 +145,13 @@ impl ClusterState {
         parents.into_iter().try_for_each(fsutil::sync_dir)
     }
 
-    /// Whether any transaction ever wrote to (or added) a partition of
-    /// `topic`, as the coordinator holds it: the journal's instances, the
-    /// markers it learned, the writes waiting for their acks.
-    pub(super) fn transactions_wrote_to(&self, topic: &str) -> bool {
-        let coordinator = &self.transactions;
-        let instances = &coordinator.transactions;
-        instances
-            .owners
-            .values()
-            .any(|by_tp| by_tp.keys().any(|tp| tp.topic == topic))
-            || instances.markers.keys().any(|tp| tp.topic == topic)
-            || coordinator
-                .pending_sends
-                .keys()
-                .any(|(_, tp)| tp.topic == topic)
-            || instances
-                .all()
-                .iter()
-                .any(|d| d.partitions.iter().any(|tp| tp.topic == topic))
-    }
-
     /// Readies the name `topic` for a new topic: removes what a deletion
     /// of an earlier one left behind (its renamed directories, when their
     /// removal failed: they are not the new topic's logs), and returns the
-    /// new topic's [`TopicMetadata::txn_from`]: where transactions wrote to
-    /// a deleted topic of that name, the journal's instances so far (none
-    /// of them wrote to the new one). A transaction not yet ended that
+    /// new topic's [`TopicMetadata::txn_from`] and `txn_kept`: where
+    /// transactions wrote to a deleted topic of that name, the journal's
+    /// instances so far and those of them not yet ended (which wrote
+    /// nothing to it, and may write to the new one). A transaction not yet ended that
     /// wrote there is refused (`TopicInOpenTransaction`): its markers and
     /// its LSO would be the new topic's. Logs an earlier incarnation left
     /// under the name's own directories (no deletion: the book's
@@ -194,7 +170,7 @@ impl ClusterState {
                 remove_leftover(&dir)?;
             }
         }
-        if !self.transactions_wrote_to(topic) {
+        if !self.transactions.touched(topic) {
             return Ok(None);
         }
         let leftover = self.config.broker_ids.iter().any(|&b| {
@@ -247,6 +223,22 @@ pub(super) fn forget_earlier_topics(
         transactions.forget_topic_before(&name, from.min(held), &kept);
     }
     lowered
+}
+
+/// The directory of each replica of `topic` as `meta` places them, in
+/// partition and assignment order.
+fn replica_dirs(config: &MiniKafkaConfig, topic: &str, meta: &TopicMetadata) -> Vec<PathBuf> {
+    meta.partitions()
+        .into_iter()
+        .flat_map(|(p, partition)| {
+            let tp = TopicPartition::new(topic, p);
+            partition
+                .replicas
+                .iter()
+                .map(move |&broker| replica_dir(config, broker, &tp))
+                .collect::<Vec<_>>()
+        })
+        .collect()
 }
 
 /// `dir` renamed as deleting.
@@ -324,12 +316,7 @@ pub(super) fn forget_deleting(
     for (dir, topic) in &deleting {
         dirs.push(dir.clone());
         if let Some(meta) = metadata.topics().get(topic) {
-            for (p, partition) in meta.partitions() {
-                let tp = TopicPartition::new(topic.as_str(), p);
-                for &broker in &partition.replicas {
-                    dirs.push(replica_dir(config, broker, &tp));
-                }
-            }
+            dirs.extend(replica_dirs(config, topic, meta));
         }
         listed |= metadata.forget_topic(topic);
         committed |= offsets.forget_topic(topic);
