@@ -163,7 +163,9 @@ impl Pair {
                 rebalance: Duration::from_millis(TIMEOUT_MS),
                 protocol_type: "consumer".into(),
                 protocols: vec![("range".into(), meta)],
+                instance_id: None,
                 require_known_member: false,
+                supports_skip_assignment: false,
                 new_member_number: self.log.len() as u64,
             },
             self.now(),
@@ -236,6 +238,7 @@ impl Pair {
             Sync {
                 group: GROUP.into(),
                 member_id: self.id(name),
+                instance_id: None,
                 generation,
                 protocol_type: Some("consumer".into()),
                 protocol: None,
@@ -292,7 +295,7 @@ impl Pair {
         let engine = self.engine.heartbeat(GROUP, name, generation, self.now_ms);
         let serve = self
             .serve
-            .heartbeat(GROUP, &self.id(name), generation, self.now());
+            .heartbeat(GROUP, &self.id(name), None, generation, self.now());
         assert_eq!(
             engine_code(&engine),
             serve,
@@ -319,9 +322,14 @@ impl Pair {
             &mut self.store,
             self.now_ms,
         );
-        let serve =
-            self.serve
-                .validate_commit(GROUP, &self.id(name), generation, false, false, self.now());
+        let serve = self.serve.validate_commit(
+            GROUP,
+            (&self.id(name), None),
+            generation,
+            false,
+            false,
+            self.now(),
+        );
         assert_eq!(
             engine_code(&engine),
             serve.err().unwrap_or(code::NONE),

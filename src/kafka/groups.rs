@@ -8,11 +8,16 @@
 //! ([`Groups::take`]).
 //!
 //! A group is `Empty` (no members), `PreparingRebalance` (waiting for every
-//! known member to rejoin, until the rebalance timeout: those that did not
-//! are removed), `CompletingRebalance` (the join answered, a new
+//! known member to rejoin, until the rebalance timeout: dynamic members
+//! that did not are removed), `CompletingRebalance` (the join answered, a new
 //! generation: waiting for the leader's SyncGroup) or `Stable` (every
 //! member has its assignment). `Dead` is what DescribeGroups says of a
 //! group that does not exist: groups are never deleted here.
+//!
+//! A static member (KIP-345: a `group.instance.id`) keeps its place
+//! through a rebalance it misses and, when it starts again, takes its
+//! instance's old member id's place without a rebalance
+//! ([`Groups::join`]; the old id is then FENCED_INSTANCE_ID).
 //!
 //! Membership is the server's, not the engine's: no action changes it and
 //! a replay has none (the committed offsets, which are the engine's, come
@@ -72,6 +77,9 @@ impl GroupState {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Member {
     pub id: String,
+    /// A static member's `group.instance.id` (KIP-345): the member it
+    /// names keeps its place when it rejoins under a new member id.
+    pub instance_id: Option<String>,
     pub client_id: String,
     /// Where it connects from, as Kafka's DescribeGroups shows it
     /// (`/127.0.0.1`).
@@ -171,6 +179,10 @@ pub struct JoinReply {
     /// Every member with its metadata for the protocol chosen: the
     /// leader's answer only (it assigns); empty for the others.
     pub members: Vec<(String, Bytes)>,
+    /// KIP-814 (JoinGroup v9): a static leader that rejoined a Stable
+    /// group with nothing changed is given the members but must not
+    /// assign again.
+    pub skip_assignment: bool,
 }
 
 impl JoinReply {
@@ -184,6 +196,7 @@ impl JoinReply {
             leader: String::new(),
             member_id: member_id.to_string(),
             members: Vec::new(),
+            skip_assignment: false,
         }
     }
 }
@@ -219,9 +232,14 @@ pub struct Join {
     pub rebalance: Duration,
     pub protocol_type: String,
     pub protocols: Vec<(String, Bytes)>,
-    /// v4+: a new member is first given its id with MEMBER_ID_REQUIRED
-    /// (KIP-394).
+    /// Its `group.instance.id` (v5+): a static member (KIP-345).
+    pub instance_id: Option<String>,
+    /// v4+: a new dynamic member is first given its id with
+    /// MEMBER_ID_REQUIRED (KIP-394).
     pub require_known_member: bool,
+    /// v9+: a static leader's rejoin may be answered with
+    /// `skip_assignment` (KIP-814).
+    pub supports_skip_assignment: bool,
     /// The number in the id a new member (`member_id` empty) is given:
     /// never given before, across restarts too (the handler takes it from
     /// the server's file, [`crate::kafka::producer_ids`]).
@@ -244,6 +262,8 @@ pub fn member_id(client_id: &str, number: u64) -> String {
 pub struct Sync {
     pub group: String,
     pub member_id: String,
+    /// v3+: a static member's instance id, checked against the member id.
+    pub instance_id: Option<String>,
     pub generation: i32,
     /// v5: checked against the group's.
     pub protocol_type: Option<String>,
@@ -419,6 +439,15 @@ impl Groups {
             ));
         }
         if j.member_id.is_empty() {
+            if let Some(instance) = j.instance_id.clone() {
+                // A static member is named at once (no MEMBER_ID_REQUIRED)
+                // and, if its instance is a member, takes that place.
+                let id = member_id(&instance, j.new_member_number);
+                return match g.static_member_id(&instance).map(str::to_string) {
+                    Some(old) => self.replace_static_member(j, &old, id, now),
+                    None => self.add_member(j, id, now),
+                };
+            }
             let id = member_id(&j.client_id, j.new_member_number);
             if j.require_known_member {
                 let g = self.groups.get_mut(&j.group).expect("made above");
@@ -427,13 +456,20 @@ impl Groups {
             }
             return self.add_member(j, id, now);
         }
-        if g.pending.remove(&j.member_id).is_some() {
+        if g.pending.contains_key(&j.member_id) {
+            if j.instance_id.is_some() {
+                // Kafka's coordinator never names a static member pending:
+                // it throws (an UNKNOWN_SERVER_ERROR to the client).
+                return Started::Now(JoinReply::error(code::UNKNOWN_SERVER_ERROR, &j.member_id));
+            }
+            g.pending.remove(&j.member_id);
             let id = j.member_id.clone();
             return self.add_member(j, id, now);
         }
-        let Some(m) = g.members.get(&j.member_id) else {
-            return Started::Now(JoinReply::error(code::UNKNOWN_MEMBER_ID, &j.member_id));
-        };
+        if let Err(error) = g.validate_member(&j.member_id, j.instance_id.as_deref()) {
+            return Started::Now(JoinReply::error(error, &j.member_id));
+        }
+        let m = &g.members[&j.member_id];
         let same = m.protocols == j.protocols;
         let is_leader = g.leader.as_deref() == Some(j.member_id.as_str());
         match g.state {
@@ -458,6 +494,7 @@ impl Groups {
             id.clone(),
             Member {
                 id: id.clone(),
+                instance_id: j.instance_id,
                 client_id: j.client_id,
                 client_host: j.client_host,
                 connection: j.connection,
@@ -489,6 +526,83 @@ impl Groups {
         }
         self.try_complete_join(&j.group, now);
         Started::Wait(ticket)
+    }
+
+    /// A static member rejoining under a new id (Kafka's
+    /// `updateStaticMemberThenRebalanceOrCompleteJoin`): the old id's
+    /// waiting JoinGroup and SyncGroup are answered FENCED_INSTANCE_ID and
+    /// the new id takes its place, assignment and leadership. A Stable
+    /// group whose protocol this does not change is not rebalanced: the
+    /// member is answered the current generation at once (before v9 with
+    /// the leader as it was, so that a returning leader syncs as a
+    /// follower; v9+ with `skip_assignment`, KIP-814). Otherwise the group
+    /// rebalances, as it must while CompletingRebalance (the leader may
+    /// be assigning to the old id).
+    fn replace_static_member(
+        &mut self,
+        j: Join,
+        old_id: &str,
+        new_id: String,
+        now: Instant,
+    ) -> Started<JoinReply> {
+        let ticket = self.ticket();
+        let g = self.groups.get_mut(&j.group).expect("known");
+        let current_leader = g.leader.clone().unwrap_or_default();
+        let old = g.members.remove(old_id).expect("the instance's member");
+        if let Some(t) = old.awaiting_join {
+            self.replies.insert(
+                t,
+                Reply::Join(JoinReply::error(code::FENCED_INSTANCE_ID, old_id)),
+            );
+        }
+        if let Some(t) = old.awaiting_sync {
+            self.replies
+                .insert(t, Reply::Sync(Err(code::FENCED_INSTANCE_ID)));
+        }
+        if g.leader.as_deref() == Some(old_id) {
+            g.leader = Some(new_id.clone());
+        }
+        // Kafka keeps the old member's client id and host; the connection
+        // is ours (the clients pane), and is the new one's.
+        g.members.insert(
+            new_id.clone(),
+            Member {
+                id: new_id.clone(),
+                connection: j.connection,
+                session: j.session,
+                rebalance: j.rebalance,
+                protocols: j.protocols,
+                heartbeat_deadline: now + j.session,
+                awaiting_join: Some(ticket),
+                awaiting_sync: None,
+                pending_sync: false,
+                ..old
+            },
+        );
+        match g.state {
+            GroupState::Stable if g.protocol.as_deref() == Some(g.select_protocol().as_str()) => {
+                let m = g.members.get_mut(&new_id).expect("inserted");
+                m.awaiting_join = None;
+                let mut reply = g.current_reply(&new_id);
+                if j.supports_skip_assignment {
+                    reply.skip_assignment = reply.leader == new_id;
+                } else {
+                    reply.members = Vec::new();
+                    reply.leader = current_leader;
+                }
+                self.replies.remove(&ticket);
+                Started::Now(reply)
+            }
+            GroupState::Stable | GroupState::CompletingRebalance => {
+                self.prepare_rebalance(&j.group, now);
+                self.try_complete_join(&j.group, now);
+                Started::Wait(ticket)
+            }
+            _ => {
+                self.try_complete_join(&j.group, now);
+                Started::Wait(ticket)
+            }
+        }
     }
 
     fn update_member(&mut self, j: Join, now: Instant) -> Started<JoinReply> {
@@ -574,10 +688,12 @@ impl Groups {
     /// JoinGroup answered (the leader's with every member's metadata).
     fn complete_join(&mut self, id: &str, now: Instant) {
         let g = self.groups.get_mut(id).expect("known");
+        // Static members keep their place through a rebalance they miss
+        // (until their session runs out); dynamic ones are removed.
         let absent: Vec<String> = g
             .members
             .values()
-            .filter(|m| m.awaiting_join.is_none())
+            .filter(|m| m.awaiting_join.is_none() && m.instance_id.is_none())
             .map(|m| m.id.clone())
             .collect();
         for m in &absent {
@@ -588,6 +704,29 @@ impl Groups {
             .is_some_and(|l| !g.members.contains_key(l))
         {
             g.leader = g.members.keys().next().cloned();
+        }
+        // Kafka's `maybeElectNewJoinedLeader`: a leader that did not
+        // rejoin hands over to the first member that did; if none did
+        // (only absent static members are left), the rebalance waits
+        // another timeout for them.
+        let joined = |m: &Member| m.awaiting_join.is_some();
+        if g.leader
+            .as_ref()
+            .is_some_and(|l| !g.members.get(l).is_some_and(joined))
+        {
+            match g.members.values().find(|m| joined(m)) {
+                Some(m) => g.leader = Some(m.id.clone()),
+                None => {
+                    let timeout = g
+                        .members
+                        .values()
+                        .map(|m| m.rebalance)
+                        .max()
+                        .unwrap_or_default();
+                    g.rebalance_deadline = Some(now + timeout);
+                    return;
+                }
+            }
         }
         g.generation += 1;
         g.rebalance_deadline = None;
@@ -637,6 +776,7 @@ impl Groups {
                         } else {
                             Vec::new()
                         },
+                        skip_assignment: false,
                     },
                 ));
             }
@@ -692,8 +832,8 @@ impl Groups {
         if g.state == GroupState::Dead {
             return Started::Now(Err(code::COORDINATOR_NOT_AVAILABLE));
         }
-        if !g.members.contains_key(&s.member_id) {
-            return Started::Now(Err(code::UNKNOWN_MEMBER_ID));
+        if let Err(error) = g.validate_member(&s.member_id, s.instance_id.as_deref()) {
+            return Started::Now(Err(error));
         }
         if s.generation != g.generation {
             return Started::Now(Err(code::ILLEGAL_GENERATION));
@@ -765,7 +905,16 @@ impl Groups {
     }
 
     /// A Heartbeat: NONE, or why the member must rejoin.
-    pub fn heartbeat(&mut self, group: &str, member: &str, generation: i32, now: Instant) -> i16 {
+    /// `instance`: a static member's instance id (v3+), checked against
+    /// the member id.
+    pub fn heartbeat(
+        &mut self,
+        group: &str,
+        member: &str,
+        instance: Option<&str>,
+        generation: i32,
+        now: Instant,
+    ) -> i16 {
         self.tick_group(group, now);
         let Some(g) = self.groups.get_mut(group) else {
             return code::UNKNOWN_MEMBER_ID;
@@ -773,9 +922,10 @@ impl Groups {
         if g.state == GroupState::Dead {
             return code::COORDINATOR_NOT_AVAILABLE;
         }
-        let Some(m) = g.members.get_mut(member) else {
-            return code::UNKNOWN_MEMBER_ID;
-        };
+        if let Err(error) = g.validate_member(member, instance) {
+            return error;
+        }
+        let m = g.members.get_mut(member).expect("validated");
         if generation != g.generation {
             return code::ILLEGAL_GENERATION;
         }
@@ -787,23 +937,57 @@ impl Groups {
         }
     }
 
-    /// A LeaveGroup of `members`: each one's code (UNKNOWN_MEMBER_ID for
-    /// one the group does not have). The group rebalances without them.
+    /// A LeaveGroup of dynamic `members`: each one's code
+    /// (UNKNOWN_MEMBER_ID for one the group does not have). The group
+    /// rebalances without them.
     pub fn leave(&mut self, group: &str, members: &[String], now: Instant) -> Vec<i16> {
+        let identified: Vec<(String, Option<String>)> =
+            members.iter().map(|m| (m.clone(), None)).collect();
+        self.leave_identified(group, &identified, now)
+    }
+
+    /// A LeaveGroup (v3+) of `members`, each a member id and, for a
+    /// static member, its instance id, as Kafka's `classicGroupLeave`:
+    /// an empty member id with an instance id removes that instance's
+    /// member (the admin's `removeMembersFromConsumerGroup`); otherwise
+    /// the ids must match (FENCED_INSTANCE_ID from an older member id).
+    pub fn leave_identified(
+        &mut self,
+        group: &str,
+        members: &[(String, Option<String>)],
+        now: Instant,
+    ) -> Vec<i16> {
         self.tick_group(group, now);
         let Some(g) = self.groups.get_mut(group) else {
             return vec![code::UNKNOWN_MEMBER_ID; members.len()];
         };
         let mut codes = Vec::new();
         let mut gone = Vec::new();
-        for m in members {
-            if g.pending.remove(m).is_some() {
+        for (m, instance) in members {
+            let named = match (m.is_empty(), instance) {
+                (true, Some(instance)) => g.static_member_id(instance).map(str::to_string),
+                _ => None,
+            };
+            if m.is_empty() {
+                match named {
+                    Some(id) if !gone.contains(&id) => {
+                        gone.push(id);
+                        codes.push(code::NONE);
+                    }
+                    _ => codes.push(code::UNKNOWN_MEMBER_ID),
+                }
+            } else if g.pending.remove(m).is_some() {
                 codes.push(code::NONE);
-            } else if g.members.contains_key(m) && !gone.contains(m) {
-                gone.push(m.clone());
-                codes.push(code::NONE);
-            } else {
+            } else if gone.contains(m) {
                 codes.push(code::UNKNOWN_MEMBER_ID);
+            } else {
+                match g.validate_member(m, instance.as_deref()) {
+                    Ok(()) => {
+                        gone.push(m.clone());
+                        codes.push(code::NONE);
+                    }
+                    Err(error) => codes.push(error),
+                }
             }
         }
         if gone.is_empty() {
@@ -855,8 +1039,9 @@ impl Groups {
         }
     }
 
-    /// Whether an OffsetCommit (or a transactional one, v3+) of `member`
-    /// at `generation` may commit, as Kafka's `validateOffsetCommit`:
+    /// Whether an OffsetCommit (or a transactional one, v3+) of a member
+    /// (its id and, if static, its instance id) at `generation` may commit, as
+    /// Kafka's `validateOffsetCommit`:
     /// generation -1 without a member is a simple commit, accepted while
     /// the group has no members; a member's commit needs its id and the
     /// current generation; a plain commit waits out CompletingRebalance.
@@ -865,7 +1050,7 @@ impl Groups {
     pub fn validate_commit(
         &mut self,
         group: &str,
-        member: &str,
+        (member, instance): (&str, Option<&str>),
         generation: i32,
         transactional: bool,
         has_offsets: bool,
@@ -888,10 +1073,9 @@ impl Groups {
         if generation < 0 && g.state == GroupState::Empty {
             return Ok(());
         }
-        if generation >= 0 || !member.is_empty() {
-            let Some(m) = g.members.get_mut(member) else {
-                return Err(code::UNKNOWN_MEMBER_ID);
-            };
+        if generation >= 0 || !member.is_empty() || instance.is_some() {
+            g.validate_member(member, instance)?;
+            let m = g.members.get_mut(member).expect("validated");
             if generation != g.generation {
                 return Err(code::ILLEGAL_GENERATION);
             }
@@ -978,6 +1162,34 @@ impl Group {
                 Vec::new()
             },
             leader,
+            skip_assignment: false,
+        }
+    }
+
+    /// The member id of the static member `instance`, if one is.
+    pub fn static_member_id(&self, instance: &str) -> Option<&str> {
+        self.members
+            .values()
+            .find(|m| m.instance_id.as_deref() == Some(instance))
+            .map(|m| m.id.as_str())
+    }
+
+    /// Kafka's `ClassicGroup.validateMember`: a request naming an
+    /// instance must come from that instance's current member id
+    /// (FENCED_INSTANCE_ID from an older one, UNKNOWN_MEMBER_ID if the
+    /// instance is not a member); the member must be one.
+    fn validate_member(&self, member: &str, instance: Option<&str>) -> Result<(), i16> {
+        if let Some(instance) = instance {
+            match self.static_member_id(instance) {
+                None => return Err(code::UNKNOWN_MEMBER_ID),
+                Some(id) if id != member => return Err(code::FENCED_INSTANCE_ID),
+                Some(_) => {}
+            }
+        }
+        if self.members.contains_key(member) {
+            Ok(())
+        } else {
+            Err(code::UNKNOWN_MEMBER_ID)
         }
     }
 }

@@ -35,7 +35,9 @@ fn join_req(member: &str, protocols: &[&str]) -> Join {
             .iter()
             .map(|p| (p.to_string(), Bytes::from(format!("{member}:{p}"))))
             .collect(),
+        instance_id: None,
         require_known_member: true,
+        supports_skip_assignment: false,
         new_member_number,
     }
 }
@@ -71,6 +73,7 @@ fn sync_req(member: &str, generation: i32, assignments: &[(&str, &str)]) -> Sync
     Sync {
         group: "g".into(),
         member_id: member.into(),
+        instance_id: None,
         generation,
         protocol_type: Some("consumer".into()),
         protocol: None,
@@ -106,13 +109,13 @@ fn one_member_joins_alone_leads_and_syncs_to_stable() {
     };
     assert_eq!(synced(&mut g, t).unwrap().0, Bytes::from("p0"));
     assert_eq!(state(&g), GroupState::Stable);
-    assert_eq!(g.heartbeat("g", &a, 1, ms(t0, 100)), code::NONE);
+    assert_eq!(g.heartbeat("g", &a, None, 1, ms(t0, 100)), code::NONE);
     assert_eq!(
-        g.heartbeat("g", &a, 0, ms(t0, 100)),
+        g.heartbeat("g", &a, None, 0, ms(t0, 100)),
         code::ILLEGAL_GENERATION
     );
     assert_eq!(
-        g.heartbeat("g", "x", 1, ms(t0, 100)),
+        g.heartbeat("g", "x", None, 1, ms(t0, 100)),
         code::UNKNOWN_MEMBER_ID
     );
 }
@@ -132,12 +135,12 @@ fn a_second_member_rebalances_the_group_and_the_leader_is_kept() {
     assert_eq!(state(&g), GroupState::PreparingRebalance);
     assert!(g.take(tb).is_none(), "b waits for a to rejoin");
     assert_eq!(
-        g.heartbeat("g", &a, 1, ms(t0, 20)),
+        g.heartbeat("g", &a, None, 1, ms(t0, 20)),
         code::REBALANCE_IN_PROGRESS,
         "a is told to rejoin"
     );
     assert_eq!(
-        g.validate_commit("g", &a, 1, false, true, ms(t0, 20)),
+        g.validate_commit("g", (&a, None), 1, false, true, ms(t0, 20)),
         Ok(()),
         "a commits what it read before it rejoins"
     );
@@ -168,11 +171,11 @@ fn a_second_member_rebalances_the_group_and_the_leader_is_kept() {
     // CompletingRebalance: a plain commit waits; the follower's sync waits
     // for the leader's.
     assert_eq!(
-        g.validate_commit("g", &a, 2, false, true, ms(t0, 31)),
+        g.validate_commit("g", (&a, None), 2, false, true, ms(t0, 31)),
         Err(code::REBALANCE_IN_PROGRESS)
     );
     assert_eq!(
-        g.validate_commit("g", &a, 2, true, true, ms(t0, 31)),
+        g.validate_commit("g", (&a, None), 2, true, true, ms(t0, 31)),
         Ok(())
     );
     let Started::Wait(sb) = g.sync(sync_req(&b, 2, &[]), ms(t0, 40)) else {
@@ -180,7 +183,7 @@ fn a_second_member_rebalances_the_group_and_the_leader_is_kept() {
     };
     assert!(g.take(sb).is_none(), "b waits for the leader's assignment");
     assert_eq!(
-        g.heartbeat("g", &b, 2, ms(t0, 40)),
+        g.heartbeat("g", &b, None, 2, ms(t0, 40)),
         code::NONE,
         "a heartbeat while completing is fine"
     );
@@ -191,12 +194,12 @@ fn a_second_member_rebalances_the_group_and_the_leader_is_kept() {
     assert_eq!(synced(&mut g, sb).unwrap().0, Bytes::from("p1"));
     assert_eq!(state(&g), GroupState::Stable);
     assert_eq!(
-        g.validate_commit("g", &b, 1, false, true, ms(t0, 60)),
+        g.validate_commit("g", (&b, None), 1, false, true, ms(t0, 60)),
         Err(code::ILLEGAL_GENERATION),
         "an old generation's commit is fenced"
     );
     assert_eq!(
-        g.validate_commit("g", "", -1, false, true, ms(t0, 60)),
+        g.validate_commit("g", ("", None), -1, false, true, ms(t0, 60)),
         Err(code::UNKNOWN_MEMBER_ID),
         "a simple commit while the group has members"
     );
@@ -252,7 +255,7 @@ fn a_member_that_does_not_rejoin_is_removed_at_the_rebalance_timeout() {
         3000, 6000, 9000, 12_000, 15_000, 18_000, 21_000, 24_000, 27_000, 30_000,
     ] {
         assert_eq!(
-            g.heartbeat("g", &a, 1, ms(t0, at)),
+            g.heartbeat("g", &a, None, 1, ms(t0, at)),
             code::REBALANCE_IN_PROGRESS
         );
         g.tick(ms(t0, at));
@@ -265,7 +268,7 @@ fn a_member_that_does_not_rejoin_is_removed_at_the_rebalance_timeout() {
     assert_eq!(rb.members.len(), 1);
     assert!(!g.group("g").unwrap().members.contains_key(&a));
     assert_eq!(
-        g.heartbeat("g", &a, 1, ms(t0, 31_000)),
+        g.heartbeat("g", &a, None, 1, ms(t0, 31_000)),
         code::UNKNOWN_MEMBER_ID
     );
 }
@@ -294,7 +297,7 @@ fn a_session_that_runs_out_removes_the_member_and_rebalances() {
     synced(&mut g, sa).unwrap();
     synced(&mut g, sb).unwrap();
     // b heartbeats; a goes silent (killed).
-    g.heartbeat("g", &b, 2, ms(t0, 5000));
+    g.heartbeat("g", &b, None, 2, ms(t0, 5000));
     g.tick(ms(t0, 9_999));
     assert_eq!(state(&g), GroupState::Stable);
     assert_eq!(g.next_deadline(), Some(ms(t0, 10_000)), "a's session");
@@ -303,7 +306,7 @@ fn a_session_that_runs_out_removes_the_member_and_rebalances() {
     assert!(!g.group("g").unwrap().members.contains_key(&a));
     assert_eq!(g.group("g").unwrap().leader.as_deref(), Some(b.as_str()));
     assert_eq!(
-        g.heartbeat("g", &b, 2, ms(t0, 10_100)),
+        g.heartbeat("g", &b, None, 2, ms(t0, 10_100)),
         code::REBALANCE_IN_PROGRESS
     );
     let Started::Wait(tb2) = g.join(join_req(&b, &["range"]), ms(t0, 10_200)) else {
@@ -340,16 +343,22 @@ fn leaving_rebalances_and_the_last_one_out_empties_the_group() {
     assert_eq!((group.state, group.generation), (GroupState::Empty, 3));
     assert_eq!(group.protocol_type.as_deref(), Some("consumer"));
     // An empty group takes simple commits again; a member's is unknown.
-    assert_eq!(g.validate_commit("g", "", -1, false, true, t0), Ok(()));
     assert_eq!(
-        g.validate_commit("g", &b, 3, false, true, t0),
+        g.validate_commit("g", ("", None), -1, false, true, t0),
+        Ok(())
+    );
+    assert_eq!(
+        g.validate_commit("g", (&b, None), 3, false, true, t0),
         Err(code::UNKNOWN_MEMBER_ID)
     );
     assert_eq!(
-        g.validate_commit("never", "m", 1, false, false, t0),
+        g.validate_commit("never", ("m", None), 1, false, false, t0),
         Err(code::ILLEGAL_GENERATION)
     );
-    assert_eq!(g.validate_commit("never", "", -1, false, false, t0), Ok(()));
+    assert_eq!(
+        g.validate_commit("never", ("", None), -1, false, false, t0),
+        Ok(())
+    );
 }
 
 #[test]
@@ -459,8 +468,8 @@ fn a_member_that_joins_but_never_syncs_is_removed_after_the_rebalance_timeout() 
     synced(&mut g, sa2).unwrap();
     // b heartbeats but never syncs.
     for at in [5_000, 10_000, 15_000, 20_000, 25_000] {
-        assert_eq!(g.heartbeat("g", &b, 2, ms(t0, at)), code::NONE);
-        assert_eq!(g.heartbeat("g", &a, 2, ms(t0, at)), code::NONE);
+        assert_eq!(g.heartbeat("g", &b, None, 2, ms(t0, at)), code::NONE);
+        assert_eq!(g.heartbeat("g", &a, None, 2, ms(t0, at)), code::NONE);
         g.tick(ms(t0, at));
     }
     g.tick(ms(t0, 30_000));
@@ -625,3 +634,6 @@ fn offsets_of_a_group_of_another_protocol_type_are_kept_while_it_has_members() {
         Ok(true)
     );
 }
+
+#[path = "groups_static_tests.rs"]
+mod static_members;

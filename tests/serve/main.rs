@@ -39,6 +39,7 @@ mod script;
 mod server;
 mod shared_syncs;
 mod soak;
+mod static_members;
 mod streams;
 mod tiered_offsets;
 #[path = "../common/tmpfs.rs"]

@@ -108,7 +108,9 @@ pub(super) fn join_with(
         rebalance: std::time::Duration::from_secs(60),
         protocol_type: protocol_type.into(),
         protocols: vec![("range".into(), metadata)],
+        instance_id: None,
         require_known_member: false,
+        supports_skip_assignment: false,
         new_member_number: w.producer_ids().unwrap().allocate_member().unwrap(),
     };
     let groups = w.groups_mut();
@@ -427,6 +429,7 @@ fn list_groups_names_every_group_with_offsets_staged_offsets_or_a_member() {
         let sync = crate::kafka::groups::Sync {
             group: "live".into(),
             member_id: r.member_id.clone(),
+            instance_id: None,
             generation: r.generation,
             protocol_type: None,
             protocol: None,
@@ -605,13 +608,16 @@ fn heartbeat_and_leave_group_with_an_empty_group_id_are_invalid_group_id() {
     assert_eq!(r.error_code, code::INVALID_GROUP_ID);
 }
 
-/// A static member's `group.instance.id` is ignored (docs/kafka-differences.md,
-/// KIP-345), and the JoinGroup's log line says so: a restarted static
-/// member rebalances the group here, unlike on Kafka.
+/// A static member (JoinGroup v5+ with `group.instance.id`, KIP-345) is
+/// not asked for a member id first: it joins at once, named after its
+/// instance, the log line names the instance, and DescribeGroups v4+
+/// gives it; a dynamic member is still asked (MEMBER_ID_REQUIRED).
 #[test]
-fn a_static_members_instance_id_is_said_to_be_ignored() {
+fn a_static_member_joins_at_once_and_is_described_with_its_instance() {
     use kafka_protocol::messages::join_group_request::JoinGroupRequestProtocol;
-    use kafka_protocol::messages::{GroupId, JoinGroupRequest};
+    use kafka_protocol::messages::{
+        DescribeGroupsRequest, GroupId, JoinGroupRequest, ResponseKind,
+    };
     let mut h = cluster("kafka");
     let join = |instance: Option<&'static str>| {
         JoinGroupRequest::default()
@@ -624,31 +630,70 @@ fn a_static_members_instance_id_is_said_to_be_ignored() {
                 JoinGroupRequestProtocol::default().with_name(StrBytes::from_static_str("range")),
             ])
     };
-    let mut outcome = |body| {
+    let mut send = |version: i16, body| {
         let request = Request {
             broker: 1,
             client_id: "test".into(),
-            version: 5,
-            body: RequestKind::JoinGroup(body),
+            version,
+            body,
             connection: 0,
         };
         let mut steps = NoSteps;
         let mut w = h.state.worker(&mut h.driver, &mut steps);
         match super::handle(&mut w, request) {
-            // v5 without a member id: MEMBER_ID_REQUIRED, at once.
-            Handled::Now(a) => a.outcome,
-            _ => panic!("a first JoinGroup v5 is answered at once"),
+            Handled::Now(a) => a,
+            Handled::Continue(mut c) => c.poll(&mut w).expect("a group of one completes at once"),
+            _ => panic!("a JoinGroup is answered now or continued"),
         }
     };
-    let said = outcome(join(Some("app-1")));
+    let joined = send(5, RequestKind::JoinGroup(join(Some("app-1"))));
+    let Some(ResponseKind::JoinGroup(r)) = &joined.body else {
+        panic!("{joined:?}")
+    };
+    assert_eq!(r.error_code, 0, "{}", joined.outcome);
+    assert!(r.member_id.starts_with("app-1-"), "{:?}", r.member_id);
     assert!(
-        said.contains("MEMBER_ID_REQUIRED")
-            && said.contains(
-                "group.instance.id \"app-1\" ignored: static membership, KIP-345, is not served"
-            ),
-        "{said}"
+        joined.outcome.contains("(static member \"app-1\")"),
+        "{}",
+        joined.outcome
     );
-    assert!(!outcome(join(None)).contains("group.instance.id"));
+    let dynamic = send(5, RequestKind::JoinGroup(join(None)));
+    assert!(
+        dynamic.outcome.contains("MEMBER_ID_REQUIRED"),
+        "{}",
+        dynamic.outcome
+    );
+    let coordinator = crate::kafka::handlers::find_coordinator::coordinator(
+        &h.state.worker(&mut h.driver, &mut NoSteps),
+    )
+    .expect("a coordinator")
+    .broker;
+    for (version, instance) in [(4, Some("app-1")), (3, None)] {
+        let request = Request {
+            broker: coordinator,
+            client_id: "test".into(),
+            version,
+            body: RequestKind::DescribeGroups(
+                DescribeGroupsRequest::default()
+                    .with_groups(vec![GroupId(StrBytes::from_static_str("g"))]),
+            ),
+            connection: 0,
+        };
+        let mut steps = NoSteps;
+        let mut w = h.state.worker(&mut h.driver, &mut steps);
+        let Handled::Now(a) = super::handle(&mut w, request) else {
+            panic!("DescribeGroups is answered at once")
+        };
+        let Some(ResponseKind::DescribeGroups(d)) = a.body else {
+            panic!()
+        };
+        let instances: Vec<Option<String>> = d.groups[0]
+            .members
+            .iter()
+            .map(|m| m.group_instance_id.as_ref().map(|i| i.to_string()))
+            .collect();
+        assert_eq!(instances, vec![instance.map(str::to_string)], "v{version}");
+    }
 }
 
 /// A validate_only CreateTopics creates nothing, and its log line says so

@@ -52,6 +52,11 @@ pub fn join(
     // A new member's number is written down before the member hears it,
     // so a restarted server never names a new member as it named one of
     // its last life (whose client may still hold the id).
+    let instance = r
+        .group_instance_id
+        .as_ref()
+        .filter(|_| version >= 5)
+        .map(|id| id.to_string());
     let new_member_number = if r.member_id.is_empty() {
         match worker.producer_ids().and_then(|ids| ids.allocate_member()) {
             Ok(n) => n,
@@ -86,29 +91,25 @@ pub fn join(
             .iter()
             .map(|p| (p.name.to_string(), p.metadata.clone()))
             .collect(),
+        instance_id: instance.clone(),
         require_known_member: version >= 4,
+        supports_skip_assignment: version >= 9,
         new_member_number,
     };
-    // Said in the log line, since a static member's restart behaves
-    // unlike Kafka's: it rebalances the group (a new user's trial: the
-    // group stalled for a session timeout with nothing said).
-    let ignored = r.group_instance_id.as_ref().map(|id| {
-        format!(
-            " (group.instance.id {:?} ignored: static membership, KIP-345, is not served, so a member that restarts rejoins as a new one and the group rebalances)",
-            id.as_str()
-        )
-    });
+    // The log line names a static member's instance: its member id
+    // changes each time it rejoins, its instance does not.
+    let note = instance.map(|id| format!(" (static member {id:?})"));
     match worker.groups_mut().join(j, RealTime::now()) {
         Started::Now(reply) => Handled::Now(noting(
             join_answer(&group, &reply, version),
-            ignored.as_deref(),
+            note.as_deref(),
         )),
         Started::Wait(ticket) => Handled::Continue(Box::new(JoinWait {
             group,
             ticket,
             version,
             deadline: RealTime::now() + rebalance + SLACK,
-            ignored,
+            note,
         })),
     }
 }
@@ -120,8 +121,8 @@ struct JoinWait {
     ticket: Ticket,
     version: i16,
     deadline: Instant,
-    /// What the log line adds: the static membership ignored.
-    ignored: Option<String>,
+    /// What the log line adds: a static member's instance.
+    note: Option<String>,
 }
 
 impl Continue for JoinWait {
@@ -129,7 +130,7 @@ impl Continue for JoinWait {
         match broker.groups_mut().take(self.ticket)? {
             Reply::Join(reply) => Some(noting(
                 join_answer(&self.group, &reply, self.version),
-                self.ignored.as_deref(),
+                self.note.as_deref(),
             )),
             Reply::Sync(_) => None,
         }
@@ -177,6 +178,9 @@ fn join_answer(group: &str, reply: &JoinReply, version: i16) -> Answer {
     if version >= 7 {
         response = response.with_protocol_type(reply.protocol_type.as_deref().map(s));
     }
+    if version >= 9 {
+        response = response.with_skip_assignment(reply.skip_assignment);
+    }
     let outcome = if reply.error != code::NONE {
         format!(
             "group {group:?}: {:?}: {}",
@@ -184,7 +188,12 @@ fn join_answer(group: &str, reply: &JoinReply, version: i16) -> Answer {
             name_of(reply.error)
         )
     } else {
-        let role = if reply.leader == reply.member_id {
+        let role = if reply.skip_assignment {
+            format!(
+                "its leader, {} member(s), no rebalance: the assignment stands",
+                reply.members.len()
+            )
+        } else if reply.leader == reply.member_id {
             format!("its leader, {} member(s)", reply.members.len())
         } else {
             format!("leader {:?}", reply.leader)
@@ -205,6 +214,7 @@ pub fn sync(worker: &mut dyn Broker, r: &SyncGroupRequest, version: i16) -> Hand
     let request = Sync {
         group: group.clone(),
         member_id: member.clone(),
+        instance_id: r.group_instance_id.as_ref().map(|id| id.to_string()),
         generation: r.generation_id,
         protocol_type: r.protocol_type.as_ref().map(|t| t.to_string()),
         protocol: r.protocol_name.as_ref().map(|t| t.to_string()),
@@ -300,9 +310,13 @@ pub fn heartbeat(worker: &mut dyn Broker, r: &HeartbeatRequest) -> Answer {
     let error = if group.is_empty() {
         code::INVALID_GROUP_ID
     } else {
-        worker
-            .groups_mut()
-            .heartbeat(&group, &member, r.generation_id, RealTime::now())
+        worker.groups_mut().heartbeat(
+            &group,
+            &member,
+            r.group_instance_id.as_deref(),
+            r.generation_id,
+            RealTime::now(),
+        )
     };
     Answer::now(
         ResponseKind::Heartbeat(HeartbeatResponse::default().with_error_code(error)),
@@ -312,21 +326,41 @@ pub fn heartbeat(worker: &mut dyn Broker, r: &HeartbeatRequest) -> Answer {
 
 pub fn leave(worker: &mut dyn Broker, r: &LeaveGroupRequest, version: i16) -> Answer {
     let group = r.group_id.0.to_string();
-    let leaving: Vec<String> = if version >= 3 {
-        r.members.iter().map(|m| m.member_id.to_string()).collect()
+    let leaving: Vec<(String, Option<String>)> = if version >= 3 {
+        r.members
+            .iter()
+            .map(|m| {
+                (
+                    m.member_id.to_string(),
+                    m.group_instance_id.as_ref().map(|id| id.to_string()),
+                )
+            })
+            .collect()
     } else {
-        vec![r.member_id.to_string()]
+        vec![(r.member_id.to_string(), None)]
     };
     // Kafka's group coordinator checks the group id before the members.
     let codes = if group.is_empty() {
         vec![code::INVALID_GROUP_ID; leaving.len()]
     } else {
-        worker.groups_mut().leave(&group, &leaving, RealTime::now())
+        worker
+            .groups_mut()
+            .leave_identified(&group, &leaving, RealTime::now())
     };
     let outcome = leaving
         .iter()
         .zip(&codes)
-        .map(|(m, e)| format!("{m:?} {}", if *e == 0 { "left" } else { "unknown" }))
+        .map(|((m, instance), e)| {
+            let who = match instance {
+                Some(id) => format!("{m:?} (static member {id:?})"),
+                None => format!("{m:?}"),
+            };
+            if *e == 0 {
+                format!("{who} left")
+            } else {
+                format!("{who}: {}", name_of(*e))
+            }
+        })
         .collect::<Vec<_>>()
         .join(", ");
     let response = if version >= 3 {
@@ -334,9 +368,10 @@ pub fn leave(worker: &mut dyn Broker, r: &LeaveGroupRequest, version: i16) -> An
             leaving
                 .iter()
                 .zip(&codes)
-                .map(|(m, e)| {
+                .map(|((m, instance), e)| {
                     MemberResponse::default()
                         .with_member_id(s(m))
+                        .with_group_instance_id(instance.as_deref().map(s))
                         .with_error_code(*e)
                 })
                 .collect(),
@@ -398,6 +433,9 @@ pub fn describe(
                                     .with_member_id(s(&m.id))
                                     .with_client_id(s(&m.client_id))
                                     .with_client_host(s(&m.client_host));
+                                if version >= 4 {
+                                    dm = dm.with_group_instance_id(m.instance_id.as_deref().map(s));
+                                }
                                 if stable {
                                     dm = dm
                                         .with_member_metadata(m.metadata(&protocol))

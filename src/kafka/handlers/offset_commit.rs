@@ -54,7 +54,7 @@ pub fn handle(worker: &mut dyn Broker, request: &OffsetCommitRequest) -> Answer 
     let has_offsets = worker.read(|st| st.offsets().groups().contains_key(&group));
     if let Err(error) = worker.groups_mut().validate_commit(
         &group,
-        &member,
+        (&member, request.group_instance_id.as_deref()),
         request.generation_id_or_member_epoch,
         false,
         has_offsets,

@@ -118,7 +118,7 @@ pub fn handle(worker: &mut dyn Broker, request: &TxnOffsetCommitRequest, version
             .groups_mut()
             .validate_commit(
                 &group,
-                &request.member_id,
+                (&request.member_id, request.group_instance_id.as_deref()),
                 request.generation_id,
                 true,
                 has_offsets,
