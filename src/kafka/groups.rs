@@ -279,6 +279,10 @@ pub struct Groups {
     next_ticket: Ticket,
     replies: BTreeMap<Ticket, Reply>,
     initial_delay: Duration,
+    /// The generation a group starts from (its first is the next): above
+    /// every generation of the server's last life
+    /// ([`crate::kafka::producer_ids`]).
+    generation_floor: i32,
 }
 
 impl Default for Groups {
@@ -295,7 +299,14 @@ impl Groups {
             next_ticket: 0,
             replies: BTreeMap::new(),
             initial_delay: delay,
+            generation_floor: 0,
         }
+    }
+
+    /// Groups made from now on start at `floor` (their first generation
+    /// is the next), unless they start higher already.
+    pub fn set_generation_floor(&mut self, floor: i32) {
+        self.generation_floor = self.generation_floor.max(floor);
     }
 
     /// The group, if the server has seen a member of it.
@@ -425,7 +436,11 @@ impl Groups {
                 &j.member_id,
             ));
         }
-        let g = self.groups.entry(j.group.clone()).or_default();
+        let floor = self.generation_floor;
+        let g = self.groups.entry(j.group.clone()).or_insert_with(|| Group {
+            generation: floor,
+            ..Group::default()
+        });
         if g.state == GroupState::Dead {
             return Started::Now(JoinReply::error(
                 code::COORDINATOR_NOT_AVAILABLE,

@@ -21,9 +21,21 @@
 //! member with a random UUID; here the number goes on from the last block
 //! (`rdkafka-1` in a server's first life, `rdkafka-1001` after a restart).
 //!
+//! Group generations too (`generation_block_end`): a group's generation
+//! starts again after a restart, and a member of the last life that
+//! rejoins still claims its partitions at its old generation, which a
+//! cooperative assignor trusts over a lower one (a new user's trial: a
+//! franz-go member took back a partition another had processed for
+//! seconds, and its stale position duplicated 25,000 records). Every
+//! generation a JoinGroup can be answered is reserved before the request
+//! is handled, and a restarted server starts its groups above the last
+//! reservation, so no generation of a new life is below one of the last.
+//! Kafka keeps each group's generation in `__consumer_offsets` instead.
+//!
 //! The file is this server's, not the book's (FORMATS.md has no such
 //! file): `{"version":1,"block_end":2000,"transactional":{"tx":[1000,3]},
-//! "member_block_end":1001}` (the last key only once a member joined).
+//! "member_block_end":1001,"generation_block_end":1001}` (the last two
+//! keys only once a member joined).
 //! docs/reliability.md, *What `serve` promises a client across restarts*.
 
 use std::collections::BTreeMap;
@@ -60,9 +72,16 @@ struct Stored {
     /// Every member number below it may have been given out.
     #[serde(default, skip_serializing_if = "is_zero")]
     member_block_end: u64,
+    /// No group generation above it was given out.
+    #[serde(default, skip_serializing_if = "is_zero_generation")]
+    generation_block_end: i32,
 }
 
 fn is_zero(n: &u64) -> bool {
+    *n == 0
+}
+
+fn is_zero_generation(n: &i32) -> bool {
     *n == 0
 }
 
@@ -72,6 +91,9 @@ pub struct ProducerIds {
     path: PathBuf,
     next: i64,
     next_member: u64,
+    /// The generation this life's groups start from: the last life's
+    /// reservation.
+    generation_floor: i32,
     stored: Stored,
     sync: bool,
 }
@@ -99,6 +121,7 @@ impl ProducerIds {
             path,
             next,
             next_member,
+            generation_floor: stored.generation_block_end.max(0),
             stored: Stored {
                 version: VERSION,
                 block_end: next,
@@ -136,6 +159,25 @@ impl ProducerIds {
         let n = self.next_member;
         self.next_member += 1;
         Ok(n)
+    }
+
+    /// The generation this life's consumer groups start from (0 in a new
+    /// directory): every generation of the last life is at most it.
+    pub fn generation_floor(&self) -> i32 {
+        self.generation_floor
+    }
+
+    /// Reserves every group generation up to `generation` before one is
+    /// given: a new block is written first when it goes past the last.
+    /// `Err` if the file cannot be written: then none may be given.
+    pub fn reserve_generation(&mut self, generation: i32) -> Result<(), SessionError> {
+        if generation > self.stored.generation_block_end {
+            let mut stored = self.stored.clone();
+            stored.generation_block_end = generation.saturating_add(BLOCK as i32);
+            self.write(&stored)?;
+            self.stored = stored;
+        }
+        Ok(())
     }
 
     /// The identity the server last gave `txn`.
@@ -187,6 +229,28 @@ mod tests {
         assert_eq!(ids.allocate().unwrap(), 3000, "a new block");
         let mut ids = ProducerIds::open(dir.path(), 0, false).unwrap();
         assert_eq!(ids.allocate().unwrap(), 4000);
+    }
+
+    #[test]
+    fn a_reopen_starts_group_generations_above_every_one_reserved_before() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut ids = ProducerIds::open(dir.path(), 0, false).unwrap();
+        assert_eq!(
+            ids.generation_floor(),
+            0,
+            "a new directory: Kafka's 1 first"
+        );
+        ids.reserve_generation(1).unwrap();
+        let text = std::fs::read_to_string(dir.path().join(FILE)).unwrap();
+        assert!(text.ends_with(r#""generation_block_end":1001}"#), "{text}");
+        ids.reserve_generation(1001).unwrap();
+        ids.reserve_generation(1002).unwrap();
+        let ids = ProducerIds::open(dir.path(), 0, false).unwrap();
+        assert_eq!(
+            ids.generation_floor(),
+            2002,
+            "above every generation reserved in the last life"
+        );
     }
 
     #[test]

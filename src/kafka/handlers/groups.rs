@@ -52,6 +52,24 @@ pub fn join(
     // A new member's number is written down before the member hears it,
     // so a restarted server never names a new member as it named one of
     // its last life (whose client may still hold the id).
+    // Every generation this JoinGroup can be answered is reserved first,
+    // and groups start above the last life's reservations: a member of
+    // the last life never outranks one of this life by its generation.
+    let reserved = worker.groups().group(&group).map(|g| g.generation);
+    let floor = worker.producer_ids().and_then(|ids| {
+        let floor = ids.generation_floor();
+        ids.reserve_generation(reserved.unwrap_or(floor).max(floor).saturating_add(1))?;
+        Ok(floor)
+    });
+    match floor {
+        Ok(floor) => worker.groups_mut().set_generation_floor(floor),
+        Err(why) => {
+            let reply = JoinReply::error(code::COORDINATOR_NOT_AVAILABLE, &r.member_id);
+            let mut answer = join_answer(&group, &reply, version);
+            answer.outcome = format!("{}: no generation reserved: {why}", answer.outcome);
+            return Handled::Now(answer);
+        }
+    }
     let instance = r
         .group_instance_id
         .as_ref()
