@@ -7,7 +7,8 @@
 //! checked on their own, so the test asserts something where Kafka cannot
 //! be started (outside CI). kafka-python speaking Kafka 2.6's versions
 //! (EndTxn v1) then meets the fencing on both. DeleteTopics: both delete,
-//! with the same answers at every version.
+//! with the same answers at every version. DescribeCluster: the same
+//! answers at every version.
 
 #[allow(dead_code)]
 #[path = "common/kafka_ref.rs"]
@@ -24,6 +25,8 @@ mod wire;
 
 #[path = "kafka_error_codes/delayed_write.rs"]
 mod delayed_write;
+#[path = "kafka_error_codes/describe_cluster.rs"]
+mod describe_cluster;
 
 use std::time::{Duration, Instant};
 
@@ -260,7 +263,27 @@ fn serve_answers_these_error_codes_as_apache_kafka_or_as_documented() {
     let kafka = KafkaRef::start();
     a_fenced_producer_gets_the_code_its_api_version_knows(&serve, kafka.as_ref());
     delete_topics_answers_as_apache_kafka(&serve, kafka.as_ref());
+    describe_cluster_answers_as_apache_kafka(&serve, kafka.as_ref());
     a_write_delayed_past_its_end_is_refused(kafka.as_ref());
+}
+
+/// DescribeCluster v0-2 (docs/kafka-protocol.md): the same lines from
+/// serve's three brokers and Kafka's three nodes; before, serve did not
+/// list it, and a client's raw request failed as to an old broker (a new
+/// user's trial with franz-go).
+fn describe_cluster_answers_as_apache_kafka(serve: &Server, kafka: Option<&KafkaRef>) {
+    let served = describe_cluster::answers(serve.brokers[0].1);
+    assert!(
+        served[0].starts_with(
+            "v0 plain: error 0 None, endpoint 1, cluster id given true, brokers [1, 2, 3]"
+        ) && served[0].ends_with("controller among them true, operations -2147483648"),
+        "{served:#?}"
+    );
+    let Some(kafka) = kafka else {
+        return;
+    };
+    let theirs = describe_cluster::answers(port_of(&kafka.addr(1)));
+    assert_eq!(served, theirs, "serve, then Apache Kafka 4.4");
 }
 
 /// A Produce delivered after its transaction's EndTxn (docs/kafka-

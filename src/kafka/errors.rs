@@ -191,6 +191,8 @@ pub mod code {
     pub const INCONSISTENT_GROUP_PROTOCOL: i16 = ResponseError::InconsistentGroupProtocol.code();
     pub const MEMBER_ID_REQUIRED: i16 = ResponseError::MemberIdRequired.code();
     pub const FENCED_INSTANCE_ID: i16 = ResponseError::FencedInstanceId.code();
+    pub const MISMATCHED_ENDPOINT_TYPE: i16 = ResponseError::MismatchedEndpointType.code();
+    pub const UNSUPPORTED_ENDPOINT_TYPE: i16 = ResponseError::UnsupportedEndpointType.code();
     pub const GROUP_ID_NOT_FOUND: i16 = ResponseError::GroupIdNotFound.code();
     pub const GROUP_SUBSCRIBED_TO_TOPIC: i16 = ResponseError::GroupSubscribedToTopic.code();
     pub const NON_EMPTY_GROUP: i16 = ResponseError::NonEmptyGroup.code();

@@ -23,6 +23,7 @@ pub mod delete_groups;
 mod delete_groups_tests;
 pub mod delete_records;
 pub mod delete_topics;
+pub mod describe_cluster;
 pub mod describe_configs;
 #[cfg(test)]
 mod describe_configs_tests;
@@ -99,6 +100,7 @@ pub const SUPPORTED: &[(ApiKey, i16, i16)] = &[
     (ApiKey::CreatePartitions, 0, 3),
     (ApiKey::OffsetDelete, 0, 0),
     (ApiKey::OffsetForLeaderEpoch, 2, 4),
+    (ApiKey::DescribeCluster, 0, 2),
 ];
 
 /// The versions of `api` this server handles, if it handles it.
@@ -174,6 +176,9 @@ pub fn handle(worker: &mut dyn Broker, request: Request) -> Handled {
         RequestKind::OffsetDelete(r) => Handled::Now(offset_delete::handle(worker, broker, &r)),
         RequestKind::OffsetForLeaderEpoch(r) => {
             Handled::Now(offset_for_leader_epoch::handle(worker, broker, &r))
+        }
+        RequestKind::DescribeCluster(r) => {
+            Handled::Now(describe_cluster::handle(worker, &r, version))
         }
         RequestKind::DescribeLogDirs(r) => {
             Handled::Now(describe_log_dirs::handle(worker, broker, &r))
