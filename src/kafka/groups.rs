@@ -667,12 +667,7 @@ impl Groups {
                 .insert(t, Reply::Sync(Err(code::REBALANCE_IN_PROGRESS)));
         }
         let g = self.groups.get_mut(id).expect("above");
-        let timeout = g
-            .members
-            .values()
-            .map(|m| m.rebalance)
-            .max()
-            .unwrap_or_default();
+        let timeout = g.rebalance_timeout();
         g.initial_delay_until =
             (g.state == GroupState::Empty).then(|| now + initial_delay.min(timeout));
         g.rebalance_deadline = Some(now + timeout);
@@ -732,13 +727,7 @@ impl Groups {
             match g.members.values().find(|m| joined(m)) {
                 Some(m) => g.leader = Some(m.id.clone()),
                 None => {
-                    let timeout = g
-                        .members
-                        .values()
-                        .map(|m| m.rebalance)
-                        .max()
-                        .unwrap_or_default();
-                    g.rebalance_deadline = Some(now + timeout);
+                    g.rebalance_deadline = Some(now + g.rebalance_timeout());
                     return;
                 }
             }
@@ -759,12 +748,7 @@ impl Groups {
         g.subscribed =
             subscription::subscribed_topics(g.protocol_type.as_deref(), Some(&protocol), &metadata);
         g.state = GroupState::CompletingRebalance;
-        let timeout = g
-            .members
-            .values()
-            .map(|m| m.rebalance)
-            .max()
-            .unwrap_or_default();
+        let timeout = g.rebalance_timeout();
         g.sync_deadline = Some(now + timeout);
         let leader = g.leader.clone().unwrap_or_default();
         let everyone: Vec<(String, Bytes)> = g
@@ -1179,6 +1163,16 @@ impl Group {
             leader,
             skip_assignment: false,
         }
+    }
+
+    /// Kafka's `rebalanceTimeoutMs()`: the longest of its members'
+    /// rebalance timeouts.
+    fn rebalance_timeout(&self) -> Duration {
+        self.members
+            .values()
+            .map(|m| m.rebalance)
+            .max()
+            .unwrap_or_default()
     }
 
     /// The member id of the static member `instance`, if one is.
