@@ -36,10 +36,13 @@ use bytes::Bytes;
 use crate::kafka::errors::code;
 use crate::kafka::subscription;
 
-/// The longest session a member may ask for (Kafka's
-/// `group.max.session.timeout.ms` default is 30 minutes; a lesson needs
-/// less).
-pub const MAX_SESSION: Duration = Duration::from_secs(300);
+/// The longest session (and rebalance timeout) a member is given: Kafka's
+/// `group.max.session.timeout.ms` default, 30 minutes. A longer one is
+/// clamped to it (Kafka refuses the session, INVALID_SESSION_TIMEOUT).
+/// Static members are given long sessions so that a restart keeps their
+/// place (a new user's trial: the 300 s cap before would have dropped a
+/// member Kafka waits 10 minutes for).
+pub const MAX_SESSION: Duration = Duration::from_secs(30 * 60);
 
 /// Kafka's `group.initial.rebalance.delay.ms`: how long an empty group's
 /// first rebalance waits for more members. Kafka's default is 3 s; 0 here,

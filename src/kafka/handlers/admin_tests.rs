@@ -624,7 +624,9 @@ fn a_static_member_joins_at_once_and_is_described_with_its_instance() {
             .with_group_id(GroupId(StrBytes::from_static_str("g")))
             .with_group_instance_id(instance.map(StrBytes::from_static_str))
             .with_protocol_type(StrBytes::from_static_str("consumer"))
-            .with_session_timeout_ms(10_000)
+            // A static member's long session, as Kafka takes it (up to
+            // its 30-minute group.max.session.timeout.ms).
+            .with_session_timeout_ms(600_000)
             .with_rebalance_timeout_ms(10_000)
             .with_protocols(vec![
                 JoinGroupRequestProtocol::default().with_name(StrBytes::from_static_str("range")),
@@ -657,12 +659,21 @@ fn a_static_member_joins_at_once_and_is_described_with_its_instance() {
         "{}",
         joined.outcome
     );
+    let member = r.member_id.to_string();
     let dynamic = send(5, RequestKind::JoinGroup(join(None)));
     assert!(
         dynamic.outcome.contains("MEMBER_ID_REQUIRED"),
         "{}",
         dynamic.outcome
     );
+    let session = h
+        .state
+        .worker(&mut h.driver, &mut NoSteps)
+        .groups()
+        .group("g")
+        .and_then(|g| g.members.get(&member))
+        .map(|m| m.session);
+    assert_eq!(session, Some(std::time::Duration::from_secs(600)));
     let coordinator = crate::kafka::handlers::find_coordinator::coordinator(
         &h.state.worker(&mut h.driver, &mut NoSteps),
     )
