@@ -21,7 +21,7 @@ use kafka_protocol::messages::{
 use kafka_protocol::protocol::StrBytes;
 
 use super::find_coordinator::coordinator;
-use crate::kafka::broker::{Answer, Broker, Continue, Handled};
+use crate::kafka::broker::{Answer, Broker, Continue, Handled, IdError};
 use crate::kafka::clock::RealTime;
 use crate::kafka::errors::{code, name_of};
 use crate::kafka::groups::{
@@ -49,32 +49,20 @@ pub fn join(
         let reply = JoinReply::error(code::INVALID_GROUP_ID, &r.member_id);
         return Handled::Now(join_answer(&group, &reply, version));
     }
-    // A new member's number is written down before the member hears it,
-    // so a restarted server never names a new member as it named one of
-    // its last life (whose client may still hold the id).
-    // Every generation this JoinGroup can be answered is reserved first,
-    // and groups start above the last life's reservations: a member of
-    // the last life never outranks one of this life by its generation.
-    let reserved = worker.groups().group(&group).map(|g| g.generation);
-    let floor = worker.producer_ids().and_then(|ids| {
-        let floor = ids.generation_floor();
-        ids.reserve_generation(reserved.unwrap_or(floor).max(floor).saturating_add(1))?;
-        Ok(floor)
-    });
-    match floor {
-        Ok(floor) => worker.groups_mut().set_generation_floor(floor),
-        Err(why) => {
-            let reply = JoinReply::error(code::COORDINATOR_NOT_AVAILABLE, &r.member_id);
-            let mut answer = join_answer(&group, &reply, version);
-            answer.outcome = format!("{}: no generation reserved: {why}", answer.outcome);
-            return Handled::Now(answer);
-        }
+    if let Err(why) = reserve_generation(worker, &group) {
+        let reply = JoinReply::error(code::COORDINATOR_NOT_AVAILABLE, &r.member_id);
+        let mut answer = join_answer(&group, &reply, version);
+        answer.outcome = format!("{}: no generation reserved: {why}", answer.outcome);
+        return Handled::Now(answer);
     }
     let instance = r
         .group_instance_id
         .as_ref()
         .filter(|_| version >= 5)
         .map(|id| id.to_string());
+    // A new member's number is written down before the member hears it,
+    // so a restarted server never names a new member as it named one of
+    // its last life (whose client may still hold the id).
     let new_member_number = if r.member_id.is_empty() {
         match worker.producer_ids().and_then(|ids| ids.allocate_member()) {
             Ok(n) => n,
@@ -130,6 +118,19 @@ pub fn join(
             note,
         })),
     }
+}
+
+/// Reserves, in the server's file, the generation a JoinGroup of `group`
+/// can be answered with, and starts new groups above the last life's
+/// reservations: a member of the last life never outranks one of this
+/// life by its generation ([`crate::kafka::producer_ids`]).
+fn reserve_generation(worker: &mut dyn Broker, group: &str) -> Result<(), IdError> {
+    let current = worker.groups().group(group).map(|g| g.generation);
+    let ids = worker.producer_ids()?;
+    let floor = ids.generation_floor();
+    ids.reserve_generation(current.unwrap_or(floor).max(floor).saturating_add(1))?;
+    worker.groups_mut().set_generation_floor(floor);
+    Ok(())
 }
 
 /// A JoinGroup waiting for its group's rebalance.
